@@ -1,0 +1,82 @@
+//! The registry's Brazilian number and date strings (contract, "Numbers and dates in CAR data").
+//!
+//! Areas and módulos fiscais use a decimal comma with 4 decimals (`2,0131`); dates are
+//! `dd/MM/yyyy HH:mm:ss` in Brasília time.
+
+use chrono::NaiveDateTime;
+use rust_decimal::Decimal;
+
+use super::ValidationError;
+
+/// The `dd/MM/yyyy HH:mm:ss` pattern of CAR dates, as a chrono format string.
+pub const FORMATO_DATA: &str = "%d/%m/%Y %H:%M:%S";
+
+/// Parses a decimal-comma number (`"2,0131"` -> `2.0131`). A dot is not accepted as the decimal
+/// separator; dots as thousands separators (`"1.234,5000"`) are.
+///
+/// # Errors
+/// [`ValidationError::Formato`] when `s` is not of that shape.
+pub fn parse_decimal(s: &str) -> Result<Decimal, ValidationError> {
+    let t = s.trim();
+    let (int, frac) = t.split_once(',').unwrap_or((t, ""));
+    let int: String = int.chars().filter(|&c| c != '.').collect();
+    let ok = !int.is_empty()
+        && int.trim_start_matches('-').chars().all(|c| c.is_ascii_digit())
+        && frac.chars().all(|c| c.is_ascii_digit());
+    let joined = if frac.is_empty() { int } else { format!("{int}.{frac}") };
+    ok.then(|| joined.parse::<Decimal>().ok())
+        .flatten()
+        .ok_or_else(|| ValidationError::Formato(s.to_owned()))
+}
+
+/// Formats `value` with a decimal comma and exactly `decimals` places, no thousands separator
+/// (`2.0131` with 4 -> `"2,0131"`), as the registry writes areas and módulos.
+pub fn format_decimal(value: Decimal, decimals: u32) -> String {
+    let rounded = value.round_dp_with_strategy(decimals, rust_decimal::RoundingStrategy::MidpointAwayFromZero);
+    format!("{rounded:.prec$}", prec = decimals as usize).replace('.', ",")
+}
+
+/// Parses a registry date `dd/MM/yyyy HH:mm:ss` (local Brasília time, no offset).
+///
+/// # Errors
+/// [`ValidationError::Formato`] when `s` is not of that shape.
+pub fn parse_data(s: &str) -> Result<NaiveDateTime, ValidationError> {
+    NaiveDateTime::parse_from_str(s.trim(), FORMATO_DATA).map_err(|_| ValidationError::Formato(s.to_owned()))
+}
+
+/// Formats a date-time as the registry does: `dd/MM/yyyy HH:mm:ss`.
+pub fn format_data(dt: NaiveDateTime) -> String {
+    dt.format(FORMATO_DATA).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+
+    #[test]
+    fn decimal_comma_round_trip() {
+        let d = parse_decimal("2,0131").unwrap();
+        assert_eq!(d, Decimal::from_str("2.0131").unwrap());
+        assert_eq!(format_decimal(d, 4), "2,0131");
+        assert_eq!(format_decimal(Decimal::from_str("91.11925").unwrap(), 4), "91,1193");
+        assert_eq!(format_decimal(Decimal::from(3), 4), "3,0000");
+        assert_eq!(parse_decimal("1.234,5000").unwrap(), Decimal::from_str("1234.5").unwrap());
+        assert_eq!(parse_decimal("12").unwrap(), Decimal::from(12));
+    }
+
+    #[test]
+    fn decimal_rejects_other_shapes() {
+        for s in ["", "abc", "2,01a", ",5", "1,2,3"] {
+            assert!(parse_decimal(s).is_err(), "{s}");
+        }
+    }
+
+    #[test]
+    fn dates() {
+        let d = parse_data("09/05/2014 17:16:10").unwrap();
+        assert_eq!(d.to_string(), "2014-05-09 17:16:10");
+        assert_eq!(format_data(d), "09/05/2014 17:16:10");
+        assert!(parse_data("2014-05-09T17:16:10").is_err());
+    }
+}

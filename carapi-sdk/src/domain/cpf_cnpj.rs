@@ -1,0 +1,261 @@
+use std::fmt;
+use std::str::FromStr;
+
+use super::ValidationError;
+use crate::sandbox;
+
+/// Which document a [`CpfCnpj`] holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TipoDocumento {
+    /// Cadastro de Pessoas Físicas: 11 digits, two mod-11 check digits.
+    Cpf,
+    /// Cadastro Nacional da Pessoa Jurídica: 12 characters in `[0-9A-Z]` (alphanumeric since
+    /// July 2026, IN RFB 2.229/2024) and two numeric mod-11 check digits.
+    Cnpj,
+}
+
+/// An owner document, CPF or CNPJ (alphanumeric CNPJ included), normalised to its bare
+/// characters and verified with the Receita Federal's mod-11 check digits (DOMAIN.md "CPF",
+/// "CNPJ").
+///
+/// Parsing accepts masked or bare input (`529.982.247-25`, `12.ABC.345/01DE-35`), drops `.`, `/`,
+/// `-` and white space and upper-cases. Documents made of one repeated character pass mod-11 but
+/// are refused by rule. The contract's [`sandbox`] documents always pass when given bare, as the
+/// contract writes them.
+///
+/// ```
+/// use carapi_sdk::{CpfCnpj, domain::TipoDocumento};
+/// let d: CpfCnpj = "12.abc.345/01de-35".parse()?;
+/// assert_eq!(d.as_str(), "12ABC34501DE35");
+/// assert_eq!(d.tipo(), TipoDocumento::Cnpj);
+/// assert_eq!(d.formatado(), "12.ABC.345/01DE-35");
+/// # Ok::<(), carapi_sdk::domain::ValidationError>(())
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CpfCnpj(String);
+
+impl CpfCnpj {
+    /// Normalises and validates `input`.
+    ///
+    /// # Errors
+    /// [`ValidationError::CpfCnpj`] when the bare form is not an 11-digit CPF or a 14-character
+    /// CNPJ with correct check digits, or is a repeated-character document.
+    pub fn parse(input: impl AsRef<str>) -> Result<Self, ValidationError> {
+        let raw = input.as_ref();
+        let bare: String = raw
+            .chars()
+            .filter(|c| !c.is_whitespace() && !matches!(c, '.' | '/' | '-'))
+            .map(|c| c.to_ascii_uppercase())
+            .collect();
+        // Reserved values are matched in their bare form only (contract "Sandbox" lists them
+        // bare): `111.111.111-11` is a repeated-digit CPF and is refused, `11111111111` is the
+        // sandbox document.
+        if sandbox::is_documento(raw.trim()) || is_valid(&bare) {
+            Ok(Self(bare))
+        } else {
+            Err(ValidationError::CpfCnpj(raw.to_owned()))
+        }
+    }
+
+    /// The bare document (digits, or digits and upper-case letters for a CNPJ).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// CPF or CNPJ, by length.
+    pub fn tipo(&self) -> TipoDocumento {
+        if self.0.len() == 11 { TipoDocumento::Cpf } else { TipoDocumento::Cnpj }
+    }
+
+    /// The document with its usual mask: `529.982.247-25` or `12.ABC.345/01DE-35`.
+    pub fn formatado(&self) -> String {
+        let s = &self.0;
+        match self.tipo() {
+            TipoDocumento::Cpf => format!("{}.{}.{}-{}", &s[..3], &s[3..6], &s[6..9], &s[9..]),
+            TipoDocumento::Cnpj => {
+                format!("{}.{}.{}/{}-{}", &s[..2], &s[2..5], &s[5..8], &s[8..12], &s[12..])
+            }
+        }
+    }
+
+    /// True for the contract's reserved sandbox documents.
+    pub fn is_sandbox(&self) -> bool {
+        sandbox::is_documento(&self.0)
+    }
+}
+
+/// Mod-11 check digit over `values` with `weights` (Receita Federal rule:
+/// `r = sum % 11; dv = if r < 2 { 0 } else { 11 - r }`).
+fn dv(values: &[u32], weights: &[u32]) -> u32 {
+    let sum: u32 = values.iter().zip(weights).map(|(v, w)| v * w).sum();
+    let r = sum % 11;
+    if r < 2 { 0 } else { 11 - r }
+}
+
+fn is_valid(bare: &str) -> bool {
+    let b = bare.as_bytes();
+    if b.is_empty() || b.iter().all(|&c| c == b[0]) {
+        return false;
+    }
+    match b.len() {
+        11 if b.iter().all(u8::is_ascii_digit) => {
+            let v: Vec<u32> = b.iter().map(|&c| u32::from(c - b'0')).collect();
+            let dv1 = dv(&v[..9], &[10, 9, 8, 7, 6, 5, 4, 3, 2]);
+            let dv2 = dv(&v[..10], &[11, 10, 9, 8, 7, 6, 5, 4, 3, 2]);
+            v[9] == dv1 && v[10] == dv2
+        }
+        14 if b[..12].iter().all(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+            && b[12..].iter().all(u8::is_ascii_digit) =>
+        {
+            // Value of a character = ASCII code - 48 ('0'..'9' = 0..9, 'A' = 17 .. 'Z' = 42).
+            let v: Vec<u32> = b.iter().map(|&c| u32::from(c - b'0')).collect();
+            let dv1 = dv(&v[..12], &[5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
+            let dv2 = dv(&v[..13], &[6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
+            v[12] == dv1 && v[13] == dv2
+        }
+        _ => false,
+    }
+}
+
+/// Computes the two check digits for a CPF base (9 digits) or CNPJ base (12 characters in
+/// `[0-9A-Z]`) and returns the full bare document; `None` when the base has another shape.
+///
+/// Used to synthesise valid fictitious owners in reference data.
+pub fn completar_digitos(base: &str) -> Option<String> {
+    let b = base.as_bytes();
+    let (w1, w2): (&[u32], &[u32]) = match b.len() {
+        9 if b.iter().all(u8::is_ascii_digit) => {
+            (&[10, 9, 8, 7, 6, 5, 4, 3, 2], &[11, 10, 9, 8, 7, 6, 5, 4, 3, 2])
+        }
+        12 if b.iter().all(|c| c.is_ascii_digit() || c.is_ascii_uppercase()) => {
+            (&[5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2], &[6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2])
+        }
+        _ => return None,
+    };
+    let mut v: Vec<u32> = b.iter().map(|&c| u32::from(c - b'0')).collect();
+    let d1 = dv(&v, w1);
+    v.push(d1);
+    let d2 = dv(&v, w2);
+    Some(format!("{base}{d1}{d2}"))
+}
+
+impl CpfCnpj {
+    /// See [`completar_digitos`]: builds a valid document from its base.
+    pub fn from_base(base: &str) -> Option<Self> {
+        completar_digitos(base).and_then(|s| Self::parse(s).ok())
+    }
+}
+
+impl FromStr for CpfCnpj {
+    type Err = ValidationError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse(s)
+    }
+}
+
+impl TryFrom<&str> for CpfCnpj {
+    type Error = ValidationError;
+    fn try_from(s: &str) -> Result<Self, Self::Error> {
+        Self::parse(s)
+    }
+}
+
+impl AsRef<str> for CpfCnpj {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for CpfCnpj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for CpfCnpj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CpfCnpj({})", self.0)
+    }
+}
+
+impl serde::Serialize for CpfCnpj {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for CpfCnpj {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Self::parse(s).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn domain_vectors_valid() {
+        for d in [
+            "385.211.390-39",
+            "38521139039",
+            "529.982.247-25",
+            "111.444.777-35",
+            "123.456.789-09",
+            "000.000.001-91",
+            "11.222.333/0001-81",
+            "11222333000181",
+            "00.000.000/0001-91",
+            "12.ABC.345/01DE-35",
+            "12ABC34501DE35",
+            "SY.99M.4WL/0001-22",
+            "SY.99M.4WL/1G7A-66",
+            "4B.7BJ.E7D/0001-45",
+        ] {
+            assert!(CpfCnpj::parse(d).is_ok(), "{d} should be valid");
+        }
+    }
+
+    #[test]
+    fn domain_vectors_invalid() {
+        for d in [
+            "529.982.247-24",
+            "123.456.789-00",
+            "1234567890",
+            "111.111.111-11",
+            "11.222.333/0001-82",
+            "12.ABC.345/01DE-36",
+            "12ABC34501DE99",
+            "12ABC34501DEAB",
+            "12.AB@.345/01DE-35",
+            "22222222222",
+            "99999999999999",
+            "",
+        ] {
+            assert!(CpfCnpj::parse(d).is_err(), "{d} should be invalid");
+        }
+    }
+
+    #[test]
+    fn sandbox_documents_pass() {
+        for d in sandbox::DOCUMENTOS {
+            assert!(CpfCnpj::parse(d).unwrap().is_sandbox());
+        }
+    }
+
+    #[test]
+    fn masks_and_lowercase() {
+        let d = CpfCnpj::parse("sy.99m.4wl/1g7a-66").unwrap();
+        assert_eq!(d.as_str(), "SY99M4WL1G7A66");
+        assert_eq!(d.formatado(), "SY.99M.4WL/1G7A-66");
+        assert_eq!(CpfCnpj::parse("52998224725").unwrap().formatado(), "529.982.247-25");
+    }
+
+    #[test]
+    fn completes_check_digits() {
+        assert_eq!(completar_digitos("529982247").as_deref(), Some("52998224725"));
+        assert_eq!(completar_digitos("12ABC34501DE").as_deref(), Some("12ABC34501DE35"));
+        assert_eq!(completar_digitos("12AB"), None);
+    }
+}
