@@ -1,1 +1,4 @@
-//! Placeholder; filled by its issue.
+//! Reference server for the carapi `/v1` contract.
+#![warn(missing_docs)]
+
+pub mod dados;
