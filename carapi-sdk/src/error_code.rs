@@ -106,7 +106,10 @@ impl ErrorCode {
 
     /// Parses the wire form; unknown codes become [`ErrorCode::Other`].
     pub fn parse(code: &str) -> Self {
-        Self::ALL.into_iter().find(|c| c.as_str() == code).unwrap_or_else(|| Self::Other(code.to_owned()))
+        Self::ALL
+            .into_iter()
+            .find(|c| c.as_str() == code)
+            .unwrap_or_else(|| Self::Other(code.to_owned()))
     }
 
     /// The HTTP status the contract pairs with the code; `None` where it is not shown.
@@ -121,7 +124,10 @@ impl ErrorCode {
             | Self::LimiteInvalido => 400,
             Self::TokenInvalido => 401,
             Self::SaldoInsuficiente => 402,
-            Self::CarNaoEncontrado | Self::CpfCnpjNaoEncontrado | Self::ReciboNaoEncontrado | Self::RecargaNaoEncontrada => 404,
+            Self::CarNaoEncontrado
+            | Self::CpfCnpjNaoEncontrado
+            | Self::ReciboNaoEncontrado
+            | Self::RecargaNaoEncontrada => 404,
             Self::LimiteExcedido => 429,
             Self::ErroInterno => 500,
             Self::ReciboIndisponivel | Self::ErroPix => 502,
@@ -165,7 +171,10 @@ mod tests {
         for c in ErrorCode::ALL {
             assert_eq!(ErrorCode::parse(c.as_str()), c);
         }
-        assert_eq!(ErrorCode::parse("NOVO_CODIGO"), ErrorCode::Other("NOVO_CODIGO".into()));
+        assert_eq!(
+            ErrorCode::parse("NOVO_CODIGO"),
+            ErrorCode::Other("NOVO_CODIGO".into())
+        );
         assert_eq!(ErrorCode::SaldoInsuficiente.status(), Some(402));
         assert_eq!(ErrorCode::ServicoIndisponivel.status(), Some(503));
     }

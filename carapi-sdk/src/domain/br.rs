@@ -21,9 +21,16 @@ pub fn parse_decimal(s: &str) -> Result<Decimal, ValidationError> {
     let (int, frac) = t.split_once(',').unwrap_or((t, ""));
     let int: String = int.chars().filter(|&c| c != '.').collect();
     let ok = !int.is_empty()
-        && int.trim_start_matches('-').chars().all(|c| c.is_ascii_digit())
+        && int
+            .trim_start_matches('-')
+            .chars()
+            .all(|c| c.is_ascii_digit())
         && frac.chars().all(|c| c.is_ascii_digit());
-    let joined = if frac.is_empty() { int } else { format!("{int}.{frac}") };
+    let joined = if frac.is_empty() {
+        int
+    } else {
+        format!("{int}.{frac}")
+    };
     ok.then(|| joined.parse::<Decimal>().ok())
         .flatten()
         .ok_or_else(|| ValidationError::Formato(s.to_owned()))
@@ -32,7 +39,10 @@ pub fn parse_decimal(s: &str) -> Result<Decimal, ValidationError> {
 /// Formats `value` with a decimal comma and exactly `decimals` places, no thousands separator
 /// (`2.0131` with 4 -> `"2,0131"`), as the registry writes areas and módulos.
 pub fn format_decimal(value: Decimal, decimals: u32) -> String {
-    let rounded = value.round_dp_with_strategy(decimals, rust_decimal::RoundingStrategy::MidpointAwayFromZero);
+    let rounded = value.round_dp_with_strategy(
+        decimals,
+        rust_decimal::RoundingStrategy::MidpointAwayFromZero,
+    );
     format!("{rounded:.prec$}", prec = decimals as usize).replace('.', ",")
 }
 
@@ -41,7 +51,8 @@ pub fn format_decimal(value: Decimal, decimals: u32) -> String {
 /// # Errors
 /// [`ValidationError::Formato`] when `s` is not of that shape.
 pub fn parse_data(s: &str) -> Result<NaiveDateTime, ValidationError> {
-    NaiveDateTime::parse_from_str(s.trim(), FORMATO_DATA).map_err(|_| ValidationError::Formato(s.to_owned()))
+    NaiveDateTime::parse_from_str(s.trim(), FORMATO_DATA)
+        .map_err(|_| ValidationError::Formato(s.to_owned()))
 }
 
 /// Formats a date-time as the registry does: `dd/MM/yyyy HH:mm:ss`.
@@ -59,9 +70,15 @@ mod tests {
         let d = parse_decimal("2,0131").unwrap();
         assert_eq!(d, Decimal::from_str("2.0131").unwrap());
         assert_eq!(format_decimal(d, 4), "2,0131");
-        assert_eq!(format_decimal(Decimal::from_str("91.11925").unwrap(), 4), "91,1193");
+        assert_eq!(
+            format_decimal(Decimal::from_str("91.11925").unwrap(), 4),
+            "91,1193"
+        );
         assert_eq!(format_decimal(Decimal::from(3), 4), "3,0000");
-        assert_eq!(parse_decimal("1.234,5000").unwrap(), Decimal::from_str("1234.5").unwrap());
+        assert_eq!(
+            parse_decimal("1.234,5000").unwrap(),
+            Decimal::from_str("1234.5").unwrap()
+        );
         assert_eq!(parse_decimal("12").unwrap(), Decimal::from(12));
     }
 

@@ -22,7 +22,11 @@ pub fn format(value: Decimal) -> String {
         }
         grouped.push(ch);
     }
-    let sign = if v.is_sign_negative() && !v.is_zero() { "-" } else { "" };
+    let sign = if v.is_sign_negative() && !v.is_zero() {
+        "-"
+    } else {
+        ""
+    };
     format!("{sign}R$ {grouped},{frac}")
 }
 

@@ -64,7 +64,11 @@ impl CpfCnpj {
 
     /// CPF or CNPJ, by length.
     pub fn tipo(&self) -> TipoDocumento {
-        if self.0.len() == 11 { TipoDocumento::Cpf } else { TipoDocumento::Cnpj }
+        if self.0.len() == 11 {
+            TipoDocumento::Cpf
+        } else {
+            TipoDocumento::Cnpj
+        }
     }
 
     /// The document with its usual mask: `529.982.247-25` or `12.ABC.345/01DE-35`.
@@ -73,7 +77,14 @@ impl CpfCnpj {
         match self.tipo() {
             TipoDocumento::Cpf => format!("{}.{}.{}-{}", &s[..3], &s[3..6], &s[6..9], &s[9..]),
             TipoDocumento::Cnpj => {
-                format!("{}.{}.{}/{}-{}", &s[..2], &s[2..5], &s[5..8], &s[8..12], &s[12..])
+                format!(
+                    "{}.{}.{}/{}-{}",
+                    &s[..2],
+                    &s[2..5],
+                    &s[5..8],
+                    &s[8..12],
+                    &s[12..]
+                )
             }
         }
     }
@@ -104,7 +115,9 @@ fn is_valid(bare: &str) -> bool {
             let dv2 = dv(&v[..10], &[11, 10, 9, 8, 7, 6, 5, 4, 3, 2]);
             v[9] == dv1 && v[10] == dv2
         }
-        14 if b[..12].iter().all(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+        14 if b[..12]
+            .iter()
+            .all(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
             && b[12..].iter().all(u8::is_ascii_digit) =>
         {
             // Value of a character = ASCII code - 48 ('0'..'9' = 0..9, 'A' = 17 .. 'Z' = 42).
@@ -124,11 +137,18 @@ fn is_valid(bare: &str) -> bool {
 pub fn completar_digitos(base: &str) -> Option<String> {
     let b = base.as_bytes();
     let (w1, w2): (&[u32], &[u32]) = match b.len() {
-        9 if b.iter().all(u8::is_ascii_digit) => {
-            (&[10, 9, 8, 7, 6, 5, 4, 3, 2], &[11, 10, 9, 8, 7, 6, 5, 4, 3, 2])
-        }
-        12 if b.iter().all(|c| c.is_ascii_digit() || c.is_ascii_uppercase()) => {
-            (&[5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2], &[6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2])
+        9 if b.iter().all(u8::is_ascii_digit) => (
+            &[10, 9, 8, 7, 6, 5, 4, 3, 2],
+            &[11, 10, 9, 8, 7, 6, 5, 4, 3, 2],
+        ),
+        12 if b
+            .iter()
+            .all(|c| c.is_ascii_digit() || c.is_ascii_uppercase()) =>
+        {
+            (
+                &[5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2],
+                &[6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2],
+            )
         }
         _ => return None,
     };
@@ -249,13 +269,22 @@ mod tests {
         let d = CpfCnpj::parse("sy.99m.4wl/1g7a-66").unwrap();
         assert_eq!(d.as_str(), "SY99M4WL1G7A66");
         assert_eq!(d.formatado(), "SY.99M.4WL/1G7A-66");
-        assert_eq!(CpfCnpj::parse("52998224725").unwrap().formatado(), "529.982.247-25");
+        assert_eq!(
+            CpfCnpj::parse("52998224725").unwrap().formatado(),
+            "529.982.247-25"
+        );
     }
 
     #[test]
     fn completes_check_digits() {
-        assert_eq!(completar_digitos("529982247").as_deref(), Some("52998224725"));
-        assert_eq!(completar_digitos("12ABC34501DE").as_deref(), Some("12ABC34501DE35"));
+        assert_eq!(
+            completar_digitos("529982247").as_deref(),
+            Some("52998224725")
+        );
+        assert_eq!(
+            completar_digitos("12ABC34501DE").as_deref(),
+            Some("12ABC34501DE35")
+        );
         assert_eq!(completar_digitos("12AB"), None);
     }
 }

@@ -37,7 +37,10 @@ pub fn parse(s: &str) -> Result<Decimal, ValidationError> {
     let (min, rest) = rest.split_once('\'').ok_or_else(bad)?;
     let rest = rest.trim_start();
     let hemi = rest.chars().last().ok_or_else(bad)?;
-    let sec = rest[..rest.len() - hemi.len_utf8()].trim_end().trim_end_matches('"').trim_end();
+    let sec = rest[..rest.len() - hemi.len_utf8()]
+        .trim_end()
+        .trim_end_matches('"')
+        .trim_end();
     let sign = match hemi.to_ascii_uppercase() {
         'S' | 'O' | 'W' => Decimal::NEGATIVE_ONE,
         'N' | 'L' | 'E' => Decimal::ONE,
@@ -99,15 +102,27 @@ mod tests {
     fn domain_vectors_format() {
         assert_eq!(format(d("-15.793889"), Eixo::Latitude), "15°47'38,00 S");
         assert_eq!(format(d("-47.882778"), Eixo::Longitude), "47°52'58,00 O");
-        assert_eq!(format(d("-4.48399759305822"), Eixo::Latitude), "4°29'02,39 S");
-        assert_eq!(format(d("0.282749156200535"), Eixo::Latitude), "0°16'57,90 N");
+        assert_eq!(
+            format(d("-4.48399759305822"), Eixo::Latitude),
+            "4°29'02,39 S"
+        );
+        assert_eq!(
+            format(d("0.282749156200535"), Eixo::Latitude),
+            "0°16'57,90 N"
+        );
         assert_eq!(format(d("10.5"), Eixo::Longitude), "10°30'00,00 L");
     }
 
     #[test]
     fn parse_both_forms_and_round_trip() {
-        assert_eq!(parse("27°38'37,56\" S").unwrap(), parse("27°38'37,56 S").unwrap());
-        for (lat, txt) in [("-15.793889", "15°47'38,00 S"), ("-4.48399759305822", "4°29'02,39 S")] {
+        assert_eq!(
+            parse("27°38'37,56\" S").unwrap(),
+            parse("27°38'37,56 S").unwrap()
+        );
+        for (lat, txt) in [
+            ("-15.793889", "15°47'38,00 S"),
+            ("-4.48399759305822", "4°29'02,39 S"),
+        ] {
             let back = parse(txt).unwrap();
             assert!((back - d(lat)).abs() < d("0.000003"), "{txt}: {back}");
         }
@@ -117,7 +132,14 @@ mod tests {
 
     #[test]
     fn parse_rejects() {
-        for s in ["", "15 47 38 S", "15°47'38,00", "15°61'38,00 S", "15°47'38,00 X", "a°b'c d"] {
+        for s in [
+            "",
+            "15 47 38 S",
+            "15°47'38,00",
+            "15°61'38,00 S",
+            "15°47'38,00 X",
+            "a°b'c d",
+        ] {
             assert!(parse(s).is_err(), "{s}");
         }
     }

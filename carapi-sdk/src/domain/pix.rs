@@ -70,9 +70,18 @@ impl CobrancaPix {
         let mut account = String::new();
         tlv(&mut account, "00", "br.gov.bcb.pix");
         tlv(&mut account, "25", &self.location);
-        let txid: String = self.txid.chars().filter(char::is_ascii_alphanumeric).take(25).collect();
+        let txid: String = self
+            .txid
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .take(25)
+            .collect();
         let mut additional = String::new();
-        tlv(&mut additional, "05", if txid.is_empty() { "***" } else { &txid });
+        tlv(
+            &mut additional,
+            "05",
+            if txid.is_empty() { "***" } else { &txid },
+        );
 
         let mut out = String::with_capacity(256);
         tlv(&mut out, "00", "01");
@@ -118,19 +127,32 @@ pub fn parse(payload: &str) -> Result<Vec<Campo>, ValidationError> {
             return Err(err("campo truncado"));
         }
         let id = &rest[..2];
-        let len: usize = rest[2..4].parse().map_err(|_| err("tamanho não numérico"))?;
-        let value = rest.get(4..4 + len).ok_or_else(|| err("tamanho além do fim"))?;
-        fields.push(Campo { id: id.to_owned(), valor: value.to_owned() });
+        let len: usize = rest[2..4]
+            .parse()
+            .map_err(|_| err("tamanho não numérico"))?;
+        let value = rest
+            .get(4..4 + len)
+            .ok_or_else(|| err("tamanho além do fim"))?;
+        fields.push(Campo {
+            id: id.to_owned(),
+            valor: value.to_owned(),
+        });
         rest = &rest[4 + len..];
     }
     if fields.first().map(|f| (f.id.as_str(), f.valor.as_str())) != Some(("00", "01")) {
         return Err(err("não começa com 000201"));
     }
-    let last = fields.last().filter(|f| f.id == "63" && f.valor.len() == 4).ok_or_else(|| err("sem CRC no fim"))?;
-    let expected = crc16(payload[..payload.len() - 4].as_bytes());
+    let last = fields
+        .last()
+        .filter(|f| f.id == "63" && f.valor.len() == 4)
+        .ok_or_else(|| err("sem CRC no fim"))?;
+    let expected = crc16(&payload.as_bytes()[..payload.len() - 4]);
     let got = u16::from_str_radix(&last.valor, 16).map_err(|_| err("CRC não hexadecimal"))?;
     if got != expected || last.valor != format!("{expected:04X}") {
-        return Err(ValidationError::BrCode(format!("CRC {} difere de {expected:04X}", last.valor)));
+        return Err(ValidationError::BrCode(format!(
+            "CRC {} difere de {expected:04X}",
+            last.valor
+        )));
     }
     Ok(fields)
 }
@@ -143,7 +165,11 @@ pub fn valor(payload: &str) -> Result<Option<Decimal>, ValidationError> {
     parse(payload)?
         .into_iter()
         .find(|f| f.id == "54")
-        .map(|f| f.valor.parse::<Decimal>().map_err(|_| ValidationError::BrCode("valor inválido".into())))
+        .map(|f| {
+            f.valor
+                .parse::<Decimal>()
+                .map_err(|_| ValidationError::BrCode("valor inválido".into()))
+        })
         .transpose()
 }
 

@@ -46,7 +46,9 @@ pub fn nome(sigla: &str) -> Option<&'static str> {
 
 /// The two-letter code of a UF given by its IBGE code (`51` -> `Some("MT")`).
 pub fn sigla_por_codigo(codigo: u8) -> Option<&'static str> {
-    UFS.iter().find(|(_, c, _)| *c == codigo).map(|(s, _, _)| *s)
+    UFS.iter()
+        .find(|(_, c, _)| *c == codigo)
+        .map(|(s, _, _)| *s)
 }
 
 #[cfg(test)]

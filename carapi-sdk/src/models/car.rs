@@ -103,10 +103,18 @@ impl CarDadosCompletos {
     pub fn proprietarios(&self) -> Vec<(String, String)> {
         let split = |s: &Option<String>| -> Vec<String> {
             s.as_deref()
-                .map(|s| s.split(',').map(|p| p.trim().to_owned()).filter(|p| !p.is_empty()).collect())
+                .map(|s| {
+                    s.split(',')
+                        .map(|p| p.trim().to_owned())
+                        .filter(|p| !p.is_empty())
+                        .collect()
+                })
                 .unwrap_or_default()
         };
-        split(&self.proprietarios_nomes).into_iter().zip(split(&self.proprietarios_cpfs)).collect()
+        split(&self.proprietarios_nomes)
+            .into_iter()
+            .zip(split(&self.proprietarios_cpfs))
+            .collect()
     }
 }
 
@@ -154,7 +162,10 @@ pub struct Recibo {
 
 impl std::fmt::Debug for Recibo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Recibo").field("filename", &self.filename).field("len", &self.bytes.len()).finish()
+        f.debug_struct("Recibo")
+            .field("filename", &self.filename)
+            .field("len", &self.bytes.len())
+            .finish()
     }
 }
 
@@ -174,11 +185,17 @@ mod tests {
         assert_eq!(r.dados.modulos(), Some(Decimal::new(4026, 4)));
         assert!(r.dados.latitude_graus().unwrap().is_sign_negative());
         assert!(r.dados.longitude_graus().unwrap() < Decimal::from(-47));
-        assert_eq!(r.dados.data_cadastro_em().unwrap().to_string(), "2014-05-09 17:16:10");
+        assert_eq!(
+            r.dados.data_cadastro_em().unwrap().to_string(),
+            "2014-05-09 17:16:10"
+        );
         assert_eq!(r.dados.proprietarios()[1].1, "111.444.777-35");
         assert!(!r.sandbox);
         let back = serde_json::to_value(&r).unwrap();
         assert!(back.get("sandbox").is_none());
-        assert_eq!(back["dados"]["codigoCar"], "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47");
+        assert_eq!(
+            back["dados"]["codigoCar"],
+            "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47"
+        );
     }
 }

@@ -164,7 +164,11 @@ pub struct LimitesResponse {
 #[serde(rename_all = "camelCase")]
 pub struct LimitesUpdate {
     /// Daily limit of charged requests.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "double_option")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "double_option"
+    )]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>, nullable))]
     pub limite_diario_requisicoes: Option<Option<u32>>,
     /// Monthly spending ceiling in BRL.
@@ -178,15 +182,22 @@ pub struct LimitesUpdate {
     pub limite_mensal_reais: Option<Option<Decimal>>,
 }
 
-fn double_option<'de, T: Deserialize<'de>, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
+fn double_option<'de, T: Deserialize<'de>, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
     Option::<T>::deserialize(d).map(Some)
 }
 
-fn ser_money_patch<S: serde::Serializer>(v: &Option<Option<Decimal>>, s: S) -> Result<S::Ok, S::Error> {
+fn ser_money_patch<S: serde::Serializer>(
+    v: &Option<Option<Decimal>>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
     rust_decimal::serde::float_option::serialize(&v.flatten(), s)
 }
 
-fn de_money_patch<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Decimal>>, D::Error> {
+fn de_money_patch<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<Decimal>>, D::Error> {
     rust_decimal::serde::float_option::deserialize(d).map(Some)
 }
 
@@ -225,15 +236,30 @@ mod tests {
     fn limites_update_merge_patch_wire_forms() {
         let keep = LimitesUpdate::default();
         assert_eq!(serde_json::to_string(&keep).unwrap(), "{}");
-        let clear = LimitesUpdate { limite_diario_requisicoes: Some(None), limite_mensal_reais: Some(None) };
+        let clear = LimitesUpdate {
+            limite_diario_requisicoes: Some(None),
+            limite_mensal_reais: Some(None),
+        };
         assert_eq!(
             serde_json::to_string(&clear).unwrap(),
             r#"{"limiteDiarioRequisicoes":null,"limiteMensalReais":null}"#
         );
-        let set = LimitesUpdate { limite_diario_requisicoes: Some(Some(50)), limite_mensal_reais: Some(Some(Decimal::new(2505, 1))) };
-        assert_eq!(serde_json::to_string(&set).unwrap(), r#"{"limiteDiarioRequisicoes":50,"limiteMensalReais":250.5}"#);
+        let set = LimitesUpdate {
+            limite_diario_requisicoes: Some(Some(50)),
+            limite_mensal_reais: Some(Some(Decimal::new(2505, 1))),
+        };
+        assert_eq!(
+            serde_json::to_string(&set).unwrap(),
+            r#"{"limiteDiarioRequisicoes":50,"limiteMensalReais":250.5}"#
+        );
         let back: LimitesUpdate = serde_json::from_str(r#"{"limiteMensalReais":null}"#).unwrap();
-        assert_eq!(back, LimitesUpdate { limite_diario_requisicoes: None, limite_mensal_reais: Some(None) });
+        assert_eq!(
+            back,
+            LimitesUpdate {
+                limite_diario_requisicoes: None,
+                limite_mensal_reais: Some(None)
+            }
+        );
     }
 
     #[test]
@@ -241,6 +267,9 @@ mod tests {
         assert_eq!(Precos::ATUAIS.car_completo.to_string(), "2.30");
         assert_eq!(Precos::LEGADOS.recibo.to_string(), "10.00");
         let j = serde_json::to_string(&Precos::ATUAIS).unwrap();
-        assert_eq!(j, r#"{"carBasico":1.0,"carCompleto":2.3,"proprietario":2.6,"recibo":11.0}"#);
+        assert_eq!(
+            j,
+            r#"{"carBasico":1.0,"carCompleto":2.3,"proprietario":2.6,"recibo":11.0}"#
+        );
     }
 }

@@ -23,7 +23,12 @@ pub enum EndpointConsulta {
 
 impl EndpointConsulta {
     /// Every endpoint, in the contract's order.
-    pub const TODOS: [EndpointConsulta; 4] = [Self::CarBasico, Self::CarCompleto, Self::Recibo, Self::Proprietario];
+    pub const TODOS: [EndpointConsulta; 4] = [
+        Self::CarBasico,
+        Self::CarCompleto,
+        Self::Recibo,
+        Self::Proprietario,
+    ];
 
     /// The registered form, e.g. `/v1/car/{codigo}`.
     pub fn as_str(self) -> &'static str {
@@ -110,7 +115,10 @@ mod tests {
 
     #[test]
     fn historico_query_serialisation() {
-        assert_eq!(serde_urlencoded::to_string(HistoricoParams::default()).unwrap(), "");
+        assert_eq!(
+            serde_urlencoded::to_string(HistoricoParams::default()).unwrap(),
+            ""
+        );
         let p = HistoricoParams {
             page: Some(2),
             size: Some(50),
@@ -126,7 +134,14 @@ mod tests {
 
     #[test]
     fn recargas_query_serialisation() {
-        let p = RecargasParams { page: None, size: Some(100), status: Some(RecargaStatus::Pendente) };
-        assert_eq!(serde_urlencoded::to_string(&p).unwrap(), "size=100&status=Pendente");
+        let p = RecargasParams {
+            page: None,
+            size: Some(100),
+            status: Some(RecargaStatus::Pendente),
+        };
+        assert_eq!(
+            serde_urlencoded::to_string(&p).unwrap(),
+            "size=100&status=Pendente"
+        );
     }
 }

@@ -46,7 +46,9 @@ impl std::str::FromStr for RecargaStatus {
             "pendente" => Ok(Self::Pendente),
             "confirmado" => Ok(Self::Confirmado),
             "rejeitado" => Ok(Self::Rejeitado),
-            _ => Err(format!("status inválido: {s:?} (Pendente, Confirmado ou Rejeitado)")),
+            _ => Err(format!(
+                "status inválido: {s:?} (Pendente, Confirmado ou Rejeitado)"
+            )),
         }
     }
 }
@@ -184,13 +186,25 @@ pub struct RecargaStatusResponse {
     #[serde(with = "rust_decimal::serde::float")]
     pub valor: Decimal,
     /// Bonus in BRL, filled only when paid.
-    #[serde(default, with = "rust_decimal::serde::float_option", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        with = "rust_decimal::serde::float_option",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub valor_bonus: Option<Decimal>,
     /// Bonus percentage, filled only when paid.
-    #[serde(default, with = "rust_decimal::serde::float_option", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        with = "rust_decimal::serde::float_option",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub percentual_bonus: Option<Decimal>,
     /// Amount plus bonus, BRL, filled only when paid.
-    #[serde(default, with = "rust_decimal::serde::float_option", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        with = "rust_decimal::serde::float_option",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub total_creditado: Option<Decimal>,
     /// State.
     pub status: RecargaStatus,

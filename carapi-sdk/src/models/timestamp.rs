@@ -37,7 +37,10 @@ pub mod option {
     use super::*;
 
     /// Serialises `None` as `null`.
-    pub fn serialize<S: Serializer>(dt: &Option<DateTime<FixedOffset>>, s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(
+        dt: &Option<DateTime<FixedOffset>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         match dt {
             Some(dt) => super::serialize(dt, s),
             None => s.serialize_none(),
@@ -45,12 +48,14 @@ pub mod option {
     }
 
     /// Deserialises `null` (or a missing field, with `#[serde(default)]`) as `None`.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DateTime<FixedOffset>>, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<DateTime<FixedOffset>>, D::Error> {
         match Option::<String>::deserialize(d)? {
             None => Ok(None),
-            Some(s) => parse(&s)
-                .map(Some)
-                .ok_or_else(|| serde::de::Error::custom(format!("data-hora ISO 8601 inválida: {s:?}"))),
+            Some(s) => parse(&s).map(Some).ok_or_else(|| {
+                serde::de::Error::custom(format!("data-hora ISO 8601 inválida: {s:?}"))
+            }),
         }
     }
 }

@@ -1,0 +1,332 @@
+//! [`ClientBuilder`]: every setting of the client, with defaults.
+
+use std::fmt;
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use rust_decimal::Decimal;
+use url::Url;
+
+use super::{Client, Inner};
+use crate::limiter::{DEFAULT_RATE_LIMIT, Limiter};
+use crate::retry::RetryPolicy;
+use crate::spend::SpendGuard;
+use crate::{Error, Precos, Result};
+
+/// Environment variable read for the base URL when none is given.
+pub const ENV_BASE_URL: &str = "CARAPI_BASE_URL";
+/// Environment variable read for the API key when none is given.
+pub const ENV_API_KEY: &str = "CARAPI_API_KEY";
+
+/// Default request time-out: 30 s.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default connect time-out: 10 s.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default time-out of the receipt download (headers and whole body): 120 s.
+pub const DEFAULT_RECIBO_TIMEOUT: Duration = Duration::from_secs(120);
+/// Shortest interval between two status reads of [`Client::aguardar_recarga`]: 5 s
+/// (contract, "Top-up endpoints" rule 7: "poll at intervals of 5 seconds or more").
+pub const MIN_POLL_INTERVAL: Duration = Duration::from_secs(5);
+
+/// Configures and builds a [`Client`]. Obtain it with [`Client::builder`].
+///
+/// | Setting | Default |
+/// |---|---|
+/// | [`base_url`](Self::base_url) | `$CARAPI_BASE_URL` (required) |
+/// | [`api_key`](Self::api_key) | `$CARAPI_API_KEY` (required) |
+/// | [`timeout`](Self::timeout) | 30 s per request |
+/// | [`connect_timeout`](Self::connect_timeout) | 10 s |
+/// | [`recibo_timeout`](Self::recibo_timeout) | 120 s (receipt PDF, whole body) |
+/// | [`retry`](Self::retry) | [`RetryPolicy::default`] |
+/// | [`retry_charged_lookups`](Self::retry_charged_lookups) | false |
+/// | [`rate_limit`](Self::rate_limit) | 10 requests/s (contract, "Limits") |
+/// | [`max_spend`](Self::max_spend) | none |
+/// | [`precos`](Self::precos) | fetched from `GET /v1/saldo` when first needed |
+/// | [`poll_interval`](Self::poll_interval) | 5 s (minimum 5 s) |
+/// | [`user_agent`](Self::user_agent) | `carapi-sdk/<version>` |
+///
+/// `Debug` never shows the key.
+#[derive(Clone)]
+pub struct ClientBuilder {
+    base_url: Option<String>,
+    api_key: Option<String>,
+    timeout: Duration,
+    connect_timeout: Duration,
+    recibo_timeout: Duration,
+    retry: RetryPolicy,
+    retry_charged_lookups: bool,
+    rate_limit: Option<NonZeroU32>,
+    max_spend: Option<Decimal>,
+    precos: Option<Precos>,
+    poll_interval: Duration,
+    user_agent: String,
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        Self {
+            base_url: None,
+            api_key: None,
+            timeout: DEFAULT_TIMEOUT,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            recibo_timeout: DEFAULT_RECIBO_TIMEOUT,
+            retry: RetryPolicy::default(),
+            retry_charged_lookups: false,
+            rate_limit: Some(DEFAULT_RATE_LIMIT),
+            max_spend: None,
+            precos: None,
+            poll_interval: MIN_POLL_INTERVAL,
+            user_agent: concat!("carapi-sdk/", env!("CARGO_PKG_VERSION")).to_owned(),
+        }
+    }
+}
+
+impl ClientBuilder {
+    /// The service's base address, without `/v1` (e.g. `http://127.0.0.1:8080`; a path prefix
+    /// such as `https://host/api` is kept). Default: `$CARAPI_BASE_URL`.
+    pub fn base_url(mut self, url: impl AsRef<str>) -> Self {
+        self.base_url = Some(url.as_ref().to_owned());
+        self
+    }
+
+    /// The API key sent as `Authorization: Bearer <key>` on every request (contract,
+    /// "Authentication"). Default: `$CARAPI_API_KEY`. Never logged nor shown by `Debug`.
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    /// Time-out of each attempt of a JSON request, from connecting to the end of the body
+    /// (default 30 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Time-out of establishing a connection (default 10 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Time-out of the receipt request, whole PDF body included (default 120 s).
+    pub fn recibo_timeout(mut self, timeout: Duration) -> Self {
+        self.recibo_timeout = timeout;
+        self
+    }
+
+    /// The retry policy (default [`RetryPolicy::default`]; [`RetryPolicy::disabled`] turns
+    /// retries off).
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Opt in to re-sending a charged lookup (`car`, `car_completo`, `proprietario`, receipt)
+    /// whose answer was lost after the request was sent (time-out, connection reset). The first
+    /// request may have been charged, so this can charge twice; default false.
+    pub fn retry_charged_lookups(mut self, yes: bool) -> Self {
+        self.retry_charged_lookups = yes;
+        self
+    }
+
+    /// Client-side rate limit in requests per second, every request and retry included;
+    /// `None` turns it off. Default 10/s, the contract's limit per key (contract, "Limits").
+    /// Requests are spaced at least `1/n` s apart, so no one-second window holds more than `n`.
+    /// Clones of the client share the limit; separate clients on the same key do not.
+    pub fn rate_limit(mut self, per_second: Option<NonZeroU32>) -> Self {
+        self.rate_limit = per_second;
+        self
+    }
+
+    /// Spend cap of this client, BRL: a charged lookup that would take [`Client::gasto`] (plus
+    /// the lookups in flight) past it is refused before it is sent with
+    /// [`Error::SpendLimit`]. Sandbox values are free and always pass.
+    pub fn max_spend(mut self, max: Decimal) -> Self {
+        self.max_spend = Some(max);
+        self
+    }
+
+    /// The account's prices, when known (e.g. [`Precos::ATUAIS`]); saves the `GET /v1/saldo`
+    /// the client otherwise makes before its first charged lookup.
+    pub fn precos(mut self, precos: Precos) -> Self {
+        self.precos = Some(precos);
+        self
+    }
+
+    /// Interval between two status reads of [`Client::aguardar_recarga`]; values below
+    /// [`MIN_POLL_INTERVAL`] (5 s, the contract's recommendation) are raised to it.
+    pub fn poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval.max(MIN_POLL_INTERVAL);
+        self
+    }
+
+    /// The `User-Agent` header (default `carapi-sdk/<version>`).
+    pub fn user_agent(mut self, ua: impl Into<String>) -> Self {
+        self.user_agent = ua.into();
+        self
+    }
+
+    /// Builds the client, reading `CARAPI_BASE_URL` / `CARAPI_API_KEY` for what was not given.
+    ///
+    /// # Errors
+    /// [`Error::Config`] when the base URL or key is missing, the URL is not `http(s)`, or the
+    /// key holds characters not allowed in a header.
+    pub fn build(self) -> Result<Client> {
+        self.build_with_env(|name| std::env::var(name).ok())
+    }
+
+    pub(crate) fn build_with_env(self, env: impl Fn(&str) -> Option<String>) -> Result<Client> {
+        let non_empty = |s: Option<String>| s.filter(|s| !s.trim().is_empty());
+        let base = non_empty(self.base_url.clone())
+            .or_else(|| non_empty(env(ENV_BASE_URL)))
+            .ok_or_else(|| {
+                Error::Config(format!(
+                    "URL base não definida: use ClientBuilder::base_url ou {ENV_BASE_URL}"
+                ))
+            })?;
+        let key = non_empty(self.api_key.clone())
+            .or_else(|| non_empty(env(ENV_API_KEY)))
+            .ok_or_else(|| {
+                Error::Config(format!(
+                    "chave de API não definida: use ClientBuilder::api_key ou {ENV_API_KEY}"
+                ))
+            })?;
+        let base = Url::parse(base.trim())
+            .map_err(|e| Error::Config(format!("URL base inválida {base:?}: {e}")))?;
+        if !matches!(base.scheme(), "http" | "https") || base.cannot_be_a_base() {
+            return Err(Error::Config(format!(
+                "URL base deve ser http(s)://…: {base}"
+            )));
+        }
+        let mut auth = HeaderValue::from_str(&format!("Bearer {}", key.trim()))
+            .map_err(|_| Error::Config("chave de API com caracteres inválidos".into()))?;
+        auth.set_sensitive(true);
+        let mut headers = HeaderMap::new();
+        headers.insert(AUTHORIZATION, auth);
+        let http = reqwest::Client::builder()
+            .default_headers(headers)
+            .connect_timeout(self.connect_timeout)
+            .user_agent(self.user_agent.clone())
+            .build()
+            .map_err(|e| Error::Config(format!("cliente HTTP: {e}")))?;
+        Ok(Client {
+            inner: Arc::new(Inner {
+                http,
+                base,
+                timeout: self.timeout,
+                recibo_timeout: self.recibo_timeout,
+                budget: self.retry.new_budget(),
+                retry: self.retry,
+                limiter: self.rate_limit.map(Limiter::new),
+                spend: SpendGuard::new(self.max_spend),
+                retry_charged_lookups: self.retry_charged_lookups,
+                poll_interval: self.poll_interval,
+                precos_fixos: self.precos,
+                precos_cache: tokio::sync::Mutex::new(None),
+            }),
+        })
+    }
+}
+
+impl fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("timeout", &self.timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("recibo_timeout", &self.recibo_timeout)
+            .field("retry", &self.retry)
+            .field("retry_charged_lookups", &self.retry_charged_lookups)
+            .field("rate_limit", &self.rate_limit)
+            .field("max_spend", &self.max_spend)
+            .field("precos", &self.precos)
+            .field("poll_interval", &self.poll_interval)
+            .field("user_agent", &self.user_agent)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    }
+
+    #[test]
+    fn reads_the_environment_when_not_given() {
+        let c = ClientBuilder::default()
+            .build_with_env(env(&[
+                (ENV_BASE_URL, "http://127.0.0.1:9/"),
+                (ENV_API_KEY, "segredo-123"),
+            ]))
+            .unwrap();
+        assert_eq!(c.base_url().as_str(), "http://127.0.0.1:9/");
+        assert!(!format!("{c:?}").contains("segredo-123"));
+        let explicit = ClientBuilder::default()
+            .base_url("https://api.example.com/prefixo")
+            .api_key("k")
+            .build_with_env(env(&[(ENV_BASE_URL, "http://ignored")]))
+            .unwrap();
+        assert_eq!(
+            explicit.url(&["car", "a b"]).unwrap().as_str(),
+            "https://api.example.com/prefixo/v1/car/a%20b"
+        );
+    }
+
+    #[test]
+    fn missing_or_bad_settings_are_config_errors() {
+        let none = env(&[]);
+        let e = ClientBuilder::default()
+            .api_key("k")
+            .build_with_env(&none)
+            .unwrap_err();
+        assert!(matches!(e, Error::Config(m) if m.contains(ENV_BASE_URL)));
+        let e = ClientBuilder::default()
+            .base_url("http://h")
+            .build_with_env(&none)
+            .unwrap_err();
+        assert!(matches!(e, Error::Config(m) if m.contains(ENV_API_KEY)));
+        assert!(
+            ClientBuilder::default()
+                .base_url("ftp://h")
+                .api_key("k")
+                .build_with_env(&none)
+                .is_err()
+        );
+        assert!(
+            ClientBuilder::default()
+                .base_url("não é url")
+                .api_key("k")
+                .build_with_env(&none)
+                .is_err()
+        );
+        assert!(
+            ClientBuilder::default()
+                .base_url("http://h")
+                .api_key("a\nb")
+                .build_with_env(&none)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn debug_hides_the_key_and_poll_interval_has_a_floor() {
+        let b = ClientBuilder::default()
+            .api_key("super-secreta")
+            .poll_interval(Duration::from_millis(1));
+        let s = format!("{b:?}");
+        assert!(!s.contains("super-secreta"));
+        assert!(s.contains("<redacted>"));
+        assert_eq!(b.poll_interval, MIN_POLL_INTERVAL);
+    }
+}

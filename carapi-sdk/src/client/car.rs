@@ -1,0 +1,46 @@
+//! CAR lookups: `GET /v1/car/{codigoCar}` and `GET /v1/car/{codigoCar}/completo`.
+
+use super::http::Req;
+use super::{Client, Op};
+use crate::{CarDadosBasicos, CarDadosCompletos, CarResponse, CodigoCar, Result};
+
+impl Client {
+    /// Basic data of a rural property: `GET /v1/car/{codigoCar}` (contract, "Lookups").
+    ///
+    /// `codigo` is normalised and checked locally first ([`CodigoCar::parse`]: dots, spaces and
+    /// case are fixed; `UF-IIIIIII-<32 hex>` or a sandbox code). Charged on 200 (1.00 BRL,
+    /// legacy 0.50); a response from the internal cache (`cache: true`) is charged too.
+    ///
+    /// # Errors
+    /// - [`Error::Validation`](crate::Error::Validation) for a malformed code: nothing is sent.
+    /// - [`Error::SpendLimit`](crate::Error::SpendLimit) when [`ClientBuilder::max_spend`](crate::ClientBuilder::max_spend) would be passed.
+    /// - [`Error::Api`](crate::Error::Api): 400 `CODIGO_CAR_INVALIDO`, 401 `TOKEN_INVALIDO`,
+    ///   402 `SALDO_INSUFICIENTE`, 404 `CAR_NAO_ENCONTRADO`, 429 `LIMITE_EXCEDIDO`,
+    ///   500 `ERRO_INTERNO`.
+    /// - [`Error::Transport`](crate::Error::Transport), [`Error::Decode`](crate::Error::Decode).
+    pub async fn car(&self, codigo: impl AsRef<str>) -> Result<CarResponse<CarDadosBasicos>> {
+        let codigo = CodigoCar::parse(codigo)?;
+        let mut req = Req::get(Op::Car, self.url(&["car", codigo.as_str()])?);
+        req.sandbox = codigo.is_sandbox();
+        self.call_json(req).await
+    }
+
+    /// Complete data (with owner names and documents): `GET /v1/car/{codigoCar}/completo`.
+    ///
+    /// Same validation and errors as [`Client::car`]; charged on 200 (2.30 BRL, legacy 1.50).
+    ///
+    /// # Errors
+    /// As [`Client::car`].
+    pub async fn car_completo(
+        &self,
+        codigo: impl AsRef<str>,
+    ) -> Result<CarResponse<CarDadosCompletos>> {
+        let codigo = CodigoCar::parse(codigo)?;
+        let mut req = Req::get(
+            Op::CarCompleto,
+            self.url(&["car", codigo.as_str(), "completo"])?,
+        );
+        req.sandbox = codigo.is_sandbox();
+        self.call_json(req).await
+    }
+}

@@ -1,0 +1,332 @@
+//! The request pipeline shared by every operation: limiter, time-out, retries, error decoding,
+//! spend commit and tracing.
+
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use reqwest::header::{CONTENT_TYPE, HeaderMap, RETRY_AFTER};
+use reqwest::{Method, StatusCode};
+use serde::de::DeserializeOwned;
+use tracing::Instrument;
+use tracing::field::Empty;
+use url::Url;
+
+use super::{Client, Op};
+use crate::retry::Outcome;
+use crate::spend::Reserva;
+use crate::{ApiError, Error, Result};
+
+/// One request of an operation.
+pub(crate) struct Req {
+    pub(crate) op: Op,
+    pub(crate) method: Method,
+    pub(crate) url: Url,
+    pub(crate) body: Option<Vec<u8>>,
+    /// True for the receipt (longer time-out).
+    pub(crate) recibo: bool,
+    /// Sandbox value: costs nothing.
+    pub(crate) sandbox: bool,
+}
+
+impl Req {
+    pub(crate) fn get(op: Op, url: Url) -> Self {
+        Self {
+            op,
+            method: Method::GET,
+            url,
+            body: None,
+            recibo: false,
+            sandbox: false,
+        }
+    }
+
+    pub(crate) fn json(
+        op: Op,
+        method: Method,
+        url: Url,
+        body: &impl serde::Serialize,
+    ) -> Result<Self> {
+        let body = serde_json::to_vec(body)
+            .map_err(|e| Error::Config(format!("corpo não serializável: {e}")))?;
+        Ok(Self {
+            op,
+            method,
+            url,
+            body: Some(body),
+            recibo: false,
+            sandbox: false,
+        })
+    }
+}
+
+/// A successful answer: buffered, or with the body still to be read (receipt streaming).
+pub(crate) enum Answer {
+    Buffered {
+        status: u16,
+        headers: HeaderMap,
+        bytes: Bytes,
+    },
+    Streaming(reqwest::Response),
+}
+
+impl Client {
+    /// `GET /v1/saldo` without the spend guard (which needs it for the prices).
+    pub(crate) async fn fetch_saldo(&self) -> Result<crate::SaldoResponse> {
+        let req = Req::get(Op::Saldo, self.url(&["saldo"])?);
+        match self.execute(req, true, Reserva::nenhuma()).await? {
+            Answer::Buffered { status, bytes, .. } => decode(Op::Saldo, status, &bytes),
+            Answer::Streaming(resp) => {
+                let status = resp.status().as_u16();
+                let bytes = resp
+                    .bytes()
+                    .await
+                    .map_err(|e| transport(Op::Saldo, true, 1, e))?;
+                decode(Op::Saldo, status, &bytes)
+            }
+        }
+    }
+
+    /// Sends `req` (reserving its price if it is a charged lookup) and decodes the JSON body of the 2xx answer into `T`.
+    pub(crate) async fn call_json<T: DeserializeOwned>(&self, req: Req) -> Result<T> {
+        let op = req.op;
+        let reserva = self.reservar(op, req.sandbox).await?;
+        match self.execute(req, true, reserva).await? {
+            Answer::Buffered { status, bytes, .. } => decode(op, status, &bytes),
+            Answer::Streaming(resp) => {
+                let status = resp.status().as_u16();
+                let bytes = resp.bytes().await.map_err(|e| transport(op, true, 1, e))?;
+                decode(op, status, &bytes)
+            }
+        }
+    }
+
+    /// The pipeline. Error statuses become [`Error::Api`]; with `buffer` the body of the 2xx
+    /// answer is read inside the retry loop (a body cut off counts as a lost answer).
+    /// `reserva` is the spend-guard reservation of a charged lookup, committed on 2xx.
+    pub(crate) async fn execute(&self, req: Req, buffer: bool, reserva: Reserva) -> Result<Answer> {
+        let span = tracing::debug_span!(
+            "carapi_sdk.request",
+            operation = req.op.name(),
+            method = %req.method,
+            attempt = Empty,
+            status = Empty,
+        );
+        self.attempts(req, buffer, reserva).instrument(span).await
+    }
+
+    async fn attempts(&self, req: Req, buffer: bool, reserva: Reserva) -> Result<Answer> {
+        let inner = &self.inner;
+        let op = req.op;
+        let resend_safe = !op.is_charged() || inner.retry_charged_lookups;
+        let timeout = if req.recibo {
+            inner.recibo_timeout
+        } else {
+            inner.timeout
+        };
+        let path = req.url.path().to_owned();
+        let span = tracing::Span::current();
+        let mut reserva = Some(reserva);
+        let mut tokens_spent = 0u32;
+        let mut attempt = 0u32;
+        loop {
+            attempt += 1;
+            span.record("attempt", attempt);
+            if let Some(limiter) = &inner.limiter {
+                limiter.until_ready().await;
+            }
+            let started = Instant::now();
+            let mut rb = inner
+                .http
+                .request(req.method.clone(), req.url.clone())
+                .timeout(timeout);
+            if let Some(body) = &req.body {
+                rb = rb
+                    .header(CONTENT_TYPE, "application/json")
+                    .body(body.clone());
+            }
+            let (outcome, error) = match rb.send().await {
+                Ok(resp) => {
+                    let status = resp.status();
+                    span.record("status", status.as_u16());
+                    log_response(&req.method, &path, status, started, attempt);
+                    if status.is_success() {
+                        // Charged on every 200 (contract, "Prices"), whatever happens to the body.
+                        if let Some(r) = reserva.take() {
+                            r.commit();
+                        }
+                        if !buffer {
+                            inner.budget.refund(tokens_spent.max(1));
+                            return Ok(Answer::Streaming(resp));
+                        }
+                        let headers = resp.headers().clone();
+                        match resp.bytes().await {
+                            Ok(bytes) => {
+                                inner.budget.refund(tokens_spent.max(1));
+                                return Ok(Answer::Buffered {
+                                    status: status.as_u16(),
+                                    headers,
+                                    bytes,
+                                });
+                            }
+                            Err(e) => {
+                                // A charged 200 whose body was lost is never re-sent: it was charged.
+                                let outcome = if op.is_charged() {
+                                    None
+                                } else {
+                                    Some(Outcome::LostAfterSend {
+                                        timeout: e.is_timeout(),
+                                    })
+                                };
+                                (outcome, transport(op, true, attempt, e))
+                            }
+                        }
+                    } else {
+                        let retry_after = retry_after(resp.headers());
+                        let body = resp.bytes().await.unwrap_or_default();
+                        let api = ApiError::from_body(status.as_u16(), &body, retry_after);
+                        (
+                            Some(Outcome::Status {
+                                status: status.as_u16(),
+                                retry_after,
+                            }),
+                            Error::Api(api),
+                        )
+                    }
+                }
+                Err(e) => {
+                    let sent = !e.is_connect();
+                    tracing::debug!(
+                        target: "carapi_sdk::http",
+                        method = %req.method,
+                        path = %path,
+                        error = %e,
+                        sent,
+                        elapsed_ms = elapsed_ms(started),
+                        attempt,
+                        "falha de transporte"
+                    );
+                    let outcome = if sent {
+                        Outcome::LostAfterSend {
+                            timeout: e.is_timeout(),
+                        }
+                    } else {
+                        Outcome::NotSent
+                    };
+                    (Some(outcome), transport(op, sent, attempt, e))
+                }
+            };
+            let Some(outcome) = outcome else {
+                return Err(error);
+            };
+            let Some(wait) = inner.retry.decide(attempt, &outcome, resend_safe) else {
+                return Err(error);
+            };
+            let cost = inner.retry.cost(&outcome);
+            if !inner.budget.try_acquire(cost) {
+                tracing::debug!(target: "carapi_sdk::http", operation = op.name(), "orçamento de novas tentativas esgotado");
+                return Err(error);
+            }
+            tokens_spent += cost;
+            tracing::debug!(
+                target: "carapi_sdk::http",
+                operation = op.name(),
+                attempt,
+                wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                error = %error,
+                "nova tentativa"
+            );
+            tokio::time::sleep(wait).await;
+        }
+    }
+}
+
+fn transport(op: Op, sent: bool, attempts: u32, source: reqwest::Error) -> Error {
+    Error::Transport {
+        operation: op.name(),
+        sent,
+        attempts,
+        source: source.without_url(),
+    }
+}
+
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+fn log_response(method: &Method, path: &str, status: StatusCode, started: Instant, attempt: u32) {
+    tracing::debug!(
+        target: "carapi_sdk::http",
+        method = %method,
+        path = %path,
+        status = status.as_u16(),
+        elapsed_ms = elapsed_ms(started),
+        attempt,
+    );
+}
+
+/// Decodes a JSON body, naming the JSON path that failed.
+pub(crate) fn decode<T: DeserializeOwned>(op: Op, status: u16, bytes: &[u8]) -> Result<T> {
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    serde_path_to_error::deserialize(de).map_err(|e| Error::Decode {
+        operation: op.name(),
+        status,
+        path: e.path().to_string(),
+        source: e.into_inner(),
+    })
+}
+
+/// `Retry-After` in seconds or as an HTTP date (RFC 9110 §10.2.3).
+pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let v = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let when = chrono::DateTime::parse_from_rfc2822(v).ok()?;
+    let delta = when.signed_duration_since(chrono::Utc::now());
+    Some(delta.to_std().unwrap_or(Duration::ZERO))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    #[test]
+    fn retry_after_forms() {
+        let mut h = HeaderMap::new();
+        assert_eq!(retry_after(&h), None);
+        h.insert(RETRY_AFTER, HeaderValue::from_static("3"));
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(3)));
+        h.insert(
+            RETRY_AFTER,
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
+        assert_eq!(
+            retry_after(&h),
+            Some(Duration::ZERO),
+            "a date in the past means now"
+        );
+        h.insert(RETRY_AFTER, HeaderValue::from_static("soon"));
+        assert_eq!(retry_after(&h), None);
+    }
+
+    #[test]
+    fn decode_names_the_path() {
+        let e =
+            decode::<crate::SaldoResponse>(Op::Saldo, 200, br#"{"success":true,"saldoReais":"x"}"#)
+                .unwrap_err();
+        match e {
+            Error::Decode {
+                path,
+                status,
+                operation,
+                ..
+            } => {
+                assert_eq!(path, "saldoReais");
+                assert_eq!(status, 200);
+                assert_eq!(operation, "saldo");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

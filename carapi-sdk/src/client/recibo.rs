@@ -1,0 +1,260 @@
+//! The receipt PDF: `GET /v1/car/{codigoCar}/recibo`, in memory, streamed, or to a file.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+use reqwest::header::{CONTENT_DISPOSITION, HeaderMap};
+use tokio::io::AsyncWriteExt;
+
+use super::http::{Answer, Req};
+use super::{Client, Op};
+use crate::{CodigoCar, Error, Recibo, Result};
+
+impl Client {
+    /// The receipt ("Recibo de Inscrição do Imóvel Rural no CAR") as a PDF in memory:
+    /// `GET /v1/car/{codigoCar}/recibo` (contract, "Lookup rules" 3). Uses the longer
+    /// [`recibo_timeout`](crate::ClientBuilder::recibo_timeout). Charged on 200 (11.00 BRL,
+    /// legacy 10.00). For large files prefer [`Client::recibo_para_arquivo`] or
+    /// [`Client::recibo_download`].
+    ///
+    /// # Errors
+    /// - [`Error::Validation`] for a malformed code: nothing is sent.
+    /// - [`Error::SpendLimit`] when the cap would be passed.
+    /// - [`Error::Api`]: 400 `CODIGO_CAR_INVALIDO`, 401, 402 `SALDO_INSUFICIENTE`, 404
+    ///   `CAR_NAO_ENCONTRADO` / `RECIBO_NAO_ENCONTRADO`, 429, 502 `RECIBO_INDISPONIVEL`, 503
+    ///   `SERVICO_INDISPONIVEL` (502/503 are retried by the policy: errors are not charged).
+    /// - [`Error::Transport`]: the answer was lost; not re-sent (it may have been charged)
+    ///   unless [`retry_charged_lookups`](crate::ClientBuilder::retry_charged_lookups).
+    pub async fn recibo(&self, codigo: impl AsRef<str>) -> Result<Recibo> {
+        let codigo = CodigoCar::parse(codigo)?;
+        let req = self.recibo_req(&codigo)?;
+        let reserva = self.reservar(Op::Recibo, req.sandbox).await?;
+        match self.execute(req, true, reserva).await? {
+            Answer::Buffered { headers, bytes, .. } => Ok(Recibo {
+                filename: filename(&headers, &codigo),
+                bytes,
+            }),
+            Answer::Streaming(resp) => {
+                let filename = filename(resp.headers(), &codigo);
+                let bytes = resp.bytes().await.map_err(|e| lost(1, e))?;
+                Ok(Recibo { filename, bytes })
+            }
+        }
+    }
+
+    /// Starts the receipt download and returns once the 200 headers arrived (the lookup is
+    /// charged from then on); read the PDF with [`ReciboDownload::chunk`]. Errors before the
+    /// body are those of [`Client::recibo`].
+    ///
+    /// # Errors
+    /// As [`Client::recibo`].
+    pub async fn recibo_download(&self, codigo: impl AsRef<str>) -> Result<ReciboDownload> {
+        let codigo = CodigoCar::parse(codigo)?;
+        let req = self.recibo_req(&codigo)?;
+        let reserva = self.reservar(Op::Recibo, req.sandbox).await?;
+        let resp = match self.execute(req, false, reserva).await? {
+            Answer::Streaming(resp) => resp,
+            Answer::Buffered { .. } => {
+                return Err(Error::Config("download não pôde ser iniciado".into()));
+            }
+        };
+        Ok(ReciboDownload {
+            filename: filename(resp.headers(), &codigo),
+            content_length: resp.content_length(),
+            received: 0,
+            response: resp,
+        })
+    }
+
+    /// Downloads the receipt into `path` without ever leaving a half file: the PDF is streamed
+    /// into a hidden temporary file in the same directory, synced, then renamed over `path`.
+    /// When `path` is an existing directory, the file gets the server's name
+    /// (`<codigoCar>.pdf`) inside it.
+    ///
+    /// # Errors
+    /// Those of [`Client::recibo`]; [`Error::Io`] when the file cannot be written (the
+    /// temporary file is removed); [`Error::Transport`] when the body breaks off (charged: the
+    /// 200 arrived).
+    pub async fn recibo_para_arquivo(
+        &self,
+        codigo: impl AsRef<str>,
+        path: impl AsRef<Path>,
+    ) -> Result<ReciboInfo> {
+        let mut download = self.recibo_download(codigo).await?;
+        let path = path.as_ref();
+        let destino = if tokio::fs::metadata(path)
+            .await
+            .map(|m| m.is_dir())
+            .unwrap_or(false)
+        {
+            path.join(&download.filename)
+        } else {
+            path.to_path_buf()
+        };
+        let dir = match destino.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let nome = destino
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "recibo".into());
+        let temp = dir.join(format!(".{nome}.{:016x}.part", rand::random::<u64>()));
+        let result = async {
+            let mut file = tokio::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&temp)
+                .await?;
+            let mut bytes = 0u64;
+            while let Some(chunk) = download.chunk().await? {
+                file.write_all(&chunk).await?;
+                bytes += chunk.len() as u64;
+            }
+            file.flush().await?;
+            file.sync_all().await?;
+            drop(file);
+            tokio::fs::rename(&temp, &destino).await?;
+            Ok::<u64, Error>(bytes)
+        }
+        .await;
+        match result {
+            Ok(bytes) => Ok(ReciboInfo {
+                path: destino,
+                filename: download.filename,
+                bytes,
+            }),
+            Err(e) => {
+                let _ = tokio::fs::remove_file(&temp).await;
+                Err(e)
+            }
+        }
+    }
+
+    fn recibo_req(&self, codigo: &CodigoCar) -> Result<Req> {
+        let mut req = Req::get(Op::Recibo, self.url(&["car", codigo.as_str(), "recibo"])?);
+        req.sandbox = codigo.is_sandbox();
+        req.recibo = true;
+        Ok(req)
+    }
+}
+
+/// A receipt being downloaded ([`Client::recibo_download`]): the 200 headers arrived, the PDF
+/// body is read chunk by chunk (e.g. to draw a progress bar).
+pub struct ReciboDownload {
+    filename: String,
+    content_length: Option<u64>,
+    received: u64,
+    response: reqwest::Response,
+}
+
+impl ReciboDownload {
+    /// The file name of `Content-Disposition` (`<codigoCar>.pdf`), reduced to a bare name (no
+    /// directories); `<codigoCar>.pdf` when absent.
+    pub fn filename(&self) -> &str {
+        &self.filename
+    }
+
+    /// Size of the PDF in bytes, when the server sent `Content-Length`.
+    pub fn content_length(&self) -> Option<u64> {
+        self.content_length
+    }
+
+    /// Bytes received so far.
+    pub fn received(&self) -> u64 {
+        self.received
+    }
+
+    /// The next piece of the PDF; `Ok(None)` at the end.
+    ///
+    /// # Errors
+    /// [`Error::Transport`] (`sent: true`) when the body breaks off or the receipt time-out
+    /// passes.
+    pub async fn chunk(&mut self) -> Result<Option<Bytes>, Error> {
+        let c = self.response.chunk().await.map_err(|e| lost(1, e))?;
+        if let Some(c) = &c {
+            self.received += c.len() as u64;
+        }
+        Ok(c)
+    }
+}
+
+impl fmt::Debug for ReciboDownload {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReciboDownload")
+            .field("filename", &self.filename)
+            .field("content_length", &self.content_length)
+            .field("received", &self.received)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What [`Client::recibo_para_arquivo`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReciboInfo {
+    /// The file written.
+    pub path: PathBuf,
+    /// The server's file name (`<codigoCar>.pdf`).
+    pub filename: String,
+    /// Size in bytes.
+    pub bytes: u64,
+}
+
+fn lost(attempts: u32, e: reqwest::Error) -> Error {
+    Error::Transport {
+        operation: Op::Recibo.name(),
+        sent: true,
+        attempts,
+        source: e.without_url(),
+    }
+}
+
+/// `filename` of `Content-Disposition: attachment; filename="<codigoCar>.pdf"`, as a bare name.
+fn filename(headers: &HeaderMap, codigo: &CodigoCar) -> String {
+    let from_header = headers
+        .get(CONTENT_DISPOSITION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.split(';')
+                .map(str::trim)
+                .find_map(|p| p.strip_prefix("filename="))
+        })
+        .map(|f| f.trim_matches('"'))
+        .map(|f| f.rsplit(['/', '\\']).next().unwrap_or(f))
+        .map(|f| f.chars().filter(|c| !c.is_control()).collect::<String>())
+        .filter(|f| !f.is_empty() && f != "." && f != "..");
+    from_header.unwrap_or_else(|| format!("{codigo}.pdf"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    #[test]
+    fn filename_from_content_disposition() {
+        let c = CodigoCar::parse(crate::sandbox::CAR_BASICO).unwrap();
+        let mut h = HeaderMap::new();
+        assert_eq!(
+            filename(&h, &c),
+            format!("{}.pdf", crate::sandbox::CAR_BASICO)
+        );
+        h.insert(
+            CONTENT_DISPOSITION,
+            HeaderValue::from_static("attachment; filename=\"DF-1.pdf\""),
+        );
+        assert_eq!(filename(&h, &c), "DF-1.pdf");
+        h.insert(
+            CONTENT_DISPOSITION,
+            HeaderValue::from_static("attachment; filename=\"../../etc/passwd\""),
+        );
+        assert_eq!(filename(&h, &c), "passwd");
+        h.insert(
+            CONTENT_DISPOSITION,
+            HeaderValue::from_static("attachment; filename=\"..\""),
+        );
+        assert!(filename(&h, &c).ends_with(".pdf"));
+    }
+}
