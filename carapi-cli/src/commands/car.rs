@@ -1,0 +1,105 @@
+//! `carapi car CODIGO [--completo]`: a property's record (charged lookup).
+
+use carapi_sdk::{CarDadosBasicos, CarResponse};
+
+use crate::cli::FormatoArgs;
+use crate::context::Context;
+use crate::error::Result;
+use crate::format::{Campos, Celula};
+use crate::output::Formato;
+
+/// Arguments of `carapi car`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Código CAR (UF-IIIIIII-<32 hex>; pontos e minúsculas são aceitos)
+    #[arg(value_name = "CODIGO")]
+    pub codigo: String,
+    /// Consulta completa, com proprietários (preço maior)
+    #[arg(long)]
+    pub completo: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub formato: FormatoArgs,
+}
+
+/// Runs `carapi car`.
+///
+/// # Errors
+/// Invalid code (2), 401 (3), 402 (5), 404 (4), 429 (6), network (7).
+pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    let formato = ctx.formato(args.formato);
+    let client = ctx.client().await?;
+    if args.completo {
+        let r = client.car_completo(&args.codigo).await?;
+        if formato == Formato::Json {
+            return Ok(ctx.shell.json(&r)?);
+        }
+        let mut campos = campos_basicos(&r.dados.basicos);
+        campos.add(
+            "proprietariosNomes",
+            "Proprietários",
+            Celula::opcional(r.dados.proprietarios_nomes.as_deref()),
+        );
+        campos.add(
+            "proprietariosCpfs",
+            "CPF/CNPJ dos proprietários",
+            Celula::opcional(r.dados.proprietarios_cpfs.as_deref()),
+        );
+        campos_consulta(&mut campos, &r);
+        Ok(ctx.shell.campos(&campos, formato)?)
+    } else {
+        let r = client.car(&args.codigo).await?;
+        if formato == Formato::Json {
+            return Ok(ctx.shell.json(&r)?);
+        }
+        let mut campos = campos_basicos(&r.dados);
+        campos_consulta(&mut campos, &r);
+        Ok(ctx.shell.campos(&campos, formato)?)
+    }
+}
+
+/// The fields of `CarDadosBasicos` with Portuguese labels, in the contract's order.
+pub fn campos_basicos(d: &CarDadosBasicos) -> Campos {
+    let mut c = Campos::new();
+    let o = |s: &Option<String>| Celula::opcional(s.as_deref());
+    c.add("codigoCar", "Código CAR", Celula::texto(&d.codigo_car))
+        .add("nomeImovel", "Nome do imóvel", o(&d.nome_imovel))
+        .add("areaTotalHa", "Área total (ha)", o(&d.area_total_ha))
+        .add("modulosFiscais", "Módulos fiscais", o(&d.modulos_fiscais))
+        .add("dataCadastro", "Data de cadastro", o(&d.data_cadastro))
+        .add("tipoImovel", "Tipo de imóvel", o(&d.tipo_imovel))
+        .add("municipio", "Município", o(&d.municipio))
+        .add("uf", "UF", o(&d.uf))
+        .add("matriculaNumero", "Matrícula", o(&d.matricula_numero))
+        .add("matriculaData", "Data da matrícula", o(&d.matricula_data))
+        .add("matriculaCartorio", "Cartório", o(&d.matricula_cartorio))
+        .add(
+            "codigoProtocolo",
+            "Código de protocolo",
+            o(&d.codigo_protocolo),
+        )
+        .add("latitude", "Latitude", o(&d.latitude))
+        .add("longitude", "Longitude", o(&d.longitude));
+    c
+}
+
+fn campos_consulta<T>(c: &mut Campos, r: &CarResponse<T>) {
+    c.add(
+        "dataConsulta",
+        "Data da consulta",
+        Celula::instante(r.data_consulta),
+    )
+    .add(
+        "dataExpiracao",
+        "Atualizado na origem em",
+        Celula::instante_opcional(r.data_expiracao),
+    )
+    .add(
+        "cache",
+        "Da base consolidada (cache)",
+        Celula::booleano(r.cache),
+    );
+    if r.sandbox {
+        c.add("sandbox", "Sandbox (sem cobrança)", Celula::booleano(true));
+    }
+}

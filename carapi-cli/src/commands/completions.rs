@@ -1,0 +1,26 @@
+//! `carapi completions SHELL`: prints the completion script (bash, zsh, fish, powershell, elvish).
+
+use clap::CommandFactory;
+
+use crate::cli::Cli;
+use crate::context::Context;
+use crate::error::Result;
+
+/// Arguments of `carapi completions`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// O shell
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// Runs `carapi completions`: the script goes to stdout
+/// (e.g. `carapi completions bash > ~/.local/share/bash-completion/completions/carapi`).
+///
+/// # Errors
+/// Write errors.
+pub fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    let mut cmd = Cli::command();
+    clap_complete::generate(args.shell, &mut cmd, "carapi", ctx.shell.out());
+    Ok(())
+}

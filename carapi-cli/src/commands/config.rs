@@ -1,0 +1,136 @@
+//! `carapi config show` and `carapi config set base-url URL`.
+
+use serde::Serialize;
+
+use crate::cli::FormatoArgs;
+use crate::config::{ConfigFile, parse_base_url};
+use crate::context::Context;
+use crate::credentials;
+use crate::error::Result;
+use crate::format::{Campos, Celula};
+use crate::output::Formato;
+
+/// Arguments of `carapi config`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    #[allow(missing_docs)]
+    pub comando: Sub,
+}
+
+/// Subcommands of `carapi config`.
+#[derive(Debug, clap::Subcommand)]
+pub enum Sub {
+    /// Mostra a configuração efetiva e de onde vem (a chave nunca é mostrada)
+    Show {
+        #[command(flatten)]
+        #[allow(missing_docs)]
+        formato: FormatoArgs,
+    },
+    /// Altera um valor do arquivo de configuração
+    Set {
+        /// O que alterar
+        #[arg(value_enum)]
+        chave: Chave,
+        /// O novo valor
+        valor: String,
+    },
+}
+
+/// Settable keys.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Chave {
+    /// URL base da API
+    BaseUrl,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Mostra {
+    config_file: String,
+    base_url: Option<String>,
+    base_url_origem: Option<&'static str>,
+    chave_configurada: bool,
+    chave_origem: Option<String>,
+    data_dir: String,
+    local: bool,
+}
+
+/// Runs `carapi config`.
+///
+/// # Errors
+/// Invalid URL (2), unreadable config (1).
+pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    match args.comando {
+        Sub::Set {
+            chave: Chave::BaseUrl,
+            valor,
+        } => {
+            let url = parse_base_url(&valor)?;
+            let mut cfg = ConfigFile::load(&ctx.paths)?;
+            cfg.base_url = Some(url.clone());
+            let path = cfg.save(&ctx.paths)?;
+            ctx.shell
+                .note(format!("base-url = {url} (em {})", path.display()));
+            if ctx.global.base_url.is_some() {
+                ctx.shell.warn(
+                    "--base-url/CARAPI_BASE_URL tem precedência sobre o arquivo de configuração",
+                );
+            }
+            Ok(())
+        }
+        Sub::Show { formato } => {
+            let formato = ctx.formato(formato);
+            let (base_url, origem) = match ctx.base_url() {
+                Ok((u, o)) => (Some(u), Some(o)),
+                Err(_) => (None, None),
+            };
+            let cred = credentials::resolver(&ctx.paths)?;
+            let m = Mostra {
+                config_file: ctx.paths.config_file().display().to_string(),
+                base_url,
+                base_url_origem: origem,
+                chave_configurada: cred.is_some(),
+                chave_origem: cred.map(|c| c.fonte.to_string()),
+                data_dir: ctx.paths.data_dir.display().to_string(),
+                local: ctx.global.local,
+            };
+            if formato == Formato::Json {
+                return Ok(ctx.shell.json(&m)?);
+            }
+            let mut c = Campos::new();
+            c.add(
+                "configFile",
+                "Arquivo de configuração",
+                Celula::texto(&m.config_file),
+            )
+            .add(
+                "baseUrl",
+                "URL base",
+                Celula::opcional(m.base_url.as_deref()),
+            )
+            .add(
+                "baseUrlOrigem",
+                "Origem da URL",
+                Celula::opcional(m.base_url_origem),
+            )
+            .add(
+                "chaveOrigem",
+                "Chave da API",
+                match &m.chave_origem {
+                    Some(o) => Celula {
+                        humano: format!("configurada ({o})"),
+                        bruto: o.clone(),
+                    },
+                    None => Celula {
+                        humano: "não configurada (carapi login)".into(),
+                        bruto: String::new(),
+                    },
+                },
+            )
+            .add("dataDir", "Diretório de dados", Celula::texto(&m.data_dir))
+            .add("local", "Modo local", Celula::booleano(m.local));
+            Ok(ctx.shell.campos(&c, formato)?)
+        }
+    }
+}

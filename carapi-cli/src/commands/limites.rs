@@ -1,0 +1,164 @@
+//! `carapi limites` and `carapi limites set [--diario N|none] [--mensal VALOR|none]` (free).
+
+use carapi_sdk::{LimitesResponse, LimitesUpdate};
+use rust_decimal::Decimal;
+
+use crate::cli::FormatoArgs;
+use crate::context::Context;
+use crate::error::{CliError, Result};
+use crate::format::{Campos, Celula, parse_valor};
+use crate::output::Formato;
+
+/// Arguments of `carapi limites`.
+#[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Args {
+    #[command(subcommand)]
+    #[allow(missing_docs)]
+    pub comando: Option<Sub>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub formato: FormatoArgs,
+}
+
+/// Subcommands of `carapi limites`.
+#[derive(Debug, clap::Subcommand)]
+pub enum Sub {
+    /// Altera os limites (o que não for informado fica como está)
+    Set(SetArgs),
+}
+
+/// Arguments of `carapi limites set`.
+#[derive(Debug, clap::Args)]
+#[command(group = clap::ArgGroup::new("limite").required(true).multiple(true).args(["diario", "mensal"]))]
+pub struct SetArgs {
+    /// Requisições cobradas por dia (0 a 100000), ou `none` para remover
+    #[arg(long, value_name = "N|none", value_parser = parse_diario)]
+    pub diario: Option<Limite<u32>>,
+    /// Gasto mensal máximo em reais (0 a 1000000), ou `none` para remover
+    #[arg(long, value_name = "VALOR|none", value_parser = parse_mensal)]
+    pub mensal: Option<Limite<Decimal>>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub formato: FormatoArgs,
+}
+
+/// A limit value: a number, or `none` (remove).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limite<T> {
+    /// Remove the limit (sent as `null`).
+    Nenhum,
+    /// Set it.
+    Valor(T),
+}
+
+impl<T> Limite<T> {
+    fn patch(self) -> Option<T> {
+        match self {
+            Limite::Nenhum => None,
+            Limite::Valor(v) => Some(v),
+        }
+    }
+}
+
+fn is_none_word(s: &str) -> bool {
+    matches!(
+        s.trim().to_ascii_lowercase().as_str(),
+        "none" | "nenhum" | "sem"
+    )
+}
+
+fn parse_diario(s: &str) -> Result<Limite<u32>, String> {
+    if is_none_word(s) {
+        return Ok(Limite::Nenhum);
+    }
+    let n: u32 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("esperado um inteiro ou none, não {s:?}"))?;
+    if n > 100_000 {
+        return Err("o limite diário vai de 0 a 100000".into());
+    }
+    Ok(Limite::Valor(n))
+}
+
+fn parse_mensal(s: &str) -> Result<Limite<Decimal>, String> {
+    if is_none_word(s) {
+        return Ok(Limite::Nenhum);
+    }
+    let v = parse_valor(s)?;
+    if v.is_sign_negative() || v > Decimal::from(1_000_000) {
+        return Err("o limite mensal vai de 0 a 1000000".into());
+    }
+    Ok(Limite::Valor(v))
+}
+
+/// Runs `carapi limites [set]`.
+///
+/// # Errors
+/// 400 `LIMITE_INVALIDO` (2), 401 (3), 429 (6), network (7).
+pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    match args.comando {
+        None => {
+            let formato = ctx.formato(args.formato);
+            let r = ctx.client().await?.limites().await?;
+            mostrar(ctx, &r, formato, false)
+        }
+        Some(Sub::Set(set)) => {
+            let formato = ctx.formato(set.formato);
+            let update = LimitesUpdate {
+                limite_diario_requisicoes: set.diario.map(Limite::patch),
+                limite_mensal_reais: set.mensal.map(Limite::patch),
+            };
+            if update == LimitesUpdate::default() {
+                return Err(CliError::usage("informe --diario ou --mensal"));
+            }
+            let r = ctx.client().await?.atualizar_limites(&update).await?;
+            mostrar(ctx, &r, formato, true)
+        }
+    }
+}
+
+fn mostrar(ctx: &mut Context, r: &LimitesResponse, formato: Formato, alterado: bool) -> Result<()> {
+    if formato == Formato::Json {
+        return Ok(ctx.shell.json(r)?);
+    }
+    if alterado {
+        ctx.shell.note(&r.message);
+    }
+    let mut c = Campos::new();
+    c.add(
+        "limiteDiarioRequisicoes",
+        "Limite diário (requisições)",
+        match r.limite_diario_requisicoes {
+            Some(n) => Celula::inteiro(n),
+            None => Celula {
+                humano: "sem limite".into(),
+                bruto: String::new(),
+            },
+        },
+    )
+    .add(
+        "limiteMensalReais",
+        "Limite mensal",
+        Celula::dinheiro_opcional(r.limite_mensal_reais, "sem limite"),
+    );
+    Ok(ctx.shell.campos(&c, formato)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limit_values() {
+        assert_eq!(parse_diario("none").unwrap(), Limite::Nenhum);
+        assert_eq!(parse_diario("50").unwrap(), Limite::Valor(50));
+        assert!(parse_diario("100001").is_err());
+        assert_eq!(
+            parse_mensal("250,50").unwrap(),
+            Limite::Valor(Decimal::new(25050, 2))
+        );
+        assert!(parse_mensal("-1").is_err());
+    }
+}

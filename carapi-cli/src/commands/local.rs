@@ -1,0 +1,70 @@
+//! `carapi local serve [--bind ADDR]` and `carapi local pagar RECARGA_ID`.
+
+use std::net::SocketAddr;
+
+use uuid::Uuid;
+
+use crate::context::Context;
+use crate::error::{CliError, Result};
+use crate::local::Local;
+
+/// Arguments of `carapi local`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    #[allow(missing_docs)]
+    pub comando: Sub,
+}
+
+/// Subcommands of `carapi local`.
+#[derive(Debug, clap::Subcommand)]
+pub enum Sub {
+    /// Roda o servidor de referência em primeiro plano, sobre o armazenamento local (Ctrl-C para parar)
+    Serve {
+        /// Endereço de escuta
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+        bind: SocketAddr,
+    },
+    /// Simula o banco pagando uma recarga pendente do modo local (de outro terminal)
+    Pagar {
+        /// ID da recarga (mostrado por `carapi --local recarga criar`)
+        #[arg(value_name = "RECARGA_ID")]
+        recarga_id: Uuid,
+    },
+}
+
+/// Runs `carapi local ...`.
+///
+/// # Errors
+/// Store or bind failures (1); unknown top-up (4).
+pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    match args.comando {
+        Sub::Serve { bind } => {
+            let local = Local::iniciar(&ctx.paths, Some(bind)).await?;
+            ctx.shell.line(local.base_url())?;
+            ctx.shell.flush()?;
+            ctx.shell.note(format!(
+                "Servidor local em {} (dados em {}). Chave da conta local em {}; use CARAPI_BASE_URL={} e CARAPI_API_KEY=\"$(cat {})\". Ctrl-C para parar.",
+                local.base_url(),
+                ctx.paths.local_dir().display(),
+                local.key_file().display(),
+                local.base_url(),
+                local.key_file().display(),
+            ));
+            let r = tokio::signal::ctrl_c().await;
+            local.encerrar().await;
+            r.map_err(|e| CliError::other("SINAL", e.to_string()))?;
+            ctx.shell.note("Servidor local encerrado.");
+            Ok(())
+        }
+        Sub::Pagar { recarga_id } => {
+            let local = Local::iniciar(&ctx.paths, None).await?;
+            let r = local.pagar(recarga_id).await;
+            local.encerrar().await;
+            r?;
+            ctx.shell
+                .note(format!("Recarga {recarga_id} paga (simulação do banco)."));
+            Ok(())
+        }
+    }
+}

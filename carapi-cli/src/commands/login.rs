@@ -1,0 +1,92 @@
+//! `carapi login [--with-key-stdin]`: stores the API key (OS keyring, else a 0600 file).
+//!
+//! The key is read from a hidden prompt, or from stdin with `--with-key-stdin` (scripts:
+//! `printf %s "$KEY" | carapi login --with-key-stdin`); it never appears on the command line or in
+//! any output. When a base URL is configured the key is checked with `GET /v1/saldo` (free) first:
+//! a key the server rejects (401) is not stored.
+
+use std::io::Read;
+
+use crate::context::Context;
+use crate::credentials::{self, Salvo};
+use crate::error::{CliError, Kind, Result};
+
+/// Arguments of `carapi login`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Lê a chave do stdin (para scripts) em vez de perguntar
+    #[arg(long)]
+    pub with_key_stdin: bool,
+}
+
+/// Runs `carapi login`.
+///
+/// # Errors
+/// No terminal and no `--with-key-stdin` (2), empty key (2), key rejected (3), storage failure (1).
+pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    if ctx.global.local {
+        return Err(CliError::usage(
+            "o modo local usa a própria conta local; login não se aplica",
+        ));
+    }
+    let chave = if args.with_key_stdin {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| CliError::other("ES", format!("stdin: {e}")))?;
+        s
+    } else if ctx.shell.can_prompt() {
+        dialoguer::Password::new()
+            .with_prompt("Chave da API")
+            .interact()
+            .map_err(|e| CliError::other("ES", format!("leitura da chave: {e}")))?
+    } else {
+        return Err(CliError::usage("sem terminal para perguntar a chave")
+            .hint("printf %s \"$CHAVE\" | carapi login --with-key-stdin"));
+    };
+    let chave = chave.trim().to_owned();
+    if chave.is_empty() || chave.chars().any(char::is_whitespace) {
+        return Err(CliError::usage("chave vazia ou inválida"));
+    }
+    match ctx.base_url() {
+        Ok((base_url, _)) => {
+            let client = carapi_sdk::Client::builder()
+                .base_url(&base_url)
+                .api_key(&chave)
+                .build()?;
+            match client.saldo().await {
+                Ok(s) => ctx.shell.note(format!(
+                    "Chave válida em {base_url}. Saldo: {}",
+                    carapi_sdk::domain::brl::format(s.saldo_reais)
+                )),
+                Err(e) if e.status() == Some(401) => {
+                    let e: CliError = e.into();
+                    return Err(CliError::new(
+                        Kind::Auth,
+                        e.code,
+                        format!("chave recusada pelo servidor: {}", e.message),
+                    )
+                    .hint("confira a chave no painel da conta; nada foi guardado"));
+                }
+                Err(e) => ctx.shell.warn(format!(
+                    "não foi possível verificar a chave ({e}); guardando mesmo assim"
+                )),
+            }
+        }
+        Err(_) => ctx.shell.warn(
+            "URL base não configurada: a chave não foi verificada (carapi config set base-url URL)",
+        ),
+    }
+    match credentials::salvar(&ctx.paths, &chave)? {
+        Salvo::Chaveiro => ctx.shell.note("Chave guardada no chaveiro do sistema."),
+        Salvo::Arquivo(path, why) => ctx.shell.warn(format!(
+            "chaveiro do sistema indisponível ({why}); chave guardada em {} (permissão 0600)",
+            path.display()
+        )),
+    }
+    if std::env::var_os("CARAPI_API_KEY").is_some() {
+        ctx.shell
+            .warn("CARAPI_API_KEY está definida e tem precedência sobre a chave guardada");
+    }
+    Ok(())
+}

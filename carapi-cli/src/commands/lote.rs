@@ -1,0 +1,56 @@
+//! `carapi lote car|completo|proprietario|recibo ARQUIVO [--saida FILE] [--yes] [--max-custo V]`.
+//! The behaviour is documented in [`crate::lote`].
+
+use std::path::PathBuf;
+
+use rust_decimal::Decimal;
+
+use crate::cli::FormatoArgs;
+use crate::context::Context;
+use crate::error::Result;
+use crate::format::parse_valor;
+use crate::lote::{self, TipoLote};
+
+/// Arguments of `carapi lote`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = lote::AJUDA)]
+pub struct Args {
+    /// Tipo de consulta: car, completo, proprietario ou recibo
+    #[arg(value_enum, value_name = "TIPO")]
+    pub tipo: TipoLote,
+    /// Arquivo de entrada: uma chave por linha, ou CSV (primeira coluna)
+    #[arg(value_name = "ARQUIVO")]
+    pub arquivo: PathBuf,
+    /// Arquivo de resultados (JSONL, ou CSV se terminar em .csv); rodar de novo retoma
+    #[arg(long, value_name = "FILE")]
+    pub saida: Option<PathBuf>,
+    /// Não pede confirmação antes de gastar
+    #[arg(short, long)]
+    pub yes: bool,
+    /// Gasto máximo deste lote em reais; para antes de ultrapassar
+    #[arg(long, value_name = "V", value_parser = parse_valor)]
+    pub max_custo: Option<Decimal>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub formato: FormatoArgs,
+}
+
+/// Runs `carapi lote`.
+///
+/// # Errors
+/// See [`lote::executar`].
+pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    let formato = ctx.formato(args.formato);
+    lote::executar(
+        ctx,
+        lote::Opcoes {
+            tipo: args.tipo,
+            arquivo: args.arquivo,
+            saida: args.saida,
+            yes: args.yes,
+            max_custo: args.max_custo,
+            csv_no_stdout: formato == crate::output::Formato::Csv,
+        },
+    )
+    .await
+}

@@ -1,0 +1,66 @@
+//! `carapi proprietario CPF_CNPJ`: the CARs tied to a document (charged lookup).
+
+use crate::cli::FormatoArgs;
+use crate::context::Context;
+use crate::error::Result;
+use crate::format::{Celula, Tabela};
+use crate::output::Formato;
+
+/// Arguments of `carapi proprietario`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// CPF (11 dígitos) ou CNPJ (14 caracteres), com ou sem máscara
+    #[arg(value_name = "CPF_CNPJ")]
+    pub documento: String,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub formato: FormatoArgs,
+}
+
+/// Runs `carapi proprietario`; says so on stderr when the list is truncated at `limite`.
+///
+/// # Errors
+/// Invalid document (2), 401 (3), 402 (5), 404 (4), 429 (6), network (7).
+pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    let formato = ctx.formato(args.formato);
+    let client = ctx.client().await?;
+    let r = client.proprietario(&args.documento).await?;
+    if r.truncado {
+        ctx.shell.warn(format!(
+            "lista truncada: o documento tem mais de {} CARs; aqui estão os primeiros {} (ordem do código CAR)",
+            r.limite, r.total
+        ));
+    }
+    if formato == Formato::Json {
+        return Ok(ctx.shell.json(&r)?);
+    }
+    let mut t = Tabela::new(&[
+        ("registroCar", "Código CAR"),
+        ("nomeImovel", "Nome do imóvel"),
+        ("municipio", "Município"),
+        ("uf", "UF"),
+        ("areaTotalHa", "Área total (ha)"),
+        ("matriculaNumero", "Matrícula"),
+        ("codigoProtocolo", "Código de protocolo"),
+        ("proprietarioConsultado", "Proprietário"),
+    ]);
+    for i in &r.itens {
+        let o = |s: &Option<String>| Celula::opcional(s.as_deref());
+        t.linha(vec![
+            Celula::texto(&i.registro_car),
+            o(&i.nome_imovel),
+            o(&i.municipio),
+            o(&i.uf),
+            o(&i.area_total_ha),
+            o(&i.matricula_numero),
+            o(&i.codigo_protocolo),
+            o(&i.proprietario_consultado),
+        ]);
+    }
+    ctx.shell.tabela(&t, formato)?;
+    if formato == Formato::Table {
+        let extra = if r.truncado { " (truncado)" } else { "" };
+        ctx.shell.status(format!("{} CAR(s){extra}", r.total));
+    }
+    Ok(())
+}

@@ -1,0 +1,422 @@
+//! `carapi recarga faixas|criar|status`: PIX top-ups (free endpoints).
+//!
+//! `criar` shows the bonus preview, then the QR code (Unicode half blocks, scannable from the
+//! screen) and the copy-and-paste payload on stdout, then waits for the payment with a spinner,
+//! reading the status at least 5 s apart (SDK `aguardar_recarga`) until `Confirmado` (prints
+//! amount, bonus and the new balance), `Rejeitado` (exit 1) or `--timeout` (default 30 min).
+//! Ctrl-C stops waiting (exit 130) and says how to resume: `carapi recarga status ID --wait`.
+//!
+//! A legacy-price account must accept the new prices (shown beside its current ones): a prompt on
+//! a terminal, or `--confirmar-novos-precos`; otherwise nothing is created (exit 2).
+//!
+//! With `-o json`, `criar` prints the creation response and, after waiting, the final status
+//! response: two JSON documents one after the other (`jq` reads both).
+
+use std::time::Duration;
+
+use carapi_sdk::domain::brl;
+use carapi_sdk::{
+    Client, FaixasResponse, NovaRecarga, Precos, RecargaStatus, RecargaStatusResponse,
+};
+use rust_decimal::Decimal;
+use uuid::Uuid;
+
+use crate::cli::FormatoArgs;
+use crate::context::Context;
+use crate::error::{CliError, Kind, Result};
+use crate::format::{Campos, Celula, Tabela, parse_valor};
+use crate::output::Formato;
+use crate::qr;
+
+/// Arguments of `carapi recarga`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    #[allow(missing_docs)]
+    pub comando: Sub,
+}
+
+/// Subcommands of `carapi recarga`.
+#[derive(Debug, clap::Subcommand)]
+pub enum Sub {
+    /// Faixas de bônus, valor mínimo e preços; com --valor, a prévia do bônus
+    Faixas {
+        /// Valor da recarga para a prévia (ex.: 1000 ou 1.000,00)
+        #[arg(long, value_name = "V", value_parser = parse_valor)]
+        valor: Option<Decimal>,
+        #[command(flatten)]
+        #[allow(missing_docs)]
+        formato: FormatoArgs,
+    },
+    /// Cria uma recarga PIX, mostra o QR code e aguarda o pagamento
+    Criar {
+        /// Valor em reais (mínimo 500; ex.: 500, 1000,50)
+        #[arg(value_name = "VALOR", value_parser = parse_valor)]
+        valor: Decimal,
+        /// Aceita a nova tabela de preços (contas na tabela legada)
+        #[arg(long)]
+        confirmar_novos_precos: bool,
+        /// Não aguarda o pagamento
+        #[arg(long)]
+        no_wait: bool,
+        /// Tempo máximo de espera (ex.: 30m, 1h, 90s)
+        #[arg(long, value_name = "DUR", default_value = "30m")]
+        timeout: humantime::Duration,
+        #[command(flatten)]
+        #[allow(missing_docs)]
+        formato: FormatoArgs,
+    },
+    /// Status de uma recarga; com --wait, aguarda até Confirmado ou Rejeitado
+    Status {
+        /// ID da recarga
+        #[arg(value_name = "ID")]
+        id: Uuid,
+        /// Aguarda o pagamento
+        #[arg(long)]
+        wait: bool,
+        /// Tempo máximo de espera com --wait (ex.: 30m, 1h)
+        #[arg(long, value_name = "DUR", default_value = "30m")]
+        timeout: humantime::Duration,
+        #[command(flatten)]
+        #[allow(missing_docs)]
+        formato: FormatoArgs,
+    },
+}
+
+/// Runs `carapi recarga ...`.
+///
+/// # Errors
+/// Amount below the minimum (2), legacy prices not confirmed (2), 401 (3), unknown top-up (4),
+/// `Rejeitado` or time-out (1), 502 `ERRO_PIX`/network (7), Ctrl-C (130).
+pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    match args.comando {
+        Sub::Faixas { valor, formato } => faixas(ctx, valor, ctx.formato(formato)).await,
+        Sub::Criar {
+            valor,
+            confirmar_novos_precos,
+            no_wait,
+            timeout,
+            formato,
+        } => {
+            let formato = ctx.formato(formato);
+            criar(
+                ctx,
+                valor,
+                confirmar_novos_precos,
+                no_wait,
+                timeout.into(),
+                formato,
+            )
+            .await
+        }
+        Sub::Status {
+            id,
+            wait,
+            timeout,
+            formato,
+        } => {
+            let formato = ctx.formato(formato);
+            status(ctx, id, wait, timeout.into(), formato).await
+        }
+    }
+}
+
+async fn faixas(ctx: &mut Context, valor: Option<Decimal>, formato: Formato) -> Result<()> {
+    let f = ctx.client().await?.faixas_recarga(valor).await?;
+    if formato == Formato::Json {
+        return Ok(ctx.shell.json(&f)?);
+    }
+    let mut t = Tabela::new(&[
+        ("valorMinimo", "A partir de"),
+        ("valorMaximo", "Até"),
+        ("percentualBonus", "Bônus"),
+    ]);
+    for faixa in &f.faixas {
+        t.linha(vec![
+            Celula::dinheiro(faixa.valor_minimo),
+            Celula::dinheiro_opcional(faixa.valor_maximo, "sem teto"),
+            Celula::percentual(faixa.percentual_bonus),
+        ]);
+    }
+    ctx.shell.tabela(&t, formato)?;
+    if formato == Formato::Table {
+        ctx.shell.line(format!(
+            "Valor mínimo de recarga: {}",
+            brl::format(f.valor_minimo)
+        ))?;
+        if let Some(p) = &f.preview {
+            ctx.shell.line(format!(
+                "Prévia: pagando {} você recebe {} de bônus ({}), total creditado {}",
+                brl::format(p.valor_pago),
+                brl::format(p.valor_bonus),
+                Celula::percentual(p.percentual_bonus).humano,
+                brl::format(p.total_creditado)
+            ))?;
+        }
+        if f.usa_preco_legado {
+            ctx.shell.line(
+                "Sua conta usa a tabela de preços legada; a próxima recarga muda para a atual:",
+            )?;
+            let t = comparar_precos(&f.precos_atuais, &f.precos_apos_recarga);
+            ctx.shell.tabela(&t, Formato::Table)?;
+        }
+    }
+    Ok(())
+}
+
+/// The price comparison of a legacy account: each lookup's price now and after the top-up.
+pub fn comparar_precos(atuais: &Precos, apos: &Precos) -> Tabela {
+    let mut t = Tabela::new(&[
+        ("consulta", "Consulta"),
+        ("precoAtual", "Preço atual"),
+        ("precoAposRecarga", "Após a recarga"),
+    ]);
+    for (nome, a, b) in [
+        ("CAR básico", atuais.car_basico, apos.car_basico),
+        ("CAR completo", atuais.car_completo, apos.car_completo),
+        ("Proprietário", atuais.proprietario, apos.proprietario),
+        ("Recibo", atuais.recibo, apos.recibo),
+    ] {
+        t.linha(vec![
+            Celula::texto(nome),
+            Celula::dinheiro(a),
+            Celula::dinheiro(b),
+        ]);
+    }
+    t
+}
+
+/// Asks a legacy account to accept the new prices. `Ok(true)` when accepted.
+fn confirmar_precos(ctx: &mut Context, f: &FaixasResponse, flag: bool) -> Result<bool> {
+    if !f.confirmar_novos_precos_obrigatorio {
+        return Ok(false);
+    }
+    let tabela =
+        comparar_precos(&f.precos_atuais, &f.precos_apos_recarga).to_table(ctx.shell.err_color());
+    ctx.shell.note(format!(
+        "Sua conta usa a tabela de preços legada. Com esta recarga, os preços passam a ser:\n{tabela}"
+    ));
+    if flag {
+        return Ok(true);
+    }
+    if !ctx.shell.can_prompt() {
+        return Err(CliError::new(
+            Kind::Usage,
+            "CONFIRMACAO_PRECOS_OBRIGATORIA",
+            "a recarga muda sua conta para a tabela de preços atual e precisa de confirmação; nada foi criado",
+        )
+        .hint("repita com --confirmar-novos-precos para aceitar os novos preços"));
+    }
+    let ok = dialoguer::Confirm::new()
+        .with_prompt("Aceita os novos preços e continuar com a recarga?")
+        .default(false)
+        .interact()
+        .map_err(|e| CliError::other("ES", format!("confirmação: {e}")))?;
+    if ok {
+        Ok(true)
+    } else {
+        Err(CliError::other(
+            "CANCELADO",
+            "recarga cancelada; nada foi criado",
+        ))
+    }
+}
+
+async fn criar(
+    ctx: &mut Context,
+    valor: Decimal,
+    flag_precos: bool,
+    no_wait: bool,
+    timeout: Duration,
+    formato: Formato,
+) -> Result<()> {
+    let client = ctx.client().await?;
+    let f = client.faixas_recarga(Some(valor)).await?;
+    let confirmar = confirmar_precos(ctx, &f, flag_precos)? || flag_precos;
+    let r = client
+        .criar_recarga(&NovaRecarga {
+            valor,
+            confirmar_novos_precos: confirmar,
+        })
+        .await?;
+    match formato {
+        Formato::Json => ctx.shell.json(&r)?,
+        Formato::Csv => {
+            let mut c = Campos::new();
+            c.add("recargaId", "ID", Celula::texto(r.recarga_id.to_string()))
+                .add("paymentId", "Pagamento", Celula::texto(&r.payment_id))
+                .add("valor", "Valor", Celula::dinheiro(r.valor))
+                .add("status", "Status", Celula::texto(r.status.as_str()))
+                .add(
+                    "reaproveitada",
+                    "Reaproveitada",
+                    Celula::booleano(r.reaproveitada),
+                )
+                .add(
+                    "percentualBonus",
+                    "Bônus (%)",
+                    Celula::percentual(r.preview_bonus.percentual_bonus),
+                )
+                .add(
+                    "valorBonus",
+                    "Bônus",
+                    Celula::dinheiro(r.preview_bonus.valor_bonus),
+                )
+                .add(
+                    "totalCreditado",
+                    "Total creditado",
+                    Celula::dinheiro(r.preview_bonus.total_creditado),
+                )
+                .add("qrCode", "PIX copia e cola", Celula::texto(&r.qr_code));
+            ctx.shell.campos(&c, Formato::Csv)?;
+        }
+        Formato::Table => {
+            let sh = &mut ctx.shell;
+            sh.line(format!(
+                "Recarga de {}: bônus de {} ({}), total creditado {}",
+                brl::format(r.valor),
+                brl::format(r.preview_bonus.valor_bonus),
+                Celula::percentual(r.preview_bonus.percentual_bonus).humano,
+                brl::format(r.preview_bonus.total_creditado)
+            ))?;
+            if r.reaproveitada {
+                sh.line("(reaproveitada: já havia um PIX pendente deste valor criado há menos de 10 minutos)")?;
+            }
+            mostrar_pix(sh, &r.qr_code)?;
+            sh.line(format!("ID da recarga: {}", r.recarga_id))?;
+        }
+    }
+    ctx.shell.flush()?;
+    if no_wait {
+        ctx.shell.note(format!(
+            "Para acompanhar: carapi recarga status {} --wait",
+            r.recarga_id
+        ));
+        return Ok(());
+    }
+    let st = aguardar(ctx, &client, r.recarga_id, timeout).await?;
+    final_status(ctx, &st, formato)
+}
+
+fn mostrar_pix(sh: &mut crate::output::Shell, payload: &str) -> Result<()> {
+    sh.line("")?;
+    sh.line(qr::render(payload, sh.out_color())?)?;
+    sh.line("")?;
+    sh.line("PIX copia e cola:")?;
+    sh.line(payload)?;
+    sh.line("")?;
+    Ok(())
+}
+
+async fn aguardar(
+    ctx: &mut Context,
+    client: &Client,
+    id: Uuid,
+    timeout: Duration,
+) -> Result<RecargaStatusResponse> {
+    let sp = ctx
+        .shell
+        .spinner("Aguardando o pagamento do PIX (Ctrl-C para parar de aguardar)");
+    let r = tokio::select! {
+        r = client.aguardar_recarga(id, timeout) => r,
+        _ = tokio::signal::ctrl_c() => {
+            sp.finish_and_clear();
+            return Err(CliError::interrupted(format!(
+                "a recarga continua pendente e pode ser paga; para voltar a aguardar: carapi recarga status {id} --wait"
+            )));
+        }
+    };
+    sp.finish_and_clear();
+    Ok(r?)
+}
+
+fn final_status(ctx: &mut Context, st: &RecargaStatusResponse, formato: Formato) -> Result<()> {
+    match formato {
+        Formato::Json => ctx.shell.json(st)?,
+        _ => {
+            if st.status == RecargaStatus::Confirmado && formato == Formato::Table {
+                ctx.shell.line(format!(
+                    "Recarga confirmada: {} pagos + {} de bônus = {} creditados. Novo saldo: {}",
+                    brl::format(st.valor),
+                    brl::format(st.valor_bonus.unwrap_or_default()),
+                    brl::format(st.total_creditado.unwrap_or(st.valor)),
+                    brl::format(st.saldo_atual)
+                ))?;
+            } else {
+                ctx.shell.campos(&campos_status(st), formato)?;
+            }
+        }
+    }
+    if st.status == RecargaStatus::Rejeitado {
+        return Err(CliError::other(
+            "RECARGA_REJEITADA",
+            format!("a recarga {} foi rejeitada: {}", st.recarga_id, st.message),
+        )
+        .hint("crie outra: carapi recarga criar VALOR"));
+    }
+    Ok(())
+}
+
+fn campos_status(st: &RecargaStatusResponse) -> Campos {
+    let mut c = Campos::new();
+    c.add("recargaId", "ID", Celula::texto(st.recarga_id.to_string()))
+        .add("status", "Status", Celula::texto(st.status.as_str()))
+        .add("pago", "Pago", Celula::booleano(st.pago))
+        .add("valor", "Valor", Celula::dinheiro(st.valor))
+        .add(
+            "percentualBonus",
+            "Bônus (%)",
+            st.percentual_bonus
+                .map_or(Celula::opcional(None), Celula::percentual),
+        )
+        .add(
+            "valorBonus",
+            "Bônus",
+            Celula::dinheiro_opcional(st.valor_bonus, "—"),
+        )
+        .add(
+            "totalCreditado",
+            "Total creditado",
+            Celula::dinheiro_opcional(st.total_creditado, "—"),
+        )
+        .add(
+            "saldoAtual",
+            "Saldo atual",
+            Celula::dinheiro(st.saldo_atual),
+        )
+        .add("message", "Mensagem", Celula::texto(&st.message))
+        .add(
+            "qrCode",
+            "PIX copia e cola",
+            Celula::opcional(st.qr_code.as_deref()),
+        );
+    c
+}
+
+async fn status(
+    ctx: &mut Context,
+    id: Uuid,
+    wait: bool,
+    timeout: Duration,
+    formato: Formato,
+) -> Result<()> {
+    let client = ctx.client().await?;
+    let st = client.recarga(id).await?;
+    if !wait || st.status.is_final() {
+        return final_status(ctx, &st, formato);
+    }
+    if formato == Formato::Table {
+        ctx.shell.line(format!(
+            "Recarga {} de {}: {}",
+            st.recarga_id,
+            brl::format(st.valor),
+            st.status
+        ))?;
+        if let Some(payload) = &st.qr_code {
+            mostrar_pix(&mut ctx.shell, payload)?;
+        }
+        ctx.shell.flush()?;
+    }
+    let st = aguardar(ctx, &client, id, timeout).await?;
+    final_status(ctx, &st, formato)
+}

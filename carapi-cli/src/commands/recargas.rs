@@ -1,0 +1,78 @@
+//! `carapi recargas [--status S] [--page N] [--size N]`: top-up history (free).
+
+use carapi_sdk::{RecargaStatus, RecargasParams};
+
+use crate::cli::FormatoArgs;
+use crate::context::Context;
+use crate::error::Result;
+use crate::format::{Celula, Tabela};
+use crate::output::Formato;
+
+/// Arguments of `carapi recargas`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Só recargas neste status: Pendente, Confirmado ou Rejeitado
+    #[arg(long, value_name = "STATUS", value_parser = parse_status)]
+    pub status: Option<RecargaStatus>,
+    /// Página (a partir de 1)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub page: Option<u32>,
+    /// Itens por página (máximo 100)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub size: Option<u32>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub formato: FormatoArgs,
+}
+
+fn parse_status(s: &str) -> Result<RecargaStatus, String> {
+    s.parse()
+}
+
+/// Runs `carapi recargas`.
+///
+/// # Errors
+/// 401 (3), 429 (6), network (7).
+pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    let formato = ctx.formato(args.formato);
+    let client = ctx.client().await?;
+    let r = client
+        .recargas(&RecargasParams {
+            page: args.page,
+            size: args.size,
+            status: args.status,
+        })
+        .await?;
+    if formato == Formato::Json {
+        return Ok(ctx.shell.json(&r)?);
+    }
+    ctx.shell.status(format!(
+        "Página {} de {} ({} recargas)",
+        r.page,
+        r.total_paginas.max(1),
+        r.total
+    ));
+    let mut t = Tabela::new(&[
+        ("recargaId", "ID"),
+        ("data", "Criada em"),
+        ("status", "Status"),
+        ("valorPago", "Valor pago"),
+        ("percentualBonus", "Bônus (%)"),
+        ("valorBonus", "Bônus"),
+        ("totalCreditado", "Total creditado"),
+        ("dataConfirmacao", "Confirmada em"),
+    ]);
+    for i in &r.itens {
+        t.linha(vec![
+            Celula::texto(i.recarga_id.to_string()),
+            Celula::instante(i.data),
+            Celula::texto(i.status.as_str()),
+            Celula::dinheiro(i.valor_pago),
+            Celula::percentual(i.percentual_bonus),
+            Celula::dinheiro(i.valor_bonus),
+            Celula::dinheiro(i.total_creditado),
+            Celula::instante_opcional(i.data_confirmacao),
+        ]);
+    }
+    Ok(ctx.shell.tabela(&t, formato)?)
+}

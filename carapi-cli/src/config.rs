@@ -1,0 +1,216 @@
+//! Where the CLI keeps its files, and the configuration file.
+//!
+//! - Configuration directory: `CARAPI_CONFIG_DIR`, else the platform's (`~/.config/carapi` on
+//!   Linux, `~/Library/Application Support/br.carapi.carapi` on macOS, `%APPDATA%\carapi\carapi\config`
+//!   on Windows). Holds `config.toml` and, only where no keyring works, `credentials` (mode 0600).
+//! - Data directory: `CARAPI_DATA_DIR`, else the platform's (`~/.local/share/carapi` on Linux).
+//!   Holds the local mode's store `local/carapi.sqlite3` and its key `local/api-key` (0600).
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{CliError, Result};
+
+/// The CLI's directories.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Paths {
+    /// Configuration directory (`config.toml`, `credentials`).
+    pub config_dir: PathBuf,
+    /// Data directory (local mode store).
+    pub data_dir: PathBuf,
+}
+
+impl Paths {
+    /// Resolves the directories from `CARAPI_CONFIG_DIR` / `CARAPI_DATA_DIR` or the platform's.
+    ///
+    /// # Errors
+    /// When there is no home directory and no override.
+    pub fn resolve() -> Result<Paths> {
+        let dirs = directories::ProjectDirs::from("br", "carapi", "carapi");
+        let pick = |var: &str, f: fn(&directories::ProjectDirs) -> &Path| -> Result<PathBuf> {
+            match std::env::var_os(var).filter(|v| !v.is_empty()) {
+                Some(v) => Ok(PathBuf::from(v)),
+                None => dirs.as_ref().map(|d| f(d).to_path_buf()).ok_or_else(|| {
+                    CliError::other("CONFIG", "diretório do usuário não encontrado")
+                        .hint(format!("defina {var} com um diretório"))
+                }),
+            }
+        };
+        Ok(Paths {
+            config_dir: pick("CARAPI_CONFIG_DIR", directories::ProjectDirs::config_dir)?,
+            data_dir: pick("CARAPI_DATA_DIR", directories::ProjectDirs::data_dir)?,
+        })
+    }
+
+    /// `config.toml`.
+    pub fn config_file(&self) -> PathBuf {
+        self.config_dir.join("config.toml")
+    }
+
+    /// The fallback credentials file (0600).
+    pub fn credentials_file(&self) -> PathBuf {
+        self.config_dir.join("credentials")
+    }
+
+    /// The local mode's directory.
+    pub fn local_dir(&self) -> PathBuf {
+        self.data_dir.join("local")
+    }
+}
+
+/// The contents of `config.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct ConfigFile {
+    /// Base URL of the API (`carapi config set base-url URL`); `--base-url`/`CARAPI_BASE_URL` win.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+}
+
+impl ConfigFile {
+    /// Reads `config.toml`; a missing file is the default configuration.
+    ///
+    /// # Errors
+    /// When the file exists but cannot be read or parsed.
+    pub fn load(paths: &Paths) -> Result<ConfigFile> {
+        let path = paths.config_file();
+        match fs::read_to_string(&path) {
+            Ok(text) => toml::from_str(&text).map_err(|e| {
+                CliError::other("CONFIG", format!("{}: {e}", path.display()))
+                    .hint("corrija o arquivo ou apague-o e use carapi config set")
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ConfigFile::default()),
+            Err(e) => Err(CliError::io_at(&path, e)),
+        }
+    }
+
+    /// Writes `config.toml` (creating the directory).
+    ///
+    /// # Errors
+    /// File-system errors.
+    pub fn save(&self, paths: &Paths) -> Result<PathBuf> {
+        let path = paths.config_file();
+        let text =
+            toml::to_string_pretty(self).map_err(|e| CliError::other("CONFIG", e.to_string()))?;
+        write_private(&path, text.as_bytes())?;
+        Ok(path)
+    }
+}
+
+/// Validates a base URL typed by a person: `http(s)://host[:port][/path]`, no trailing slash kept.
+///
+/// # Errors
+/// Usage error when it is not an http(s) URL.
+pub fn parse_base_url(input: &str) -> Result<String> {
+    let url = url::Url::parse(input.trim()).map_err(|e| {
+        CliError::usage(format!("URL inválida {input:?}: {e}"))
+            .hint("ex.: https://api.exemplo.com.br")
+    })?;
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+        return Err(CliError::usage(format!(
+            "URL inválida {input:?}: use http:// ou https://"
+        )));
+    }
+    Ok(url.as_str().trim_end_matches('/').to_owned())
+}
+
+/// Writes `bytes` to `path` atomically (temp file + rename) with mode 0600 on Unix, creating the
+/// parent directory (0700 on Unix).
+///
+/// # Errors
+/// File-system errors.
+pub fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    create_private_dir(dir)?;
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("arquivo"),
+        std::process::id()
+    ));
+    let mut opts = fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let result = (|| {
+        let mut f = opts.open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    result.map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        CliError::io_at(path, e)
+    })
+}
+
+/// Creates `dir` (and parents), mode 0700 on Unix for a new directory.
+///
+/// # Errors
+/// File-system errors.
+pub fn create_private_dir(dir: &Path) -> Result<()> {
+    if dir.as_os_str().is_empty() || dir.is_dir() {
+        return Ok(());
+    }
+    let mut b = fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir).map_err(|e| CliError::io_at(dir, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_urls() {
+        assert_eq!(
+            parse_base_url("http://127.0.0.1:8080/").unwrap(),
+            "http://127.0.0.1:8080"
+        );
+        assert_eq!(
+            parse_base_url("https://api.x.com.br/base/").unwrap(),
+            "https://api.x.com.br/base"
+        );
+        assert!(parse_base_url("ftp://x").is_err());
+        assert!(parse_base_url("nada").is_err());
+    }
+
+    #[test]
+    fn config_round_trip_and_private_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Paths {
+            config_dir: dir.path().join("cfg"),
+            data_dir: dir.path().join("data"),
+        };
+        assert_eq!(ConfigFile::load(&paths).unwrap(), ConfigFile::default());
+        let c = ConfigFile {
+            base_url: Some("http://x:1".into()),
+        };
+        let path = c.save(&paths).unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "base-url = \"http://x:1\"\n"
+        );
+        assert_eq!(ConfigFile::load(&paths).unwrap(), c);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(
+                fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+                0o600
+            );
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! What every command receives: the output, the global options, the directories, and a way to
+//! get an SDK client (remote, or the in-process local server).
+
+use carapi_sdk::{Client, ClientBuilder};
+
+use crate::cli::{FormatoArgs, Global};
+use crate::config::{ConfigFile, Paths, parse_base_url};
+use crate::credentials::{self, Credencial, Fonte};
+use crate::error::{CliError, Kind, Result};
+use crate::local::Local;
+use crate::output::{Formato, Shell};
+
+/// The context of one invocation.
+#[derive(Debug)]
+pub struct Context {
+    /// All output.
+    pub shell: Shell,
+    /// Global options.
+    pub global: Global,
+    /// `-o` given before the subcommand.
+    pub formato_raiz: Option<Formato>,
+    /// The CLI's directories.
+    pub paths: Paths,
+    local: Option<Local>,
+}
+
+/// Where requests go and with which key.
+#[derive(Debug, Clone)]
+pub struct Destino {
+    /// Base URL.
+    pub base_url: String,
+    /// Where the base URL came from (`--base-url`, `CARAPI_BASE_URL`, config file, local).
+    pub origem_url: &'static str,
+    /// The key.
+    pub credencial: Credencial,
+}
+
+impl Context {
+    /// A context.
+    pub fn new(shell: Shell, global: Global, formato_raiz: Option<Formato>, paths: Paths) -> Self {
+        Context {
+            shell,
+            global,
+            formato_raiz,
+            paths,
+            local: None,
+        }
+    }
+
+    /// The effective format: after the subcommand, else before it, else table.
+    pub fn formato(&self, args: FormatoArgs) -> Formato {
+        args.output.or(self.formato_raiz).unwrap_or_default()
+    }
+
+    /// The base URL without a key: `--base-url`/`CARAPI_BASE_URL`, else `config.toml`.
+    ///
+    /// # Errors
+    /// Usage error when none is configured or it is invalid.
+    pub fn base_url(&self) -> Result<(String, &'static str)> {
+        if let Some(u) = &self.global.base_url {
+            let origem = if std::env::var("CARAPI_BASE_URL").ok().as_deref() == Some(u.as_str()) {
+                "CARAPI_BASE_URL"
+            } else {
+                "--base-url"
+            };
+            return Ok((parse_base_url(u)?, origem));
+        }
+        match ConfigFile::load(&self.paths)?.base_url {
+            Some(u) => Ok((parse_base_url(&u)?, "config.toml")),
+            None => Err(CliError::new(Kind::Usage, "SEM_URL", "URL base da API não configurada").hint(
+                "carapi config set base-url URL, --base-url URL ou CARAPI_BASE_URL; para testar sem servidor: --local",
+            )),
+        }
+    }
+
+    /// Where requests go: starts the local server in `--local` mode.
+    ///
+    /// # Errors
+    /// No base URL, no key (exit 3), or the local server failing to start.
+    pub async fn destino(&mut self) -> Result<Destino> {
+        if self.global.local {
+            let local = self.local().await?;
+            return Ok(Destino {
+                base_url: local.base_url(),
+                origem_url: "--local",
+                credencial: Credencial {
+                    chave: local.api_key().to_owned(),
+                    fonte: Fonte::Local(local.key_file()),
+                },
+            });
+        }
+        let (base_url, origem_url) = self.base_url()?;
+        let credencial = credentials::resolver(&self.paths)?.ok_or_else(|| {
+            CliError::new(
+                Kind::Auth,
+                "CHAVE_AUSENTE",
+                "nenhuma chave da API configurada",
+            )
+            .hint("carapi login, ou defina CARAPI_API_KEY; para testar sem conta: --local")
+        })?;
+        Ok(Destino {
+            base_url,
+            origem_url,
+            credencial,
+        })
+    }
+
+    /// The in-process local server, started on first use.
+    ///
+    /// # Errors
+    /// When the store cannot be opened or the server cannot bind.
+    pub async fn local(&mut self) -> Result<&Local> {
+        if self.local.is_none() {
+            let l = Local::iniciar(&self.paths, None).await?;
+            self.local = Some(l);
+        }
+        Ok(self.local.as_ref().expect("just set"))
+    }
+
+    /// A client builder for the destination (base URL, key, user agent).
+    ///
+    /// # Errors
+    /// Those of [`Context::destino`].
+    pub async fn builder(&mut self) -> Result<ClientBuilder> {
+        let d = self.destino().await?;
+        Ok(Client::builder()
+            .base_url(&d.base_url)
+            .api_key(d.credencial.chave)
+            .user_agent(concat!("carapi-cli/", env!("CARGO_PKG_VERSION"))))
+    }
+
+    /// A client with the defaults.
+    ///
+    /// # Errors
+    /// Those of [`Context::destino`] and of building the client.
+    pub async fn client(&mut self) -> Result<Client> {
+        Ok(self.builder().await?.build()?)
+    }
+
+    /// Stops the local server, if one was started.
+    pub async fn encerrar(&mut self) {
+        if let Some(l) = self.local.take() {
+            l.encerrar().await;
+        }
+    }
+}

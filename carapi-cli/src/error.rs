@@ -1,0 +1,265 @@
+//! The one place that maps errors to exit codes and hints (issue 4, "Exit codes").
+//!
+//! | code | meaning |
+//! |---|---|
+//! | 0 | ok (also: stdout closed early, a broken pipe) |
+//! | 1 | other |
+//! | 2 | usage: bad arguments or input (also a 400 about the input) |
+//! | 3 | authentication: key missing or rejected (401) |
+//! | 4 | not found (404) |
+//! | 5 | insufficient balance (402) |
+//! | 6 | limit exceeded (429) |
+//! | 7 | network or server (5xx, transport, undecodable response) |
+//! | 130 | interrupted (Ctrl-C) |
+//!
+//! Every error prints `erro: <message> (<CODE>)` and, when there is one, `dica: <hint>`.
+
+use std::io;
+use std::process::ExitCode;
+
+use carapi_sdk::{Error as SdkError, ErrorCode};
+
+/// The text listed by `carapi --help` (and the README).
+pub const EXIT_CODES_HELP: &str = "\
+Códigos de saída:
+  0    sucesso
+  1    outro erro
+  2    uso incorreto (argumento ou entrada inválida)
+  3    autenticação (401): chave ausente ou inválida
+  4    não encontrado (404)
+  5    saldo insuficiente (402)
+  6    limite excedido (429)
+  7    rede ou servidor (5xx, falha de conexão)
+  130  interrompido (Ctrl-C)
+
+Ambiente:
+  CARAPI_API_KEY     chave da API (antes do chaveiro e do arquivo)
+  CARAPI_BASE_URL    URL base da API (como --base-url)
+  CARAPI_LOCAL=1     modo local (como --local)
+  CARAPI_CONFIG_DIR  diretório de configuração (config.toml, credentials)
+  CARAPI_DATA_DIR    diretório de dados do modo local
+  CARAPI_KEYRING=off não usar o chaveiro do sistema (usa o arquivo 0600)
+  NO_COLOR           sem cores";
+
+/// The class of an error: decides the exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Exit 1.
+    Other,
+    /// Exit 2.
+    Usage,
+    /// Exit 3 (401, or no key).
+    Auth,
+    /// Exit 4 (404).
+    NotFound,
+    /// Exit 5 (402).
+    Balance,
+    /// Exit 6 (429).
+    Limit,
+    /// Exit 7 (5xx, transport).
+    Network,
+    /// Exit 130 (Ctrl-C).
+    Interrupted,
+    /// Exit 0, silently: stdout was closed (`carapi historico | head`).
+    BrokenPipe,
+}
+
+impl Kind {
+    /// The process exit code.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Kind::Other => 1,
+            Kind::Usage => 2,
+            Kind::Auth => 3,
+            Kind::NotFound => 4,
+            Kind::Balance => 5,
+            Kind::Limit => 6,
+            Kind::Network => 7,
+            Kind::Interrupted => 130,
+            Kind::BrokenPipe => 0,
+        }
+    }
+}
+
+/// An error of the CLI: what to print and how to exit.
+#[derive(Debug)]
+pub struct CliError {
+    /// The class (exit code).
+    pub kind: Kind,
+    /// Stable code shown in parentheses: the API's code (`SALDO_INSUFICIENTE`) or the CLI's own.
+    pub code: String,
+    /// Readable message in Portuguese.
+    pub message: String,
+    /// What to do next.
+    pub hint: Option<String>,
+}
+
+/// Result with [`CliError`].
+pub type Result<T, E = CliError> = std::result::Result<T, E>;
+
+impl CliError {
+    /// A new error.
+    pub fn new(kind: Kind, code: impl Into<String>, message: impl Into<String>) -> Self {
+        CliError {
+            kind,
+            code: code.into(),
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// Adds (replaces) the hint.
+    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// A usage error (exit 2) with code `USO`.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self::new(Kind::Usage, "USO", message)
+    }
+
+    /// Any other failure (exit 1).
+    pub fn other(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(Kind::Other, code, message)
+    }
+
+    /// Ctrl-C (exit 130) with how to resume.
+    pub fn interrupted(hint: impl Into<String>) -> Self {
+        Self::new(
+            Kind::Interrupted,
+            "INTERROMPIDO",
+            "interrompido pelo usuário",
+        )
+        .hint(hint)
+    }
+
+    /// The exit code.
+    pub fn exit_code(&self) -> ExitCode {
+        ExitCode::from(self.kind.exit_code())
+    }
+
+    /// A file-system error about `path`.
+    pub fn io_at(path: &std::path::Path, e: io::Error) -> Self {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            return e.into();
+        }
+        Self::other("ES", format!("{}: {e}", path.display()))
+    }
+}
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+impl std::error::Error for CliError {}
+
+impl From<io::Error> for CliError {
+    fn from(e: io::Error) -> Self {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            CliError::new(Kind::BrokenPipe, "EPIPE", "saída fechada")
+        } else {
+            CliError::other("ES", format!("erro de E/S: {e}"))
+        }
+    }
+}
+
+impl From<SdkError> for CliError {
+    fn from(e: SdkError) -> Self {
+        match &e {
+            SdkError::Api(api) => from_api(api.status, &api.code, &api.message),
+            SdkError::Validation(v) => CliError::new(Kind::Usage, "ENTRADA_INVALIDA", v.to_string())
+                .hint("confira o valor: código CAR `UF-IIIIIII-<32 hex>`, CPF com 11 dígitos ou CNPJ com 14"),
+            SdkError::Transport { .. } => CliError::new(Kind::Network, "REDE", e.to_string())
+                .hint("verifique a conexão e a URL base (carapi config show) e tente de novo"),
+            SdkError::Decode { .. } => CliError::new(Kind::Network, "RESPOSTA_INVALIDA", e.to_string())
+                .hint("a resposta do servidor não segue o contrato; confira a URL base (carapi config show)"),
+            SdkError::SpendLimit { .. } => CliError::other("CUSTO_MAXIMO", e.to_string())
+                .hint("aumente --max-custo para continuar"),
+            SdkError::Timeout { recarga_id, .. } => CliError::other("TEMPO_ESGOTADO", e.to_string())
+                .hint(format!("para continuar aguardando: carapi recarga status {recarga_id} --wait")),
+            SdkError::Io(io) if io.kind() == io::ErrorKind::BrokenPipe => {
+                CliError::new(Kind::BrokenPipe, "EPIPE", "saída fechada")
+            }
+            SdkError::Config(_) => CliError::new(Kind::Usage, "CONFIG", e.to_string())
+                .hint("confira a URL base: carapi config set base-url URL"),
+            _ => CliError::other("ERRO", e.to_string()),
+        }
+    }
+}
+
+fn from_api(status: u16, code: &ErrorCode, message: &str) -> CliError {
+    let (kind, hint): (Kind, Option<&str>) = match status {
+        401 => (
+            Kind::Auth,
+            Some("confira a chave: carapi login (ou a variável CARAPI_API_KEY)"),
+        ),
+        402 => (
+            Kind::Balance,
+            Some("faça uma recarga: carapi recarga criar 500 (veja carapi recarga faixas)"),
+        ),
+        404 => (Kind::NotFound, Some(not_found_hint(code))),
+        429 => (
+            Kind::Limit,
+            Some(
+                "limite de requisições ou limite diário/mensal atingido: veja carapi saldo e carapi limites",
+            ),
+        ),
+        400 => match code {
+            ErrorCode::DocumentoAusente => {
+                (Kind::Other, Some("cadastre um CPF/CNPJ no painel da conta"))
+            }
+            ErrorCode::ConfirmacaoPrecosObrigatoria => (
+                Kind::Usage,
+                Some("confirme a nova tabela de preços: --confirmar-novos-precos"),
+            ),
+            ErrorCode::ValorMinimo => (Kind::Usage, Some("o valor mínimo de recarga é R$ 500,00")),
+            _ => (Kind::Usage, None),
+        },
+        s if s >= 500 => (
+            Kind::Network,
+            Some("falha do servidor; tente de novo em instantes"),
+        ),
+        _ => (Kind::Other, None),
+    };
+    let mut err = CliError::new(kind, code.as_str(), message);
+    err.hint = hint.map(str::to_owned);
+    err
+}
+
+fn not_found_hint(code: &ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::CpfCnpjNaoEncontrado => "nenhum CAR vinculado a este documento",
+        ErrorCode::RecargaNaoEncontrada => "confira o ID com carapi recargas",
+        ErrorCode::ReciboNaoEncontrado => "o recibo deste CAR não está disponível",
+        _ => "confira o código CAR",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use carapi_sdk::ApiError;
+
+    fn api(status: u16, code: ErrorCode) -> CliError {
+        SdkError::Api(ApiError::new(status, code, "msg")).into()
+    }
+
+    #[test]
+    fn statuses_map_to_exit_codes() {
+        assert_eq!(api(401, ErrorCode::TokenInvalido).kind.exit_code(), 3);
+        assert_eq!(api(404, ErrorCode::CarNaoEncontrado).kind.exit_code(), 4);
+        assert_eq!(api(402, ErrorCode::SaldoInsuficiente).kind.exit_code(), 5);
+        assert_eq!(api(429, ErrorCode::LimiteExcedido).kind.exit_code(), 6);
+        assert_eq!(api(503, ErrorCode::ServicoIndisponivel).kind.exit_code(), 7);
+        assert_eq!(api(400, ErrorCode::CodigoCarInvalido).kind.exit_code(), 2);
+        assert_eq!(
+            api(402, ErrorCode::SaldoInsuficiente).code,
+            "SALDO_INSUFICIENTE"
+        );
+        let pipe: CliError = io::Error::from(io::ErrorKind::BrokenPipe).into();
+        assert_eq!(pipe.kind.exit_code(), 0);
+    }
+}

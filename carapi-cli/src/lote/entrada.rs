@@ -1,0 +1,164 @@
+//! Reading a batch's input file: one key per line, or the first column of a CSV.
+//!
+//! - Empty lines and lines starting with `#` are skipped.
+//! - The delimiter is `,` unless the first line has `;` and no `,` (spreadsheets saved in
+//!   Brazilian locale use `;`). Quotes are CSV quotes.
+//! - A first row whose first column is not a valid key and has no digit is a header and skipped.
+//! - Each key is normalised by the SDK's parser (`CodigoCar::parse`, `CpfCnpj::parse`: case,
+//!   dots, masks); duplicates are dropped after normalisation, keeping the first occurrence's order;
+//!   invalid keys are reported with their line number and never sent.
+
+use carapi_sdk::{CodigoCar, CpfCnpj};
+
+/// Which kind of key a batch reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TipoChave {
+    /// CAR codes (`car`, `completo`, `recibo`).
+    Car,
+    /// CPF/CNPJ (`proprietario`).
+    Documento,
+}
+
+impl TipoChave {
+    /// Normalises and validates one key; the canonical form or the reason it is invalid.
+    ///
+    /// # Errors
+    /// The validation message (Portuguese).
+    pub fn normalizar(self, raw: &str) -> Result<String, String> {
+        match self {
+            TipoChave::Car => CodigoCar::parse(raw)
+                .map(|c| c.as_str().to_owned())
+                .map_err(|e| e.to_string()),
+            TipoChave::Documento => CpfCnpj::parse(raw)
+                .map(|c| c.as_str().to_owned())
+                .map_err(|e| e.to_string()),
+        }
+    }
+}
+
+/// A key that was not sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalida {
+    /// 1-based line number in the input file.
+    pub linha: usize,
+    /// The text as read.
+    pub valor: String,
+    /// Why.
+    pub motivo: String,
+}
+
+/// The parsed input.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Entrada {
+    /// Canonical keys, unique, in input order.
+    pub chaves: Vec<String>,
+    /// Invalid keys (reported, not sent).
+    pub invalidas: Vec<Invalida>,
+    /// How many duplicates were dropped.
+    pub duplicadas: usize,
+}
+
+/// Parses the text of an input file.
+pub fn ler(texto: &str, tipo: TipoChave) -> Entrada {
+    let texto = texto.strip_prefix('\u{feff}').unwrap_or(texto);
+    let primeira = texto
+        .lines()
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .unwrap_or("");
+    let delim = if primeira.contains(';') && !primeira.contains(',') {
+        b';'
+    } else {
+        b','
+    };
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(delim)
+        .comment(Some(b'#'))
+        .trim(csv::Trim::All)
+        .from_reader(texto.as_bytes());
+    let mut entrada = Entrada::default();
+    let mut vistas = std::collections::HashSet::new();
+    let mut primeira_linha = true;
+    for record in reader.records() {
+        let (linha, valor) = match record {
+            Ok(r) => (
+                r.position().map_or(0, |p| p.line() as usize),
+                r.get(0).unwrap_or("").to_owned(),
+            ),
+            Err(e) => {
+                let linha = e.position().map_or(0, |p| p.line() as usize);
+                entrada.invalidas.push(Invalida {
+                    linha,
+                    valor: String::new(),
+                    motivo: e.to_string(),
+                });
+                continue;
+            }
+        };
+        if valor.is_empty() {
+            continue;
+        }
+        let eh_primeira = std::mem::replace(&mut primeira_linha, false);
+        match tipo.normalizar(&valor) {
+            Ok(chave) => {
+                if vistas.insert(chave.clone()) {
+                    entrada.chaves.push(chave);
+                } else {
+                    entrada.duplicadas += 1;
+                }
+            }
+            Err(_) if eh_primeira && !valor.chars().any(|c| c.is_ascii_digit()) => {} // header
+            Err(motivo) => entrada.invalidas.push(Invalida {
+                linha,
+                valor,
+                motivo,
+            }),
+        }
+    }
+    entrada
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47";
+
+    #[test]
+    fn lines_csv_header_duplicates_invalid() {
+        let text = format!(
+            "codigo_car,obs\n{A},primeiro\n\n# comentário\n{},dup\ndf-5300108-b69b.317d.d02c.43da.a77a.0784.aeef.7d47\nXX-123,ruim\nZZ-0000000-SANDBOXCARBASICO0000000000000000\n",
+            A.to_lowercase()
+        );
+        let e = ler(&text, TipoChave::Car);
+        assert_eq!(
+            e.chaves,
+            vec![
+                A.to_owned(),
+                "ZZ-0000000-SANDBOXCARBASICO0000000000000000".to_owned()
+            ]
+        );
+        assert_eq!(e.duplicadas, 2);
+        assert_eq!(e.invalidas.len(), 1);
+        assert_eq!(e.invalidas[0].valor, "XX-123");
+        assert_eq!(e.invalidas[0].linha, 7);
+    }
+
+    #[test]
+    fn semicolon_csv_and_masked_documents() {
+        let e = ler(
+            "documento;nome\n529.982.247-25;Fulano\n52998224725;dup\n123.456.789-00;x\n",
+            TipoChave::Documento,
+        );
+        assert_eq!(e.chaves, vec!["52998224725".to_owned()]);
+        assert_eq!(e.duplicadas, 1);
+        assert_eq!(e.invalidas.len(), 1);
+    }
+
+    #[test]
+    fn first_row_with_digits_is_not_a_header() {
+        let e = ler("12345\n", TipoChave::Documento);
+        assert_eq!(e.invalidas.len(), 1);
+    }
+}

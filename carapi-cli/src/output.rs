@@ -1,0 +1,325 @@
+//! The one output object: every byte the CLI writes goes through [`Shell`].
+//!
+//! Rules (issue 4, "Output"):
+//! - data (tables, JSON, CSV, the QR code of a top-up) goes to **stdout**;
+//! - spinners, progress bars and status messages go to **stderr**, and only when stderr is a
+//!   terminal and `--quiet` is off ([`Shell::status`]);
+//! - notes a script may need (batch plan and summary, where a file was saved) go to stderr unless
+//!   `--quiet` ([`Shell::note`]); warnings and errors always go to stderr;
+//! - colour only when the stream is a terminal, `--no-color` is off and `NO_COLOR` is unset, so
+//!   piped output never contains escape codes.
+//!
+//! Tests build a `Shell` over in-memory buffers with [`Shell::from_write`] (no terminal, no colour),
+//! as cargo's `Shell::from_write` and gh's `iostreams.Test()` do.
+
+use std::io::{self, IsTerminal, Write};
+use std::sync::{Arc, Mutex};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+
+use crate::format::{Campos, Tabela};
+
+/// The output format chosen with `-o/--output`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Formato {
+    /// tabela com rótulos em português, dinheiro como R$ 1.234,56, horário de Brasília
+    #[default]
+    Table,
+    /// o JSON da API para o objeto
+    Json,
+    /// CSV com cabeçalho e uma linha por item (valores crus: ISO 8601, ponto decimal)
+    Csv,
+}
+
+/// Where stdout/stderr go and what they are.
+pub struct Shell {
+    out: Box<dyn Write + Send>,
+    err: Box<dyn Write + Send>,
+    out_tty: bool,
+    err_tty: bool,
+    stdin_tty: bool,
+    color: bool,
+    quiet: bool,
+}
+
+impl std::fmt::Debug for Shell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shell")
+            .field("out_tty", &self.out_tty)
+            .field("err_tty", &self.err_tty)
+            .field("color", &self.color)
+            .field("quiet", &self.quiet)
+            .finish()
+    }
+}
+
+impl Shell {
+    /// The process's real stdout/stderr; `no_color` is `--no-color` (the `NO_COLOR` environment
+    /// variable is honoured too).
+    pub fn from_std(quiet: bool, no_color: bool) -> Self {
+        let no_color = no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        Shell {
+            out_tty: io::stdout().is_terminal(),
+            err_tty: io::stderr().is_terminal(),
+            stdin_tty: io::stdin().is_terminal(),
+            out: Box::new(io::stdout()),
+            err: Box::new(io::stderr()),
+            color: !no_color,
+            quiet,
+        }
+    }
+
+    /// A shell over arbitrary writers (tests): neither stream is a terminal, no colour.
+    pub fn from_write(out: Box<dyn Write + Send>, err: Box<dyn Write + Send>) -> Self {
+        Shell {
+            out,
+            err,
+            out_tty: false,
+            err_tty: false,
+            stdin_tty: false,
+            color: false,
+            quiet: false,
+        }
+    }
+
+    /// True when stdout is a terminal.
+    pub fn out_is_tty(&self) -> bool {
+        self.out_tty
+    }
+
+    /// True when stderr is a terminal.
+    pub fn err_is_tty(&self) -> bool {
+        self.err_tty
+    }
+
+    /// True when escape codes may be written to stdout.
+    pub fn out_color(&self) -> bool {
+        self.color && self.out_tty
+    }
+
+    /// True when escape codes may be written to stderr.
+    pub fn err_color(&self) -> bool {
+        self.color && self.err_tty
+    }
+
+    /// True when `--quiet` was given.
+    pub fn is_quiet(&self) -> bool {
+        self.quiet
+    }
+
+    /// True when a question can be asked: stdin and stderr are both terminals.
+    pub fn can_prompt(&self) -> bool {
+        self.stdin_tty && self.err_tty
+    }
+
+    /// The data stream (stdout).
+    pub fn out(&mut self) -> &mut dyn Write {
+        &mut *self.out
+    }
+
+    /// Writes one line of data to stdout.
+    ///
+    /// # Errors
+    /// The write error (a broken pipe becomes exit code 0 in [`crate::error`]).
+    pub fn line(&mut self, text: impl AsRef<str>) -> io::Result<()> {
+        writeln!(self.out, "{}", text.as_ref())
+    }
+
+    /// A status message (progress narration) on stderr: only when stderr is a terminal and not quiet.
+    pub fn status(&mut self, text: impl AsRef<str>) {
+        if self.err_tty && !self.quiet {
+            let _ = writeln!(self.err, "{}", text.as_ref());
+        }
+    }
+
+    /// A note on stderr a script may want too (batch plan/summary, saved file): unless quiet.
+    pub fn note(&mut self, text: impl AsRef<str>) {
+        if !self.quiet {
+            let _ = writeln!(self.err, "{}", text.as_ref());
+        }
+    }
+
+    /// A warning on stderr (always): `aviso: <text>`.
+    pub fn warn(&mut self, text: impl AsRef<str>) {
+        let label = self.paint_err("aviso:", "33;1");
+        let _ = writeln!(self.err, "{label} {}", text.as_ref());
+    }
+
+    /// An error on stderr (always): `erro: <message> (<CODE>)` and, when given, `dica: <hint>`.
+    pub fn error(&mut self, message: &str, code: &str, hint: Option<&str>) {
+        let label = self.paint_err("erro:", "31;1");
+        let _ = writeln!(self.err, "{label} {message} ({code})");
+        if let Some(hint) = hint {
+            let label = self.paint_err("dica:", "36");
+            let _ = writeln!(self.err, "{label} {hint}");
+        }
+        let _ = self.err.flush();
+    }
+
+    fn paint_err(&self, text: &str, sgr: &str) -> String {
+        if self.err_color() {
+            format!("\x1b[{sgr}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    /// Flushes both streams.
+    ///
+    /// # Errors
+    /// The flush error of stdout.
+    pub fn flush(&mut self) -> io::Result<()> {
+        let _ = self.err.flush();
+        self.out.flush()
+    }
+
+    /// Pretty JSON of `value` on stdout, followed by a newline.
+    ///
+    /// # Errors
+    /// Write errors.
+    pub fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> io::Result<()> {
+        serde_json::to_writer_pretty(&mut self.out, value).map_err(io::Error::other)?;
+        writeln!(self.out)
+    }
+
+    /// One object in the chosen format: a two-column table (`Campo | Valor`), or CSV with one row.
+    /// (JSON is printed by the caller from the SDK model.)
+    ///
+    /// # Errors
+    /// Write errors.
+    pub fn campos(&mut self, campos: &Campos, formato: Formato) -> io::Result<()> {
+        match formato {
+            Formato::Csv => self.csv(&campos.as_tabela()),
+            _ => {
+                let table = campos.to_table(self.out_color());
+                writeln!(self.out, "{table}")
+            }
+        }
+    }
+
+    /// A list in table or CSV form.
+    ///
+    /// # Errors
+    /// Write errors.
+    pub fn tabela(&mut self, tabela: &Tabela, formato: Formato) -> io::Result<()> {
+        match formato {
+            Formato::Csv => self.csv(tabela),
+            _ => {
+                if tabela.linhas.is_empty() {
+                    self.status("(nenhum item)");
+                    return Ok(());
+                }
+                let table = tabela.to_table(self.out_color());
+                writeln!(self.out, "{table}")
+            }
+        }
+    }
+
+    fn csv(&mut self, tabela: &Tabela) -> io::Result<()> {
+        let mut w = csv::Writer::from_writer(&mut self.out);
+        w.write_record(tabela.colunas.iter().map(|c| c.chave))
+            .map_err(csv_io)?;
+        for linha in &tabela.linhas {
+            w.write_record(linha.iter().map(|c| c.bruto.as_str()))
+                .map_err(csv_io)?;
+        }
+        w.flush()
+    }
+
+    /// A spinner on stderr (hidden unless stderr is a terminal and not quiet).
+    pub fn spinner(&self, message: impl Into<String>) -> ProgressBar {
+        let pb = ProgressBar::with_draw_target(None, self.progress_target());
+        pb.set_style(
+            ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"),
+        );
+        pb.set_message(message.into());
+        pb.enable_steady_tick(std::time::Duration::from_millis(120));
+        pb
+    }
+
+    /// A progress bar with ETA on stderr (hidden unless stderr is a terminal and not quiet).
+    pub fn progress(&self, len: u64, template: &str) -> ProgressBar {
+        let pb = ProgressBar::with_draw_target(Some(len), self.progress_target());
+        pb.set_style(
+            ProgressStyle::with_template(template)
+                .expect("valid template")
+                .progress_chars("█▉▊▋▌▍▎▏ "),
+        );
+        pb
+    }
+
+    fn progress_target(&self) -> ProgressDrawTarget {
+        if self.err_tty && !self.quiet {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        }
+    }
+}
+
+fn csv_io(e: csv::Error) -> io::Error {
+    match e.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        other => io::Error::other(format!("{other:?}")),
+    }
+}
+
+/// A cloneable in-memory writer for tests of code that takes a [`Shell`].
+#[derive(Debug, Clone, Default)]
+pub struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+impl Buffer {
+    /// Everything written so far, as UTF-8 (lossy).
+    pub fn contents(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap_or_else(|e| e.into_inner())).into_owned()
+    }
+}
+
+impl Write for Buffer {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::Celula;
+
+    #[test]
+    fn buffers_get_data_and_errors_but_no_status_or_colour() {
+        let (out, err) = (Buffer::default(), Buffer::default());
+        let mut sh = Shell::from_write(Box::new(out.clone()), Box::new(err.clone()));
+        sh.status("girando");
+        sh.note("nota");
+        sh.error("falhou", "X", Some("tente de novo"));
+        sh.line("dado").unwrap();
+        assert_eq!(out.contents(), "dado\n");
+        assert_eq!(
+            err.contents(),
+            "nota\nerro: falhou (X)\ndica: tente de novo\n"
+        );
+        assert!(!err.contents().contains('\x1b'));
+    }
+
+    #[test]
+    fn csv_uses_raw_values_and_keys() {
+        let out = Buffer::default();
+        let mut sh = Shell::from_write(Box::new(out.clone()), Box::new(Buffer::default()));
+        let mut t = Tabela::new(&[("valor", "Valor"), ("nome", "Nome")]);
+        t.linha(vec![
+            Celula::dinheiro(rust_decimal::Decimal::new(123456, 2)),
+            Celula::texto("a,b"),
+        ]);
+        sh.tabela(&t, Formato::Csv).unwrap();
+        assert_eq!(out.contents(), "valor,nome\n1234.56,\"a,b\"\n");
+    }
+}
