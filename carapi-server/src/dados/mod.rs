@@ -1,10 +1,33 @@
 //! CAR records the reference server answers with: the bundled real SICAR records (completed with
 //! synthetic owners, matrículas and coordinates), CSV import in the public SICAR columns, and a
 //! deterministic synthetic generator.
+//!
+//! - [`bundled`]: the 20 real SICAR records in `carapi-server/data/sicar/`; [`exemplo_documento`]
+//!   owns several of them.
+//! - [`import::parse_csv`]: any file in the public SICAR columns, completed the same way.
+//! - [`sinteticos`]: `n` records for a seed; [`grandes_proprietarios`] own more than 200 each.
+//! - [`municipios`]: the IBGE municipality and state lists (centroids).
+//! - [`sandbox`]: the fixed answers of the contract's reserved values.
+//!
+//! SICAR publishes no owners or matrículas: every record is completed with plainly fictitious
+//! owners (valid CPF/CNPJ check digits), a matrícula in a fictitious cartório, a made-up protocol
+//! code `UF-IIIIIII-XXXX.XXXX.XXXX.XXXX.XXXX.XXXX.XXXX.XXXX` and the municipality's IBGE centroid
+//! as coordinates, all seeded from the CAR code so every run gives the same data.
 
-use chrono::NaiveDateTime;
+mod completar;
+mod embutidos;
+mod ficticios;
+pub mod import;
+pub mod municipios;
+pub mod sandbox;
+mod sinteticos;
+
+pub use embutidos::{bundled, exemplo_documento};
+pub use sinteticos::{CARS_POR_GRANDE, MINIMO_PARA_GRANDES, grandes_proprietarios, sinteticos};
+
 use carapi_sdk::domain::{br, dms, uf};
 use carapi_sdk::{CarDadosBasicos, CarDadosCompletos, CodigoCar, CpfCnpj};
+use chrono::NaiveDateTime;
 use rust_decimal::Decimal;
 
 /// One owner of a CAR record.
@@ -88,8 +111,13 @@ impl Imovel {
     /// documents, each joined with `", "`.
     pub fn dados_completos(&self) -> CarDadosCompletos {
         let join = |f: &dyn Fn(&Proprietario) -> String| {
-            (!self.proprietarios.is_empty())
-                .then(|| self.proprietarios.iter().map(f).collect::<Vec<_>>().join(", "))
+            (!self.proprietarios.is_empty()).then(|| {
+                self.proprietarios
+                    .iter()
+                    .map(f)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
         };
         CarDadosCompletos {
             basicos: self.dados_basicos(),

@@ -1,0 +1,165 @@
+//! The 20 real public SICAR records bundled in `carapi-server/data/sicar/` (MIT, see the LICENSE
+//! there), 10 in Brasília (DF) and 10 in Sorriso (MT), embedded at compile time.
+
+use carapi_sdk::CpfCnpj;
+
+use super::{Imovel, completar, import};
+
+const IMOVEIS_DF: &str = include_str!("../../data/sicar/imoveis_df.csv");
+const IMOVEIS_MT: &str = include_str!("../../data/sicar/imoveis_mt.csv");
+
+/// The 20 bundled real records (DF file first, then MT, in file order), completed exactly as
+/// [`import::parse_csv`] completes any file: fictitious owners (the first always one of a fixed
+/// set of 7, so owners repeat across records), matrícula, protocol code, IBGE centroid.
+///
+/// One record, `DF-5300108-277959445CC745B68C065E77AB1F2B42`, has status `PE` and therefore no
+/// receipt (404 `RECIBO_NAO_ENCONTRADO`); the other 19 have one, including
+/// `DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47`.
+///
+/// Parsing the embedded files cannot fail on user input; a failure would be a broken build and
+/// panics with the file's error.
+pub fn bundled() -> Vec<Imovel> {
+    [
+        ("data/sicar/imoveis_df.csv", IMOVEIS_DF),
+        ("data/sicar/imoveis_mt.csv", IMOVEIS_MT),
+    ]
+    .into_iter()
+    .flat_map(|(nome, csv)| {
+        import::parse_csv(csv.as_bytes()).unwrap_or_else(|e| panic!("{nome}: {e}"))
+    })
+    .collect()
+}
+
+/// An owner document tied to several bundled records (3 of them, in Sorriso, MT): `385.211.390-39`, the
+/// fictitious "Fulano de Tal Exemplo". Handy for trying `GET /v1/proprietario/{cpfCnpj}` on
+/// the real data.
+pub fn exemplo_documento() -> CpfCnpj {
+    completar::conhecidos()[0].documento.clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use carapi_sdk::CodigoCar;
+    use carapi_sdk::domain::dms;
+
+    use super::*;
+    use crate::dados::municipios;
+
+    #[test]
+    fn vinte_registros_reais_com_codigos_validos() {
+        let v = bundled();
+        assert_eq!(v.len(), 20);
+        let codigos: HashSet<&str> = v.iter().map(|i| i.codigo_car.as_str()).collect();
+        assert_eq!(codigos.len(), 20);
+        for i in &v {
+            assert_eq!(
+                CodigoCar::parse(i.codigo_car.as_str()).as_ref(),
+                Ok(&i.codigo_car)
+            );
+            assert!(!i.codigo_car.is_sandbox());
+            assert!((1..=3).contains(&i.proprietarios.len()));
+            for p in &i.proprietarios {
+                assert_eq!(
+                    CpfCnpj::parse(p.documento.formatado()).as_ref(),
+                    Ok(&p.documento)
+                );
+                assert!(!p.nome.is_empty());
+            }
+            let m = municipios::por_codigo(i.codigo_municipio_ibge).expect("município");
+            assert_eq!(
+                (i.latitude, i.longitude),
+                (Some(m.latitude), Some(m.longitude))
+            );
+            let cartorio = i.matricula_cartorio.as_deref().unwrap_or_default();
+            assert!(
+                cartorio.ends_with(&format!("{} (fictício)", i.municipio)),
+                "{cartorio}"
+            );
+        }
+    }
+
+    #[test]
+    fn registro_conhecido_tem_os_valores_do_sicar_e_recibo() {
+        let v = bundled();
+        let i = v
+            .iter()
+            .find(|i| i.codigo_car.as_str() == "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47")
+            .expect("registro DF conhecido");
+        assert!(i.tem_recibo);
+        let d = i.dados_completos();
+        assert_eq!(d.basicos.area_total_ha.as_deref(), Some("2,0131"));
+        assert_eq!(d.basicos.modulos_fiscais.as_deref(), Some("0,4026"));
+        assert_eq!(
+            d.basicos.data_cadastro.as_deref(),
+            Some("09/05/2014 17:16:10")
+        );
+        assert_eq!(d.basicos.uf.as_deref(), Some("Distrito Federal"));
+        assert_eq!(d.basicos.municipio.as_deref(), Some("Brasília"));
+        assert_eq!(d.basicos.tipo_imovel.as_deref(), Some("IRU"));
+        assert_eq!(
+            i.condicao.as_deref(),
+            Some("Analisado, aguardando atendimento a notificação")
+        );
+        assert_eq!(
+            i.data_atualizacao
+                .map(carapi_sdk::domain::br::format_data)
+                .as_deref(),
+            Some("12/11/2018 11:49:43")
+        );
+        // DMS of the IBGE centroid of Brasília (-15.7795, -47.9297), contract shape.
+        assert_eq!(d.basicos.latitude.as_deref(), Some("15°46'46,20 S"));
+        assert_eq!(d.basicos.longitude.as_deref(), Some("47°55'46,92 O"));
+        let protocolo = d.basicos.codigo_protocolo.unwrap_or_default();
+        assert!(
+            protocolo.starts_with("DF-5300108-") && protocolo.len() == 11 + 39,
+            "{protocolo}"
+        );
+    }
+
+    #[test]
+    fn coordenadas_no_formato_do_contrato() {
+        for i in bundled() {
+            let d = i.dados_basicos();
+            for (s, fim) in [(d.latitude, " S"), (d.longitude, " O")] {
+                let s = s.expect("coordenada");
+                assert!(s.ends_with(fim), "{s}");
+                let (graus, resto) = s.split_once('°').expect("°");
+                let (min, seg) = resto.split_once('\'').expect("'");
+                let seg = seg.trim_end_matches(fim);
+                let (int, cent) = seg.split_once(',').expect(",");
+                assert!(graus.parse::<u8>().is_ok() && min.len() == 2 && int.len() == 2);
+                assert_eq!(cent.len(), 2, "{s}");
+                assert!(dms::parse(&s).is_ok(), "{s}");
+            }
+        }
+    }
+
+    #[test]
+    fn exatamente_um_sem_recibo() {
+        let sem: Vec<String> = bundled()
+            .into_iter()
+            .filter(|i| !i.tem_recibo)
+            .map(|i| i.codigo_car.to_string())
+            .collect();
+        assert_eq!(sem, ["DF-5300108-277959445CC745B68C065E77AB1F2B42"]);
+    }
+
+    #[test]
+    fn documento_de_exemplo_tem_varios_cars() {
+        let doc = exemplo_documento();
+        assert_eq!(doc.formatado(), "385.211.390-39");
+        let cars: HashSet<String> = bundled()
+            .into_iter()
+            .filter(|i| i.proprietarios.iter().any(|p| p.documento == doc))
+            .map(|i| i.codigo_car.to_string())
+            .collect();
+        assert_eq!(cars.len(), 3, "{cars:?}");
+    }
+
+    #[test]
+    fn completar_e_deterministico() {
+        assert_eq!(bundled(), bundled());
+    }
+}

@@ -1,0 +1,275 @@
+//! Plainly fictitious values for the parts of a CAR record that SICAR does not publish (owners,
+//! their CPF/CNPJ, matrículas, protocol codes, property names; DOMAIN.md "Public SICAR record
+//! fields"). Every function draws from the caller's seeded RNG, so the data is reproducible.
+//!
+//! Person names end in "de Tal" (the Portuguese placeholder surname, as in "Fulano de Tal") and
+//! company names carry "Fictícia"/"Exemplo", so nobody can take them for real people. Documents
+//! are random bases completed with valid mod-11 check digits
+//! ([`CpfCnpj::from_base`](carapi_sdk::CpfCnpj::from_base)).
+
+use carapi_sdk::CpfCnpj;
+use chrono::{Days, NaiveDateTime};
+use rand::Rng;
+use rand::seq::IndexedRandom;
+use rand_chacha::ChaCha8Rng;
+use rust_decimal::Decimal;
+
+use super::Proprietario;
+
+/// The RNG of all reference data: ChaCha8, whose output for a seed is fixed across platforms
+/// and `rand_chacha` versions.
+pub(crate) type Rng8 = ChaCha8Rng;
+
+const PRENOMES: &[&str] = &[
+    "Fulano",
+    "Beltrano",
+    "Sicrano",
+    "Ana",
+    "João",
+    "Maria",
+    "José",
+    "Antônio",
+    "Francisca",
+    "Luiz",
+    "Joana",
+    "Pedro",
+    "Helena",
+    "Tereza",
+    "Raimundo",
+    "Sebastião",
+    "Lúcia",
+    "Otávio",
+    "Cecília",
+    "Benedito",
+];
+const SOBRENOMES: &[&str] = &[
+    "Exemplo",
+    "Fictício",
+    "Modelo",
+    "Teste",
+    "Amostra",
+    "Silva Exemplo",
+    "Souza Fictício",
+    "Oliveira Modelo",
+    "Pereira Teste",
+    "Almeida Amostra",
+];
+const EMPRESAS: &[&str] = &[
+    "Agropecuária Fictícia",
+    "Fazendas Exemplo",
+    "Agrícola Modelo Fictícia",
+    "Pecuária Exemplo",
+    "Cerealista Fictícia",
+    "Florestal Exemplo",
+];
+const SUFIXOS_EMPRESA: &[&str] = &["Ltda", "S.A.", "Ltda - ME", "Eireli"];
+const NOMES_LUGAR: &[&str] = &[
+    "Boa Esperança",
+    "Santa Luzia",
+    "Recanto Verde",
+    "Bela Vista",
+    "São José",
+    "Água Limpa",
+    "Três Irmãos",
+    "Primavera",
+    "Ouro Verde",
+    "Santa Rita",
+    "Bom Jardim",
+    "Vale do Sol",
+    "Pôr do Sol",
+    "Rio Claro",
+    "Campo Alegre",
+    "Sossego",
+];
+
+/// A fictitious person's name, e.g. `"Helena Modelo de Tal"`.
+pub(crate) fn nome_pessoa(rng: &mut Rng8) -> String {
+    let p = PRENOMES.choose(rng).copied().unwrap_or("Fulano");
+    let s = SOBRENOMES.choose(rng).copied().unwrap_or("Exemplo");
+    format!("{p} {s} de Tal")
+}
+
+/// A fictitious company name, e.g. `"Agropecuária Fictícia Santa Luzia Ltda"`.
+pub(crate) fn nome_empresa(rng: &mut Rng8) -> String {
+    let e = EMPRESAS
+        .choose(rng)
+        .copied()
+        .unwrap_or("Agropecuária Fictícia");
+    let l = NOMES_LUGAR.choose(rng).copied().unwrap_or("Primavera");
+    let s = SUFIXOS_EMPRESA.choose(rng).copied().unwrap_or("Ltda");
+    format!("{e} {l} {s}")
+}
+
+/// A random valid CPF (9 random digits plus the two check digits).
+pub(crate) fn cpf(rng: &mut Rng8) -> CpfCnpj {
+    loop {
+        let base: String = (0..9)
+            .map(|_| char::from(b'0' + rng.random_range(0..10u8)))
+            .collect();
+        // `from_base` refuses only repeated-digit documents: draw again.
+        if let Some(doc) = CpfCnpj::from_base(&base) {
+            return doc;
+        }
+    }
+}
+
+/// A random valid numeric CNPJ: 8-digit root, branch `0001`, check digits.
+pub(crate) fn cnpj_numerico(rng: &mut Rng8) -> CpfCnpj {
+    loop {
+        let raiz: String = (0..8)
+            .map(|_| char::from(b'0' + rng.random_range(0..10u8)))
+            .collect();
+        if let Some(doc) = CpfCnpj::from_base(&format!("{raiz}0001")) {
+            return doc;
+        }
+    }
+}
+
+/// A random valid alphanumeric CNPJ (IN RFB 2.229/2024): 8-character root and 4-character
+/// branch in `[0-9A-Z]`, numeric check digits.
+pub(crate) fn cnpj_alfanumerico(rng: &mut Rng8) -> CpfCnpj {
+    const ALFABETO: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    loop {
+        let base: String = (0..12)
+            .map(|_| char::from(ALFABETO[rng.random_range(0..ALFABETO.len())]))
+            .collect();
+        if let Some(doc) = CpfCnpj::from_base(&base) {
+            return doc;
+        }
+    }
+}
+
+/// A fresh fictitious owner: 70% people (CPF), 20% companies with a numeric CNPJ, 10% companies
+/// with an alphanumeric CNPJ.
+pub(crate) fn proprietario(rng: &mut Rng8) -> Proprietario {
+    match rng.random_range(0..10u8) {
+        0..7 => Proprietario {
+            documento: cpf(rng),
+            nome: nome_pessoa(rng),
+        },
+        7..9 => Proprietario {
+            documento: cnpj_numerico(rng),
+            nome: nome_empresa(rng),
+        },
+        _ => Proprietario {
+            documento: cnpj_alfanumerico(rng),
+            nome: nome_empresa(rng),
+        },
+    }
+}
+
+/// How many owners a record has: 1 (60%), 2 (30%) or 3 (10%).
+pub(crate) fn quantos_proprietarios(rng: &mut Rng8) -> usize {
+    match rng.random_range(0..10u8) {
+        0..6 => 1,
+        6..9 => 2,
+        _ => 3,
+    }
+}
+
+/// A property name whose kind follows the area: `Chácara` below 10 ha, `Sítio` below 100 ha,
+/// `Fazenda` above.
+pub(crate) fn nome_imovel(rng: &mut Rng8, area_ha: Decimal) -> String {
+    let tipo = if area_ha < Decimal::from(10) {
+        "Chácara"
+    } else if area_ha < Decimal::from(100) {
+        "Sítio"
+    } else {
+        "Fazenda"
+    };
+    let lugar = NOMES_LUGAR.choose(rng).copied().unwrap_or("Primavera");
+    format!("{tipo} {lugar}")
+}
+
+/// A matrícula: number (plain digits, 1,000 to 99,999), date `dd/MM/yyyy` between about 1 and
+/// 40 years before the CAR registration, and the registry office
+/// `Cartório de Registro de Imóveis de <município> (fictício)`.
+pub(crate) fn matricula(
+    rng: &mut Rng8,
+    data_cadastro: NaiveDateTime,
+    municipio: &str,
+) -> (String, String, String) {
+    let numero = rng.random_range(1_000..=99_999u32).to_string();
+    let dias = rng.random_range(365..=14_600u64);
+    let data = data_cadastro
+        .date()
+        .checked_sub_days(Days::new(dias))
+        .unwrap_or(data_cadastro.date());
+    let cartorio = format!("Cartório de Registro de Imóveis de {municipio} (fictício)");
+    (numero, data.format("%d/%m/%Y").to_string(), cartorio)
+}
+
+/// A registration protocol code, made up for the reference data in the shape of the receipt's
+/// dotted CAR code: `<UF>-<IBGE code>-<8 groups of 4 hex digits, dot-separated>`, e.g.
+/// `DF-5300108-1A2B.3C4D.5E6F.7A8B.9C0D.1E2F.3A4B.5C6D` (the official receipt prints its protocol
+/// in this dotted form). The hex part is random, unrelated to the record's CAR hash.
+pub(crate) fn protocolo(rng: &mut Rng8, uf: &str, codigo_ibge: u32) -> String {
+    let grupos: Vec<String> = (0..8)
+        .map(|_| format!("{:04X}", rng.random_range(0..=u16::MAX)))
+        .collect();
+    format!("{uf}-{codigo_ibge:07}-{}", grupos.join("."))
+}
+
+/// 64-bit FNV-1a of `s`: a stable seed derived from a CAR code (std's `Hasher`s are not
+/// guaranteed stable across releases).
+pub(crate) fn semente(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use carapi_sdk::domain::TipoDocumento;
+    use rand::SeedableRng;
+
+    #[test]
+    fn documentos_gerados_sao_validos_e_dos_tres_tipos() {
+        let mut rng = Rng8::seed_from_u64(7);
+        let (mut cpfs, mut numericos, mut alfa) = (0, 0, 0);
+        for _ in 0..500 {
+            let p = proprietario(&mut rng);
+            // Re-parse the masked form: the check digits must hold.
+            assert_eq!(
+                CpfCnpj::parse(p.documento.formatado()).as_ref(),
+                Ok(&p.documento)
+            );
+            match p.documento.tipo() {
+                TipoDocumento::Cpf => {
+                    cpfs += 1;
+                    assert!(p.nome.ends_with(" de Tal"), "{}", p.nome);
+                }
+                TipoDocumento::Cnpj if p.documento.as_str().bytes().all(|b| b.is_ascii_digit()) => {
+                    numericos += 1
+                }
+                TipoDocumento::Cnpj => alfa += 1,
+            }
+        }
+        assert!(
+            cpfs > 250 && numericos > 50 && alfa > 10,
+            "{cpfs} {numericos} {alfa}"
+        );
+    }
+
+    #[test]
+    fn protocolo_tem_a_forma_documentada() {
+        let mut rng = Rng8::seed_from_u64(1);
+        let p = protocolo(&mut rng, "DF", 5300108);
+        assert!(p.starts_with("DF-5300108-"), "{p}");
+        let grupos: Vec<&str> = p[11..].split('.').collect();
+        assert_eq!(grupos.len(), 8);
+        assert!(
+            grupos
+                .iter()
+                .all(|g| g.len() == 4 && g.bytes().all(|b| b.is_ascii_hexdigit()))
+        );
+    }
+
+    #[test]
+    fn semente_e_estavel() {
+        // FNV-1a reference values.
+        assert_eq!(semente(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(semente("a"), 0xaf63_dc4c_8601_ec8c);
+    }
+}

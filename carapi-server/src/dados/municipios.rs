@@ -1,0 +1,172 @@
+//! Brazil's 5,571 municipalities and 27 states from the IBGE lists bundled in
+//! `carapi-server/data/ibge/` (MIT, see the LICENSE there), embedded at compile time.
+//!
+//! Used to place CAR records at their municipality's centroid (the coordinates the reference data
+//! gives every record, DOMAIN.md "Data") and to pick real municipality codes for synthetic data.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+use std::sync::LazyLock;
+
+use rust_decimal::Decimal;
+use serde::Deserialize;
+
+const MUNICIPIOS_CSV: &str = include_str!("../../data/ibge/municipios.csv");
+const ESTADOS_CSV: &str = include_str!("../../data/ibge/estados.csv");
+
+/// One IBGE municipality (`data/ibge/municipios.csv`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Municipio {
+    /// 7-digit IBGE municipality code (`5300108` for Brasília).
+    pub codigo_ibge: u32,
+    /// Official name, with accents (`"Brasília"`).
+    pub nome: String,
+    /// Centroid (seat) latitude, decimal degrees, negative south.
+    pub latitude: Decimal,
+    /// Centroid (seat) longitude, decimal degrees, negative west.
+    pub longitude: Decimal,
+    /// True for state capitals.
+    pub capital: bool,
+    /// 2-digit IBGE code of the state (`53` for DF); the first two digits of `codigo_ibge`.
+    pub codigo_uf: u8,
+}
+
+impl Municipio {
+    /// The two-letter UF of the municipality (`"DF"`), from its IBGE state code.
+    pub fn uf(&self) -> &'static str {
+        carapi_sdk::domain::uf::sigla_por_codigo(self.codigo_uf).unwrap_or("??")
+    }
+}
+
+/// One IBGE state (`data/ibge/estados.csv`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Estado {
+    /// 2-digit IBGE state code (`53`).
+    pub codigo_uf: u8,
+    /// Two-letter code (`"DF"`).
+    pub sigla: String,
+    /// Full name (`"Distrito Federal"`).
+    pub nome: String,
+    /// Region (`"Centro-Oeste"`).
+    pub regiao: String,
+}
+
+#[derive(Deserialize)]
+struct LinhaMunicipio {
+    codigo_ibge: u32,
+    nome: String,
+    latitude: String,
+    longitude: String,
+    capital: u8,
+    codigo_uf: u8,
+}
+
+#[derive(Deserialize)]
+struct LinhaEstado {
+    codigo_uf: u8,
+    uf: String,
+    nome: String,
+    regiao: String,
+}
+
+static MUNICIPIOS: LazyLock<BTreeMap<u32, Municipio>> = LazyLock::new(|| {
+    csv::Reader::from_reader(MUNICIPIOS_CSV.as_bytes())
+        .deserialize::<LinhaMunicipio>()
+        .map(|linha| {
+            let l = linha.expect("data/ibge/municipios.csv: linha malformada");
+            let grau = |s: &str| {
+                Decimal::from_str(s).expect("data/ibge/municipios.csv: coordenada malformada")
+            };
+            let m = Municipio {
+                codigo_ibge: l.codigo_ibge,
+                latitude: grau(&l.latitude),
+                longitude: grau(&l.longitude),
+                nome: l.nome,
+                capital: l.capital == 1,
+                codigo_uf: l.codigo_uf,
+            };
+            (m.codigo_ibge, m)
+        })
+        .collect()
+});
+
+static ESTADOS: LazyLock<BTreeMap<u8, Estado>> = LazyLock::new(|| {
+    // The file starts with a UTF-8 byte-order mark, which would otherwise be part of the first
+    // header name.
+    let texto = ESTADOS_CSV.strip_prefix('\u{feff}').unwrap_or(ESTADOS_CSV);
+    csv::Reader::from_reader(texto.as_bytes())
+        .deserialize::<LinhaEstado>()
+        .map(|linha| {
+            let l = linha.expect("data/ibge/estados.csv: linha malformada");
+            (
+                l.codigo_uf,
+                Estado {
+                    codigo_uf: l.codigo_uf,
+                    sigla: l.uf,
+                    nome: l.nome,
+                    regiao: l.regiao,
+                },
+            )
+        })
+        .collect()
+});
+
+/// The municipality with IBGE code `codigo` (7 digits), if it exists.
+pub fn por_codigo(codigo: u32) -> Option<&'static Municipio> {
+    MUNICIPIOS.get(&codigo)
+}
+
+/// Every municipality, ordered by IBGE code (5,571 of them).
+pub fn todos() -> impl ExactSizeIterator<Item = &'static Municipio> {
+    MUNICIPIOS.values()
+}
+
+/// The state with IBGE code `codigo_uf` (2 digits), if it exists.
+pub fn estado(codigo_uf: u8) -> Option<&'static Estado> {
+    ESTADOS.get(&codigo_uf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use carapi_sdk::domain::uf;
+
+    #[test]
+    fn carrega_todos_os_municipios() {
+        assert_eq!(todos().len(), 5571);
+        let brasilia = por_codigo(5300108).expect("Brasília");
+        assert_eq!(brasilia.nome, "Brasília");
+        assert_eq!(brasilia.uf(), "DF");
+        assert!(brasilia.capital);
+        assert_eq!(
+            por_codigo(5107925).map(|m| m.nome.as_str()),
+            Some("Sorriso")
+        );
+        assert!(por_codigo(9999999).is_none());
+    }
+
+    #[test]
+    fn codigo_uf_bate_com_os_dois_primeiros_digitos() {
+        for m in todos() {
+            assert_eq!(
+                m.codigo_ibge / 100_000,
+                u32::from(m.codigo_uf),
+                "{}",
+                m.nome
+            );
+            assert!(uf::sigla_por_codigo(m.codigo_uf).is_some(), "{}", m.nome);
+            assert!(m.latitude > Decimal::from(-34) && m.latitude < Decimal::from(6));
+            assert!(m.longitude > Decimal::from(-74) && m.longitude < Decimal::from(-28));
+        }
+    }
+
+    #[test]
+    fn estados_concordam_com_a_tabela_do_sdk() {
+        for (sigla, codigo, nome) in uf::UFS {
+            let e = estado(codigo).expect(sigla);
+            assert_eq!(e.sigla, sigla);
+            assert_eq!(e.nome, nome);
+        }
+        assert_eq!(estado(53).map(|e| e.regiao.as_str()), Some("Centro-Oeste"));
+    }
+}

@@ -1,0 +1,247 @@
+//! A deterministic synthetic CAR data set for load tests and demos (`carapi-server seed
+//! --synthetic N --seed S`).
+
+use std::sync::LazyLock;
+
+use carapi_sdk::{CodigoCar, CpfCnpj};
+use chrono::{NaiveDate, TimeDelta};
+use rand::seq::IndexedRandom;
+use rand::{Rng, SeedableRng};
+use rust_decimal::Decimal;
+
+use super::completar::{RegistroSicar, completar_com};
+use super::ficticios::{self, Rng8};
+use super::{Imovel, Proprietario, municipios};
+
+/// With at least this many records, [`sinteticos`] gives each of the
+/// [`grandes_proprietarios`] [`CARS_POR_GRANDE`] CARs.
+pub const MINIMO_PARA_GRANDES: usize = 1000;
+
+/// CARs given to each large owner (more than the 200-item ceiling of an owner lookup, so its
+/// `truncado` is true).
+pub const CARS_POR_GRANDE: usize = 210;
+
+static GRANDES: LazyLock<[Proprietario; 2]> = LazyLock::new(|| {
+    let doc = |base: &str| CpfCnpj::from_base(base).expect("base de documento fixa inválida");
+    [
+        Proprietario {
+            documento: doc("987654320001"),
+            nome: "Agropecuária Fictícia Grande Exemplo S.A.".to_owned(),
+        },
+        Proprietario {
+            documento: doc("GR4NDEEX0001"),
+            nome: "Cooperativa Fictícia Exemplo do Cerrado".to_owned(),
+        },
+    ]
+});
+
+/// The two fixed large owners of synthetic data sets with at least [`MINIMO_PARA_GRANDES`]
+/// records: a numeric CNPJ (`98.765.432/0001-98`) and an alphanumeric one
+/// (`GR.4ND.EEX/0001-73`), each first owner of [`CARS_POR_GRANDE`] records. Their documents do
+/// not depend on the seed.
+pub fn grandes_proprietarios() -> &'static [Proprietario; 2] {
+    &GRANDES
+}
+
+/// `n` synthetic CAR records, the same for the same `(n, seed)`. With the same seed, a larger `n`
+/// extends a smaller one when both are below [`MINIMO_PARA_GRANDES`] or both at least that.
+///
+/// Each record sits in a real IBGE municipality drawn uniformly (the code's UF matches its IBGE
+/// prefix, so every code passes [`CodigoCar::parse`]); the hash is the upper-case hex of a UUIDv4
+/// made from the seeded RNG; registered between 06/05/2014 (SICAR launch) and 2024; area in
+/// hectares from a skewed distribution (40% 1-20 ha, 30% 20-100, 20% 100-1,000,
+/// 10% 1,000-10,000); módulos fiscais = area / the municipality's fiscal module (5 to 110 ha by
+/// region); status 85% `AT`, 8% `PE`, 4% `SU`, 3% `CA`; type 94% `IRU`, 4% `AST`, 2% `PCT`.
+/// Owners are 1 to 3 fresh fictitious people or companies (CPF, numeric and alphanumeric
+/// CNPJ); when `n >= 1000`, the first `2 * 210` records have one of the
+/// [`grandes_proprietarios`] as first owner instead. Then completed like every record (name,
+/// matrícula, protocol, centroid).
+pub fn sinteticos(n: usize, seed: u64) -> Vec<Imovel> {
+    let todos: Vec<&municipios::Municipio> = municipios::todos().collect();
+    let grandes = if n >= MINIMO_PARA_GRANDES {
+        2 * CARS_POR_GRANDE
+    } else {
+        0
+    };
+    let mut rng = Rng8::seed_from_u64(seed);
+    (0..n)
+        .map(|i| {
+            let municipio = todos
+                .choose(&mut rng)
+                .copied()
+                .expect("lista do IBGE vazia");
+            let registro = registro(&mut rng, municipio);
+            let proprietarios = if i < grandes {
+                vec![grandes_proprietarios()[i % 2].clone()]
+            } else {
+                (0..ficticios::quantos_proprietarios(&mut rng))
+                    .map(|_| ficticios::proprietario(&mut rng))
+                    .collect()
+            };
+            completar_com(registro, proprietarios, &mut rng)
+        })
+        .collect()
+}
+
+fn registro(rng: &mut Rng8, m: &municipios::Municipio) -> RegistroSicar {
+    let hash = uuid::Builder::from_random_bytes(rng.random()).into_uuid();
+    let codigo = format!("{}-{:07}-{}", m.uf(), m.codigo_ibge, hash.simple()).to_ascii_uppercase();
+    let codigo_car = CodigoCar::parse(&codigo).expect("código CAR sintético fora do formato");
+
+    let inicio = NaiveDate::from_ymd_opt(2014, 5, 6)
+        .and_then(|d| d.and_hms_opt(8, 0, 0))
+        .expect("data fixa");
+    let dez_anos = 10 * 365 * 24 * 3600;
+    let data_cadastro = inicio + TimeDelta::seconds(rng.random_range(0..dez_anos));
+    let data_atualizacao = rng
+        .random_bool(0.6)
+        .then(|| data_cadastro + TimeDelta::seconds(rng.random_range(3600..4 * 365 * 24 * 3600)));
+
+    let (lo, hi) = match rng.random_range(0..10u8) {
+        0..4 => (1, 20),
+        4..7 => (20, 100),
+        7..9 => (100, 1_000),
+        _ => (1_000, 10_000),
+    };
+    let area = Decimal::new(rng.random_range(lo * 10_000..hi * 10_000), 4);
+    let modulo = Decimal::from(modulo_fiscal_ha(m));
+    let status = match rng.random_range(0..100u8) {
+        0..85 => "AT",
+        85..93 => "PE",
+        93..97 => "SU",
+        _ => "CA",
+    };
+    let tipo = match rng.random_range(0..100u8) {
+        0..94 => "IRU",
+        94..98 => "AST",
+        _ => "PCT",
+    };
+    let condicao = CONDICOES
+        .choose(rng)
+        .copied()
+        .unwrap_or("Aguardando análise");
+    RegistroSicar {
+        codigo_car,
+        status_imovel: status.to_owned(),
+        condicao: Some(condicao.to_owned()),
+        data_cadastro,
+        data_atualizacao,
+        area_total_ha: area,
+        modulos_fiscais: Some((area / modulo).round_dp(4)),
+        tipo_imovel: tipo.to_owned(),
+        municipio: m.nome.clone(),
+        codigo_municipio_ibge: m.codigo_ibge,
+        uf: m.uf().to_owned(),
+    }
+}
+
+const CONDICOES: &[&str] = &[
+    "Aguardando análise",
+    "Em análise",
+    "Analisado, aguardando atendimento a notificação",
+    "Analisado, em conformidade com a Lei nº 12.651/2012",
+    "Aguardando análise, após retificação do cadastrante",
+];
+
+/// The municipality's fiscal module in hectares: 5 ha in DF, otherwise picked deterministically
+/// (by IBGE code) from the range INCRA uses in the region (Sul/Sudeste 5-40 ha, Nordeste 15-90,
+/// Centro-Oeste 30-110, Norte 50-100). Approximate: INCRA's per-municipality table is not bundled.
+fn modulo_fiscal_ha(m: &municipios::Municipio) -> u32 {
+    let faixa: &[u32] = match m.codigo_uf {
+        53 => &[5],
+        11..=17 => &[50, 60, 70, 75, 80, 90, 100],
+        21..=29 => &[15, 20, 30, 35, 45, 55, 60, 65, 70, 75, 90],
+        31..=43 => &[5, 7, 10, 12, 16, 18, 20, 22, 24, 26, 28, 30, 35, 40],
+        _ => &[30, 35, 40, 45, 50, 60, 65, 70, 80, 90, 100, 110],
+    };
+    faixa[m.codigo_ibge as usize % faixa.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{HashMap, HashSet};
+
+    use super::*;
+
+    #[test]
+    fn mesma_semente_mesmos_dados_outra_semente_outros() {
+        let a = sinteticos(50, 42);
+        assert_eq!(a, sinteticos(50, 42));
+        assert_eq!(&sinteticos(80, 42)[..50], &a[..]);
+        let b = sinteticos(50, 43);
+        assert!(a.iter().zip(&b).all(|(x, y)| x.codigo_car != y.codigo_car));
+    }
+
+    #[test]
+    fn codigos_validos_com_municipio_real_e_hash_uuid_v4() {
+        for i in sinteticos(300, 7) {
+            let c = CodigoCar::parse(i.codigo_car.as_str()).expect("código");
+            let m = municipios::por_codigo(i.codigo_municipio_ibge).expect("município real");
+            assert_eq!(c.municipio_ibge(), Some(m.codigo_ibge));
+            assert_eq!(c.uf(), m.uf());
+            assert_eq!(i.uf, m.uf());
+            assert_eq!(i.municipio, m.nome);
+            let hash = &c.as_str()[11..];
+            let uuid = uuid::Uuid::parse_str(hash).expect("hex de UUID");
+            assert_eq!(uuid.get_version_num(), 4, "{hash}");
+            assert_eq!(
+                (i.latitude, i.longitude),
+                (Some(m.latitude), Some(m.longitude))
+            );
+            assert!(i.area_total_ha >= Decimal::ONE && i.area_total_ha < Decimal::from(10_000));
+            assert!(i.modulos_fiscais.is_some_and(|mf| mf > Decimal::ZERO));
+            assert!((1..=3).contains(&i.proprietarios.len()));
+            for p in &i.proprietarios {
+                assert_eq!(
+                    CpfCnpj::parse(p.documento.formatado()).as_ref(),
+                    Ok(&p.documento)
+                );
+            }
+            assert_eq!(i.data_cadastro.and_utc().timestamp_subsec_nanos(), 0);
+        }
+    }
+
+    #[test]
+    fn mil_registros_tem_donos_com_mais_de_200_cars() {
+        let v = sinteticos(1000, 1);
+        let mut por_dono: HashMap<&CpfCnpj, HashSet<&CodigoCar>> = HashMap::new();
+        for i in &v {
+            for p in &i.proprietarios {
+                por_dono
+                    .entry(&p.documento)
+                    .or_default()
+                    .insert(&i.codigo_car);
+            }
+        }
+        for g in grandes_proprietarios() {
+            assert!(por_dono[&g.documento].len() > 200, "{}", g.nome);
+        }
+        assert_eq!(
+            v.iter()
+                .map(|i| &i.codigo_car)
+                .collect::<HashSet<_>>()
+                .len(),
+            1000
+        );
+        let docs: Vec<&CpfCnpj> = por_dono.keys().copied().collect();
+        assert!(
+            docs.iter()
+                .any(|d| d.as_str().bytes().any(|b| b.is_ascii_uppercase()))
+        );
+        assert!(v.iter().any(|i| !i.tem_recibo) && v.iter().filter(|i| i.tem_recibo).count() > 800);
+    }
+
+    #[test]
+    fn poucos_registros_nao_tem_grandes_donos() {
+        let v = sinteticos(100, 1);
+        let grandes: Vec<&CpfCnpj> = grandes_proprietarios()
+            .iter()
+            .map(|p| &p.documento)
+            .collect();
+        assert!(
+            v.iter()
+                .flat_map(|i| &i.proprietarios)
+                .all(|p| !grandes.contains(&&p.documento))
+        );
+    }
+}
