@@ -1,4 +1,39 @@
-//! Reference server for the carapi `/v1` contract.
+//! Reference server for the carapi `/v1` contract: axum over an embedded SQLite store (WAL),
+//! with real money rules, a simulated PIX provider, the payment webhook and reconciliation.
+//!
+//! Library API (used by the CLI's local mode, the top-level tests and the examples):
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), carapi_server::ServerError> {
+//! use carapi_server::{Config, NovaConta, spawn};
+//! let server = spawn(Config::local("sqlite://demo.db")).await?;
+//! let conta = server.criar_conta(NovaConta::default()).await?;
+//! println!("{} {}", server.base_url(), conta.api_key);
+//! server.shutdown().await;
+//! # Ok(()) }
+//! ```
 #![warn(missing_docs)]
 
+pub mod auth;
+pub mod cli;
+pub mod config;
 pub mod dados;
+pub mod fonte;
+pub mod http;
+pub mod ledger;
+pub mod limits;
+pub mod money;
+pub mod openapi;
+pub mod pix;
+pub mod recibo;
+pub mod reconcile;
+pub mod startup;
+pub mod state;
+pub mod store;
+pub mod webhook;
+
+pub use config::{Config, ReciboModo};
+pub use money::Centavos;
+pub use startup::{ContaCriada, NovaConta, RunningServer, ServerError, criar_conta, spawn};
+pub use state::AppState;
+pub use store::{ContaId, Razao};

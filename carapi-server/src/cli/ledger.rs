@@ -1,0 +1,69 @@
+//! `carapi-server ledger check [--conta ID]`: proves balance == credits - debits.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use crate::startup::abrir_store;
+use crate::store::ContaId;
+
+/// Ledger subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum Comando {
+    /// Check every account (or one): balance == credits - debits, debits == charged history,
+    /// credits == initial balance + confirmed top-ups. Exit code 1 when any account fails.
+    Check(CheckArgs),
+}
+
+/// Options of `ledger check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Only this account.
+    #[arg(long)]
+    conta: Option<i64>,
+    #[command(flatten)]
+    banco: super::Banco,
+    /// One JSON object per account.
+    #[arg(long)]
+    json: bool,
+}
+
+pub(super) async fn run(c: Comando) -> anyhow::Result<ExitCode> {
+    let Comando::Check(a) = c;
+    let store = abrir_store(&a.banco.database)
+        .await
+        .context("abrindo o banco")?;
+    let contas = match a.conta {
+        Some(id) => vec![ContaId(id)],
+        None => store.contas().await?,
+    };
+    let mut ok = true;
+    for id in contas {
+        let Some(r) = store.razao(id).await? else {
+            anyhow::bail!("conta {id} não existe");
+        };
+        let consistente = r.consistente();
+        ok &= consistente;
+        if a.json {
+            let mut v = serde_json::to_value(&r)?;
+            v["consistente"] = consistente.into();
+            println!("{v}");
+        } else {
+            println!(
+                "conta {}: saldo {} = créditos {} - débitos {} ; cobrado no histórico {} ; recargas {} ; {}",
+                r.conta_id,
+                r.saldo,
+                r.creditos,
+                r.debitos,
+                r.cobrado_historico,
+                r.creditado_recargas,
+                if consistente { "OK" } else { "INCONSISTENTE" }
+            );
+        }
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

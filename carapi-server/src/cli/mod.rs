@@ -1,0 +1,80 @@
+//! The `carapi-server` command line (issue 3, "Command line"): `serve`, `account create`,
+//! `import`, `seed --synthetic`, `pix pay`, `ledger check`.
+
+mod account;
+mod import;
+mod ledger;
+mod pix;
+mod seed;
+mod serve;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::config::DATABASE_URL_PADRAO;
+
+/// Reference server for the carapi /v1 API.
+#[derive(Debug, Parser)]
+#[command(name = "carapi-server", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub comando: Comando,
+}
+
+/// The `--database` option shared by the commands that open the store.
+#[derive(Debug, clap::Args)]
+pub struct Banco {
+    /// sqlx SQLite URL of the database (created when missing).
+    #[arg(long = "database", env = "CARAPI_DATABASE_URL", default_value = DATABASE_URL_PADRAO)]
+    pub database: String,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Comando {
+    /// Serve the API (creates and migrates the database, loads bundled data into an empty one).
+    Serve(serve::Args),
+    /// Manage API accounts.
+    Account {
+        /// Account subcommand.
+        #[command(subcommand)]
+        comando: account::Comando,
+    },
+    /// Import CAR records from a CSV in the public SICAR columns (idempotent).
+    Import(import::Args),
+    /// Generate realistic synthetic CAR records.
+    Seed(seed::Args),
+    /// Play the PIX payment provider.
+    Pix {
+        /// PIX subcommand.
+        #[command(subcommand)]
+        comando: pix::Comando,
+    },
+    /// Ledger checks.
+    Ledger {
+        /// Ledger subcommand.
+        #[command(subcommand)]
+        comando: ledger::Comando,
+    },
+}
+
+/// Parses the arguments and runs the command; errors go to stderr with exit code 1.
+pub async fn run(cli: Cli) -> ExitCode {
+    let r = match cli.comando {
+        Comando::Serve(a) => serve::run(a).await,
+        Comando::Account { comando } => account::run(comando).await,
+        Comando::Import(a) => import::run(a).await,
+        Comando::Seed(a) => seed::run(a).await,
+        Comando::Pix { comando } => pix::run(comando).await,
+        Comando::Ledger { comando } => ledger::run(comando).await,
+    };
+    match r {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("erro: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! `carapi-server serve`.
+
+use std::net::SocketAddr;
+use std::num::NonZeroU32;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::config::{BIND_PADRAO, Config, ReciboModo, WEBHOOK_SECRET_PADRAO};
+
+/// Options of `serve`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Address to listen on.
+    #[arg(long, env = "CARAPI_BIND", default_value = BIND_PADRAO)]
+    bind: SocketAddr,
+    #[command(flatten)]
+    banco: super::Banco,
+    /// HMAC-SHA256 secret of POST /webhooks/pix.
+    #[arg(long, env = "CARAPI_WEBHOOK_SECRET", default_value = WEBHOOK_SECRET_PADRAO, hide_default_value = true)]
+    webhook_secret: String,
+    /// Seconds between reconciliation passes for pending top-ups.
+    #[arg(long, env = "CARAPI_RECONCILE_INTERVAL", default_value_t = 120)]
+    reconcile_interval: u64,
+    /// Requests per second per API key (0 disables the limiter).
+    #[arg(long, env = "CARAPI_RATE_LIMIT", default_value_t = 10)]
+    rate_limit: u32,
+    /// Receipt behaviour: normal, indisponivel (503) or falha-stream (502).
+    #[arg(long, env = "CARAPI_RECIBO", default_value = "normal")]
+    recibo: ReciboModo,
+    /// Make the simulated PSP fail (POST /v1/recarga answers 502 ERRO_PIX).
+    #[arg(long, env = "CARAPI_PIX_FALHA")]
+    pix_falha: bool,
+    /// Do not load the bundled CAR records into an empty database.
+    #[arg(long)]
+    sem_dados_embutidos: bool,
+}
+
+pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let config = Config {
+        bind: a.bind,
+        database_url: a.banco.database,
+        webhook_secret: a.webhook_secret,
+        reconcile_interval: Duration::from_secs(a.reconcile_interval.max(1)),
+        recibo: a.recibo,
+        pix_falha: a.pix_falha,
+        load_bundled_data: !a.sem_dados_embutidos,
+        rate_limit: NonZeroU32::new(a.rate_limit),
+        ..Config::default()
+    };
+    let server = crate::spawn(config).await?;
+    tracing::info!(endereco = %server.addr(), "carapi-server pronto em {}", server.base_url());
+    eprintln!("carapi-server ouvindo em {}", server.base_url());
+    sinal().await;
+    tracing::info!("sinal recebido; encerrando");
+    server.shutdown().await;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Resolves on SIGINT or (Unix) SIGTERM.
+async fn sinal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}

@@ -1,0 +1,101 @@
+//! Server configuration: everything `spawn` needs, with defaults that run with no setup.
+
+use std::net::SocketAddr;
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+/// Default webhook secret when none is configured (`CARAPI_WEBHOOK_SECRET`). Fine for a local
+/// reference server; set a real one anywhere else.
+pub const WEBHOOK_SECRET_PADRAO: &str = "carapi-dev-webhook-secret";
+/// Default database URL of the command line.
+pub const DATABASE_URL_PADRAO: &str = "sqlite://carapi.db";
+/// Default bind address of `carapi-server serve`.
+pub const BIND_PADRAO: &str = "127.0.0.1:8080";
+
+/// How `GET /v1/car/{codigoCar}/recibo` behaves for real (non-sandbox) codes, so that the
+/// contract's receipt errors are reachable (issue 3, "Receipt").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReciboModo {
+    /// Receipts are rendered and served.
+    #[default]
+    Normal,
+    /// The receipt service is down: 503 `SERVICO_INDISPONIVEL` before anything is read.
+    Indisponivel,
+    /// Rendering fails after validation: 502 `RECIBO_INDISPONIVEL` (never charged).
+    FalhaStream,
+}
+
+impl std::str::FromStr for ReciboModo {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "normal" => Ok(Self::Normal),
+            "indisponivel" => Ok(Self::Indisponivel),
+            "falha-stream" => Ok(Self::FalhaStream),
+            _ => Err(format!(
+                "modo de recibo inválido: {s:?} (normal, indisponivel, falha-stream)"
+            )),
+        }
+    }
+}
+
+/// Configuration of a server instance. Every field is public; [`Config::default`] gives the
+/// `serve` defaults and [`Config::local`] an in-process server on a random port.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Address to bind (`127.0.0.1:0` picks a free port).
+    pub bind: SocketAddr,
+    /// sqlx SQLite URL, e.g. `sqlite://carapi.db` (created when missing). `sqlite::memory:`
+    /// works for a single-process server.
+    pub database_url: String,
+    /// HMAC-SHA256 secret of `POST /webhooks/pix`.
+    pub webhook_secret: String,
+    /// Period of the reconciliation job for pending top-ups (contract: 2 minutes).
+    pub reconcile_interval: Duration,
+    /// Receipt behaviour (see [`ReciboModo`]).
+    pub recibo: ReciboModo,
+    /// When true the simulated PSP refuses to create charges: `POST /v1/recarga` answers
+    /// 502 `ERRO_PIX`.
+    pub pix_falha: bool,
+    /// Load the bundled CAR records when the database has none.
+    pub load_bundled_data: bool,
+    /// Requests per second allowed per API key on every `/v1` route (contract: 10). `None`
+    /// disables the limiter (load tests that must not be throttled).
+    pub rate_limit: Option<NonZeroU32>,
+    /// Host and path of the simulated PSP's charge locations inside the BR Code (field 26/25,
+    /// no `https://`); the payment id is appended.
+    pub pix_location_base: String,
+    /// Merchant name in the BR Code (field 59).
+    pub pix_nome: String,
+    /// Merchant city in the BR Code (field 60).
+    pub pix_cidade: String,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            bind: BIND_PADRAO.parse().expect("valid default bind address"),
+            database_url: DATABASE_URL_PADRAO.to_owned(),
+            webhook_secret: WEBHOOK_SECRET_PADRAO.to_owned(),
+            reconcile_interval: Duration::from_secs(120),
+            recibo: ReciboModo::Normal,
+            pix_falha: false,
+            load_bundled_data: true,
+            rate_limit: NonZeroU32::new(10),
+            pix_location_base: "pix.carapi.example/qr/v2/cob".to_owned(),
+            pix_nome: "CARAPI DADOS RURAIS".to_owned(),
+            pix_cidade: "BRASILIA".to_owned(),
+        }
+    }
+}
+
+impl Config {
+    /// An in-process server on `127.0.0.1:0` over `database_url`, otherwise the defaults.
+    pub fn local(database_url: impl Into<String>) -> Self {
+        Config {
+            bind: SocketAddr::from(([127, 0, 0, 1], 0)),
+            database_url: database_url.into(),
+            ..Config::default()
+        }
+    }
+}

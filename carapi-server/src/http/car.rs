@@ -1,0 +1,211 @@
+//! The CAR lookups: `GET /v1/car/{codigoCar}`, `/completo` and `/recibo` (contract, "Lookups").
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use carapi_sdk::models::timestamp::brasilia;
+use carapi_sdk::{
+    CarDadosBasicos, CarDadosCompletos, CarResponse, CodigoCar, EndpointConsulta, ErrorCode,
+    sandbox,
+};
+use chrono::{DateTime, FixedOffset};
+use chrono_tz::America::Sao_Paulo;
+use serde::Serialize;
+
+use super::consulta::{Consulta, Segmento, codigo_car_invalido};
+use super::error::ApiError;
+use super::extract::Autenticado;
+use crate::config::ReciboModo;
+use crate::dados::Imovel;
+use crate::fonte;
+use crate::state::AppState;
+
+/// Routes of this group.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/v1/car/{codigoCar}", get(basico))
+        .route("/v1/car/{codigoCar}/completo", get(completo))
+        .route("/v1/car/{codigoCar}/recibo", get(recibo))
+}
+
+fn nao_encontrado(codigo: &CodigoCar) -> ApiError {
+    ApiError::new(
+        ErrorCode::CarNaoEncontrado,
+        format!("CAR {codigo} não encontrado."),
+    )
+}
+
+/// The sandbox answer for a reserved CAR code: `Ok(record)` for the 200 code, otherwise its
+/// fixed error (contract, "Sandbox").
+fn sandbox_car(codigo: &CodigoCar) -> Result<Imovel, ApiError> {
+    match codigo.as_str() {
+        sandbox::CAR_NAO_EXISTE => Err(nao_encontrado(codigo).sandbox()),
+        sandbox::CAR_SEM_SALDO => Err(ApiError::new(
+            ErrorCode::SaldoInsuficiente,
+            "Saldo insuficiente (valor reservado de sandbox). Nada foi cobrado.",
+        )
+        .sandbox()),
+        _ => Ok(fonte::sandbox_imovel()),
+    }
+}
+
+fn data_expiracao(imovel: &Imovel) -> Option<DateTime<FixedOffset>> {
+    imovel
+        .data_atualizacao
+        .and_then(|d| d.and_local_timezone(Sao_Paulo).earliest())
+        .map(|d| d.with_timezone(&brasilia()))
+}
+
+async fn lookup<T: Serialize>(
+    st: &AppState,
+    conta: &crate::store::Conta,
+    endpoint: EndpointConsulta,
+    bruto: String,
+    dados: fn(&Imovel) -> T,
+) -> Result<Response, ApiError> {
+    let mut c = Consulta::new(st, conta, endpoint, bruto);
+    let codigo = match CodigoCar::parse(&c.chave) {
+        Ok(codigo) => codigo,
+        Err(_) => return Err(c.falhou(codigo_car_invalido(&c.chave)).await),
+    };
+    c.chave = codigo.to_string();
+    if codigo.is_sandbox() {
+        let imovel = sandbox_car(&codigo)?;
+        return Ok(axum::Json(CarResponse {
+            success: true,
+            sandbox: true,
+            cache: false,
+            dados: dados(&imovel),
+            data_consulta: c.data_consulta(),
+            data_expiracao: data_expiracao(&imovel),
+        })
+        .into_response());
+    }
+    let imovel = match st.store.imovel(&codigo).await {
+        Ok(Some(i)) => i,
+        Ok(None) => return Err(c.falhou(nao_encontrado(&codigo)).await),
+        Err(e) => return Err(c.falhou(e.into()).await),
+    };
+    let corpo = dados(&imovel);
+    let cache = c.cobrar(Some(&codigo)).await?;
+    Ok(axum::Json(CarResponse {
+        success: true,
+        sandbox: false,
+        cache,
+        dados: corpo,
+        data_consulta: c.data_consulta(),
+        data_expiracao: data_expiracao(&imovel),
+    })
+    .into_response())
+}
+
+/// `GET /v1/car/{codigoCar}`: basic data, charged on 200.
+pub async fn basico(
+    State(st): State<AppState>,
+    Autenticado(conta): Autenticado,
+    Segmento(bruto): Segmento,
+) -> Result<Response, ApiError> {
+    lookup::<CarDadosBasicos>(
+        &st,
+        &conta,
+        EndpointConsulta::CarBasico,
+        bruto,
+        Imovel::dados_basicos,
+    )
+    .await
+}
+
+/// `GET /v1/car/{codigoCar}/completo`: complete data with owners, charged on 200.
+pub async fn completo(
+    State(st): State<AppState>,
+    Autenticado(conta): Autenticado,
+    Segmento(bruto): Segmento,
+) -> Result<Response, ApiError> {
+    lookup::<CarDadosCompletos>(
+        &st,
+        &conta,
+        EndpointConsulta::CarCompleto,
+        bruto,
+        Imovel::dados_completos,
+    )
+    .await
+}
+
+fn pdf(codigo: &CodigoCar, bytes: Vec<u8>) -> Response {
+    let disposicao = format!("attachment; filename=\"{codigo}.pdf\"");
+    let mut resp = bytes.into_response();
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/pdf"),
+    );
+    if let Ok(v) = HeaderValue::from_str(&disposicao) {
+        h.insert(header::CONTENT_DISPOSITION, v);
+    }
+    resp
+}
+
+fn recibo_indisponivel() -> ApiError {
+    ApiError::new(
+        ErrorCode::ReciboIndisponivel,
+        "Falha ao gerar o PDF do recibo. Nada foi cobrado; tente novamente.",
+    )
+}
+
+/// `GET /v1/car/{codigoCar}/recibo`: the receipt PDF, charged on 200. 503 and 502 are never
+/// charged.
+pub async fn recibo(
+    State(st): State<AppState>,
+    Autenticado(conta): Autenticado,
+    Segmento(bruto): Segmento,
+) -> Result<Response, ApiError> {
+    let mut c = Consulta::new(&st, &conta, EndpointConsulta::Recibo, bruto);
+    let codigo = match CodigoCar::parse(&c.chave) {
+        Ok(codigo) => codigo,
+        Err(_) => return Err(c.falhou(codigo_car_invalido(&c.chave)).await),
+    };
+    c.chave = codigo.to_string();
+    if codigo.is_sandbox() {
+        let imovel = sandbox_car(&codigo)?;
+        let bytes = fonte::recibo_pdf(&imovel, c.data_consulta()).map_err(|e| {
+            tracing::error!(erro = %e, "recibo de sandbox");
+            recibo_indisponivel().sandbox()
+        })?;
+        return Ok(pdf(&codigo, bytes));
+    }
+    if st.config.recibo == ReciboModo::Indisponivel {
+        return Err(c
+            .falhou(ApiError::new(
+                ErrorCode::ServicoIndisponivel,
+                "Serviço de recibos temporariamente indisponível. Nada foi cobrado.",
+            ))
+            .await);
+    }
+    let imovel = match st.store.imovel(&codigo).await {
+        Ok(Some(i)) => i,
+        Ok(None) => return Err(c.falhou(nao_encontrado(&codigo)).await),
+        Err(e) => return Err(c.falhou(e.into()).await),
+    };
+    if !imovel.tem_recibo {
+        return Err(c
+            .falhou(ApiError::new(
+                ErrorCode::ReciboNaoEncontrado,
+                format!("Recibo do CAR {codigo} não disponível."),
+            ))
+            .await);
+    }
+    if st.config.recibo == ReciboModo::FalhaStream {
+        return Err(c.falhou(recibo_indisponivel()).await);
+    }
+    let bytes = match fonte::recibo_pdf(&imovel, c.data_consulta()) {
+        Ok(b) => b,
+        Err(e) => {
+            tracing::error!(erro = %e, codigo = %codigo, "falha ao gerar recibo");
+            return Err(c.falhou(recibo_indisponivel()).await);
+        }
+    };
+    c.cobrar(Some(&codigo)).await?;
+    Ok(pdf(&codigo, bytes))
+}

@@ -1,0 +1,133 @@
+//! What the four charged lookups share: recording every non-sandbox outcome, and the debit
+//! (balance, limits, history row and counters in one store transaction).
+
+use axum::extract::{FromRequestParts, Path};
+use axum::http::request::Parts;
+use carapi_sdk::domain::brl;
+use carapi_sdk::models::timestamp::brasilia;
+use carapi_sdk::{CodigoCar, EndpointConsulta, ErrorCode, Precos};
+use chrono::{DateTime, FixedOffset, Utc};
+
+use super::error::ApiError;
+use crate::ledger;
+use crate::money::Centavos;
+use crate::state::AppState;
+use crate::store::{Cobranca, Conta, RegistroConsulta, ResultadoCobranca};
+
+/// The single path parameter of a route, decoded; a bad encoding is 400 `PARAMETRO_INVALIDO`.
+#[derive(Debug)]
+pub struct Segmento(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for Segmento {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        Path::<String>::from_request_parts(parts, state)
+            .await
+            .map(|Path(s)| Segmento(s))
+            .map_err(|e| ApiError::parametro(format!("Parâmetro de caminho inválido: {e}")))
+    }
+}
+
+/// One charged lookup in progress.
+#[derive(Debug)]
+pub struct Consulta<'a> {
+    st: &'a AppState,
+    conta: &'a Conta,
+    endpoint: EndpointConsulta,
+    /// The key recorded in the history: the raw input until it parses, then its normal form.
+    pub chave: String,
+    agora: DateTime<Utc>,
+}
+
+impl<'a> Consulta<'a> {
+    /// Starts a lookup of `chave` (raw) on `endpoint`.
+    pub fn new(
+        st: &'a AppState,
+        conta: &'a Conta,
+        endpoint: EndpointConsulta,
+        chave: impl Into<String>,
+    ) -> Self {
+        Consulta {
+            st,
+            conta,
+            endpoint,
+            chave: chave.into(),
+            agora: st.relogio.agora(),
+        }
+    }
+
+    /// Time of the lookup in Brasília time (`dataConsulta`).
+    pub fn data_consulta(&self) -> DateTime<FixedOffset> {
+        self.agora.with_timezone(&brasilia())
+    }
+
+    /// Records a failed lookup (never for sandbox values) and hands the error back.
+    pub async fn falhou(&self, erro: ApiError) -> ApiError {
+        if !erro.is_sandbox() {
+            let registro = RegistroConsulta {
+                conta: self.conta.id,
+                endpoint: self.endpoint,
+                chave: Some(self.chave.clone()),
+                status: erro.status().as_u16(),
+                em: self.agora,
+                dia: ledger::dia_brasilia(self.agora),
+            };
+            if let Err(e) = self.st.store.registrar_consulta(registro).await {
+                tracing::error!(erro = %e, "falha ao registrar consulta no histórico");
+            }
+        }
+        erro
+    }
+
+    /// Debits the lookup; `consolidar` is the CAR record whose earlier consolidation gives
+    /// `cache`. Returns `cache`. A refusal (402, 429) has been recorded by the store.
+    pub async fn cobrar(&self, consolidar: Option<&CodigoCar>) -> Result<bool, ApiError> {
+        let cobranca = Cobranca {
+            conta: self.conta.id,
+            endpoint: self.endpoint,
+            chave: self.chave.clone(),
+            preco_atual: ledger::preco(&Precos::ATUAIS, self.endpoint),
+            preco_legado: ledger::preco(&Precos::LEGADOS, self.endpoint),
+            consolidar: consolidar.cloned(),
+            em: self.agora,
+            dia: ledger::dia_brasilia(self.agora),
+        };
+        match self.st.store.cobrar_consulta(cobranca).await? {
+            ResultadoCobranca::Cobrada { cache, .. } => Ok(cache),
+            ResultadoCobranca::SaldoInsuficiente { saldo, preco } => Err(saldo_insuficiente(saldo, preco)),
+            ResultadoCobranca::LimiteDiario { limite } => Err(ApiError::new(
+                ErrorCode::LimiteExcedido,
+                format!("Limite diário de {limite} consultas cobradas atingido (horário de Brasília)."),
+            )
+            .retry_after(ledger::segundos_ate_amanha(self.agora))),
+            ResultadoCobranca::LimiteMensal { limite, gasto } => Err(ApiError::new(
+                ErrorCode::LimiteExcedido,
+                format!("Limite mensal de gastos de {limite} seria ultrapassado (gasto no mês: {gasto})."),
+            )
+            .retry_after(ledger::segundos_ate_proximo_mes(self.agora))),
+        }
+    }
+}
+
+/// 402 `SALDO_INSUFICIENTE`.
+pub fn saldo_insuficiente(saldo: Centavos, preco: Centavos) -> ApiError {
+    ApiError::new(
+        ErrorCode::SaldoInsuficiente,
+        format!(
+            "Saldo insuficiente: a consulta custa {} e o saldo é {}. Nada foi cobrado.",
+            brl::format(preco.reais()),
+            brl::format(saldo.reais())
+        ),
+    )
+}
+
+/// 400 `CODIGO_CAR_INVALIDO` for `bruto`.
+pub fn codigo_car_invalido(bruto: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::CodigoCarInvalido,
+        format!(
+            "Código CAR inválido: {bruto:?}. Formato: UF-CodigoMunicipio-Hash (32 hexadecimais)."
+        ),
+    )
+}

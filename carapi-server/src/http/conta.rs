@@ -1,0 +1,183 @@
+//! Free account endpoints: `GET /v1/saldo`, `GET /v1/historico`, `GET/PUT /v1/limites`,
+//! `GET /v1/uso` (contract, "Account endpoints").
+
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use carapi_sdk::models::timestamp::brasilia;
+use carapi_sdk::{
+    ConsumoItem, ErrorCode, HistoricoParams, HistoricoResponse, LimitesResponse, LimitesUpdate,
+    SaldoResponse, UsoHoje, UsoItem, UsoMes, UsoResponse,
+};
+use chrono::Duration;
+use rust_decimal::Decimal;
+
+use super::error::ApiError;
+use super::extract::{Autenticado, Corpo, Parametros};
+use super::paginacao;
+use crate::ledger::{self, LIMITE_DIARIO_MAXIMO, LIMITE_MENSAL_MAXIMO, PERIODO_USO_DIAS};
+use crate::money::Centavos;
+use crate::state::AppState;
+use crate::store::{Conta, FiltroHistorico};
+
+/// Routes of this group.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/v1/saldo", get(saldo))
+        .route("/v1/historico", get(historico))
+        .route("/v1/limites", get(limites).put(atualizar_limites))
+        .route("/v1/uso", get(uso))
+}
+
+/// `GET /v1/saldo`: balance, effective prices, limits and today's / this month's use
+/// (Brasília time). Not recorded, free.
+pub async fn saldo(
+    State(st): State<AppState>,
+    Autenticado(conta): Autenticado,
+) -> Result<Json<SaldoResponse>, ApiError> {
+    let agora = st.relogio.agora();
+    let uso = st
+        .store
+        .uso_periodo(conta.id, ledger::dia_brasilia(agora))
+        .await?;
+    Ok(Json(SaldoResponse {
+        success: true,
+        saldo_reais: conta.saldo.reais(),
+        limite_diario_requisicoes: conta.limite_diario,
+        limite_mensal_reais: conta.limite_mensal.map(Centavos::reais),
+        precos: ledger::tabela(conta.legado),
+        uso_hoje: UsoHoje {
+            requisicoes: uso.hoje_requisicoes,
+            gasto: uso.hoje_gasto.reais(),
+            erros: uso.hoje_erros,
+        },
+        uso_mes: UsoMes {
+            requisicoes: uso.mes_requisicoes,
+            gasto: uso.mes_gasto.reais(),
+        },
+    }))
+}
+
+/// `GET /v1/historico`: every recorded lookup, newest first, filtered and paginated.
+pub async fn historico(
+    State(st): State<AppState>,
+    Autenticado(conta): Autenticado,
+    Parametros(p): Parametros<HistoricoParams>,
+) -> Result<Json<HistoricoResponse>, ApiError> {
+    let (page, size) = paginacao::pagina(p.page, p.size)?;
+    let filtro = FiltroHistorico {
+        busca: p.busca.filter(|b| !b.is_empty()),
+        endpoint: p.endpoint,
+        status: p.status,
+        page,
+        size,
+    };
+    let (itens, total) = st.store.historico(conta.id, &filtro).await?;
+    Ok(Json(HistoricoResponse {
+        success: true,
+        page,
+        size,
+        total,
+        total_paginas: paginacao::total_paginas(total, size),
+        itens: itens
+            .into_iter()
+            .map(|c| ConsumoItem {
+                data: c.em.with_timezone(&brasilia()),
+                endpoint: c.endpoint,
+                chave_consulta: c.chave,
+                status_http: c.status,
+                cobrado: c.cobrado,
+                valor_cobrado: c.valor.reais(),
+                saldo_antes: c.saldo_antes.map(Centavos::reais),
+                saldo_depois: c.saldo_depois.map(Centavos::reais),
+            })
+            .collect(),
+    }))
+}
+
+fn limites_de(conta: &Conta, message: &str) -> LimitesResponse {
+    LimitesResponse {
+        success: true,
+        message: message.to_owned(),
+        limite_diario_requisicoes: conta.limite_diario,
+        limite_mensal_reais: conta.limite_mensal.map(Centavos::reais),
+    }
+}
+
+/// `GET /v1/limites`.
+pub async fn limites(Autenticado(conta): Autenticado) -> Json<LimitesResponse> {
+    Json(limites_de(&conta, "Limites atuais da conta."))
+}
+
+fn limite_invalido(msg: impl Into<String>) -> ApiError {
+    ApiError::new(ErrorCode::LimiteInvalido, msg)
+}
+
+/// `PUT /v1/limites`: merge-patch per field (omitted keeps, `null` or 0 removes, > 0 sets);
+/// out of range is 400 `LIMITE_INVALIDO` and changes nothing.
+pub async fn atualizar_limites(
+    State(st): State<AppState>,
+    Autenticado(conta): Autenticado,
+    Corpo(patch): Corpo<LimitesUpdate>,
+) -> Result<Json<LimitesResponse>, ApiError> {
+    if patch.limite_diario_requisicoes.is_none() && patch.limite_mensal_reais.is_none() {
+        return Err(limite_invalido(
+            "Informe limiteDiarioRequisicoes e/ou limiteMensalReais.",
+        ));
+    }
+    let diario = match patch.limite_diario_requisicoes {
+        Some(Some(v)) if v > LIMITE_DIARIO_MAXIMO => {
+            return Err(limite_invalido(format!(
+                "limiteDiarioRequisicoes deve estar entre 0 e {LIMITE_DIARIO_MAXIMO}."
+            )));
+        }
+        Some(Some(0)) => Some(None),
+        outro => outro,
+    };
+    let mensal = match patch.limite_mensal_reais {
+        None => None,
+        Some(None) => Some(None),
+        Some(Some(v)) => {
+            let fora = || {
+                limite_invalido(
+                    "limiteMensalReais deve estar entre 0 e 1000000 (em reais, até 2 casas decimais).",
+                )
+            };
+            if v < Decimal::ZERO {
+                return Err(fora());
+            }
+            let c = Centavos::from_reais(v).ok_or_else(fora)?;
+            if c > LIMITE_MENSAL_MAXIMO {
+                return Err(fora());
+            }
+            Some((c.0 > 0).then_some(c))
+        }
+    };
+    let conta = st
+        .store
+        .atualizar_limites(conta.id, diario, mensal)
+        .await?
+        .ok_or_else(|| ApiError::interno("conta autenticada sumiu"))?;
+    Ok(Json(limites_de(&conta, "Limites atualizados com sucesso.")))
+}
+
+/// `GET /v1/uso`: per-endpoint lookups and amounts over the last 30 days.
+pub async fn uso(
+    State(st): State<AppState>,
+    Autenticado(conta): Autenticado,
+) -> Result<Json<UsoResponse>, ApiError> {
+    let desde = st.relogio.agora() - Duration::days(i64::from(PERIODO_USO_DIAS));
+    let itens = st.store.uso_por_endpoint(conta.id, desde).await?;
+    Ok(Json(UsoResponse {
+        success: true,
+        periodo_dias: PERIODO_USO_DIAS,
+        itens: itens
+            .into_iter()
+            .map(|u| UsoItem {
+                endpoint: u.endpoint,
+                quantidade: u.quantidade,
+                valor_total: u.valor_total.reais(),
+            })
+            .collect(),
+    }))
+}

@@ -1,0 +1,105 @@
+//! `GET /v1/proprietario/{cpfCnpj}`: the CARs tied to a CPF/CNPJ (contract, "Lookups").
+//!
+//! The route takes the rest of the path, so a masked CNPJ (`12.ABC.345/01DE-35`) works whether
+//! or not the client percent-encodes its `/`.
+
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use carapi_sdk::domain::uf;
+use carapi_sdk::{
+    CpfCnpj, EndpointConsulta, ErrorCode, ProprietarioItem, ProprietarioResponse, sandbox,
+};
+
+use super::consulta::{Consulta, Segmento};
+use super::error::ApiError;
+use super::extract::Autenticado;
+use crate::dados::Imovel;
+use crate::fonte;
+use crate::ledger::LIMITE_PROPRIETARIO;
+use crate::state::AppState;
+
+/// Routes of this group.
+pub fn router() -> Router<AppState> {
+    Router::new().route("/v1/proprietario/{*cpfCnpj}", get(proprietario))
+}
+
+fn nao_encontrado(doc: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::CpfCnpjNaoEncontrado,
+        format!("Nenhum CAR vinculado ao documento {doc}."),
+    )
+}
+
+fn item(imovel: &Imovel, documento: &CpfCnpj) -> ProprietarioItem {
+    let basicos = imovel.dados_basicos();
+    ProprietarioItem {
+        registro_car: imovel.codigo_car.to_string(),
+        codigo_protocolo: imovel.codigo_protocolo.clone(),
+        nome_imovel: imovel.nome_imovel.clone(),
+        matricula_numero: imovel.matricula_numero.clone(),
+        municipio: Some(imovel.municipio.clone()),
+        uf: Some(uf::nome(&imovel.uf).unwrap_or(&imovel.uf).to_owned()),
+        area_total_ha: basicos.area_total_ha,
+        proprietario_consultado: Some(documento.formatado()),
+    }
+}
+
+/// `GET /v1/proprietario/{cpfCnpj}`: at most 200 CARs ordered by code, charged on 200.
+pub async fn proprietario(
+    State(st): State<AppState>,
+    Autenticado(conta): Autenticado,
+    Segmento(bruto): Segmento,
+) -> Result<Json<ProprietarioResponse>, ApiError> {
+    let bruto = bruto.trim_start_matches('/').to_owned();
+    let mut c = Consulta::new(&st, &conta, EndpointConsulta::Proprietario, bruto);
+    let documento = match CpfCnpj::parse(&c.chave) {
+        Ok(d) => d,
+        Err(_) => {
+            let e = ApiError::new(
+                ErrorCode::CpfCnpjInvalido,
+                format!(
+                    "CPF/CNPJ inválido: {:?}. CPF com 11 dígitos ou CNPJ com 14 caracteres, com dígitos verificadores válidos.",
+                    c.chave
+                ),
+            );
+            return Err(c.falhou(e).await);
+        }
+    };
+    c.chave = documento.to_string();
+    if documento.is_sandbox() {
+        return match (
+            documento.as_str(),
+            fonte::sandbox_proprietario(documento.as_str()),
+        ) {
+            (sandbox::CPF_NAO_ENCONTRADO, _) | (_, None) => {
+                Err(nao_encontrado(documento.as_str()).sandbox())
+            }
+            (_, Some(mut r)) => {
+                r.sandbox = true;
+                Ok(Json(r))
+            }
+        };
+    }
+    let (imoveis, truncado) = match st
+        .store
+        .imoveis_do_documento(&documento, LIMITE_PROPRIETARIO)
+        .await
+    {
+        Ok(r) => r,
+        Err(e) => return Err(c.falhou(e.into()).await),
+    };
+    if imoveis.is_empty() {
+        return Err(c.falhou(nao_encontrado(&documento.formatado())).await);
+    }
+    let itens: Vec<ProprietarioItem> = imoveis.iter().map(|i| item(i, &documento)).collect();
+    c.cobrar(None).await?;
+    Ok(Json(ProprietarioResponse {
+        success: true,
+        sandbox: false,
+        total: itens.len() as u32,
+        limite: LIMITE_PROPRIETARIO,
+        truncado,
+        itens,
+    }))
+}

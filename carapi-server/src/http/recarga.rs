@@ -1,0 +1,272 @@
+//! Top-ups: `GET /v1/recarga/faixas`, `POST /v1/recarga`, `GET /v1/recarga/{recargaId}`,
+//! `GET /v1/recargas` (contract, "Top-up endpoints"). Status and list only read.
+
+use axum::extract::State;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use carapi_sdk::domain::brl;
+use carapi_sdk::models::timestamp::brasilia;
+use carapi_sdk::{
+    ErrorCode, FaixasResponse, NovaRecarga, Precos, PreviewBonus, PreviewRecarga,
+    RecargaCriadaResponse, RecargaItem, RecargaStatus, RecargaStatusResponse, RecargasParams,
+    RecargasResponse,
+};
+use chrono::Duration;
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use uuid::Uuid;
+
+use super::consulta::Segmento;
+use super::error::ApiError;
+use super::extract::{Autenticado, Corpo, Parametros};
+use super::paginacao;
+use crate::fonte;
+use crate::ledger::{self, JANELA_REAPROVEITAMENTO_MIN, VALOR_MAXIMO, VALOR_MINIMO};
+use crate::money::Centavos;
+use crate::pix::PedidoCobranca;
+use crate::state::AppState;
+use crate::store::Recarga;
+
+/// Routes of this group.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/v1/recarga/faixas", get(faixas))
+        .route("/v1/recarga", post(criar))
+        .route("/v1/recarga/{recargaId}", get(status))
+        .route("/v1/recargas", get(listar))
+}
+
+/// Query of `GET /v1/recarga/faixas`.
+#[derive(Debug, Deserialize)]
+pub struct FaixasQuery {
+    /// Amount to preview, BRL.
+    pub valor: Option<String>,
+}
+
+fn valor_invalido(msg: impl Into<String>) -> ApiError {
+    ApiError::new(ErrorCode::ValorInvalido, msg)
+}
+
+/// A top-up amount: positive, at most 2 decimals, at most [`VALOR_MAXIMO`].
+fn valor_valido(v: Decimal) -> Result<Centavos, ApiError> {
+    let c = Centavos::from_reais(v)
+        .filter(|c| c.0 > 0 && *c <= VALOR_MAXIMO)
+        .ok_or_else(|| {
+            valor_invalido(format!(
+                "Valor inválido: {v}. Use um valor positivo em reais, com até 2 casas decimais."
+            ))
+        })?;
+    Ok(c)
+}
+
+fn preview(valor: Centavos) -> (u32, Centavos) {
+    ledger::bonus(valor)
+}
+
+/// `GET /v1/recarga/faixas[?valor=V]`: tiers, minimum, price tables and, with `valor`, a
+/// preview.
+pub async fn faixas(
+    Autenticado(conta): Autenticado,
+    Parametros(q): Parametros<FaixasQuery>,
+) -> Result<Json<FaixasResponse>, ApiError> {
+    let preview = match q.valor.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        None => None,
+        Some(s) => {
+            let v: Decimal = s
+                .parse()
+                .map_err(|_| valor_invalido(format!("valor inválido: {s:?}")))?;
+            let c = valor_valido(v)?;
+            let (pct, bonus) = preview(c);
+            Some(PreviewRecarga {
+                valor_pago: c.reais(),
+                percentual_bonus: Decimal::from(pct),
+                valor_bonus: bonus.reais(),
+                total_creditado: (c + bonus).reais(),
+            })
+        }
+    };
+    Ok(Json(FaixasResponse {
+        success: true,
+        valor_minimo: VALOR_MINIMO.reais(),
+        usa_preco_legado: conta.legado,
+        precos_atuais: ledger::tabela(conta.legado),
+        precos_apos_recarga: Precos::ATUAIS,
+        confirmar_novos_precos_obrigatorio: conta.legado,
+        faixas: ledger::faixas(),
+        preview,
+    }))
+}
+
+fn qr_base64(payload: &str) -> Result<String, ApiError> {
+    fonte::qr_png_base64(payload).map_err(ApiError::interno)
+}
+
+/// `POST /v1/recarga`: creates (or reuses, within 10 minutes) a PIX charge.
+pub async fn criar(
+    State(st): State<AppState>,
+    Autenticado(conta): Autenticado,
+    Corpo(pedido): Corpo<NovaRecarga>,
+) -> Result<Json<RecargaCriadaResponse>, ApiError> {
+    let valor = valor_valido(pedido.valor)?;
+    if valor < VALOR_MINIMO {
+        return Err(ApiError::new(
+            ErrorCode::ValorMinimo,
+            format!(
+                "Valor mínimo de recarga: {}.",
+                brl::format(VALOR_MINIMO.reais())
+            ),
+        ));
+    }
+    if conta.legado && !pedido.confirmar_novos_precos {
+        return Err(ApiError::new(
+            ErrorCode::ConfirmacaoPrecosObrigatoria,
+            "Esta conta usa a tabela de preços legada; após a recarga valem os preços atuais. Envie confirmarNovosPrecos: true.",
+        ));
+    }
+    let Some(documento) = conta.documento.clone() else {
+        return Err(ApiError::new(
+            ErrorCode::DocumentoAusente,
+            "O usuário vinculado à conta não tem CPF/CNPJ cadastrado; ele é obrigatório para a cobrança PIX.",
+        ));
+    };
+    let agora = st.relogio.agora();
+    let desde = agora - Duration::minutes(JANELA_REAPROVEITAMENTO_MIN);
+    let (recarga, reaproveitada) = match st
+        .store
+        .recarga_reaproveitavel(conta.id, valor, desde)
+        .await?
+    {
+        Some(r) => (r, true),
+        None => {
+            let cobranca = st
+                .pix
+                .criar_cobranca(PedidoCobranca { valor, documento, email: conta.email.clone(), em: agora })
+                .await
+                .map_err(|e| {
+                    tracing::warn!(erro = %e, "falha no provedor PIX");
+                    ApiError::new(ErrorCode::ErroPix, "Falha no provedor PIX ao criar a cobrança. Nada foi criado; tente novamente.")
+                })?;
+            let (pct, bonus) = ledger::bonus(valor);
+            let nova = Recarga {
+                id: Uuid::new_v4(),
+                conta: conta.id,
+                payment_id: cobranca.payment_id,
+                valor,
+                percentual_bonus: pct,
+                bonus,
+                status: RecargaStatus::Pendente,
+                qr_code: cobranca.qr_code,
+                criada_em: agora,
+                confirmada_em: None,
+            };
+            st.store.inserir_recarga(nova, desde).await?
+        }
+    };
+    let qr_code_base64 = qr_base64(&recarga.qr_code)?;
+    let total = recarga.valor + recarga.bonus;
+    Ok(Json(RecargaCriadaResponse {
+        success: true,
+        reaproveitada,
+        recarga_id: recarga.id,
+        payment_id: recarga.payment_id.clone(),
+        valor: recarga.valor.reais(),
+        status: recarga.status,
+        qr_code: recarga.qr_code.clone(),
+        qr_code_base64,
+        preview_bonus: PreviewBonus {
+            percentual_bonus: Decimal::from(recarga.percentual_bonus),
+            valor_bonus: recarga.bonus.reais(),
+            total_creditado: total.reais(),
+        },
+        message: if reaproveitada {
+            "Cobrança PIX pendente do mesmo valor reaproveitada (criada há menos de 10 minutos)."
+                .into()
+        } else {
+            format!(
+                "Cobrança PIX criada. Após o pagamento serão creditados {}.",
+                brl::format(total.reais())
+            )
+        },
+    }))
+}
+
+fn nao_encontrada() -> ApiError {
+    ApiError::new(ErrorCode::RecargaNaoEncontrada, "Recarga não encontrada.")
+}
+
+/// `GET /v1/recarga/{recargaId}`: the stored state; never changes anything.
+pub async fn status(
+    State(st): State<AppState>,
+    Autenticado(conta): Autenticado,
+    Segmento(bruto): Segmento,
+) -> Result<Json<RecargaStatusResponse>, ApiError> {
+    let id = Uuid::parse_str(bruto.trim()).map_err(|_| nao_encontrada())?;
+    let recarga = st
+        .store
+        .recarga(conta.id, id)
+        .await?
+        .ok_or_else(nao_encontrada)?;
+    let saldo = st
+        .store
+        .conta(conta.id)
+        .await?
+        .map_or(conta.saldo, |c| c.saldo);
+    let pago = recarga.status == RecargaStatus::Confirmado;
+    let pendente = recarga.status == RecargaStatus::Pendente;
+    let (qr_code, qr_code_base64) = if pendente {
+        (
+            Some(recarga.qr_code.clone()),
+            Some(qr_base64(&recarga.qr_code)?),
+        )
+    } else {
+        (None, None)
+    };
+    Ok(Json(RecargaStatusResponse {
+        success: true,
+        pago,
+        recarga_id: recarga.id,
+        valor: recarga.valor.reais(),
+        valor_bonus: pago.then(|| recarga.bonus.reais()),
+        percentual_bonus: pago.then(|| Decimal::from(recarga.percentual_bonus)),
+        total_creditado: pago.then(|| (recarga.valor + recarga.bonus).reais()),
+        status: recarga.status,
+        qr_code,
+        qr_code_base64,
+        saldo_atual: saldo.reais(),
+        message: match recarga.status {
+            RecargaStatus::Pendente => "Aguardando o pagamento PIX.".into(),
+            RecargaStatus::Confirmado => "Pagamento confirmado e saldo creditado.".into(),
+            RecargaStatus::Rejeitado => "Pagamento rejeitado.".into(),
+        },
+    }))
+}
+
+/// `GET /v1/recargas`: the account's top-ups, newest first.
+pub async fn listar(
+    State(st): State<AppState>,
+    Autenticado(conta): Autenticado,
+    Parametros(p): Parametros<RecargasParams>,
+) -> Result<Json<RecargasResponse>, ApiError> {
+    let (page, size) = paginacao::pagina(p.page, p.size)?;
+    let (itens, total) = st.store.recargas(conta.id, p.status, page, size).await?;
+    Ok(Json(RecargasResponse {
+        success: true,
+        page,
+        size,
+        total,
+        total_paginas: paginacao::total_paginas(total, size),
+        itens: itens
+            .into_iter()
+            .map(|r| RecargaItem {
+                recarga_id: r.id,
+                data: r.criada_em.with_timezone(&brasilia()),
+                data_confirmacao: r.confirmada_em.map(|d| d.with_timezone(&brasilia())),
+                valor_pago: r.valor.reais(),
+                valor_bonus: r.bonus.reais(),
+                percentual_bonus: Decimal::from(r.percentual_bonus),
+                total_creditado: (r.valor + r.bonus).reais(),
+                status: r.status,
+            })
+            .collect(),
+    }))
+}

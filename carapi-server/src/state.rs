@@ -1,0 +1,88 @@
+//! Shared state of the HTTP handlers and background jobs.
+
+use std::fmt;
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+
+use crate::config::Config;
+use crate::limits::Limitador;
+use crate::pix::{PixProvider, PspSimulado};
+use crate::store::Store;
+
+/// Source of the current instant (a fixed or movable one in tests).
+#[derive(Clone)]
+pub struct Relogio(Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>);
+
+impl Relogio {
+    /// The system clock.
+    pub fn sistema() -> Self {
+        Relogio(Arc::new(Utc::now))
+    }
+
+    /// A clock driven by `f`.
+    pub fn de(f: impl Fn() -> DateTime<Utc> + Send + Sync + 'static) -> Self {
+        Relogio(Arc::new(f))
+    }
+
+    /// The current instant.
+    pub fn agora(&self) -> DateTime<Utc> {
+        (self.0)()
+    }
+}
+
+impl fmt::Debug for Relogio {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Relogio")
+    }
+}
+
+/// What every handler can reach: store, PSP, limiter, configuration, clock.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    /// Storage.
+    pub store: Arc<dyn Store>,
+    /// The PIX provider used by `POST /v1/recarga` and reconciliation.
+    pub pix: Arc<dyn PixProvider>,
+    /// The simulated PSP (for `pagar`), when it is the provider.
+    pub psp: Option<Arc<PspSimulado>>,
+    /// Per-key rate limiter; `None` when disabled.
+    pub limitador: Option<Arc<Limitador>>,
+    /// Configuration.
+    pub config: Arc<Config>,
+    /// Clock.
+    pub relogio: Relogio,
+}
+
+impl AppState {
+    /// State over `store` with the simulated PSP and the system clock, as `config` says.
+    pub fn new(store: Arc<dyn Store>, config: Config) -> Self {
+        let psp = Arc::new(PspSimulado::new(
+            store.clone(),
+            config.pix_falha,
+            &config.pix_location_base,
+            &config.pix_nome,
+            &config.pix_cidade,
+        ));
+        AppState {
+            store,
+            pix: psp.clone(),
+            psp: Some(psp),
+            limitador: config.rate_limit.map(|n| Arc::new(Limitador::new(n))),
+            config: Arc::new(config),
+            relogio: Relogio::sistema(),
+        }
+    }
+
+    /// The same state with another clock.
+    pub fn com_relogio(mut self, relogio: Relogio) -> Self {
+        self.relogio = relogio;
+        self
+    }
+
+    /// The same state with another PIX provider.
+    pub fn com_pix(mut self, pix: Arc<dyn PixProvider>) -> Self {
+        self.pix = pix;
+        self
+    }
+}
