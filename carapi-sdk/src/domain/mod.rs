@@ -14,7 +14,7 @@ pub mod pix;
 pub mod uf;
 
 pub use codigo_car::CodigoCar;
-pub use cpf_cnpj::{CpfCnpj, TipoDocumento};
+pub use cpf_cnpj::{CpfCnpj, TipoDocumento, completar_digitos};
 
 /// Why a value given to the SDK was refused before any request was sent.
 ///

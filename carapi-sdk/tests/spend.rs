@@ -1,0 +1,181 @@
+//! The spend guard: refuses before sending, only 200s count, race-free under concurrency.
+
+use std::time::Duration;
+
+use carapi_sdk::{Client, Error, Precos, sandbox};
+use futures::future::join_all;
+use rust_decimal_macros::dec;
+use wiremock::MockServer;
+
+use crate::common::*;
+
+#[tokio::test]
+async fn refuses_the_lookup_that_would_pass_the_cap() {
+    let server = MockServer::start().await;
+    get(&car_path(CODIGO))
+        .respond_with(ok(car_body(CODIGO)))
+        .mount(&server)
+        .await;
+    let c = builder(&server).max_spend(dec!(2.50)).build().unwrap();
+    c.car(CODIGO).await.unwrap();
+    c.car(CODIGO).await.unwrap();
+    match c.car(CODIGO).await.unwrap_err() {
+        Error::SpendLimit {
+            limite,
+            gasto,
+            preco,
+        } => {
+            assert_eq!((limite, gasto, preco), (dec!(2.50), dec!(2.00), dec!(1.00)));
+        }
+        e => panic!("{e:?}"),
+    }
+    assert_eq!(
+        received(&server, &car_path(CODIGO)).await,
+        2,
+        "the refused lookup was never sent"
+    );
+    assert_eq!(c.gasto(), dec!(2.00));
+    assert_eq!(c.max_spend(), Some(dec!(2.50)));
+}
+
+#[tokio::test]
+async fn prices_come_from_saldo_and_non_200_releases_the_reservation() {
+    let server = MockServer::start().await;
+    get("/v1/saldo")
+        .respond_with(ok(saldo_body(&Precos::LEGADOS)))
+        .expect(1)
+        .mount(&server)
+        .await;
+    get(&car_path(CODIGO))
+        .respond_with(ok(car_body(CODIGO)))
+        .mount(&server)
+        .await;
+    get(&car_path(CODIGO_2))
+        .respond_with(api_error(404, "CAR_NAO_ENCONTRADO", "x"))
+        .mount(&server)
+        .await;
+    let c = Client::builder()
+        .base_url(server.uri())
+        .api_key(KEY)
+        .rate_limit(None)
+        .max_spend(dec!(1.00))
+        .build()
+        .unwrap();
+    for _ in 0..3 {
+        assert_eq!(c.car(CODIGO_2).await.unwrap_err().status(), Some(404));
+    }
+    assert_eq!(c.gasto(), dec!(0));
+    c.car(CODIGO).await.unwrap();
+    c.car(CODIGO).await.unwrap(); // 2 x 0.50 legacy = the cap exactly
+    assert!(matches!(
+        c.car(CODIGO).await.unwrap_err(),
+        Error::SpendLimit { .. }
+    ));
+    assert_eq!(c.gasto(), dec!(1.00));
+}
+
+#[tokio::test]
+async fn concurrent_lookups_never_pass_the_cap() {
+    let server = MockServer::start().await;
+    get(&car_path(CODIGO))
+        .respond_with(ok(car_body(CODIGO)).set_delay(Duration::from_millis(200)))
+        .mount(&server)
+        .await;
+    let c = builder(&server).max_spend(dec!(5)).build().unwrap();
+    let results = join_all((0..20).map(|_| {
+        let c = c.clone();
+        tokio::spawn(async move { c.car(CODIGO).await })
+    }))
+    .await;
+    let ok = results
+        .iter()
+        .filter(|r| r.as_ref().unwrap().is_ok())
+        .count();
+    let refused = results
+        .iter()
+        .filter(|r| matches!(r.as_ref().unwrap(), Err(Error::SpendLimit { .. })))
+        .count();
+    assert_eq!((ok, refused), (5, 15));
+    assert_eq!(received(&server, &car_path(CODIGO)).await, 5);
+    assert_eq!(c.gasto(), dec!(5));
+}
+
+#[tokio::test]
+async fn each_lookup_has_its_price() {
+    let server = MockServer::start().await;
+    get(&format!("/v1/car/{CODIGO}/completo"))
+        .respond_with(ok(car_completo_body(CODIGO)))
+        .mount(&server)
+        .await;
+    get("/v1/proprietario/52998224725")
+        .respond_with(ok(serde_json::json!({
+            "success": true, "total": 0, "limite": 200, "truncado": false, "itens": []
+        })))
+        .mount(&server)
+        .await;
+    get(&format!("/v1/car/{CODIGO}/recibo"))
+        .respond_with(
+            wiremock::ResponseTemplate::new(200)
+                .set_body_raw(b"%PDF-1.7".to_vec(), "application/pdf"),
+        )
+        .mount(&server)
+        .await;
+    let c = builder(&server).max_spend(dec!(15.90)).build().unwrap();
+    c.car_completo(CODIGO).await.unwrap();
+    c.proprietario("52998224725").await.unwrap();
+    assert_eq!(c.gasto(), dec!(4.90));
+    c.recibo(CODIGO).await.unwrap();
+    assert_eq!(c.gasto(), dec!(15.90));
+    assert!(matches!(
+        c.car_completo(CODIGO).await.unwrap_err(),
+        Error::SpendLimit { .. }
+    ));
+}
+
+#[tokio::test]
+async fn sandbox_values_pass_a_zero_cap() {
+    let server = MockServer::start().await;
+    let mut body = car_body(sandbox::CAR_BASICO);
+    body["sandbox"] = serde_json::json!(true);
+    get(&car_path(sandbox::CAR_BASICO))
+        .respond_with(ok(body))
+        .expect(1)
+        .mount(&server)
+        .await;
+    get(&car_path(CODIGO))
+        .respond_with(ok(car_body(CODIGO)))
+        .expect(0)
+        .mount(&server)
+        .await;
+    let c = builder(&server).max_spend(dec!(0)).build().unwrap();
+    c.car(sandbox::CAR_BASICO).await.unwrap();
+    assert!(matches!(
+        c.car(CODIGO).await.unwrap_err(),
+        Error::SpendLimit { .. }
+    ));
+}
+
+#[tokio::test]
+async fn with_a_cap_unknown_prices_refuse_before_sending() {
+    let server = MockServer::start().await;
+    get("/v1/saldo")
+        .respond_with(api_error(401, "TOKEN_INVALIDO", "chave inválida"))
+        .mount(&server)
+        .await;
+    get(&car_path(CODIGO))
+        .respond_with(ok(car_body(CODIGO)))
+        .expect(0)
+        .mount(&server)
+        .await;
+    let c = Client::builder()
+        .base_url(server.uri())
+        .api_key(KEY)
+        .rate_limit(None)
+        .max_spend(dec!(100))
+        .build()
+        .unwrap();
+    assert_eq!(
+        c.car(CODIGO).await.unwrap_err().code(),
+        Some(&carapi_sdk::ErrorCode::TokenInvalido)
+    );
+}
