@@ -1,0 +1,245 @@
+//! The receipt PDF of `GET /v1/car/{codigoCar}/recibo` (contract, "Lookups"), modelled on the
+//! official "Recibo de Inscrição do Imóvel Rural no CAR" (DOMAIN.md "Official receipt").
+//!
+//! Layout (A4): every page starts with the title and a box with `Registro no CAR` (the code in
+//! the receipt's dotted form) and `Data de Cadastro`, and ends with `Página n/N` and a note that
+//! this is a reference document with fictitious owners. Page 1: Nome do Imóvel Rural, Município,
+//! UF, centroid coordinates in DMS, Área Total (ha), Módulos Fiscais, Código do Protocolo, type,
+//! status, then the legal notices (the CAR is declaratory, Lei 12.651/2012 art. 29). Page 2 on:
+//! owners (CPF/CNPJ, name), declared areas (ha), the matrícula (número, data, livro, folha,
+//! cartório) and a QR code, drawn as vector rectangles, that encodes the CAR code, next to the
+//! code in API form and the issue time.
+//!
+//! Text uses the standard Helvetica fonts in WinAnsiEncoding, so accents are real characters and
+//! every string, the CAR code included, can be extracted and searched. Rendering is pure and
+//! cheap (no font embedding, no images): a few milliseconds per receipt.
+
+mod conteudo;
+mod pdf;
+
+use chrono::{DateTime, FixedOffset};
+
+use crate::dados::Imovel;
+
+/// Why a receipt could not be rendered (the server answers 502 `RECIBO_INDISPONIVEL` and
+/// charges nothing).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReciboError {
+    /// The PDF writer failed.
+    #[error("falha ao montar o PDF do recibo: {0}")]
+    Pdf(#[from] lopdf::Error),
+    /// The CAR code did not fit in a QR code (cannot happen for a valid code).
+    #[error("falha ao gerar o QR code do recibo: {0}")]
+    Qr(#[from] qrcode::types::QrError),
+}
+
+/// Renders the receipt of `imovel` as PDF bytes (`%PDF-1.5`, at least 2 pages).
+///
+/// `emitido_em` is printed as the issue time (`dd/MM/yyyy HH:mm:ss (UTC-03:00)`, in the offset
+/// given; the server passes the lookup time in Brasília) and stored as the PDF's creation date.
+/// The output depends only on the two arguments: the same record and time give the same bytes.
+/// Whether a receipt exists at all ([`Imovel::tem_recibo`]) is the caller's check.
+///
+/// # Errors
+/// [`ReciboError`] if the PDF cannot be assembled.
+pub fn render(imovel: &Imovel, emitido_em: DateTime<FixedOffset>) -> Result<Vec<u8>, ReciboError> {
+    let paginas = conteudo::paginas(imovel, emitido_em)?;
+    let meta = pdf::Metadados {
+        titulo: format!(
+            "Recibo de Inscrição do Imóvel Rural no CAR - {}",
+            imovel.codigo_car
+        ),
+        assunto: "Cadastro Ambiental Rural (documento de referência)".to_owned(),
+        criado_em: data_pdf(emitido_em),
+    };
+    pdf::montar(paginas, &meta)
+}
+
+/// PDF date string (ISO 32000-1 §7.9.4): `D:YYYYMMDDHHmmSS-03'00'`.
+fn data_pdf(t: DateTime<FixedOffset>) -> String {
+    let segundos = t.offset().local_minus_utc();
+    let sinal = if segundos < 0 { '-' } else { '+' };
+    let minutos = segundos.unsigned_abs() / 60;
+    format!(
+        "D:{}{sinal}{:02}'{:02}'",
+        t.format("%Y%m%d%H%M%S"),
+        minutos / 60,
+        minutos % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use carapi_sdk::CpfCnpj;
+    use chrono::TimeZone;
+
+    use super::*;
+    use crate::dados::{self, Proprietario};
+
+    const CODIGO: &str = "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47";
+
+    fn emitido() -> DateTime<FixedOffset> {
+        FixedOffset::west_opt(3 * 3600)
+            .and_then(|o| o.with_ymd_and_hms(2026, 3, 14, 9, 26, 53).single())
+            .expect("data fixa")
+    }
+
+    fn imovel_df() -> Imovel {
+        dados::bundled()
+            .into_iter()
+            .find(|i| i.codigo_car.as_str() == CODIGO)
+            .expect("registro DF empacotado")
+    }
+
+    /// Text of each page, extracted with lopdf (decoding WinAnsiEncoding back to Unicode).
+    fn textos(bytes: &[u8]) -> Vec<String> {
+        let doc = lopdf::Document::load_mem(bytes).expect("PDF legível");
+        let paginas: Vec<u32> = doc.get_pages().keys().copied().collect();
+        paginas
+            .iter()
+            .map(|&n| doc.extract_text(&[n]).expect("texto da página"))
+            .collect()
+    }
+
+    #[test]
+    fn pdf_valido_com_duas_paginas_e_o_codigo_extraivel() {
+        let imovel = imovel_df();
+        let bytes = render(&imovel, emitido()).expect("recibo");
+        assert!(bytes.starts_with(b"%PDF-1.5"));
+        assert!(bytes.trim_ascii_end().ends_with(b"%%EOF"));
+        let paginas = textos(&bytes);
+        assert_eq!(paginas.len(), 2);
+        let tudo = paginas.concat();
+        assert!(tudo.contains(CODIGO), "{tudo}");
+
+        let p1 = &paginas[0];
+        for esperado in [
+            "Recibo de Inscrição do Imóvel Rural no CAR",
+            "DF-5300108-B69B.317D.D02C.43DA.A77A.0784.AEEF.7D47",
+            "09/05/2014 17:16:10",
+            "Nome do Imóvel Rural:",
+            "Município:",
+            "Brasília",
+            "Distrito Federal (DF)",
+            "15°46'46,20\" S",
+            "47°55'46,92\" O",
+            "Área Total (ha) do Imóvel Rural:",
+            "2,0131",
+            "0,4026",
+            "Código do Protocolo:",
+            imovel.codigo_protocolo.as_deref().unwrap_or("?"),
+            "caráter declaratório",
+            "art. 29",
+            "Lei nº 12.651",
+            "Página 1/2",
+        ] {
+            assert!(p1.contains(esperado), "página 1 sem {esperado:?}:\n{p1}");
+        }
+        let p2 = &paginas[1];
+        for p in &imovel.proprietarios {
+            assert!(p2.contains(&p.documento.formatado()), "{p2}");
+            assert!(p2.contains(&p.nome), "{p2}");
+        }
+        for esperado in [
+            imovel.matricula_numero.as_deref().unwrap_or("?"),
+            imovel.matricula_data.as_deref().unwrap_or("?"),
+            "Cartório de Registro de Imóveis de Brasília (fictício)",
+            "14/03/2026 09:26:53 (UTC-03:00)",
+            "Página 2/2",
+        ] {
+            assert!(p2.contains(esperado), "página 2 sem {esperado:?}:\n{p2}");
+        }
+    }
+
+    #[test]
+    fn cabecalho_em_todas_as_paginas_e_paginacao_com_muitos_donos() {
+        let mut imovel = imovel_df();
+        imovel.proprietarios = (0..120u32)
+            .map(|n| Proprietario {
+                documento: CpfCnpj::from_base(&format!("{:09}", 100_000_000 + n * 7919))
+                    .expect("CPF"),
+                nome: format!("Herdeiro Número {n} de Tal"),
+            })
+            .collect();
+        let paginas = textos(&render(&imovel, emitido()).expect("recibo"));
+        assert!(paginas.len() >= 4, "{} páginas", paginas.len());
+        let total = paginas.len();
+        for (n, texto) in paginas.iter().enumerate() {
+            assert!(texto.contains("Registro no CAR:"), "página {}", n + 1);
+            assert!(texto.contains("Data de Cadastro:"), "página {}", n + 1);
+            assert!(
+                texto.contains(&format!("Página {}/{total}", n + 1)),
+                "página {}",
+                n + 1
+            );
+        }
+        let tudo = paginas.concat();
+        assert!(tudo.contains("Herdeiro Número 119 de Tal") && tudo.contains(CODIGO));
+    }
+
+    #[test]
+    fn registro_sem_campos_opcionais_e_sandbox_tambem_renderizam() {
+        let mut vazio = imovel_df();
+        vazio.nome_imovel = None;
+        vazio.modulos_fiscais = None;
+        vazio.latitude = None;
+        vazio.codigo_protocolo = None;
+        vazio.matricula_numero = None;
+        vazio.proprietarios.clear();
+        let texto = textos(&render(&vazio, emitido()).expect("recibo")).concat();
+        assert!(texto.contains("Não informado") && texto.contains(CODIGO));
+
+        let sandbox = dados::sandbox::imovel();
+        let texto = textos(&render(&sandbox, emitido()).expect("recibo")).concat();
+        assert!(texto.contains(carapi_sdk::sandbox::CAR_BASICO), "{texto}");
+        assert!(texto.contains("Chácara Sandbox Exemplo"));
+    }
+
+    #[test]
+    fn mesma_entrada_mesmos_bytes() {
+        let imovel = imovel_df();
+        assert_eq!(
+            render(&imovel, emitido()).ok(),
+            render(&imovel, emitido()).ok()
+        );
+        let bytes = render(&imovel, emitido()).expect("recibo");
+        let doc = lopdf::Document::load_mem(&bytes).expect("PDF");
+        let info = doc
+            .trailer
+            .get(b"Info")
+            .and_then(lopdf::Object::as_reference)
+            .expect("Info");
+        let criado = doc
+            .get_dictionary(info)
+            .and_then(|d| d.get(b"CreationDate"))
+            .and_then(lopdf::Object::as_str)
+            .expect("CreationDate");
+        assert_eq!(criado, b"D:20260314092653-03'00'");
+    }
+
+    #[test]
+    fn qr_do_recibo_decodifica_para_o_codigo() {
+        // Rasterise the QR rectangles at 4 px per point and read them back with rqrr.
+        let lado = 110.0_f32;
+        let rets = conteudo::qr_retangulos(CODIGO, 0.0, 0.0, lado).expect("QR");
+        let px = (lado * 4.0) as usize;
+        let mut img = vec![255u8; px * px];
+        for (x, y, w, h) in rets {
+            let (x0, x1) = ((x * 4.0).round() as usize, ((x + w) * 4.0).round() as usize);
+            // PDF y grows upwards; image rows grow downwards.
+            let (y0, y1) = (
+                (px as f32 - (y + h) * 4.0).round() as usize,
+                (px as f32 - y * 4.0).round() as usize,
+            );
+            for row in y0..y1.min(px) {
+                img[row * px + x0..row * px + x1.min(px)].fill(0);
+            }
+        }
+        let mut preparada =
+            rqrr::PreparedImage::prepare_from_greyscale(px, px, |x, y| img[y * px + x]);
+        let grades = preparada.detect_grids();
+        assert_eq!(grades.len(), 1);
+        assert_eq!(grades[0].decode().expect("QR legível").1, CODIGO);
+    }
+}

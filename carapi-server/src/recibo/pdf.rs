@@ -1,0 +1,290 @@
+//! A minimal PDF page writer over `lopdf`: A4 pages, the standard Helvetica fonts in
+//! WinAnsiEncoding (which covers every Portuguese letter, `°`, `º` and `§`), text, lines, filled
+//! rectangles. No font is embedded: the 14 standard fonts are built into every PDF reader.
+
+use lopdf::content::{Content, Operation};
+use lopdf::{Dictionary, Document, Object, Stream, StringFormat, dictionary};
+
+use super::ReciboError;
+
+/// A4 width in points (1/72 in).
+pub(crate) const LARGURA: f32 = 595.0;
+/// A4 height in points.
+pub(crate) const ALTURA: f32 = 842.0;
+
+/// The two fonts of the receipt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fonte {
+    /// Helvetica.
+    Normal,
+    /// Helvetica-Bold.
+    Negrito,
+}
+
+impl Fonte {
+    fn recurso(self) -> &'static str {
+        match self {
+            Fonte::Normal => "F1",
+            Fonte::Negrito => "F2",
+        }
+    }
+}
+
+/// Advance widths (1/1000 em) of ASCII 32..=126 in Helvetica, from Adobe's AFM metrics.
+const LARGURAS_NORMAL: [u16; 95] = [
+    278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, 556, 556, 556,
+    556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556, 1015, 667, 667, 722, 722, 667,
+    611, 778, 722, 278, 500, 667, 556, 833, 722, 778, 667, 778, 722, 667, 611, 722, 667, 944, 667,
+    667, 611, 278, 278, 278, 469, 556, 333, 556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500,
+    222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584,
+];
+/// Advance widths (1/1000 em) of ASCII 32..=126 in Helvetica-Bold, from Adobe's AFM metrics.
+const LARGURAS_NEGRITO: [u16; 95] = [
+    278, 333, 474, 556, 556, 889, 722, 238, 333, 333, 389, 584, 278, 333, 278, 278, 556, 556, 556,
+    556, 556, 556, 556, 556, 556, 556, 333, 333, 584, 584, 584, 611, 975, 722, 722, 722, 722, 667,
+    611, 778, 722, 278, 556, 722, 611, 833, 722, 778, 667, 778, 722, 667, 611, 722, 667, 944, 667,
+    667, 611, 333, 278, 333, 584, 556, 333, 556, 611, 556, 611, 556, 333, 611, 611, 278, 278, 556,
+    278, 889, 611, 611, 611, 611, 389, 556, 333, 611, 556, 778, 556, 556, 500, 389, 280, 389, 584,
+];
+
+/// Width of `texto` in points at `tamanho` points. Accented letters take their base letter's
+/// width (true for Helvetica's Latin-1 glyphs); other characters count as a digit.
+pub(crate) fn largura(texto: &str, fonte: Fonte, tamanho: f32) -> f32 {
+    let tabela = match fonte {
+        Fonte::Normal => &LARGURAS_NORMAL,
+        Fonte::Negrito => &LARGURAS_NEGRITO,
+    };
+    let milesimos: u32 = texto
+        .chars()
+        .map(|c| {
+            let base = sem_acento(c);
+            match base {
+                ' '..='~' => u32::from(tabela[base as usize - 32]),
+                '°' => 400,
+                'º' | 'ª' => 365,
+                '§' => 556,
+                '—' => 1000,
+                '–' => 556,
+                _ => 556,
+            }
+        })
+        .sum();
+    milesimos as f32 * tamanho / 1000.0
+}
+
+fn sem_acento(c: char) -> char {
+    match c {
+        'á' | 'à' | 'â' | 'ã' | 'ä' => 'a',
+        'Á' | 'À' | 'Â' | 'Ã' | 'Ä' => 'A',
+        'é' | 'ê' | 'è' => 'e',
+        'É' | 'Ê' | 'È' => 'E',
+        'í' | 'î' => 'i',
+        'Í' | 'Î' => 'I',
+        'ó' | 'ô' | 'õ' | 'ö' => 'o',
+        'Ó' | 'Ô' | 'Õ' | 'Ö' => 'O',
+        'ú' | 'ü' => 'u',
+        'Ú' | 'Ü' => 'U',
+        'ç' => 'c',
+        'Ç' => 'C',
+        _ => c,
+    }
+}
+
+/// Splits `texto` into lines no wider than `maximo` points (breaking at spaces; a single word
+/// wider than the line stays whole).
+pub(crate) fn quebrar(texto: &str, fonte: Fonte, tamanho: f32, maximo: f32) -> Vec<String> {
+    let mut linhas = Vec::new();
+    let mut atual = String::new();
+    for palavra in texto.split_whitespace() {
+        let candidata = if atual.is_empty() {
+            palavra.to_owned()
+        } else {
+            format!("{atual} {palavra}")
+        };
+        if !atual.is_empty() && largura(&candidata, fonte, tamanho) > maximo {
+            linhas.push(std::mem::replace(&mut atual, palavra.to_owned()));
+        } else {
+            atual = candidata;
+        }
+    }
+    if !atual.is_empty() {
+        linhas.push(atual);
+    }
+    linhas
+}
+
+/// The drawing operations of one page, in PDF user space (origin bottom-left, points).
+#[derive(Debug, Default)]
+pub(crate) struct Pagina {
+    ops: Vec<Operation>,
+}
+
+impl Pagina {
+    /// Draws `texto` with its baseline starting at `(x, y)`.
+    pub(crate) fn texto(&mut self, x: f32, y: f32, fonte: Fonte, tamanho: f32, texto: &str) {
+        let bytes =
+            Document::encode_text(&lopdf::Encoding::SimpleEncoding(b"WinAnsiEncoding"), texto);
+        self.ops.extend([
+            Operation::new("BT", vec![]),
+            Operation::new(
+                "Tf",
+                vec![Object::Name(fonte.recurso().into()), tamanho.into()],
+            ),
+            Operation::new("Td", vec![x.into(), y.into()]),
+            Operation::new("Tj", vec![Object::String(bytes, StringFormat::Literal)]),
+            Operation::new("ET", vec![]),
+        ]);
+    }
+
+    /// Draws `texto` ending at `x` (right-aligned).
+    pub(crate) fn texto_a_direita(
+        &mut self,
+        x: f32,
+        y: f32,
+        fonte: Fonte,
+        tamanho: f32,
+        texto: &str,
+    ) {
+        self.texto(x - largura(texto, fonte, tamanho), y, fonte, tamanho, texto);
+    }
+
+    /// Draws `texto` centred on the page.
+    pub(crate) fn texto_centrado(&mut self, y: f32, fonte: Fonte, tamanho: f32, texto: &str) {
+        self.texto(
+            (LARGURA - largura(texto, fonte, tamanho)) / 2.0,
+            y,
+            fonte,
+            tamanho,
+            texto,
+        );
+    }
+
+    /// A horizontal line from `x1` to `x2` at height `y`, 0.5 pt, grey.
+    pub(crate) fn linha(&mut self, x1: f32, x2: f32, y: f32) {
+        self.ops.extend([
+            Operation::new("q", vec![]),
+            Operation::new("G", vec![0.6.into()]),
+            Operation::new("w", vec![0.5.into()]),
+            Operation::new("m", vec![x1.into(), y.into()]),
+            Operation::new("l", vec![x2.into(), y.into()]),
+            Operation::new("S", vec![]),
+            Operation::new("Q", vec![]),
+        ]);
+    }
+
+    /// Rectangles `(x, y, width, height)` filled with the grey level `cinza` (0 black, 1 white).
+    pub(crate) fn retangulos(&mut self, cinza: f32, retangulos: &[(f32, f32, f32, f32)]) {
+        self.ops.push(Operation::new("q", vec![]));
+        self.ops.push(Operation::new("g", vec![cinza.into()]));
+        for &(x, y, w, h) in retangulos {
+            self.ops.push(Operation::new(
+                "re",
+                vec![x.into(), y.into(), w.into(), h.into()],
+            ));
+        }
+        self.ops.push(Operation::new("f", vec![]));
+        self.ops.push(Operation::new("Q", vec![]));
+    }
+}
+
+/// Document metadata written to the PDF's Info dictionary.
+#[derive(Debug)]
+pub(crate) struct Metadados {
+    pub titulo: String,
+    pub assunto: String,
+    /// PDF date string, `D:YYYYMMDDHHmmSS+HH'mm'`.
+    pub criado_em: String,
+}
+
+/// Assembles the pages into a PDF 1.5 file with compressed content streams.
+pub(crate) fn montar(paginas: Vec<Pagina>, meta: &Metadados) -> Result<Vec<u8>, ReciboError> {
+    let mut doc = Document::with_version("1.5");
+    let id_paginas = doc.new_object_id();
+    let fonte = |nome: &str| -> Dictionary {
+        dictionary! {
+            "Type" => "Font",
+            "Subtype" => "Type1",
+            "BaseFont" => Object::Name(nome.as_bytes().to_vec()),
+            "Encoding" => "WinAnsiEncoding",
+        }
+    };
+    let f1 = doc.add_object(fonte("Helvetica"));
+    let f2 = doc.add_object(fonte("Helvetica-Bold"));
+    let recursos = doc.add_object(dictionary! { "Font" => dictionary! { "F1" => f1, "F2" => f2 } });
+
+    let mut filhos = Vec::with_capacity(paginas.len());
+    for pagina in paginas {
+        let conteudo = Content {
+            operations: pagina.ops,
+        }
+        .encode()?;
+        let mut stream = Stream::new(dictionary! {}, conteudo);
+        // Compression failing only leaves the stream uncompressed, which is still valid.
+        let _ = stream.compress();
+        let id_conteudo = doc.add_object(stream);
+        let id = doc.add_object(dictionary! {
+            "Type" => "Page",
+            "Parent" => id_paginas,
+            "Contents" => id_conteudo,
+        });
+        filhos.push(Object::Reference(id));
+    }
+    let quantas = i64::try_from(filhos.len()).unwrap_or(i64::MAX);
+    doc.objects.insert(
+        id_paginas,
+        Object::Dictionary(dictionary! {
+            "Type" => "Pages",
+            "Kids" => filhos,
+            "Count" => quantas,
+            "Resources" => recursos,
+            "MediaBox" => vec![0.into(), 0.into(), LARGURA.into(), ALTURA.into()],
+        }),
+    );
+    let catalogo = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => id_paginas });
+    let texto = |s: &str| {
+        Object::String(
+            Document::encode_text(&lopdf::Encoding::SimpleEncoding(b"WinAnsiEncoding"), s),
+            StringFormat::Literal,
+        )
+    };
+    let info = doc.add_object(dictionary! {
+        "Title" => texto(&meta.titulo),
+        "Subject" => texto(&meta.assunto),
+        "Producer" => texto("carapi-server (servidor de referência)"),
+        "CreationDate" => texto(&meta.criado_em),
+    });
+    doc.trailer.set("Root", catalogo);
+    doc.trailer.set("Info", info);
+
+    let mut saida = Vec::with_capacity(16 * 1024);
+    doc.save_to(&mut saida).map_err(lopdf::Error::from)?;
+    Ok(saida)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn largura_usa_a_tabela_e_acentos_tomam_a_letra_base() {
+        assert!((largura("Helvetica", Fonte::Normal, 10.0) - 41.12).abs() < 0.01);
+        assert_eq!(
+            largura("Município", Fonte::Normal, 10.0),
+            largura("Municipio", Fonte::Normal, 10.0)
+        );
+        assert!(largura("W", Fonte::Negrito, 10.0) > largura("i", Fonte::Negrito, 10.0));
+    }
+
+    #[test]
+    fn quebra_respeita_a_largura() {
+        let texto = "As informações prestadas no CAR são de caráter declaratório ".repeat(5);
+        let linhas = quebrar(&texto, Fonte::Normal, 9.0, 200.0);
+        assert!(linhas.len() > 3);
+        assert!(
+            linhas
+                .iter()
+                .all(|l| largura(l, Fonte::Normal, 9.0) <= 200.0)
+        );
+        assert_eq!(linhas.join(" "), texto.trim());
+    }
+}
