@@ -36,6 +36,7 @@ pub struct Global {
     #[arg(
         long,
         global = true,
+        help_heading = "Opções globais",
         env = "CARAPI_LOCAL",
         hide_env_values = true,
         value_parser = clap::builder::FalseyValueParser::new()
@@ -45,19 +46,20 @@ pub struct Global {
     #[arg(
         long,
         global = true,
+        help_heading = "Opções globais",
         env = "CARAPI_BASE_URL",
         hide_env_values = true,
         value_name = "URL"
     )]
     pub base_url: Option<String>,
     /// Silencioso: só dados e erros
-    #[arg(short, long, global = true)]
+    #[arg(short, long, global = true, help_heading = "Opções globais")]
     pub quiet: bool,
     /// Sem cores (também com a variável NO_COLOR)
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Opções globais")]
     pub no_color: bool,
     /// Mostra um resumo de cada requisição HTTP no stderr (-vv: mais detalhes)
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    #[arg(short, long, global = true, help_heading = "Opções globais", action = clap::ArgAction::Count)]
     pub verbose: u8,
 }
 

@@ -112,6 +112,13 @@ impl Context {
     pub async fn local(&mut self) -> Result<&Local> {
         if self.local.is_none() {
             let l = Local::iniciar(&self.paths, None).await?;
+            if l.conta_criada {
+                self.shell.note(format!(
+                    "Modo local: conta criada com {} de crédito de demonstração (dados em {}).",
+                    carapi_sdk::domain::brl::format(crate::local::CREDITO_DEMO),
+                    self.paths.local_dir().display()
+                ));
+            }
             self.local = Some(l);
         }
         Ok(self.local.as_ref().expect("just set"))

@@ -231,6 +231,7 @@ async fn criar(
     formato: Formato,
 ) -> Result<()> {
     let client = ctx.client().await?;
+    let mut ctrl_c = sinal().await;
     let f = client.faixas_recarga(Some(valor)).await?;
     let confirmar = confirmar_precos(ctx, &f, flag_precos)? || flag_precos;
     let r = client
@@ -294,7 +295,7 @@ async fn criar(
         ));
         return Ok(());
     }
-    let st = aguardar(ctx, &client, r.recarga_id, timeout).await?;
+    let st = aguardar(ctx, &client, r.recarga_id, timeout, &mut ctrl_c).await?;
     final_status(ctx, &st, formato)
 }
 
@@ -308,18 +309,29 @@ fn mostrar_pix(sh: &mut crate::output::Shell, payload: &str) -> Result<()> {
     Ok(())
 }
 
+/// A Ctrl-C listener, registered at once (before the QR is printed), so a Ctrl-C at any moment
+/// after that is seen by the wait.
+type Sinal = std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<()>> + Send>>;
+
+async fn sinal() -> Sinal {
+    let mut s: Sinal = Box::pin(tokio::signal::ctrl_c());
+    let _ = futures::poll!(s.as_mut());
+    s
+}
+
 async fn aguardar(
     ctx: &mut Context,
     client: &Client,
     id: Uuid,
     timeout: Duration,
+    ctrl_c: &mut Sinal,
 ) -> Result<RecargaStatusResponse> {
     let sp = ctx
         .shell
         .spinner("Aguardando o pagamento do PIX (Ctrl-C para parar de aguardar)");
     let r = tokio::select! {
         r = client.aguardar_recarga(id, timeout) => r,
-        _ = tokio::signal::ctrl_c() => {
+        _ = ctrl_c.as_mut() => {
             sp.finish_and_clear();
             return Err(CliError::interrupted(format!(
                 "a recarga continua pendente e pode ser paga; para voltar a aguardar: carapi recarga status {id} --wait"
@@ -401,6 +413,7 @@ async fn status(
     formato: Formato,
 ) -> Result<()> {
     let client = ctx.client().await?;
+    let mut ctrl_c = sinal().await;
     let st = client.recarga(id).await?;
     if !wait || st.status.is_final() {
         return final_status(ctx, &st, formato);
@@ -417,6 +430,6 @@ async fn status(
         }
         ctx.shell.flush()?;
     }
-    let st = aguardar(ctx, &client, id, timeout).await?;
+    let st = aguardar(ctx, &client, id, timeout, &mut ctrl_c).await?;
     final_status(ctx, &st, formato)
 }

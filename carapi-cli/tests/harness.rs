@@ -1,0 +1,197 @@
+//! The test server and the command builder.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use carapi_sdk::{Client, HistoricoParams};
+use carapi_server::{Config, ContaCriada, NovaConta, RunningServer};
+use rust_decimal::Decimal;
+use tempfile::TempDir;
+
+/// Real CAR codes of the bundled SICAR records.
+pub const CODIGOS: [&str; 5] = [
+    "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47",
+    "DF-5300108-02B2E1AB4D9A42079E1FE1FAC35A2A65",
+    "DF-5300108-13EC6FAD7D144E23B0D5D5FDC71EEC18",
+    "MT-5107925-13FA6C45281244E48293A21AF17A2AA8",
+    "MT-5107925-41510FBA2A0B4C58BC2FC6AC3D720A07",
+];
+
+/// A reference server with one account, plus a temporary home for the CLI.
+pub struct Servidor {
+    pub rt: tokio::runtime::Runtime,
+    server: Option<RunningServer>,
+    pub base_url: String,
+    pub conta: ContaCriada,
+    pub dir: TempDir,
+}
+
+impl Servidor {
+    pub fn novo() -> Self {
+        Self::com(NovaConta::default())
+    }
+
+    pub fn com(nova: NovaConta) -> Self {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("servidor.sqlite3");
+        let (server, conta) = rt.block_on(async {
+            let server = carapi_server::spawn(Config::local(format!("sqlite://{}", db.display())))
+                .await
+                .unwrap();
+            let conta = server.criar_conta(nova).await.unwrap();
+            (server, conta)
+        });
+        let base_url = server.base_url();
+        std::fs::create_dir_all(dir.path().join("trabalho")).unwrap();
+        Servidor {
+            rt,
+            server: Some(server),
+            base_url,
+            conta,
+            dir,
+        }
+    }
+
+    /// The working directory of the commands.
+    pub fn trabalho(&self) -> PathBuf {
+        self.dir.path().join("trabalho")
+    }
+
+    /// `carapi` with no key and no base URL: only the temporary config/data dirs.
+    pub fn cmd_sem_credenciais(&self) -> Command {
+        let mut c = Command::cargo_bin("carapi").unwrap();
+        for v in [
+            "CARAPI_API_KEY",
+            "CARAPI_BASE_URL",
+            "CARAPI_LOCAL",
+            "NO_COLOR",
+            "RUST_LOG",
+        ] {
+            c.env_remove(v);
+        }
+        c.env("CARAPI_CONFIG_DIR", self.dir.path().join("config"))
+            .env("CARAPI_DATA_DIR", self.dir.path().join("data"))
+            .env("CARAPI_KEYRING", "off")
+            .current_dir(self.trabalho())
+            .timeout(Duration::from_secs(120));
+        c
+    }
+
+    /// `carapi` pointed at this server with the account's key.
+    pub fn cmd(&self) -> Command {
+        let mut c = self.cmd_sem_credenciais();
+        c.env("CARAPI_BASE_URL", &self.base_url)
+            .env("CARAPI_API_KEY", &self.conta.api_key);
+        c
+    }
+
+    /// A std command (for spawning and signals), same environment as [`Servidor::cmd`].
+    pub fn processo(&self) -> std::process::Command {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("carapi"));
+        for v in ["CARAPI_LOCAL", "NO_COLOR", "RUST_LOG"] {
+            c.env_remove(v);
+        }
+        c.env("CARAPI_CONFIG_DIR", self.dir.path().join("config"))
+            .env("CARAPI_DATA_DIR", self.dir.path().join("data"))
+            .env("CARAPI_KEYRING", "off")
+            .env("CARAPI_BASE_URL", &self.base_url)
+            .env("CARAPI_API_KEY", &self.conta.api_key)
+            .current_dir(self.trabalho());
+        c
+    }
+
+    pub fn client(&self) -> Client {
+        Client::builder()
+            .base_url(&self.base_url)
+            .api_key(&self.conta.api_key)
+            .build()
+            .unwrap()
+    }
+
+    pub fn saldo(&self) -> Decimal {
+        let c = self.client();
+        self.rt
+            .block_on(async { c.saldo().await.unwrap().saldo_reais })
+    }
+
+    /// Charged lookups recorded in the history, per key.
+    pub fn cobradas(&self) -> Vec<String> {
+        let c = self.client();
+        self.rt.block_on(async {
+            let h = c
+                .historico(&HistoricoParams {
+                    size: Some(100),
+                    ..Default::default()
+                })
+                .await
+                .unwrap();
+            h.itens
+                .into_iter()
+                .filter(|i| i.cobrado)
+                .filter_map(|i| i.chave_consulta)
+                .collect()
+        })
+    }
+
+    pub fn pagar(&self, id: uuid::Uuid) {
+        let s = self.server.as_ref().unwrap();
+        self.rt
+            .block_on(async { s.pagar_recarga(id).await.unwrap() });
+    }
+
+    pub fn recargas(&self) -> u64 {
+        let c = self.client();
+        self.rt
+            .block_on(async { c.recargas(&Default::default()).await.unwrap().total })
+    }
+}
+
+impl Drop for Servidor {
+    fn drop(&mut self) {
+        if let Some(s) = self.server.take() {
+            self.rt.block_on(s.shutdown());
+        }
+    }
+}
+
+pub fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn escrever(dir: &Path, nome: &str, texto: &str) -> PathBuf {
+    let p = dir.join(nome);
+    std::fs::write(&p, texto).unwrap();
+    p
+}
+
+pub fn dec(s: &str) -> Decimal {
+    s.parse().unwrap()
+}
+
+/// Asserts the exit code and the `erro: ... (CODE)` line with a hint.
+#[track_caller]
+pub fn assert_erro(o: &std::process::Output, codigo_saida: i32, codigo: &str) {
+    let err = stderr(o);
+    assert_eq!(
+        o.status.code(),
+        Some(codigo_saida),
+        "stderr: {err}\nstdout: {}",
+        stdout(o)
+    );
+    assert!(
+        err.contains(&format!("({codigo})")),
+        "expected ({codigo}) in: {err}"
+    );
+    assert!(err.lines().any(|l| l.starts_with("erro: ")), "{err}");
+    assert!(!err.contains('\x1b'), "colour in piped stderr: {err:?}");
+}

@@ -1,0 +1,347 @@
+//! `lote`: confirmation, output formats, resume without paying twice, stop on 402, receipts.
+
+use std::collections::HashMap;
+
+use carapi_server::NovaConta;
+
+use crate::harness::*;
+
+fn entrada(s: &Servidor, chaves: &[&str]) -> std::path::PathBuf {
+    let mut texto = String::from("codigo_car\n");
+    for c in chaves {
+        texto.push_str(c);
+        texto.push('\n');
+    }
+    escrever(&s.trabalho(), "entrada.csv", &texto)
+}
+
+fn linhas(path: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn contagem(v: &[String]) -> HashMap<&str, usize> {
+    let mut m = HashMap::new();
+    for k in v {
+        *m.entry(k.as_str()).or_default() += 1;
+    }
+    m
+}
+
+#[test]
+fn refuses_without_terminal_or_yes_and_sends_nothing() {
+    let s = Servidor::novo();
+    let arq = entrada(&s, &CODIGOS[..2]);
+    let o = s
+        .cmd()
+        .args(["lote", "car"])
+        .arg(&arq)
+        .args(["--saida", "r.jsonl"])
+        .output()
+        .unwrap();
+    assert_erro(&o, 2, "CONFIRMACAO_NECESSARIA");
+    let err = stderr(&o);
+    assert!(
+        err.contains("2 consulta(s)")
+            && err.contains("custo máximo R$ 2,00")
+            && err.contains("saldo R$ 100,00"),
+        "{err}"
+    );
+    assert!(!s.trabalho().join("r.jsonl").exists());
+    assert_eq!(s.saldo(), dec("100"));
+}
+
+#[test]
+fn jsonl_batch_with_duplicates_invalid_and_sandbox() {
+    let s = Servidor::novo();
+    let dup = CODIGOS[0].to_lowercase();
+    let arq = entrada(
+        &s,
+        &[
+            CODIGOS[0],
+            &dup,
+            "XX-999",
+            CODIGOS[1],
+            "DF-5300108-00000000000000000000000000000000",
+            "ZZ-0000000-SANDBOXCARBASICO0000000000000000",
+        ],
+    );
+    let o = s
+        .cmd()
+        .args(["lote", "car"])
+        .arg(&arq)
+        .args(["--saida", "r.jsonl", "--yes"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("linha 4: chave inválida \"XX-999\""), "{err}");
+    assert!(
+        err.contains("custo máximo R$ 3,00"),
+        "sandbox keys are free: {err}"
+    );
+    assert!(
+        err.contains("Resumo: 3 encontrado(s), 1 não encontrado(s), 1 inválido(s), 0 erro(s); total cobrado R$ 2,00."),
+        "{err}"
+    );
+    let l = linhas(&s.trabalho().join("r.jsonl"));
+    assert_eq!(l.len(), 4);
+    let achados: Vec<_> = l.iter().filter(|r| r["status"] == "encontrado").collect();
+    assert_eq!(achados.len(), 3);
+    assert!(
+        achados
+            .iter()
+            .all(|r| r["resposta"]["dados"]["codigoCar"] == r["chave"])
+    );
+    assert!(
+        l.iter()
+            .any(|r| r["status"] == "nao_encontrado" && r["codigoErro"] == "CAR_NAO_ENCONTRADO")
+    );
+    assert_eq!(s.saldo(), dec("98.00"));
+
+    // Rerun: everything answered, nothing charged.
+    let o = s
+        .cmd()
+        .args(["lote", "car"])
+        .arg(&arq)
+        .args(["--saida", "r.jsonl"])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "no confirmation needed when nothing is sent: {}",
+        stderr(&o)
+    );
+    assert_eq!(s.saldo(), dec("98.00"));
+    assert_eq!(linhas(&s.trabalho().join("r.jsonl")).len(), 4);
+}
+
+#[test]
+fn max_custo_stops_and_a_rerun_resumes_without_a_second_charge() {
+    let s = Servidor::novo();
+    let arq = entrada(&s, &CODIGOS);
+    let o = s
+        .cmd()
+        .args(["lote", "completo"])
+        .arg(&arq)
+        .args(["--saida", "r.csv", "--yes", "--max-custo", "5"])
+        .output()
+        .unwrap();
+    assert_erro(&o, 1, "CUSTO_MAXIMO");
+    assert!(stderr(&o).contains("mesmo --saida"), "{}", stderr(&o));
+    let texto = std::fs::read_to_string(s.trabalho().join("r.csv")).unwrap();
+    assert!(
+        texto.starts_with(
+            "chave,status,http_status,codigo_erro,mensagem,cobrado,arquivo,resposta\n"
+        )
+    );
+    let primeira = s.cobradas();
+    assert_eq!(primeira.len(), 2, "5.00 allows two lookups at 2.30");
+    assert_eq!(s.saldo(), dec("100") - dec("4.60"));
+
+    let o = s
+        .cmd()
+        .args(["lote", "completo"])
+        .arg(&arq)
+        .args(["--saida", "r.csv", "--yes"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("2 chave(s) já respondida(s)"),
+        "{}",
+        stderr(&o)
+    );
+    let todas = s.cobradas();
+    assert_eq!(todas.len(), 5);
+    assert!(
+        contagem(&todas).values().all(|&n| n == 1),
+        "each key charged once: {todas:?}"
+    );
+    assert_eq!(s.saldo(), dec("100") - dec("11.50"));
+    let mut rd = csv::Reader::from_path(s.trabalho().join("r.csv")).unwrap();
+    let rows: Vec<_> = rd.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 5);
+    assert!(
+        rows.iter()
+            .all(|r| &r[1] == "encontrado" && &r[5] == "true")
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn killed_batch_resumes_and_answered_keys_are_not_charged_again() {
+    let s = Servidor::novo();
+    let todos = [
+        CODIGOS[0],
+        CODIGOS[1],
+        CODIGOS[2],
+        CODIGOS[3],
+        CODIGOS[4],
+        "DF-5300108-277959445CC745B68C065E77AB1F2B42",
+        "DF-5300108-4AA1FE72BF3045E48DD76F4D4FBD978B",
+        "DF-5300108-4BCD7B8455CA4680A0B8FEEA5CA11E78",
+        "DF-5300108-4DC991CE146D4B03A9E1BC5E97B5D199",
+        "DF-5300108-62EA556F9D484A9880D66ABF4587811A",
+        "DF-5300108-83A362A132A44DDDB6B56D5B70220809",
+        "DF-5300108-D1D4E6B4201C4408BB9109F4A5665083",
+        "MT-5107925-70A5392970524178AE478505B06CB50D",
+        "MT-5107925-C01C0943D53E49B4A41E1CA173FCDA04",
+        "MT-5107925-CF5748D260D84C5BB9CB97A7E77E3053",
+        "MT-5107925-D6C8D851BCE54F42A51A5DC123B0108B",
+    ];
+    let arq = entrada(&s, &todos);
+    let saida = s.trabalho().join("r.jsonl");
+    let mut child = s
+        .processo()
+        .args(["lote", "car"])
+        .arg(&arq)
+        .args(["--saida", "r.jsonl", "--yes"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it as soon as the first answer is on disk.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::fs::read_to_string(&saida)
+        .map(|t| t.lines().count())
+        .unwrap_or(0)
+        == 0
+    {
+        assert!(std::time::Instant::now() < deadline, "no answer written");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let gravadas: Vec<String> = std::fs::read_to_string(&saida)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .map(|v| v["chave"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        !gravadas.is_empty() && gravadas.len() < todos.len(),
+        "{gravadas:?}"
+    );
+
+    let o = s
+        .cmd()
+        .args(["lote", "car"])
+        .arg(&arq)
+        .args(["--saida", "r.jsonl", "--yes"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cobradas = s.cobradas();
+    let n = contagem(&cobradas);
+    for k in &gravadas {
+        assert_eq!(
+            n[k.as_str()],
+            1,
+            "{k} was answered before the kill and charged again"
+        );
+    }
+    assert!(todos.iter().all(|k| n.contains_key(k)));
+    let l = linhas(&saida);
+    let mut chaves: Vec<_> = l
+        .iter()
+        .map(|v| v["chave"].as_str().unwrap().to_owned())
+        .collect();
+    chaves.sort();
+    chaves.dedup();
+    assert_eq!(chaves.len(), todos.len());
+}
+
+#[test]
+fn stops_on_402_and_says_how_to_top_up() {
+    let s = Servidor::com(NovaConta {
+        saldo: dec("2.50"),
+        ..NovaConta::default()
+    });
+    let arq = entrada(&s, &CODIGOS[..3]);
+    let o = s
+        .cmd()
+        .args(["lote", "completo"])
+        .arg(&arq)
+        .args(["--saida", "r.jsonl", "--yes"])
+        .output()
+        .unwrap();
+    assert_erro(&o, 5, "SALDO_INSUFICIENTE");
+    let err = stderr(&o);
+    assert!(err.contains("carapi recarga criar"), "{err}");
+    assert!(
+        err.contains("o saldo cobre cerca de 1 consulta(s)"),
+        "{err}"
+    );
+    let l = linhas(&s.trabalho().join("r.jsonl"));
+    assert_eq!(l.iter().filter(|r| r["status"] == "encontrado").count(), 1);
+    assert!(
+        l.iter().all(|r| r["status"] != "erro"),
+        "a 402 is not recorded as an answer: {l:?}"
+    );
+    assert_eq!(s.saldo(), dec("0.20"));
+}
+
+#[test]
+fn proprietario_batch_to_stdout_as_csv() {
+    let s = Servidor::novo();
+    let arq = escrever(
+        &s.trabalho(),
+        "docs.txt",
+        "00000000000\n000.000.000-00\n11111111111\n00000000000000\n",
+    );
+    let o = s
+        .cmd()
+        .args(["lote", "proprietario"])
+        .arg(&arq)
+        .args(["--yes", "-o", "csv"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let mut rd = csv::Reader::from_reader(out.as_bytes());
+    let rows: Vec<_> = rd.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 3, "{out}");
+    assert!(
+        rows.iter()
+            .any(|r| &r[0] == "11111111111" && &r[1] == "nao_encontrado")
+    );
+    assert!(rows.iter().all(|r| &r[5] == "false"), "sandbox is free");
+}
+
+#[test]
+fn recibo_batch_saves_pdfs_next_to_the_output_and_never_pays_twice() {
+    let s = Servidor::novo();
+    let arq = entrada(&s, &CODIGOS[..2]);
+    std::fs::create_dir(s.trabalho().join("res")).unwrap();
+    let o = s
+        .cmd()
+        .args(["lote", "recibo"])
+        .arg(&arq)
+        .args(["--saida", "res/r.jsonl", "--yes"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    for c in &CODIGOS[..2] {
+        assert!(
+            std::fs::read(s.trabalho().join("res").join(format!("{c}.pdf")))
+                .unwrap()
+                .starts_with(b"%PDF")
+        );
+    }
+    assert_eq!(s.saldo(), dec("78.00"));
+    // Lose the output file: the PDFs alone keep a rerun from paying again.
+    std::fs::remove_file(s.trabalho().join("res/r.jsonl")).unwrap();
+    let o = s
+        .cmd()
+        .args(["lote", "recibo"])
+        .arg(&arq)
+        .args(["--saida", "res/r.jsonl", "--yes"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(s.saldo(), dec("78.00"));
+    assert_eq!(linhas(&s.trabalho().join("res/r.jsonl")).len(), 2);
+}

@@ -1,0 +1,11 @@
+//! Integration tests of the `carapi` binary: the real binary (assert_cmd) against the real
+//! reference server spawned in-process on a random port over a temporary SQLite store.
+
+mod ajuda;
+mod consultas;
+mod conta;
+mod credenciais;
+mod harness;
+mod local;
+mod lote;
+mod recarga;
