@@ -6,7 +6,7 @@ use std::time::Duration;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-use crate::domain::ValidationError;
+use crate::domain::{ValidationError, brl};
 use crate::{ApiErrorBody, ErrorCode, RecargaStatus};
 
 /// `Result` with the SDK's [`Error`].
@@ -48,8 +48,9 @@ pub enum Error {
     /// `sent` is false only when the failure happened before the request could reach the server
     /// (connection not established); when true, the server may have processed it, and for a
     /// charged lookup may have charged it (contract, "Prices": charging applies to every 200).
-    #[error("falha de comunicação em {operation} (tentativa {attempts}{}): {source}",
-        if *sent { ", a requisição pode ter chegado ao servidor" } else { ", requisição não enviada" })]
+    #[error("falha de comunicação em {operation} (tentativa {attempts}; {}): {}",
+        if *sent { "a requisição pode ter chegado ao servidor" } else { "requisição não enviada" },
+        cadeia(source))]
     Transport {
         /// The SDK method, e.g. `"car"`.
         operation: &'static str,
@@ -80,7 +81,8 @@ pub enum Error {
     /// Refused before sending: the lookup would take this client's spend past the cap set with
     /// [`ClientBuilder::max_spend`](crate::ClientBuilder::max_spend). Amounts in BRL.
     #[error(
-        "limite de gasto do cliente atingido: gasto R$ {gasto} + preço R$ {preco} ultrapassaria o limite de R$ {limite}"
+        "limite de gasto do cliente atingido: gasto {} + preço {} ultrapassaria o limite de {}",
+        brl::format(*gasto), brl::format(*preco), brl::format(*limite)
     )]
     SpendLimit {
         /// The cap, BRL.
@@ -110,6 +112,18 @@ pub enum Error {
     /// The client is misconfigured (missing base URL or key, bad URL, …).
     #[error("configuração inválida: {0}")]
     Config(String),
+}
+
+/// The error and its causes, `: `-separated (reqwest's own message alone says little).
+fn cadeia(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
 }
 
 impl Error {

@@ -19,8 +19,8 @@ use rand::Rng;
 ///   waiting for; a 429 without `Retry-After` is not retried);
 /// - 502 and 503 (errors never debit, contract "Errors");
 /// - a time-out or broken connection *after* the request was sent, only for requests that
-///   cannot charge twice: the free `GET`s and `criar_recarga` (the contract reuses a pending PIX
-///   of the same amount for 10 minutes). A charged lookup (`car`, `car_completo`,
+///   cannot charge twice: the free requests (the `GET`s and the idempotent `PUT /v1/limites`)
+///   and `criar_recarga` (the contract reuses a pending PIX of the same amount for 10 minutes). A charged lookup (`car`, `car_completo`,
 ///   `proprietario`, `recibo`) is retried in that case only with
 ///   [`ClientBuilder::retry_charged_lookups`](crate::ClientBuilder::retry_charged_lookups).
 ///

@@ -126,7 +126,8 @@ impl ClientBuilder {
 
     /// Opt in to re-sending a charged lookup (`car`, `car_completo`, `proprietario`, receipt)
     /// whose answer was lost after the request was sent (time-out, connection reset). The first
-    /// request may have been charged, so this can charge twice; default false.
+    /// request may have been charged, so this can charge twice (and [`Client::gasto`] counts the
+    /// lookup once); default false. A 200 whose body broke off is never re-sent: it was charged.
     pub fn retry_charged_lookups(mut self, yes: bool) -> Self {
         self.retry_charged_lookups = yes;
         self

@@ -151,7 +151,9 @@ impl Client {
                     log_response(&req.method, &path, status, started, attempt);
                     if status.is_success() {
                         // Charged on every 200 (contract, "Prices"), whatever happens to the body.
-                        if let Some(r) = reserva.take() {
+                        if status == StatusCode::OK
+                            && let Some(r) = reserva.take()
+                        {
                             r.commit();
                         }
                         if !buffer {
