@@ -11,7 +11,10 @@ use rust_decimal::Decimal;
 #[tokio::main]
 async fn main() -> Result<(), carapi_sdk::Error> {
     let client = Client::from_env()?;
-    let params = HistoricoParams { size: Some(100), ..HistoricoParams::default() };
+    let params = HistoricoParams {
+        size: Some(100),
+        ..HistoricoParams::default()
+    };
 
     let mut total = 0u64;
     let mut cobrado = Decimal::ZERO;
@@ -27,6 +30,9 @@ async fn main() -> Result<(), carapi_sdk::Error> {
             item.chave_consulta.as_deref().unwrap_or("-"),
         );
     }
-    println!("{total} consultas, {} cobrados", carapi_sdk::domain::brl::format(cobrado));
+    println!(
+        "{total} consultas, {} cobrados",
+        carapi_sdk::domain::brl::format(cobrado)
+    );
     Ok(())
 }

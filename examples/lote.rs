@@ -1,4 +1,4 @@
-//! A stream of CAR codes under the spend guard: at most `CARAPI_MAX_SPEND` BRL (default 5.00)
+//! A stream of CAR codes under the spend guard: at most `CARAPI_MAX_SPEND` BRL (default 3.00)
 //! is spent, at the SDK's default rate limit (10 requests/s, the contract's limit).
 //!
 //! ```sh
@@ -25,8 +25,12 @@ const CODIGOS: [&str; 8] = [
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    let cap = std::env::var("CARAPI_MAX_SPEND").ok().and_then(|v| Decimal::from_str(&v).ok());
-    let client = Client::builder().max_spend(cap.unwrap_or(Decimal::new(500, 2))).build()?;
+    let cap = std::env::var("CARAPI_MAX_SPEND")
+        .ok()
+        .and_then(|v| Decimal::from_str(&v).ok());
+    let client = Client::builder()
+        .max_spend(cap.unwrap_or(Decimal::new(300, 2)))
+        .build()?;
 
     let mut results = stream::iter(CODIGOS)
         .map(|codigo| {
@@ -37,7 +41,10 @@ async fn main() -> Result<(), Error> {
 
     while let Some((codigo, result)) = results.next().await {
         match result {
-            Ok(r) => println!("ok       {codigo} {}", r.dados.municipio.unwrap_or_default()),
+            Ok(r) => println!(
+                "ok       {codigo} {}",
+                r.dados.municipio.unwrap_or_default()
+            ),
             Err(e @ Error::SpendLimit { .. }) => println!("limite   {codigo} {e}"),
             Err(e) => println!("erro     {codigo} {e}"),
         }

@@ -14,10 +14,15 @@ async fn main() -> Result<(), carapi_sdk::Error> {
 
     // Free: the contract's sandbox code answers with example data and never debits.
     let exemplo = client.car(sandbox::CAR_BASICO).await?;
-    println!("sandbox: {} ({})", exemplo.dados.codigo_car, exemplo.sandbox);
+    println!(
+        "sandbox: {} ({})",
+        exemplo.dados.codigo_car, exemplo.sandbox
+    );
 
     // A real SICAR record from the bundled data; dotted or lower-case input is normalised.
-    let car = client.car("df-5300108-b69b.317d.d02c.43da.a77a.0784.aeef.7d47").await?;
+    let car = client
+        .car("df-5300108-b69b.317d.d02c.43da.a77a.0784.aeef.7d47")
+        .await?;
     let d = &car.dados;
     println!(
         "{} | {} / {} | área {} ha | lat {:?} lon {:?}",
@@ -37,6 +42,9 @@ async fn main() -> Result<(), carapi_sdk::Error> {
     }
 
     let saldo = client.saldo().await?;
-    println!("saldo: {}", carapi_sdk::domain::brl::format(saldo.saldo_reais));
+    println!(
+        "saldo: {}",
+        carapi_sdk::domain::brl::format(saldo.saldo_reais)
+    );
     Ok(())
 }

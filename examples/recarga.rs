@@ -30,7 +30,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let faixas = client.faixas_recarga(Some(valor)).await?;
     let recarga = client
-        .criar_recarga(&NovaRecarga { valor, confirmar_novos_precos: faixas.confirmar_novos_precos_obrigatorio })
+        .criar_recarga(&NovaRecarga {
+            valor,
+            confirmar_novos_precos: faixas.confirmar_novos_precos_obrigatorio,
+        })
         .await?;
 
     let qr = QrCode::new(recarga.qr_code.as_bytes())?;
@@ -46,6 +49,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let status = client.aguardar_recarga(recarga.recarga_id, espera).await?;
-    println!("status: {} | saldo: {}", status.status, carapi_sdk::domain::brl::format(status.saldo_atual));
+    println!(
+        "status: {} | saldo: {}",
+        status.status,
+        carapi_sdk::domain::brl::format(status.saldo_atual)
+    );
     Ok(())
 }

@@ -1,1 +1,136 @@
-//! Placeholder; filled by its issue.
+//! Shared harness of the end-to-end tests and benchmarks: a reference server spawned in-process
+//! on `127.0.0.1:0` over a temporary SQLite store, funded accounts, SDK clients pointed at it,
+//! and the real `carapi` binary and examples built by cargo.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use carapi_sdk::Client;
+use carapi_server::{Config, ContaCriada, NovaConta, RunningServer};
+use rust_decimal::Decimal;
+
+/// A running reference server over its own temporary SQLite database.
+#[derive(Debug)]
+pub struct Ambiente {
+    /// The server, listening on an ephemeral loopback port.
+    pub server: RunningServer,
+    /// The SQLite URL of its store (inside `dir`).
+    pub database_url: String,
+    /// Temporary folder holding the database; removed on drop.
+    pub dir: tempfile::TempDir,
+}
+
+impl Ambiente {
+    /// Spawns a server with [`Config::local`] defaults.
+    ///
+    /// # Panics
+    /// When the temporary folder or the server cannot be created: the test cannot go on.
+    pub async fn novo() -> Self {
+        Self::com(|_| {}).await
+    }
+
+    /// Spawns a server after `ajustar` changed the configuration (receipt modes, PIX failure,
+    /// rate limit, …).
+    ///
+    /// # Panics
+    /// As [`Ambiente::novo`].
+    pub async fn com(ajustar: impl FnOnce(&mut Config)) -> Self {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let database_url = format!("sqlite://{}", dir.path().join("carapi.db").display());
+        let mut config = Config::local(database_url.clone());
+        ajustar(&mut config);
+        let server = carapi_server::spawn(config)
+            .await
+            .expect("reference server starts");
+        Self {
+            server,
+            database_url,
+            dir,
+        }
+    }
+
+    /// Creates an account with `saldo` BRL on the current price table.
+    ///
+    /// # Panics
+    /// When the store refuses the account.
+    pub async fn conta(&self, saldo: Decimal) -> ContaCriada {
+        self.conta_com(NovaConta {
+            saldo,
+            ..NovaConta::default()
+        })
+        .await
+    }
+
+    /// Creates an account as described.
+    ///
+    /// # Panics
+    /// When the store refuses the account.
+    pub async fn conta_com(&self, nova: NovaConta) -> ContaCriada {
+        self.server
+            .criar_conta(nova)
+            .await
+            .expect("account created")
+    }
+
+    /// An SDK client for `api_key` with the SDK's defaults (retries, 10 req/s limiter).
+    ///
+    /// # Panics
+    /// When the client cannot be built.
+    pub fn cliente(&self, api_key: &str) -> Client {
+        self.builder(api_key).build().expect("client builds")
+    }
+
+    /// A client builder already pointed at this server with `api_key`.
+    pub fn builder(&self, api_key: &str) -> carapi_sdk::ClientBuilder {
+        Client::builder()
+            .base_url(self.server.base_url())
+            .api_key(api_key)
+    }
+
+    /// An account funded with `saldo` BRL and a default client for it.
+    pub async fn cliente_com_saldo(&self, saldo: Decimal) -> (Client, ContaCriada) {
+        let conta = self.conta(saldo).await;
+        (self.cliente(&conta.api_key), conta)
+    }
+}
+
+/// The `carapi` binary, built once per process with the profile this test binary was built with.
+///
+/// # Panics
+/// When cargo cannot build it.
+pub fn carapi_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        build(
+            escargot::CargoBuild::new()
+                .package("carapi-cli")
+                .bin("carapi"),
+        )
+    })
+}
+
+/// An example of `carapi-examples`, built once per name.
+///
+/// # Panics
+/// When cargo cannot build it.
+pub fn example_bin(name: &str) -> PathBuf {
+    build(
+        escargot::CargoBuild::new()
+            .package("carapi-examples")
+            .example(name),
+    )
+}
+
+fn build(cmd: escargot::CargoBuild) -> PathBuf {
+    let cmd = if cfg!(debug_assertions) {
+        cmd
+    } else {
+        cmd.release()
+    };
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    cmd.manifest_path(manifest)
+        .run()
+        .unwrap_or_else(|e| panic!("cargo build failed: {e}"))
+        .path()
+        .to_path_buf()
+}

@@ -1,0 +1,66 @@
+//! The first performance figures, printed as a markdown table. Each figure is a ratio measured
+//! side by side in the same run, so a noisy machine moves both sides alike.
+//!
+//! ```sh
+//! cargo bench -p carapi-tests --bench figures
+//! ```
+//! 1. Server: charged basic lookups per second over 1,000 funded keys, against a bare axum
+//!    handler returning a fixed JSON body of the same size; same load client, same connections.
+//! 2. CLI: wall time of `carapi car <sandbox code>` against `curl` doing the same request.
+//! 3. SDK: time per call against a raw reqwest call to the same server.
+//! 4. Batch: 200 lookups through the SDK's default limiter: achieved rate / 10 per second, 429s.
+
+mod batch;
+mod cli;
+mod load;
+mod sdk;
+mod server;
+
+/// One row of the results table.
+#[derive(Debug)]
+pub struct Figura {
+    pub nome: &'static str,
+    pub medido: String,
+    pub referencia: String,
+    pub razao: f64,
+    pub alvo: &'static str,
+    pub ok: bool,
+}
+
+#[tokio::main]
+async fn main() {
+    // `cargo bench` passes `--bench`; a filter word picks figures (`server`, `cli`, `sdk`, `batch`).
+    let filtro: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let quer = |n: &str| filtro.is_empty() || filtro.iter().any(|f| n.contains(f.as_str()));
+
+    let mut figuras = Vec::new();
+    if quer("server") {
+        figuras.push(server::run().await);
+    }
+    if quer("cli") {
+        figuras.push(cli::run().await);
+    }
+    if quer("sdk") {
+        figuras.push(sdk::run().await);
+    }
+    if quer("batch") {
+        figuras.push(batch::run().await);
+    }
+
+    println!("\n| figure | measured | baseline | ratio | target | verdict |");
+    println!("|---|---|---|---|---|---|");
+    for f in &figuras {
+        println!(
+            "| {} | {} | {} | {:.3} | {} | {} |",
+            f.nome,
+            f.medido,
+            f.referencia,
+            f.razao,
+            f.alvo,
+            if f.ok { "ok" } else { "MISSED" }
+        );
+    }
+}

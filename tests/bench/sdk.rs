@@ -1,0 +1,66 @@
+//! Figure 3: time per SDK call against a raw reqwest call to the same server and endpoint
+//! (sequential calls, alternating blocks, the SDK's limiter off so that only overhead is measured).
+
+use std::time::{Duration, Instant};
+
+use carapi_sdk::sandbox;
+use carapi_tests::Ambiente;
+use rust_decimal::Decimal;
+
+use crate::Figura;
+
+const BLOCOS: usize = 10;
+const POR_BLOCO: usize = 200;
+
+pub async fn run() -> Figura {
+    let amb = Ambiente::com(|c| c.rate_limit = None).await;
+    let chave = amb.conta(Decimal::from(10)).await.api_key;
+    let sdk = amb
+        .builder(&chave)
+        .rate_limit(None)
+        .build()
+        .expect("client");
+    let raw = reqwest::Client::new();
+    let url = format!("{}/v1/car/{}", amb.server.base_url(), sandbox::CAR_BASICO);
+
+    let (mut t_sdk, mut t_raw) = (Duration::ZERO, Duration::ZERO);
+    for bloco in 0..=BLOCOS {
+        let t = Instant::now();
+        for _ in 0..POR_BLOCO {
+            sdk.car(sandbox::CAR_BASICO).await.expect("sdk call");
+        }
+        let a = t.elapsed();
+        let t = Instant::now();
+        for _ in 0..POR_BLOCO {
+            let r = raw
+                .get(&url)
+                .bearer_auth(&chave)
+                .send()
+                .await
+                .expect("raw call");
+            let v: serde_json::Value = r
+                .error_for_status()
+                .expect("200")
+                .json()
+                .await
+                .expect("json");
+            std::hint::black_box(v);
+        }
+        let b = t.elapsed();
+        if bloco > 0 {
+            t_sdk += a;
+            t_raw += b;
+        }
+    }
+    let n = (BLOCOS * POR_BLOCO) as f64;
+    let (sdk_us, raw_us) = (t_sdk.as_secs_f64() * 1e6 / n, t_raw.as_secs_f64() * 1e6 / n);
+    let razao = sdk_us / raw_us;
+    Figura {
+        nome: "SDK: time per call vs raw reqwest",
+        medido: format!("{sdk_us:.0} µs"),
+        referencia: format!("{raw_us:.0} µs"),
+        razao,
+        alvo: "<= 1.10",
+        ok: razao <= 1.10,
+    }
+}

@@ -1,0 +1,80 @@
+//! The price switch: a legacy account pays legacy prices until its first confirmed top-up, then
+//! the current ones.
+
+use std::time::Duration;
+
+use carapi_sdk::{NovaRecarga, Precos};
+use carapi_server::NovaConta;
+use carapi_tests::Ambiente;
+use rust_decimal_macros::dec;
+
+use crate::CODIGO_REAL;
+
+#[tokio::test]
+async fn legacy_account_moves_to_current_prices_on_its_first_confirmed_topup() {
+    let amb = Ambiente::novo().await;
+    let conta = amb
+        .conta_com(NovaConta {
+            saldo: dec!(20),
+            legado: true,
+            ..NovaConta::default()
+        })
+        .await;
+    let c = amb.cliente(&conta.api_key);
+
+    assert_eq!(c.saldo().await.unwrap().precos, Precos::LEGADOS);
+    c.car(CODIGO_REAL).await.unwrap();
+    assert_eq!(
+        c.saldo().await.unwrap().saldo_reais,
+        dec!(19.50),
+        "legacy basic price 0.50"
+    );
+
+    let faixas = c.faixas_recarga(None).await.unwrap();
+    assert!(faixas.usa_preco_legado && faixas.confirmar_novos_precos_obrigatorio);
+    assert_eq!(
+        (faixas.precos_atuais, faixas.precos_apos_recarga),
+        (Precos::LEGADOS, Precos::ATUAIS)
+    );
+
+    // A pending top-up changes nothing yet.
+    let criada = c
+        .criar_recarga(&NovaRecarga {
+            valor: dec!(500),
+            confirmar_novos_precos: true,
+        })
+        .await
+        .unwrap();
+    c.car(CODIGO_REAL).await.unwrap();
+    assert_eq!(c.saldo().await.unwrap().saldo_reais, dec!(19.00));
+
+    amb.server.pagar_recarga(criada.recarga_id).await.unwrap();
+    let fim = c
+        .aguardar_recarga(criada.recarga_id, Duration::from_secs(60))
+        .await
+        .unwrap();
+    let total = fim.total_creditado.expect("filled once paid");
+    assert_eq!(fim.saldo_atual, dec!(19.00) + total);
+
+    let saldo = c.saldo().await.unwrap();
+    assert_eq!(saldo.precos, Precos::ATUAIS);
+    c.car(CODIGO_REAL).await.unwrap();
+    assert_eq!(
+        c.saldo().await.unwrap().saldo_reais,
+        saldo.saldo_reais - dec!(1.00),
+        "current basic price 1.00"
+    );
+    assert!(
+        !c.faixas_recarga(None)
+            .await
+            .unwrap()
+            .confirmar_novos_precos_obrigatorio
+    );
+    assert!(
+        amb.server
+            .verificar_razao(conta.conta_id)
+            .await
+            .unwrap()
+            .consistente()
+    );
+}
