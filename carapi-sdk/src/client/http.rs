@@ -69,35 +69,48 @@ pub(crate) enum Answer {
     Streaming(reqwest::Response),
 }
 
-impl Client {
-    /// `GET /v1/saldo` without the spend guard (which needs it for the prices).
-    pub(crate) async fn fetch_saldo(&self) -> Result<crate::SaldoResponse> {
-        let req = Req::get(Op::Saldo, self.url(&["saldo"])?);
-        match self.execute(req, true, Reserva::nenhuma()).await? {
-            Answer::Buffered { status, bytes, .. } => decode(Op::Saldo, status, &bytes),
+impl Answer {
+    /// Status, headers and the whole body (read now for a streaming answer).
+    pub(crate) async fn into_parts(self, op: Op) -> Result<(u16, HeaderMap, Bytes)> {
+        match self {
+            Answer::Buffered {
+                status,
+                headers,
+                bytes,
+            } => Ok((status, headers, bytes)),
             Answer::Streaming(resp) => {
                 let status = resp.status().as_u16();
-                let bytes = resp
-                    .bytes()
-                    .await
-                    .map_err(|e| transport(Op::Saldo, true, 1, e))?;
-                decode(Op::Saldo, status, &bytes)
+                let headers = resp.headers().clone();
+                let bytes = resp.bytes().await.map_err(|e| transport(op, true, 1, e))?;
+                Ok((status, headers, bytes))
             }
         }
     }
+}
 
-    /// Sends `req` (reserving its price if it is a charged lookup) and decodes the JSON body of the 2xx answer into `T`.
+impl Client {
+    /// `GET /v1/saldo` without the spend guard (which calls this for the prices).
+    pub(crate) async fn fetch_saldo(&self) -> Result<crate::SaldoResponse> {
+        let req = Req::get(Op::Saldo, self.url(&["saldo"])?);
+        let (status, _, bytes) = self
+            .execute(req, true, Reserva::nenhuma())
+            .await?
+            .into_parts(Op::Saldo)
+            .await?;
+        decode(Op::Saldo, status, &bytes)
+    }
+
+    /// Sends `req` (reserving its price if it is a charged lookup) and decodes the JSON body
+    /// of the 2xx answer into `T`.
     pub(crate) async fn call_json<T: DeserializeOwned>(&self, req: Req) -> Result<T> {
         let op = req.op;
         let reserva = self.reservar(op, req.sandbox).await?;
-        match self.execute(req, true, reserva).await? {
-            Answer::Buffered { status, bytes, .. } => decode(op, status, &bytes),
-            Answer::Streaming(resp) => {
-                let status = resp.status().as_u16();
-                let bytes = resp.bytes().await.map_err(|e| transport(op, true, 1, e))?;
-                decode(op, status, &bytes)
-            }
-        }
+        let (status, _, bytes) = self
+            .execute(req, true, reserva)
+            .await?
+            .into_parts(op)
+            .await?;
+        decode(op, status, &bytes)
     }
 
     /// The pipeline. Error statuses become [`Error::Api`]; with `buffer` the body of the 2xx

@@ -30,17 +30,15 @@ impl Client {
         let codigo = CodigoCar::parse(codigo)?;
         let req = self.recibo_req(&codigo)?;
         let reserva = self.reservar(Op::Recibo, req.sandbox).await?;
-        match self.execute(req, true, reserva).await? {
-            Answer::Buffered { headers, bytes, .. } => Ok(Recibo {
-                filename: filename(&headers, &codigo),
-                bytes,
-            }),
-            Answer::Streaming(resp) => {
-                let filename = filename(resp.headers(), &codigo);
-                let bytes = resp.bytes().await.map_err(|e| lost(1, e))?;
-                Ok(Recibo { filename, bytes })
-            }
-        }
+        let (_, headers, bytes) = self
+            .execute(req, true, reserva)
+            .await?
+            .into_parts(Op::Recibo)
+            .await?;
+        Ok(Recibo {
+            filename: filename(&headers, &codigo),
+            bytes,
+        })
     }
 
     /// Starts the receipt download and returns once the 200 headers arrived (the lookup is
