@@ -41,13 +41,7 @@ pub fn sandbox_proprietario(documento: &str) -> Option<ProprietarioResponse> {
 /// # Errors
 /// A message for the log when rendering fails (the handler answers 502 `RECIBO_INDISPONIVEL`).
 pub fn recibo_pdf(imovel: &Imovel, emitido_em: DateTime<FixedOffset>) -> Result<Vec<u8>, String> {
-    // Stand-in until `recibo::render` lands.
-    let _ = emitido_em;
-    let texto = format!(
-        "Recibo de Inscricao do Imovel Rural no CAR - Registro no CAR: {}",
-        imovel.codigo_car
-    );
-    Ok(format!("%PDF-1.4\n% {texto}\n%%EOF\n").into_bytes())
+    crate::recibo::render(imovel, emitido_em).map_err(|e| e.to_string())
 }
 
 /// The PNG, in base64, of a QR code that decodes to `payload`.

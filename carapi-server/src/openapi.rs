@@ -1,17 +1,72 @@
-//! The OpenAPI 3.1 document of the service, generated from the code, at `GET /openapi.json`.
+//! The OpenAPI 3.1 document of the service, generated from the handlers' annotations and the
+//! SDK's wire models (utoipa 5), served at `GET /openapi.json` and committed as
+//! `carapi-server/openapi.json` (a test fails when the two drift).
 
+use axum::Router;
+use axum::http::header;
+use axum::response::IntoResponse;
 use axum::routing::get;
-use axum::{Json, Router};
+use utoipa::OpenApi;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
+use crate::http::{car, conta, proprietario, recarga, webhooks};
 use crate::state::AppState;
 
-/// Route of the document.
-pub fn router() -> Router<AppState> {
-    Router::new().route("/openapi.json", get(documento))
+/// The document's definition.
+#[derive(Debug, OpenApi)]
+#[openapi(
+    info(
+        title = "CAR Data and Account API (carapi reference server)",
+        version = "1.0.0",
+        description = "Prepaid HTTP API over Brazil's rural environmental registry (CAR). Every `/v1` route requires `Authorization: Bearer <API_KEY>`. Charged: HTTP 200 of the four lookups only."
+    ),
+    paths(
+        car::basico, car::completo, car::recibo, proprietario::proprietario,
+        conta::saldo, conta::historico, conta::limites, conta::atualizar_limites, conta::uso,
+        recarga::faixas, recarga::criar, recarga::status, recarga::listar,
+        webhooks::receber,
+    ),
+    modifiers(&Seguranca),
+    tags(
+        (name = "consultas", description = "Charged lookups"),
+        (name = "conta", description = "Free account endpoints"),
+        (name = "recarga", description = "PIX top-ups (free)"),
+        (name = "webhooks", description = "Payment-provider callbacks (HMAC-signed, outside /v1)"),
+    )
+)]
+pub struct ApiDoc;
+
+#[derive(Debug)]
+struct Seguranca;
+
+impl utoipa::Modify for Seguranca {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("API key")
+                    .build(),
+            ),
+        );
+    }
 }
 
-async fn documento() -> Json<serde_json::Value> {
-    Json(
-        serde_json::json!({"openapi": "3.1.0", "info": {"title": "carapi", "version": "1.0.0"}, "paths": {}}),
+/// The document as pretty JSON with a trailing newline (the committed file's exact bytes).
+pub fn json() -> String {
+    let mut s = ApiDoc::openapi()
+        .to_pretty_json()
+        .expect("the OpenAPI document serialises");
+    s.push('\n');
+    s
+}
+
+/// Route of the document (public: no key needed to read the API description).
+pub fn router() -> Router<AppState> {
+    Router::new().route(
+        "/openapi.json",
+        get(|| async { ([(header::CONTENT_TYPE, "application/json")], json()).into_response() }),
     )
 }

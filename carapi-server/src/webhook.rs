@@ -14,7 +14,7 @@ use sha2::Sha256;
 pub const CABECALHO_ASSINATURA: &str = "x-carapi-signature";
 
 /// The webhook body.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EventoPix {
     /// The PSP's payment id.

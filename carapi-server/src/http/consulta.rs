@@ -6,7 +6,7 @@ use axum::http::request::Parts;
 use carapi_sdk::domain::brl;
 use carapi_sdk::models::timestamp::brasilia;
 use carapi_sdk::{CodigoCar, EndpointConsulta, ErrorCode, Precos};
-use chrono::{DateTime, FixedOffset, Utc};
+use chrono::{DateTime, FixedOffset, SubsecRound, Utc};
 
 use super::error::ApiError;
 use crate::ledger;
@@ -53,7 +53,7 @@ impl<'a> Consulta<'a> {
             conta,
             endpoint,
             chave: chave.into(),
-            agora: st.relogio.agora(),
+            agora: st.relogio.agora().trunc_subsecs(3),
         }
     }
 

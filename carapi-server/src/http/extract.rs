@@ -42,17 +42,18 @@ where
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(ApiError::new(T::CODIGO, "Corpo JSON obrigatório."));
         }
-        let de = &mut serde_json::Deserializer::from_slice(&bytes);
-        serde_path_to_error::deserialize(de)
+        let valor: serde_json::Value = serde_json::from_slice(&bytes)
+            .map_err(|e| ApiError::new(T::CODIGO, format!("JSON inválido: {e}")))?;
+        if !valor.is_object() {
+            return Err(ApiError::new(T::CODIGO, "O corpo deve ser um objeto JSON."));
+        }
+        serde_path_to_error::deserialize(valor)
             .map(Corpo)
             .map_err(|e| {
-                let caminho = e.path().to_string();
-                let msg = if caminho == "." {
-                    format!("JSON inválido: {}", e.inner())
-                } else {
-                    format!("JSON inválido em '{caminho}': {}", e.inner())
-                };
-                ApiError::new(T::CODIGO, msg)
+                ApiError::new(
+                    T::CODIGO,
+                    format!("Campo '{}' inválido: {}", e.path(), e.inner()),
+                )
             })
     }
 }

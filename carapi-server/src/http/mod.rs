@@ -64,16 +64,16 @@ async fn autenticar(State(st): State<AppState>, mut req: Request, next: Next) ->
         Ok(_) => return ApiError::token_invalido().into_response(),
         Err(e) => return ApiError::from(e).into_response(),
     };
-    if let Some(limitador) = &st.limitador {
-        if let Err(espera) = limitador.verificar(conta.id) {
-            let segundos = espera.as_secs() + u64::from(espera.subsec_nanos() > 0);
-            return ApiError::new(
-                ErrorCode::LimiteExcedido,
-                "Limite de requisições por segundo excedido para esta chave.",
-            )
-            .retry_after(segundos)
-            .into_response();
-        }
+    if let Some(limitador) = &st.limitador
+        && let Err(espera) = limitador.verificar(conta.id)
+    {
+        let segundos = espera.as_secs() + u64::from(espera.subsec_nanos() > 0);
+        return ApiError::new(
+            ErrorCode::LimiteExcedido,
+            "Limite de requisições por segundo excedido para esta chave.",
+        )
+        .retry_after(segundos)
+        .into_response();
     }
     req.extensions_mut().insert(conta);
     next.run(req).await

@@ -8,7 +8,8 @@ use axum::routing::get;
 use axum::{Json, Router};
 use carapi_sdk::domain::uf;
 use carapi_sdk::{
-    CpfCnpj, EndpointConsulta, ErrorCode, ProprietarioItem, ProprietarioResponse, sandbox,
+    ApiErrorBody, CpfCnpj, EndpointConsulta, ErrorCode, ProprietarioItem, ProprietarioResponse,
+    sandbox,
 };
 
 use super::consulta::{Consulta, Segmento};
@@ -46,6 +47,18 @@ fn item(imovel: &Imovel, documento: &CpfCnpj) -> ProprietarioItem {
 }
 
 /// `GET /v1/proprietario/{cpfCnpj}`: at most 200 CARs ordered by code, charged on 200.
+#[utoipa::path(get, path = "/v1/proprietario/{cpfCnpj}", tag = "consultas", security(("bearer" = [])),
+    params(("cpfCnpj" = String, Path, description = "CPF (11 digits) or CNPJ (14, numeric or alphanumeric), masked or bare")),
+    responses(
+        (status = 200, description = "At most 200 CARs ordered by code; charged (2.60 current, 1.50 legacy)", body = ProprietarioResponse),
+        (status = 400, description = "`CPF_CNPJ_INVALIDO`", body = ApiErrorBody),
+        (status = 404, description = "`CPF_CNPJ_NAO_ENCONTRADO`", body = ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
+        (status = 402, description = "`SALDO_INSUFICIENTE`: balance too low; nothing debited", body = ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: rate, daily or monthly limit", body = ApiErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 500, description = "`ERRO_INTERNO`", body = ApiErrorBody),
+    ))]
 pub async fn proprietario(
     State(st): State<AppState>,
     Autenticado(conta): Autenticado,

@@ -7,7 +7,7 @@ use axum::{Json, Router};
 use carapi_sdk::domain::brl;
 use carapi_sdk::models::timestamp::brasilia;
 use carapi_sdk::{
-    ErrorCode, FaixasResponse, NovaRecarga, Precos, PreviewBonus, PreviewRecarga,
+    ApiErrorBody, ErrorCode, FaixasResponse, NovaRecarga, Precos, PreviewBonus, PreviewRecarga,
     RecargaCriadaResponse, RecargaItem, RecargaStatus, RecargaStatusResponse, RecargasParams,
     RecargasResponse,
 };
@@ -65,6 +65,15 @@ fn preview(valor: Centavos) -> (u32, Centavos) {
 
 /// `GET /v1/recarga/faixas[?valor=V]`: tiers, minimum, price tables and, with `valor`, a
 /// preview.
+#[utoipa::path(get, path = "/v1/recarga/faixas", tag = "recarga", security(("bearer" = [])),
+    params(("valor" = Option<f64>, Query, description = "Amount in BRL to preview")),
+    responses(
+        (status = 200, description = "Bonus tiers, minimum, price tables, optional preview", body = FaixasResponse),
+        (status = 400, description = "`VALOR_INVALIDO`", body = ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+    ))]
 pub async fn faixas(
     Autenticado(conta): Autenticado,
     Parametros(q): Parametros<FaixasQuery>,
@@ -102,6 +111,17 @@ fn qr_base64(payload: &str) -> Result<String, ApiError> {
 }
 
 /// `POST /v1/recarga`: creates (or reuses, within 10 minutes) a PIX charge.
+#[utoipa::path(post, path = "/v1/recarga", tag = "recarga", security(("bearer" = [])),
+    request_body = NovaRecarga,
+    responses(
+        (status = 200, description = "PIX charge created or reused (`reaproveitada`)", body = RecargaCriadaResponse),
+        (status = 400, description = "`VALOR_INVALIDO`, `VALOR_MINIMO`, `CONFIRMACAO_PRECOS_OBRIGATORIA` or `DOCUMENTO_AUSENTE`", body = ApiErrorBody),
+        (status = 500, description = "`ERRO_INTERNO`", body = ApiErrorBody),
+        (status = 502, description = "`ERRO_PIX`: payment-provider failure", body = ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+    ))]
 pub async fn criar(
     State(st): State<AppState>,
     Autenticado(conta): Autenticado,
@@ -195,6 +215,15 @@ fn nao_encontrada() -> ApiError {
 }
 
 /// `GET /v1/recarga/{recargaId}`: the stored state; never changes anything.
+#[utoipa::path(get, path = "/v1/recarga/{recargaId}", tag = "recarga", security(("bearer" = [])),
+    params(("recargaId" = uuid::Uuid, Path, description = "Top-up id")),
+    responses(
+        (status = 200, description = "Stored state (never changed by reading)", body = RecargaStatusResponse),
+        (status = 404, description = "`RECARGA_NAO_ENCONTRADA`", body = ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+    ))]
 pub async fn status(
     State(st): State<AppState>,
     Autenticado(conta): Autenticado,
@@ -242,6 +271,15 @@ pub async fn status(
 }
 
 /// `GET /v1/recargas`: the account's top-ups, newest first.
+#[utoipa::path(get, path = "/v1/recargas", tag = "recarga", security(("bearer" = [])),
+    params(RecargasParams),
+    responses(
+        (status = 200, description = "Top-ups, newest first", body = RecargasResponse),
+        (status = 400, description = "`PARAMETRO_INVALIDO`", body = ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+    ))]
 pub async fn listar(
     State(st): State<AppState>,
     Autenticado(conta): Autenticado,

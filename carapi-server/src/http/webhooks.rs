@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use axum::{Json, Router};
-use carapi_sdk::ErrorCode;
+use carapi_sdk::{ApiErrorBody, ErrorCode};
 use serde::Serialize;
 use uuid::Uuid;
 
@@ -21,7 +21,7 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Acknowledgement of a webhook.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookAck {
     /// Always true.
@@ -35,6 +35,14 @@ pub struct WebhookAck {
 }
 
 /// `POST /webhooks/pix`.
+#[utoipa::path(post, path = "/webhooks/pix", tag = "webhooks",
+    request_body = EventoPix,
+    params(("X-Carapi-Signature" = String, Header, description = "`sha256=<hex HMAC-SHA256 of the raw body>`")),
+    responses(
+        (status = 200, description = "Acknowledged; `creditada` is true for the delivery that credited", body = WebhookAck),
+        (status = 401, description = "`TOKEN_INVALIDO`: signature missing or wrong", body = ApiErrorBody),
+        (status = 404, description = "`RECARGA_NAO_ENCONTRADA`: unknown payment id", body = ApiErrorBody),
+    ))]
 pub async fn receber(
     State(st): State<AppState>,
     headers: HeaderMap,

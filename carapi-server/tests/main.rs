@@ -1,0 +1,16 @@
+//! Integration tests of the reference server: through the router (`tower::ServiceExt::oneshot`)
+//! for every rule and error code, and over a real socket via `spawn`.
+
+mod helpers;
+
+mod auth;
+mod car;
+mod concorrencia;
+mod conta;
+mod erros;
+mod openapi;
+mod proprietario;
+mod recarga;
+mod recibo;
+mod socket;
+mod webhook;

@@ -1,0 +1,164 @@
+use carapi_sdk::{CpfCnpj, ProprietarioResponse, sandbox};
+
+use crate::helpers::*;
+
+/// Owner of 3 bundled records (dados::embutidos::exemplo_documento).
+const DONO: &str = "385.211.390-39";
+
+#[tokio::test]
+async fn owner_lookup_masked_or_bare_ordered_by_code_and_charged() {
+    let app = App::new().await;
+    let c = app.conta_com(10).await;
+    let mut anteriores = None;
+    for doc in [DONO, "38521139039", "385.211.390-39%20"] {
+        let r = app
+            .get(&c.api_key, &format!("/v1/proprietario/{doc}"))
+            .await;
+        let v = r.ok();
+        let typed: ProprietarioResponse = serde_json::from_slice(&r.body).unwrap();
+        assert!(!typed.sandbox && !typed.truncado);
+        assert_eq!(typed.limite, 200);
+        assert_eq!(typed.total as usize, typed.itens.len());
+        assert!(typed.total >= 1);
+        let codigos: Vec<_> = typed.itens.iter().map(|i| i.registro_car.clone()).collect();
+        let mut ordenados = codigos.clone();
+        ordenados.sort();
+        assert_eq!(codigos, ordenados, "ordered by CAR code");
+        assert_eq!(v["itens"][0]["proprietarioConsultado"], DONO);
+        assert!(
+            v["itens"][0]["uf"].as_str().unwrap().len() > 2,
+            "state written out"
+        );
+        if let Some(a) = &anteriores {
+            assert_eq!(a, &codigos);
+        }
+        anteriores = Some(codigos);
+    }
+    assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 2.2);
+    let h = app.historico(&c.api_key, "").await;
+    assert_eq!(h["itens"][0]["endpoint"], "/v1/proprietario/{cpf_cnpj}");
+    assert_eq!(h["itens"][0]["chaveConsulta"], "38521139039");
+}
+
+#[tokio::test]
+async fn alphanumeric_cnpj_with_slash_encoded_or_not() {
+    let app = App::new().await;
+    let c = app.conta_com(10).await;
+    // an alphanumeric CNPJ no bundled record uses
+    let doc = CpfCnpj::from_base("ZQ9XW8V70A1B").unwrap();
+    let mascarado = doc.formatado();
+    assert!(mascarado.contains('/'));
+    app.gravar(&copias_com_dono(2, &doc)).await;
+    for caminho in [
+        mascarado.clone(),
+        mascarado.replace('/', "%2F"),
+        doc.as_str().to_lowercase(),
+    ] {
+        let v = app
+            .get(&c.api_key, &format!("/v1/proprietario/{caminho}"))
+            .await
+            .ok();
+        assert_eq!(v["total"], 2, "{caminho}");
+        assert_eq!(v["itens"][0]["proprietarioConsultado"], mascarado.as_str());
+    }
+}
+
+#[tokio::test]
+async fn invalid_documents_are_400_and_unknown_are_404_never_charged() {
+    let app = App::new().await;
+    let c = app.conta_com(10).await;
+    for ruim in [
+        "529.982.247-24",
+        "123.456.789-00",
+        "1234567890",
+        "111.111.111-11",
+        "12.ABC.345%2F01DE-36",
+        "12ABC34501DEAB",
+        "abc",
+    ] {
+        app.get(&c.api_key, &format!("/v1/proprietario/{ruim}"))
+            .await
+            .erro(400, "CPF_CNPJ_INVALIDO");
+    }
+    // valid but without CARs
+    let sem_cars = CpfCnpj::from_base("135792468").unwrap();
+    app.get(
+        &c.api_key,
+        &format!("/v1/proprietario/{}", sem_cars.formatado()),
+    )
+    .await
+    .erro(404, "CPF_CNPJ_NAO_ENCONTRADO");
+    assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 10.0);
+    let h = app.historico(&c.api_key, "?status=erro").await;
+    assert_eq!(h["total"], 8);
+}
+
+#[tokio::test]
+async fn more_than_200_cars_are_truncated() {
+    let app = App::new().await;
+    let c = app.conta_com(10).await;
+    let doc = CpfCnpj::parse("11.222.333/0001-81").unwrap();
+    app.gravar(&copias_com_dono(201, &doc)).await;
+    let v = app
+        .get(&c.api_key, "/v1/proprietario/11222333000181")
+        .await
+        .ok();
+    assert_eq!(v["truncado"], true);
+    assert_eq!(v["total"], 200);
+    assert_eq!(v["itens"].as_array().unwrap().len(), 200);
+    // exactly 200 is not truncated
+    let outro = CpfCnpj::parse("00.000.000/0001-91").unwrap();
+    let mut lote = copias_com_dono(200, &outro);
+    for (i, im) in lote.iter_mut().enumerate() {
+        im.codigo_car = format!("DF-5300108-{:032X}", 0xA000_0000_u64 + i as u64)
+            .parse()
+            .unwrap();
+    }
+    app.gravar(&lote).await;
+    let v = app
+        .get(&c.api_key, "/v1/proprietario/00000000000191")
+        .await
+        .ok();
+    assert_eq!(v["truncado"], false);
+    assert_eq!(v["total"], 200);
+}
+
+#[tokio::test]
+async fn sandbox_documents() {
+    let app = App::new().await;
+    let c = app.conta_com(0).await;
+    let v = app
+        .get(
+            &c.api_key,
+            &format!("/v1/proprietario/{}", sandbox::CPF_DOIS_CARS),
+        )
+        .await
+        .ok();
+    assert_eq!(v["sandbox"], true);
+    assert_eq!(v["total"], 2);
+    assert_eq!(v["truncado"], false);
+    let v = app
+        .get(
+            &c.api_key,
+            &format!("/v1/proprietario/{}", sandbox::CNPJ_TRUNCADO),
+        )
+        .await
+        .ok();
+    assert_eq!(v["sandbox"], true);
+    assert_eq!(v["truncado"], true);
+    let r = app
+        .get(
+            &c.api_key,
+            &format!("/v1/proprietario/{}", sandbox::CPF_NAO_ENCONTRADO),
+        )
+        .await;
+    assert_eq!(r.erro(404, "CPF_CNPJ_NAO_ENCONTRADO")["sandbox"], true);
+    // masked repeated digits are not the sandbox value: a plain invalid CPF
+    let r = app.get(&c.api_key, "/v1/proprietario/111.111.111-11").await;
+    assert!(r.erro(400, "CPF_CNPJ_INVALIDO").get("sandbox").is_none());
+    assert_eq!(
+        app.saldo(&c.api_key).await["usoHoje"]["requisicoes"],
+        1,
+        "only the invalid one is recorded"
+    );
+}

@@ -1,0 +1,239 @@
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::Request;
+use carapi_server::webhook::{CABECALHO_ASSINATURA, EventoPix, assinar};
+
+use crate::helpers::*;
+
+fn entrega(segredo: &str, evento: &EventoPix) -> Request<Body> {
+    let corpo = serde_json::to_vec(evento).unwrap();
+    Request::post("/webhooks/pix")
+        .header("content-type", "application/json")
+        .header(CABECALHO_ASSINATURA, assinar(segredo, &corpo))
+        .body(Body::from(corpo))
+        .unwrap()
+}
+
+async fn recarga(app: &App, key: &str, valor: u32) -> (String, String) {
+    let v = app
+        .post(key, "/v1/recarga", &format!(r#"{{"valor": {valor}}}"#))
+        .await
+        .ok();
+    (
+        v["recargaId"].as_str().unwrap().to_owned(),
+        v["paymentId"].as_str().unwrap().to_owned(),
+    )
+}
+
+#[tokio::test]
+async fn signed_webhook_credits_amount_plus_bonus_once() {
+    let app = App::new().await;
+    let c = app.conta_com(3).await;
+    let (id, payment) = recarga(&app, &c.api_key, 2500).await;
+    let segredo = app.state.config.webhook_secret.clone();
+    let v = app
+        .send(entrega(
+            &segredo,
+            &EventoPix::pago(&payment, chrono::Utc::now()),
+        ))
+        .await
+        .ok();
+    assert_eq!(v["creditada"], true);
+    assert_eq!(v["recargaId"], id.as_str());
+    assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 3.0 + 2700.0);
+    // repeats change nothing
+    for _ in 0..3 {
+        let v = app
+            .send(entrega(
+                &segredo,
+                &EventoPix::pago(&payment, chrono::Utc::now()),
+            ))
+            .await
+            .ok();
+        assert_eq!(v["creditada"], false);
+    }
+    assert_eq!(
+        carapi_server::reconcile::executar(&app.state.store, &app.state.pix)
+            .await
+            .unwrap(),
+        0
+    );
+    assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 2703.0);
+    let razao = app.store().razao(c.conta_id).await.unwrap().unwrap();
+    assert!(razao.consistente(), "{razao:?}");
+}
+
+#[tokio::test]
+async fn bad_or_missing_signature_is_rejected_and_changes_nothing() {
+    let app = App::new().await;
+    let c = app.conta_com(0).await;
+    let (_, payment) = recarga(&app, &c.api_key, 500).await;
+    let evento = EventoPix::pago(&payment, chrono::Utc::now());
+    app.send(entrega("segredo-errado", &evento))
+        .await
+        .erro(401, "TOKEN_INVALIDO");
+    let corpo = serde_json::to_vec(&evento).unwrap();
+    let sem = Request::post("/webhooks/pix")
+        .body(Body::from(corpo.clone()))
+        .unwrap();
+    app.send(sem).await.erro(401, "TOKEN_INVALIDO");
+    // signature of another body
+    let outro = serde_json::to_vec(&EventoPix::pago("PIXOUTRO", chrono::Utc::now())).unwrap();
+    let trocada = Request::post("/webhooks/pix")
+        .header(
+            CABECALHO_ASSINATURA,
+            assinar(&app.state.config.webhook_secret, &outro),
+        )
+        .body(Body::from(corpo))
+        .unwrap();
+    app.send(trocada).await.erro(401, "TOKEN_INVALIDO");
+    assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 0.0);
+    // the webhook does not take a bearer key instead of a signature
+    let r = app
+        .send(
+            Request::post("/webhooks/pix")
+                .header("authorization", format!("Bearer {}", c.api_key))
+                .body(Body::from(serde_json::to_vec(&evento).unwrap()))
+                .unwrap(),
+        )
+        .await;
+    r.erro(401, "TOKEN_INVALIDO");
+    // unknown payment (well signed) is 404; other statuses are acknowledged and ignored
+    let segredo = app.state.config.webhook_secret.clone();
+    app.send(entrega(
+        &segredo,
+        &EventoPix::pago("PIXDESCONHECIDO", chrono::Utc::now()),
+    ))
+    .await
+    .erro(404, "RECARGA_NAO_ENCONTRADA");
+    let ignorado = EventoPix {
+        payment_id: payment.clone(),
+        status: "criado".into(),
+        pago_em: None,
+    };
+    assert_eq!(
+        app.send(entrega(&segredo, &ignorado)).await.ok()["creditada"],
+        false
+    );
+    assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 0.0);
+}
+
+#[tokio::test]
+async fn reconciliation_credits_when_the_webhook_never_arrives() {
+    let app = App::new().await;
+    let c = app.conta_com(0).await;
+    let (id, payment) = recarga(&app, &c.api_key, 5000).await;
+    let (_, outro) = recarga(&app, &c.api_key, 700).await;
+    // not paid yet: nothing happens
+    assert_eq!(
+        carapi_server::reconcile::executar(&app.state.store, &app.state.pix)
+            .await
+            .unwrap(),
+        0
+    );
+    app.state
+        .psp
+        .as_ref()
+        .unwrap()
+        .pagar(&payment, chrono::Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(
+        carapi_server::reconcile::executar(&app.state.store, &app.state.pix)
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        carapi_server::reconcile::executar(&app.state.store, &app.state.pix)
+            .await
+            .unwrap(),
+        0
+    );
+    assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 5500.0);
+    assert_eq!(
+        app.get(&c.api_key, &format!("/v1/recarga/{id}")).await.ok()["status"],
+        "Confirmado"
+    );
+    // a late webhook for it changes nothing; the other one is still pending
+    let segredo = app.state.config.webhook_secret.clone();
+    assert_eq!(
+        app.send(entrega(
+            &segredo,
+            &EventoPix::pago(&payment, chrono::Utc::now())
+        ))
+        .await
+        .ok()["creditada"],
+        false
+    );
+    assert_eq!(
+        app.get(&c.api_key, "/v1/recargas?status=Pendente")
+            .await
+            .ok()["itens"][0]["valorPago"],
+        700.0
+    );
+    let _ = outro;
+    assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 5500.0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn same_webhook_20_times_concurrently_while_reconciliation_runs_credits_once() {
+    let app = Arc::new(App::new().await);
+    let c = app.conta_com(1).await;
+    for rodada in 0..3 {
+        let (_, payment) = recarga(&app, &c.api_key, 1000 + rodada).await;
+        app.state
+            .psp
+            .as_ref()
+            .unwrap()
+            .pagar(&payment, chrono::Utc::now())
+            .await
+            .unwrap();
+        let segredo = app.state.config.webhook_secret.clone();
+        let mut tarefas = Vec::new();
+        for i in 0..20 {
+            let app = app.clone();
+            let payment = payment.clone();
+            let segredo = segredo.clone();
+            tarefas.push(tokio::spawn(async move {
+                let mut n = 0;
+                if i % 5 == 0 {
+                    // reconciliation passes interleaved with the deliveries
+                    n += carapi_server::reconcile::executar(&app.state.store, &app.state.pix)
+                        .await
+                        .unwrap();
+                }
+                let v = app
+                    .send(entrega(
+                        &segredo,
+                        &EventoPix::pago(&payment, chrono::Utc::now()),
+                    ))
+                    .await
+                    .ok();
+                n + u32::from(v["creditada"] == true)
+            }));
+        }
+        let reconciliadas = {
+            let app = app.clone();
+            tokio::spawn(async move {
+                carapi_server::reconcile::executar(&app.state.store, &app.state.pix)
+                    .await
+                    .unwrap()
+            })
+        };
+        let mut creditos = 0;
+        for t in tarefas {
+            creditos += t.await.unwrap();
+        }
+        creditos += reconciliadas.await.unwrap();
+        assert_eq!(creditos, 1, "credited {creditos} times");
+    }
+    // amount + 5 % bonus, three times, exactly once each
+    let esperado = 1.0 + (1000.0 + 50.0) + (1001.0 + 50.05) + (1002.0 + 50.10);
+    let saldo = app.saldo(&c.api_key).await["saldoReais"].as_f64().unwrap();
+    assert!((saldo - esperado).abs() < 1e-9, "{saldo} != {esperado}");
+    let razao = app.store().razao(c.conta_id).await.unwrap().unwrap();
+    assert!(razao.consistente(), "{razao:?}");
+    assert_eq!(razao.creditado_recargas, carapi_server::Centavos(315_315));
+}
