@@ -391,7 +391,10 @@ async fn base_url_with_a_path_prefix() {
 #[tokio::test]
 async fn client_is_send_sync_clone_and_hides_the_key() {
     fn assert_traits<T: Send + Sync + Clone + 'static>() {}
+    fn assert_send<T: Send + Sync + 'static>() {}
     assert_traits::<carapi_sdk::Client>();
+    assert_send::<carapi_sdk::Error>();
+    assert_send::<carapi_sdk::ReciboDownload>();
     let server = MockServer::start().await;
     let c = client(&server);
     let dbg = format!("{c:?} {:?}", builder(&server));
