@@ -45,8 +45,11 @@ impl std::str::FromStr for ReciboModo {
 pub struct Config {
     /// Address to bind (`127.0.0.1:0` picks a free port).
     pub bind: SocketAddr,
-    /// sqlx SQLite URL, e.g. `sqlite://carapi.db` (created when missing). `sqlite::memory:`
-    /// works for a single-process server.
+    /// Database URL; its scheme picks the store ([`crate::startup::abrir_store`]):
+    /// `sqlite://carapi.db` (embedded SQLite, the default; created when missing;
+    /// `sqlite::memory:` works for a single-process server) or `postgres://user@host:5432/db`
+    /// / `postgresql://...` (PostgreSQL for scale; the database is created when missing and
+    /// the user may create it).
     pub database_url: String,
     /// HMAC-SHA256 secret of `POST /webhooks/pix`.
     pub webhook_secret: String,

@@ -18,7 +18,7 @@ use crate::config::Config;
 use crate::fonte;
 use crate::money::Centavos;
 use crate::state::AppState;
-use crate::store::{ContaId, NovaContaRegistro, Razao, SqliteStore, Store, StoreError};
+use crate::store::{ContaId, NovaContaRegistro, PgStore, Razao, SqliteStore, Store, StoreError};
 use crate::webhook::{self, CABECALHO_ASSINATURA, EventoPix};
 
 /// Errors of the library API.
@@ -92,11 +92,17 @@ impl std::fmt::Debug for ContaCriada {
     }
 }
 
-/// Opens (creating and migrating) the store at `database_url`.
+/// Opens (creating and migrating) the store at `database_url`, chosen by its scheme:
+/// `postgres://` or `postgresql://` opens a [`PgStore`] (PostgreSQL, for several server
+/// processes sharing one database: `carapi-server serve --database postgres://user@host/db`);
+/// anything else (`sqlite://carapi.db`, `sqlite::memory:`) the embedded [`SqliteStore`].
 ///
 /// # Errors
 /// [`ServerError::Store`] when it cannot be opened or migrated.
 pub async fn abrir_store(database_url: &str) -> Result<Arc<dyn Store>, ServerError> {
+    if crate::store::postgres::eh_url_postgres(database_url) {
+        return Ok(Arc::new(PgStore::connect(database_url).await?));
+    }
     Ok(Arc::new(SqliteStore::connect(database_url).await?))
 }
 

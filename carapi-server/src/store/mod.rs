@@ -5,6 +5,7 @@
 //! Money is [`Centavos`]; instants are UTC; the caller passes the Brasília calendar day (the
 //! store never decides time zones).
 
+pub mod postgres;
 mod sqlite;
 
 use std::fmt;
@@ -18,6 +19,7 @@ use uuid::Uuid;
 use crate::dados::Imovel;
 use crate::money::Centavos;
 
+pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
 /// Identifier of an API account.
