@@ -1,6 +1,6 @@
 //! The HTTP layer: one module per route group, each exporting `router()`, composed here with
-//! authentication, the per-key rate limit and JSON answers for unknown routes, wrong methods
-//! and panics.
+//! authentication, the per-key rate limit (sandbox lookups exempt) and JSON answers for unknown
+//! routes, wrong methods and panics.
 
 pub mod car;
 pub mod consulta;
@@ -20,7 +20,7 @@ use axum::http::StatusCode;
 use axum::http::header;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use carapi_sdk::ErrorCode;
+use carapi_sdk::{CodigoCar, ErrorCode, sandbox};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
@@ -65,6 +65,7 @@ async fn autenticar(State(st): State<AppState>, mut req: Request, next: Next) ->
         Err(e) => return ApiError::from(e).into_response(),
     };
     if let Some(limitador) = &st.limitador
+        && !eh_sandbox(req.uri().path())
         && let Err(espera) = limitador.verificar(conta.id)
     {
         let segundos = espera.as_secs() + u64::from(espera.subsec_nanos() > 0);
@@ -77,6 +78,20 @@ async fn autenticar(State(st): State<AppState>, mut req: Request, next: Next) ->
     }
     req.extensions_mut().insert(conta);
     next.run(req).await
+}
+
+/// True for a lookup of a reserved sandbox value, which counts toward no limit (contract,
+/// "Limits": "Sandbox reserved values do not count toward any limit"), the request rate
+/// included.
+fn eh_sandbox(path: &str) -> bool {
+    if let Some(resto) = path.strip_prefix("/v1/car/") {
+        let codigo = resto.split('/').next().unwrap_or("");
+        CodigoCar::parse(codigo).is_ok_and(|c| c.is_sandbox())
+    } else if let Some(doc) = path.strip_prefix("/v1/proprietario/") {
+        sandbox::is_documento(doc)
+    } else {
+        false
+    }
 }
 
 async fn rota_desconhecida(req: Request) -> ApiError {

@@ -1,0 +1,231 @@
+//! The `carapi-server` binary: the exact command forms of issue 3.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use carapi_server::store::{SqliteStore, Store};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_carapi-server");
+
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .env_remove("CARAPI_DATABASE_URL")
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn db(dir: &tempfile::TempDir) -> String {
+    format!("sqlite://{}", dir.path().join("cli.db").display())
+}
+
+#[tokio::test]
+async fn account_create_import_seed_and_ledger_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = db(&dir);
+    let (ok, out, err) = run(&[
+        "account",
+        "create",
+        "--database",
+        &url,
+        "--json",
+        "--saldo",
+        "12.34",
+    ]);
+    assert!(ok, "{err}");
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    let key = v["apiKey"].as_str().unwrap();
+    assert!(key.starts_with("car_"));
+    let id = v["contaId"].as_i64().unwrap();
+    let (ok, out, _) = run(&[
+        "account",
+        "create",
+        "--database",
+        &url,
+        "--legado",
+        "--sem-documento",
+        "--email",
+        "x@example.com",
+    ]);
+    assert!(ok);
+    assert!(out.contains("car_"), "the key is printed once: {out}");
+    let (ok, _, err) = run(&[
+        "account",
+        "create",
+        "--database",
+        &url,
+        "--documento",
+        "529.982.247-24",
+    ]);
+    assert!(!ok && err.contains("documento"), "{err}");
+    let (ok, _, _) = run(&[
+        "account",
+        "create",
+        "--database",
+        &url,
+        "--documento",
+        "529.982.247-25",
+        "--sem-documento",
+    ]);
+    assert!(!ok, "--documento and --sem-documento conflict");
+
+    let store = SqliteStore::connect(&url).await.unwrap();
+    let c = store
+        .conta(carapi_server::ContaId(id))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(c.saldo, carapi_server::Centavos(1234));
+    assert!(!c.legado && c.documento.is_some());
+    let ids = store.contas().await.unwrap();
+    let legado = store.conta(ids[1]).await.unwrap().unwrap();
+    assert!(legado.legado && legado.documento.is_none());
+    assert_eq!(legado.email.as_deref(), Some("x@example.com"));
+
+    let csv = concat!(env!("CARGO_MANIFEST_DIR"), "/data/sicar/imoveis_mt.csv");
+    for _ in 0..2 {
+        let (ok, out, err) = run(&["import", csv, "--database", &url]);
+        assert!(ok, "{err}");
+        assert!(out.contains("10"), "{out}");
+    }
+    assert_eq!(
+        store.contar_imoveis().await.unwrap(),
+        10,
+        "import is idempotent"
+    );
+    let (ok, _, err) = run(&["import", "/nao/existe.csv", "--database", &url]);
+    assert!(!ok && err.contains("existe.csv"), "{err}");
+
+    for _ in 0..2 {
+        let (ok, _, err) = run(&[
+            "seed",
+            "--synthetic",
+            "40",
+            "--seed",
+            "7",
+            "--database",
+            &url,
+        ]);
+        assert!(ok, "{err}");
+    }
+    assert_eq!(
+        store.contar_imoveis().await.unwrap(),
+        50,
+        "same seed, same records"
+    );
+
+    let (ok, out, err) = run(&["ledger", "check", "--database", &url]);
+    assert!(ok, "{err}");
+    assert_eq!(out.matches("OK").count(), 2, "{out}");
+    let (ok, out, _) = run(&[
+        "ledger",
+        "check",
+        "--database",
+        &url,
+        "--conta",
+        &id.to_string(),
+        "--json",
+    ]);
+    assert!(ok);
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["consistente"], true);
+    assert_eq!(v["saldo"], 1234);
+}
+
+#[tokio::test]
+async fn serve_logs_its_address_pix_pay_confirms_and_sigterm_stops_gracefully() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = db(&dir);
+    let (_, out, _) = run(&["account", "create", "--database", &url, "--json"]);
+    let key = serde_json::from_str::<Value>(out.trim()).unwrap()["apiKey"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let mut child = Command::new(BIN)
+        .args(["serve", "--bind", "127.0.0.1:0", "--database", &url])
+        .env("CARAPI_LOG", "info")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(u) = line
+                .split_whitespace()
+                .find(|w| w.starts_with("http://127.0.0.1:"))
+            {
+                let _ = tx.send(u.to_owned());
+            }
+        }
+    });
+    let base = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("serve logs the bound address");
+
+    let http = reqwest::Client::new();
+    let v: Value = http
+        .get(format!("{base}/v1/saldo"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v["saldoReais"], 100.0);
+    let criada: Value = http
+        .post(format!("{base}/v1/recarga"))
+        .bearer_auth(&key)
+        .json(&serde_json::json!({"valor": 500}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let payment = criada["paymentId"].as_str().unwrap();
+    let (ok, out, err) = run(&["pix", "pay", payment, "--server", &base]);
+    assert!(ok, "{out} {err}");
+    let v: Value = http
+        .get(format!("{base}/v1/saldo"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v["saldoReais"], 600.0);
+    // a wrong secret is refused by the server
+    let (ok, _, err) = run(&[
+        "pix",
+        "pay",
+        payment,
+        "--server",
+        &base,
+        "--webhook-secret",
+        "errado",
+    ]);
+    assert!(!ok && err.contains("401"), "{err}");
+    let (ok, _, _) = run(&["pix", "pay", "PIXNAOEXISTE", "--server", &base]);
+    assert!(!ok);
+
+    let term = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "graceful shutdown exits 0: {status:?}");
+}

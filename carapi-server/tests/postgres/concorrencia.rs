@@ -1,0 +1,101 @@
+//! The money-critical races at the store level, on SQLite and PostgreSQL.
+
+use std::sync::Arc;
+
+use carapi_server::Centavos;
+use carapi_server::store::{Confirmacao, ResultadoCobranca};
+
+use super::loja::{cobranca, instante, nova_conta, nova_recarga};
+use super::lojas;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_concurrent_charges_on_fifty_of_balance_on_both_stores() {
+    for l in lojas("two_hundred_concurrent_charges_on_fifty_of_balance_on_both_stores").await {
+        let s = l.store.clone();
+        s.gravar_imoveis(&carapi_server::fonte::bundled()).await.unwrap();
+        let a = nova_conta(s.as_ref(), 5_000, false).await;
+        let dia = "2024-05-31".parse().unwrap();
+        let tarefas: Vec<_> = (0..200)
+            .map(|i| {
+                let s = s.clone();
+                tokio::spawn(async move { s.cobrar_consulta(cobranca(a, dia, instante(i))).await.unwrap() })
+            })
+            .collect();
+        let (mut ok, mut recusa, mut caches) = (0, 0, 0);
+        for t in tarefas {
+            match t.await.unwrap() {
+                ResultadoCobranca::Cobrada { cache, .. } => {
+                    ok += 1;
+                    caches += i32::from(cache);
+                }
+                ResultadoCobranca::SaldoInsuficiente { preco: Centavos(100), .. } => recusa += 1,
+                r => panic!("{}: {r:?}", l.nome),
+            }
+        }
+        assert_eq!((ok, recusa, caches), (50, 150, 49), "{}", l.nome);
+        let u = s.uso_periodo(a, dia).await.unwrap();
+        assert_eq!((u.hoje_requisicoes, u.hoje_cobradas, u.hoje_erros, u.hoje_gasto), (200, 50, 150, Centavos(5_000)));
+        let razao = s.razao(a).await.unwrap().unwrap();
+        assert!(razao.consistente(), "{}: {razao:?}", l.nome);
+        assert_eq!((razao.saldo, razao.debitos), (Centavos::ZERO, Centavos(5_000)), "{}", l.nome);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn twenty_concurrent_confirmations_credit_once_on_both_stores() {
+    for l in lojas("twenty_concurrent_confirmations_credit_once_on_both_stores").await {
+        let s = l.store.clone();
+        let a = nova_conta(s.as_ref(), 100, true).await;
+        for rodada in 0..3 {
+            let r = nova_recarga(a, 100_000 + rodada, instante(rodada));
+            s.inserir_recarga(r.clone(), instante(-600)).await.unwrap();
+            let tarefas: Vec<_> = (0..20)
+                .map(|i| {
+                    let (s, p) = (s.clone(), r.payment_id.clone());
+                    tokio::spawn(async move { s.confirmar_recarga(&p, instante(1_000 + i)).await.unwrap() })
+                })
+                .collect();
+            let mut creditadas = 0;
+            for t in tarefas {
+                match t.await.unwrap() {
+                    Confirmacao::Creditada(_) => creditadas += 1,
+                    Confirmacao::JaFinal(_) => {}
+                    Confirmacao::NaoEncontrada => panic!("{}", l.nome),
+                }
+            }
+            assert_eq!(creditadas, 1, "{}: round {rodada}", l.nome);
+        }
+        let razao = s.razao(a).await.unwrap().unwrap();
+        assert!(razao.consistente(), "{}: {razao:?}", l.nome);
+        // 1000.00 + 1000.01 + 1000.02 plus 5 % (rounded down by the test's bonus) each
+        assert_eq!(razao.creditado_recargas, Centavos(100_000 + 5_000 + 100_001 + 5_000 + 100_002 + 5_000));
+        assert_eq!(razao.saldo, Centavos(100) + razao.creditado_recargas, "{}", l.nome);
+        assert!(!s.conta(a).await.unwrap().unwrap().legado);
+    }
+}
+
+/// Two stores (two pools, as two server processes would have) over one PostgreSQL database:
+/// charges from both still never overdraw.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_processes_sharing_one_postgres_database_never_overdraw() {
+    let Some(banco) = super::BancoTeste::criar("two_processes_sharing_one_postgres_database_never_overdraw").await else {
+        return;
+    };
+    let (p1, p2) = (banco.store().await, banco.store().await);
+    p1.gravar_imoveis(&carapi_server::fonte::bundled()).await.unwrap();
+    let a = nova_conta(p1.as_ref(), 1_000, false).await;
+    let dia = "2024-05-31".parse().unwrap();
+    let tarefas: Vec<_> = (0..40)
+        .map(|i| {
+            let s: Arc<dyn carapi_server::store::Store> = if i % 2 == 0 { p1.clone() } else { p2.clone() };
+            tokio::spawn(async move { s.cobrar_consulta(cobranca(a, dia, instante(i))).await.unwrap() })
+        })
+        .collect();
+    let mut ok = 0;
+    for t in tarefas {
+        ok += i32::from(matches!(t.await.unwrap(), ResultadoCobranca::Cobrada { .. }));
+    }
+    assert_eq!(ok, 10);
+    let razao = p2.razao(a).await.unwrap().unwrap();
+    assert!(razao.consistente() && razao.saldo == Centavos::ZERO, "{razao:?}");
+}
