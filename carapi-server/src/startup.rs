@@ -153,12 +153,12 @@ pub async fn pagar_via_webhook(
     payment_id: &str,
 ) -> Result<(), ServerError> {
     let agora = Utc::now();
-    if let Some(store) = store {
-        if !store.psp_pagar(payment_id, agora).await? {
-            return Err(ServerError::NaoEncontrado(format!(
-                "cobrança PIX {payment_id}"
-            )));
-        }
+    if let Some(store) = store
+        && !store.psp_pagar(payment_id, agora).await?
+    {
+        return Err(ServerError::NaoEncontrado(format!(
+            "cobrança PIX {payment_id}"
+        )));
     }
     let corpo = serde_json::to_vec(&EventoPix::pago(payment_id, agora))
         .map_err(|e| ServerError::Webhook(e.to_string()))?;
