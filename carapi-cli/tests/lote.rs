@@ -173,7 +173,7 @@ fn max_custo_stops_and_a_rerun_resumes_without_a_second_charge() {
 
 #[cfg(unix)]
 #[test]
-fn killed_batch_resumes_and_answered_keys_are_not_charged_again() {
+fn killed_batch_resumes_and_no_key_is_charged_twice() {
     let s = Servidor::novo();
     let todos = [
         CODIGOS[0],
@@ -243,6 +243,15 @@ fn killed_batch_resumes_and_answered_keys_are_not_charged_again() {
             "{k} was answered before the kill and charged again"
         );
     }
+    // Keys in flight at the kill (charged, answer lost) are found in the history through the
+    // journal and not bought again: every key is charged exactly once.
+    for k in &todos {
+        assert_eq!(n.get(k).copied(), Some(1), "{k}: {cobradas:?}");
+    }
+    assert!(
+        !s.trabalho().join(".r.jsonl.enviando").exists(),
+        "journal removed after a clean run"
+    );
     assert!(todos.iter().all(|k| n.contains_key(k)));
     let l = linhas(&saida);
     let mut chaves: Vec<_> = l
@@ -344,4 +353,50 @@ fn recibo_batch_saves_pdfs_next_to_the_output_and_never_pays_twice() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(s.saldo(), dec("78.00"));
     assert_eq!(linhas(&s.trabalho().join("res/r.jsonl")).len(), 2);
+}
+
+#[test]
+fn journal_of_a_crashed_run_keeps_a_paid_key_from_being_bought_again() {
+    let s = Servidor::novo();
+    let arq = entrada(&s, &CODIGOS[..3]);
+    // A crashed run: CODIGOS[0] was sent and charged, CODIGOS[1] was journalled but never
+    // reached the server; neither answer was written.
+    let antes = chrono::Utc::now() - chrono::Duration::seconds(1);
+    let c = s.client();
+    s.rt.block_on(async { c.car(CODIGOS[0]).await.unwrap() });
+    std::fs::write(s.trabalho().join("r.jsonl"), "").unwrap();
+    std::fs::write(
+        s.trabalho().join(".r.jsonl.enviando"),
+        format!(
+            "{}\t{}\n{}\t{}\n",
+            CODIGOS[0],
+            antes.to_rfc3339(),
+            CODIGOS[1],
+            antes.to_rfc3339()
+        ),
+    )
+    .unwrap();
+    let o = s
+        .cmd()
+        .args(["lote", "car"])
+        .arg(&arq)
+        .args(["--saida", "r.jsonl", "--yes"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("1 chave(s) foram cobradas numa execução interrompida"),
+        "{}",
+        stderr(&o)
+    );
+    let cobradas = s.cobradas();
+    let n = contagem(&cobradas);
+    assert_eq!(n.get(CODIGOS[0]).copied(), Some(1), "not bought twice");
+    assert_eq!(n.get(CODIGOS[1]).copied(), Some(1), "unpaid key fetched");
+    assert_eq!(n.get(CODIGOS[2]).copied(), Some(1));
+    let l = linhas(&s.trabalho().join("r.jsonl"));
+    let rec = l.iter().find(|r| r["chave"] == CODIGOS[0]).unwrap();
+    assert_eq!(rec["status"], "encontrado");
+    assert_eq!(rec["cobrado"], true);
+    assert!(!s.trabalho().join(".r.jsonl.enviando").exists());
 }

@@ -53,11 +53,12 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         Some(p) => Some(p.clone()),
         None => Some(PathBuf::from(&nome)),
     };
-    if let Some(d) = &destino {
-        if d.exists() && !args.force {
-            return Err(CliError::other("ARQUIVO_EXISTE", format!("{} já existe", d.display()))
-                .hint("use --force para sobrescrever, ou -o PATH para outro arquivo (nada foi cobrado)"));
-        }
+    if let Some(d) = destino.as_ref().filter(|d| d.exists() && !args.force) {
+        return Err(
+            CliError::other("ARQUIVO_EXISTE", format!("{} já existe", d.display())).hint(
+                "use --force para sobrescrever, ou -o PATH para outro arquivo (nada foi cobrado)",
+            ),
+        );
     }
     let formato = ctx.formato_raiz.unwrap_or_default();
     let client = ctx.client().await?;

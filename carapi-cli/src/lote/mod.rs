@@ -7,7 +7,8 @@
 //!    skipped. For `recibo`, PDFs are saved **in the directory of `--saida`** (the current
 //!    directory without it) as `<codigoCar>.pdf`; a key whose PDF is already there is recorded
 //!    as found without a request, so a crash between saving the PDF and writing its line never
-//!    costs a second receipt.
+//!    costs a second receipt. Keys a killed run had sent without writing their answer are
+//!    checked against the free history (see [`diario`]): a charged one is not bought again.
 //! 3. Before spending: how many lookups, the maximum cost at the account's effective prices
 //!    (`saldo().precos`; sandbox keys are free), the balance, and `--max-custo`; then a prompt
 //!    (`--yes` skips it; with no terminal and no `--yes` the batch is refused, nothing sent).
@@ -22,6 +23,7 @@
 //! Without `--saida`, results go to stdout (JSON Lines, or CSV with `-o csv`) and nothing can be
 //! resumed.
 
+pub mod diario;
 pub mod entrada;
 pub mod saida;
 
@@ -31,7 +33,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use carapi_sdk::domain::brl;
-use carapi_sdk::{Client, CodigoCar, CpfCnpj, Error as SdkError, Precos};
+use carapi_sdk::{
+    Client, CodigoCar, CpfCnpj, EndpointConsulta, Error as SdkError, HistoricoParams, Precos,
+    StatusConsulta,
+};
 use futures::StreamExt;
 use rust_decimal::Decimal;
 
@@ -51,7 +56,8 @@ pub const AJUDA: &str = "\
 Saída (--saida): JSON Lines, uma linha por chave ({\"chave\",\"status\",\"httpStatus\",\"cobrado\",\"resposta\",...}),
 ou CSV se o nome terminar em .csv (chave,status,http_status,codigo_erro,mensagem,cobrado,arquivo,resposta).
 status: encontrado | nao_encontrado (respostas finais, puladas ao retomar) | erro (tentado de novo ao retomar).
-Rodar o mesmo comando com o mesmo --saida retoma o lote sem pagar de novo pelo que já foi respondido.
+Rodar o mesmo comando com o mesmo --saida retoma o lote sem pagar de novo pelo que já foi respondido
+(nem pelo que foi cobrado numa execução interrompida: o diário .<saida>.enviando e o histórico dizem quais).
 Recibos: os PDFs são gravados no diretório do --saida (ou no atual), como <codigoCar>.pdf;
 um PDF já existente não é baixado de novo.";
 
@@ -84,6 +90,16 @@ impl TipoLote {
             TipoLote::Completo => p.car_completo,
             TipoLote::Proprietario => p.proprietario,
             TipoLote::Recibo => p.recibo,
+        }
+    }
+
+    /// The history's name of this lookup's endpoint.
+    pub fn endpoint(self) -> EndpointConsulta {
+        match self {
+            TipoLote::Car => EndpointConsulta::CarBasico,
+            TipoLote::Completo => EndpointConsulta::CarCompleto,
+            TipoLote::Proprietario => EndpointConsulta::Proprietario,
+            TipoLote::Recibo => EndpointConsulta::Recibo,
         }
     }
 
@@ -189,13 +205,45 @@ pub async fn executar(ctx: &mut Context, op: Opcoes) -> Result<()> {
         }
         respondidas.extend(pdfs_existentes.iter().cloned());
     }
+    // Keys sent by a run that was killed before their answer was written: paid or not?
+    let base = ctx.builder().await?;
+    let diario_path = op.saida.as_deref().map(diario::caminho);
+    let mut recuperadas = vec![];
+    if let Some(dp) = &diario_path {
+        let incertas: Vec<_> = diario::ler(dp)
+            .map_err(|e| CliError::io_at(dp, e))?
+            .into_iter()
+            .filter(|(k, _)| !respondidas.contains(k) && ent.chaves.contains(k))
+            .collect();
+        if !incertas.is_empty() {
+            let c = base.clone().build()?;
+            for (k, desde) in incertas {
+                let params = HistoricoParams {
+                    busca: Some(k.clone()),
+                    endpoint: Some(op.tipo.endpoint()),
+                    status: Some(StatusConsulta::Sucesso),
+                    size: Some(100),
+                    page: None,
+                };
+                let h = c.historico(&params).await?;
+                let limite = desde - chrono::Duration::seconds(60);
+                if h.itens.iter().any(|i| {
+                    i.cobrado && i.chave_consulta.as_deref() == Some(k.as_str()) && i.data >= limite
+                }) {
+                    recuperadas.push(k);
+                }
+            }
+            respondidas.extend(recuperadas.iter().cloned());
+        }
+    }
     let pendentes: Vec<String> = ent
         .chaves
         .iter()
         .filter(|k| !respondidas.contains(*k))
         .cloned()
         .collect();
-    resumo.ja_respondidos = ent.chaves.len() - pendentes.len() - pdfs_existentes.len();
+    resumo.ja_respondidos =
+        ent.chaves.len() - pendentes.len() - pdfs_existentes.len() - recuperadas.len();
     if ent.duplicadas > 0 {
         ctx.shell.note(format!(
             "{} chave(s) duplicada(s) ignorada(s).",
@@ -209,8 +257,15 @@ pub async fn executar(ctx: &mut Context, op: Opcoes) -> Result<()> {
         ));
     }
 
+    if !recuperadas.is_empty() {
+        ctx.shell.warn(format!(
+            "{} chave(s) foram cobradas numa execução interrompida sem que a resposta fosse gravada; \
+             não serão consultadas de novo (status encontrado, sem dados; consulte-as à parte se precisar)",
+            recuperadas.len()
+        ));
+    }
+
     // Cost and confirmation: nothing is sent (nor any file created) before this.
-    let base = ctx.builder().await?;
     let (client, precos) = if pendentes.is_empty() {
         (None, None)
     } else {
@@ -273,10 +328,31 @@ pub async fn executar(ctx: &mut Context, op: Opcoes) -> Result<()> {
         resumo.encontrados += 1;
     }
 
+    for k in &recuperadas {
+        escritor.escrever(&Resultado {
+            chave: k.clone(),
+            status: StatusLote::Encontrado,
+            http_status: Some(200),
+            codigo_erro: None,
+            mensagem: Some("cobrada numa execução interrompida; resposta não gravada".into()),
+            cobrado: true,
+            arquivo: None,
+            resposta: None,
+        })?;
+        resumo.encontrados += 1;
+    }
+
+    let diario = match &diario_path {
+        Some(dp) if client.is_some() => Some(Arc::new(
+            diario::Diario::abrir(dp.clone()).map_err(|e| CliError::io_at(dp, e))?,
+        )),
+        _ => None,
+    };
     let (parada, interrompido) = match (client, precos) {
         (Some(client), Some(precos)) => {
             rodar(
                 &client,
+                diario.clone(),
                 op.tipo,
                 op.tipo.preco(&precos),
                 pendentes,
@@ -290,6 +366,9 @@ pub async fn executar(ctx: &mut Context, op: Opcoes) -> Result<()> {
         _ => (None, false),
     };
     drop(escritor);
+    if let Some(d) = diario.and_then(Arc::into_inner) {
+        d.concluir();
+    }
 
     let mut linha = format!(
         "Resumo: {} encontrado(s), {} não encontrado(s), {} inválido(s), {} erro(s)",
@@ -425,6 +504,7 @@ async fn consultar(
 #[allow(clippy::too_many_arguments)]
 async fn rodar(
     client: &Client,
+    diario: Option<Arc<diario::Diario>>,
     tipo: TipoLote,
     preco: Decimal,
     pendentes: Vec<String>,
@@ -447,8 +527,16 @@ async fn rodar(
             let client = client.clone();
             let parar = parar.clone();
             let pdf_dir = pdf_dir.to_path_buf();
+            let diario = diario.clone();
             async move {
                 if parar.load(Ordering::SeqCst) {
+                    return (chave, None);
+                }
+                if let Some(d) = &diario
+                    && d.enviando(&chave).is_err()
+                {
+                    // Not journalled, not sent: a crash could otherwise charge it twice.
+                    parar.store(true, Ordering::SeqCst);
                     return (chave, None);
                 }
                 let r = consultar(&client, tipo, &chave, &pdf_dir).await;

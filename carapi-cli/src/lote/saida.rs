@@ -223,10 +223,10 @@ pub fn respondidas(bytes: &[u8], formato: FormatoSaida) -> HashSet<String> {
     match formato {
         FormatoSaida::Jsonl => {
             for line in bytes.split(|&b| b == b'\n') {
-                if let Ok(r) = serde_json::from_slice::<Resultado>(line) {
-                    if r.status.is_final() {
-                        set.insert(r.chave);
-                    }
+                if let Ok(r) = serde_json::from_slice::<Resultado>(line)
+                    && r.status.is_final()
+                {
+                    set.insert(r.chave);
                 }
             }
         }
@@ -236,10 +236,10 @@ pub fn respondidas(bytes: &[u8], formato: FormatoSaida) -> HashSet<String> {
             let col = |name: &str| headers.iter().position(|h| h == name);
             if let (Some(c), Some(s)) = (col("chave"), col("status")) {
                 for rec in rd.records().flatten() {
-                    if matches!(rec.get(s), Some("encontrado" | "nao_encontrado")) {
-                        if let Some(k) = rec.get(c) {
-                            set.insert(k.to_owned());
-                        }
+                    if matches!(rec.get(s), Some("encontrado" | "nao_encontrado"))
+                        && let Some(k) = rec.get(c)
+                    {
+                        set.insert(k.to_owned());
                     }
                 }
             }
