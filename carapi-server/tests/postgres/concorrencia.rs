@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use carapi_server::Centavos;
-use carapi_server::store::{Confirmacao, ResultadoCobranca};
+use carapi_server::store::{Confirmacao, ResultadoCobranca, Store};
 
 use super::loja::{cobranca, instante, nova_conta, nova_recarga};
 use super::lojas;
@@ -12,13 +12,19 @@ use super::lojas;
 async fn two_hundred_concurrent_charges_on_fifty_of_balance_on_both_stores() {
     for l in lojas("two_hundred_concurrent_charges_on_fifty_of_balance_on_both_stores").await {
         let s = l.store.clone();
-        s.gravar_imoveis(&carapi_server::fonte::bundled()).await.unwrap();
+        s.gravar_imoveis(&carapi_server::fonte::bundled())
+            .await
+            .unwrap();
         let a = nova_conta(s.as_ref(), 5_000, false).await;
         let dia = "2024-05-31".parse().unwrap();
         let tarefas: Vec<_> = (0..200)
             .map(|i| {
                 let s = s.clone();
-                tokio::spawn(async move { s.cobrar_consulta(cobranca(a, dia, instante(i))).await.unwrap() })
+                tokio::spawn(async move {
+                    s.cobrar_consulta(cobranca(a, dia, instante(i)))
+                        .await
+                        .unwrap()
+                })
             })
             .collect();
         let (mut ok, mut recusa, mut caches) = (0, 0, 0);
@@ -28,16 +34,32 @@ async fn two_hundred_concurrent_charges_on_fifty_of_balance_on_both_stores() {
                     ok += 1;
                     caches += i32::from(cache);
                 }
-                ResultadoCobranca::SaldoInsuficiente { preco: Centavos(100), .. } => recusa += 1,
+                ResultadoCobranca::SaldoInsuficiente {
+                    preco: Centavos(100),
+                    ..
+                } => recusa += 1,
                 r => panic!("{}: {r:?}", l.nome),
             }
         }
         assert_eq!((ok, recusa, caches), (50, 150, 49), "{}", l.nome);
         let u = s.uso_periodo(a, dia).await.unwrap();
-        assert_eq!((u.hoje_requisicoes, u.hoje_cobradas, u.hoje_erros, u.hoje_gasto), (200, 50, 150, Centavos(5_000)));
+        assert_eq!(
+            (
+                u.hoje_requisicoes,
+                u.hoje_cobradas,
+                u.hoje_erros,
+                u.hoje_gasto
+            ),
+            (200, 50, 150, Centavos(5_000))
+        );
         let razao = s.razao(a).await.unwrap().unwrap();
         assert!(razao.consistente(), "{}: {razao:?}", l.nome);
-        assert_eq!((razao.saldo, razao.debitos), (Centavos::ZERO, Centavos(5_000)), "{}", l.nome);
+        assert_eq!(
+            (razao.saldo, razao.debitos),
+            (Centavos::ZERO, Centavos(5_000)),
+            "{}",
+            l.nome
+        );
     }
 }
 
@@ -52,7 +74,9 @@ async fn twenty_concurrent_confirmations_credit_once_on_both_stores() {
             let tarefas: Vec<_> = (0..20)
                 .map(|i| {
                     let (s, p) = (s.clone(), r.payment_id.clone());
-                    tokio::spawn(async move { s.confirmar_recarga(&p, instante(1_000 + i)).await.unwrap() })
+                    tokio::spawn(async move {
+                        s.confirmar_recarga(&p, instante(1_000 + i)).await.unwrap()
+                    })
                 })
                 .collect();
             let mut creditadas = 0;
@@ -68,8 +92,16 @@ async fn twenty_concurrent_confirmations_credit_once_on_both_stores() {
         let razao = s.razao(a).await.unwrap().unwrap();
         assert!(razao.consistente(), "{}: {razao:?}", l.nome);
         // 1000.00 + 1000.01 + 1000.02 plus 5 % (rounded down by the test's bonus) each
-        assert_eq!(razao.creditado_recargas, Centavos(100_000 + 5_000 + 100_001 + 5_000 + 100_002 + 5_000));
-        assert_eq!(razao.saldo, Centavos(100) + razao.creditado_recargas, "{}", l.nome);
+        assert_eq!(
+            razao.creditado_recargas,
+            Centavos(100_000 + 5_000 + 100_001 + 5_000 + 100_002 + 5_000)
+        );
+        assert_eq!(
+            razao.saldo,
+            Centavos(100) + razao.creditado_recargas,
+            "{}",
+            l.nome
+        );
         assert!(!s.conta(a).await.unwrap().unwrap().legado);
     }
 }
@@ -78,24 +110,39 @@ async fn twenty_concurrent_confirmations_credit_once_on_both_stores() {
 /// charges from both still never overdraw.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_processes_sharing_one_postgres_database_never_overdraw() {
-    let Some(banco) = super::BancoTeste::criar("two_processes_sharing_one_postgres_database_never_overdraw").await else {
+    let Some(banco) =
+        super::BancoTeste::criar("two_processes_sharing_one_postgres_database_never_overdraw")
+            .await
+    else {
         return;
     };
     let (p1, p2) = (banco.store().await, banco.store().await);
-    p1.gravar_imoveis(&carapi_server::fonte::bundled()).await.unwrap();
+    p1.gravar_imoveis(&carapi_server::fonte::bundled())
+        .await
+        .unwrap();
     let a = nova_conta(p1.as_ref(), 1_000, false).await;
     let dia = "2024-05-31".parse().unwrap();
     let tarefas: Vec<_> = (0..40)
         .map(|i| {
-            let s: Arc<dyn carapi_server::store::Store> = if i % 2 == 0 { p1.clone() } else { p2.clone() };
-            tokio::spawn(async move { s.cobrar_consulta(cobranca(a, dia, instante(i))).await.unwrap() })
+            let s: Arc<dyn Store> = if i % 2 == 0 { p1.clone() } else { p2.clone() };
+            tokio::spawn(async move {
+                s.cobrar_consulta(cobranca(a, dia, instante(i)))
+                    .await
+                    .unwrap()
+            })
         })
         .collect();
     let mut ok = 0;
     for t in tarefas {
-        ok += i32::from(matches!(t.await.unwrap(), ResultadoCobranca::Cobrada { .. }));
+        ok += i32::from(matches!(
+            t.await.unwrap(),
+            ResultadoCobranca::Cobrada { .. }
+        ));
     }
     assert_eq!(ok, 10);
     let razao = p2.razao(a).await.unwrap().unwrap();
-    assert!(razao.consistente() && razao.saldo == Centavos::ZERO, "{razao:?}");
+    assert!(
+        razao.consistente() && razao.saldo == Centavos::ZERO,
+        "{razao:?}"
+    );
 }

@@ -55,18 +55,52 @@ async fn accounts_limits_patch_and_initial_ledger_on_both_stores() {
         let b = nova_conta(s, 0, true).await;
         assert_eq!(s.contas().await.unwrap(), vec![a, b], "{}", l.nome);
         let ca = s.conta(a).await.unwrap().unwrap();
-        assert_eq!((ca.saldo, ca.legado, ca.limite_diario, ca.limite_mensal), (Centavos(12_345), false, None, None));
-        assert_eq!(s.conta_por_chave(&ca.chave_hash).await.unwrap(), Some(ca.clone()), "{}", l.nome);
+        assert_eq!(
+            (ca.saldo, ca.legado, ca.limite_diario, ca.limite_mensal),
+            (Centavos(12_345), false, None, None)
+        );
+        assert_eq!(
+            s.conta_por_chave(&ca.chave_hash).await.unwrap(),
+            Some(ca.clone()),
+            "{}",
+            l.nome
+        );
         assert!(s.conta_por_chave("nada").await.unwrap().is_none());
         assert!(s.conta(ContaId(999_999)).await.unwrap().is_none());
         // merge-patch: set, keep, remove
-        let c = s.atualizar_limites(a, Some(Some(7)), Some(Some(Centavos(5_000)))).await.unwrap().unwrap();
-        assert_eq!((c.limite_diario, c.limite_mensal), (Some(7), Some(Centavos(5_000))));
-        let c = s.atualizar_limites(a, None, Some(None)).await.unwrap().unwrap();
-        assert_eq!((c.limite_diario, c.limite_mensal), (Some(7), None), "{}", l.nome);
-        assert!(s.atualizar_limites(ContaId(999_999), Some(None), None).await.unwrap().is_none());
+        let c = s
+            .atualizar_limites(a, Some(Some(7)), Some(Some(Centavos(5_000))))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (c.limite_diario, c.limite_mensal),
+            (Some(7), Some(Centavos(5_000)))
+        );
+        let c = s
+            .atualizar_limites(a, None, Some(None))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (c.limite_diario, c.limite_mensal),
+            (Some(7), None),
+            "{}",
+            l.nome
+        );
+        assert!(
+            s.atualizar_limites(ContaId(999_999), Some(None), None)
+                .await
+                .unwrap()
+                .is_none()
+        );
         let ra = s.razao(a).await.unwrap().unwrap();
-        assert!(ra.consistente() && ra.saldo_inicial == Centavos(12_345) && ra.creditos == Centavos(12_345), "{ra:?}");
+        assert!(
+            ra.consistente()
+                && ra.saldo_inicial == Centavos(12_345)
+                && ra.creditos == Centavos(12_345),
+            "{ra:?}"
+        );
         let rb = s.razao(b).await.unwrap().unwrap();
         assert!(rb.consistente() && rb.creditos == Centavos::ZERO, "{rb:?}");
         assert!(s.razao(ContaId(999_999)).await.unwrap().is_none());
@@ -80,20 +114,37 @@ async fn car_records_round_trip_exactly_and_owner_lookup_truncates() {
         let todos = carapi_server::fonte::bundled();
         assert_eq!(s.gravar_imoveis(&todos).await.unwrap(), todos.len() as u64);
         assert_eq!(s.gravar_imoveis(&todos).await.unwrap(), todos.len() as u64);
-        assert_eq!(s.contar_imoveis().await.unwrap(), todos.len() as u64, "{}", l.nome);
+        assert_eq!(
+            s.contar_imoveis().await.unwrap(),
+            todos.len() as u64,
+            "{}",
+            l.nome
+        );
         for i in &todos {
-            let lido = s.imovel(&i.codigo_car).await.unwrap();
-            assert_eq!(lido.as_ref(), Some(i), "{}: {}", l.nome, i.codigo_car);
-            // the contract's strings are the same too (decimal scale kept)
-            assert_eq!(lido.unwrap().dados_completos(), i.dados_completos());
+            let lido = s.imovel(&i.codigo_car).await.unwrap().unwrap();
+            // the contract's strings are the same (decimal scale kept)
+            assert_eq!(lido.dados_completos(), i.dados_completos(), "{}", l.nome);
+            assert_eq!(lido.dados_basicos(), i.dados_basicos(), "{}", l.nome);
+            assert_eq!(lido.proprietarios, i.proprietarios, "{}", l.nome);
+            if l.nome == "postgres" {
+                // exactly, sub-second dates included (SQLite keeps whole seconds)
+                assert_eq!(&lido, i, "{}", i.codigo_car);
+            }
         }
-        let dono = CpfCnpj::parse("11144477735").unwrap();
+        let dono = CpfCnpj::from_base("PGTESTE0001A").unwrap();
+        assert_eq!(
+            s.imoveis_do_documento(&dono, 10).await.unwrap(),
+            (vec![], false)
+        );
         let copias = copias_com_dono(5, &dono);
         s.gravar_imoveis(&copias).await.unwrap();
         let (v, mais) = s.imoveis_do_documento(&dono, 3).await.unwrap();
         assert!(mais, "{}", l.nome);
         let codigos: Vec<_> = v.iter().map(|i| i.codigo_car.as_str().to_owned()).collect();
-        let esperado: Vec<_> = copias[..3].iter().map(|i| i.codigo_car.as_str().to_owned()).collect();
+        let esperado: Vec<_> = copias[..3]
+            .iter()
+            .map(|i| i.codigo_car.as_str().to_owned())
+            .collect();
         assert_eq!(codigos, esperado, "{}", l.nome);
         assert_eq!(v[0].proprietarios, copias[0].proprietarios);
         let (v, mais) = s.imoveis_do_documento(&dono, 5).await.unwrap();
@@ -102,7 +153,12 @@ async fn car_records_round_trip_exactly_and_owner_lookup_truncates() {
         let mut outra = copias[0].clone();
         outra.proprietarios.clear();
         s.gravar_imoveis(&[outra]).await.unwrap();
-        assert_eq!(s.imoveis_do_documento(&dono, 10).await.unwrap().0.len(), 4, "{}", l.nome);
+        assert_eq!(
+            s.imoveis_do_documento(&dono, 10).await.unwrap().0.len(),
+            4,
+            "{}",
+            l.nome
+        );
     }
 }
 
@@ -110,74 +166,269 @@ async fn car_records_round_trip_exactly_and_owner_lookup_truncates() {
 async fn charges_limits_cache_history_and_usage_on_both_stores() {
     for l in lojas("charges_limits_cache_history_and_usage_on_both_stores").await {
         let s = l.store.as_ref();
-        s.gravar_imoveis(&carapi_server::fonte::bundled()).await.unwrap();
+        s.gravar_imoveis(&carapi_server::fonte::bundled())
+            .await
+            .unwrap();
         let n = &l.nome;
         let a = nova_conta(s, 350, false).await;
         let d1 = dia("2024-05-31");
-        let r = s.cobrar_consulta(cobranca(a, d1, instante(1))).await.unwrap();
-        let esperado = ResultadoCobranca::Cobrada { valor: Centavos(100), saldo_antes: Centavos(350), saldo_depois: Centavos(250), cache: false };
+        let r = s
+            .cobrar_consulta(cobranca(a, d1, instante(1)))
+            .await
+            .unwrap();
+        let esperado = ResultadoCobranca::Cobrada {
+            valor: Centavos(100),
+            saldo_antes: Centavos(350),
+            saldo_depois: Centavos(250),
+            cache: false,
+        };
         assert_eq!(r, esperado, "{n}");
-        let r = s.cobrar_consulta(cobranca(a, d1, instante(2))).await.unwrap();
-        assert!(matches!(r, ResultadoCobranca::Cobrada { cache: true, .. }), "{n}: {r:?}");
+        let r = s
+            .cobrar_consulta(cobranca(a, d1, instante(2)))
+            .await
+            .unwrap();
+        assert!(
+            matches!(r, ResultadoCobranca::Cobrada { cache: true, .. }),
+            "{n}: {r:?}"
+        );
         // daily limit of 2 charged lookups
         s.atualizar_limites(a, Some(Some(2)), None).await.unwrap();
-        let r = s.cobrar_consulta(cobranca(a, d1, instante(3))).await.unwrap();
+        let r = s
+            .cobrar_consulta(cobranca(a, d1, instante(3)))
+            .await
+            .unwrap();
         assert_eq!(r, ResultadoCobranca::LimiteDiario { limite: 2 }, "{n}");
         // next day (also next month): daily counter restarts, monthly ceiling of 1.50 applies
         let d2 = dia("2024-06-01");
-        s.atualizar_limites(a, None, Some(Some(Centavos(150)))).await.unwrap();
-        let r = s.cobrar_consulta(cobranca(a, d2, instante(90_000))).await.unwrap();
-        assert!(matches!(r, ResultadoCobranca::Cobrada { saldo_depois: Centavos(50), .. }), "{n}: {r:?}");
-        let r = s.cobrar_consulta(cobranca(a, d2, instante(90_001))).await.unwrap();
-        assert_eq!(r, ResultadoCobranca::LimiteMensal { limite: Centavos(150), gasto: Centavos(100) }, "{n}");
-        s.atualizar_limites(a, Some(None), Some(None)).await.unwrap();
-        let r = s.cobrar_consulta(cobranca(a, d2, instante(90_002))).await.unwrap();
-        assert_eq!(r, ResultadoCobranca::SaldoInsuficiente { saldo: Centavos(50), preco: Centavos(100) }, "{n}");
+        s.atualizar_limites(a, None, Some(Some(Centavos(150))))
+            .await
+            .unwrap();
+        let r = s
+            .cobrar_consulta(cobranca(a, d2, instante(90_000)))
+            .await
+            .unwrap();
+        assert!(
+            matches!(
+                r,
+                ResultadoCobranca::Cobrada {
+                    saldo_depois: Centavos(50),
+                    ..
+                }
+            ),
+            "{n}: {r:?}"
+        );
+        let r = s
+            .cobrar_consulta(cobranca(a, d2, instante(90_001)))
+            .await
+            .unwrap();
+        assert_eq!(
+            r,
+            ResultadoCobranca::LimiteMensal {
+                limite: Centavos(150),
+                gasto: Centavos(100)
+            },
+            "{n}"
+        );
+        s.atualizar_limites(a, Some(None), Some(None))
+            .await
+            .unwrap();
+        let r = s
+            .cobrar_consulta(cobranca(a, d2, instante(90_002)))
+            .await
+            .unwrap();
+        assert_eq!(
+            r,
+            ResultadoCobranca::SaldoInsuficiente {
+                saldo: Centavos(50),
+                preco: Centavos(100)
+            },
+            "{n}"
+        );
         // an uncharged record (404)
-        let reg = RegistroConsulta { conta: a, endpoint: EndpointConsulta::Proprietario, chave: Some("52998224725".into()), status: 404, em: instante(90_003), dia: d2 };
+        let reg = RegistroConsulta {
+            conta: a,
+            endpoint: EndpointConsulta::Proprietario,
+            chave: Some("52998224725".into()),
+            status: 404,
+            em: instante(90_003),
+            dia: d2,
+        };
         s.registrar_consulta(reg).await.unwrap();
 
         let u1 = s.uso_periodo(a, d1).await.unwrap();
-        assert_eq!((u1.hoje_requisicoes, u1.hoje_cobradas, u1.hoje_erros, u1.hoje_gasto), (3, 2, 1, Centavos(200)), "{n}");
-        assert_eq!((u1.mes_requisicoes, u1.mes_gasto), (3, Centavos(200)), "{n}");
+        assert_eq!(
+            (
+                u1.hoje_requisicoes,
+                u1.hoje_cobradas,
+                u1.hoje_erros,
+                u1.hoje_gasto
+            ),
+            (3, 2, 1, Centavos(200)),
+            "{n}"
+        );
+        assert_eq!(
+            (u1.mes_requisicoes, u1.mes_gasto),
+            (3, Centavos(200)),
+            "{n}"
+        );
         let u2 = s.uso_periodo(a, d2).await.unwrap();
-        assert_eq!((u2.hoje_requisicoes, u2.hoje_cobradas, u2.hoje_erros, u2.hoje_gasto), (4, 1, 3, Centavos(100)), "{n}");
-        assert_eq!((u2.mes_requisicoes, u2.mes_gasto), (4, Centavos(100)), "{n}");
-        assert_eq!(s.uso_periodo(a, dia("2024-07-01")).await.unwrap(), Default::default());
+        assert_eq!(
+            (
+                u2.hoje_requisicoes,
+                u2.hoje_cobradas,
+                u2.hoje_erros,
+                u2.hoje_gasto
+            ),
+            (4, 1, 3, Centavos(100)),
+            "{n}"
+        );
+        assert_eq!(
+            (u2.mes_requisicoes, u2.mes_gasto),
+            (4, Centavos(100)),
+            "{n}"
+        );
+        assert_eq!(
+            s.uso_periodo(a, dia("2024-07-01")).await.unwrap(),
+            Default::default()
+        );
 
         // history: newest first, filters, pages
-        let f = |busca: Option<&str>, endpoint, status, page, size| FiltroHistorico { busca: busca.map(Into::into), endpoint, status, page, size };
+        let f = |busca: Option<&str>, endpoint, status, page, size| FiltroHistorico {
+            busca: busca.map(Into::into),
+            endpoint,
+            status,
+            page,
+            size,
+        };
         let (itens, total) = s.historico(a, &f(None, None, None, 1, 100)).await.unwrap();
         assert_eq!(total, 7, "{n}");
-        assert_eq!(itens.iter().map(|i| i.status).collect::<Vec<_>>(), vec![404, 402, 429, 200, 429, 200, 200], "{n}");
-        assert_eq!((itens[3].saldo_antes, itens[3].saldo_depois, itens[3].cobrado), (Some(Centavos(150)), Some(Centavos(50)), true));
-        assert_eq!((itens[1].valor, itens[1].cobrado, itens[1].saldo_antes), (Centavos::ZERO, false, Some(Centavos(50))));
+        assert_eq!(
+            itens.iter().map(|i| i.status).collect::<Vec<_>>(),
+            vec![404, 402, 429, 200, 429, 200, 200],
+            "{n}"
+        );
+        assert_eq!(
+            (
+                itens[3].saldo_antes,
+                itens[3].saldo_depois,
+                itens[3].cobrado
+            ),
+            (Some(Centavos(150)), Some(Centavos(50)), true)
+        );
+        assert_eq!(
+            (itens[1].valor, itens[1].cobrado, itens[1].saldo_antes),
+            (Centavos::ZERO, false, Some(Centavos(50)))
+        );
         assert_eq!(itens[0].em, instante(90_003), "{n}");
         assert_eq!(itens[0].endpoint, "/v1/proprietario/{cpf_cnpj}");
         let (p2, _) = s.historico(a, &f(None, None, None, 2, 3)).await.unwrap();
-        assert_eq!(p2.iter().map(|i| i.status).collect::<Vec<_>>(), vec![200, 429, 200], "{n}");
-        assert_eq!(s.historico(a, &f(None, None, Some(StatusConsulta::Sucesso), 1, 10)).await.unwrap().1, 3);
-        assert_eq!(s.historico(a, &f(None, None, Some(StatusConsulta::Erro), 1, 10)).await.unwrap().1, 4);
-        assert_eq!(s.historico(a, &f(None, Some(EndpointConsulta::Proprietario), None, 1, 10)).await.unwrap().1, 1);
+        assert_eq!(
+            p2.iter().map(|i| i.status).collect::<Vec<_>>(),
+            vec![200, 429, 200],
+            "{n}"
+        );
+        assert_eq!(
+            s.historico(a, &f(None, None, Some(StatusConsulta::Sucesso), 1, 10))
+                .await
+                .unwrap()
+                .1,
+            3
+        );
+        assert_eq!(
+            s.historico(a, &f(None, None, Some(StatusConsulta::Erro), 1, 10))
+                .await
+                .unwrap()
+                .1,
+            4
+        );
+        assert_eq!(
+            s.historico(
+                a,
+                &f(None, Some(EndpointConsulta::Proprietario), None, 1, 10)
+            )
+            .await
+            .unwrap()
+            .1,
+            1
+        );
         // busca: case-insensitive substring of the key or of the endpoint
-        assert_eq!(s.historico(a, &f(Some("b69b317d"), None, None, 1, 10)).await.unwrap().1, 6, "{n}");
-        assert_eq!(s.historico(a, &f(Some("PROPRIET"), None, None, 1, 10)).await.unwrap().1, 1, "{n}");
-        assert_eq!(s.historico(a, &f(Some("%"), None, None, 1, 10)).await.unwrap().1, 0, "{n}");
-        assert_eq!(s.historico(a, &f(Some("b69b"), None, Some(StatusConsulta::Sucesso), 1, 10)).await.unwrap().1, 3);
+        assert_eq!(
+            s.historico(a, &f(Some("b69b317d"), None, None, 1, 10))
+                .await
+                .unwrap()
+                .1,
+            6,
+            "{n}"
+        );
+        assert_eq!(
+            s.historico(a, &f(Some("PROPRIET"), None, None, 1, 10))
+                .await
+                .unwrap()
+                .1,
+            1,
+            "{n}"
+        );
+        assert_eq!(
+            s.historico(a, &f(Some("%"), None, None, 1, 10))
+                .await
+                .unwrap()
+                .1,
+            0,
+            "{n}"
+        );
+        assert_eq!(
+            s.historico(
+                a,
+                &f(Some("b69b"), None, Some(StatusConsulta::Sucesso), 1, 10)
+            )
+            .await
+            .unwrap()
+            .1,
+            3
+        );
 
         let uso = s.uso_por_endpoint(a, instante(0)).await.unwrap();
-        let uso: Vec<_> = uso.iter().map(|u| (u.endpoint.as_str(), u.quantidade, u.valor_total)).collect();
-        assert_eq!(uso, vec![("/v1/car/{codigo}", 6, Centavos(300)), ("/v1/proprietario/{cpf_cnpj}", 1, Centavos::ZERO)], "{n}");
-        assert_eq!(s.uso_por_endpoint(a, instante(90_000)).await.unwrap().len(), 2);
-        assert_eq!(s.uso_por_endpoint(a, instante(90_004)).await.unwrap().len(), 0);
+        let uso: Vec<_> = uso
+            .iter()
+            .map(|u| (u.endpoint.as_str(), u.quantidade, u.valor_total))
+            .collect();
+        assert_eq!(
+            uso,
+            vec![
+                ("/v1/car/{codigo}", 6, Centavos(300)),
+                ("/v1/proprietario/{cpf_cnpj}", 1, Centavos::ZERO)
+            ],
+            "{n}"
+        );
+        assert_eq!(
+            s.uso_por_endpoint(a, instante(90_000)).await.unwrap().len(),
+            2
+        );
+        assert_eq!(
+            s.uso_por_endpoint(a, instante(90_004)).await.unwrap().len(),
+            0
+        );
         let razao = s.razao(a).await.unwrap().unwrap();
         assert!(razao.consistente(), "{n}: {razao:?}");
         assert_eq!((razao.saldo, razao.debitos), (Centavos(50), Centavos(300)));
 
         // the legacy table is read inside the transaction
         let b = nova_conta(s, 1_000, true).await;
-        let r = s.cobrar_consulta(cobranca(b, d1, instante(5))).await.unwrap();
-        assert!(matches!(r, ResultadoCobranca::Cobrada { valor: Centavos(150), cache: true, .. }), "{n}: {r:?}");
+        let r = s
+            .cobrar_consulta(cobranca(b, d1, instante(5)))
+            .await
+            .unwrap();
+        assert!(
+            matches!(
+                r,
+                ResultadoCobranca::Cobrada {
+                    valor: Centavos(150),
+                    cache: true,
+                    ..
+                }
+            ),
+            "{n}: {r:?}"
+        );
     }
 }
 
@@ -208,49 +459,139 @@ async fn top_ups_reuse_listing_confirmation_and_psp_book_on_both_stores() {
         let (r, reusada) = s.inserir_recarga(r1.clone(), instante(-600)).await.unwrap();
         assert_eq!((r.id, reusada), (r1.id, false));
         // same amount within the window: reused; another amount or after the window: new
-        let (r, reusada) = s.inserir_recarga(nova_recarga(a, 100_000, instante(60)), instante(60 - 600)).await.unwrap();
+        let (r, reusada) = s
+            .inserir_recarga(nova_recarga(a, 100_000, instante(60)), instante(60 - 600))
+            .await
+            .unwrap();
         assert_eq!((r.id, reusada), (r1.id, true), "{n}");
         assert_eq!(r, r1, "{n}: stored top-up reads back equal");
-        assert_eq!(s.recarga_reaproveitavel(a, Centavos(100_000), instante(-1)).await.unwrap().map(|r| r.id), Some(r1.id));
-        assert!(s.recarga_reaproveitavel(a, Centavos(100_000), instante(1)).await.unwrap().is_none());
-        assert!(s.recarga_reaproveitavel(b, Centavos(100_000), instante(-1)).await.unwrap().is_none());
+        assert_eq!(
+            s.recarga_reaproveitavel(a, Centavos(100_000), instante(-1))
+                .await
+                .unwrap()
+                .map(|r| r.id),
+            Some(r1.id)
+        );
+        assert!(
+            s.recarga_reaproveitavel(a, Centavos(100_000), instante(1))
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            s.recarga_reaproveitavel(b, Centavos(100_000), instante(-1))
+                .await
+                .unwrap()
+                .is_none()
+        );
         let r2 = nova_recarga(a, 70_000, instante(120));
-        assert!(!s.inserir_recarga(r2.clone(), instante(120 - 600)).await.unwrap().1);
+        assert!(
+            !s.inserir_recarga(r2.clone(), instante(120 - 600))
+                .await
+                .unwrap()
+                .1
+        );
         let r3 = nova_recarga(a, 100_000, instante(700));
-        assert!(!s.inserir_recarga(r3.clone(), instante(100)).await.unwrap().1, "{n}");
+        assert!(
+            !s.inserir_recarga(r3.clone(), instante(100))
+                .await
+                .unwrap()
+                .1,
+            "{n}"
+        );
 
         assert_eq!(s.recarga(a, r2.id).await.unwrap(), Some(r2.clone()));
         assert!(s.recarga(b, r2.id).await.unwrap().is_none(), "{n}");
-        assert_eq!(s.recarga_por_id(r2.id).await.unwrap().map(|r| r.conta), Some(a));
+        assert_eq!(
+            s.recarga_por_id(r2.id).await.unwrap().map(|r| r.conta),
+            Some(a)
+        );
         let (v, total) = s.recargas(a, None, 1, 2).await.unwrap();
-        assert_eq!((v.iter().map(|r| r.id).collect::<Vec<_>>(), total), (vec![r3.id, r2.id], 3), "{n}");
+        assert_eq!(
+            (v.iter().map(|r| r.id).collect::<Vec<_>>(), total),
+            (vec![r3.id, r2.id], 3),
+            "{n}"
+        );
         let (v, _) = s.recargas(a, None, 2, 2).await.unwrap();
         assert_eq!(v.iter().map(|r| r.id).collect::<Vec<_>>(), vec![r1.id]);
-        let pend: Vec<_> = s.recargas_pendentes(10).await.unwrap().iter().map(|r| r.id).collect();
+        let pend: Vec<_> = s
+            .recargas_pendentes(10)
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.id)
+            .collect();
         assert_eq!(pend, vec![r1.id, r2.id, r3.id], "{n}: oldest first");
 
         // exactly once; the account leaves the legacy table
         let em = instante(800);
-        let Confirmacao::Creditada(c) = s.confirmar_recarga(&r2.payment_id, em).await.unwrap() else { panic!("{n}") };
-        assert_eq!((c.status, c.confirmada_em), (RecargaStatus::Confirmado, Some(em)), "{n}");
-        let Confirmacao::JaFinal(c) = s.confirmar_recarga(&r2.payment_id, instante(900)).await.unwrap() else { panic!("{n}") };
+        let Confirmacao::Creditada(c) = s.confirmar_recarga(&r2.payment_id, em).await.unwrap()
+        else {
+            panic!("{n}")
+        };
+        assert_eq!(
+            (c.status, c.confirmada_em),
+            (RecargaStatus::Confirmado, Some(em)),
+            "{n}"
+        );
+        let Confirmacao::JaFinal(c) = s
+            .confirmar_recarga(&r2.payment_id, instante(900))
+            .await
+            .unwrap()
+        else {
+            panic!("{n}")
+        };
         assert_eq!(c.confirmada_em, Some(em), "{n}");
-        assert_eq!(s.confirmar_recarga("PIXNADA", em).await.unwrap(), Confirmacao::NaoEncontrada);
+        assert_eq!(
+            s.confirmar_recarga("PIXNADA", em).await.unwrap(),
+            Confirmacao::NaoEncontrada
+        );
         let conta = s.conta(a).await.unwrap().unwrap();
-        assert_eq!((conta.saldo, conta.legado), (Centavos(73_500), false), "{n}");
-        assert_eq!(s.recargas(a, Some(RecargaStatus::Confirmado), 1, 10).await.unwrap().1, 1);
-        assert_eq!(s.recargas(a, Some(RecargaStatus::Pendente), 1, 10).await.unwrap().1, 2);
+        assert_eq!(
+            (conta.saldo, conta.legado),
+            (Centavos(73_500), false),
+            "{n}"
+        );
+        assert_eq!(
+            s.recargas(a, Some(RecargaStatus::Confirmado), 1, 10)
+                .await
+                .unwrap()
+                .1,
+            1
+        );
+        assert_eq!(
+            s.recargas(a, Some(RecargaStatus::Pendente), 1, 10)
+                .await
+                .unwrap()
+                .1,
+            2
+        );
         assert_eq!(s.recargas_pendentes(1).await.unwrap()[0].id, r1.id);
         let razao = s.razao(a).await.unwrap().unwrap();
-        assert!(razao.consistente() && razao.creditado_recargas == Centavos(73_500), "{n}: {razao:?}");
+        assert!(
+            razao.consistente() && razao.creditado_recargas == Centavos(73_500),
+            "{n}: {razao:?}"
+        );
 
         // the simulated PSP's book
         let doc = CpfCnpj::parse("52998224725").unwrap();
-        s.psp_registrar("PIXPSP1", Centavos(50_000), &doc, Some("a@example.com"), instante(0)).await.unwrap();
+        s.psp_registrar(
+            "PIXPSP1",
+            Centavos(50_000),
+            &doc,
+            Some("a@example.com"),
+            instante(0),
+        )
+        .await
+        .unwrap();
         assert_eq!(s.psp_situacao("PIXPSP1").await.unwrap(), Some(None), "{n}");
         assert!(s.psp_pagar("PIXPSP1", instante(10)).await.unwrap());
         assert!(s.psp_pagar("PIXPSP1", instante(20)).await.unwrap());
-        assert_eq!(s.psp_situacao("PIXPSP1").await.unwrap(), Some(Some(instante(10))), "{n}: first payment kept");
+        assert_eq!(
+            s.psp_situacao("PIXPSP1").await.unwrap(),
+            Some(Some(instante(10))),
+            "{n}: first payment kept"
+        );
         assert!(!s.psp_pagar("PIXNADA", instante(10)).await.unwrap());
         assert_eq!(s.psp_situacao("PIXNADA").await.unwrap(), None);
         let _ = Duration::zero();

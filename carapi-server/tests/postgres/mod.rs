@@ -67,7 +67,9 @@ impl BancoTeste {
     /// [`BancoTeste::reservar`] and create it.
     pub async fn criar(teste: &str) -> Option<BancoTeste> {
         let b = Self::reservar(teste)?;
-        let mut c = PgConnection::connect(&b.admin).await.expect("connect DATABASE_URL");
+        let mut c = PgConnection::connect(&b.admin)
+            .await
+            .expect("connect DATABASE_URL");
         sqlx::query(&format!("CREATE DATABASE \"{}\"", b.nome))
             .execute(&mut c)
             .await
@@ -87,7 +89,10 @@ impl Drop for BancoTeste {
         let (admin, nome) = (self.admin.clone(), self.nome.clone());
         // Drop may run inside the test's runtime: use a thread with its own runtime.
         let _ = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
             rt.block_on(async {
                 let mut c = PgConnection::connect(&admin).await.ok()?;
                 sqlx::query(&format!("DROP DATABASE IF EXISTS \"{nome}\" WITH (FORCE)"))
@@ -116,14 +121,24 @@ pub async fn loja_sqlite() -> Loja {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("carapi.db").display());
     let store = Arc::new(SqliteStore::connect(&url).await.unwrap());
-    Loja { nome: "sqlite", store, _banco: None, _dir: Some(dir) }
+    Loja {
+        nome: "sqlite",
+        store,
+        _banco: None,
+        _dir: Some(dir),
+    }
 }
 
 /// A fresh PostgreSQL store in its own database, when `DATABASE_URL` is set.
 pub async fn loja_postgres(teste: &str) -> Option<Loja> {
     let banco = BancoTeste::criar(teste).await?;
     let store = banco.store().await;
-    Some(Loja { nome: "postgres", store, _banco: Some(banco), _dir: None })
+    Some(Loja {
+        nome: "postgres",
+        store,
+        _banco: Some(banco),
+        _dir: None,
+    })
 }
 
 /// SQLite always, and PostgreSQL when `DATABASE_URL` is set.
@@ -139,6 +154,9 @@ fn database_name_is_replaced_and_the_query_kept() {
         com_banco("postgres://postgres@127.0.0.1:5432/test", "x"),
         "postgres://postgres@127.0.0.1:5432/x"
     );
-    assert_eq!(com_banco("postgresql://u:p@h/db?sslmode=disable", "y"), "postgresql://u:p@h/y?sslmode=disable");
+    assert_eq!(
+        com_banco("postgresql://u:p@h/db?sslmode=disable", "y"),
+        "postgresql://u:p@h/y?sslmode=disable"
+    );
     assert_eq!(com_banco("postgres://h:5432", "z"), "postgres://h:5432/z");
 }

@@ -79,10 +79,10 @@ impl PgStore {
         let opts = PgConnectOptions::from_str(url)?;
         // Best effort, like SQLite's create_if_missing: a user without CREATEDB, or another
         // process creating it at the same time, still gets a meaningful error from connect.
-        if let Ok(false) = Postgres::database_exists(url).await {
-            if let Err(e) = Postgres::create_database(url).await {
-                tracing::debug!(erro = %e, "CREATE DATABASE falhou; tentando conectar assim mesmo");
-            }
+        if let Ok(false) = Postgres::database_exists(url).await
+            && let Err(e) = Postgres::create_database(url).await
+        {
+            tracing::debug!(erro = %e, "CREATE DATABASE falhou; tentando conectar assim mesmo");
         }
         let pool = PgPoolOptions::new()
             .max_connections(conexoes.max(1))
