@@ -10,6 +10,7 @@ mod concorrencia;
 mod conta;
 mod erros;
 mod openapi;
+mod postgres;
 mod proprietario;
 mod recarga;
 mod recibo;
