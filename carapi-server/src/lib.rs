@@ -1,4 +1,5 @@
-//! Reference server for the carapi `/v1` contract: axum over an embedded SQLite store (WAL),
+//! Reference server for the carapi `/v1` contract: axum over an embedded SQLite store (WAL) by
+//! default or PostgreSQL (chosen by the database URL),
 //! with real money rules, a simulated PIX provider, the payment webhook and reconciliation.
 //!
 //! Library API (used by the CLI's local mode, the top-level tests and the examples):

@@ -46,6 +46,27 @@ pub fn format_decimal(value: Decimal, decimals: u32) -> String {
     format!("{rounded:.prec$}", prec = decimals as usize).replace('.', ",")
 }
 
+/// Folds a Portuguese accented letter to its ASCII base (`'ã'` -> `'a'`, `'Ç'` -> `'C'`); any
+/// other character is returned as is. Used where only ASCII fits: PIX BR Code names (BCB manual)
+/// and text measured with a PDF base font.
+pub fn sem_acento(c: char) -> char {
+    match c {
+        'á' | 'à' | 'â' | 'ã' | 'ä' => 'a',
+        'Á' | 'À' | 'Â' | 'Ã' | 'Ä' => 'A',
+        'é' | 'ê' | 'è' => 'e',
+        'É' | 'Ê' | 'È' => 'E',
+        'í' | 'î' => 'i',
+        'Í' | 'Î' => 'I',
+        'ó' | 'ô' | 'õ' | 'ö' => 'o',
+        'Ó' | 'Ô' | 'Õ' | 'Ö' => 'O',
+        'ú' | 'ü' => 'u',
+        'Ú' | 'Ü' => 'U',
+        'ç' => 'c',
+        'Ç' => 'C',
+        _ => c,
+    }
+}
+
 /// Parses a registry date `dd/MM/yyyy HH:mm:ss` (local Brasília time, no offset).
 ///
 /// # Errors

@@ -40,28 +40,10 @@ fn tlv(out: &mut String, id: &str, value: &str) {
 
 fn ascii_cut(s: &str, max: usize) -> String {
     s.chars()
-        .map(|c| if c.is_ascii() { c } else { fold_accent(c) })
+        .map(super::br::sem_acento)
+        .map(|c| if c.is_ascii() { c } else { ' ' })
         .take(max)
         .collect()
-}
-
-/// Folds the Portuguese accented letters to ASCII, since BR Code names are ASCII.
-fn fold_accent(c: char) -> char {
-    match c {
-        'á' | 'à' | 'â' | 'ã' | 'ä' => 'a',
-        'Á' | 'À' | 'Â' | 'Ã' | 'Ä' => 'A',
-        'é' | 'ê' | 'è' => 'e',
-        'É' | 'Ê' | 'È' => 'E',
-        'í' | 'î' => 'i',
-        'Í' | 'Î' => 'I',
-        'ó' | 'ô' | 'õ' | 'ö' => 'o',
-        'Ó' | 'Ô' | 'Õ' | 'Ö' => 'O',
-        'ú' | 'ü' => 'u',
-        'Ú' | 'Ü' => 'U',
-        'ç' => 'c',
-        'Ç' => 'C',
-        _ => ' ',
-    }
 }
 
 impl CobrancaPix {

@@ -26,7 +26,8 @@ pub struct Cli {
 /// The `--database` option shared by the commands that open the store.
 #[derive(Debug, clap::Args)]
 pub struct Banco {
-    /// sqlx SQLite URL of the database (created when missing).
+    /// Database URL (created when missing): `sqlite://FILE` (embedded, the default) or
+    /// `postgres://USER@HOST/DB`.
     #[arg(long = "database", env = "CARAPI_DATABASE_URL", default_value = DATABASE_URL_PADRAO)]
     pub database: String,
 }

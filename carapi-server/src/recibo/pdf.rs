@@ -57,7 +57,7 @@ pub(crate) fn largura(texto: &str, fonte: Fonte, tamanho: f32) -> f32 {
     let milesimos: u32 = texto
         .chars()
         .map(|c| {
-            let base = sem_acento(c);
+            let base = carapi_sdk::domain::br::sem_acento(c);
             match base {
                 ' '..='~' => u32::from(tabela[base as usize - 32]),
                 '°' => 400,
@@ -70,24 +70,6 @@ pub(crate) fn largura(texto: &str, fonte: Fonte, tamanho: f32) -> f32 {
         })
         .sum();
     milesimos as f32 * tamanho / 1000.0
-}
-
-fn sem_acento(c: char) -> char {
-    match c {
-        'á' | 'à' | 'â' | 'ã' | 'ä' => 'a',
-        'Á' | 'À' | 'Â' | 'Ã' | 'Ä' => 'A',
-        'é' | 'ê' | 'è' => 'e',
-        'É' | 'Ê' | 'È' => 'E',
-        'í' | 'î' => 'i',
-        'Í' | 'Î' => 'I',
-        'ó' | 'ô' | 'õ' | 'ö' => 'o',
-        'Ó' | 'Ô' | 'Õ' | 'Ö' => 'O',
-        'ú' | 'ü' => 'u',
-        'Ú' | 'Ü' => 'U',
-        'ç' => 'c',
-        'Ç' => 'C',
-        _ => c,
-    }
 }
 
 /// Splits `texto` into lines no wider than `maximo` points (breaking at spaces; a single word
