@@ -49,6 +49,16 @@ pub enum StoreError {
     /// Migrations failed.
     #[error("migrations: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    /// The SQLite lookup writer's connection (rusqlite) failed.
+    #[error("database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The SQLite lookup writer could not commit the group this request was part of (nothing
+    /// of the group was written).
+    #[error("database: group commit failed: {0}")]
+    Lote(String),
+    /// The SQLite lookup writer thread is gone (store closed or thread not started).
+    #[error("database writer stopped")]
+    EscritorParado,
     /// A stored value could not be read back (corrupt or foreign data).
     #[error("stored value unreadable: {0}")]
     Corrupt(String),

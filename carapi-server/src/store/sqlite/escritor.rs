@@ -1,0 +1,391 @@
+//! The lookup writer of the SQLite store: one thread owning a `rusqlite` connection to the
+//! database file runs every charge ([`Store::cobrar_consulta`]) and every uncharged history
+//! row ([`Store::registrar_consulta`]) with prepared, cached statements, so a charge is one
+//! hop to this thread instead of one hop per statement.
+//!
+//! Group commit: the thread takes every request queued at that moment (up to [`LOTE`]) and
+//! runs them in one `BEGIN IMMEDIATE ... COMMIT`, each inside its own `SAVEPOINT`, so one
+//! failing request is rolled back alone. Nobody is answered before the `COMMIT` succeeds: a
+//! charge reported as done is durable (WAL, `synchronous = NORMAL`, as the sqlx pools). When
+//! the `COMMIT` fails, every request of the group gets the error and nothing of it was
+//! written.
+//!
+//! The money rules are those of the sqlx path: inside one transaction the account row, the
+//! counters the limits need, the conditional debit (`saldo_centavos >= preco`), the history
+//! row, the ledger row and the day's counters. `BEGIN IMMEDIATE` takes the write lock first,
+//! so no other writer (the sqlx pool of this process, or another process on the same file,
+//! which waits thanks to `busy_timeout`) can interleave between the check and the debit.
+//!
+//! [`Store::cobrar_consulta`]: crate::store::Store::cobrar_consulta
+//! [`Store::registrar_consulta`]: crate::store::Store::registrar_consulta
+
+use std::fmt;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use chrono::NaiveDate;
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use tokio::sync::oneshot;
+
+use super::{ms, primeiro_dia_mes};
+use crate::money::Centavos;
+use crate::store::{Cobranca, ContaId, RegistroConsulta, ResultadoCobranca, StoreError};
+
+/// Most requests committed together in one transaction.
+pub(super) const LOTE: usize = 256;
+
+/// How long a write waits for the lock held by another connection or process.
+const ESPERA_TRAVA: Duration = Duration::from_secs(30);
+
+enum Pedido {
+    Cobrar(
+        Cobranca,
+        oneshot::Sender<Result<ResultadoCobranca, StoreError>>,
+    ),
+    Registrar(RegistroConsulta, oneshot::Sender<Result<(), StoreError>>),
+}
+
+/// Handle to the writer thread; cloning it shares the thread. The thread stops when the last
+/// handle is dropped.
+#[derive(Clone)]
+pub(super) struct Escritor {
+    fila: mpsc::Sender<Pedido>,
+}
+
+impl fmt::Debug for Escritor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Escritor")
+    }
+}
+
+impl Escritor {
+    /// Opens `arquivo` (already created and migrated) and starts the writer thread.
+    ///
+    /// # Errors
+    /// [`StoreError::Sqlite`] when the file cannot be opened or configured;
+    /// [`StoreError::EscritorParado`] when the thread cannot be started.
+    pub(super) fn abrir(arquivo: &Path) -> Result<Self, StoreError> {
+        let conn = Connection::open_with_flags(
+            arquivo,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(ESPERA_TRAVA)?;
+        // The file is already in WAL mode (set by the sqlx pools, persistent); synchronous and
+        // foreign keys are per connection.
+        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")?;
+        conn.set_prepared_statement_cache_capacity(32);
+        let (fila, entrada) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("carapi-sqlite-escritor".into())
+            .spawn(move || laco(conn, entrada))
+            .map_err(|_| StoreError::EscritorParado)?;
+        Ok(Escritor { fila })
+    }
+
+    /// Runs `c` as [`crate::store::Store::cobrar_consulta`] documents, once committed.
+    pub(super) async fn cobrar(&self, c: Cobranca) -> Result<ResultadoCobranca, StoreError> {
+        let (tx, rx) = oneshot::channel();
+        self.fila
+            .send(Pedido::Cobrar(c, tx))
+            .map_err(|_| StoreError::EscritorParado)?;
+        rx.await.map_err(|_| StoreError::EscritorParado)?
+    }
+
+    /// Runs `r` as [`crate::store::Store::registrar_consulta`] documents, once committed.
+    pub(super) async fn registrar(&self, r: RegistroConsulta) -> Result<(), StoreError> {
+        let (tx, rx) = oneshot::channel();
+        self.fila
+            .send(Pedido::Registrar(r, tx))
+            .map_err(|_| StoreError::EscritorParado)?;
+        rx.await.map_err(|_| StoreError::EscritorParado)?
+    }
+}
+
+/// The outcome of one request, held until the group's `COMMIT`.
+enum Feito {
+    Cobrar(
+        Result<ResultadoCobranca, StoreError>,
+        oneshot::Sender<Result<ResultadoCobranca, StoreError>>,
+    ),
+    Registrar(
+        Result<(), StoreError>,
+        oneshot::Sender<Result<(), StoreError>>,
+    ),
+}
+
+fn laco(conn: Connection, entrada: mpsc::Receiver<Pedido>) {
+    let mut lote = Vec::with_capacity(LOTE);
+    // Blocks until a request arrives; ends when every handle is dropped.
+    while let Ok(primeiro) = entrada.recv() {
+        lote.push(primeiro);
+        while lote.len() < LOTE {
+            match entrada.try_recv() {
+                Ok(p) => lote.push(p),
+                Err(_) => break,
+            }
+        }
+        executar_lote(&conn, &mut lote);
+    }
+}
+
+fn executar_lote(conn: &Connection, lote: &mut Vec<Pedido>) {
+    if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+        let msg = e.to_string();
+        for p in lote.drain(..) {
+            responder_erro(p, &msg);
+        }
+        return;
+    }
+    let mut feitos = Vec::with_capacity(lote.len());
+    let mut fatal: Option<String> = None;
+    for p in lote.drain(..) {
+        if let Some(msg) = &fatal {
+            responder_erro(p, msg);
+            continue;
+        }
+        let feito = match p {
+            Pedido::Cobrar(c, tx) => {
+                em_savepoint(conn, |conn| cobrar(conn, &c)).map(|r| Feito::Cobrar(r, tx))
+            }
+            Pedido::Registrar(r, tx) => {
+                em_savepoint(conn, |conn| registrar(conn, &r)).map(|r| Feito::Registrar(r, tx))
+            }
+        };
+        match feito {
+            Ok(f) => feitos.push(f),
+            // The savepoint could not be undone: the transaction is unusable; drop it all.
+            Err(e) => fatal = Some(e.to_string()),
+        }
+    }
+    let fim = match fatal {
+        Some(msg) => Err(msg),
+        None => conn.execute_batch("COMMIT").map_err(|e| e.to_string()),
+    };
+    match fim {
+        Ok(()) => {
+            for f in feitos {
+                // A caller that went away (request cancelled) cannot be told; what was
+                // committed stays committed, as with the sqlx path.
+                match f {
+                    Feito::Cobrar(r, tx) => drop(tx.send(r)),
+                    Feito::Registrar(r, tx) => drop(tx.send(r)),
+                }
+            }
+        }
+        Err(msg) => {
+            // Nothing of the group was written: make sure the transaction is gone, then tell
+            // everyone.
+            let _ = conn.execute_batch("ROLLBACK");
+            for f in feitos {
+                match f {
+                    Feito::Cobrar(_, tx) => drop(tx.send(Err(falha_commit(&msg)))),
+                    Feito::Registrar(_, tx) => drop(tx.send(Err(falha_commit(&msg)))),
+                }
+            }
+        }
+    }
+}
+
+fn falha_commit(msg: &str) -> StoreError {
+    StoreError::Lote(msg.to_owned())
+}
+
+fn responder_erro(p: Pedido, msg: &str) {
+    match p {
+        Pedido::Cobrar(_, tx) => drop(tx.send(Err(falha_commit(msg)))),
+        Pedido::Registrar(_, tx) => drop(tx.send(Err(falha_commit(msg)))),
+    }
+}
+
+/// Runs `f` inside `SAVEPOINT pedido`: released on success, rolled back (alone) on failure.
+/// The outer error means the savepoint itself failed: the group's transaction must be dropped.
+fn em_savepoint<T>(
+    conn: &Connection,
+    f: impl FnOnce(&Connection) -> Result<T, StoreError>,
+) -> Result<Result<T, StoreError>, rusqlite::Error> {
+    conn.prepare_cached("SAVEPOINT pedido")?.execute([])?;
+    let r = f(conn);
+    if r.is_err() {
+        conn.prepare_cached("ROLLBACK TO pedido")?.execute([])?;
+    }
+    conn.prepare_cached("RELEASE pedido")?.execute([])?;
+    Ok(r)
+}
+
+/// Adds one lookup to the day's counters.
+fn contar(
+    conn: &Connection,
+    conta: ContaId,
+    dia: NaiveDate,
+    cobrada: bool,
+    erro: bool,
+    gasto: Centavos,
+) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "INSERT INTO uso_diario (conta_id, dia, requisicoes, cobradas, erros, gasto_centavos) VALUES (?, ?, 1, ?, ?, ?)
+         ON CONFLICT (conta_id, dia) DO UPDATE SET requisicoes = requisicoes + 1,
+           cobradas = cobradas + excluded.cobradas, erros = erros + excluded.erros,
+           gasto_centavos = gasto_centavos + excluded.gasto_centavos",
+    )?
+    .execute(params![
+        conta.0,
+        dia.to_string(),
+        i64::from(cobrada),
+        i64::from(erro),
+        gasto.0
+    ])?;
+    Ok(())
+}
+
+/// One history row; returns its id.
+fn inserir_consulta(
+    conn: &Connection,
+    conta: ContaId,
+    r: (&str, Option<&str>, u16),
+    valor: Centavos,
+    saldos: (Option<Centavos>, Option<Centavos>),
+    em_ms: i64,
+) -> Result<i64, StoreError> {
+    let (endpoint, chave, status) = r;
+    conn.prepare_cached(
+        "INSERT INTO consultas (conta_id, data_ms, endpoint, chave, status_http, cobrado, valor_centavos, saldo_antes, saldo_depois)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )?
+    .execute(params![
+        conta.0,
+        em_ms,
+        endpoint,
+        chave,
+        i64::from(status),
+        i64::from(valor.0 > 0),
+        valor.0,
+        saldos.0.map(|c| c.0),
+        saldos.1.map(|c| c.0)
+    ])?;
+    Ok(conn.last_insert_rowid())
+}
+
+fn registrar(conn: &Connection, r: &RegistroConsulta) -> Result<(), StoreError> {
+    let saldo: Option<i64> = conn
+        .prepare_cached("SELECT saldo_centavos FROM contas WHERE id = ?")?
+        .query_row([r.conta.0], |row| row.get(0))
+        .optional()?;
+    let saldo = saldo.map(Centavos);
+    inserir_consulta(
+        conn,
+        r.conta,
+        (r.endpoint.as_str(), r.chave.as_deref(), r.status),
+        Centavos::ZERO,
+        (saldo, saldo),
+        ms(r.em),
+    )?;
+    contar(conn, r.conta, r.dia, false, r.status != 200, Centavos::ZERO)
+}
+
+fn cobrar(conn: &Connection, c: &Cobranca) -> Result<ResultadoCobranca, StoreError> {
+    let (saldo, legado, limite_diario, limite_mensal): (i64, i64, Option<i64>, Option<i64>) =
+        conn.prepare_cached(
+            "SELECT saldo_centavos, legado, limite_diario, limite_mensal_centavos FROM contas WHERE id = ?",
+        )?
+        .query_row([c.conta.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+    let saldo = Centavos(saldo);
+    let preco = if legado != 0 {
+        c.preco_legado
+    } else {
+        c.preco_atual
+    };
+    let dia = c.dia.to_string();
+    let em_ms = ms(c.em);
+    let endpoint = c.endpoint.as_str();
+
+    // The counters are read only for the limits the account has (no limit, nothing to check).
+    let recusa = if let Some(limite) = limite_diario.map(|v| v as u32)
+        && conn
+            .prepare_cached("SELECT cobradas FROM uso_diario WHERE conta_id = ? AND dia = ?")?
+            .query_row(params![c.conta.0, dia], |r| r.get::<_, i64>(0))
+            .optional()?
+            .unwrap_or(0)
+            >= i64::from(limite)
+    {
+        Some((429, ResultadoCobranca::LimiteDiario { limite }))
+    } else if let Some(limite) = limite_mensal.map(Centavos) {
+        let (inicio, fim) = primeiro_dia_mes(c.dia);
+        let gasto_mes: i64 = conn
+            .prepare_cached(
+                "SELECT COALESCE(SUM(gasto_centavos), 0) FROM uso_diario WHERE conta_id = ? AND dia >= ? AND dia < ?",
+            )?
+            .query_row(params![c.conta.0, inicio, fim], |r| r.get(0))?;
+        (gasto_mes + preco.0 > limite.0).then_some((
+            429,
+            ResultadoCobranca::LimiteMensal {
+                limite,
+                gasto: Centavos(gasto_mes),
+            },
+        ))
+    } else {
+        None
+    };
+    let recusa = recusa.or_else(|| {
+        (saldo < preco).then_some((402, ResultadoCobranca::SaldoInsuficiente { saldo, preco }))
+    });
+    if let Some((status, resultado)) = recusa {
+        inserir_consulta(
+            conn,
+            c.conta,
+            (endpoint, Some(&c.chave), status),
+            Centavos::ZERO,
+            (Some(saldo), Some(saldo)),
+            em_ms,
+        )?;
+        contar(conn, c.conta, c.dia, false, true, Centavos::ZERO)?;
+        return Ok(resultado);
+    }
+
+    let debitou = conn
+        .prepare_cached(
+            "UPDATE contas SET saldo_centavos = saldo_centavos - ? WHERE id = ? AND saldo_centavos >= ?",
+        )?
+        .execute(params![preco.0, c.conta.0, preco.0])?;
+    if debitou != 1 {
+        // Cannot happen under BEGIN IMMEDIATE; refuse (the savepoint is rolled back) rather
+        // than go negative.
+        return Err(StoreError::Corrupt(
+            "saldo mudou durante a transação".into(),
+        ));
+    }
+    let saldo_depois = saldo - preco;
+    let id = inserir_consulta(
+        conn,
+        c.conta,
+        (endpoint, Some(&c.chave), 200),
+        preco,
+        (Some(saldo), Some(saldo_depois)),
+        em_ms,
+    )?;
+    if preco.0 > 0 {
+        conn.prepare_cached(
+            "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, referencia, criado_em) VALUES (?, 'debito', ?, 'consulta', ?, ?)",
+        )?
+        .execute(params![c.conta.0, preco.0, id.to_string(), em_ms])?;
+    }
+    contar(conn, c.conta, c.dia, true, false, preco)?;
+    let mut cache = false;
+    if let Some(codigo) = &c.consolidar {
+        let antes: Option<Option<i64>> = conn
+            .prepare_cached("SELECT consolidado_em FROM imoveis WHERE codigo_car = ?")?
+            .query_row([codigo.as_str()], |r| r.get(0))
+            .optional()?;
+        cache = matches!(antes, Some(Some(_)));
+        if matches!(antes, Some(None)) {
+            conn.prepare_cached("UPDATE imoveis SET consolidado_em = ? WHERE codigo_car = ?")?
+                .execute(params![em_ms, codigo.as_str()])?;
+        }
+    }
+    Ok(ResultadoCobranca::Cobrada {
+        valor: preco,
+        saldo_antes: saldo,
+        saldo_depois,
+        cache,
+    })
+}
