@@ -16,6 +16,7 @@
 #![warn(missing_docs)]
 
 pub mod auth;
+pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod dados;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
+use crate::cache::Caches;
 use crate::config::Config;
 use crate::limits::Limitador;
 use crate::pix::{PixProvider, PspSimulado};
@@ -52,6 +53,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// Clock.
     pub relogio: Relogio,
+    /// Caches of key owners and CAR records (see [`crate::cache`]).
+    pub caches: Caches,
 }
 
 impl AppState {
@@ -71,6 +74,7 @@ impl AppState {
             limitador: config.rate_limit.map(|n| Arc::new(Limitador::new(n))),
             config: Arc::new(config),
             relogio: Relogio::sistema(),
+            caches: Caches::new(),
         }
     }
 

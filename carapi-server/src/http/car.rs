@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use super::consulta::{Consulta, Segmento, codigo_car_invalido};
 use super::error::ApiError;
-use super::extract::Autenticado;
+use super::extract::ContaAutenticada;
 use crate::config::ReciboModo;
 use crate::dados::Imovel;
 use crate::fonte;
@@ -60,7 +60,7 @@ fn data_expiracao(imovel: &Imovel) -> Option<DateTime<FixedOffset>> {
 
 async fn lookup<T: Serialize>(
     st: &AppState,
-    conta: &crate::store::Conta,
+    conta: crate::store::ContaId,
     endpoint: EndpointConsulta,
     bruto: String,
     dados: fn(&Imovel) -> T,
@@ -83,7 +83,7 @@ async fn lookup<T: Serialize>(
         })
         .into_response());
     }
-    let imovel = match st.store.imovel(&codigo).await {
+    let imovel = match st.caches.imovel(st.store.as_ref(), &codigo).await {
         Ok(Some(i)) => i,
         Ok(None) => return Err(c.falhou(nao_encontrado(&codigo)).await),
         Err(e) => return Err(c.falhou(e.into()).await),
@@ -116,12 +116,12 @@ async fn lookup<T: Serialize>(
     ))]
 pub async fn basico(
     State(st): State<AppState>,
-    Autenticado(conta): Autenticado,
+    ContaAutenticada(conta): ContaAutenticada,
     Segmento(bruto): Segmento,
 ) -> Result<Response, ApiError> {
     lookup::<CarDadosBasicos>(
         &st,
-        &conta,
+        conta,
         EndpointConsulta::CarBasico,
         bruto,
         Imovel::dados_basicos,
@@ -144,12 +144,12 @@ pub async fn basico(
     ))]
 pub async fn completo(
     State(st): State<AppState>,
-    Autenticado(conta): Autenticado,
+    ContaAutenticada(conta): ContaAutenticada,
     Segmento(bruto): Segmento,
 ) -> Result<Response, ApiError> {
     lookup::<CarDadosCompletos>(
         &st,
-        &conta,
+        conta,
         EndpointConsulta::CarCompleto,
         bruto,
         Imovel::dados_completos,
@@ -197,10 +197,10 @@ fn recibo_indisponivel() -> ApiError {
     ))]
 pub async fn recibo(
     State(st): State<AppState>,
-    Autenticado(conta): Autenticado,
+    ContaAutenticada(conta): ContaAutenticada,
     Segmento(bruto): Segmento,
 ) -> Result<Response, ApiError> {
-    let mut c = Consulta::new(&st, &conta, EndpointConsulta::Recibo, bruto);
+    let mut c = Consulta::new(&st, conta, EndpointConsulta::Recibo, bruto);
     let codigo = match CodigoCar::parse(&c.chave) {
         Ok(codigo) => codigo,
         Err(_) => return Err(c.falhou(codigo_car_invalido(&c.chave)).await),
@@ -222,7 +222,7 @@ pub async fn recibo(
             ))
             .await);
     }
-    let imovel = match st.store.imovel(&codigo).await {
+    let imovel = match st.caches.imovel(st.store.as_ref(), &codigo).await {
         Ok(Some(i)) => i,
         Ok(None) => return Err(c.falhou(nao_encontrado(&codigo)).await),
         Err(e) => return Err(c.falhou(e.into()).await),

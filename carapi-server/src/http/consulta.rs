@@ -12,7 +12,7 @@ use super::error::ApiError;
 use crate::ledger;
 use crate::money::Centavos;
 use crate::state::AppState;
-use crate::store::{Cobranca, Conta, RegistroConsulta, ResultadoCobranca};
+use crate::store::{Cobranca, ContaId, RegistroConsulta, ResultadoCobranca};
 
 /// The single path parameter of a route, decoded; a bad encoding is 400 `PARAMETRO_INVALIDO`.
 #[derive(Debug)]
@@ -33,7 +33,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Segmento {
 #[derive(Debug)]
 pub struct Consulta<'a> {
     st: &'a AppState,
-    conta: &'a Conta,
+    conta: ContaId,
     endpoint: EndpointConsulta,
     /// The key recorded in the history: the raw input until it parses, then its normal form.
     pub chave: String,
@@ -44,7 +44,7 @@ impl<'a> Consulta<'a> {
     /// Starts a lookup of `chave` (raw) on `endpoint`.
     pub fn new(
         st: &'a AppState,
-        conta: &'a Conta,
+        conta: ContaId,
         endpoint: EndpointConsulta,
         chave: impl Into<String>,
     ) -> Self {
@@ -66,7 +66,7 @@ impl<'a> Consulta<'a> {
     pub async fn falhou(&self, erro: ApiError) -> ApiError {
         if !erro.is_sandbox() {
             let registro = RegistroConsulta {
-                conta: self.conta.id,
+                conta: self.conta,
                 endpoint: self.endpoint,
                 chave: Some(self.chave.clone()),
                 status: erro.status().as_u16(),
@@ -84,7 +84,7 @@ impl<'a> Consulta<'a> {
     /// `cache`. Returns `cache`. A refusal (402, 429) has been recorded by the store.
     pub async fn cobrar(&self, consolidar: Option<&CodigoCar>) -> Result<bool, ApiError> {
         let cobranca = Cobranca {
-            conta: self.conta.id,
+            conta: self.conta,
             endpoint: self.endpoint,
             chave: self.chave.clone(),
             preco_atual: ledger::preco(&Precos::ATUAIS, self.endpoint),

@@ -7,7 +7,8 @@ use carapi_sdk::{ErrorCode, LimitesUpdate, NovaRecarga};
 use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
-use crate::store::Conta;
+use crate::state::AppState;
+use crate::store::{Conta, ContaId};
 
 /// The error code of a JSON body that does not decode, per body type.
 pub trait CodigoCorpo {
@@ -77,19 +78,41 @@ where
     }
 }
 
-/// The authenticated account, put in the request by the auth middleware.
+/// The authenticated account as it is now (balance, limits, price table): the one the auth
+/// middleware read, or read here when the middleware found the key in its cache.
 #[derive(Debug, Clone)]
 pub struct Autenticado(pub Conta);
 
-impl<S: Send + Sync> FromRequestParts<S> for Autenticado {
+impl FromRequestParts<AppState> for Autenticado {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, st: &AppState) -> Result<Self, ApiError> {
+        if let Some(conta) = parts.extensions.get::<Conta>() {
+            return Ok(Autenticado(conta.clone()));
+        }
+        let ContaAutenticada(id) = ContaAutenticada::from_request_parts(parts, st).await?;
+        st.store
+            .conta(id)
+            .await?
+            .map(Autenticado)
+            .ok_or_else(ApiError::token_invalido)
+    }
+}
+
+/// Only the id of the authenticated account (the lookups: the charge reads the account inside
+/// its own transaction), put in the request by the auth middleware.
+#[derive(Debug, Clone, Copy)]
+pub struct ContaAutenticada(pub ContaId);
+
+impl<S: Send + Sync> FromRequestParts<S> for ContaAutenticada {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
         parts
             .extensions
-            .get::<Conta>()
-            .cloned()
-            .map(Autenticado)
+            .get::<ContaId>()
+            .copied()
+            .map(ContaAutenticada)
             .ok_or_else(ApiError::token_invalido)
     }
 }

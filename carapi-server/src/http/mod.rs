@@ -25,6 +25,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::auth;
+use crate::cache::Titular;
 use crate::state::AppState;
 use error::{ApiError, ROTA_NAO_ENCONTRADA};
 
@@ -48,8 +49,9 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Bearer authentication then the per-key rate limit; puts the [`crate::store::Conta`] in
-/// the request.
+/// Bearer authentication then the per-key rate limit; puts the [`crate::store::ContaId`] in
+/// the request, and the [`crate::store::Conta`] too when it was read from the store (a key
+/// found in the cache gives only the id; [`extract::Autenticado`] reads the account then).
 async fn autenticar(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
     let token = req
         .headers()
@@ -59,14 +61,21 @@ async fn autenticar(State(st): State<AppState>, mut req: Request, next: Next) ->
     let Some(token) = token else {
         return ApiError::token_invalido().into_response();
     };
-    let conta = match st.store.conta_por_chave(&auth::hash_chave(token)).await {
-        Ok(Some(c)) if auth::confere(token, &c.chave_hash) => c,
-        Ok(_) => return ApiError::token_invalido().into_response(),
+    let titular = match st
+        .caches
+        .conta_da_chave(st.store.as_ref(), &auth::hash_chave(token), |h| {
+            auth::confere(token, h)
+        })
+        .await
+    {
+        Ok(Some(t)) => t,
+        Ok(None) => return ApiError::token_invalido().into_response(),
         Err(e) => return ApiError::from(e).into_response(),
     };
+    let id = titular.id();
     if let Some(limitador) = &st.limitador
         && !eh_sandbox(req.uri().path())
-        && let Err(espera) = limitador.verificar(conta.id)
+        && let Err(espera) = limitador.verificar(id)
     {
         let segundos = espera.as_secs() + u64::from(espera.subsec_nanos() > 0);
         return ApiError::new(
@@ -76,7 +85,10 @@ async fn autenticar(State(st): State<AppState>, mut req: Request, next: Next) ->
         .retry_after(segundos)
         .into_response();
     }
-    req.extensions_mut().insert(conta);
+    req.extensions_mut().insert(id);
+    if let Titular::Conta(conta) = titular {
+        req.extensions_mut().insert(conta);
+    }
     next.run(req).await
 }
 

@@ -14,7 +14,7 @@ use carapi_sdk::{
 
 use super::consulta::{Consulta, Segmento};
 use super::error::ApiError;
-use super::extract::Autenticado;
+use super::extract::ContaAutenticada;
 use crate::dados::Imovel;
 use crate::fonte;
 use crate::ledger::LIMITE_PROPRIETARIO;
@@ -61,11 +61,11 @@ fn item(imovel: &Imovel, documento: &CpfCnpj) -> ProprietarioItem {
     ))]
 pub async fn proprietario(
     State(st): State<AppState>,
-    Autenticado(conta): Autenticado,
+    ContaAutenticada(conta): ContaAutenticada,
     Segmento(bruto): Segmento,
 ) -> Result<Json<ProprietarioResponse>, ApiError> {
     let bruto = bruto.trim_start_matches('/').to_owned();
-    let mut c = Consulta::new(&st, &conta, EndpointConsulta::Proprietario, bruto);
+    let mut c = Consulta::new(&st, conta, EndpointConsulta::Proprietario, bruto);
     let documento = match CpfCnpj::parse(&c.chave) {
         Ok(d) => d,
         Err(_) => {
