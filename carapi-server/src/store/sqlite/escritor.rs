@@ -38,6 +38,14 @@ pub(super) const LOTE: usize = 256;
 /// How long a write waits for the lock held by another connection or process.
 const ESPERA_TRAVA: Duration = Duration::from_secs(30);
 
+/// How often the checkpoint thread copies the WAL back into the database file.
+const INTERVALO_CHECKPOINT: Duration = Duration::from_millis(100);
+
+/// WAL size (pages) at which the writer checkpoints by itself: only a backstop for when the
+/// checkpoint thread cannot keep up (SQLite's default is 1000, which made the writer stall
+/// every few hundred charges).
+const CHECKPOINT_AUTOMATICO: u32 = 10_000;
+
 enum Pedido {
     Cobrar(
         Cobranca,
@@ -73,12 +81,29 @@ impl Escritor {
         conn.busy_timeout(ESPERA_TRAVA)?;
         // The file is already in WAL mode (set by the sqlx pools, persistent); synchronous and
         // foreign keys are per connection.
-        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")?;
+        conn.execute_batch(&format!(
+            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = {CHECKPOINT_AUTOMATICO};"
+        ))?;
         conn.set_prepared_statement_cache_capacity(32);
+        let checkpoint = Connection::open_with_flags(
+            arquivo,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        checkpoint.busy_timeout(ESPERA_TRAVA)?;
         let (fila, entrada) = mpsc::channel();
+        // The writer holds `vivo`; when it stops, the checkpoint thread sees the channel
+        // disconnected and stops too.
+        let (vivo, parado) = mpsc::channel::<()>();
+        std::thread::Builder::new()
+            .name("carapi-sqlite-checkpoint".into())
+            .spawn(move || checkpoints(checkpoint, parado))
+            .map_err(|_| StoreError::EscritorParado)?;
         std::thread::Builder::new()
             .name("carapi-sqlite-escritor".into())
-            .spawn(move || laco(conn, entrada))
+            .spawn(move || {
+                let _vivo = vivo;
+                laco(conn, entrada)
+            })
             .map_err(|_| StoreError::EscritorParado)?;
         Ok(Escritor { fila })
     }
@@ -112,6 +137,16 @@ enum Feito {
         Result<(), StoreError>,
         oneshot::Sender<Result<(), StoreError>>,
     ),
+}
+
+/// Copies the WAL back into the database file off the writer's path (`PASSIVE`: never waits
+/// for, nor blocks, readers or writers), until `parado` is disconnected.
+fn checkpoints(conn: Connection, parado: mpsc::Receiver<()>) {
+    while let Err(mpsc::RecvTimeoutError::Timeout) = parado.recv_timeout(INTERVALO_CHECKPOINT) {
+        if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+            tracing::warn!(erro = %e, "checkpoint do WAL falhou; o escritor fará o seu");
+        }
+    }
 }
 
 fn laco(conn: Connection, entrada: mpsc::Receiver<Pedido>) {
