@@ -22,7 +22,7 @@ pub struct Args {
     /// Código CAR
     #[arg(value_name = "CODIGO")]
     pub codigo: String,
-    /// Arquivo de destino (padrão: <codigoCar>.pdf; um diretório; `-` para o stdout)
+    /// Arquivo de destino (padrão: {codigoCar}.pdf; um diretório; `-` para o stdout)
     #[arg(short = 'o', long = "output", value_name = "PATH")]
     pub arquivo: Option<PathBuf>,
     /// Sobrescreve o arquivo se já existir
