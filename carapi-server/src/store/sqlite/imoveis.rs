@@ -1,0 +1,125 @@
+//! CAR records and their owners.
+
+use carapi_sdk::{CodigoCar, CpfCnpj};
+
+use super::SqliteStore;
+use super::linhas::{DATA_HORA, imovel_de, proprietarios_de};
+use crate::dados::Imovel;
+use crate::store::StoreError;
+
+pub(super) async fn contar_imoveis(store: &SqliteStore) -> Result<u64, StoreError> {
+    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM imoveis")
+        .fetch_one(&store.leitura)
+        .await?;
+    Ok(n as u64)
+}
+
+pub(super) async fn gravar_imoveis(
+    store: &SqliteStore,
+    imoveis: &[Imovel],
+) -> Result<u64, StoreError> {
+    let mut total = 0;
+    for lote in imoveis.chunks(2000) {
+        let mut tx = store.imediata().await?;
+        for i in lote {
+            let codigo = i.codigo_car.as_str();
+            sqlx::query(
+                "INSERT INTO imoveis (codigo_car, status_imovel, condicao, nome_imovel, area_total_ha, modulos_fiscais,
+                   data_cadastro, data_atualizacao, tipo_imovel, municipio, codigo_municipio_ibge, uf, codigo_protocolo,
+                   latitude, longitude, matricula_numero, matricula_data, matricula_cartorio, tem_recibo)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                 ON CONFLICT (codigo_car) DO UPDATE SET status_imovel = excluded.status_imovel,
+                   condicao = excluded.condicao, nome_imovel = excluded.nome_imovel,
+                   area_total_ha = excluded.area_total_ha, modulos_fiscais = excluded.modulos_fiscais,
+                   data_cadastro = excluded.data_cadastro, data_atualizacao = excluded.data_atualizacao,
+                   tipo_imovel = excluded.tipo_imovel, municipio = excluded.municipio,
+                   codigo_municipio_ibge = excluded.codigo_municipio_ibge, uf = excluded.uf,
+                   codigo_protocolo = excluded.codigo_protocolo, latitude = excluded.latitude,
+                   longitude = excluded.longitude, matricula_numero = excluded.matricula_numero,
+                   matricula_data = excluded.matricula_data, matricula_cartorio = excluded.matricula_cartorio,
+                   tem_recibo = excluded.tem_recibo",
+            )
+            .bind(codigo)
+            .bind(&i.status_imovel)
+            .bind(&i.condicao)
+            .bind(&i.nome_imovel)
+            .bind(i.area_total_ha.to_string())
+            .bind(i.modulos_fiscais.map(|d| d.to_string()))
+            .bind(i.data_cadastro.format(DATA_HORA).to_string())
+            .bind(i.data_atualizacao.map(|d| d.format(DATA_HORA).to_string()))
+            .bind(&i.tipo_imovel)
+            .bind(&i.municipio)
+            .bind(i64::from(i.codigo_municipio_ibge))
+            .bind(&i.uf)
+            .bind(&i.codigo_protocolo)
+            .bind(i.latitude.map(|d| d.to_string()))
+            .bind(i.longitude.map(|d| d.to_string()))
+            .bind(&i.matricula_numero)
+            .bind(&i.matricula_data)
+            .bind(&i.matricula_cartorio)
+            .bind(i64::from(i.tem_recibo))
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query("DELETE FROM imovel_proprietarios WHERE codigo_car = ?")
+                .bind(codigo)
+                .execute(&mut *tx)
+                .await?;
+            for (ordem, p) in i.proprietarios.iter().enumerate() {
+                sqlx::query("INSERT INTO imovel_proprietarios (codigo_car, ordem, documento, nome) VALUES (?, ?, ?, ?)")
+                    .bind(codigo)
+                    .bind(ordem as i64)
+                    .bind(p.documento.as_str())
+                    .bind(&p.nome)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            total += 1;
+        }
+        tx.commit().await?;
+    }
+    Ok(total)
+}
+
+pub(super) async fn imovel(
+    store: &SqliteStore,
+    codigo: &CodigoCar,
+) -> Result<Option<Imovel>, StoreError> {
+    let Some(row) = sqlx::query("SELECT * FROM imoveis WHERE codigo_car = ?")
+        .bind(codigo.as_str())
+        .fetch_optional(&store.leitura)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let mut imovel = imovel_de(&row)?;
+    imovel.proprietarios = proprietarios_de(&store.leitura, codigo.as_str()).await?;
+    Ok(Some(imovel))
+}
+
+pub(super) async fn imoveis_do_documento(
+    store: &SqliteStore,
+    documento: &CpfCnpj,
+    limite: u32,
+) -> Result<(Vec<Imovel>, bool), StoreError> {
+    let codigos: Vec<String> = sqlx::query_scalar(
+        "SELECT DISTINCT codigo_car FROM imovel_proprietarios WHERE documento = ? ORDER BY codigo_car LIMIT ?",
+    )
+    .bind(documento.as_str())
+    .bind(i64::from(limite) + 1)
+    .fetch_all(&store.leitura)
+    .await?;
+    let truncado = codigos.len() > limite as usize;
+    let mut out = Vec::with_capacity(codigos.len().min(limite as usize));
+    for codigo in codigos.iter().take(limite as usize) {
+        if let Some(row) = sqlx::query("SELECT * FROM imoveis WHERE codigo_car = ?")
+            .bind(codigo)
+            .fetch_optional(&store.leitura)
+            .await?
+        {
+            let mut imovel = imovel_de(&row)?;
+            imovel.proprietarios = proprietarios_de(&store.leitura, codigo).await?;
+            out.push(imovel);
+        }
+    }
+    Ok((out, truncado))
+}
