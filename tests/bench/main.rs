@@ -5,7 +5,8 @@
 //! cargo bench -p carapi-tests --bench figures
 //! ```
 //! 1. Server: charged basic lookups per second over 1,000 funded keys, against a bare axum
-//!    handler returning a fixed JSON body of the same size; same load client, same connections.
+//!    handler returning a fixed JSON body of the same size; same load client, same connections
+//!    (per-key limiter off for the target row, on for an informational row: see `server.rs`).
 //! 2. CLI: wall time of `carapi car <sandbox code>` against `curl` doing the same request.
 //! 3. SDK: time per call against a raw reqwest call to the same server.
 //! 4. Batch: 200 lookups through the SDK's default limiter: achieved rate / 10 per second, 429s.
@@ -38,7 +39,7 @@ async fn main() {
 
     let mut figuras = Vec::new();
     if quer("server") {
-        figuras.push(server::run().await);
+        figuras.extend(server::run().await);
     }
     if quer("cli") {
         figuras.push(cli::run().await);
