@@ -4,17 +4,24 @@
 //! would pass the cap), commits the reservation when the answer is a 200 (contract, "Prices":
 //! only HTTP 200 is charged) and releases it otherwise, also when the call is cancelled (the
 //! reservation is released on drop). Reserving under one lock makes concurrent calls race-free.
+//!
+//! Without a cap the client never sends a request just to learn prices: a lookup answered while
+//! the prices are unknown is counted per operation ([`SpendGuard::pendente`]) and priced as soon
+//! as the client learns them ([`SpendGuard::precificar`]).
 
 use std::sync::{Arc, Mutex};
 
 use rust_decimal::Decimal;
 
-use crate::Error;
+use crate::client::Op;
+use crate::{Error, Precos};
 
 #[derive(Debug, Default)]
 struct State {
     gasto: Decimal,
     reservado: Decimal,
+    /// 200s answered before the prices were known, by charged operation.
+    sem_preco: Vec<Op>,
 }
 
 /// Spend of one client, shared by its clones.
@@ -62,7 +69,25 @@ impl SpendGuard {
         Ok(Reserva {
             state: Some(self.state.clone()),
             preco,
+            sem_preco: None,
         })
+    }
+
+    /// A lookup of `op` sent while the prices are unknown (only without a cap): when answered
+    /// with 200 it is counted, and priced by the next [`SpendGuard::precificar`].
+    pub(crate) fn pendente(&self, op: Op) -> Reserva {
+        Reserva {
+            state: Some(self.state.clone()),
+            preco: Decimal::ZERO,
+            sem_preco: Some(op),
+        }
+    }
+
+    /// The client learned the account's prices: the lookups answered before are priced now.
+    pub(crate) fn precificar(&self, precos: &Precos) {
+        let mut s = self.lock();
+        let devido: Decimal = s.sem_preco.drain(..).map(|op| op.preco(precos)).sum();
+        s.gasto += devido;
     }
 }
 
@@ -71,6 +96,7 @@ impl SpendGuard {
 pub(crate) struct Reserva {
     state: Option<Arc<Mutex<State>>>,
     preco: Decimal,
+    sem_preco: Option<Op>,
 }
 
 impl Reserva {
@@ -79,6 +105,7 @@ impl Reserva {
         Self {
             state: None,
             preco: Decimal::ZERO,
+            sem_preco: None,
         }
     }
 
@@ -88,6 +115,9 @@ impl Reserva {
             let mut s = state.lock().unwrap_or_else(|p| p.into_inner());
             s.reservado -= self.preco;
             s.gasto += self.preco;
+            if let Some(op) = self.sem_preco {
+                s.sem_preco.push(op);
+            }
         }
     }
 }
@@ -104,6 +134,27 @@ impl Drop for Reserva {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lookups_answered_before_prices_are_priced_when_learned() {
+        let g = SpendGuard::new(None);
+        g.pendente(Op::Car).commit();
+        g.pendente(Op::Recibo).commit();
+        drop(g.pendente(Op::CarCompleto)); // not a 200: never counted
+        assert_eq!(
+            g.gasto(),
+            Decimal::ZERO,
+            "unknown prices: nothing counted yet"
+        );
+        g.precificar(&Precos::ATUAIS);
+        assert_eq!(g.gasto(), Decimal::new(1200, 2), "1.00 + 11.00");
+        g.precificar(&Precos::LEGADOS);
+        assert_eq!(
+            g.gasto(),
+            Decimal::new(1200, 2),
+            "each lookup is priced once"
+        );
+    }
 
     #[test]
     fn reserve_commit_release() {

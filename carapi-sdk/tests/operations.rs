@@ -319,7 +319,7 @@ async fn sandbox_values_cost_nothing() {
 }
 
 #[tokio::test]
-async fn prices_are_fetched_once_from_saldo_when_not_given() {
+async fn without_a_cap_no_request_is_sent_just_for_prices() {
     let server = MockServer::start().await;
     get("/v1/saldo")
         .respond_with(ok(saldo_body(&carapi_sdk::Precos::LEGADOS)))
@@ -328,7 +328,7 @@ async fn prices_are_fetched_once_from_saldo_when_not_given() {
         .await;
     get(&car_path(CODIGO))
         .respond_with(ok(car_body(CODIGO)))
-        .expect(3)
+        .expect(4)
         .mount(&server)
         .await;
     let c = carapi_sdk::Client::builder()
@@ -340,8 +340,20 @@ async fn prices_are_fetched_once_from_saldo_when_not_given() {
     for _ in 0..3 {
         c.car(CODIGO).await.unwrap();
     }
-    assert_eq!(c.gasto(), dec!(1.50), "3 x 0.50 at the legacy table");
+    let enviados = server.received_requests().await.unwrap();
+    assert!(
+        enviados.iter().all(|r| r.url.path() != "/v1/saldo"),
+        "a lookup never waits for a price request"
+    );
+    assert_eq!(c.gasto(), dec!(0), "prices not known yet");
     assert_eq!(c.precos().await.unwrap(), carapi_sdk::Precos::LEGADOS);
+    assert_eq!(
+        c.gasto(),
+        dec!(1.50),
+        "3 x 0.50 at the legacy table, priced once learned"
+    );
+    c.car(CODIGO).await.unwrap();
+    assert_eq!(c.gasto(), dec!(2.00), "known prices: counted at once");
 }
 
 #[tokio::test]

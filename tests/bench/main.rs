@@ -42,7 +42,7 @@ async fn main() {
         figuras.extend(server::run().await);
     }
     if quer("cli") {
-        figuras.push(cli::run().await);
+        figuras.extend(cli::run().await);
     }
     if quer("sdk") {
         figuras.push(sdk::run().await);

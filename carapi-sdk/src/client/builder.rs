@@ -43,7 +43,7 @@ pub const MIN_POLL_INTERVAL: Duration = Duration::from_secs(5);
 /// | [`retry_charged_lookups`](Self::retry_charged_lookups) | false |
 /// | [`rate_limit`](Self::rate_limit) | 10 requests/s (contract, "Limits") |
 /// | [`max_spend`](Self::max_spend) | none |
-/// | [`precos`](Self::precos) | fetched from `GET /v1/saldo` when first needed |
+/// | [`precos`](Self::precos) | learned from `GET /v1/saldo` (fetched up front only with a `max_spend` cap) |
 /// | [`poll_interval`](Self::poll_interval) | 5 s (minimum 5 s) |
 /// | [`user_agent`](Self::user_agent) | `carapi-sdk/<version>` |
 ///

@@ -18,8 +18,11 @@ impl Client {
     /// # Errors
     /// [`Error::Api`] 401 `TOKEN_INVALIDO`, 429 `LIMITE_EXCEDIDO`; transport and decode errors.
     pub async fn saldo(&self) -> Result<SaldoResponse> {
-        self.call_json(Req::get(Op::Saldo, self.url(&["saldo"])?))
-            .await
+        let saldo: SaldoResponse = self
+            .call_json(Req::get(Op::Saldo, self.url(&["saldo"])?))
+            .await?;
+        self.aprender_precos(saldo.precos).await;
+        Ok(saldo)
     }
 
     /// One page of the request history, newest first: `GET /v1/historico` (free). `page` is

@@ -95,9 +95,12 @@ impl Client {
     /// prices (contract, "Prices"). Sandbox values cost nothing; errors cost nothing. This is
     /// what [`ClientBuilder::max_spend`] compares against.
     ///
-    /// Prices come from `GET /v1/saldo` (fetched once, before the first charged lookup) unless
-    /// given with [`ClientBuilder::precos`]; if they could not be fetched and there is no cap,
-    /// that lookup is not counted.
+    /// Prices are those given with [`ClientBuilder::precos`], or learned from `precos` of
+    /// `GET /v1/saldo` whenever the client reads it ([`Client::saldo`], [`Client::precos`]).
+    /// With a cap ([`ClientBuilder::max_spend`]) they are fetched before the first charged
+    /// lookup; without one, no request is sent just for them, and lookups answered before the
+    /// prices are known are added here as soon as the client learns them (call
+    /// [`Client::precos`] to have them counted now).
     pub fn gasto(&self) -> Decimal {
         self.inner.spend.gasto()
     }
@@ -109,8 +112,9 @@ impl Client {
 
     /// The account's effective prices as this client uses them for [`Client::gasto`] and the
     /// spend guard: those given to [`ClientBuilder::precos`], or `precos` of `GET /v1/saldo`,
-    /// fetched once and cached (refreshed after [`Client::recarga`] sees a confirmed top-up,
-    /// which moves a legacy account to the current table).
+    /// fetched when not yet known and cached (refreshed by every [`Client::saldo`], and
+    /// forgotten when [`Client::recarga`] sees a confirmed top-up, which moves a legacy account
+    /// to the current table).
     ///
     /// # Errors
     /// Those of [`Client::saldo`].
@@ -124,6 +128,7 @@ impl Client {
         }
         let p = self.fetch_saldo().await?.precos;
         *cache = Some(p);
+        self.inner.spend.precificar(&p);
         Ok(p)
     }
 
@@ -132,20 +137,40 @@ impl Client {
         *self.inner.precos_cache.lock().await = None;
     }
 
-    /// Reserves the price of a charged lookup (nothing for sandbox values).
+    /// Reserves the price of a charged lookup (nothing for sandbox values). With a cap the
+    /// prices are fetched first if unknown (the cap needs them); without one, no request is
+    /// sent just for prices: the lookup is counted and priced when the client learns them.
     pub(crate) async fn reservar(&self, op: Op, sandbox: bool) -> Result<Reserva> {
         if sandbox || !op.is_charged() {
             return Ok(Reserva::nenhuma());
         }
-        let precos = match self.precos().await {
-            Ok(p) => p,
-            Err(e) if self.inner.spend.limite().is_some() => return Err(e),
-            Err(e) => {
-                tracing::warn!(target: "carapi_sdk::spend", error = %e, "preços indisponíveis; esta consulta não entra no gasto");
-                return Ok(Reserva::nenhuma());
-            }
+        let precos = match self.precos_conhecidos().await {
+            Some(p) => p,
+            None if self.inner.spend.limite().is_some() => self.precos().await?,
+            None => return Ok(self.inner.spend.pendente(op)),
         };
         self.inner.spend.reserve(op.preco(&precos))
+    }
+
+    /// The prices given to the builder or already learned, without any request.
+    async fn precos_conhecidos(&self) -> Option<Precos> {
+        match self.inner.precos_fixos {
+            Some(p) => Some(p),
+            None => *self.inner.precos_cache.lock().await,
+        }
+    }
+
+    /// Keeps the account's prices from an answer that carries them (`saldo`), unless fixed by
+    /// the builder, and prices the lookups answered before they were known.
+    pub(crate) async fn aprender_precos(&self, precos: Precos) {
+        let precos = match self.inner.precos_fixos {
+            Some(fixos) => fixos,
+            None => {
+                *self.inner.precos_cache.lock().await = Some(precos);
+                precos
+            }
+        };
+        self.inner.spend.precificar(&precos);
     }
 
     /// `{base}/v1/{segments…}`, each segment percent-encoded.
