@@ -111,3 +111,43 @@ async fn two_servers_on_one_database_confirm_through_the_store() {
     a.shutdown().await;
     b.shutdown().await;
 }
+
+#[tokio::test]
+async fn an_in_memory_url_charges_through_the_same_writer() {
+    let server = spawn(Config::local("sqlite::memory:")).await.unwrap();
+    let conta = server.criar_conta(NovaConta::default()).await.unwrap();
+    let http = reqwest::Client::new();
+    let base = server.base_url();
+    let (s, v) = get(&http, &format!("{base}/v1/car/{CODIGO}"), &conta.api_key).await;
+    assert_eq!((s, v["cache"].as_bool()), (200, Some(false)));
+    let (_, v) = get(&http, &format!("{base}/v1/car/{CODIGO}"), &conta.api_key).await;
+    assert_eq!(
+        v["cache"].as_bool(),
+        Some(true),
+        "the writer saw the record consolidated"
+    );
+    let (_, v) = get(&http, &format!("{base}/v1/saldo"), &conta.api_key).await;
+    assert_eq!(
+        v["saldoReais"].as_f64(),
+        Some(98.0),
+        "two basic lookups at 1.00"
+    );
+    assert!(
+        server
+            .verificar_razao(conta.conta_id)
+            .await
+            .unwrap()
+            .consistente()
+    );
+    // Another in-memory server is a separate database.
+    let outro = spawn(Config::local("sqlite::memory:")).await.unwrap();
+    let (s, _) = get(
+        &http,
+        &format!("{}/v1/saldo", outro.base_url()),
+        &conta.api_key,
+    )
+    .await;
+    assert_eq!(s, 401);
+    server.shutdown().await;
+    outro.shutdown().await;
+}

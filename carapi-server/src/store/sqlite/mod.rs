@@ -5,8 +5,10 @@
 //! in this process or another one sharing the file (`busy_timeout` makes other processes wait
 //! instead of failing). Reads use a separate pool and never block writers (WAL).
 //!
-//! On a database file, the lookups (charges and uncharged history rows) go to a dedicated
-//! writer thread instead ([`escritor`]): the same transaction, in one hop, group-committed.
+//! The lookups (charges and uncharged history rows) go to a dedicated writer thread instead
+//! ([`escritor`]): one transaction per lookup, in one hop, group-committed. An in-memory URL
+//! (`sqlite::memory:`) gets a private temporary database file, removed with the store, so that
+//! the writer's connection sees the same database as the pools.
 
 mod consultas;
 mod contas;
@@ -16,6 +18,7 @@ mod linhas;
 mod recargas;
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -38,49 +41,56 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 pub struct SqliteStore {
     escrita: SqlitePool,
     leitura: SqlitePool,
-    /// The lookup writer; `None` for an in-memory database (one connection only sees it).
-    escritor: Option<escritor::Escritor>,
+    /// The lookup writer thread.
+    escritor: escritor::Escritor,
+    /// The folder of an in-memory URL's database file; declared last, so it is removed after
+    /// the connections above are dropped.
+    _temporario: Option<Arc<tempfile::TempDir>>,
 }
 
 impl SqliteStore {
-    /// Opens (creating when missing) and migrates the database at `url` (`sqlite://file.db`,
-    /// `sqlite::memory:`).
+    /// Opens (creating when missing) and migrates the database at `url` (`sqlite://file.db`, or
+    /// `sqlite::memory:` for a private temporary database removed with the store).
     ///
     /// # Errors
     /// [`StoreError`] when the URL is invalid, the file cannot be opened or migrations fail.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let memoria = url.contains(":memory:") || url.contains("mode=memory");
-        let opts = SqliteConnectOptions::from_str(url)?
+        let (url, temporario) = if memoria {
+            let dir = tempfile::Builder::new()
+                .prefix("carapi-memoria-")
+                .tempdir()
+                .map_err(sqlx::Error::Io)?;
+            (
+                format!("sqlite://{}", dir.path().join("carapi.db").display()),
+                Some(Arc::new(dir)),
+            )
+        } else {
+            (url.to_owned(), None)
+        };
+        let opts = SqliteConnectOptions::from_str(&url)?
             .create_if_missing(true)
             .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(30));
-        let opts = if memoria {
-            opts
-        } else {
-            opts.journal_mode(SqliteJournalMode::Wal)
-                .synchronous(SqliteSynchronous::Normal)
-        };
+            .busy_timeout(Duration::from_secs(30))
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal);
         let escrita = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(Duration::from_secs(60))
             .connect_with(opts.clone())
             .await?;
         MIGRATOR.run(&escrita).await?;
-        let (leitura, escritor) = if memoria {
-            (escrita.clone(), None)
-        } else {
-            let escritor = escritor::Escritor::abrir(opts.get_filename())?;
-            let leitura = SqlitePoolOptions::new()
-                .max_connections(4)
-                .acquire_timeout(Duration::from_secs(60))
-                .connect_with(opts)
-                .await?;
-            (leitura, Some(escritor))
-        };
+        let escritor = escritor::Escritor::abrir(opts.get_filename())?;
+        let leitura = SqlitePoolOptions::new()
+            .max_connections(4)
+            .acquire_timeout(Duration::from_secs(60))
+            .connect_with(opts)
+            .await?;
         Ok(SqliteStore {
             escrita,
             leitura,
             escritor,
+            _temporario: temporario,
         })
     }
 
