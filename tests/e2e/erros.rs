@@ -56,7 +56,7 @@ async fn lookup_errors_never_debit() {
 #[tokio::test]
 async fn malformed_input_is_refused_by_the_sdk_and_by_the_server() {
     let amb = Ambiente::novo().await;
-    let (c, _) = amb.cliente_com_saldo(dec!(5)).await;
+    let (c, conta) = amb.cliente_com_saldo(dec!(5)).await;
 
     // The SDK refuses before sending...
     assert!(matches!(
@@ -86,7 +86,7 @@ async fn malformed_input_is_refused_by_the_sdk_and_by_the_server() {
     ] {
         let r = http
             .get(format!("{}/v1/{path}", amb.server.base_url()))
-            .bearer_auth(&c_key(&amb).await)
+            .bearer_auth(&conta.api_key)
             .send()
             .await
             .unwrap();
@@ -95,10 +95,6 @@ async fn malformed_input_is_refused_by_the_sdk_and_by_the_server() {
         assert_eq!(ErrorCode::parse(&body.error), code, "{path}");
         assert!(!body.success && !body.message.is_empty());
     }
-}
-
-async fn c_key(amb: &Ambiente) -> String {
-    amb.conta(dec!(1)).await.api_key
 }
 
 #[tokio::test]
