@@ -96,29 +96,74 @@ impl Ambiente {
 
 /// The `carapi` binary, built once per process with the profile this test binary was built with.
 ///
+/// `cargo test --workspace` has already built it next to this test binary; that one is used
+/// when it is newer than every source file it is made of. Otherwise (e.g. `cargo test -p
+/// carapi-tests`, or `cargo bench`) cargo builds it.
+///
 /// # Panics
 /// When cargo cannot build it.
 pub fn carapi_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
-        build(
-            escargot::CargoBuild::new()
-                .package("carapi-cli")
-                .bin("carapi"),
-        )
+        construido(Path::new("carapi")).unwrap_or_else(|| {
+            build(
+                escargot::CargoBuild::new()
+                    .package("carapi-cli")
+                    .bin("carapi"),
+            )
+        })
     })
 }
 
-/// An example of `carapi-examples`, built once per name.
+/// An example of `carapi-examples`, built once per name (the one `cargo test --workspace`
+/// built when it is fresh, as [`carapi_bin`]).
 ///
 /// # Panics
 /// When cargo cannot build it.
 pub fn example_bin(name: &str) -> PathBuf {
-    build(
-        escargot::CargoBuild::new()
-            .package("carapi-examples")
-            .example(name),
-    )
+    construido(&Path::new("examples").join(name)).unwrap_or_else(|| {
+        build(
+            escargot::CargoBuild::new()
+                .package("carapi-examples")
+                .example(name),
+        )
+    })
+}
+
+/// `relativo` under this test binary's profile folder (`target/<profile>/`), when it exists
+/// and is newer than every source of the workspace's crates.
+fn construido(relativo: &Path) -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    // target/<profile>/deps/<test binary>
+    let perfil = exe.parent()?.parent()?;
+    let caminho = perfil.join(relativo);
+    let feito = std::fs::metadata(&caminho).ok()?.modified().ok()?;
+    let raiz = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let pastas = ["carapi-cli", "carapi-sdk", "carapi-server", "examples"];
+    let fresco = pastas
+        .iter()
+        .all(|p| mais_novo_que_fontes(&raiz.join(p), feito));
+    fresco.then_some(caminho)
+}
+
+/// True when no file under `pasta` (sources, manifests, data) was modified after `instante`.
+fn mais_novo_que_fontes(pasta: &Path, instante: std::time::SystemTime) -> bool {
+    let Ok(entradas) = std::fs::read_dir(pasta) else {
+        return true;
+    };
+    entradas.flatten().all(|e| {
+        let caminho = e.path();
+        match e.file_type() {
+            Ok(t) if t.is_dir() => {
+                e.file_name() == "tests" || mais_novo_que_fontes(&caminho, instante)
+            }
+            Ok(_) => e
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|m| m <= instante),
+            Err(_) => false,
+        }
+    })
 }
 
 fn build(cmd: escargot::CargoBuild) -> PathBuf {
