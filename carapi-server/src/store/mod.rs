@@ -491,6 +491,20 @@ impl<T> Store for T where
 {
 }
 
+/// The SQL of the owner lookup of each store, for plan checks (`EXPLAIN`) in tests and benches.
+pub mod sql {
+    pub use super::postgres::{
+        CODIGOS_DO_DOCUMENTO as POSTGRES_CODIGOS_DO_DOCUMENTO,
+        DONOS_POR_CODIGOS as POSTGRES_DONOS_POR_CODIGOS,
+        imoveis_por_codigos as postgres_imoveis_por_codigos,
+    };
+    pub use super::sqlite::{
+        CODIGOS_DO_DOCUMENTO as SQLITE_CODIGOS_DO_DOCUMENTO,
+        DONOS_POR_CODIGOS as SQLITE_DONOS_POR_CODIGOS,
+        IMOVEIS_POR_CODIGOS as SQLITE_IMOVEIS_POR_CODIGOS,
+    };
+}
+
 /// The area traits, to call any [`Store`] method on a `dyn Store`.
 pub mod prelude {
     pub use super::{ConsultasStore, ContasStore, ImoveisStore, PspStore, RecargasStore, Store};

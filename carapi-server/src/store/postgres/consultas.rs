@@ -103,20 +103,19 @@ async fn consolidar(
     codigo: &CodigoCar,
     em: DateTime<Utc>,
 ) -> Result<bool, StoreError> {
-    // Locks the record row too: two first lookups of one code cannot both see "new".
-    let antes: Option<Option<DateTime<Utc>>> =
-        sqlx::query_scalar("SELECT consolidado_em FROM imoveis WHERE codigo_car = $1 FOR UPDATE")
-            .bind(codigo.as_str())
-            .fetch_optional(&mut **tx)
-            .await?;
-    if matches!(antes, Some(None)) {
-        sqlx::query("UPDATE imoveis SET consolidado_em = $1 WHERE codigo_car = $2")
-            .bind(em)
-            .bind(codigo.as_str())
-            .execute(&mut **tx)
-            .await?;
-    }
-    Ok(matches!(antes, Some(Some(_))))
+    // One insert into the small side table (migration 0002), never a write into `imoveis`. Two
+    // first lookups of one code cannot both see "new": the second waits on the first's key and
+    // then finds the conflict.
+    let novo = sqlx::query(
+        "INSERT INTO imoveis_consolidados (codigo_car, consolidado_em) VALUES ($1, $2)
+         ON CONFLICT (codigo_car) DO NOTHING",
+    )
+    .bind(codigo.as_str())
+    .bind(em)
+    .execute(&mut **tx)
+    .await?
+    .rows_affected();
+    Ok(novo == 0)
 }
 
 #[async_trait]

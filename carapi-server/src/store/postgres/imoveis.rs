@@ -14,6 +14,17 @@ use crate::store::{ImoveisStore, StoreError};
 /// Records written per transaction by [`gravar_imoveis`].
 const LOTE: usize = 2000;
 
+/// The first codes of an owner, by the index `(documento, codigo_car)`: binds the document and
+/// how many codes.
+pub const CODIGOS_DO_DOCUMENTO: &str = "SELECT DISTINCT codigo_car FROM imovel_proprietarios WHERE documento = $1 ORDER BY codigo_car LIMIT $2";
+/// The owners of an array of codes, by primary key `(codigo_car, ordem)`, in stored order.
+pub const DONOS_POR_CODIGOS: &str = "SELECT codigo_car, documento, nome FROM imovel_proprietarios WHERE codigo_car = ANY($1) ORDER BY codigo_car, ordem";
+
+/// The records of an array of codes, by primary key, in code order.
+pub fn imoveis_por_codigos() -> String {
+    format!("SELECT {COLUNAS_IMOVEL} FROM imoveis WHERE codigo_car = ANY($1) ORDER BY codigo_car")
+}
+
 #[async_trait]
 impl ImoveisStore for PgStore {
     async fn contar_imoveis(&self) -> Result<u64, StoreError> {
@@ -119,39 +130,32 @@ impl ImoveisStore for PgStore {
         documento: &CpfCnpj,
         limite: u32,
     ) -> Result<(Vec<Imovel>, bool), StoreError> {
-        let codigos: Vec<String> = sqlx::query_scalar(
-        "SELECT DISTINCT codigo_car FROM imovel_proprietarios WHERE documento = $1 ORDER BY codigo_car LIMIT $2",
-    )
-    .bind(documento.as_str())
-    .bind(i64::from(limite) + 1)
-    .fetch_all(&self.pool)
-    .await?;
+        let codigos: Vec<String> = sqlx::query_scalar(CODIGOS_DO_DOCUMENTO)
+            .bind(documento.as_str())
+            .bind(i64::from(limite) + 1)
+            .fetch_all(&self.pool)
+            .await?;
         let truncado = codigos.len() > limite as usize;
         let codigos: Vec<String> = codigos.into_iter().take(limite as usize).collect();
-        let rows = sqlx::query(&format!(
-            "SELECT {COLUNAS_IMOVEL} FROM imoveis WHERE codigo_car = ANY($1) ORDER BY codigo_car"
-        ))
-        .bind(&codigos)
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query(&imoveis_por_codigos())
+            .bind(&codigos)
+            .fetch_all(&self.pool)
+            .await?;
         let mut donos: HashMap<String, Vec<Proprietario>> = HashMap::new();
-        for r in sqlx::query(
-        "SELECT codigo_car, documento, nome FROM imovel_proprietarios WHERE codigo_car = ANY($1)
-         ORDER BY codigo_car, ordem",
-    )
-    .bind(&codigos)
-    .fetch_all(&self.pool)
-    .await?
-    {
-        let d: String = r.try_get("documento")?;
-        donos
-            .entry(r.try_get("codigo_car")?)
-            .or_default()
-            .push(Proprietario {
-                documento: CpfCnpj::parse(&d).map_err(|_| corrupt(format!("documento {d}")))?,
-                nome: r.try_get("nome")?,
-            });
-    }
+        for r in sqlx::query(DONOS_POR_CODIGOS)
+            .bind(&codigos)
+            .fetch_all(&self.pool)
+            .await?
+        {
+            let d: String = r.try_get("documento")?;
+            donos
+                .entry(r.try_get("codigo_car")?)
+                .or_default()
+                .push(Proprietario {
+                    documento: CpfCnpj::parse(&d).map_err(|_| corrupt(format!("documento {d}")))?,
+                    nome: r.try_get("nome")?,
+                });
+        }
         let mut out = Vec::with_capacity(rows.len());
         for row in &rows {
             let mut imovel = imovel_de(row)?;

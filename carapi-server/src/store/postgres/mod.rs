@@ -27,6 +27,8 @@ mod linhas;
 mod psp;
 mod recargas;
 
+pub use imoveis::{CODIGOS_DO_DOCUMENTO, DONOS_POR_CODIGOS, imoveis_por_codigos};
+
 use std::str::FromStr;
 use std::time::Duration;
 

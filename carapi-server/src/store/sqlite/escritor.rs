@@ -414,15 +414,13 @@ fn cobrar(conn: &Connection, c: &Cobranca) -> Result<ResultadoCobranca, StoreErr
 }
 
 /// Marks `codigo` consolidated at `em_ms` unless it already was; returns whether it already was
-/// (the answer's `cache`).
+/// (the answer's `cache`). One insert into the small side table `imoveis_consolidados`, never a
+/// write into `imoveis` (migration 0002).
 fn consolidar(conn: &Connection, codigo: &str, em_ms: i64) -> Result<bool, StoreError> {
-    let antes: Option<Option<i64>> = conn
-        .prepare_cached("SELECT consolidado_em FROM imoveis WHERE codigo_car = ?")?
-        .query_row([codigo], |r| r.get(0))
-        .optional()?;
-    if matches!(antes, Some(None)) {
-        conn.prepare_cached("UPDATE imoveis SET consolidado_em = ? WHERE codigo_car = ?")?
-            .execute(params![em_ms, codigo])?;
-    }
-    Ok(matches!(antes, Some(Some(_))))
+    let novo = conn
+        .prepare_cached(
+            "INSERT INTO imoveis_consolidados (codigo_car, consolidado_em) VALUES (?, ?) ON CONFLICT (codigo_car) DO NOTHING",
+        )?
+        .execute(params![codigo, em_ms])?;
+    Ok(novo == 0)
 }

@@ -18,6 +18,8 @@ mod linhas;
 mod psp;
 mod recargas;
 
+pub use imoveis::{CODIGOS_DO_DOCUMENTO, DONOS_POR_CODIGOS, IMOVEIS_POR_CODIGOS};
+
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
