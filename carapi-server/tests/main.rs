@@ -12,6 +12,7 @@ mod erros;
 mod escala;
 mod openapi;
 mod postgres;
+mod processos;
 mod proprietario;
 mod recarga;
 mod recibo;

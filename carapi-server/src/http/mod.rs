@@ -75,7 +75,7 @@ async fn autenticar(State(st): State<AppState>, mut req: Request, next: Next) ->
     let id = titular.id();
     if let Some(limitador) = &st.limitador
         && !eh_sandbox(req.uri().path())
-        && let Err(espera) = limitador.verificar(id)
+        && let Err(espera) = limitador.verificar(id).await
     {
         let segundos = espera.as_secs() + u64::from(espera.subsec_nanos() > 0);
         return ApiError::new(

@@ -9,6 +9,8 @@ pub mod postgres;
 mod sqlite;
 
 use std::fmt;
+use std::num::NonZeroU32;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use carapi_sdk::{CodigoCar, CpfCnpj, EndpointConsulta, RecargaStatus, StatusConsulta};
@@ -17,6 +19,8 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::dados::Imovel;
+use crate::limite_chave::LimitePorChave;
+use crate::limits::Limitador;
 use crate::money::Centavos;
 
 pub use postgres::PgStore;
@@ -462,8 +466,31 @@ pub trait PspStore {
     ) -> Result<Option<Option<DateTime<Utc>>>, StoreError>;
 }
 
+/// What several server processes on one database share besides the data: the per-key request
+/// rate and the leases of the periodic jobs.
+#[async_trait]
+pub trait CoordenacaoStore {
+    /// The per-key rate limiter of a server over this store: `por_segundo` requests per second
+    /// per key. The default keeps its state in this process (right for a database used by one
+    /// process); a store shared by several processes keeps it in the database.
+    fn limitador(&self, por_segundo: NonZeroU32) -> Arc<dyn LimitePorChave> {
+        Arc::new(Limitador::new(por_segundo))
+    }
+
+    /// Takes (or renews) the lease of the job `nome` for the process `dono` until `ate`, when it
+    /// is free, expired at `agora`, or already `dono`'s; returns whether `dono` holds it now.
+    /// Atomic across processes: at any instant at most one holder.
+    async fn reservar_tarefa(
+        &self,
+        nome: &str,
+        dono: &str,
+        agora: DateTime<Utc>,
+        ate: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+}
+
 /// The server's storage: every area. Implemented by [`SqliteStore`] and [`PgStore`] (and by
-/// any type implementing the five area traits). Callers import the area traits they use, or
+/// any type implementing the six area traits). Callers import the area traits they use, or
 /// `use crate::store::prelude::*`.
 pub trait Store:
     ContasStore
@@ -471,6 +498,7 @@ pub trait Store:
     + ConsultasStore
     + RecargasStore
     + PspStore
+    + CoordenacaoStore
     + Send
     + Sync
     + fmt::Debug
@@ -484,6 +512,7 @@ impl<T> Store for T where
         + ConsultasStore
         + RecargasStore
         + PspStore
+        + CoordenacaoStore
         + Send
         + Sync
         + fmt::Debug
@@ -507,5 +536,7 @@ pub mod sql {
 
 /// The area traits, to call any [`Store`] method on a `dyn Store`.
 pub mod prelude {
-    pub use super::{ConsultasStore, ContasStore, ImoveisStore, PspStore, RecargasStore, Store};
+    pub use super::{
+        ConsultasStore, ContasStore, CoordenacaoStore, ImoveisStore, PspStore, RecargasStore, Store,
+    };
 }

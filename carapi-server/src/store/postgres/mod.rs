@@ -22,12 +22,15 @@
 
 mod consultas;
 mod contas;
+mod coordenacao;
 mod imoveis;
 mod linhas;
 mod psp;
 mod recargas;
+mod taxa;
 
 pub use imoveis::{CODIGOS_DO_DOCUMENTO, DONOS_POR_CODIGOS, imoveis_por_codigos};
+pub use taxa::LimitadorPostgres;
 
 use std::str::FromStr;
 use std::time::Duration;

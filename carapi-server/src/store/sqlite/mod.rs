@@ -12,6 +12,7 @@
 
 mod consultas;
 mod contas;
+mod coordenacao;
 mod escritor;
 mod imoveis;
 mod linhas;
