@@ -9,6 +9,7 @@ mod cli;
 mod concorrencia;
 mod conta;
 mod erros;
+mod escala;
 mod openapi;
 mod postgres;
 mod proprietario;
