@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use crate::cache::Caches;
 use crate::config::Config;
 use crate::limite_chave::LimitePorChave;
+use crate::limits::LimitadorIp;
 use crate::pix::{PixProvider, PspSimulado};
 use crate::store::Store;
 
@@ -50,6 +51,8 @@ pub struct AppState {
     /// Per-key rate limiter (shared by the processes of a PostgreSQL database, see
     /// [`crate::limite_chave`]); `None` when disabled.
     pub limitador: Option<Arc<dyn LimitePorChave>>,
+    /// Per-address limiter of requests that fail authentication; `None` when disabled.
+    pub limitador_ip: Option<Arc<LimitadorIp>>,
     /// Configuration.
     pub config: Arc<Config>,
     /// Clock.
@@ -74,6 +77,10 @@ impl AppState {
             pix: psp.clone(),
             psp: Some(psp),
             limitador,
+            limitador_ip: config
+                .borda
+                .nao_autenticados_por_segundo
+                .map(|n| Arc::new(LimitadorIp::new(n))),
             config: Arc::new(config),
             relogio: Relogio::sistema(),
             caches: Caches::new(),

@@ -2,8 +2,11 @@
 //! for every rule and error code, and over a real socket via `spawn`.
 
 mod helpers;
+mod rede;
 
+mod adversario;
 mod auth;
+mod borda;
 mod car;
 mod cli;
 mod concorrencia;

@@ -474,7 +474,7 @@ pub trait CoordenacaoStore {
     /// per key. The default keeps its state in this process (right for a database used by one
     /// process); a store shared by several processes keeps it in the database.
     fn limitador(&self, por_segundo: NonZeroU32) -> Arc<dyn LimitePorChave> {
-        Arc::new(Limitador::new(por_segundo))
+        Arc::new(Limitador::<ContaId>::new(por_segundo))
     }
 
     /// Takes (or renews) the lease of the job `nome` for the process `dono` until `ate`, when it
