@@ -10,9 +10,11 @@
 //! 2. CLI: wall time of `carapi car <sandbox code>` against `curl` doing the same request.
 //! 3. SDK: time per call against a raw reqwest call to the same server.
 //! 4. Batch: 200 lookups through the SDK's default limiter: achieved rate / 10 per second, 429s.
+//! 5. Cold lookups at 10k vs 1M records and the owner of 10,000 CARs (`consulta_fria.rs`).
 
 mod batch;
 mod cli;
+mod consulta_fria;
 mod load;
 mod sdk;
 mod server;
@@ -49,6 +51,9 @@ async fn main() {
     }
     if quer("batch") {
         figuras.push(batch::run().await);
+    }
+    if quer("fria") {
+        figuras.extend(consulta_fria::run().await);
     }
 
     println!("\n| figure | measured | baseline | ratio | target | verdict |");
