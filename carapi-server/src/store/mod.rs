@@ -1,6 +1,9 @@
-//! Storage behind a trait: accounts, the ledger, CAR records, the lookup history with its limit
-//! counters, top-ups and the simulated PSP's book. All SQL lives in the implementations;
-//! handlers only call these methods.
+//! Storage behind one trait per area: accounts and the ledger ([`ContasStore`]), CAR records
+//! ([`ImoveisStore`]), lookups with their history and limit counters ([`ConsultasStore`]),
+//! top-ups ([`RecargasStore`]), the simulated PSP's book ([`PspStore`]) and what processes on
+//! one database share ([`CoordenacaoStore`]); [`Store`] is all of them. All SQL lives in the
+//! implementations ([`SqliteStore`], [`PgStore`], one file per area); handlers only call these
+//! methods. The charge decision itself is not here: both stores call [`crate::regras::decidir`].
 //!
 //! Money is [`Centavos`]; instants are UTC; the caller passes the Brasília calendar day (the
 //! store never decides time zones).
