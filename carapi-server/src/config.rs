@@ -101,8 +101,10 @@ impl Config {
     /// an in-process server shares the loopback address (tests that try bad keys on purpose
     /// would block the next test's good ones).
     pub fn local(database_url: impl Into<String>) -> Self {
-        let mut borda = crate::http::borda::Borda::default();
-        borda.nao_autenticados_por_segundo = None;
+        let borda = crate::http::borda::Borda {
+            nao_autenticados_por_segundo: None,
+            ..Default::default()
+        };
         Config {
             bind: SocketAddr::from(([127, 0, 0, 1], 0)),
             database_url: database_url.into(),
