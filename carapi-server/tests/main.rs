@@ -12,6 +12,7 @@ mod cli;
 mod concorrencia;
 mod conta;
 mod erros;
+mod escala;
 mod openapi;
 mod postgres;
 mod proprietario;

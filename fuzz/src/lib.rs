@@ -19,3 +19,12 @@ pub fn normalise_codigo(s: &str) -> String {
         .map(|c| c.to_ascii_uppercase())
         .collect()
 }
+
+/// The normalisation [`carapi_sdk::CpfCnpj::parse`] documents: no white space, no `.`, `/`, `-`,
+/// ASCII upper case.
+pub fn normalise_documento(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_whitespace() && !matches!(c, '.' | '/' | '-'))
+        .map(|c| c.to_ascii_uppercase())
+        .collect()
+}
