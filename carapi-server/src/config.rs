@@ -96,11 +96,19 @@ impl Default for Config {
 }
 
 impl Config {
-    /// An in-process server on `127.0.0.1:0` over `database_url`, otherwise the defaults.
+    /// An in-process server on `127.0.0.1:0` over `database_url`, otherwise the defaults,
+    /// except the per-address limit of failed authentications, which is off: every client of
+    /// an in-process server shares the loopback address (tests that try bad keys on purpose
+    /// would block the next test's good ones).
     pub fn local(database_url: impl Into<String>) -> Self {
+        let borda = crate::http::borda::Borda {
+            nao_autenticados_por_segundo: None,
+            ..Default::default()
+        };
         Config {
             bind: SocketAddr::from(([127, 0, 0, 1], 0)),
             database_url: database_url.into(),
+            borda,
             ..Config::default()
         }
     }
