@@ -2,6 +2,7 @@
 //! for every rule and error code, and over a real socket via `spawn`.
 
 mod helpers;
+mod servidor;
 
 mod auth;
 mod car;
@@ -9,10 +10,14 @@ mod cli;
 mod concorrencia;
 mod conta;
 mod erros;
+mod historico_custo;
+mod nul;
 mod openapi;
 mod postgres;
 mod proprietario;
 mod recarga;
+mod recarga_reuso;
 mod recibo;
 mod socket;
 mod webhook;
+mod webhook_psp;

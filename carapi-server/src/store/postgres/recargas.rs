@@ -7,12 +7,15 @@ use uuid::Uuid;
 
 use super::linhas::{COLUNAS_RECARGA, recarga_de};
 use crate::money::Centavos;
-use crate::store::{Confirmacao, ContaId, Recarga, StoreError};
+use crate::store::historico::sem_nul;
+use crate::store::{CobrancaPsp, Confirmacao, ContaId, PRAZO_CRIACAO_S, Recarga, StoreError};
 
+/// `$4`: rows being created (empty BR Code) count from this instant on ([`PRAZO_CRIACAO_S`]).
 fn sql_reaproveitavel() -> String {
     format!(
         "SELECT {COLUNAS_RECARGA} FROM recargas WHERE conta_id = $1 AND valor_centavos = $2
-         AND status = 'Pendente' AND criada_em >= $3 ORDER BY criada_em DESC, seq DESC LIMIT 1"
+         AND status = 'Pendente' AND criada_em >= $3 AND (qr_code <> '' OR criada_em >= $4)
+         ORDER BY criada_em DESC, seq DESC LIMIT 1"
     )
 }
 
@@ -22,10 +25,12 @@ pub(super) async fn recarga_reaproveitavel(
     valor: Centavos,
     desde: DateTime<Utc>,
 ) -> Result<Option<Recarga>, StoreError> {
+    // rows being created are never returned here: `$4` is past every row
     let row = sqlx::query(&sql_reaproveitavel())
         .bind(conta.0)
         .bind(valor.0)
         .bind(desde)
+        .bind(DateTime::<Utc>::MAX_UTC)
         .fetch_optional(pool)
         .await?;
     row.as_ref().map(recarga_de).transpose()
@@ -47,6 +52,7 @@ pub(super) async fn inserir_recarga(
         .bind(nova.conta.0)
         .bind(nova.valor.0)
         .bind(desde)
+        .bind(nova.criada_em - chrono::Duration::seconds(PRAZO_CRIACAO_S))
         .fetch_optional(&mut *tx)
         .await?;
     if let Some(row) = existente {
@@ -78,7 +84,7 @@ pub(super) async fn recarga(
     id: Uuid,
 ) -> Result<Option<Recarga>, StoreError> {
     let row = sqlx::query(&format!(
-        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE id = $1 AND conta_id = $2"
+        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE id = $1 AND conta_id = $2 AND qr_code <> ''"
     ))
     .bind(id)
     .bind(conta.0)
@@ -104,7 +110,8 @@ pub(super) async fn recargas(
     page: u32,
     size: u32,
 ) -> Result<(Vec<Recarga>, u64), StoreError> {
-    let filtro = "FROM recargas WHERE conta_id = $1 AND ($2::text IS NULL OR status = $2)";
+    let filtro =
+        "FROM recargas WHERE conta_id = $1 AND qr_code <> '' AND ($2::text IS NULL OR status = $2)";
     let status = status.map(|s| s.as_str());
     let total: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) {filtro}"))
         .bind(conta.0)
@@ -129,7 +136,7 @@ pub(super) async fn recargas_pendentes(
     limite: u32,
 ) -> Result<Vec<Recarga>, StoreError> {
     let rows = sqlx::query(&format!(
-        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE status = 'Pendente' ORDER BY criada_em, seq LIMIT $1"
+        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE status = 'Pendente' AND qr_code <> '' ORDER BY criada_em, seq LIMIT $1"
     ))
     .bind(i64::from(limite))
     .fetch_all(pool)
@@ -148,17 +155,17 @@ pub(super) async fn confirmar_recarga(
     let mut tx = pool.begin().await?;
     let movida = sqlx::query(&format!(
         "UPDATE recargas SET status = 'Confirmado', confirmada_em = $1
-         WHERE payment_id = $2 AND status = 'Pendente' RETURNING {COLUNAS_RECARGA}"
+         WHERE payment_id = $2 AND status = 'Pendente' AND qr_code <> '' RETURNING {COLUNAS_RECARGA}"
     ))
     .bind(em)
-    .bind(payment_id)
+    .bind(sem_nul(payment_id))
     .fetch_optional(&mut *tx)
     .await?;
     let Some(row) = movida else {
         let atual = sqlx::query(&format!(
             "SELECT {COLUNAS_RECARGA} FROM recargas WHERE payment_id = $1"
         ))
-        .bind(payment_id)
+        .bind(sem_nul(payment_id))
         .fetch_optional(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -222,7 +229,7 @@ pub(super) async fn psp_pagar(
         "UPDATE psp_cobrancas SET paga_em = COALESCE(paga_em, $1) WHERE payment_id = $2 RETURNING TRUE",
     )
     .bind(em)
-    .bind(payment_id)
+    .bind(sem_nul(payment_id))
     .fetch_optional(pool)
     .await?;
     Ok(existe.is_some())
@@ -231,11 +238,48 @@ pub(super) async fn psp_pagar(
 pub(super) async fn psp_situacao(
     pool: &PgPool,
     payment_id: &str,
-) -> Result<Option<Option<DateTime<Utc>>>, StoreError> {
-    Ok(
-        sqlx::query_scalar("SELECT paga_em FROM psp_cobrancas WHERE payment_id = $1")
-            .bind(payment_id)
+) -> Result<Option<CobrancaPsp>, StoreError> {
+    let v: Option<(i64, Option<DateTime<Utc>>)> =
+        sqlx::query_as("SELECT valor_centavos, paga_em FROM psp_cobrancas WHERE payment_id = $1")
+            .bind(sem_nul(payment_id))
             .fetch_optional(pool)
-            .await?,
-    )
+            .await?;
+    Ok(v.map(|(valor, paga_em)| CobrancaPsp {
+        valor: Centavos(valor),
+        paga_em,
+    }))
+}
+
+pub(super) async fn recarga_por_payment_id(
+    pool: &PgPool,
+    payment_id: &str,
+) -> Result<Option<Recarga>, StoreError> {
+    let row = sqlx::query(&format!(
+        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE payment_id = $1"
+    ))
+    .bind(sem_nul(payment_id))
+    .fetch_optional(pool)
+    .await?;
+    row.as_ref().map(recarga_de).transpose()
+}
+
+pub(super) async fn completar_recarga(
+    pool: &PgPool,
+    id: Uuid,
+    qr_code: &str,
+) -> Result<(), StoreError> {
+    sqlx::query("UPDATE recargas SET qr_code = $1 WHERE id = $2 AND qr_code = ''")
+        .bind(qr_code)
+        .bind(id)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+pub(super) async fn descartar_recarga(pool: &PgPool, id: Uuid) -> Result<(), StoreError> {
+    sqlx::query("DELETE FROM recargas WHERE id = $1 AND qr_code = ''")
+        .bind(id)
+        .execute(pool)
+        .await?;
+    Ok(())
 }

@@ -10,9 +10,11 @@
 //! (`sqlite::memory:`) gets a private temporary database file, removed with the store, so that
 //! the writer's connection sees the same database as the pools.
 
+mod configuracao;
 mod consultas;
 mod contas;
 mod escritor;
+mod historico;
 mod imoveis;
 mod linhas;
 mod recargas;
@@ -41,6 +43,9 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 pub struct SqliteStore {
     escrita: SqlitePool,
     leitura: SqlitePool,
+    /// History and usage reads: their own small pool, so that they never hold the
+    /// connections balance reads and lookups need.
+    historico: SqlitePool,
     /// The lookup writer thread.
     escritor: escritor::Escritor,
     /// The folder of an in-memory URL's database file; declared last, so it is removed after
@@ -84,11 +89,17 @@ impl SqliteStore {
         let leitura = SqlitePoolOptions::new()
             .max_connections(4)
             .acquire_timeout(Duration::from_secs(60))
+            .connect_with(opts.clone())
+            .await?;
+        let historico = SqlitePoolOptions::new()
+            .max_connections(2)
+            .acquire_timeout(Duration::from_secs(60))
             .connect_with(opts)
             .await?;
         Ok(SqliteStore {
             escrita,
             leitura,
+            historico,
             escritor,
             _temporario: temporario,
         })
@@ -98,10 +109,36 @@ impl SqliteStore {
         Ok(self.escrita.begin_with("BEGIN IMMEDIATE").await?)
     }
 
-    /// Closes both pools.
+    /// Closes the pools.
     pub async fn close(&self) {
         self.escrita.close().await;
         self.leitura.close().await;
+        self.historico.close().await;
+    }
+
+    /// `EXPLAIN QUERY PLAN` lines of the history statements for `f` (tests: each filter
+    /// combination is served by its index).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the database fails.
+    pub async fn plano_historico(
+        &self,
+        conta: ContaId,
+        f: &FiltroHistorico,
+    ) -> Result<Vec<String>, StoreError> {
+        historico::plano_historico(self, conta, f).await
+    }
+
+    /// `EXPLAIN QUERY PLAN` lines of the usage statements since `desde`.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the database fails.
+    pub async fn plano_uso(
+        &self,
+        conta: ContaId,
+        desde: DateTime<Utc>,
+    ) -> Result<Vec<String>, StoreError> {
+        historico::plano_uso(self, conta, desde).await
     }
 }
 
@@ -169,7 +206,7 @@ impl Store for SqliteStore {
         conta: ContaId,
         f: &FiltroHistorico,
     ) -> Result<(Vec<ConsultaRegistrada>, u64), StoreError> {
-        consultas::historico(self, conta, f).await
+        historico::historico(self, conta, f).await
     }
 
     async fn uso_por_endpoint(
@@ -177,7 +214,7 @@ impl Store for SqliteStore {
         conta: ContaId,
         desde: DateTime<Utc>,
     ) -> Result<Vec<UsoEndpoint>, StoreError> {
-        consultas::uso_por_endpoint(self, conta, desde).await
+        historico::uso_por_endpoint(self, conta, desde).await
     }
 
     async fn recarga_reaproveitavel(
@@ -195,6 +232,21 @@ impl Store for SqliteStore {
         desde: DateTime<Utc>,
     ) -> Result<(Recarga, bool), StoreError> {
         recargas::inserir_recarga(self, nova, desde).await
+    }
+
+    async fn completar_recarga(&self, id: Uuid, qr_code: &str) -> Result<(), StoreError> {
+        recargas::completar_recarga(self, id, qr_code).await
+    }
+
+    async fn descartar_recarga(&self, id: Uuid) -> Result<(), StoreError> {
+        recargas::descartar_recarga(self, id).await
+    }
+
+    async fn recarga_por_payment_id(
+        &self,
+        payment_id: &str,
+    ) -> Result<Option<Recarga>, StoreError> {
+        recargas::recarga_por_payment_id(self, payment_id).await
     }
 
     async fn recarga(&self, conta: ContaId, id: Uuid) -> Result<Option<Recarga>, StoreError> {
@@ -242,10 +294,7 @@ impl Store for SqliteStore {
         recargas::psp_pagar(self, payment_id, em).await
     }
 
-    async fn psp_situacao(
-        &self,
-        payment_id: &str,
-    ) -> Result<Option<Option<DateTime<Utc>>>, StoreError> {
+    async fn psp_situacao(&self, payment_id: &str) -> Result<Option<CobrancaPsp>, StoreError> {
         recargas::psp_situacao(self, payment_id).await
     }
 

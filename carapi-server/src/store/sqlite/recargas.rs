@@ -7,7 +7,8 @@ use uuid::Uuid;
 use super::SqliteStore;
 use super::linhas::{COLUNAS_RECARGA, instante, ms, recarga_de};
 use crate::money::Centavos;
-use crate::store::{Confirmacao, ContaId, Recarga, StoreError};
+use crate::store::historico::sem_nul;
+use crate::store::{CobrancaPsp, Confirmacao, ContaId, PRAZO_CRIACAO_S, Recarga, StoreError};
 
 pub(super) async fn recarga_reaproveitavel(
     store: &SqliteStore,
@@ -17,7 +18,7 @@ pub(super) async fn recarga_reaproveitavel(
 ) -> Result<Option<Recarga>, StoreError> {
     let row = sqlx::query(&format!(
         "SELECT {COLUNAS_RECARGA} FROM recargas WHERE conta_id = ? AND valor_centavos = ? AND status = 'Pendente'
-         AND criada_em >= ? ORDER BY criada_em DESC LIMIT 1"
+         AND criada_em >= ? AND qr_code <> '' ORDER BY criada_em DESC LIMIT 1"
     ))
     .bind(conta.0)
     .bind(valor.0)
@@ -33,13 +34,15 @@ pub(super) async fn inserir_recarga(
     desde: DateTime<Utc>,
 ) -> Result<(Recarga, bool), StoreError> {
     let mut tx = store.imediata().await?;
+    let abandono = nova.criada_em - chrono::Duration::seconds(PRAZO_CRIACAO_S);
     let existente = sqlx::query(&format!(
         "SELECT {COLUNAS_RECARGA} FROM recargas WHERE conta_id = ? AND valor_centavos = ? AND status = 'Pendente'
-         AND criada_em >= ? ORDER BY criada_em DESC LIMIT 1"
+         AND criada_em >= ? AND (qr_code <> '' OR criada_em >= ?) ORDER BY criada_em DESC LIMIT 1"
     ))
     .bind(nova.conta.0)
     .bind(nova.valor.0)
     .bind(ms(desde))
+    .bind(ms(abandono))
     .fetch_optional(&mut *tx)
     .await?;
     if let Some(row) = existente {
@@ -71,7 +74,7 @@ pub(super) async fn recarga(
     id: Uuid,
 ) -> Result<Option<Recarga>, StoreError> {
     let row = sqlx::query(&format!(
-        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE id = ? AND conta_id = ?"
+        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE id = ? AND conta_id = ? AND qr_code <> ''"
     ))
     .bind(id.to_string())
     .bind(conta.0)
@@ -105,14 +108,15 @@ pub(super) async fn recargas(
     } else {
         ""
     };
-    let sql_total = format!("SELECT COUNT(*) FROM recargas WHERE conta_id = ?{filtro}");
+    let sql_total =
+        format!("SELECT COUNT(*) FROM recargas WHERE conta_id = ? AND qr_code <> ''{filtro}");
     let mut q = sqlx::query_scalar(&sql_total).bind(conta.0);
     if let Some(s) = status {
         q = q.bind(s.as_str());
     }
     let total: i64 = q.fetch_one(&store.leitura).await?;
     let sql = format!(
-        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE conta_id = ?{filtro} ORDER BY criada_em DESC, rowid DESC LIMIT ? OFFSET ?"
+        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE conta_id = ? AND qr_code <> ''{filtro} ORDER BY criada_em DESC, rowid DESC LIMIT ? OFFSET ?"
     );
     let mut q = sqlx::query(&sql).bind(conta.0);
     if let Some(s) = status {
@@ -132,7 +136,7 @@ pub(super) async fn recargas_pendentes(
     limite: u32,
 ) -> Result<Vec<Recarga>, StoreError> {
     let rows = sqlx::query(&format!(
-        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE status = 'Pendente' ORDER BY criada_em LIMIT ?"
+        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE status = 'Pendente' AND qr_code <> '' ORDER BY criada_em LIMIT ?"
     ))
     .bind(i64::from(limite))
     .fetch_all(&store.leitura)
@@ -148,17 +152,17 @@ pub(super) async fn confirmar_recarga(
     let mut tx = store.imediata().await?;
     let movida = sqlx::query(&format!(
         "UPDATE recargas SET status = 'Confirmado', confirmada_em = ? WHERE payment_id = ? AND status = 'Pendente'
-         RETURNING {COLUNAS_RECARGA}"
+         AND qr_code <> '' RETURNING {COLUNAS_RECARGA}"
     ))
     .bind(ms(em))
-    .bind(payment_id)
+    .bind(sem_nul(payment_id))
     .fetch_optional(&mut *tx)
     .await?;
     let Some(row) = movida else {
         let atual = sqlx::query(&format!(
             "SELECT {COLUNAS_RECARGA} FROM recargas WHERE payment_id = ?"
         ))
-        .bind(payment_id)
+        .bind(sem_nul(payment_id))
         .fetch_optional(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -216,7 +220,7 @@ pub(super) async fn psp_pagar(
     let mut tx = store.imediata().await?;
     let existe: Option<i64> =
         sqlx::query_scalar("SELECT 1 FROM psp_cobrancas WHERE payment_id = ?")
-            .bind(payment_id)
+            .bind(sem_nul(payment_id))
             .fetch_optional(&mut *tx)
             .await?;
     if existe.is_some() {
@@ -235,11 +239,52 @@ pub(super) async fn psp_pagar(
 pub(super) async fn psp_situacao(
     store: &SqliteStore,
     payment_id: &str,
-) -> Result<Option<Option<DateTime<Utc>>>, StoreError> {
-    let v: Option<Option<i64>> =
-        sqlx::query_scalar("SELECT paga_em FROM psp_cobrancas WHERE payment_id = ?")
-            .bind(payment_id)
+) -> Result<Option<CobrancaPsp>, StoreError> {
+    let v: Option<(i64, Option<i64>)> =
+        sqlx::query_as("SELECT valor_centavos, paga_em FROM psp_cobrancas WHERE payment_id = ?")
+            .bind(sem_nul(payment_id))
             .fetch_optional(&store.leitura)
             .await?;
-    Ok(v.map(|p| p.map(instante)))
+    Ok(v.map(|(valor, paga_em)| CobrancaPsp {
+        valor: Centavos(valor),
+        paga_em: paga_em.map(instante),
+    }))
+}
+
+pub(super) async fn recarga_por_payment_id(
+    store: &SqliteStore,
+    payment_id: &str,
+) -> Result<Option<Recarga>, StoreError> {
+    let row = sqlx::query(&format!(
+        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE payment_id = ?"
+    ))
+    .bind(sem_nul(payment_id))
+    .fetch_optional(&store.leitura)
+    .await?;
+    row.as_ref().map(recarga_de).transpose()
+}
+
+pub(super) async fn completar_recarga(
+    store: &SqliteStore,
+    id: Uuid,
+    qr_code: &str,
+) -> Result<(), StoreError> {
+    let mut tx = store.imediata().await?;
+    sqlx::query("UPDATE recargas SET qr_code = ? WHERE id = ? AND qr_code = ''")
+        .bind(qr_code)
+        .bind(id.to_string())
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+pub(super) async fn descartar_recarga(store: &SqliteStore, id: Uuid) -> Result<(), StoreError> {
+    let mut tx = store.imediata().await?;
+    sqlx::query("DELETE FROM recargas WHERE id = ? AND qr_code = ''")
+        .bind(id.to_string())
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(())
 }
