@@ -1,0 +1,68 @@
+//! The simulated PSP's book of PIX charges.
+
+use async_trait::async_trait;
+use carapi_sdk::CpfCnpj;
+use chrono::{DateTime, Utc};
+
+use super::SqliteStore;
+use super::linhas::{instante, ms};
+use crate::money::Centavos;
+use crate::store::historico::sem_nul;
+use crate::store::{CobrancaPsp, PspStore, StoreError};
+
+#[async_trait]
+impl PspStore for SqliteStore {
+    async fn psp_registrar(
+        &self,
+        payment_id: &str,
+        valor: Centavos,
+        documento: &CpfCnpj,
+        email: Option<&str>,
+        em: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.imediata().await?;
+        sqlx::query("INSERT INTO psp_cobrancas (payment_id, valor_centavos, documento, email, criada_em) VALUES (?, ?, ?, ?, ?)")
+        .bind(payment_id)
+        .bind(valor.0)
+        .bind(documento.as_str())
+        .bind(email)
+        .bind(ms(em))
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn psp_pagar(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, StoreError> {
+        let mut tx = self.imediata().await?;
+        let existe: Option<i64> =
+            sqlx::query_scalar("SELECT 1 FROM psp_cobrancas WHERE payment_id = ?")
+                .bind(sem_nul(payment_id))
+                .fetch_optional(&mut *tx)
+                .await?;
+        if existe.is_some() {
+            sqlx::query(
+                "UPDATE psp_cobrancas SET paga_em = ? WHERE payment_id = ? AND paga_em IS NULL",
+            )
+            .bind(ms(em))
+            .bind(payment_id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(existe.is_some())
+    }
+
+    async fn psp_situacao(&self, payment_id: &str) -> Result<Option<CobrancaPsp>, StoreError> {
+        let v: Option<(i64, Option<i64>)> = sqlx::query_as(
+            "SELECT valor_centavos, paga_em FROM psp_cobrancas WHERE payment_id = ?",
+        )
+        .bind(sem_nul(payment_id))
+        .fetch_optional(&self.leitura)
+        .await?;
+        Ok(v.map(|(valor, paga_em)| CobrancaPsp {
+            valor: Centavos(valor),
+            paga_em: paga_em.map(instante),
+        }))
+    }
+}
