@@ -3,6 +3,7 @@
 
 mod helpers;
 mod rede;
+mod servidor;
 
 mod adversario;
 mod auth;
@@ -13,10 +14,14 @@ mod concorrencia;
 mod conta;
 mod erros;
 mod escala;
+mod historico_custo;
+mod nul;
 mod openapi;
 mod postgres;
 mod proprietario;
 mod recarga;
+mod recarga_reuso;
 mod recibo;
 mod socket;
 mod webhook;
+mod webhook_psp;

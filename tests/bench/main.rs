@@ -10,9 +10,12 @@
 //! 2. CLI: wall time of `carapi car <sandbox code>` against `curl` doing the same request.
 //! 3. SDK: time per call against a raw reqwest call to the same server.
 //! 4. Batch: 200 lookups through the SDK's default limiter: achieved rate / 10 per second, 429s.
+//! 5. Isolation: other accounts' `GET /v1/saldo` and paid lookup p99 while a 1M-row account
+//!    hammers its history at its rate limit, against the same load idle (`isolamento.rs`).
 
 mod batch;
 mod cli;
+mod isolamento;
 mod load;
 mod sdk;
 mod server;
@@ -30,7 +33,7 @@ pub struct Figura {
 
 #[tokio::main]
 async fn main() {
-    // `cargo bench` passes `--bench`; a filter word picks figures (`server`, `cli`, `sdk`, `batch`).
+    // `cargo bench` passes `--bench`; a filter word picks figures (`server`, `cli`, `sdk`, `batch`, `isolamento`).
     let filtro: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -49,6 +52,9 @@ async fn main() {
     }
     if quer("batch") {
         figuras.push(batch::run().await);
+    }
+    if quer("isolamento") {
+        figuras.extend(isolamento::run().await);
     }
 
     println!("\n| figure | measured | baseline | ratio | target | verdict |");
