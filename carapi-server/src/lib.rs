@@ -23,6 +23,7 @@ pub mod dados;
 pub mod fonte;
 pub mod http;
 pub mod ledger;
+pub mod limite_chave;
 pub mod limits;
 pub mod money;
 pub mod openapi;

@@ -42,21 +42,46 @@ pub async fn executar(
     Ok(creditadas)
 }
 
+/// Name of the reconciliation job's lease (see [`laco`]).
+pub const TAREFA: &str = "reconciliacao";
+
 /// Runs [`executar`] every `intervalo` until `cancelar` fires; also trims the rate limiter.
+///
+/// Every server process runs this loop; with several processes on one database, a pass runs
+/// only in the process holding the job's lease ([`crate::store::CoordenacaoStore`]), taken for
+/// two intervals and renewed by its holder at each pass: one process does the work, and
+/// another takes over at most two intervals after it stops.
 pub async fn laco(st: AppState, intervalo: Duration, cancelar: CancellationToken) {
+    let dono = uuid::Uuid::new_v4().to_string();
     let mut tick = tokio::time::interval(intervalo.max(Duration::from_millis(10)));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             () = cancelar.cancelled() => break,
             _ = tick.tick() => {
-                if let Err(e) = executar(&st.store, &st.pix).await {
+                if vez_deste(&st, &dono, intervalo).await
+                    && let Err(e) = executar(&st.store, &st.pix).await
+                {
                     tracing::error!(erro = %e, "reconciliação falhou");
                 }
                 if let Some(l) = &st.limitador {
                     l.limpar();
                 }
             }
+        }
+    }
+}
+
+/// Takes or renews the reconciliation lease for `dono`; false when another process holds it
+/// (or the store failed, logged).
+async fn vez_deste(st: &AppState, dono: &str, intervalo: Duration) -> bool {
+    let agora = st.relogio.agora();
+    let ate = agora + chrono::Duration::from_std(intervalo * 2).unwrap_or(chrono::Duration::MAX);
+    match st.store.reservar_tarefa(TAREFA, dono, agora, ate).await {
+        Ok(vez) => vez,
+        Err(e) => {
+            tracing::error!(erro = %e, "reserva da reconciliação falhou");
+            false
         }
     }
 }

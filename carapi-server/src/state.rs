@@ -7,7 +7,8 @@ use chrono::{DateTime, Utc};
 
 use crate::cache::Caches;
 use crate::config::Config;
-use crate::limits::{Limitador, LimitadorIp};
+use crate::limite_chave::LimitePorChave;
+use crate::limits::LimitadorIp;
 use crate::pix::{PixProvider, PspSimulado};
 use crate::store::{Store, StoreError};
 
@@ -47,8 +48,9 @@ pub struct AppState {
     pub pix: Arc<dyn PixProvider>,
     /// The simulated PSP (for `pagar`), when it is the provider.
     pub psp: Option<Arc<PspSimulado>>,
-    /// Per-key rate limiter; `None` when disabled.
-    pub limitador: Option<Arc<Limitador>>,
+    /// Per-key rate limiter (shared by the processes of a PostgreSQL database, see
+    /// [`crate::limite_chave`]); `None` when disabled.
+    pub limitador: Option<Arc<dyn LimitePorChave>>,
     /// Per-address limiter of requests that fail authentication; `None` when disabled.
     pub limitador_ip: Option<Arc<LimitadorIp>>,
     /// Configuration.
@@ -71,11 +73,12 @@ impl AppState {
             &config.pix_nome,
             &config.pix_cidade,
         ));
+        let limitador = config.rate_limit.map(|n| store.limitador(n));
         AppState {
             store,
             pix: psp.clone(),
             psp: Some(psp),
-            limitador: config.rate_limit.map(|n| Arc::new(Limitador::new(n))),
+            limitador,
             limitador_ip: config
                 .borda
                 .nao_autenticados_por_segundo

@@ -18,6 +18,7 @@ mod historico_custo;
 mod nul;
 mod openapi;
 mod postgres;
+mod processos;
 mod proprietario;
 mod recarga;
 mod recarga_reuso;

@@ -12,9 +12,11 @@
 //! 4. Batch: 200 lookups through the SDK's default limiter: achieved rate / 10 per second, 429s.
 //! 5. Isolation: other accounts' `GET /v1/saldo` and paid lookup p99 while a 1M-row account
 //!    hammers its history at its rate limit, against the same load idle (`isolamento.rs`).
+//! 6. Cold lookups at 10k vs 1M records and the owner of 10,000 CARs (`consulta_fria.rs`).
 
 mod batch;
 mod cli;
+mod consulta_fria;
 mod isolamento;
 mod load;
 mod sdk;
@@ -55,6 +57,9 @@ async fn main() {
     }
     if quer("isolamento") {
         figuras.extend(isolamento::run().await);
+    }
+    if quer("fria") {
+        figuras.extend(consulta_fria::run().await);
     }
 
     println!("\n| figure | measured | baseline | ratio | target | verdict |");

@@ -91,7 +91,7 @@ async fn autenticar(
     let id = titular.id();
     if let Some(limitador) = &st.limitador
         && !eh_sandbox(req.uri().path())
-        && let Err(espera) = limitador.verificar(id)
+        && let Err(espera) = limitador.verificar(id).await
     {
         return Err(ApiError::limite_excedido(
             Limite::Taxa,

@@ -10,6 +10,8 @@ pub mod postgres;
 mod sqlite;
 
 use std::fmt;
+use std::num::NonZeroU32;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use carapi_sdk::{CodigoCar, CpfCnpj, EndpointConsulta, RecargaStatus, StatusConsulta};
@@ -18,6 +20,8 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::dados::Imovel;
+use crate::limite_chave::LimitePorChave;
+use crate::limits::Limitador;
 use crate::money::Centavos;
 
 pub use historico::JANELA_BUSCA;
@@ -502,6 +506,29 @@ pub trait PspStore {
     async fn psp_situacao(&self, payment_id: &str) -> Result<Option<CobrancaPsp>, StoreError>;
 }
 
+/// What several server processes on one database share besides the data: the per-key request
+/// rate and the leases of the periodic jobs.
+#[async_trait]
+pub trait CoordenacaoStore {
+    /// The per-key rate limiter of a server over this store: `por_segundo` requests per second
+    /// per key. The default keeps its state in this process (right for a database used by one
+    /// process); a store shared by several processes keeps it in the database.
+    fn limitador(&self, por_segundo: NonZeroU32) -> Arc<dyn LimitePorChave> {
+        Arc::new(Limitador::<ContaId>::new(por_segundo))
+    }
+
+    /// Takes (or renews) the lease of the job `nome` for the process `dono` until `ate`, when it
+    /// is free, expired at `agora`, or already `dono`'s; returns whether `dono` holds it now.
+    /// Atomic across processes: at any instant at most one holder.
+    async fn reservar_tarefa(
+        &self,
+        nome: &str,
+        dono: &str,
+        agora: DateTime<Utc>,
+        ate: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+}
+
 /// The server's storage: every area. Implemented by [`SqliteStore`] and [`PgStore`] (and by
 /// any type implementing the six area traits). Callers import the area traits they use, or
 /// `use crate::store::prelude::*`.
@@ -512,6 +539,7 @@ pub trait Store:
     + RecargasStore
     + PspStore
     + ConfiguracaoStore
+    + CoordenacaoStore
     + Send
     + Sync
     + fmt::Debug
@@ -526,6 +554,7 @@ impl<T> Store for T where
         + RecargasStore
         + PspStore
         + ConfiguracaoStore
+        + CoordenacaoStore
         + Send
         + Sync
         + fmt::Debug
@@ -550,7 +579,7 @@ pub mod sql {
 /// The area traits, to call any [`Store`] method on a `dyn Store`.
 pub mod prelude {
     pub use super::{
-        ConfiguracaoStore, ConsultasStore, ContasStore, ImoveisStore, PspStore, RecargasStore,
-        Store,
+        ConfiguracaoStore, ConsultasStore, ContasStore, CoordenacaoStore, ImoveisStore, PspStore,
+        RecargasStore, Store,
     };
 }

@@ -23,13 +23,16 @@
 mod configuracao;
 mod consultas;
 mod contas;
+mod coordenacao;
 mod historico;
 mod imoveis;
 mod linhas;
 mod psp;
 mod recargas;
+mod taxa;
 
 pub use imoveis::{CODIGOS_DO_DOCUMENTO, DONOS_POR_CODIGOS, imoveis_por_codigos};
+pub use taxa::LimitadorPostgres;
 
 use std::str::FromStr;
 use std::time::Duration;

@@ -13,6 +13,7 @@
 mod configuracao;
 mod consultas;
 mod contas;
+mod coordenacao;
 mod escritor;
 mod historico;
 mod imoveis;

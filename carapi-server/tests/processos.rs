@@ -1,0 +1,220 @@
+//! Several server processes on one PostgreSQL database: the per-key rate limit holds across
+//! them, the ledger stays exact, a record written by one is served by the others at once, and
+//! the reconciliation lease has one holder at a time. Job leases are checked on SQLite too.
+//! The PostgreSQL tests print a message and pass when `DATABASE_URL` is unset.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Instant;
+
+use carapi_sdk::{CpfCnpj, EndpointConsulta};
+use carapi_server::store::PgStore;
+use carapi_server::store::prelude::*;
+use carapi_server::{Centavos, NovaConta};
+use chrono::{Duration, Utc};
+use rust_decimal::Decimal;
+
+use crate::helpers::{CODIGO, copias_com_dono};
+use crate::postgres::{BancoTeste, lojas};
+
+/// A `carapi-server serve` child process, killed when dropped.
+struct Processo {
+    filho: Child,
+    base: String,
+}
+
+impl Drop for Processo {
+    fn drop(&mut self) {
+        let _ = self.filho.kill();
+        let _ = self.filho.wait();
+    }
+}
+
+/// Starts the real binary on `url` with an ephemeral port; returns once it listens.
+fn servir(url: &str) -> Processo {
+    let mut filho = Command::new(env!("CARGO_BIN_EXE_carapi-server"))
+        .args(["serve", "--database", url, "--bind", "127.0.0.1:0"])
+        .arg("--sem-dados-embutidos")
+        .env_remove("CARAPI_RATE_LIMIT")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn carapi-server");
+    let stderr = filho.stderr.take().unwrap();
+    let mut linhas = BufReader::new(stderr).lines();
+    let base = loop {
+        let linha = linhas
+            .next()
+            .expect("carapi-server ended before listening")
+            .unwrap();
+        if let Some(i) = linha.find("ouvindo em http://") {
+            break linha[i + "ouvindo em ".len()..].trim().to_owned();
+        }
+    };
+    // Keep draining stderr so the child never blocks on a full pipe.
+    std::thread::spawn(move || linhas.for_each(drop));
+    Processo { filho, base }
+}
+
+async fn preparar(banco: &BancoTeste) -> Arc<PgStore> {
+    let store = banco.store().await;
+    carapi_server::startup::carregar_dados_embutidos(store.as_ref())
+        .await
+        .unwrap();
+    store
+}
+
+#[tokio::test]
+async fn two_processes_on_one_postgres_keep_the_per_key_rate_and_the_ledger() {
+    let teste = "two_processes_on_one_postgres_keep_the_per_key_rate_and_the_ledger";
+    let Some(banco) = BancoTeste::criar(teste).await else {
+        return;
+    };
+    let store = preparar(&banco).await;
+    let conta = carapi_server::criar_conta(
+        store.as_ref(),
+        NovaConta {
+            saldo: Decimal::from(100),
+            ..NovaConta::default()
+        },
+    )
+    .await
+    .unwrap();
+    let processos = [servir(&banco.url), servir(&banco.url)];
+    let http = reqwest::Client::new();
+    let rajada = |caminho: String, n: usize| {
+        let pedidos = (0..n).map(|i| {
+            let url = format!("{}{caminho}", processos[i % 2].base);
+            let req = http.get(url).bearer_auth(&conta.api_key);
+            async move {
+                let r = req.send().await.unwrap();
+                (r.status().as_u16(), r.headers().contains_key("retry-after"))
+            }
+        });
+        futures::future::join_all(pedidos)
+    };
+    let um_segundo = || tokio::time::sleep(std::time::Duration::from_millis(1100));
+    // Open the connections first (these count toward the rate; most are refused), then rest a
+    // second so the key is back at full burst.
+    rajada("/v1/saldo".to_owned(), 60).await;
+    um_segundo().await;
+
+    // 1. The rate, on a cheap endpoint over open connections.
+    let n = 60;
+    let inicio = Instant::now();
+    let respostas = rajada("/v1/saldo".to_owned(), n).await;
+    let decorrido = inicio.elapsed().as_secs_f64();
+    let aceitas = respostas.iter().filter(|(s, _)| *s == 200).count();
+    let recusadas = respostas.iter().filter(|(s, r)| *s == 429 && *r).count();
+    assert_eq!(aceitas + recusadas, n, "{respostas:?}");
+    // GCRA, 10/s with a burst of 10, on both processes together: at most 10 at once plus one
+    // per 100 ms that passed (and one of slack for the boundary). With a limiter per process
+    // it would be twice that.
+    let teto = 10 + (decorrido * 10.0).ceil() as usize + 1;
+    println!("{aceitas} of {n} accepted in {decorrido:.3} s (ceiling {teto})");
+    assert!(
+        (10..=teto).contains(&aceitas),
+        "{aceitas} accepted in {decorrido:.3} s by two processes (ceiling {teto})"
+    );
+
+    // 2. The ledger, with charged lookups racing on both processes.
+    um_segundo().await;
+    let respostas = rajada(format!("/v1/car/{CODIGO}"), 40).await;
+    let cobradas = respostas.iter().filter(|(s, _)| *s == 200).count();
+    assert!(cobradas >= 10, "{respostas:?}");
+    assert!(respostas.iter().all(|(s, _)| *s == 200 || *s == 429));
+    let razao = store.razao(conta.conta_id).await.unwrap().unwrap();
+    assert!(razao.consistente(), "{razao:?}");
+    let preco = carapi_server::ledger::preco(
+        &carapi_server::ledger::tabela(false),
+        EndpointConsulta::CarBasico,
+    );
+    assert_eq!(razao.debitos, Centavos(preco.get() * cobradas as i64));
+    assert_eq!(razao.saldo, Centavos(10_000) - razao.debitos);
+}
+
+#[tokio::test]
+async fn a_record_written_by_one_process_is_served_by_the_others_at_once() {
+    let teste = "a_record_written_by_one_process_is_served_by_the_others_at_once";
+    let Some(banco) = BancoTeste::criar(teste).await else {
+        return;
+    };
+    let store = preparar(&banco).await;
+    let conta = carapi_server::criar_conta(store.as_ref(), NovaConta::default())
+        .await
+        .unwrap();
+    let p = servir(&banco.url);
+    let http = reqwest::Client::new();
+    let novo = copias_com_dono(1, &CpfCnpj::from_base("PROCESSO001A").unwrap()).remove(0);
+    let url = format!("{}/v1/car/{}", p.base, novo.codigo_car.as_str());
+    let r = http.get(&url).bearer_auth(&conta.api_key).send().await;
+    assert_eq!(r.unwrap().status(), 404);
+    // Written by "another process" (this one, through its own store): a miss is never cached.
+    store.gravar_imoveis(&[novo]).await.unwrap();
+    let r = http.get(&url).bearer_auth(&conta.api_key).send().await;
+    assert_eq!(r.unwrap().status(), 200);
+}
+
+#[tokio::test]
+async fn job_lease_has_one_holder_at_a_time_on_both_stores() {
+    for l in lojas("job_lease_has_one_holder_at_a_time_on_both_stores").await {
+        let s = l.store.as_ref();
+        let n = l.nome;
+        let t0 = Utc::now();
+        let ate = t0 + Duration::seconds(60);
+        assert!(s.reservar_tarefa("job", "a", t0, ate).await.unwrap(), "{n}");
+        assert!(
+            !s.reservar_tarefa("job", "b", t0, ate).await.unwrap(),
+            "{n}"
+        );
+        // the holder renews
+        let t1 = t0 + Duration::seconds(30);
+        let ate = t1 + Duration::seconds(60);
+        assert!(s.reservar_tarefa("job", "a", t1, ate).await.unwrap(), "{n}");
+        // still held at t0 + 60 s (renewed to t0 + 90 s)
+        let t2 = t0 + Duration::seconds(60);
+        let novo = t2 + Duration::seconds(60);
+        assert!(
+            !s.reservar_tarefa("job", "b", t2, novo).await.unwrap(),
+            "{n}"
+        );
+        // another job is independent
+        assert!(
+            s.reservar_tarefa("outro", "b", t2, novo).await.unwrap(),
+            "{n}"
+        );
+        // expired: another holder takes it, and the old one cannot
+        let t3 = t0 + Duration::seconds(90);
+        let novo = t3 + Duration::seconds(60);
+        assert!(
+            s.reservar_tarefa("job", "b", t3, novo).await.unwrap(),
+            "{n}"
+        );
+        assert!(
+            !s.reservar_tarefa("job", "a", t3, novo).await.unwrap(),
+            "{n}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn concurrent_lease_takers_on_two_postgres_pools_get_one_holder() {
+    let teste = "concurrent_lease_takers_on_two_postgres_pools_get_one_holder";
+    let Some(banco) = BancoTeste::criar(teste).await else {
+        return;
+    };
+    let (a, b) = (banco.store().await, banco.store().await);
+    let t0 = Utc::now();
+    let ate = t0 + Duration::seconds(60);
+    let tentativas = (0..20).map(|i| {
+        let s = if i % 2 == 0 { a.clone() } else { b.clone() };
+        async move {
+            s.reservar_tarefa("reconciliacao", &format!("p{i}"), t0, ate)
+                .await
+                .unwrap()
+        }
+    });
+    let vezes = futures::future::join_all(tentativas).await;
+    assert_eq!(vezes.iter().filter(|v| **v).count(), 1, "{vezes:?}");
+}
