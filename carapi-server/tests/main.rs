@@ -5,6 +5,7 @@ mod helpers;
 
 mod auth;
 mod car;
+mod carga;
 mod cli;
 mod concorrencia;
 mod conta;
