@@ -341,8 +341,8 @@ async fn wfs_versoes_a_mais_nova_vence_em_qualquer_ordem() {
                 .naive_local()
         };
         assert_eq!(
-            i.data_cadastro,
-            brasilia(p["dat_criacao"].as_str().unwrap()),
+            br::format_data(i.data_cadastro),
+            br::format_data(brasilia(p["dat_criacao"].as_str().unwrap())),
             "{fid}"
         );
         assert_eq!(

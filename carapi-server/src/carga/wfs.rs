@@ -12,7 +12,7 @@
 use std::fmt;
 use std::io::Read;
 
-use geo::{Centroid, Coord, LineString, MultiPolygon, Polygon};
+use geo::{Centroid, Contains, Coord, InteriorPoint, LineString, MultiPolygon, Polygon};
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -281,7 +281,8 @@ fn linha(p: &Map<String, Value>) -> Linha {
 }
 
 /// The area-weighted centroid `(latitude, longitude)` of a MultiPolygon (or Polygon), degrees
-/// rounded to [`CASAS_CENTROIDE`] places.
+/// rounded to [`CASAS_CENTROIDE`] places; when it falls outside the area (a concave or split
+/// property), geo's interior point instead, so the coordinates always lie on the property.
 ///
 /// # Errors
 /// The reason, in Portuguese: another geometry type, a malformed position or ring (fewer than
@@ -298,10 +299,17 @@ pub fn centroide_de(tipo: &str, coordenadas: &Value) -> Result<(Decimal, Decimal
     if poligonos.is_empty() {
         return Err("MultiPolygon sem polígonos".into());
     }
-    let c = MultiPolygon(poligonos)
+    let area = MultiPolygon(poligonos);
+    let c = area
         .centroid()
         .filter(|c| c.x().is_finite() && c.y().is_finite())
         .ok_or("polígono sem área")?;
+    // The centroid of a concave property can fall outside it: then a point inside instead.
+    let c = if area.contains(&c) {
+        c
+    } else {
+        area.interior_point().unwrap_or(c)
+    };
     let grau = |v: f64| {
         Decimal::try_from(v)
             .map(|d| d.round_dp(CASAS_CENTROIDE))

@@ -14,7 +14,8 @@ const IMOVEIS_WFS: &str = include_str!("../../data/sicar-wfs/imoveis.geojson");
 /// The 80 bundled real records: the DF CSV, then the MT CSV, then the WFS GeoJSON, each in file
 /// order, completed exactly as an import completes any file: fictitious owners (the first always
 /// one of a fixed set of 7, so owners repeat across records), matrícula, protocol code, and as
-/// coordinates the polygon's centroid for the 24 WFS records with a geometry, the IBGE
+/// coordinates the polygon's centroid (a point inside it when the centroid falls outside) for
+/// the 24 WFS records with a geometry, the IBGE
 /// centroid of the municipality for the others.
 ///
 /// One CSV record, `DF-5300108-277959445CC745B68C065E77AB1F2B42`, has status `PE` and therefore
