@@ -49,6 +49,6 @@ async fn main() -> Result<(), Error> {
             Err(e) => println!("erro     {codigo} {e}"),
         }
     }
-    println!("gasto: {}", carapi_sdk::domain::brl::format(client.gasto()));
+    println!("gasto: {}", carapi_sdk::domain::brl::format(client.gasto().total()));
     Ok(())
 }

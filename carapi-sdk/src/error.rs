@@ -48,14 +48,22 @@ pub enum Error {
     /// `sent` is false only when the failure happened before the request could reach the server
     /// (connection not established); when true, the server may have processed it, and for a
     /// charged lookup may have charged it (contract, "Prices": charging applies to every 200).
+    ///
+    /// See [`Error::may_have_charged`] and [`Error::is_retryable`] for what to do next.
     #[error("falha de comunicação em {operation} (tentativa {attempts}; {}): {}",
-        if *sent { "a requisição pode ter chegado ao servidor" } else { "requisição não enviada" },
+        if !*sent { "requisição não enviada" }
+        else if *chargeable { "a consulta pode ter sido cobrada" }
+        else { "a requisição pode ter chegado ao servidor" },
         cadeia(source))]
     Transport {
         /// The SDK method, e.g. `"car"`.
         operation: &'static str,
         /// False when the request certainly never reached the server.
         sent: bool,
+        /// True when the operation is a charged lookup (`car`, `car_completo`, `proprietario`,
+        /// the receipt) of a value that is not a sandbox value: a lost answer to it may have
+        /// been charged.
+        chargeable: bool,
         /// Attempts made, the failed one included.
         attempts: u32,
         /// The underlying HTTP client error.
@@ -80,15 +88,21 @@ pub enum Error {
 
     /// Refused before sending: the lookup would take this client's spend past the cap set with
     /// [`ClientBuilder::max_spend`](crate::ClientBuilder::max_spend). Amounts in BRL.
+    ///
+    /// A lookup that would fit once the lookups in flight settle waits for them instead; this
+    /// error means it cannot fit even if every lookup in flight ends without a charge.
     #[error(
-        "limite de gasto do cliente atingido: gasto {} + preço {} ultrapassaria o limite de {}",
-        brl::format(*gasto), brl::format(*preco), brl::format(*limite)
+        "limite de gasto do cliente atingido: gasto {} + reservado {} + preço {} ultrapassaria o limite de {}",
+        brl::format(*gasto), brl::format(*reservado), brl::format(*preco), brl::format(*limite)
     )]
     SpendLimit {
         /// The cap, BRL.
         limite: Decimal,
-        /// Spent so far by this client plus what in-flight lookups have reserved, BRL.
+        /// Spent by this client: confirmed charges plus uncertain ones (answers lost after
+        /// sending), BRL; see [`Gasto`](crate::Gasto).
         gasto: Decimal,
+        /// Reserved by this client's lookups in flight when the lookup was refused, BRL.
+        reservado: Decimal,
         /// Price of the refused lookup, BRL.
         preco: Decimal,
     },
@@ -152,22 +166,52 @@ impl Error {
         }
     }
 
-    /// True when the condition is transient and the same call may succeed later: transport
-    /// failures, 429 with a `Retry-After`, 502 and 503.
+    /// True when sending the same call again is safe and may soon succeed:
     ///
-    /// This says nothing about safety: a [`Error::Transport`] with `sent: true` on a charged
-    /// lookup may already have been charged. The client's [`RetryPolicy`](crate::RetryPolicy)
-    /// has already retried what was safe to retry.
+    /// - a [`Error::Transport`] that never reached the server (`sent: false`), or that did
+    ///   but on an operation that cannot charge (free endpoints, sandbox values);
+    /// - a 429 of the per-second rate ([`EscopoLimite::Taxa`]);
+    /// - 502 and 503 (errors never debit, contract "Errors").
+    ///
+    /// False for a lost answer to a charged lookup (it may have been charged: see
+    /// [`Error::may_have_charged`]), for a 429 of the daily or monthly consumption limit
+    /// (it lasts until Brasília midnight or the next month), and for everything else. The
+    /// client's [`RetryPolicy`](crate::RetryPolicy) has already retried what was worth it.
     pub fn is_retryable(&self) -> bool {
         match self {
-            Self::Transport { .. } => true,
+            Self::Transport {
+                sent, chargeable, ..
+            } => !*sent || !*chargeable,
             Self::Api(e) => match e.status {
-                429 => e.retry_after.is_some(),
+                429 => e.limite == Some(EscopoLimite::Taxa),
                 502 | 503 => true,
                 _ => false,
             },
             _ => false,
         }
+    }
+
+    /// True when the call may have debited the balance although it returned an error: the
+    /// request of a charged lookup (not a sandbox value) was sent and its answer was lost
+    /// (time-out, connection reset, body cut off). Every 200 of a lookup is charged (contract,
+    /// "Prices"), so re-sending may charge twice; [`Client::gasto`](crate::Client::gasto)
+    /// counts it as `incerto` until
+    /// [`Client::resolver_incertos`](crate::Client::resolver_incertos) settles it against the
+    /// free history. False for every other error (errors never debit, contract "Errors").
+    pub fn may_have_charged(&self) -> bool {
+        matches!(
+            self,
+            Self::Transport {
+                sent: true,
+                chargeable: true,
+                ..
+            }
+        )
+    }
+
+    /// Which limit a 429 `LIMITE_EXCEDIDO` came from (see [`EscopoLimite`]).
+    pub fn limite(&self) -> Option<EscopoLimite> {
+        self.api().and_then(|e| e.limite)
     }
 
     /// True for [`Error::Transport`].
@@ -199,10 +243,89 @@ pub struct ApiError {
     pub sandbox: bool,
     /// The `Retry-After` header, when sent (seconds or HTTP date).
     pub retry_after: Option<Duration>,
+    /// For a 429 `LIMITE_EXCEDIDO`: which limit was hit (see [`EscopoLimite`]); `None` for
+    /// other statuses.
+    pub limite: Option<EscopoLimite>,
+    /// The SDK method that got the error (`"car"`, `"proprietario"`, …), when it came through
+    /// a [`Client`](crate::Client).
+    pub operacao: Option<&'static str>,
+    /// For an error of a charged lookup: its price at the account's prices, BRL, when the
+    /// client knew them (given to the builder or learned from `GET /v1/saldo`). On a 402
+    /// `SALDO_INSUFICIENTE` this is what the balance lacked room for;
+    /// [`Client::falta`](crate::Client::falta) computes the shortfall.
+    pub preco: Option<Decimal>,
+}
+
+/// Which limit a 429 `LIMITE_EXCEDIDO` came from (contract, "Limits": the per-second rate,
+/// the daily request limit and the monthly spending limit all answer 429).
+///
+/// Read from the server's `Carapi-Limite` header (`taxa`, `diario`, `mensal`). A server that
+/// does not send it is read as: the per-second rate when `Retry-After` is at most 1 s or the
+/// operation is free (the consumption limits count charged lookups only); otherwise the daily
+/// limit when `Retry-After` is at most 24 h, the monthly one beyond.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum EscopoLimite {
+    /// 10 requests per second per key: over within a second, worth retrying
+    /// ([`Error::is_retryable`] is true).
+    Taxa,
+    /// The account's daily limit of charged requests (resets at Brasília midnight).
+    Diario,
+    /// The account's monthly spending limit, BRL (resets on the first of the month, Brasília).
+    Mensal,
+}
+
+/// Response header naming the limit of a 429: `Carapi-Limite: taxa|diario|mensal`.
+pub const HEADER_LIMITE: &str = "Carapi-Limite";
+
+impl EscopoLimite {
+    /// The header's value: `taxa`, `diario` or `mensal`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Taxa => "taxa",
+            Self::Diario => "diario",
+            Self::Mensal => "mensal",
+        }
+    }
+
+    /// Parses the `Carapi-Limite` header value (case-insensitive, `diário` accepted).
+    pub fn parse(valor: &str) -> Option<Self> {
+        match valor.trim().to_lowercase().as_str() {
+            "taxa" => Some(Self::Taxa),
+            "diario" | "diário" => Some(Self::Diario),
+            "mensal" => Some(Self::Mensal),
+            _ => None,
+        }
+    }
+
+    /// The scope of a 429: the header when sent and known, else the fallback described on the
+    /// type. `chargeable` is true for a charged lookup of a non-sandbox value.
+    pub(crate) fn of_429(
+        header: Option<&str>,
+        retry_after: Option<Duration>,
+        chargeable: bool,
+    ) -> Self {
+        if let Some(e) = header.and_then(Self::parse) {
+            return e;
+        }
+        match retry_after {
+            _ if !chargeable => Self::Taxa,
+            Some(d) if d <= Duration::from_secs(1) => Self::Taxa,
+            Some(d) if d > Duration::from_secs(86_400) => Self::Mensal,
+            _ => Self::Diario,
+        }
+    }
+}
+
+impl fmt::Display for EscopoLimite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl ApiError {
-    /// Builds an API error (for tests and adapters); `sandbox` false, no `Retry-After`.
+    /// Builds an API error (for tests and adapters); `sandbox` false, no `Retry-After`, no
+    /// limit, operation or price.
     pub fn new(status: u16, code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
             status,
@@ -210,19 +333,20 @@ impl ApiError {
             message: message.into(),
             sandbox: false,
             retry_after: None,
+            limite: None,
+            operacao: None,
+            preco: None,
         }
     }
 
     /// Decodes an error response body; never fails (see the type's docs for the fallback).
     pub(crate) fn from_body(status: u16, body: &[u8], retry_after: Option<Duration>) -> Self {
-        match serde_json::from_slice::<ApiErrorBody>(body) {
-            Ok(b) => Self {
-                status,
-                code: ErrorCode::parse(&b.error),
-                message: b.message,
-                sandbox: b.sandbox,
-                retry_after,
-            },
+        let mut e = match serde_json::from_slice::<ApiErrorBody>(body) {
+            Ok(b) => {
+                let mut e = Self::new(status, ErrorCode::parse(&b.error), b.message);
+                e.sandbox = b.sandbox;
+                e
+            }
             Err(_) => {
                 let text = String::from_utf8_lossy(body);
                 let text = text.trim();
@@ -235,15 +359,11 @@ impl ApiError {
                 } else {
                     text.chars().take(200).collect()
                 };
-                Self {
-                    status,
-                    code: ErrorCode::Other(format!("HTTP_{status}")),
-                    message,
-                    sandbox: false,
-                    retry_after,
-                }
+                Self::new(status, ErrorCode::Other(format!("HTTP_{status}")), message)
             }
-        }
+        };
+        e.retry_after = retry_after;
+        e
     }
 }
 
@@ -290,6 +410,37 @@ mod tests {
     }
 
     #[test]
+    fn limit_scope_from_header_or_fallback() {
+        let s = |secs| Some(Duration::from_secs(secs));
+        assert_eq!(
+            EscopoLimite::of_429(Some("mensal"), s(1), true),
+            EscopoLimite::Mensal
+        );
+        assert_eq!(
+            EscopoLimite::of_429(Some("Diario"), s(1), false),
+            EscopoLimite::Diario
+        );
+        assert_eq!(
+            EscopoLimite::of_429(Some("taxa"), s(50_000), true),
+            EscopoLimite::Taxa
+        );
+        assert_eq!(EscopoLimite::of_429(None, s(1), true), EscopoLimite::Taxa);
+        assert_eq!(
+            EscopoLimite::of_429(None, s(3600), false),
+            EscopoLimite::Taxa
+        );
+        assert_eq!(
+            EscopoLimite::of_429(None, s(3600), true),
+            EscopoLimite::Diario
+        );
+        assert_eq!(EscopoLimite::of_429(None, None, true), EscopoLimite::Diario);
+        assert_eq!(
+            EscopoLimite::of_429(Some("?"), s(900_000), true),
+            EscopoLimite::Mensal
+        );
+    }
+
+    #[test]
     fn retryable_classification() {
         let e = |s| Error::Api(ApiError::new(s, ErrorCode::Other(String::new()), ""));
         assert!(!e(400).is_retryable());
@@ -300,5 +451,21 @@ mod tests {
         );
         assert!(e(502).is_retryable());
         assert_eq!(e(404).status(), Some(404));
+        let limite = |escopo| {
+            let mut a = ApiError::new(429, ErrorCode::LimiteExcedido, "");
+            a.retry_after = Some(Duration::from_secs(1));
+            a.limite = Some(escopo);
+            Error::Api(a)
+        };
+        assert!(limite(EscopoLimite::Taxa).is_retryable());
+        assert!(!limite(EscopoLimite::Diario).is_retryable());
+        assert!(!limite(EscopoLimite::Mensal).is_retryable());
+        assert_eq!(
+            limite(EscopoLimite::Mensal).limite(),
+            Some(EscopoLimite::Mensal)
+        );
+        for e in [limite(EscopoLimite::Taxa), e(402), e(503)] {
+            assert!(!e.may_have_charged());
+        }
     }
 }

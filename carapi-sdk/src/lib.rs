@@ -1,48 +1,4 @@
-//! Typed async client for the carapi `/v1` API over Brazil's rural environmental registry
-//! (CAR, Cadastro Ambiental Rural): CAR lookups, owner lookups, receipts, the prepaid balance
-//! and PIX top-ups.
-//!
-//! # Quickstart
-//!
-//! ```no_run
-//! use carapi_sdk::{Client, Error, sandbox};
-//!
-//! # async fn run() -> Result<(), Error> {
-//! let client = Client::builder()
-//!     .base_url("http://127.0.0.1:8080") // default: $CARAPI_BASE_URL
-//!     .api_key("sk_test_...")            // default: $CARAPI_API_KEY
-//!     .build()?;                         // or Client::from_env()
-//!
-//! let car = client.car(sandbox::CAR_BASICO).await?; // sandbox values cost nothing
-//! println!("{:?} ha", car.dados.area_total());
-//!
-//! let saldo = client.saldo().await?;
-//! println!("saldo: R$ {}", saldo.saldo_reais);
-//! # Ok(()) }
-//! ```
-//!
-//! # What the client does for you
-//!
-//! - **Local validation.** Lookups take `impl AsRef<str>` and normalise it first
-//!   ([`CodigoCar`], [`CpfCnpj`]: dots, masks, case); a malformed CAR code or a CPF/CNPJ with
-//!   wrong check digits is an [`Error::Validation`] and no request is sent. The contract's
-//!   [`sandbox`] values always pass.
-//! - **Money.** Amounts are [`Decimal`](rust_decimal::Decimal) in BRL, never `f64`. Only an HTTP
-//!   200 of a lookup is charged (contract, "Prices"); [`Client::gasto`] sums what this client
-//!   was charged and [`ClientBuilder::max_spend`] refuses, before sending, a lookup that would
-//!   pass a cap.
-//! - **Retries that never charge twice.** [`RetryPolicy`]: exponential backoff with jitter,
-//!   `Retry-After`, a retry budget; a charged lookup whose answer was lost is not re-sent unless
-//!   you opt in ([`ClientBuilder::retry_charged_lookups`]).
-//! - **Rate limit.** 10 requests/s per client by default, the contract's limit, so a batch
-//!   does not meet a 429 it caused itself ([`ClientBuilder::rate_limit`]).
-//! - **Time-outs.** 10 s to connect, 30 s per request, 120 s for the receipt PDF.
-//! - **Errors.** One [`Error`]; an API error keeps the status, the [`ErrorCode`], the message and
-//!   the sandbox flag, and reads `402 SALDO_INSUFICIENTE: <message>`.
-//! - **Observability.** A `tracing` span `carapi_sdk.request` per call (`operation`, `method`,
-//!   `attempt`, `status`) and a debug event per response on target `carapi_sdk::http`
-//!   (`method`, `path`, `status`, `elapsed_ms`, `attempt`). The key is never logged and never
-//!   shown by `Debug`.
+#![doc = include_str!("../README.md")]
 //!
 //! # Modules
 //!
@@ -52,6 +8,7 @@
 #![warn(missing_docs)]
 
 mod client;
+mod dec;
 pub mod domain;
 mod error;
 mod error_code;
@@ -65,11 +22,24 @@ mod wait;
 
 pub use client::{
     Client, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_RECIBO_TIMEOUT, DEFAULT_TIMEOUT,
-    ENV_API_KEY, ENV_BASE_URL, MIN_POLL_INTERVAL, ReciboDownload, ReciboInfo,
+    ENV_API_KEY, ENV_BASE_URL, Falta, MIN_POLL_INTERVAL, ReciboDownload, ReciboInfo, Resolucao,
 };
+#[doc(hidden)]
+pub use dec::__dec_parse;
 pub use domain::{CodigoCar, CpfCnpj};
-pub use error::{ApiError, Error, Result};
+pub use error::{ApiError, Error, EscopoLimite, HEADER_LIMITE, Result};
+pub use spend::Gasto;
+
+/// Date-time types of the models' fields (`dataConsulta`, `data`, …) and of
+/// [`domain::br::parse_data`].
+pub use chrono::{DateTime, FixedOffset, NaiveDateTime, Utc};
 pub use error_code::ErrorCode;
 pub use limiter::DEFAULT_RATE_LIMIT;
 pub use models::*;
+/// The HTTP client the SDK is built on, for [`ClientBuilder::http_client`] (same version).
+pub use reqwest;
 pub use retry::RetryPolicy;
+/// BRL amounts and prices: every amount of the API ([`dec!`] builds one).
+pub use rust_decimal::Decimal;
+/// Top-up ids ([`Client::recarga`]).
+pub use uuid::Uuid;

@@ -14,9 +14,10 @@ use rand::Rng;
 ///
 /// What is retried, whatever the numbers:
 /// - a request that failed before it reached the server (connection refused, DNS, TLS);
-/// - 429 `LIMITE_EXCEDIDO` when the server's `Retry-After` is at most
-///   [`max_retry_after`](RetryPolicy::max_retry_after) (a daily or monthly limit is not worth
-///   waiting for; a 429 without `Retry-After` is not retried);
+/// - 429 `LIMITE_EXCEDIDO` of the per-second rate ([`EscopoLimite::Taxa`](crate::EscopoLimite::Taxa))
+///   when the server's `Retry-After` is at most
+///   [`with_max_retry_after`](RetryPolicy::with_max_retry_after) (a daily or monthly limit is
+///   never retried; a 429 without `Retry-After` is not retried);
 /// - 502 and 503 (errors never debit, contract "Errors");
 /// - a time-out or broken connection *after* the request was sent, only for requests that
 ///   cannot charge twice: the free requests (the `GET`s and the idempotent `PUT /v1/limites`)
@@ -36,10 +37,11 @@ use rand::Rng;
 /// use std::time::Duration;
 /// use carapi_sdk::RetryPolicy;
 /// let p = RetryPolicy::default()
-///     .max_attempts(5)
-///     .backoff(Duration::from_millis(100), Duration::from_secs(2))
-///     .max_retry_after(Duration::from_secs(5));
-/// assert_eq!(p.get_max_attempts(), 5);
+///     .with_max_attempts(5)
+///     .with_backoff(Duration::from_millis(100), Duration::from_secs(2))
+///     .with_max_retry_after(Duration::from_secs(5));
+/// assert_eq!(p.max_attempts(), 5);
+/// assert_eq!(p.max_retry_after(), Duration::from_secs(5));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RetryPolicy {
@@ -80,45 +82,46 @@ impl RetryPolicy {
     }
 
     /// Total attempts per call, the first included (minimum 1; 1 disables retries).
-    pub fn max_attempts(mut self, n: u32) -> Self {
+    pub fn with_max_attempts(mut self, n: u32) -> Self {
         self.max_attempts = n.max(1);
         self
     }
 
     /// First backoff and the cap of the exponential backoff.
-    pub fn backoff(mut self, initial: Duration, max: Duration) -> Self {
+    pub fn with_backoff(mut self, initial: Duration, max: Duration) -> Self {
         self.initial_backoff = initial;
         self.max_backoff = max.max(initial);
         self
     }
 
-    /// Longest `Retry-After` of a 429 the client will wait for (default 10 s); longer waits
-    /// (a daily or monthly consumption limit) are returned as [`Error::Api`](crate::Error::Api).
-    pub fn max_retry_after(mut self, max: Duration) -> Self {
+    /// Longest `Retry-After` of a per-second-rate 429 the client will wait for (default 10 s);
+    /// longer waits are returned as [`Error::Api`](crate::Error::Api), as are the daily and
+    /// monthly limits whatever their `Retry-After`.
+    pub fn with_max_retry_after(mut self, max: Duration) -> Self {
         self.max_retry_after = max;
         self
     }
 
     /// Turns the random jitter on (default) or off (waits are then exactly exponential).
-    pub fn jitter(mut self, on: bool) -> Self {
+    pub fn with_jitter(mut self, on: bool) -> Self {
         self.jitter = on;
         self
     }
 
     /// Capacity of the per-client retry budget in tokens (default 500). A retry costs 5 tokens,
     /// a retry after a time-out 10; a success refunds.
-    pub fn budget(mut self, tokens: u32) -> Self {
+    pub fn with_budget(mut self, tokens: u32) -> Self {
         self.budget = tokens;
         self
     }
 
-    /// The configured attempts per call.
-    pub fn get_max_attempts(&self) -> u32 {
+    /// The configured attempts per call, the first included.
+    pub fn max_attempts(&self) -> u32 {
         self.max_attempts
     }
 
-    /// The configured longest `Retry-After` honoured.
-    pub fn get_max_retry_after(&self) -> Duration {
+    /// The configured longest `Retry-After` of a 429 honoured.
+    pub fn max_retry_after(&self) -> Duration {
         self.max_retry_after
     }
 
@@ -235,8 +238,8 @@ mod tests {
 
     fn p() -> RetryPolicy {
         RetryPolicy::default()
-            .jitter(false)
-            .backoff(Duration::from_millis(100), Duration::from_millis(350))
+            .with_jitter(false)
+            .with_backoff(Duration::from_millis(100), Duration::from_millis(350))
     }
 
     #[test]
@@ -246,7 +249,7 @@ mod tests {
         assert_eq!(p.backoff_for(2), Duration::from_millis(200));
         assert_eq!(p.backoff_for(3), Duration::from_millis(350));
         assert_eq!(p.backoff_for(40), Duration::from_millis(350));
-        let j = p.jitter(true);
+        let j = p.with_jitter(true);
         for n in 1..10 {
             assert!(j.backoff_for(n) <= Duration::from_millis(350));
         }
@@ -292,7 +295,7 @@ mod tests {
 
     #[test]
     fn budget_drains_and_refills() {
-        let b = RetryPolicy::default().budget(12).new_budget();
+        let b = RetryPolicy::default().with_budget(12).new_budget();
         assert!(b.try_acquire(5));
         assert!(b.try_acquire(5));
         assert!(!b.try_acquire(5));

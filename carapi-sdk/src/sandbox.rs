@@ -28,7 +28,27 @@ pub fn is_codigo_car(codigo: &str) -> bool {
     CODIGOS_CAR.contains(&codigo)
 }
 
-/// True when `documento` (already normalised: digits only) is a reserved owner document.
+/// True when `documento` is a reserved owner document, masked or bare: white space and the
+/// mask characters `.`, `/` and `-` are ignored, as the contract takes documents "with or
+/// without mask" (contract, "Lookups"). `000.000.000-00` and `00000000000` are both
+/// [`CPF_DOIS_CARS`].
 pub fn is_documento(documento: &str) -> bool {
-    DOCUMENTOS.contains(&documento)
+    documento_normalizado(documento).is_some()
+}
+
+/// The reserved owner document `documento` stands for, masked or bare (see [`is_documento`]);
+/// `None` when it is not one.
+///
+/// ```
+/// use carapi_sdk::sandbox;
+/// assert_eq!(sandbox::documento_normalizado("000.000.000-00"), Some(sandbox::CPF_DOIS_CARS));
+/// assert_eq!(sandbox::documento_normalizado("00.000.000/0000-00"), Some(sandbox::CNPJ_TRUNCADO));
+/// assert_eq!(sandbox::documento_normalizado("529.982.247-25"), None);
+/// ```
+pub fn documento_normalizado(documento: &str) -> Option<&'static str> {
+    let bare: String = documento
+        .chars()
+        .filter(|c| !c.is_whitespace() && !matches!(c, '.' | '/' | '-'))
+        .collect();
+    DOCUMENTOS.into_iter().find(|d| *d == bare)
 }

@@ -27,7 +27,7 @@ pub fn client(server: &MockServer) -> Client {
 }
 
 pub fn fast_retry() -> RetryPolicy {
-    RetryPolicy::default().backoff(Duration::from_millis(1), Duration::from_millis(5))
+    RetryPolicy::default().with_backoff(Duration::from_millis(1), Duration::from_millis(5))
 }
 
 /// `GET <p>` with the bearer key.

@@ -30,7 +30,7 @@ async fn car_normalises_the_code_and_decodes() {
     assert!(r.dados.latitude_graus().unwrap() < dec!(-15));
     assert!(!r.sandbox && !r.cache);
     assert_eq!(r.data_expiracao, None);
-    assert_eq!(c.gasto(), dec!(1.00));
+    assert_eq!(c.gasto().confirmado, dec!(1.00));
 }
 
 #[tokio::test]
@@ -50,7 +50,7 @@ async fn car_completo() {
     );
     assert_eq!(r.dados.municipio.as_deref(), Some("Brasília"));
     assert!(r.data_expiracao.is_some());
-    assert_eq!(c.gasto(), dec!(2.30));
+    assert_eq!(c.gasto().confirmado, dec!(2.30));
 }
 
 #[tokio::test]
@@ -79,7 +79,7 @@ async fn proprietario_sends_the_bare_document() {
     assert_eq!(r.itens[0].registro_car, CODIGO);
     assert_eq!(r.limite, 200);
     assert!(c.proprietario("12.abc.345/01de-35").await.unwrap().truncado);
-    assert_eq!(c.gasto(), dec!(5.20));
+    assert_eq!(c.gasto().confirmado, dec!(5.20));
 }
 
 #[tokio::test]
@@ -315,7 +315,7 @@ async fn sandbox_values_cost_nothing() {
             .unwrap()
             .sandbox
     );
-    assert_eq!(c.gasto(), dec!(0));
+    assert_eq!(c.gasto().confirmado, dec!(0));
 }
 
 #[tokio::test]
@@ -345,15 +345,19 @@ async fn without_a_cap_no_request_is_sent_just_for_prices() {
         enviados.iter().all(|r| r.url.path() != "/v1/saldo"),
         "a lookup never waits for a price request"
     );
-    assert_eq!(c.gasto(), dec!(0), "prices not known yet");
+    assert_eq!(c.gasto().confirmado, dec!(0), "prices not known yet");
     assert_eq!(c.precos().await.unwrap(), carapi_sdk::Precos::LEGADOS);
     assert_eq!(
-        c.gasto(),
+        c.gasto().confirmado,
         dec!(1.50),
         "3 x 0.50 at the legacy table, priced once learned"
     );
     c.car(CODIGO).await.unwrap();
-    assert_eq!(c.gasto(), dec!(2.00), "known prices: counted at once");
+    assert_eq!(
+        c.gasto().confirmado,
+        dec!(2.00),
+        "known prices: counted at once"
+    );
 }
 
 #[tokio::test]

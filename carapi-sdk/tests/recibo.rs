@@ -38,7 +38,7 @@ async fn recibo_in_memory() {
     let r = c.recibo(CODIGO).await.unwrap();
     assert_eq!(r.filename, format!("{CODIGO}.pdf"));
     assert_eq!(r.bytes.as_ref(), pdf().as_slice());
-    assert_eq!(c.gasto(), dec!(11.00));
+    assert_eq!(c.gasto().confirmado, dec!(11.00));
 }
 
 #[tokio::test]
@@ -51,7 +51,11 @@ async fn recibo_download_chunk_by_chunk() {
         .await;
     let c = client(&server);
     let mut d = c.recibo_download(CODIGO).await.unwrap();
-    assert_eq!(c.gasto(), dec!(11.00), "charged once the 200 arrived");
+    assert_eq!(
+        c.gasto().confirmado,
+        dec!(11.00),
+        "charged once the 200 arrived"
+    );
     assert_eq!(d.filename(), format!("{CODIGO}.pdf"));
     assert_eq!(d.content_length(), Some(pdf().len() as u64));
     let mut all = Vec::new();
@@ -102,7 +106,7 @@ async fn a_failed_receipt_leaves_no_file_and_keeps_the_old_one() {
     assert_eq!(e.code(), Some(&carapi_sdk::ErrorCode::ReciboNaoEncontrado));
     assert_eq!(std::fs::read(&target).unwrap(), b"antigo");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-    assert_eq!(c.gasto(), dec!(0));
+    assert_eq!(c.gasto().confirmado, dec!(0));
 }
 
 #[tokio::test]

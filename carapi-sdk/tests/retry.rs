@@ -46,7 +46,7 @@ async fn retries_502_on_a_charged_lookup_and_charges_once() {
     let c = client(&server);
     c.car(CODIGO).await.unwrap();
     assert_eq!(received(&server, &car_path(CODIGO)).await, 3);
-    assert_eq!(c.gasto(), dec!(1.00));
+    assert_eq!(c.gasto().confirmado, dec!(1.00));
 }
 
 #[tokio::test]
@@ -57,7 +57,7 @@ async fn gives_up_after_max_attempts() {
         .mount(&server)
         .await;
     let e = builder(&server)
-        .retry(fast_retry().max_attempts(4))
+        .retry(fast_retry().with_max_attempts(4))
         .build()
         .unwrap()
         .uso()
@@ -89,7 +89,7 @@ async fn never_retries_400_401_402_404_500() {
             1,
             "{status} must not be retried"
         );
-        assert_eq!(c.gasto(), dec!(0), "errors are never charged");
+        assert_eq!(c.gasto().confirmado, dec!(0), "errors are never charged");
     }
 }
 
@@ -138,9 +138,14 @@ async fn long_retry_after_429_is_returned_at_once() {
         e.api().unwrap().retry_after,
         Some(Duration::from_secs(3600))
     );
+    assert_eq!(
+        e.limite(),
+        Some(carapi_sdk::EscopoLimite::Diario),
+        "no header: read from Retry-After"
+    );
     assert!(
-        e.is_retryable(),
-        "transient, just not worth waiting for here"
+        !e.is_retryable(),
+        "a daily limit lasts until Brasília midnight: retrying hammers for hours"
     );
     assert_eq!(received(&server, &car_path(CODIGO)).await, 1);
     c.uso().await.unwrap_err();
@@ -159,7 +164,7 @@ async fn max_retry_after_is_configurable() {
         .mount(&server)
         .await;
     let c = builder(&server)
-        .retry(fast_retry().max_retry_after(Duration::ZERO))
+        .retry(fast_retry().with_max_retry_after(Duration::ZERO))
         .build()
         .unwrap();
     c.saldo().await.unwrap_err();
@@ -178,12 +183,15 @@ async fn a_lost_charged_response_is_not_retried() {
         .build()
         .unwrap();
     match c.car(CODIGO).await.unwrap_err() {
-        Error::Transport {
+        ref e @ Error::Transport {
             sent,
             attempts,
             operation,
-            source,
+            ref source,
+            ..
         } => {
+            assert!(e.may_have_charged());
+            assert!(!e.is_retryable(), "re-sending may charge twice");
             assert!(sent);
             assert_eq!(attempts, 1);
             assert_eq!(operation, "car");
@@ -192,7 +200,12 @@ async fn a_lost_charged_response_is_not_retried() {
         e => panic!("{e:?}"),
     }
     assert_eq!(received(&server, &car_path(CODIGO)).await, 1);
-    assert_eq!(c.gasto(), dec!(0));
+    assert_eq!(c.gasto().confirmado, dec!(0));
+    assert_eq!(
+        c.gasto().incerto,
+        dec!(1.00),
+        "possibly charged: counted as uncertain"
+    );
 }
 
 #[tokio::test]
@@ -332,7 +345,7 @@ async fn the_retry_budget_runs_out() {
         .await;
     // 12 tokens, 5 per retry: two retries in all, then every call is attempted once.
     let c = builder(&server)
-        .retry(fast_retry().max_attempts(10).budget(12))
+        .retry(fast_retry().with_max_attempts(10).with_budget(12))
         .build()
         .unwrap();
     c.uso().await.unwrap_err();

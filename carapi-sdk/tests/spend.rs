@@ -23,9 +23,11 @@ async fn refuses_the_lookup_that_would_pass_the_cap() {
         Error::SpendLimit {
             limite,
             gasto,
+            reservado,
             preco,
         } => {
             assert_eq!((limite, gasto, preco), (dec!(2.50), dec!(2.00), dec!(1.00)));
+            assert_eq!(reservado, dec!(0));
         }
         e => panic!("{e:?}"),
     }
@@ -34,7 +36,7 @@ async fn refuses_the_lookup_that_would_pass_the_cap() {
         2,
         "the refused lookup was never sent"
     );
-    assert_eq!(c.gasto(), dec!(2.00));
+    assert_eq!(c.gasto().confirmado, dec!(2.00));
     assert_eq!(c.max_spend(), Some(dec!(2.50)));
 }
 
@@ -64,14 +66,14 @@ async fn prices_come_from_saldo_and_non_200_releases_the_reservation() {
     for _ in 0..3 {
         assert_eq!(c.car(CODIGO_2).await.unwrap_err().status(), Some(404));
     }
-    assert_eq!(c.gasto(), dec!(0));
+    assert_eq!(c.gasto().confirmado, dec!(0));
     c.car(CODIGO).await.unwrap();
     c.car(CODIGO).await.unwrap(); // 2 x 0.50 legacy = the cap exactly
     assert!(matches!(
         c.car(CODIGO).await.unwrap_err(),
         Error::SpendLimit { .. }
     ));
-    assert_eq!(c.gasto(), dec!(1.00));
+    assert_eq!(c.gasto().confirmado, dec!(1.00));
 }
 
 #[tokio::test]
@@ -97,7 +99,7 @@ async fn concurrent_lookups_never_pass_the_cap() {
         .count();
     assert_eq!((ok, refused), (5, 15));
     assert_eq!(received(&server, &car_path(CODIGO)).await, 5);
-    assert_eq!(c.gasto(), dec!(5));
+    assert_eq!(c.gasto().confirmado, dec!(5));
 }
 
 #[tokio::test]
@@ -123,9 +125,9 @@ async fn each_lookup_has_its_price() {
     let c = builder(&server).max_spend(dec!(15.90)).build().unwrap();
     c.car_completo(CODIGO).await.unwrap();
     c.proprietario("52998224725").await.unwrap();
-    assert_eq!(c.gasto(), dec!(4.90));
+    assert_eq!(c.gasto().confirmado, dec!(4.90));
     c.recibo(CODIGO).await.unwrap();
-    assert_eq!(c.gasto(), dec!(15.90));
+    assert_eq!(c.gasto().confirmado, dec!(15.90));
     assert!(matches!(
         c.car_completo(CODIGO).await.unwrap_err(),
         Error::SpendLimit { .. }

@@ -11,13 +11,13 @@ const CPF_CNPJ_INVALIDOS: &[&str] = &[
     "529.982.247-24",
     "123.456.789-00",
     "1234567890",
-    "111.111.111-11",
+    "222.222.222-22",
     "11.222.333/0001-82",
     "12.ABC.345/01DE-36",
     "12ABC34501DE99",
     "12ABC34501DEAB",
     "12.AB@.345/01DE-35",
-    "00.000.000/0000-00",
+    "99.999.999/9999-99",
     "",
 ];
 
@@ -118,6 +118,8 @@ async fn sandbox_values_always_pass() {
     for d in sandbox::DOCUMENTOS {
         c.proprietario(d).await.unwrap();
     }
+    // Masked, as the contract allows and the CLI prints them: sent bare.
+    c.proprietario("000.000.000-00").await.unwrap();
     for code in sandbox::CODIGOS_CAR {
         // The body is not a CarResponse: only the path matters here.
         let e = c.car(code.to_lowercase()).await.unwrap_err();
@@ -132,5 +134,13 @@ async fn sandbox_values_always_pass() {
         .collect();
     assert!(paths.contains(&format!("/v1/car/{}", sandbox::CAR_SEM_SALDO)));
     assert!(paths.contains(&"/v1/proprietario/00000000000000".to_owned()));
-    assert_eq!(paths.len(), 6);
+    assert_eq!(
+        paths
+            .iter()
+            .filter(|p| *p == "/v1/proprietario/00000000000")
+            .count(),
+        2,
+        "the masked sandbox CPF went bare"
+    );
+    assert_eq!(paths.len(), 7);
 }

@@ -72,6 +72,8 @@ pub struct Config {
     pub pix_nome: String,
     /// Merchant city in the BR Code (field 60).
     pub pix_cidade: String,
+    /// Time-outs and bounds of the HTTP edge (see [`crate::http::borda::Borda`]).
+    pub borda: crate::http::borda::Borda,
 }
 
 impl Default for Config {
@@ -88,6 +90,7 @@ impl Default for Config {
             pix_location_base: "pix.carapi.example/qr/v2/cob".to_owned(),
             pix_nome: "CARAPI DADOS RURAIS".to_owned(),
             pix_cidade: "BRASILIA".to_owned(),
+            borda: crate::http::borda::Borda::default(),
         }
     }
 }

@@ -30,6 +30,7 @@ pub mod openapi;
 pub mod pix;
 pub mod recibo;
 pub mod reconcile;
+pub mod regras;
 pub mod startup;
 pub mod state;
 pub mod store;

@@ -228,14 +228,8 @@ pub async fn spawn_com(
     let cancelar = CancellationToken::new();
     let app = crate::http::router(state.clone());
     let sinal = cancelar.clone();
-    let servidor = tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app)
-            .with_graceful_shutdown(sinal.cancelled_owned())
-            .await
-        {
-            tracing::error!(erro = %e, "servidor HTTP terminou com erro");
-        }
-    });
+    let borda = state.config.borda.clone();
+    let servidor = tokio::spawn(crate::http::servidor::servir(listener, app, borda, sinal));
     let reconciliacao = tokio::spawn(crate::reconcile::laco(
         state.clone(),
         state.config.reconcile_interval,

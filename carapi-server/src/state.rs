@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use crate::cache::Caches;
 use crate::config::Config;
-use crate::limits::Limitador;
+use crate::limits::{Limitador, LimitadorIp};
 use crate::pix::{PixProvider, PspSimulado};
 use crate::store::Store;
 
@@ -49,6 +49,8 @@ pub struct AppState {
     pub psp: Option<Arc<PspSimulado>>,
     /// Per-key rate limiter; `None` when disabled.
     pub limitador: Option<Arc<Limitador>>,
+    /// Per-address limiter of requests that fail authentication; `None` when disabled.
+    pub limitador_ip: Option<Arc<LimitadorIp>>,
     /// Configuration.
     pub config: Arc<Config>,
     /// Clock.
@@ -72,6 +74,10 @@ impl AppState {
             pix: psp.clone(),
             psp: Some(psp),
             limitador: config.rate_limit.map(|n| Arc::new(Limitador::new(n))),
+            limitador_ip: config
+                .borda
+                .nao_autenticados_por_segundo
+                .map(|n| Arc::new(LimitadorIp::new(n))),
             config: Arc::new(config),
             relogio: Relogio::sistema(),
             caches: Caches::new(),

@@ -5,7 +5,8 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use carapi_server::store::{SqliteStore, Store};
+use carapi_server::store::SqliteStore;
+use carapi_server::store::prelude::*;
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_carapi-server");

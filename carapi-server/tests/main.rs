@@ -2,14 +2,18 @@
 //! for every rule and error code, and over a real socket via `spawn`.
 
 mod helpers;
+mod rede;
 
+mod adversario;
 mod auth;
+mod borda;
 mod car;
 mod carga;
 mod cli;
 mod concorrencia;
 mod conta;
 mod erros;
+mod escala;
 mod openapi;
 mod postgres;
 mod proprietario;

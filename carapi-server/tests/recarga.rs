@@ -39,10 +39,19 @@ async fn tiers_preview_and_legacy_flags() {
     assert_eq!(p.percentual_bonus, Decimal::from(8));
     assert_eq!(p.valor_bonus, Decimal::from(200));
     assert_eq!(p.total_creditado, Decimal::from(2700));
-    for ruim in ["abc", "-1", "0", "10.001"] {
+    for ruim in ["abc", "NaN", "inf", "1e99999"] {
         app.get(&c.api_key, &format!("/v1/recarga/faixas?valor={ruim}"))
             .await
             .erro(400, "VALOR_INVALIDO");
+    }
+    // Any finite number is inside the schema: a preview, zero bonus below the tiers.
+    for (valor, pago) in [("-1", -1.0), ("0", 0.0), ("10.001", 10.0)] {
+        let v = app
+            .get(&c.api_key, &format!("/v1/recarga/faixas?valor={valor}"))
+            .await
+            .ok();
+        assert_eq!(v["preview"]["valorPago"].as_f64(), Some(pago), "{v}");
+        assert_eq!(v["preview"]["valorBonus"].as_f64(), Some(0.0), "{v}");
     }
     let legado = app
         .conta(NovaConta {

@@ -45,7 +45,7 @@ async fn lookups_charge_the_current_prices_and_are_recorded() {
     assert_eq!(saldo.uso_hoje.gasto, esperado);
     assert_eq!(saldo.uso_mes.gasto, esperado);
     assert_eq!(
-        c.gasto(),
+        c.gasto().confirmado,
         esperado,
         "the client's own spend agrees with the server"
     );

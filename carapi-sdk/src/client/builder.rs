@@ -5,7 +5,7 @@ use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use reqwest::header::HeaderValue;
 use rust_decimal::Decimal;
 use url::Url;
 
@@ -44,8 +44,9 @@ pub const MIN_POLL_INTERVAL: Duration = Duration::from_secs(5);
 /// | [`rate_limit`](Self::rate_limit) | 10 requests/s (contract, "Limits") |
 /// | [`max_spend`](Self::max_spend) | none |
 /// | [`precos`](Self::precos) | learned from `GET /v1/saldo` (fetched up front only with a `max_spend` cap) |
-/// | [`poll_interval`](Self::poll_interval) | 5 s (minimum 5 s) |
+/// | [`poll_interval`](Self::poll_interval) | 5 s (minimum 5 s; [`poll_interval_unchecked`](Self::poll_interval_unchecked) for local servers) |
 /// | [`user_agent`](Self::user_agent) | `carapi-sdk/<version>` |
+/// | [`http_client`](Self::http_client) | a `reqwest::Client` built from the settings above |
 ///
 /// `Debug` never shows the key.
 #[derive(Clone)]
@@ -62,6 +63,7 @@ pub struct ClientBuilder {
     precos: Option<Precos>,
     poll_interval: Duration,
     user_agent: String,
+    http_client: Option<reqwest::Client>,
 }
 
 impl Default for ClientBuilder {
@@ -79,6 +81,7 @@ impl Default for ClientBuilder {
             precos: None,
             poll_interval: MIN_POLL_INTERVAL,
             user_agent: concat!("carapi-sdk/", env!("CARGO_PKG_VERSION")).to_owned(),
+            http_client: None,
         }
     }
 }
@@ -142,9 +145,13 @@ impl ClientBuilder {
         self
     }
 
-    /// Spend cap of this client, BRL: a charged lookup that would take [`Client::gasto`] (plus
-    /// the lookups in flight) past it is refused before it is sent with
-    /// [`Error::SpendLimit`]. Sandbox values are free and always pass.
+    /// Spend cap of this client and its clones, BRL. It counts [`Client::gasto`]'s
+    /// `confirmado + incerto` (an answer lost after sending may have been charged) plus the
+    /// prices reserved by lookups in flight. A lookup that fits once those in flight settle
+    /// (a 404 releases its reservation) waits for them; one that would pass the cap even then
+    /// is refused before it is sent with [`Error::SpendLimit`]. Sandbox values are free and
+    /// always pass. The prices are fetched once (`GET /v1/saldo`) unless given with
+    /// [`precos`](Self::precos).
     pub fn max_spend(mut self, max: Decimal) -> Self {
         self.max_spend = Some(max);
         self
@@ -158,9 +165,35 @@ impl ClientBuilder {
     }
 
     /// Interval between two status reads of [`Client::aguardar_recarga`]; values below
-    /// [`MIN_POLL_INTERVAL`] (5 s, the contract's recommendation) are raised to it.
+    /// [`MIN_POLL_INTERVAL`] (5 s, the contract's recommendation for the service) are raised
+    /// to it. See [`poll_interval_unchecked`](Self::poll_interval_unchecked) for local servers.
     pub fn poll_interval(mut self, interval: Duration) -> Self {
         self.poll_interval = interval.max(MIN_POLL_INTERVAL);
+        self
+    }
+
+    /// Interval between two status reads of [`Client::aguardar_recarga`], taken as given, even
+    /// below the 5 s the contract recommends for the real service (contract, "Limits",
+    /// "Status polling"): for a local reference server or a test server you run yourself.
+    pub fn poll_interval_unchecked(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval;
+        self
+    }
+
+    /// Brings your own HTTP client (proxies, custom root certificates, HTTP/2 settings, …).
+    /// The SDK still sends its `Authorization` and `User-Agent` headers and its time-outs per
+    /// request; [`connect_timeout`](Self::connect_timeout) is then the given client's own
+    /// setting. The client may be shared with other code (reqwest clients are cheap to clone).
+    ///
+    /// ```no_run
+    /// let http = reqwest::Client::builder()
+    ///     .proxy(reqwest::Proxy::https("http://proxy.interno:3128")?)
+    ///     .build()?;
+    /// let client = carapi_sdk::Client::builder().http_client(http).build();
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn http_client(mut self, client: reqwest::Client) -> Self {
+        self.http_client = Some(client);
         self
     }
 
@@ -205,17 +238,21 @@ impl ClientBuilder {
         let mut auth = HeaderValue::from_str(&format!("Bearer {}", key.trim()))
             .map_err(|_| Error::Config("chave de API com caracteres inválidos".into()))?;
         auth.set_sensitive(true);
-        let mut headers = HeaderMap::new();
-        headers.insert(AUTHORIZATION, auth);
-        let http = reqwest::Client::builder()
-            .default_headers(headers)
-            .connect_timeout(self.connect_timeout)
-            .user_agent(self.user_agent.clone())
-            .build()
-            .map_err(|e| Error::Config(format!("cliente HTTP: {e}")))?;
+        let user_agent = HeaderValue::from_str(&self.user_agent)
+            .map_err(|_| Error::Config("User-Agent com caracteres inválidos".into()))?;
+        let http = match self.http_client.clone() {
+            Some(http) => http,
+            None => reqwest::Client::builder()
+                .connect_timeout(self.connect_timeout)
+                .build()
+                .map_err(|e| Error::Config(format!("cliente HTTP: {e}")))?,
+        };
         Ok(Client {
+            timeout: None,
             inner: Arc::new(Inner {
                 http,
+                auth,
+                user_agent,
                 base,
                 timeout: self.timeout,
                 recibo_timeout: self.recibo_timeout,
@@ -247,6 +284,7 @@ impl fmt::Debug for ClientBuilder {
             .field("precos", &self.precos)
             .field("poll_interval", &self.poll_interval)
             .field("user_agent", &self.user_agent)
+            .field("http_client", &self.http_client.is_some())
             .finish()
     }
 }
@@ -329,5 +367,11 @@ mod tests {
         assert!(!s.contains("super-secreta"));
         assert!(s.contains("<redacted>"));
         assert_eq!(b.poll_interval, MIN_POLL_INTERVAL);
+        let b = b.poll_interval_unchecked(Duration::from_millis(50));
+        assert_eq!(
+            b.poll_interval,
+            Duration::from_millis(50),
+            "opt-in shorter interval"
+        );
     }
 }

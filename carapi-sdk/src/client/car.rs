@@ -20,8 +20,8 @@ impl Client {
     /// - [`Error::Transport`](crate::Error::Transport), [`Error::Decode`](crate::Error::Decode).
     pub async fn car(&self, codigo: impl AsRef<str>) -> Result<CarResponse<CarDadosBasicos>> {
         let codigo = CodigoCar::parse(codigo)?;
-        let mut req = Req::get(Op::Car, self.url(&["car", codigo.as_str()])?);
-        req.sandbox = codigo.is_sandbox();
+        let url = self.url(&["car", codigo.as_str()])?;
+        let req = Req::lookup(Op::Car, url, codigo.as_str(), codigo.is_sandbox());
         self.call_json(req).await
     }
 
@@ -36,11 +36,8 @@ impl Client {
         codigo: impl AsRef<str>,
     ) -> Result<CarResponse<CarDadosCompletos>> {
         let codigo = CodigoCar::parse(codigo)?;
-        let mut req = Req::get(
-            Op::CarCompleto,
-            self.url(&["car", codigo.as_str(), "completo"])?,
-        );
-        req.sandbox = codigo.is_sandbox();
+        let url = self.url(&["car", codigo.as_str(), "completo"])?;
+        let req = Req::lookup(Op::CarCompleto, url, codigo.as_str(), codigo.is_sandbox());
         self.call_json(req).await
     }
 }

@@ -1,10 +1,10 @@
 //! The request pipeline shared by every operation: limiter, time-out, retries, error decoding,
-//! spend commit and tracing.
+//! spend commit and tracing (route templates only: never a CAR code or a document).
 
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use reqwest::header::{CONTENT_TYPE, HeaderMap, RETRY_AFTER};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, RETRY_AFTER, USER_AGENT};
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 use tracing::Instrument;
@@ -12,9 +12,10 @@ use tracing::field::Empty;
 use url::Url;
 
 use super::{Client, Op};
+use crate::error::HEADER_LIMITE;
 use crate::retry::Outcome;
 use crate::spend::Reserva;
-use crate::{ApiError, Error, Result};
+use crate::{ApiError, Error, EscopoLimite, Result};
 
 /// One request of an operation.
 pub(crate) struct Req {
@@ -26,6 +27,9 @@ pub(crate) struct Req {
     pub(crate) recibo: bool,
     /// Sandbox value: costs nothing.
     pub(crate) sandbox: bool,
+    /// The normalised key of a lookup (CAR code, bare document), to settle a lost answer
+    /// against the history; empty for other operations. Never logged.
+    pub(crate) chave: String,
 }
 
 impl Req {
@@ -37,6 +41,16 @@ impl Req {
             body: None,
             recibo: false,
             sandbox: false,
+            chave: String::new(),
+        }
+    }
+
+    /// A `GET` of a lookup of `chave` (normalised).
+    pub(crate) fn lookup(op: Op, url: Url, chave: &str, sandbox: bool) -> Self {
+        Self {
+            sandbox,
+            chave: chave.to_owned(),
+            ..Self::get(op, url)
         }
     }
 
@@ -49,13 +63,15 @@ impl Req {
         let body = serde_json::to_vec(body)
             .map_err(|e| Error::Config(format!("corpo não serializável: {e}")))?;
         Ok(Self {
-            op,
             method,
-            url,
             body: Some(body),
-            recibo: false,
-            sandbox: false,
+            ..Self::get(op, url)
         })
+    }
+
+    /// A charged lookup of a value that is not a sandbox value.
+    pub(crate) fn chargeable(&self) -> bool {
+        self.op.is_charged() && !self.sandbox
     }
 }
 
@@ -71,7 +87,11 @@ pub(crate) enum Answer {
 
 impl Answer {
     /// Status, headers and the whole body (read now for a streaming answer).
-    pub(crate) async fn into_parts(self, op: Op) -> Result<(u16, HeaderMap, Bytes)> {
+    pub(crate) async fn into_parts(
+        self,
+        op: Op,
+        chargeable: bool,
+    ) -> Result<(u16, HeaderMap, Bytes)> {
         match self {
             Answer::Buffered {
                 status,
@@ -81,11 +101,21 @@ impl Answer {
             Answer::Streaming(resp) => {
                 let status = resp.status().as_u16();
                 let headers = resp.headers().clone();
-                let bytes = resp.bytes().await.map_err(|e| transport(op, true, 1, e))?;
+                let bytes = resp
+                    .bytes()
+                    .await
+                    .map_err(|e| transport(op, chargeable, true, 1, e))?;
                 Ok((status, headers, bytes))
             }
         }
     }
+}
+
+/// How one attempt ended.
+enum Attempt {
+    Done(Answer),
+    /// Failed; `Some(outcome)` when the retry policy may consider it.
+    Failed(Option<Outcome>, Error),
 }
 
 impl Client {
@@ -95,7 +125,7 @@ impl Client {
         let (status, _, bytes) = self
             .execute(req, true, Reserva::nenhuma())
             .await?
-            .into_parts(Op::Saldo)
+            .into_parts(Op::Saldo, false)
             .await?;
         decode(Op::Saldo, status, &bytes)
     }
@@ -104,23 +134,29 @@ impl Client {
     /// of the 2xx answer into `T`.
     pub(crate) async fn call_json<T: DeserializeOwned>(&self, req: Req) -> Result<T> {
         let op = req.op;
-        let reserva = self.reservar(op, req.sandbox).await?;
+        let chargeable = req.chargeable();
+        let reserva = self.reservar(op, req.sandbox, &req.chave).await?;
         let (status, _, bytes) = self
             .execute(req, true, reserva)
             .await?
-            .into_parts(op)
+            .into_parts(op, chargeable)
             .await?;
         decode(op, status, &bytes)
     }
 
     /// The pipeline. Error statuses become [`Error::Api`]; with `buffer` the body of the 2xx
     /// answer is read inside the retry loop (a body cut off counts as a lost answer).
-    /// `reserva` is the spend-guard reservation of a charged lookup, committed on 2xx.
+    /// `reserva` is the spend-guard reservation of a charged lookup, committed on 200.
+    ///
+    /// Spans and events carry the route template ([`Op::route`]), never the path: the path
+    /// holds the CAR code or the owner's document (contract, "What the service does": the client
+    /// is the data controller of what it looks up).
     pub(crate) async fn execute(&self, req: Req, buffer: bool, reserva: Reserva) -> Result<Answer> {
         let span = tracing::debug_span!(
             "carapi_sdk.request",
             operation = req.op.name(),
             method = %req.method,
+            route = req.op.route(),
             attempt = Empty,
             status = Empty,
         );
@@ -130,13 +166,7 @@ impl Client {
     async fn attempts(&self, req: Req, buffer: bool, reserva: Reserva) -> Result<Answer> {
         let inner = &self.inner;
         let op = req.op;
-        let resend_safe = !op.is_charged() || inner.retry_charged_lookups;
-        let timeout = if req.recibo {
-            inner.recibo_timeout
-        } else {
-            inner.timeout
-        };
-        let path = req.url.path().to_owned();
+        let resend_safe = !req.chargeable() || inner.retry_charged_lookups;
         let span = tracing::Span::current();
         let mut reserva = Some(reserva);
         let mut tokens_spent = 0u32;
@@ -147,88 +177,12 @@ impl Client {
             if let Some(limiter) = &inner.limiter {
                 limiter.until_ready().await;
             }
-            let started = Instant::now();
-            let mut rb = inner
-                .http
-                .request(req.method.clone(), req.url.clone())
-                .timeout(timeout);
-            if let Some(body) = &req.body {
-                rb = rb
-                    .header(CONTENT_TYPE, "application/json")
-                    .body(body.clone());
-            }
-            let (outcome, error) = match rb.send().await {
-                Ok(resp) => {
-                    let status = resp.status();
-                    span.record("status", status.as_u16());
-                    log_response(&req.method, &path, status, started, attempt);
-                    if status.is_success() {
-                        // Charged on every 200 (contract, "Prices"), whatever happens to the body.
-                        if status == StatusCode::OK
-                            && let Some(r) = reserva.take()
-                        {
-                            r.commit();
-                        }
-                        if !buffer {
-                            inner.budget.refund(tokens_spent.max(1));
-                            return Ok(Answer::Streaming(resp));
-                        }
-                        let headers = resp.headers().clone();
-                        match resp.bytes().await {
-                            Ok(bytes) => {
-                                inner.budget.refund(tokens_spent.max(1));
-                                return Ok(Answer::Buffered {
-                                    status: status.as_u16(),
-                                    headers,
-                                    bytes,
-                                });
-                            }
-                            Err(e) => {
-                                // A charged 200 whose body was lost is never re-sent: it was charged.
-                                let outcome = if op.is_charged() {
-                                    None
-                                } else {
-                                    Some(Outcome::LostAfterSend {
-                                        timeout: e.is_timeout(),
-                                    })
-                                };
-                                (outcome, transport(op, true, attempt, e))
-                            }
-                        }
-                    } else {
-                        let retry_after = retry_after(resp.headers());
-                        let body = resp.bytes().await.unwrap_or_default();
-                        let api = ApiError::from_body(status.as_u16(), &body, retry_after);
-                        (
-                            Some(Outcome::Status {
-                                status: status.as_u16(),
-                                retry_after,
-                            }),
-                            Error::Api(api),
-                        )
-                    }
+            let (outcome, error) = match self.attempt(&req, buffer, attempt, &mut reserva).await {
+                Attempt::Done(answer) => {
+                    inner.budget.refund(tokens_spent.max(1));
+                    return Ok(answer);
                 }
-                Err(e) => {
-                    let sent = !e.is_connect();
-                    tracing::debug!(
-                        target: "carapi_sdk::http",
-                        method = %req.method,
-                        path = %path,
-                        error = %e,
-                        sent,
-                        elapsed_ms = elapsed_ms(started),
-                        attempt,
-                        "falha de transporte"
-                    );
-                    let outcome = if sent {
-                        Outcome::LostAfterSend {
-                            timeout: e.is_timeout(),
-                        }
-                    } else {
-                        Outcome::NotSent
-                    };
-                    (Some(outcome), transport(op, sent, attempt, e))
-                }
+                Attempt::Failed(outcome, error) => (outcome, error),
             };
             let Some(outcome) = outcome else {
                 return Err(error);
@@ -238,27 +192,161 @@ impl Client {
             };
             let cost = inner.retry.cost(&outcome);
             if !inner.budget.try_acquire(cost) {
-                tracing::debug!(target: "carapi_sdk::http", operation = op.name(), "orçamento de novas tentativas esgotado");
+                tracing::debug!(target: "carapi_sdk::http", operation = op.name(), route = op.route(), "orçamento de novas tentativas esgotado");
                 return Err(error);
             }
             tokens_spent += cost;
             tracing::debug!(
                 target: "carapi_sdk::http",
                 operation = op.name(),
+                route = op.route(),
                 attempt,
                 wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
-                error = %error,
+                status = error.status(),
+                code = error.code().map(|c| c.as_str()),
                 "nova tentativa"
             );
             tokio::time::sleep(wait).await;
         }
     }
+
+    /// One attempt: send, then classify the answer.
+    async fn attempt(
+        &self,
+        req: &Req,
+        buffer: bool,
+        attempt: u32,
+        reserva: &mut Option<Reserva>,
+    ) -> Attempt {
+        let inner = &self.inner;
+        let op = req.op;
+        let timeout = self.timeout.unwrap_or(if req.recibo {
+            inner.recibo_timeout
+        } else {
+            inner.timeout
+        });
+        let mut rb = inner
+            .http
+            .request(req.method.clone(), req.url.clone())
+            .header(AUTHORIZATION, inner.auth.clone())
+            .header(USER_AGENT, inner.user_agent.clone())
+            .timeout(timeout);
+        if let Some(body) = &req.body {
+            rb = rb
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.clone());
+        }
+        let enviado = chrono::Utc::now();
+        let started = Instant::now();
+        let resp = match rb.send().await {
+            Ok(resp) => resp,
+            Err(e) => {
+                let e = e.without_url();
+                let sent = !e.is_connect();
+                tracing::debug!(
+                    target: "carapi_sdk::http",
+                    method = %req.method,
+                    route = op.route(),
+                    error = %e,
+                    sent,
+                    elapsed_ms = elapsed_ms(started),
+                    attempt,
+                    "falha de transporte"
+                );
+                if !sent {
+                    return Attempt::Failed(
+                        Some(Outcome::NotSent),
+                        transport(op, req.chargeable(), false, attempt, e),
+                    );
+                }
+                if let Some(r) = reserva.as_ref() {
+                    // The server may have charged it: counted as uncertain.
+                    r.perdida(enviado);
+                }
+                let outcome = Outcome::LostAfterSend {
+                    timeout: e.is_timeout(),
+                };
+                return Attempt::Failed(
+                    Some(outcome),
+                    transport(op, req.chargeable(), true, attempt, e),
+                );
+            }
+        };
+        let status = resp.status();
+        tracing::Span::current().record("status", status.as_u16());
+        log_response(req, status, started, attempt);
+        if !status.is_success() {
+            return self.failed_status(req, resp, reserva.as_ref()).await;
+        }
+        // Charged on every 200 (contract, "Prices"), whatever happens to the body.
+        if status == StatusCode::OK
+            && let Some(r) = reserva.take()
+        {
+            r.commit();
+        }
+        if !buffer {
+            return Attempt::Done(Answer::Streaming(resp));
+        }
+        let headers = resp.headers().clone();
+        match resp.bytes().await {
+            Ok(bytes) => Attempt::Done(Answer::Buffered {
+                status: status.as_u16(),
+                headers,
+                bytes,
+            }),
+            Err(e) => {
+                // A charged 200 whose body was lost is never re-sent: it was charged.
+                let outcome = (!req.chargeable()).then_some(Outcome::LostAfterSend {
+                    timeout: e.is_timeout(),
+                });
+                Attempt::Failed(outcome, transport(op, req.chargeable(), true, attempt, e))
+            }
+        }
+    }
+
+    /// An error status: the decoded [`ApiError`] with its operation, price and limit scope.
+    async fn failed_status(
+        &self,
+        req: &Req,
+        resp: reqwest::Response,
+        reserva: Option<&Reserva>,
+    ) -> Attempt {
+        let status = resp.status().as_u16();
+        let retry_after = retry_after(resp.headers());
+        let escopo = resp
+            .headers()
+            .get(HEADER_LIMITE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let body = resp.bytes().await.unwrap_or_default();
+        let mut api = ApiError::from_body(status, &body, retry_after);
+        api.operacao = Some(req.op.name());
+        api.preco = match reserva.and_then(Reserva::preco) {
+            Some(p) => Some(p),
+            None if req.chargeable() => self.precos_conhecidos().await.map(|p| req.op.preco(&p)),
+            None => None,
+        };
+        let mut outcome = Some(Outcome::Status {
+            status,
+            retry_after,
+        });
+        if status == 429 {
+            let e = EscopoLimite::of_429(escopo.as_deref(), retry_after, req.chargeable());
+            api.limite = Some(e);
+            if e != EscopoLimite::Taxa {
+                // The daily or monthly limit: not worth waiting for.
+                outcome = None;
+            }
+        }
+        Attempt::Failed(outcome, Error::Api(api))
+    }
 }
 
-fn transport(op: Op, sent: bool, attempts: u32, source: reqwest::Error) -> Error {
+fn transport(op: Op, chargeable: bool, sent: bool, attempts: u32, source: reqwest::Error) -> Error {
     Error::Transport {
         operation: op.name(),
         sent,
+        chargeable,
         attempts,
         source: source.without_url(),
     }
@@ -268,11 +356,11 @@ fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
-fn log_response(method: &Method, path: &str, status: StatusCode, started: Instant, attempt: u32) {
+fn log_response(req: &Req, status: StatusCode, started: Instant, attempt: u32) {
     tracing::debug!(
         target: "carapi_sdk::http",
-        method = %method,
-        path = %path,
+        method = %req.method,
+        route = req.op.route(),
         status = status.as_u16(),
         elapsed_ms = elapsed_ms(started),
         attempt,

@@ -7,7 +7,9 @@
 mod builder;
 mod car;
 mod conta;
+mod falta;
 mod http;
+mod incertos;
 mod proprietario;
 mod recarga;
 mod recibo;
@@ -23,12 +25,14 @@ pub use builder::{
     ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_RECIBO_TIMEOUT, DEFAULT_TIMEOUT, ENV_API_KEY,
     ENV_BASE_URL, MIN_POLL_INTERVAL,
 };
+pub use falta::Falta;
+pub use incertos::Resolucao;
 pub use recibo::{ReciboDownload, ReciboInfo};
 
 use crate::limiter::Limiter;
 use crate::retry::{RetryBudget, RetryPolicy};
 use crate::spend::{Reserva, SpendGuard};
-use crate::{Error, Precos, Result};
+use crate::{EndpointConsulta, Error, Gasto, Precos, Result};
 
 /// Async client of the carapi `/v1` API: one method per operation of the contract.
 ///
@@ -53,10 +57,15 @@ use crate::{Error, Precos, Result};
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
+    /// Per-call time-out override ([`Client::com_timeout`]).
+    timeout: Option<Duration>,
 }
 
 struct Inner {
     http: reqwest::Client,
+    /// `Bearer <key>`, marked sensitive; sent on every request.
+    auth: reqwest::header::HeaderValue,
+    user_agent: reqwest::header::HeaderValue,
     base: Url,
     timeout: Duration,
     recibo_timeout: Duration,
@@ -90,19 +99,37 @@ impl Client {
         &self.inner.base
     }
 
-    /// BRL charged so far to this client's lookups (and its clones'): the sum of the prices of
-    /// every HTTP 200 of `car`, `car_completo`, `proprietario` and the receipt, at the account's
-    /// prices (contract, "Prices"). Sandbox values cost nothing; errors cost nothing. This is
-    /// what [`ClientBuilder::max_spend`] compares against.
+    /// What this client (and its clones) spent on lookups, BRL: `confirmado` (priced HTTP 200s
+    /// of `car`, `car_completo`, `proprietario` and the receipt, at the account's prices,
+    /// contract "Prices"), `incerto` (answers lost after the request was sent: possibly charged)
+    /// and `nao_precificadas` (lookups not yet priced). Sandbox values and errors cost nothing.
+    /// [`ClientBuilder::max_spend`] compares `confirmado + incerto` against the cap.
     ///
     /// Prices are those given with [`ClientBuilder::precos`], or learned from `precos` of
     /// `GET /v1/saldo` whenever the client reads it ([`Client::saldo`], [`Client::precos`]).
-    /// With a cap ([`ClientBuilder::max_spend`]) they are fetched before the first charged
-    /// lookup; without one, no request is sent just for them, and lookups answered before the
-    /// prices are known are added here as soon as the client learns them (call
-    /// [`Client::precos`] to have them counted now).
-    pub fn gasto(&self) -> Decimal {
+    /// With a cap they are fetched before the first charged lookup; without one, no request is
+    /// sent just for them, and the lookups made before are priced as soon as the client
+    /// learns them (call [`Client::precos`] to have them priced now).
+    ///
+    /// [`Client::resolver_incertos`] settles the uncertain lookups against the free history.
+    pub fn gasto(&self) -> Gasto {
         self.inner.spend.gasto()
+    }
+
+    /// A handle on the same client (same pool, limiter, retry budget and spend) whose calls
+    /// use `timeout` per attempt instead of the builder's (the receipt's included).
+    ///
+    /// ```no_run
+    /// # async fn f(client: carapi_sdk::Client) -> carapi_sdk::Result<()> {
+    /// use std::time::Duration;
+    /// let car = client.com_timeout(Duration::from_secs(5)).car("DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47").await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn com_timeout(&self, timeout: Duration) -> Client {
+        Client {
+            inner: self.inner.clone(),
+            timeout: Some(timeout),
+        }
     }
 
     /// The spend cap set with [`ClientBuilder::max_spend`], BRL.
@@ -140,20 +167,20 @@ impl Client {
     /// Reserves the price of a charged lookup (nothing for sandbox values). With a cap the
     /// prices are fetched first if unknown (the cap needs them); without one, no request is
     /// sent just for prices: the lookup is counted and priced when the client learns them.
-    pub(crate) async fn reservar(&self, op: Op, sandbox: bool) -> Result<Reserva> {
+    pub(crate) async fn reservar(&self, op: Op, sandbox: bool, chave: &str) -> Result<Reserva> {
         if sandbox || !op.is_charged() {
             return Ok(Reserva::nenhuma());
         }
         let precos = match self.precos_conhecidos().await {
             Some(p) => p,
             None if self.inner.spend.limite().is_some() => self.precos().await?,
-            None => return Ok(self.inner.spend.pendente(op)),
+            None => return Ok(self.inner.spend.pendente(op, chave)),
         };
-        self.inner.spend.reserve(op.preco(&precos))
+        self.inner.spend.reserve(op, chave, op.preco(&precos)).await
     }
 
     /// The prices given to the builder or already learned, without any request.
-    async fn precos_conhecidos(&self) -> Option<Precos> {
+    pub(crate) async fn precos_conhecidos(&self) -> Option<Precos> {
         match self.inner.precos_fixos {
             Some(p) => Some(p),
             None => *self.inner.precos_cache.lock().await,
@@ -191,7 +218,7 @@ impl fmt::Debug for Client {
         f.debug_struct("Client")
             .field("base_url", &i.base.as_str())
             .field("api_key", &"<redacted>")
-            .field("timeout", &i.timeout)
+            .field("timeout", &self.timeout.unwrap_or(i.timeout))
             .field("recibo_timeout", &i.recibo_timeout)
             .field("retry", &i.retry)
             .field("rate_limit", &i.limiter)
@@ -239,6 +266,42 @@ impl Op {
             Op::Recarga => "recarga",
             Op::Recargas => "recargas",
         }
+    }
+
+    /// The route template of the contract (contract, "Endpoints"), for logs: never the key.
+    pub(crate) fn route(self) -> &'static str {
+        match self {
+            Op::Car => "/v1/car/{codigoCar}",
+            Op::CarCompleto => "/v1/car/{codigoCar}/completo",
+            Op::Proprietario => "/v1/proprietario/{cpfCnpj}",
+            Op::Recibo => "/v1/car/{codigoCar}/recibo",
+            Op::Saldo => "/v1/saldo",
+            Op::Historico => "/v1/historico",
+            Op::Limites | Op::AtualizarLimites => "/v1/limites",
+            Op::Uso => "/v1/uso",
+            Op::FaixasRecarga => "/v1/recarga/faixas",
+            Op::CriarRecarga => "/v1/recarga",
+            Op::Recarga => "/v1/recarga/{recargaId}",
+            Op::Recargas => "/v1/recargas",
+        }
+    }
+
+    /// The registered form the history uses for a charged lookup.
+    pub(crate) fn endpoint_consulta(self) -> Option<EndpointConsulta> {
+        match self {
+            Op::Car => Some(EndpointConsulta::CarBasico),
+            Op::CarCompleto => Some(EndpointConsulta::CarCompleto),
+            Op::Proprietario => Some(EndpointConsulta::Proprietario),
+            Op::Recibo => Some(EndpointConsulta::Recibo),
+            _ => None,
+        }
+    }
+
+    /// The charged lookup named `name` (see [`Op::name`]).
+    pub(crate) fn charged_by_name(name: &str) -> Option<Op> {
+        [Op::Car, Op::CarCompleto, Op::Proprietario, Op::Recibo]
+            .into_iter()
+            .find(|op| op.name() == name)
     }
 
     /// The four lookups charged on HTTP 200 (contract, "Prices").

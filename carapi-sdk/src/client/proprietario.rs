@@ -22,11 +22,13 @@ impl Client {
     /// - [`Error::Transport`](crate::Error::Transport), [`Error::Decode`](crate::Error::Decode).
     pub async fn proprietario(&self, documento: impl AsRef<str>) -> Result<ProprietarioResponse> {
         let documento = CpfCnpj::parse(documento)?;
-        let mut req = Req::get(
+        let url = self.url(&["proprietario", documento.as_str()])?;
+        let req = Req::lookup(
             Op::Proprietario,
-            self.url(&["proprietario", documento.as_str()])?,
+            url,
+            documento.as_str(),
+            documento.is_sandbox(),
         );
-        req.sandbox = documento.is_sandbox();
         self.call_json(req).await
     }
 }

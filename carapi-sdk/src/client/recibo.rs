@@ -29,11 +29,12 @@ impl Client {
     pub async fn recibo(&self, codigo: impl AsRef<str>) -> Result<Recibo> {
         let codigo = CodigoCar::parse(codigo)?;
         let req = self.recibo_req(&codigo)?;
-        let reserva = self.reservar(Op::Recibo, req.sandbox).await?;
+        let reserva = self.reservar(Op::Recibo, req.sandbox, &req.chave).await?;
+        let chargeable = req.chargeable();
         let (_, headers, bytes) = self
             .execute(req, true, reserva)
             .await?
-            .into_parts(Op::Recibo)
+            .into_parts(Op::Recibo, chargeable)
             .await?;
         Ok(Recibo {
             filename: filename(&headers, &codigo),
@@ -50,7 +51,8 @@ impl Client {
     pub async fn recibo_download(&self, codigo: impl AsRef<str>) -> Result<ReciboDownload> {
         let codigo = CodigoCar::parse(codigo)?;
         let req = self.recibo_req(&codigo)?;
-        let reserva = self.reservar(Op::Recibo, req.sandbox).await?;
+        let reserva = self.reservar(Op::Recibo, req.sandbox, &req.chave).await?;
+        let chargeable = req.chargeable();
         let resp = match self.execute(req, false, reserva).await? {
             Answer::Streaming(resp) => resp,
             Answer::Buffered { .. } => {
@@ -62,6 +64,7 @@ impl Client {
             content_length: resp.content_length(),
             received: 0,
             response: resp,
+            chargeable,
         })
     }
 
@@ -131,8 +134,8 @@ impl Client {
     }
 
     fn recibo_req(&self, codigo: &CodigoCar) -> Result<Req> {
-        let mut req = Req::get(Op::Recibo, self.url(&["car", codigo.as_str(), "recibo"])?);
-        req.sandbox = codigo.is_sandbox();
+        let url = self.url(&["car", codigo.as_str(), "recibo"])?;
+        let mut req = Req::lookup(Op::Recibo, url, codigo.as_str(), codigo.is_sandbox());
         req.recibo = true;
         Ok(req)
     }
@@ -141,6 +144,8 @@ impl Client {
 /// A receipt being downloaded ([`Client::recibo_download`]): the 200 headers arrived, the PDF
 /// body is read chunk by chunk (e.g. to draw a progress bar).
 pub struct ReciboDownload {
+    /// Not a sandbox code: the 200 was charged.
+    chargeable: bool,
     filename: String,
     content_length: Option<u64>,
     received: u64,
@@ -170,7 +175,11 @@ impl ReciboDownload {
     /// [`Error::Transport`] (`sent: true`) when the body breaks off or the receipt time-out
     /// passes.
     pub async fn chunk(&mut self) -> Result<Option<Bytes>, Error> {
-        let c = self.response.chunk().await.map_err(|e| lost(1, e))?;
+        let c = self
+            .response
+            .chunk()
+            .await
+            .map_err(|e| lost(self.chargeable, 1, e))?;
         if let Some(c) = &c {
             self.received += c.len() as u64;
         }
@@ -200,10 +209,11 @@ pub struct ReciboInfo {
     pub bytes: u64,
 }
 
-fn lost(attempts: u32, e: reqwest::Error) -> Error {
+fn lost(chargeable: bool, attempts: u32, e: reqwest::Error) -> Error {
     Error::Transport {
         operation: Op::Recibo.name(),
         sent: true,
+        chargeable,
         attempts,
         source: e.without_url(),
     }

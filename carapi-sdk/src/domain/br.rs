@@ -43,7 +43,15 @@ pub fn format_decimal(value: Decimal, decimals: u32) -> String {
         decimals,
         rust_decimal::RoundingStrategy::MidpointAwayFromZero,
     );
-    format!("{rounded:.prec$}", prec = decimals as usize).replace('.', ",")
+    // Padded by hand: rust_decimal's `{:.N}` panics when the text passes its 32-character buffer
+    // (29 integer digits and 4 places). After rounding, the scale is at most `decimals`.
+    let mut text = rounded.to_string().replace('.', ",");
+    let have = text.split_once(',').map_or(0, |(_, frac)| frac.len());
+    if have == 0 && decimals > 0 {
+        text.push(',');
+    }
+    text.extend(std::iter::repeat_n('0', decimals as usize - have));
+    text
 }
 
 /// Folds a Portuguese accented letter to its ASCII base (`'ã'` -> `'a'`, `'Ç'` -> `'C'`); any
@@ -116,5 +124,23 @@ mod tests {
         assert_eq!(d.to_string(), "2014-05-09 17:16:10");
         assert_eq!(format_data(d), "09/05/2014 17:16:10");
         assert!(parse_data("2014-05-09T17:16:10").is_err());
+    }
+
+    #[test]
+    fn format_decimal_wide_values() {
+        // Found by fuzz/ (target br_decimal): 29 integer digits with 4 places overflowed
+        // rust_decimal's 32-character formatting buffer and panicked.
+        let d = parse_decimal("30033006661600666006661616661").unwrap();
+        assert_eq!(format_decimal(d, 4), "30033006661600666006661616661,0000");
+        assert_eq!(parse_decimal(&format_decimal(d, 4)).unwrap(), d);
+        assert_eq!(
+            format_decimal(Decimal::MIN, 2),
+            "-79228162514264337593543950335,00"
+        );
+        assert_eq!(format_decimal(Decimal::new(-5, 1), 0), "-1");
+        assert_eq!(
+            format_decimal(Decimal::new(1, 28), 28),
+            "0,0000000000000000000000000001"
+        );
     }
 }

@@ -20,8 +20,8 @@ pub enum TipoDocumento {
 ///
 /// Parsing accepts masked or bare input (`529.982.247-25`, `12.ABC.345/01DE-35`), drops `.`, `/`,
 /// `-` and white space and upper-cases. Documents made of one repeated character pass mod-11 but
-/// are refused by rule. The contract's [`sandbox`] documents always pass when given bare, as the
-/// contract writes them.
+/// are refused by rule, except the contract's [`sandbox`] documents, which always pass, masked
+/// (`000.000.000-00`) or bare.
 ///
 /// ```
 /// use carapi_sdk::{CpfCnpj, domain::TipoDocumento};
@@ -47,10 +47,10 @@ impl CpfCnpj {
             .filter(|c| !c.is_whitespace() && !matches!(c, '.' | '/' | '-'))
             .map(|c| c.to_ascii_uppercase())
             .collect();
-        // Reserved values are matched in their bare form only (contract "Sandbox" lists them
-        // bare): `111.111.111-11` is a repeated-digit CPF and is refused, `11111111111` is the
-        // sandbox document.
-        if sandbox::is_documento(raw.trim()) || is_valid(&bare) {
+        // Reserved values are recognised after normalisation: the contract takes documents
+        // "with or without mask" (contract, "Lookups"), so `000.000.000-00` is the sandbox
+        // `00000000000`.
+        if sandbox::is_documento(&bare) || is_valid(&bare) {
             Ok(Self(bare))
         } else {
             Err(ValidationError::CpfCnpj(raw.to_owned()))
@@ -243,7 +243,6 @@ mod tests {
             "529.982.247-24",
             "123.456.789-00",
             "1234567890",
-            "111.111.111-11",
             "11.222.333/0001-82",
             "12.ABC.345/01DE-36",
             "12ABC34501DE99",
@@ -262,6 +261,28 @@ mod tests {
         for d in sandbox::DOCUMENTOS {
             assert!(CpfCnpj::parse(d).unwrap().is_sandbox());
         }
+    }
+
+    #[test]
+    fn masked_sandbox_documents_are_normalised_and_recognised() {
+        // The contract takes documents "with or without mask" (contract, "Lookups").
+        for (masked, bare) in [
+            ("000.000.000-00", sandbox::CPF_DOIS_CARS),
+            ("00.000.000/0000-00", sandbox::CNPJ_TRUNCADO),
+            ("111.111.111-11", sandbox::CPF_NAO_ENCONTRADO),
+            (" 000 000 000 00 ", sandbox::CPF_DOIS_CARS),
+        ] {
+            let d = CpfCnpj::parse(masked).unwrap_or_else(|e| panic!("{masked}: {e}"));
+            assert_eq!(d.as_str(), bare);
+            assert!(d.is_sandbox(), "{masked}");
+            assert!(sandbox::is_documento(masked), "{masked}");
+        }
+        assert_eq!(
+            CpfCnpj::parse(sandbox::CPF_DOIS_CARS).unwrap().formatado(),
+            "000.000.000-00"
+        );
+        assert!(!sandbox::is_documento("222.222.222-22"));
+        assert!(CpfCnpj::parse("222.222.222-22").is_err());
     }
 
     #[test]

@@ -21,8 +21,9 @@ pub enum Eixo {
 /// Parses a DMS string into decimal degrees (negative for `S` and `O`), rounded to 8 places.
 ///
 /// # Errors
-/// [`ValidationError::Formato`] when `s` is not of the registry's shape, or minutes or seconds
-/// are 60 or more.
+/// [`ValidationError::Formato`] when `s` is not of the registry's shape, minutes or seconds
+/// are 60 or more, or the value is past 90° for a latitude (`N`, `S`) or 180° for a longitude
+/// (`L`, `O`).
 ///
 /// ```
 /// use carapi_sdk::domain::dms;
@@ -41,9 +42,12 @@ pub fn parse(s: &str) -> Result<Decimal, ValidationError> {
         .trim_end()
         .trim_end_matches('"')
         .trim_end();
-    let sign = match hemi.to_ascii_uppercase() {
-        'S' | 'O' | 'W' => Decimal::NEGATIVE_ONE,
-        'N' | 'L' | 'E' => Decimal::ONE,
+    // Latitudes (N/S) reach 90 degrees, longitudes (L/O) 180.
+    let (sign, limit) = match hemi.to_ascii_uppercase() {
+        'S' => (Decimal::NEGATIVE_ONE, 90),
+        'N' => (Decimal::ONE, 90),
+        'O' | 'W' => (Decimal::NEGATIVE_ONE, 180),
+        'L' | 'E' => (Decimal::ONE, 180),
         _ => return Err(bad()),
     };
     let num = |x: &str| -> Result<Decimal, ValidationError> {
@@ -55,10 +59,15 @@ pub fn parse(s: &str) -> Result<Decimal, ValidationError> {
     };
     let (d, m, sec) = (num(deg)?, num(min)?, num(sec)?);
     let sixty = Decimal::from(60);
-    if m >= sixty || sec >= sixty {
+    let limit = Decimal::from(limit);
+    // Degrees checked before the sum, which would overflow near Decimal::MAX.
+    if m >= sixty || sec >= sixty || d > limit {
         return Err(bad());
     }
     let value = d + m / sixty + sec / Decimal::from(3600);
+    if value > limit {
+        return Err(bad());
+    }
     Ok((sign * value).round_dp(8).normalize())
 }
 
@@ -142,5 +151,24 @@ mod tests {
         ] {
             assert!(parse(s).is_err(), "{s}");
         }
+    }
+
+    #[test]
+    fn parse_rejects_out_of_range() {
+        // Found by fuzz/ (target dms): `144444441544444415°4'0S` was accepted and format() wrote
+        // it back as `0°00'00,00 S`; degrees near Decimal::MAX overflowed the sum and panicked.
+        for s in [
+            "144444441544444415°4'0S",
+            "79228162514264337593543950335°59'59,99 N",
+            "90°00'00,01 S",
+            "91°0'0 N",
+            "180°00'00,01 L",
+            "181°0'0 O",
+        ] {
+            assert!(parse(s).is_err(), "{s}");
+        }
+        assert_eq!(parse("90°00'00,00 S").unwrap(), d("-90"));
+        assert_eq!(parse("180°00'00,00 O").unwrap(), d("-180"));
+        assert_eq!(parse("179°59'59,99 L").unwrap(), d("179.99999722"));
     }
 }

@@ -95,7 +95,8 @@ pub struct Campo {
 /// Splits a BR Code into its top-level TLV fields and verifies the trailing CRC.
 ///
 /// # Errors
-/// [`ValidationError::BrCode`] when a length runs past the end, the payload does not start with
+/// [`ValidationError::BrCode`] when an id or length is not two digits, a length runs past the
+/// end, the payload does not start with
 /// `000201`, the last field is not `63` with 4 hex digits, or the CRC does not match.
 pub fn parse(payload: &str) -> Result<Vec<Campo>, ValidationError> {
     let err = |m: &str| ValidationError::BrCode(m.to_owned());
@@ -107,6 +108,11 @@ pub fn parse(payload: &str) -> Result<Vec<Campo>, ValidationError> {
     while !rest.is_empty() {
         if rest.len() < 4 {
             return Err(err("campo truncado"));
+        }
+        // Id and length are two decimal digits each (EMV QRCPS-MPM); `parse` alone would also
+        // take `+5` as a length.
+        if !rest.as_bytes()[..4].iter().all(u8::is_ascii_digit) {
+            return Err(err("id ou tamanho não numérico"));
         }
         let id = &rest[..2];
         let len: usize = rest[2..4]
@@ -182,6 +188,38 @@ mod tests {
         let tampered = STATIC_7195.replace("10.00", "90.00");
         assert!(parse(&tampered).is_err());
         assert!(parse(&STATIC_7195[..STATIC_7195.len() - 1]).is_err());
+    }
+
+    fn with_crc(body: &str) -> String {
+        let signed = format!("{body}6304");
+        format!("{signed}{:04X}", crc16(signed.as_bytes()))
+    }
+
+    #[test]
+    fn length_is_two_digits() {
+        // Found by fuzz/ (target pix): a length written `+0` was read as 0, so a payload that is
+        // not the TLV encoding of its fields passed; ids were not checked at all.
+        assert!(parse(&with_crc("000201")).is_ok());
+        assert!(parse(&with_crc("00020100+0")).is_err());
+        // The id is two digits too (EMV QRCPS-MPM: "00" to "99").
+        assert!(parse(&with_crc("000201AB00")).is_err());
+        assert!(parse(&with_crc("000201+100")).is_err());
+    }
+
+    #[test]
+    fn builds_any_amount() {
+        // Any amount in Decimal's range gives a payload that parses (fuzz/ target pix_cobranca).
+        for amount in [Decimal::MIN, Decimal::MAX, Decimal::new(-5, 3)] {
+            let p = CobrancaPix {
+                location: "pix.example.com/qr/1".into(),
+                valor: amount,
+                nome: "N".into(),
+                cidade: "C".into(),
+                txid: String::new(),
+            }
+            .payload();
+            assert_eq!(valor(&p).unwrap(), Some(amount.round_dp(2)), "{p}");
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::config::{BIND_PADRAO, Config, ReciboModo, WEBHOOK_SECRET_PADRAO};
+use crate::http::borda::Borda;
 
 /// Options of `serve`.
 #[derive(Debug, clap::Args)]
@@ -33,6 +34,22 @@ pub struct Args {
     /// Do not load the bundled CAR records into an empty database.
     #[arg(long)]
     sem_dados_embutidos: bool,
+    /// Seconds a client has to send a request's headers; also how long an idle keep-alive
+    /// connection stays open.
+    #[arg(long, env = "CARAPI_TEMPO_CABECALHO", default_value_t = 10)]
+    tempo_cabecalho: u64,
+    /// Seconds a client has to send a whole request body (408 after it).
+    #[arg(long, env = "CARAPI_TEMPO_CORPO", default_value_t = 30)]
+    tempo_corpo: u64,
+    /// Largest request body, bytes (413 above it).
+    #[arg(long, env = "CARAPI_CORPO_MAXIMO", default_value_t = 65_536)]
+    corpo_maximo: usize,
+    /// Open connections at most; above it new connections wait to be accepted.
+    #[arg(long, env = "CARAPI_CONEXOES_MAXIMAS", default_value_t = 1_000)]
+    conexoes_maximas: usize,
+    /// Failed authentications per second per client address before 429 (0 disables).
+    #[arg(long, env = "CARAPI_LIMITE_NAO_AUTENTICADO", default_value_t = 20)]
+    limite_nao_autenticado: u32,
 }
 
 pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
@@ -45,6 +62,13 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         pix_falha: a.pix_falha,
         load_bundled_data: !a.sem_dados_embutidos,
         rate_limit: NonZeroU32::new(a.rate_limit),
+        borda: Borda {
+            tempo_cabecalho: Duration::from_secs(a.tempo_cabecalho.max(1)),
+            tempo_corpo: Duration::from_secs(a.tempo_corpo.max(1)),
+            corpo_maximo: a.corpo_maximo,
+            conexoes_maximas: a.conexoes_maximas.max(1),
+            nao_autenticados_por_segundo: NonZeroU32::new(a.limite_nao_autenticado),
+        },
         ..Config::default()
     };
     let server = crate::spawn(config).await?;

@@ -111,7 +111,8 @@ async fn lookup<T: Serialize>(
         (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
         (status = 402, description = "`SALDO_INSUFICIENTE`: balance too low; nothing debited", body = ApiErrorBody),
         (status = 429, description = "`LIMITE_EXCEDIDO`: rate, daily or monthly limit", body = ApiErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+            headers(("Retry-After" = u64, description = "Seconds to wait"),
+                ("Carapi-Limite" = String, description = "Which limit: `taxa` (requests per second), `diario` (charged lookups per day) or `mensal` (spending per month)"))),
         (status = 500, description = "`ERRO_INTERNO`", body = ApiErrorBody),
     ))]
 pub async fn basico(
@@ -139,7 +140,8 @@ pub async fn basico(
         (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
         (status = 402, description = "`SALDO_INSUFICIENTE`: balance too low; nothing debited", body = ApiErrorBody),
         (status = 429, description = "`LIMITE_EXCEDIDO`: rate, daily or monthly limit", body = ApiErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+            headers(("Retry-After" = u64, description = "Seconds to wait"),
+                ("Carapi-Limite" = String, description = "Which limit: `taxa` (requests per second), `diario` (charged lookups per day) or `mensal` (spending per month)"))),
         (status = 500, description = "`ERRO_INTERNO`", body = ApiErrorBody),
     ))]
 pub async fn completo(
@@ -192,7 +194,8 @@ fn recibo_indisponivel() -> ApiError {
         (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
         (status = 402, description = "`SALDO_INSUFICIENTE`: balance too low; nothing debited", body = ApiErrorBody),
         (status = 429, description = "`LIMITE_EXCEDIDO`: rate, daily or monthly limit", body = ApiErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+            headers(("Retry-After" = u64, description = "Seconds to wait"),
+                ("Carapi-Limite" = String, description = "Which limit: `taxa` (requests per second), `diario` (charged lookups per day) or `mensal` (spending per month)"))),
         (status = 500, description = "`ERRO_INTERNO`", body = ApiErrorBody),
     ))]
 pub async fn recibo(

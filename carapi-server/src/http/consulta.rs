@@ -8,13 +8,14 @@ use carapi_sdk::models::timestamp::brasilia;
 use carapi_sdk::{CodigoCar, EndpointConsulta, ErrorCode, Precos};
 use chrono::{DateTime, FixedOffset, SubsecRound, Utc};
 
-use super::error::ApiError;
+use super::error::{ApiError, Limite};
 use crate::ledger;
 use crate::money::Centavos;
 use crate::state::AppState;
 use crate::store::{Cobranca, ContaId, RegistroConsulta, ResultadoCobranca};
 
-/// The single path parameter of a route, decoded; a bad encoding is 400 `PARAMETRO_INVALIDO`.
+/// The single path parameter of a route, decoded; one that does not decode to UTF-8 gets the
+/// route's own contract error ([`super::borda::erro_de_segmento`]).
 #[derive(Debug)]
 pub struct Segmento(pub String);
 
@@ -25,8 +26,35 @@ impl<S: Send + Sync> FromRequestParts<S> for Segmento {
         Path::<String>::from_request_parts(parts, state)
             .await
             .map(|Path(s)| Segmento(s))
-            .map_err(|e| ApiError::parametro(format!("Parâmetro de caminho inválido: {e}")))
+            .map_err(|e| {
+                super::borda::erro_de_segmento(
+                    parts.uri.path(),
+                    format!("Parâmetro de caminho inválido: {e}"),
+                )
+            })
     }
+}
+
+/// At most this many characters of a looked-up key are stored in the history: a valid CAR
+/// code has 43 and a masked CNPJ 18, so only garbage is cut, and a free 400 cannot grow the
+/// database by more than a bounded row.
+pub const CHAVE_MAXIMA_HISTORICO: usize = 64;
+
+/// The first [`CHAVE_MAXIMA_HISTORICO`] characters of `chave`, each NUL replaced by U+FFFD:
+/// the form stored in the history (PostgreSQL text cannot hold NUL, and both stores must
+/// record the same thing).
+pub fn chave_registrada(chave: &str) -> String {
+    chave
+        .chars()
+        .take(CHAVE_MAXIMA_HISTORICO)
+        .map(|c| {
+            if c == '\0' {
+                char::REPLACEMENT_CHARACTER
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// One charged lookup in progress.
@@ -68,7 +96,7 @@ impl<'a> Consulta<'a> {
             let registro = RegistroConsulta {
                 conta: self.conta,
                 endpoint: self.endpoint,
-                chave: Some(self.chave.clone()),
+                chave: Some(chave_registrada(&self.chave)),
                 status: erro.status().as_u16(),
                 em: self.agora,
                 dia: ledger::dia_brasilia(self.agora),
@@ -86,7 +114,7 @@ impl<'a> Consulta<'a> {
         let cobranca = Cobranca {
             conta: self.conta,
             endpoint: self.endpoint,
-            chave: self.chave.clone(),
+            chave: chave_registrada(&self.chave),
             preco_atual: ledger::preco(&Precos::ATUAIS, self.endpoint),
             preco_legado: ledger::preco(&Precos::LEGADOS, self.endpoint),
             consolidar: consolidar.cloned(),
@@ -95,17 +123,23 @@ impl<'a> Consulta<'a> {
         };
         match self.st.store.cobrar_consulta(cobranca).await? {
             ResultadoCobranca::Cobrada { cache, .. } => Ok(cache),
-            ResultadoCobranca::SaldoInsuficiente { saldo, preco } => Err(saldo_insuficiente(saldo, preco)),
-            ResultadoCobranca::LimiteDiario { limite } => Err(ApiError::new(
-                ErrorCode::LimiteExcedido,
-                format!("Limite diário de {limite} consultas cobradas atingido (horário de Brasília)."),
-            )
-            .retry_after(ledger::segundos_ate_amanha(self.agora))),
-            ResultadoCobranca::LimiteMensal { limite, gasto } => Err(ApiError::new(
-                ErrorCode::LimiteExcedido,
-                format!("Limite mensal de gastos de {limite} seria ultrapassado (gasto no mês: {gasto})."),
-            )
-            .retry_after(ledger::segundos_ate_proximo_mes(self.agora))),
+            ResultadoCobranca::SaldoInsuficiente { saldo, preco } => {
+                Err(saldo_insuficiente(saldo, preco))
+            }
+            ResultadoCobranca::LimiteDiario { limite } => Err(ApiError::limite_excedido(
+                Limite::Diario,
+                ledger::segundos_ate_amanha(self.agora),
+                format!(
+                    "Limite diário de {limite} consultas cobradas atingido (horário de Brasília)."
+                ),
+            )),
+            ResultadoCobranca::LimiteMensal { limite, gasto } => Err(ApiError::limite_excedido(
+                Limite::Mensal,
+                ledger::segundos_ate_proximo_mes(self.agora),
+                format!(
+                    "Limite mensal de gastos de {limite} seria ultrapassado (gasto no mês: {gasto})."
+                ),
+            )),
         }
     }
 }

@@ -36,7 +36,8 @@ pub fn router() -> Router<AppState> {
         (status = 200, description = "Balance, effective prices, limits, use today and this month (Brasília)", body = SaldoResponse),
         (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
         (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+            headers(("Retry-After" = u64, description = "Seconds to wait"),
+                ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     ))]
 pub async fn saldo(
     State(st): State<AppState>,
@@ -70,10 +71,11 @@ pub async fn saldo(
     params(HistoricoParams),
     responses(
         (status = 200, description = "Recorded lookups, newest first", body = HistoricoResponse),
-        (status = 400, description = "`PARAMETRO_INVALIDO`: page or size below 1, unknown filter value", body = ApiErrorBody),
+        (status = 400, description = "`PARAMETRO_INVALIDO`, only for input outside the schema: `page` or `size` below 1 or not an integer, `status` or `endpoint` outside their enumerations, a repeated parameter. Integers of any size are accepted (`size` reduced to 100, a page past the end is empty)", body = ApiErrorBody),
         (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
         (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+            headers(("Retry-After" = u64, description = "Seconds to wait"),
+                ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     ))]
 pub async fn historico(
     State(st): State<AppState>,
@@ -88,7 +90,12 @@ pub async fn historico(
         page,
         size,
     };
-    let (itens, total) = st.store.historico(conta.id, &filtro).await?;
+    // No stored key holds a NUL (see `consulta::chave_registrada`): nothing to search for.
+    let (itens, total) = if filtro.busca.as_deref().is_some_and(|b| b.contains('\0')) {
+        (Vec::new(), 0)
+    } else {
+        st.store.historico(conta.id, &filtro).await?
+    };
     Ok(Json(HistoricoResponse {
         success: true,
         page,
@@ -126,7 +133,8 @@ fn limites_de(conta: &Conta, message: &str) -> LimitesResponse {
         (status = 200, description = "Current limits", body = LimitesResponse),
         (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
         (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+            headers(("Retry-After" = u64, description = "Seconds to wait"),
+                ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     ))]
 pub async fn limites(Autenticado(conta): Autenticado) -> Json<LimitesResponse> {
     Json(limites_de(&conta, "Limites atuais da conta."))
@@ -143,9 +151,12 @@ fn limite_invalido(msg: impl Into<String>) -> ApiError {
     responses(
         (status = 200, description = "Resulting limits", body = LimitesResponse),
         (status = 400, description = "`LIMITE_INVALIDO`", body = ApiErrorBody),
+        (status = 408, description = "`PARAMETRO_INVALIDO`: the body did not arrive within the server's body time-out", body = ApiErrorBody),
+        (status = 413, description = "`PARAMETRO_INVALIDO`: the body is larger than the server's limit", body = ApiErrorBody),
         (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
         (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+            headers(("Retry-After" = u64, description = "Seconds to wait"),
+                ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     ))]
 pub async fn atualizar_limites(
     State(st): State<AppState>,
@@ -199,7 +210,8 @@ pub async fn atualizar_limites(
         (status = 200, description = "Per-endpoint aggregates over the last 30 days", body = UsoResponse),
         (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
         (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+            headers(("Retry-After" = u64, description = "Seconds to wait"),
+                ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     ))]
 pub async fn uso(
     State(st): State<AppState>,

@@ -1,7 +1,7 @@
 //! The one error type of the HTTP layer: every failure becomes the contract's `ApiError` JSON
 //! body with a stable code; 5xx details are logged, never sent.
 
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use carapi_sdk::{ApiErrorBody, ErrorCode};
 
@@ -12,6 +12,34 @@ pub const PARAMETRO_INVALIDO: &str = "PARAMETRO_INVALIDO";
 /// Code of an unknown route or wrong method (`SPEC_NAO_ENCONTRADA` is in the contract's set
 /// without a stated condition; this server uses it for "no such operation").
 pub const ROTA_NAO_ENCONTRADA: ErrorCode = ErrorCode::SpecNaoEncontrada;
+
+/// Header of every 429 telling which limit was hit: `taxa` (requests per second, per key or,
+/// before authentication, per client address), `diario` (charged lookups per day) or `mensal`
+/// (spending per month). Clients use it to tell a wait of a second from one until tomorrow.
+pub const CABECALHO_LIMITE: &str = "carapi-limite";
+
+/// Which limit a 429 `LIMITE_EXCEDIDO` hit (the [`CABECALHO_LIMITE`] value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limite {
+    /// Requests per second (contract, "Limits": 10 per key), or unauthenticated requests per
+    /// client address.
+    Taxa,
+    /// Daily charged-request limit (Brasília day).
+    Diario,
+    /// Monthly spending limit (BRL, Brasília month).
+    Mensal,
+}
+
+impl Limite {
+    /// The header value: `taxa`, `diario` or `mensal`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limite::Taxa => "taxa",
+            Limite::Diario => "diario",
+            Limite::Mensal => "mensal",
+        }
+    }
+}
 
 /// An HTTP error answer.
 #[derive(Debug)]
@@ -26,8 +54,8 @@ pub enum ApiError {
         mensagem: String,
         /// From a sandbox reserved value.
         sandbox: bool,
-        /// `Retry-After`, seconds (429).
-        retry_after: Option<u64>,
+        /// Extra response headers (`Retry-After`, `Allow`, [`CABECALHO_LIMITE`]).
+        cabecalhos: Vec<(HeaderName, HeaderValue)>,
     },
     /// 500 `ERRO_INTERNO`; the detail is logged only.
     Interno(String),
@@ -45,7 +73,7 @@ impl ApiError {
             codigo,
             mensagem: mensagem.into(),
             sandbox: false,
-            retry_after: None,
+            cabecalhos: Vec::new(),
         }
     }
 
@@ -56,7 +84,7 @@ impl ApiError {
             codigo,
             mensagem: mensagem.into(),
             sandbox: false,
-            retry_after: None,
+            cabecalhos: Vec::new(),
         }
     }
 
@@ -65,12 +93,13 @@ impl ApiError {
         Self::new(ErrorCode::Other(PARAMETRO_INVALIDO.into()), mensagem)
     }
 
-    /// 401 `TOKEN_INVALIDO`.
+    /// 401 `TOKEN_INVALIDO` (with `WWW-Authenticate: Bearer`, RFC 6750 section 3).
     pub fn token_invalido() -> Self {
         Self::new(
             ErrorCode::TokenInvalido,
             "Chave de API ausente ou inválida (Authorization: Bearer <chave>).",
         )
+        .cabecalho(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"))
     }
 
     /// 500 `ERRO_INTERNO` with a detail for the log.
@@ -86,12 +115,28 @@ impl ApiError {
         self
     }
 
-    /// Adds `Retry-After`.
-    pub fn retry_after(mut self, segundos: u64) -> Self {
-        if let ApiError::Contrato { retry_after, .. } = &mut self {
-            *retry_after = Some(segundos.max(1));
+    /// Adds a response header.
+    pub fn cabecalho(mut self, nome: HeaderName, valor: HeaderValue) -> Self {
+        if let ApiError::Contrato { cabecalhos, .. } = &mut self {
+            cabecalhos.push((nome, valor));
         }
         self
+    }
+
+    /// Adds `Retry-After` (seconds, at least 1).
+    pub fn retry_after(self, segundos: u64) -> Self {
+        self.cabecalho(header::RETRY_AFTER, HeaderValue::from(segundos.max(1)))
+    }
+
+    /// 429 `LIMITE_EXCEDIDO` for `limite`, with `Retry-After` (seconds, rounded up, at least 1)
+    /// and the [`CABECALHO_LIMITE`] header.
+    pub fn limite_excedido(limite: Limite, retry_after: u64, mensagem: impl Into<String>) -> Self {
+        Self::new(ErrorCode::LimiteExcedido, mensagem)
+            .retry_after(retry_after)
+            .cabecalho(
+                HeaderName::from_static(CABECALHO_LIMITE),
+                HeaderValue::from_static(limite.as_str()),
+            )
     }
 
     /// The HTTP status.
@@ -116,13 +161,13 @@ impl From<StoreError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let (status, body, retry) = match self {
+        let (status, body, cabecalhos) = match self {
             ApiError::Contrato {
                 status,
                 codigo,
                 mensagem,
                 sandbox,
-                retry_after,
+                cabecalhos,
             } => (
                 status,
                 ApiErrorBody {
@@ -131,7 +176,7 @@ impl IntoResponse for ApiError {
                     message: mensagem,
                     sandbox,
                 },
-                retry_after,
+                cabecalhos,
             ),
             ApiError::Interno(detalhe) => {
                 tracing::error!(erro = %detalhe, "erro interno");
@@ -143,14 +188,13 @@ impl IntoResponse for ApiError {
                         message: "Erro interno. Tente novamente mais tarde.".into(),
                         sandbox: false,
                     },
-                    None,
+                    Vec::new(),
                 )
             }
         };
         let mut resp = (status, axum::Json(body)).into_response();
-        if let Some(s) = retry {
-            resp.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(s));
+        for (nome, valor) in cabecalhos {
+            resp.headers_mut().insert(nome, valor);
         }
         resp
     }

@@ -10,18 +10,23 @@ use super::error::ApiError;
 use crate::state::AppState;
 use crate::store::{Conta, ContaId};
 
-/// The error code of a JSON body that does not decode, per body type.
+/// The error code of a JSON body that does not decode, per body type, and its number fields.
 pub trait CodigoCorpo {
     /// Code of a malformed or missing body.
     const CODIGO: ErrorCode;
+    /// Fields that must be JSON numbers (or `null`) when present: a string such as `"500"` is
+    /// refused with [`CodigoCorpo::CODIGO`] (contract: these fields are of type number).
+    const NUMEROS: &'static [&'static str];
 }
 
 impl CodigoCorpo for NovaRecarga {
     const CODIGO: ErrorCode = ErrorCode::ValorInvalido;
+    const NUMEROS: &'static [&'static str] = &["valor"];
 }
 
 impl CodigoCorpo for LimitesUpdate {
     const CODIGO: ErrorCode = ErrorCode::LimiteInvalido;
+    const NUMEROS: &'static [&'static str] = &["limiteDiarioRequisicoes", "limiteMensalReais"];
 }
 
 /// A JSON body (any or no `Content-Type`); a missing, malformed or mistyped body is a 400 with
@@ -45,8 +50,19 @@ where
         }
         let valor: serde_json::Value = serde_json::from_slice(&bytes)
             .map_err(|e| ApiError::new(T::CODIGO, format!("JSON inválido: {e}")))?;
-        if !valor.is_object() {
+        let Some(objeto) = valor.as_object() else {
             return Err(ApiError::new(T::CODIGO, "O corpo deve ser um objeto JSON."));
+        };
+        for campo in T::NUMEROS {
+            if objeto
+                .get(*campo)
+                .is_some_and(|v| !v.is_number() && !v.is_null())
+            {
+                return Err(ApiError::new(
+                    T::CODIGO,
+                    format!("Campo '{campo}' deve ser um número JSON."),
+                ));
+            }
         }
         serde_path_to_error::deserialize(valor)
             .map(Corpo)
@@ -59,7 +75,9 @@ where
     }
 }
 
-/// Query parameters; a malformed one is 400 `PARAMETRO_INVALIDO` naming it.
+/// Query parameters; a malformed one is 400 `PARAMETRO_INVALIDO` naming it. A `page` or
+/// `size` made only of digits is inside the contract's schema however large it is: one that
+/// does not fit 32 bits is read as `u32::MAX` (a page past the end; a size reduced to 100).
 #[derive(Debug)]
 pub struct Parametros<T>(pub T);
 
@@ -71,11 +89,39 @@ where
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
-        let query = parts.uri.query().unwrap_or("");
-        serde_urlencoded::from_str(query)
+        let query = saturar_paginacao(parts.uri.query().unwrap_or(""));
+        serde_urlencoded::from_str(&query)
             .map(Parametros)
             .map_err(|e| ApiError::parametro(format!("Parâmetro de consulta inválido: {e}")))
     }
+}
+
+/// `query` with every all-digit `page`/`size` too large for `u32` replaced by `u32::MAX`.
+fn saturar_paginacao(query: &str) -> std::borrow::Cow<'_, str> {
+    let Ok(pares) = serde_urlencoded::from_str::<Vec<(String, String)>>(query) else {
+        return query.into();
+    };
+    let grande = |k: &str, v: &str| {
+        matches!(k, "page" | "size")
+            && !v.is_empty()
+            && v.bytes().all(|b| b.is_ascii_digit())
+            && v.parse::<u32>().is_err()
+    };
+    if !pares.iter().any(|(k, v)| grande(k, v)) {
+        return query.into();
+    }
+    let pares: Vec<(String, String)> = pares
+        .into_iter()
+        .map(|(k, v)| {
+            let v = if grande(&k, &v) {
+                u32::MAX.to_string()
+            } else {
+                v
+            };
+            (k, v)
+        })
+        .collect();
+    serde_urlencoded::to_string(pares).map_or(query.into(), Into::into)
 }
 
 /// The authenticated account as it is now (balance, limits, price table): the one the auth

@@ -1,7 +1,9 @@
-//! The HTTP layer: one module per route group, each exporting `router()`, composed here with
-//! authentication, the per-key rate limit (sandbox lookups exempt) and JSON answers for unknown
-//! routes, wrong methods and panics.
+//! The HTTP layer: one module per route group, each exporting `router()`, composed here behind
+//! the edge middleware ([`borda`]: route table, methods, absurd paths, bodies) with
+//! authentication, the per-key rate limit (sandbox lookups exempt), the per-address limit of
+//! failed authentications and JSON answers for panics.
 
+pub mod borda;
 pub mod car;
 pub mod consulta;
 pub mod conta;
@@ -10,27 +12,29 @@ pub mod extract;
 pub mod paginacao;
 pub mod proprietario;
 pub mod recarga;
+pub mod rotas;
+pub mod servidor;
 pub mod webhooks;
 
 use std::any::Any;
+use std::net::IpAddr;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::StatusCode;
 use axum::http::header;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use carapi_sdk::{CodigoCar, ErrorCode, sandbox};
+use carapi_sdk::{CodigoCar, sandbox};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
-use crate::auth;
 use crate::cache::Titular;
 use crate::state::AppState;
-use error::{ApiError, ROTA_NAO_ENCONTRADA};
+use crate::{auth, limits};
+use error::{ApiError, Limite};
 
 /// The whole application: `/v1` (bearer key and rate limit on every route), `/webhooks/pix`
-/// and `/openapi.json`.
+/// and `/openapi.json`, behind the edge middleware, which runs before routing.
 pub fn router(state: AppState) -> Router {
     let v1 = Router::new()
         .merge(car::router())
@@ -38,58 +42,92 @@ pub fn router(state: AppState) -> Router {
         .merge(conta::router())
         .merge(recarga::router())
         .route_layer(middleware::from_fn_with_state(state.clone(), autenticar));
-    Router::new()
+    let rotas = Router::new()
         .merge(v1)
         .merge(webhooks::router())
         .merge(crate::openapi::router())
         .fallback(rota_desconhecida)
-        .method_not_allowed_fallback(metodo_nao_permitido)
+        .with_state(state.clone());
+    // A router with only a fallback: its layers run before the inner router picks a route.
+    Router::new()
+        .fallback_service(rotas)
+        .layer(middleware::from_fn_with_state(state, borda::borda))
         .layer(CatchPanicLayer::custom(panico))
         .layer(TraceLayer::new_for_http())
-        .with_state(state)
 }
 
 /// Bearer authentication then the per-key rate limit; puts the [`crate::store::ContaId`] in
 /// the request, and the [`crate::store::Conta`] too when it was read from the store (a key
 /// found in the cache gives only the id; [`extract::Autenticado`] reads the account then).
-async fn autenticar(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
+async fn autenticar(
+    State(st): State<AppState>,
+    mut req: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
     let token = req
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(auth::bearer);
-    let Some(token) = token else {
-        return ApiError::token_invalido().into_response();
-    };
-    let titular = match st
-        .caches
-        .conta_da_chave(st.store.as_ref(), &auth::hash_chave(token), |h| {
-            auth::confere(token, h)
-        })
-        .await
+    let ip = borda::endereco(&req);
+    if let (Some(limitador), Some(ip)) = (&st.limitador_ip, ip)
+        && limitador.bloqueado(ip)
     {
-        Ok(Some(t)) => t,
-        Ok(None) => return ApiError::token_invalido().into_response(),
-        Err(e) => return ApiError::from(e).into_response(),
+        return Err(muitas_falhas(limits::BLOQUEIO_IP));
+    }
+    let titular = match token {
+        None => None,
+        Some(token) => st
+            .caches
+            .conta_da_chave(st.store.as_ref(), &auth::hash_chave(token), |h| {
+                auth::confere(token, h)
+            })
+            .await
+            .map_err(ApiError::from)?,
+    };
+    let Some(titular) = titular else {
+        return Err(nao_autenticado(&st, ip));
     };
     let id = titular.id();
     if let Some(limitador) = &st.limitador
         && !eh_sandbox(req.uri().path())
         && let Err(espera) = limitador.verificar(id)
     {
-        let segundos = espera.as_secs() + u64::from(espera.subsec_nanos() > 0);
-        return ApiError::new(
-            ErrorCode::LimiteExcedido,
+        return Err(ApiError::limite_excedido(
+            Limite::Taxa,
+            segundos_acima(espera),
             "Limite de requisições por segundo excedido para esta chave.",
-        )
-        .retry_after(segundos)
-        .into_response();
+        ));
     }
     req.extensions_mut().insert(id);
     if let Titular::Conta(conta) = titular {
         req.extensions_mut().insert(conta);
     }
-    next.run(req).await
+    Ok(next.run(req).await)
+}
+
+/// 401 `TOKEN_INVALIDO`, or 429 (`Carapi-Limite: taxa`) when the client address has failed
+/// authentication more often than [`borda::Borda::nao_autenticados_por_segundo`] allows.
+fn nao_autenticado(st: &AppState, ip: Option<IpAddr>) -> ApiError {
+    if let (Some(limitador), Some(ip)) = (&st.limitador_ip, ip)
+        && let Err(espera) = limitador.falhou(ip)
+    {
+        return muitas_falhas(espera);
+    }
+    ApiError::token_invalido()
+}
+
+fn muitas_falhas(espera: std::time::Duration) -> ApiError {
+    ApiError::limite_excedido(
+        Limite::Taxa,
+        segundos_acima(espera),
+        "Muitas requisições sem chave válida deste endereço; aguarde.",
+    )
+}
+
+/// Whole seconds of `espera`, rounded up.
+fn segundos_acima(espera: std::time::Duration) -> u64 {
+    espera.as_secs() + u64::from(espera.subsec_nanos() > 0)
 }
 
 /// True for a lookup of a reserved sandbox value, which counts toward no limit (contract,
@@ -107,23 +145,7 @@ fn eh_sandbox(path: &str) -> bool {
 }
 
 async fn rota_desconhecida(req: Request) -> ApiError {
-    ApiError::com_status(
-        StatusCode::NOT_FOUND,
-        ROTA_NAO_ENCONTRADA,
-        format!("Rota não encontrada: {} {}", req.method(), req.uri().path()),
-    )
-}
-
-async fn metodo_nao_permitido(req: Request) -> ApiError {
-    ApiError::com_status(
-        StatusCode::METHOD_NOT_ALLOWED,
-        ROTA_NAO_ENCONTRADA,
-        format!(
-            "Método {} não permitido em {}",
-            req.method(),
-            req.uri().path()
-        ),
-    )
+    borda::rota_desconhecida(req.method(), req.uri().path())
 }
 
 fn panico(erro: Box<dyn Any + Send + 'static>) -> Response {

@@ -56,7 +56,8 @@ fn item(imovel: &Imovel, documento: &CpfCnpj) -> ProprietarioItem {
         (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
         (status = 402, description = "`SALDO_INSUFICIENTE`: balance too low; nothing debited", body = ApiErrorBody),
         (status = 429, description = "`LIMITE_EXCEDIDO`: rate, daily or monthly limit", body = ApiErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+            headers(("Retry-After" = u64, description = "Seconds to wait"),
+                ("Carapi-Limite" = String, description = "Which limit: `taxa` (requests per second), `diario` (charged lookups per day) or `mensal` (spending per month)"))),
         (status = 500, description = "`ERRO_INTERNO`", body = ApiErrorBody),
     ))]
 pub async fn proprietario(

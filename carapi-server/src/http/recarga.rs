@@ -63,38 +63,70 @@ fn preview(valor: Centavos) -> (u32, Centavos) {
     ledger::bonus(valor)
 }
 
+/// Largest amount (BRL, absolute) previewed with exact centavo arithmetic; a larger finite
+/// `valor` is previewed in floating point with the top tier's percentage.
+const PREVIEW_EXATO_MAXIMO: f64 = 1e12;
+
+/// The preview of any finite `valor` (contract: `valor` is a number; every value gets 200):
+/// rounded to the centavo, the tier's percentage (zero below the tiers and for negative
+/// amounts), the bonus rounded down to the centavo. Not a JSON number: 400 `VALOR_INVALIDO`.
+fn preview_de(texto: &str) -> Result<serde_json::Value, ApiError> {
+    let v: f64 = texto
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite())
+        .ok_or_else(|| valor_invalido(format!("valor não é um número: {texto:?}")))?;
+    if v.abs() <= PREVIEW_EXATO_MAXIMO {
+        let exato = texto
+            .parse::<Decimal>()
+            .or_else(|_| Decimal::from_scientific(texto))
+            .ok()
+            .or_else(|| Decimal::try_from(v).ok())
+            .unwrap_or_default();
+        let c = Centavos::from_reais(exato.round_dp(2)).unwrap_or(Centavos(0));
+        let (pct, bonus) = preview(c);
+        let p = PreviewRecarga {
+            valor_pago: c.reais(),
+            percentual_bonus: Decimal::from(pct),
+            valor_bonus: bonus.reais(),
+            total_creditado: (c + bonus).reais(),
+        };
+        return serde_json::to_value(p).map_err(ApiError::interno);
+    }
+    let pct = if v > 0.0 { preview(VALOR_MAXIMO).0 } else { 0 };
+    let bonus = v * f64::from(pct) / 100.0;
+    Ok(serde_json::json!({
+        "valorPago": v,
+        "percentualBonus": pct,
+        "valorBonus": bonus,
+        "totalCreditado": v + bonus,
+    }))
+}
+
 /// `GET /v1/recarga/faixas[?valor=V]`: tiers, minimum, price tables and, with `valor`, a
-/// preview.
+/// preview for it (any finite number).
 #[utoipa::path(get, path = "/v1/recarga/faixas", tag = "recarga", security(("bearer" = [])),
-    params(("valor" = Option<f64>, Query, description = "Amount in BRL to preview")),
+    params(("valor" = Option<f64>, Query, description = "Amount in BRL to preview (any finite number; rounded to the centavo)")),
     responses(
         (status = 200, description = "Bonus tiers, minimum, price tables, optional preview", body = FaixasResponse),
-        (status = 400, description = "`VALOR_INVALIDO`", body = ApiErrorBody),
+        (status = 400, description = "`VALOR_INVALIDO`: `valor` is not a finite number (outside the schema)", body = ApiErrorBody),
         (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
         (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+            headers(("Retry-After" = u64, description = "Seconds to wait"),
+                ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     ))]
 pub async fn faixas(
     Autenticado(conta): Autenticado,
     Parametros(q): Parametros<FaixasQuery>,
-) -> Result<Json<FaixasResponse>, ApiError> {
-    let preview = match q.valor.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        None => None,
-        Some(s) => {
-            let v: Decimal = s
-                .parse()
-                .map_err(|_| valor_invalido(format!("valor inválido: {s:?}")))?;
-            let c = valor_valido(v)?;
-            let (pct, bonus) = preview(c);
-            Some(PreviewRecarga {
-                valor_pago: c.reais(),
-                percentual_bonus: Decimal::from(pct),
-                valor_bonus: bonus.reais(),
-                total_creditado: (c + bonus).reais(),
-            })
-        }
-    };
-    Ok(Json(FaixasResponse {
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let preview = q
+        .valor
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(preview_de)
+        .transpose()?;
+    let resposta = FaixasResponse {
         success: true,
         valor_minimo: VALOR_MINIMO.reais(),
         usa_preco_legado: conta.legado,
@@ -102,8 +134,11 @@ pub async fn faixas(
         precos_apos_recarga: Precos::ATUAIS,
         confirmar_novos_precos_obrigatorio: conta.legado,
         faixas: ledger::faixas(),
-        preview,
-    }))
+        preview: None,
+    };
+    let mut json = serde_json::to_value(resposta).map_err(ApiError::interno)?;
+    json["preview"] = preview.unwrap_or(serde_json::Value::Null);
+    Ok(Json(json))
 }
 
 fn qr_base64(payload: &str) -> Result<String, ApiError> {
@@ -116,11 +151,14 @@ fn qr_base64(payload: &str) -> Result<String, ApiError> {
     responses(
         (status = 200, description = "PIX charge created or reused (`reaproveitada`)", body = RecargaCriadaResponse),
         (status = 400, description = "`VALOR_INVALIDO`, `VALOR_MINIMO`, `CONFIRMACAO_PRECOS_OBRIGATORIA` or `DOCUMENTO_AUSENTE`", body = ApiErrorBody),
+        (status = 408, description = "`PARAMETRO_INVALIDO`: the body did not arrive within the server's body time-out", body = ApiErrorBody),
+        (status = 413, description = "`PARAMETRO_INVALIDO`: the body is larger than the server's limit", body = ApiErrorBody),
         (status = 500, description = "`ERRO_INTERNO`", body = ApiErrorBody),
         (status = 502, description = "`ERRO_PIX`: payment-provider failure", body = ApiErrorBody),
         (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
         (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+            headers(("Retry-After" = u64, description = "Seconds to wait"),
+                ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     ))]
 pub async fn criar(
     State(st): State<AppState>,
@@ -222,7 +260,8 @@ fn nao_encontrada() -> ApiError {
         (status = 404, description = "`RECARGA_NAO_ENCONTRADA`", body = ApiErrorBody),
         (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
         (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+            headers(("Retry-After" = u64, description = "Seconds to wait"),
+                ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     ))]
 pub async fn status(
     State(st): State<AppState>,
@@ -275,10 +314,11 @@ pub async fn status(
     params(RecargasParams),
     responses(
         (status = 200, description = "Top-ups, newest first", body = RecargasResponse),
-        (status = 400, description = "`PARAMETRO_INVALIDO`", body = ApiErrorBody),
+        (status = 400, description = "`PARAMETRO_INVALIDO`, only for input outside the schema: `page` or `size` below 1 or not an integer, `status` outside its enumeration, a repeated parameter. Integers of any size are accepted (`size` reduced to 100, a page past the end is empty)", body = ApiErrorBody),
         (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
         (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+            headers(("Retry-After" = u64, description = "Seconds to wait"),
+                ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     ))]
 pub async fn listar(
     State(st): State<AppState>,

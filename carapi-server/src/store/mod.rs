@@ -157,7 +157,17 @@ pub struct Cobranca {
     pub dia: NaiveDate,
 }
 
-/// Outcome of [`Store::cobrar_consulta`]. Every variant has already been recorded in the
+impl Cobranca {
+    /// The endpoint's price under both tables, for [`crate::regras::decidir`].
+    pub fn precos(&self) -> crate::regras::Precos {
+        crate::regras::Precos {
+            atual: self.preco_atual,
+            legado: self.preco_legado,
+        }
+    }
+}
+
+/// Outcome of [`ConsultasStore::cobrar_consulta`]. Every variant has already been recorded in the
 /// history, in the same transaction as the debit and the counters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResultadoCobranca {
@@ -282,7 +292,7 @@ pub struct Recarga {
     pub confirmada_em: Option<DateTime<Utc>>,
 }
 
-/// Outcome of [`Store::confirmar_recarga`].
+/// Outcome of [`RecargasStore::confirmar_recarga`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Confirmacao {
     /// This call moved it Pendente -> Confirmado and credited amount plus bonus.
@@ -324,12 +334,9 @@ impl Razao {
     }
 }
 
-/// The server's storage. Implementations must make [`Store::cobrar_consulta`] and
-/// [`Store::confirmar_recarga`] atomic and safe under concurrency (including other processes
-/// sharing the same database).
+/// Accounts, their limits and the ledger check.
 #[async_trait]
-pub trait Store: Send + Sync + fmt::Debug + 'static {
-    // --- accounts ---
+pub trait ContasStore {
     /// Creates an account (and its initial-balance ledger credit).
     async fn criar_conta(&self, nova: NovaContaRegistro) -> Result<ContaId, StoreError>;
     /// The account whose key hashes to `chave_hash`.
@@ -345,8 +352,13 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
         diario: Patch<u32>,
         mensal: Patch<Centavos>,
     ) -> Result<Option<Conta>, StoreError>;
+    /// The ledger sums of an account.
+    async fn razao(&self, conta: ContaId) -> Result<Option<Razao>, StoreError>;
+}
 
-    // --- CAR records ---
+/// CAR records and their owners.
+#[async_trait]
+pub trait ImoveisStore {
     /// Number of stored records.
     async fn contar_imoveis(&self) -> Result<u64, StoreError>;
     /// Inserts or replaces records by CAR code (idempotent); returns how many were written.
@@ -360,12 +372,17 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
         documento: &CpfCnpj,
         limite: u32,
     ) -> Result<(Vec<Imovel>, bool), StoreError>;
+}
 
-    // --- lookups, history, limits ---
+/// Lookups: the charge, the uncharged record, the history and the usage counters.
+#[async_trait]
+pub trait ConsultasStore {
     /// Records a lookup that is not charged (and counts it in the day's counters).
     async fn registrar_consulta(&self, registro: RegistroConsulta) -> Result<(), StoreError>;
-    /// In one transaction: checks the limits and the balance, debits, writes the history row
-    /// and the counters; a refusal is recorded with its status and debits nothing.
+    /// In one transaction: reads the account and the counters the limits need, applies
+    /// [`crate::regras::decidir`], debits, writes the history row and the counters; a refusal
+    /// is recorded with its status and debits nothing. Atomic and safe under concurrency
+    /// (including other processes sharing the database).
     async fn cobrar_consulta(&self, cobranca: Cobranca) -> Result<ResultadoCobranca, StoreError>;
     /// Counters of `dia` and of its month.
     async fn uso_periodo(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriodo, StoreError>;
@@ -381,8 +398,11 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
         conta: ContaId,
         desde: DateTime<Utc>,
     ) -> Result<Vec<UsoEndpoint>, StoreError>;
+}
 
-    // --- top-ups ---
+/// PIX top-ups of the accounts.
+#[async_trait]
+pub trait RecargasStore {
     /// A pending top-up of `conta` for `valor` created at or after `desde`.
     async fn recarga_reaproveitavel(
         &self,
@@ -413,14 +433,17 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
     async fn recargas_pendentes(&self, limite: u32) -> Result<Vec<Recarga>, StoreError>;
     /// Conditional transition Pendente -> Confirmado and the ledger credit of amount plus bonus
     /// (and the move to the current price table) in one transaction: whatever the order and the
-    /// repeats, a top-up is credited once.
+    /// repeats, a top-up is credited once. Safe under concurrency (including other processes).
     async fn confirmar_recarga(
         &self,
         payment_id: &str,
         em: DateTime<Utc>,
     ) -> Result<Confirmacao, StoreError>;
+}
 
-    // --- simulated PSP book ---
+/// The simulated PSP's book of PIX charges.
+#[async_trait]
+pub trait PspStore {
     /// Records a charge created at the simulated PSP.
     async fn psp_registrar(
         &self,
@@ -437,8 +460,52 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
         &self,
         payment_id: &str,
     ) -> Result<Option<Option<DateTime<Utc>>>, StoreError>;
+}
 
-    // --- ledger check ---
-    /// The ledger sums of an account.
-    async fn razao(&self, conta: ContaId) -> Result<Option<Razao>, StoreError>;
+/// The server's storage: every area. Implemented by [`SqliteStore`] and [`PgStore`] (and by
+/// any type implementing the five area traits). Callers import the area traits they use, or
+/// `use crate::store::prelude::*`.
+pub trait Store:
+    ContasStore
+    + ImoveisStore
+    + ConsultasStore
+    + RecargasStore
+    + PspStore
+    + Send
+    + Sync
+    + fmt::Debug
+    + 'static
+{
+}
+
+impl<T> Store for T where
+    T: ContasStore
+        + ImoveisStore
+        + ConsultasStore
+        + RecargasStore
+        + PspStore
+        + Send
+        + Sync
+        + fmt::Debug
+        + 'static
+{
+}
+
+/// The SQL of the owner lookup of each store, for plan checks (`EXPLAIN`) in tests and benches.
+pub mod sql {
+    pub use super::postgres::{
+        CODIGOS_DO_DOCUMENTO as POSTGRES_CODIGOS_DO_DOCUMENTO,
+        DONOS_POR_CODIGOS as POSTGRES_DONOS_POR_CODIGOS,
+        imoveis_por_codigos as postgres_imoveis_por_codigos,
+    };
+    pub use super::sqlite::{
+        CODIGOS_DO_DOCUMENTO as SQLITE_CODIGOS_DO_DOCUMENTO,
+        DONOS_POR_CODIGOS as SQLITE_DONOS_POR_CODIGOS,
+        IMOVEIS_POR_CODIGOS as SQLITE_IMOVEIS_POR_CODIGOS,
+    };
+}
+
+/// The area traits, to call any [`Store`] method on a `dyn Store`.
+pub mod prelude {
+    pub use super::{ConsultasStore, ContasStore, ImoveisStore, PspStore, RecargasStore, Store};
 }

@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use carapi_server::Centavos;
-use carapi_server::store::{Confirmacao, ResultadoCobranca, Store};
+use carapi_server::store::prelude::*;
+use carapi_server::store::{Confirmacao, ResultadoCobranca};
 
 use super::loja::{cobranca, instante, nova_conta, nova_recarga};
 use super::lojas;

@@ -5,15 +5,18 @@
 //! not blocked; the debit itself is still conditional (`WHERE saldo_centavos >= price`) and
 //! its row count checked.
 
-use carapi_sdk::{EndpointConsulta, StatusConsulta};
+use async_trait::async_trait;
+use carapi_sdk::{CodigoCar, EndpointConsulta, StatusConsulta};
 use chrono::{DateTime, NaiveDate, Utc};
-use sqlx::{PgPool, Postgres, Row, Transaction};
+use sqlx::{Postgres, Row, Transaction};
 
+use super::PgStore;
 use super::linhas::{conta_de, corrupt, mes_de};
 use crate::money::Centavos;
+use crate::regras::{self, Decisao, EstadoCobranca};
 use crate::store::{
-    Cobranca, ConsultaRegistrada, ContaId, FiltroHistorico, RegistroConsulta, ResultadoCobranca,
-    StoreError, UsoEndpoint, UsoPeriodo,
+    Cobranca, ConsultaRegistrada, ConsultasStore, ContaId, FiltroHistorico, RegistroConsulta,
+    ResultadoCobranca, StoreError, UsoEndpoint, UsoPeriodo,
 };
 
 type Tx = Transaction<'static, Postgres>;
@@ -75,55 +78,9 @@ async fn inserir_consulta(tx: &mut Tx, l: Linha<'_>) -> Result<i64, StoreError> 
     Ok(id)
 }
 
-pub(super) async fn registrar_consulta(
-    pool: &PgPool,
-    r: RegistroConsulta,
-) -> Result<(), StoreError> {
-    let mut tx = pool.begin().await?;
-    let saldo: Option<i64> = sqlx::query_scalar("SELECT saldo_centavos FROM contas WHERE id = $1")
-        .bind(r.conta.0)
-        .fetch_optional(&mut *tx)
-        .await?;
-    let saldo = saldo.map(Centavos);
-    let linha = Linha {
-        conta: r.conta,
-        endpoint: r.endpoint,
-        chave: r.chave.as_deref(),
-        status: r.status,
-        valor: Centavos::ZERO,
-        saldo_antes: saldo,
-        saldo_depois: saldo,
-        em: r.em,
-    };
-    inserir_consulta(&mut tx, linha).await?;
-    contar(
-        &mut tx,
-        r.conta,
-        r.dia,
-        false,
-        r.status != 200,
-        Centavos::ZERO,
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(())
-}
-
-pub(super) async fn cobrar_consulta(
-    pool: &PgPool,
-    c: Cobranca,
-) -> Result<ResultadoCobranca, StoreError> {
-    let mut tx = pool.begin().await?;
-    let row = sqlx::query("SELECT * FROM contas WHERE id = $1 FOR UPDATE")
-        .bind(c.conta.0)
-        .fetch_one(&mut *tx)
-        .await?;
-    let conta = conta_de(&row)?;
-    let preco = if conta.legado {
-        c.preco_legado
-    } else {
-        c.preco_atual
-    };
+/// The day's charged lookups and the month's spending of the charge's account, read in its
+/// transaction (after the account row is locked).
+async fn contadores(tx: &mut Tx, c: &Cobranca) -> Result<(u64, Centavos), StoreError> {
     let (inicio, fim) = mes_de(c.dia);
     let (cobradas_hoje, gasto_mes): (i64, i64) = sqlx::query_as(
         "SELECT COALESCE(SUM(cobradas) FILTER (WHERE dia = $2), 0)::BIGINT,
@@ -134,41 +91,104 @@ pub(super) async fn cobrar_consulta(
     .bind(c.dia)
     .bind(inicio)
     .bind(fim)
-    .fetch_one(&mut *tx)
+    .fetch_one(&mut **tx)
     .await?;
+    Ok((cobradas_hoje.unsigned_abs(), Centavos(gasto_mes)))
+}
 
-    let recusa = if let Some(limite) = conta
-        .limite_diario
-        .filter(|l| cobradas_hoje >= i64::from(*l))
-    {
-        Some((429, ResultadoCobranca::LimiteDiario { limite }))
-    } else if let Some(limite) = conta.limite_mensal.filter(|l| gasto_mes + preco.0 > l.0) {
-        let gasto = Centavos(gasto_mes);
-        Some((429, ResultadoCobranca::LimiteMensal { limite, gasto }))
-    } else if conta.saldo < preco {
-        let saldo = conta.saldo;
-        Some((402, ResultadoCobranca::SaldoInsuficiente { saldo, preco }))
-    } else {
-        None
-    };
-    let linha = |status, valor, depois| Linha {
-        conta: c.conta,
-        endpoint: c.endpoint,
-        chave: Some(&c.chave),
-        status,
-        valor,
-        saldo_antes: Some(conta.saldo),
-        saldo_depois: Some(depois),
-        em: c.em,
-    };
-    if let Some((status, resultado)) = recusa {
-        inserir_consulta(&mut tx, linha(status, Centavos::ZERO, conta.saldo)).await?;
-        contar(&mut tx, c.conta, c.dia, false, true, Centavos::ZERO).await?;
+/// Marks `codigo` consolidated at `em` unless it already was; returns whether it already was
+/// (the answer's `cache`).
+async fn consolidar(
+    tx: &mut Tx,
+    codigo: &CodigoCar,
+    em: DateTime<Utc>,
+) -> Result<bool, StoreError> {
+    // One insert into the small side table (migration 0002), never a write into `imoveis`. Two
+    // first lookups of one code cannot both see "new": the second waits on the first's key and
+    // then finds the conflict.
+    let novo = sqlx::query(
+        "INSERT INTO imoveis_consolidados (codigo_car, consolidado_em) VALUES ($1, $2)
+         ON CONFLICT (codigo_car) DO NOTHING",
+    )
+    .bind(codigo.as_str())
+    .bind(em)
+    .execute(&mut **tx)
+    .await?
+    .rows_affected();
+    Ok(novo == 0)
+}
+
+#[async_trait]
+impl ConsultasStore for PgStore {
+    async fn registrar_consulta(&self, r: RegistroConsulta) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let saldo: Option<i64> =
+            sqlx::query_scalar("SELECT saldo_centavos FROM contas WHERE id = $1")
+                .bind(r.conta.0)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let saldo = saldo.map(Centavos);
+        let linha = Linha {
+            conta: r.conta,
+            endpoint: r.endpoint,
+            chave: r.chave.as_deref(),
+            status: r.status,
+            valor: Centavos::ZERO,
+            saldo_antes: saldo,
+            saldo_depois: saldo,
+            em: r.em,
+        };
+        inserir_consulta(&mut tx, linha).await?;
+        contar(
+            &mut tx,
+            r.conta,
+            r.dia,
+            false,
+            r.status != 200,
+            Centavos::ZERO,
+        )
+        .await?;
         tx.commit().await?;
-        return Ok(resultado);
+        Ok(())
     }
 
-    let debitou = sqlx::query(
+    async fn cobrar_consulta(&self, c: Cobranca) -> Result<ResultadoCobranca, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let row = sqlx::query("SELECT * FROM contas WHERE id = $1 FOR UPDATE")
+            .bind(c.conta.0)
+            .fetch_one(&mut *tx)
+            .await?;
+        let conta = conta_de(&row)?;
+        let (cobradas_hoje, gasto_mes) = contadores(&mut tx, &c).await?;
+        let estado = EstadoCobranca {
+            saldo: conta.saldo,
+            legado: conta.legado,
+            limite_diario: conta.limite_diario,
+            limite_mensal: conta.limite_mensal,
+            cobradas_hoje,
+            gasto_mes,
+        };
+        let linha = |status, valor, depois| Linha {
+            conta: c.conta,
+            endpoint: c.endpoint,
+            chave: Some(&c.chave),
+            status,
+            valor,
+            saldo_antes: Some(conta.saldo),
+            saldo_depois: Some(depois),
+            em: c.em,
+        };
+        let preco = match regras::decidir(&estado, c.precos()) {
+            Decisao::Debitar { preco } => preco,
+            Decisao::Recusar { status, resultado } => {
+                inserir_consulta(&mut tx, linha(status, Centavos::ZERO, conta.saldo)).await?;
+                contar(&mut tx, c.conta, c.dia, false, true, Centavos::ZERO).await?;
+                tx.commit().await?;
+                return Ok(resultado);
+            }
+        };
+
+        let debitou = sqlx::query(
         "UPDATE contas SET saldo_centavos = saldo_centavos - $1 WHERE id = $2 AND saldo_centavos >= $1",
     )
     .bind(preco.0)
@@ -176,15 +196,15 @@ pub(super) async fn cobrar_consulta(
     .execute(&mut *tx)
     .await?
     .rows_affected();
-    if debitou != 1 {
-        // Cannot happen while the row is locked; refuse rather than go negative.
-        tx.rollback().await?;
-        return Err(corrupt("saldo mudou durante a transação"));
-    }
-    let saldo_depois = conta.saldo - preco;
-    let id = inserir_consulta(&mut tx, linha(200, preco, saldo_depois)).await?;
-    if preco.0 > 0 {
-        sqlx::query(
+        if debitou != 1 {
+            // Cannot happen while the row is locked; refuse rather than go negative.
+            tx.rollback().await?;
+            return Err(corrupt("saldo mudou durante a transação"));
+        }
+        let saldo_depois = conta.saldo - preco;
+        let id = inserir_consulta(&mut tx, linha(200, preco, saldo_depois)).await?;
+        if preco.0 > 0 {
+            sqlx::query(
             "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, referencia, criado_em)
              VALUES ($1, 'debito', $2, 'consulta', $3, $4)",
         )
@@ -194,140 +214,123 @@ pub(super) async fn cobrar_consulta(
         .bind(c.em)
         .execute(&mut *tx)
         .await?;
-    }
-    contar(&mut tx, c.conta, c.dia, true, false, preco).await?;
-    let mut cache = false;
-    if let Some(codigo) = &c.consolidar {
-        // Locks the record row too: two first lookups of one code cannot both see "new".
-        let antes: Option<Option<DateTime<Utc>>> = sqlx::query_scalar(
-            "SELECT consolidado_em FROM imoveis WHERE codigo_car = $1 FOR UPDATE",
-        )
-        .bind(codigo.as_str())
-        .fetch_optional(&mut *tx)
-        .await?;
-        cache = matches!(antes, Some(Some(_)));
-        if matches!(antes, Some(None)) {
-            sqlx::query("UPDATE imoveis SET consolidado_em = $1 WHERE codigo_car = $2")
-                .bind(c.em)
-                .bind(codigo.as_str())
-                .execute(&mut *tx)
-                .await?;
         }
+        contar(&mut tx, c.conta, c.dia, true, false, preco).await?;
+        let cache = match &c.consolidar {
+            Some(codigo) => consolidar(&mut tx, codigo, c.em).await?,
+            None => false,
+        };
+        tx.commit().await?;
+        Ok(ResultadoCobranca::Cobrada {
+            valor: preco,
+            saldo_antes: conta.saldo,
+            saldo_depois,
+            cache,
+        })
     }
-    tx.commit().await?;
-    Ok(ResultadoCobranca::Cobrada {
-        valor: preco,
-        saldo_antes: conta.saldo,
-        saldo_depois,
-        cache,
-    })
-}
 
-pub(super) async fn uso_periodo(
-    pool: &PgPool,
-    conta: ContaId,
-    dia: NaiveDate,
-) -> Result<UsoPeriodo, StoreError> {
-    let (inicio, fim) = mes_de(dia);
-    let (r, c, e, g, mes_req, mes_gasto): (i64, i64, i64, i64, i64, i64) = sqlx::query_as(
-        "SELECT COALESCE(SUM(requisicoes) FILTER (WHERE dia = $2), 0)::BIGINT,
+    async fn uso_periodo(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriodo, StoreError> {
+        let (inicio, fim) = mes_de(dia);
+        let (r, c, e, g, mes_req, mes_gasto): (i64, i64, i64, i64, i64, i64) = sqlx::query_as(
+            "SELECT COALESCE(SUM(requisicoes) FILTER (WHERE dia = $2), 0)::BIGINT,
                 COALESCE(SUM(cobradas) FILTER (WHERE dia = $2), 0)::BIGINT,
                 COALESCE(SUM(erros) FILTER (WHERE dia = $2), 0)::BIGINT,
                 COALESCE(SUM(gasto_centavos) FILTER (WHERE dia = $2), 0)::BIGINT,
                 COALESCE(SUM(requisicoes), 0)::BIGINT,
                 COALESCE(SUM(gasto_centavos), 0)::BIGINT
          FROM uso_diario WHERE conta_id = $1 AND dia >= $3 AND dia < $4",
-    )
-    .bind(conta.0)
-    .bind(dia)
-    .bind(inicio)
-    .bind(fim)
-    .fetch_one(pool)
-    .await?;
-    Ok(UsoPeriodo {
-        hoje_requisicoes: r.unsigned_abs(),
-        hoje_cobradas: c.unsigned_abs(),
-        hoje_erros: e.unsigned_abs(),
-        hoje_gasto: Centavos(g),
-        mes_requisicoes: mes_req.unsigned_abs(),
-        mes_gasto: Centavos(mes_gasto),
-    })
-}
+        )
+        .bind(conta.0)
+        .bind(dia)
+        .bind(inicio)
+        .bind(fim)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(UsoPeriodo {
+            hoje_requisicoes: r.unsigned_abs(),
+            hoje_cobradas: c.unsigned_abs(),
+            hoje_erros: e.unsigned_abs(),
+            hoje_gasto: Centavos(g),
+            mes_requisicoes: mes_req.unsigned_abs(),
+            mes_gasto: Centavos(mes_gasto),
+        })
+    }
 
-pub(super) async fn historico(
-    pool: &PgPool,
-    conta: ContaId,
-    f: &FiltroHistorico,
-) -> Result<(Vec<ConsultaRegistrada>, u64), StoreError> {
-    // Parameters: $1 account, $2 search text (or NULL), $3 endpoint (or NULL).
-    let mut filtro = String::from(
-        " FROM consultas WHERE conta_id = $1
+    async fn historico(
+        &self,
+        conta: ContaId,
+        f: &FiltroHistorico,
+    ) -> Result<(Vec<ConsultaRegistrada>, u64), StoreError> {
+        // Parameters: $1 account, $2 search text (or NULL), $3 endpoint (or NULL).
+        let mut filtro = String::from(
+            " FROM consultas WHERE conta_id = $1
           AND ($2::text IS NULL OR strpos(upper(COALESCE(chave, '')), upper($2)) > 0
                OR strpos(upper(endpoint), upper($2)) > 0)
           AND ($3::text IS NULL OR endpoint = $3)",
-    );
-    match f.status {
-        Some(StatusConsulta::Sucesso) => filtro.push_str(" AND status_http = 200"),
-        Some(StatusConsulta::Erro) => filtro.push_str(" AND status_http <> 200"),
-        None => {}
-    }
-    let busca = f.busca.as_deref();
-    let endpoint = f.endpoint.map(|e| e.as_str());
-    let total: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*){filtro}"))
+        );
+        match f.status {
+            Some(StatusConsulta::Sucesso) => filtro.push_str(" AND status_http = 200"),
+            Some(StatusConsulta::Erro) => filtro.push_str(" AND status_http <> 200"),
+            None => {}
+        }
+        let busca = f.busca.as_deref();
+        let endpoint = f.endpoint.map(|e| e.as_str());
+        let total: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*){filtro}"))
+            .bind(conta.0)
+            .bind(busca)
+            .bind(endpoint)
+            .fetch_one(&self.pool)
+            .await?;
+        let offset = i64::from(f.page.max(1) - 1) * i64::from(f.size);
+        let rows = sqlx::query(&format!(
+            "SELECT *{filtro} ORDER BY id DESC LIMIT $4 OFFSET $5"
+        ))
         .bind(conta.0)
         .bind(busca)
         .bind(endpoint)
-        .fetch_one(pool)
+        .bind(i64::from(f.size))
+        .bind(offset)
+        .fetch_all(&self.pool)
         .await?;
-    let offset = i64::from(f.page.max(1) - 1) * i64::from(f.size);
-    let rows = sqlx::query(&format!(
-        "SELECT *{filtro} ORDER BY id DESC LIMIT $4 OFFSET $5"
-    ))
-    .bind(conta.0)
-    .bind(busca)
-    .bind(endpoint)
-    .bind(i64::from(f.size))
-    .bind(offset)
-    .fetch_all(pool)
-    .await?;
-    let itens = rows
-        .iter()
-        .map(|r| {
-            Ok(ConsultaRegistrada {
-                em: r.try_get("data")?,
-                endpoint: r.try_get("endpoint")?,
-                chave: r.try_get("chave")?,
-                status: u16::try_from(r.try_get::<i64, _>("status_http")?)
-                    .map_err(|_| corrupt("status HTTP"))?,
-                cobrado: r.try_get("cobrado")?,
-                valor: Centavos(r.try_get("valor_centavos")?),
-                saldo_antes: r.try_get::<Option<i64>, _>("saldo_antes")?.map(Centavos),
-                saldo_depois: r.try_get::<Option<i64>, _>("saldo_depois")?.map(Centavos),
+        let itens = rows
+            .iter()
+            .map(|r| {
+                Ok(ConsultaRegistrada {
+                    em: r.try_get("data")?,
+                    endpoint: r.try_get("endpoint")?,
+                    chave: r.try_get("chave")?,
+                    status: u16::try_from(r.try_get::<i64, _>("status_http")?)
+                        .map_err(|_| corrupt("status HTTP"))?,
+                    cobrado: r.try_get("cobrado")?,
+                    valor: Centavos(r.try_get("valor_centavos")?),
+                    saldo_antes: r.try_get::<Option<i64>, _>("saldo_antes")?.map(Centavos),
+                    saldo_depois: r.try_get::<Option<i64>, _>("saldo_depois")?.map(Centavos),
+                })
             })
-        })
-        .collect::<Result<Vec<_>, StoreError>>()?;
-    Ok((itens, total.unsigned_abs()))
-}
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        Ok((itens, total.unsigned_abs()))
+    }
 
-pub(super) async fn uso_por_endpoint(
-    pool: &PgPool,
-    conta: ContaId,
-    desde: DateTime<Utc>,
-) -> Result<Vec<UsoEndpoint>, StoreError> {
-    let rows: Vec<(String, i64, i64)> = sqlx::query_as(
-        "SELECT endpoint, COUNT(*), COALESCE(SUM(valor_centavos), 0)::BIGINT FROM consultas
+    async fn uso_por_endpoint(
+        &self,
+        conta: ContaId,
+        desde: DateTime<Utc>,
+    ) -> Result<Vec<UsoEndpoint>, StoreError> {
+        let rows: Vec<(String, i64, i64)> = sqlx::query_as(
+            "SELECT endpoint, COUNT(*), COALESCE(SUM(valor_centavos), 0)::BIGINT FROM consultas
          WHERE conta_id = $1 AND data >= $2 GROUP BY endpoint ORDER BY endpoint",
-    )
-    .bind(conta.0)
-    .bind(desde)
-    .fetch_all(pool)
-    .await?;
-    Ok(rows
-        .into_iter()
-        .map(|(endpoint, n, v)| UsoEndpoint {
-            endpoint,
-            quantidade: n.unsigned_abs(),
-            valor_total: Centavos(v),
-        })
-        .collect())
+        )
+        .bind(conta.0)
+        .bind(desde)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(endpoint, n, v)| UsoEndpoint {
+                endpoint,
+                quantidade: n.unsigned_abs(),
+                valor_total: Centavos(v),
+            })
+            .collect())
+    }
 }

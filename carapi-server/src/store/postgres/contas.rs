@@ -1,114 +1,111 @@
 //! Accounts, their limits and the ledger check.
 
-use sqlx::PgPool;
+use async_trait::async_trait;
 
+use super::PgStore;
 use super::linhas::conta_de;
 use crate::money::Centavos;
-use crate::store::{Conta, ContaId, NovaContaRegistro, Patch, Razao, StoreError};
+use crate::store::{Conta, ContaId, ContasStore, NovaContaRegistro, Patch, Razao, StoreError};
 
-pub(super) async fn criar_conta(
-    pool: &PgPool,
-    nova: NovaContaRegistro,
-) -> Result<ContaId, StoreError> {
-    let mut tx = pool.begin().await?;
-    let id: i64 = sqlx::query_scalar(
-        "INSERT INTO contas (chave_hash, saldo_centavos, legado, documento, email, criada_em)
+#[async_trait]
+impl ContasStore for PgStore {
+    async fn criar_conta(&self, nova: NovaContaRegistro) -> Result<ContaId, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO contas (chave_hash, saldo_centavos, legado, documento, email, criada_em)
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
-    )
-    .bind(&nova.chave_hash)
-    .bind(nova.saldo.0)
-    .bind(nova.legado)
-    .bind(nova.documento.as_ref().map(|d| d.as_str().to_owned()))
-    .bind(&nova.email)
-    .bind(nova.em)
-    .fetch_one(&mut *tx)
-    .await?;
-    if nova.saldo.0 > 0 {
-        sqlx::query(
-            "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, criado_em)
-             VALUES ($1, 'credito', $2, 'saldo_inicial', $3)",
         )
-        .bind(id)
+        .bind(&nova.chave_hash)
         .bind(nova.saldo.0)
+        .bind(nova.legado)
+        .bind(nova.documento.as_ref().map(|d| d.as_str().to_owned()))
+        .bind(&nova.email)
         .bind(nova.em)
-        .execute(&mut *tx)
+        .fetch_one(&mut *tx)
         .await?;
-    }
-    tx.commit().await?;
-    Ok(ContaId(id))
-}
-
-pub(super) async fn conta_por_chave(
-    pool: &PgPool,
-    chave_hash: &str,
-) -> Result<Option<Conta>, StoreError> {
-    let row = sqlx::query("SELECT * FROM contas WHERE chave_hash = $1")
-        .bind(chave_hash)
-        .fetch_optional(pool)
-        .await?;
-    row.as_ref().map(conta_de).transpose()
-}
-
-pub(super) async fn conta(pool: &PgPool, id: ContaId) -> Result<Option<Conta>, StoreError> {
-    let row = sqlx::query("SELECT * FROM contas WHERE id = $1")
-        .bind(id.0)
-        .fetch_optional(pool)
-        .await?;
-    row.as_ref().map(conta_de).transpose()
-}
-
-pub(super) async fn contas(pool: &PgPool) -> Result<Vec<ContaId>, StoreError> {
-    let ids: Vec<i64> = sqlx::query_scalar("SELECT id FROM contas ORDER BY id")
-        .fetch_all(pool)
-        .await?;
-    Ok(ids.into_iter().map(ContaId).collect())
-}
-
-pub(super) async fn atualizar_limites(
-    pool: &PgPool,
-    id: ContaId,
-    diario: Patch<u32>,
-    mensal: Patch<Centavos>,
-) -> Result<Option<Conta>, StoreError> {
-    let mut tx = pool.begin().await?;
-    if let Some(d) = diario {
-        sqlx::query("UPDATE contas SET limite_diario = $1 WHERE id = $2")
-            .bind(d.map(i64::from))
-            .bind(id.0)
+        if nova.saldo.0 > 0 {
+            sqlx::query(
+                "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, criado_em)
+             VALUES ($1, 'credito', $2, 'saldo_inicial', $3)",
+            )
+            .bind(id)
+            .bind(nova.saldo.0)
+            .bind(nova.em)
             .execute(&mut *tx)
             .await?;
+        }
+        tx.commit().await?;
+        Ok(ContaId(id))
     }
-    if let Some(m) = mensal {
-        sqlx::query("UPDATE contas SET limite_mensal_centavos = $1 WHERE id = $2")
-            .bind(m.map(|c| c.0))
-            .bind(id.0)
-            .execute(&mut *tx)
-            .await?;
-    }
-    let row = sqlx::query("SELECT * FROM contas WHERE id = $1")
-        .bind(id.0)
-        .fetch_optional(&mut *tx)
-        .await?;
-    tx.commit().await?;
-    row.as_ref().map(conta_de).transpose()
-}
 
-/// The ledger sums of `conta` from one snapshot (a `REPEATABLE READ` read-only transaction,
-/// so a charge committing meanwhile cannot make the sums disagree).
-pub(super) async fn razao(pool: &PgPool, conta: ContaId) -> Result<Option<Razao>, StoreError> {
-    let mut tx = pool.begin().await?;
-    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        .execute(&mut *tx)
-        .await?;
-    let Some(saldo): Option<i64> =
-        sqlx::query_scalar("SELECT saldo_centavos FROM contas WHERE id = $1")
-            .bind(conta.0)
+    async fn conta_por_chave(&self, chave_hash: &str) -> Result<Option<Conta>, StoreError> {
+        let row = sqlx::query("SELECT * FROM contas WHERE chave_hash = $1")
+            .bind(chave_hash)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(conta_de).transpose()
+    }
+
+    async fn conta(&self, id: ContaId) -> Result<Option<Conta>, StoreError> {
+        let row = sqlx::query("SELECT * FROM contas WHERE id = $1")
+            .bind(id.0)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(conta_de).transpose()
+    }
+
+    async fn contas(&self) -> Result<Vec<ContaId>, StoreError> {
+        let ids: Vec<i64> = sqlx::query_scalar("SELECT id FROM contas ORDER BY id")
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(ids.into_iter().map(ContaId).collect())
+    }
+
+    async fn atualizar_limites(
+        &self,
+        id: ContaId,
+        diario: Patch<u32>,
+        mensal: Patch<Centavos>,
+    ) -> Result<Option<Conta>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        if let Some(d) = diario {
+            sqlx::query("UPDATE contas SET limite_diario = $1 WHERE id = $2")
+                .bind(d.map(i64::from))
+                .bind(id.0)
+                .execute(&mut *tx)
+                .await?;
+        }
+        if let Some(m) = mensal {
+            sqlx::query("UPDATE contas SET limite_mensal_centavos = $1 WHERE id = $2")
+                .bind(m.map(|c| c.0))
+                .bind(id.0)
+                .execute(&mut *tx)
+                .await?;
+        }
+        let row = sqlx::query("SELECT * FROM contas WHERE id = $1")
+            .bind(id.0)
             .fetch_optional(&mut *tx)
-            .await?
-    else {
-        return Ok(None);
-    };
-    let sums: (i64, i64, i64, i64, i64) = sqlx::query_as(
+            .await?;
+        tx.commit().await?;
+        row.as_ref().map(conta_de).transpose()
+    }
+
+    /// The ledger sums of `conta` from one snapshot (a `REPEATABLE READ` read-only transaction,
+    /// so a charge committing meanwhile cannot make the sums disagree).
+    async fn razao(&self, conta: ContaId) -> Result<Option<Razao>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            .execute(&mut *tx)
+            .await?;
+        let Some(saldo): Option<i64> =
+            sqlx::query_scalar("SELECT saldo_centavos FROM contas WHERE id = $1")
+                .bind(conta.0)
+                .fetch_optional(&mut *tx)
+                .await?
+        else {
+            return Ok(None);
+        };
+        let sums: (i64, i64, i64, i64, i64) = sqlx::query_as(
         "SELECT
            (SELECT COALESCE(SUM(valor_centavos), 0)::BIGINT FROM lancamentos WHERE conta_id = $1 AND tipo = 'credito'),
            (SELECT COALESCE(SUM(valor_centavos), 0)::BIGINT FROM lancamentos WHERE conta_id = $1 AND tipo = 'debito'),
@@ -119,15 +116,16 @@ pub(super) async fn razao(pool: &PgPool, conta: ContaId) -> Result<Option<Razao>
     .bind(conta.0)
     .fetch_one(&mut *tx)
     .await?;
-    tx.commit().await?;
-    let (creditos, debitos, inicial, historico, recargas) = sums;
-    Ok(Some(Razao {
-        conta_id: conta,
-        saldo: Centavos(saldo),
-        creditos: Centavos(creditos),
-        debitos: Centavos(debitos),
-        cobrado_historico: Centavos(historico),
-        creditado_recargas: Centavos(recargas),
-        saldo_inicial: Centavos(inicial),
-    }))
+        tx.commit().await?;
+        let (creditos, debitos, inicial, historico, recargas) = sums;
+        Ok(Some(Razao {
+            conta_id: conta,
+            saldo: Centavos(saldo),
+            creditos: Centavos(creditos),
+            debitos: Centavos(debitos),
+            cobrado_historico: Centavos(historico),
+            creditado_recargas: Centavos(recargas),
+            saldo_inicial: Centavos(inicial),
+        }))
+    }
 }

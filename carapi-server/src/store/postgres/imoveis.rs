@@ -1,31 +1,46 @@
 //! CAR records and their owners.
 
+use async_trait::async_trait;
 use std::collections::HashMap;
 
 use carapi_sdk::{CodigoCar, CpfCnpj};
-use sqlx::{PgPool, Row};
+use sqlx::Row;
 
+use super::PgStore;
 use super::linhas::{COLUNAS_IMOVEL, corrupt, imovel_de, proprietarios_de};
 use crate::dados::{Imovel, Proprietario};
-use crate::store::StoreError;
+use crate::store::{ImoveisStore, StoreError};
 
 /// Records written per transaction by [`gravar_imoveis`].
 const LOTE: usize = 2000;
 
-pub(super) async fn contar_imoveis(pool: &PgPool) -> Result<u64, StoreError> {
-    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM imoveis")
-        .fetch_one(pool)
-        .await?;
-    Ok(n.unsigned_abs())
+/// The first codes of an owner, by the index `(documento, codigo_car)`: binds the document and
+/// how many codes.
+pub const CODIGOS_DO_DOCUMENTO: &str = "SELECT DISTINCT codigo_car FROM imovel_proprietarios WHERE documento = $1 ORDER BY codigo_car LIMIT $2";
+/// The owners of an array of codes, by primary key `(codigo_car, ordem)`, in stored order.
+pub const DONOS_POR_CODIGOS: &str = "SELECT codigo_car, documento, nome FROM imovel_proprietarios WHERE codigo_car = ANY($1) ORDER BY codigo_car, ordem";
+
+/// The records of an array of codes, by primary key, in code order.
+pub fn imoveis_por_codigos() -> String {
+    format!("SELECT {COLUNAS_IMOVEL} FROM imoveis WHERE codigo_car = ANY($1) ORDER BY codigo_car")
 }
 
-pub(super) async fn gravar_imoveis(pool: &PgPool, imoveis: &[Imovel]) -> Result<u64, StoreError> {
-    let mut total = 0;
-    for lote in imoveis.chunks(LOTE) {
-        let mut tx = pool.begin().await?;
-        for i in lote {
-            let codigo = i.codigo_car.as_str();
-            sqlx::query(
+#[async_trait]
+impl ImoveisStore for PgStore {
+    async fn contar_imoveis(&self) -> Result<u64, StoreError> {
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM imoveis")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(n.unsigned_abs())
+    }
+
+    async fn gravar_imoveis(&self, imoveis: &[Imovel]) -> Result<u64, StoreError> {
+        let mut total = 0;
+        for lote in imoveis.chunks(LOTE) {
+            let mut tx = self.pool.begin().await?;
+            for i in lote {
+                let codigo = i.codigo_car.as_str();
+                sqlx::query(
                 "INSERT INTO imoveis (codigo_car, status_imovel, condicao, nome_imovel, area_total_ha, modulos_fiscais,
                    data_cadastro, data_atualizacao, tipo_imovel, municipio, codigo_municipio_ibge, uf, codigo_protocolo,
                    latitude, longitude, matricula_numero, matricula_data, matricula_cartorio, tem_recibo)
@@ -63,98 +78,90 @@ pub(super) async fn gravar_imoveis(pool: &PgPool, imoveis: &[Imovel]) -> Result<
             .bind(i.tem_recibo)
             .execute(&mut *tx)
             .await?;
-            sqlx::query("DELETE FROM imovel_proprietarios WHERE codigo_car = $1")
-                .bind(codigo)
-                .execute(&mut *tx)
-                .await?;
-            if !i.proprietarios.is_empty() {
-                let ordens: Vec<i64> = (0..i.proprietarios.len() as i64).collect();
-                let documentos: Vec<String> = i
-                    .proprietarios
-                    .iter()
-                    .map(|p| p.documento.as_str().to_owned())
-                    .collect();
-                let nomes: Vec<&str> = i.proprietarios.iter().map(|p| p.nome.as_str()).collect();
-                sqlx::query(
-                    "INSERT INTO imovel_proprietarios (codigo_car, ordem, documento, nome)
+                sqlx::query("DELETE FROM imovel_proprietarios WHERE codigo_car = $1")
+                    .bind(codigo)
+                    .execute(&mut *tx)
+                    .await?;
+                if !i.proprietarios.is_empty() {
+                    let ordens: Vec<i64> = (0..i.proprietarios.len() as i64).collect();
+                    let documentos: Vec<String> = i
+                        .proprietarios
+                        .iter()
+                        .map(|p| p.documento.as_str().to_owned())
+                        .collect();
+                    let nomes: Vec<&str> =
+                        i.proprietarios.iter().map(|p| p.nome.as_str()).collect();
+                    sqlx::query(
+                        "INSERT INTO imovel_proprietarios (codigo_car, ordem, documento, nome)
                      SELECT $1, * FROM UNNEST($2::bigint[], $3::text[], $4::text[])",
-                )
-                .bind(codigo)
-                .bind(&ordens)
-                .bind(&documentos)
-                .bind(&nomes)
-                .execute(&mut *tx)
-                .await?;
+                    )
+                    .bind(codigo)
+                    .bind(&ordens)
+                    .bind(&documentos)
+                    .bind(&nomes)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                total += 1;
             }
-            total += 1;
+            tx.commit().await?;
         }
-        tx.commit().await?;
+        Ok(total)
     }
-    Ok(total)
-}
 
-pub(super) async fn imovel(
-    pool: &PgPool,
-    codigo: &CodigoCar,
-) -> Result<Option<Imovel>, StoreError> {
-    let Some(row) = sqlx::query(&format!(
-        "SELECT {COLUNAS_IMOVEL} FROM imoveis WHERE codigo_car = $1"
-    ))
-    .bind(codigo.as_str())
-    .fetch_optional(pool)
-    .await?
-    else {
-        return Ok(None);
-    };
-    let mut imovel = imovel_de(&row)?;
-    imovel.proprietarios = proprietarios_de(pool, codigo.as_str()).await?;
-    Ok(Some(imovel))
-}
+    async fn imovel(&self, codigo: &CodigoCar) -> Result<Option<Imovel>, StoreError> {
+        let Some(row) = sqlx::query(&format!(
+            "SELECT {COLUNAS_IMOVEL} FROM imoveis WHERE codigo_car = $1"
+        ))
+        .bind(codigo.as_str())
+        .fetch_optional(&self.pool)
+        .await?
+        else {
+            return Ok(None);
+        };
+        let mut imovel = imovel_de(&row)?;
+        imovel.proprietarios = proprietarios_de(&self.pool, codigo.as_str()).await?;
+        Ok(Some(imovel))
+    }
 
-/// The first `limite` records of `documento` by CAR code (byte order), in two queries.
-pub(super) async fn imoveis_do_documento(
-    pool: &PgPool,
-    documento: &CpfCnpj,
-    limite: u32,
-) -> Result<(Vec<Imovel>, bool), StoreError> {
-    let codigos: Vec<String> = sqlx::query_scalar(
-        "SELECT DISTINCT codigo_car FROM imovel_proprietarios WHERE documento = $1 ORDER BY codigo_car LIMIT $2",
-    )
-    .bind(documento.as_str())
-    .bind(i64::from(limite) + 1)
-    .fetch_all(pool)
-    .await?;
-    let truncado = codigos.len() > limite as usize;
-    let codigos: Vec<String> = codigos.into_iter().take(limite as usize).collect();
-    let rows = sqlx::query(&format!(
-        "SELECT {COLUNAS_IMOVEL} FROM imoveis WHERE codigo_car = ANY($1) ORDER BY codigo_car"
-    ))
-    .bind(&codigos)
-    .fetch_all(pool)
-    .await?;
-    let mut donos: HashMap<String, Vec<Proprietario>> = HashMap::new();
-    for r in sqlx::query(
-        "SELECT codigo_car, documento, nome FROM imovel_proprietarios WHERE codigo_car = ANY($1)
-         ORDER BY codigo_car, ordem",
-    )
-    .bind(&codigos)
-    .fetch_all(pool)
-    .await?
-    {
-        let d: String = r.try_get("documento")?;
-        donos
-            .entry(r.try_get("codigo_car")?)
-            .or_default()
-            .push(Proprietario {
-                documento: CpfCnpj::parse(&d).map_err(|_| corrupt(format!("documento {d}")))?,
-                nome: r.try_get("nome")?,
-            });
+    /// The first `limite` records of `documento` by CAR code (byte order), in two queries.
+    async fn imoveis_do_documento(
+        &self,
+        documento: &CpfCnpj,
+        limite: u32,
+    ) -> Result<(Vec<Imovel>, bool), StoreError> {
+        let codigos: Vec<String> = sqlx::query_scalar(CODIGOS_DO_DOCUMENTO)
+            .bind(documento.as_str())
+            .bind(i64::from(limite) + 1)
+            .fetch_all(&self.pool)
+            .await?;
+        let truncado = codigos.len() > limite as usize;
+        let codigos: Vec<String> = codigos.into_iter().take(limite as usize).collect();
+        let rows = sqlx::query(&imoveis_por_codigos())
+            .bind(&codigos)
+            .fetch_all(&self.pool)
+            .await?;
+        let mut donos: HashMap<String, Vec<Proprietario>> = HashMap::new();
+        for r in sqlx::query(DONOS_POR_CODIGOS)
+            .bind(&codigos)
+            .fetch_all(&self.pool)
+            .await?
+        {
+            let d: String = r.try_get("documento")?;
+            donos
+                .entry(r.try_get("codigo_car")?)
+                .or_default()
+                .push(Proprietario {
+                    documento: CpfCnpj::parse(&d).map_err(|_| corrupt(format!("documento {d}")))?,
+                    nome: r.try_get("nome")?,
+                });
+        }
+        let mut out = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let mut imovel = imovel_de(row)?;
+            imovel.proprietarios = donos.remove(imovel.codigo_car.as_str()).unwrap_or_default();
+            out.push(imovel);
+        }
+        Ok((out, truncado))
     }
-    let mut out = Vec::with_capacity(rows.len());
-    for row in &rows {
-        let mut imovel = imovel_de(row)?;
-        imovel.proprietarios = donos.remove(imovel.codigo_car.as_str()).unwrap_or_default();
-        out.push(imovel);
-    }
-    Ok((out, truncado))
 }

@@ -24,21 +24,19 @@ mod consultas;
 mod contas;
 mod imoveis;
 mod linhas;
+mod psp;
 mod recargas;
+
+pub use imoveis::{CODIGOS_DO_DOCUMENTO, DONOS_POR_CODIGOS, imoveis_por_codigos};
 
 use std::str::FromStr;
 use std::time::Duration;
 
-use async_trait::async_trait;
-use carapi_sdk::{CodigoCar, CpfCnpj, RecargaStatus};
-use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::migrate::MigrateDatabase;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{PgPool, Postgres};
-use uuid::Uuid;
 
 use super::*;
-use crate::dados::Imovel;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
@@ -115,154 +113,5 @@ impl PgStore {
     /// Closes the pool.
     pub async fn close(&self) {
         self.pool.close().await;
-    }
-}
-
-#[async_trait]
-impl Store for PgStore {
-    async fn criar_conta(&self, nova: NovaContaRegistro) -> Result<ContaId, StoreError> {
-        contas::criar_conta(&self.pool, nova).await
-    }
-
-    async fn conta_por_chave(&self, chave_hash: &str) -> Result<Option<Conta>, StoreError> {
-        contas::conta_por_chave(&self.pool, chave_hash).await
-    }
-
-    async fn conta(&self, id: ContaId) -> Result<Option<Conta>, StoreError> {
-        contas::conta(&self.pool, id).await
-    }
-
-    async fn contas(&self) -> Result<Vec<ContaId>, StoreError> {
-        contas::contas(&self.pool).await
-    }
-
-    async fn atualizar_limites(
-        &self,
-        id: ContaId,
-        diario: Patch<u32>,
-        mensal: Patch<Centavos>,
-    ) -> Result<Option<Conta>, StoreError> {
-        contas::atualizar_limites(&self.pool, id, diario, mensal).await
-    }
-
-    async fn contar_imoveis(&self) -> Result<u64, StoreError> {
-        imoveis::contar_imoveis(&self.pool).await
-    }
-
-    async fn gravar_imoveis(&self, lista: &[Imovel]) -> Result<u64, StoreError> {
-        imoveis::gravar_imoveis(&self.pool, lista).await
-    }
-
-    async fn imovel(&self, codigo: &CodigoCar) -> Result<Option<Imovel>, StoreError> {
-        imoveis::imovel(&self.pool, codigo).await
-    }
-
-    async fn imoveis_do_documento(
-        &self,
-        documento: &CpfCnpj,
-        limite: u32,
-    ) -> Result<(Vec<Imovel>, bool), StoreError> {
-        imoveis::imoveis_do_documento(&self.pool, documento, limite).await
-    }
-
-    async fn registrar_consulta(&self, registro: RegistroConsulta) -> Result<(), StoreError> {
-        consultas::registrar_consulta(&self.pool, registro).await
-    }
-
-    async fn cobrar_consulta(&self, cobranca: Cobranca) -> Result<ResultadoCobranca, StoreError> {
-        consultas::cobrar_consulta(&self.pool, cobranca).await
-    }
-
-    async fn uso_periodo(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriodo, StoreError> {
-        consultas::uso_periodo(&self.pool, conta, dia).await
-    }
-
-    async fn historico(
-        &self,
-        conta: ContaId,
-        filtro: &FiltroHistorico,
-    ) -> Result<(Vec<ConsultaRegistrada>, u64), StoreError> {
-        consultas::historico(&self.pool, conta, filtro).await
-    }
-
-    async fn uso_por_endpoint(
-        &self,
-        conta: ContaId,
-        desde: DateTime<Utc>,
-    ) -> Result<Vec<UsoEndpoint>, StoreError> {
-        consultas::uso_por_endpoint(&self.pool, conta, desde).await
-    }
-
-    async fn recarga_reaproveitavel(
-        &self,
-        conta: ContaId,
-        valor: Centavos,
-        desde: DateTime<Utc>,
-    ) -> Result<Option<Recarga>, StoreError> {
-        recargas::recarga_reaproveitavel(&self.pool, conta, valor, desde).await
-    }
-
-    async fn inserir_recarga(
-        &self,
-        nova: Recarga,
-        desde: DateTime<Utc>,
-    ) -> Result<(Recarga, bool), StoreError> {
-        recargas::inserir_recarga(&self.pool, nova, desde).await
-    }
-
-    async fn recarga(&self, conta: ContaId, id: Uuid) -> Result<Option<Recarga>, StoreError> {
-        recargas::recarga(&self.pool, conta, id).await
-    }
-
-    async fn recarga_por_id(&self, id: Uuid) -> Result<Option<Recarga>, StoreError> {
-        recargas::recarga_por_id(&self.pool, id).await
-    }
-
-    async fn recargas(
-        &self,
-        conta: ContaId,
-        status: Option<RecargaStatus>,
-        page: u32,
-        size: u32,
-    ) -> Result<(Vec<Recarga>, u64), StoreError> {
-        recargas::recargas(&self.pool, conta, status, page, size).await
-    }
-
-    async fn recargas_pendentes(&self, limite: u32) -> Result<Vec<Recarga>, StoreError> {
-        recargas::recargas_pendentes(&self.pool, limite).await
-    }
-
-    async fn confirmar_recarga(
-        &self,
-        payment_id: &str,
-        em: DateTime<Utc>,
-    ) -> Result<Confirmacao, StoreError> {
-        recargas::confirmar_recarga(&self.pool, payment_id, em).await
-    }
-
-    async fn psp_registrar(
-        &self,
-        payment_id: &str,
-        valor: Centavos,
-        documento: &CpfCnpj,
-        email: Option<&str>,
-        em: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        recargas::psp_registrar(&self.pool, payment_id, valor, documento, email, em).await
-    }
-
-    async fn psp_pagar(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, StoreError> {
-        recargas::psp_pagar(&self.pool, payment_id, em).await
-    }
-
-    async fn psp_situacao(
-        &self,
-        payment_id: &str,
-    ) -> Result<Option<Option<DateTime<Utc>>>, StoreError> {
-        recargas::psp_situacao(&self.pool, payment_id).await
-    }
-
-    async fn razao(&self, conta: ContaId) -> Result<Option<Razao>, StoreError> {
-        contas::razao(&self.pool, conta).await
     }
 }

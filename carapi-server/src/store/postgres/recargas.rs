@@ -1,13 +1,14 @@
 //! Top-ups (reuse, listing, the exactly-once confirmation) and the simulated PSP's book.
 
-use carapi_sdk::{CpfCnpj, RecargaStatus};
+use async_trait::async_trait;
+use carapi_sdk::RecargaStatus;
 use chrono::{DateTime, Utc};
-use sqlx::PgPool;
 use uuid::Uuid;
 
+use super::PgStore;
 use super::linhas::{COLUNAS_RECARGA, recarga_de};
 use crate::money::Centavos;
-use crate::store::{Confirmacao, ContaId, Recarga, StoreError};
+use crate::store::{Confirmacao, ContaId, Recarga, RecargasStore, StoreError};
 
 fn sql_reaproveitavel() -> String {
     format!(
@@ -16,44 +17,46 @@ fn sql_reaproveitavel() -> String {
     )
 }
 
-pub(super) async fn recarga_reaproveitavel(
-    pool: &PgPool,
-    conta: ContaId,
-    valor: Centavos,
-    desde: DateTime<Utc>,
-) -> Result<Option<Recarga>, StoreError> {
-    let row = sqlx::query(&sql_reaproveitavel())
-        .bind(conta.0)
-        .bind(valor.0)
-        .bind(desde)
-        .fetch_optional(pool)
-        .await?;
-    row.as_ref().map(recarga_de).transpose()
-}
-
-/// Locks the account row first, so two concurrent requests for the same amount cannot both
-/// miss the reusable top-up and insert two.
-pub(super) async fn inserir_recarga(
-    pool: &PgPool,
-    nova: Recarga,
-    desde: DateTime<Utc>,
-) -> Result<(Recarga, bool), StoreError> {
-    let mut tx = pool.begin().await?;
-    sqlx::query("SELECT id FROM contas WHERE id = $1 FOR UPDATE")
-        .bind(nova.conta.0)
-        .execute(&mut *tx)
-        .await?;
-    let existente = sqlx::query(&sql_reaproveitavel())
-        .bind(nova.conta.0)
-        .bind(nova.valor.0)
-        .bind(desde)
-        .fetch_optional(&mut *tx)
-        .await?;
-    if let Some(row) = existente {
-        tx.commit().await?;
-        return Ok((recarga_de(&row)?, true));
+#[async_trait]
+impl RecargasStore for PgStore {
+    async fn recarga_reaproveitavel(
+        &self,
+        conta: ContaId,
+        valor: Centavos,
+        desde: DateTime<Utc>,
+    ) -> Result<Option<Recarga>, StoreError> {
+        let row = sqlx::query(&sql_reaproveitavel())
+            .bind(conta.0)
+            .bind(valor.0)
+            .bind(desde)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(recarga_de).transpose()
     }
-    sqlx::query(&format!(
+
+    /// Locks the account row first, so two concurrent requests for the same amount cannot both
+    /// miss the reusable top-up and insert two.
+    async fn inserir_recarga(
+        &self,
+        nova: Recarga,
+        desde: DateTime<Utc>,
+    ) -> Result<(Recarga, bool), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("SELECT id FROM contas WHERE id = $1 FOR UPDATE")
+            .bind(nova.conta.0)
+            .execute(&mut *tx)
+            .await?;
+        let existente = sqlx::query(&sql_reaproveitavel())
+            .bind(nova.conta.0)
+            .bind(nova.valor.0)
+            .bind(desde)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if let Some(row) = existente {
+            tx.commit().await?;
+            return Ok((recarga_de(&row)?, true));
+        }
+        sqlx::query(&format!(
         "INSERT INTO recargas ({COLUNAS_RECARGA}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
     ))
     .bind(nova.id)
@@ -68,115 +71,108 @@ pub(super) async fn inserir_recarga(
     .bind(nova.confirmada_em)
     .execute(&mut *tx)
     .await?;
-    tx.commit().await?;
-    Ok((nova, false))
-}
+        tx.commit().await?;
+        Ok((nova, false))
+    }
 
-pub(super) async fn recarga(
-    pool: &PgPool,
-    conta: ContaId,
-    id: Uuid,
-) -> Result<Option<Recarga>, StoreError> {
-    let row = sqlx::query(&format!(
-        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE id = $1 AND conta_id = $2"
-    ))
-    .bind(id)
-    .bind(conta.0)
-    .fetch_optional(pool)
-    .await?;
-    row.as_ref().map(recarga_de).transpose()
-}
+    async fn recarga(&self, conta: ContaId, id: Uuid) -> Result<Option<Recarga>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE id = $1 AND conta_id = $2"
+        ))
+        .bind(id)
+        .bind(conta.0)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(recarga_de).transpose()
+    }
 
-pub(super) async fn recarga_por_id(pool: &PgPool, id: Uuid) -> Result<Option<Recarga>, StoreError> {
-    let row = sqlx::query(&format!(
-        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE id = $1"
-    ))
-    .bind(id)
-    .fetch_optional(pool)
-    .await?;
-    row.as_ref().map(recarga_de).transpose()
-}
+    async fn recarga_por_id(&self, id: Uuid) -> Result<Option<Recarga>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(recarga_de).transpose()
+    }
 
-pub(super) async fn recargas(
-    pool: &PgPool,
-    conta: ContaId,
-    status: Option<RecargaStatus>,
-    page: u32,
-    size: u32,
-) -> Result<(Vec<Recarga>, u64), StoreError> {
-    let filtro = "FROM recargas WHERE conta_id = $1 AND ($2::text IS NULL OR status = $2)";
-    let status = status.map(|s| s.as_str());
-    let total: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) {filtro}"))
+    async fn recargas(
+        &self,
+        conta: ContaId,
+        status: Option<RecargaStatus>,
+        page: u32,
+        size: u32,
+    ) -> Result<(Vec<Recarga>, u64), StoreError> {
+        let filtro = "FROM recargas WHERE conta_id = $1 AND ($2::text IS NULL OR status = $2)";
+        let status = status.map(|s| s.as_str());
+        let total: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) {filtro}"))
+            .bind(conta.0)
+            .bind(status)
+            .fetch_one(&self.pool)
+            .await?;
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUNAS_RECARGA} {filtro} ORDER BY criada_em DESC, seq DESC LIMIT $3 OFFSET $4"
+        ))
         .bind(conta.0)
         .bind(status)
-        .fetch_one(pool)
+        .bind(i64::from(size))
+        .bind(i64::from(page.max(1) - 1) * i64::from(size))
+        .fetch_all(&self.pool)
         .await?;
-    let rows = sqlx::query(&format!(
-        "SELECT {COLUNAS_RECARGA} {filtro} ORDER BY criada_em DESC, seq DESC LIMIT $3 OFFSET $4"
-    ))
-    .bind(conta.0)
-    .bind(status)
-    .bind(i64::from(size))
-    .bind(i64::from(page.max(1) - 1) * i64::from(size))
-    .fetch_all(pool)
-    .await?;
-    let itens = rows.iter().map(recarga_de).collect::<Result<Vec<_>, _>>()?;
-    Ok((itens, total.unsigned_abs()))
-}
+        let itens = rows.iter().map(recarga_de).collect::<Result<Vec<_>, _>>()?;
+        Ok((itens, total.unsigned_abs()))
+    }
 
-pub(super) async fn recargas_pendentes(
-    pool: &PgPool,
-    limite: u32,
-) -> Result<Vec<Recarga>, StoreError> {
-    let rows = sqlx::query(&format!(
+    async fn recargas_pendentes(&self, limite: u32) -> Result<Vec<Recarga>, StoreError> {
+        let rows = sqlx::query(&format!(
         "SELECT {COLUNAS_RECARGA} FROM recargas WHERE status = 'Pendente' ORDER BY criada_em, seq LIMIT $1"
     ))
     .bind(i64::from(limite))
-    .fetch_all(pool)
+    .fetch_all(&self.pool)
     .await?;
-    rows.iter().map(recarga_de).collect()
-}
+        rows.iter().map(recarga_de).collect()
+    }
 
-/// The conditional `UPDATE ... WHERE status = 'Pendente'` takes the row lock: a concurrent
-/// confirmation waits for it, then re-checks the condition, finds `Confirmado` and changes
-/// nothing. The credit commits or rolls back with the transition.
-pub(super) async fn confirmar_recarga(
-    pool: &PgPool,
-    payment_id: &str,
-    em: DateTime<Utc>,
-) -> Result<Confirmacao, StoreError> {
-    let mut tx = pool.begin().await?;
-    let movida = sqlx::query(&format!(
-        "UPDATE recargas SET status = 'Confirmado', confirmada_em = $1
+    /// The conditional `UPDATE ... WHERE status = 'Pendente'` takes the row lock: a concurrent
+    /// confirmation waits for it, then re-checks the condition, finds `Confirmado` and changes
+    /// nothing. The credit commits or rolls back with the transition.
+    async fn confirmar_recarga(
+        &self,
+        payment_id: &str,
+        em: DateTime<Utc>,
+    ) -> Result<Confirmacao, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let movida = sqlx::query(&format!(
+            "UPDATE recargas SET status = 'Confirmado', confirmada_em = $1
          WHERE payment_id = $2 AND status = 'Pendente' RETURNING {COLUNAS_RECARGA}"
-    ))
-    .bind(em)
-    .bind(payment_id)
-    .fetch_optional(&mut *tx)
-    .await?;
-    let Some(row) = movida else {
-        let atual = sqlx::query(&format!(
-            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE payment_id = $1"
         ))
+        .bind(em)
         .bind(payment_id)
         .fetch_optional(&mut *tx)
         .await?;
-        tx.commit().await?;
-        return Ok(match atual {
-            Some(r) => Confirmacao::JaFinal(recarga_de(&r)?),
-            None => Confirmacao::NaoEncontrada,
-        });
-    };
-    let recarga = recarga_de(&row)?;
-    let total = recarga.valor + recarga.bonus;
-    sqlx::query(
-        "UPDATE contas SET saldo_centavos = saldo_centavos + $1, legado = FALSE WHERE id = $2",
-    )
-    .bind(total.0)
-    .bind(recarga.conta.0)
-    .execute(&mut *tx)
-    .await?;
-    sqlx::query(
+        let Some(row) = movida else {
+            let atual = sqlx::query(&format!(
+                "SELECT {COLUNAS_RECARGA} FROM recargas WHERE payment_id = $1"
+            ))
+            .bind(payment_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            return Ok(match atual {
+                Some(r) => Confirmacao::JaFinal(recarga_de(&r)?),
+                None => Confirmacao::NaoEncontrada,
+            });
+        };
+        let recarga = recarga_de(&row)?;
+        let total = recarga.valor + recarga.bonus;
+        sqlx::query(
+            "UPDATE contas SET saldo_centavos = saldo_centavos + $1, legado = FALSE WHERE id = $2",
+        )
+        .bind(total.0)
+        .bind(recarga.conta.0)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
         "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, referencia, criado_em)
          VALUES ($1, 'credito', $2, 'recarga', $3, $4)",
     )
@@ -186,56 +182,7 @@ pub(super) async fn confirmar_recarga(
     .bind(em)
     .execute(&mut *tx)
     .await?;
-    tx.commit().await?;
-    Ok(Confirmacao::Creditada(recarga))
-}
-
-pub(super) async fn psp_registrar(
-    pool: &PgPool,
-    payment_id: &str,
-    valor: Centavos,
-    documento: &CpfCnpj,
-    email: Option<&str>,
-    em: DateTime<Utc>,
-) -> Result<(), StoreError> {
-    sqlx::query(
-        "INSERT INTO psp_cobrancas (payment_id, valor_centavos, documento, email, criada_em)
-         VALUES ($1, $2, $3, $4, $5)",
-    )
-    .bind(payment_id)
-    .bind(valor.0)
-    .bind(documento.as_str())
-    .bind(email)
-    .bind(em)
-    .execute(pool)
-    .await?;
-    Ok(())
-}
-
-/// Idempotent: the first payment instant is kept.
-pub(super) async fn psp_pagar(
-    pool: &PgPool,
-    payment_id: &str,
-    em: DateTime<Utc>,
-) -> Result<bool, StoreError> {
-    let existe: Option<bool> = sqlx::query_scalar(
-        "UPDATE psp_cobrancas SET paga_em = COALESCE(paga_em, $1) WHERE payment_id = $2 RETURNING TRUE",
-    )
-    .bind(em)
-    .bind(payment_id)
-    .fetch_optional(pool)
-    .await?;
-    Ok(existe.is_some())
-}
-
-pub(super) async fn psp_situacao(
-    pool: &PgPool,
-    payment_id: &str,
-) -> Result<Option<Option<DateTime<Utc>>>, StoreError> {
-    Ok(
-        sqlx::query_scalar("SELECT paga_em FROM psp_cobrancas WHERE payment_id = $1")
-            .bind(payment_id)
-            .fetch_optional(pool)
-            .await?,
-    )
+        tx.commit().await?;
+        Ok(Confirmacao::Creditada(recarga))
+    }
 }

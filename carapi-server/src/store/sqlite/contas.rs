@@ -3,27 +3,27 @@
 use super::SqliteStore;
 use super::linhas::{conta_de, ms};
 use crate::money::Centavos;
-use crate::store::{Conta, ContaId, NovaContaRegistro, Patch, Razao, StoreError};
+use crate::store::{Conta, ContaId, ContasStore, NovaContaRegistro, Patch, Razao, StoreError};
+use async_trait::async_trait;
 
-pub(super) async fn criar_conta(
-    store: &SqliteStore,
-    nova: NovaContaRegistro,
-) -> Result<ContaId, StoreError> {
-    let mut tx = store.imediata().await?;
-    let id: i64 = sqlx::query_scalar(
-        "INSERT INTO contas (chave_hash, saldo_centavos, legado, documento, email, criada_em)
+#[async_trait]
+impl ContasStore for SqliteStore {
+    async fn criar_conta(&self, nova: NovaContaRegistro) -> Result<ContaId, StoreError> {
+        let mut tx = self.imediata().await?;
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO contas (chave_hash, saldo_centavos, legado, documento, email, criada_em)
          VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-    )
-    .bind(&nova.chave_hash)
-    .bind(nova.saldo.0)
-    .bind(i64::from(nova.legado))
-    .bind(nova.documento.as_ref().map(|d| d.as_str().to_owned()))
-    .bind(&nova.email)
-    .bind(ms(nova.em))
-    .fetch_one(&mut *tx)
-    .await?;
-    if nova.saldo.0 > 0 {
-        sqlx::query(
+        )
+        .bind(&nova.chave_hash)
+        .bind(nova.saldo.0)
+        .bind(i64::from(nova.legado))
+        .bind(nova.documento.as_ref().map(|d| d.as_str().to_owned()))
+        .bind(&nova.email)
+        .bind(ms(nova.em))
+        .fetch_one(&mut *tx)
+        .await?;
+        if nova.saldo.0 > 0 {
+            sqlx::query(
             "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, criado_em) VALUES (?, 'credito', ?, 'saldo_inicial', ?)",
         )
         .bind(id)
@@ -31,110 +31,105 @@ pub(super) async fn criar_conta(
         .bind(ms(nova.em))
         .execute(&mut *tx)
         .await?;
+        }
+        tx.commit().await?;
+        Ok(ContaId(id))
     }
-    tx.commit().await?;
-    Ok(ContaId(id))
-}
 
-pub(super) async fn conta_por_chave(
-    store: &SqliteStore,
-    chave_hash: &str,
-) -> Result<Option<Conta>, StoreError> {
-    let row = sqlx::query("SELECT * FROM contas WHERE chave_hash = ?")
-        .bind(chave_hash)
-        .fetch_optional(&store.leitura)
-        .await?;
-    row.as_ref().map(conta_de).transpose()
-}
-
-pub(super) async fn conta(store: &SqliteStore, id: ContaId) -> Result<Option<Conta>, StoreError> {
-    let row = sqlx::query("SELECT * FROM contas WHERE id = ?")
-        .bind(id.0)
-        .fetch_optional(&store.leitura)
-        .await?;
-    row.as_ref().map(conta_de).transpose()
-}
-
-pub(super) async fn contas(store: &SqliteStore) -> Result<Vec<ContaId>, StoreError> {
-    let ids: Vec<i64> = sqlx::query_scalar("SELECT id FROM contas ORDER BY id")
-        .fetch_all(&store.leitura)
-        .await?;
-    Ok(ids.into_iter().map(ContaId).collect())
-}
-
-pub(super) async fn atualizar_limites(
-    store: &SqliteStore,
-    id: ContaId,
-    diario: Patch<u32>,
-    mensal: Patch<Centavos>,
-) -> Result<Option<Conta>, StoreError> {
-    let mut tx = store.imediata().await?;
-    if let Some(d) = diario {
-        sqlx::query("UPDATE contas SET limite_diario = ? WHERE id = ?")
-            .bind(d.map(i64::from))
-            .bind(id.0)
-            .execute(&mut *tx)
+    async fn conta_por_chave(&self, chave_hash: &str) -> Result<Option<Conta>, StoreError> {
+        let row = sqlx::query("SELECT * FROM contas WHERE chave_hash = ?")
+            .bind(chave_hash)
+            .fetch_optional(&self.leitura)
             .await?;
+        row.as_ref().map(conta_de).transpose()
     }
-    if let Some(m) = mensal {
-        sqlx::query("UPDATE contas SET limite_mensal_centavos = ? WHERE id = ?")
-            .bind(m.map(|c| c.0))
-            .bind(id.0)
-            .execute(&mut *tx)
-            .await?;
-    }
-    let row = sqlx::query("SELECT * FROM contas WHERE id = ?")
-        .bind(id.0)
-        .fetch_optional(&mut *tx)
-        .await?;
-    tx.commit().await?;
-    row.as_ref().map(conta_de).transpose()
-}
 
-pub(super) async fn razao(
-    store: &SqliteStore,
-    conta: ContaId,
-) -> Result<Option<Razao>, StoreError> {
-    // One read transaction: a consistent snapshot of the balance and the sums.
-    let mut tx = store.leitura.begin().await?;
-    let Some(saldo): Option<i64> =
-        sqlx::query_scalar("SELECT saldo_centavos FROM contas WHERE id = ?")
-            .bind(conta.0)
+    async fn conta(&self, id: ContaId) -> Result<Option<Conta>, StoreError> {
+        let row = sqlx::query("SELECT * FROM contas WHERE id = ?")
+            .bind(id.0)
+            .fetch_optional(&self.leitura)
+            .await?;
+        row.as_ref().map(conta_de).transpose()
+    }
+
+    async fn contas(&self) -> Result<Vec<ContaId>, StoreError> {
+        let ids: Vec<i64> = sqlx::query_scalar("SELECT id FROM contas ORDER BY id")
+            .fetch_all(&self.leitura)
+            .await?;
+        Ok(ids.into_iter().map(ContaId).collect())
+    }
+
+    async fn atualizar_limites(
+        &self,
+        id: ContaId,
+        diario: Patch<u32>,
+        mensal: Patch<Centavos>,
+    ) -> Result<Option<Conta>, StoreError> {
+        let mut tx = self.imediata().await?;
+        if let Some(d) = diario {
+            sqlx::query("UPDATE contas SET limite_diario = ? WHERE id = ?")
+                .bind(d.map(i64::from))
+                .bind(id.0)
+                .execute(&mut *tx)
+                .await?;
+        }
+        if let Some(m) = mensal {
+            sqlx::query("UPDATE contas SET limite_mensal_centavos = ? WHERE id = ?")
+                .bind(m.map(|c| c.0))
+                .bind(id.0)
+                .execute(&mut *tx)
+                .await?;
+        }
+        let row = sqlx::query("SELECT * FROM contas WHERE id = ?")
+            .bind(id.0)
             .fetch_optional(&mut *tx)
-            .await?
-    else {
-        return Ok(None);
-    };
-    let soma = |sql: &'static str| sqlx::query_scalar::<_, i64>(sql).bind(conta.0);
-    let creditos = soma("SELECT COALESCE(SUM(valor_centavos), 0) FROM lancamentos WHERE conta_id = ? AND tipo = 'credito'")
+            .await?;
+        tx.commit().await?;
+        row.as_ref().map(conta_de).transpose()
+    }
+
+    async fn razao(&self, conta: ContaId) -> Result<Option<Razao>, StoreError> {
+        // One read transaction: a consistent snapshot of the balance and the sums.
+        let mut tx = self.leitura.begin().await?;
+        let Some(saldo): Option<i64> =
+            sqlx::query_scalar("SELECT saldo_centavos FROM contas WHERE id = ?")
+                .bind(conta.0)
+                .fetch_optional(&mut *tx)
+                .await?
+        else {
+            return Ok(None);
+        };
+        let soma = |sql: &'static str| sqlx::query_scalar::<_, i64>(sql).bind(conta.0);
+        let creditos = soma("SELECT COALESCE(SUM(valor_centavos), 0) FROM lancamentos WHERE conta_id = ? AND tipo = 'credito'")
         .fetch_one(&mut *tx)
         .await?;
-    let debitos = soma("SELECT COALESCE(SUM(valor_centavos), 0) FROM lancamentos WHERE conta_id = ? AND tipo = 'debito'")
+        let debitos = soma("SELECT COALESCE(SUM(valor_centavos), 0) FROM lancamentos WHERE conta_id = ? AND tipo = 'debito'")
         .fetch_one(&mut *tx)
         .await?;
-    let inicial = soma(
+        let inicial = soma(
         "SELECT COALESCE(SUM(valor_centavos), 0) FROM lancamentos WHERE conta_id = ? AND origem = 'saldo_inicial'",
     )
     .fetch_one(&mut *tx)
     .await?;
-    let historico = soma(
+        let historico = soma(
         "SELECT COALESCE(SUM(valor_centavos), 0) FROM consultas WHERE conta_id = ? AND cobrado = 1",
     )
     .fetch_one(&mut *tx)
     .await?;
-    let recargas = soma(
+        let recargas = soma(
         "SELECT COALESCE(SUM(valor_centavos + bonus_centavos), 0) FROM recargas WHERE conta_id = ? AND status = 'Confirmado'",
     )
     .fetch_one(&mut *tx)
     .await?;
-    tx.commit().await?;
-    Ok(Some(Razao {
-        conta_id: conta,
-        saldo: Centavos(saldo),
-        creditos: Centavos(creditos),
-        debitos: Centavos(debitos),
-        cobrado_historico: Centavos(historico),
-        creditado_recargas: Centavos(recargas),
-        saldo_inicial: Centavos(inicial),
-    }))
+        tx.commit().await?;
+        Ok(Some(Razao {
+            conta_id: conta,
+            saldo: Centavos(saldo),
+            creditos: Centavos(creditos),
+            debitos: Centavos(debitos),
+            cobrado_historico: Centavos(historico),
+            creditado_recargas: Centavos(recargas),
+            saldo_inicial: Centavos(inicial),
+        }))
+    }
 }

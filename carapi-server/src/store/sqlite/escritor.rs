@@ -10,14 +10,14 @@
 //! the `COMMIT` fails, every request of the group gets the error and nothing of it was
 //! written.
 //!
-//! The money rules are those of the sqlx path: inside one transaction the account row, the
-//! counters the limits need, the conditional debit (`saldo_centavos >= preco`), the history
+//! The charge decision is [`crate::regras::decidir`]: inside one transaction the account row,
+//! the counters the limits need, the decision, the conditional debit (`saldo_centavos >= preco`), the history
 //! row, the ledger row and the day's counters. `BEGIN IMMEDIATE` takes the write lock first,
 //! so no other writer (the sqlx pool of this process, or another process on the same file,
 //! which waits thanks to `busy_timeout`) can interleave between the check and the debit.
 //!
-//! [`Store::cobrar_consulta`]: crate::store::Store::cobrar_consulta
-//! [`Store::registrar_consulta`]: crate::store::Store::registrar_consulta
+//! [`Store::cobrar_consulta`]: crate::store::ConsultasStore::cobrar_consulta
+//! [`Store::registrar_consulta`]: crate::store::ConsultasStore::registrar_consulta
 
 use std::fmt;
 use std::path::Path;
@@ -30,6 +30,7 @@ use tokio::sync::oneshot;
 
 use super::{ms, primeiro_dia_mes};
 use crate::money::Centavos;
+use crate::regras::{self, Decisao, EstadoCobranca};
 use crate::store::{Cobranca, ContaId, RegistroConsulta, ResultadoCobranca, StoreError};
 
 /// Most requests committed together in one transaction.
@@ -108,7 +109,7 @@ impl Escritor {
         Ok(Escritor { fila })
     }
 
-    /// Runs `c` as [`crate::store::Store::cobrar_consulta`] documents, once committed.
+    /// Runs `c` as [`crate::store::ConsultasStore::cobrar_consulta`] documents, once committed.
     pub(super) async fn cobrar(&self, c: Cobranca) -> Result<ResultadoCobranca, StoreError> {
         let (tx, rx) = oneshot::channel();
         self.fila
@@ -117,7 +118,7 @@ impl Escritor {
         rx.await.map_err(|_| StoreError::EscritorParado)?
     }
 
-    /// Runs `r` as [`crate::store::Store::registrar_consulta`] documents, once committed.
+    /// Runs `r` as [`crate::store::ConsultasStore::registrar_consulta`] documents, once committed.
     pub(super) async fn registrar(&self, r: RegistroConsulta) -> Result<(), StoreError> {
         let (tx, rx) = oneshot::channel();
         self.fila
@@ -325,57 +326,52 @@ fn cobrar(conn: &Connection, c: &Cobranca) -> Result<ResultadoCobranca, StoreErr
         )?
         .query_row([c.conta.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
     let saldo = Centavos(saldo);
-    let preco = if legado != 0 {
-        c.preco_legado
-    } else {
-        c.preco_atual
-    };
+    let limite_diario = limite_diario.map(|v| v as u32);
+    let limite_mensal = limite_mensal.map(Centavos);
     let dia = c.dia.to_string();
     let em_ms = ms(c.em);
     let endpoint = c.endpoint.as_str();
-
     // The counters are read only for the limits the account has (no limit, nothing to check).
-    let recusa = if let Some(limite) = limite_diario.map(|v| v as u32)
-        && conn
-            .prepare_cached("SELECT cobradas FROM uso_diario WHERE conta_id = ? AND dia = ?")?
+    let cobradas_hoje = if regras::precisa_cobradas_hoje(limite_diario) {
+        conn.prepare_cached("SELECT cobradas FROM uso_diario WHERE conta_id = ? AND dia = ?")?
             .query_row(params![c.conta.0, dia], |r| r.get::<_, i64>(0))
             .optional()?
             .unwrap_or(0)
-            >= i64::from(limite)
-    {
-        Some((429, ResultadoCobranca::LimiteDiario { limite }))
-    } else if let Some(limite) = limite_mensal.map(Centavos) {
-        let (inicio, fim) = primeiro_dia_mes(c.dia);
-        let gasto_mes: i64 = conn
-            .prepare_cached(
-                "SELECT COALESCE(SUM(gasto_centavos), 0) FROM uso_diario WHERE conta_id = ? AND dia >= ? AND dia < ?",
-            )?
-            .query_row(params![c.conta.0, inicio, fim], |r| r.get(0))?;
-        (gasto_mes + preco.0 > limite.0).then_some((
-            429,
-            ResultadoCobranca::LimiteMensal {
-                limite,
-                gasto: Centavos(gasto_mes),
-            },
-        ))
     } else {
-        None
+        0
     };
-    let recusa = recusa.or_else(|| {
-        (saldo < preco).then_some((402, ResultadoCobranca::SaldoInsuficiente { saldo, preco }))
-    });
-    if let Some((status, resultado)) = recusa {
-        inserir_consulta(
-            conn,
-            c.conta,
-            (endpoint, Some(&c.chave), status),
-            Centavos::ZERO,
-            (Some(saldo), Some(saldo)),
-            em_ms,
-        )?;
-        contar(conn, c.conta, c.dia, false, true, Centavos::ZERO)?;
-        return Ok(resultado);
-    }
+    let gasto_mes = if regras::precisa_gasto_mes(limite_mensal) {
+        let (inicio, fim) = primeiro_dia_mes(c.dia);
+        conn.prepare_cached(
+            "SELECT COALESCE(SUM(gasto_centavos), 0) FROM uso_diario WHERE conta_id = ? AND dia >= ? AND dia < ?",
+        )?
+        .query_row(params![c.conta.0, inicio, fim], |r| r.get::<_, i64>(0))?
+    } else {
+        0
+    };
+    let estado = EstadoCobranca {
+        saldo,
+        legado: legado != 0,
+        limite_diario,
+        limite_mensal,
+        cobradas_hoje: cobradas_hoje.unsigned_abs(),
+        gasto_mes: Centavos(gasto_mes),
+    };
+    let preco = match regras::decidir(&estado, c.precos()) {
+        Decisao::Debitar { preco } => preco,
+        Decisao::Recusar { status, resultado } => {
+            inserir_consulta(
+                conn,
+                c.conta,
+                (endpoint, Some(&c.chave), status),
+                Centavos::ZERO,
+                (Some(saldo), Some(saldo)),
+                em_ms,
+            )?;
+            contar(conn, c.conta, c.dia, false, true, Centavos::ZERO)?;
+            return Ok(resultado);
+        }
+    };
 
     let debitou = conn
         .prepare_cached(
@@ -405,22 +401,26 @@ fn cobrar(conn: &Connection, c: &Cobranca) -> Result<ResultadoCobranca, StoreErr
         .execute(params![c.conta.0, preco.0, id.to_string(), em_ms])?;
     }
     contar(conn, c.conta, c.dia, true, false, preco)?;
-    let mut cache = false;
-    if let Some(codigo) = &c.consolidar {
-        let antes: Option<Option<i64>> = conn
-            .prepare_cached("SELECT consolidado_em FROM imoveis WHERE codigo_car = ?")?
-            .query_row([codigo.as_str()], |r| r.get(0))
-            .optional()?;
-        cache = matches!(antes, Some(Some(_)));
-        if matches!(antes, Some(None)) {
-            conn.prepare_cached("UPDATE imoveis SET consolidado_em = ? WHERE codigo_car = ?")?
-                .execute(params![em_ms, codigo.as_str()])?;
-        }
-    }
+    let cache = match &c.consolidar {
+        Some(codigo) => consolidar(conn, codigo.as_str(), em_ms)?,
+        None => false,
+    };
     Ok(ResultadoCobranca::Cobrada {
         valor: preco,
         saldo_antes: saldo,
         saldo_depois,
         cache,
     })
+}
+
+/// Marks `codigo` consolidated at `em_ms` unless it already was; returns whether it already was
+/// (the answer's `cache`). One insert into the small side table `imoveis_consolidados`, never a
+/// write into `imoveis` (migration 0002).
+fn consolidar(conn: &Connection, codigo: &str, em_ms: i64) -> Result<bool, StoreError> {
+    let novo = conn
+        .prepare_cached(
+            "INSERT INTO imoveis_consolidados (codigo_car, consolidado_em) VALUES (?, ?) ON CONFLICT (codigo_car) DO NOTHING",
+        )?
+        .execute(params![codigo, em_ms])?;
+    Ok(novo == 0)
 }

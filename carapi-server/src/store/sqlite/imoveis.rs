@@ -1,29 +1,41 @@
 //! CAR records and their owners.
 
+use async_trait::async_trait;
 use carapi_sdk::{CodigoCar, CpfCnpj};
 
+use std::collections::HashMap;
+
+use sqlx::Row;
+
 use super::SqliteStore;
-use super::linhas::{DATA_HORA, imovel_de, proprietarios_de};
-use crate::dados::Imovel;
-use crate::store::StoreError;
+use super::linhas::{DATA_HORA, corrupt, imovel_de, proprietarios_de};
+use crate::dados::{Imovel, Proprietario};
+use crate::store::{ImoveisStore, StoreError};
 
-pub(super) async fn contar_imoveis(store: &SqliteStore) -> Result<u64, StoreError> {
-    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM imoveis")
-        .fetch_one(&store.leitura)
-        .await?;
-    Ok(n as u64)
-}
+/// The first codes of an owner, by the index `(documento, codigo_car)`: binds the document and
+/// how many codes.
+pub const CODIGOS_DO_DOCUMENTO: &str = "SELECT DISTINCT codigo_car FROM imovel_proprietarios WHERE documento = ? ORDER BY codigo_car LIMIT ?";
+/// The records of a JSON array of codes, by primary key, in code order.
+pub const IMOVEIS_POR_CODIGOS: &str = "SELECT * FROM imoveis WHERE codigo_car IN (SELECT value FROM json_each(?)) ORDER BY codigo_car";
+/// The owners of a JSON array of codes, by primary key `(codigo_car, ordem)`, in stored order.
+pub const DONOS_POR_CODIGOS: &str = "SELECT codigo_car, documento, nome FROM imovel_proprietarios WHERE codigo_car IN (SELECT value FROM json_each(?)) ORDER BY codigo_car, ordem";
 
-pub(super) async fn gravar_imoveis(
-    store: &SqliteStore,
-    imoveis: &[Imovel],
-) -> Result<u64, StoreError> {
-    let mut total = 0;
-    for lote in imoveis.chunks(2000) {
-        let mut tx = store.imediata().await?;
-        for i in lote {
-            let codigo = i.codigo_car.as_str();
-            sqlx::query(
+#[async_trait]
+impl ImoveisStore for SqliteStore {
+    async fn contar_imoveis(&self) -> Result<u64, StoreError> {
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM imoveis")
+            .fetch_one(&self.leitura)
+            .await?;
+        Ok(n as u64)
+    }
+
+    async fn gravar_imoveis(&self, imoveis: &[Imovel]) -> Result<u64, StoreError> {
+        let mut total = 0;
+        for lote in imoveis.chunks(2000) {
+            let mut tx = self.imediata().await?;
+            for i in lote {
+                let codigo = i.codigo_car.as_str();
+                sqlx::query(
                 "INSERT INTO imoveis (codigo_car, status_imovel, condicao, nome_imovel, area_total_ha, modulos_fiscais,
                    data_cadastro, data_atualizacao, tipo_imovel, municipio, codigo_municipio_ibge, uf, codigo_protocolo,
                    latitude, longitude, matricula_numero, matricula_data, matricula_cartorio, tem_recibo)
@@ -60,66 +72,83 @@ pub(super) async fn gravar_imoveis(
             .bind(i64::from(i.tem_recibo))
             .execute(&mut *tx)
             .await?;
-            sqlx::query("DELETE FROM imovel_proprietarios WHERE codigo_car = ?")
-                .bind(codigo)
-                .execute(&mut *tx)
-                .await?;
-            for (ordem, p) in i.proprietarios.iter().enumerate() {
-                sqlx::query("INSERT INTO imovel_proprietarios (codigo_car, ordem, documento, nome) VALUES (?, ?, ?, ?)")
+                sqlx::query("DELETE FROM imovel_proprietarios WHERE codigo_car = ?")
+                    .bind(codigo)
+                    .execute(&mut *tx)
+                    .await?;
+                for (ordem, p) in i.proprietarios.iter().enumerate() {
+                    sqlx::query("INSERT INTO imovel_proprietarios (codigo_car, ordem, documento, nome) VALUES (?, ?, ?, ?)")
                     .bind(codigo)
                     .bind(ordem as i64)
                     .bind(p.documento.as_str())
                     .bind(&p.nome)
                     .execute(&mut *tx)
                     .await?;
+                }
+                total += 1;
             }
-            total += 1;
+            tx.commit().await?;
         }
-        tx.commit().await?;
+        Ok(total)
     }
-    Ok(total)
-}
 
-pub(super) async fn imovel(
-    store: &SqliteStore,
-    codigo: &CodigoCar,
-) -> Result<Option<Imovel>, StoreError> {
-    let Some(row) = sqlx::query("SELECT * FROM imoveis WHERE codigo_car = ?")
-        .bind(codigo.as_str())
-        .fetch_optional(&store.leitura)
-        .await?
-    else {
-        return Ok(None);
-    };
-    let mut imovel = imovel_de(&row)?;
-    imovel.proprietarios = proprietarios_de(&store.leitura, codigo.as_str()).await?;
-    Ok(Some(imovel))
-}
+    async fn imovel(&self, codigo: &CodigoCar) -> Result<Option<Imovel>, StoreError> {
+        let Some(row) = sqlx::query("SELECT * FROM imoveis WHERE codigo_car = ?")
+            .bind(codigo.as_str())
+            .fetch_optional(&self.leitura)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let mut imovel = imovel_de(&row)?;
+        imovel.proprietarios = proprietarios_de(&self.leitura, codigo.as_str()).await?;
+        Ok(Some(imovel))
+    }
 
-pub(super) async fn imoveis_do_documento(
-    store: &SqliteStore,
-    documento: &CpfCnpj,
-    limite: u32,
-) -> Result<(Vec<Imovel>, bool), StoreError> {
-    let codigos: Vec<String> = sqlx::query_scalar(
-        "SELECT DISTINCT codigo_car FROM imovel_proprietarios WHERE documento = ? ORDER BY codigo_car LIMIT ?",
-    )
-    .bind(documento.as_str())
-    .bind(i64::from(limite) + 1)
-    .fetch_all(&store.leitura)
-    .await?;
-    let truncado = codigos.len() > limite as usize;
-    let mut out = Vec::with_capacity(codigos.len().min(limite as usize));
-    for codigo in codigos.iter().take(limite as usize) {
-        if let Some(row) = sqlx::query("SELECT * FROM imoveis WHERE codigo_car = ?")
-            .bind(codigo)
-            .fetch_optional(&store.leitura)
+    /// The first `limite` records of `documento` by CAR code, in three queries whatever the
+    /// owner's size: the first `limite + 1` codes by index (the extra one only says whether
+    /// there are more), their records, their owners.
+    async fn imoveis_do_documento(
+        &self,
+        documento: &CpfCnpj,
+        limite: u32,
+    ) -> Result<(Vec<Imovel>, bool), StoreError> {
+        let mut codigos: Vec<String> = sqlx::query_scalar(CODIGOS_DO_DOCUMENTO)
+            .bind(documento.as_str())
+            .bind(i64::from(limite) + 1)
+            .fetch_all(&self.leitura)
+            .await?;
+        let truncado = codigos.len() > limite as usize;
+        codigos.truncate(limite as usize);
+        if codigos.is_empty() {
+            return Ok((Vec::new(), truncado));
+        }
+        let lista = serde_json::to_string(&codigos).map_err(|e| corrupt(e.to_string()))?;
+        let rows = sqlx::query(IMOVEIS_POR_CODIGOS)
+            .bind(&lista)
+            .fetch_all(&self.leitura)
+            .await?;
+        let mut donos: HashMap<String, Vec<Proprietario>> = HashMap::new();
+        for r in sqlx::query(DONOS_POR_CODIGOS)
+            .bind(&lista)
+            .fetch_all(&self.leitura)
             .await?
         {
-            let mut imovel = imovel_de(&row)?;
-            imovel.proprietarios = proprietarios_de(&store.leitura, codigo).await?;
+            let d: String = r.try_get("documento")?;
+            donos
+                .entry(r.try_get("codigo_car")?)
+                .or_default()
+                .push(Proprietario {
+                    documento: CpfCnpj::parse(&d).map_err(|_| corrupt(format!("documento {d}")))?,
+                    nome: r.try_get("nome")?,
+                });
+        }
+        let mut out = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let mut imovel = imovel_de(row)?;
+            imovel.proprietarios = donos.remove(imovel.codigo_car.as_str()).unwrap_or_default();
             out.push(imovel);
         }
+        Ok((out, truncado))
     }
-    Ok((out, truncado))
 }

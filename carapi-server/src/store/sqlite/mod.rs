@@ -15,24 +15,22 @@ mod contas;
 mod escritor;
 mod imoveis;
 mod linhas;
+mod psp;
 mod recargas;
+
+pub use imoveis::{CODIGOS_DO_DOCUMENTO, DONOS_POR_CODIGOS, IMOVEIS_POR_CODIGOS};
 
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
-use carapi_sdk::{CodigoCar, CpfCnpj, RecargaStatus};
-use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, SqlitePool, Transaction};
-use uuid::Uuid;
 
 // `escritor` reaches these as `super::{ms, primeiro_dia_mes}`.
 use linhas::{ms, primeiro_dia_mes};
 
 use super::*;
-use crate::dados::Imovel;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
@@ -102,154 +100,5 @@ impl SqliteStore {
     pub async fn close(&self) {
         self.escrita.close().await;
         self.leitura.close().await;
-    }
-}
-
-#[async_trait]
-impl Store for SqliteStore {
-    async fn criar_conta(&self, nova: NovaContaRegistro) -> Result<ContaId, StoreError> {
-        contas::criar_conta(self, nova).await
-    }
-
-    async fn conta_por_chave(&self, chave_hash: &str) -> Result<Option<Conta>, StoreError> {
-        contas::conta_por_chave(self, chave_hash).await
-    }
-
-    async fn conta(&self, id: ContaId) -> Result<Option<Conta>, StoreError> {
-        contas::conta(self, id).await
-    }
-
-    async fn contas(&self) -> Result<Vec<ContaId>, StoreError> {
-        contas::contas(self).await
-    }
-
-    async fn atualizar_limites(
-        &self,
-        id: ContaId,
-        diario: Patch<u32>,
-        mensal: Patch<Centavos>,
-    ) -> Result<Option<Conta>, StoreError> {
-        contas::atualizar_limites(self, id, diario, mensal).await
-    }
-
-    async fn contar_imoveis(&self) -> Result<u64, StoreError> {
-        imoveis::contar_imoveis(self).await
-    }
-
-    async fn gravar_imoveis(&self, imoveis: &[Imovel]) -> Result<u64, StoreError> {
-        imoveis::gravar_imoveis(self, imoveis).await
-    }
-
-    async fn imovel(&self, codigo: &CodigoCar) -> Result<Option<Imovel>, StoreError> {
-        imoveis::imovel(self, codigo).await
-    }
-
-    async fn imoveis_do_documento(
-        &self,
-        documento: &CpfCnpj,
-        limite: u32,
-    ) -> Result<(Vec<Imovel>, bool), StoreError> {
-        imoveis::imoveis_do_documento(self, documento, limite).await
-    }
-
-    async fn registrar_consulta(&self, r: RegistroConsulta) -> Result<(), StoreError> {
-        consultas::registrar_consulta(self, r).await
-    }
-
-    async fn cobrar_consulta(&self, c: Cobranca) -> Result<ResultadoCobranca, StoreError> {
-        consultas::cobrar_consulta(self, c).await
-    }
-
-    async fn uso_periodo(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriodo, StoreError> {
-        consultas::uso_periodo(self, conta, dia).await
-    }
-
-    async fn historico(
-        &self,
-        conta: ContaId,
-        f: &FiltroHistorico,
-    ) -> Result<(Vec<ConsultaRegistrada>, u64), StoreError> {
-        consultas::historico(self, conta, f).await
-    }
-
-    async fn uso_por_endpoint(
-        &self,
-        conta: ContaId,
-        desde: DateTime<Utc>,
-    ) -> Result<Vec<UsoEndpoint>, StoreError> {
-        consultas::uso_por_endpoint(self, conta, desde).await
-    }
-
-    async fn recarga_reaproveitavel(
-        &self,
-        conta: ContaId,
-        valor: Centavos,
-        desde: DateTime<Utc>,
-    ) -> Result<Option<Recarga>, StoreError> {
-        recargas::recarga_reaproveitavel(self, conta, valor, desde).await
-    }
-
-    async fn inserir_recarga(
-        &self,
-        nova: Recarga,
-        desde: DateTime<Utc>,
-    ) -> Result<(Recarga, bool), StoreError> {
-        recargas::inserir_recarga(self, nova, desde).await
-    }
-
-    async fn recarga(&self, conta: ContaId, id: Uuid) -> Result<Option<Recarga>, StoreError> {
-        recargas::recarga(self, conta, id).await
-    }
-
-    async fn recarga_por_id(&self, id: Uuid) -> Result<Option<Recarga>, StoreError> {
-        recargas::recarga_por_id(self, id).await
-    }
-
-    async fn recargas(
-        &self,
-        conta: ContaId,
-        status: Option<RecargaStatus>,
-        page: u32,
-        size: u32,
-    ) -> Result<(Vec<Recarga>, u64), StoreError> {
-        recargas::recargas(self, conta, status, page, size).await
-    }
-
-    async fn recargas_pendentes(&self, limite: u32) -> Result<Vec<Recarga>, StoreError> {
-        recargas::recargas_pendentes(self, limite).await
-    }
-
-    async fn confirmar_recarga(
-        &self,
-        payment_id: &str,
-        em: DateTime<Utc>,
-    ) -> Result<Confirmacao, StoreError> {
-        recargas::confirmar_recarga(self, payment_id, em).await
-    }
-
-    async fn psp_registrar(
-        &self,
-        payment_id: &str,
-        valor: Centavos,
-        documento: &CpfCnpj,
-        email: Option<&str>,
-        em: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        recargas::psp_registrar(self, payment_id, valor, documento, email, em).await
-    }
-
-    async fn psp_pagar(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, StoreError> {
-        recargas::psp_pagar(self, payment_id, em).await
-    }
-
-    async fn psp_situacao(
-        &self,
-        payment_id: &str,
-    ) -> Result<Option<Option<DateTime<Utc>>>, StoreError> {
-        recargas::psp_situacao(self, payment_id).await
-    }
-
-    async fn razao(&self, conta: ContaId) -> Result<Option<Razao>, StoreError> {
-        contas::razao(self, conta).await
     }
 }

@@ -1,0 +1,59 @@
+//! The simulated PSP's book of PIX charges.
+
+use async_trait::async_trait;
+use carapi_sdk::CpfCnpj;
+use chrono::{DateTime, Utc};
+
+use super::PgStore;
+
+use crate::money::Centavos;
+use crate::store::{PspStore, StoreError};
+
+#[async_trait]
+impl PspStore for PgStore {
+    async fn psp_registrar(
+        &self,
+        payment_id: &str,
+        valor: Centavos,
+        documento: &CpfCnpj,
+        email: Option<&str>,
+        em: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO psp_cobrancas (payment_id, valor_centavos, documento, email, criada_em)
+         VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(payment_id)
+        .bind(valor.0)
+        .bind(documento.as_str())
+        .bind(email)
+        .bind(em)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Idempotent: the first payment instant is kept.
+    async fn psp_pagar(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, StoreError> {
+        let existe: Option<bool> = sqlx::query_scalar(
+        "UPDATE psp_cobrancas SET paga_em = COALESCE(paga_em, $1) WHERE payment_id = $2 RETURNING TRUE",
+    )
+    .bind(em)
+    .bind(payment_id)
+    .fetch_optional(&self.pool)
+    .await?;
+        Ok(existe.is_some())
+    }
+
+    async fn psp_situacao(
+        &self,
+        payment_id: &str,
+    ) -> Result<Option<Option<DateTime<Utc>>>, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT paga_em FROM psp_cobrancas WHERE payment_id = $1")
+                .bind(payment_id)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
+    }
+}

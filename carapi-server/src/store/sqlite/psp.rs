@@ -1,0 +1,66 @@
+//! The simulated PSP's book of PIX charges.
+
+use async_trait::async_trait;
+use carapi_sdk::CpfCnpj;
+use chrono::{DateTime, Utc};
+
+use super::SqliteStore;
+use super::linhas::{instante, ms};
+use crate::money::Centavos;
+use crate::store::{PspStore, StoreError};
+
+#[async_trait]
+impl PspStore for SqliteStore {
+    async fn psp_registrar(
+        &self,
+        payment_id: &str,
+        valor: Centavos,
+        documento: &CpfCnpj,
+        email: Option<&str>,
+        em: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.imediata().await?;
+        sqlx::query("INSERT INTO psp_cobrancas (payment_id, valor_centavos, documento, email, criada_em) VALUES (?, ?, ?, ?, ?)")
+        .bind(payment_id)
+        .bind(valor.0)
+        .bind(documento.as_str())
+        .bind(email)
+        .bind(ms(em))
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn psp_pagar(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, StoreError> {
+        let mut tx = self.imediata().await?;
+        let existe: Option<i64> =
+            sqlx::query_scalar("SELECT 1 FROM psp_cobrancas WHERE payment_id = ?")
+                .bind(payment_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        if existe.is_some() {
+            sqlx::query(
+                "UPDATE psp_cobrancas SET paga_em = ? WHERE payment_id = ? AND paga_em IS NULL",
+            )
+            .bind(ms(em))
+            .bind(payment_id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(existe.is_some())
+    }
+
+    async fn psp_situacao(
+        &self,
+        payment_id: &str,
+    ) -> Result<Option<Option<DateTime<Utc>>>, StoreError> {
+        let v: Option<Option<i64>> =
+            sqlx::query_scalar("SELECT paga_em FROM psp_cobrancas WHERE payment_id = ?")
+                .bind(payment_id)
+                .fetch_optional(&self.leitura)
+                .await?;
+        Ok(v.map(|p| p.map(instante)))
+    }
+}

@@ -1,0 +1,332 @@
+//! The adversarial suite: the server as a hostile client sees it, over a real socket, on
+//! SQLite and (with `DATABASE_URL`) PostgreSQL. Hostile credentials on all 13 operations,
+//! cross-account reads, concurrent charged lookups whose clients hang up, hostile path and
+//! query values; the ledger check of every account after each.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+
+use crate::helpers::CODIGO;
+use crate::rede::{Servidor, bruto, ler_ate_fechar, pedido, servidores};
+
+/// The contract's 13 operations: method, path, body.
+fn operacoes(recarga: &str) -> Vec<(&'static str, String, &'static [u8])> {
+    vec![
+        ("GET", format!("/v1/car/{CODIGO}"), b""),
+        ("GET", format!("/v1/car/{CODIGO}/completo"), b""),
+        ("GET", format!("/v1/car/{CODIGO}/recibo"), b""),
+        ("GET", "/v1/proprietario/52998224725".into(), b""),
+        ("GET", "/v1/saldo".into(), b""),
+        ("GET", "/v1/historico".into(), b""),
+        ("GET", "/v1/limites".into(), b""),
+        (
+            "PUT",
+            "/v1/limites".into(),
+            br#"{"limiteDiarioRequisicoes":7}"#,
+        ),
+        ("GET", "/v1/uso".into(), b""),
+        ("GET", "/v1/recarga/faixas?valor=1000".into(), b""),
+        ("POST", "/v1/recarga".into(), br#"{"valor":500}"#),
+        ("GET", format!("/v1/recarga/{recarga}"), b""),
+        ("GET", "/v1/recargas".into(), b""),
+    ]
+}
+
+/// `Authorization` lines a hostile client sends (`None`: no header at all).
+fn credenciais_hostis(valida: &str) -> Vec<Option<Vec<u8>>> {
+    let mut v: Vec<Option<Vec<u8>>> = vec![
+        None,
+        Some(b"Authorization:".to_vec()),
+        Some(b"Authorization: Bearer".to_vec()),
+        Some(b"Authorization: Bearer ".to_vec()),
+        Some(format!("Authorization: Bearer {}", "A".repeat(20_000)).into_bytes()),
+        Some(b"Authorization: Basic dXNlcjpwYXNz".to_vec()),
+        Some(format!("Authorization: Bearer {valida}x").into_bytes()),
+        Some(format!("Authorization: Bearer {}", valida.to_uppercase()).into_bytes()),
+        Some(format!("Authorization: {valida}").into_bytes()),
+        Some(format!("Authorization: Bearer {}", &valida[..valida.len() - 1]).into_bytes()),
+    ];
+    let mut nul = b"Authorization: Bearer ".to_vec();
+    nul.extend_from_slice(valida.as_bytes());
+    nul.insert(30, 0);
+    v.push(Some(nul));
+    let mut alto = format!("Authorization: Bearer {valida}").into_bytes();
+    alto.push(0xFF);
+    v.push(Some(alto));
+    v
+}
+
+#[tokio::test]
+async fn hostile_credentials_on_all_13_operations_get_nothing() {
+    for s in servidores("adv_credenciais", |_| {}).await {
+        let a = s.conta(100).await;
+        let recarga = criar_recarga(&s, &a.api_key).await;
+        for (metodo, path, corpo) in operacoes(&recarga) {
+            for cred in credenciais_hostis(&a.api_key) {
+                let extras: Vec<&[u8]> = cred.iter().map(Vec::as_slice).collect();
+                let r = bruto(&s.srv, &pedido(metodo, &path, &extras, corpo)).await;
+                let linha = cred.as_deref().map(String::from_utf8_lossy);
+                if r.status == 400 && r.corpo.is_empty() {
+                    // hyper's own refusal of a header it cannot parse (NUL): no handler ran.
+                    continue;
+                }
+                assert_eq!(
+                    r.status, 401,
+                    "[{}] {metodo} {path} with {linha:?}: {r:?}",
+                    s.nome
+                );
+                assert!(r.tem("www-authenticate: bearer"), "[{}] {r:?}", s.nome);
+                assert_eq!(r.json()["error"], "TOKEN_INVALIDO");
+            }
+        }
+        assert_eq!(s.saldo(&a.api_key).await, 100.0, "[{}]", s.nome);
+        assert_eq!(s.historico_total(&a.api_key).await, 0, "[{}]", s.nome);
+        let (_, _, v) = s.get(&a.api_key, "/v1/recargas").await;
+        assert_eq!(
+            v["total"], 1,
+            "[{}] only the top-up made with the key: {v}",
+            s.nome
+        );
+        let (_, _, v) = s.get(&a.api_key, "/v1/limites").await;
+        assert_eq!(
+            v["limiteDiarioRequisicoes"],
+            Value::Null,
+            "[{}] {v}",
+            s.nome
+        );
+        s.razao_limpa().await;
+        s.srv.shutdown().await;
+    }
+}
+
+async fn criar_recarga(s: &Servidor, key: &str) -> String {
+    let r = s
+        .http
+        .post(s.url("/v1/recarga"))
+        .bearer_auth(key)
+        .json(&json!({"valor": 500}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "[{}]", s.nome);
+    let v: Value = r.json().await.unwrap();
+    v["recargaId"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn one_account_cannot_read_anothers_top_ups_or_history() {
+    for s in servidores("adv_contas", |_| {}).await {
+        let a = s.conta(100).await;
+        let b = s.conta(100).await;
+        let (st, _, _) = s.get(&a.api_key, &format!("/v1/car/{CODIGO}")).await;
+        assert_eq!(st, 200);
+        let recarga = criar_recarga(&s, &a.api_key).await;
+        let (st, _, v) = s.get(&b.api_key, &format!("/v1/recarga/{recarga}")).await;
+        assert_eq!(
+            (st, v["error"].as_str()),
+            (404, Some("RECARGA_NAO_ENCONTRADA")),
+            "[{}] {v}",
+            s.nome
+        );
+        for path in [
+            "/v1/historico".to_owned(),
+            format!("/v1/historico?busca={}", &CODIGO[..10]),
+            "/v1/historico?status=sucesso".to_owned(),
+            "/v1/recargas".to_owned(),
+            "/v1/recargas?status=Pendente".to_owned(),
+        ] {
+            let (st, _, v) = s.get(&b.api_key, &path).await;
+            assert_eq!(
+                (st, v["total"].as_u64()),
+                (200, Some(0)),
+                "[{}] {path}: {v}",
+                s.nome
+            );
+        }
+        let (_, _, v) = s.get(&b.api_key, "/v1/uso").await;
+        assert_eq!(v["itens"], json!([]), "[{}] {v}", s.nome);
+        let (_, _, v) = s.get(&b.api_key, "/v1/saldo").await;
+        assert_eq!(
+            (
+                v["saldoReais"].as_f64(),
+                v["usoMes"]["requisicoes"].as_u64()
+            ),
+            (Some(100.0), Some(0)),
+            "[{}] {v}",
+            s.nome
+        );
+        // B paying A's top-up id through the public API is impossible; A's balance is A's.
+        assert_eq!(s.saldo(&a.api_key).await, 99.0);
+        s.razao_limpa().await;
+        s.srv.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn concurrent_charged_lookups_whose_clients_hang_up_keep_the_ledger() {
+    for s in servidores("adv_desconexao", |_| {}).await {
+        let a = s.conta(10).await;
+        let addr = s.srv.addr();
+        let chave = Arc::new(a.api_key.clone());
+        let mut tarefas = Vec::new();
+        for i in 0..60 {
+            let chave = chave.clone();
+            tarefas.push(tokio::spawn(async move {
+                let path = if i % 3 == 0 {
+                    format!("/v1/car/{CODIGO}/completo")
+                } else {
+                    format!("/v1/car/{CODIGO}")
+                };
+                let auth = format!("Authorization: Bearer {chave}");
+                let mut tcp = TcpStream::connect(addr).await.unwrap();
+                tcp.write_all(&pedido("GET", &path, &[auth.as_bytes()], b""))
+                    .await
+                    .unwrap();
+                if i % 2 == 0 {
+                    // Hang up at once, before the answer.
+                    drop(tcp);
+                    None
+                } else {
+                    Some(ler_ate_fechar(&mut tcp).await.status)
+                }
+            }));
+        }
+        let mut status = Vec::new();
+        for t in tarefas {
+            status.extend(t.await.unwrap());
+        }
+        assert!(
+            status.iter().all(|s| matches!(s, 200 | 402)),
+            "[{}] {status:?}",
+            s.nome
+        );
+        let store = s.store();
+        let nome = s.nome;
+        let conta = a.conta_id;
+        // Shutting down waits for every handler still running.
+        s.srv.shutdown().await;
+        let r = store.razao(conta).await.unwrap().unwrap();
+        assert!(r.consistente(), "[{nome}] {r:?}");
+        assert_eq!(
+            r.saldo,
+            r.saldo_inicial - r.cobrado_historico,
+            "[{nome}] {r:?}"
+        );
+        assert!(
+            r.cobrado_historico.0 > 0,
+            "[{nome}] nothing was charged: {r:?}"
+        );
+        crate::rede::verificar_razoes(nome, store.as_ref()).await;
+    }
+}
+
+#[tokio::test]
+async fn hostile_path_and_query_values_get_contract_errors_never_500() {
+    for s in servidores("adv_valores", |_| {}).await {
+        let a = s.conta(100).await;
+        let paths = [
+            "/v1/car/%00",
+            "/v1/car/%FF%FE",
+            "/v1/car/..%2F..%2Fetc%2Fpasswd",
+            "/v1/car/'%20OR%201=1--",
+            "/v1/car/%25",
+            "/v1/car/DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47%00",
+            "/v1/car/DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47%00/completo",
+            "/v1/car/%F0%9F%92%A5/recibo",
+            "/v1/proprietario/%00",
+            "/v1/proprietario/..%2F..%2Fetc",
+            "/v1/proprietario/529.982.247-2%00",
+            "/v1/recarga/%00",
+            "/v1/recarga/00000000-0000-0000-0000-000000000000",
+            "/v1/historico?busca=%00",
+            "/v1/historico?busca=%25",
+            "/v1/historico?busca=_",
+            "/v1/historico?busca=%5C",
+            "/v1/historico?status=AAA",
+            "/v1/historico?endpoint=%00",
+            "/v1/historico?page=1&page=2",
+            "/v1/historico?size=%00",
+            "/v1/historico?page=%FF",
+            "/v1/recargas?status=AAA",
+            "/v1/recargas?status=%00",
+            "/v1/recarga/faixas?valor=NaN",
+            "/v1/recarga/faixas?valor=inf",
+            "/v1/recarga/faixas?valor=%00",
+            "/v1/recarga/faixas?valor=1e99999",
+        ];
+        let mut respostas = Vec::new();
+        for path in paths {
+            let (st, h, v) = s.get(&a.api_key, path).await;
+            assert!(st < 500, "[{}] {path}: {st} {v}", s.nome);
+            assert_eq!(h["content-type"], "application/json", "[{}] {path}", s.nome);
+            if st != 200 {
+                assert_eq!(v["success"], false, "[{}] {path}: {v}", s.nome);
+            }
+            respostas.push((path, st, v["error"].clone()));
+        }
+        let longa = format!("/v1/historico?busca={}", "x".repeat(5_000));
+        let (st, _, _) = s.get(&a.api_key, &longa).await;
+        assert_eq!(st, 200, "[{}]", s.nome);
+        // Lookups of garbage are recorded (failed, free); a NUL is kept out of the stored key.
+        let (_, _, h) = s.get(&a.api_key, "/v1/historico?busca=%00&size=100").await;
+        assert_eq!(h["total"], 0, "[{}] {h}", s.nome);
+        assert_eq!(s.saldo(&a.api_key).await, 100.0, "[{}]", s.nome);
+        let (_, _, h) = s.get(&a.api_key, "/v1/historico?size=100").await;
+        let itens = h["itens"].as_array().unwrap();
+        assert!(
+            itens.iter().all(|i| i["cobrado"] == false),
+            "[{}] {h}",
+            s.nome
+        );
+        let com_lixo = itens
+            .iter()
+            .filter(|i| {
+                i["endpoint"]
+                    .as_str()
+                    .is_some_and(|e| e.starts_with("/v1/car/"))
+            })
+            .count();
+        assert!(
+            com_lixo >= 6,
+            "[{}] garbage CAR lookups are recorded: {h}",
+            s.nome
+        );
+        s.razao_limpa().await;
+        s.srv.shutdown().await;
+        respostas.sort_by_key(|r| r.0);
+        println!("{respostas:?}");
+    }
+}
+
+/// Both stores answer the hostile values alike.
+#[tokio::test]
+async fn both_stores_answer_hostile_values_alike() {
+    let servidores = servidores("adv_iguais", |_| {}).await;
+    if servidores.len() < 2 {
+        println!("adv_iguais: DATABASE_URL not set; only SQLite ran");
+        return;
+    }
+    let mut vistos: Vec<Vec<(u16, Value)>> = Vec::new();
+    for s in &servidores {
+        let a = s.conta(100).await;
+        let mut v = Vec::new();
+        for path in [
+            "/v1/historico?busca=%00",
+            "/v1/car/%00",
+            "/v1/proprietario/%00",
+            "/v1/historico?busca=%00",
+        ] {
+            let (st, _, corpo) = s.get(&a.api_key, path).await;
+            v.push((st, corpo["error"].clone()));
+        }
+        vistos.push(v);
+    }
+    assert_eq!(vistos[0], vistos[1]);
+    for s in servidores {
+        s.razao_limpa().await;
+        s.srv.shutdown().await;
+    }
+}

@@ -1,0 +1,218 @@
+//! Support for tests over a real socket: a spawned server on SQLite and (when `DATABASE_URL`
+//! is set) on PostgreSQL, a raw HTTP/1.1 client for what reqwest refuses to send (NUL bytes,
+//! broken headers, half-sent bodies), and the ledger check of every account.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use carapi_server::store::Store;
+use carapi_server::{Config, ContaCriada, NovaConta, RunningServer, spawn};
+use serde_json::Value;
+use tempfile::TempDir;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::postgres::BancoTeste;
+
+/// Longest a test waits for one socket exchange before it fails as hung (a guard against a
+/// server that never answers, not a speed figure).
+pub const GUARDA: Duration = Duration::from_secs(30);
+
+/// A spawned server and what keeps its database alive.
+pub struct Servidor {
+    /// `"sqlite"` or `"postgres"`.
+    pub nome: &'static str,
+    /// The server.
+    pub srv: RunningServer,
+    /// The HTTP client.
+    pub http: reqwest::Client,
+    _dir: Option<TempDir>,
+    _banco: Option<BancoTeste>,
+}
+
+/// Servers over SQLite and, when `DATABASE_URL` is set, PostgreSQL, each with the bundled
+/// data and `ajuste` applied to its config (the per-key limiter and the per-address limit of
+/// failed authentications are off unless `ajuste` sets them).
+pub async fn servidores(teste: &str, ajuste: impl Fn(&mut Config)) -> Vec<Servidor> {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("carapi.db").display());
+    let mut v = vec![Servidor::novo("sqlite", &url, &ajuste, Some(dir), None).await];
+    if let Some(banco) = BancoTeste::criar(teste).await {
+        let url = banco.url.clone();
+        v.push(Servidor::novo("postgres", &url, &ajuste, None, Some(banco)).await);
+    }
+    v
+}
+
+impl Servidor {
+    async fn novo(
+        nome: &'static str,
+        url: &str,
+        ajuste: &impl Fn(&mut Config),
+        dir: Option<TempDir>,
+        banco: Option<BancoTeste>,
+    ) -> Servidor {
+        let mut config = Config::local(url);
+        config.rate_limit = None;
+        config.borda.nao_autenticados_por_segundo = None;
+        ajuste(&mut config);
+        Servidor {
+            nome,
+            srv: spawn(config).await.unwrap(),
+            http: reqwest::Client::builder().timeout(GUARDA).build().unwrap(),
+            _dir: dir,
+            _banco: banco,
+        }
+    }
+
+    /// `base_url` + `path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.srv.base_url())
+    }
+
+    /// An account with `saldo` BRL.
+    pub async fn conta(&self, saldo: i64) -> ContaCriada {
+        self.srv
+            .criar_conta(NovaConta {
+                saldo: saldo.into(),
+                ..NovaConta::default()
+            })
+            .await
+            .unwrap()
+    }
+
+    /// `GET path` with `key`: status, headers, JSON body (`Null` when not JSON).
+    pub async fn get(&self, key: &str, path: &str) -> (u16, reqwest::header::HeaderMap, Value) {
+        let r = self
+            .http
+            .get(self.url(path))
+            .bearer_auth(key)
+            .send()
+            .await
+            .unwrap();
+        let (s, h) = (r.status().as_u16(), r.headers().clone());
+        (s, h, r.json().await.unwrap_or(Value::Null))
+    }
+
+    /// `GET /v1/saldo`'s balance, BRL.
+    pub async fn saldo(&self, key: &str) -> f64 {
+        let (s, _, v) = self.get(key, "/v1/saldo").await;
+        assert_eq!(s, 200, "[{}] {v}", self.nome);
+        v["saldoReais"].as_f64().unwrap()
+    }
+
+    /// `total` of `GET /v1/historico`.
+    pub async fn historico_total(&self, key: &str) -> u64 {
+        let (s, _, v) = self.get(key, "/v1/historico?size=100").await;
+        assert_eq!(s, 200, "[{}] {v}", self.nome);
+        v["total"].as_u64().unwrap()
+    }
+
+    /// The store.
+    pub fn store(&self) -> Arc<dyn Store> {
+        self.srv.store().clone()
+    }
+
+    /// Asserts the ledger check of every account of the store.
+    pub async fn razao_limpa(&self) {
+        verificar_razoes(self.nome, self.store().as_ref()).await;
+    }
+}
+
+/// Asserts [`carapi_server::Razao::consistente`] for every account of `store`.
+pub async fn verificar_razoes(nome: &str, store: &dyn Store) {
+    for id in store.contas().await.unwrap() {
+        let r = store.razao(id).await.unwrap().unwrap();
+        assert!(r.consistente(), "[{nome}] ledger check failed: {r:?}");
+    }
+}
+
+/// An answer read off a raw socket.
+#[derive(Debug)]
+pub struct Bruta {
+    /// Status code (0 when the server closed without answering).
+    pub status: u16,
+    /// Header block, lower-cased.
+    pub cabecalhos: String,
+    /// Body bytes.
+    pub corpo: Vec<u8>,
+}
+
+impl Bruta {
+    /// The body as JSON (panics with the raw answer when it is not).
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.corpo).unwrap_or_else(|e| {
+            panic!(
+                "not JSON ({e}): {} {}\n{}",
+                self.status,
+                self.cabecalhos,
+                String::from_utf8_lossy(&self.corpo)
+            )
+        })
+    }
+
+    /// True when a header line `nome: valor` (lower-case) is present.
+    pub fn tem(&self, linha: &str) -> bool {
+        self.cabecalhos.lines().any(|l| l.trim() == linha)
+    }
+}
+
+/// Sends `bytes` on a new connection to `srv`, then reads the answer until the server closes
+/// (send `Connection: close`). Fails when nothing comes back within [`GUARDA`].
+pub async fn bruto(srv: &RunningServer, bytes: &[u8]) -> Bruta {
+    let mut tcp = TcpStream::connect(srv.addr()).await.unwrap();
+    tcp.write_all(bytes).await.unwrap();
+    ler_ate_fechar(&mut tcp).await
+}
+
+/// Reads what the server sends until it closes the connection (a reset counts as closed).
+pub async fn ler_ate_fechar(tcp: &mut TcpStream) -> Bruta {
+    let mut tudo = Vec::new();
+    let leitura = async {
+        let mut buf = [0u8; 8192];
+        loop {
+            match tcp.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => tudo.extend_from_slice(&buf[..n]),
+            }
+        }
+    };
+    tokio::time::timeout(GUARDA, leitura)
+        .await
+        .expect("the server neither answered nor closed the connection");
+    separar(&tudo)
+}
+
+fn separar(tudo: &[u8]) -> Bruta {
+    let fim = tudo
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(tudo.len(), |i| i + 4);
+    let cabecalhos = String::from_utf8_lossy(&tudo[..fim]).to_lowercase();
+    let status = cabecalhos
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    Bruta {
+        status,
+        cabecalhos,
+        corpo: tudo[fim..].to_vec(),
+    }
+}
+
+/// A request head with `Connection: close` and the given extra header lines.
+pub fn pedido(metodo: &str, path: &str, extras: &[&[u8]], corpo: &[u8]) -> Vec<u8> {
+    let mut v = format!("{metodo} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n")
+        .into_bytes();
+    for e in extras {
+        v.extend_from_slice(e);
+        v.extend_from_slice(b"\r\n");
+    }
+    if !corpo.is_empty() || matches!(metodo, "POST" | "PUT") {
+        v.extend_from_slice(format!("Content-Length: {}\r\n", corpo.len()).as_bytes());
+    }
+    v.extend_from_slice(b"\r\n");
+    v.extend_from_slice(corpo);
+    v
+}
