@@ -9,6 +9,7 @@ mod adversario;
 mod auth;
 mod borda;
 mod car;
+mod carga;
 mod cli;
 mod concorrencia;
 mod conta;

@@ -2,7 +2,7 @@ use carapi_sdk::{CpfCnpj, ProprietarioResponse, sandbox};
 
 use crate::helpers::*;
 
-/// Owner of 3 bundled records (dados::embutidos::exemplo_documento).
+/// Owner of 5 bundled records (dados::embutidos::exemplo_documento).
 const DONO: &str = "385.211.390-39";
 
 #[tokio::test]

@@ -44,7 +44,7 @@ pub enum Comando {
         #[command(subcommand)]
         comando: account::Comando,
     },
-    /// Import CAR records from a CSV in the public SICAR columns (idempotent).
+    /// Import CAR records from a public SICAR CSV or a SICAR WFS GeoJSON (idempotent; streamed).
     Import(import::Args),
     /// Generate realistic synthetic CAR records.
     Seed(seed::Args),
