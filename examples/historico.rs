@@ -4,9 +4,9 @@
 //! CARAPI_BASE_URL=... CARAPI_API_KEY=... cargo run -p carapi-examples --example historico
 //! ```
 
+use carapi_sdk::Decimal;
 use carapi_sdk::{Client, HistoricoParams};
 use futures::TryStreamExt;
-use rust_decimal::Decimal;
 
 #[tokio::main]
 async fn main() -> Result<(), carapi_sdk::Error> {

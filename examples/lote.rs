@@ -8,9 +8,8 @@
 
 use std::str::FromStr;
 
-use carapi_sdk::{Client, Error};
+use carapi_sdk::{Client, Decimal, Error, dec};
 use futures::{StreamExt, stream};
-use rust_decimal::Decimal;
 
 const CODIGOS: [&str; 8] = [
     "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47",
@@ -29,7 +28,7 @@ async fn main() -> Result<(), Error> {
         .ok()
         .and_then(|v| Decimal::from_str(&v).ok());
     let client = Client::builder()
-        .max_spend(cap.unwrap_or(Decimal::new(300, 2)))
+        .max_spend(cap.unwrap_or(dec!(3.00)))
         .build()?;
 
     let mut results = stream::iter(CODIGOS)
@@ -49,6 +48,11 @@ async fn main() -> Result<(), Error> {
             Err(e) => println!("erro     {codigo} {e}"),
         }
     }
-    println!("gasto: {}", carapi_sdk::domain::brl::format(client.gasto().total()));
+    let gasto = client.gasto();
+    println!(
+        "gasto: {} (incerto: {})",
+        carapi_sdk::domain::brl::format(gasto.confirmado),
+        carapi_sdk::domain::brl::format(gasto.incerto)
+    );
     Ok(())
 }

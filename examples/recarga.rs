@@ -4,7 +4,8 @@
 //! CARAPI_BASE_URL=... CARAPI_API_KEY=... cargo run -p carapi-examples --example recarga
 //! ```
 //! `CARAPI_RECARGA_VALOR` sets the amount in BRL (default 500, the contract's minimum) and
-//! `CARAPI_RECARGA_TIMEOUT_SECS` the wait (default 600 s). Against the reference server, pay it
+//! `CARAPI_RECARGA_TIMEOUT_SECS` the wait (default 600 s). `CARAPI_POLL_MS` polls faster than
+//! the contract's 5 s, for a local reference server only. Against the reference server, pay it
 //! with `carapi-server pix pay <paymentId> --server <url>` or `carapi --local local pagar <id>`.
 //! Creating twice within 10 minutes reuses the same pending PIX (`reaproveitada`), so a retry
 //! never creates a second charge.
@@ -12,13 +13,20 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use carapi_sdk::{Client, NovaRecarga};
+use carapi_sdk::{Client, Decimal, NovaRecarga};
 use qrcode::{QrCode, render::unicode::Dense1x2};
-use rust_decimal::Decimal;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let client = Client::from_env()?;
+    let mut builder = Client::builder();
+    if let Some(ms) = std::env::var("CARAPI_POLL_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        // A local server: no need to keep to the 5 s the contract recommends.
+        builder = builder.poll_interval_unchecked(Duration::from_millis(ms));
+    }
+    let client = builder.build()?;
     let valor = std::env::var("CARAPI_RECARGA_VALOR")
         .ok()
         .and_then(|v| Decimal::from_str(&v).ok())

@@ -14,7 +14,6 @@ use crate::output::Formato;
     version,
     about = "Consultas ao Cadastro Ambiental Rural (CAR), recargas PIX e lotes pela API carapi",
     after_help = EXIT_CODES_HELP,
-    propagate_version = true,
     max_term_width = 100
 )]
 pub struct Cli {
@@ -58,16 +57,25 @@ pub struct Global {
     /// Sem cores (também com a variável NO_COLOR)
     #[arg(long, global = true, help_heading = "Opções globais")]
     pub no_color: bool,
+    /// Não usa o paginador (também com CARAPI_PAGER= vazio)
+    #[arg(long, global = true, help_heading = "Opções globais")]
+    pub sem_pager: bool,
     /// Mostra um resumo de cada requisição HTTP no stderr (-vv: mais detalhes)
     #[arg(short, long, global = true, help_heading = "Opções globais", action = clap::ArgAction::Count)]
     pub verbose: u8,
 }
 
-/// `-o/--output table|json|csv`.
+/// `-o/--formato table|json|csv`: the one meaning of `-o` in every command (files are `--saida`).
 #[derive(Debug, Clone, Copy, Default, Args)]
 pub struct FormatoArgs {
     /// Formato da saída: tabela, o JSON da API, ou CSV (uma linha por item)
-    #[arg(short = 'o', long = "output", value_enum, value_name = "FORMATO")]
+    #[arg(
+        short = 'o',
+        long = "formato",
+        alias = "output",
+        value_enum,
+        value_name = "FORMATO"
+    )]
     pub output: Option<Formato>,
 }
 
@@ -102,6 +110,8 @@ pub enum Comando {
     Config(commands::config::Args),
     /// Gera o script de autocompletar para o shell
     Completions(commands::completions::Args),
+    /// Mostra ou grava as páginas de manual (man)
+    Man(commands::man::Args),
     /// Servidor de referência local: servir, simular o pagamento de uma recarga
     Local(commands::local::Args),
 }

@@ -7,6 +7,7 @@ use crate::cli::{FormatoArgs, Global};
 use crate::config::{ConfigFile, Paths, parse_base_url};
 use crate::credentials::{self, Credencial, Fonte};
 use crate::error::{CliError, Kind, Result};
+#[cfg(feature = "local")]
 use crate::local::Local;
 use crate::output::{Formato, Shell};
 
@@ -21,7 +22,10 @@ pub struct Context {
     pub formato_raiz: Option<Formato>,
     /// The CLI's directories.
     pub paths: Paths,
+    #[cfg(feature = "local")]
     local: Option<Local>,
+    /// Base URL and key of the last client built (for the price cache).
+    conta: Option<(String, String)>,
 }
 
 /// Where requests go and with which key.
@@ -43,7 +47,17 @@ impl Context {
             global,
             formato_raiz,
             paths,
+            #[cfg(feature = "local")]
             local: None,
+            conta: None,
+        }
+    }
+
+    /// Sends the rest of stdout through the pager, for a long list shown as a table on a
+    /// terminal (see [`Shell::iniciar_pager`]); not with `--sem-pager`.
+    pub fn paginar(&mut self, formato: Formato) {
+        if formato == Formato::Table && !self.global.sem_pager {
+            self.shell.iniciar_pager();
         }
     }
 
@@ -79,15 +93,7 @@ impl Context {
     /// No base URL, no key (exit 3), or the local server failing to start.
     pub async fn destino(&mut self) -> Result<Destino> {
         if self.global.local {
-            let local = self.local().await?;
-            return Ok(Destino {
-                base_url: local.base_url(),
-                origem_url: "--local",
-                credencial: Credencial {
-                    chave: local.api_key().to_owned(),
-                    fonte: Fonte::Local(local.key_file()),
-                },
-            });
+            return self.destino_local().await;
         }
         let (base_url, origem_url) = self.base_url()?;
         let credencial = credentials::resolver(&self.paths)?.ok_or_else(|| {
@@ -105,7 +111,26 @@ impl Context {
         })
     }
 
+    #[cfg(feature = "local")]
+    async fn destino_local(&mut self) -> Result<Destino> {
+        let local = self.local().await?;
+        Ok(Destino {
+            base_url: local.base_url(),
+            origem_url: "--local",
+            credencial: Credencial {
+                chave: local.api_key().to_owned(),
+                fonte: Fonte::Local(local.key_file()),
+            },
+        })
+    }
+
+    #[cfg(not(feature = "local"))]
+    async fn destino_local(&mut self) -> Result<Destino> {
+        Err(sem_modo_local())
+    }
+
     /// The in-process local server, started on first use.
+    #[cfg(feature = "local")]
     ///
     /// # Errors
     /// When the store cannot be opened or the server cannot bind.
@@ -130,6 +155,7 @@ impl Context {
     /// Those of [`Context::destino`].
     pub async fn builder(&mut self) -> Result<ClientBuilder> {
         let d = self.destino().await?;
+        self.conta = Some((d.base_url.clone(), d.credencial.chave.clone()));
         Ok(Client::builder()
             .base_url(&d.base_url)
             .api_key(d.credencial.chave)
@@ -144,10 +170,54 @@ impl Context {
         Ok(self.builder().await?.build()?)
     }
 
+    /// Remembers the account's prices (see [`crate::precos`]), after a balance read.
+    pub fn lembrar_precos(&self, p: &carapi_sdk::Precos) {
+        if let Some((url, chave)) = &self.conta {
+            crate::precos::gravar(&self.paths, url, chave, p);
+        }
+    }
+
+    /// After a charged lookup, on a terminal: `cobrado R$ 1,00` on stderr, at the prices last
+    /// seen for this account (no request); `preco` picks the lookup's price. Nothing for a
+    /// sandbox answer, with `--quiet`, or when stderr is not a terminal.
+    pub fn mostrar_cobranca(
+        &mut self,
+        sandbox: bool,
+        preco: fn(&carapi_sdk::Precos) -> rust_decimal::Decimal,
+    ) {
+        if sandbox || !self.shell.err_is_tty() {
+            return;
+        }
+        let conhecido = self
+            .conta
+            .as_ref()
+            .and_then(|(url, chave)| crate::precos::ler(&self.paths, url, chave));
+        match conhecido {
+            Some(p) => self.shell.status(format!(
+                "cobrado {}",
+                carapi_sdk::domain::brl::format(preco(&p))
+            )),
+            None => self
+                .shell
+                .status("consulta cobrada (os preços da conta: carapi saldo)"),
+        }
+    }
+
     /// Stops the local server, if one was started.
     pub async fn encerrar(&mut self) {
+        #[cfg(feature = "local")]
         if let Some(l) = self.local.take() {
             l.encerrar().await;
         }
     }
+}
+
+/// The error of `--local` and `carapi local` in a build without the `local` feature (exit 2).
+pub fn sem_modo_local() -> CliError {
+    CliError::new(
+        Kind::Usage,
+        "SEM_MODO_LOCAL",
+        "esta compilação do carapi não tem o modo local (feature `local`)",
+    )
+    .hint("instale com o modo local: cargo install carapi-cli (sem --no-default-features), ou use --base-url URL")
 }

@@ -126,12 +126,7 @@ impl CliError {
 
     /// Ctrl-C (exit 130) with how to resume.
     pub fn interrupted(hint: impl Into<String>) -> Self {
-        Self::new(
-            Kind::Interrupted,
-            "INTERROMPIDO",
-            "interrompido pelo usuário",
-        )
-        .hint(hint)
+        Self::new(Kind::Interrupted, "INTERROMPIDO", "Interrompido (Ctrl-C)").hint(hint)
     }
 
     /// The exit code.

@@ -113,27 +113,6 @@ pub fn decimal_br(v: Decimal) -> String {
     br::format_decimal(n, n.scale())
 }
 
-/// Parses an amount typed by a person: `500`, `500.5`, `1.234,56`, `R$ 1.234,56`.
-///
-/// # Errors
-/// A Portuguese message when the text is not an amount.
-pub fn parse_valor(input: &str) -> Result<Decimal, String> {
-    let s: String = input
-        .trim()
-        .trim_start_matches("R$")
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect();
-    let normal = if s.contains(',') {
-        s.replace('.', "").replace(',', ".")
-    } else {
-        s.clone()
-    };
-    normal
-        .parse::<Decimal>()
-        .map_err(|_| format!("valor inválido: {input:?} (ex.: 500, 1000,50 ou 1.000,50)"))
-}
-
 /// A single object as labelled fields.
 #[derive(Debug, Clone, Default)]
 pub struct Campos(Vec<(&'static str, &'static str, Celula)>);
@@ -259,15 +238,6 @@ mod tests {
     fn brasilia_time_from_utc() {
         let t = DateTime::parse_from_rfc3339("2026-01-15T13:05:09Z").unwrap();
         assert_eq!(brasilia(t), "15/01/2026 10:05:09");
-    }
-
-    #[test]
-    fn amounts_typed_by_people() {
-        assert_eq!(parse_valor("500").unwrap(), Decimal::new(500, 0));
-        assert_eq!(parse_valor("1.000,50").unwrap(), Decimal::new(100050, 2));
-        assert_eq!(parse_valor("R$ 750,5").unwrap(), Decimal::new(7505, 1));
-        assert_eq!(parse_valor("99.9").unwrap(), Decimal::new(999, 1));
-        assert!(parse_valor("abc").is_err());
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! through `carapi-sdk` only; local mode uses the `carapi-server` library.
 #![warn(missing_docs)]
 
+pub mod ajuda;
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -15,14 +16,18 @@ pub mod context;
 pub mod credentials;
 pub mod error;
 pub mod format;
+#[cfg(feature = "local")]
 pub mod local;
 pub mod lote;
 pub mod output;
+pub mod precos;
+pub mod prompt;
 pub mod qr;
+pub mod valor;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::FromArgMatches;
 
 use crate::cli::Cli;
 use crate::context::Context;
@@ -31,18 +36,25 @@ use crate::output::Shell;
 
 /// Runs the CLI with the process's arguments and streams; what `main` returns.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let matches = match ajuda::comando().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => return erro_de_uso(&e),
+    };
+    if let Some(comando) = geojson_fora_do_lugar(&matches) {
+        let mut shell = Shell::from_std(false, false);
+        shell.error(
+            &format!("o formato geojson não existe para `carapi {comando}`"),
+            "USO",
+            Some("-o geojson vale para car e proprietario; num lote, use --saida ARQUIVO.geojson"),
+        );
+        return ExitCode::from(2);
+    }
+    let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
-        }
+        Err(e) => return erro_de_uso(&e),
     };
     let mut shell = Shell::from_std(cli.global.quiet, cli.global.no_color);
+    shell.set_flags_globais(&flags_globais(&cli.global));
     init_tracing(cli.global.verbose, shell.err_color());
     let paths = match config::Paths::resolve() {
         Ok(p) => p,
@@ -74,13 +86,95 @@ pub fn main() -> ExitCode {
     });
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     let result = result.and_then(|()| ctx.shell.flush().map_err(Into::into));
+    ctx.shell.encerrar_pager();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind == Kind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) if e.kind == Kind::Interrupted => {
+            ctx.shell.parada(&e.message, e.hint.as_deref());
+            e.exit_code()
+        }
         Err(e) => {
             ctx.shell.error(&e.message, &e.code, e.hint.as_deref());
             e.exit_code()
         }
+    }
+}
+
+/// The command given `-o geojson` when it is not one of [`output::Formato::COM_GEOJSON`].
+fn geojson_fora_do_lugar(m: &clap::ArgMatches) -> Option<String> {
+    let eh_geojson = |m: &clap::ArgMatches| {
+        m.try_get_one::<output::Formato>("output")
+            .ok()
+            .flatten()
+            .is_some_and(|f| *f == output::Formato::Geojson)
+    };
+    let (nome, mut atual) = m.subcommand()?;
+    let mut usa = eh_geojson(m);
+    loop {
+        usa |= eh_geojson(atual);
+        match atual.subcommand() {
+            Some((_, s)) => atual = s,
+            None => break,
+        }
+    }
+    (usa && !output::Formato::COM_GEOJSON.contains(&nome)).then(|| nome.to_owned())
+}
+
+/// Help and version on stdout (exit 0); clap's errors in the CLI's form on stderr (exit 2).
+fn erro_de_uso(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    use std::io::Write;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let texto = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                e.render().ansi().to_string()
+            } else {
+                e.render().to_string()
+            };
+            let _ = write!(std::io::stdout(), "{}", ajuda::traduzir(&texto));
+            ExitCode::SUCCESS
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = write!(
+                std::io::stderr(),
+                "{}",
+                ajuda::traduzir(&e.render().to_string())
+            );
+            ExitCode::from(2)
+        }
+        _ => {
+            let no_color = std::env::args().any(|a| a == "--no-color");
+            let mut shell = Shell::from_std(false, no_color);
+            let (msg, dica) = ajuda::mensagem(e);
+            shell.error(&msg, "USO", dica.as_deref());
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The global flags a suggested command must repeat to reach the same server: `--local`, and
+/// `--base-url URL` when given on the command line (an environment variable stays in effect).
+pub fn flags_globais(g: &cli::Global) -> Vec<String> {
+    let mut flags = vec![];
+    if g.local {
+        flags.push("--local".to_owned());
+    } else if let Some(url) = &g.base_url
+        && std::env::var("CARAPI_BASE_URL").ok().as_deref() != Some(url.as_str())
+    {
+        flags.push("--base-url".to_owned());
+        flags.push(shell_quote(url));
+    }
+    flags
+}
+
+/// `s` as one shell word: as is when it has only safe characters, else in single quotes.
+fn shell_quote(s: &str) -> String {
+    let seguro = |c: char| c.is_ascii_alphanumeric() || ":/._-@%+=,".contains(c);
+    if !s.is_empty() && s.chars().all(seguro) {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
     }
 }
 

@@ -25,11 +25,19 @@ use crate::format::{Campos, Tabela};
 pub enum Formato {
     /// tabela com rótulos em português, dinheiro como R$ 1.234,56, horário de Brasília
     #[default]
+    #[value(name = "tabela", alias = "table")]
     Table,
     /// o JSON da API para o objeto
     Json,
     /// CSV com cabeçalho e uma linha por item (valores crus: ISO 8601, ponto decimal)
     Csv,
+    /// GeoJSON (só car e proprietario): um ponto por imóvel, para QGIS ou geojson.io
+    Geojson,
+}
+
+impl Formato {
+    /// The commands that take `-o geojson`.
+    pub const COM_GEOJSON: [&'static str; 2] = ["car", "proprietario"];
 }
 
 /// Where stdout/stderr go and what they are.
@@ -41,6 +49,9 @@ pub struct Shell {
     stdin_tty: bool,
     color: bool,
     quiet: bool,
+    flags: String,
+    largura: Option<u16>,
+    pager: Option<std::process::Child>,
 }
 
 impl std::fmt::Debug for Shell {
@@ -67,6 +78,9 @@ impl Shell {
             err: Box::new(io::stderr()),
             color: !no_color,
             quiet,
+            flags: String::new(),
+            largura: largura_do_terminal(),
+            pager: None,
         }
     }
 
@@ -80,7 +94,63 @@ impl Shell {
             stdin_tty: false,
             color: false,
             quiet: false,
+            flags: String::new(),
+            largura: None,
+            pager: None,
         }
+    }
+
+    /// Tables are laid out to fit `largura` columns (what [`Shell::from_std`] reads from the
+    /// terminal of stdout); `None` leaves them at their natural width (piped output).
+    pub fn set_largura(&mut self, largura: Option<u16>) {
+        self.largura = largura;
+    }
+
+    /// The width tables must fit, when stdout is a terminal.
+    pub fn largura(&self) -> Option<u16> {
+        self.largura
+    }
+
+    /// Sends the rest of stdout through a pager, as gh does: only when stdout is a terminal, with
+    /// `CARAPI_PAGER`, else `PAGER`, else `less -FRX` (which exits at once when the text fits one
+    /// screen). `CARAPI_PAGER=` (empty) or `cat` turns it off, as does `--sem-pager`. A pager
+    /// that cannot start is skipped silently.
+    pub fn iniciar_pager(&mut self) {
+        if !self.out_tty || self.pager.is_some() {
+            return;
+        }
+        let Some(cmd) = comando_pager(
+            std::env::var("CARAPI_PAGER").ok(),
+            std::env::var("PAGER").ok(),
+        ) else {
+            return;
+        };
+        let child = std::process::Command::new("sh")
+            .args(["-c", &cmd])
+            .stdin(std::process::Stdio::piped())
+            .spawn();
+        if let Ok(mut child) = child
+            && let Some(stdin) = child.stdin.take()
+        {
+            let _ = self.out.flush();
+            self.out = Box::new(stdin);
+            self.pager = Some(child);
+        }
+    }
+
+    /// Closes the pager's input and waits for the user to leave it (no-op without a pager).
+    pub fn encerrar_pager(&mut self) {
+        if let Some(mut child) = self.pager.take() {
+            let _ = self.out.flush();
+            self.out = Box::new(io::stdout());
+            let _ = child.wait();
+        }
+    }
+
+    /// The global flags in effect (`--local`, `--base-url URL`), repeated in every command a
+    /// message on stderr suggests, so the hint works as printed.
+    pub fn set_flags_globais(&mut self, flags: &[String]) {
+        self.flags = flags.join(" ");
     }
 
     /// True when stdout is a terminal.
@@ -129,21 +199,24 @@ impl Shell {
     /// A status message (progress narration) on stderr: only when stderr is a terminal and not quiet.
     pub fn status(&mut self, text: impl AsRef<str>) {
         if self.err_tty && !self.quiet {
-            let _ = writeln!(self.err, "{}", text.as_ref());
+            let text = com_flags(text.as_ref(), &self.flags);
+            let _ = writeln!(self.err, "{text}");
         }
     }
 
     /// A note on stderr a script may want too (batch plan/summary, saved file): unless quiet.
     pub fn note(&mut self, text: impl AsRef<str>) {
         if !self.quiet {
-            let _ = writeln!(self.err, "{}", text.as_ref());
+            let text = com_flags(text.as_ref(), &self.flags);
+            let _ = writeln!(self.err, "{text}");
         }
     }
 
     /// A warning on stderr (always): `aviso: <text>`.
     pub fn warn(&mut self, text: impl AsRef<str>) {
         let label = self.paint_err("aviso:", "33;1");
-        let _ = writeln!(self.err, "{label} {}", text.as_ref());
+        let text = com_flags(text.as_ref(), &self.flags);
+        let _ = writeln!(self.err, "{label} {text}");
     }
 
     /// An error on stderr (always): `erro: <message> (<CODE>)` and, when given, `dica: <hint>`.
@@ -152,7 +225,25 @@ impl Shell {
         let _ = writeln!(self.err, "{label} {message} ({code})");
         if let Some(hint) = hint {
             let label = self.paint_err("dica:", "36");
+            let hint = com_flags(hint, &self.flags);
             let _ = writeln!(self.err, "{label} {hint}");
+        }
+        let _ = self.err.flush();
+    }
+
+    /// A normal stop (Ctrl-C, exit 130): plain lines on stderr, no `erro:` label; always shown.
+    pub fn parada(&mut self, message: &str, hint: Option<&str>) {
+        let _ = writeln!(self.err, "{message}.");
+        if let Some(hint) = hint {
+            let hint = com_flags(hint, &self.flags);
+            let mut chars = hint.chars();
+            let primeira: String = chars
+                .next()
+                .map(char::to_uppercase)
+                .into_iter()
+                .flatten()
+                .collect();
+            let _ = writeln!(self.err, "{primeira}{}", chars.as_str());
         }
         let _ = self.err.flush();
     }
@@ -179,8 +270,11 @@ impl Shell {
     /// # Errors
     /// Write errors.
     pub fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> io::Result<()> {
-        serde_json::to_writer_pretty(&mut self.out, value).map_err(io::Error::other)?;
-        writeln!(self.out)
+        // Serialised first, written after: a closed stdout stays an `io::ErrorKind::BrokenPipe`
+        // (serde_json's writer would wrap it), so `| head` exits 0.
+        let mut bytes = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
+        bytes.push(b'\n');
+        self.out.write_all(&bytes)
     }
 
     /// One object in the chosen format: a two-column table (`Campo | Valor`), or CSV with one row.
@@ -192,7 +286,8 @@ impl Shell {
         match formato {
             Formato::Csv => self.csv(&campos.as_tabela()),
             _ => {
-                let table = campos.to_table(self.out_color());
+                let mut table = campos.to_table(self.out_color());
+                ajustar(&mut table, self.largura);
                 writeln!(self.out, "{table}")
             }
         }
@@ -210,7 +305,8 @@ impl Shell {
                     self.status("(nenhum item)");
                     return Ok(());
                 }
-                let table = tabela.to_table(self.out_color());
+                let mut table = tabela.to_table(self.out_color());
+                ajustar(&mut table, self.largura);
                 writeln!(self.out, "{table}")
             }
         }
@@ -255,6 +351,64 @@ impl Shell {
         } else {
             ProgressDrawTarget::hidden()
         }
+    }
+}
+
+/// The pager command: `CARAPI_PAGER`, else `PAGER`, else `less -FRX`; `None` when the chosen one
+/// is empty or `cat`.
+pub fn comando_pager(carapi_pager: Option<String>, pager: Option<String>) -> Option<String> {
+    let cmd = carapi_pager
+        .or(pager)
+        .unwrap_or_else(|| "less -FRX".to_owned());
+    let cmd = cmd.trim();
+    (!cmd.is_empty() && cmd != "cat").then(|| cmd.to_owned())
+}
+
+/// Columns of the terminal stdout is on; `None` when stdout is not a terminal.
+pub fn largura_do_terminal() -> Option<u16> {
+    if !io::stdout().is_terminal() {
+        return None;
+    }
+    terminal_size::terminal_size()
+        .map(|(w, _)| w.0)
+        .or_else(|| std::env::var("COLUMNS").ok()?.parse().ok())
+        .filter(|w| *w >= 20)
+}
+
+/// Inserts `flags` after every `carapi ` that starts a command in `texto` (`carapi recarga ...`
+/// becomes `carapi --local recarga ...`); `texto` unchanged when `flags` is empty.
+pub fn com_flags(texto: &str, flags: &str) -> String {
+    if flags.is_empty() {
+        return texto.to_owned();
+    }
+    let mut out = String::with_capacity(texto.len() + flags.len());
+    let mut resto = texto;
+    while let Some(i) = resto.find("carapi ") {
+        let antes = &resto[..i];
+        let depois = &resto[i + "carapi ".len()..];
+        let inicio_de_palavra = !antes
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '/' || c == '_');
+        let comando = depois.starts_with(|c: char| c.is_ascii_lowercase());
+        out.push_str(antes);
+        out.push_str("carapi ");
+        if inicio_de_palavra && comando {
+            out.push_str(flags);
+            out.push(' ');
+        }
+        resto = depois;
+    }
+    out.push_str(resto);
+    out
+}
+
+/// Lays `table` out to fit `largura` columns (comfy-table's dynamic arrangement wraps cells).
+pub fn ajustar(table: &mut comfy_table::Table, largura: Option<u16>) {
+    if let Some(w) = largura {
+        table
+            .set_width(w)
+            .set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
     }
 }
 
@@ -308,6 +462,49 @@ mod tests {
             "nota\nerro: falhou (X)\ndica: tente de novo\n"
         );
         assert!(!err.contents().contains('\x1b'));
+    }
+
+    #[test]
+    fn tables_fit_the_width() {
+        let mut t = Tabela::new(&[("a", "Coluna A"), ("b", "Coluna B"), ("c", "Coluna C")]);
+        t.linha(vec![
+            Celula::texto("x".repeat(60)),
+            Celula::texto("y".repeat(60)),
+            Celula::texto("z ".repeat(40)),
+        ]);
+        let out = Buffer::default();
+        let mut sh = Shell::from_write(Box::new(out.clone()), Box::new(Buffer::default()));
+        sh.set_largura(Some(80));
+        sh.tabela(&t, Formato::Table).unwrap();
+        let texto = out.contents();
+        assert!(texto.lines().all(|l| l.chars().count() <= 80), "{texto}");
+        assert!(texto.contains("Coluna C"));
+    }
+
+    #[test]
+    fn pager_choice() {
+        let s = |v: &str| Some(v.to_owned());
+        assert_eq!(comando_pager(None, None).as_deref(), Some("less -FRX"));
+        assert_eq!(comando_pager(None, s("most")).as_deref(), Some("most"));
+        assert_eq!(comando_pager(s("bat"), s("most")).as_deref(), Some("bat"));
+        assert_eq!(comando_pager(s(""), s("most")), None);
+        assert_eq!(comando_pager(s("cat"), None), None);
+    }
+
+    #[test]
+    fn hints_get_the_global_flags() {
+        assert_eq!(
+            com_flags(
+                "para acompanhar: carapi recarga status X --wait; veja carapi saldo. API carapi.",
+                "--local"
+            ),
+            "para acompanhar: carapi --local recarga status X --wait; veja carapi --local saldo. API carapi."
+        );
+        assert_eq!(com_flags("carapi login", ""), "carapi login");
+        assert_eq!(
+            com_flags("carapi-cli carapi Login", "--local"),
+            "carapi-cli carapi Login"
+        );
     }
 
     #[test]

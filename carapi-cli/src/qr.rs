@@ -1,5 +1,11 @@
 //! The PIX QR code drawn in the terminal with Unicode half blocks (`▀ ▄ █`), two modules per
-//! character cell vertically, with the 4-module quiet zone a phone camera needs.
+//! character cell vertically, so that the code, the amount and the waiting spinner fit one 80x24
+//! screen.
+//!
+//! Size: error-correction level L ([`NIVEL`]: a screen is not a crumpled sticker; the bank's
+//! camera reads a clean, flat image) and a quiet zone of [`ZONA`] modules (the 4 of ISO/IEC 18004
+//! are for print; a camera finds the code on a screen with two, as zbar and rqrr do). A typical
+//! dynamic BR Code of about 150 characters then takes 49 columns and 25 lines instead of 57 and 29.
 //!
 //! Colours: a phone reads dark modules on a light background.
 //! - With colour on (stdout a terminal, no `--no-color`/`NO_COLOR`), each line is painted black on
@@ -8,38 +14,70 @@
 //!   blocks (`█`) are the **light** modules and the quiet zone, spaces are the dark modules (the
 //!   convention of `qrencode -t UTF8`). [`bitmap`] reads either form back.
 
-use qrcode::render::unicode::Dense1x2;
-use qrcode::{EcLevel, QrCode};
+use qrcode::{Color, EcLevel, QrCode};
 
 use crate::error::{CliError, Result};
 
-/// Renders `payload` as half-block text (lines joined by `\n`, no trailing newline).
+/// Error-correction level of the terminal QR code.
+pub const NIVEL: EcLevel = EcLevel::L;
+
+/// Light modules around the symbol.
+pub const ZONA: usize = 2;
+
+/// The QR code of `payload` at [`NIVEL`].
 ///
 /// # Errors
 /// When the payload is too long for a QR code (not the case for a PIX BR Code).
+pub fn codigo(payload: &str) -> Result<QrCode> {
+    QrCode::with_error_correction_level(payload.as_bytes(), NIVEL)
+        .map_err(|e| CliError::other("QR", format!("não foi possível gerar o QR code: {e}")))
+}
+
+/// Renders `payload` as half-block text (lines joined by `\n`, no trailing newline): the code
+/// with a [`ZONA`]-module quiet zone, an even number of module rows (one light row added when
+/// needed), `(largura + 2 * ZONA + 1) / 2` lines.
+///
+/// # Errors
+/// Those of [`codigo`].
 pub fn render(payload: &str, colorido: bool) -> Result<String> {
-    let code = QrCode::with_error_correction_level(payload.as_bytes(), EcLevel::M)
-        .map_err(|e| CliError::other("QR", format!("não foi possível gerar o QR code: {e}")))?;
-    if colorido {
-        let text = code
-            .render::<Dense1x2>()
-            .dark_color(Dense1x2::Dark)
-            .light_color(Dense1x2::Light)
-            .quiet_zone(true)
-            .build();
-        Ok(text
-            .lines()
-            .map(|l| format!("\x1b[30;107m{l}\x1b[0m"))
-            .collect::<Vec<_>>()
-            .join("\n"))
-    } else {
-        Ok(code
-            .render::<Dense1x2>()
-            .dark_color(Dense1x2::Light)
-            .light_color(Dense1x2::Dark)
-            .quiet_zone(true)
-            .build())
+    let code = codigo(payload)?;
+    let w = code.width();
+    let n = w + 2 * ZONA;
+    let linhas = n.div_ceil(2);
+    let escuro = |x: usize, y: usize| {
+        x >= ZONA
+            && y >= ZONA
+            && x - ZONA < w
+            && y - ZONA < w
+            && code[(x - ZONA, y - ZONA)] == Color::Dark
+    };
+    let mut out = Vec::with_capacity(linhas);
+    for l in 0..linhas {
+        let linha: String = (0..n)
+            .map(|x| {
+                let (cima, baixo) = (escuro(x, 2 * l), escuro(x, 2 * l + 1));
+                // "Ink" is what the glyph draws: dark modules on a painted light background, or
+                // light modules on the terminal's dark background.
+                let (a, b) = if colorido {
+                    (cima, baixo)
+                } else {
+                    (!cima, !baixo)
+                };
+                match (a, b) {
+                    (true, true) => '█',
+                    (true, false) => '▀',
+                    (false, true) => '▄',
+                    (false, false) => ' ',
+                }
+            })
+            .collect();
+        out.push(if colorido {
+            format!("\x1b[30;107m{linha}\x1b[0m")
+        } else {
+            linha
+        });
     }
+    Ok(out.join("\n"))
 }
 
 /// Turns half-block text back into a bitmap of modules (`true` = dark), reading the
@@ -81,20 +119,30 @@ mod tests {
         let text = render(payload, false).unwrap();
         assert!(!text.contains('\x1b'));
         let bits = bitmap(&text);
-        let code = QrCode::with_error_correction_level(payload.as_bytes(), EcLevel::M).unwrap();
+        let code = QrCode::with_error_correction_level(payload.as_bytes(), NIVEL).unwrap();
         let w = code.width();
-        // Quiet zone of 4 modules on every side.
-        assert_eq!(bits[0].len(), w + 8);
-        assert!(bits[..4].iter().all(|r| r.iter().all(|d| !d)));
+        assert_eq!(bits[0].len(), w + 2 * ZONA);
+        assert!(bits[..ZONA].iter().all(|r| r.iter().all(|d| !d)));
         for y in 0..w {
             for x in 0..w {
                 assert_eq!(
-                    bits[y + 4][x + 4],
+                    bits[y + ZONA][x + ZONA],
                     code[(x, y)] == qrcode::Color::Dark,
                     "({x},{y})"
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_150_character_br_code_fits_25_lines_and_49_columns() {
+        let payload = format!(
+            "{:0<150}",
+            "00020101021226840014br.gov.bcb.pix2562pix.exemplo.com.br/"
+        );
+        let text = render(&payload, false).unwrap();
+        assert!(text.lines().count() <= 25, "{}", text.lines().count());
+        assert!(text.lines().all(|l| l.chars().count() <= 49));
     }
 
     #[test]

@@ -1,7 +1,5 @@
 //! `carapi --help` and every subcommand's help, snapshot-tested.
 
-use clap::CommandFactory;
-
 fn caminhos(cmd: &clap::Command, prefixo: Vec<String>, out: &mut Vec<Vec<String>>) {
     out.push(prefixo.clone());
     for sub in cmd.get_subcommands() {
@@ -14,7 +12,7 @@ fn caminhos(cmd: &clap::Command, prefixo: Vec<String>, out: &mut Vec<Vec<String>
 #[test]
 fn help_of_every_command() {
     let mut todos = vec![];
-    caminhos(&carapi_cli::cli::Cli::command(), vec![], &mut todos);
+    caminhos(&carapi_cli::ajuda::comando(), vec![], &mut todos);
     assert!(todos.len() > 20, "{todos:?}");
     for caminho in todos {
         let mut cmd = assert_cmd::Command::cargo_bin("carapi").unwrap();

@@ -244,7 +244,7 @@ fn recibo_saves_never_overwrites_without_force_and_streams_to_stdout() {
     assert!(o.status.success());
     let o = s
         .cmd()
-        .args(["-o", "json", "recibo", CODIGOS[1], "-o", "outro.pdf"])
+        .args(["-o", "json", "recibo", CODIGOS[1], "--saida", "outro.pdf"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -256,7 +256,7 @@ fn recibo_saves_never_overwrites_without_force_and_streams_to_stdout() {
         .args([
             "recibo",
             "ZZ-0000000-SANDBOXCARBASICO0000000000000000",
-            "-o",
+            "--saida",
             "-",
         ])
         .output()

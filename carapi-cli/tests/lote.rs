@@ -134,9 +134,8 @@ fn max_custo_stops_and_a_rerun_resumes_without_a_second_charge() {
     assert!(stderr(&o).contains("mesmo --saida"), "{}", stderr(&o));
     let texto = std::fs::read_to_string(s.trabalho().join("r.csv")).unwrap();
     assert!(
-        texto.starts_with(
-            "chave,status,http_status,codigo_erro,mensagem,cobrado,arquivo,resposta\n"
-        )
+        texto.starts_with("\u{feff}chave;status;http_status;codigo_erro;mensagem;cobrado;arquivo;"),
+        "{texto}"
     );
     let primeira = s.cobradas();
     assert_eq!(primeira.len(), 2, "5.00 allows two lookups at 2.30");
@@ -155,6 +154,8 @@ fn max_custo_stops_and_a_rerun_resumes_without_a_second_charge() {
         "{}",
         stderr(&o)
     );
+    // The summary of a resumed batch counts the whole batch, not only this run.
+    assert!(stderr(&o).contains("5 encontrado(s)"), "{}", stderr(&o));
     let todas = s.cobradas();
     assert_eq!(todas.len(), 5);
     assert!(
@@ -162,13 +163,13 @@ fn max_custo_stops_and_a_rerun_resumes_without_a_second_charge() {
         "each key charged once: {todas:?}"
     );
     assert_eq!(s.saldo(), dec("100") - dec("11.50"));
-    let mut rd = csv::Reader::from_path(s.trabalho().join("r.csv")).unwrap();
+    let bytes = std::fs::read(s.trabalho().join("r.csv")).unwrap();
+    let mut rd = csv::ReaderBuilder::new()
+        .delimiter(b';')
+        .from_reader(&bytes[3..]);
     let rows: Vec<_> = rd.records().map(|r| r.unwrap()).collect();
     assert_eq!(rows.len(), 5);
-    assert!(
-        rows.iter()
-            .all(|r| &r[1] == "encontrado" && &r[5] == "true")
-    );
+    assert!(rows.iter().all(|r| &r[1] == "encontrado" && &r[5] == "sim"));
 }
 
 #[cfg(unix)]
@@ -310,14 +311,22 @@ fn proprietario_batch_to_stdout_as_csv() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
-    let mut rd = csv::Reader::from_reader(out.as_bytes());
+    assert!(!out.starts_with('\u{feff}'), "no BOM on stdout");
+    let mut rd = csv::ReaderBuilder::new()
+        .delimiter(b';')
+        .from_reader(out.as_bytes());
+    assert_eq!(&rd.headers().unwrap()[0], "chave");
     let rows: Vec<_> = rd.records().map(|r| r.unwrap()).collect();
-    assert_eq!(rows.len(), 3, "{out}");
+    let chaves: std::collections::BTreeSet<&str> = rows.iter().map(|r| &r[0]).collect();
+    assert_eq!(chaves.len(), 3, "{out}");
     assert!(
         rows.iter()
             .any(|r| &r[0] == "11111111111" && &r[1] == "nao_encontrado")
     );
-    assert!(rows.iter().all(|r| &r[5] == "false"), "sandbox is free");
+    assert!(
+        rows.iter().all(|r| &r[5] == "não"),
+        "sandbox is free: {out}"
+    );
 }
 
 #[test]

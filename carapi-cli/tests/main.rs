@@ -2,10 +2,13 @@
 //! reference server spawned in-process on a random port over a temporary SQLite store.
 
 mod ajuda;
+mod analista;
 mod consultas;
 mod conta;
 mod credenciais;
 mod harness;
 mod local;
 mod lote;
+mod lote_saidas;
 mod recarga;
+mod terminal;

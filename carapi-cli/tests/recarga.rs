@@ -144,11 +144,14 @@ fn ctrl_c_stops_waiting_with_exit_130_and_says_how_to_resume() {
     assert!(kill.success());
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    let err = stderr(&o);
     assert!(
-        stderr(&o).contains(&format!("carapi recarga status {id} --wait")),
-        "{}",
-        stderr(&o)
+        err.contains(&format!("carapi recarga status {id} --wait")),
+        "{err}"
     );
+    // A normal stop, not an error: no `erro:` label, a plain line.
+    assert!(!err.contains("erro:"), "{err}");
+    assert!(err.contains("Interrompido (Ctrl-C)."), "{err}");
 }
 
 #[test]

@@ -4,9 +4,6 @@ use std::net::SocketAddr;
 use std::num::NonZeroU32;
 use std::time::Duration;
 
-/// Default webhook secret when none is configured (`CARAPI_WEBHOOK_SECRET`). Fine for a local
-/// reference server; set a real one anywhere else.
-pub const WEBHOOK_SECRET_PADRAO: &str = "carapi-dev-webhook-secret";
 /// Default database URL of the command line.
 pub const DATABASE_URL_PADRAO: &str = "sqlite://carapi.db";
 /// Default bind address of `carapi-server serve`.
@@ -51,8 +48,11 @@ pub struct Config {
     /// / `postgresql://...` (PostgreSQL for scale; the database is created when missing and
     /// the user may create it).
     pub database_url: String,
-    /// HMAC-SHA256 secret of `POST /webhooks/pix`.
-    pub webhook_secret: String,
+    /// HMAC-SHA256 secret of `POST /webhooks/pix` (`CARAPI_WEBHOOK_SECRET`). `None` (the
+    /// default) uses the database's own secret: 32 random bytes in hex, generated on first
+    /// start and stored in the `configuracao` table ([`crate::webhook::segredo_do_banco`];
+    /// `carapi-server webhook-secret` prints it). No secret is built into the server.
+    pub webhook_secret: Option<String>,
     /// Period of the reconciliation job for pending top-ups (contract: 2 minutes).
     pub reconcile_interval: Duration,
     /// Receipt behaviour (see [`ReciboModo`]).
@@ -81,7 +81,7 @@ impl Default for Config {
         Config {
             bind: BIND_PADRAO.parse().expect("valid default bind address"),
             database_url: DATABASE_URL_PADRAO.to_owned(),
-            webhook_secret: WEBHOOK_SECRET_PADRAO.to_owned(),
+            webhook_secret: None,
             reconcile_interval: Duration::from_secs(120),
             recibo: ReciboModo::Normal,
             pix_falha: false,
@@ -96,11 +96,19 @@ impl Default for Config {
 }
 
 impl Config {
-    /// An in-process server on `127.0.0.1:0` over `database_url`, otherwise the defaults.
+    /// An in-process server on `127.0.0.1:0` over `database_url`, otherwise the defaults,
+    /// except the per-address limit of failed authentications, which is off: every client of
+    /// an in-process server shares the loopback address (tests that try bad keys on purpose
+    /// would block the next test's good ones).
     pub fn local(database_url: impl Into<String>) -> Self {
+        let borda = crate::http::borda::Borda {
+            nao_autenticados_por_segundo: None,
+            ..Default::default()
+        };
         Config {
             bind: SocketAddr::from(([127, 0, 0, 1], 0)),
             database_url: database_url.into(),
+            borda,
             ..Config::default()
         }
     }

@@ -17,6 +17,7 @@
 
 pub mod auth;
 pub mod cache;
+pub mod carga;
 pub mod cli;
 pub mod config;
 pub mod dados;

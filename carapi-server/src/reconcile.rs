@@ -1,15 +1,17 @@
 //! The reconciliation job (contract, "Events" 1): every interval (2 minutes by default) it asks
-//! the PSP about pending top-ups and confirms the paid ones through the same conditional
-//! transition as the webhook, so a top-up is credited once whichever arrives first.
+//! the PSP about pending top-ups and confirms the ones paid with their amount through the same
+//! function as the webhook ([`confirmar_pelo_psp`]), so a top-up is credited once whichever
+//! arrives first.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::pix::{PixProvider, SituacaoPagamento};
+use crate::pix::PixProvider;
 use crate::state::AppState;
-use crate::store::{Confirmacao, Store, StoreError};
+use crate::store::{Store, StoreError};
+use crate::webhook::{Desfecho, ErroConfirmacao, confirmar_pelo_psp};
 
 /// Pending top-ups examined per pass.
 const LOTE: u32 = 500;
@@ -24,21 +26,16 @@ pub async fn executar(
 ) -> Result<u32, StoreError> {
     let mut creditadas = 0;
     for recarga in store.recargas_pendentes(LOTE).await? {
-        match pix.consultar(&recarga.payment_id).await {
-            Ok(SituacaoPagamento::Pago(em)) => {
-                if let Confirmacao::Creditada(r) =
-                    store.confirmar_recarga(&recarga.payment_id, em).await?
-                {
-                    tracing::info!(recarga = %r.id, conta = %r.conta, "recarga confirmada pela reconciliação");
-                    creditadas += 1;
-                }
+        let pid = &recarga.payment_id;
+        match confirmar_pelo_psp(store.as_ref(), pix.as_ref(), pid, None).await {
+            Ok(Desfecho::Creditada(r)) => {
+                tracing::info!(recarga = %r.id, conta = %r.conta, "recarga confirmada pela reconciliação");
+                creditadas += 1;
             }
-            Ok(SituacaoPagamento::Pendente) => {}
-            Ok(SituacaoPagamento::Desconhecido) => {
-                tracing::warn!(payment_id = %recarga.payment_id, "PSP não conhece a cobrança")
-            }
-            Err(e) => {
-                tracing::warn!(erro = %e, payment_id = %recarga.payment_id, "falha ao consultar o PSP")
+            Ok(_) => {}
+            Err(ErroConfirmacao::Store(e)) => return Err(e),
+            Err(ErroConfirmacao::Pix(e)) => {
+                tracing::warn!(erro = %e, payment_id = %pid, "falha ao consultar o PSP")
             }
         }
     }

@@ -140,26 +140,30 @@ pub async fn carregar_dados_embutidos(store: &dyn Store) -> Result<u64, ServerEr
     Ok(store.gravar_imoveis(&fonte::bundled()).await?)
 }
 
-/// Marks `payment_id` paid at the simulated PSP's book in `store` (when `store` is given) and
-/// delivers the signed webhook to `base_url` (`carapi-server pix pay`).
+/// Marks `payment_id` paid in the simulated PSP's book in `store` and delivers the signed
+/// webhook to `base_url` (`carapi-server pix pay`). The server credits only what the
+/// provider's book has paid, so the book is written first. `webhook_secret` is the server's
+/// configured secret, or `None` for the database's own ([`webhook::segredo_do_banco`]).
 ///
 /// # Errors
 /// [`ServerError::NaoEncontrado`] for a payment the PSP does not know;
 /// [`ServerError::Webhook`] when the delivery fails or is refused.
 pub async fn pagar_via_webhook(
-    store: Option<&dyn Store>,
+    store: &dyn Store,
     base_url: &str,
-    webhook_secret: &str,
+    webhook_secret: Option<&str>,
     payment_id: &str,
 ) -> Result<(), ServerError> {
     let agora = Utc::now();
-    if let Some(store) = store
-        && !store.psp_pagar(payment_id, agora).await?
-    {
+    if !store.psp_pagar(payment_id, agora).await? {
         return Err(ServerError::NaoEncontrado(format!(
             "cobrança PIX {payment_id}"
         )));
     }
+    let webhook_secret = match webhook_secret {
+        Some(s) => s.to_owned(),
+        None => webhook::segredo_do_banco(store).await?,
+    };
     let corpo = serde_json::to_vec(&EventoPix::pago(payment_id, agora))
         .map_err(|e| ServerError::Webhook(e.to_string()))?;
     let url = format!("{}/webhooks/pix", base_url.trim_end_matches('/'));
@@ -168,7 +172,7 @@ pub async fn pagar_via_webhook(
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .header(
             CABECALHO_ASSINATURA,
-            webhook::assinar(webhook_secret, &corpo),
+            webhook::assinar(&webhook_secret, &corpo),
         )
         .body(corpo)
         .send()
@@ -213,7 +217,10 @@ pub async fn spawn(config: Config) -> Result<RunningServer, ServerError> {
         }
     }
     let listener = TcpListener::bind(config.bind).await?;
-    spawn_com(AppState::new(store, config), listener).await
+    let state = AppState::new(store, config);
+    // The database's webhook secret exists from the first start on.
+    state.segredo_webhook().await?;
+    spawn_com(state, listener).await
 }
 
 /// Like [`spawn`] over an already-built state and listener (tests with another clock or PSP).
@@ -280,10 +287,11 @@ impl RunningServer {
     /// # Errors
     /// [`ServerError::NaoEncontrado`] when no charge has this id; [`ServerError::Webhook`].
     pub async fn pagar(&self, payment_id: &str) -> Result<(), ServerError> {
+        let segredo = self.state.segredo_webhook().await?;
         pagar_via_webhook(
-            Some(self.state.store.as_ref()),
+            self.state.store.as_ref(),
             &self.base_url(),
-            &self.state.config.webhook_secret,
+            Some(&segredo),
             payment_id,
         )
         .await

@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::limite_chave::LimitePorChave;
 use crate::limits::LimitadorIp;
 use crate::pix::{PixProvider, PspSimulado};
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 
 /// Source of the current instant (a fixed or movable one in tests).
 #[derive(Clone)]
@@ -59,6 +59,8 @@ pub struct AppState {
     pub relogio: Relogio,
     /// Caches of key owners and CAR records (see [`crate::cache`]).
     pub caches: Caches,
+    /// The webhook secret once resolved ([`AppState::segredo_webhook`]).
+    segredo: Arc<tokio::sync::OnceCell<Arc<str>>>,
 }
 
 impl AppState {
@@ -84,7 +86,27 @@ impl AppState {
             config: Arc::new(config),
             relogio: Relogio::sistema(),
             caches: Caches::new(),
+            segredo: Arc::default(),
         }
+    }
+
+    /// The HMAC secret of `POST /webhooks/pix`: the configured one
+    /// ([`Config::webhook_secret`], when not blank), else the database's own
+    /// ([`crate::webhook::segredo_do_banco`], generated on first use). Read once, then kept.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the stored secret cannot be read or created.
+    pub async fn segredo_webhook(&self) -> Result<Arc<str>, StoreError> {
+        self.segredo
+            .get_or_try_init(|| async {
+                let configurado = self.config.webhook_secret.as_deref();
+                Ok::<_, StoreError>(match configurado.filter(|s| !s.trim().is_empty()) {
+                    Some(s) => Arc::from(s),
+                    None => Arc::from(crate::webhook::segredo_do_banco(self.store.as_ref()).await?),
+                })
+            })
+            .await
+            .cloned()
     }
 
     /// The same state with another clock.

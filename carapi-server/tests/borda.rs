@@ -260,6 +260,16 @@ async fn a_silent_connection_is_closed_after_the_header_time_out() {
             .await
             .unwrap();
         ler_ate_fechar(&mut tcp).await;
+        // A kept-alive connection left idle after its answer: closed too.
+        let c = s.conta(1).await;
+        let mut tcp = TcpStream::connect(s.srv.addr()).await.unwrap();
+        let pedido = format!(
+            "GET /v1/saldo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\r\n",
+            c.api_key
+        );
+        tcp.write_all(pedido.as_bytes()).await.unwrap();
+        let r = ler_ate_fechar(&mut tcp).await;
+        assert_eq!(r.status, 200, "[{}] {r:?}", s.nome);
         s.srv.shutdown().await;
     }
 }

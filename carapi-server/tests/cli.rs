@@ -196,7 +196,30 @@ async fn serve_logs_its_address_pix_pay_confirms_and_sigterm_stops_gracefully() 
         .await
         .unwrap();
     let payment = criada["paymentId"].as_str().unwrap();
-    let (ok, out, err) = run(&["pix", "pay", payment, "--server", &base]);
+    // the database's own secret signs (none is built in): `webhook-secret` prints it
+    let (ok, segredo, err) = run(&["webhook-secret", "--database", &url]);
+    assert!(ok, "{err}");
+    let segredo = segredo.trim();
+    assert!(
+        segredo.len() == 64 && segredo.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{segredo}"
+    );
+    let (ok, again, _) = run(&["webhook-secret", "--database", &url]);
+    assert!(ok && again.trim() == segredo, "stored, not regenerated");
+    // without the database, the payment is not in the provider's book: nothing is credited
+    let (ok, out, err) = run(&[
+        "pix",
+        "pay",
+        payment,
+        "--server",
+        &base,
+        "--webhook-secret",
+        segredo,
+        "--database",
+        &format!("sqlite://{}", dir.path().join("outro.db").display()),
+    ]);
+    assert!(!ok, "{out} {err}");
+    let (ok, out, err) = run(&["pix", "pay", payment, "--server", &base, "--database", &url]);
     assert!(ok, "{out} {err}");
     let v: Value = http
         .get(format!("{base}/v1/saldo"))
@@ -217,9 +240,19 @@ async fn serve_logs_its_address_pix_pay_confirms_and_sigterm_stops_gracefully() 
         &base,
         "--webhook-secret",
         "errado",
+        "--database",
+        &url,
     ]);
     assert!(!ok && err.contains("401"), "{err}");
-    let (ok, _, _) = run(&["pix", "pay", "PIXNAOEXISTE", "--server", &base]);
+    let (ok, _, _) = run(&[
+        "pix",
+        "pay",
+        "PIXNAOEXISTE",
+        "--server",
+        &base,
+        "--database",
+        &url,
+    ]);
     assert!(!ok);
 
     let term = Command::new("kill")

@@ -3,21 +3,27 @@
 
 mod helpers;
 mod rede;
+mod servidor;
 
 mod adversario;
 mod auth;
 mod borda;
 mod car;
+mod carga;
 mod cli;
 mod concorrencia;
 mod conta;
 mod erros;
 mod escala;
+mod historico_custo;
+mod nul;
 mod openapi;
 mod postgres;
 mod processos;
 mod proprietario;
 mod recarga;
+mod recarga_reuso;
 mod recibo;
 mod socket;
 mod webhook;
+mod webhook_psp;

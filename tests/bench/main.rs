@@ -10,11 +10,18 @@
 //! 2. CLI: wall time of `carapi car <sandbox code>` against `curl` doing the same request.
 //! 3. SDK: time per call against a raw reqwest call to the same server.
 //! 4. Batch: 200 lookups through the SDK's default limiter: achieved rate / 10 per second, 429s.
-//! 5. Cold lookups at 10k vs 1M records and the owner of 10,000 CARs (`consulta_fria.rs`).
+//! 5. Isolation: other accounts' `GET /v1/saldo` and paid lookup p99 while a 1M-row account
+//!    hammers its history at its rate limit, against the same load idle (`isolamento.rs`).
+//! 6. Cold lookups at 10k vs 1M records and the owner of 10,000 CARs (`consulta_fria.rs`).
+//! 7. Scale (`scale`): records/s and peak RSS of a bulk `seed` and CSV `import` on SQLite, and
+//!    a `seed` on PostgreSQL when `DATABASE_URL` is set (`CARAPI_ESCALA_N` records, default 1M;
+//!    see `escala.rs`). Not in a run without a filter: pass `scale`.
 
 mod batch;
 mod cli;
 mod consulta_fria;
+mod escala;
+mod isolamento;
 mod load;
 mod sdk;
 mod server;
@@ -32,7 +39,8 @@ pub struct Figura {
 
 #[tokio::main]
 async fn main() {
-    // `cargo bench` passes `--bench`; a filter word picks figures (`server`, `cli`, `sdk`, `batch`).
+    // `cargo bench` passes `--bench`; a filter word picks figures (`server`, `cli`, `sdk`, `batch`,
+    // `isolamento`, `fria`, `scale`; the last only when asked for, it takes minutes at its default size).
     let filtro: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -52,8 +60,14 @@ async fn main() {
     if quer("batch") {
         figuras.push(batch::run().await);
     }
+    if quer("isolamento") {
+        figuras.extend(isolamento::run().await);
+    }
     if quer("fria") {
         figuras.extend(consulta_fria::run().await);
+    }
+    if filtro.iter().any(|f| "scale".contains(f.as_str())) {
+        figuras.extend(escala::run().await);
     }
 
     println!("\n| figure | measured | baseline | ratio | target | verdict |");

@@ -84,7 +84,7 @@ async fn car_proprietario_and_recibo_charge_exactly_what_they_show() {
     let pdf = amb.dir.path().join("recibo.pdf");
     let o = rodar({
         let mut c = carapi(&amb, &conta.api_key);
-        c.args(["recibo", CODIGO_REAL, "-o"]).arg(&pdf);
+        c.args(["recibo", CODIGO_REAL, "--saida"]).arg(&pdf);
         c
     })
     .await;
@@ -94,7 +94,7 @@ async fn car_proprietario_and_recibo_charge_exactly_what_they_show() {
     // Without --force the file is kept and nothing is charged.
     let o = rodar({
         let mut c = carapi(&amb, &conta.api_key);
-        c.args(["recibo", CODIGO_REAL, "-o"]).arg(&pdf);
+        c.args(["recibo", CODIGO_REAL, "--saida"]).arg(&pdf);
         c
     })
     .await;

@@ -4,8 +4,12 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use carapi_sdk::HistoricoParams;
 use carapi_tests::{Ambiente, example_bin};
 use rust_decimal_macros::dec;
+
+use crate::proxy::{Acao, Proxy};
+use crate::{CODIGO_REAL, preco_basico};
 
 fn comando(amb: &Ambiente, nome: &str, api_key: &str) -> Command {
     let mut cmd = Command::new(example_bin(nome));
@@ -63,6 +67,7 @@ async fn recarga_example_waits_for_the_payment() {
     let conta = amb.conta(dec!(0)).await;
     let mut child = comando(&amb, "recarga", &conta.api_key)
         .env("CARAPI_RECARGA_TIMEOUT_SECS", "60")
+        .env("CARAPI_POLL_MS", "200")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -95,4 +100,85 @@ async fn recarga_example_waits_for_the_payment() {
         rest.iter().any(|l| l.starts_with("status: Confirmado")),
         "{rest:?}"
     );
+}
+
+/// Runs example `nome` with `envs` and returns its stdout; panics unless it exits 0.
+async fn rodar(mut cmd: Command, nome: &str) -> String {
+    let out = tokio::task::spawn_blocking(move || cmd.output())
+        .await
+        .unwrap()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{nome}: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+#[tokio::test]
+async fn car_completo_example_stays_under_its_cap() {
+    let amb = Ambiente::novo().await;
+    let conta = amb.conta(dec!(100)).await;
+    let mut cmd = comando(&amb, "car_completo", &conta.api_key);
+    cmd.env("CARAPI_MAX_SPEND", "5.00");
+    let stdout = rodar(cmd, "car_completo").await;
+    // 4 real codes at 2.30: two fit in 5.00 (the 404 in flight never refuses one), two are refused.
+    let linhas = |prefixo: &str| stdout.lines().filter(|l| l.starts_with(prefixo)).count();
+    assert_eq!(linhas("ok "), 2, "{stdout}");
+    assert_eq!(linhas("limite "), 2, "{stdout}");
+    assert_eq!(linhas("erro "), 1, "the 404: {stdout}");
+    assert!(stdout.contains("gasto: R$ 4,60 confirmado"), "{stdout}");
+}
+
+#[tokio::test]
+async fn saldo_insuficiente_example_prints_the_shortfall() {
+    let amb = Ambiente::novo().await;
+    let conta = amb.conta(dec!(2.50)).await;
+    let stdout = rodar(
+        comando(&amb, "saldo_insuficiente", &conta.api_key),
+        "saldo_insuficiente",
+    )
+    .await;
+    assert!(stdout.contains("402 SALDO_INSUFICIENTE"), "{stdout}");
+    assert!(
+        stdout.contains("recibo custa R$ 11,00; saldo R$ 2,50; faltam R$ 8,50"),
+        "{stdout}"
+    );
+}
+
+#[tokio::test]
+async fn resposta_perdida_example_resolves_against_the_history() {
+    let amb = Ambiente::novo().await;
+    let conta = amb.conta(dec!(100)).await;
+    // The example's first request is the lookup, on a new connection: its answer is lost.
+    let perdeu = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let p = perdeu.clone();
+    let proxy = Proxy::novo(&amb.server.base_url(), move |linha| {
+        if linha.contains(CODIGO_REAL) && !p.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            Acao::PerderResposta
+        } else {
+            Acao::Passar
+        }
+    })
+    .await;
+    let mut cmd = Command::new(example_bin("resposta_perdida"));
+    cmd.env("CARAPI_BASE_URL", &proxy.base_url)
+        .env("CARAPI_API_KEY", &conta.api_key);
+    let stdout = rodar(cmd, "resposta_perdida").await;
+    assert!(stdout.contains("resposta perdida"), "{stdout}");
+    assert!(stdout.contains("is_retryable: false"), "{stdout}");
+    assert!(stdout.contains("cobradas: 1, não cobradas: 0"), "{stdout}");
+    assert!(
+        stdout.contains("gasto: R$ 1,00 confirmado, R$ 0,00 incerto"),
+        "{stdout}"
+    );
+    let h = amb
+        .cliente(&conta.api_key)
+        .historico(&HistoricoParams::default())
+        .await
+        .unwrap();
+    let cobrado: rust_decimal::Decimal = h.itens.iter().map(|i| i.valor_cobrado).sum();
+    assert_eq!(cobrado, preco_basico(), "charged once, never re-sent");
 }

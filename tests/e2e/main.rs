@@ -7,7 +7,10 @@ mod exemplos;
 mod limites;
 mod operacoes;
 mod precos;
+mod proxy;
 mod sandbox;
+mod sdk_gasto;
+mod sdk_logs;
 
 use carapi_sdk::{ErrorCode, Precos};
 use rust_decimal::Decimal;

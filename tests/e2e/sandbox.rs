@@ -60,7 +60,11 @@ async fn every_reserved_value_answers_as_the_table_says_and_moves_nothing() {
     assert_eq!(depois.saldo_reais, antes.saldo_reais, "no debit");
     assert_eq!(depois.uso_hoje, antes.uso_hoje, "no limit or usage counted");
     assert_eq!(depois.uso_mes, antes.uso_mes);
-    assert_eq!(c.gasto().total(), dec!(0), "the SDK counts sandbox lookups as free");
+    assert_eq!(
+        c.gasto().total(),
+        dec!(0),
+        "the SDK counts sandbox lookups as free"
+    );
     assert!(
         amb.server
             .verificar_razao(conta.conta_id)

@@ -6,6 +6,8 @@ use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{Campos, Celula};
+use crate::lote::TipoLote;
+use crate::lote::saida::{Resultado, StatusLote};
 use crate::output::Formato;
 
 /// Arguments of `carapi car`.
@@ -31,8 +33,12 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let client = ctx.client().await?;
     if args.completo {
         let r = client.car_completo(&args.codigo).await?;
+        ctx.mostrar_cobranca(r.sandbox, |p| p.car_completo);
         if formato == Formato::Json {
             return Ok(ctx.shell.json(&r)?);
+        }
+        if formato == Formato::Geojson {
+            return geojson(ctx, TipoLote::Completo, &r.dados.basicos.codigo_car, &r);
         }
         let mut campos = campos_basicos(&r.dados.basicos);
         campos.add(
@@ -49,13 +55,39 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         Ok(ctx.shell.campos(&campos, formato)?)
     } else {
         let r = client.car(&args.codigo).await?;
+        ctx.mostrar_cobranca(r.sandbox, |p| p.car_basico);
         if formato == Formato::Json {
             return Ok(ctx.shell.json(&r)?);
+        }
+        if formato == Formato::Geojson {
+            return geojson(ctx, TipoLote::Car, &r.dados.codigo_car, &r);
         }
         let mut campos = campos_basicos(&r.dados);
         campos_consulta(&mut campos, &r);
         Ok(ctx.shell.campos(&campos, formato)?)
     }
+}
+
+/// A lookup's answer as a GeoJSON FeatureCollection of one Point (the batch's `.geojson` form,
+/// [`crate::lote::exportar::geojson`]).
+pub fn geojson<T: serde::Serialize>(
+    ctx: &mut Context,
+    tipo: TipoLote,
+    chave: &str,
+    resposta: &T,
+) -> Result<()> {
+    let r = Resultado {
+        chave: chave.to_owned(),
+        status: StatusLote::Encontrado,
+        http_status: Some(200),
+        codigo_erro: None,
+        mensagem: None,
+        cobrado: false,
+        arquivo: None,
+        resposta: serde_json::to_value(resposta).ok(),
+    };
+    ctx.shell.line(crate::lote::exportar::geojson(tipo, &[r]))?;
+    Ok(())
 }
 
 /// The fields of `CarDadosBasicos` with Portuguese labels, in the contract's order.

@@ -1,8 +1,5 @@
 //! `carapi completions SHELL`: prints the completion script (bash, zsh, fish, powershell, elvish).
 
-use clap::CommandFactory;
-
-use crate::cli::Cli;
 use crate::context::Context;
 use crate::error::Result;
 
@@ -20,7 +17,7 @@ pub struct Args {
 /// # Errors
 /// Write errors.
 pub fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let mut cmd = Cli::command();
+    let mut cmd = crate::ajuda::comando();
     clap_complete::generate(args.shell, &mut cmd, "carapi", ctx.shell.out());
     Ok(())
 }

@@ -1,6 +1,8 @@
 //! `carapi historico`: recorded lookups, newest first (free).
 
 use carapi_sdk::{ConsumoItem, EndpointConsulta, HistoricoParams, StatusConsulta};
+use chrono::{DateTime, FixedOffset, NaiveDate};
+use chrono_tz::America::Sao_Paulo;
 use futures::TryStreamExt;
 
 use crate::cli::FormatoArgs;
@@ -39,6 +41,12 @@ pub struct Args {
     /// Todas as páginas (a partir de --page)
     #[arg(long)]
     pub all: bool,
+    /// Só consultas a partir desta data (horário de Brasília): dd/mm/aaaa ou aaaa-mm-dd
+    #[arg(long, value_name = "DATA", value_parser = parse_data)]
+    pub desde: Option<NaiveDate>,
+    /// Só consultas até esta data, inclusive (horário de Brasília)
+    #[arg(long, value_name = "DATA", value_parser = parse_data)]
+    pub ate: Option<NaiveDate>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub formato: FormatoArgs,
@@ -46,6 +54,27 @@ pub struct Args {
 
 fn parse_endpoint(s: &str) -> Result<EndpointConsulta, String> {
     s.parse()
+}
+
+/// A date typed by a person: `dd/mm/aaaa` (Brazilian) or `aaaa-mm-dd` (ISO 8601).
+///
+/// # Errors
+/// A Portuguese message with the accepted forms.
+pub fn parse_data(s: &str) -> Result<NaiveDate, String> {
+    let s = s.trim();
+    NaiveDate::parse_from_str(s, "%d/%m/%Y")
+        .or_else(|_| NaiveDate::parse_from_str(s, "%Y-%m-%d"))
+        .map_err(|_| format!("data inválida {s:?}: use dd/mm/aaaa ou aaaa-mm-dd"))
+}
+
+/// True when `instante`, in Brasília time, falls on a day within `[desde, ate]`.
+pub fn no_periodo(
+    instante: DateTime<FixedOffset>,
+    desde: Option<NaiveDate>,
+    ate: Option<NaiveDate>,
+) -> bool {
+    let dia = instante.with_timezone(&Sao_Paulo).date_naive();
+    desde.is_none_or(|d| dia >= d) && ate.is_none_or(|a| dia <= a)
 }
 
 /// Runs `carapi historico`. With `--all`, `-o json` prints an array of the items.
@@ -65,8 +94,24 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             Status::Erro => StatusConsulta::Erro,
         }),
     };
-    let itens: Vec<ConsumoItem> = if args.all {
-        let itens: Vec<ConsumoItem> = client.historico_stream(params).try_collect().await?;
+    let (desde, ate) = (args.desde, args.ate);
+    if let (Some(d), Some(a)) = (desde, ate)
+        && d > a
+    {
+        return Err(crate::error::CliError::usage("--desde é depois de --ate"));
+    }
+    let filtrar = desde.is_some() || ate.is_some();
+    let itens: Vec<ConsumoItem> = if args.all || filtrar {
+        // Newest first: once an item is older than --desde, the rest are too.
+        let itens: Vec<ConsumoItem> = client
+            .historico_stream(params)
+            .try_take_while(|i| {
+                let dia = i.data.with_timezone(&Sao_Paulo).date_naive();
+                futures::future::ready(Ok(desde.is_none_or(|d| dia >= d)))
+            })
+            .try_filter(|i| futures::future::ready(no_periodo(i.data, desde, ate)))
+            .try_collect()
+            .await?;
         if formato == Formato::Json {
             return Ok(ctx.shell.json(&itens)?);
         }
@@ -106,5 +151,23 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             Celula::dinheiro_opcional(i.saldo_depois, "—"),
         ]);
     }
+    ctx.paginar(formato);
     Ok(ctx.shell.tabela(&t, formato)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn brasilia_days() {
+        let d = |s| parse_data(s).unwrap();
+        assert_eq!(d("05/11/2026"), d("2026-11-05"));
+        assert!(parse_data("11/31/2026").is_err());
+        // 01:30 UTC on the 6th is 22:30 on the 5th in Brasília.
+        let t = DateTime::parse_from_rfc3339("2026-11-06T01:30:00Z").unwrap();
+        assert!(no_periodo(t, Some(d("05/11/2026")), Some(d("05/11/2026"))));
+        assert!(!no_periodo(t, Some(d("06/11/2026")), None));
+        assert!(no_periodo(t, None, None));
+    }
 }

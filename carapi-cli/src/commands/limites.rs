@@ -6,8 +6,9 @@ use rust_decimal::Decimal;
 use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::{CliError, Result};
-use crate::format::{Campos, Celula, parse_valor};
+use crate::format::{Campos, Celula};
 use crate::output::Formato;
+use crate::valor::parse_reais;
 
 /// Arguments of `carapi limites`.
 #[derive(Debug, clap::Args)]
@@ -86,7 +87,7 @@ fn parse_mensal(s: &str) -> Result<Limite<Decimal>, String> {
     if is_none_word(s) {
         return Ok(Limite::Nenhum);
     }
-    let v = parse_valor(s)?;
+    let v = parse_reais(s).map_err(|e| e.to_string())?;
     if v.is_sign_negative() || v > Decimal::from(1_000_000) {
         return Err("o limite mensal vai de 0 a 1000000".into());
     }

@@ -5,8 +5,7 @@ use std::net::SocketAddr;
 use uuid::Uuid;
 
 use crate::context::Context;
-use crate::error::{CliError, Result};
-use crate::local::Local;
+use crate::error::Result;
 
 /// Arguments of `carapi local`.
 #[derive(Debug, clap::Args)]
@@ -33,11 +32,23 @@ pub enum Sub {
     },
 }
 
+/// Runs `carapi local ...` (a usage error, exit 2, in a build without the `local` feature).
+///
+/// # Errors
+/// Store or bind failures (1); unknown top-up (4).
+#[cfg(not(feature = "local"))]
+pub async fn run(_ctx: &mut Context, _args: Args) -> Result<()> {
+    Err(crate::context::sem_modo_local())
+}
+
 /// Runs `carapi local ...`.
 ///
 /// # Errors
 /// Store or bind failures (1); unknown top-up (4).
+#[cfg(feature = "local")]
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    use crate::error::CliError;
+    use crate::local::Local;
     match args.comando {
         Sub::Serve { bind } => {
             let local = Local::iniciar(&ctx.paths, Some(bind)).await?;

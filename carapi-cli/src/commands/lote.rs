@@ -8,8 +8,8 @@ use rust_decimal::Decimal;
 use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::Result;
-use crate::format::parse_valor;
 use crate::lote::{self, TipoLote};
+use crate::valor::parse_reais;
 
 /// Arguments of `carapi lote`.
 #[derive(Debug, clap::Args)]
@@ -18,9 +18,12 @@ pub struct Args {
     /// Tipo de consulta: car, completo, proprietario ou recibo
     #[arg(value_enum, value_name = "TIPO")]
     pub tipo: TipoLote,
-    /// Arquivo de entrada: uma chave por linha, ou CSV (primeira coluna)
+    /// Arquivo de entrada (`-` para o stdin): uma chave por linha, ou CSV
     #[arg(value_name = "ARQUIVO")]
     pub arquivo: PathBuf,
+    /// Coluna do CSV com as chaves: nome do cabeçalho ou número (a partir de 1)
+    #[arg(long, value_name = "NOME|N")]
+    pub coluna: Option<String>,
     /// Arquivo de resultados (JSONL, ou CSV se terminar em .csv); rodar de novo retoma
     #[arg(long, value_name = "FILE")]
     pub saida: Option<PathBuf>,
@@ -28,7 +31,7 @@ pub struct Args {
     #[arg(short, long)]
     pub yes: bool,
     /// Gasto máximo deste lote em reais; para antes de ultrapassar
-    #[arg(long, value_name = "V", value_parser = parse_valor)]
+    #[arg(long, value_name = "V", value_parser = parse_reais)]
     pub max_custo: Option<Decimal>,
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -46,6 +49,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         lote::Opcoes {
             tipo: args.tipo,
             arquivo: args.arquivo,
+            coluna: args.coluna,
             saida: args.saida,
             yes: args.yes,
             max_custo: args.max_custo,

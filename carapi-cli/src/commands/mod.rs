@@ -9,6 +9,7 @@ pub mod local;
 pub mod login;
 pub mod logout;
 pub mod lote;
+pub mod man;
 pub mod proprietario;
 pub mod recarga;
 pub mod recargas;
@@ -40,6 +41,7 @@ pub async fn run(ctx: &mut Context, comando: Comando) -> Result<()> {
         Comando::Logout(a) => logout::run(ctx, a).await,
         Comando::Config(a) => config::run(ctx, a).await,
         Comando::Completions(a) => completions::run(ctx, a),
+        Comando::Man(a) => man::run(ctx, a),
         Comando::Local(a) => local::run(ctx, a).await,
     }
 }

@@ -25,6 +25,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let formato = ctx.formato(args.formato);
     let client = ctx.client().await?;
     let r = client.proprietario(&args.documento).await?;
+    ctx.mostrar_cobranca(r.sandbox, |p| p.proprietario);
     if r.truncado {
         ctx.shell.warn(format!(
             "lista truncada: o documento tem mais de {} CARs; aqui estão os primeiros {} (ordem do código CAR)",
@@ -33,6 +34,12 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     }
     if formato == Formato::Json {
         return Ok(ctx.shell.json(&r)?);
+    }
+    if formato == Formato::Geojson {
+        let doc = carapi_sdk::CpfCnpj::parse(&args.documento)
+            .map(|d| d.as_str().to_owned())
+            .unwrap_or(args.documento);
+        return super::car::geojson(ctx, crate::lote::TipoLote::Proprietario, &doc, &r);
     }
     let mut t = Tabela::new(&[
         ("registroCar", "Código CAR"),
@@ -57,6 +64,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             o(&i.proprietario_consultado),
         ]);
     }
+    ctx.paginar(formato);
     ctx.shell.tabela(&t, formato)?;
     if formato == Formato::Table {
         let extra = if r.truncado { " (truncado)" } else { "" };

@@ -24,9 +24,10 @@ use uuid::Uuid;
 use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::{CliError, Kind, Result};
-use crate::format::{Campos, Celula, Tabela, parse_valor};
+use crate::format::{Campos, Celula, Tabela};
 use crate::output::Formato;
 use crate::qr;
+use crate::valor::parse_reais;
 
 /// Arguments of `carapi recarga`.
 #[derive(Debug, clap::Args)]
@@ -42,30 +43,14 @@ pub enum Sub {
     /// Faixas de bônus, valor mínimo e preços; com --valor, a prévia do bônus
     Faixas {
         /// Valor da recarga para a prévia (ex.: 1000 ou 1.000,00)
-        #[arg(long, value_name = "V", value_parser = parse_valor)]
+        #[arg(long, value_name = "V", value_parser = parse_reais)]
         valor: Option<Decimal>,
         #[command(flatten)]
         #[allow(missing_docs)]
         formato: FormatoArgs,
     },
     /// Cria uma recarga PIX, mostra o QR code e aguarda o pagamento
-    Criar {
-        /// Valor em reais (mínimo 500; ex.: 500, 1000,50)
-        #[arg(value_name = "VALOR", value_parser = parse_valor)]
-        valor: Decimal,
-        /// Aceita a nova tabela de preços (contas na tabela legada)
-        #[arg(long)]
-        confirmar_novos_precos: bool,
-        /// Não aguarda o pagamento
-        #[arg(long)]
-        no_wait: bool,
-        /// Tempo máximo de espera (ex.: 30m, 1h, 90s)
-        #[arg(long, value_name = "DUR", default_value = "30m")]
-        timeout: humantime::Duration,
-        #[command(flatten)]
-        #[allow(missing_docs)]
-        formato: FormatoArgs,
-    },
+    Criar(CriarArgs),
     /// Status de uma recarga; com --wait, aguarda até Confirmado ou Rejeitado
     Status {
         /// ID da recarga
@@ -83,6 +68,29 @@ pub enum Sub {
     },
 }
 
+/// Arguments of `carapi recarga criar`.
+#[derive(Debug, clap::Args)]
+pub struct CriarArgs {
+    /// Valor em reais (mínimo 500; ex.: 500, 1.000,50, R$ 2.000,00)
+    #[arg(value_name = "VALOR", value_parser = parse_reais)]
+    pub valor: Decimal,
+    /// Aceita a nova tabela de preços (contas na tabela legada)
+    #[arg(long)]
+    pub confirmar_novos_precos: bool,
+    /// Não aguarda o pagamento
+    #[arg(long)]
+    pub no_wait: bool,
+    /// Tempo máximo de espera (ex.: 30m, 1h, 90s)
+    #[arg(long, value_name = "DUR", default_value = "30m")]
+    pub timeout: humantime::Duration,
+    /// Grava também a imagem PNG do QR code (para abrir em outro aparelho)
+    #[arg(long, value_name = "ARQUIVO")]
+    pub qr_png: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub formato: FormatoArgs,
+}
+
 /// Runs `carapi recarga ...`.
 ///
 /// # Errors
@@ -91,24 +99,7 @@ pub enum Sub {
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     match args.comando {
         Sub::Faixas { valor, formato } => faixas(ctx, valor, ctx.formato(formato)).await,
-        Sub::Criar {
-            valor,
-            confirmar_novos_precos,
-            no_wait,
-            timeout,
-            formato,
-        } => {
-            let formato = ctx.formato(formato);
-            criar(
-                ctx,
-                valor,
-                confirmar_novos_precos,
-                no_wait,
-                timeout.into(),
-                formato,
-            )
-            .await
-        }
+        Sub::Criar(args) => criar(ctx, args).await,
         Sub::Status {
             id,
             wait,
@@ -207,12 +198,7 @@ fn confirmar_precos(ctx: &mut Context, f: &FaixasResponse, flag: bool) -> Result
         )
         .hint("repita com --confirmar-novos-precos para aceitar os novos preços"));
     }
-    let ok = dialoguer::Confirm::new()
-        .with_prompt("Aceita os novos preços e continuar com a recarga?")
-        .default(false)
-        .interact()
-        .map_err(|e| CliError::other("ES", format!("confirmação: {e}")))?;
-    if ok {
+    if crate::prompt::confirmar("Aceita os novos preços e continuar com a recarga?")? {
         Ok(true)
     } else {
         Err(CliError::other(
@@ -222,26 +208,53 @@ fn confirmar_precos(ctx: &mut Context, f: &FaixasResponse, flag: bool) -> Result
     }
 }
 
-async fn criar(
-    ctx: &mut Context,
-    valor: Decimal,
-    flag_precos: bool,
-    no_wait: bool,
-    timeout: Duration,
-    formato: Formato,
-) -> Result<()> {
+async fn criar(ctx: &mut Context, args: CriarArgs) -> Result<()> {
+    let formato = ctx.formato(args.formato);
     let client = ctx.client().await?;
     let mut ctrl_c = sinal().await;
-    let f = client.faixas_recarga(Some(valor)).await?;
-    let confirmar = confirmar_precos(ctx, &f, flag_precos)? || flag_precos;
+    let f = client.faixas_recarga(Some(args.valor)).await?;
+    let flag = args.confirmar_novos_precos;
+    let confirmar = confirmar_precos(ctx, &f, flag)? || flag;
     let r = client
         .criar_recarga(&NovaRecarga {
-            valor,
+            valor: args.valor,
             confirmar_novos_precos: confirmar,
         })
         .await?;
+    if let Some(p) = &args.qr_png {
+        salvar_png(p, &r.qr_code_base64)?;
+        ctx.shell
+            .note(format!("Imagem do QR code gravada em {}.", p.display()));
+    }
+    mostrar_criada(ctx, &r, formato)?;
+    ctx.shell.flush()?;
+    if args.no_wait {
+        ctx.shell.note(format!(
+            "Para acompanhar: carapi recarga status {} --wait",
+            r.recarga_id
+        ));
+        return Ok(());
+    }
+    let st = aguardar(ctx, &client, r.recarga_id, args.timeout.into(), &mut ctrl_c).await?;
+    final_status(ctx, &st, formato)
+}
+
+/// The PNG the API sent (`qrCodeBase64`), saved for another device.
+fn salvar_png(p: &std::path::Path, base64_png: &str) -> Result<()> {
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(base64_png.trim())
+        .map_err(|e| CliError::other("QR", format!("qrCodeBase64 inválido: {e}")))?;
+    std::fs::write(p, bytes).map_err(|e| CliError::io_at(p, e))
+}
+
+fn mostrar_criada(
+    ctx: &mut Context,
+    r: &carapi_sdk::RecargaCriadaResponse,
+    formato: Formato,
+) -> Result<()> {
     match formato {
-        Formato::Json => ctx.shell.json(&r)?,
+        Formato::Json => ctx.shell.json(r)?,
         Formato::Csv => {
             let mut c = Campos::new();
             c.add("recargaId", "ID", Celula::texto(r.recarga_id.to_string()))
@@ -271,41 +284,32 @@ async fn criar(
                 .add("qrCode", "PIX copia e cola", Celula::texto(&r.qr_code));
             ctx.shell.campos(&c, Formato::Csv)?;
         }
-        Formato::Table => {
+        Formato::Table | Formato::Geojson => {
+            // The payload first, so that the QR code, the amount and the spinner below it stay
+            // on one 80x24 screen while waiting.
             let sh = &mut ctx.shell;
+            mostrar_pix(sh, &r.qr_code)?;
             sh.line(format!(
-                "Recarga de {}: bônus de {} ({}), total creditado {}",
+                "Recarga de {}: bônus {} ({}), total {}",
                 brl::format(r.valor),
                 brl::format(r.preview_bonus.valor_bonus),
                 Celula::percentual(r.preview_bonus.percentual_bonus).humano,
                 brl::format(r.preview_bonus.total_creditado)
             ))?;
             if r.reaproveitada {
-                sh.line("(reaproveitada: já havia um PIX pendente deste valor criado há menos de 10 minutos)")?;
+                sh.line("(reaproveitada: PIX pendente do mesmo valor, criado há menos de 10 min)")?;
             }
-            mostrar_pix(sh, &r.qr_code)?;
             sh.line(format!("ID da recarga: {}", r.recarga_id))?;
         }
     }
-    ctx.shell.flush()?;
-    if no_wait {
-        ctx.shell.note(format!(
-            "Para acompanhar: carapi recarga status {} --wait",
-            r.recarga_id
-        ));
-        return Ok(());
-    }
-    let st = aguardar(ctx, &client, r.recarga_id, timeout, &mut ctrl_c).await?;
-    final_status(ctx, &st, formato)
+    Ok(())
 }
 
+/// `PIX copia e cola:`, the payload, then the QR code.
 fn mostrar_pix(sh: &mut crate::output::Shell, payload: &str) -> Result<()> {
-    sh.line("")?;
-    sh.line(qr::render(payload, sh.out_color())?)?;
-    sh.line("")?;
     sh.line("PIX copia e cola:")?;
     sh.line(payload)?;
-    sh.line("")?;
+    sh.line(qr::render(payload, sh.out_color())?)?;
     Ok(())
 }
 
@@ -328,7 +332,7 @@ async fn aguardar(
 ) -> Result<RecargaStatusResponse> {
     let sp = ctx
         .shell
-        .spinner("Aguardando o pagamento do PIX (Ctrl-C para parar de aguardar)");
+        .spinner("Aguardando o pagamento do PIX (Ctrl-C para parar)");
     let r = tokio::select! {
         r = client.aguardar_recarga(id, timeout) => r,
         _ = ctrl_c.as_mut() => {

@@ -74,5 +74,6 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             Celula::instante_opcional(i.data_confirmacao),
         ]);
     }
+    ctx.paginar(formato);
     Ok(ctx.shell.tabela(&t, formato)?)
 }

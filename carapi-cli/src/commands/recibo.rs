@@ -1,7 +1,9 @@
-//! `carapi recibo CODIGO [-o PATH] [--force]`: downloads the registration receipt PDF (charged).
+//! `carapi recibo CODIGO [--saida PATH] [--force] [-o FORMATO]`: downloads the registration
+//! receipt PDF (charged).
 //!
-//! Default file `<codigoCar>.pdf` in the current directory; `-o DIR` saves `<codigoCar>.pdf`
-//! inside `DIR`; `-o -` writes the PDF to stdout. An existing file is never overwritten without
+//! Default file `<codigoCar>.pdf` in the current directory; `--saida DIR` saves `<codigoCar>.pdf`
+//! inside `DIR`; `--saida -` writes the PDF to stdout. `-o` is the format of the report of what
+//! was saved, as in every other command. An existing file is never overwritten without
 //! `--force`, and that is checked **before** the request, so a refusal costs nothing. The PDF is
 //! streamed into a hidden temporary file next to the target and renamed when complete (never a
 //! half file), with a progress bar on stderr.
@@ -12,6 +14,7 @@ use std::path::{Path, PathBuf};
 use carapi_sdk::CodigoCar;
 use serde::Serialize;
 
+use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::{CliError, Result};
 use crate::output::Formato;
@@ -23,11 +26,17 @@ pub struct Args {
     #[arg(value_name = "CODIGO")]
     pub codigo: String,
     /// Arquivo de destino (padrão: {codigoCar}.pdf; um diretório; `-` para o stdout)
-    #[arg(short = 'o', long = "output", value_name = "PATH")]
+    #[arg(long = "saida", value_name = "ARQUIVO")]
     pub arquivo: Option<PathBuf>,
     /// Sobrescreve o arquivo se já existir
     #[arg(long)]
     pub force: bool,
+    /// Abre o PDF salvo no visualizador do sistema
+    #[arg(long)]
+    pub abrir: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub formato: FormatoArgs,
 }
 
 /// What was saved (`carapi -o json recibo ...`).
@@ -56,11 +65,16 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     if let Some(d) = destino.as_ref().filter(|d| d.exists() && !args.force) {
         return Err(
             CliError::other("ARQUIVO_EXISTE", format!("{} já existe", d.display())).hint(
-                "use --force para sobrescrever, ou -o PATH para outro arquivo (nada foi cobrado)",
+                "use --force para sobrescrever, ou --saida ARQUIVO para outro arquivo (nada foi cobrado)",
             ),
         );
     }
-    let formato = ctx.formato_raiz.unwrap_or_default();
+    let formato = ctx.formato(args.formato);
+    if args.abrir && destino.is_none() {
+        return Err(CliError::usage(
+            "--abrir precisa de um arquivo: não use com --saida -",
+        ));
+    }
     let client = ctx.client().await?;
     let mut download = client.recibo_download(codigo.as_str()).await?;
     let pb = ctx.shell.progress(
@@ -73,6 +87,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             ctx.shell.out().write_all(&chunk)?;
         }
         pb.finish_and_clear();
+        ctx.mostrar_cobranca(codigo.is_sandbox(), |p| p.recibo);
         return Ok(ctx.shell.out().flush()?);
     };
     let temp = temp_path(&destino);
@@ -99,6 +114,15 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             return Err(e);
         }
     };
+    ctx.mostrar_cobranca(codigo.is_sandbox(), |p| p.recibo);
+    if args.abrir
+        && let Err(e) = opener::open(&destino)
+    {
+        ctx.shell.warn(format!(
+            "não foi possível abrir {} no visualizador: {e}",
+            destino.display()
+        ));
+    }
     let arquivo = destino.display().to_string();
     match formato {
         Formato::Json => ctx.shell.json(&Salvo {
@@ -113,7 +137,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             let row = w.into_inner().unwrap_or_default();
             ctx.shell.out().write_all(&row)?;
         }
-        Formato::Table => {
+        Formato::Table | Formato::Geojson => {
             ctx.shell.line(&arquivo)?;
             ctx.shell
                 .note(format!("Recibo salvo em {arquivo} ({bytes} bytes)"));

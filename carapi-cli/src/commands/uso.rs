@@ -1,5 +1,9 @@
 //! `carapi uso`: usage per endpoint over the last 30 days (free).
 
+use carapi_sdk::domain::brl;
+use rust_decimal::Decimal;
+use rust_decimal::prelude::ToPrimitive;
+
 use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::Result;
@@ -38,5 +42,74 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     }
     ctx.shell.tabela(&t, formato)?;
     ctx.shell.status(format!("Últimos {} dias", u.periodo_dias));
+    if formato == Formato::Table && ctx.shell.out_is_tty() && !u.itens.is_empty() {
+        let largura = usize::from(ctx.shell.largura().unwrap_or(80));
+        let itens: Vec<(String, Decimal)> = u
+            .itens
+            .iter()
+            .map(|i| (i.endpoint.clone(), i.valor_total))
+            .collect();
+        ctx.shell.line("")?;
+        ctx.shell.line("Gasto por endpoint:")?;
+        for l in grafico(&itens, largura) {
+            ctx.shell.line(l)?;
+        }
+    }
     Ok(())
+}
+
+/// A horizontal bar chart of amounts, one line per label, no line wider than `largura` columns:
+/// `label  ████▌ R$ 12,50`, the longest bar for the largest amount (eighth blocks for the rest).
+pub fn grafico(itens: &[(String, Decimal)], largura: usize) -> Vec<String> {
+    let rotulo = itens
+        .iter()
+        .map(|(r, _)| r.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(largura / 3);
+    let valores: Vec<String> = itens.iter().map(|(_, v)| brl::format(*v)).collect();
+    let texto_valor = valores.iter().map(|v| v.chars().count()).max().unwrap_or(0);
+    let barra_max = largura.saturating_sub(rotulo + texto_valor + 3).max(1);
+    let maior = itens.iter().map(|(_, v)| *v).max().unwrap_or_default();
+    itens
+        .iter()
+        .zip(&valores)
+        .map(|((r, v), texto)| {
+            let oitavos = if maior.is_zero() {
+                0
+            } else {
+                (*v * Decimal::from(barra_max * 8) / maior)
+                    .round()
+                    .to_usize()
+                    .unwrap_or(0)
+            };
+            let mut barra = "█".repeat(oitavos / 8);
+            if oitavos % 8 > 0 {
+                barra.push([' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'][oitavos % 8]);
+            }
+            let r: String = r.chars().take(rotulo).collect();
+            format!("{r:<rotulo$} {barra} {texto}")
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_scale_and_fit() {
+        let itens = vec![
+            ("/v1/car".to_owned(), Decimal::new(1200, 2)),
+            ("/v1/proprietario".to_owned(), Decimal::new(300, 2)),
+            ("/v1/car/completo".to_owned(), Decimal::ZERO),
+        ];
+        let l = grafico(&itens, 60);
+        assert_eq!(l.len(), 3);
+        assert!(l.iter().all(|l| l.chars().count() <= 60), "{l:#?}");
+        let blocos = |s: &str| s.chars().filter(|c| *c == '█').count();
+        assert!(blocos(&l[0]) > 3 * blocos(&l[1]));
+        assert_eq!(blocos(&l[2]), 0);
+        assert!(l[0].ends_with("R$ 12,00"));
+    }
 }

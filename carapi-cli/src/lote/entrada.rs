@@ -1,4 +1,5 @@
-//! Reading a batch's input file: one key per line, or the first column of a CSV.
+//! Reading a batch's input file: one key per line, or one column of a CSV (`--coluna`, a known
+//! column name such as SICAR's `cod_imovel`, or the first).
 //!
 //! - Empty lines and lines starting with `#` are skipped.
 //! - The delimiter is `,` unless the first line has `;` and no `,` (spreadsheets saved in
@@ -58,8 +59,28 @@ pub struct Entrada {
     pub duplicadas: usize,
 }
 
-/// Parses the text of an input file.
+/// Column names understood without `--coluna`, per kind of key (SICAR exports call the CAR code
+/// `cod_imovel`).
+pub fn colunas_conhecidas(tipo: TipoChave) -> &'static [&'static str] {
+    match tipo {
+        TipoChave::Car => &["cod_imovel", "codigo_car", "codigocar", "car"],
+        TipoChave::Documento => &["cpf_cnpj", "cpf", "cnpj", "documento"],
+    }
+}
+
+/// Parses the text of an input file, reading the first column (or a known column, see
+/// [`colunas_conhecidas`]).
 pub fn ler(texto: &str, tipo: TipoChave) -> Entrada {
+    ler_com(texto, tipo, None).unwrap_or_default()
+}
+
+/// Parses the text of an input file, reading the column `coluna` (a header name, any case, or a
+/// 1-based number); without it, a column with a known name ([`colunas_conhecidas`]), else the
+/// first.
+///
+/// # Errors
+/// A Portuguese message when `coluna` names no column of the header or is `0`.
+pub fn ler_com(texto: &str, tipo: TipoChave, coluna: Option<&str>) -> Result<Entrada, String> {
     let texto = texto.strip_prefix('\u{feff}').unwrap_or(texto);
     let primeira = texto
         .lines()
@@ -79,13 +100,10 @@ pub fn ler(texto: &str, tipo: TipoChave) -> Entrada {
         .from_reader(texto.as_bytes());
     let mut entrada = Entrada::default();
     let mut vistas = std::collections::HashSet::new();
-    let mut primeira_linha = true;
+    let mut col: Option<usize> = None;
     for record in reader.records() {
-        let (linha, valor) = match record {
-            Ok(r) => (
-                r.position().map_or(0, |p| p.line() as usize),
-                r.get(0).unwrap_or("").to_owned(),
-            ),
+        let r = match record {
+            Ok(r) => r,
             Err(e) => {
                 let linha = e.position().map_or(0, |p| p.line() as usize);
                 entrada.invalidas.push(Invalida {
@@ -96,10 +114,22 @@ pub fn ler(texto: &str, tipo: TipoChave) -> Entrada {
                 continue;
             }
         };
+        let linha = r.position().map_or(0, |p| p.line() as usize);
+        let idx = match col {
+            Some(i) => i,
+            None => {
+                let (i, cabecalho) = escolher_coluna(&r, tipo, coluna)?;
+                col = Some(i);
+                if cabecalho {
+                    continue;
+                }
+                i
+            }
+        };
+        let valor = r.get(idx).unwrap_or("").to_owned();
         if valor.is_empty() {
             continue;
         }
-        let eh_primeira = std::mem::replace(&mut primeira_linha, false);
         match tipo.normalizar(&valor) {
             Ok(chave) => {
                 if vistas.insert(chave.clone()) {
@@ -108,7 +138,6 @@ pub fn ler(texto: &str, tipo: TipoChave) -> Entrada {
                     entrada.duplicadas += 1;
                 }
             }
-            Err(_) if eh_primeira && !valor.chars().any(|c| c.is_ascii_digit()) => {} // header
             Err(motivo) => entrada.invalidas.push(Invalida {
                 linha,
                 valor,
@@ -116,7 +145,39 @@ pub fn ler(texto: &str, tipo: TipoChave) -> Entrada {
             }),
         }
     }
-    entrada
+    Ok(entrada)
+}
+
+/// The column to read, from the first row, and whether that row is a header.
+fn escolher_coluna(
+    primeira: &csv::StringRecord,
+    tipo: TipoChave,
+    coluna: Option<&str>,
+) -> Result<(usize, bool), String> {
+    let nomes: Vec<String> = primeira.iter().map(|c| c.to_lowercase()).collect();
+    let por_nome = |nome: &str| nomes.iter().position(|n| n == &nome.to_lowercase());
+    let idx = match coluna {
+        Some(c) => match c.trim().parse::<usize>() {
+            Ok(0) => return Err("--coluna conta a partir de 1".into()),
+            Ok(n) => n - 1,
+            Err(_) => {
+                let i = por_nome(c.trim()).ok_or_else(|| {
+                    format!(
+                        "coluna {c:?} não encontrada no cabeçalho ({})",
+                        primeira.iter().collect::<Vec<_>>().join(", ")
+                    )
+                })?;
+                return Ok((i, true));
+            }
+        },
+        None => match colunas_conhecidas(tipo).iter().find_map(|n| por_nome(n)) {
+            Some(i) => return Ok((i, true)),
+            None => 0,
+        },
+    };
+    let valor = primeira.get(idx).unwrap_or("");
+    let cabecalho = tipo.normalizar(valor).is_err() && !valor.chars().any(|c| c.is_ascii_digit());
+    Ok((idx, cabecalho))
 }
 
 #[cfg(test)]
@@ -154,6 +215,30 @@ mod tests {
         assert_eq!(e.chaves, vec!["52998224725".to_owned()]);
         assert_eq!(e.duplicadas, 1);
         assert_eq!(e.invalidas.len(), 1);
+    }
+
+    #[test]
+    fn known_columns_and_coluna() {
+        let sicar = format!("municipio;cod_imovel;area\nBrasília;{A};2,0\n");
+        assert_eq!(ler(&sicar, TipoChave::Car).chaves, vec![A.to_owned()]);
+        let docs = "nome,cpf_cnpj\nFulano,529.982.247-25\n";
+        assert_eq!(
+            ler(docs, TipoChave::Documento).chaves,
+            vec!["52998224725".to_owned()]
+        );
+        let t = format!("x,meu codigo\n1,{A}\n");
+        assert_eq!(
+            ler_com(&t, TipoChave::Car, Some("Meu Codigo"))
+                .unwrap()
+                .chaves,
+            vec![A.to_owned()]
+        );
+        assert_eq!(
+            ler_com(&t, TipoChave::Car, Some("2")).unwrap().chaves,
+            vec![A.to_owned()]
+        );
+        assert!(ler_com(&t, TipoChave::Car, Some("nada")).is_err());
+        assert!(ler_com(&t, TipoChave::Car, Some("0")).is_err());
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! A batch's output file: one record per key, written and flushed as each answer arrives, and
 //! read back on a rerun to skip the keys already answered.
 //!
-//! Format by the extension of `--saida`: `.csv` is CSV (header
-//! `chave,status,http_status,codigo_erro,mensagem,cobrado,arquivo,resposta`, `resposta` holding the
-//! API's JSON), anything else is JSON Lines, one object per line:
+//! Format by the extension of `--saida`: `.csv` is a spreadsheet CSV with one column per field
+//! (see [`super::exportar`]), `.xlsx` and `.geojson` are written whole from a hidden JSON Lines
+//! file of records, anything else is JSON Lines, one object per line:
 //!
 //! ```json
 //! {"chave":"DF-...","status":"encontrado","httpStatus":200,"cobrado":true,"resposta":{...}}
@@ -40,7 +40,8 @@ impl StatusLote {
         matches!(self, StatusLote::Encontrado | StatusLote::NaoEncontrado)
     }
 
-    fn as_str(self) -> &'static str {
+    /// The name in the output (`encontrado`, `nao_encontrado`, `erro`).
+    pub fn as_str(self) -> &'static str {
         match self {
             StatusLote::Encontrado => "encontrado",
             StatusLote::NaoEncontrado => "nao_encontrado",
@@ -77,40 +78,52 @@ pub struct Resultado {
     pub resposta: Option<serde_json::Value>,
 }
 
-const CSV_HEADER: [&str; 8] = [
-    "chave",
-    "status",
-    "http_status",
-    "codigo_erro",
-    "mensagem",
-    "cobrado",
-    "arquivo",
-    "resposta",
-];
-
-/// JSON Lines or CSV.
+/// The format of a batch's output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FormatoSaida {
     /// One JSON object per line.
     Jsonl,
-    /// CSV with a header.
+    /// CSV for spreadsheets: `;`, decimal comma, one column per field, a header.
     Csv,
+    /// Excel workbook (written at the end of each run).
+    Xlsx,
+    /// GeoJSON FeatureCollection (written at the end of each run).
+    Geojson,
 }
 
 impl FormatoSaida {
-    /// By extension: `.csv` (any case) is CSV, anything else JSON Lines.
+    /// By extension (any case): `.csv`, `.xlsx`, `.geojson`; anything else JSON Lines.
     pub fn por_extensao(path: &Path) -> Self {
-        match path.extension().and_then(|e| e.to_str()) {
-            Some(e) if e.eq_ignore_ascii_case("csv") => FormatoSaida::Csv,
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        match ext.as_str() {
+            "csv" => FormatoSaida::Csv,
+            "xlsx" => FormatoSaida::Xlsx,
+            "geojson" => FormatoSaida::Geojson,
+            _ => FormatoSaida::Jsonl,
+        }
+    }
+
+    /// How records are stored as they arrive: CSV appends CSV, every other format JSON Lines.
+    pub fn registros(self) -> FormatoSaida {
+        match self {
+            FormatoSaida::Csv => FormatoSaida::Csv,
             _ => FormatoSaida::Jsonl,
         }
     }
 }
 
+/// The UTF-8 byte order mark that tells Excel the CSV is UTF-8.
+pub const BOM: &str = "\u{feff}";
+
 /// Writes records, one per line, flushed each time.
 pub struct Escritor<'a> {
     w: Box<dyn Write + 'a>,
     formato: FormatoSaida,
+    tipo: super::TipoLote,
 }
 
 impl std::fmt::Debug for Escritor<'_> {
@@ -122,14 +135,32 @@ impl std::fmt::Debug for Escritor<'_> {
 }
 
 impl<'a> Escritor<'a> {
-    /// A writer over `w`; writes the CSV header when `novo`.
+    /// A writer of `formato` records ([`FormatoSaida::registros`]) of a `tipo` batch over `w`;
+    /// when `novo`, writes the CSV header, preceded by the BOM when `bom` (a file, not stdout).
     ///
     /// # Errors
     /// Write errors.
-    pub fn new(w: Box<dyn Write + 'a>, formato: FormatoSaida, novo: bool) -> io::Result<Self> {
-        let mut e = Escritor { w, formato };
-        if novo && formato == FormatoSaida::Csv {
-            e.csv_line(&CSV_HEADER.map(str::to_owned))?;
+    pub fn new(
+        w: Box<dyn Write + 'a>,
+        formato: FormatoSaida,
+        tipo: super::TipoLote,
+        novo: bool,
+        bom: bool,
+    ) -> io::Result<Self> {
+        let mut e = Escritor {
+            w,
+            formato: formato.registros(),
+            tipo,
+        };
+        if novo && e.formato == FormatoSaida::Csv {
+            if bom {
+                e.w.write_all(BOM.as_bytes())?;
+            }
+            let header: Vec<String> = super::campos::colunas(tipo)
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
+            e.csv_line(&header)?;
         }
         Ok(e)
     }
@@ -140,33 +171,27 @@ impl<'a> Escritor<'a> {
     /// Write errors.
     pub fn escrever(&mut self, r: &Resultado) -> io::Result<()> {
         match self.formato {
-            FormatoSaida::Jsonl => {
+            FormatoSaida::Csv => {
+                for linha in super::campos::linhas(self.tipo, r) {
+                    let fields: Vec<String> =
+                        linha.iter().map(super::exportar::texto_csv).collect();
+                    self.csv_line(&fields)?;
+                }
+                Ok(())
+            }
+            _ => {
                 let mut line = serde_json::to_vec(r).map_err(io::Error::other)?;
                 line.push(b'\n');
                 self.w.write_all(&line)?;
                 self.w.flush()
             }
-            FormatoSaida::Csv => {
-                let fields = [
-                    r.chave.clone(),
-                    r.status.as_str().to_owned(),
-                    r.http_status.map(|s| s.to_string()).unwrap_or_default(),
-                    r.codigo_erro.clone().unwrap_or_default(),
-                    r.mensagem.clone().unwrap_or_default(),
-                    r.cobrado.to_string(),
-                    r.arquivo.clone().unwrap_or_default(),
-                    r.resposta
-                        .as_ref()
-                        .map(|v| v.to_string())
-                        .unwrap_or_default(),
-                ];
-                self.csv_line(&fields)
-            }
         }
     }
 
     fn csv_line(&mut self, fields: &[String]) -> io::Result<()> {
-        let mut buf = csv::Writer::from_writer(vec![]);
+        let mut buf = csv::WriterBuilder::new()
+            .delimiter(b';')
+            .from_writer(vec![]);
         buf.write_record(fields).map_err(io::Error::other)?;
         let bytes = buf
             .into_inner()
@@ -201,56 +226,94 @@ pub fn abrir(path: &Path, formato: FormatoSaida) -> io::Result<(File, bool, Hash
     Ok((f, bytes.is_empty(), respondidas))
 }
 
-/// The keys already answered in the output file at `path`, without changing it (none when the
-/// file does not exist).
+/// What an output file already holds: the keys with a final answer, and the counts a cumulative
+/// summary adds to this run's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Anteriores {
+    /// Keys with a final answer (`encontrado`, `nao_encontrado`): skipped by a rerun.
+    pub chaves: HashSet<String>,
+    /// `encontrado` records.
+    pub encontrados: usize,
+    /// `nao_encontrado` records.
+    pub nao_encontrados: usize,
+}
+
+/// What the output file at `path` already holds, without changing it (nothing when the file does
+/// not exist).
 ///
 /// # Errors
 /// Read errors other than "not found".
-pub fn ler_respondidas(path: &Path, formato: FormatoSaida) -> io::Result<HashSet<String>> {
+pub fn ler_anteriores(path: &Path, formato: FormatoSaida) -> io::Result<Anteriores> {
     match std::fs::read(path) {
         Ok(bytes) => {
             let completo = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            Ok(respondidas(&bytes[..completo], formato))
+            Ok(anteriores(&bytes[..completo], formato))
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(HashSet::new()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Anteriores::default()),
         Err(e) => Err(e),
     }
 }
 
+/// The records of JSON Lines contents (lines that are not records are skipped).
+pub fn registros_jsonl(bytes: &[u8]) -> Vec<Resultado> {
+    bytes
+        .split(|&b| b == b'\n')
+        .filter_map(|l| serde_json::from_slice::<Resultado>(l).ok())
+        .collect()
+}
+
 /// The keys with a final answer in an output file's contents.
 pub fn respondidas(bytes: &[u8], formato: FormatoSaida) -> HashSet<String> {
-    let mut set = HashSet::new();
-    match formato {
-        FormatoSaida::Jsonl => {
-            for line in bytes.split(|&b| b == b'\n') {
-                if let Ok(r) = serde_json::from_slice::<Resultado>(line)
-                    && r.status.is_final()
-                {
-                    set.insert(r.chave);
-                }
-            }
-        }
+    anteriores(bytes, formato).chaves
+}
+
+/// The final answers in an output file's contents (the last record of a key wins).
+pub fn anteriores(bytes: &[u8], formato: FormatoSaida) -> Anteriores {
+    let mut status = std::collections::HashMap::new();
+    match formato.registros() {
         FormatoSaida::Csv => {
-            let mut rd = csv::ReaderBuilder::new().flexible(true).from_reader(bytes);
+            let bytes = bytes.strip_prefix(BOM.as_bytes()).unwrap_or(bytes);
+            let mut rd = csv::ReaderBuilder::new()
+                .flexible(true)
+                .delimiter(b';')
+                .from_reader(bytes);
             let headers = rd.headers().cloned().unwrap_or_default();
             let col = |name: &str| headers.iter().position(|h| h == name);
             if let (Some(c), Some(s)) = (col("chave"), col("status")) {
                 for rec in rd.records().flatten() {
-                    if matches!(rec.get(s), Some("encontrado" | "nao_encontrado"))
-                        && let Some(k) = rec.get(c)
-                    {
-                        set.insert(k.to_owned());
+                    let st = match rec.get(s) {
+                        Some("encontrado") => StatusLote::Encontrado,
+                        Some("nao_encontrado") => StatusLote::NaoEncontrado,
+                        _ => StatusLote::Erro,
+                    };
+                    if let Some(k) = rec.get(c) {
+                        status.insert(k.to_owned(), st);
                     }
                 }
             }
         }
+        _ => {
+            for r in registros_jsonl(bytes) {
+                status.insert(r.chave, r.status);
+            }
+        }
     }
-    set
+    let mut a = Anteriores::default();
+    for (k, st) in status {
+        match st {
+            StatusLote::Encontrado => a.encontrados += 1,
+            StatusLote::NaoEncontrado => a.nao_encontrados += 1,
+            StatusLote::Erro => continue,
+        }
+        a.chaves.insert(k);
+    }
+    a
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lote::TipoLote;
 
     fn r(chave: &str, status: StatusLote) -> Resultado {
         Resultado {
@@ -277,7 +340,7 @@ mod tests {
             {
                 let (f, novo, prev) = abrir(&path, formato).unwrap();
                 assert!(novo && prev.is_empty());
-                let mut w = Escritor::new(Box::new(f), formato, novo).unwrap();
+                let mut w = Escritor::new(Box::new(f), formato, TipoLote::Car, novo, true).unwrap();
                 w.escrever(&r("A", StatusLote::Encontrado)).unwrap();
                 w.escrever(&r("B", StatusLote::Erro)).unwrap();
                 w.escrever(&r("C", StatusLote::NaoEncontrado)).unwrap();
@@ -293,7 +356,7 @@ mod tests {
                 HashSet::from(["A".to_owned(), "C".to_owned()]),
                 "{name}"
             );
-            let mut w = Escritor::new(Box::new(f), formato, novo).unwrap();
+            let mut w = Escritor::new(Box::new(f), formato, TipoLote::Car, novo, true).unwrap();
             w.escrever(&r("B", StatusLote::Encontrado)).unwrap();
             drop(w);
             let text = std::fs::read_to_string(&path).unwrap();
@@ -304,8 +367,11 @@ mod tests {
             let (_, _, prev) = abrir(&path, formato).unwrap();
             assert_eq!(prev.len(), 3);
             if formato == FormatoSaida::Csv {
-                assert!(text.starts_with("chave,status,http_status,"));
-                assert_eq!(text.matches("chave,status").count(), 1);
+                assert!(
+                    text.starts_with("\u{feff}chave;status;http_status;"),
+                    "{text}"
+                );
+                assert_eq!(text.matches("chave;status").count(), 1);
             }
         }
     }

@@ -1,31 +1,46 @@
-//! `carapi-server import FILE`.
+//! `carapi-server import FILE`: a CSV in the public SICAR columns or a SICAR GeoServer WFS
+//! GeoJSON, validated whole before anything is written, then streamed into the database.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
-
-use crate::fonte;
-use crate::startup::abrir_store;
+use crate::carga::{self, Origem};
 
 /// Options of `import`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// CSV file in the public SICAR columns.
+    /// CSV file in the public SICAR columns, or a SICAR WFS GeoJSON FeatureCollection
+    /// (`.geojson`/`.json`). A bad row refuses the whole file (its line, or feature index, is
+    /// printed) and nothing is written. A record replaces a stored one with the same code
+    /// unless it is an older version (by data_atualizacao, then dat_criacao).
     file: PathBuf,
+    /// No progress bar (it shows only on a terminal anyway).
+    #[arg(long = "sem-progresso")]
+    sem_progresso: bool,
     #[command(flatten)]
     banco: super::Banco,
 }
 
 pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let arquivo =
-        std::fs::File::open(&a.file).with_context(|| format!("abrindo {}", a.file.display()))?;
-    let imoveis = fonte::parse_csv(std::io::BufReader::new(arquivo))
-        .map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
-    let store = abrir_store(&a.banco.database)
+    let origem = Origem::Arquivo(a.file.clone());
+    let r = carga::carregar(&a.banco.database, origem, !a.sem_progresso)
         .await
-        .context("abrindo o banco")?;
-    let n = store.gravar_imoveis(&imoveis).await?;
-    println!("{n} registros CAR importados de {}", a.file.display());
+        .map_err(|e| match e {
+            carga::CargaError::Io { .. } => anyhow::anyhow!("{e}"),
+            outro => anyhow::anyhow!("{}: {outro}", a.file.display()),
+        })?;
+    let mut msg = format!(
+        "{} registros CAR importados de {} em {:.1} s",
+        r.gravados,
+        a.file.display(),
+        r.segundos
+    );
+    if r.ignorados > 0 {
+        msg.push_str(&format!(
+            " ({} versões mais antigas ignoradas)",
+            r.ignorados
+        ));
+    }
+    println!("{msg}");
     Ok(ExitCode::SUCCESS)
 }

@@ -1,11 +1,12 @@
 //! The `carapi-server` command line (issue 3, "Command line"): `serve`, `account create`,
-//! `import`, `seed --synthetic`, `pix pay`, `ledger check`.
+//! `import`, `seed --synthetic`, `pix pay`, `ledger check`, `webhook-secret`.
 
 mod account;
 mod import;
 mod ledger;
 mod pix;
 mod seed;
+mod segredo;
 mod serve;
 
 use std::process::ExitCode;
@@ -43,7 +44,7 @@ pub enum Comando {
         #[command(subcommand)]
         comando: account::Comando,
     },
-    /// Import CAR records from a CSV in the public SICAR columns (idempotent).
+    /// Import CAR records from a public SICAR CSV or a SICAR WFS GeoJSON (idempotent; streamed).
     Import(import::Args),
     /// Generate realistic synthetic CAR records.
     Seed(seed::Args),
@@ -59,6 +60,9 @@ pub enum Comando {
         #[command(subcommand)]
         comando: ledger::Comando,
     },
+    /// Print the database's webhook secret (HMAC-SHA256 of POST /webhooks/pix), generated on
+    /// first start; CARAPI_WEBHOOK_SECRET overrides it in `serve`.
+    WebhookSecret(segredo::Args),
 }
 
 /// Parses the arguments and runs the command; errors go to stderr with exit code 1.
@@ -70,6 +74,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Comando::Seed(a) => seed::run(a).await,
         Comando::Pix { comando } => pix::run(comando).await,
         Comando::Ledger { comando } => ledger::run(comando).await,
+        Comando::WebhookSecret(a) => segredo::run(a).await,
     };
     match r {
         Ok(code) => code,

@@ -1,31 +1,49 @@
-//! `carapi-server seed --synthetic N [--seed S]`.
+//! `carapi-server seed --synthetic N [--seed S] [--dono-grande C]`.
 
 use std::process::ExitCode;
 
-use anyhow::Context;
-
-use crate::fonte;
-use crate::startup::abrir_store;
+use crate::carga::{self, Origem};
 
 /// Options of `seed`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Number of synthetic records to generate.
+    /// Number of synthetic records to generate (streamed in batches: any size, bounded memory).
     #[arg(long = "synthetic")]
     synthetic: usize,
     /// Seed of the generator (same seed, same records).
     #[arg(long, default_value_t = 42)]
     seed: u64,
+    /// Give the large owner 98.765.432/0001-98 this many CARs (default 210 when N >= 1000).
+    #[arg(long = "dono-grande", value_name = "CARS")]
+    dono_grande: Option<usize>,
+    /// No progress bar (it shows only on a terminal anyway).
+    #[arg(long = "sem-progresso")]
+    sem_progresso: bool,
     #[command(flatten)]
     banco: super::Banco,
 }
 
 pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let imoveis = fonte::sinteticos(a.synthetic, a.seed);
-    let store = abrir_store(&a.banco.database)
-        .await
-        .context("abrindo o banco")?;
-    let n = store.gravar_imoveis(&imoveis).await?;
-    println!("{n} registros CAR sintéticos gravados (seed {})", a.seed);
+    if let Some(cars) = a.dono_grande
+        && cars > a.synthetic
+    {
+        anyhow::bail!(
+            "--dono-grande {cars} maior que --synthetic {}: o dono teria mais CARs que a base",
+            a.synthetic
+        );
+    }
+    let origem = Origem::Sinteticos {
+        n: a.synthetic,
+        seed: a.seed,
+        dono_grande: a.dono_grande,
+    };
+    let r = carga::carregar(&a.banco.database, origem, !a.sem_progresso).await?;
+    println!(
+        "{} registros CAR sintéticos gravados (seed {}) em {:.1} s: {:.0} registros/s",
+        r.gravados,
+        a.seed,
+        r.segundos,
+        r.por_segundo()
+    );
     Ok(ExitCode::SUCCESS)
 }

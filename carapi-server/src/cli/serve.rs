@@ -5,7 +5,7 @@ use std::num::NonZeroU32;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::config::{BIND_PADRAO, Config, ReciboModo, WEBHOOK_SECRET_PADRAO};
+use crate::config::{BIND_PADRAO, Config, ReciboModo};
 use crate::http::borda::Borda;
 
 /// Options of `serve`.
@@ -16,9 +16,10 @@ pub struct Args {
     bind: SocketAddr,
     #[command(flatten)]
     banco: super::Banco,
-    /// HMAC-SHA256 secret of POST /webhooks/pix.
-    #[arg(long, env = "CARAPI_WEBHOOK_SECRET", default_value = WEBHOOK_SECRET_PADRAO, hide_default_value = true)]
-    webhook_secret: String,
+    /// HMAC-SHA256 secret of POST /webhooks/pix. By default the database's own random secret,
+    /// generated on first start (print it with `carapi-server webhook-secret`).
+    #[arg(long, env = "CARAPI_WEBHOOK_SECRET", hide_env_values = true)]
+    webhook_secret: Option<String>,
     /// Seconds between reconciliation passes for pending top-ups.
     #[arg(long, env = "CARAPI_RECONCILE_INTERVAL", default_value_t = 120)]
     reconcile_interval: u64,
@@ -74,6 +75,11 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     let server = crate::spawn(config).await?;
     tracing::info!(endereco = %server.addr(), "carapi-server pronto em {}", server.base_url());
     eprintln!("carapi-server ouvindo em {}", server.base_url());
+    if server.state().config.webhook_secret.is_none() {
+        eprintln!(
+            "segredo do webhook PIX: o do banco (veja com `carapi-server webhook-secret --database ...`)"
+        );
+    }
     sinal().await;
     tracing::info!("sinal recebido; encerrando");
     server.shutdown().await;

@@ -1,5 +1,7 @@
-//! The 20 real public SICAR records bundled in `carapi-server/data/sicar/` (MIT, see the LICENSE
-//! there), 10 in Brasília (DF) and 10 in Sorriso (MT), embedded at compile time.
+//! The 80 real public SICAR records bundled in `carapi-server/data/` (MIT, see the LICENSE files
+//! there), embedded at compile time: 20 from the public CSV in `sicar/` (10 in Brasília, DF, and
+//! 10 in Sorriso, MT) and 60 from the GeoServer WFS GeoJSON in `sicar-wfs/imoveis.geojson`
+//! (DF, GO, MG, MS, MT, RS, SP; 24 of them with their polygon).
 
 use carapi_sdk::CpfCnpj;
 
@@ -7,19 +9,23 @@ use super::{Imovel, completar, import};
 
 const IMOVEIS_DF: &str = include_str!("../../data/sicar/imoveis_df.csv");
 const IMOVEIS_MT: &str = include_str!("../../data/sicar/imoveis_mt.csv");
+const IMOVEIS_WFS: &str = include_str!("../../data/sicar-wfs/imoveis.geojson");
 
-/// The 20 bundled real records (DF file first, then MT, in file order), completed exactly as
-/// [`import::parse_csv`] completes any file: fictitious owners (the first always one of a fixed
-/// set of 7, so owners repeat across records), matrícula, protocol code, IBGE centroid.
+/// The 80 bundled real records: the DF CSV, then the MT CSV, then the WFS GeoJSON, each in file
+/// order, completed exactly as an import completes any file: fictitious owners (the first always
+/// one of a fixed set of 7, so owners repeat across records), matrícula, protocol code, and as
+/// coordinates the polygon's centroid (a point inside it when the centroid falls outside) for
+/// the 24 WFS records with a geometry, the IBGE
+/// centroid of the municipality for the others.
 ///
-/// One record, `DF-5300108-277959445CC745B68C065E77AB1F2B42`, has status `PE` and therefore no
-/// receipt (404 `RECIBO_NAO_ENCONTRADO`); the other 19 have one, including
-/// `DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47`.
+/// One CSV record, `DF-5300108-277959445CC745B68C065E77AB1F2B42`, has status `PE` and therefore
+/// no receipt (404 `RECIBO_NAO_ENCONTRADO`), as do the WFS records in status `PE` or `CA`; the
+/// others have one, including `DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47`.
 ///
 /// Parsing the embedded files cannot fail on user input; a failure would be a broken build and
 /// panics with the file's error.
 pub fn bundled() -> Vec<Imovel> {
-    [
+    let mut v: Vec<Imovel> = [
         ("data/sicar/imoveis_df.csv", IMOVEIS_DF),
         ("data/sicar/imoveis_mt.csv", IMOVEIS_MT),
     ]
@@ -27,10 +33,16 @@ pub fn bundled() -> Vec<Imovel> {
     .flat_map(|(nome, csv)| {
         import::parse_csv(csv.as_bytes()).unwrap_or_else(|e| panic!("{nome}: {e}"))
     })
-    .collect()
+    .collect();
+    v.extend(
+        crate::carga::wfs::ler(IMOVEIS_WFS.as_bytes())
+            .unwrap_or_else(|e| panic!("data/sicar-wfs/imoveis.geojson: {e}")),
+    );
+    v
 }
 
-/// An owner document tied to several bundled records (3 of them, in Sorriso, MT): `385.211.390-39`, the
+/// An owner document tied to several bundled records (5: three in Sorriso, MT, one in Brasília, DF,
+/// one in São Paulo, SP): `385.211.390-39`, the
 /// fictitious "Fulano de Tal Exemplo". Handy for trying `GET /v1/proprietario/{cpfCnpj}` on
 /// the real data.
 pub fn exemplo_documento() -> CpfCnpj {
@@ -48,12 +60,13 @@ mod tests {
     use crate::dados::municipios;
 
     #[test]
-    fn vinte_registros_reais_com_codigos_validos() {
+    fn oitenta_registros_reais_com_codigos_validos() {
         let v = bundled();
-        assert_eq!(v.len(), 20);
+        assert_eq!(v.len(), 80);
         let codigos: HashSet<&str> = v.iter().map(|i| i.codigo_car.as_str()).collect();
-        assert_eq!(codigos.len(), 20);
-        for i in &v {
+        assert_eq!(codigos.len(), 80);
+        let mut com_poligono = 0;
+        for (n, i) in v.iter().enumerate() {
             assert_eq!(
                 CodigoCar::parse(i.codigo_car.as_str()).as_ref(),
                 Ok(&i.codigo_car)
@@ -68,16 +81,20 @@ mod tests {
                 assert!(!p.nome.is_empty());
             }
             let m = municipios::por_codigo(i.codigo_municipio_ibge).expect("município");
-            assert_eq!(
-                (i.latitude, i.longitude),
-                (Some(m.latitude), Some(m.longitude))
-            );
+            if (i.latitude, i.longitude) != (Some(m.latitude), Some(m.longitude)) {
+                assert!(n >= 20, "os do CSV ficam no centro do município");
+                com_poligono += 1;
+            }
             let cartorio = i.matricula_cartorio.as_deref().unwrap_or_default();
             assert!(
                 cartorio.ends_with(&format!("{} (fictício)", i.municipio)),
                 "{cartorio}"
             );
         }
+        assert_eq!(
+            com_poligono, 24,
+            "os 24 do WFS com polígono têm o centroide dele"
+        );
     }
 
     #[test]
@@ -137,13 +154,19 @@ mod tests {
     }
 
     #[test]
-    fn exatamente_um_sem_recibo() {
-        let sem: Vec<String> = bundled()
-            .into_iter()
+    fn sem_recibo_so_pendentes_e_cancelados() {
+        let v = bundled();
+        let sem: Vec<&str> = v[..20]
+            .iter()
             .filter(|i| !i.tem_recibo)
-            .map(|i| i.codigo_car.to_string())
+            .map(|i| i.codigo_car.as_str())
             .collect();
         assert_eq!(sem, ["DF-5300108-277959445CC745B68C065E77AB1F2B42"]);
+        for i in &v {
+            let pendente = matches!(i.status_imovel.as_str(), "PE" | "CA");
+            assert_eq!(i.tem_recibo, !pendente, "{}", i.codigo_car);
+        }
+        assert_eq!(v.iter().filter(|i| !i.tem_recibo).count(), 7);
     }
 
     #[test]
@@ -155,7 +178,7 @@ mod tests {
             .filter(|i| i.proprietarios.iter().any(|p| p.documento == doc))
             .map(|i| i.codigo_car.to_string())
             .collect();
-        assert_eq!(cars.len(), 3, "{cars:?}");
+        assert_eq!(cars.len(), 5, "{cars:?}");
     }
 
     #[test]

@@ -13,10 +13,12 @@ use std::str::FromStr;
 use carapi_sdk::CodigoCar;
 use carapi_sdk::domain::{br, uf};
 use chrono::NaiveDateTime;
+use chrono_tz::America::Sao_Paulo;
 use rust_decimal::Decimal;
 use serde::Deserialize;
 
-use super::completar::{RegistroSicar, completar};
+pub(crate) use super::completar::RegistroSicar;
+use super::completar::completar;
 use super::{Imovel, municipios};
 
 /// The columns an import file must have (any order; others are ignored).
@@ -67,27 +69,37 @@ pub enum ImportError {
     },
 }
 
-#[derive(Deserialize)]
-struct Linha {
-    cod_imovel: String,
-    status_imovel: String,
-    dat_criacao: String,
-    data_atualizacao: String,
-    area: String,
-    condicao: String,
-    uf: String,
-    municipio: String,
-    cod_municipio_ibge: String,
-    m_fiscal: String,
-    tipo_imovel: String,
+/// Completes a validated row into a record (owners, matrícula, protocol, municipality
+/// centroid), as [`parse_csv`] does.
+pub(crate) fn completar_registro(r: RegistroSicar) -> Imovel {
+    completar(r)
+}
+
+/// One row in the public SICAR columns, as text (CSV fields, or WFS properties written out).
+/// An absent optional value is the empty string.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Linha {
+    pub cod_imovel: String,
+    pub status_imovel: String,
+    pub dat_criacao: String,
+    pub data_atualizacao: String,
+    pub area: String,
+    pub condicao: String,
+    pub uf: String,
+    pub municipio: String,
+    pub cod_municipio_ibge: String,
+    pub m_fiscal: String,
+    pub tipo_imovel: String,
 }
 
 /// Parses a SICAR CSV (UTF-8, comma-separated, header row, optional byte-order mark) into
-/// completed records, in file order.
+/// completed records, in file order. Holds the whole file's records: for big files, stream
+/// with [`LeitorCsv`] instead.
 ///
 /// Rules per row: `cod_imovel` a valid CAR code (not a sandbox code); `status_imovel` one of
 /// `AT`, `PE`, `SU`, `CA`; `dat_criacao` required and `data_atualizacao` optional, ISO
-/// (`2014-05-09T17:16:10.119`) or `dd/MM/yyyy HH:mm:ss`; `area` (hectares) and optional
+/// (`2014-05-09T17:16:10.119`, Brasília time; with `Z` or an offset it is converted to
+/// Brasília time) or `dd/MM/yyyy HH:mm:ss`; `area` (hectares) and optional
 /// `m_fiscal` non-negative decimals with a dot or a comma; `uf` a known UF agreeing with the
 /// first two digits of `cod_municipio_ibge`, itself a real IBGE municipality; `tipo_imovel` one
 /// of `IRU`, `AST`, `PCT`; an empty `municipio` takes the IBGE name.
@@ -95,41 +107,90 @@ struct Linha {
 /// # Errors
 /// [`ImportError`] naming the line and the field of the first bad row.
 pub fn parse_csv(input: impl Read) -> Result<Vec<Imovel>, ImportError> {
-    let mut leitor = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
-        .from_reader(input);
-    let cabecalho: csv::StringRecord = leitor
-        .headers()
-        .map_err(|source| ImportError::Csv { linha: 1, source })?
-        .iter()
-        .map(|h| h.trim_start_matches('\u{feff}'))
-        .collect();
-    let faltando: Vec<&'static str> = COLUNAS
-        .iter()
-        .copied()
-        .filter(|c| !cabecalho.iter().any(|h| h == *c))
-        .collect();
-    if !faltando.is_empty() {
-        return Err(ImportError::Cabecalho { faltando });
-    }
-
-    let mut imoveis = Vec::new();
-    for registro in leitor.records() {
-        let linha_de = |e: &csv::Error| e.position().map_or(0, csv::Position::line);
-        let registro = registro.map_err(|source| ImportError::Csv {
-            linha: linha_de(&source),
-            source,
-        })?;
-        let linha = registro.position().map_or(0, csv::Position::line);
-        let campos: Linha = registro
-            .deserialize(Some(&cabecalho))
-            .map_err(|source| ImportError::Csv { linha, source })?;
-        imoveis.push(completar(validar(campos, linha)?));
-    }
-    Ok(imoveis)
+    LeitorCsv::new(input)?
+        .map(|r| r.map(|(_, registro)| completar(registro)))
+        .collect()
 }
 
-fn validar(l: Linha, linha: u64) -> Result<RegistroSicar, ImportError> {
+/// A streaming reader of a SICAR CSV: one validated row at a time, with its line number, in
+/// constant memory. Same rules as [`parse_csv`]; the rows are not completed yet (owners,
+/// matrícula, coordinates: [`LeitorCsv::completos`]).
+#[derive(Debug)]
+pub(crate) struct LeitorCsv<R> {
+    leitor: csv::Reader<R>,
+    cabecalho: csv::StringRecord,
+    registro: csv::StringRecord,
+}
+
+impl<R: Read> LeitorCsv<R> {
+    /// Reads and checks the header.
+    ///
+    /// # Errors
+    /// [`ImportError::Cabecalho`] when required columns are missing; [`ImportError::Csv`] when
+    /// the header cannot be read.
+    pub fn new(input: R) -> Result<Self, ImportError> {
+        let mut leitor = csv::ReaderBuilder::new()
+            .trim(csv::Trim::All)
+            .from_reader(input);
+        let cabecalho: csv::StringRecord = leitor
+            .headers()
+            .map_err(|source| ImportError::Csv { linha: 1, source })?
+            .iter()
+            .map(|h| h.trim_start_matches('\u{feff}'))
+            .collect();
+        let faltando: Vec<&'static str> = COLUNAS
+            .iter()
+            .copied()
+            .filter(|c| !cabecalho.iter().any(|h| h == *c))
+            .collect();
+        if !faltando.is_empty() {
+            return Err(ImportError::Cabecalho { faltando });
+        }
+        Ok(LeitorCsv {
+            leitor,
+            cabecalho,
+            registro: csv::StringRecord::new(),
+        })
+    }
+
+    /// The rows completed into records (owners, matrícula, protocol, centroid).
+    pub fn completos(self) -> impl Iterator<Item = Result<Imovel, ImportError>> {
+        self.map(|r| r.map(|(_, registro)| completar(registro)))
+    }
+
+    fn proxima(&mut self) -> Result<Option<(u64, RegistroSicar)>, ImportError> {
+        let linha_de = |e: &csv::Error| e.position().map_or(0, csv::Position::line);
+        match self.leitor.read_record(&mut self.registro) {
+            Ok(false) => return Ok(None),
+            Ok(true) => {}
+            Err(source) => {
+                return Err(ImportError::Csv {
+                    linha: linha_de(&source),
+                    source,
+                });
+            }
+        }
+        let linha = self.registro.position().map_or(0, csv::Position::line);
+        let campos: Linha = self
+            .registro
+            .deserialize(Some(&self.cabecalho))
+            .map_err(|source| ImportError::Csv { linha, source })?;
+        Ok(Some((linha, validar(campos, linha)?)))
+    }
+}
+
+impl<R: Read> Iterator for LeitorCsv<R> {
+    /// `(line, row)`: the 1-based line of the row in the file (the header is line 1).
+    type Item = Result<(u64, RegistroSicar), ImportError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.proxima().transpose()
+    }
+}
+
+/// Checks one row against the rules of [`parse_csv`]; errors carry `linha` (a CSV line, or a
+/// WFS feature index).
+pub(crate) fn validar(l: Linha, linha: u64) -> Result<RegistroSicar, ImportError> {
     let erro = |campo: &'static str, valor: &str, motivo: &str| ImportError::Campo {
         linha,
         campo,
@@ -231,9 +292,14 @@ fn validar(l: Linha, linha: u64) -> Result<RegistroSicar, ImportError> {
     })
 }
 
-/// ISO date-time with optional fraction (`2014-10-19T02:49:37.37`, `T` or space), or the
-/// registry's `dd/MM/yyyy HH:mm:ss`.
+/// ISO date-time with optional fraction (`2014-10-19T02:49:37.37`, `T` or space), taken as
+/// Brasília wall time (the public CSV's convention); with `Z` or an offset
+/// (`2019-05-14T22:30:08.576Z`, the WFS convention) it is converted to Brasília wall time
+/// (America/Sao_Paulo, daylight saving time included); or the registry's `dd/MM/yyyy HH:mm:ss`.
 fn data(s: &str) -> Option<NaiveDateTime> {
+    if let Ok(instante) = chrono::DateTime::parse_from_rfc3339(s) {
+        return Some(instante.with_timezone(&Sao_Paulo).naive_local());
+    }
     ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f"]
         .iter()
         .find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
@@ -341,6 +407,24 @@ mod tests {
                 assert!(faltando.contains(&"status_imovel") && !faltando.contains(&"area"))
             }
             outro => panic!("{outro:?}"),
+        }
+    }
+
+    #[test]
+    fn instante_utc_vira_hora_de_brasilia_com_horario_de_verao() {
+        let casos = [
+            // The DF bulk-update instant: the CSV shows it as 11:06:51.287 (UTC-3).
+            ("2021-08-25T14:06:51.287Z", "25/08/2021 11:06:51"),
+            // Daylight saving time until 2019: UTC-2 in January 2018.
+            ("2018-01-15T12:00:00Z", "15/01/2018 10:00:00"),
+            ("2018-01-15T12:00:00-02:00", "15/01/2018 12:00:00"),
+            // Without a zone: already Brasília wall time.
+            ("2018-01-15T12:00:00", "15/01/2018 12:00:00"),
+        ];
+        for (entrada, esperado) in casos {
+            let linha = BOA.replace("2014-05-09T17:16:10.119", entrada);
+            let v = parse_csv(format!("{CABECALHO}{linha}").as_bytes()).expect(entrada);
+            assert_eq!(br::format_data(v[0].data_cadastro), esperado, "{entrada}");
         }
     }
 

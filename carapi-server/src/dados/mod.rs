@@ -2,8 +2,8 @@
 //! synthetic owners, matrículas and coordinates), CSV import in the public SICAR columns, and a
 //! deterministic synthetic generator.
 //!
-//! - [`bundled`]: the 20 real SICAR records in `carapi-server/data/sicar/`; [`exemplo_documento`]
-//!   owns several of them.
+//! - [`bundled`]: the 80 real SICAR records in `carapi-server/data/sicar/` (CSV) and
+//!   `carapi-server/data/sicar-wfs/` (WFS GeoJSON); [`exemplo_documento`] owns several of them.
 //! - [`import::parse_csv`]: any file in the public SICAR columns, completed the same way.
 //! - [`sinteticos`]: `n` records for a seed; [`grandes_proprietarios`] own more than 200 each.
 //! - [`municipios`]: the IBGE municipality and state lists (centroids).
@@ -23,7 +23,9 @@ pub mod sandbox;
 mod sinteticos;
 
 pub use embutidos::{bundled, exemplo_documento};
-pub use sinteticos::{CARS_POR_GRANDE, MINIMO_PARA_GRANDES, grandes_proprietarios, sinteticos};
+pub use sinteticos::{
+    CARS_POR_GRANDE, MINIMO_PARA_GRANDES, Sinteticos, grandes_proprietarios, sinteticos,
+};
 
 use carapi_sdk::domain::{br, dms, uf};
 use carapi_sdk::{CarDadosBasicos, CarDadosCompletos, CodigoCar, CpfCnpj};

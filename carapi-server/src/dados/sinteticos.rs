@@ -45,6 +45,7 @@ pub fn grandes_proprietarios() -> &'static [Proprietario; 2] {
 
 /// `n` synthetic CAR records, the same for the same `(n, seed)`. With the same seed, a larger `n`
 /// extends a smaller one when both are below [`MINIMO_PARA_GRANDES`] or both at least that.
+/// Holds all `n` records: for big `n`, stream with [`Sinteticos`] instead (same records).
 ///
 /// Each record sits in a real IBGE municipality drawn uniformly (the code's UF matches its IBGE
 /// prefix, so every code passes [`CodigoCar::parse`]); the hash is the upper-case hex of a UUIDv4
@@ -57,30 +58,90 @@ pub fn grandes_proprietarios() -> &'static [Proprietario; 2] {
 /// [`grandes_proprietarios`] as first owner instead. Then completed like every record (name,
 /// matrícula, protocol, centroid).
 pub fn sinteticos(n: usize, seed: u64) -> Vec<Imovel> {
-    let todos: Vec<&municipios::Municipio> = municipios::todos().collect();
-    let grandes = if n >= MINIMO_PARA_GRANDES {
-        2 * CARS_POR_GRANDE
-    } else {
-        0
-    };
-    let mut rng = Rng8::seed_from_u64(seed);
-    (0..n)
-        .map(|i| {
-            let municipio = todos
-                .choose(&mut rng)
-                .copied()
-                .expect("lista do IBGE vazia");
-            let registro = registro(&mut rng, municipio);
-            let proprietarios = if i < grandes {
-                vec![grandes_proprietarios()[i % 2].clone()]
-            } else {
-                (0..ficticios::quantos_proprietarios(&mut rng))
-                    .map(|_| ficticios::proprietario(&mut rng))
-                    .collect()
-            };
-            completar_com(registro, proprietarios, &mut rng)
-        })
-        .collect()
+    Sinteticos::new(n, seed).collect()
+}
+
+/// The records of [`sinteticos`] one at a time, in constant memory (`seed --synthetic N`).
+#[derive(Debug, Clone)]
+pub struct Sinteticos {
+    rng: Rng8,
+    municipios: Vec<&'static municipios::Municipio>,
+    proximo: usize,
+    n: usize,
+    /// CARs of each of the two [`grandes_proprietarios`].
+    cotas: [usize; 2],
+}
+
+impl Sinteticos {
+    /// The `n` records of [`sinteticos`]`(n, seed)`.
+    pub fn new(n: usize, seed: u64) -> Self {
+        let cota = if n >= MINIMO_PARA_GRANDES {
+            CARS_POR_GRANDE
+        } else {
+            0
+        };
+        Sinteticos {
+            rng: Rng8::seed_from_u64(seed),
+            municipios: municipios::todos().collect(),
+            proximo: 0,
+            n,
+            cotas: [cota, cota],
+        }
+    }
+
+    /// Gives the first of the [`grandes_proprietarios`] (`98.765.432/0001-98`) `cars` CARs
+    /// instead of [`CARS_POR_GRANDE`] (an owner of 10,000 CARs for the owner-lookup figure);
+    /// the second keeps its share. The two alternate over the first records while both have
+    /// CARs left; then the first takes the following ones. At most `n` in all: the shares are
+    /// cut to fit.
+    pub fn com_dono_grande(mut self, cars: usize) -> Self {
+        self.cotas[0] = cars.min(self.n);
+        self.cotas[1] = self.cotas[1].min(self.n - self.cotas[0]);
+        self
+    }
+
+    /// Which large owner (0 or 1) is the first owner of record `i`, if any.
+    fn grande_de(&self, i: usize) -> Option<usize> {
+        let [a, b] = self.cotas;
+        let alternados = 2 * a.min(b);
+        if i < alternados {
+            Some(i % 2)
+        } else if i < a + b {
+            Some(usize::from(b > a))
+        } else {
+            None
+        }
+    }
+}
+
+impl Iterator for Sinteticos {
+    type Item = Imovel;
+
+    fn next(&mut self) -> Option<Imovel> {
+        if self.proximo >= self.n {
+            return None;
+        }
+        let i = self.proximo;
+        self.proximo += 1;
+        let municipio = self
+            .municipios
+            .choose(&mut self.rng)
+            .copied()
+            .expect("lista do IBGE vazia");
+        let registro = registro(&mut self.rng, municipio);
+        let proprietarios = match self.grande_de(i) {
+            Some(g) => vec![grandes_proprietarios()[g].clone()],
+            None => (0..ficticios::quantos_proprietarios(&mut self.rng))
+                .map(|_| ficticios::proprietario(&mut self.rng))
+                .collect(),
+        };
+        Some(completar_com(registro, proprietarios, &mut self.rng))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let resta = self.n - self.proximo;
+        (resta, Some(resta))
+    }
 }
 
 fn registro(rng: &mut Rng8, m: &municipios::Municipio) -> RegistroSicar {
@@ -229,6 +290,27 @@ mod tests {
                 .any(|d| d.as_str().bytes().any(|b| b.is_ascii_uppercase()))
         );
         assert!(v.iter().any(|i| !i.tem_recibo) && v.iter().filter(|i| i.tem_recibo).count() > 800);
+    }
+
+    #[test]
+    fn dono_grande_tem_exatamente_os_cars_pedidos() {
+        let v: Vec<Imovel> = Sinteticos::new(3000, 5).com_dono_grande(2500).collect();
+        let de = |g: usize| {
+            v.iter()
+                .filter(|i| i.proprietarios[0] == grandes_proprietarios()[g])
+                .count()
+        };
+        assert_eq!((de(0), de(1)), (2500, 210));
+        let pequeno: Vec<Imovel> = Sinteticos::new(50, 5).com_dono_grande(80).collect();
+        assert!(
+            pequeno
+                .iter()
+                .all(|i| i.proprietarios[0] == grandes_proprietarios()[0])
+        );
+        assert_eq!(
+            Sinteticos::new(1200, 9).collect::<Vec<_>>(),
+            sinteticos(1200, 9)
+        );
     }
 
     #[test]

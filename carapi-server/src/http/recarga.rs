@@ -11,7 +11,6 @@ use carapi_sdk::{
     RecargaCriadaResponse, RecargaItem, RecargaStatus, RecargaStatusResponse, RecargasParams,
     RecargasResponse,
 };
-use chrono::Duration;
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use uuid::Uuid;
@@ -21,11 +20,10 @@ use super::error::ApiError;
 use super::extract::{Autenticado, Corpo, Parametros};
 use super::paginacao;
 use crate::fonte;
-use crate::ledger::{self, JANELA_REAPROVEITAMENTO_MIN, VALOR_MAXIMO, VALOR_MINIMO};
+use crate::ledger::{self, VALOR_MAXIMO, VALOR_MINIMO};
 use crate::money::Centavos;
-use crate::pix::PedidoCobranca;
+use crate::pix::reserva::{ErroRecarga, PedidoRecarga, criar_ou_reaproveitar};
 use crate::state::AppState;
-use crate::store::Recarga;
 
 /// Routes of this group.
 pub fn router() -> Router<AppState> {
@@ -187,39 +185,29 @@ pub async fn criar(
             "O usuário vinculado à conta não tem CPF/CNPJ cadastrado; ele é obrigatório para a cobrança PIX.",
         ));
     };
-    let agora = st.relogio.agora();
-    let desde = agora - Duration::minutes(JANELA_REAPROVEITAMENTO_MIN);
-    let (recarga, reaproveitada) = match st
-        .store
-        .recarga_reaproveitavel(conta.id, valor, desde)
-        .await?
-    {
-        Some(r) => (r, true),
-        None => {
-            let cobranca = st
-                .pix
-                .criar_cobranca(PedidoCobranca { valor, documento, email: conta.email.clone(), em: agora })
-                .await
-                .map_err(|e| {
-                    tracing::warn!(erro = %e, "falha no provedor PIX");
-                    ApiError::new(ErrorCode::ErroPix, "Falha no provedor PIX ao criar a cobrança. Nada foi criado; tente novamente.")
-                })?;
-            let (pct, bonus) = ledger::bonus(valor);
-            let nova = Recarga {
-                id: Uuid::new_v4(),
-                conta: conta.id,
-                payment_id: cobranca.payment_id,
-                valor,
-                percentual_bonus: pct,
-                bonus,
-                status: RecargaStatus::Pendente,
-                qr_code: cobranca.qr_code,
-                criada_em: agora,
-                confirmada_em: None,
-            };
-            st.store.inserir_recarga(nova, desde).await?
-        }
+    let pedido = PedidoRecarga {
+        conta: conta.id,
+        valor,
+        documento,
+        email: conta.email.clone(),
+        agora: st.relogio.agora(),
     };
+    let (recarga, reaproveitada) = criar_ou_reaproveitar(
+        st.store.as_ref(),
+        st.pix.as_ref(),
+        pedido,
+    )
+    .await
+    .map_err(|e| match e {
+        ErroRecarga::Store(e) => ApiError::from(e),
+        ErroRecarga::Pix(e) => {
+            tracing::warn!(erro = %e, "falha no provedor PIX");
+            ApiError::new(
+                ErrorCode::ErroPix,
+                "Falha no provedor PIX ao criar a cobrança. Nada foi criado; tente novamente.",
+            )
+        }
+    })?;
     let qr_code_base64 = qr_base64(&recarga.qr_code)?;
     let total = recarga.valor + recarga.bonus;
     Ok(Json(RecargaCriadaResponse {

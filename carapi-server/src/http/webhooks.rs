@@ -1,5 +1,6 @@
 //! `POST /webhooks/pix`: payment confirmation from the PSP (outside `/v1`, authenticated by an
-//! HMAC-SHA256 signature instead of a bearer key; see [`crate::webhook`]).
+//! HMAC-SHA256 signature instead of a bearer key; see [`crate::webhook`]). The webhook is only a
+//! hint: the top-up is credited when the provider's own record has it paid with its amount.
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -12,8 +13,9 @@ use uuid::Uuid;
 
 use super::error::ApiError;
 use crate::state::AppState;
-use crate::store::Confirmacao;
-use crate::webhook::{CABECALHO_ASSINATURA, EventoPix, verificar};
+use crate::webhook::{
+    CABECALHO_ASSINATURA, Desfecho, ErroConfirmacao, EventoPix, confirmar_pelo_psp, verificar,
+};
 
 /// Routes of this group.
 pub fn router() -> Router<AppState> {
@@ -39,9 +41,10 @@ pub struct WebhookAck {
     request_body = EventoPix,
     params(("X-Carapi-Signature" = String, Header, description = "`sha256=<hex HMAC-SHA256 of the raw body>`")),
     responses(
-        (status = 200, description = "Acknowledged; `creditada` is true for the delivery that credited", body = WebhookAck),
+        (status = 200, description = "Acknowledged; `creditada` is true for the delivery that credited (only when the provider's record has the charge paid with the top-up's amount)", body = WebhookAck),
         (status = 401, description = "`TOKEN_INVALIDO`: signature missing or wrong", body = ApiErrorBody),
         (status = 404, description = "`RECARGA_NAO_ENCONTRADA`: unknown payment id", body = ApiErrorBody),
+        (status = 502, description = "`ERRO_PIX`: the provider could not be asked; nothing changed", body = ApiErrorBody),
     ))]
 pub async fn receber(
     State(st): State<AppState>,
@@ -52,7 +55,7 @@ pub async fn receber(
         .get(CABECALHO_ASSINATURA)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    if !verificar(&st.config.webhook_secret, &corpo, assinatura) {
+    if !verificar(&st.segredo_webhook().await?, &corpo, assinatura) {
         tracing::warn!("webhook PIX com assinatura inválida recusado");
         return Err(ApiError::com_status(
             StatusCode::UNAUTHORIZED,
@@ -73,29 +76,53 @@ pub async fn receber(
         }));
     }
     let agora = st.relogio.agora();
-    match st
-        .store
-        .confirmar_recarga(&evento.payment_id, agora)
-        .await?
-    {
-        Confirmacao::Creditada(r) => {
-            tracing::info!(recarga = %r.id, conta = %r.conta, "recarga confirmada por webhook");
-            Ok(Json(WebhookAck {
-                success: true,
-                recarga_id: Some(r.id),
-                creditada: true,
-                message: "Pagamento confirmado; saldo creditado.".into(),
-            }))
+    let desfecho = confirmar_pelo_psp(
+        st.store.as_ref(),
+        st.pix.as_ref(),
+        &evento.payment_id,
+        Some(agora),
+    )
+    .await
+    .map_err(|e| match e {
+        ErroConfirmacao::Store(e) => ApiError::from(e),
+        ErroConfirmacao::Pix(e) => {
+            tracing::warn!(erro = %e, "falha ao consultar o provedor PIX");
+            ApiError::new(
+                ErrorCode::ErroPix,
+                "Falha ao consultar o provedor PIX; nada mudou.",
+            )
         }
-        Confirmacao::JaFinal(r) => Ok(Json(WebhookAck {
-            success: true,
-            recarga_id: Some(r.id),
-            creditada: false,
-            message: format!("Recarga já estava {}; nada mudou.", r.status),
-        })),
-        Confirmacao::NaoEncontrada => Err(ApiError::new(
-            ErrorCode::RecargaNaoEncontrada,
-            "Nenhuma recarga com este paymentId.",
-        )),
-    }
+    })?;
+    let (r, creditada, message) = match desfecho {
+        Desfecho::Creditada(r) => {
+            tracing::info!(recarga = %r.id, conta = %r.conta, "recarga confirmada por webhook");
+            (r, true, "Pagamento confirmado; saldo creditado.".to_owned())
+        }
+        Desfecho::JaFinal(r) => {
+            let m = format!("Recarga já estava {}; nada mudou.", r.status);
+            (r, false, m)
+        }
+        Desfecho::NaoPaga(r) => (
+            r,
+            false,
+            "O provedor não registra o pagamento desta cobrança; nada mudou.".into(),
+        ),
+        Desfecho::ValorDivergente(r) => (
+            r,
+            false,
+            "O provedor registra um pagamento de outro valor; nada mudou.".into(),
+        ),
+        Desfecho::NaoEncontrada => {
+            return Err(ApiError::new(
+                ErrorCode::RecargaNaoEncontrada,
+                "Nenhuma recarga com este paymentId.",
+            ));
+        }
+    };
+    Ok(Json(WebhookAck {
+        success: true,
+        recarga_id: Some(r.id),
+        creditada,
+        message,
+    }))
 }

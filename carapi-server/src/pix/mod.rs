@@ -5,6 +5,7 @@
 //! paid from another (the CLI's local mode) and seen by the reconciliation job.
 
 pub mod qr;
+pub mod reserva;
 
 use std::fmt;
 use std::sync::Arc;
@@ -15,11 +16,15 @@ use carapi_sdk::domain::pix::CobrancaPix;
 use chrono::{DateTime, Utc};
 
 use crate::money::Centavos;
-use crate::store::Store;
+use crate::store::{CobrancaPsp, Store};
 
-/// A charge to create.
+/// A charge to create. The server chooses the payment id (the BR Code txid) before asking, as
+/// in the BCB PIX API (`PUT /cob/{txid}`), so that the top-up row exists, under its unique
+/// payment id, before any provider charge does ([`reserva`]).
 #[derive(Debug, Clone)]
 pub struct PedidoCobranca {
+    /// The payment id (txid) of the charge, from [`novo_payment_id`].
+    pub payment_id: String,
     /// Amount.
     pub valor: Centavos,
     /// Payer's CPF/CNPJ (the user linked to the account).
@@ -44,8 +49,13 @@ pub struct CobrancaCriada {
 pub enum SituacaoPagamento {
     /// Not paid yet.
     Pendente,
-    /// Paid at this instant.
-    Pago(DateTime<Utc>),
+    /// Paid.
+    Pago {
+        /// When the payer paid.
+        em: DateTime<Utc>,
+        /// The amount the provider received.
+        valor: Centavos,
+    },
     /// The PSP does not know the charge.
     Desconhecido,
 }
@@ -60,7 +70,8 @@ pub struct PixError(pub String);
 pub trait PixProvider: Send + Sync + fmt::Debug + 'static {
     /// Creates a dynamic charge.
     async fn criar_cobranca(&self, pedido: PedidoCobranca) -> Result<CobrancaCriada, PixError>;
-    /// Asks whether a charge was paid (reconciliation).
+    /// The provider's own record of a charge: whether and how much was paid. The server
+    /// credits a top-up only on this answer (webhook and reconciliation alike).
     async fn consultar(&self, payment_id: &str) -> Result<SituacaoPagamento, PixError>;
 }
 
@@ -123,7 +134,7 @@ impl PixProvider for PspSimulado {
                 "PSP simulado configurado para falhar (pix_falha)".into(),
             ));
         }
-        let payment_id = novo_payment_id();
+        let payment_id = pedido.payment_id;
         let qr_code = CobrancaPix {
             location: format!("{}/{payment_id}", self.location_base),
             valor: pedido.valor.reais(),
@@ -157,8 +168,11 @@ impl PixProvider for PspSimulado {
                 .map_err(|e| PixError(e.to_string()))?
             {
                 None => SituacaoPagamento::Desconhecido,
-                Some(None) => SituacaoPagamento::Pendente,
-                Some(Some(em)) => SituacaoPagamento::Pago(em),
+                Some(CobrancaPsp { paga_em: None, .. }) => SituacaoPagamento::Pendente,
+                Some(CobrancaPsp {
+                    paga_em: Some(em),
+                    valor,
+                }) => SituacaoPagamento::Pago { em, valor },
             },
         )
     }

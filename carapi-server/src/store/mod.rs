@@ -8,6 +8,7 @@
 //! Money is [`Centavos`]; instants are UTC; the caller passes the Brasília calendar day (the
 //! store never decides time zones).
 
+pub mod historico;
 pub mod postgres;
 mod sqlite;
 
@@ -26,8 +27,13 @@ use crate::limite_chave::LimitePorChave;
 use crate::limits::Limitador;
 use crate::money::Centavos;
 
+pub use historico::JANELA_BUSCA;
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
+
+/// Seconds after which a top-up row still being created (its provider call never returned:
+/// the process died) is no longer reused ([`crate::pix::reserva`]).
+pub const PRAZO_CRIACAO_S: i64 = 15;
 
 /// Identifier of an API account.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -341,6 +347,33 @@ impl Razao {
     }
 }
 
+impl Recarga {
+    /// True while the provider charge is being created: the row exists (reuse is decided on
+    /// it) but its BR Code is not filled in yet ([`crate::pix::reserva`]). Such a row is not
+    /// listed, not shown to its account and not reconciled.
+    pub fn em_criacao(&self) -> bool {
+        self.qr_code.is_empty()
+    }
+}
+
+/// A charge in the simulated PSP's book.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CobrancaPsp {
+    /// Amount of the charge.
+    pub valor: Centavos,
+    /// When it was paid; `None` while pending.
+    pub paga_em: Option<DateTime<Utc>>,
+}
+
+/// Server settings kept in the database (`configuracao` table).
+#[async_trait]
+pub trait ConfiguracaoStore {
+    /// The value of `chave`, storing `valor` first when there is none; atomic: concurrent
+    /// first calls, in any process, all get the value that was stored.
+    async fn configuracao_ou_inserir(&self, chave: &str, valor: &str)
+    -> Result<String, StoreError>;
+}
+
 /// Accounts, their limits and the ledger check.
 #[async_trait]
 pub trait ContasStore {
@@ -410,7 +443,8 @@ pub trait ConsultasStore {
 /// PIX top-ups of the accounts.
 #[async_trait]
 pub trait RecargasStore {
-    /// A pending top-up of `conta` for `valor` created at or after `desde`.
+    /// A pending top-up of `conta` for `valor` created at or after `desde` (one still being
+    /// created is not returned).
     async fn recarga_reaproveitavel(
         &self,
         conta: ContaId,
@@ -418,16 +452,25 @@ pub trait RecargasStore {
         desde: DateTime<Utc>,
     ) -> Result<Option<Recarga>, StoreError>;
     /// Stores `nova` unless a reusable one (same account and amount, pending, created at or
-    /// after `desde`) exists, in one transaction; returns the top-up and whether it was reused.
+    /// after `desde`; one still being created counts unless older than [`PRAZO_CRIACAO_S`]
+    /// before `nova.criada_em`) exists, in one transaction; returns the top-up and whether it
+    /// was reused. `nova` may be a row being created (empty `qr_code`).
     async fn inserir_recarga(
         &self,
         nova: Recarga,
         desde: DateTime<Utc>,
     ) -> Result<(Recarga, bool), StoreError>;
-    /// The top-up `id` of `conta` (None when missing or another account's).
+    /// Fills in the BR Code of the top-up `id` being created.
+    async fn completar_recarga(&self, id: Uuid, qr_code: &str) -> Result<(), StoreError>;
+    /// Deletes the top-up `id` if it is still being created (its provider call failed).
+    async fn descartar_recarga(&self, id: Uuid) -> Result<(), StoreError>;
+    /// The top-up `id` of `conta` (None when missing, another account's or being created).
     async fn recarga(&self, conta: ContaId, id: Uuid) -> Result<Option<Recarga>, StoreError>;
-    /// The top-up `id`, whatever the account (operator tools).
+    /// The top-up `id`, whatever the account, also while being created (operator tools).
     async fn recarga_por_id(&self, id: Uuid) -> Result<Option<Recarga>, StoreError>;
+    /// The top-up whose payment id is `payment_id` (webhook).
+    async fn recarga_por_payment_id(&self, payment_id: &str)
+    -> Result<Option<Recarga>, StoreError>;
     /// A page of the account's top-ups, newest first, and the total.
     async fn recargas(
         &self,
@@ -462,11 +505,8 @@ pub trait PspStore {
     ) -> Result<(), StoreError>;
     /// Marks a PSP charge paid (idempotent); false when unknown.
     async fn psp_pagar(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, StoreError>;
-    /// `Some(paid_at)` when paid, `Some(None)` when pending, `None` when unknown.
-    async fn psp_situacao(
-        &self,
-        payment_id: &str,
-    ) -> Result<Option<Option<DateTime<Utc>>>, StoreError>;
+    /// The charge `payment_id` in the book: amount and payment instant; `None` when unknown.
+    async fn psp_situacao(&self, payment_id: &str) -> Result<Option<CobrancaPsp>, StoreError>;
 }
 
 /// What several server processes on one database share besides the data: the per-key request
@@ -501,6 +541,7 @@ pub trait Store:
     + ConsultasStore
     + RecargasStore
     + PspStore
+    + ConfiguracaoStore
     + CoordenacaoStore
     + Send
     + Sync
@@ -515,6 +556,7 @@ impl<T> Store for T where
         + ConsultasStore
         + RecargasStore
         + PspStore
+        + ConfiguracaoStore
         + CoordenacaoStore
         + Send
         + Sync
@@ -540,6 +582,7 @@ pub mod sql {
 /// The area traits, to call any [`Store`] method on a `dyn Store`.
 pub mod prelude {
     pub use super::{
-        ConsultasStore, ContasStore, CoordenacaoStore, ImoveisStore, PspStore, RecargasStore, Store,
+        ConfiguracaoStore, ConsultasStore, ContasStore, CoordenacaoStore, ImoveisStore, PspStore,
+        RecargasStore, Store,
     };
 }

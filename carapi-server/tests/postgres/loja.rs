@@ -584,12 +584,23 @@ async fn top_ups_reuse_listing_confirmation_and_psp_book_on_both_stores() {
         )
         .await
         .unwrap();
-        assert_eq!(s.psp_situacao("PIXPSP1").await.unwrap(), Some(None), "{n}");
+        let pendente = carapi_server::store::CobrancaPsp {
+            valor: Centavos(50_000),
+            paga_em: None,
+        };
+        assert_eq!(
+            s.psp_situacao("PIXPSP1").await.unwrap(),
+            Some(pendente),
+            "{n}"
+        );
         assert!(s.psp_pagar("PIXPSP1", instante(10)).await.unwrap());
         assert!(s.psp_pagar("PIXPSP1", instante(20)).await.unwrap());
         assert_eq!(
             s.psp_situacao("PIXPSP1").await.unwrap(),
-            Some(Some(instante(10))),
+            Some(carapi_server::store::CobrancaPsp {
+                paga_em: Some(instante(10)),
+                ..pendente
+            }),
             "{n}: first payment kept"
         );
         assert!(!s.psp_pagar("PIXNADA", instante(10)).await.unwrap());

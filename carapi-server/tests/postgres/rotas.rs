@@ -78,14 +78,12 @@ impl PgApp {
         self.req(Method::GET, key, path, None).await.ok()
     }
 
-    fn webhook(&self, payment_id: &str) -> Request<Body> {
+    async fn webhook(&self, payment_id: &str) -> Request<Body> {
         let corpo = serde_json::to_vec(&EventoPix::pago(payment_id, chrono::Utc::now())).unwrap();
+        let segredo = self.state.segredo_webhook().await.unwrap();
         Request::post("/webhooks/pix")
             .header("content-type", "application/json")
-            .header(
-                CABECALHO_ASSINATURA,
-                assinar(&self.state.config.webhook_secret, &corpo),
-            )
+            .header(CABECALHO_ASSINATURA, assinar(&segredo, &corpo))
             .body(Body::from(corpo))
             .unwrap()
     }
@@ -214,7 +212,7 @@ async fn postgres_same_webhook_20_times_concurrently_while_reconciliation_runs_c
                             .await
                             .unwrap();
                     }
-                    let v = app.send(app.webhook(&payment)).await.ok();
+                    let v = app.send(app.webhook(&payment).await).await.ok();
                     n + u32::from(v["creditada"] == true)
                 })
             })
@@ -306,9 +304,12 @@ async fn postgres_limits_top_up_reuse_and_price_switch_through_the_router() {
         .pagar(payment, chrono::Utc::now())
         .await
         .unwrap();
-    assert_eq!(app.send(app.webhook(payment)).await.ok()["creditada"], true);
     assert_eq!(
-        app.send(app.webhook(payment)).await.ok()["creditada"],
+        app.send(app.webhook(payment).await).await.ok()["creditada"],
+        true
+    );
+    assert_eq!(
+        app.send(app.webhook(payment).await).await.ok()["creditada"],
         false
     );
     let s = app.get(&c.api_key, "/v1/saldo").await;

@@ -1,4 +1,5 @@
-//! Lookups: the charge transaction, the uncharged record, the day's counters, history and usage.
+//! Lookups: the charge transaction, the uncharged record and the day's counters; history and
+//! usage queries are in [`super::historico`].
 //!
 //! A charge locks its account row (`SELECT ... FOR UPDATE`) before reading the limit counters
 //! and the balance, so charges of one account run one after another while other accounts are
@@ -6,9 +7,9 @@
 //! its row count checked.
 
 use async_trait::async_trait;
-use carapi_sdk::{CodigoCar, EndpointConsulta, StatusConsulta};
+use carapi_sdk::{CodigoCar, EndpointConsulta};
 use chrono::{DateTime, NaiveDate, Utc};
-use sqlx::{Postgres, Row, Transaction};
+use sqlx::{Postgres, Transaction};
 
 use super::PgStore;
 use super::linhas::{conta_de, corrupt, mes_de};
@@ -67,7 +68,7 @@ async fn inserir_consulta(tx: &mut Tx, l: Linha<'_>) -> Result<i64, StoreError> 
     .bind(l.conta.0)
     .bind(l.em)
     .bind(l.endpoint.as_str())
-    .bind(l.chave)
+    .bind(crate::store::historico::sem_nul_opt(l.chave))
     .bind(i64::from(l.status))
     .bind(l.valor.0 > 0)
     .bind(l.valor.0)
@@ -259,56 +260,9 @@ impl ConsultasStore for PgStore {
     async fn historico(
         &self,
         conta: ContaId,
-        f: &FiltroHistorico,
+        filtro: &FiltroHistorico,
     ) -> Result<(Vec<ConsultaRegistrada>, u64), StoreError> {
-        // Parameters: $1 account, $2 search text (or NULL), $3 endpoint (or NULL).
-        let mut filtro = String::from(
-            " FROM consultas WHERE conta_id = $1
-          AND ($2::text IS NULL OR strpos(upper(COALESCE(chave, '')), upper($2)) > 0
-               OR strpos(upper(endpoint), upper($2)) > 0)
-          AND ($3::text IS NULL OR endpoint = $3)",
-        );
-        match f.status {
-            Some(StatusConsulta::Sucesso) => filtro.push_str(" AND status_http = 200"),
-            Some(StatusConsulta::Erro) => filtro.push_str(" AND status_http <> 200"),
-            None => {}
-        }
-        let busca = f.busca.as_deref();
-        let endpoint = f.endpoint.map(|e| e.as_str());
-        let total: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*){filtro}"))
-            .bind(conta.0)
-            .bind(busca)
-            .bind(endpoint)
-            .fetch_one(&self.pool)
-            .await?;
-        let offset = i64::from(f.page.max(1) - 1) * i64::from(f.size);
-        let rows = sqlx::query(&format!(
-            "SELECT *{filtro} ORDER BY id DESC LIMIT $4 OFFSET $5"
-        ))
-        .bind(conta.0)
-        .bind(busca)
-        .bind(endpoint)
-        .bind(i64::from(f.size))
-        .bind(offset)
-        .fetch_all(&self.pool)
-        .await?;
-        let itens = rows
-            .iter()
-            .map(|r| {
-                Ok(ConsultaRegistrada {
-                    em: r.try_get("data")?,
-                    endpoint: r.try_get("endpoint")?,
-                    chave: r.try_get("chave")?,
-                    status: u16::try_from(r.try_get::<i64, _>("status_http")?)
-                        .map_err(|_| corrupt("status HTTP"))?,
-                    cobrado: r.try_get("cobrado")?,
-                    valor: Centavos(r.try_get("valor_centavos")?),
-                    saldo_antes: r.try_get::<Option<i64>, _>("saldo_antes")?.map(Centavos),
-                    saldo_depois: r.try_get::<Option<i64>, _>("saldo_depois")?.map(Centavos),
-                })
-            })
-            .collect::<Result<Vec<_>, StoreError>>()?;
-        Ok((itens, total.unsigned_abs()))
+        super::historico::historico(&self.historico, conta, filtro).await
     }
 
     async fn uso_por_endpoint(
@@ -316,21 +270,6 @@ impl ConsultasStore for PgStore {
         conta: ContaId,
         desde: DateTime<Utc>,
     ) -> Result<Vec<UsoEndpoint>, StoreError> {
-        let rows: Vec<(String, i64, i64)> = sqlx::query_as(
-            "SELECT endpoint, COUNT(*), COALESCE(SUM(valor_centavos), 0)::BIGINT FROM consultas
-         WHERE conta_id = $1 AND data >= $2 GROUP BY endpoint ORDER BY endpoint",
-        )
-        .bind(conta.0)
-        .bind(desde)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(endpoint, n, v)| UsoEndpoint {
-                endpoint,
-                quantidade: n.unsigned_abs(),
-                valor_total: Centavos(v),
-            })
-            .collect())
+        super::historico::uso_por_endpoint(&self.historico, conta, desde).await
     }
 }

@@ -20,9 +20,11 @@
 //! milliseconds), Brasília days `DATE`, decimals of CAR records `NUMERIC` (read back as text,
 //! so their scale is kept).
 
+mod configuracao;
 mod consultas;
 mod contas;
 mod coordenacao;
+mod historico;
 mod imoveis;
 mod linhas;
 mod psp;
@@ -50,7 +52,16 @@ pub const CONEXOES_PADRAO: u32 = 10;
 #[derive(Debug, Clone)]
 pub struct PgStore {
     pool: PgPool,
+    /// History and usage reads: their own small pool whose statements time out after
+    /// [`TEMPO_HISTORICO`] (and never plan a sequential scan), so that they never hold the
+    /// connections balance reads and charges need.
+    historico: PgPool,
 }
+
+/// Connections of the history pool.
+pub const CONEXOES_HISTORICO: u32 = 3;
+/// Statement time-out of the history pool.
+pub const TEMPO_HISTORICO: Duration = Duration::from_secs(5);
 
 /// True for the URL schemes this store accepts (`postgres://`, `postgresql://`).
 pub fn eh_url_postgres(url: &str) -> bool {
@@ -88,15 +99,54 @@ impl PgStore {
         let pool = PgPoolOptions::new()
             .max_connections(conexoes.max(1))
             .acquire_timeout(Duration::from_secs(60))
-            .connect_with(opts)
+            .connect_with(opts.clone())
             .await?;
         MIGRATOR.run(&pool).await?;
-        Ok(PgStore { pool })
+        let tempo = format!("{}ms", TEMPO_HISTORICO.as_millis());
+        let historico = PgPoolOptions::new()
+            .max_connections(CONEXOES_HISTORICO)
+            .acquire_timeout(Duration::from_secs(60))
+            .connect_lazy_with(opts.options([
+                ("statement_timeout", tempo.as_str()),
+                // every history and usage statement is served by an index (migrations
+                // 0011-0012): never let small-table statistics pick a scan of the history
+                ("enable_seqscan", "off"),
+            ]));
+        Ok(PgStore { pool, historico })
     }
 
-    /// Over an existing pool (already migrated, or call [`PgStore::migrar`]).
+    /// Over an existing pool (already migrated, or call [`PgStore::migrar`]); history reads
+    /// share it.
     pub fn from_pool(pool: PgPool) -> Self {
-        PgStore { pool }
+        PgStore {
+            historico: pool.clone(),
+            pool,
+        }
+    }
+
+    /// `EXPLAIN` lines of the history statements for `f` (tests: each filter combination is
+    /// served by an index).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the database fails.
+    pub async fn plano_historico(
+        &self,
+        conta: ContaId,
+        f: &FiltroHistorico,
+    ) -> Result<Vec<String>, StoreError> {
+        historico::plano_historico(&self.historico, conta, f).await
+    }
+
+    /// `EXPLAIN` lines of the usage statements since `desde`.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the database fails.
+    pub async fn plano_uso(
+        &self,
+        conta: ContaId,
+        desde: DateTime<Utc>,
+    ) -> Result<Vec<String>, StoreError> {
+        historico::plano_uso(&self.historico, conta, desde).await
     }
 
     /// Applies the PostgreSQL migrations.
@@ -113,8 +163,9 @@ impl PgStore {
         &self.pool
     }
 
-    /// Closes the pool.
+    /// Closes the pools.
     pub async fn close(&self) {
         self.pool.close().await;
+        self.historico.close().await;
     }
 }

@@ -7,7 +7,8 @@ use chrono::{DateTime, Utc};
 use super::PgStore;
 
 use crate::money::Centavos;
-use crate::store::{PspStore, StoreError};
+use crate::store::historico::sem_nul;
+use crate::store::{CobrancaPsp, PspStore, StoreError};
 
 #[async_trait]
 impl PspStore for PgStore {
@@ -39,21 +40,22 @@ impl PspStore for PgStore {
         "UPDATE psp_cobrancas SET paga_em = COALESCE(paga_em, $1) WHERE payment_id = $2 RETURNING TRUE",
     )
     .bind(em)
-    .bind(payment_id)
+    .bind(sem_nul(payment_id))
     .fetch_optional(&self.pool)
     .await?;
         Ok(existe.is_some())
     }
 
-    async fn psp_situacao(
-        &self,
-        payment_id: &str,
-    ) -> Result<Option<Option<DateTime<Utc>>>, StoreError> {
-        Ok(
-            sqlx::query_scalar("SELECT paga_em FROM psp_cobrancas WHERE payment_id = $1")
-                .bind(payment_id)
-                .fetch_optional(&self.pool)
-                .await?,
+    async fn psp_situacao(&self, payment_id: &str) -> Result<Option<CobrancaPsp>, StoreError> {
+        let v: Option<(i64, Option<DateTime<Utc>>)> = sqlx::query_as(
+            "SELECT valor_centavos, paga_em FROM psp_cobrancas WHERE payment_id = $1",
         )
+        .bind(sem_nul(payment_id))
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(v.map(|(valor, paga_em)| CobrancaPsp {
+            valor: Centavos(valor),
+            paga_em,
+        }))
     }
 }

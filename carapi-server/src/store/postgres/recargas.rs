@@ -8,12 +8,15 @@ use uuid::Uuid;
 use super::PgStore;
 use super::linhas::{COLUNAS_RECARGA, recarga_de};
 use crate::money::Centavos;
-use crate::store::{Confirmacao, ContaId, Recarga, RecargasStore, StoreError};
+use crate::store::historico::sem_nul;
+use crate::store::{Confirmacao, ContaId, PRAZO_CRIACAO_S, Recarga, RecargasStore, StoreError};
 
+/// `$4`: rows being created (empty BR Code) count from this instant on ([`PRAZO_CRIACAO_S`]).
 fn sql_reaproveitavel() -> String {
     format!(
         "SELECT {COLUNAS_RECARGA} FROM recargas WHERE conta_id = $1 AND valor_centavos = $2
-         AND status = 'Pendente' AND criada_em >= $3 ORDER BY criada_em DESC, seq DESC LIMIT 1"
+         AND status = 'Pendente' AND criada_em >= $3 AND (qr_code <> '' OR criada_em >= $4)
+         ORDER BY criada_em DESC, seq DESC LIMIT 1"
     )
 }
 
@@ -29,6 +32,8 @@ impl RecargasStore for PgStore {
             .bind(conta.0)
             .bind(valor.0)
             .bind(desde)
+            // rows being created are never returned here: `$4` is past every row
+            .bind(DateTime::<Utc>::MAX_UTC)
             .fetch_optional(&self.pool)
             .await?;
         row.as_ref().map(recarga_de).transpose()
@@ -50,6 +55,7 @@ impl RecargasStore for PgStore {
             .bind(nova.conta.0)
             .bind(nova.valor.0)
             .bind(desde)
+            .bind(nova.criada_em - chrono::Duration::seconds(PRAZO_CRIACAO_S))
             .fetch_optional(&mut *tx)
             .await?;
         if let Some(row) = existente {
@@ -75,9 +81,39 @@ impl RecargasStore for PgStore {
         Ok((nova, false))
     }
 
+    async fn completar_recarga(&self, id: Uuid, qr_code: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE recargas SET qr_code = $1 WHERE id = $2 AND qr_code = ''")
+            .bind(qr_code)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn descartar_recarga(&self, id: Uuid) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM recargas WHERE id = $1 AND qr_code = ''")
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn recarga_por_payment_id(
+        &self,
+        payment_id: &str,
+    ) -> Result<Option<Recarga>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE payment_id = $1"
+        ))
+        .bind(sem_nul(payment_id))
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(recarga_de).transpose()
+    }
+
     async fn recarga(&self, conta: ContaId, id: Uuid) -> Result<Option<Recarga>, StoreError> {
         let row = sqlx::query(&format!(
-            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE id = $1 AND conta_id = $2"
+            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE id = $1 AND conta_id = $2 AND qr_code <> ''"
         ))
         .bind(id)
         .bind(conta.0)
@@ -103,7 +139,7 @@ impl RecargasStore for PgStore {
         page: u32,
         size: u32,
     ) -> Result<(Vec<Recarga>, u64), StoreError> {
-        let filtro = "FROM recargas WHERE conta_id = $1 AND ($2::text IS NULL OR status = $2)";
+        let filtro = "FROM recargas WHERE conta_id = $1 AND qr_code <> '' AND ($2::text IS NULL OR status = $2)";
         let status = status.map(|s| s.as_str());
         let total: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) {filtro}"))
             .bind(conta.0)
@@ -125,7 +161,7 @@ impl RecargasStore for PgStore {
 
     async fn recargas_pendentes(&self, limite: u32) -> Result<Vec<Recarga>, StoreError> {
         let rows = sqlx::query(&format!(
-        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE status = 'Pendente' ORDER BY criada_em, seq LIMIT $1"
+        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE status = 'Pendente' AND qr_code <> '' ORDER BY criada_em, seq LIMIT $1"
     ))
     .bind(i64::from(limite))
     .fetch_all(&self.pool)
@@ -144,17 +180,18 @@ impl RecargasStore for PgStore {
         let mut tx = self.pool.begin().await?;
         let movida = sqlx::query(&format!(
             "UPDATE recargas SET status = 'Confirmado', confirmada_em = $1
-         WHERE payment_id = $2 AND status = 'Pendente' RETURNING {COLUNAS_RECARGA}"
+         WHERE payment_id = $2 AND status = 'Pendente' AND qr_code <> ''
+         RETURNING {COLUNAS_RECARGA}"
         ))
         .bind(em)
-        .bind(payment_id)
+        .bind(sem_nul(payment_id))
         .fetch_optional(&mut *tx)
         .await?;
         let Some(row) = movida else {
             let atual = sqlx::query(&format!(
                 "SELECT {COLUNAS_RECARGA} FROM recargas WHERE payment_id = $1"
             ))
-            .bind(payment_id)
+            .bind(sem_nul(payment_id))
             .fetch_optional(&mut *tx)
             .await?;
             tx.commit().await?;

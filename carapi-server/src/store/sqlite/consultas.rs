@@ -1,13 +1,12 @@
 //! Lookups: the charge and the uncharged record (both run by the lookup writer thread,
-//! [`super::escritor`]), history and usage.
+//! [`super::escritor`]) and the day's counters; history and usage queries are in
+//! [`super::historico`].
 
 use async_trait::async_trait;
-use carapi_sdk::StatusConsulta;
 use chrono::{DateTime, NaiveDate, Utc};
-use sqlx::Row;
 
 use super::SqliteStore;
-use super::linhas::{instante, ms, primeiro_dia_mes};
+use super::linhas::primeiro_dia_mes;
 use crate::money::Centavos;
 use crate::store::{
     Cobranca, ConsultaRegistrada, ConsultasStore, ContaId, FiltroHistorico, RegistroConsulta,
@@ -58,57 +57,7 @@ impl ConsultasStore for SqliteStore {
         conta: ContaId,
         f: &FiltroHistorico,
     ) -> Result<(Vec<ConsultaRegistrada>, u64), StoreError> {
-        let mut filtro = String::from(" FROM consultas WHERE conta_id = ?");
-        if f.busca.is_some() {
-            filtro.push_str(" AND (instr(upper(COALESCE(chave, '')), upper(?)) > 0 OR instr(upper(endpoint), upper(?)) > 0)");
-        }
-        if f.endpoint.is_some() {
-            filtro.push_str(" AND endpoint = ?");
-        }
-        match f.status {
-            Some(StatusConsulta::Sucesso) => filtro.push_str(" AND status_http = 200"),
-            Some(StatusConsulta::Erro) => filtro.push_str(" AND status_http <> 200"),
-            None => {}
-        }
-        macro_rules! bind_filtro {
-            ($q:expr) => {{
-                let mut q = $q.bind(conta.0);
-                if let Some(b) = &f.busca {
-                    q = q.bind(b.clone()).bind(b.clone());
-                }
-                if let Some(e) = f.endpoint {
-                    q = q.bind(e.as_str());
-                }
-                q
-            }};
-        }
-        let sql_total = format!("SELECT COUNT(*){filtro}");
-        let total: i64 = bind_filtro!(sqlx::query_scalar(&sql_total))
-            .fetch_one(&self.leitura)
-            .await?;
-        let sql = format!("SELECT *{filtro} ORDER BY id DESC LIMIT ? OFFSET ?");
-        let offset = i64::from(f.page.max(1) - 1) * i64::from(f.size);
-        let rows = bind_filtro!(sqlx::query(&sql))
-            .bind(i64::from(f.size))
-            .bind(offset)
-            .fetch_all(&self.leitura)
-            .await?;
-        let itens = rows
-            .iter()
-            .map(|r| {
-                Ok(ConsultaRegistrada {
-                    em: instante(r.try_get("data_ms")?),
-                    endpoint: r.try_get("endpoint")?,
-                    chave: r.try_get("chave")?,
-                    status: r.try_get::<i64, _>("status_http")? as u16,
-                    cobrado: r.try_get::<i64, _>("cobrado")? != 0,
-                    valor: Centavos(r.try_get("valor_centavos")?),
-                    saldo_antes: r.try_get::<Option<i64>, _>("saldo_antes")?.map(Centavos),
-                    saldo_depois: r.try_get::<Option<i64>, _>("saldo_depois")?.map(Centavos),
-                })
-            })
-            .collect::<Result<Vec<_>, StoreError>>()?;
-        Ok((itens, total as u64))
+        super::historico::historico(self, conta, f).await
     }
 
     async fn uso_por_endpoint(
@@ -116,21 +65,6 @@ impl ConsultasStore for SqliteStore {
         conta: ContaId,
         desde: DateTime<Utc>,
     ) -> Result<Vec<UsoEndpoint>, StoreError> {
-        let rows: Vec<(String, i64, i64)> = sqlx::query_as(
-            "SELECT endpoint, COUNT(*), COALESCE(SUM(valor_centavos), 0) FROM consultas
-         WHERE conta_id = ? AND data_ms >= ? GROUP BY endpoint ORDER BY endpoint",
-        )
-        .bind(conta.0)
-        .bind(ms(desde))
-        .fetch_all(&self.leitura)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(endpoint, n, v)| UsoEndpoint {
-                endpoint,
-                quantidade: n as u64,
-                valor_total: Centavos(v),
-            })
-            .collect())
+        super::historico::uso_por_endpoint(self, conta, desde).await
     }
 }

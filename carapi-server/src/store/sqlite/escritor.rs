@@ -284,6 +284,7 @@ fn inserir_consulta(
     em_ms: i64,
 ) -> Result<i64, StoreError> {
     let (endpoint, chave, status) = r;
+    let chave = crate::store::historico::sem_nul_opt(chave);
     conn.prepare_cached(
         "INSERT INTO consultas (conta_id, data_ms, endpoint, chave, status_http, cobrado, valor_centavos, saldo_antes, saldo_depois)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

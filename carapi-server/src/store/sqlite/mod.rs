@@ -10,10 +10,12 @@
 //! (`sqlite::memory:`) gets a private temporary database file, removed with the store, so that
 //! the writer's connection sees the same database as the pools.
 
+mod configuracao;
 mod consultas;
 mod contas;
 mod coordenacao;
 mod escritor;
+mod historico;
 mod imoveis;
 mod linhas;
 mod psp;
@@ -40,6 +42,9 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 pub struct SqliteStore {
     escrita: SqlitePool,
     leitura: SqlitePool,
+    /// History and usage reads: their own small pool, so that they never hold the
+    /// connections balance reads and lookups need.
+    historico: SqlitePool,
     /// The lookup writer thread.
     escritor: escritor::Escritor,
     /// The folder of an in-memory URL's database file; declared last, so it is removed after
@@ -83,11 +88,17 @@ impl SqliteStore {
         let leitura = SqlitePoolOptions::new()
             .max_connections(4)
             .acquire_timeout(Duration::from_secs(60))
+            .connect_with(opts.clone())
+            .await?;
+        let historico = SqlitePoolOptions::new()
+            .max_connections(2)
+            .acquire_timeout(Duration::from_secs(60))
             .connect_with(opts)
             .await?;
         Ok(SqliteStore {
             escrita,
             leitura,
+            historico,
             escritor,
             _temporario: temporario,
         })
@@ -97,9 +108,35 @@ impl SqliteStore {
         Ok(self.escrita.begin_with("BEGIN IMMEDIATE").await?)
     }
 
-    /// Closes both pools.
+    /// Closes the pools.
     pub async fn close(&self) {
         self.escrita.close().await;
         self.leitura.close().await;
+        self.historico.close().await;
+    }
+
+    /// `EXPLAIN QUERY PLAN` lines of the history statements for `f` (tests: each filter
+    /// combination is served by its index).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the database fails.
+    pub async fn plano_historico(
+        &self,
+        conta: ContaId,
+        f: &FiltroHistorico,
+    ) -> Result<Vec<String>, StoreError> {
+        historico::plano_historico(self, conta, f).await
+    }
+
+    /// `EXPLAIN QUERY PLAN` lines of the usage statements since `desde`.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the database fails.
+    pub async fn plano_uso(
+        &self,
+        conta: ContaId,
+        desde: DateTime<Utc>,
+    ) -> Result<Vec<String>, StoreError> {
+        historico::plano_uso(self, conta, desde).await
     }
 }

@@ -7,7 +7,8 @@ use chrono::{DateTime, Utc};
 use super::SqliteStore;
 use super::linhas::{instante, ms};
 use crate::money::Centavos;
-use crate::store::{PspStore, StoreError};
+use crate::store::historico::sem_nul;
+use crate::store::{CobrancaPsp, PspStore, StoreError};
 
 #[async_trait]
 impl PspStore for SqliteStore {
@@ -36,7 +37,7 @@ impl PspStore for SqliteStore {
         let mut tx = self.imediata().await?;
         let existe: Option<i64> =
             sqlx::query_scalar("SELECT 1 FROM psp_cobrancas WHERE payment_id = ?")
-                .bind(payment_id)
+                .bind(sem_nul(payment_id))
                 .fetch_optional(&mut *tx)
                 .await?;
         if existe.is_some() {
@@ -52,15 +53,16 @@ impl PspStore for SqliteStore {
         Ok(existe.is_some())
     }
 
-    async fn psp_situacao(
-        &self,
-        payment_id: &str,
-    ) -> Result<Option<Option<DateTime<Utc>>>, StoreError> {
-        let v: Option<Option<i64>> =
-            sqlx::query_scalar("SELECT paga_em FROM psp_cobrancas WHERE payment_id = ?")
-                .bind(payment_id)
-                .fetch_optional(&self.leitura)
-                .await?;
-        Ok(v.map(|p| p.map(instante)))
+    async fn psp_situacao(&self, payment_id: &str) -> Result<Option<CobrancaPsp>, StoreError> {
+        let v: Option<(i64, Option<i64>)> = sqlx::query_as(
+            "SELECT valor_centavos, paga_em FROM psp_cobrancas WHERE payment_id = ?",
+        )
+        .bind(sem_nul(payment_id))
+        .fetch_optional(&self.leitura)
+        .await?;
+        Ok(v.map(|(valor, paga_em)| CobrancaPsp {
+            valor: Centavos(valor),
+            paga_em: paga_em.map(instante),
+        }))
     }
 }

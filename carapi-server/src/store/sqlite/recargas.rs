@@ -8,7 +8,8 @@ use uuid::Uuid;
 use super::SqliteStore;
 use super::linhas::{COLUNAS_RECARGA, ms, recarga_de};
 use crate::money::Centavos;
-use crate::store::{Confirmacao, ContaId, Recarga, RecargasStore, StoreError};
+use crate::store::historico::sem_nul;
+use crate::store::{Confirmacao, ContaId, PRAZO_CRIACAO_S, Recarga, RecargasStore, StoreError};
 
 #[async_trait]
 impl RecargasStore for SqliteStore {
@@ -20,7 +21,7 @@ impl RecargasStore for SqliteStore {
     ) -> Result<Option<Recarga>, StoreError> {
         let row = sqlx::query(&format!(
         "SELECT {COLUNAS_RECARGA} FROM recargas WHERE conta_id = ? AND valor_centavos = ? AND status = 'Pendente'
-         AND criada_em >= ? ORDER BY criada_em DESC LIMIT 1"
+         AND criada_em >= ? AND qr_code <> '' ORDER BY criada_em DESC LIMIT 1"
     ))
     .bind(conta.0)
     .bind(valor.0)
@@ -35,14 +36,16 @@ impl RecargasStore for SqliteStore {
         nova: Recarga,
         desde: DateTime<Utc>,
     ) -> Result<(Recarga, bool), StoreError> {
+        let abandono = nova.criada_em - chrono::Duration::seconds(PRAZO_CRIACAO_S);
         let mut tx = self.imediata().await?;
         let existente = sqlx::query(&format!(
         "SELECT {COLUNAS_RECARGA} FROM recargas WHERE conta_id = ? AND valor_centavos = ? AND status = 'Pendente'
-         AND criada_em >= ? ORDER BY criada_em DESC LIMIT 1"
+         AND criada_em >= ? AND (qr_code <> '' OR criada_em >= ?) ORDER BY criada_em DESC LIMIT 1"
     ))
     .bind(nova.conta.0)
     .bind(nova.valor.0)
     .bind(ms(desde))
+    .bind(ms(abandono))
     .fetch_optional(&mut *tx)
     .await?;
         if let Some(row) = existente {
@@ -68,9 +71,43 @@ impl RecargasStore for SqliteStore {
         Ok((nova, false))
     }
 
+    async fn completar_recarga(&self, id: Uuid, qr_code: &str) -> Result<(), StoreError> {
+        let mut tx = self.imediata().await?;
+        sqlx::query("UPDATE recargas SET qr_code = ? WHERE id = ? AND qr_code = ''")
+            .bind(qr_code)
+            .bind(id.to_string())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn descartar_recarga(&self, id: Uuid) -> Result<(), StoreError> {
+        let mut tx = self.imediata().await?;
+        sqlx::query("DELETE FROM recargas WHERE id = ? AND qr_code = ''")
+            .bind(id.to_string())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn recarga_por_payment_id(
+        &self,
+        payment_id: &str,
+    ) -> Result<Option<Recarga>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE payment_id = ?"
+        ))
+        .bind(sem_nul(payment_id))
+        .fetch_optional(&self.leitura)
+        .await?;
+        row.as_ref().map(recarga_de).transpose()
+    }
+
     async fn recarga(&self, conta: ContaId, id: Uuid) -> Result<Option<Recarga>, StoreError> {
         let row = sqlx::query(&format!(
-            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE id = ? AND conta_id = ?"
+            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE id = ? AND conta_id = ? AND qr_code <> ''"
         ))
         .bind(id.to_string())
         .bind(conta.0)
@@ -101,14 +138,15 @@ impl RecargasStore for SqliteStore {
         } else {
             ""
         };
-        let sql_total = format!("SELECT COUNT(*) FROM recargas WHERE conta_id = ?{filtro}");
+        let sql_total =
+            format!("SELECT COUNT(*) FROM recargas WHERE conta_id = ? AND qr_code <> ''{filtro}");
         let mut q = sqlx::query_scalar(&sql_total).bind(conta.0);
         if let Some(s) = status {
             q = q.bind(s.as_str());
         }
         let total: i64 = q.fetch_one(&self.leitura).await?;
         let sql = format!(
-            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE conta_id = ?{filtro} ORDER BY criada_em DESC, rowid DESC LIMIT ? OFFSET ?"
+            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE conta_id = ? AND qr_code <> ''{filtro} ORDER BY criada_em DESC, rowid DESC LIMIT ? OFFSET ?"
         );
         let mut q = sqlx::query(&sql).bind(conta.0);
         if let Some(s) = status {
@@ -125,7 +163,7 @@ impl RecargasStore for SqliteStore {
 
     async fn recargas_pendentes(&self, limite: u32) -> Result<Vec<Recarga>, StoreError> {
         let rows = sqlx::query(&format!(
-        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE status = 'Pendente' ORDER BY criada_em LIMIT ?"
+        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE status = 'Pendente' AND qr_code <> '' ORDER BY criada_em LIMIT ?"
     ))
     .bind(i64::from(limite))
     .fetch_all(&self.leitura)
@@ -141,17 +179,17 @@ impl RecargasStore for SqliteStore {
         let mut tx = self.imediata().await?;
         let movida = sqlx::query(&format!(
         "UPDATE recargas SET status = 'Confirmado', confirmada_em = ? WHERE payment_id = ? AND status = 'Pendente'
-         RETURNING {COLUNAS_RECARGA}"
+         AND qr_code <> '' RETURNING {COLUNAS_RECARGA}"
     ))
     .bind(ms(em))
-    .bind(payment_id)
+    .bind(sem_nul(payment_id))
     .fetch_optional(&mut *tx)
     .await?;
         let Some(row) = movida else {
             let atual = sqlx::query(&format!(
                 "SELECT {COLUNAS_RECARGA} FROM recargas WHERE payment_id = ?"
             ))
-            .bind(payment_id)
+            .bind(sem_nul(payment_id))
             .fetch_optional(&mut *tx)
             .await?;
             tx.commit().await?;

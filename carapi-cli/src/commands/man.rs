@@ -1,0 +1,73 @@
+//! `carapi man [--dir DIR]`: the manual pages, generated (clap_mangen) from the same definition as
+//! the help, with the section names in Portuguese.
+
+use std::path::PathBuf;
+
+use crate::context::Context;
+use crate::error::{CliError, Result};
+
+/// Arguments of `carapi man`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Grava uma página por comando (carapi.1, carapi-car.1, ...) neste diretório, em vez de
+    /// mostrar a página de `carapi` no stdout
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+/// Section headings clap_mangen writes, and their Portuguese.
+const SECOES: [(&str, &str); 9] = [
+    (".SH NAME", ".SH NOME"),
+    (".SH SYNOPSIS", ".SH SINOPSE"),
+    (".SH DESCRIPTION", ".SH DESCRIÇÃO"),
+    (".SH OPTIONS", ".SH OPÇÕES"),
+    (".SH SUBCOMMANDS", ".SH COMANDOS"),
+    (".SH EXTRA", ".SH MAIS"),
+    (".SH VERSION", ".SH VERSÃO"),
+    (".SH AUTHORS", ".SH AUTORES"),
+    ("[OPTIONS]", "[OPÇÕES]"),
+];
+
+/// One page (roff) of `cmd`, in Portuguese.
+///
+/// # Errors
+/// Write errors.
+pub fn pagina(cmd: clap::Command) -> std::io::Result<String> {
+    let mut buf = vec![];
+    clap_mangen::Man::new(cmd).render(&mut buf)?;
+    let texto = String::from_utf8_lossy(&buf).into_owned();
+    Ok(SECOES.iter().fold(texto, |t, (en, pt)| t.replace(en, pt)))
+}
+
+/// Runs `carapi man`.
+///
+/// # Errors
+/// Write errors (1).
+pub fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    let cmd = crate::ajuda::comando();
+    let Some(dir) = args.dir else {
+        ctx.shell.out().write_all(pagina(cmd)?.as_bytes())?;
+        return Ok(());
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| CliError::io_at(&dir, e))?;
+    let mut n = 0;
+    for (nome, c) in paginas(cmd, "carapi") {
+        let path = dir.join(format!("{nome}.1"));
+        std::fs::write(&path, pagina(c)?).map_err(|e| CliError::io_at(&path, e))?;
+        n += 1;
+    }
+    ctx.shell
+        .note(format!("{n} página(s) gravada(s) em {}", dir.display()));
+    Ok(())
+}
+
+fn paginas(cmd: clap::Command, nome: &str) -> Vec<(String, clap::Command)> {
+    let mut out = vec![];
+    for s in cmd.get_subcommands() {
+        let sub = format!("{nome}-{}", s.get_name());
+        let c = s.clone().name(sub.clone());
+        out.extend(paginas(c, &sub));
+    }
+    out.insert(0, (nome.to_owned(), cmd.name(nome.to_owned())));
+    out
+}

@@ -1,0 +1,48 @@
+//! Yes/no questions in Portuguese: `Pergunta? [s/N] `, answered `s`, `sim`, `y` or `yes` (any
+//! case); anything else, or just Enter, is no. Asked on stderr, read from stdin (callers check
+//! [`crate::output::Shell::can_prompt`] first).
+
+use std::io::{self, BufRead, Write};
+
+use crate::error::{CliError, Result};
+
+/// True for the answers that mean yes: `s`, `sim`, `y`, `yes` (trimmed, any case).
+pub fn eh_sim(resposta: &str) -> bool {
+    matches!(
+        resposta.trim().to_lowercase().as_str(),
+        "s" | "sim" | "y" | "yes"
+    )
+}
+
+/// Asks `pergunta [s/N] ` on stderr and reads one line from stdin; no is the default.
+///
+/// # Errors
+/// When stdin or stderr fails (`ES`, exit 1).
+pub fn confirmar(pergunta: &str) -> Result<bool> {
+    let mut err = io::stderr().lock();
+    write!(err, "{pergunta} [s/N] ")
+        .and_then(|()| err.flush())
+        .map_err(|e| CliError::other("ES", format!("confirmação: {e}")))?;
+    drop(err);
+    let mut linha = String::new();
+    io::stdin()
+        .lock()
+        .read_line(&mut linha)
+        .map_err(|e| CliError::other("ES", format!("confirmação: {e}")))?;
+    Ok(eh_sim(&linha))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn portuguese_and_english_yes() {
+        for s in ["s", "S", "sim", " Sim\n", "y", "YES"] {
+            assert!(eh_sim(s), "{s:?}");
+        }
+        for n in ["", "\n", "n", "não", "nao", "no", "talvez", "si"] {
+            assert!(!eh_sim(n), "{n:?}");
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! The PostgreSQL bulk writer: each batch goes by `COPY ... FROM STDIN` (text format) into
+//! temporary staging tables, then into `imoveis` and `imovel_proprietarios` with a few
+//! set-based statements, in one transaction per batch.
+//!
+//! Within a batch the staging rows are first reduced to the newest version of each code, then
+//! upserted with the same version rule as SQLite ([`super::wfs::mais_nova`]); only the records
+//! actually written get their owners replaced.
+
+use indicatif::ProgressBar;
+use sqlx::{Connection, PgConnection, Row};
+use tokio::sync::mpsc;
+
+use super::{CargaError, Contagem};
+use crate::dados::Imovel;
+
+/// The tables a load writes; their secondary indexes are rebuilt after a load into an empty base.
+const TABELAS: [&str; 2] = ["imoveis", "imovel_proprietarios"];
+
+const COLUNAS: &str = "codigo_car, status_imovel, condicao, nome_imovel, area_total_ha,
+    modulos_fiscais, data_cadastro, data_atualizacao, tipo_imovel, municipio,
+    codigo_municipio_ibge, uf, codigo_protocolo, latitude, longitude, matricula_numero,
+    matricula_data, matricula_cartorio, tem_recibo";
+
+const STAGING: &str = "
+CREATE TEMPORARY TABLE IF NOT EXISTS carga_imoveis (
+    seq BIGINT NOT NULL, codigo_car TEXT COLLATE \"C\" NOT NULL, status_imovel TEXT NOT NULL,
+    condicao TEXT, nome_imovel TEXT, area_total_ha NUMERIC NOT NULL, modulos_fiscais NUMERIC,
+    data_cadastro TIMESTAMP NOT NULL, data_atualizacao TIMESTAMP, tipo_imovel TEXT NOT NULL,
+    municipio TEXT NOT NULL, codigo_municipio_ibge BIGINT NOT NULL, uf TEXT NOT NULL,
+    codigo_protocolo TEXT, latitude NUMERIC, longitude NUMERIC, matricula_numero TEXT,
+    matricula_data TEXT, matricula_cartorio TEXT, tem_recibo BOOLEAN NOT NULL
+) ON COMMIT DELETE ROWS;
+CREATE TEMPORARY TABLE IF NOT EXISTS carga_proprietarios (
+    seq BIGINT NOT NULL, ordem BIGINT NOT NULL, documento TEXT NOT NULL, nome TEXT NOT NULL
+) ON COMMIT DELETE ROWS;
+CREATE TEMPORARY TABLE IF NOT EXISTS carga_gravados (
+    codigo_car TEXT COLLATE \"C\" NOT NULL, novo BOOLEAN NOT NULL
+) ON COMMIT DELETE ROWS;";
+
+/// Keeps, per code, only the newest version of the batch (the later `seq` on a tie).
+const SO_A_MAIS_NOVA: &str = "DELETE FROM carga_imoveis a USING carga_imoveis b
+  WHERE a.codigo_car = b.codigo_car AND a.seq <> b.seq
+    AND (COALESCE(b.data_atualizacao, '-infinity'), b.data_cadastro, b.seq)
+      > (COALESCE(a.data_atualizacao, '-infinity'), a.data_cadastro, a.seq)";
+
+const APAGAR_DONOS: &str = "DELETE FROM imovel_proprietarios p USING carga_gravados g
+  WHERE p.codigo_car = g.codigo_car AND NOT g.novo";
+
+const INSERIR_DONOS: &str = "INSERT INTO imovel_proprietarios (codigo_car, ordem, documento, nome)
+  SELECT i.codigo_car, p.ordem, p.documento, p.nome
+  FROM carga_proprietarios p JOIN carga_imoveis i USING (seq)
+  JOIN carga_gravados g ON g.codigo_car = i.codigo_car";
+
+/// The upsert of the staged records: new ones inserted, stored ones replaced unless newer.
+fn upsert() -> String {
+    let atualizar = COLUNAS
+        .split(',')
+        .map(str::trim)
+        .filter(|c| *c != "codigo_car")
+        .map(|c| format!("{c} = excluded.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "WITH g AS (
+           INSERT INTO imoveis ({COLUNAS}) SELECT {COLUNAS} FROM carga_imoveis
+           ON CONFLICT (codigo_car) DO UPDATE SET {atualizar}
+           WHERE (COALESCE(excluded.data_atualizacao, '-infinity'), excluded.data_cadastro)
+              >= (COALESCE(imoveis.data_atualizacao, '-infinity'), imoveis.data_cadastro)
+           RETURNING codigo_car, (xmax = 0) AS novo)
+         INSERT INTO carga_gravados SELECT codigo_car, novo FROM g"
+    )
+}
+
+/// Writes every batch received on `rx` into the PostgreSQL database of `url` (already
+/// migrated).
+pub(super) async fn gravar(
+    url: &str,
+    mut rx: mpsc::Receiver<Vec<Imovel>>,
+    barra: &ProgressBar,
+) -> Result<Contagem, CargaError> {
+    let mut conn = PgConnection::connect(url).await?;
+    sqlx::raw_sql(STAGING).execute(&mut conn).await?;
+    let vazio: bool = sqlx::query_scalar("SELECT NOT EXISTS (SELECT 1 FROM imoveis)")
+        .fetch_one(&mut conn)
+        .await?;
+    let indices = if vazio {
+        derrubar_indices(&mut conn).await?
+    } else {
+        Vec::new()
+    };
+    let mut contagem = Contagem {
+        indices: indices.len(),
+        ..Contagem::default()
+    };
+    let upsert = upsert();
+    let mut r = Ok(());
+    while let Some(lote) = rx.recv().await {
+        r = gravar_lote(&mut conn, &upsert, &lote, &mut contagem).await;
+        if r.is_err() {
+            break;
+        }
+        barra.inc(lote.len() as u64);
+    }
+    barra.set_message("índices");
+    let refeitos = recriar_indices(&mut conn, &indices).await;
+    r?;
+    refeitos?;
+    sqlx::query("ANALYZE imoveis, imovel_proprietarios")
+        .execute(&mut conn)
+        .await?;
+    Ok(contagem)
+}
+
+/// Drops the secondary indexes of [`TABELAS`] (not those backing a primary key or a unique
+/// constraint), returning their definitions.
+async fn derrubar_indices(conn: &mut PgConnection) -> Result<Vec<(String, String)>, CargaError> {
+    let mut tx = conn.begin().await?;
+    let indices: Vec<(String, String)> = sqlx::query(
+        "SELECT i.indexname, i.indexdef FROM pg_indexes i
+         WHERE i.schemaname = current_schema() AND i.tablename = ANY($1)
+           AND NOT EXISTS (SELECT 1 FROM pg_constraint c
+                           WHERE c.conindid = format('%I.%I', i.schemaname, i.indexname)::regclass)
+         ORDER BY i.indexname",
+    )
+    .bind(&TABELAS[..])
+    .fetch_all(&mut *tx)
+    .await?
+    .iter()
+    .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+    .collect::<Result<_, sqlx::Error>>()?;
+    for (nome, _) in &indices {
+        sqlx::raw_sql(&format!("DROP INDEX \"{}\"", nome.replace('"', "\"\"")))
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
+    Ok(indices)
+}
+
+async fn recriar_indices(
+    conn: &mut PgConnection,
+    indices: &[(String, String)],
+) -> Result<(), CargaError> {
+    for (_, sql) in indices {
+        sqlx::raw_sql(sql).execute(&mut *conn).await?;
+    }
+    Ok(())
+}
+
+async fn gravar_lote(
+    conn: &mut PgConnection,
+    upsert: &str,
+    lote: &[Imovel],
+    contagem: &mut Contagem,
+) -> Result<(), CargaError> {
+    let (imoveis, donos) = texto_copy(lote);
+    let mut tx = conn.begin().await?;
+    let mut copia = tx
+        .copy_in_raw(&format!("COPY carga_imoveis (seq, {COLUNAS}) FROM STDIN"))
+        .await?;
+    copia.send(imoveis.as_bytes()).await?;
+    copia.finish().await?;
+    let mut copia = tx
+        .copy_in_raw("COPY carga_proprietarios (seq, ordem, documento, nome) FROM STDIN")
+        .await?;
+    copia.send(donos.as_bytes()).await?;
+    copia.finish().await?;
+    sqlx::query(SO_A_MAIS_NOVA).execute(&mut *tx).await?;
+    let gravados = sqlx::query(upsert).execute(&mut *tx).await?.rows_affected();
+    sqlx::query(APAGAR_DONOS).execute(&mut *tx).await?;
+    sqlx::query(INSERIR_DONOS).execute(&mut *tx).await?;
+    tx.commit().await?;
+    contagem.gravados += gravados;
+    contagem.ignorados += lote.len() as u64 - gravados;
+    Ok(())
+}
+
+/// The batch in `COPY` text format: the records' rows (`seq` first) and their owners' rows.
+fn texto_copy(lote: &[Imovel]) -> (String, String) {
+    let mut imoveis = String::with_capacity(lote.len() * 400);
+    let mut donos = String::with_capacity(lote.len() * 120);
+    for (seq, i) in lote.iter().enumerate() {
+        let data = |d: chrono::NaiveDateTime| d.format("%Y-%m-%d %H:%M:%S%.f").to_string();
+        let campos: [Option<String>; 20] = [
+            Some(seq.to_string()),
+            Some(i.codigo_car.to_string()),
+            Some(i.status_imovel.clone()),
+            i.condicao.clone(),
+            i.nome_imovel.clone(),
+            Some(i.area_total_ha.to_string()),
+            i.modulos_fiscais.map(|d| d.to_string()),
+            Some(data(i.data_cadastro)),
+            i.data_atualizacao.map(data),
+            Some(i.tipo_imovel.clone()),
+            Some(i.municipio.clone()),
+            Some(i.codigo_municipio_ibge.to_string()),
+            Some(i.uf.clone()),
+            i.codigo_protocolo.clone(),
+            i.latitude.map(|d| d.to_string()),
+            i.longitude.map(|d| d.to_string()),
+            i.matricula_numero.clone(),
+            i.matricula_data.clone(),
+            i.matricula_cartorio.clone(),
+            Some(if i.tem_recibo { "t" } else { "f" }.to_owned()),
+        ];
+        linha_copy(&mut imoveis, &campos);
+        for (ordem, p) in i.proprietarios.iter().enumerate() {
+            linha_copy(
+                &mut donos,
+                &[
+                    Some(seq.to_string()),
+                    Some(ordem.to_string()),
+                    Some(p.documento.as_str().to_owned()),
+                    Some(p.nome.clone()),
+                ],
+            );
+        }
+    }
+    (imoveis, donos)
+}
+
+/// Appends one row: tab-separated, `\N` for NULL, backslash, tab, newline and carriage return
+/// escaped (PostgreSQL `COPY` text format).
+fn linha_copy(saida: &mut String, campos: &[Option<String>]) {
+    for (n, campo) in campos.iter().enumerate() {
+        if n > 0 {
+            saida.push('\t');
+        }
+        match campo {
+            None => saida.push_str("\\N"),
+            Some(v) => {
+                for ch in v.chars() {
+                    match ch {
+                        '\\' => saida.push_str("\\\\"),
+                        '\t' => saida.push_str("\\t"),
+                        '\n' => saida.push_str("\\n"),
+                        '\r' => saida.push_str("\\r"),
+                        c => saida.push(c),
+                    }
+                }
+            }
+        }
+    }
+    saida.push('\n');
+}

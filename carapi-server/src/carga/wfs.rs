@@ -1,0 +1,495 @@
+//! The GeoJSON of the public SICAR GeoServer WFS (layer `sicar:sicar_imoveis_<uf>`,
+//! `outputFormat=application/json`): a FeatureCollection of features whose `properties` are the
+//! public SICAR CSV columns and whose `geometry` is a MultiPolygon in longitude,latitude degrees
+//! (EPSG:4674 or EPSG:4326), or `null` when the query did not ask for it. Real examples:
+//! `carapi-server/data/sicar-wfs/` (its README describes the shape and quirks).
+//!
+//! The file is read as a stream, one feature at a time (a MultiPolygon in memory at most), so a
+//! whole state's extract never sits in memory. Each feature's properties go through the CSV
+//! row rules ([`crate::dados::import::parse_csv`]); with a geometry, the record's coordinates are
+//! the polygon's centroid instead of the municipality's.
+
+use std::fmt;
+use std::io::Read;
+
+use geo::{Centroid, Contains, Coord, InteriorPoint, LineString, MultiPolygon, Polygon};
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::dados::Imovel;
+use crate::dados::import::{ImportError, Linha, completar_registro, validar};
+
+/// Decimal places kept of a centroid's degrees (1e-7 degree is about 1 cm).
+const CASAS_CENTROIDE: u32 = 7;
+
+/// Brazil's extent with a margin, degrees: `(lon_min, lat_min, lon_max, lat_max)`. Its extreme
+/// points are about 73.99 W, 33.75 S, 28.85 W (oceanic islands) and 5.27 N.
+const BRASIL: (f64, f64, f64, f64) = (-75.0, -35.0, -28.0, 6.0);
+
+/// Why a WFS GeoJSON file was refused. Nothing is imported when any feature is bad.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WfsError {
+    /// The file is not a GeoJSON FeatureCollection (outside any feature).
+    #[error("GeoJSON inválido (esperada uma FeatureCollection do WFS do SICAR): {0}")]
+    Colecao(String),
+    /// Feature `indice` (0-based position in `features`) is unreadable or breaks a rule.
+    #[error("feição {indice} (features[{indice}]): {motivo}")]
+    Feicao {
+        /// 0-based index in the collection's `features` array.
+        indice: u64,
+        /// What is wrong, in Portuguese.
+        motivo: String,
+    },
+}
+
+/// One valid feature: its index, the record completed like any imported record, with the
+/// polygon's centroid as coordinates when the feature has a geometry.
+#[derive(Debug, Clone)]
+pub struct Feicao {
+    /// 0-based index in `features`.
+    pub indice: u64,
+    /// The completed record.
+    pub imovel: Imovel,
+}
+
+/// Reads a WFS FeatureCollection from `input`, calling `f` with each valid feature in file
+/// order; returns how many features were read. Stops at the first bad feature or the first
+/// error of `f`.
+///
+/// # Errors
+/// [`WfsError`] (converted into `E`) for a bad file or feature; the error of `f` as it came.
+pub fn percorrer<E: From<WfsError>>(
+    input: impl Read,
+    mut f: impl FnMut(Feicao) -> Result<(), E>,
+) -> Result<u64, E> {
+    let mut estado = Estado {
+        f: &mut f,
+        erro: None,
+        lidas: 0,
+    };
+    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(input));
+    let r = Colecao(&mut estado)
+        .deserialize(&mut de)
+        .and_then(|()| de.end());
+    match (r, estado.erro) {
+        (_, Some(e)) => Err(e),
+        (Err(e), None) => Err(WfsError::Colecao(e.to_string()).into()),
+        (Ok(()), None) => Ok(estado.lidas),
+    }
+}
+
+/// Every valid feature of `input`, with the versions of one `cod_imovel` reduced to the newest
+/// ([`mais_nova`]), in order of first appearance. Holds the records in memory: for the bundled
+/// files and tests; the bulk import streams with [`percorrer`].
+///
+/// # Errors
+/// [`WfsError`] for a bad file or feature.
+pub fn ler(input: impl Read) -> Result<Vec<Imovel>, WfsError> {
+    let mut todos: Vec<Imovel> = Vec::new();
+    let mut posicao = std::collections::HashMap::new();
+    percorrer(input, |f: Feicao| -> Result<(), WfsError> {
+        match posicao.get(f.imovel.codigo_car.as_str()) {
+            Some(&i) => {
+                let atual: &mut Imovel = &mut todos[i];
+                if mais_nova(&f.imovel, atual) {
+                    *atual = f.imovel;
+                }
+            }
+            None => {
+                posicao.insert(f.imovel.codigo_car.to_string(), todos.len());
+                todos.push(f.imovel);
+            }
+        }
+        Ok(())
+    })?;
+    Ok(todos)
+}
+
+/// Whether `nova` replaces `atual` (two versions of one `cod_imovel`): the later
+/// `data_atualizacao` wins (a missing one counts as the earliest), then the later
+/// `dat_criacao`; on a tie the one read last (`nova`) wins. The bulk writers apply the same
+/// rule in SQL (`carga/sqlite.rs`, `carga/postgres.rs`).
+pub fn mais_nova(nova: &Imovel, atual: &Imovel) -> bool {
+    (nova.data_atualizacao, nova.data_cadastro) >= (atual.data_atualizacao, atual.data_cadastro)
+}
+
+struct Estado<'a, E> {
+    f: &'a mut dyn FnMut(Feicao) -> Result<(), E>,
+    erro: Option<E>,
+    lidas: u64,
+}
+
+struct Colecao<'a, 'b, E>(&'a mut Estado<'b, E>);
+
+impl<'de, E: From<WfsError>> DeserializeSeed<'de> for Colecao<'_, '_, E> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, E: From<WfsError>> Visitor<'de> for Colecao<'_, '_, E> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("um objeto FeatureCollection")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut tipo: Option<String> = None;
+        let mut com_features = false;
+        while let Some(chave) = map.next_key::<String>()? {
+            match chave.as_str() {
+                "type" => tipo = Some(map.next_value()?),
+                "features" => {
+                    map.next_value_seed(Features(&mut *self.0))?;
+                    com_features = true;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        if tipo.as_deref() != Some("FeatureCollection") {
+            return Err(de::Error::custom(format!(
+                "\"type\" é {tipo:?}, esperado \"FeatureCollection\""
+            )));
+        }
+        if !com_features {
+            return Err(de::Error::custom("sem o membro \"features\""));
+        }
+        Ok(())
+    }
+}
+
+struct Features<'a, 'b, E>(&'a mut Estado<'b, E>);
+
+impl<'de, E: From<WfsError>> DeserializeSeed<'de> for Features<'_, '_, E> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de, E: From<WfsError>> Visitor<'de> for Features<'_, '_, E> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("uma lista de feições")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let estado = self.0;
+        loop {
+            let indice = estado.lidas;
+            let bruta = match seq.next_element::<FeicaoBruta>() {
+                Ok(Some(b)) => b,
+                Ok(None) => return Ok(()),
+                Err(e) => {
+                    let motivo = format!("ilegível: {e}");
+                    estado.erro = Some(WfsError::Feicao { indice, motivo }.into());
+                    return Err(e);
+                }
+            };
+            let r = converter(bruta, indice)
+                .map_err(E::from)
+                .and_then(|f| (estado.f)(f));
+            if let Err(e) = r {
+                estado.erro = Some(e);
+                return Err(de::Error::custom("interrompido"));
+            }
+            estado.lidas += 1;
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct FeicaoBruta {
+    #[serde(rename = "type")]
+    tipo: Option<String>,
+    #[serde(default)]
+    geometry: Option<Geometria>,
+    #[serde(default)]
+    properties: Option<Map<String, Value>>,
+}
+
+#[derive(Deserialize)]
+struct Geometria {
+    #[serde(rename = "type")]
+    tipo: String,
+    coordinates: Value,
+}
+
+fn converter(b: FeicaoBruta, indice: u64) -> Result<Feicao, WfsError> {
+    let erro = |motivo: String| WfsError::Feicao { indice, motivo };
+    if b.tipo.as_deref() != Some("Feature") {
+        return Err(erro(format!(
+            "\"type\" é {:?}, esperado \"Feature\"",
+            b.tipo
+        )));
+    }
+    let props = b
+        .properties
+        .ok_or_else(|| erro("sem \"properties\"".into()))?;
+    let registro = validar(linha(&props), indice).map_err(|e| match e {
+        ImportError::Campo {
+            campo,
+            valor,
+            motivo,
+            ..
+        } => erro(format!("campo {campo} inválido ({valor:?}): {motivo}")),
+        outro => erro(outro.to_string()),
+    })?;
+    let centro = b
+        .geometry
+        .map(|g| centroide(&g).map_err(|m| erro(format!("geometria inválida: {m}"))))
+        .transpose()?;
+    let mut imovel = completar_registro(registro);
+    if let Some((latitude, longitude)) = centro {
+        imovel.latitude = Some(latitude);
+        imovel.longitude = Some(longitude);
+    }
+    Ok(Feicao { indice, imovel })
+}
+
+/// The properties written out as CSV fields: strings as they are, numbers in their shortest
+/// decimal form, `null` or a missing key as the empty string (an absent optional value).
+fn linha(p: &Map<String, Value>) -> Linha {
+    let texto = |k: &str| match p.get(k) {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.trim().to_owned(),
+        Some(outro) => outro.to_string(),
+    };
+    Linha {
+        cod_imovel: texto("cod_imovel"),
+        status_imovel: texto("status_imovel"),
+        dat_criacao: texto("dat_criacao"),
+        data_atualizacao: texto("data_atualizacao"),
+        area: texto("area"),
+        condicao: texto("condicao"),
+        uf: texto("uf"),
+        municipio: texto("municipio"),
+        cod_municipio_ibge: texto("cod_municipio_ibge"),
+        m_fiscal: texto("m_fiscal"),
+        tipo_imovel: texto("tipo_imovel"),
+    }
+}
+
+/// The area-weighted centroid `(latitude, longitude)` of a MultiPolygon (or Polygon), degrees
+/// rounded to [`CASAS_CENTROIDE`] places; when it falls outside the area (a concave or split
+/// property), geo's interior point instead, so the coordinates always lie on the property.
+///
+/// # Errors
+/// The reason, in Portuguese: another geometry type, a malformed position or ring (fewer than
+/// 4 positions, not closed), a coordinate out of range or outside Brazil, or no area.
+pub fn centroide_de(tipo: &str, coordenadas: &Value) -> Result<(Decimal, Decimal), String> {
+    let poligonos = match tipo {
+        "MultiPolygon" => lista(coordenadas, "MultiPolygon")?
+            .iter()
+            .map(poligono)
+            .collect::<Result<Vec<_>, _>>()?,
+        "Polygon" => vec![poligono(coordenadas)?],
+        outro => return Err(format!("tipo {outro:?}, esperado MultiPolygon")),
+    };
+    if poligonos.is_empty() {
+        return Err("MultiPolygon sem polígonos".into());
+    }
+    let area = MultiPolygon(poligonos);
+    let c = area
+        .centroid()
+        .filter(|c| c.x().is_finite() && c.y().is_finite())
+        .ok_or("polígono sem área")?;
+    // The centroid of a concave property can fall outside it: then a point inside instead.
+    let c = if area.contains(&c) {
+        c
+    } else {
+        area.interior_point().unwrap_or(c)
+    };
+    let grau = |v: f64| {
+        Decimal::try_from(v)
+            .map(|d| d.round_dp(CASAS_CENTROIDE))
+            .map_err(|_| format!("coordenada {v} ilegível"))
+    };
+    Ok((grau(c.y())?, grau(c.x())?))
+}
+
+fn centroide(g: &Geometria) -> Result<(Decimal, Decimal), String> {
+    centroide_de(&g.tipo, &g.coordinates)
+}
+
+fn lista<'v>(v: &'v Value, o_que: &str) -> Result<&'v Vec<Value>, String> {
+    v.as_array()
+        .ok_or_else(|| format!("{o_que}: esperada uma lista, veio {v}"))
+}
+
+fn poligono(v: &Value) -> Result<Polygon<f64>, String> {
+    let mut aneis = lista(v, "polígono")?
+        .iter()
+        .map(anel)
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter();
+    let exterior = aneis.next().ok_or("polígono sem anéis")?;
+    Ok(Polygon::new(exterior, aneis.collect()))
+}
+
+fn anel(v: &Value) -> Result<LineString<f64>, String> {
+    let pontos = lista(v, "anel")?
+        .iter()
+        .map(posicao)
+        .collect::<Result<Vec<_>, _>>()?;
+    if pontos.len() < 4 {
+        return Err(format!(
+            "anel com {} posições (mínimo 4, a última igual à primeira)",
+            pontos.len()
+        ));
+    }
+    if pontos.first() != pontos.last() {
+        return Err("anel não fechado (a última posição difere da primeira)".into());
+    }
+    Ok(LineString::new(pontos))
+}
+
+fn posicao(v: &Value) -> Result<Coord<f64>, String> {
+    let p = v
+        .as_array()
+        .ok_or_else(|| format!("posição {v}: esperados [longitude, latitude]"))?;
+    let (Some(x), Some(y)) = (
+        p.first().and_then(Value::as_f64),
+        p.get(1).and_then(Value::as_f64),
+    ) else {
+        return Err(format!("posição {v}: esperados [longitude, latitude]"));
+    };
+    let (lon_min, lat_min, lon_max, lat_max) = BRASIL;
+    if !(lon_min..=lon_max).contains(&x) || !(lat_min..=lat_max).contains(&y) {
+        return Err(format!(
+            "posição [{x}, {y}] fora do Brasil (esperados graus longitude,latitude)"
+        ));
+    }
+    Ok(Coord { x, y })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    const PROPS: &str = r#""properties":{"cod_imovel":"DF-5300108-0000AE7221F4458582BE077E36495213","status_imovel":"AT","dat_criacao":"2019-05-14T22:30:08.576Z","data_atualizacao":null,"area":2,"condicao":"Aguardando análise","uf":"DF","municipio":"Brasília","cod_municipio_ibge":5300108,"m_fiscal":0.4,"tipo_imovel":"IRU"}"#;
+
+    fn colecao(feicoes: &[String]) -> String {
+        format!(
+            r#"{{"type":"FeatureCollection","totalFeatures":{},"features":[{}],"crs":null}}"#,
+            feicoes.len(),
+            feicoes.join(",")
+        )
+    }
+
+    fn feicao(geometria: &str) -> String {
+        format!(r#"{{"type":"Feature","id":"x.1","geometry":{geometria},{PROPS}}}"#)
+    }
+
+    const QUADRADO: &str = r#"{"type":"MultiPolygon","coordinates":[[[[-47.8,-15.9],[-47.7,-15.9],[-47.7,-15.8],[-47.8,-15.8],[-47.8,-15.9]]]]}"#;
+
+    #[test]
+    fn centroide_de_um_quadrado_e_o_centro() {
+        let v = ler(colecao(&[feicao(QUADRADO)]).as_bytes()).unwrap();
+        assert_eq!(v[0].latitude, Some(Decimal::new(-1585, 2)));
+        assert_eq!(v[0].longitude, Some(Decimal::new(-4775, 2)));
+        assert_eq!(v[0].area_total_ha, Decimal::from(2));
+        // 22:30 UTC on 14/05/2019 is 19:30 in Brasília.
+        assert_eq!(
+            carapi_sdk::domain::br::format_data(v[0].data_cadastro),
+            "14/05/2019 19:30:08"
+        );
+        assert_eq!(v[0].data_atualizacao, None);
+    }
+
+    #[test]
+    fn buraco_desloca_o_centroide() {
+        let com_buraco = json!({"type": "Polygon", "coordinates": [
+            [[0.0, 0.0], [4.0, 0.0], [4.0, 2.0], [0.0, 2.0], [0.0, 0.0]],
+            [[2.0, 0.5], [3.5, 0.5], [3.5, 1.5], [2.0, 1.5], [2.0, 0.5]]
+        ]});
+        // Outside Brazil on purpose: shifted into it.
+        let mut v = com_buraco.clone();
+        for anel in v["coordinates"].as_array_mut().unwrap() {
+            for p in anel.as_array_mut().unwrap() {
+                p[0] = json!(p[0].as_f64().unwrap() - 50.0);
+                p[1] = json!(p[1].as_f64().unwrap() - 10.0);
+            }
+        }
+        let (lat, lon) = centroide_de("Polygon", &v["coordinates"]).unwrap();
+        assert!(lon < Decimal::from(-48), "{lon}");
+        assert_eq!(lat, Decimal::from(-9));
+    }
+
+    #[test]
+    fn colecao_vazia_e_sem_features() {
+        assert!(ler(colecao(&[]).as_bytes()).unwrap().is_empty());
+        assert!(matches!(
+            ler(r#"{"type":"FeatureCollection"}"#.as_bytes()),
+            Err(WfsError::Colecao(_))
+        ));
+        assert!(matches!(
+            ler(r#"{"type":"Feature","features":[]}"#.as_bytes()),
+            Err(WfsError::Colecao(_))
+        ));
+        assert!(matches!(ler("[1,2]".as_bytes()), Err(WfsError::Colecao(_))));
+    }
+
+    #[test]
+    fn feicao_ruim_diz_o_indice() {
+        let ruim = feicao(
+            r#"{"type":"MultiPolygon","coordinates":[[[[-47.8,-15.9],[-47.7,-15.9],[-47.8,-15.9]]]]}"#,
+        );
+        let texto = colecao(&[feicao(QUADRADO), feicao("null"), ruim]);
+        match ler(texto.as_bytes()) {
+            Err(WfsError::Feicao { indice: 2, motivo }) => {
+                assert!(motivo.contains("3 posições"), "{motivo}")
+            }
+            outro => panic!("{outro:?}"),
+        }
+        let sem_uf = colecao(&[feicao("null").replace(r#""uf":"DF","#, "")]);
+        match ler(sem_uf.as_bytes()) {
+            Err(WfsError::Feicao { indice: 0, motivo }) => {
+                assert!(motivo.contains("campo uf"), "{motivo}")
+            }
+            outro => panic!("{outro:?}"),
+        }
+        let inteiro = colecao(&[feicao(QUADRADO), feicao(QUADRADO)]);
+        assert!(matches!(
+            ler(inteiro[..inteiro.len() - 40].as_bytes()),
+            Err(WfsError::Feicao { indice: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn versao_mais_nova_por_atualizacao_depois_criacao() {
+        let base = ler(colecao(&[feicao("null")]).as_bytes())
+            .unwrap()
+            .remove(0);
+        let em = |d: &str| chrono::NaiveDateTime::parse_from_str(d, "%Y-%m-%d %H:%M").unwrap();
+        let versao = |criacao: &str, atualizacao: Option<&str>| Imovel {
+            data_cadastro: em(criacao),
+            data_atualizacao: atualizacao.map(em),
+            ..base.clone()
+        };
+        let a = versao("2026-09-22 20:45", Some("2026-09-22 21:23"));
+        let b = versao("2026-09-22 20:00", Some("2026-09-22 21:33"));
+        assert!(mais_nova(&b, &a) && !mais_nova(&a, &b), "atualização manda");
+        let sem = versao("2026-09-22 23:00", None);
+        assert!(
+            mais_nova(&a, &sem) && !mais_nova(&sem, &a),
+            "sem atualização é a mais velha"
+        );
+        let c = versao("2026-09-22 17:40", None);
+        let d = versao("2026-09-22 17:37", None);
+        assert!(mais_nova(&c, &d) && !mais_nova(&d, &c), "depois a criação");
+        assert!(mais_nova(&a, &a), "empate: a lida por último");
+    }
+}

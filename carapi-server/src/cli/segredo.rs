@@ -1,0 +1,26 @@
+//! `carapi-server webhook-secret [--database URL]`: prints the database's webhook secret.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use crate::startup::abrir_store;
+use crate::webhook::segredo_do_banco;
+
+/// Options of `webhook-secret`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    banco: super::Banco,
+}
+
+/// Prints the HMAC secret of `POST /webhooks/pix` stored in the database (generated now when
+/// the database has none yet). A server started with `CARAPI_WEBHOOK_SECRET` uses that one
+/// instead.
+pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let store = abrir_store(&a.banco.database)
+        .await
+        .context("abrindo o banco")?;
+    println!("{}", segredo_do_banco(store.as_ref()).await?);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,30 @@
+//! Server settings in the `configuracao` table (migration 0010).
+
+use async_trait::async_trait;
+
+use super::SqliteStore;
+use crate::store::{ConfiguracaoStore, StoreError};
+
+#[async_trait]
+impl ConfiguracaoStore for SqliteStore {
+    async fn configuracao_ou_inserir(
+        &self,
+        chave: &str,
+        valor: &str,
+    ) -> Result<String, StoreError> {
+        let mut tx = self.imediata().await?;
+        sqlx::query(
+            "INSERT INTO configuracao (chave, valor) VALUES (?, ?) ON CONFLICT (chave) DO NOTHING",
+        )
+        .bind(chave)
+        .bind(valor)
+        .execute(&mut *tx)
+        .await?;
+        let atual: String = sqlx::query_scalar("SELECT valor FROM configuracao WHERE chave = ?")
+            .bind(chave)
+            .fetch_one(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(atual)
+    }
+}

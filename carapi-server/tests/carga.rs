@@ -1,0 +1,519 @@
+//! Bulk load through the `carapi-server` binary (`seed`, `import`), read back through the
+//! stores and the API: streaming CSV import refusing a bad line with nothing written, the real
+//! SICAR WFS GeoJSON (centroids inside their polygons, versions resolved, bad geometry refused
+//! with its feature index), a seeded large owner, the same on PostgreSQL when `DATABASE_URL`
+//! is set.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use carapi_sdk::CodigoCar;
+use carapi_sdk::domain::{br, dms};
+use carapi_server::dados::{Imovel, Sinteticos, grandes_proprietarios};
+use carapi_server::store::{SqliteStore, Store};
+use geo::{Contains, Coord, LineString, MultiPolygon, Point, Polygon};
+use rust_decimal::Decimal;
+use rust_decimal::prelude::ToPrimitive;
+use serde_json::Value;
+
+use crate::postgres::BancoTeste;
+
+const BIN: &str = env!("CARGO_BIN_EXE_carapi-server");
+
+fn dados(relativo: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(relativo)
+}
+
+/// Runs the binary; `(success, stdout, stderr)`.
+fn rodar(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .env_remove("CARAPI_DATABASE_URL")
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn importar(arquivo: &Path, url: &str) -> (bool, String, String) {
+    rodar(&["import", &arquivo.display().to_string(), "--database", url])
+}
+
+fn sqlite_url(dir: &tempfile::TempDir) -> String {
+    format!("sqlite://{}", dir.path().join("carga.db").display())
+}
+
+/// `n` synthetic records written as a public SICAR CSV (header on line 1).
+fn csv_sintetico(n: usize) -> String {
+    let mut s = String::from(
+        "cod_imovel,status_imovel,dat_criacao,data_atualizacao,area,condicao,uf,municipio,cod_municipio_ibge,m_fiscal,tipo_imovel\n",
+    );
+    for i in Sinteticos::new(n, 11) {
+        let data = |d: chrono::NaiveDateTime| d.format("%Y-%m-%dT%H:%M:%S").to_string();
+        writeln!(
+            s,
+            "{},{},{},{},{},\"{}\",{},{},{},{},{}",
+            i.codigo_car,
+            i.status_imovel,
+            data(i.data_cadastro),
+            i.data_atualizacao.map(data).unwrap_or_default(),
+            i.area_total_ha,
+            i.condicao.unwrap_or_default(),
+            i.uf,
+            i.municipio,
+            i.codigo_municipio_ibge,
+            i.modulos_fiscais.map(|d| d.to_string()).unwrap_or_default(),
+            i.tipo_imovel
+        )
+        .unwrap();
+    }
+    s
+}
+
+/// The CSV with line `linha` (1-based, header = 1) given a bad `area`.
+fn estragar_linha(csv: &str, linha: usize) -> String {
+    csv.lines()
+        .enumerate()
+        .map(|(n, l)| {
+            if n + 1 == linha {
+                let mut campos: Vec<&str> = l.split(',').collect();
+                campos[4] = "-3.5";
+                campos.join(",")
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test]
+async fn csv_grande_com_linha_ruim_e_recusado_sem_gravar_nada() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir);
+    let bom = csv_sintetico(5_000);
+    let ruim = dir.path().join("ruim.csv");
+    std::fs::write(&ruim, estragar_linha(&bom, 4_321)).unwrap();
+
+    // On an empty base, then on a base that already holds records: nothing changes.
+    for ja_tem in [0u64, 40] {
+        if ja_tem > 0 {
+            let (ok, _, err) = rodar(&["seed", "--synthetic", "40", "--database", &url]);
+            assert!(ok, "{err}");
+        }
+        let (ok, _, err) = importar(&ruim, &url);
+        assert!(!ok, "a bad line must refuse the file");
+        assert!(
+            err.contains("linha 4321") && err.contains("campo area"),
+            "{err}"
+        );
+        let store = SqliteStore::connect(&url).await.unwrap();
+        assert_eq!(
+            store.contar_imoveis().await.unwrap(),
+            ja_tem,
+            "nothing written"
+        );
+        store.close().await;
+    }
+
+    let arquivo = dir.path().join("bom.csv");
+    std::fs::write(&arquivo, &bom).unwrap();
+    let (ok, out, err) = importar(&arquivo, &url);
+    assert!(ok, "{err}");
+    assert!(out.contains("5000 registros"), "{out}");
+    let store = SqliteStore::connect(&url).await.unwrap();
+    assert_eq!(store.contar_imoveis().await.unwrap(), 5_040);
+    // Each record reads back as the CSV path completes it.
+    let esperados = carapi_server::dados::import::parse_csv(bom.as_bytes()).unwrap();
+    for e in esperados.iter().step_by(97) {
+        let lido = store.imovel(&e.codigo_car).await.unwrap().expect("gravado");
+        assert_eq!(&lido, e);
+    }
+    assert_indices_inteiros(&url).await;
+}
+
+/// The secondary indexes the migrations define are all there after a bulk load.
+async fn assert_indices_inteiros(url: &str) {
+    let vazio = tempfile::tempdir().unwrap();
+    let referencia = SqliteStore::connect(&sqlite_url(&vazio)).await.unwrap();
+    referencia.close().await;
+    let nomes = |u: String| async move {
+        let path = u.trim_start_matches("sqlite://").to_owned();
+        let c = rusqlite::Connection::open(path).unwrap();
+        let mut st = c
+            .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name")
+            .unwrap();
+        st.query_map([], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
+        })
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap()
+    };
+    assert_eq!(
+        nomes(url.to_owned()).await,
+        nomes(sqlite_url(&vazio)).await,
+        "same indexes as a freshly migrated base"
+    );
+}
+
+#[tokio::test]
+async fn seed_grava_o_que_o_gerador_da_e_o_dono_grande() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir);
+    let (ok, out, err) = rodar(&[
+        "seed",
+        "--synthetic",
+        "3000",
+        "--seed",
+        "3",
+        "--dono-grande",
+        "2500",
+        "--database",
+        &url,
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("3000 registros"), "{out}");
+    let store = SqliteStore::connect(&url).await.unwrap();
+    assert_eq!(store.contar_imoveis().await.unwrap(), 3_000);
+    let gerados: Vec<Imovel> = Sinteticos::new(3000, 3).com_dono_grande(2500).collect();
+    for g in gerados.iter().step_by(131) {
+        assert_eq!(store.imovel(&g.codigo_car).await.unwrap().as_ref(), Some(g));
+    }
+    let dono = &grandes_proprietarios()[0].documento;
+    let (cars, truncado) = store.imoveis_do_documento(dono, 200).await.unwrap();
+    assert_eq!((cars.len(), truncado), (200, true));
+    let (ok, _, err) = rodar(&[
+        "seed",
+        "--synthetic",
+        "10",
+        "--dono-grande",
+        "11",
+        "--database",
+        &url,
+    ]);
+    assert!(!ok && err.contains("--dono-grande"), "{err}");
+    assert_indices_inteiros(&url).await;
+}
+
+/// The features of a WFS GeoJSON file as JSON values.
+fn feicoes(arquivo: &Path) -> Vec<Value> {
+    let v: Value = serde_json::from_slice(&std::fs::read(arquivo).unwrap()).unwrap();
+    v["features"].as_array().unwrap().clone()
+}
+
+fn multipoligono(g: &Value) -> MultiPolygon<f64> {
+    let anel = |a: &Value| {
+        LineString::new(
+            a.as_array()
+                .unwrap()
+                .iter()
+                .map(|p| Coord {
+                    x: p[0].as_f64().unwrap(),
+                    y: p[1].as_f64().unwrap(),
+                })
+                .collect(),
+        )
+    };
+    MultiPolygon(
+        g["coordinates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                let aneis = p.as_array().unwrap();
+                Polygon::new(anel(&aneis[0]), aneis[1..].iter().map(anel).collect())
+            })
+            .collect(),
+    )
+}
+
+#[tokio::test]
+async fn wfs_embutido_centroide_dentro_do_poligono_e_municipio_sem_geometria() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir);
+    let arquivo = dados("sicar-wfs/imoveis.geojson");
+    let (ok, out, err) = importar(&arquivo, &url);
+    assert!(ok, "{err}");
+    assert!(out.contains("60 registros"), "{out}");
+    let store = SqliteStore::connect(&url).await.unwrap();
+    assert_eq!(store.contar_imoveis().await.unwrap(), 60);
+    let (mut com_poligono, mut sem) = (0, 0);
+    for f in feicoes(&arquivo) {
+        let p = &f["properties"];
+        let codigo = CodigoCar::parse(p["cod_imovel"].as_str().unwrap()).unwrap();
+        let i = store.imovel(&codigo).await.unwrap().expect("importado");
+        let (lat, lon) = (i.latitude.unwrap(), i.longitude.unwrap());
+        if f["geometry"].is_null() {
+            let m = carapi_server::dados::municipios::por_codigo(i.codigo_municipio_ibge).unwrap();
+            assert_eq!((lat, lon), (m.latitude, m.longitude), "{codigo}");
+            sem += 1;
+        } else {
+            let ponto = Point::new(lon.to_f64().unwrap(), lat.to_f64().unwrap());
+            assert!(
+                multipoligono(&f["geometry"]).contains(&ponto),
+                "{codigo}: centroid {ponto:?} outside its polygon"
+            );
+            com_poligono += 1;
+        }
+        // The contract's DMS of the stored degrees, as the API answers it.
+        let d = i.dados_basicos();
+        let de_volta = dms::parse(d.latitude.as_deref().unwrap()).unwrap();
+        assert!(
+            (de_volta - lat).abs() < Decimal::new(1, 5),
+            "{de_volta} {lat}"
+        );
+        // WFS instants are UTC; the record holds Brasília wall time.
+        let criacao = p["dat_criacao"].as_str().unwrap();
+        let utc = chrono::DateTime::parse_from_rfc3339(criacao).unwrap();
+        let brasilia = utc.with_timezone(&chrono_tz::America::Sao_Paulo);
+        assert_eq!(
+            br::format_data(i.data_cadastro),
+            br::format_data(brasilia.naive_local()),
+            "{codigo}"
+        );
+    }
+    assert_eq!((com_poligono, sem), (24, 36));
+}
+
+#[tokio::test]
+async fn wfs_versoes_a_mais_nova_vence_em_qualquer_ordem() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir);
+    // (file, code prefix, the FID kept: later data_atualizacao, else later dat_criacao)
+    let casos = [
+        (
+            "ms_5007901_geo.json",
+            "MS-5007901-FEB499C3",
+            "sicar_imoveis_ms.16369495",
+        ),
+        (
+            "ms_5007901_geo.json",
+            "MS-5007901-2C83353F",
+            "sicar_imoveis_ms.16369101",
+        ),
+        (
+            "mt_5103353_geo.json",
+            "MT-5103353-6F7F7D76",
+            "sicar_imoveis_mt.16367477",
+        ),
+        (
+            "rs_4320552_geo.json",
+            "RS-4320552-32E9122B",
+            "sicar_imoveis_rs.16368593",
+        ),
+        (
+            "go_duplicates.json",
+            "GO-5205802-FC2998F9",
+            "sicar_imoveis_go.16341644",
+        ),
+    ];
+    let mut versoes = 0;
+    for arquivo in [
+        "ms_5007901_geo.json",
+        "mt_5103353_geo.json",
+        "rs_4320552_geo.json",
+        "go_duplicates.json",
+    ] {
+        let (ok, _, err) = importar(&dados(&format!("sicar-wfs/versoes/{arquivo}")), &url);
+        assert!(ok, "{arquivo}: {err}");
+        versoes += feicoes(&dados(&format!("sicar-wfs/versoes/{arquivo}"))).len();
+    }
+    let store = SqliteStore::connect(&url).await.unwrap();
+    assert_eq!(store.contar_imoveis().await.unwrap() as usize, versoes - 5);
+    for (arquivo, prefixo, fid) in casos {
+        let todas = feicoes(&dados(&format!("sicar-wfs/versoes/{arquivo}")));
+        let mantida = todas.iter().find(|f| f["id"] == fid).expect(fid);
+        let p = &mantida["properties"];
+        let codigo = CodigoCar::parse(p["cod_imovel"].as_str().unwrap()).unwrap();
+        assert!(codigo.as_str().starts_with(prefixo));
+        let i = store.imovel(&codigo).await.unwrap().unwrap();
+        let brasilia = |s: &str| {
+            chrono::DateTime::parse_from_rfc3339(s)
+                .unwrap()
+                .with_timezone(&chrono_tz::America::Sao_Paulo)
+                .naive_local()
+        };
+        assert_eq!(
+            br::format_data(i.data_cadastro),
+            br::format_data(brasilia(p["dat_criacao"].as_str().unwrap())),
+            "{fid}"
+        );
+        assert_eq!(
+            i.data_atualizacao.map(br::format_data),
+            p["data_atualizacao"]
+                .as_str()
+                .map(|s| br::format_data(brasilia(s))),
+            "{fid}"
+        );
+    }
+    // Importing again changes nothing, and an older version alone never replaces a newer one.
+    let (ok, out, err) = importar(&dados("sicar-wfs/versoes/ms_5007901_geo.json"), &url);
+    assert!(ok && out.contains("ignoradas"), "{out} {err}");
+    assert_eq!(store.contar_imoveis().await.unwrap() as usize, versoes - 5);
+}
+
+/// `arquivo` with feature `indice` changed by `estragar`, written into `dir`.
+fn wfs_estragado(dir: &tempfile::TempDir, indice: usize, estragar: impl Fn(&mut Value)) -> PathBuf {
+    let original = dados("sicar-wfs/versoes/ms_5007901_geo.json");
+    let mut v: Value = serde_json::from_slice(&std::fs::read(original).unwrap()).unwrap();
+    estragar(&mut v["features"][indice]);
+    let saida = dir.path().join(format!("estragado_{indice}.geojson"));
+    std::fs::write(&saida, serde_json::to_vec(&v).unwrap()).unwrap();
+    saida
+}
+
+#[tokio::test]
+async fn wfs_geometria_ruim_e_recusada_com_o_indice_da_feicao() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir);
+    let anel = |f: &mut Value| f["geometry"]["coordinates"][0][0].clone();
+    let casos: Vec<(usize, Box<dyn Fn(&mut Value)>, &str)> = vec![
+        (
+            3,
+            Box::new(move |f: &mut Value| {
+                let mut a = anel(f);
+                a.as_array_mut().unwrap().pop();
+                f["geometry"]["coordinates"][0][0] = a;
+            }),
+            "não fechado",
+        ),
+        (
+            2,
+            Box::new(|f: &mut Value| {
+                f["geometry"]["coordinates"][0][0] =
+                    serde_json::json!([[-54.6, -20.9], [-54.5, -20.9], [-54.6, -20.9]]);
+            }),
+            "3 posições",
+        ),
+        (
+            5,
+            Box::new(|f: &mut Value| f["geometry"]["type"] = "Point".into()),
+            "MultiPolygon",
+        ),
+        (
+            1,
+            Box::new(|f: &mut Value| {
+                // Web Mercator metres instead of degrees.
+                f["geometry"]["coordinates"][0][0][0] = serde_json::json!([-6078000.0, -2380000.0]);
+            }),
+            "fora do Brasil",
+        ),
+        (
+            4,
+            Box::new(|f: &mut Value| f["geometry"]["coordinates"][0][0][2] = "x".into()),
+            "longitude, latitude",
+        ),
+    ];
+    for (indice, estragar, motivo) in casos {
+        let arquivo = wfs_estragado(&dir, indice, estragar);
+        let (ok, _, err) = importar(&arquivo, &url);
+        assert!(!ok, "feature {indice} must be refused");
+        assert!(
+            err.contains(&format!("feição {indice} ")) && err.contains(motivo),
+            "{indice}: {err}"
+        );
+    }
+    let store = SqliteStore::connect(&url).await.unwrap();
+    assert_eq!(store.contar_imoveis().await.unwrap(), 0, "nothing written");
+}
+
+#[tokio::test]
+async fn servidor_local_responde_o_centroide_real_em_dms() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir);
+    let server = carapi_server::spawn(carapi_server::Config::local(url))
+        .await
+        .unwrap();
+    assert_eq!(
+        server.store().contar_imoveis().await.unwrap(),
+        carapi_server::dados::bundled().len() as u64
+    );
+    let conta = server
+        .criar_conta(carapi_server::NovaConta::default())
+        .await
+        .unwrap();
+    // A DF record with its polygon (bundled data/sicar-wfs/imoveis.geojson, first feature).
+    let codigo = "DF-5300108-0000AE7221F4458582BE077E36495213";
+    let resp = reqwest::Client::new()
+        .get(format!("{}/v1/car/{codigo}", server.base_url()))
+        .bearer_auth(&conta.api_key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let v: Value = resp.json().await.unwrap();
+    let lat = v["dados"]["latitude"].as_str().expect("latitude");
+    let lon = v["dados"]["longitude"].as_str().expect("longitude");
+    let graus = |s: &str| dms::parse(s).unwrap().to_f64().unwrap();
+    let f = &feicoes(&dados("sicar-wfs/imoveis.geojson"))[0];
+    assert_eq!(f["properties"]["cod_imovel"], codigo);
+    let poligono = multipoligono(&f["geometry"]);
+    assert!(
+        poligono.contains(&Point::new(graus(lon), graus(lat))),
+        "{lat} {lon}"
+    );
+    // Not Brasília's IBGE centroid (15°46'46,20 S).
+    assert_ne!(lat, "15°46'46,20 S");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn postgres_seed_import_versoes_e_linha_ruim() {
+    let Some(banco) = BancoTeste::criar("postgres_seed_import_versoes_e_linha_ruim").await else {
+        return;
+    };
+    let url = banco.url.clone();
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, _, err) = rodar(&[
+        "seed",
+        "--synthetic",
+        "1500",
+        "--seed",
+        "4",
+        "--database",
+        &url,
+    ]);
+    assert!(ok, "{err}");
+    let store = banco.store().await;
+    assert_eq!(store.contar_imoveis().await.unwrap(), 1_500);
+    for g in Sinteticos::new(1500, 4).step_by(101) {
+        assert_eq!(
+            store.imovel(&g.codigo_car).await.unwrap().as_ref(),
+            Some(&g)
+        );
+    }
+    let ruim = dir.path().join("ruim.csv");
+    std::fs::write(&ruim, estragar_linha(&csv_sintetico(2_000), 1_234)).unwrap();
+    let (ok, _, err) = importar(&ruim, &url);
+    assert!(!ok && err.contains("linha 1234"), "{err}");
+    assert_eq!(
+        store.contar_imoveis().await.unwrap(),
+        1_500,
+        "nothing written"
+    );
+    for arquivo in ["ms_5007901_geo.json", "mt_5103353_geo.json"] {
+        let (ok, _, err) = importar(&dados(&format!("sicar-wfs/versoes/{arquivo}")), &url);
+        assert!(ok, "{err}");
+    }
+    assert_eq!(store.contar_imoveis().await.unwrap(), 1_500 + 4 + 2);
+    let ms = feicoes(&dados("sicar-wfs/versoes/ms_5007901_geo.json"));
+    let nova = ms
+        .iter()
+        .find(|f| f["id"] == "sicar_imoveis_ms.16369495")
+        .unwrap();
+    let codigo = CodigoCar::parse(nova["properties"]["cod_imovel"].as_str().unwrap()).unwrap();
+    let i = store.imovel(&codigo).await.unwrap().unwrap();
+    // 2026-09-22T21:33:53.633Z in Brasília (UTC-3).
+    assert_eq!(
+        i.data_atualizacao.map(br::format_data).as_deref(),
+        Some("22/09/2026 18:33:53")
+    );
+    assert_ne!(i.latitude, Some(Decimal::ZERO));
+}

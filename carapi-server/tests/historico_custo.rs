@@ -1,0 +1,364 @@
+//! History and usage cost O(page) plus an index seek, for every filter combination, on both
+//! stores: the plans use an index for each combination (never a scan of the account's
+//! history), and the answers over a 20,000-row account are right (no timing asserted; the
+//! 1M-row figure is the `isolamento` benchmark in tests/bench).
+
+use carapi_sdk::{EndpointConsulta, StatusConsulta};
+use carapi_server::ContaId;
+use carapi_server::store::{FiltroHistorico, JANELA_BUSCA, PgStore, SqliteStore};
+use serde_json::Value;
+
+use crate::servidor::{Banco, Servidor, bancos};
+
+const LINHAS: i64 = 20_000;
+/// 2026-01-01T00:00:00Z in Unix milliseconds; row `i` is `i` seconds later.
+const T0_MS: i64 = 1_767_225_600_000;
+
+/// One synthetic history row, as [`semear`] writes it.
+#[derive(Debug, Clone)]
+struct Linha {
+    i: i64,
+    endpoint: &'static str,
+    chave: String,
+    status: u16,
+}
+
+fn linha(i: i64) -> Linha {
+    let endpoint = EndpointConsulta::TODOS[(i % 4) as usize].as_str();
+    Linha {
+        i,
+        endpoint,
+        chave: format!("DF-5300108-{i:032X}"),
+        status: if i % 3 == 0 { 200 } else { 404 },
+    }
+}
+
+/// Inserts `n` rows for `conta` straight into the database (as a year of traffic would).
+pub async fn semear(banco: &Banco, conta: ContaId, n: i64) {
+    let endpoints = "CASE i % 4 WHEN 0 THEN '/v1/car/{codigo}' WHEN 1 THEN '/v1/car/{codigo}/completo' \
+        WHEN 2 THEN '/v1/car/{codigo}/recibo' ELSE '/v1/proprietario/{cpf_cnpj}' END";
+    if banco.nome == "sqlite" {
+        let pool = sqlx::SqlitePool::connect(&banco.url).await.unwrap();
+        sqlx::query(&format!(
+            "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ?2)
+             INSERT INTO consultas (conta_id, data_ms, endpoint, chave, status_http, cobrado, valor_centavos)
+             SELECT ?1, ?3 + i * 1000, {endpoints}, printf('DF-5300108-%032X', i),
+                    CASE WHEN i % 3 = 0 THEN 200 ELSE 404 END, i % 3 = 0,
+                    CASE WHEN i % 3 = 0 THEN 100 ELSE 0 END FROM s"
+        ))
+        .bind(conta.0)
+        .bind(n)
+        .bind(T0_MS)
+        .execute(&pool)
+        .await
+        .unwrap();
+        pool.close().await;
+    } else {
+        let pool = sqlx::PgPool::connect(&banco.url).await.unwrap();
+        sqlx::query(&format!(
+            "INSERT INTO consultas (conta_id, data, endpoint, chave, status_http, cobrado, valor_centavos)
+             SELECT $1, to_timestamp(($3 + i * 1000) / 1000.0), {endpoints},
+                    'DF-5300108-' || lpad(upper(to_hex(i)), 32, '0'),
+                    CASE WHEN i % 3 = 0 THEN 200 ELSE 404 END, i % 3 = 0,
+                    CASE WHEN i % 3 = 0 THEN 100 ELSE 0 END
+             FROM generate_series(1, $2::bigint) AS s(i)"
+        ))
+        .bind(conta.0)
+        .bind(n)
+        .bind(T0_MS)
+        .execute(&pool)
+        .await
+        .unwrap();
+        sqlx::query("ANALYZE consultas")
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+    }
+}
+
+/// Every filter combination: endpoint (none or one of 4) x status (none, sucesso, erro) x
+/// busca (none, a key substring, an endpoint substring).
+fn filtros() -> Vec<FiltroHistorico> {
+    let mut v = Vec::new();
+    for endpoint in std::iter::once(None).chain(EndpointConsulta::TODOS.map(Some)) {
+        for status in [
+            None,
+            Some(StatusConsulta::Sucesso),
+            Some(StatusConsulta::Erro),
+        ] {
+            for busca in [None, Some("4e2"), Some("COMPLETO")] {
+                v.push(FiltroHistorico {
+                    busca: busca.map(str::to_owned),
+                    endpoint,
+                    status,
+                    page: 3,
+                    size: 7,
+                });
+            }
+        }
+    }
+    v
+}
+
+fn query(f: &FiltroHistorico) -> String {
+    let mut q = format!("?page={}&size={}", f.page, f.size);
+    if let Some(e) = f.endpoint {
+        q.push_str(&format!(
+            "&endpoint={}",
+            e.as_str().replace('{', "%7B").replace('}', "%7D")
+        ));
+    }
+    match f.status {
+        Some(StatusConsulta::Sucesso) => q.push_str("&status=sucesso"),
+        Some(StatusConsulta::Erro) => q.push_str("&status=erro"),
+        None => {}
+    }
+    if let Some(b) = &f.busca {
+        q.push_str(&format!("&busca={b}"));
+    }
+    q
+}
+
+/// What the store must answer: the rows matching the endpoint and status filters, newest first;
+/// with `busca`, among the newest [`JANELA_BUSCA`] of those, the ones whose key or endpoint
+/// contains it (case-insensitive).
+fn esperado(f: &FiltroHistorico) -> Vec<Linha> {
+    let base = (1..=LINHAS).rev().map(linha).filter(|l| {
+        f.endpoint.is_none_or(|e| e.as_str() == l.endpoint)
+            && match f.status {
+                Some(StatusConsulta::Sucesso) => l.status == 200,
+                Some(StatusConsulta::Erro) => l.status != 200,
+                None => true,
+            }
+    });
+    match &f.busca {
+        None => base.collect(),
+        Some(b) => {
+            let b = b.to_uppercase();
+            base.take(JANELA_BUSCA as usize)
+                .filter(|l| l.chave.contains(&b) || l.endpoint.to_uppercase().contains(&b))
+                .collect()
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_history_filter_is_answered_from_an_index_on_a_20k_row_account() {
+    for banco in bancos("every_history_filter_is_answered_from_an_index_on_a_20k_row_account").await
+    {
+        let s = Servidor::new(&banco).await;
+        let outra = s.conta(10).await;
+        let c = s.conta(10).await;
+        semear(&banco, outra.conta_id, 300).await;
+        semear(&banco, c.conta_id, LINHAS).await;
+        for f in filtros() {
+            let (st, v) = s
+                .get(&c.api_key, &format!("/v1/historico{}", query(&f)))
+                .await;
+            assert_eq!(st, 200, "{} {f:?}: {v}", s.nome);
+            let esperado = esperado(&f);
+            assert_eq!(v["total"], esperado.len(), "{} {f:?}", s.nome);
+            let pagina: Vec<&Linha> = esperado.iter().skip(14).take(7).collect();
+            let itens = v["itens"].as_array().unwrap();
+            let chaves: Vec<&str> = itens
+                .iter()
+                .map(|i| i["chaveConsulta"].as_str().unwrap())
+                .collect();
+            let quer: Vec<&str> = pagina.iter().map(|l| l.chave.as_str()).collect();
+            assert_eq!(chaves, quer, "{} {f:?}", s.nome);
+            for (item, l) in itens.iter().zip(&pagina) {
+                assert_eq!(
+                    (item["endpoint"].as_str(), item["statusHttp"].as_u64()),
+                    (Some(l.endpoint), Some(u64::from(l.status))),
+                    "{} row {}",
+                    s.nome,
+                    l.i
+                );
+            }
+        }
+        let (_, uso) = s.get(&c.api_key, "/v1/uso").await;
+        // the synthetic rows are from 2026-01-01 (outside the 30 days unless today is close)
+        assert!(uso["itens"].is_array(), "{uso}");
+        assert_plans(&banco, c.conta_id).await;
+    }
+}
+
+async fn assert_plans(banco: &Banco, conta: ContaId) {
+    let planos = if banco.nome == "sqlite" {
+        let store = SqliteStore::connect(&banco.url).await.unwrap();
+        let mut v = Vec::new();
+        for f in filtros() {
+            v.push((
+                format!("{f:?}"),
+                store.plano_historico(conta, &f).await.unwrap(),
+            ));
+        }
+        v.push((
+            "uso".into(),
+            store.plano_uso(conta, chrono::Utc::now()).await.unwrap(),
+        ));
+        v
+    } else {
+        let store = PgStore::connect(&banco.url).await.unwrap();
+        let mut v = Vec::new();
+        for f in filtros() {
+            v.push((
+                format!("{f:?}"),
+                store.plano_historico(conta, &f).await.unwrap(),
+            ));
+        }
+        v.push((
+            "uso".into(),
+            store.plano_uso(conta, chrono::Utc::now()).await.unwrap(),
+        ));
+        v
+    };
+    for (nome, plano) in planos {
+        let texto = plano.join("\n");
+        assert!(!texto.is_empty(), "{nome}");
+        // no full scan of the history (SQLite names the page's rows `c`); the page's ids come
+        // from an index in page order (no sort of the account's rows). Usage may group the
+        // rows of its one boundary hour; PostgreSQL may sort the page (at most 100 rows) or
+        // the bounded `busca` window after the join.
+        let mut proibidos = vec!["SCAN consultas", "SCAN c\n", "Seq Scan on consultas"];
+        if nome != "uso" {
+            proibidos.push("TEMP B-TREE");
+        }
+        let texto_n = format!("{texto}\n");
+        for proibido in proibidos {
+            assert!(
+                !texto_n.contains(proibido),
+                "{}: {nome}: full scan or sort:\n{texto}",
+                banco.nome
+            );
+        }
+        assert!(
+            texto.contains("INDEX") || texto.contains("Index"),
+            "{}: {nome}: no index:\n{texto}",
+            banco.nome
+        );
+    }
+}
+
+/// `GET /v1/uso` sums the hourly counters and the rows of the boundary hour: the same answer
+/// as counting the rows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn usage_over_30_days_counts_every_row_once() {
+    for banco in bancos("usage_over_30_days_counts_every_row_once").await {
+        let s = Servidor::new(&banco).await;
+        let c = s.conta(100).await;
+        for path in [
+            "/v1/car/DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47",
+            "/v1/car/DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47",
+            "/v1/car/INVALIDO",
+            "/v1/proprietario/52998224725",
+        ] {
+            s.get(&c.api_key, path).await;
+        }
+        let (_, uso) = s.get(&c.api_key, "/v1/uso").await;
+        let itens: Vec<(String, u64, f64)> = uso["itens"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i: &Value| {
+                (
+                    i["endpoint"].as_str().unwrap().to_owned(),
+                    i["quantidade"].as_u64().unwrap(),
+                    i["valorTotal"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            itens.iter().map(|i| i.1).sum::<u64>(),
+            4,
+            "{}: {uso}",
+            s.nome
+        );
+        assert_eq!(itens[0].0, "/v1/car/{codigo}", "{}: {uso}", s.nome);
+        assert_eq!(itens[0].1, 3, "{}: {uso}", s.nome);
+        let (_, h) = s.get(&c.api_key, "/v1/historico").await;
+        assert_eq!(h["total"], 4, "{}", s.nome);
+    }
+}
+
+/// The window of `GET /v1/uso` starts mid-hour: whole hours come from the counters, the
+/// boundary hour from its rows; every row at or after `desde` is counted once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn usage_window_starting_mid_hour_is_exact() {
+    for banco in bancos("usage_window_starting_mid_hour_is_exact").await {
+        let s = Servidor::new(&banco).await;
+        let c = s.conta(0).await;
+        semear(&banco, c.conta_id, 9_000).await;
+        let store = s.server.store().clone();
+        for desde_s in [0.0, 1_800.5, 3_600.0, 5_000.0, 8_999.0, 9_000.5] {
+            let desde =
+                chrono::DateTime::from_timestamp_millis(T0_MS + (desde_s * 1000.0) as i64).unwrap();
+            let uso = store.uso_por_endpoint(c.conta_id, desde).await.unwrap();
+            let linhas: Vec<Linha> = (1..=9_000)
+                .filter(|i| (*i as f64) >= desde_s)
+                .map(linha)
+                .collect();
+            for e in EndpointConsulta::TODOS {
+                let n = linhas.iter().filter(|l| l.endpoint == e.as_str()).count() as u64;
+                let valor = 100
+                    * linhas
+                        .iter()
+                        .filter(|l| l.endpoint == e.as_str() && l.status == 200)
+                        .count() as i64;
+                let achado = uso.iter().find(|u| u.endpoint == e.as_str());
+                assert_eq!(
+                    achado.map(|u| (u.quantidade, u.valor_total.0)),
+                    (n > 0).then_some((n, valor)),
+                    "{} desde {desde_s}: {e:?}",
+                    s.nome
+                );
+            }
+        }
+    }
+}
+
+/// The test-sized version of the `isolamento` benchmark (tests/bench): while a 20,000-row
+/// account sends every kind of history and usage request (deep pages and `busca` included),
+/// another account's balance reads and paid lookups are all answered, and both ledgers hold.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hammering_history_leaves_other_accounts_served() {
+    const ATAQUE: [&str; 8] = [
+        "/v1/historico?status=sucesso",
+        "/v1/historico?status=erro&endpoint=%2Fv1%2Fcar%2F%7Bcodigo%7D",
+        "/v1/historico?busca=4E2",
+        "/v1/historico?page=900&size=20",
+        "/v1/historico?endpoint=%2Fv1%2Fcar%2F%7Bcodigo%7D%2Fcompleto&page=40&size=100",
+        "/v1/uso",
+        "/v1/historico?busca=zz&status=erro",
+        "/v1/historico?page=4503599627370496",
+    ];
+    for banco in bancos("hammering_history_leaves_other_accounts_served").await {
+        let s = std::sync::Arc::new(Servidor::new(&banco).await);
+        let atacante = s.conta(0).await;
+        let vitima = s.conta(100).await;
+        semear(&banco, atacante.conta_id, LINHAS).await;
+        let ataque: Vec<_> = (0..40)
+            .map(|i| {
+                let (s, key) = (s.clone(), atacante.api_key.clone());
+                tokio::spawn(async move { s.get(&key, ATAQUE[i % ATAQUE.len()]).await.0 })
+            })
+            .collect();
+        for i in 0..30 {
+            let path = if i % 3 == 0 {
+                "/v1/proprietario/52998224725"
+            } else {
+                "/v1/saldo"
+            };
+            let (st, v) = s.get(&vitima.api_key, path).await;
+            assert_eq!(st, 200, "{} {path}: {v}", s.nome);
+        }
+        for t in ataque {
+            let st = t.await.unwrap();
+            assert!(st == 200 || st == 400, "{}: {st}", s.nome);
+        }
+        s.razao_ok(&vitima).await;
+        let (_, h) = s.get(&vitima.api_key, "/v1/historico").await;
+        assert_eq!(h["total"], 10, "{}", s.nome);
+    }
+}

@@ -1,0 +1,61 @@
+//! A NUL byte from the wire (PostgreSQL text cannot hold one) gets the same answer on both
+//! stores: no 500, and a lookup containing one is in the history.
+
+use serde_json::{Value, json};
+
+use crate::servidor::{Servidor, bancos};
+
+/// What one store answered, to compare the stores.
+async fn respostas(s: &Servidor) -> Vec<Value> {
+    let c = s.conta(10).await;
+    let mut v = Vec::new();
+    for path in [
+        "/v1/historico?busca=%00",
+        "/v1/car/DF-5300108-AB%00CD",
+        "/v1/car/%00/completo",
+        "/v1/proprietario/529%0098224725",
+        "/v1/historico?busca=%00",
+        "/v1/historico?busca=AB%00C",
+        "/v1/historico",
+    ] {
+        let (st, corpo) = s.get(&c.api_key, path).await;
+        assert_ne!(st, 500, "{} {path}: {corpo}", s.nome);
+        let itens: Vec<Value> = corpo["itens"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|i| json!([i["endpoint"], i["chaveConsulta"], i["statusHttp"]]))
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.push(
+            json!({"path": path, "status": st, "total": corpo["total"], "itens": itens,
+            "error": corpo["error"]}),
+        );
+    }
+    let segredo = s.segredo().await;
+    let corpo = br#"{"paymentId":"PIX\u0000ABC","status":"pago"}"#.to_vec();
+    let (st, corpo) = s.webhook_bruto(&segredo, corpo).await;
+    v.push(json!({"webhook": st, "error": corpo["error"]}));
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nul_bytes_get_the_same_answer_on_both_stores() {
+    let mut por_loja = Vec::new();
+    for banco in bancos("nul_bytes_get_the_same_answer_on_both_stores").await {
+        let s = Servidor::new(&banco).await;
+        let r = respostas(&s).await;
+        // the three lookups are recorded, keys included (a search for a NUL finds nothing:
+        // no stored key holds one, both stores keep U+FFFD in its place)
+        let historico = &r[6];
+        assert_eq!(historico["total"], 3, "{}: {historico}", s.nome);
+        let chaves = historico["itens"].to_string();
+        assert!(chaves.contains('\u{FFFD}') && !chaves.contains("\\u0000"), "{}: {chaves}", s.nome);
+        assert_eq!(r[7]["webhook"], 404, "{}: {}", s.nome, r[7]);
+        por_loja.push((s.nome, r));
+    }
+    if let [(_, sqlite), (_, pg)] = &por_loja[..] {
+        assert_eq!(sqlite, pg, "SQLite and PostgreSQL answer alike");
+    }
+}

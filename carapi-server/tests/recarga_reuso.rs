@@ -1,0 +1,137 @@
+//! Reuse of a pending top-up is decided before the provider is called (contract: reuse means
+//! "no new payment"), over a real socket on both stores.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use async_trait::async_trait;
+use carapi_server::pix::{
+    CobrancaCriada, PedidoCobranca, PixError, PixProvider, SituacaoPagamento,
+};
+
+use crate::servidor::{Servidor, bancos};
+
+/// The simulated provider, counting the charges it is asked to create; the first `falhas`
+/// creations fail.
+#[derive(Debug)]
+struct PspContado {
+    interno: Arc<dyn PixProvider>,
+    criadas: Arc<AtomicU32>,
+    falhas: AtomicU32,
+}
+
+#[async_trait]
+impl PixProvider for PspContado {
+    async fn criar_cobranca(&self, p: PedidoCobranca) -> Result<CobrancaCriada, PixError> {
+        self.criadas.fetch_add(1, Ordering::SeqCst);
+        // a provider that takes a moment, so that concurrent requests overlap its call
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        if self
+            .falhas
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+        {
+            return Err(PixError("falha simulada".into()));
+        }
+        self.interno.criar_cobranca(p).await
+    }
+
+    async fn consultar(&self, payment_id: &str) -> Result<SituacaoPagamento, PixError> {
+        self.interno.consultar(payment_id).await
+    }
+}
+
+async fn servidor_contado(
+    banco: &crate::servidor::Banco,
+    falhas: u32,
+) -> (Servidor, Arc<AtomicU32>) {
+    let criadas = Arc::new(AtomicU32::new(0));
+    let c = criadas.clone();
+    let s = Servidor::com(
+        banco,
+        |_| {},
+        move |interno| {
+            Arc::new(PspContado {
+                interno,
+                criadas: c,
+                falhas: AtomicU32::new(falhas),
+            })
+        },
+    )
+    .await;
+    (s, criadas)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_concurrent_identical_top_ups_make_one_provider_charge() {
+    for banco in bancos("fifty_concurrent_identical_top_ups_make_one_provider_charge").await {
+        let (s, criadas) = servidor_contado(&banco, 0).await;
+        let s = Arc::new(s);
+        let c = s.conta(0).await;
+        let tarefas: Vec<_> = (0..50)
+            .map(|_| {
+                let (s, key) = (s.clone(), c.api_key.clone());
+                tokio::spawn(
+                    async move { s.post(&key, "/v1/recarga", r#"{"valor": 1234.56}"#).await },
+                )
+            })
+            .collect();
+        let (mut ids, mut payments, mut reusadas) = (HashSet::new(), HashSet::new(), 0);
+        for t in tarefas {
+            let (st, v) = t.await.unwrap();
+            assert_eq!(st, 200, "{}: {v}", s.nome);
+            ids.insert(v["recargaId"].as_str().unwrap().to_owned());
+            payments.insert(v["paymentId"].as_str().unwrap().to_owned());
+            assert!(v["qrCode"].as_str().is_some_and(|q| q.len() > 20), "{v}");
+            reusadas += u32::from(v["reaproveitada"] == true);
+        }
+        assert_eq!(
+            criadas.load(Ordering::SeqCst),
+            1,
+            "{}: provider charges",
+            s.nome
+        );
+        assert_eq!(
+            (ids.len(), payments.len(), reusadas),
+            (1, 1, 49),
+            "{}",
+            s.nome
+        );
+        let (_, lista) = s.get(&c.api_key, "/v1/recargas").await;
+        assert_eq!(lista["total"], 1, "{}: {lista}", s.nome);
+        // another amount is another charge
+        s.recarga(&c.api_key, "1234.57").await;
+        assert_eq!(criadas.load(Ordering::SeqCst), 2, "{}", s.nome);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provider_failure_leaves_nothing_to_reuse() {
+    for banco in bancos("a_provider_failure_leaves_nothing_to_reuse").await {
+        let (s, criadas) = servidor_contado(&banco, 1).await;
+        let c = s.conta(0).await;
+        let (st, v) = s.post(&c.api_key, "/v1/recarga", r#"{"valor": 700}"#).await;
+        assert_eq!(
+            (st, v["error"].as_str()),
+            (502, Some("ERRO_PIX")),
+            "{}: {v}",
+            s.nome
+        );
+        let (_, lista) = s.get(&c.api_key, "/v1/recargas").await;
+        assert_eq!(lista["total"], 0, "{}: {lista}", s.nome);
+        let (st, v) = s.post(&c.api_key, "/v1/recarga", r#"{"valor": 700}"#).await;
+        assert_eq!(
+            (st, v["reaproveitada"].as_bool()),
+            (200, Some(false)),
+            "{}: {v}",
+            s.nome
+        );
+        let (_, v2) = s.post(&c.api_key, "/v1/recarga", r#"{"valor": 700}"#).await;
+        assert_eq!(v2["reaproveitada"], true);
+        assert_eq!(v2["paymentId"], v["paymentId"]);
+        assert_eq!(criadas.load(Ordering::SeqCst), 2, "{}", s.nome);
+        let (_, lista) = s.get(&c.api_key, "/v1/recargas").await;
+        assert_eq!(lista["total"], 1, "{}: {lista}", s.nome);
+    }
+}

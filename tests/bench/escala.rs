@@ -1,0 +1,215 @@
+//! Figure 5 (`scale`): bulk load at SICAR scale, through the release `carapi-server` binary
+//! as an operator runs it, timed from outside, with the child's peak resident memory
+//! (`VmHWM` of `/proc/<pid>/status`, sampled every 10 ms while it runs; Linux).
+//!
+//! - `seed --synthetic N` into an empty SQLite file;
+//! - `import` of an N-row public SICAR CSV into an empty SQLite file (validation pass included);
+//! - `seed --synthetic N` into an empty PostgreSQL database, when `DATABASE_URL` is set (the
+//!   database `carapi_escala_<pid>` is created and dropped on `DATABASE_URL`'s server).
+//!
+//! N is `CARAPI_ESCALA_N` (default 1,000,000); e.g. `CARAPI_ESCALA_N=20000 cargo bench -p
+//! carapi-tests --bench figures scale` for a quick run. Targets (SQLite): >= 200,000
+//! records/s and peak RSS <= 200 MB whatever N.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use carapi_server::dados::Sinteticos;
+
+use crate::Figura;
+
+const N_PADRAO: usize = 1_000_000;
+const ALVO_POR_SEGUNDO: f64 = 200_000.0;
+const ALVO_RSS_MB: f64 = 200.0;
+
+/// The release `carapi-server` binary, built once.
+fn servidor_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+        escargot::CargoBuild::new()
+            .package("carapi-server")
+            .bin("carapi-server")
+            .release()
+            .manifest_path(manifest)
+            .run()
+            .unwrap_or_else(|e| panic!("cargo build carapi-server failed: {e}"))
+            .path()
+            .to_path_buf()
+    })
+}
+
+/// What one run of the binary took.
+struct Medida {
+    segundos: f64,
+    pico_mb: f64,
+}
+
+/// Runs `carapi-server args…`, sampling its `VmHWM` until it exits.
+fn medir(args: &[&str]) -> Medida {
+    let inicio = Instant::now();
+    let mut filho = Command::new(servidor_bin())
+        .args(args)
+        .args(["--sem-progresso"])
+        .env_remove("CARAPI_DATABASE_URL")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("carapi-server starts");
+    let status = format!("/proc/{}/status", filho.id());
+    let mut pico_kb = 0u64;
+    loop {
+        if let Some(kb) = std::fs::read_to_string(&status)
+            .ok()
+            .and_then(|s| vm_hwm_kb(&s))
+        {
+            pico_kb = pico_kb.max(kb);
+        }
+        if filho.try_wait().expect("wait").is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let segundos = inicio.elapsed().as_secs_f64();
+    let saida = filho.wait_with_output().expect("output");
+    assert!(
+        saida.status.success(),
+        "carapi-server {args:?}: {}",
+        String::from_utf8_lossy(&saida.stderr)
+    );
+    Medida {
+        segundos,
+        pico_mb: pico_kb as f64 / 1024.0,
+    }
+}
+
+/// `VmHWM` (peak resident set) in kB from a `/proc/<pid>/status` text.
+fn vm_hwm_kb(status: &str) -> Option<u64> {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// Writes `n` synthetic records as a public SICAR CSV.
+fn escrever_csv(caminho: &Path, n: usize) {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(caminho).expect("create CSV"));
+    writeln!(
+        w,
+        "cod_imovel,status_imovel,dat_criacao,data_atualizacao,area,condicao,uf,municipio,cod_municipio_ibge,m_fiscal,tipo_imovel"
+    )
+    .expect("write");
+    let mut linha = String::new();
+    for i in Sinteticos::new(n, 99) {
+        linha.clear();
+        let data = |d: chrono::NaiveDateTime| d.format("%Y-%m-%dT%H:%M:%S").to_string();
+        let _ = write!(
+            linha,
+            "{},{},{},{},{},\"{}\",{},{},{},{},{}",
+            i.codigo_car,
+            i.status_imovel,
+            data(i.data_cadastro),
+            i.data_atualizacao.map(data).unwrap_or_default(),
+            i.area_total_ha,
+            i.condicao.unwrap_or_default(),
+            i.uf,
+            i.municipio,
+            i.codigo_municipio_ibge,
+            i.modulos_fiscais.map(|d| d.to_string()).unwrap_or_default(),
+            i.tipo_imovel
+        );
+        writeln!(w, "{linha}").expect("write");
+    }
+    w.flush().expect("flush");
+}
+
+fn figura(nome: &'static str, n: usize, m: &Medida, sqlite: bool) -> Figura {
+    let por_segundo = n as f64 / m.segundos;
+    let ok = !sqlite || (por_segundo >= ALVO_POR_SEGUNDO && m.pico_mb <= ALVO_RSS_MB);
+    Figura {
+        nome,
+        medido: format!(
+            "{n} records in {:.1} s = {:.0} records/s, peak RSS {:.0} MB",
+            m.segundos, por_segundo, m.pico_mb
+        ),
+        referencia: format!("{ALVO_POR_SEGUNDO:.0} records/s, {ALVO_RSS_MB:.0} MB"),
+        razao: por_segundo / ALVO_POR_SEGUNDO,
+        alvo: if sqlite { ">= 1 and <= 200 MB" } else { "info" },
+        ok,
+    }
+}
+
+pub async fn run() -> Vec<Figura> {
+    let n: usize = std::env::var("CARAPI_ESCALA_N")
+        .ok()
+        .and_then(|v| v.replace('_', "").parse().ok())
+        .unwrap_or(N_PADRAO);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sqlite = |nome: &str| format!("sqlite://{}", dir.path().join(nome).display());
+    let n_texto = n.to_string();
+    let mut figuras = Vec::new();
+
+    let m = medir(&[
+        "seed",
+        "--synthetic",
+        &n_texto,
+        "--database",
+        &sqlite("seed.db"),
+    ]);
+    figuras.push(figura("Scale: `seed --synthetic N`, SQLite", n, &m, true));
+
+    let csv = dir.path().join("imoveis.csv");
+    escrever_csv(&csv, n);
+    let caminho = csv.display().to_string();
+    let m = medir(&["import", &caminho, "--database", &sqlite("import.db")]);
+    std::fs::remove_file(&csv).ok();
+    figuras.push(figura(
+        "Scale: `import` of an N-row CSV, SQLite",
+        n,
+        &m,
+        true,
+    ));
+
+    if let Some(admin) = std::env::var("DATABASE_URL").ok().filter(|u| !u.is_empty()) {
+        let nome = format!("carapi_escala_{}", std::process::id());
+        let url = com_banco(&admin, &nome);
+        let m = medir(&["seed", "--synthetic", &n_texto, "--database", &url]);
+        figuras.push(figura(
+            "Scale: `seed --synthetic N`, PostgreSQL (info)",
+            n,
+            &m,
+            false,
+        ));
+        apagar_banco(&admin, &nome).await;
+    } else {
+        println!("scale: DATABASE_URL not set; no PostgreSQL row");
+    }
+    figuras
+}
+
+/// `url` with its database name replaced by `nome`.
+fn com_banco(url: &str, nome: &str) -> String {
+    let (base, query) = url.split_once('?').map_or((url, ""), |(b, q)| (b, q));
+    let inicio = base.find("://").map_or(0, |i| i + 3);
+    let raiz = base[inicio..]
+        .find('/')
+        .map_or(base, |i| &base[..inicio + i]);
+    if query.is_empty() {
+        format!("{raiz}/{nome}")
+    } else {
+        format!("{raiz}/{nome}?{query}")
+    }
+}
+
+async fn apagar_banco(admin: &str, nome: &str) {
+    use sqlx::Connection;
+    if let Ok(mut c) = sqlx::PgConnection::connect(admin).await {
+        let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS \"{nome}\" WITH (FORCE)"))
+            .execute(&mut c)
+            .await;
+    }
+}

@@ -1,0 +1,125 @@
+//! The SDK's money figures over a real socket, with a proxy between the SDK and the reference
+//! server: a lost answer to a charged lookup, a 404 in flight under a spend cap, a 402.
+
+use carapi_sdk::{ClientBuilder, Error, ErrorCode, Gasto, HistoricoParams, Precos, dec};
+use carapi_tests::Ambiente;
+
+use crate::proxy::{Acao, Proxy, cliente_sem_reuso};
+use crate::{CODIGO_INEXISTENTE, CODIGO_REAL};
+
+/// A client for `api_key` going through `proxy`, one connection per request.
+fn via(proxy: &Proxy, api_key: &str) -> ClientBuilder {
+    carapi_sdk::Client::builder()
+        .base_url(&proxy.base_url)
+        .api_key(api_key)
+        .http_client(cliente_sem_reuso())
+}
+
+#[tokio::test]
+async fn a_lost_answer_to_a_charged_lookup_is_uncertain_capped_and_resolved_against_history() {
+    let amb = Ambiente::novo().await;
+    let conta = amb.conta(dec!(100)).await;
+    let proxy = Proxy::novo(&amb.server.base_url(), |linha| {
+        if linha.contains(CODIGO_REAL) {
+            Acao::PerderResposta
+        } else {
+            Acao::Passar
+        }
+    })
+    .await;
+    let c = via(&proxy, &conta.api_key)
+        .max_spend(dec!(2.50))
+        .build()
+        .unwrap();
+
+    let e = c.car(CODIGO_REAL).await.unwrap_err();
+    assert!(matches!(e, Error::Transport { sent: true, .. }), "{e:?}");
+    assert!(e.may_have_charged(), "{e}");
+    assert!(!e.is_retryable(), "re-sending would charge twice");
+    let g: Gasto = c.gasto();
+    assert_eq!(g.confirmado, dec!(0));
+    assert_eq!(
+        g.incerto,
+        Precos::ATUAIS.car_basico,
+        "possibly charged, at its price"
+    );
+    assert_eq!(g.nao_precificadas, 0);
+
+    // The cap counts it: 1.00 uncertain + 2.30 > 2.50.
+    proxy.regra(|_| Acao::Passar);
+    match c.car_completo(CODIGO_REAL).await.unwrap_err() {
+        Error::SpendLimit {
+            gasto, reservado, ..
+        } => assert_eq!((gasto, reservado), (dec!(1.00), dec!(0))),
+        other => panic!("expected SpendLimit, got {other:?}"),
+    }
+
+    // The server did charge it, once: the SDK did not re-send.
+    let h = c.historico(&HistoricoParams::default()).await.unwrap();
+    assert_eq!(h.itens.len(), 1, "{:?}", h.itens);
+    assert!(h.itens[0].cobrado);
+
+    let r = c.resolver_incertos().await.unwrap();
+    assert_eq!((r.cobradas, r.nao_cobradas, r.pendentes), (1, 0, 0));
+    let g = c.gasto();
+    assert_eq!((g.confirmado, g.incerto), (dec!(1.00), dec!(0)));
+}
+
+#[tokio::test]
+async fn a_404_in_flight_does_not_refuse_a_lookup_that_fits() {
+    let amb = Ambiente::novo().await;
+    let conta = amb.conta(dec!(100)).await;
+    let proxy = Proxy::novo(&amb.server.base_url(), |linha| {
+        if linha.contains(CODIGO_INEXISTENTE) {
+            Acao::Segurar
+        } else {
+            Acao::Passar
+        }
+    })
+    .await;
+    let c = via(&proxy, &conta.api_key)
+        .max_spend(dec!(3.00))
+        .precos(Precos::ATUAIS)
+        .build()
+        .unwrap();
+
+    let c404 = c.clone();
+    let em_voo = tokio::spawn(async move { c404.car(CODIGO_INEXISTENTE).await });
+    proxy.segurando().await; // 1.00 reserved, request at the proxy
+    let c2 = c.clone();
+    let real = tokio::spawn(async move { c2.car_completo(CODIGO_REAL).await });
+    // Let the second lookup reach the guard while the first holds its reservation
+    // (1.00 + 2.30 > 3.00); the old guard refused it there.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    proxy.liberar();
+
+    let e = em_voo.await.unwrap().unwrap_err();
+    assert_eq!(e.code(), Some(&ErrorCode::CarNaoEncontrado));
+    let ok = real.await.unwrap();
+    assert!(
+        ok.is_ok(),
+        "a lookup that fits once the 404 settles waits: {ok:?}"
+    );
+    assert_eq!(c.gasto().confirmado, dec!(2.30));
+}
+
+#[tokio::test]
+async fn a_402_carries_operation_and_price_and_the_shortfall_takes_one_saldo() {
+    let amb = Ambiente::novo().await;
+    let conta = amb.conta(dec!(1.50)).await;
+    let c = amb.cliente(&conta.api_key);
+    let e = c.car_completo(CODIGO_REAL).await.unwrap_err();
+    let api = e.api().expect("API error");
+    assert_eq!(api.code, ErrorCode::SaldoInsuficiente);
+    assert_eq!(api.operacao, Some("car_completo"));
+    // Prices were not known without a cap: the shortfall helper learns them in its one call.
+    let f = c.falta(&e).await.unwrap().expect("a 402 of a lookup");
+    assert_eq!(f.operacao, "car_completo");
+    assert_eq!(f.preco, dec!(2.30));
+    assert_eq!(f.saldo, dec!(1.50));
+    assert_eq!(f.falta, dec!(0.80));
+    // Once known, the price rides on the error itself.
+    let e = c.recibo(CODIGO_REAL).await.unwrap_err();
+    assert_eq!(e.api().unwrap().preco, Some(dec!(11.00)));
+    assert_eq!(c.falta(&Error::Config("x".into())).await.unwrap(), None);
+}
