@@ -1,7 +1,10 @@
 //! The SDK's money figures over a real socket, with a proxy between the SDK and the reference
 //! server: a lost answer to a charged lookup, a 404 in flight under a spend cap, a 402.
 
-use carapi_sdk::{ClientBuilder, Error, ErrorCode, Gasto, HistoricoParams, Precos, dec};
+use carapi_sdk::{
+    ClientBuilder, Error, ErrorCode, EscopoLimite, Gasto, HistoricoParams, LimitesUpdate, Precos,
+    dec,
+};
 use carapi_tests::Ambiente;
 
 use crate::proxy::{Acao, Proxy, cliente_sem_reuso};
@@ -122,4 +125,42 @@ async fn a_402_carries_operation_and_price_and_the_shortfall_takes_one_saldo() {
     let e = c.recibo(CODIGO_REAL).await.unwrap_err();
     assert_eq!(e.api().unwrap().preco, Some(dec!(11.00)));
     assert_eq!(c.falta(&Error::Config("x".into())).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn a_429_tells_the_daily_and_monthly_limits_from_the_rate_and_is_not_retried() {
+    let amb = Ambiente::novo().await;
+    for (update, escopo) in [
+        (
+            LimitesUpdate {
+                limite_diario_requisicoes: Some(Some(1)),
+                ..Default::default()
+            },
+            EscopoLimite::Diario,
+        ),
+        (
+            LimitesUpdate {
+                limite_mensal_reais: Some(Some(dec!(1.50))),
+                ..Default::default()
+            },
+            EscopoLimite::Mensal,
+        ),
+    ] {
+        let conta = amb.conta(dec!(100)).await;
+        let c = amb.cliente(&conta.api_key);
+        c.atualizar_limites(&update).await.unwrap();
+        c.car(CODIGO_REAL).await.unwrap();
+        let e = c.car(CODIGO_REAL).await.unwrap_err();
+        assert_eq!(e.code(), Some(&ErrorCode::LimiteExcedido), "{e}");
+        assert_eq!(e.limite(), Some(escopo), "{e:?}");
+        assert!(
+            !e.is_retryable(),
+            "{escopo}: lasts until Brasília midnight or the next month"
+        );
+        assert!(!e.may_have_charged());
+        // Not retried by the client either: one refused request in the history.
+        let h = c.historico(&HistoricoParams::default()).await.unwrap();
+        let recusadas = h.itens.iter().filter(|i| i.status_http == 429).count();
+        assert_eq!(recusadas, 1, "{escopo}: {:?}", h.itens);
+    }
 }
