@@ -5,7 +5,7 @@ use carapi_sdk::{Client, ClientBuilder};
 
 use crate::cli::{FormatoArgs, Global};
 use crate::config::{ConfigFile, Paths, parse_base_url};
-use crate::credentials::{self, Credencial, Fonte};
+use crate::credentials::{self, Credencial};
 use crate::error::{CliError, Kind, Result};
 #[cfg(feature = "local")]
 use crate::local::Local;
@@ -119,7 +119,7 @@ impl Context {
             origem_url: "--local",
             credencial: Credencial {
                 chave: local.api_key().to_owned(),
-                fonte: Fonte::Local(local.key_file()),
+                fonte: credentials::Fonte::Local(local.key_file()),
             },
         })
     }
