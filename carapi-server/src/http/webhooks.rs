@@ -41,7 +41,10 @@ pub struct WebhookAck {
     responses(
         (status = 200, description = "Acknowledged; `creditada` is true for the delivery that credited", body = WebhookAck),
         (status = 401, description = "`TOKEN_INVALIDO`: signature missing or wrong", body = ApiErrorBody),
+        (status = 400, description = "`PARAMETRO_INVALIDO`: a signed body that is not an event", body = ApiErrorBody),
         (status = 404, description = "`RECARGA_NAO_ENCONTRADA`: unknown payment id", body = ApiErrorBody),
+        (status = 408, description = "`PARAMETRO_INVALIDO`: the body did not arrive within the server's body time-out", body = ApiErrorBody),
+        (status = 413, description = "`PARAMETRO_INVALIDO`: the body is larger than the server's limit", body = ApiErrorBody),
     ))]
 pub async fn receber(
     State(st): State<AppState>,
