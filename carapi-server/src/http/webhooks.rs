@@ -43,8 +43,11 @@ pub struct WebhookAck {
     responses(
         (status = 200, description = "Acknowledged; `creditada` is true for the delivery that credited (only when the provider's record has the charge paid with the top-up's amount)", body = WebhookAck),
         (status = 401, description = "`TOKEN_INVALIDO`: signature missing or wrong", body = ApiErrorBody),
+        (status = 400, description = "`PARAMETRO_INVALIDO`: a signed body that is not an event", body = ApiErrorBody),
         (status = 404, description = "`RECARGA_NAO_ENCONTRADA`: unknown payment id", body = ApiErrorBody),
         (status = 502, description = "`ERRO_PIX`: the provider could not be asked; nothing changed", body = ApiErrorBody),
+        (status = 408, description = "`PARAMETRO_INVALIDO`: the body did not arrive within the server's body time-out", body = ApiErrorBody),
+        (status = 413, description = "`PARAMETRO_INVALIDO`: the body is larger than the server's limit", body = ApiErrorBody),
     ))]
 pub async fn receber(
     State(st): State<AppState>,
