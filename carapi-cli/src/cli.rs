@@ -1,4 +1,4 @@
-//! The command tree (clap derive). Names and flags are fixed by issue 4; each command's own
+//! The command tree (clap derive). Names follow the contract (docs/contrato.md); each command's own
 //! arguments live in its file under [`crate::commands`].
 
 use clap::{Args, Parser, Subcommand};

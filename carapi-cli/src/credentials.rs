@@ -1,6 +1,6 @@
 //! The API key: where it comes from and where `carapi login` keeps it.
 //!
-//! Order (issue 4, "Credentials"): `CARAPI_API_KEY`, then the OS keyring (service `carapi`, user
+//! Order: `CARAPI_API_KEY`, then the OS keyring (service `carapi`, user
 //! `api-key`), then the file `<config dir>/credentials` (mode 0600), which is written only when no
 //! keyring works (the CLI says so, with its path). Every keyring call runs on its own thread with a
 //! timeout ([`KEYRING_TIMEOUT`]), so a Linux machine without a Secret Service (or a locked one

@@ -1,4 +1,4 @@
-//! The one place that maps errors to exit codes and hints (issue 4, "Exit codes").
+//! The one place that maps errors to exit codes and hints (docs/contrato.md, "Errors", for the API codes).
 //!
 //! | code | meaning |
 //! |---|---|

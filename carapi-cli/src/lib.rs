@@ -1,4 +1,4 @@
-//! The `carapi` command-line tool (issue 4): every operation of the carapi `/v1` API in the
+//! The `carapi` command-line tool: every operation of the carapi `/v1` API in the
 //! terminal, PIX QR top-ups, resumable batches, and a local mode that runs the reference server
 //! in-process.
 //!

@@ -1,6 +1,6 @@
 //! The one output object: every byte the CLI writes goes through [`Shell`].
 //!
-//! Rules (issue 4, "Output"):
+//! Rules:
 //! - data (tables, JSON, CSV, the QR code of a top-up) goes to **stdout**;
 //! - spinners, progress bars and status messages go to **stderr**, and only when stderr is a
 //!   terminal and `--quiet` is off ([`Shell::status`]);

@@ -1,4 +1,4 @@
-//! Local validation with the DOMAIN.md vectors: bad input never reaches the server.
+//! Local validation with the docs/dominio.md vectors: bad input never reaches the server.
 
 use carapi_sdk::{Error, sandbox};
 use serde_json::json;

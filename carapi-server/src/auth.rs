@@ -1,5 +1,5 @@
 //! API keys: generation (256 random bits), storage as SHA-256 and constant-time comparison
-//! (issue 3, "Bearer auth"). The key itself is never stored nor logged.
+//! (docs/contrato.md, "Authentication"). The key itself is never stored nor logged.
 
 use rand::RngCore;
 use sha2::{Digest, Sha256};

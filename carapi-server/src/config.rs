@@ -10,7 +10,7 @@ pub const DATABASE_URL_PADRAO: &str = "sqlite://carapi.db";
 pub const BIND_PADRAO: &str = "127.0.0.1:8080";
 
 /// How `GET /v1/car/{codigoCar}/recibo` behaves for real (non-sandbox) codes, so that the
-/// contract's receipt errors are reachable (issue 3, "Receipt").
+/// contract's receipt errors are reachable (docs/contrato.md, receipt errors).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReciboModo {
     /// Receipts are rendered and served.

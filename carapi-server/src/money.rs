@@ -1,4 +1,4 @@
-//! Money in storage: integer centavos (issue 3, "Money: integer centavos in storage").
+//! Money in storage: integer centavos.
 //!
 //! The wire carries BRL as JSON numbers ([`Decimal`] in the SDK models); the store and the ledger
 //! only ever see [`Centavos`], so no rounding happens between a debit and its history row.

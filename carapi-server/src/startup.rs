@@ -45,7 +45,7 @@ pub enum ServerError {
     Importacao(String),
 }
 
-/// An account to create (issue 3 "account create"; PLAN "Server library").
+/// An account to create (`carapi-server account create`, or the library).
 #[derive(Debug, Clone)]
 pub struct NovaConta {
     /// Initial balance in BRL (2 decimals at most).
@@ -58,7 +58,7 @@ pub struct NovaConta {
     pub email: Option<String>,
 }
 
-/// A fictitious but valid CPF used by default (`529.982.247-25`, DOMAIN.md test vector).
+/// A fictitious but valid CPF used by default (`529.982.247-25`, docs/dominio.md test vector).
 pub const DOCUMENTO_PADRAO: &str = "52998224725";
 
 impl Default for NovaConta {

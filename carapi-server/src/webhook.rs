@@ -23,7 +23,8 @@ use crate::store::{Confirmacao, Recarga, Store, StoreError};
 pub const CABECALHO_ASSINATURA: &str = "x-carapi-signature";
 
 /// The webhook body.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EventoPix {
     /// The PSP's payment id.

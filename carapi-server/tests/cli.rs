@@ -1,4 +1,4 @@
-//! The `carapi-server` binary: the exact command forms of issue 3.
+//! The `carapi-server` binary: the exact command forms its README documents.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

@@ -17,6 +17,7 @@ mod erros;
 mod escala;
 mod historico_custo;
 mod nul;
+#[cfg(feature = "openapi")]
 mod openapi;
 mod postgres;
 mod processos;

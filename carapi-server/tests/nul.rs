@@ -51,7 +51,11 @@ async fn nul_bytes_get_the_same_answer_on_both_stores() {
         let historico = &r[6];
         assert_eq!(historico["total"], 3, "{}: {historico}", s.nome);
         let chaves = historico["itens"].to_string();
-        assert!(chaves.contains('\u{FFFD}') && !chaves.contains("\\u0000"), "{}: {chaves}", s.nome);
+        assert!(
+            chaves.contains('\u{FFFD}') && !chaves.contains("\\u0000"),
+            "{}: {chaves}",
+            s.nome
+        );
         assert_eq!(r[7]["webhook"], 404, "{}: {}", s.nome, r[7]);
         por_loja.push((s.nome, r));
     }

@@ -1,4 +1,4 @@
-//! Money shown to people: `R$ 1.234,56` (DOMAIN.md "Numbers, dates, time zone").
+//! Money shown to people: `R$ 1.234,56` (docs/dominio.md "Numbers, dates, time zone").
 //!
 //! Money in this project is always [`Decimal`] in BRL, never `f64`.
 

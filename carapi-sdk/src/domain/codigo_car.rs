@@ -6,7 +6,7 @@ use crate::sandbox;
 
 /// A CAR code (`codigoCar`), normalised and shape-checked: `UF-IIIIIII-HHHH…` with a known UF,
 /// the 7-digit IBGE municipality code whose first two digits are that UF's, and 32 upper-case
-/// hexadecimal characters (DOMAIN.md "CAR code"), or one of the [`sandbox`] codes.
+/// hexadecimal characters (docs/dominio.md "CAR code"), or one of the [`sandbox`] codes.
 ///
 /// Parsing removes dots and white space and upper-cases, so the dotted form printed on receipts
 /// (`PI-2200053-1BAB.C06A.E224.43BC.A804.FFEC.51C2.5EB9`) is accepted. No check digit exists for

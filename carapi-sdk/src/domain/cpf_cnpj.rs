@@ -15,7 +15,7 @@ pub enum TipoDocumento {
 }
 
 /// An owner document, CPF or CNPJ (alphanumeric CNPJ included), normalised to its bare
-/// characters and verified with the Receita Federal's mod-11 check digits (DOMAIN.md "CPF",
+/// characters and verified with the Receita Federal's mod-11 check digits (docs/dominio.md "CPF",
 /// "CNPJ").
 ///
 /// Parsing accepts masked or bare input (`529.982.247-25`, `12.ABC.345/01DE-35`), drops `.`, `/`,

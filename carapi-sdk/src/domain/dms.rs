@@ -1,5 +1,5 @@
 //! Coordinates in degrees-minutes-seconds, as the registry writes them (contract, "coordinates";
-//! DOMAIN.md "Coordinates").
+//! docs/dominio.md "Coordinates").
 //!
 //! Shape `<deg>°<min>'<sec>,<hundredths> <S|N|O|L>`; the official receipt also prints `"` after
 //! the seconds (`27°38'37,56" S`): both parse. West is `O` (oeste), east `L` (leste). Decimal

@@ -3,7 +3,7 @@
 //! Everything here is pure (no I/O) and shared by the SDK, the CLI and the reference server:
 //! the CAR code ([`CodigoCar`]), owner documents ([`CpfCnpj`]), the registry's Brazilian number,
 //! date and coordinate strings ([`br`], [`dms`]), money shown to people ([`brl`]) and the PIX
-//! BR Code ([`pix`]). The rules and their test vectors come from the project's `DOMAIN.md`.
+//! BR Code ([`pix`]). The rules and their test vectors come from `docs/dominio.md`.
 
 pub mod br;
 pub mod brl;
@@ -23,7 +23,7 @@ pub use cpf_cnpj::{CpfCnpj, TipoDocumento, completar_digitos};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ValidationError {
-    /// Not a CAR code of shape `UF-IIIIIII-<32 hex>` (DOMAIN.md "CAR code"), nor a sandbox code.
+    /// Not a CAR code of shape `UF-IIIIIII-<32 hex>` (docs/dominio.md "CAR code"), nor a sandbox code.
     #[error("código CAR inválido: {0:?} (formato esperado UF-IIIIIII-<32 hexadecimais>)")]
     CodigoCar(String),
     /// Not a CPF (11 digits) or CNPJ (14 characters) with correct check digits (Receita mod-11).

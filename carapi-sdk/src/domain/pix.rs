@@ -1,5 +1,5 @@
 //! The PIX BR Code copy-and-paste payload (`qrCode`), per the BCB "Manual de Padrões para
-//! Iniciação do Pix" (EMV QRCPS-MPM TLV layout) and DOMAIN.md "PIX BR Code".
+//! Iniciação do Pix" (EMV QRCPS-MPM TLV layout) and docs/dominio.md "PIX BR Code".
 //!
 //! Each field is a 2-digit ID, a 2-digit length and the value. The last field, `63`, is the
 //! CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF) over everything up to and including `6304`, in

@@ -1,7 +1,7 @@
 //! Brazil's 27 federative units: the two-letter code, the IBGE code and the full name.
 //!
 //! Source: IBGE state list (`estados.csv`). The CAR code's UF must match the first two digits of
-//! its IBGE municipality code (DOMAIN.md "CAR code").
+//! its IBGE municipality code (docs/dominio.md "CAR code").
 
 /// `(sigla, IBGE code, full name)` for every UF, ordered by IBGE code.
 pub const UFS: [(&str, u8, &str); 27] = [

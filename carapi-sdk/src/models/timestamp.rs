@@ -2,7 +2,7 @@
 //!
 //! Decoding accepts RFC 3339 with an offset (`2026-11-21T10:00:00Z`, `…-03:00`) and a bare local
 //! time with optional fraction (`2026-11-21T10:00:00.123`), which is taken as Brasília time
-//! (UTC-3 all year since 2019, DOMAIN.md "time zone"). Encoding writes RFC 3339 with the offset.
+//! (UTC-3 all year since 2019, docs/dominio.md "time zone"). Encoding writes RFC 3339 with the offset.
 
 use chrono::{DateTime, FixedOffset, NaiveDateTime};
 use serde::{Deserialize, Deserializer, Serializer};

@@ -1,4 +1,4 @@
-//! The `carapi-server` command line (issue 3, "Command line"): `serve`, `account create`,
+//! The `carapi-server` command line: `serve`, `account create`,
 //! `import`, `seed --synthetic`, `pix pay`, `ledger check`, `webhook-secret`.
 
 mod account;

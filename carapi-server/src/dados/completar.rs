@@ -2,7 +2,7 @@
 //! [`bundled`](super::bundled), [`import::parse_csv`](super::import::parse_csv) and
 //! [`sinteticos`](super::sinteticos).
 //!
-//! SICAR publishes no owners, documents or matrículas (DOMAIN.md "Public SICAR record fields"),
+//! SICAR publishes no owners, documents or matrículas (docs/dominio.md "Public SICAR record fields"),
 //! so they are synthesised from an RNG seeded with the CAR code: the same code always gets the
 //! same owners, matrícula, protocol and name.
 
@@ -34,7 +34,7 @@ pub(crate) struct RegistroSicar {
 
 /// Fixed fictitious owners shared by the bundled and imported records: each such record gets one
 /// of them as first owner, so an owner lookup on real data returns several CARs. Documents are
-/// DOMAIN.md's example numbers (valid check digits).
+/// docs/dominio.md's example numbers (valid check digits).
 static CONHECIDOS: LazyLock<Vec<Proprietario>> = LazyLock::new(|| {
     [
         ("385211390", "Fulano de Tal Exemplo"),

@@ -1,5 +1,5 @@
 //! Plainly fictitious values for the parts of a CAR record that SICAR does not publish (owners,
-//! their CPF/CNPJ, matrículas, protocol codes, property names; DOMAIN.md "Public SICAR record
+//! their CPF/CNPJ, matrículas, protocol codes, property names; docs/dominio.md "Public SICAR record
 //! fields"). Every function draws from the caller's seeded RNG, so the data is reproducible.
 //!
 //! Person names end in "de Tal" (the Portuguese placeholder surname, as in "Fulano de Tal") and

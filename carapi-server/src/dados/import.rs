@@ -1,4 +1,4 @@
-//! Import of CAR records in the public SICAR CSV columns (DOMAIN.md "Public SICAR record
+//! Import of CAR records in the public SICAR CSV columns (docs/dominio.md "Public SICAR record
 //! fields"; the files in `carapi-server/data/sicar/` are examples):
 //!
 //! `FID,cod_imovel,status_imovel,dat_criacao,data_atualizacao,area,condicao,uf,municipio,cod_municipio_ibge,m_fiscal,tipo_imovel`

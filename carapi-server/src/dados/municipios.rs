@@ -2,7 +2,7 @@
 //! `carapi-server/data/ibge/` (MIT, see the LICENSE there), embedded at compile time.
 //!
 //! Used to place CAR records at their municipality's centroid (the coordinates the reference data
-//! gives every record, DOMAIN.md "Data") and to pick real municipality codes for synthetic data.
+//! gives every record, docs/dominio.md "Data") and to pick real municipality codes for synthetic data.
 
 use std::collections::BTreeMap;
 use std::str::FromStr;

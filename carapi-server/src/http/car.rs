@@ -7,8 +7,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use carapi_sdk::models::timestamp::brasilia;
 use carapi_sdk::{
-    ApiErrorBody, CarDadosBasicos, CarDadosCompletos, CarResponse, CodigoCar, EndpointConsulta,
-    ErrorCode, sandbox,
+    CarDadosBasicos, CarDadosCompletos, CarResponse, CodigoCar, EndpointConsulta, ErrorCode,
+    sandbox,
 };
 use chrono::{DateTime, FixedOffset};
 use chrono_tz::America::Sao_Paulo;
@@ -102,19 +102,19 @@ async fn lookup<T: Serialize>(
 }
 
 /// `GET /v1/car/{codigoCar}`: basic data, charged on 200.
-#[utoipa::path(get, path = "/v1/car/{codigoCar}", tag = "consultas", security(("bearer" = [])),
+#[cfg_attr(feature = "openapi", utoipa::path(get, path = "/v1/car/{codigoCar}", tag = "consultas", security(("bearer" = [])),
     params(("codigoCar" = String, Path, description = "CAR code `UF-IIIIIII-<32 hex>`; dots, spaces and case are normalised")),
     responses(
         (status = 200, description = "Basic data; charged (1.00 current, 0.50 legacy)", body = CarResponse<CarDadosBasicos>),
-        (status = 400, description = "`CODIGO_CAR_INVALIDO`", body = ApiErrorBody),
-        (status = 404, description = "`CAR_NAO_ENCONTRADO`", body = ApiErrorBody),
-        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
-        (status = 402, description = "`SALDO_INSUFICIENTE`: balance too low; nothing debited", body = ApiErrorBody),
-        (status = 429, description = "`LIMITE_EXCEDIDO`: rate, daily or monthly limit", body = ApiErrorBody,
+        (status = 400, description = "`CODIGO_CAR_INVALIDO`", body = carapi_sdk::ApiErrorBody),
+        (status = 404, description = "`CAR_NAO_ENCONTRADO`", body = carapi_sdk::ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = carapi_sdk::ApiErrorBody),
+        (status = 402, description = "`SALDO_INSUFICIENTE`: balance too low; nothing debited", body = carapi_sdk::ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: rate, daily or monthly limit", body = carapi_sdk::ApiErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "Which limit: `taxa` (requests per second), `diario` (charged lookups per day) or `mensal` (spending per month)"))),
-        (status = 500, description = "`ERRO_INTERNO`", body = ApiErrorBody),
-    ))]
+        (status = 500, description = "`ERRO_INTERNO`", body = carapi_sdk::ApiErrorBody),
+    )))]
 pub async fn basico(
     State(st): State<AppState>,
     ContaAutenticada(conta): ContaAutenticada,
@@ -131,19 +131,19 @@ pub async fn basico(
 }
 
 /// `GET /v1/car/{codigoCar}/completo`: complete data with owners, charged on 200.
-#[utoipa::path(get, path = "/v1/car/{codigoCar}/completo", tag = "consultas", security(("bearer" = [])),
+#[cfg_attr(feature = "openapi", utoipa::path(get, path = "/v1/car/{codigoCar}/completo", tag = "consultas", security(("bearer" = [])),
     params(("codigoCar" = String, Path, description = "CAR code `UF-IIIIIII-<32 hex>`; dots, spaces and case are normalised")),
     responses(
         (status = 200, description = "Complete data with owners; charged (2.30 current, 1.50 legacy)", body = CarResponse<CarDadosCompletos>),
-        (status = 400, description = "`CODIGO_CAR_INVALIDO`", body = ApiErrorBody),
-        (status = 404, description = "`CAR_NAO_ENCONTRADO`", body = ApiErrorBody),
-        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
-        (status = 402, description = "`SALDO_INSUFICIENTE`: balance too low; nothing debited", body = ApiErrorBody),
-        (status = 429, description = "`LIMITE_EXCEDIDO`: rate, daily or monthly limit", body = ApiErrorBody,
+        (status = 400, description = "`CODIGO_CAR_INVALIDO`", body = carapi_sdk::ApiErrorBody),
+        (status = 404, description = "`CAR_NAO_ENCONTRADO`", body = carapi_sdk::ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = carapi_sdk::ApiErrorBody),
+        (status = 402, description = "`SALDO_INSUFICIENTE`: balance too low; nothing debited", body = carapi_sdk::ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: rate, daily or monthly limit", body = carapi_sdk::ApiErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "Which limit: `taxa` (requests per second), `diario` (charged lookups per day) or `mensal` (spending per month)"))),
-        (status = 500, description = "`ERRO_INTERNO`", body = ApiErrorBody),
-    ))]
+        (status = 500, description = "`ERRO_INTERNO`", body = carapi_sdk::ApiErrorBody),
+    )))]
 pub async fn completo(
     State(st): State<AppState>,
     ContaAutenticada(conta): ContaAutenticada,
@@ -182,22 +182,22 @@ fn recibo_indisponivel() -> ApiError {
 
 /// `GET /v1/car/{codigoCar}/recibo`: the receipt PDF, charged on 200. 503 and 502 are never
 /// charged.
-#[utoipa::path(get, path = "/v1/car/{codigoCar}/recibo", tag = "consultas", security(("bearer" = [])),
+#[cfg_attr(feature = "openapi", utoipa::path(get, path = "/v1/car/{codigoCar}/recibo", tag = "consultas", security(("bearer" = [])),
     params(("codigoCar" = String, Path, description = "CAR code `UF-IIIIIII-<32 hex>`; dots, spaces and case are normalised")),
     responses(
         (status = 200, description = "Receipt PDF; charged (11.00 current, 10.00 legacy)", content_type = "application/pdf", body = Vec<u8>,
             headers(("Content-Disposition" = String, description = "attachment; filename=\"<codigoCar>.pdf\""))),
-        (status = 400, description = "`CODIGO_CAR_INVALIDO`", body = ApiErrorBody),
-        (status = 404, description = "`CAR_NAO_ENCONTRADO` or `RECIBO_NAO_ENCONTRADO`", body = ApiErrorBody),
-        (status = 502, description = "`RECIBO_INDISPONIVEL`: failure after validation; not charged", body = ApiErrorBody),
-        (status = 503, description = "`SERVICO_INDISPONIVEL`: receipt service down; not charged", body = ApiErrorBody),
-        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
-        (status = 402, description = "`SALDO_INSUFICIENTE`: balance too low; nothing debited", body = ApiErrorBody),
-        (status = 429, description = "`LIMITE_EXCEDIDO`: rate, daily or monthly limit", body = ApiErrorBody,
+        (status = 400, description = "`CODIGO_CAR_INVALIDO`", body = carapi_sdk::ApiErrorBody),
+        (status = 404, description = "`CAR_NAO_ENCONTRADO` or `RECIBO_NAO_ENCONTRADO`", body = carapi_sdk::ApiErrorBody),
+        (status = 502, description = "`RECIBO_INDISPONIVEL`: failure after validation; not charged", body = carapi_sdk::ApiErrorBody),
+        (status = 503, description = "`SERVICO_INDISPONIVEL`: receipt service down; not charged", body = carapi_sdk::ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = carapi_sdk::ApiErrorBody),
+        (status = 402, description = "`SALDO_INSUFICIENTE`: balance too low; nothing debited", body = carapi_sdk::ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: rate, daily or monthly limit", body = carapi_sdk::ApiErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "Which limit: `taxa` (requests per second), `diario` (charged lookups per day) or `mensal` (spending per month)"))),
-        (status = 500, description = "`ERRO_INTERNO`", body = ApiErrorBody),
-    ))]
+        (status = 500, description = "`ERRO_INTERNO`", body = carapi_sdk::ApiErrorBody),
+    )))]
 pub async fn recibo(
     State(st): State<AppState>,
     ContaAutenticada(conta): ContaAutenticada,

@@ -6,8 +6,8 @@ use axum::routing::get;
 use axum::{Json, Router};
 use carapi_sdk::models::timestamp::brasilia;
 use carapi_sdk::{
-    ApiErrorBody, ConsumoItem, ErrorCode, HistoricoParams, HistoricoResponse, LimitesResponse,
-    LimitesUpdate, SaldoResponse, UsoHoje, UsoItem, UsoMes, UsoResponse,
+    ConsumoItem, ErrorCode, HistoricoParams, HistoricoResponse, LimitesResponse, LimitesUpdate,
+    SaldoResponse, UsoHoje, UsoItem, UsoMes, UsoResponse,
 };
 use chrono::Duration;
 use rust_decimal::Decimal;
@@ -31,14 +31,14 @@ pub fn router() -> Router<AppState> {
 
 /// `GET /v1/saldo`: balance, effective prices, limits and today's / this month's use
 /// (Brasília time). Not recorded, free.
-#[utoipa::path(get, path = "/v1/saldo", tag = "conta", security(("bearer" = [])),
+#[cfg_attr(feature = "openapi", utoipa::path(get, path = "/v1/saldo", tag = "conta", security(("bearer" = [])),
     responses(
         (status = 200, description = "Balance, effective prices, limits, use today and this month (Brasília)", body = SaldoResponse),
-        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
-        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
+        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = carapi_sdk::ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = carapi_sdk::ApiErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
-    ))]
+    )))]
 pub async fn saldo(
     State(st): State<AppState>,
     Autenticado(conta): Autenticado,
@@ -67,16 +67,16 @@ pub async fn saldo(
 }
 
 /// `GET /v1/historico`: every recorded lookup, newest first, filtered and paginated.
-#[utoipa::path(get, path = "/v1/historico", tag = "conta", security(("bearer" = [])),
+#[cfg_attr(feature = "openapi", utoipa::path(get, path = "/v1/historico", tag = "conta", security(("bearer" = [])),
     params(HistoricoParams),
     responses(
         (status = 200, description = "Recorded lookups, newest first", body = HistoricoResponse),
-        (status = 400, description = "`PARAMETRO_INVALIDO`, only for input outside the schema: `page` or `size` below 1 or not an integer, `status` or `endpoint` outside their enumerations, a repeated parameter. Integers of any size are accepted (`size` reduced to 100, a page past the end is empty)", body = ApiErrorBody),
-        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
-        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
+        (status = 400, description = "`PARAMETRO_INVALIDO`, only for input outside the schema: `page` or `size` below 1 or not an integer, `status` or `endpoint` outside their enumerations, a repeated parameter. Integers of any size are accepted (`size` reduced to 100, a page past the end is empty)", body = carapi_sdk::ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = carapi_sdk::ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = carapi_sdk::ApiErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
-    ))]
+    )))]
 pub async fn historico(
     State(st): State<AppState>,
     Autenticado(conta): Autenticado,
@@ -128,14 +128,14 @@ fn limites_de(conta: &Conta, message: &str) -> LimitesResponse {
 }
 
 /// `GET /v1/limites`.
-#[utoipa::path(get, path = "/v1/limites", tag = "conta", security(("bearer" = [])),
+#[cfg_attr(feature = "openapi", utoipa::path(get, path = "/v1/limites", tag = "conta", security(("bearer" = [])),
     responses(
         (status = 200, description = "Current limits", body = LimitesResponse),
-        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
-        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
+        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = carapi_sdk::ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = carapi_sdk::ApiErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
-    ))]
+    )))]
 pub async fn limites(Autenticado(conta): Autenticado) -> Json<LimitesResponse> {
     Json(limites_de(&conta, "Limites atuais da conta."))
 }
@@ -146,18 +146,18 @@ fn limite_invalido(msg: impl Into<String>) -> ApiError {
 
 /// `PUT /v1/limites`: merge-patch per field (omitted keeps, `null` or 0 removes, > 0 sets);
 /// out of range is 400 `LIMITE_INVALIDO` and changes nothing.
-#[utoipa::path(put, path = "/v1/limites", tag = "conta", security(("bearer" = [])),
+#[cfg_attr(feature = "openapi", utoipa::path(put, path = "/v1/limites", tag = "conta", security(("bearer" = [])),
     request_body = LimitesUpdate,
     responses(
         (status = 200, description = "Resulting limits", body = LimitesResponse),
-        (status = 400, description = "`LIMITE_INVALIDO`", body = ApiErrorBody),
-        (status = 408, description = "`PARAMETRO_INVALIDO`: the body did not arrive within the server's body time-out", body = ApiErrorBody),
-        (status = 413, description = "`PARAMETRO_INVALIDO`: the body is larger than the server's limit", body = ApiErrorBody),
-        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
-        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
+        (status = 400, description = "`LIMITE_INVALIDO`", body = carapi_sdk::ApiErrorBody),
+        (status = 408, description = "`PARAMETRO_INVALIDO`: the body did not arrive within the server's body time-out", body = carapi_sdk::ApiErrorBody),
+        (status = 413, description = "`PARAMETRO_INVALIDO`: the body is larger than the server's limit", body = carapi_sdk::ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = carapi_sdk::ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = carapi_sdk::ApiErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
-    ))]
+    )))]
 pub async fn atualizar_limites(
     State(st): State<AppState>,
     Autenticado(conta): Autenticado,
@@ -205,14 +205,14 @@ pub async fn atualizar_limites(
 }
 
 /// `GET /v1/uso`: per-endpoint lookups and amounts over the last 30 days.
-#[utoipa::path(get, path = "/v1/uso", tag = "conta", security(("bearer" = [])),
+#[cfg_attr(feature = "openapi", utoipa::path(get, path = "/v1/uso", tag = "conta", security(("bearer" = [])),
     responses(
         (status = 200, description = "Per-endpoint aggregates over the last 30 days", body = UsoResponse),
-        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
-        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
+        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = carapi_sdk::ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = carapi_sdk::ApiErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
-    ))]
+    )))]
 pub async fn uso(
     State(st): State<AppState>,
     Autenticado(conta): Autenticado,

@@ -8,8 +8,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use carapi_sdk::domain::uf;
 use carapi_sdk::{
-    ApiErrorBody, CpfCnpj, EndpointConsulta, ErrorCode, ProprietarioItem, ProprietarioResponse,
-    sandbox,
+    CpfCnpj, EndpointConsulta, ErrorCode, ProprietarioItem, ProprietarioResponse, sandbox,
 };
 
 use super::consulta::{Consulta, Segmento};
@@ -47,19 +46,19 @@ fn item(imovel: &Imovel, documento: &CpfCnpj) -> ProprietarioItem {
 }
 
 /// `GET /v1/proprietario/{cpfCnpj}`: at most 200 CARs ordered by code, charged on 200.
-#[utoipa::path(get, path = "/v1/proprietario/{cpfCnpj}", tag = "consultas", security(("bearer" = [])),
+#[cfg_attr(feature = "openapi", utoipa::path(get, path = "/v1/proprietario/{cpfCnpj}", tag = "consultas", security(("bearer" = [])),
     params(("cpfCnpj" = String, Path, description = "CPF (11 digits) or CNPJ (14, numeric or alphanumeric), masked or bare")),
     responses(
         (status = 200, description = "At most 200 CARs ordered by code; charged (2.60 current, 1.50 legacy)", body = ProprietarioResponse),
-        (status = 400, description = "`CPF_CNPJ_INVALIDO`", body = ApiErrorBody),
-        (status = 404, description = "`CPF_CNPJ_NAO_ENCONTRADO`", body = ApiErrorBody),
-        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
-        (status = 402, description = "`SALDO_INSUFICIENTE`: balance too low; nothing debited", body = ApiErrorBody),
-        (status = 429, description = "`LIMITE_EXCEDIDO`: rate, daily or monthly limit", body = ApiErrorBody,
+        (status = 400, description = "`CPF_CNPJ_INVALIDO`", body = carapi_sdk::ApiErrorBody),
+        (status = 404, description = "`CPF_CNPJ_NAO_ENCONTRADO`", body = carapi_sdk::ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = carapi_sdk::ApiErrorBody),
+        (status = 402, description = "`SALDO_INSUFICIENTE`: balance too low; nothing debited", body = carapi_sdk::ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: rate, daily or monthly limit", body = carapi_sdk::ApiErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "Which limit: `taxa` (requests per second), `diario` (charged lookups per day) or `mensal` (spending per month)"))),
-        (status = 500, description = "`ERRO_INTERNO`", body = ApiErrorBody),
-    ))]
+        (status = 500, description = "`ERRO_INTERNO`", body = carapi_sdk::ApiErrorBody),
+    )))]
 pub async fn proprietario(
     State(st): State<AppState>,
     ContaAutenticada(conta): ContaAutenticada,

@@ -7,7 +7,7 @@ use axum::{Json, Router};
 use carapi_sdk::domain::brl;
 use carapi_sdk::models::timestamp::brasilia;
 use carapi_sdk::{
-    ApiErrorBody, ErrorCode, FaixasResponse, NovaRecarga, Precos, PreviewBonus, PreviewRecarga,
+    ErrorCode, FaixasResponse, NovaRecarga, Precos, PreviewBonus, PreviewRecarga,
     RecargaCriadaResponse, RecargaItem, RecargaStatus, RecargaStatusResponse, RecargasParams,
     RecargasResponse,
 };
@@ -103,16 +103,16 @@ fn preview_de(texto: &str) -> Result<serde_json::Value, ApiError> {
 
 /// `GET /v1/recarga/faixas[?valor=V]`: tiers, minimum, price tables and, with `valor`, a
 /// preview for it (any finite number).
-#[utoipa::path(get, path = "/v1/recarga/faixas", tag = "recarga", security(("bearer" = [])),
+#[cfg_attr(feature = "openapi", utoipa::path(get, path = "/v1/recarga/faixas", tag = "recarga", security(("bearer" = [])),
     params(("valor" = Option<f64>, Query, description = "Amount in BRL to preview (any finite number; rounded to the centavo)")),
     responses(
         (status = 200, description = "Bonus tiers, minimum, price tables, optional preview", body = FaixasResponse),
-        (status = 400, description = "`VALOR_INVALIDO`: `valor` is not a finite number (outside the schema)", body = ApiErrorBody),
-        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
-        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
+        (status = 400, description = "`VALOR_INVALIDO`: `valor` is not a finite number (outside the schema)", body = carapi_sdk::ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = carapi_sdk::ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = carapi_sdk::ApiErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
-    ))]
+    )))]
 pub async fn faixas(
     Autenticado(conta): Autenticado,
     Parametros(q): Parametros<FaixasQuery>,
@@ -144,20 +144,20 @@ fn qr_base64(payload: &str) -> Result<String, ApiError> {
 }
 
 /// `POST /v1/recarga`: creates (or reuses, within 10 minutes) a PIX charge.
-#[utoipa::path(post, path = "/v1/recarga", tag = "recarga", security(("bearer" = [])),
+#[cfg_attr(feature = "openapi", utoipa::path(post, path = "/v1/recarga", tag = "recarga", security(("bearer" = [])),
     request_body = NovaRecarga,
     responses(
         (status = 200, description = "PIX charge created or reused (`reaproveitada`)", body = RecargaCriadaResponse),
-        (status = 400, description = "`VALOR_INVALIDO`, `VALOR_MINIMO`, `CONFIRMACAO_PRECOS_OBRIGATORIA` or `DOCUMENTO_AUSENTE`", body = ApiErrorBody),
-        (status = 408, description = "`PARAMETRO_INVALIDO`: the body did not arrive within the server's body time-out", body = ApiErrorBody),
-        (status = 413, description = "`PARAMETRO_INVALIDO`: the body is larger than the server's limit", body = ApiErrorBody),
-        (status = 500, description = "`ERRO_INTERNO`", body = ApiErrorBody),
-        (status = 502, description = "`ERRO_PIX`: payment-provider failure", body = ApiErrorBody),
-        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
-        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
+        (status = 400, description = "`VALOR_INVALIDO`, `VALOR_MINIMO`, `CONFIRMACAO_PRECOS_OBRIGATORIA` or `DOCUMENTO_AUSENTE`", body = carapi_sdk::ApiErrorBody),
+        (status = 408, description = "`PARAMETRO_INVALIDO`: the body did not arrive within the server's body time-out", body = carapi_sdk::ApiErrorBody),
+        (status = 413, description = "`PARAMETRO_INVALIDO`: the body is larger than the server's limit", body = carapi_sdk::ApiErrorBody),
+        (status = 500, description = "`ERRO_INTERNO`", body = carapi_sdk::ApiErrorBody),
+        (status = 502, description = "`ERRO_PIX`: payment-provider failure", body = carapi_sdk::ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = carapi_sdk::ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = carapi_sdk::ApiErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
-    ))]
+    )))]
 pub async fn criar(
     State(st): State<AppState>,
     Autenticado(conta): Autenticado,
@@ -241,16 +241,16 @@ fn nao_encontrada() -> ApiError {
 }
 
 /// `GET /v1/recarga/{recargaId}`: the stored state; never changes anything.
-#[utoipa::path(get, path = "/v1/recarga/{recargaId}", tag = "recarga", security(("bearer" = [])),
+#[cfg_attr(feature = "openapi", utoipa::path(get, path = "/v1/recarga/{recargaId}", tag = "recarga", security(("bearer" = [])),
     params(("recargaId" = uuid::Uuid, Path, description = "Top-up id")),
     responses(
         (status = 200, description = "Stored state (never changed by reading)", body = RecargaStatusResponse),
-        (status = 404, description = "`RECARGA_NAO_ENCONTRADA`", body = ApiErrorBody),
-        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
-        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
+        (status = 404, description = "`RECARGA_NAO_ENCONTRADA`", body = carapi_sdk::ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = carapi_sdk::ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = carapi_sdk::ApiErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
-    ))]
+    )))]
 pub async fn status(
     State(st): State<AppState>,
     Autenticado(conta): Autenticado,
@@ -298,16 +298,16 @@ pub async fn status(
 }
 
 /// `GET /v1/recargas`: the account's top-ups, newest first.
-#[utoipa::path(get, path = "/v1/recargas", tag = "recarga", security(("bearer" = [])),
+#[cfg_attr(feature = "openapi", utoipa::path(get, path = "/v1/recargas", tag = "recarga", security(("bearer" = [])),
     params(RecargasParams),
     responses(
         (status = 200, description = "Top-ups, newest first", body = RecargasResponse),
-        (status = 400, description = "`PARAMETRO_INVALIDO`, only for input outside the schema: `page` or `size` below 1 or not an integer, `status` outside its enumeration, a repeated parameter. Integers of any size are accepted (`size` reduced to 100, a page past the end is empty)", body = ApiErrorBody),
-        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = ApiErrorBody),
-        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = ApiErrorBody,
+        (status = 400, description = "`PARAMETRO_INVALIDO`, only for input outside the schema: `page` or `size` below 1 or not an integer, `status` outside its enumeration, a repeated parameter. Integers of any size are accepted (`size` reduced to 100, a page past the end is empty)", body = carapi_sdk::ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = carapi_sdk::ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = carapi_sdk::ApiErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
-    ))]
+    )))]
 pub async fn listar(
     State(st): State<AppState>,
     Autenticado(conta): Autenticado,

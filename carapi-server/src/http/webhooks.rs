@@ -7,7 +7,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use axum::{Json, Router};
-use carapi_sdk::{ApiErrorBody, ErrorCode};
+use carapi_sdk::ErrorCode;
 use serde::Serialize;
 use uuid::Uuid;
 
@@ -23,7 +23,8 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Acknowledgement of a webhook.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookAck {
     /// Always true.
@@ -37,18 +38,18 @@ pub struct WebhookAck {
 }
 
 /// `POST /webhooks/pix`.
-#[utoipa::path(post, path = "/webhooks/pix", tag = "webhooks",
+#[cfg_attr(feature = "openapi", utoipa::path(post, path = "/webhooks/pix", tag = "webhooks",
     request_body = EventoPix,
     params(("X-Carapi-Signature" = String, Header, description = "`sha256=<hex HMAC-SHA256 of the raw body>`")),
     responses(
         (status = 200, description = "Acknowledged; `creditada` is true for the delivery that credited (only when the provider's record has the charge paid with the top-up's amount)", body = WebhookAck),
-        (status = 401, description = "`TOKEN_INVALIDO`: signature missing or wrong", body = ApiErrorBody),
-        (status = 400, description = "`PARAMETRO_INVALIDO`: a signed body that is not an event", body = ApiErrorBody),
-        (status = 404, description = "`RECARGA_NAO_ENCONTRADA`: unknown payment id", body = ApiErrorBody),
-        (status = 502, description = "`ERRO_PIX`: the provider could not be asked; nothing changed", body = ApiErrorBody),
-        (status = 408, description = "`PARAMETRO_INVALIDO`: the body did not arrive within the server's body time-out", body = ApiErrorBody),
-        (status = 413, description = "`PARAMETRO_INVALIDO`: the body is larger than the server's limit", body = ApiErrorBody),
-    ))]
+        (status = 401, description = "`TOKEN_INVALIDO`: signature missing or wrong", body = carapi_sdk::ApiErrorBody),
+        (status = 400, description = "`PARAMETRO_INVALIDO`: a signed body that is not an event", body = carapi_sdk::ApiErrorBody),
+        (status = 404, description = "`RECARGA_NAO_ENCONTRADA`: unknown payment id", body = carapi_sdk::ApiErrorBody),
+        (status = 502, description = "`ERRO_PIX`: the provider could not be asked; nothing changed", body = carapi_sdk::ApiErrorBody),
+        (status = 408, description = "`PARAMETRO_INVALIDO`: the body did not arrive within the server's body time-out", body = carapi_sdk::ApiErrorBody),
+        (status = 413, description = "`PARAMETRO_INVALIDO`: the body is larger than the server's limit", body = carapi_sdk::ApiErrorBody),
+    )))]
 pub async fn receber(
     State(st): State<AppState>,
     headers: HeaderMap,

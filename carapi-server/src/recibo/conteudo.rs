@@ -1,5 +1,5 @@
 //! The receipt's layout, modelled on the official "Recibo de Inscrição do Imóvel Rural no CAR"
-//! (DOMAIN.md "Official receipt"): header on every page, property data and legal notices on
+//! (docs/dominio.md "Official receipt"): header on every page, property data and legal notices on
 //! page 1, owners, declared areas, matrícula and QR code from page 2, `Página n/N` footer.
 
 use carapi_sdk::domain::{br, dms, uf};

@@ -1,5 +1,5 @@
 //! The receipt PDF of `GET /v1/car/{codigoCar}/recibo` (contract, "Lookups"), modelled on the
-//! official "Recibo de Inscrição do Imóvel Rural no CAR" (DOMAIN.md "Official receipt").
+//! official "Recibo de Inscrição do Imóvel Rural no CAR" (docs/dominio.md "Official receipt").
 //!
 //! Layout (A4): every page starts with the title and a box with `Registro no CAR` (the code in
 //! the receipt's dotted form) and `Data de Cadastro`, and ends with `Página n/N` and a note that

@@ -316,7 +316,7 @@ pub enum Confirmacao {
     NaoEncontrada,
 }
 
-/// Ledger check of one account (issue 3, "A ledger check").
+/// Ledger check of one account.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Razao {
