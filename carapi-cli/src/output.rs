@@ -335,11 +335,18 @@ impl Shell {
     }
 
     /// A progress bar with ETA on stderr (hidden unless stderr is a terminal and not quiet).
+    /// Besides indicatif's keys, `{por_seg}` is the rate with a decimal comma (`18,8/s`).
     pub fn progress(&self, len: u64, template: &str) -> ProgressBar {
         let pb = ProgressBar::with_draw_target(Some(len), self.progress_target());
         pb.set_style(
             ProgressStyle::with_template(template)
                 .expect("valid template")
+                .with_key(
+                    "por_seg",
+                    |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = w.write_str(&taxa_br(s.per_sec()));
+                    },
+                )
                 .progress_chars("█▉▊▋▌▍▎▏ "),
         );
         pb
@@ -352,6 +359,11 @@ impl Shell {
             ProgressDrawTarget::hidden()
         }
     }
+}
+
+/// A rate per second as Brazilians write it, one decimal place: `18,8/s`.
+pub fn taxa_br(por_segundo: f64) -> String {
+    format!("{por_segundo:.1}/s").replace('.', ",")
 }
 
 /// The pager command: `CARAPI_PAGER`, else `PAGER`, else `less -FRX`; `None` when the chosen one
@@ -447,6 +459,12 @@ impl Write for Buffer {
 mod tests {
     use super::*;
     use crate::format::Celula;
+
+    #[test]
+    fn the_batch_rate_has_a_decimal_comma() {
+        assert_eq!(taxa_br(18.84), "18,8/s");
+        assert_eq!(taxa_br(0.0), "0,0/s");
+    }
 
     #[test]
     fn buffers_get_data_and_errors_but_no_status_or_colour() {

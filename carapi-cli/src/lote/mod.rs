@@ -166,7 +166,7 @@ pub async fn executar(ctx: &mut Context, op: Opcoes) -> Result<()> {
     // Output (the progress bar first: the writer may borrow stdout from the shell).
     let pb = ctx.shell.progress(
         0,
-        "{spinner} [{bar:40}] {pos}/{len} {per_sec} ETA {eta} {msg}",
+        "{spinner} [{bar:40}] {pos}/{len} {por_seg} ETA {eta} {msg}",
     );
     let (w, novo): (Box<dyn std::io::Write + '_>, bool) = match &op.saida {
         Some(p) => {
