@@ -264,3 +264,21 @@ fn recibo_saves_never_overwrites_without_force_and_streams_to_stdout() {
     assert!(o.stdout.starts_with(b"%PDF"));
     assert_eq!(s.saldo(), dec("67.00"));
 }
+
+/// The contract takes documents "with or without mask": the masks the tool itself prints are
+/// the sandbox values too, free and marked as such.
+#[test]
+fn masked_sandbox_documents_are_the_sandbox_values() {
+    let s = Servidor::novo();
+    for doc in ["000.000.000-00", "00.000.000/0000-00"] {
+        let o = s
+            .cmd()
+            .args(["proprietario", doc, "-o", "json"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{doc}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["sandbox"], true, "{doc}");
+    }
+    assert!(s.cobradas().is_empty(), "sandbox values cost nothing");
+}
