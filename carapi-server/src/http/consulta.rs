@@ -44,17 +44,8 @@ pub const CHAVE_MAXIMA_HISTORICO: usize = 64;
 /// the form stored in the history (PostgreSQL text cannot hold NUL, and both stores must
 /// record the same thing).
 pub fn chave_registrada(chave: &str) -> String {
-    chave
-        .chars()
-        .take(CHAVE_MAXIMA_HISTORICO)
-        .map(|c| {
-            if c == '\0' {
-                char::REPLACEMENT_CHARACTER
-            } else {
-                c
-            }
-        })
-        .collect()
+    let curta: String = chave.chars().take(CHAVE_MAXIMA_HISTORICO).collect();
+    crate::store::historico::sem_nul(&curta).into_owned()
 }
 
 /// One charged lookup in progress.
