@@ -74,6 +74,9 @@ pub struct Config {
     pub pix_cidade: String,
     /// Time-outs and bounds of the HTTP edge (see [`crate::http::borda::Borda`]).
     pub borda: crate::http::borda::Borda,
+    /// Runs the server as a test double ([`crate::modo_teste`]: movable clock, faults on
+    /// demand, `/_teste` routes); `None` (the default) for a normal server.
+    pub modo_teste: Option<crate::modo_teste::ConfigTeste>,
 }
 
 impl Default for Config {
@@ -91,6 +94,7 @@ impl Default for Config {
             pix_nome: "CARAPI DADOS RURAIS".to_owned(),
             pix_cidade: "BRASILIA".to_owned(),
             borda: crate::http::borda::Borda::default(),
+            modo_teste: None,
         }
     }
 }

@@ -35,6 +35,43 @@ pub const LIMITE_DIARIO_MAXIMO: u32 = 100_000;
 /// Highest monthly spending limit accepted by `PUT /v1/limites`: 1,000,000 BRL.
 pub const LIMITE_MENSAL_MAXIMO: Centavos = Centavos(100_000_000);
 
+/// The contract's range check of `PUT /v1/limites` (docs/contrato.md, "Limits": daily 0 to
+/// 100000 charged requests, monthly 0 to 1000000 BRL; 0 or `null` removes a limit), as
+/// merge-patches for the store: `None` keeps, `Some(None)` removes, `Some(Some(v))` sets.
+///
+/// # Errors
+/// The Portuguese message of `LIMITE_INVALIDO` when a value is out of range or has fractions
+/// of a centavo.
+#[allow(clippy::type_complexity)]
+pub fn limites_do_patch(
+    diario: Option<Option<u32>>,
+    mensal: Option<Option<Decimal>>,
+) -> Result<(Option<Option<u32>>, Option<Option<Centavos>>), String> {
+    let diario = match diario {
+        Some(Some(v)) if v > LIMITE_DIARIO_MAXIMO => {
+            return Err(format!(
+                "limiteDiarioRequisicoes deve estar entre 0 e {LIMITE_DIARIO_MAXIMO}."
+            ));
+        }
+        Some(Some(0)) => Some(None),
+        outro => outro,
+    };
+    let mensal = match mensal {
+        None => None,
+        Some(None) => Some(None),
+        Some(Some(v)) => {
+            let c = Centavos::from_reais(v)
+                .filter(|c| v >= Decimal::ZERO && *c <= LIMITE_MENSAL_MAXIMO)
+                .ok_or_else(|| {
+                    "limiteMensalReais deve estar entre 0 e 1000000 (em reais, até 2 casas decimais)."
+                        .to_owned()
+                })?;
+            Some((c.0 > 0).then_some(c))
+        }
+    };
+    Ok((diario, mensal))
+}
+
 /// (lower bound inclusive, percent) of each tier, ascending.
 const FAIXAS: [(Centavos, u32); 4] = [
     (Centavos(50_000), 0),

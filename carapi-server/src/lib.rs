@@ -26,6 +26,7 @@ pub mod http;
 pub mod ledger;
 pub mod limite_chave;
 pub mod limits;
+pub mod modo_teste;
 pub mod money;
 pub mod openapi;
 pub mod pix;
@@ -35,6 +36,8 @@ pub mod regras;
 pub mod startup;
 pub mod state;
 pub mod store;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod webhook;
 
 pub use config::{Config, ReciboModo};

@@ -14,6 +14,8 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
 #[cfg(feature = "openapi")]
 use crate::http::{car, conta, proprietario, recarga, webhooks};
+#[cfg(feature = "openapi")]
+use crate::modo_teste::rotas as teste;
 use crate::state::AppState;
 
 /// The committed document (`carapi-server/openapi.json`), as served.
@@ -33,6 +35,8 @@ pub const DOCUMENTO: &str = include_str!("../openapi.json");
         conta::saldo, conta::historico, conta::limites, conta::atualizar_limites, conta::uso,
         recarga::faixas, recarga::criar, recarga::status, recarga::listar,
         webhooks::receber,
+        teste::falhar, teste::limpar_falhas, teste::relogio, teste::avancar,
+        teste::criar_conta, teste::conta, teste::pagar,
     ),
     modifiers(&Seguranca),
     tags(
@@ -40,6 +44,7 @@ pub const DOCUMENTO: &str = include_str!("../openapi.json");
         (name = "conta", description = "Free account endpoints"),
         (name = "recarga", description = "PIX top-ups (free)"),
         (name = "webhooks", description = "Payment-provider callbacks (HMAC-signed, outside /v1)"),
+        (name = "teste", description = "Test mode only (`carapi-server serve --modo-teste`, loopback): faults on demand, the server clock, accounts and payments. Bearer: the test token, not an API key. Absent from a normal server."),
     )
 )]
 pub struct ApiDoc;
@@ -58,6 +63,15 @@ impl utoipa::Modify for Seguranca {
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
                     .bearer_format("API key")
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "tokenTeste",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("test token (--token-teste)")
                     .build(),
             ),
         );

@@ -51,7 +51,14 @@ pub const TAREFA: &str = "reconciliacao";
 /// only in the process holding the job's lease ([`crate::store::CoordenacaoStore`]), taken for
 /// two intervals and renewed by its holder at each pass: one process does the work, and
 /// another takes over at most two intervals after it stops.
+///
+/// A test-mode server ([`crate::modo_teste`]) follows its test clock instead: every second it
+/// runs a pass if the clock moved a whole interval since the last one
+/// ([`crate::modo_teste::ModoTeste::rodar_tarefas`]).
 pub async fn laco(st: AppState, intervalo: Duration, cancelar: CancellationToken) {
+    if let Some(teste) = st.teste.clone() {
+        return laco_teste(st, &teste, cancelar).await;
+    }
     let dono = uuid::Uuid::new_v4().to_string();
     let mut tick = tokio::time::interval(intervalo.max(Duration::from_millis(10)));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -82,6 +89,29 @@ async fn vez_deste(st: &AppState, dono: &str, intervalo: Duration) -> bool {
         Err(e) => {
             tracing::error!(erro = %e, "reserva da reconciliação falhou");
             false
+        }
+    }
+}
+
+/// The job loop of a test-mode server: the test clock decides when a pass is due.
+async fn laco_teste(
+    st: AppState,
+    teste: &crate::modo_teste::ModoTeste,
+    cancelar: CancellationToken,
+) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = cancelar.cancelled() => break,
+            _ = tick.tick() => {
+                if let Err(e) = teste.rodar_tarefas(&st).await {
+                    tracing::error!(erro = %e, "reconciliação falhou");
+                }
+                if let Some(l) = &st.limitador {
+                    l.limpar();
+                }
+            }
         }
     }
 }

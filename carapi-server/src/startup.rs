@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use carapi_sdk::CpfCnpj;
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
@@ -106,12 +106,25 @@ pub async fn abrir_store(database_url: &str) -> Result<Arc<dyn Store>, ServerErr
     Ok(Arc::new(SqliteStore::connect(database_url).await?))
 }
 
-/// Creates an account directly in `store` (no server needed; `carapi-server account create`).
+/// Creates an account directly in `store` (no server needed; `carapi-server account create`),
+/// created now by the system clock.
 ///
 /// # Errors
 /// [`ServerError::Invalido`] for a negative balance or one with fractions of a centavo;
 /// [`ServerError::Store`] when the store fails.
 pub async fn criar_conta(store: &dyn Store, nova: NovaConta) -> Result<ContaCriada, ServerError> {
+    criar_conta_em(store, nova, Utc::now()).await
+}
+
+/// [`criar_conta`] with the creation instant `em` (a server's clock).
+///
+/// # Errors
+/// As [`criar_conta`].
+pub async fn criar_conta_em(
+    store: &dyn Store,
+    nova: NovaConta,
+    em: DateTime<Utc>,
+) -> Result<ContaCriada, ServerError> {
     let saldo = Centavos::from_reais(nova.saldo)
         .filter(|c| c.0 >= 0)
         .ok_or_else(|| ServerError::Invalido(format!("saldo inválido: {}", nova.saldo)))?;
@@ -123,7 +136,7 @@ pub async fn criar_conta(store: &dyn Store, nova: NovaConta) -> Result<ContaCria
             legado: nova.legado,
             documento: nova.documento,
             email: nova.email,
-            em: Utc::now(),
+            em,
         })
         .await?;
     Ok(ContaCriada { conta_id, api_key })
@@ -140,8 +153,8 @@ pub async fn carregar_dados_embutidos(store: &dyn Store) -> Result<u64, ServerEr
     Ok(store.gravar_imoveis(&fonte::bundled()).await?)
 }
 
-/// Marks `payment_id` paid in the simulated PSP's book in `store` and delivers the signed
-/// webhook to `base_url` (`carapi-server pix pay`). The server credits only what the
+/// Marks `payment_id` paid at `agora` in the simulated PSP's book in `store` and delivers the
+/// signed webhook to `base_url` (`carapi-server pix pay`). The server credits only what the
 /// provider's book has paid, so the book is written first. `webhook_secret` is the server's
 /// configured secret, or `None` for the database's own ([`webhook::segredo_do_banco`]).
 ///
@@ -153,8 +166,8 @@ pub async fn pagar_via_webhook(
     base_url: &str,
     webhook_secret: Option<&str>,
     payment_id: &str,
+    agora: DateTime<Utc>,
 ) -> Result<(), ServerError> {
-    let agora = Utc::now();
     if !store.psp_pagar(payment_id, agora).await? {
         return Err(ServerError::NaoEncontrado(format!(
             "cobrança PIX {payment_id}"
@@ -232,6 +245,9 @@ pub async fn spawn_com(
     listener: TcpListener,
 ) -> Result<RunningServer, ServerError> {
     let addr = listener.local_addr()?;
+    if let Some(teste) = &state.teste {
+        let _ = teste.endereco.set(addr);
+    }
     let cancelar = CancellationToken::new();
     let app = crate::http::router(state.clone());
     let sinal = cancelar.clone();
@@ -273,12 +289,12 @@ impl RunningServer {
         &self.state
     }
 
-    /// Creates an account and returns its key (shown once).
+    /// Creates an account, at the server clock's instant, and returns its key (shown once).
     ///
     /// # Errors
     /// As [`criar_conta`].
     pub async fn criar_conta(&self, nova: NovaConta) -> Result<ContaCriada, ServerError> {
-        criar_conta(self.state.store.as_ref(), nova).await
+        criar_conta_em(self.state.store.as_ref(), nova, self.state.relogio.agora()).await
     }
 
     /// Plays the payer and the PSP: marks `payment_id` paid and delivers the signed webhook to
@@ -293,6 +309,7 @@ impl RunningServer {
             &self.base_url(),
             Some(&segredo),
             payment_id,
+            self.state.relogio.agora(),
         )
         .await
     }

@@ -59,12 +59,15 @@ pub struct AppState {
     pub relogio: Relogio,
     /// Caches of key owners and CAR records (see [`crate::cache`]).
     pub caches: Caches,
+    /// The test mode ([`crate::modo_teste`]), when the server runs as a test double.
+    pub teste: Option<Arc<crate::modo_teste::ModoTeste>>,
     /// The webhook secret once resolved ([`AppState::segredo_webhook`]).
     segredo: Arc<tokio::sync::OnceCell<Arc<str>>>,
 }
 
 impl AppState {
-    /// State over `store` with the simulated PSP and the system clock, as `config` says.
+    /// State over `store` with the simulated PSP, as `config` says: the system clock, or the
+    /// test clock when [`Config::modo_teste`] is set.
     pub fn new(store: Arc<dyn Store>, config: Config) -> Self {
         let psp = Arc::new(PspSimulado::new(
             store.clone(),
@@ -74,6 +77,13 @@ impl AppState {
             &config.pix_cidade,
         ));
         let limitador = config.rate_limit.map(|n| store.limitador(n));
+        let teste = config
+            .modo_teste
+            .as_ref()
+            .map(|c| Arc::new(crate::modo_teste::ModoTeste::new(c)));
+        let relogio = teste
+            .as_ref()
+            .map_or_else(Relogio::sistema, |t| t.relogio.relogio());
         AppState {
             store,
             pix: psp.clone(),
@@ -84,7 +94,8 @@ impl AppState {
                 .nao_autenticados_por_segundo
                 .map(|n| Arc::new(LimitadorIp::new(n))),
             config: Arc::new(config),
-            relogio: Relogio::sistema(),
+            relogio,
+            teste,
             caches: Caches::new(),
             segredo: Arc::default(),
         }

@@ -176,7 +176,7 @@ pub async fn run() -> Vec<Figura> {
 
     if let Some(admin) = std::env::var("DATABASE_URL").ok().filter(|u| !u.is_empty()) {
         let nome = format!("carapi_escala_{}", std::process::id());
-        let url = com_banco(&admin, &nome);
+        let url = carapi_tests::pg::com_banco(&admin, &nome);
         let m = medir(&["seed", "--synthetic", &n_texto, "--database", &url]);
         figuras.push(figura(
             "Scale: `seed --synthetic N`, PostgreSQL (info)",
@@ -184,32 +184,9 @@ pub async fn run() -> Vec<Figura> {
             &m,
             false,
         ));
-        apagar_banco(&admin, &nome).await;
+        carapi_tests::pg::apagar_banco(&admin, &nome).await;
     } else {
         println!("scale: DATABASE_URL not set; no PostgreSQL row");
     }
     figuras
-}
-
-/// `url` with its database name replaced by `nome`.
-fn com_banco(url: &str, nome: &str) -> String {
-    let (base, query) = url.split_once('?').map_or((url, ""), |(b, q)| (b, q));
-    let inicio = base.find("://").map_or(0, |i| i + 3);
-    let raiz = base[inicio..]
-        .find('/')
-        .map_or(base, |i| &base[..inicio + i]);
-    if query.is_empty() {
-        format!("{raiz}/{nome}")
-    } else {
-        format!("{raiz}/{nome}?{query}")
-    }
-}
-
-async fn apagar_banco(admin: &str, nome: &str) {
-    use sqlx::Connection;
-    if let Ok(mut c) = sqlx::PgConnection::connect(admin).await {
-        let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS \"{nome}\" WITH (FORCE)"))
-            .execute(&mut c)
-            .await;
-    }
 }

@@ -2,6 +2,7 @@
 //! store, driven through the SDK and through the real `carapi` binary and examples.
 
 mod cli;
+mod duble;
 mod erros;
 mod exemplos;
 mod limites;

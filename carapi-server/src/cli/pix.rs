@@ -37,7 +37,14 @@ pub(super) async fn run(c: Comando) -> anyhow::Result<ExitCode> {
         .await
         .context("abrindo o banco")?;
     let segredo = a.webhook_secret.as_deref().filter(|s| !s.trim().is_empty());
-    pagar_via_webhook(store.as_ref(), &a.server, segredo, &a.payment_id).await?;
+    pagar_via_webhook(
+        store.as_ref(),
+        &a.server,
+        segredo,
+        &a.payment_id,
+        chrono::Utc::now(),
+    )
+    .await?;
     println!(
         "pagamento {} confirmado por webhook em {}",
         a.payment_id, a.server

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::config::{BIND_PADRAO, Config, ReciboModo};
 use crate::http::borda::Borda;
+use crate::modo_teste::ConfigTeste;
 
 /// Options of `serve`.
 #[derive(Debug, clap::Args)]
@@ -51,9 +52,34 @@ pub struct Args {
     /// Failed authentications per second per client address before 429 (0 disables).
     #[arg(long, env = "CARAPI_LIMITE_NAO_AUTENTICADO", default_value_t = 20)]
     limite_nao_autenticado: u32,
+    /// Run as a test double: a movable clock, faults on demand and the /_teste routes (see the
+    /// server README). Refused unless --bind is a loopback address.
+    #[arg(long)]
+    modo_teste: bool,
+    /// Bearer token of the /_teste routes (default: a random one, printed at start).
+    #[arg(
+        long,
+        env = "CARAPI_TOKEN_TESTE",
+        hide_env_values = true,
+        requires = "modo_teste"
+    )]
+    token_teste: Option<String>,
 }
 
 pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
+    if a.modo_teste && !a.bind.ip().is_loopback() {
+        eprintln!(
+            "erro: --modo-teste só escuta em endereço de loopback (127.0.0.1 ou ::1), não em {}",
+            a.bind
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let token_teste = a.modo_teste.then(|| {
+        a.token_teste
+            .clone()
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or_else(|| format!("teste_{}", hex::encode(rand::random::<[u8; 24]>())))
+    });
     let config = Config {
         bind: a.bind,
         database_url: a.banco.database,
@@ -70,6 +96,9 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
             conexoes_maximas: a.conexoes_maximas.max(1),
             nao_autenticados_por_segundo: NonZeroU32::new(a.limite_nao_autenticado),
         },
+        modo_teste: token_teste
+            .clone()
+            .map(|token| ConfigTeste { token: Some(token) }),
         ..Config::default()
     };
     let server = crate::spawn(config).await?;
@@ -79,6 +108,9 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         eprintln!(
             "segredo do webhook PIX: o do banco (veja com `carapi-server webhook-secret --database ...`)"
         );
+    }
+    if let Some(token) = token_teste {
+        eprintln!("modo de teste: rotas /_teste com Authorization: Bearer {token}");
     }
     sinal().await;
     tracing::info!("sinal recebido; encerrando");

@@ -10,12 +10,11 @@ use carapi_sdk::{
     SaldoResponse, UsoHoje, UsoItem, UsoMes, UsoResponse,
 };
 use chrono::Duration;
-use rust_decimal::Decimal;
 
 use super::error::ApiError;
 use super::extract::{Autenticado, Corpo, Parametros};
 use super::paginacao;
-use crate::ledger::{self, LIMITE_DIARIO_MAXIMO, LIMITE_MENSAL_MAXIMO, PERIODO_USO_DIAS};
+use crate::ledger::{self, PERIODO_USO_DIAS};
 use crate::money::Centavos;
 use crate::state::AppState;
 use crate::store::{Conta, FiltroHistorico};
@@ -168,34 +167,9 @@ pub async fn atualizar_limites(
             "Informe limiteDiarioRequisicoes e/ou limiteMensalReais.",
         ));
     }
-    let diario = match patch.limite_diario_requisicoes {
-        Some(Some(v)) if v > LIMITE_DIARIO_MAXIMO => {
-            return Err(limite_invalido(format!(
-                "limiteDiarioRequisicoes deve estar entre 0 e {LIMITE_DIARIO_MAXIMO}."
-            )));
-        }
-        Some(Some(0)) => Some(None),
-        outro => outro,
-    };
-    let mensal = match patch.limite_mensal_reais {
-        None => None,
-        Some(None) => Some(None),
-        Some(Some(v)) => {
-            let fora = || {
-                limite_invalido(
-                    "limiteMensalReais deve estar entre 0 e 1000000 (em reais, até 2 casas decimais).",
-                )
-            };
-            if v < Decimal::ZERO {
-                return Err(fora());
-            }
-            let c = Centavos::from_reais(v).ok_or_else(fora)?;
-            if c > LIMITE_MENSAL_MAXIMO {
-                return Err(fora());
-            }
-            Some((c.0 > 0).then_some(c))
-        }
-    };
+    let (diario, mensal) =
+        ledger::limites_do_patch(patch.limite_diario_requisicoes, patch.limite_mensal_reais)
+            .map_err(limite_invalido)?;
     let conta = st
         .store
         .atualizar_limites(conta.id, diario, mensal)

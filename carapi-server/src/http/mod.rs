@@ -34,16 +34,25 @@ use crate::{auth, limits};
 use error::{ApiError, Limite};
 
 /// The whole application: `/v1` (bearer key and rate limit on every route), `/webhooks/pix`
-/// and `/openapi.json`, behind the edge middleware, which runs before routing.
+/// and `/openapi.json` (and, on a test-mode server, `/_teste`, see [`crate::modo_teste`]),
+/// behind the edge middleware, which runs before routing.
 pub fn router(state: AppState) -> Router {
     let v1 = Router::new()
         .merge(car::router())
         .merge(proprietario::router())
         .merge(conta::router())
         .merge(recarga::router())
+        // Inner to `autenticar`: the test mode's faults see the account.
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            crate::modo_teste::aplicar::aplicar,
+        ))
         .route_layer(middleware::from_fn_with_state(state.clone(), autenticar));
-    let rotas = Router::new()
-        .merge(v1)
+    let mut rotas = Router::new().merge(v1);
+    if state.teste.is_some() {
+        rotas = rotas.merge(crate::modo_teste::rotas::router(state.clone()));
+    }
+    let rotas = rotas
         .merge(webhooks::router())
         .merge(crate::openapi::router())
         .fallback(rota_desconhecida)

@@ -1,0 +1,161 @@
+//! What the test mode does on request, shared by the Rust API
+//! (`carapi_server::testing::ServidorTeste`) and the `/_teste` routes: create an account with
+//! its limits, pay a top-up with or without the webhook, read an account's state.
+
+use carapi_sdk::CpfCnpj;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::money::Centavos;
+use crate::startup::{self, ContaCriada, NovaConta, ServerError};
+use crate::state::AppState;
+use crate::store::ContaId;
+
+/// An account to create in a test: [`NovaConta`] plus its consumption limits.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", default)]
+pub struct NovaContaTeste {
+    /// Initial balance in BRL (default 100.00).
+    pub saldo: Decimal,
+    /// On the legacy price table (docs/contrato.md, "Prices").
+    pub legado: bool,
+    /// The linked user's CPF/CNPJ (default a valid fictitious CPF); `None` makes
+    /// `POST /v1/recarga` answer `DOCUMENTO_AUSENTE`.
+    pub documento: Option<String>,
+    /// Daily limit of charged lookups (Brasília day); `None` = none.
+    pub limite_diario: Option<u32>,
+    /// Monthly spending limit in BRL (Brasília month); `None` = none.
+    pub limite_mensal: Option<Decimal>,
+}
+
+impl Default for NovaContaTeste {
+    fn default() -> Self {
+        NovaContaTeste {
+            saldo: NovaConta::default().saldo,
+            legado: false,
+            documento: Some(startup::DOCUMENTO_PADRAO.to_owned()),
+            limite_diario: None,
+            limite_mensal: None,
+        }
+    }
+}
+
+/// An account's state as the store has it, read without HTTP.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct EstadoConta {
+    /// Account id.
+    #[cfg_attr(feature = "openapi", schema(value_type = i64))]
+    pub conta_id: ContaId,
+    /// Balance in BRL.
+    pub saldo: Decimal,
+    /// Still on the legacy price table.
+    pub legado: bool,
+    /// Daily limit of charged lookups.
+    pub limite_diario: Option<u32>,
+    /// Monthly spending limit in BRL.
+    pub limite_mensal: Option<Decimal>,
+    /// Total charged so far in BRL (the ledger's debits).
+    pub debitado: Decimal,
+    /// The ledger check ([`crate::store::Razao::consistente`]): balance = credits - debits,
+    /// debits = what the history charged, credits = initial balance + confirmed top-ups.
+    pub razao_consistente: bool,
+}
+
+/// Creates the account `nova` with the test clock's time and sets its limits.
+///
+/// # Errors
+/// [`ServerError::Invalido`] for a negative balance, fractions of a centavo, an invalid
+/// document or limits outside the contract's ranges ([`crate::ledger::limites_do_patch`]);
+/// [`ServerError::Store`].
+pub async fn criar_conta(st: &AppState, nova: NovaContaTeste) -> Result<ContaCriada, ServerError> {
+    let documento = nova
+        .documento
+        .as_deref()
+        .map(|d| {
+            CpfCnpj::parse(d).map_err(|e| ServerError::Invalido(format!("documento {d:?}: {e}")))
+        })
+        .transpose()?;
+    let (diario, mensal) =
+        crate::ledger::limites_do_patch(Some(nova.limite_diario), Some(nova.limite_mensal))
+            .map_err(ServerError::Invalido)?;
+    let criada = startup::criar_conta_em(
+        st.store.as_ref(),
+        NovaConta {
+            saldo: nova.saldo,
+            legado: nova.legado,
+            documento,
+            email: Some("cliente@example.com".into()),
+        },
+        st.relogio.agora(),
+    )
+    .await?;
+    if nova.limite_diario.is_some() || nova.limite_mensal.is_some() {
+        st.store
+            .atualizar_limites(criada.conta_id, diario, mensal)
+            .await?;
+    }
+    Ok(criada)
+}
+
+/// Plays the payer and the PSP for the top-up `recarga_id`: marks its charge paid in the
+/// simulated PSP's book at the test clock's time and, when `webhook`, delivers the signed
+/// webhook to this server (the top-up is then `Confirmado`); without it only reconciliation
+/// will see the payment.
+///
+/// # Errors
+/// [`ServerError::NaoEncontrado`] for an unknown top-up or charge; [`ServerError::Webhook`]
+/// when the delivery fails; [`ServerError::Store`].
+pub async fn pagar(st: &AppState, recarga_id: Uuid, webhook: bool) -> Result<(), ServerError> {
+    let recarga = st
+        .store
+        .recarga_por_id(recarga_id)
+        .await?
+        .ok_or_else(|| ServerError::NaoEncontrado(format!("recarga {recarga_id}")))?;
+    let agora = st.relogio.agora();
+    if !webhook {
+        if !st.store.psp_pagar(&recarga.payment_id, agora).await? {
+            return Err(ServerError::NaoEncontrado(format!(
+                "cobrança PIX {}",
+                recarga.payment_id
+            )));
+        }
+        return Ok(());
+    }
+    let endereco = st
+        .teste
+        .as_ref()
+        .and_then(|t| t.endereco.get().copied())
+        .ok_or_else(|| ServerError::Webhook("servidor ainda sem endereço".into()))?;
+    let segredo = st.segredo_webhook().await?;
+    startup::pagar_via_webhook(
+        st.store.as_ref(),
+        &format!("http://{endereco}"),
+        Some(&segredo),
+        &recarga.payment_id,
+        agora,
+    )
+    .await
+}
+
+/// The state of account `id`.
+///
+/// # Errors
+/// [`ServerError::NaoEncontrado`] for an unknown account; [`ServerError::Store`].
+pub async fn estado_conta(st: &AppState, id: ContaId) -> Result<EstadoConta, ServerError> {
+    let nao_ha = || ServerError::NaoEncontrado(format!("conta {id}"));
+    let conta = st.store.conta(id).await?.ok_or_else(nao_ha)?;
+    let razao = st.store.razao(id).await?.ok_or_else(nao_ha)?;
+    Ok(EstadoConta {
+        conta_id: id,
+        saldo: conta.saldo.reais(),
+        legado: conta.legado,
+        limite_diario: conta.limite_diario,
+        limite_mensal: conta.limite_mensal.map(Centavos::reais),
+        debitado: razao.debitos.reais(),
+        razao_consistente: razao.consistente(),
+    })
+}

@@ -1,0 +1,81 @@
+//! [`ConstrutorTeste`]: how a [`ServidorTeste`] starts.
+
+use std::num::NonZeroU32;
+
+use tokio::net::TcpListener;
+
+use super::ServidorTeste;
+use crate::config::Config;
+use crate::modo_teste::ConfigTeste;
+use crate::startup::{ServerError, abrir_store, carregar_dados_embutidos, spawn_com};
+use crate::state::AppState;
+
+/// Options of a [`ServidorTeste`]: database, rate limit, `/_teste` token, and any other
+/// [`Config`] field.
+#[derive(Debug, Clone)]
+#[must_use = "nothing starts until `iniciar().await`"]
+pub struct ConstrutorTeste {
+    config: Config,
+}
+
+impl Default for ConstrutorTeste {
+    /// In-memory SQLite, bundled records, the contract's rate limit, `127.0.0.1:0`.
+    fn default() -> Self {
+        let mut config = Config::local("sqlite::memory:");
+        config.modo_teste = Some(ConfigTeste::default());
+        ConstrutorTeste { config }
+    }
+}
+
+impl ConstrutorTeste {
+    /// Another database (`postgres://...` for the PostgreSQL store; accounts are created per
+    /// test, so tests may share one database).
+    pub fn banco(mut self, url: impl Into<String>) -> Self {
+        self.config.database_url = url.into();
+        self
+    }
+
+    /// Requests per second per key; `None` turns the limiter off.
+    pub fn limite_taxa(mut self, por_segundo: Option<u32>) -> Self {
+        self.config.rate_limit = por_segundo.and_then(NonZeroU32::new);
+        self
+    }
+
+    /// Opens the `/_teste` HTTP routes with this bearer token (closed by default).
+    pub fn token_http(mut self, token: impl Into<String>) -> Self {
+        self.config.modo_teste = Some(ConfigTeste {
+            token: Some(token.into()),
+        });
+        self
+    }
+
+    /// Changes any other field of the server's [`Config`] (the test mode stays on).
+    pub fn config(mut self, f: impl FnOnce(&mut Config)) -> Self {
+        f(&mut self.config);
+        self.config
+            .modo_teste
+            .get_or_insert_with(ConfigTeste::default);
+        self
+    }
+
+    /// Starts the server.
+    ///
+    /// # Errors
+    /// [`ServerError::Store`] when the database cannot be opened; [`ServerError::Io`] when the
+    /// address cannot be bound.
+    pub async fn iniciar(self) -> Result<ServidorTeste, ServerError> {
+        let store = abrir_store(&self.config.database_url).await?;
+        if self.config.load_bundled_data {
+            carregar_dados_embutidos(store.as_ref()).await?;
+        }
+        let listener = TcpListener::bind(self.config.bind).await?;
+        let state = AppState::new(store, self.config);
+        state.segredo_webhook().await?;
+        let teste = state
+            .teste
+            .clone()
+            .ok_or_else(|| ServerError::Invalido("modo de teste desligado".into()))?;
+        let servidor = spawn_com(state, listener).await?;
+        Ok(ServidorTeste { servidor, teste })
+    }
+}

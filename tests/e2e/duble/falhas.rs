@@ -1,0 +1,187 @@
+//! One test per fault kind: what the client sees, and that the ledger stays exact.
+
+use std::time::Duration;
+
+use carapi_sdk::{Error, ErrorCode, EscopoLimite, dec};
+use carapi_server::testing::{Falha, LimiteFalha, ServidorTeste};
+
+use super::em_cada_banco;
+use crate::{CODIGO_REAL, assert_api_error};
+
+/// The ledger check of every account the test created.
+async fn razao_exata(srv: &ServidorTeste, conta: &carapi_server::ContaCriada) {
+    let estado = srv.conta_de(conta).await.unwrap();
+    assert!(estado.razao_consistente, "{estado:?}");
+}
+
+#[tokio::test]
+async fn a_contract_error_answers_before_the_handler_and_charges_nothing() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().saldo(dec!(10)).criar().await.unwrap();
+        let c = srv.client(&conta).unwrap();
+        srv.falhar(Falha::erro(ErrorCode::ErroInterno).em("/v1/car/{codigoCar}"));
+        assert_api_error(c.car(CODIGO_REAL).await, ErrorCode::ErroInterno);
+        // One request only: the next one is served and charged once.
+        c.car(CODIGO_REAL).await.unwrap();
+        let estado = srv.conta_de(&conta).await.unwrap();
+        assert_eq!(estado.debitado, dec!(1.00));
+        razao_exata(&srv, &conta).await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn erro_pix_creates_no_top_up() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().criar().await.unwrap();
+        let c = srv.client(&conta).unwrap();
+        // Every attempt (the SDK re-sends a 502), until cleared.
+        srv.falhar(Falha::erro(ErrorCode::ErroPix).em("/v1/recarga").sempre());
+        let nova = carapi_sdk::NovaRecarga {
+            valor: dec!(500),
+            confirmar_novos_precos: false,
+        };
+        assert_api_error(c.criar_recarga(&nova).await, ErrorCode::ErroPix);
+        let pagina = c.recargas(&Default::default()).await.unwrap();
+        assert_eq!(pagina.total, 0, "no top-up after ERRO_PIX");
+        srv.limpar_falhas();
+        let r = c.criar_recarga(&nova).await.unwrap();
+        assert!(!r.reaproveitada);
+        razao_exata(&srv, &conta).await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_daily_429_reports_its_limit_and_is_not_retried() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().criar().await.unwrap();
+        let c = srv.client(&conta).unwrap();
+        srv.falhar(Falha::limite(LimiteFalha::Diario, 3600).em("/v1/car/{codigoCar}"));
+        let e = assert_api_error(c.car(CODIGO_REAL).await, ErrorCode::LimiteExcedido);
+        assert_eq!(e.retry_after, Some(Duration::from_secs(3600)));
+        assert_eq!(e.limite, Some(EscopoLimite::Diario));
+        assert_eq!(srv.conta_de(&conta).await.unwrap().debitado, dec!(0));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_reset_before_the_answer_charges_nothing() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().criar().await.unwrap();
+        let c = srv.client(&conta).unwrap();
+        srv.falhar(Falha::ResetarConexao.em("/v1/car/{codigoCar}"));
+        let e = c.car(CODIGO_REAL).await.unwrap_err();
+        assert!(matches!(e, Error::Transport { .. }), "{e:?}");
+        let estado = srv.conta_de(&conta).await.unwrap();
+        assert_eq!(estado.debitado, dec!(0), "the handler never ran");
+        razao_exata(&srv, &conta).await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_charge_committed_then_dropped_is_charged_once_and_not_resent() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().saldo(dec!(10)).criar().await.unwrap();
+        let c = srv.client(&conta).unwrap();
+        srv.falhar(Falha::PerderRespostaAposCobrar.em("/v1/car/{codigoCar}"));
+        let e = c.car(CODIGO_REAL).await.unwrap_err();
+        assert!(e.may_have_charged(), "{e:?}");
+        assert!(!e.is_retryable());
+        let estado = srv.conta_de(&conta).await.unwrap();
+        assert_eq!(estado.debitado, dec!(1.00), "charged once, never twice");
+        assert_eq!(estado.saldo, dec!(9.00));
+        razao_exata(&srv, &conta).await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_receipt_cut_after_its_headers_leaves_no_file_and_one_charge() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().saldo(dec!(50)).criar().await.unwrap();
+        let c = srv.client(&conta).unwrap();
+        srv.falhar(Falha::CortarCorpo { bytes: 500 }.em("/v1/car/{codigoCar}/recibo"));
+        let dir = tempfile::tempdir().unwrap();
+        let destino = dir.path().join("recibo.pdf");
+        let e = c
+            .recibo_para_arquivo(CODIGO_REAL, &destino)
+            .await
+            .unwrap_err();
+        assert!(e.may_have_charged(), "the 200 arrived: {e:?}");
+        assert!(!destino.exists(), "no half PDF");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        assert_eq!(srv.conta_de(&conta).await.unwrap().debitado, dec!(11.00));
+        razao_exata(&srv, &conta).await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn recibo_indisponivel_before_the_headers_is_free() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().saldo(dec!(50)).criar().await.unwrap();
+        let c = srv
+            .client_builder(&conta)
+            .retry(carapi_sdk::RetryPolicy::disabled())
+            .build()
+            .unwrap();
+        srv.falhar(Falha::erro(ErrorCode::ReciboIndisponivel).em("/v1/car/{codigoCar}/recibo"));
+        assert_api_error(c.recibo(CODIGO_REAL).await, ErrorCode::ReciboIndisponivel);
+        assert_eq!(srv.conta_de(&conta).await.unwrap().debitado, dec!(0));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_delay_makes_the_client_time_out() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().criar().await.unwrap();
+        let c = srv
+            .client_builder(&conta)
+            .timeout(Duration::from_millis(300))
+            .retry(carapi_sdk::RetryPolicy::disabled())
+            .build()
+            .unwrap();
+        srv.falhar(Falha::atraso(Duration::from_secs(2)).em("/v1/saldo"));
+        let e = c.saldo().await.unwrap_err();
+        assert!(matches!(e, Error::Transport { .. }), "{e:?}");
+        // The rule is spent: the next call is served at once.
+        c.saldo().await.unwrap();
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn rules_are_per_account_and_per_count() {
+    em_cada_banco(|srv| async move {
+        let a = srv.conta().criar().await.unwrap();
+        let b = srv.conta().criar().await.unwrap();
+        let (ca, cb) = (srv.client(&a).unwrap(), srv.client(&b).unwrap());
+        let ca = ca.com_timeout(Duration::from_secs(5));
+        srv.falhar(
+            Falha::erro(ErrorCode::ErroInterno)
+                .em("/v1/limites")
+                .da_conta(a.conta_id)
+                .proximas(2),
+        );
+        cb.limites().await.unwrap();
+        assert_api_error(ca.limites().await, ErrorCode::ErroInterno);
+        cb.limites().await.unwrap();
+        assert_api_error(ca.limites().await, ErrorCode::ErroInterno);
+        ca.limites().await.unwrap();
+    })
+    .await;
+}
+
+#[test]
+#[should_panic(expected = "rota desconhecida")]
+fn a_typo_in_a_route_template_fails_the_test() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let srv = ServidorTeste::iniciar().await.unwrap();
+        srv.falhar(Falha::ResetarConexao.em("/v1/carro/{codigo}"));
+    });
+}

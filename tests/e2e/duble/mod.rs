@@ -1,0 +1,40 @@
+//! The reference server as a test double (`carapi_server::testing`): one test per fault kind
+//! and per clock-driven rule, each run on SQLite and, when `DATABASE_URL` is set, on
+//! PostgreSQL; the SDK's retry, lost-answer, spend-cap and waiter behaviours against it; the
+//! same over the `/_teste` HTTP routes.
+
+mod falhas;
+mod http;
+mod relogio;
+mod sdk;
+
+use std::future::Future;
+
+use carapi_server::testing::ServidorTeste;
+use carapi_tests::pg;
+
+/// Runs `cenario` against a fresh test server over in-memory SQLite, then, when
+/// `DATABASE_URL` is set, over a PostgreSQL database of its own (created, then dropped; a
+/// message says when it is skipped).
+async fn em_cada_banco<F, Fut>(cenario: F)
+where
+    F: Fn(ServidorTeste) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let srv = ServidorTeste::iniciar()
+        .await
+        .expect("servidor de teste em SQLite");
+    cenario(srv).await;
+    let Some(admin) = std::env::var("DATABASE_URL").ok().filter(|u| !u.is_empty()) else {
+        eprintln!("DATABASE_URL não definida: cenário só em SQLite");
+        return;
+    };
+    let nome = pg::nome_unico("carapi_duble");
+    let srv = ServidorTeste::construtor()
+        .banco(pg::com_banco(&admin, &nome))
+        .iniciar()
+        .await
+        .unwrap_or_else(|e| panic!("servidor de teste em PostgreSQL: {e}"));
+    cenario(srv).await;
+    pg::apagar_banco(&admin, &nome).await;
+}

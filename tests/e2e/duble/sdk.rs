@@ -1,0 +1,155 @@
+//! The SDK's behaviours against the double over a real socket: what it retries, what it
+//! refuses to re-send, how its spend cap counts an uncertain charge, how its waiter sees a
+//! top-up that only reconciliation confirms.
+
+use std::time::{Duration, Instant};
+
+use carapi_sdk::{Error, ErrorCode, NovaRecarga, RecargaStatus, dec};
+use carapi_server::testing::{Falha, LimiteFalha};
+
+use super::em_cada_banco;
+use crate::CODIGO_REAL;
+
+#[tokio::test]
+async fn a_503_with_retry_after_is_retried_and_charged_once() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().saldo(dec!(50)).criar().await.unwrap();
+        let c = srv.client(&conta).unwrap();
+        srv.falhar(
+            Falha::Erro {
+                codigo: ErrorCode::ServicoIndisponivel,
+                retry_after: Some(1),
+                limite: None,
+            }
+            .em("/v1/car/{codigoCar}/recibo")
+            .proximas(2),
+        );
+        let inicio = Instant::now();
+        let recibo = c.recibo(CODIGO_REAL).await.unwrap();
+        assert!(recibo.bytes.starts_with(b"%PDF"));
+        assert!(
+            inicio.elapsed() >= Duration::from_secs(2),
+            "waited Retry-After twice"
+        );
+        let estado = srv.conta_de(&conta).await.unwrap();
+        assert_eq!(estado.debitado, dec!(11.00), "three attempts, one charge");
+        assert!(estado.razao_consistente);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_rate_429_is_retried_after_its_retry_after() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().criar().await.unwrap();
+        let c = srv.client(&conta).unwrap();
+        srv.falhar(Falha::limite(LimiteFalha::Taxa, 1).em("/v1/car/{codigoCar}"));
+        c.car(CODIGO_REAL).await.unwrap();
+        assert_eq!(srv.conta_de(&conta).await.unwrap().debitado, dec!(1.00));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_reset_free_call_is_retried_but_a_lost_charged_answer_is_not() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().criar().await.unwrap();
+        let c = srv.client(&conta).unwrap();
+        srv.falhar(Falha::ResetarConexao.em("/v1/saldo"));
+        c.saldo()
+            .await
+            .expect("a free call is re-sent after a reset");
+        srv.falhar(Falha::PerderRespostaAposCobrar.em("/v1/car/{codigoCar}/completo"));
+        let e = c.car_completo(CODIGO_REAL).await.unwrap_err();
+        assert!(matches!(e, Error::Transport { sent: true, .. }), "{e:?}");
+        assert_eq!(srv.conta_de(&conta).await.unwrap().debitado, dec!(2.30));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_spend_cap_counts_an_uncertain_charge_until_history_settles_it() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().saldo(dec!(10)).criar().await.unwrap();
+        let c = srv
+            .client_builder(&conta)
+            .max_spend(dec!(3.00))
+            .build()
+            .unwrap();
+        srv.falhar(Falha::PerderRespostaAposCobrar.em("/v1/car/{codigoCar}"));
+        assert!(c.car(CODIGO_REAL).await.unwrap_err().may_have_charged());
+        assert_eq!(c.gasto().incerto, dec!(1.00));
+        // 1.00 uncertain + 2.30 > 3.00: refused before sending.
+        let e = c.car_completo(CODIGO_REAL).await.unwrap_err();
+        assert!(matches!(e, Error::SpendLimit { .. }), "{e:?}");
+        let r = c.resolver_incertos().await.unwrap();
+        assert_eq!(r.cobradas, 1);
+        let g = c.gasto();
+        assert_eq!((g.confirmado, g.incerto), (dec!(1.00), dec!(0)));
+        assert_eq!(srv.conta_de(&conta).await.unwrap().debitado, dec!(1.00));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_402_in_the_middle_of_a_batch_stops_it_without_a_debit() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().saldo(dec!(2.50)).criar().await.unwrap();
+        let c = srv.client(&conta).unwrap();
+        let mut feitas = 0;
+        let erro = loop {
+            match c.car(CODIGO_REAL).await {
+                Ok(_) => feitas += 1,
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(feitas, 2);
+        assert_eq!(erro.code(), Some(&ErrorCode::SaldoInsuficiente));
+        let falta = c
+            .falta(&erro)
+            .await
+            .unwrap()
+            .expect("a 402 has a shortfall");
+        assert_eq!(falta.falta, dec!(0.50));
+        let estado = srv.conta_de(&conta).await.unwrap();
+        assert_eq!((estado.saldo, estado.debitado), (dec!(0.50), dec!(2.00)));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_waiter_sees_a_top_up_that_only_reconciliation_confirms() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().saldo(dec!(0)).criar().await.unwrap();
+        let c = srv
+            .client_builder(&conta)
+            .poll_interval_unchecked(Duration::from_millis(50))
+            .build()
+            .unwrap();
+        let r = c
+            .criar_recarga(&NovaRecarga {
+                valor: dec!(500),
+                confirmar_novos_precos: false,
+            })
+            .await
+            .unwrap();
+        srv.pagar(r.recarga_id).sem_webhook().await.unwrap();
+        let espera = {
+            let c = c.clone();
+            tokio::spawn(async move {
+                c.aguardar_recarga(r.recarga_id, Duration::from_secs(30))
+                    .await
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(
+            !espera.is_finished(),
+            "still pending before the clock moves"
+        );
+        srv.avancar(Duration::from_secs(120)).await.unwrap();
+        let st = espera.await.unwrap().unwrap();
+        assert_eq!(st.status, RecargaStatus::Confirmado);
+        assert_eq!(st.saldo_atual, dec!(500));
+    })
+    .await;
+}
