@@ -263,3 +263,81 @@ async fn serve_logs_its_address_pix_pay_confirms_and_sigterm_stops_gracefully() 
     let status = child.wait().unwrap();
     assert!(status.success(), "graceful shutdown exits 0: {status:?}");
 }
+
+#[test]
+fn serve_modo_teste_refuses_a_non_loopback_address() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = db(&dir);
+    let out = Command::new(BIN)
+        .args([
+            "serve",
+            "--modo-teste",
+            "--bind",
+            "0.0.0.0:0",
+            "--database",
+            &url,
+        ])
+        .env_remove("CARAPI_DATABASE_URL")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("loopback"), "{err}");
+}
+
+#[tokio::test]
+async fn serve_modo_teste_prints_its_token_and_opens_the_test_routes() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = db(&dir);
+    let mut child = Command::new(BIN)
+        .args([
+            "serve",
+            "--modo-teste",
+            "--bind",
+            "127.0.0.1:0",
+            "--database",
+            &url,
+        ])
+        .env_remove("CARAPI_TOKEN_TESTE")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let (mut base, mut token) = (None, None);
+    while base.is_none() || token.is_none() {
+        let line = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("serve logs its address and token");
+        if let Some(u) = line.split_whitespace().find(|w| w.starts_with("http://")) {
+            base = Some(u.to_owned());
+        }
+        if let Some(t) =
+            line.strip_prefix("modo de teste: rotas /_teste com Authorization: Bearer ")
+        {
+            token = Some(t.trim().to_owned());
+        }
+    }
+    let (base, token) = (base.unwrap(), token.unwrap());
+    let http = reqwest::Client::new();
+    let url_relogio = format!("{base}/_teste/relogio");
+    let sem = http.get(&url_relogio).send().await.unwrap();
+    assert_eq!(sem.status(), 401);
+    let com = http
+        .get(&url_relogio)
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(com.status(), 200);
+    let v: Value = com.json().await.unwrap();
+    assert!(v["agora"].is_string(), "{v}");
+    let _ = child.kill();
+    let _ = child.wait();
+}
