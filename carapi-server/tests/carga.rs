@@ -370,12 +370,15 @@ fn wfs_estragado(dir: &tempfile::TempDir, indice: usize, estragar: impl Fn(&mut 
     saida
 }
 
+/// A corruption applied to a WFS feature.
+type Estrago = Box<dyn Fn(&mut Value)>;
+
 #[tokio::test]
 async fn wfs_geometria_ruim_e_recusada_com_o_indice_da_feicao() {
     let dir = tempfile::tempdir().unwrap();
     let url = sqlite_url(&dir);
     let anel = |f: &mut Value| f["geometry"]["coordinates"][0][0].clone();
-    let casos: Vec<(usize, Box<dyn Fn(&mut Value)>, &str)> = vec![
+    let casos: Vec<(usize, Estrago, &str)> = vec![
         (
             3,
             Box::new(move |f: &mut Value| {

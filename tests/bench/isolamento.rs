@@ -88,7 +88,7 @@ async fn vitimas(base: &str, chaves: &[String]) -> Medida {
                 while Instant::now() < fim {
                     tick.tick().await;
                     n += 1;
-                    let pago = n % 2 == 0;
+                    let pago = n.is_multiple_of(2);
                     let url = if pago {
                         format!("{base}/v1/proprietario/{DOCUMENTO}")
                     } else {

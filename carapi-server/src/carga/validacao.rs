@@ -23,7 +23,7 @@ pub fn validar(caminho: &Path, barra: &ProgressBar) -> Result<u64, CargaError> {
             for r in LeitorCsv::new(BufReader::with_capacity(1 << 16, abrir(caminho)?))? {
                 r?;
                 n += 1;
-                if n % 4096 == 0 {
+                if n.is_multiple_of(4096) {
                     barra.set_position(n);
                 }
             }

@@ -463,7 +463,7 @@ mod tests {
         }
         let inteiro = colecao(&[feicao(QUADRADO), feicao(QUADRADO)]);
         assert!(matches!(
-            ler(inteiro[..inteiro.len() - 40].as_bytes()),
+            ler(&inteiro.as_bytes()[..inteiro.len() - 40]),
             Err(WfsError::Feicao { indice: 1, .. })
         ));
     }
