@@ -87,10 +87,7 @@ mod testes {
         let srv = ServidorTeste::iniciar().await.unwrap();
         let conta = srv.conta().saldo(dec!(0)).criar().await.unwrap();
         let client = srv.client(&conta).unwrap();
-        let nova = NovaRecarga {
-            valor: dec!(500),
-            confirmar_novos_precos: false,
-        };
+        let nova = NovaRecarga::new(dec!(500));
         let recarga = client.criar_recarga(&nova).await.unwrap();
 
         srv.pagar(recarga.recarga_id).sem_webhook().await.unwrap();

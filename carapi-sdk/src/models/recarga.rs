@@ -127,6 +127,17 @@ pub struct NovaRecarga {
     pub confirmar_novos_precos: bool,
 }
 
+impl NovaRecarga {
+    /// A top-up of `valor` BRL for an account on the current prices
+    /// (`confirmar_novos_precos: false`; set it for a legacy-price account).
+    pub fn new(valor: Decimal) -> Self {
+        NovaRecarga {
+            valor,
+            confirmar_novos_precos: false,
+        }
+    }
+}
+
 /// `previewBonus` of [`RecargaCriadaResponse`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

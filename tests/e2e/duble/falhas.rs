@@ -37,10 +37,7 @@ async fn erro_pix_creates_no_top_up() {
         let c = srv.client(&conta).unwrap();
         // Every attempt (the SDK re-sends a 502), until cleared.
         srv.falhar(Falha::erro(ErrorCode::ErroPix).em("/v1/recarga").sempre());
-        let nova = carapi_sdk::NovaRecarga {
-            valor: dec!(500),
-            confirmar_novos_precos: false,
-        };
+        let nova = carapi_sdk::NovaRecarga::new(dec!(500));
         assert_api_error(c.criar_recarga(&nova).await, ErrorCode::ErroPix);
         let pagina = c.recargas(&Default::default()).await.unwrap();
         assert_eq!(pagina.total, 0, "no top-up after ERRO_PIX");

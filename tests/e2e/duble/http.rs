@@ -132,13 +132,7 @@ async fn accounts_faults_clock_and_payments_over_http() {
         .await;
     assert_eq!(st, 204);
 
-    let r = c
-        .criar_recarga(&NovaRecarga {
-            valor: dec!(500),
-            confirmar_novos_precos: false,
-        })
-        .await
-        .unwrap();
+    let r = c.criar_recarga(&NovaRecarga::new(dec!(500))).await.unwrap();
     let pagar = format!("/_teste/recargas/{}/pagar", r.recarga_id);
     let (st, _) = h.post(&pagar, json!({"webhook": false})).await;
     assert_eq!(st, 204);

@@ -11,10 +11,7 @@ use super::em_cada_banco;
 use crate::{CODIGO_REAL, assert_api_error};
 
 fn quinhentos() -> NovaRecarga {
-    NovaRecarga {
-        valor: dec!(500),
-        confirmar_novos_precos: false,
-    }
+    NovaRecarga::new(dec!(500))
 }
 
 /// Seconds from the server clock to one minute past the next Brasília midnight.

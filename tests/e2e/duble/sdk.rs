@@ -126,13 +126,7 @@ async fn the_waiter_sees_a_top_up_that_only_reconciliation_confirms() {
             .poll_interval_unchecked(Duration::from_millis(50))
             .build()
             .unwrap();
-        let r = c
-            .criar_recarga(&NovaRecarga {
-                valor: dec!(500),
-                confirmar_novos_precos: false,
-            })
-            .await
-            .unwrap();
+        let r = c.criar_recarga(&NovaRecarga::new(dec!(500))).await.unwrap();
         srv.pagar(r.recarga_id).sem_webhook().await.unwrap();
         let espera = {
             let c = c.clone();
