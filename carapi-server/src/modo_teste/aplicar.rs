@@ -17,6 +17,10 @@ use crate::http::servidor::Conexao;
 use crate::state::AppState;
 use crate::store::ContaId;
 
+/// How long a cut body waits, after its first bytes, before the reset: enough for hyper to
+/// flush the status, the headers and those bytes to the socket.
+const ESPERA_ANTES_DO_CORTE: Duration = Duration::from_millis(50);
+
 /// Applies the first matching fault rule, if any, to `req` (see [`Falha`] for what each does).
 pub async fn aplicar(State(st): State<AppState>, req: Request, next: Next) -> Response {
     let Some(teste) = st.teste.as_ref() else {
@@ -89,7 +93,7 @@ async fn resetar(conexao: Option<Conexao>) -> Response {
 /// `resposta` with its status and headers and only the first `bytes` bytes of its body, after
 /// which the connection is reset.
 async fn cortar(resposta: Response, bytes: u64, conexao: Option<Conexao>) -> Response {
-    let (partes, corpo) = resposta.into_parts();
+    let (mut partes, corpo) = resposta.into_parts();
     let completo = match axum::body::to_bytes(corpo, usize::MAX).await {
         Ok(b) => b,
         Err(_) => return resetar(conexao).await,
@@ -100,6 +104,9 @@ async fn cortar(resposta: Response, bytes: u64, conexao: Option<Conexao>) -> Res
     let inicio: Bytes = completo.slice(..n);
     let corte = stream::once(async move { Ok::<Bytes, std::io::Error>(inicio) }).chain(
         stream::once(async move {
+            // Pending for a moment first, so hyper writes the headers and the first bytes out
+            // before the connection goes.
+            tokio::time::sleep(ESPERA_ANTES_DO_CORTE).await;
             if let Some(c) = conexao {
                 c.resetar();
             }
@@ -108,6 +115,11 @@ async fn cortar(resposta: Response, bytes: u64, conexao: Option<Conexao>) -> Res
                 "corpo cortado pelo modo de teste",
             ))
         }),
+    );
+    // The whole length is announced, as for the real body: the client sees a short body.
+    partes.headers.insert(
+        axum::http::header::CONTENT_LENGTH,
+        axum::http::HeaderValue::from(total),
     );
     Response::from_parts(partes, Body::from_stream(corte))
 }

@@ -182,3 +182,59 @@ fn a_typo_in_a_route_template_fails_the_test() {
         srv.falhar(Falha::ResetarConexao.em("/v1/carro/{codigo}"));
     });
 }
+
+/// Reads everything `req` gets back over a raw socket: the bytes, and how the stream ended.
+async fn bruto(base: &str, req: String) -> (Vec<u8>, std::io::Result<usize>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = base.trim_start_matches("http://");
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tcp.write_all(req.as_bytes()).await.unwrap();
+    let mut recebido = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match tcp.read(&mut buf).await {
+            Ok(0) => return (recebido, Ok(0)),
+            Ok(n) => recebido.extend_from_slice(&buf[..n]),
+            Err(e) => return (recebido, Err(e)),
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_connection_ends_with_a_tcp_reset_and_a_cut_body_after_its_headers() {
+    let srv = ServidorTeste::iniciar().await.unwrap();
+    let conta = srv.conta().saldo(dec!(50)).criar().await.unwrap();
+    let pedido = |path: &str| {
+        format!(
+            "GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\r\n",
+            conta.api_key
+        )
+    };
+    srv.falhar(Falha::ResetarConexao.em("/v1/saldo"));
+    let (bytes, fim) = bruto(&srv.base_url(), pedido("/v1/saldo")).await;
+    assert!(bytes.is_empty(), "nothing answered");
+    let e = fim.expect_err("a reset, not an orderly close");
+    assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}");
+
+    srv.falhar(Falha::CortarCorpo { bytes: 100 }.em("/v1/car/{codigoCar}/recibo"));
+    let path = format!("/v1/car/{CODIGO_REAL}/recibo");
+    let (bytes, fim) = bruto(&srv.base_url(), pedido(&path)).await;
+    let texto = String::from_utf8_lossy(&bytes);
+    assert!(texto.starts_with("HTTP/1.1 200"), "{texto}");
+    let corpo = texto.split("\r\n\r\n").nth(1).unwrap_or("");
+    assert!(corpo.starts_with("%PDF"), "{corpo:?}");
+    let declarado: usize = texto
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-length: ")
+                .map(str::to_owned)
+        })
+        .expect("content-length")
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(declarado > 100, "the whole PDF was announced");
+    assert_eq!(bytes.len() - texto.find("\r\n\r\n").unwrap() - 4, 100);
+    assert_eq!(fim.unwrap_err().kind(), std::io::ErrorKind::ConnectionReset);
+}
