@@ -119,7 +119,7 @@ async fn cortar(resposta: Response, bytes: u64, conexao: Option<Conexao>) -> Res
     // The whole length is announced, as for the real body: the client sees a short body.
     partes.headers.insert(
         axum::http::header::CONTENT_LENGTH,
-        axum::http::HeaderValue::from(total),
+        axum::http::HeaderValue::from(completo.len()),
     );
     Response::from_parts(partes, Body::from_stream(corte))
 }
