@@ -87,8 +87,8 @@ impl Default for Config {
             pix_falha: false,
             load_bundled_data: true,
             rate_limit: NonZeroU32::new(10),
-            pix_location_base: "pix.carapi.example/qr/v2/cob".to_owned(),
-            pix_nome: "CARAPI DADOS RURAIS".to_owned(),
+            pix_location_base: "CARAPI.EXAMPLE/PIX".to_owned(),
+            pix_nome: "CARAPI".to_owned(),
             pix_cidade: "BRASILIA".to_owned(),
             borda: crate::http::borda::Borda::default(),
         }
