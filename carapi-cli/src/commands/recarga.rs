@@ -285,31 +285,45 @@ fn mostrar_criada(
             ctx.shell.campos(&c, Formato::Csv)?;
         }
         Formato::Table | Formato::Geojson => {
-            // The payload first, so that the QR code, the amount and the spinner below it stay
-            // on one 80x24 screen while waiting.
-            let sh = &mut ctx.shell;
-            mostrar_pix(sh, &r.qr_code)?;
-            sh.line(format!(
+            let mut antes = vec![format!("ID da recarga: {}", r.recarga_id)];
+            if r.reaproveitada {
+                antes.push(
+                    "(reaproveitada: PIX pendente do mesmo valor, criado há menos de 10 min)".into(),
+                );
+            }
+            let valor = format!(
                 "Recarga de {}: bônus {} ({}), total {}",
                 brl::format(r.valor),
                 brl::format(r.preview_bonus.valor_bonus),
                 Celula::percentual(r.preview_bonus.percentual_bonus).humano,
                 brl::format(r.preview_bonus.total_creditado)
-            ))?;
-            if r.reaproveitada {
-                sh.line("(reaproveitada: PIX pendente do mesmo valor, criado há menos de 10 min)")?;
-            }
-            sh.line(format!("ID da recarga: {}", r.recarga_id))?;
+            );
+            mostrar_pix(&mut ctx.shell, &r.qr_code, &antes, &valor)?;
         }
     }
     Ok(())
 }
 
-/// `PIX copia e cola:`, the payload, then the QR code.
-fn mostrar_pix(sh: &mut crate::output::Shell, payload: &str) -> Result<()> {
+/// The PIX screen: `PIX copia e cola:`, the payload and the `antes` lines (they may scroll
+/// away), then the QR code and one line with the amount, `valor`, right under it.
+///
+/// Sized for an 80x24 terminal: the reference server's BR Code is a version-5 QR code (37
+/// modules) at level L ([`qr::NIVEL`]), 21 lines with the quiet zone ([`qr::ZONA`]); with the
+/// amount line and the waiting spinner below it, the whole code stays on screen, with one line
+/// to spare.
+fn mostrar_pix(
+    sh: &mut crate::output::Shell,
+    payload: &str,
+    antes: &[String],
+    valor: &str,
+) -> Result<()> {
     sh.line("PIX copia e cola:")?;
     sh.line(payload)?;
+    for l in antes {
+        sh.line(l)?;
+    }
     sh.line(qr::render(payload, sh.out_color())?)?;
+    sh.line(valor)?;
     Ok(())
 }
 
@@ -423,14 +437,15 @@ async fn status(
         return final_status(ctx, &st, formato);
     }
     if formato == Formato::Table {
-        ctx.shell.line(format!(
+        let linha = format!(
             "Recarga {} de {}: {}",
             st.recarga_id,
             brl::format(st.valor),
             st.status
-        ))?;
-        if let Some(payload) = &st.qr_code {
-            mostrar_pix(&mut ctx.shell, payload)?;
+        );
+        match &st.qr_code {
+            Some(payload) => mostrar_pix(&mut ctx.shell, payload, &[], &linha)?,
+            None => ctx.shell.line(linha)?,
         }
         ctx.shell.flush()?;
     }
