@@ -21,6 +21,7 @@ use carapi_sdk::{
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
+use crate::argumentos::{parse_duracao, parse_id};
 use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::{CliError, Kind, Result};
@@ -54,13 +55,13 @@ pub enum Sub {
     /// Status de uma recarga; com --wait, aguarda até Confirmado ou Rejeitado
     Status {
         /// ID da recarga
-        #[arg(value_name = "ID")]
+        #[arg(value_name = "ID", value_parser = parse_id)]
         id: Uuid,
         /// Aguarda o pagamento
         #[arg(long)]
         wait: bool,
         /// Tempo máximo de espera com --wait (ex.: 30m, 1h)
-        #[arg(long, value_name = "DUR", default_value = "30m")]
+        #[arg(long, value_name = "DUR", default_value = "30m", value_parser = parse_duracao)]
         timeout: humantime::Duration,
         #[command(flatten)]
         #[allow(missing_docs)]
@@ -81,7 +82,7 @@ pub struct CriarArgs {
     #[arg(long)]
     pub no_wait: bool,
     /// Tempo máximo de espera (ex.: 30m, 1h, 90s)
-    #[arg(long, value_name = "DUR", default_value = "30m")]
+    #[arg(long, value_name = "DUR", default_value = "30m", value_parser = parse_duracao)]
     pub timeout: humantime::Duration,
     /// Grava também a imagem PNG do QR code (para abrir em outro aparelho)
     #[arg(long, value_name = "ARQUIVO")]
@@ -244,7 +245,10 @@ fn salvar_png(p: &std::path::Path, base64_png: &str) -> Result<()> {
     use base64::Engine;
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(base64_png.trim())
-        .map_err(|e| CliError::other("QR", format!("qrCodeBase64 inválido: {e}")))?;
+        .map_err(|e| {
+            tracing::debug!("qrCodeBase64: {e}");
+            CliError::other("QR", "qrCodeBase64 inválido: não é base64")
+        })?;
     std::fs::write(p, bytes).map_err(|e| CliError::io_at(p, e))
 }
 
