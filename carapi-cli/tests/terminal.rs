@@ -240,10 +240,11 @@ fn br_code_do_servidor(s: &Servidor) -> String {
     })
 }
 
-fn tela_do_pix(colorido: bool) {
-    let s = Servidor::novo();
+/// The PIX screen of `args` at 80x24: the code decodes to the server's BR Code, with `linha`
+/// (the amount) and the spinner on the same screen; Ctrl-C then stops with exit 130.
+fn tela_do_pix(s: &Servidor, args: &[&str], colorido: bool, linha: &str) {
     let env: &[(&str, &str)] = if colorido { &[] } else { &[("NO_COLOR", "1")] };
-    let mut t = Tela::abrir(&s, &["recarga", "criar", "500"], env);
+    let mut t = Tela::abrir(s, args, env);
     t.esperar("Aguardando o pagamento");
     std::thread::sleep(Duration::from_millis(300));
     // One screen: the code, the amount and the spinner together.
@@ -251,10 +252,10 @@ fn tela_do_pix(colorido: bool) {
         let p = t.tela.lock().unwrap();
         (p.screen().contents(), modulos_da_tela(&p, colorido))
     };
-    assert!(texto.contains("Recarga de R$ 500,00"), "{texto}");
+    assert!(texto.contains(linha), "{linha:?} not on the screen:\n{texto}");
     assert!(texto.contains("Aguardando o pagamento do PIX"), "{texto}");
     let payload = decodificar(&bits, &texto);
-    assert_eq!(payload, br_code_do_servidor(&s), "the QR is the server's BR Code");
+    assert_eq!(payload, br_code_do_servidor(s), "the QR is the server's BR Code");
     assert_eq!(
         carapi_sdk::domain::pix::valor(&payload).unwrap(),
         Some(dec("500.00")),
@@ -270,12 +271,29 @@ fn tela_do_pix(colorido: bool) {
 
 #[test]
 fn pix_screen_decodes_with_the_amount_and_the_spinner() {
-    tela_do_pix(true);
+    let s = Servidor::novo();
+    tela_do_pix(&s, &["recarga", "criar", "500"], true, "Recarga de R$ 500,00");
 }
 
 #[test]
 fn pix_screen_without_colour_decodes_on_a_dark_background() {
-    tela_do_pix(false);
+    let s = Servidor::novo();
+    tela_do_pix(&s, &["recarga", "criar", "500"], false, "Recarga de R$ 500,00");
+}
+
+#[test]
+fn status_wait_shows_the_same_pix_screen() {
+    let s = Servidor::novo();
+    let o = s
+        .cmd()
+        .args(["recarga", "criar", "500", "--no-wait", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let id = v["recargaId"].as_str().unwrap().to_owned();
+    let linha = format!("Recarga {id} de R$ 500,00: Pendente");
+    tela_do_pix(&s, &["recarga", "status", &id, "--wait"], true, &linha);
 }
 
 #[test]
