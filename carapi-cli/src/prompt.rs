@@ -30,15 +30,12 @@ pub fn confirmar(pergunta: &str) -> Result<bool> {
         })?;
     drop(err);
     let mut linha = String::new();
-    io::stdin()
-        .lock()
-        .read_line(&mut linha)
-        .map_err(|e| {
-            CliError::other(
-                "ES",
-                format!("confirmação: {}", crate::estrangeiros::io(&e)),
-            )
-        })?;
+    io::stdin().lock().read_line(&mut linha).map_err(|e| {
+        CliError::other(
+            "ES",
+            format!("confirmação: {}", crate::estrangeiros::io(&e)),
+        )
+    })?;
     Ok(eh_sim(&linha))
 }
 

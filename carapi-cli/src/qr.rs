@@ -35,11 +35,13 @@ pub const ZONA: usize = 2;
 /// # Errors
 /// When the payload is too long for a QR code (not the case for a PIX BR Code).
 pub fn codigo(payload: &str) -> Result<QrCode> {
-    QrCode::with_error_correction_level(payload.as_bytes(), NIVEL)
-        .map_err(|e| {
-            tracing::debug!("qrcode: {e}");
-            CliError::other("QR", "não foi possível gerar o QR code: conteúdo grande demais")
-        })
+    QrCode::with_error_correction_level(payload.as_bytes(), NIVEL).map_err(|e| {
+        tracing::debug!("qrcode: {e}");
+        CliError::other(
+            "QR",
+            "não foi possível gerar o QR code: conteúdo grande demais",
+        )
+    })
 }
 
 /// Renders `payload` as half-block text (lines joined by `\n`, no trailing newline): the code

@@ -45,8 +45,16 @@ fn a_bad_top_up_id_is_a_portuguese_usage_error() {
 #[test]
 fn a_bad_base_url_is_a_portuguese_usage_error() {
     let s = Servidor::novo();
-    let o = s.cmd().args(["--base-url", "foo", "saldo"]).output().unwrap();
-    assert_portugues(&o, 2, "URL inválida \"foo\": falta o esquema: comece com http://");
+    let o = s
+        .cmd()
+        .args(["--base-url", "foo", "saldo"])
+        .output()
+        .unwrap();
+    assert_portugues(
+        &o,
+        2,
+        "URL inválida \"foo\": falta o esquema: comece com http://",
+    );
     let o = s
         .cmd_sem_credenciais()
         .args(["config", "set", "base-url", "http://[::1"])
@@ -62,7 +70,10 @@ fn a_keyring_failure_is_told_in_portuguese() {
     let o = s
         .cmd_sem_credenciais()
         .env_remove("CARAPI_KEYRING")
-        .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/carapi-test-bus")
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/carapi-test-bus",
+        )
         .args(["login", "--with-key-stdin"])
         .write_stdin("chave-de-teste\n")
         .output()
@@ -79,7 +90,13 @@ fn other_argument_errors_are_portuguese_usage_errors() {
     let s = Servidor::novo();
     for (args, esperado) in [
         (
-            &["recarga", "status", "0b5c9e2a-1f3d-4c6e-9a7b-2d4e6f8a0c1e", "--timeout", "5x"][..],
+            &[
+                "recarga",
+                "status",
+                "0b5c9e2a-1f3d-4c6e-9a7b-2d4e6f8a0c1e",
+                "--timeout",
+                "5x",
+            ][..],
             "use um número e uma unidade",
         ),
         (&["recargas", "--page", "0"][..], "a partir de 1"),

@@ -252,10 +252,17 @@ fn tela_do_pix(s: &Servidor, args: &[&str], colorido: bool, linha: &str) {
         let p = t.tela.lock().unwrap();
         (p.screen().contents(), modulos_da_tela(&p, colorido))
     };
-    assert!(texto.contains(linha), "{linha:?} not on the screen:\n{texto}");
+    assert!(
+        texto.contains(linha),
+        "{linha:?} not on the screen:\n{texto}"
+    );
     assert!(texto.contains("Aguardando o pagamento do PIX"), "{texto}");
     let payload = decodificar(&bits, &texto);
-    assert_eq!(payload, br_code_do_servidor(s), "the QR is the server's BR Code");
+    assert_eq!(
+        payload,
+        br_code_do_servidor(s),
+        "the QR is the server's BR Code"
+    );
     assert_eq!(
         carapi_sdk::domain::pix::valor(&payload).unwrap(),
         Some(dec("500.00")),
@@ -272,13 +279,23 @@ fn tela_do_pix(s: &Servidor, args: &[&str], colorido: bool, linha: &str) {
 #[test]
 fn pix_screen_decodes_with_the_amount_and_the_spinner() {
     let s = Servidor::novo();
-    tela_do_pix(&s, &["recarga", "criar", "500"], true, "Recarga de R$ 500,00");
+    tela_do_pix(
+        &s,
+        &["recarga", "criar", "500"],
+        true,
+        "Recarga de R$ 500,00",
+    );
 }
 
 #[test]
 fn pix_screen_without_colour_decodes_on_a_dark_background() {
     let s = Servidor::novo();
-    tela_do_pix(&s, &["recarga", "criar", "500"], false, "Recarga de R$ 500,00");
+    tela_do_pix(
+        &s,
+        &["recarga", "criar", "500"],
+        false,
+        "Recarga de R$ 500,00",
+    );
 }
 
 #[test]

@@ -31,9 +31,9 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     }
     let chave = if args.with_key_stdin {
         let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .map_err(|e| CliError::other("ES", format!("stdin: {}", crate::estrangeiros::io(&e))))?;
+        std::io::stdin().read_to_string(&mut s).map_err(|e| {
+            CliError::other("ES", format!("stdin: {}", crate::estrangeiros::io(&e)))
+        })?;
         s
     } else if ctx.shell.can_prompt() {
         dialoguer::Password::new()

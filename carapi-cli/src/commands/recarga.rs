@@ -292,7 +292,8 @@ fn mostrar_criada(
             let mut antes = vec![format!("ID da recarga: {}", r.recarga_id)];
             if r.reaproveitada {
                 antes.push(
-                    "(reaproveitada: PIX pendente do mesmo valor, criado há menos de 10 min)".into(),
+                    "(reaproveitada: PIX pendente do mesmo valor, criado há menos de 10 min)"
+                        .into(),
                 );
             }
             let valor = format!(

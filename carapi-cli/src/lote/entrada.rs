@@ -180,6 +180,18 @@ fn escolher_coluna(
     Ok((idx, cabecalho))
 }
 
+/// A CSV reading error in Portuguese (the csv crate's text is English).
+fn motivo_csv(e: &csv::Error) -> String {
+    match e.kind() {
+        csv::ErrorKind::Io(io) => crate::estrangeiros::io(io),
+        csv::ErrorKind::Utf8 { .. } => "linha que não é texto UTF-8".to_owned(),
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!("a linha tem {len} campos; a primeira tem {expected_len}"),
+        _ => "linha CSV inválida".to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,17 +257,5 @@ mod tests {
     fn first_row_with_digits_is_not_a_header() {
         let e = ler("12345\n", TipoChave::Documento);
         assert_eq!(e.invalidas.len(), 1);
-    }
-}
-
-/// A CSV reading error in Portuguese (the csv crate's text is English).
-fn motivo_csv(e: &csv::Error) -> String {
-    match e.kind() {
-        csv::ErrorKind::Io(io) => crate::estrangeiros::io(io),
-        csv::ErrorKind::Utf8 { .. } => "linha que não é texto UTF-8".to_owned(),
-        csv::ErrorKind::UnequalLengths {
-            expected_len, len, ..
-        } => format!("a linha tem {len} campos; a primeira tem {expected_len}"),
-        _ => "linha CSV inválida".to_owned(),
     }
 }
