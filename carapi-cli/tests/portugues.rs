@@ -4,7 +4,7 @@
 use crate::harness::*;
 
 /// English fragments of the wrapped crates' messages that must not reach the user.
-const INGLES: [&str; 12] = [
+const INGLES: [&str; 13] = [
     "invalid",
     "found 3",
     "relative URL",
@@ -17,6 +17,7 @@ const INGLES: [&str; 12] = [
     "Connection refused",
     "Platform secure storage",
     "TOML parse error",
+    "Address already in use",
 ];
 
 #[track_caller]
@@ -129,4 +130,17 @@ fn file_network_and_config_errors_are_portuguese() {
     std::fs::write(config.join("config.toml"), "base_url = \"http://x\"\n[[[\n").unwrap();
     let o = s.cmd_sem_credenciais().args(["saldo"]).output().unwrap();
     assert_portugues(&o, 1, "TOML inválido na linha 2");
+}
+
+#[test]
+fn a_busy_listen_address_is_told_in_portuguese() {
+    let s = Servidor::novo();
+    let ocupada = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let endereco = ocupada.local_addr().unwrap().to_string();
+    let o = s
+        .cmd()
+        .args(["local", "serve", "--bind", &endereco])
+        .output()
+        .unwrap();
+    assert_portugues(&o, 1, "servidor local: endereço já em uso");
 }
