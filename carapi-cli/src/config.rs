@@ -79,8 +79,15 @@ impl ConfigFile {
         let path = paths.config_file();
         match fs::read_to_string(&path) {
             Ok(text) => toml::from_str(&text).map_err(|e| {
-                CliError::other("CONFIG", format!("{}: {e}", path.display()))
-                    .hint("corrija o arquivo ou apague-o e use carapi config set")
+                tracing::debug!("config.toml: {e}");
+                let linha = e
+                    .span()
+                    .map_or(1, |s| text[..s.start].matches('\n').count() + 1);
+                CliError::other(
+                    "CONFIG",
+                    format!("{}: TOML inválido na linha {linha}", path.display()),
+                )
+                .hint("corrija o arquivo ou apague-o e use carapi config set")
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ConfigFile::default()),
             Err(e) => Err(CliError::io_at(&path, e)),
@@ -106,8 +113,11 @@ impl ConfigFile {
 /// Usage error when it is not an http(s) URL.
 pub fn parse_base_url(input: &str) -> Result<String> {
     let url = url::Url::parse(input.trim()).map_err(|e| {
-        CliError::usage(format!("URL inválida {input:?}: {e}"))
-            .hint("ex.: https://api.exemplo.com.br")
+        CliError::usage(format!(
+            "URL inválida {input:?}: {}",
+            crate::estrangeiros::url(e)
+        ))
+        .hint("ex.: https://api.exemplo.com.br")
     })?;
     if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
         return Err(CliError::usage(format!(

@@ -129,14 +129,21 @@ fn with_keyring<T: Send + 'static>(
             let r = keyring::Entry::new(SERVICE, USER).and_then(|e| op(&e));
             let _ = tx.send(r);
         })
-        .map_err(|e| Indisponivel::Falha(e.to_string()))?;
+        .map_err(|e| Indisponivel::Falha(crate::estrangeiros::io(&e)))?;
     match rx.recv_timeout(KEYRING_TIMEOUT) {
         Ok(Err(e @ (keyring::Error::PlatformFailure(_) | keyring::Error::NoStorageAccess(_)))) => {
-            Err(Indisponivel::Falha(e.to_string()))
+            Err(falha(&e))
         }
         Ok(r) => Ok(r),
         Err(_) => Err(Indisponivel::TempoEsgotado),
     }
+}
+
+/// A keyring failure in Portuguese ([`crate::estrangeiros::chaveiro`]); the crate's own text
+/// goes to the debug log (`-vv`).
+fn falha(e: &keyring::Error) -> Indisponivel {
+    tracing::debug!("chaveiro: {e}");
+    Indisponivel::Falha(crate::estrangeiros::chaveiro(e))
 }
 
 /// Finds the key: `CARAPI_API_KEY`, keyring, file. `Ok(None)` when there is none.
@@ -188,7 +195,7 @@ pub fn salvar(paths: &Paths, chave: &str) -> Result<Salvo> {
             let _ = std::fs::remove_file(paths.credentials_file());
             Ok(Salvo::Chaveiro)
         }
-        Ok(Err(e)) => salvar_arquivo(paths, chave, Indisponivel::Falha(e.to_string())),
+        Ok(Err(e)) => salvar_arquivo(paths, chave, falha(&e)),
         Err(why) => salvar_arquivo(paths, chave, why),
     }
 }

@@ -139,7 +139,10 @@ impl CliError {
         if e.kind() == io::ErrorKind::BrokenPipe {
             return e.into();
         }
-        Self::other("ES", format!("{}: {e}", path.display()))
+        Self::other(
+            "ES",
+            format!("{}: {}", path.display(), crate::estrangeiros::io(&e)),
+        )
     }
 }
 
@@ -156,21 +159,38 @@ impl From<io::Error> for CliError {
         if e.kind() == io::ErrorKind::BrokenPipe {
             CliError::new(Kind::BrokenPipe, "EPIPE", "saída fechada")
         } else {
-            CliError::other("ES", format!("erro de E/S: {e}"))
+            CliError::other(
+                "ES",
+                format!("erro de E/S: {}", crate::estrangeiros::io(&e)),
+            )
         }
     }
 }
 
 impl From<SdkError> for CliError {
     fn from(e: SdkError) -> Self {
-        match &e {
+        CliError::from_ref(&e)
+    }
+}
+
+impl CliError {
+    /// [`CliError::from`] an SDK error that is only borrowed.
+    pub fn from_ref(e: &SdkError) -> Self {
+        match e {
             SdkError::Api(api) => from_api(api.status, &api.code, &api.message),
             SdkError::Validation(v) => CliError::new(Kind::Usage, "ENTRADA_INVALIDA", v.to_string())
                 .hint("confira o valor: código CAR `UF-IIIIIII-<32 hex>`, CPF com 11 dígitos ou CNPJ com 14"),
-            SdkError::Transport { .. } => CliError::new(Kind::Network, "REDE", e.to_string())
+            SdkError::Transport { .. } => CliError::new(Kind::Network, "REDE", transporte(e))
                 .hint("verifique a conexão e a URL base (carapi config show) e tente de novo"),
-            SdkError::Decode { .. } => CliError::new(Kind::Network, "RESPOSTA_INVALIDA", e.to_string())
-                .hint("a resposta do servidor não segue o contrato; confira a URL base (carapi config show)"),
+            SdkError::Decode { operation, status, path, .. } => {
+                tracing::debug!("{e}");
+                CliError::new(
+                    Kind::Network,
+                    "RESPOSTA_INVALIDA",
+                    format!("resposta inesperada de {operation} (HTTP {status}) em `{path}`"),
+                )
+                .hint("a resposta do servidor não segue o contrato; confira a URL base (carapi config show)")
+            }
             SdkError::SpendLimit { .. } => CliError::other("CUSTO_MAXIMO", e.to_string())
                 .hint("aumente --max-custo para continuar"),
             SdkError::Timeout { recarga_id, .. } => CliError::other("TEMPO_ESGOTADO", e.to_string())
@@ -178,11 +198,52 @@ impl From<SdkError> for CliError {
             SdkError::Io(io) if io.kind() == io::ErrorKind::BrokenPipe => {
                 CliError::new(Kind::BrokenPipe, "EPIPE", "saída fechada")
             }
+            SdkError::Io(io) => CliError::other(
+                "ES",
+                format!("erro de E/S: {}", crate::estrangeiros::io(io)),
+            ),
             SdkError::Config(_) => CliError::new(Kind::Usage, "CONFIG", e.to_string())
                 .hint("confira a URL base: carapi config set base-url URL"),
             _ => CliError::other("ERRO", e.to_string()),
         }
     }
+}
+
+/// The text of an SDK error without the API's own code and hint: what [`CliError::from`] shows
+/// (a transport cause in Portuguese, a decode error without serde's English detail).
+pub fn mensagem(e: &SdkError) -> String {
+    match e {
+        SdkError::Transport { .. } => transporte(e),
+        SdkError::Decode { .. } | SdkError::Io(_) => CliError::from_ref(e).message,
+        _ => e.to_string(),
+    }
+}
+
+/// The SDK's transport error with its cause in Portuguese ([`crate::estrangeiros::transporte`]);
+/// the HTTP stack's own chain goes to the debug log (`-vv`).
+fn transporte(e: &SdkError) -> String {
+    let SdkError::Transport {
+        operation,
+        sent,
+        chargeable,
+        attempts,
+        source,
+    } = e
+    else {
+        return e.to_string();
+    };
+    tracing::debug!("{e}");
+    let fase = if !*sent {
+        "requisição não enviada"
+    } else if *chargeable {
+        "a consulta pode ter sido cobrada"
+    } else {
+        "a requisição pode ter chegado ao servidor"
+    };
+    format!(
+        "falha de comunicação em {operation} (tentativa {attempts}; {fase}): {}",
+        crate::estrangeiros::transporte(source)
+    )
 }
 
 fn from_api(status: u16, code: &ErrorCode, message: &str) -> CliError {

@@ -9,12 +9,14 @@
 #![warn(missing_docs)]
 
 pub mod ajuda;
+pub mod argumentos;
 pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod context;
 pub mod credentials;
 pub mod error;
+pub mod estrangeiros;
 pub mod format;
 #[cfg(feature = "local")]
 pub mod local;
@@ -71,7 +73,10 @@ pub fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(e) => {
             shell.error(
-                &format!("não foi possível iniciar o runtime: {e}"),
+                &format!(
+                    "não foi possível iniciar o runtime: {}",
+                    estrangeiros::io(&e)
+                ),
                 "ERRO",
                 None,
             );

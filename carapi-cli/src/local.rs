@@ -37,6 +37,10 @@ fn server_err(e: ServerError) -> CliError {
             format!("não encontrado: {m}"),
         )
         .hint("confira o ID com carapi --local recargas"),
+        ServerError::Io(io) => CliError::other(
+            "LOCAL",
+            format!("servidor local: {}", crate::estrangeiros::io(&io)),
+        ),
         other => CliError::other("LOCAL", format!("servidor local: {other}")),
     }
 }

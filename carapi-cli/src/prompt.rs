@@ -22,13 +22,20 @@ pub fn confirmar(pergunta: &str) -> Result<bool> {
     let mut err = io::stderr().lock();
     write!(err, "{pergunta} [s/N] ")
         .and_then(|()| err.flush())
-        .map_err(|e| CliError::other("ES", format!("confirmação: {e}")))?;
+        .map_err(|e| {
+            CliError::other(
+                "ES",
+                format!("confirmação: {}", crate::estrangeiros::io(&e)),
+            )
+        })?;
     drop(err);
     let mut linha = String::new();
-    io::stdin()
-        .lock()
-        .read_line(&mut linha)
-        .map_err(|e| CliError::other("ES", format!("confirmação: {e}")))?;
+    io::stdin().lock().read_line(&mut linha).map_err(|e| {
+        CliError::other(
+            "ES",
+            format!("confirmação: {}", crate::estrangeiros::io(&e)),
+        )
+    })?;
     Ok(eh_sim(&linha))
 }
 

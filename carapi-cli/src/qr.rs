@@ -4,8 +4,14 @@
 //!
 //! Size: error-correction level L ([`NIVEL`]: a screen is not a crumpled sticker; the bank's
 //! camera reads a clean, flat image) and a quiet zone of [`ZONA`] modules (the 4 of ISO/IEC 18004
-//! are for print; a camera finds the code on a screen with two, as zbar and rqrr do). A typical
-//! dynamic BR Code of about 150 characters then takes 49 columns and 25 lines instead of 57 and 29.
+//! are for print; on a screen two suffice, even with the terminal's dark background right around
+//! them: the pty test `carapi-cli/tests/terminal.rs` decodes the code from the screen cells read as
+//! a dark terminal shows them). The `qrcode` crate picks the smallest segments (numeric,
+//! alphanumeric, byte), so an upper-case BR Code is much smaller than a lower-case one: the
+//! reference server's (about 150 characters, all in the alphanumeric set but the GUI
+//! `br.gov.bcb.pix`; carapi-server `pix::payload_cobranca`) is a version-5 code, 37 modules: 41
+//! columns and 21 lines here, which leaves an 80x24 screen room for the amount, the waiting
+//! spinner and one more line.
 //!
 //! Colours: a phone reads dark modules on a light background.
 //! - With colour on (stdout a terminal, no `--no-color`/`NO_COLOR`), each line is painted black on
@@ -29,8 +35,13 @@ pub const ZONA: usize = 2;
 /// # Errors
 /// When the payload is too long for a QR code (not the case for a PIX BR Code).
 pub fn codigo(payload: &str) -> Result<QrCode> {
-    QrCode::with_error_correction_level(payload.as_bytes(), NIVEL)
-        .map_err(|e| CliError::other("QR", format!("não foi possível gerar o QR code: {e}")))
+    QrCode::with_error_correction_level(payload.as_bytes(), NIVEL).map_err(|e| {
+        tracing::debug!("qrcode: {e}");
+        CliError::other(
+            "QR",
+            "não foi possível gerar o QR code: conteúdo grande demais",
+        )
+    })
 }
 
 /// Renders `payload` as half-block text (lines joined by `\n`, no trailing newline): the code
@@ -143,6 +154,23 @@ mod tests {
         let text = render(&payload, false).unwrap();
         assert!(text.lines().count() <= 25, "{}", text.lines().count());
         assert!(text.lines().all(|l| l.chars().count() <= 49));
+    }
+
+    #[test]
+    fn the_reference_servers_br_code_fits_21_lines_and_41_columns() {
+        // The simulated PSP's BR Code at the ceiling amount (carapi-server `ledger::VALOR_MAXIMO`).
+        let c = carapi_server::Config::default();
+        let payload = carapi_server::pix::payload_cobranca(
+            &c.pix_location_base,
+            &c.pix_nome,
+            &c.pix_cidade,
+            &carapi_server::pix::novo_payment_id(),
+            carapi_server::ledger::VALOR_MAXIMO,
+        );
+        let text = render(&payload, true).unwrap();
+        assert!(text.lines().count() <= 21, "{}", text.lines().count());
+        let plain = render(&payload, false).unwrap();
+        assert!(plain.lines().all(|l| l.chars().count() <= 41));
     }
 
     #[test]

@@ -10,5 +10,6 @@ mod harness;
 mod local;
 mod lote;
 mod lote_saidas;
+mod portugues;
 mod recarga;
 mod terminal;

@@ -1,13 +1,12 @@
 //! The binary under a real pseudo-terminal (portable-pty), its screen read by a terminal
-//! emulator (vt100): tables fit 80 columns at 80x24, the PIX screen shows a QR code that decodes
-//! (rqrr) with the amount and the spinner on the same screen, prompts answer `[s/N]`, and Ctrl-C
-//! while waiting is a plain stop.
+//! emulator (vt100): tables fit 80 columns at 80x24, the PIX screen shows, on one 80x24 screen, a
+//! QR code that decodes (rqrr) to the server's BR Code, the amount and the spinner, prompts answer
+//! `[s/N]`, and Ctrl-C while waiting is a plain stop.
 //!
-//! The PIX screen is checked at 80x[`LINHAS_PIX`]: the reference server's BR Code has 199
-//! characters, which needs a version-8 QR code (49 modules) even at level L with optimal
-//! segmentation, so 25 text lines at the very least (half blocks, no quiet zone): it cannot fit
-//! 24 lines with anything else. With the CLI's 2-module quiet zone it takes 27 lines, plus the
-//! amount, the id and the spinner.
+//! The QR code is read from the screen cells as a dark-background terminal shows them: painted
+//! cells (black on bright white) as drawn, every other cell dark, text included; without colour,
+//! half blocks are the terminal's light ink. No margin is added around the code: its own quiet
+//! zone is all the decoder gets.
 
 #![cfg(unix)]
 
@@ -21,8 +20,6 @@ use crate::harness::*;
 
 const LINHAS: u16 = 24;
 const COLUNAS: u16 = 80;
-/// Rows of the PIX screen (see the module documentation).
-const LINHAS_PIX: u16 = 31;
 
 /// A `carapi` process on a pseudo-terminal.
 struct Tela {
@@ -34,10 +31,7 @@ struct Tela {
 
 impl Tela {
     fn abrir(s: &Servidor, args: &[&str], env: &[(&str, &str)]) -> Tela {
-        Self::abrir_com(s, args, env, LINHAS)
-    }
-
-    fn abrir_com(s: &Servidor, args: &[&str], env: &[(&str, &str)], linhas: u16) -> Tela {
+        let linhas = LINHAS;
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows: linhas,
@@ -182,45 +176,36 @@ fn car_table_fits_80_columns() {
     }
 }
 
-/// The modules of the QR code on the screen (`true` = dark): painted lines (black on bright
-/// white: glyphs are dark modules) or, with `NO_COLOR`, plain lines (glyphs are light modules).
+/// The screen as a dark-background terminal shows it, two modules per cell (upper and lower
+/// half), `true` = dark: painted cells (black on bright white) are dark where their half block
+/// has ink; without colour, half blocks and spaces are light where the block has ink; every other
+/// cell (text, the unpainted background) is dark.
 fn modulos_da_tela(p: &vt100::Parser, colorido: bool) -> Vec<Vec<bool>> {
     let tela = p.screen();
     let mut linhas = vec![];
     for r in 0..tela.size().0 {
-        let celulas: Vec<(char, bool)> = (0..COLUNAS)
-            .filter_map(|c| tela.cell(r, c))
-            .map(|cell| {
-                let ch = cell.contents().chars().next().unwrap_or(' ');
-                (ch, cell.bgcolor() == vt100::Color::Idx(15))
-            })
-            .collect();
-        let eh_qr = if colorido {
-            celulas.iter().filter(|(_, bg)| *bg).count() > 20
-        } else {
-            let texto: String = celulas.iter().map(|(c, _)| *c).collect();
-            let t = texto.trim_end();
-            t.contains('█') && t.chars().all(|c| "█▀▄ ".contains(c))
-        };
-        if !eh_qr {
-            continue;
-        }
-        let usadas: Vec<char> = celulas
-            .iter()
-            .filter(|(_, bg)| !colorido || *bg)
-            .map(|(c, _)| *c)
-            .collect();
         let (mut cima, mut baixo) = (vec![], vec![]);
-        for c in usadas {
-            let (a, b) = match c {
+        for c in 0..COLUNAS {
+            let cell = tela.cell(r, c);
+            let ch = cell
+                .and_then(|cell| cell.contents().chars().next())
+                .unwrap_or(' ');
+            let pintada = cell.is_some_and(|cell| cell.bgcolor() == vt100::Color::Idx(15));
+            let (a, b) = match ch {
                 '█' => (true, true),
                 '▀' => (true, false),
                 '▄' => (false, true),
                 _ => (false, false),
             };
-            // Ink is dark on the painted code, light on the plain one.
-            cima.push(if colorido { a } else { !a });
-            baixo.push(if colorido { b } else { !b });
+            let (escuro_cima, escuro_baixo) = if colorido && pintada {
+                (a, b)
+            } else if !colorido && "█▀▄ ".contains(ch) {
+                (!a, !b)
+            } else {
+                (true, true)
+            };
+            cima.push(escuro_cima);
+            baixo.push(escuro_baixo);
         }
         linhas.push(cima);
         linhas.push(baixo);
@@ -228,22 +213,13 @@ fn modulos_da_tela(p: &vt100::Parser, colorido: bool) -> Vec<Vec<bool>> {
     linhas
 }
 
+/// Decodes the one QR code in `bits` (4 px a module; dark beyond the edges).
 fn decodificar(bits: &[Vec<bool>], tela: &str) -> String {
     const S: usize = 4;
-    assert!(!bits.is_empty(), "no QR code on the screen:\n{tela}");
     let (h, w) = (bits.len(), bits[0].len());
-    let margem = 4 * S;
-    let mut img = rqrr::PreparedImage::prepare_from_greyscale(
-        w * S + 2 * margem,
-        h * S + 2 * margem,
-        |x, y| {
-            let (x, y) = (x.wrapping_sub(margem) / S, y.wrapping_sub(margem) / S);
-            match bits.get(y).and_then(|l| l.get(x)) {
-                Some(true) => 0,
-                _ => 255,
-            }
-        },
-    );
+    let mut img = rqrr::PreparedImage::prepare_from_greyscale(w * S, h * S, |x, y| {
+        if bits[y / S][x / S] { 0 } else { 255 }
+    });
     let grids = img.detect_grids();
     assert_eq!(
         grids.len(),
@@ -253,20 +229,40 @@ fn decodificar(bits: &[Vec<bool>], tela: &str) -> String {
     grids[0].decode().unwrap().1
 }
 
-fn tela_do_pix(colorido: bool) {
-    let s = Servidor::novo();
+/// The BR Code the server holds for the account's only top-up.
+fn br_code_do_servidor(s: &Servidor) -> String {
+    let c = s.client();
+    s.rt.block_on(async {
+        let lista = c.recargas(&Default::default()).await.unwrap();
+        assert_eq!(lista.itens.len(), 1);
+        let st = c.recarga(lista.itens[0].recarga_id).await.unwrap();
+        st.qr_code.expect("a pending top-up has its BR Code")
+    })
+}
+
+/// The PIX screen of `args` at 80x24: the code decodes to the server's BR Code, with `linha`
+/// (the amount) and the spinner on the same screen; Ctrl-C then stops with exit 130.
+fn tela_do_pix(s: &Servidor, args: &[&str], colorido: bool, linha: &str) {
     let env: &[(&str, &str)] = if colorido { &[] } else { &[("NO_COLOR", "1")] };
-    let mut t = Tela::abrir_com(&s, &["--local", "recarga", "criar", "500"], env, LINHAS_PIX);
+    let mut t = Tela::abrir(s, args, env);
     t.esperar("Aguardando o pagamento");
     std::thread::sleep(Duration::from_millis(300));
-    let texto = t.texto();
-    assert!(texto.contains("Recarga de R$ 500,00"), "{texto}");
-    assert!(texto.contains("ID da recarga: "), "{texto}");
-    let payload = {
+    // One screen: the code, the amount and the spinner together.
+    let (texto, bits) = {
         let p = t.tela.lock().unwrap();
-        decodificar(&modulos_da_tela(&p, colorido), &texto)
+        (p.screen().contents(), modulos_da_tela(&p, colorido))
     };
-    assert!(payload.starts_with("000201"), "{payload}");
+    assert!(
+        texto.contains(linha),
+        "{linha:?} not on the screen:\n{texto}"
+    );
+    assert!(texto.contains("Aguardando o pagamento do PIX"), "{texto}");
+    let payload = decodificar(&bits, &texto);
+    assert_eq!(
+        payload,
+        br_code_do_servidor(s),
+        "the QR is the server's BR Code"
+    );
     assert_eq!(
         carapi_sdk::domain::pix::valor(&payload).unwrap(),
         Some(dec("500.00")),
@@ -277,17 +273,44 @@ fn tela_do_pix(colorido: bool) {
     let (codigo, saida) = t.fim();
     assert_eq!(codigo, 130, "{saida}");
     assert!(!saida.contains("erro:"), "{saida}");
-    assert!(saida.contains("carapi --local recarga status "), "{saida}");
+    assert!(saida.contains("carapi recarga status "), "{saida}");
 }
 
 #[test]
 fn pix_screen_decodes_with_the_amount_and_the_spinner() {
-    tela_do_pix(true);
+    let s = Servidor::novo();
+    tela_do_pix(
+        &s,
+        &["recarga", "criar", "500"],
+        true,
+        "Recarga de R$ 500,00",
+    );
 }
 
 #[test]
 fn pix_screen_without_colour_decodes_on_a_dark_background() {
-    tela_do_pix(false);
+    let s = Servidor::novo();
+    tela_do_pix(
+        &s,
+        &["recarga", "criar", "500"],
+        false,
+        "Recarga de R$ 500,00",
+    );
+}
+
+#[test]
+fn status_wait_shows_the_same_pix_screen() {
+    let s = Servidor::novo();
+    let o = s
+        .cmd()
+        .args(["recarga", "criar", "500", "--no-wait", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let id = v["recargaId"].as_str().unwrap().to_owned();
+    let linha = format!("Recarga {id} de R$ 500,00: Pendente");
+    tela_do_pix(&s, &["recarga", "status", &id, "--wait"], true, &linha);
 }
 
 #[test]

@@ -24,10 +24,10 @@ pub enum Status {
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Página (a partir de 1)
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = crate::argumentos::parse_positivo)]
     pub page: Option<u32>,
     /// Itens por página (máximo 100)
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = crate::argumentos::parse_positivo)]
     pub size: Option<u32>,
     /// Trecho da chave consultada ou do endpoint
     #[arg(long, value_name = "S")]

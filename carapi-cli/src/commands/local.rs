@@ -21,13 +21,13 @@ pub enum Sub {
     /// Roda o servidor de referência em primeiro plano, sobre o armazenamento local (Ctrl-C para parar)
     Serve {
         /// Endereço de escuta
-        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080", value_parser = crate::argumentos::parse_endereco)]
         bind: SocketAddr,
     },
     /// Simula o banco pagando uma recarga pendente do modo local (de outro terminal)
     Pagar {
         /// ID da recarga (mostrado por `carapi --local recarga criar`)
-        #[arg(value_name = "RECARGA_ID")]
+        #[arg(value_name = "RECARGA_ID", value_parser = crate::argumentos::parse_id)]
         recarga_id: Uuid,
     },
 }
@@ -64,7 +64,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             ));
             let r = tokio::signal::ctrl_c().await;
             local.encerrar().await;
-            r.map_err(|e| CliError::other("SINAL", e.to_string()))?;
+            r.map_err(|e| CliError::other("SINAL", crate::estrangeiros::io(&e)))?;
             ctx.shell.note("Servidor local encerrado.");
             Ok(())
         }

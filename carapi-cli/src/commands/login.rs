@@ -31,15 +31,21 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     }
     let chave = if args.with_key_stdin {
         let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .map_err(|e| CliError::other("ES", format!("stdin: {e}")))?;
+        std::io::stdin().read_to_string(&mut s).map_err(|e| {
+            CliError::other("ES", format!("stdin: {}", crate::estrangeiros::io(&e)))
+        })?;
         s
     } else if ctx.shell.can_prompt() {
         dialoguer::Password::new()
             .with_prompt("Chave da API")
             .interact()
-            .map_err(|e| CliError::other("ES", format!("leitura da chave: {e}")))?
+            .map_err(|e| {
+                let dialoguer::Error::IO(io) = &e;
+                CliError::other(
+                    "ES",
+                    format!("leitura da chave: {}", crate::estrangeiros::io(io)),
+                )
+            })?
     } else {
         return Err(CliError::usage("sem terminal para perguntar a chave")
             .hint("printf %s \"$CHAVE\" | carapi login --with-key-stdin"));
@@ -69,7 +75,8 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
                     .hint("confira a chave no painel da conta; nada foi guardado"));
                 }
                 Err(e) => ctx.shell.warn(format!(
-                    "não foi possível verificar a chave ({e}); guardando mesmo assim"
+                    "não foi possível verificar a chave ({}); guardando mesmo assim",
+                    crate::error::mensagem(&e)
                 )),
             }
         }

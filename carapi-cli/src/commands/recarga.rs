@@ -21,6 +21,7 @@ use carapi_sdk::{
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
+use crate::argumentos::{parse_duracao, parse_id};
 use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::{CliError, Kind, Result};
@@ -54,13 +55,13 @@ pub enum Sub {
     /// Status de uma recarga; com --wait, aguarda até Confirmado ou Rejeitado
     Status {
         /// ID da recarga
-        #[arg(value_name = "ID")]
+        #[arg(value_name = "ID", value_parser = parse_id)]
         id: Uuid,
         /// Aguarda o pagamento
         #[arg(long)]
         wait: bool,
         /// Tempo máximo de espera com --wait (ex.: 30m, 1h)
-        #[arg(long, value_name = "DUR", default_value = "30m")]
+        #[arg(long, value_name = "DUR", default_value = "30m", value_parser = parse_duracao)]
         timeout: humantime::Duration,
         #[command(flatten)]
         #[allow(missing_docs)]
@@ -81,7 +82,7 @@ pub struct CriarArgs {
     #[arg(long)]
     pub no_wait: bool,
     /// Tempo máximo de espera (ex.: 30m, 1h, 90s)
-    #[arg(long, value_name = "DUR", default_value = "30m")]
+    #[arg(long, value_name = "DUR", default_value = "30m", value_parser = parse_duracao)]
     pub timeout: humantime::Duration,
     /// Grava também a imagem PNG do QR code (para abrir em outro aparelho)
     #[arg(long, value_name = "ARQUIVO")]
@@ -244,7 +245,10 @@ fn salvar_png(p: &std::path::Path, base64_png: &str) -> Result<()> {
     use base64::Engine;
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(base64_png.trim())
-        .map_err(|e| CliError::other("QR", format!("qrCodeBase64 inválido: {e}")))?;
+        .map_err(|e| {
+            tracing::debug!("qrCodeBase64: {e}");
+            CliError::other("QR", "qrCodeBase64 inválido: não é base64")
+        })?;
     std::fs::write(p, bytes).map_err(|e| CliError::io_at(p, e))
 }
 
@@ -285,31 +289,46 @@ fn mostrar_criada(
             ctx.shell.campos(&c, Formato::Csv)?;
         }
         Formato::Table | Formato::Geojson => {
-            // The payload first, so that the QR code, the amount and the spinner below it stay
-            // on one 80x24 screen while waiting.
-            let sh = &mut ctx.shell;
-            mostrar_pix(sh, &r.qr_code)?;
-            sh.line(format!(
+            let mut antes = vec![format!("ID da recarga: {}", r.recarga_id)];
+            if r.reaproveitada {
+                antes.push(
+                    "(reaproveitada: PIX pendente do mesmo valor, criado há menos de 10 min)"
+                        .into(),
+                );
+            }
+            let valor = format!(
                 "Recarga de {}: bônus {} ({}), total {}",
                 brl::format(r.valor),
                 brl::format(r.preview_bonus.valor_bonus),
                 Celula::percentual(r.preview_bonus.percentual_bonus).humano,
                 brl::format(r.preview_bonus.total_creditado)
-            ))?;
-            if r.reaproveitada {
-                sh.line("(reaproveitada: PIX pendente do mesmo valor, criado há menos de 10 min)")?;
-            }
-            sh.line(format!("ID da recarga: {}", r.recarga_id))?;
+            );
+            mostrar_pix(&mut ctx.shell, &r.qr_code, &antes, &valor)?;
         }
     }
     Ok(())
 }
 
-/// `PIX copia e cola:`, the payload, then the QR code.
-fn mostrar_pix(sh: &mut crate::output::Shell, payload: &str) -> Result<()> {
+/// The PIX screen: `PIX copia e cola:`, the payload and the `antes` lines (they may scroll
+/// away), then the QR code and one line with the amount, `valor`, right under it.
+///
+/// Sized for an 80x24 terminal: the reference server's BR Code is a version-5 QR code (37
+/// modules) at level L ([`qr::NIVEL`]), 21 lines with the quiet zone ([`qr::ZONA`]); with the
+/// amount line and the waiting spinner below it, the whole code stays on screen, with one line
+/// to spare.
+fn mostrar_pix(
+    sh: &mut crate::output::Shell,
+    payload: &str,
+    antes: &[String],
+    valor: &str,
+) -> Result<()> {
     sh.line("PIX copia e cola:")?;
     sh.line(payload)?;
+    for l in antes {
+        sh.line(l)?;
+    }
     sh.line(qr::render(payload, sh.out_color())?)?;
+    sh.line(valor)?;
     Ok(())
 }
 
@@ -423,14 +442,15 @@ async fn status(
         return final_status(ctx, &st, formato);
     }
     if formato == Formato::Table {
-        ctx.shell.line(format!(
+        let linha = format!(
             "Recarga {} de {}: {}",
             st.recarga_id,
             brl::format(st.valor),
             st.status
-        ))?;
-        if let Some(payload) = &st.qr_code {
-            mostrar_pix(&mut ctx.shell, payload)?;
+        );
+        match &st.qr_code {
+            Some(payload) => mostrar_pix(&mut ctx.shell, payload, &[], &linha)?,
+            None => ctx.shell.line(linha)?,
         }
         ctx.shell.flush()?;
     }

@@ -15,10 +15,10 @@ pub struct Args {
     #[arg(long, value_name = "STATUS", value_parser = parse_status)]
     pub status: Option<RecargaStatus>,
     /// Página (a partir de 1)
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = crate::argumentos::parse_positivo)]
     pub page: Option<u32>,
     /// Itens por página (máximo 100)
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = crate::argumentos::parse_positivo)]
     pub size: Option<u32>,
     #[command(flatten)]
     #[allow(missing_docs)]

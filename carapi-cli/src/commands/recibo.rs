@@ -119,8 +119,12 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         && let Err(e) = opener::open(&destino)
     {
         ctx.shell.warn(format!(
-            "não foi possível abrir {} no visualizador: {e}",
-            destino.display()
+            "não foi possível abrir {} no visualizador: {}",
+            destino.display(),
+            match &e {
+                opener::OpenError::Io(io) => crate::estrangeiros::io(io),
+                _ => "nenhum visualizador de PDF respondeu".to_owned(),
+            }
         ));
     }
     let arquivo = destino.display().to_string();

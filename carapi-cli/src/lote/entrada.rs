@@ -109,7 +109,7 @@ pub fn ler_com(texto: &str, tipo: TipoChave, coluna: Option<&str>) -> Result<Ent
                 entrada.invalidas.push(Invalida {
                     linha,
                     valor: String::new(),
-                    motivo: e.to_string(),
+                    motivo: motivo_csv(&e),
                 });
                 continue;
             }
@@ -178,6 +178,18 @@ fn escolher_coluna(
     let valor = primeira.get(idx).unwrap_or("");
     let cabecalho = tipo.normalizar(valor).is_err() && !valor.chars().any(|c| c.is_ascii_digit());
     Ok((idx, cabecalho))
+}
+
+/// A CSV reading error in Portuguese (the csv crate's text is English).
+fn motivo_csv(e: &csv::Error) -> String {
+    match e.kind() {
+        csv::ErrorKind::Io(io) => crate::estrangeiros::io(io),
+        csv::ErrorKind::Utf8 { .. } => "linha que não é texto UTF-8".to_owned(),
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!("a linha tem {len} campos; a primeira tem {expected_len}"),
+        _ => "linha CSV inválida".to_owned(),
+    }
 }
 
 #[cfg(test)]

@@ -233,8 +233,14 @@ fn gerar_arquivo(
             entrada: op.arquivo.display().to_string(),
             resumo,
         };
-        exportar::xlsx(p, &registros, &info)
-            .map_err(|e| CliError::other("XLSX", format!("{}: {e}", p.display())))?;
+        exportar::xlsx(p, &registros, &info).map_err(|e| {
+            let motivo = match &e {
+                rust_xlsxwriter::XlsxError::IoError(io) => crate::estrangeiros::io(io),
+                _ => "falha ao gerar a planilha".to_owned(),
+            };
+            tracing::debug!("xlsx: {e}");
+            CliError::other("XLSX", format!("{}: {motivo}", p.display()))
+        })?;
     } else {
         std::fs::write(p, exportar::geojson(op.tipo, &registros))
             .map_err(|e| CliError::io_at(p, e))?;

@@ -242,7 +242,7 @@ impl Estado {
 fn erro(chave: String, status: StatusLote, e: &SdkError) -> Resultado {
     let (codigo, mensagem) = match e.api() {
         Some(a) => (Some(a.code.as_str().to_owned()), a.message.clone()),
-        None => (None, e.to_string()),
+        None => (None, crate::error::mensagem(e)),
     };
     Resultado {
         chave,

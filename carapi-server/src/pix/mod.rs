@@ -18,12 +18,13 @@ use chrono::{DateTime, Utc};
 use crate::money::Centavos;
 use crate::store::{CobrancaPsp, Store};
 
-/// A charge to create. The server chooses the payment id (the BR Code txid) before asking, as
+/// A charge to create. The server chooses the payment id (the charge's txid) before asking, as
 /// in the BCB PIX API (`PUT /cob/{txid}`), so that the top-up row exists, under its unique
 /// payment id, before any provider charge does ([`reserva`]).
 #[derive(Debug, Clone)]
 pub struct PedidoCobranca {
-    /// The payment id (txid) of the charge, from [`novo_payment_id`].
+    /// The payment id (txid) of the charge, from [`novo_payment_id`]; the last segment of the
+    /// BR Code's location ([`payload_cobranca`]).
     pub payment_id: String,
     /// Amount.
     pub valor: Centavos,
@@ -38,7 +39,7 @@ pub struct PedidoCobranca {
 /// A charge created at the PSP.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CobrancaCriada {
-    /// The PSP's payment id (also the BR Code txid).
+    /// The PSP's payment id (the BR Code's location names it: [`payload_cobranca`]).
     pub payment_id: String,
     /// The BR Code copy-and-paste payload.
     pub qr_code: String,
@@ -116,14 +117,59 @@ impl PspSimulado {
     }
 }
 
-/// A new payment id: `PIX` and 22 upper-case hex characters (25 alphanumerics, the BR Code
-/// txid ceiling).
+/// Letters of a payment id: Crockford's base-32 letters (no `I`, `L`, `O`, `U`, which read as
+/// digits or as each other). Upper case, no digits: see [`novo_payment_id`].
+const LETRAS_PAYMENT_ID: &[u8; 22] = b"ABCDEFGHJKMNPQRSTVWXYZ";
+
+/// Characters of a payment id (22^16, about 2^71 ids).
+pub const TAMANHO_PAYMENT_ID: usize = 16;
+
+/// A new payment id: [`TAMANHO_PAYMENT_ID`] random upper-case letters from
+/// [`LETRAS_PAYMENT_ID`], e.g. `KQZMBXTRAHWDNFJE`.
+///
+/// Short and in the QR code's alphanumeric set (digits, upper-case letters, space and
+/// `$%*+-./:`, 5.5 bits a character instead of 8), because the id is part of the BR Code's
+/// location URL ([`payload_cobranca`]); letters only, because a digit run inside the URL makes the
+/// `qrcode` crate's segment optimizer switch modes and spend more bits than it saves.
 pub fn novo_payment_id() -> String {
-    let hex = uuid::Uuid::new_v4()
-        .simple()
-        .to_string()
-        .to_ascii_uppercase();
-    format!("PIX{}", &hex[..22])
+    use rand::Rng;
+    let mut rng = rand::rng();
+    (0..TAMANHO_PAYMENT_ID)
+        .map(|_| char::from(LETRAS_PAYMENT_ID[rng.random_range(0..LETRAS_PAYMENT_ID.len())]))
+        .collect()
+}
+
+/// The BR Code of a charge of `valor` with id `payment_id`: a dynamic BR Code (docs/dominio.md,
+/// "PIX BR Code") whose location (field `26`/`25`) is `{location_base}/{payment_id}`, merchant
+/// name `nome` (field `59`) and city `cidade` (field `60`).
+///
+/// Sized to be scanned from a terminal: the `qrcode` crate encodes each run of characters in the
+/// smallest QR mode that holds it (numeric, alphanumeric, byte), and everything in this payload
+/// but the mandatory lower-case GUI `br.gov.bcb.pix` is digits, upper-case letters and the
+/// alphanumeric symbols, provided the location, the name and the city are upper case (the
+/// defaults of [`crate::config::Config`] are: a host name is case-insensitive and the path is
+/// the simulator's own). The longest payload (R$ 1.000.000,00, [`crate::ledger::VALOR_MAXIMO`])
+/// then fits a version-5 QR code (37 modules) at error-correction level L, which the CLI draws in
+/// 21 lines of an 80x24 terminal; with the former lower-case location, name and 25-character id it
+/// took version 7 or 8.
+///
+/// The txid (field `62`/`05`) is `***`: in a dynamic BR Code the charge is identified by its
+/// location, which already carries the payment id (docs/dominio.md: `***` when none is given).
+pub fn payload_cobranca(
+    location_base: &str,
+    nome: &str,
+    cidade: &str,
+    payment_id: &str,
+    valor: Centavos,
+) -> String {
+    CobrancaPix {
+        location: format!("{}/{payment_id}", location_base.trim_end_matches('/')),
+        valor: valor.reais(),
+        nome: nome.to_owned(),
+        cidade: cidade.to_owned(),
+        txid: String::new(),
+    }
+    .payload()
 }
 
 #[async_trait]
@@ -135,14 +181,13 @@ impl PixProvider for PspSimulado {
             ));
         }
         let payment_id = pedido.payment_id;
-        let qr_code = CobrancaPix {
-            location: format!("{}/{payment_id}", self.location_base),
-            valor: pedido.valor.reais(),
-            nome: self.nome.clone(),
-            cidade: self.cidade.clone(),
-            txid: payment_id.clone(),
-        }
-        .payload();
+        let qr_code = payload_cobranca(
+            &self.location_base,
+            &self.nome,
+            &self.cidade,
+            &payment_id,
+            pedido.valor,
+        );
         self.store
             .psp_registrar(
                 &payment_id,
@@ -175,5 +220,65 @@ impl PixProvider for PspSimulado {
                 }) => SituacaoPagamento::Pago { em, valor },
             },
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use carapi_sdk::domain::pix;
+    use qrcode::{EcLevel, QrCode};
+
+    use super::*;
+    use crate::config::Config;
+    use crate::ledger::VALOR_MAXIMO;
+
+    fn payload_padrao(payment_id: &str, valor: Centavos) -> String {
+        let c = Config::default();
+        payload_cobranca(
+            &c.pix_location_base,
+            &c.pix_nome,
+            &c.pix_cidade,
+            payment_id,
+            valor,
+        )
+    }
+
+    #[test]
+    fn payment_id_is_16_upper_case_letters() {
+        let id = novo_payment_id();
+        assert_eq!(id.len(), TAMANHO_PAYMENT_ID);
+        assert!(id.bytes().all(|b| LETRAS_PAYMENT_ID.contains(&b)), "{id}");
+        assert_ne!(id, novo_payment_id());
+    }
+
+    #[test]
+    fn br_code_is_valid_and_names_the_charge() {
+        let p = payload_padrao("KQZMBXTRAHWDNFJE", Centavos(50_000));
+        let campos = pix::parse(&p).expect("BR Code");
+        let conta = &campos.iter().find(|f| f.id == "26").expect("26").valor;
+        assert_eq!(
+            conta,
+            "0014br.gov.bcb.pix2535CARAPI.EXAMPLE/PIX/KQZMBXTRAHWDNFJE"
+        );
+        assert_eq!(
+            pix::valor(&p).unwrap(),
+            Some(rust_decimal::Decimal::new(500, 0))
+        );
+        assert!(
+            p.contains("5802BR5906CARAPI6008BRASILIA62070503***6304"),
+            "{p}"
+        );
+    }
+
+    #[test]
+    fn br_code_fits_a_version_5_qr_code_at_level_l() {
+        // Every amount width (R$ 500,00 to the ceiling) and many ids: the CRC and the id change
+        // the segments the encoder picks.
+        for i in 0..2_000_i64 {
+            let valor = [Centavos(50_000), Centavos(9_999_999), VALOR_MAXIMO][(i % 3) as usize];
+            let p = payload_padrao(&novo_payment_id(), valor);
+            let qr = QrCode::with_error_correction_level(p.as_bytes(), EcLevel::L).unwrap();
+            assert!(qr.width() <= 37, "{} modules for {p}", qr.width());
+        }
     }
 }

@@ -1,0 +1,146 @@
+//! Errors of other crates reach the user in Portuguese (`uuid`, `url`, `keyring`, `humantime`,
+//! `std::io`, the HTTP stack, `toml`), with the CLI's exit codes (usage errors exit 2).
+
+use crate::harness::*;
+
+/// English fragments of the wrapped crates' messages that must not reach the user.
+const INGLES: [&str; 13] = [
+    "invalid",
+    "found 3",
+    "relative URL",
+    "without a base",
+    "unknown time unit",
+    "is not in",
+    "socket address",
+    "No such file",
+    "os error",
+    "Connection refused",
+    "Platform secure storage",
+    "TOML parse error",
+    "Address already in use",
+];
+
+#[track_caller]
+fn assert_portugues(o: &std::process::Output, saida: i32, esperado: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(saida), "{err}");
+    assert!(err.contains(esperado), "expected {esperado:?} in: {err}");
+    for en in INGLES {
+        assert!(!err.contains(en), "English {en:?} in: {err}");
+    }
+}
+
+#[test]
+fn a_bad_top_up_id_is_a_portuguese_usage_error() {
+    let s = Servidor::novo();
+    for args in [
+        &["recarga", "status", "abc"][..],
+        &["local", "pagar", "0b5c9e2a-1f3d"][..],
+    ] {
+        let o = s.cmd().args(args).output().unwrap();
+        assert_portugues(&o, 2, "não é um ID de recarga");
+        assert_erro(&o, 2, "USO");
+    }
+}
+
+#[test]
+fn a_bad_base_url_is_a_portuguese_usage_error() {
+    let s = Servidor::novo();
+    let o = s
+        .cmd()
+        .args(["--base-url", "foo", "saldo"])
+        .output()
+        .unwrap();
+    assert_portugues(
+        &o,
+        2,
+        "URL inválida \"foo\": falta o esquema: comece com http://",
+    );
+    let o = s
+        .cmd_sem_credenciais()
+        .args(["config", "set", "base-url", "http://[::1"])
+        .output()
+        .unwrap();
+    assert_portugues(&o, 2, "endereço IPv6 inválido");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_keyring_failure_is_told_in_portuguese() {
+    let s = Servidor::novo();
+    let o = s
+        .cmd_sem_credenciais()
+        .env_remove("CARAPI_KEYRING")
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/carapi-test-bus",
+        )
+        .args(["login", "--with-key-stdin"])
+        .write_stdin("chave-de-teste\n")
+        .output()
+        .unwrap();
+    assert_portugues(
+        &o,
+        0,
+        "chaveiro do sistema indisponível (o serviço de chaveiro não respondeu",
+    );
+}
+
+#[test]
+fn other_argument_errors_are_portuguese_usage_errors() {
+    let s = Servidor::novo();
+    for (args, esperado) in [
+        (
+            &[
+                "recarga",
+                "status",
+                "0b5c9e2a-1f3d-4c6e-9a7b-2d4e6f8a0c1e",
+                "--timeout",
+                "5x",
+            ][..],
+            "use um número e uma unidade",
+        ),
+        (&["recargas", "--page", "0"][..], "a partir de 1"),
+        (&["historico", "--size", "abc"][..], "a partir de 1"),
+        (&["local", "serve", "--bind", "foo"][..], "use IP:PORTA"),
+    ] {
+        let o = s.cmd().args(args).output().unwrap();
+        assert_portugues(&o, 2, esperado);
+    }
+}
+
+#[test]
+fn file_network_and_config_errors_are_portuguese() {
+    let s = Servidor::novo();
+    let o = s
+        .cmd()
+        .args(["lote", "car", "nao-existe.txt", "--yes"])
+        .output()
+        .unwrap();
+    assert_portugues(&o, 1, "arquivo ou diretório não encontrado");
+    let o = s
+        .cmd()
+        .env("CARAPI_BASE_URL", "http://127.0.0.1:9")
+        .args(["saldo"])
+        .output()
+        .unwrap();
+    assert_portugues(&o, 7, "conexão recusada");
+    let config = s.dir.path().join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "base_url = \"http://x\"\n[[[\n").unwrap();
+    let o = s.cmd_sem_credenciais().args(["saldo"]).output().unwrap();
+    assert_portugues(&o, 1, "TOML inválido na linha 2");
+}
+
+#[test]
+fn a_busy_listen_address_is_told_in_portuguese() {
+    let s = Servidor::novo();
+    let ocupada = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let endereco = ocupada.local_addr().unwrap().to_string();
+    let o = s
+        .cmd()
+        .args(["local", "serve", "--bind", &endereco])
+        .output()
+        .unwrap();
+    assert_portugues(&o, 1, "servidor local: endereço já em uso");
+}
