@@ -156,10 +156,14 @@ impl Context {
     pub async fn builder(&mut self) -> Result<ClientBuilder> {
         let d = self.destino().await?;
         self.conta = Some((d.base_url.clone(), d.credencial.chave.clone()));
-        Ok(Client::builder()
+        let builder = Client::builder()
             .base_url(&d.base_url)
             .api_key(d.credencial.chave)
-            .user_agent(concat!("carapi-cli/", env!("CARGO_PKG_VERSION"))))
+            .user_agent(concat!("carapi-cli/", env!("CARGO_PKG_VERSION")));
+        Ok(match intervalo_de_teste() {
+            Some(i) => builder.poll_interval_unchecked(i),
+            None => builder,
+        })
     }
 
     /// A client with the defaults.
@@ -220,4 +224,15 @@ pub fn sem_modo_local() -> CliError {
         "esta compilação do carapi não tem o modo local (feature `local`)",
     )
     .hint("instale com o modo local: cargo install carapi-cli (sem --no-default-features), ou use --base-url URL")
+}
+
+/// `CARAPI_POLL_MS`: the interval between status reads while waiting for a top-up, in
+/// milliseconds, below the contract's 5 s ("Limits": status polling). For a local reference
+/// server and tests only (the same variable as `examples/recarga.rs`); unset or invalid keeps
+/// the SDK's 5 s.
+fn intervalo_de_teste() -> Option<std::time::Duration> {
+    std::env::var("CARAPI_POLL_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(std::time::Duration::from_millis)
 }
