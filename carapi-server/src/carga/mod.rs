@@ -26,6 +26,7 @@
 pub mod postgres;
 mod progresso;
 pub mod sqlite;
+mod sqlite_vazio;
 pub mod validacao;
 pub mod wfs;
 

@@ -9,6 +9,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use indicatif::ProgressBar;
+use rusqlite::types::Value;
 use rusqlite::{CachedStatement, Connection, OptionalExtension, TransactionBehavior, params};
 use sqlx::sqlite::SqliteConnectOptions;
 use tokio::sync::mpsc;
@@ -25,6 +26,12 @@ const CACHE_KIB: i64 = 64 * 1024;
 
 /// The tables a load writes; their secondary indexes are rebuilt after a load into an empty base.
 const TABELAS: [&str; 2] = ["imoveis", "imovel_proprietarios"];
+
+/// The columns of `imoveis` a load writes, in the order of [`valores_de`].
+pub(super) const COLUNAS: &str = "codigo_car, status_imovel, condicao, nome_imovel,
+    area_total_ha, modulos_fiscais, data_cadastro, data_atualizacao, tipo_imovel, municipio,
+    codigo_municipio_ibge, uf, codigo_protocolo, latitude, longitude, matricula_numero,
+    matricula_data, matricula_cartorio, tem_recibo";
 
 const INSERIR: &str = "INSERT INTO imoveis (codigo_car, status_imovel, condicao, nome_imovel,
     area_total_ha, modulos_fiscais, data_cadastro, data_atualizacao, tipo_imovel, municipio,
@@ -85,13 +92,17 @@ pub(super) fn gravar(
         indices: indices.len(),
         ..Contagem::default()
     };
-    let r = (|| {
-        while let Some(lote) = rx.blocking_recv() {
-            gravar_lote(&mut conn, &lote, &mut contagem)?;
-            barra.inc(lote.len() as u64);
-        }
-        Ok::<_, CargaError>(())
-    })();
+    let r = if vazio {
+        super::sqlite_vazio::gravar(&mut conn, &mut rx, barra, &mut contagem)
+    } else {
+        (|| {
+            while let Some(lote) = rx.blocking_recv() {
+                gravar_lote(&mut conn, &lote, &mut contagem)?;
+                barra.inc(lote.len() as u64);
+            }
+            Ok::<_, CargaError>(())
+        })()
+    };
     // Rebuilt even after an error, so that a failed load leaves the schema whole.
     barra.set_message("índices");
     let refeitos = recriar_indices(&mut conn, &indices);
@@ -181,36 +192,40 @@ fn gravar_lote(
     Ok(())
 }
 
+/// The values of [`COLUNAS`] for `i`, in the store's encoding.
+pub(super) fn valores_de(i: &Imovel) -> [Value; 19] {
+    let data = |d: chrono::NaiveDateTime| Value::Text(d.format(DATA_HORA).to_string());
+    let texto = |t: Option<&String>| t.map_or(Value::Null, |t| Value::Text(t.clone()));
+    let decimal = |d: Option<rust_decimal::Decimal>| d.map_or(Value::Null, |d| Value::Text(d.to_string()));
+    [
+        Value::Text(i.codigo_car.as_str().to_owned()),
+        Value::Text(i.status_imovel.clone()),
+        texto(i.condicao.as_ref()),
+        texto(i.nome_imovel.as_ref()),
+        Value::Text(i.area_total_ha.to_string()),
+        decimal(i.modulos_fiscais),
+        data(i.data_cadastro),
+        i.data_atualizacao.map_or(Value::Null, data),
+        Value::Text(i.tipo_imovel.clone()),
+        Value::Text(i.municipio.clone()),
+        Value::Integer(i64::from(i.codigo_municipio_ibge)),
+        Value::Text(i.uf.clone()),
+        texto(i.codigo_protocolo.as_ref()),
+        decimal(i.latitude),
+        decimal(i.longitude),
+        texto(i.matricula_numero.as_ref()),
+        texto(i.matricula_data.as_ref()),
+        texto(i.matricula_cartorio.as_ref()),
+        Value::Integer(i64::from(i.tem_recibo)),
+    ]
+}
+
 /// Writes one record and its owners; false when a newer version is already stored.
 fn gravar_um(c: &mut Comandos<'_>, i: &Imovel) -> Result<bool, CargaError> {
     let codigo = i.codigo_car.as_str();
-    let data = |d: chrono::NaiveDateTime| d.format(DATA_HORA).to_string();
-    let texto = |d: Option<rust_decimal::Decimal>| d.map(|d| d.to_string());
-    let (area, modulos) = (i.area_total_ha.to_string(), texto(i.modulos_fiscais));
-    let (cadastro, atualizacao) = (data(i.data_cadastro), i.data_atualizacao.map(data));
-    let (latitude, longitude) = (texto(i.latitude), texto(i.longitude));
-    let valores = params![
-        codigo,
-        i.status_imovel,
-        i.condicao,
-        i.nome_imovel,
-        area,
-        modulos,
-        cadastro,
-        atualizacao,
-        i.tipo_imovel,
-        i.municipio,
-        i64::from(i.codigo_municipio_ibge),
-        i.uf,
-        i.codigo_protocolo,
-        latitude,
-        longitude,
-        i.matricula_numero,
-        i.matricula_data,
-        i.matricula_cartorio,
-        i64::from(i.tem_recibo),
-    ];
-    if c.inserir.execute(valores)? == 0 {
+    let v = valores_de(i);
+    let valores = rusqlite::params_from_iter(v.iter());
+    if c.inserir.execute(valores.clone())? == 0 {
         if c.substituir.execute(valores)? == 0 {
             return Ok(false);
         }
