@@ -20,9 +20,14 @@ use crate::dados::Imovel;
 /// The store's date-time encoding (`store/sqlite/linhas.rs`, `DATA_HORA`).
 const DATA_HORA: &str = "%Y-%m-%d %H:%M:%S";
 
-/// Page cache of the bulk connection, KiB (bounds the writer's memory; also the sorter's
-/// budget when the indexes are rebuilt).
-const CACHE_KIB: i64 = 64 * 1024;
+/// Page cache of the bulk connection, KiB (bounds the writer's memory; also the budget of each
+/// of SQLite's sorters, which the indexes' rebuild and an empty base's sorted inserts use).
+/// With [`super::LOTE`]-sized batches in flight it keeps a load under 200 MB whatever its size.
+const CACHE_KIB: i64 = 32 * 1024;
+
+/// Page cache of the temporary database holding an empty base's staging tables, KiB (they are
+/// only appended to, then read in order).
+const CACHE_TEMP_KIB: i64 = 8 * 1024;
 
 /// The tables a load writes; their secondary indexes are rebuilt after a load into an empty base.
 const TABELAS: [&str; 2] = ["imoveis", "imovel_proprietarios"];
@@ -117,7 +122,8 @@ fn abrir(url: &str) -> Result<Connection, CargaError> {
     conn.busy_timeout(Duration::from_secs(30))?;
     // Foreign keys off: a record's row is always written before its owners' rows.
     conn.execute_batch(&format!(
-        "PRAGMA foreign_keys = OFF; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -{CACHE_KIB};"
+        "PRAGMA foreign_keys = OFF; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -{CACHE_KIB}; \
+         PRAGMA temp.cache_size = -{CACHE_TEMP_KIB};"
     ))?;
     Ok(conn)
 }
