@@ -108,7 +108,7 @@ pub fn colunas(tipo: TipoLote) -> Vec<&'static str> {
 /// The rows of one record (as long as [`colunas`]); fields of an answer that cannot be read
 /// are empty.
 pub fn linhas(tipo: TipoLote, r: &Resultado) -> Vec<Vec<Valor>> {
-    let comuns = vec![
+    let comuns = [
         Valor::Texto(r.chave.clone()),
         Valor::Texto(r.status.as_str().to_owned()),
         r.http_status
