@@ -10,7 +10,8 @@ use carapi_sdk::{CpfCnpj, EndpointConsulta};
 use carapi_server::Centavos;
 use carapi_server::store::prelude::*;
 use carapi_server::store::{
-    Cobranca, ContaId, NovaContaRegistro, PgStore, ResultadoCobranca, SqliteStore, sql,
+    Cobranca, ContaId, ImovelDoDono, NovaContaRegistro, PgStore, ResultadoCobranca, SqliteStore,
+    sql,
 };
 use chrono::{NaiveDate, Utc};
 use sqlx::Connection;
@@ -134,8 +135,19 @@ async fn dono_de_250(store: &dyn Store, nome: &str) {
         .collect();
     assert_eq!(codigos, esperado, "{nome}");
     assert!(v.iter().all(|i| i.proprietarios == copias[0].proprietarios));
+    // The owner lookup's narrow query: the same records' item columns, in the same order.
+    let (itens, truncado) = store.itens_do_documento(&dono, 200).await.unwrap();
+    let esperados: Vec<ImovelDoDono> = v.iter().map(ImovelDoDono::from).collect();
+    assert_eq!((itens, truncado), (esperados, true), "{nome}");
     let (v, truncado) = store.imoveis_do_documento(&dono, 250).await.unwrap();
     assert_eq!((v.len(), truncado), (250, false), "{nome}");
+    let (itens, truncado) = store.itens_do_documento(&dono, 250).await.unwrap();
+    assert_eq!((itens.len(), truncado), (250, false), "{nome}");
+    let ninguem = CpfCnpj::from_base("ESCALA00002A").unwrap();
+    assert_eq!(
+        store.itens_do_documento(&ninguem, 200).await.unwrap(),
+        (vec![], false)
+    );
 }
 
 #[tokio::test]
@@ -199,6 +211,13 @@ async fn owner_lookup_plans_use_the_indexes_sqlite() {
         "{codigos}"
     );
     assert!(!codigos.contains("TEMP B-TREE FOR ORDER BY"), "{codigos}");
+    let itens = plano_sqlite(&mut c, sql::SQLITE_ITENS_DO_DOCUMENTO, &["x", "201"]).await;
+    assert!(
+        itens.contains("USING COVERING INDEX imovel_proprietarios_documento (documento=?)"),
+        "{itens}"
+    );
+    assert!(itens.contains("SEARCH i USING INDEX"), "{itens}");
+    assert!(!itens.contains("SCAN i"), "{itens}");
     for consulta in [
         sql::SQLITE_IMOVEIS_POR_CODIGOS,
         sql::SQLITE_DONOS_POR_CODIGOS,
@@ -241,6 +260,15 @@ async fn owner_lookup_plans_use_the_indexes_postgres() {
         !texto.contains("Seq Scan") && !texto.contains("Sort"),
         "{texto}"
     );
+    let linhas: Vec<String> = sqlx::query_scalar(&plano(sql::POSTGRES_ITENS_DO_DOCUMENTO))
+        .bind(dono.as_str())
+        .bind(201_i64)
+        .fetch_all(&mut *c)
+        .await
+        .unwrap();
+    let texto = linhas.join("\n");
+    assert!(texto.contains("imovel_proprietarios_documento"), "{texto}");
+    assert!(!texto.contains("Seq Scan"), "{texto}");
     let imoveis = sql::postgres_imoveis_por_codigos();
     for consulta in [imoveis.as_str(), sql::POSTGRES_DONOS_POR_CODIGOS] {
         let linhas: Vec<String> = sqlx::query_scalar(&plano(consulta))

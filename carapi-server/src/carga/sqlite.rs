@@ -202,7 +202,8 @@ fn gravar_lote(
 pub(super) fn valores_de(i: &Imovel) -> [Value; 19] {
     let data = |d: chrono::NaiveDateTime| Value::Text(d.format(DATA_HORA).to_string());
     let texto = |t: Option<&String>| t.map_or(Value::Null, |t| Value::Text(t.clone()));
-    let decimal = |d: Option<rust_decimal::Decimal>| d.map_or(Value::Null, |d| Value::Text(d.to_string()));
+    let decimal =
+        |d: Option<rust_decimal::Decimal>| d.map_or(Value::Null, |d| Value::Text(d.to_string()));
     [
         Value::Text(i.codigo_car.as_str().to_owned()),
         Value::Text(i.status_imovel.clone()),

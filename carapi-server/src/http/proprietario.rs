@@ -6,7 +6,7 @@
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
-use carapi_sdk::domain::uf;
+use carapi_sdk::domain::{br, uf};
 use carapi_sdk::{
     CpfCnpj, EndpointConsulta, ErrorCode, ProprietarioItem, ProprietarioResponse, sandbox,
 };
@@ -14,10 +14,10 @@ use carapi_sdk::{
 use super::consulta::{Consulta, Segmento};
 use super::error::ApiError;
 use super::extract::ContaAutenticada;
-use crate::dados::Imovel;
 use crate::fonte;
 use crate::ledger::LIMITE_PROPRIETARIO;
 use crate::state::AppState;
+use crate::store::ImovelDoDono;
 
 /// Routes of this group.
 pub fn router() -> Router<AppState> {
@@ -31,8 +31,7 @@ fn nao_encontrado(doc: &str) -> ApiError {
     )
 }
 
-fn item(imovel: &Imovel, documento: &CpfCnpj) -> ProprietarioItem {
-    let basicos = imovel.dados_basicos();
+fn item(imovel: &ImovelDoDono, documento: &CpfCnpj) -> ProprietarioItem {
     ProprietarioItem {
         registro_car: imovel.codigo_car.to_string(),
         codigo_protocolo: imovel.codigo_protocolo.clone(),
@@ -40,7 +39,7 @@ fn item(imovel: &Imovel, documento: &CpfCnpj) -> ProprietarioItem {
         matricula_numero: imovel.matricula_numero.clone(),
         municipio: Some(imovel.municipio.clone()),
         uf: Some(uf::nome(&imovel.uf).unwrap_or(&imovel.uf).to_owned()),
-        area_total_ha: basicos.area_total_ha,
+        area_total_ha: Some(br::format_decimal(imovel.area_total_ha, 4)),
         proprietario_consultado: Some(documento.formatado()),
     }
 }
@@ -96,7 +95,7 @@ pub async fn proprietario(
     }
     let (imoveis, truncado) = match st
         .store
-        .imoveis_do_documento(&documento, LIMITE_PROPRIETARIO)
+        .itens_do_documento(&documento, LIMITE_PROPRIETARIO)
         .await
     {
         Ok(r) => r,

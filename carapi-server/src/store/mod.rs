@@ -412,6 +412,47 @@ pub trait ImoveisStore {
         documento: &CpfCnpj,
         limite: u32,
     ) -> Result<(Vec<Imovel>, bool), StoreError>;
+    /// What `GET /v1/proprietario/{cpfCnpj}` shows of the first `limite` records tied to
+    /// `documento`, ordered by CAR code, and whether there are more: one indexed query reading
+    /// only the item's columns (no owners, no dates), whatever the owner's size.
+    async fn itens_do_documento(
+        &self,
+        documento: &CpfCnpj,
+        limite: u32,
+    ) -> Result<(Vec<ImovelDoDono>, bool), StoreError>;
+}
+
+/// The columns of a record that an owner lookup's item shows (contract, `ProprietarioItem`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImovelDoDono {
+    /// CAR code.
+    pub codigo_car: CodigoCar,
+    /// Protocol number.
+    pub codigo_protocolo: Option<String>,
+    /// Property name.
+    pub nome_imovel: Option<String>,
+    /// Registry (matrícula) number.
+    pub matricula_numero: Option<String>,
+    /// Municipality name.
+    pub municipio: String,
+    /// State code (`MT`).
+    pub uf: String,
+    /// Total area, hectares.
+    pub area_total_ha: rust_decimal::Decimal,
+}
+
+impl From<&Imovel> for ImovelDoDono {
+    fn from(i: &Imovel) -> Self {
+        ImovelDoDono {
+            codigo_car: i.codigo_car.clone(),
+            codigo_protocolo: i.codigo_protocolo.clone(),
+            nome_imovel: i.nome_imovel.clone(),
+            matricula_numero: i.matricula_numero.clone(),
+            municipio: i.municipio.clone(),
+            uf: i.uf.clone(),
+            area_total_ha: i.area_total_ha,
+        }
+    }
 }
 
 /// Lookups: the charge, the uncharged record, the history and the usage counters.
@@ -570,12 +611,14 @@ pub mod sql {
     pub use super::postgres::{
         CODIGOS_DO_DOCUMENTO as POSTGRES_CODIGOS_DO_DOCUMENTO,
         DONOS_POR_CODIGOS as POSTGRES_DONOS_POR_CODIGOS,
+        ITENS_DO_DOCUMENTO as POSTGRES_ITENS_DO_DOCUMENTO,
         imoveis_por_codigos as postgres_imoveis_por_codigos,
     };
     pub use super::sqlite::{
         CODIGOS_DO_DOCUMENTO as SQLITE_CODIGOS_DO_DOCUMENTO,
         DONOS_POR_CODIGOS as SQLITE_DONOS_POR_CODIGOS,
         IMOVEIS_POR_CODIGOS as SQLITE_IMOVEIS_POR_CODIGOS,
+        ITENS_DO_DOCUMENTO as SQLITE_ITENS_DO_DOCUMENTO,
     };
 }
 

@@ -8,7 +8,7 @@ use sqlx::{PgPool, Row};
 
 use crate::dados::{Imovel, Proprietario};
 use crate::money::Centavos;
-use crate::store::{Conta, ContaId, Recarga, StoreError};
+use crate::store::{Conta, ContaId, ImovelDoDono, Recarga, StoreError};
 
 /// Columns of `recargas` in the order [`recarga_de`] reads them.
 pub(super) const COLUNAS_RECARGA: &str = "id, conta_id, payment_id, valor_centavos, percentual_bonus, bonus_centavos, status, qr_code, criada_em, confirmada_em";
@@ -60,6 +60,21 @@ fn decimal(row: &PgRow, campo: &str) -> Result<Option<Decimal>, StoreError> {
     row.try_get::<Option<String>, _>(campo)?
         .map(|s| s.parse().map_err(|_| corrupt(format!("imóvel: {campo}"))))
         .transpose()
+}
+
+/// A row of `imoveis::ITENS_DO_DOCUMENTO`.
+pub(super) fn item_do_dono_de(row: &PgRow) -> Result<ImovelDoDono, StoreError> {
+    let codigo: String = row.try_get("codigo_car")?;
+    Ok(ImovelDoDono {
+        codigo_car: CodigoCar::parse(&codigo)
+            .map_err(|_| corrupt(format!("código CAR {codigo}")))?,
+        codigo_protocolo: row.try_get("codigo_protocolo")?,
+        nome_imovel: row.try_get("nome_imovel")?,
+        matricula_numero: row.try_get("matricula_numero")?,
+        municipio: row.try_get("municipio")?,
+        uf: row.try_get("uf")?,
+        area_total_ha: decimal(row, "area_total_ha")?.unwrap_or_default(),
+    })
 }
 
 /// An `imoveis` row selected with [`COLUNAS_IMOVEL`], without its owners.

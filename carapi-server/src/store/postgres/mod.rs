@@ -31,7 +31,9 @@ mod psp;
 mod recargas;
 mod taxa;
 
-pub use imoveis::{CODIGOS_DO_DOCUMENTO, DONOS_POR_CODIGOS, imoveis_por_codigos};
+pub use imoveis::{
+    CODIGOS_DO_DOCUMENTO, DONOS_POR_CODIGOS, ITENS_DO_DOCUMENTO, imoveis_por_codigos,
+};
 pub use taxa::LimitadorPostgres;
 
 use std::str::FromStr;

@@ -8,15 +8,23 @@ use std::collections::HashMap;
 use sqlx::Row;
 
 use super::SqliteStore;
-use super::linhas::{DATA_HORA, corrupt, imovel_de, proprietarios_de};
+use super::linhas::{DATA_HORA, corrupt, imovel_de, item_do_dono_de, proprietarios_de};
 use crate::dados::{Imovel, Proprietario};
-use crate::store::{ImoveisStore, StoreError};
+use crate::store::{ImoveisStore, ImovelDoDono, StoreError};
 
 /// The first codes of an owner, by the index `(documento, codigo_car)`: binds the document and
 /// how many codes.
 pub const CODIGOS_DO_DOCUMENTO: &str = "SELECT DISTINCT codigo_car FROM imovel_proprietarios WHERE documento = ? ORDER BY codigo_car LIMIT ?";
 /// The records of a JSON array of codes, by primary key, in code order.
 pub const IMOVEIS_POR_CODIGOS: &str = "SELECT * FROM imoveis WHERE codigo_car IN (SELECT value FROM json_each(?)) ORDER BY codigo_car";
+/// The item columns of the first `?2` records of owner `?1`, in code order (one query: the
+/// owner index gives the codes in order, each record by primary key).
+pub const ITENS_DO_DOCUMENTO: &str = "SELECT i.codigo_car, i.codigo_protocolo, i.nome_imovel,
+    i.matricula_numero, i.municipio, i.uf, i.area_total_ha
+  FROM (SELECT DISTINCT codigo_car FROM imovel_proprietarios WHERE documento = ?1
+        ORDER BY codigo_car LIMIT ?2) d
+  JOIN imoveis i ON i.codigo_car = d.codigo_car
+  ORDER BY i.codigo_car";
 /// The owners of a JSON array of codes, by primary key `(codigo_car, ordem)`, in stored order.
 pub const DONOS_POR_CODIGOS: &str = "SELECT codigo_car, documento, nome FROM imovel_proprietarios WHERE codigo_car IN (SELECT value FROM json_each(?)) ORDER BY codigo_car, ordem";
 
@@ -150,5 +158,24 @@ impl ImoveisStore for SqliteStore {
             out.push(imovel);
         }
         Ok((out, truncado))
+    }
+
+    async fn itens_do_documento(
+        &self,
+        documento: &CpfCnpj,
+        limite: u32,
+    ) -> Result<(Vec<ImovelDoDono>, bool), StoreError> {
+        let rows = sqlx::query(ITENS_DO_DOCUMENTO)
+            .bind(documento.as_str())
+            .bind(i64::from(limite) + 1)
+            .fetch_all(&self.leitura)
+            .await?;
+        let truncado = rows.len() > limite as usize;
+        let itens = rows
+            .iter()
+            .take(limite as usize)
+            .map(item_do_dono_de)
+            .collect::<Result<_, _>>()?;
+        Ok((itens, truncado))
     }
 }

@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use crate::dados::{Imovel, Proprietario};
 use crate::money::Centavos;
-use crate::store::{Conta, ContaId, Recarga, StoreError};
+use crate::store::{Conta, ContaId, ImovelDoDono, Recarga, StoreError};
 
 pub(super) const DATA_HORA: &str = "%Y-%m-%d %H:%M:%S";
 
@@ -71,6 +71,21 @@ fn data_hora(s: Option<String>, campo: &str) -> Result<Option<NaiveDateTime>, St
             .map_err(|_| corrupt(format!("imóvel: {campo}")))
     })
     .transpose()
+}
+
+/// A row of `imoveis::ITENS_DO_DOCUMENTO`.
+pub(super) fn item_do_dono_de(row: &SqliteRow) -> Result<ImovelDoDono, StoreError> {
+    let codigo: String = row.try_get("codigo_car")?;
+    Ok(ImovelDoDono {
+        codigo_car: CodigoCar::parse(&codigo)
+            .map_err(|_| corrupt(format!("código CAR {codigo}")))?,
+        codigo_protocolo: row.try_get("codigo_protocolo")?,
+        nome_imovel: row.try_get("nome_imovel")?,
+        matricula_numero: row.try_get("matricula_numero")?,
+        municipio: row.try_get("municipio")?,
+        uf: row.try_get("uf")?,
+        area_total_ha: decimal(row.try_get("area_total_ha")?, "area")?.unwrap_or_default(),
+    })
 }
 
 pub(super) fn imovel_de(row: &SqliteRow) -> Result<Imovel, StoreError> {

@@ -21,7 +21,9 @@ mod linhas;
 mod psp;
 mod recargas;
 
-pub use imoveis::{CODIGOS_DO_DOCUMENTO, DONOS_POR_CODIGOS, IMOVEIS_POR_CODIGOS};
+pub use imoveis::{
+    CODIGOS_DO_DOCUMENTO, DONOS_POR_CODIGOS, IMOVEIS_POR_CODIGOS, ITENS_DO_DOCUMENTO,
+};
 
 use std::str::FromStr;
 use std::sync::Arc;
