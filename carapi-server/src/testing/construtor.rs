@@ -2,13 +2,10 @@
 
 use std::num::NonZeroU32;
 
-use tokio::net::TcpListener;
-
 use super::ServidorTeste;
 use crate::config::Config;
 use crate::modo_teste::ConfigTeste;
-use crate::startup::{ServerError, abrir_store, carregar_dados_embutidos, spawn_com};
-use crate::state::AppState;
+use crate::startup::{ServerError, spawn};
 
 /// Options of a [`ServidorTeste`]: database, rate limit, `/_teste` token, and any other
 /// [`Config`] field.
@@ -64,18 +61,12 @@ impl ConstrutorTeste {
     /// [`ServerError::Store`] when the database cannot be opened; [`ServerError::Io`] when the
     /// address cannot be bound.
     pub async fn iniciar(self) -> Result<ServidorTeste, ServerError> {
-        let store = abrir_store(&self.config.database_url).await?;
-        if self.config.load_bundled_data {
-            carregar_dados_embutidos(store.as_ref()).await?;
-        }
-        let listener = TcpListener::bind(self.config.bind).await?;
-        let state = AppState::new(store, self.config);
-        state.segredo_webhook().await?;
-        let teste = state
+        let servidor = spawn(self.config).await?;
+        let teste = servidor
+            .state()
             .teste
             .clone()
             .ok_or_else(|| ServerError::Invalido("modo de teste desligado".into()))?;
-        let servidor = spawn_com(state, listener).await?;
         Ok(ServidorTeste { servidor, teste })
     }
 }
