@@ -153,6 +153,25 @@ pub async fn carregar_dados_embutidos(store: &dyn Store) -> Result<u64, ServerEr
     Ok(store.gravar_imoveis(&fonte::bundled()).await?)
 }
 
+/// Marks `payment_id` paid at `agora` in the simulated PSP's book in `store`, without any
+/// webhook: only a status query (reconciliation) will see it.
+///
+/// # Errors
+/// [`ServerError::NaoEncontrado`] for a payment the PSP does not know; [`ServerError::Store`].
+pub async fn marcar_pago(
+    store: &dyn Store,
+    payment_id: &str,
+    agora: DateTime<Utc>,
+) -> Result<(), ServerError> {
+    if store.psp_pagar(payment_id, agora).await? {
+        Ok(())
+    } else {
+        Err(ServerError::NaoEncontrado(format!(
+            "cobrança PIX {payment_id}"
+        )))
+    }
+}
+
 /// Marks `payment_id` paid at `agora` in the simulated PSP's book in `store` and delivers the
 /// signed webhook to `base_url` (`carapi-server pix pay`). The server credits only what the
 /// provider's book has paid, so the book is written first. `webhook_secret` is the server's
@@ -168,11 +187,7 @@ pub async fn pagar_via_webhook(
     payment_id: &str,
     agora: DateTime<Utc>,
 ) -> Result<(), ServerError> {
-    if !store.psp_pagar(payment_id, agora).await? {
-        return Err(ServerError::NaoEncontrado(format!(
-            "cobrança PIX {payment_id}"
-        )));
-    }
+    marcar_pago(store, payment_id, agora).await?;
     let webhook_secret = match webhook_secret {
         Some(s) => s.to_owned(),
         None => webhook::segredo_do_banco(store).await?,

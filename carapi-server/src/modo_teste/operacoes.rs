@@ -117,13 +117,7 @@ pub async fn pagar(st: &AppState, recarga_id: Uuid, webhook: bool) -> Result<(),
         .ok_or_else(|| ServerError::NaoEncontrado(format!("recarga {recarga_id}")))?;
     let agora = st.relogio.agora();
     if !webhook {
-        if !st.store.psp_pagar(&recarga.payment_id, agora).await? {
-            return Err(ServerError::NaoEncontrado(format!(
-                "cobrança PIX {}",
-                recarga.payment_id
-            )));
-        }
-        return Ok(());
+        return startup::marcar_pago(st.store.as_ref(), &recarga.payment_id, agora).await;
     }
     let endereco = st
         .teste
