@@ -56,19 +56,18 @@ pub const TAREFA: &str = "reconciliacao";
 /// runs a pass if the clock moved a whole interval since the last one
 /// ([`crate::modo_teste::ModoTeste::rodar_tarefas`]).
 pub async fn laco(st: AppState, intervalo: Duration, cancelar: CancellationToken) {
-    if let Some(teste) = st.teste.clone() {
-        return laco_teste(st, &teste, cancelar).await;
-    }
     let dono = uuid::Uuid::new_v4().to_string();
-    let mut tick = tokio::time::interval(intervalo.max(Duration::from_millis(10)));
+    let periodo = match st.teste {
+        Some(_) => Duration::from_secs(1),
+        None => intervalo.max(Duration::from_millis(10)),
+    };
+    let mut tick = tokio::time::interval(periodo);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             () = cancelar.cancelled() => break,
             _ = tick.tick() => {
-                if vez_deste(&st, &dono, intervalo).await
-                    && let Err(e) = executar(&st.store, &st.pix).await
-                {
+                if let Err(e) = passo(&st, &dono, intervalo).await {
                     tracing::error!(erro = %e, "reconciliação falhou");
                 }
                 if let Some(l) = &st.limitador {
@@ -76,6 +75,17 @@ pub async fn laco(st: AppState, intervalo: Duration, cancelar: CancellationToken
                 }
             }
         }
+    }
+}
+
+/// One tick of [`laco`]: the pass due by the test clock, or the pass of the lease holder.
+async fn passo(st: &AppState, dono: &str, intervalo: Duration) -> Result<(), StoreError> {
+    match &st.teste {
+        Some(teste) => teste.rodar_tarefas(st).await.map(drop),
+        None if vez_deste(st, dono, intervalo).await => {
+            executar(&st.store, &st.pix).await.map(drop)
+        }
+        None => Ok(()),
     }
 }
 
@@ -89,29 +99,6 @@ async fn vez_deste(st: &AppState, dono: &str, intervalo: Duration) -> bool {
         Err(e) => {
             tracing::error!(erro = %e, "reserva da reconciliação falhou");
             false
-        }
-    }
-}
-
-/// The job loop of a test-mode server: the test clock decides when a pass is due.
-async fn laco_teste(
-    st: AppState,
-    teste: &crate::modo_teste::ModoTeste,
-    cancelar: CancellationToken,
-) {
-    let mut tick = tokio::time::interval(Duration::from_secs(1));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            () = cancelar.cancelled() => break,
-            _ = tick.tick() => {
-                if let Err(e) = teste.rodar_tarefas(&st).await {
-                    tracing::error!(erro = %e, "reconciliação falhou");
-                }
-                if let Some(l) = &st.limitador {
-                    l.limpar();
-                }
-            }
         }
     }
 }
