@@ -19,6 +19,7 @@ use chrono_tz::America::Sao_Paulo;
 use rust_decimal::Decimal;
 
 use crate::money::Centavos;
+use crate::store::Patch;
 
 /// Minimum top-up: 500 BRL (contract, "Limits").
 pub const VALOR_MINIMO: Centavos = Centavos(50_000);
@@ -42,11 +43,10 @@ pub const LIMITE_MENSAL_MAXIMO: Centavos = Centavos(100_000_000);
 /// # Errors
 /// The Portuguese message of `LIMITE_INVALIDO` when a value is out of range or has fractions
 /// of a centavo.
-#[allow(clippy::type_complexity)]
 pub fn limites_do_patch(
-    diario: Option<Option<u32>>,
-    mensal: Option<Option<Decimal>>,
-) -> Result<(Option<Option<u32>>, Option<Option<Centavos>>), String> {
+    diario: Patch<u32>,
+    mensal: Patch<Decimal>,
+) -> Result<(Patch<u32>, Patch<Centavos>), String> {
     let diario = match diario {
         Some(Some(v)) if v > LIMITE_DIARIO_MAXIMO => {
             return Err(format!(
