@@ -46,13 +46,19 @@ async fn semear(url: &str, conta: i64, n: i64) {
     let pool = sqlx::SqlitePool::connect(url).await.expect("sqlite");
     let t0 = chrono::Utc::now().timestamp_millis() - n * 1000;
     sqlx::query(
-        "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ?2)
-         INSERT INTO consultas (conta_id, data_ms, endpoint, chave, status_http, cobrado, valor_centavos)
-         SELECT ?1, ?3 + i * 1000,
-                CASE i % 4 WHEN 0 THEN '/v1/car/{codigo}' WHEN 1 THEN '/v1/car/{codigo}/completo'
-                WHEN 2 THEN '/v1/car/{codigo}/recibo' ELSE '/v1/proprietario/{cpf_cnpj}' END,
-                printf('DF-5300108-%032X', i), CASE WHEN i % 3 = 0 THEN 200 ELSE 404 END,
-                i % 3 = 0, CASE WHEN i % 3 = 0 THEN 100 ELSE 0 END FROM s",
+        "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ?2),
+         g AS (SELECT i, CASE i % 4 WHEN 0 THEN '/v1/car/{codigo}'
+                    WHEN 1 THEN '/v1/car/{codigo}/completo' WHEN 2 THEN '/v1/car/{codigo}/recibo'
+                    ELSE '/v1/proprietario/{cpf_cnpj}' END AS endpoint,
+                    CASE WHEN i % 3 = 0 THEN 200 ELSE 404 END AS status FROM s)
+         INSERT INTO consultas (conta_id, data_ms, endpoint, chave, status_http, cobrado,
+             valor_centavos, ordem_conta, ordem_endpoint, ordem_status, ordem_endpoint_status)
+         SELECT ?1, ?3 + i * 1000, endpoint, printf('DF-5300108-%032X', i), status, status = 200,
+                CASE WHEN status = 200 THEN 100 ELSE 0 END, i,
+                ROW_NUMBER() OVER (PARTITION BY endpoint ORDER BY i),
+                ROW_NUMBER() OVER (PARTITION BY status = 200 ORDER BY i),
+                ROW_NUMBER() OVER (PARTITION BY endpoint, status = 200 ORDER BY i)
+         FROM g ORDER BY i",
     )
     .bind(conta)
     .bind(n)

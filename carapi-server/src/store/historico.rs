@@ -2,8 +2,15 @@
 //! however large, costs its page and an index seek (never a scan of the account's rows) and
 //! both stores answer alike.
 //!
-//! - Each combination of the `endpoint` and `status` filters has its own index in page order
-//!   ([`indice`]; migrations `0011_historico_indices.sql`).
+//! - Each history row carries its ordinal (1 = oldest) in each of the four groups a filter
+//!   combination selects: the account, the account and endpoint, the account and success (HTTP
+//!   200 or not), the account, endpoint and success ([`coluna_ordem`]; migrations
+//!   `0013_historico_ordem.sql`). Ordinals are dense: a store writes a row's ordinals as the
+//!   group's count plus one, in the transaction that inserts it, with the account's rows
+//!   serialised (SQLite's one writer; the account row lock on PostgreSQL).
+//! - Each combination has its own index on its ordinal ([`indice`]), so page `p` of a
+//!   combination with `total` rows is the ordinal range of [`faixa_da_pagina`]: an index range
+//!   of `size` entries however deep the page (an `OFFSET` would step over every row before it).
 //! - `total` is a sum over a few counter rows kept by a trigger (`consultas_contagem`,
 //!   migrations `0012_historico_contagem.sql`).
 //! - `busca` (substring of the key or the endpoint, contract "GET /v1/historico") looks at the
@@ -35,6 +42,30 @@ pub fn indice(f: &FiltroHistorico) -> &'static str {
         (true, Some(StatusConsulta::Sucesso)) => "consultas_conta_endpoint_sucesso",
         (true, Some(StatusConsulta::Erro)) => "consultas_conta_endpoint_erro",
     }
+}
+
+/// The ordinal column of the filter combination of `f`: the row's position (1 = oldest) among
+/// the account's rows that the `endpoint` and `status` filters select.
+pub fn coluna_ordem(f: &FiltroHistorico) -> &'static str {
+    match (f.endpoint.is_some(), f.status.is_some()) {
+        (false, false) => "ordem_conta",
+        (true, false) => "ordem_endpoint",
+        (false, true) => "ordem_status",
+        (true, true) => "ordem_endpoint_status",
+    }
+}
+
+/// The ordinals of page `page` (1-based; 0 is read as 1) of `size` rows, newest first, of a
+/// group of `total` rows: `(from, to)`, both inclusive, `from >= 1`; `None` past the last page
+/// or when `size` is 0.
+pub fn faixa_da_pagina(total: u64, page: u32, size: u32) -> Option<(i64, i64)> {
+    let total = i64::try_from(total).ok()?;
+    let pulados = i64::from(page.max(1) - 1) * i64::from(size);
+    let ate = total - pulados;
+    if size == 0 || ate < 1 {
+        return None;
+    }
+    Some(((ate - i64::from(size) + 1).max(1), ate))
 }
 
 /// The UTC hour of `t`: whole hours since the Unix epoch (the key of `consultas_uso_hora`).
@@ -78,6 +109,19 @@ pub fn somar_uso(linhas: impl IntoIterator<Item = (String, i64, i64)>) -> Vec<Us
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pages_are_ordinal_ranges_newest_first() {
+        assert_eq!(faixa_da_pagina(45, 1, 20), Some((26, 45)));
+        assert_eq!(faixa_da_pagina(45, 0, 20), Some((26, 45)));
+        assert_eq!(faixa_da_pagina(45, 2, 20), Some((6, 25)));
+        assert_eq!(faixa_da_pagina(45, 3, 20), Some((1, 5)));
+        assert_eq!(faixa_da_pagina(45, 4, 20), None);
+        assert_eq!(faixa_da_pagina(0, 1, 20), None);
+        assert_eq!(faixa_da_pagina(45, 1, 0), None);
+        assert_eq!(faixa_da_pagina(1_000_000, 49_000, 20), Some((20_001, 20_020)));
+        assert_eq!(faixa_da_pagina(10, u32::MAX, 100), None);
+    }
 
     #[test]
     fn nul_is_replaced_and_other_text_borrowed() {

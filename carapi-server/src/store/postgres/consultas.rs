@@ -60,10 +60,22 @@ struct Linha<'a> {
     em: DateTime<Utc>,
 }
 
+/// Inserts one history row with its ordinals: each group's count plus one (rules in
+/// [`crate::store::historico`]). The caller has locked the account row, so that the account's
+/// inserts are serialised and the ordinals dense.
 async fn inserir_consulta(tx: &mut Tx, l: Linha<'_>) -> Result<i64, StoreError> {
     let id: i64 = sqlx::query_scalar(
-        "INSERT INTO consultas (conta_id, data, endpoint, chave, status_http, cobrado, valor_centavos, saldo_antes, saldo_depois)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
+        "INSERT INTO consultas (conta_id, data, endpoint, chave, status_http, cobrado,
+             valor_centavos, saldo_antes, saldo_depois,
+             ordem_conta, ordem_endpoint, ordem_status, ordem_endpoint_status)
+         SELECT $1::BIGINT, $2::TIMESTAMPTZ, $3::TEXT, $4::TEXT, $5::BIGINT, $6::BOOLEAN,
+             $7::BIGINT, $8::BIGINT, $9::BIGINT,
+             COALESCE(SUM(quantidade), 0) + 1,
+             COALESCE(SUM(quantidade) FILTER (WHERE endpoint = $3), 0) + 1,
+             COALESCE(SUM(quantidade) FILTER (WHERE sucesso = ($5 = 200)), 0) + 1,
+             COALESCE(SUM(quantidade) FILTER (WHERE endpoint = $3 AND sucesso = ($5 = 200)), 0) + 1
+         FROM consultas_contagem WHERE conta_id = $1
+         RETURNING id",
     )
     .bind(l.conta.0)
     .bind(l.em)
@@ -123,8 +135,10 @@ async fn consolidar(
 impl ConsultasStore for PgStore {
     async fn registrar_consulta(&self, r: RegistroConsulta) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
+        // Locks the account row: the history row's ordinals need the account's inserts
+        // serialised (`inserir_consulta`).
         let saldo: Option<i64> =
-            sqlx::query_scalar("SELECT saldo_centavos FROM contas WHERE id = $1")
+            sqlx::query_scalar("SELECT saldo_centavos FROM contas WHERE id = $1 FOR UPDATE")
                 .bind(r.conta.0)
                 .fetch_optional(&mut *tx)
                 .await?;

@@ -1,5 +1,5 @@
 //! History and usage in O(page) plus an index seek, for every filter combination
-//! (migrations 0011 and 0012; rules in [`crate::store::historico`]). One statement per filter
+//! (migrations 0012 and 0013; rules in [`crate::store::historico`]). One statement per filter
 //! combination (no `$n IS NULL OR ...`), so that the planner can match the combination's
 //! partial index even with a generic plan. Run on the store's history pool, whose statements
 //! time out ([`super::TEMPO_HISTORICO`]).
@@ -11,17 +11,16 @@ use sqlx::{PgPool, Row};
 
 use super::linhas::corrupt;
 use crate::money::Centavos;
-use crate::store::historico::{JANELA_BUSCA, hora_utc, sem_nul, somar_uso};
+use crate::store::historico::{
+    JANELA_BUSCA, coluna_ordem, faixa_da_pagina, hora_utc, sem_nul, somar_uso,
+};
 use crate::store::{ConsultaRegistrada, ContaId, FiltroHistorico, StoreError, UsoEndpoint};
 
 const COLUNAS: &str = "c.id, c.data, c.endpoint, c.chave, c.status_http, c.cobrado, \
     c.valor_centavos, c.saldo_antes, c.saldo_depois";
 
-/// `FROM ... WHERE ... ORDER BY` of the filter combination: `$1` account, `$2` endpoint when
-/// filtered. The order names the combination's index columns (fixed by the equalities, so
-/// it is the page order, newest first): only that index yields it without a sort, so the
-/// planner takes it whatever its statistics say.
-fn onde(f: &FiltroHistorico) -> String {
+/// `FROM ... WHERE` of the filter combination: `$1` account, `$2` endpoint when filtered.
+fn filtro(f: &FiltroHistorico) -> String {
     let mut s = String::from(" FROM consultas WHERE conta_id = $1");
     if f.endpoint.is_some() {
         s.push_str(" AND endpoint = $2");
@@ -31,12 +30,13 @@ fn onde(f: &FiltroHistorico) -> String {
         Some(StatusConsulta::Erro) => s.push_str(" AND status_http <> 200"),
         None => {}
     }
-    s.push_str(match (f.endpoint.is_some(), f.status.is_some()) {
-        (false, false) => " ORDER BY conta_id, id DESC",
-        (false, true) => " ORDER BY conta_id DESC, id DESC",
-        (true, _) => " ORDER BY conta_id DESC, endpoint DESC, id DESC",
-    });
     s
+}
+
+/// [`filtro`] newest first: by the combination's ordinal, the last column of its index (the
+/// equalities fix the others), so the index yields the order without a sort.
+fn onde(f: &FiltroHistorico) -> String {
+    format!("{} ORDER BY {} DESC", filtro(f), coluna_ordem(f))
 }
 
 /// Number of the first parameter after the filter's ones.
@@ -55,9 +55,11 @@ fn janela(f: &FiltroHistorico) -> String {
     format!("(SELECT *{} LIMIT {JANELA_BUSCA}) AS c", onde(f))
 }
 
-/// Page statement: filter parameters, then busca?, limit, offset. The page's ids come from
-/// the index (index-only for the skipped rows of a deep page), then each row by primary key
-/// (a `LATERAL ... LIMIT 1`, which the planner cannot turn into a hash join over the table).
+/// Page statement: filter parameters, then busca, limit and offset with `busca`, or the
+/// page's first and last ordinals without it ([`faixa_da_pagina`]). The page's ids come from
+/// the index as an ordinal range (no rows skipped, however deep the page), then each row by
+/// primary key (a `LATERAL ... LIMIT 1`, which the planner cannot turn into a hash join over
+/// the table).
 fn sql_pagina(f: &FiltroHistorico) -> String {
     let n = proximo(f);
     if f.busca.is_some() {
@@ -70,10 +72,11 @@ fn sql_pagina(f: &FiltroHistorico) -> String {
         )
     } else {
         format!(
-            "SELECT {COLUNAS} FROM (SELECT id{} LIMIT ${n} OFFSET ${}) AS p
+            "SELECT {COLUNAS} FROM (SELECT id{} AND {} BETWEEN ${n} AND ${}) AS p
              CROSS JOIN LATERAL (SELECT * FROM consultas AS r WHERE r.id = p.id LIMIT 1) AS c
              ORDER BY c.id DESC",
-            onde(f),
+            filtro(f),
+            coluna_ordem(f),
             n + 1
         )
     }
@@ -138,13 +141,18 @@ pub(super) async fn historico(
     let total: i64 = bind_filtro!(sqlx::query_scalar(&sql), conta, f)
         .fetch_one(pool)
         .await?;
-    let offset = i64::from(f.page.max(1) - 1) * i64::from(f.size);
     let sql = sql_pagina(f);
-    let rows = bind_filtro!(sqlx::query(&sql), conta, f)
-        .bind(i64::from(f.size))
-        .bind(offset)
-        .fetch_all(pool)
-        .await?;
+    let q = bind_filtro!(sqlx::query(&sql), conta, f);
+    let q = if f.busca.is_some() {
+        let offset = i64::from(f.page.max(1) - 1) * i64::from(f.size);
+        q.bind(i64::from(f.size)).bind(offset)
+    } else {
+        match faixa_da_pagina(total.unsigned_abs(), f.page, f.size) {
+            Some((de, ate)) => q.bind(de).bind(ate),
+            None => return Ok((Vec::new(), total.unsigned_abs())),
+        }
+    };
+    let rows = q.fetch_all(pool).await?;
     let itens = rows
         .iter()
         .map(consulta_de)
@@ -201,9 +209,12 @@ pub(super) async fn plano_historico(
     let total = format!("EXPLAIN {}", sql_total(f));
     let mut v = explicar(pool, bind_filtro!(sqlx::query(&total), conta, f)).await?;
     let pagina = format!("EXPLAIN {}", sql_pagina(f));
-    let q = bind_filtro!(sqlx::query(&pagina), conta, f)
-        .bind(i64::from(f.size))
-        .bind(0_i64);
+    let q = bind_filtro!(sqlx::query(&pagina), conta, f);
+    let q = if f.busca.is_some() {
+        q.bind(i64::from(f.size)).bind(0_i64)
+    } else {
+        q.bind(1_i64).bind(i64::from(f.size))
+    };
     v.extend(explicar(pool, q).await?);
     Ok(v)
 }

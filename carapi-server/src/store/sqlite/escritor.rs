@@ -274,7 +274,8 @@ fn contar(
     Ok(())
 }
 
-/// One history row; returns its id.
+/// One history row with its ordinals (each group's count plus one: the writer is the only
+/// inserter, rules in [`crate::store::historico`]); returns its id.
 fn inserir_consulta(
     conn: &Connection,
     conta: ContaId,
@@ -286,8 +287,15 @@ fn inserir_consulta(
     let (endpoint, chave, status) = r;
     let chave = crate::store::historico::sem_nul_opt(chave);
     conn.prepare_cached(
-        "INSERT INTO consultas (conta_id, data_ms, endpoint, chave, status_http, cobrado, valor_centavos, saldo_antes, saldo_depois)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO consultas (conta_id, data_ms, endpoint, chave, status_http, cobrado,
+             valor_centavos, saldo_antes, saldo_depois,
+             ordem_conta, ordem_endpoint, ordem_status, ordem_endpoint_status)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,
+             COALESCE(SUM(quantidade), 0) + 1,
+             COALESCE(SUM(quantidade) FILTER (WHERE endpoint = ?3), 0) + 1,
+             COALESCE(SUM(quantidade) FILTER (WHERE sucesso = (?5 = 200)), 0) + 1,
+             COALESCE(SUM(quantidade) FILTER (WHERE endpoint = ?3 AND sucesso = (?5 = 200)), 0) + 1
+         FROM consultas_contagem WHERE conta_id = ?1",
     )?
     .execute(params![
         conta.0,

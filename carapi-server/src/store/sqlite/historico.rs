@@ -1,9 +1,9 @@
 //! History and usage in O(page) plus an index seek, for every filter combination
-//! (migrations 0011 and 0012; rules in [`crate::store::historico`]).
+//! (migrations 0012 and 0013; rules in [`crate::store::historico`]).
 //!
 //! A page is read in two steps in one statement: the ids of the page from the filter
-//! combination's index (`INDEXED BY`, covering: the skipped rows of a deep page are index
-//! entries, never table rows), then the page's rows by primary key. Totals come from
+//! combination's index (`INDEXED BY`), as the range of ordinals of the page (no rows are
+//! skipped however deep the page), then the page's rows by primary key. Totals come from
 //! `consultas_contagem`; `busca` reads a bounded window of the newest rows.
 
 use carapi_sdk::StatusConsulta;
@@ -14,7 +14,9 @@ use sqlx::sqlite::SqliteRow;
 use super::SqliteStore;
 use super::linhas::{instante, ms};
 use crate::money::Centavos;
-use crate::store::historico::{JANELA_BUSCA, hora_utc, indice, sem_nul};
+use crate::store::historico::{
+    JANELA_BUSCA, coluna_ordem, faixa_da_pagina, hora_utc, indice, sem_nul,
+};
 use crate::store::{ConsultaRegistrada, ContaId, FiltroHistorico, StoreError, UsoEndpoint};
 
 const COLUNAS: &str = "c.id, c.data_ms, c.endpoint, c.chave, c.status_http, c.cobrado, \
@@ -38,11 +40,13 @@ fn onde(f: &FiltroHistorico) -> String {
     s
 }
 
-/// The page statement (`?` in order: account, endpoint?, busca x2?, limit, offset).
+/// The page statement (`?` in order: account, endpoint?, then busca x2, limit, offset with
+/// `busca`, or the page's first and last ordinals without it, [`faixa_da_pagina`]).
 fn sql_pagina(f: &FiltroHistorico) -> String {
+    let ordem = coluna_ordem(f);
     if f.busca.is_some() {
         format!(
-            "SELECT {COLUNAS} FROM (SELECT id{} ORDER BY id DESC LIMIT {JANELA_BUSCA}) AS p
+            "SELECT {COLUNAS} FROM (SELECT id{} ORDER BY {ordem} DESC LIMIT {JANELA_BUSCA}) AS p
              CROSS JOIN consultas AS c ON c.id = p.id
              WHERE instr(upper(COALESCE(c.chave, '')), upper(?)) > 0 OR instr(upper(c.endpoint), upper(?)) > 0
              LIMIT ? OFFSET ?",
@@ -50,7 +54,7 @@ fn sql_pagina(f: &FiltroHistorico) -> String {
         )
     } else {
         format!(
-            "SELECT {COLUNAS} FROM (SELECT id{} ORDER BY id DESC LIMIT ? OFFSET ?) AS p
+            "SELECT {COLUNAS} FROM (SELECT id{} AND {ordem} BETWEEN ? AND ?) AS p
              CROSS JOIN consultas AS c ON c.id = p.id",
             onde(f)
         )
@@ -61,10 +65,11 @@ fn sql_pagina(f: &FiltroHistorico) -> String {
 fn sql_total(f: &FiltroHistorico) -> String {
     if f.busca.is_some() {
         return format!(
-            "SELECT COUNT(*) FROM (SELECT id{} ORDER BY id DESC LIMIT {JANELA_BUSCA}) AS p
+            "SELECT COUNT(*) FROM (SELECT id{} ORDER BY {} DESC LIMIT {JANELA_BUSCA}) AS p
              CROSS JOIN consultas AS c ON c.id = p.id
              WHERE instr(upper(COALESCE(c.chave, '')), upper(?)) > 0 OR instr(upper(c.endpoint), upper(?)) > 0",
-            onde(f)
+            onde(f),
+            coluna_ordem(f)
         );
     }
     let mut s = String::from(
@@ -120,13 +125,18 @@ pub(super) async fn historico(
     let total: i64 = bind_filtro!(sqlx::query_scalar(&sql), conta, f)
         .fetch_one(&store.historico)
         .await?;
-    let offset = i64::from(f.page.max(1) - 1) * i64::from(f.size);
     let sql = sql_pagina(f);
-    let rows = bind_filtro!(sqlx::query(&sql), conta, f)
-        .bind(i64::from(f.size))
-        .bind(offset)
-        .fetch_all(&store.historico)
-        .await?;
+    let q = bind_filtro!(sqlx::query(&sql), conta, f);
+    let q = if f.busca.is_some() {
+        let offset = i64::from(f.page.max(1) - 1) * i64::from(f.size);
+        q.bind(i64::from(f.size)).bind(offset)
+    } else {
+        match faixa_da_pagina(total.unsigned_abs(), f.page, f.size) {
+            Some((de, ate)) => q.bind(de).bind(ate),
+            None => return Ok((Vec::new(), total.unsigned_abs())),
+        }
+    };
+    let rows = q.fetch_all(&store.historico).await?;
     let mut itens = rows
         .iter()
         .map(consulta_de)
@@ -182,6 +192,8 @@ pub async fn plano_historico(
         let mut q = bind_filtro!(sqlx::query(&sql), conta, f);
         if sql.contains("OFFSET") {
             q = q.bind(i64::from(f.size)).bind(0_i64);
+        } else if sql.contains("BETWEEN") {
+            q = q.bind(1_i64).bind(i64::from(f.size));
         }
         for r in q.fetch_all(&store.historico).await? {
             v.push(r.try_get::<String, _>("detail")?);
