@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use carapi_server::carga::{Origem, carregar};
 use carapi_server::dados::{Imovel, Proprietario, sinteticos};
 use carapi_tests::Ambiente;
 use hdrhistogram::Histogram;
@@ -24,37 +25,42 @@ const PEQUENA: usize = 10_000;
 const GRANDE: usize = 1_000_000;
 const AMOSTRA: usize = 2_000;
 const CONEXOES: usize = 8;
-const LOTE: usize = 50_000;
 const DONO_CARS: usize = 10_000;
 
-/// A server over `n` synthetic records (written in batches of distinct seeds, so memory stays
-/// bounded by one batch) and `AMOSTRA` of their codes spread over the whole base.
+/// A server over `n` synthetic records, bulk-loaded as `seed --synthetic N` loads them (so a
+/// 7.5M base takes minutes, not hours), and `AMOSTRA` of their codes spread over the whole
+/// base.
 async fn base(n: usize) -> (Ambiente, Vec<String>) {
-    let amb = Ambiente::com(|c| {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let url = format!("sqlite://{}", dir.path().join("carapi.db").display());
+    let origem = Origem::Sinteticos {
+        n,
+        seed: 1,
+        dono_grande: None,
+    };
+    carregar(&url, origem, false).await.expect("bulk load");
+    let amostra = amostra(&url, n).await;
+    let amb = Ambiente::em(dir, |c| {
         c.rate_limit = None;
         c.load_bundled_data = false;
     })
     .await;
-    let passo = (n / AMOSTRA).max(1);
-    let mut amostra = Vec::with_capacity(AMOSTRA);
-    let mut escritos = 0;
-    let mut semente = 1;
-    while escritos < n {
-        let lote = sinteticos(LOTE.min(n - escritos), semente);
-        for (i, im) in lote.iter().enumerate() {
-            if (escritos + i) % passo == 0 && amostra.len() < AMOSTRA {
-                amostra.push(im.codigo_car.as_str().to_owned());
-            }
-        }
-        amb.server
-            .store()
-            .gravar_imoveis(&lote)
-            .await
-            .expect("write");
-        escritos += lote.len();
-        semente += 1;
-    }
     (amb, amostra)
+}
+
+/// `AMOSTRA` codes of the base at `url`, one every `n / AMOSTRA` rows of the table (which a
+/// bulk load writes in code order: the sample spans the key space).
+async fn amostra(url: &str, n: usize) -> Vec<String> {
+    let pool = sqlx::SqlitePool::connect(url).await.expect("sqlite");
+    let passo = (n / AMOSTRA).max(1) as i64;
+    let v = sqlx::query_scalar("SELECT codigo_car FROM imoveis WHERE rowid % ?1 = 0 LIMIT ?2")
+        .bind(passo)
+        .bind(AMOSTRA as i64)
+        .fetch_all(&pool)
+        .await
+        .expect("sample");
+    pool.close().await;
+    v
 }
 
 /// Each code of `codigos` looked up once from `CONEXOES` tasks: (p50, p99, failures).

@@ -37,7 +37,15 @@ impl Ambiente {
     /// # Panics
     /// As [`Ambiente::novo`].
     pub async fn com(ajustar: impl FnOnce(&mut Config)) -> Self {
-        let dir = tempfile::tempdir().expect("temporary folder");
+        Self::em(tempfile::tempdir().expect("temporary folder"), ajustar).await
+    }
+
+    /// As [`Ambiente::com`], over the SQLite file `carapi.db` of `dir` (created when missing;
+    /// a base bulk-loaded beforehand is served as it is).
+    ///
+    /// # Panics
+    /// As [`Ambiente::novo`].
+    pub async fn em(dir: tempfile::TempDir, ajustar: impl FnOnce(&mut Config)) -> Self {
         let database_url = format!("sqlite://{}", dir.path().join("carapi.db").display());
         let mut config = Config::local(database_url.clone());
         ajustar(&mut config);

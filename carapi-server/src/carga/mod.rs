@@ -5,7 +5,8 @@
 //! SICAR GeoServer WFS GeoJSON, [`wfs`]) in bounded batches of [`LOTE`] records through a
 //! bounded channel to one writer with its own connection, not the [`crate::store::Store`]:
 //! - SQLite: one rusqlite connection, one prepared statement per table, one transaction per
-//!   batch ([`sqlite`]);
+//!   batch ([`sqlite`]); into an empty base, an external merge sort by code first
+//!   ([`ordenar`]), so that the rows are appended in key order;
 //! - PostgreSQL: `COPY ... FROM STDIN` into temporary tables, then one set-based upsert per
 //!   batch ([`postgres`]).
 //!
@@ -24,6 +25,7 @@
 //! nothing.
 
 pub mod postgres;
+mod ordenar;
 mod progresso;
 pub mod sqlite;
 mod sqlite_vazio;

@@ -9,11 +9,11 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use indicatif::ProgressBar;
-use rusqlite::types::Value;
 use rusqlite::{CachedStatement, Connection, OptionalExtension, TransactionBehavior, params};
 use sqlx::sqlite::SqliteConnectOptions;
 use tokio::sync::mpsc;
 
+use super::ordenar::Valor;
 use super::{CargaError, Contagem};
 use crate::dados::Imovel;
 
@@ -21,13 +21,10 @@ use crate::dados::Imovel;
 const DATA_HORA: &str = "%Y-%m-%d %H:%M:%S";
 
 /// Page cache of the bulk connection, KiB (bounds the writer's memory; also the budget of each
-/// of SQLite's sorters, which the indexes' rebuild and an empty base's sorted inserts use).
-/// With [`super::LOTE`]-sized batches in flight it keeps a load under 200 MB whatever its size.
+/// of SQLite's sorters, which the indexes' rebuild uses). With [`super::LOTE`]-sized batches
+/// in flight and an empty base's sort buffer ([`super::ordenar`]) it keeps a load under
+/// 200 MB whatever its size.
 const CACHE_KIB: i64 = 32 * 1024;
-
-/// Page cache of the temporary database holding an empty base's staging tables, KiB (they are
-/// only appended to, then read in order).
-const CACHE_TEMP_KIB: i64 = 8 * 1024;
 
 /// The tables a load writes; their secondary indexes are rebuilt after a load into an empty base.
 const TABELAS: [&str; 2] = ["imoveis", "imovel_proprietarios"];
@@ -122,8 +119,7 @@ fn abrir(url: &str) -> Result<Connection, CargaError> {
     conn.busy_timeout(Duration::from_secs(30))?;
     // Foreign keys off: a record's row is always written before its owners' rows.
     conn.execute_batch(&format!(
-        "PRAGMA foreign_keys = OFF; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -{CACHE_KIB}; \
-         PRAGMA temp.cache_size = -{CACHE_TEMP_KIB};"
+        "PRAGMA foreign_keys = OFF; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -{CACHE_KIB};"
     ))?;
     Ok(conn)
 }
@@ -199,31 +195,31 @@ fn gravar_lote(
 }
 
 /// The values of [`COLUNAS`] for `i`, in the store's encoding.
-pub(super) fn valores_de(i: &Imovel) -> [Value; 19] {
-    let data = |d: chrono::NaiveDateTime| Value::Text(d.format(DATA_HORA).to_string());
-    let texto = |t: Option<&String>| t.map_or(Value::Null, |t| Value::Text(t.clone()));
+pub(super) fn valores_de(i: &Imovel) -> [Valor; 19] {
+    let data = |d: chrono::NaiveDateTime| Valor::Texto(d.format(DATA_HORA).to_string());
+    let texto = |t: Option<&String>| t.map_or(Valor::Nulo, |t| Valor::Texto(t.clone()));
     let decimal =
-        |d: Option<rust_decimal::Decimal>| d.map_or(Value::Null, |d| Value::Text(d.to_string()));
+        |d: Option<rust_decimal::Decimal>| d.map_or(Valor::Nulo, |d| Valor::Texto(d.to_string()));
     [
-        Value::Text(i.codigo_car.as_str().to_owned()),
-        Value::Text(i.status_imovel.clone()),
+        Valor::Texto(i.codigo_car.as_str().to_owned()),
+        Valor::Texto(i.status_imovel.clone()),
         texto(i.condicao.as_ref()),
         texto(i.nome_imovel.as_ref()),
-        Value::Text(i.area_total_ha.to_string()),
+        Valor::Texto(i.area_total_ha.to_string()),
         decimal(i.modulos_fiscais),
         data(i.data_cadastro),
-        i.data_atualizacao.map_or(Value::Null, data),
-        Value::Text(i.tipo_imovel.clone()),
-        Value::Text(i.municipio.clone()),
-        Value::Integer(i64::from(i.codigo_municipio_ibge)),
-        Value::Text(i.uf.clone()),
+        i.data_atualizacao.map_or(Valor::Nulo, data),
+        Valor::Texto(i.tipo_imovel.clone()),
+        Valor::Texto(i.municipio.clone()),
+        Valor::Inteiro(i64::from(i.codigo_municipio_ibge)),
+        Valor::Texto(i.uf.clone()),
         texto(i.codigo_protocolo.as_ref()),
         decimal(i.latitude),
         decimal(i.longitude),
         texto(i.matricula_numero.as_ref()),
         texto(i.matricula_data.as_ref()),
         texto(i.matricula_cartorio.as_ref()),
-        Value::Integer(i64::from(i.tem_recibo)),
+        Valor::Inteiro(i64::from(i.tem_recibo)),
     ]
 }
 
