@@ -51,8 +51,10 @@ struct Medida {
 
 /// Runs `carapi-server args…`, sampling its `VmHWM` until it exits.
 fn medir(args: &[&str]) -> Medida {
+    // Built (by cargo, when stale) before the clock starts: the figure is the load alone.
+    let bin = servidor_bin();
     let inicio = Instant::now();
-    let mut filho = Command::new(servidor_bin())
+    let mut filho = Command::new(bin)
         .args(args)
         .args(["--sem-progresso"])
         .env_remove("CARAPI_DATABASE_URL")
