@@ -4,7 +4,6 @@
 //! with its feature index), a seeded large owner, the same on PostgreSQL when `DATABASE_URL`
 //! is set.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -52,29 +51,9 @@ fn sqlite_url(dir: &tempfile::TempDir) -> String {
 
 /// `n` synthetic records written as a public SICAR CSV (header on line 1).
 fn csv_sintetico(n: usize) -> String {
-    let mut s = String::from(
-        "cod_imovel,status_imovel,dat_criacao,data_atualizacao,area,condicao,uf,municipio,cod_municipio_ibge,m_fiscal,tipo_imovel\n",
-    );
-    for i in Sinteticos::new(n, 11) {
-        let data = |d: chrono::NaiveDateTime| d.format("%Y-%m-%dT%H:%M:%S").to_string();
-        writeln!(
-            s,
-            "{},{},{},{},{},\"{}\",{},{},{},{},{}",
-            i.codigo_car,
-            i.status_imovel,
-            data(i.data_cadastro),
-            i.data_atualizacao.map(data).unwrap_or_default(),
-            i.area_total_ha,
-            i.condicao.unwrap_or_default(),
-            i.uf,
-            i.municipio,
-            i.codigo_municipio_ibge,
-            i.modulos_fiscais.map(|d| d.to_string()).unwrap_or_default(),
-            i.tipo_imovel
-        )
-        .unwrap();
-    }
-    s
+    let mut bytes = Vec::new();
+    carapi_server::dados::import::escrever_csv(&mut bytes, Sinteticos::new(n, 11)).unwrap();
+    String::from_utf8(bytes).unwrap()
 }
 
 /// The CSV with line `linha` (1-based, header = 1) given a bad `area`.

@@ -171,7 +171,10 @@ async fn every_history_filter_is_answered_from_an_index_on_a_20k_row_account() {
             // page 3, the last page (partial unless the total divides), one past it
             let ultima = esperado.len().div_ceil(7).max(1) as u32;
             for page in [3, ultima, ultima + 1] {
-                let f = FiltroHistorico { page, ..base.clone() };
+                let f = FiltroHistorico {
+                    page,
+                    ..base.clone()
+                };
                 confere_pagina(&s, &c.api_key, &f, &esperado).await;
             }
         }

@@ -16,6 +16,7 @@ mod conta;
 mod erros;
 mod escala;
 mod historico_custo;
+mod migracoes;
 mod nul;
 #[cfg(feature = "openapi")]
 mod openapi;

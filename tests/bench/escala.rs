@@ -11,8 +11,6 @@
 //! carapi-tests --bench figures scale` for a quick run. Targets (SQLite): >= 200,000
 //! records/s and peak RSS <= 200 MB whatever N.
 
-use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -99,34 +97,8 @@ fn vm_hwm_kb(status: &str) -> Option<u64> {
 
 /// Writes `n` synthetic records as a public SICAR CSV.
 fn escrever_csv(caminho: &Path, n: usize) {
-    let mut w = std::io::BufWriter::new(std::fs::File::create(caminho).expect("create CSV"));
-    writeln!(
-        w,
-        "cod_imovel,status_imovel,dat_criacao,data_atualizacao,area,condicao,uf,municipio,cod_municipio_ibge,m_fiscal,tipo_imovel"
-    )
-    .expect("write");
-    let mut linha = String::new();
-    for i in Sinteticos::new(n, 99) {
-        linha.clear();
-        let data = |d: chrono::NaiveDateTime| d.format("%Y-%m-%dT%H:%M:%S").to_string();
-        let _ = write!(
-            linha,
-            "{},{},{},{},{},\"{}\",{},{},{},{},{}",
-            i.codigo_car,
-            i.status_imovel,
-            data(i.data_cadastro),
-            i.data_atualizacao.map(data).unwrap_or_default(),
-            i.area_total_ha,
-            i.condicao.unwrap_or_default(),
-            i.uf,
-            i.municipio,
-            i.codigo_municipio_ibge,
-            i.modulos_fiscais.map(|d| d.to_string()).unwrap_or_default(),
-            i.tipo_imovel
-        );
-        writeln!(w, "{linha}").expect("write");
-    }
-    w.flush().expect("flush");
+    let w = std::io::BufWriter::new(std::fs::File::create(caminho).expect("create CSV"));
+    carapi_server::dados::import::escrever_csv(w, Sinteticos::new(n, 99)).expect("write CSV");
 }
 
 fn figura(nome: &'static str, n: usize, m: &Medida, sqlite: bool) -> Figura {

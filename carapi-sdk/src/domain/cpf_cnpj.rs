@@ -95,10 +95,15 @@ impl CpfCnpj {
     }
 }
 
-/// Mod-11 check digit over `values` with `weights` (Receita Federal rule:
+/// Mod-11 check digit over the characters `chars` with `weights` (Receita Federal rule: a
+/// character's value is its ASCII code minus 48, so '0'..'9' = 0..9 and 'A'..'Z' = 17..42;
 /// `r = sum % 11; dv = if r < 2 { 0 } else { 11 - r }`).
-fn dv(values: &[u32], weights: &[u32]) -> u32 {
-    let sum: u32 = values.iter().zip(weights).map(|(v, w)| v * w).sum();
+fn dv(chars: &[u8], weights: &[u32]) -> u32 {
+    let sum: u32 = chars
+        .iter()
+        .zip(weights)
+        .map(|(c, w)| u32::from(c - b'0') * w)
+        .sum();
     let r = sum % 11;
     if r < 2 { 0 } else { 11 - r }
 }
@@ -110,21 +115,18 @@ fn is_valid(bare: &str) -> bool {
     }
     match b.len() {
         11 if b.iter().all(u8::is_ascii_digit) => {
-            let v: Vec<u32> = b.iter().map(|&c| u32::from(c - b'0')).collect();
-            let dv1 = dv(&v[..9], &[10, 9, 8, 7, 6, 5, 4, 3, 2]);
-            let dv2 = dv(&v[..10], &[11, 10, 9, 8, 7, 6, 5, 4, 3, 2]);
-            v[9] == dv1 && v[10] == dv2
+            let dv1 = dv(&b[..9], &[10, 9, 8, 7, 6, 5, 4, 3, 2]);
+            let dv2 = dv(&b[..10], &[11, 10, 9, 8, 7, 6, 5, 4, 3, 2]);
+            u32::from(b[9] - b'0') == dv1 && u32::from(b[10] - b'0') == dv2
         }
         14 if b[..12]
             .iter()
             .all(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
             && b[12..].iter().all(u8::is_ascii_digit) =>
         {
-            // Value of a character = ASCII code - 48 ('0'..'9' = 0..9, 'A' = 17 .. 'Z' = 42).
-            let v: Vec<u32> = b.iter().map(|&c| u32::from(c - b'0')).collect();
-            let dv1 = dv(&v[..12], &[5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
-            let dv2 = dv(&v[..13], &[6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
-            v[12] == dv1 && v[13] == dv2
+            let dv1 = dv(&b[..12], &[5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
+            let dv2 = dv(&b[..13], &[6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
+            u32::from(b[12] - b'0') == dv1 && u32::from(b[13] - b'0') == dv2
         }
         _ => false,
     }
@@ -152,11 +154,13 @@ pub fn completar_digitos(base: &str) -> Option<String> {
         }
         _ => return None,
     };
-    let mut v: Vec<u32> = b.iter().map(|&c| u32::from(c - b'0')).collect();
-    let d1 = dv(&v, w1);
-    v.push(d1);
-    let d2 = dv(&v, w2);
-    Some(format!("{base}{d1}{d2}"))
+    let mut s = String::with_capacity(b.len() + 2);
+    s.push_str(base);
+    let d1 = dv(b, w1);
+    s.push(char::from(b'0' + d1 as u8));
+    let d2 = dv(s.as_bytes(), w2);
+    s.push(char::from(b'0' + d2 as u8));
+    Some(s)
 }
 
 impl CpfCnpj {

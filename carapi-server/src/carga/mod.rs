@@ -1,34 +1,34 @@
-//! Bulk load of CAR records at SICAR scale (about 7.5 million records): `carapi-server seed` and
-//! `carapi-server import`.
+//! Bulk load of CAR records at SICAR scale (about 7.5 million records): `carapi-server seed`
+//! and `carapi-server import`.
 //!
-//! The records stream from their source (the synthetic generator, a public SICAR CSV, or a
-//! SICAR GeoServer WFS GeoJSON, [`wfs`]) in bounded batches of [`LOTE`] records through a
-//! bounded channel to one writer with its own connection, not the [`crate::store::Store`]:
-//! - SQLite: one rusqlite connection, one prepared statement per table, one transaction per
-//!   batch ([`sqlite`]); into an empty base, an external merge sort by code first
-//!   ([`ordenar`]), so that the rows are appended in key order;
-//! - PostgreSQL: `COPY ... FROM STDIN` into temporary tables, then one set-based upsert per
-//!   batch ([`postgres`]).
+//! The records come from the synthetic generator, a public SICAR CSV, or a SICAR GeoServer
+//! WFS GeoJSON ([`wfs`]), and go to the database through a connection of the load's own, not
+//! the [`crate::store::Store`]:
+//! - SQLite, in two phases. First the origin is read, checked and sorted by CAR code in
+//!   bounded memory ([`leitura`], [`ordenar`]), on every core; a bad row refuses the file with
+//!   its line (CSV) or feature index (WFS) before the base is touched. Then the winner of each
+//!   code is written in code order ([`sqlite`]): into an empty base, appended in one
+//!   transaction with the secondary indexes built at the end; into a base that holds records,
+//!   inserted or replacing the stored one, one transaction per batch.
+//! - PostgreSQL: a first streaming pass validates a file ([`validacao`]); then batches of
+//!   [`LOTE`] records go by `COPY ... FROM STDIN` into temporary tables and one set-based upsert
+//!   per batch ([`postgres`]); into an empty base the secondary indexes are dropped first and
+//!   built at the end.
 //!
-//! Into an empty base, the secondary indexes of `imoveis` and `imovel_proprietarios` (whatever
-//! the migrations defined: read from `sqlite_master` / `pg_indexes`) are dropped first and built
-//! once at the end. Memory stays bounded whatever the number of records: a few batches in
-//! flight plus the database's page cache.
-//!
-//! A file is read twice: a first streaming pass validates every row ([`validacao`]) and refuses
-//! the file with the line (CSV) or feature index (WFS) of the first bad one, before anything is
-//! written; the second pass loads it.
+//! Memory stays bounded whatever the number of records: the sort's budget
+//! ([`ordenar::ORCAMENTO`]), a few batches in flight and the database's page cache.
 //!
 //! Versions: a record replaces a stored one with the same `codigo_car` unless it is older by
 //! `data_atualizacao` (a missing one is the oldest), then `dat_criacao` ([`wfs::mais_nova`]);
 //! the WFS may serve two versions of one property, and loading the same file twice changes
 //! nothing.
 
-pub mod postgres;
+mod leitura;
 mod ordenar;
+pub mod postgres;
 mod progresso;
-pub mod sqlite;
-mod sqlite_vazio;
+mod registro;
+mod sqlite;
 pub mod validacao;
 pub mod wfs;
 
@@ -139,6 +139,17 @@ pub enum CargaError {
     Interrompida(String),
 }
 
+impl CargaError {
+    /// The line (CSV) or feature index (WFS) of a bad row, when the error is one.
+    pub fn linha(&self) -> Option<u64> {
+        match self {
+            CargaError::Csv(e) => e.linha(),
+            CargaError::Wfs(WfsError::Feicao { indice, .. }) => Some(*indice),
+            _ => None,
+        }
+    }
+}
+
 fn io(caminho: &Path, source: std::io::Error) -> CargaError {
     CargaError::Io {
         caminho: caminho.display().to_string(),
@@ -192,45 +203,11 @@ pub async fn carregar(
     com_barra: bool,
 ) -> Result<Relatorio, CargaError> {
     let inicio = Instant::now();
-    let total = match &origem {
-        Origem::Sinteticos { n, .. } => *n as u64,
-        Origem::Arquivo(caminho) => {
-            let caminho = caminho.clone();
-            let barra = progresso::barra(com_barra, None, "validando");
-            tokio::task::spawn_blocking(move || validacao::validar(&caminho, &barra))
-                .await
-                .map_err(|e| CargaError::Interrompida(e.to_string()))??
-        }
-    };
-    // Creates and migrates the database; closed before the writer opens its own connection.
-    let store = crate::startup::abrir_store(database_url)
-        .await
-        .map_err(|e| match e {
-            crate::ServerError::Store(s) => CargaError::Store(s),
-            outro => CargaError::Url(outro.to_string()),
-        })?;
-    drop(store);
-
-    let barra = progresso::barra(com_barra, Some(total), "gravando");
-    let (tx, rx) = mpsc::channel::<Vec<Imovel>>(EM_VOO);
-    let leitor = tokio::task::spawn_blocking(move || produzir(origem, &tx));
-    let escrita = if crate::store::postgres::eh_url_postgres(database_url) {
-        postgres::gravar(database_url, rx, &barra).await
+    let (lidos, c) = if crate::store::postgres::eh_url_postgres(database_url) {
+        carregar_postgres(database_url, origem, com_barra).await?
     } else {
-        let url = database_url.to_owned();
-        let barra = barra.clone();
-        tokio::task::spawn_blocking(move || sqlite::gravar(&url, rx, &barra))
-            .await
-            .map_err(|e| CargaError::Interrompida(e.to_string()))
-            .and_then(|r| r)
+        carregar_sqlite(database_url, origem, com_barra).await?
     };
-    let lidos = leitor
-        .await
-        .map_err(|e| CargaError::Interrompida(e.to_string()))?;
-    barra.finish_and_clear();
-    // A writer error explains a reader stopped by the closed channel: report it first.
-    let c = escrita?;
-    let lidos = lidos?;
     Ok(Relatorio {
         lidos,
         gravados: c.gravados,
@@ -238,6 +215,93 @@ pub async fn carregar(
         indices_reconstruidos: c.indices,
         segundos: inicio.elapsed().as_secs_f64(),
     })
+}
+
+/// Creates and migrates the database of `url`; closed before the load opens its own
+/// connection.
+async fn migrar(url: &str) -> Result<(), CargaError> {
+    let store = crate::startup::abrir_store(url)
+        .await
+        .map_err(|e| match e {
+            crate::ServerError::Store(s) => CargaError::Store(s),
+            outro => CargaError::Url(outro.to_string()),
+        })?;
+    drop(store);
+    Ok(())
+}
+
+fn em_pe<T>(r: Result<Result<T, CargaError>, tokio::task::JoinError>) -> Result<T, CargaError> {
+    r.map_err(|e| CargaError::Interrompida(e.to_string()))?
+}
+
+/// SQLite: read and sort everything ([`leitura`]), then write the winners in code order
+/// ([`sqlite`]) while the merge ([`ordenar::Vencedores`]) runs on a thread of its own.
+async fn carregar_sqlite(
+    url: &str,
+    origem: Origem,
+    com_barra: bool,
+) -> Result<(u64, Contagem), CargaError> {
+    sqlite::arquivo_do_url(url)?;
+    let total = match &origem {
+        Origem::Sinteticos { n, .. } => Some(*n as u64),
+        Origem::Arquivo(_) => None,
+    };
+    let barra = progresso::barra(com_barra, total, "lendo");
+    let b = barra.clone();
+    let t = Instant::now();
+    let (ordenador, lidos) =
+        em_pe(tokio::task::spawn_blocking(move || leitura::ler(&origem, &b)).await)?;
+    barra.finish_and_clear();
+    tracing::debug!(
+        lidos,
+        corridas = ordenador.corridas(),
+        segundos = t.elapsed().as_secs_f64(),
+        "carga: lidos e ordenados"
+    );
+    migrar(url).await?;
+    let barra = progresso::barra(com_barra, Some(lidos), "gravando");
+    let (url, b) = (url.to_owned(), barra.clone());
+    let c = em_pe(
+        tokio::task::spawn_blocking(move || -> Result<Contagem, CargaError> {
+            let gravador = sqlite::Gravador::abrir(&url)?;
+            let vencedores = ordenador.vencedores()?;
+            let (tx, rx) = std::sync::mpsc::sync_channel(EM_VOO);
+            std::thread::scope(|s| {
+                s.spawn(move || vencedores.enviar(LOTE, &tx));
+                gravador.gravar(&rx, &b)
+            })
+        })
+        .await,
+    )?;
+    barra.finish_and_clear();
+    Ok((lidos, c))
+}
+
+/// PostgreSQL: validate a file first ([`validacao`]), then stream batches by `COPY`
+/// ([`postgres`]).
+async fn carregar_postgres(
+    url: &str,
+    origem: Origem,
+    com_barra: bool,
+) -> Result<(u64, Contagem), CargaError> {
+    let total = match &origem {
+        Origem::Sinteticos { n, .. } => *n as u64,
+        Origem::Arquivo(caminho) => {
+            let caminho = caminho.clone();
+            let barra = progresso::barra(com_barra, None, "validando");
+            em_pe(tokio::task::spawn_blocking(move || validacao::validar(&caminho, &barra)).await)?
+        }
+    };
+    migrar(url).await?;
+    let barra = progresso::barra(com_barra, Some(total), "gravando");
+    let (tx, rx) = mpsc::channel::<Vec<Imovel>>(EM_VOO);
+    let leitor = tokio::task::spawn_blocking(move || produzir(origem, &tx));
+    let escrita = postgres::gravar(url, rx, &barra).await;
+    let lidos = em_pe(leitor.await.map(Ok))?;
+    barra.finish_and_clear();
+    // A writer error explains a reader stopped by the closed channel: report it first.
+    let c = escrita?;
+    Ok((lidos?, c))
 }
 
 /// Reads `origem` in batches of [`LOTE`] into `tx`; returns how many records were read.

@@ -1,228 +1,300 @@
-//! External merge sort of a load's rows by CAR code, in bounded memory, keeping one version
-//! per code: what lets a load into an empty SQLite base append to its B-trees in key order
-//! (one write of each page) instead of inserting at random places.
+//! External merge sort of a load's records by CAR code, in bounded memory, keeping one version
+//! per code: what lets a SQLite load write its B-trees in key order (each page written once)
+//! instead of inserting at random places.
 //!
-//! Rows are buffered up to [`CORRIDA`] at a time; a full buffer is sorted by (code, order
-//! read) and spilled to an anonymous temporary file as length-prefixed postcard records (a
-//! run). [`Ordenador::vencedores`] merges the runs (a binary heap over one reader per run)
-//! and yields, for each code, the version that wins by [`super::wfs::mais_nova`]'s rule: the
-//! newest `data_atualizacao` (a missing one the oldest), then the newest `data_cadastro`, and
-//! on a tie the version read last.
+//! Encoded batches ([`Pacote`]) are held until they reach [`ORCAMENTO`] bytes; then their records
+//! are sorted by (code, position read) and spilled to an anonymous temporary file as
+//! length-prefixed records (a run). The last run stays in memory. [`Ordenador::vencedores`]
+//! merges the runs (a binary heap over one reader per run) and yields, for each code, the
+//! version that wins by [`super::wfs::mais_nova`]'s rule: the newest `data_atualizacao` (a
+//! missing one the oldest), then the newest `data_cadastro`, and on a tie the version read last.
 //!
-//! Memory: one buffer of [`CORRIDA`] rows while reading; one row and a 64 KiB read buffer per
-//! run while merging (a 7.5M-row load has 150 runs).
+//! Memory: [`ORCAMENTO`] bytes of records while reading; while merging, the last run plus one
+//! record and a [`BUFFER`] read buffer per spilled run (a 7.5M-record load spills about 50).
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
-
-use serde::{Deserialize, Serialize};
+use std::sync::mpsc::SyncSender;
 
 use super::CargaError;
+use super::registro::{Pacote, Registro};
 
-/// Rows per run: about 1 KiB each in memory.
-pub(super) const CORRIDA: usize = 50_000;
+/// Bytes of encoded records held in memory before they are sorted and spilled (about 110,000
+/// records of the synthetic shape).
+pub(super) const ORCAMENTO: usize = 48 << 20;
 
-/// One value of a SQL row, in the store's encoding (`store/sqlite/linhas.rs`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(super) enum Valor {
-    /// SQL NULL.
-    Nulo,
-    /// An integer column.
-    Inteiro(i64),
-    /// A text column.
-    Texto(String),
-}
+/// Write and read buffer of a run.
+const BUFFER: usize = 256 << 10;
 
-impl rusqlite::ToSql for Valor {
-    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
-        use rusqlite::types::{ToSqlOutput, ValueRef};
-        Ok(ToSqlOutput::Borrowed(match self {
-            Valor::Nulo => ValueRef::Null,
-            Valor::Inteiro(n) => ValueRef::Integer(*n),
-            Valor::Texto(t) => ValueRef::Text(t.as_bytes()),
-        }))
-    }
-}
-
-/// One version of a record as the load writes it: the `imoveis` row and its owners' rows.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(super) struct Linha {
-    /// The CAR code (also the first value of `valores`).
-    pub codigo: String,
-    /// `data_atualizacao` and `data_cadastro` as stored (`YYYY-MM-DD HH:MM:SS`, whose text order
-    /// is the time order); a missing `data_atualizacao` is `""`, the earliest.
-    pub versao: (String, String),
-    /// The `imoveis` columns, in the order of `carga::sqlite::COLUNAS`.
-    pub valores: Vec<Valor>,
-    /// The owners' (documento, nome), in order.
-    pub donos: Vec<(String, String)>,
-}
-
-/// A row and the position it was read at (ties of one code go to the later one).
-#[derive(Debug)]
-struct Lida {
-    seq: u64,
-    linha: Linha,
-}
-
-impl Lida {
-    fn chave(&self) -> (&str, u64) {
-        (&self.linha.codigo, self.seq)
-    }
-}
-
-/// Buffers rows, spills sorted runs, merges them back in code order.
+/// Buffers batches, spills sorted runs, merges them back in code order.
 #[derive(Debug, Default)]
 pub(super) struct Ordenador {
-    buffer: Vec<Lida>,
+    pacotes: Vec<Pacote>,
+    bytes: usize,
     corridas: Vec<File>,
-    lidas: u64,
+    orcamento: Option<usize>,
 }
 
+/// (batch, record) of a held record.
+type Ref = (u32, u32);
+
 impl Ordenador {
-    /// Adds one row (spilling a run when the buffer is full).
+    /// A sorter that spills every `bytes` bytes instead of [`ORCAMENTO`] (tests).
+    #[cfg(test)]
+    fn com_orcamento(bytes: usize) -> Self {
+        Ordenador {
+            orcamento: Some(bytes),
+            ..Ordenador::default()
+        }
+    }
+
+    /// Adds a batch, spilling a run when the held records pass the budget; returns the
+    /// batches a spill emptied, for their buffers to be reused.
     ///
     /// # Errors
     /// [`CargaError::Io`] when the temporary file cannot be written.
-    pub fn push(&mut self, linha: Linha) -> Result<(), CargaError> {
-        self.buffer.push(Lida {
-            seq: self.lidas,
-            linha,
-        });
-        self.lidas += 1;
-        if self.buffer.len() >= CORRIDA {
-            self.despejar()?;
+    pub fn push(&mut self, p: Pacote) -> Result<Vec<Pacote>, CargaError> {
+        self.bytes += p.tamanho();
+        self.pacotes.push(p);
+        if self.bytes < self.orcamento.unwrap_or(ORCAMENTO) {
+            return Ok(Vec::new());
         }
-        Ok(())
+        self.despejar()?;
+        let mut livres = std::mem::take(&mut self.pacotes);
+        livres.iter_mut().for_each(Pacote::limpar);
+        Ok(livres)
     }
 
-    /// Sorts the buffer and writes it as one run.
+    /// The held records in (code, position read) order.
+    fn ordem(&self) -> Vec<Ref> {
+        let registro = |(p, r): Ref| Registro(self.pacotes[p as usize].bruto(r as usize));
+        // The codes' first 16 bytes sort most pairs without reading the records again.
+        let mut chaves: Vec<(u128, Ref)> = self
+            .pacotes
+            .iter()
+            .enumerate()
+            .flat_map(|(p, pacote)| (0..pacote.len() as u32).map(move |r| (p as u32, r)))
+            .map(|r| (prefixo(registro(r).codigo()), r))
+            .collect();
+        chaves.sort_unstable_by(|(pa, a), (pb, b)| {
+            pa.cmp(pb).then_with(|| registro(*a).ordem(&registro(*b)))
+        });
+        chaves.into_iter().map(|(_, r)| r).collect()
+    }
+
+    /// Sorts the held records and writes them as one run.
     fn despejar(&mut self) -> Result<(), CargaError> {
-        self.buffer.sort_unstable_by(|a, b| a.chave().cmp(&b.chave()));
-        let mut w = BufWriter::with_capacity(1 << 16, tempfile::tempfile().map_err(temp)?);
-        let mut bytes = Vec::with_capacity(1024);
-        for l in self.buffer.drain(..) {
-            bytes.clear();
-            bytes.extend_from_slice(&l.seq.to_le_bytes());
-            bytes = postcard::to_extend(&l.linha, bytes).map_err(codec)?;
-            let tamanho = u32::try_from(bytes.len()).map_err(|_| codec("linha grande demais"))?;
-            w.write_all(&tamanho.to_le_bytes()).map_err(temp)?;
-            w.write_all(&bytes).map_err(temp)?;
+        let refs = self.ordem();
+        let mut w = BufWriter::with_capacity(BUFFER, tempfile::tempfile().map_err(temp)?);
+        for (p, r) in refs {
+            let bruto = self.pacotes[p as usize].bruto(r as usize);
+            w.write_all(&(bruto.len() as u32).to_le_bytes())
+                .and_then(|()| w.write_all(bruto))
+                .map_err(temp)?;
         }
         let mut f = w.into_inner().map_err(|e| temp(e.into_error()))?;
         f.seek(SeekFrom::Start(0)).map_err(temp)?;
         self.corridas.push(f);
+        self.bytes = 0;
         Ok(())
+    }
+
+    /// Runs spilled so far.
+    pub fn corridas(&self) -> usize {
+        self.corridas.len()
     }
 
     /// The winning version of each code, in code order.
     ///
     /// # Errors
-    /// [`CargaError::Io`] when a run cannot be written or read back.
-    pub fn vencedores(mut self) -> Result<Vencedores, CargaError> {
-        if !self.buffer.is_empty() {
-            self.despejar()?;
-        }
-        let mut leitores: Vec<Corrida> = self
+    /// [`CargaError::Io`] when a run cannot be read back.
+    pub fn vencedores(self) -> Result<Vencedores, CargaError> {
+        let ordem = self.ordem();
+        let mut fontes: Vec<Fonte> = self
             .corridas
             .into_iter()
-            .map(|f| Corrida(BufReader::with_capacity(1 << 16, f)))
+            .map(|f| Fonte::Arquivo(BufReader::with_capacity(BUFFER, f)))
             .collect();
-        let mut heap = BinaryHeap::with_capacity(leitores.len());
-        for (i, r) in leitores.iter_mut().enumerate() {
-            if let Some(l) = r.proxima()? {
-                heap.push(Reverse(NoHeap(l, i)));
+        fontes.push(Fonte::Memoria {
+            pacotes: self.pacotes,
+            ordem,
+            proxima: 0,
+        });
+        let mut heap = BinaryHeap::with_capacity(fontes.len());
+        for (i, f) in fontes.iter_mut().enumerate() {
+            let mut linha = Vec::new();
+            if f.proxima(&mut linha)? {
+                heap.push(Reverse(Topo { linha, fonte: i }));
             }
         }
-        Ok(Vencedores { leitores, heap })
+        Ok(Vencedores {
+            fontes,
+            heap,
+            livres: Vec::new(),
+        })
     }
 }
 
-/// A run being read back.
-#[derive(Debug)]
-struct Corrida(BufReader<File>);
+/// The first 16 bytes of `codigo` as a big-endian number (zero-padded): its order is the
+/// bytes' order.
+fn prefixo(codigo: &[u8]) -> u128 {
+    let mut b = [0u8; 16];
+    let n = codigo.len().min(16);
+    b[..n].copy_from_slice(&codigo[..n]);
+    u128::from_be_bytes(b)
+}
 
-impl Corrida {
-    fn proxima(&mut self) -> Result<Option<Lida>, CargaError> {
-        let mut tamanho = [0u8; 4];
-        match self.0.read_exact(&mut tamanho) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
-            Err(e) => return Err(temp(e)),
+/// A sorted run being read back.
+#[derive(Debug)]
+enum Fonte {
+    /// Spilled to a temporary file.
+    Arquivo(BufReader<File>),
+    /// The last run, never spilled.
+    Memoria {
+        pacotes: Vec<Pacote>,
+        ordem: Vec<Ref>,
+        proxima: usize,
+    },
+}
+
+impl Fonte {
+    /// Reads the next record into `linha`; false at the end of the run.
+    fn proxima(&mut self, linha: &mut Vec<u8>) -> Result<bool, CargaError> {
+        linha.clear();
+        match self {
+            Fonte::Arquivo(r) => {
+                let mut tamanho = [0u8; 4];
+                match r.read_exact(&mut tamanho) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(false),
+                    Err(e) => return Err(temp(e)),
+                }
+                linha.resize(u32::from_le_bytes(tamanho) as usize, 0);
+                r.read_exact(linha).map_err(temp)?;
+                Ok(true)
+            }
+            Fonte::Memoria {
+                pacotes,
+                ordem,
+                proxima,
+            } => {
+                let Some((p, r)) = ordem.get(*proxima) else {
+                    return Ok(false);
+                };
+                linha.extend_from_slice(pacotes[*p as usize].bruto(*r as usize));
+                *proxima += 1;
+                Ok(true)
+            }
         }
-        let mut bytes = vec![0u8; u32::from_le_bytes(tamanho) as usize];
-        self.0.read_exact(&mut bytes).map_err(temp)?;
-        let (seq, resto) = bytes.split_at(8);
-        let seq = u64::from_le_bytes(seq.try_into().map_err(|_| codec("registro curto"))?);
-        let linha = postcard::from_bytes(resto).map_err(codec)?;
-        Ok(Some(Lida { seq, linha }))
     }
 }
 
-/// A heap entry: a row and the run it came from, ordered by (code, position read).
+/// A heap entry: the smallest unread record of one run.
 #[derive(Debug)]
-struct NoHeap(Lida, usize);
+struct Topo {
+    linha: Vec<u8>,
+    fonte: usize,
+}
 
-impl PartialEq for NoHeap {
+impl PartialEq for Topo {
     fn eq(&self, outro: &Self) -> bool {
-        self.0.chave() == outro.0.chave()
+        self.cmp(outro) == Ordering::Equal
     }
 }
-impl Eq for NoHeap {}
-impl PartialOrd for NoHeap {
+impl Eq for Topo {}
+impl PartialOrd for Topo {
     fn partial_cmp(&self, outro: &Self) -> Option<Ordering> {
         Some(self.cmp(outro))
     }
 }
-impl Ord for NoHeap {
+impl Ord for Topo {
     fn cmp(&self, outro: &Self) -> Ordering {
-        self.0.chave().cmp(&outro.0.chave())
+        Registro(&self.linha).ordem(&Registro(&outro.linha))
     }
 }
 
-/// Iterator over the winning versions (see [`Ordenador::vencedores`]).
+/// The winning versions in code order (see [`Ordenador::vencedores`]).
 #[derive(Debug)]
 pub(super) struct Vencedores {
-    leitores: Vec<Corrida>,
-    heap: BinaryHeap<Reverse<NoHeap>>,
+    fontes: Vec<Fonte>,
+    heap: BinaryHeap<Reverse<Topo>>,
+    /// Record buffers to reuse.
+    livres: Vec<Vec<u8>>,
 }
 
 impl Vencedores {
-    /// The smallest row left, refilling the heap from its run.
-    fn menor(&mut self) -> Result<Option<Lida>, CargaError> {
-        let Some(Reverse(NoHeap(l, i))) = self.heap.pop() else {
+    /// The smallest record left, refilling the heap from its run.
+    fn menor(&mut self) -> Result<Option<Vec<u8>>, CargaError> {
+        let Some(Reverse(Topo { linha, fonte })) = self.heap.pop() else {
             return Ok(None);
         };
-        if let Some(proxima) = self.leitores[i].proxima()? {
-            self.heap.push(Reverse(NoHeap(proxima, i)));
+        let mut proxima = self.livres.pop().unwrap_or_default();
+        if self.fontes[fonte].proxima(&mut proxima)? {
+            self.heap.push(Reverse(Topo {
+                linha: proxima,
+                fonte,
+            }));
+        } else {
+            self.livres.push(proxima);
         }
-        Ok(Some(l))
+        Ok(Some(linha))
     }
 
-    /// The winner of the next code and how many versions of it lost.
+    /// Appends the winner of the next code to `saida` (its losers counted in
+    /// `saida.perdidas`); false when no code is left.
     ///
     /// # Errors
     /// [`CargaError::Io`] when a run cannot be read back.
-    pub fn proximo(&mut self) -> Result<Option<(Linha, u64)>, CargaError> {
+    pub fn proximo(&mut self, saida: &mut Pacote) -> Result<bool, CargaError> {
         let Some(mut vencedor) = self.menor()? else {
-            return Ok(None);
+            return Ok(false);
         };
-        let mut perdedores = 0;
         while self
             .heap
             .peek()
-            .is_some_and(|Reverse(NoHeap(l, _))| l.linha.codigo == vencedor.linha.codigo)
+            .is_some_and(|Reverse(t)| Registro(&t.linha).codigo() == Registro(&vencedor).codigo())
         {
-            let outra = self.menor()?.expect("peek viu uma linha");
-            perdedores += 1;
-            // `outra` was read later: it wins unless older (the rule of wfs::mais_nova)
-            if outra.linha.versao >= vencedor.linha.versao {
-                vencedor = outra;
+            let outra = self.menor()?.expect("peek viu um registro");
+            saida.perdidas += 1;
+            // `outra` was read later: it wins unless older.
+            if Registro(&outra).vence(&Registro(&vencedor)) {
+                self.livres.push(std::mem::replace(&mut vencedor, outra));
+            } else {
+                self.livres.push(outra);
             }
         }
-        Ok(Some((vencedor.linha, perdedores)))
+        saida.push_bruto(&vencedor);
+        self.livres.push(vencedor);
+        Ok(true)
+    }
+}
+
+impl Vencedores {
+    /// Sends the winners to `tx` in batches of `lote`; stops at the end, at an error (sent),
+    /// or when the receiver has gone.
+    pub fn enviar(mut self, lote: usize, tx: &SyncSender<Result<Pacote, CargaError>>) {
+        loop {
+            let mut p = Pacote::com_capacidade(lote);
+            let mut fim = false;
+            while p.len() < lote {
+                match self.proximo(&mut p) {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        fim = true;
+                        break;
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                }
+            }
+            if tx.send(Ok(p)).is_err() || fim {
+                return;
+            }
+        }
     }
 }
 
@@ -233,86 +305,154 @@ fn temp(source: std::io::Error) -> CargaError {
     }
 }
 
-fn codec(e: impl std::fmt::Display) -> CargaError {
-    temp(std::io::Error::new(
-        std::io::ErrorKind::InvalidData,
-        e.to_string(),
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dados::{Imovel, sinteticos};
+    use chrono::NaiveDateTime;
 
-    fn linha(codigo: &str, atualizacao: &str, cadastro: &str, nome: &str) -> Linha {
-        Linha {
-            codigo: codigo.into(),
-            versao: (atualizacao.into(), cadastro.into()),
-            valores: vec![Valor::Texto(codigo.into()), Valor::Texto(nome.into()), Valor::Nulo],
-            donos: vec![("52998224725".into(), nome.into())],
-        }
+    fn data(s: &str) -> NaiveDateTime {
+        NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").unwrap()
     }
 
-    fn todos(o: Ordenador) -> Vec<(Linha, u64)> {
+    /// A record whose code ends in `codigo` (hex digits, zero-padded to 32), with versions.
+    fn imovel(codigo: &str, atualizacao: Option<&str>, cadastro: &str, nome: &str) -> Imovel {
+        let mut i = sinteticos(1, 1).remove(0);
+        i.codigo_car = format!("DF-5300108-{codigo:0>32}").parse().unwrap();
+        i.data_atualizacao = atualizacao.map(data);
+        i.data_cadastro = data(cadastro);
+        i.nome_imovel = Some(nome.into());
+        i
+    }
+
+    fn pacote(itens: &[(u64, Imovel)]) -> Pacote {
+        let mut p = Pacote::default();
+        for (seq, i) in itens {
+            p.push(*seq, i).unwrap();
+        }
+        p
+    }
+
+    /// Every winner as (code suffix, name, losers so far).
+    fn todos(o: Ordenador) -> Vec<(String, String, u64)> {
         let mut v = o.vencedores().unwrap();
-        std::iter::from_fn(|| v.proximo().unwrap()).collect()
+        let mut saida = Pacote::default();
+        let mut out = Vec::new();
+        while v.proximo(&mut saida).unwrap() {
+            let r = saida.iter().last().unwrap();
+            let mut l = r.ler();
+            let nome = (0..4).map(|_| l.valor()).last().unwrap();
+            let super::super::registro::Valor::Texto(nome) = nome else {
+                panic!("nome")
+            };
+            out.push((
+                String::from_utf8(r.codigo()[11..].to_vec()).unwrap(),
+                String::from_utf8(nome.to_vec()).unwrap(),
+                saida.perdidas,
+            ));
+        }
+        out
     }
 
     #[test]
-    fn rows_come_back_in_code_order_across_runs() {
-        let mut o = Ordenador::default();
-        let n = CORRIDA * 2 + 17;
+    fn records_come_back_in_code_order_across_runs() {
+        let mut o = Ordenador::com_orcamento(40_000);
+        let n = 2_017u64;
         // codes in a scrambled order: i * 7919 mod n is a permutation (7919 is prime, n is not
         // its multiple)
-        for i in 0..n {
-            let k = (i * 7919) % n;
-            o.push(linha(&format!("C{k:08}"), "", "2020-01-01 00:00:00", "x"))
-                .unwrap();
+        for lote in (0..n).collect::<Vec<_>>().chunks(100) {
+            let itens: Vec<(u64, Imovel)> = lote
+                .iter()
+                .map(|i| {
+                    let k = (i * 7919) % n;
+                    (
+                        *i,
+                        imovel(&format!("{k:08}"), None, "2020-01-01 00:00:00", "x"),
+                    )
+                })
+                .collect();
+            o.push(pacote(&itens)).unwrap();
         }
+        assert!(o.corridas.len() > 3, "spilled {} runs", o.corridas.len());
         let v = todos(o);
-        assert_eq!(v.len(), n);
-        assert!(v.windows(2).all(|w| w[0].0.codigo < w[1].0.codigo));
-        assert!(v.iter().all(|(_, perdidas)| *perdidas == 0));
+        assert_eq!(v.len(), n as usize);
+        assert!(v.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!(v.last().unwrap().2, 0);
     }
 
     #[test]
     fn the_newest_version_wins_and_a_tie_goes_to_the_one_read_last() {
         let mut o = Ordenador::default();
-        o.push(linha("B", "2024-01-01 00:00:00", "2020-01-01 00:00:00", "b-nova"))
-            .unwrap();
-        o.push(linha("A", "", "2021-01-01 00:00:00", "a-cadastro-novo"))
-            .unwrap();
-        o.push(linha("B", "", "2023-01-01 00:00:00", "b-sem-atualizacao"))
-            .unwrap();
-        o.push(linha("A", "", "2020-01-01 00:00:00", "a-velha")).unwrap();
-        o.push(linha("C", "", "2020-01-01 00:00:00", "c-primeira")).unwrap();
-        o.push(linha("C", "", "2020-01-01 00:00:00", "c-lida-por-ultimo"))
-            .unwrap();
-        let v = todos(o);
-        let nomes: Vec<(&str, u64)> = v
-            .iter()
-            .map(|(l, p)| (l.donos[0].1.as_str(), *p))
-            .collect();
+        o.push(pacote(&[
+            (
+                0,
+                imovel(
+                    "B",
+                    Some("2024-01-01 00:00:00"),
+                    "2020-01-01 00:00:00",
+                    "b-nova",
+                ),
+            ),
+            (
+                1,
+                imovel("A", None, "2021-01-01 00:00:00", "a-cadastro-novo"),
+            ),
+            (
+                2,
+                imovel("B", None, "2023-01-01 00:00:00", "b-sem-atualizacao"),
+            ),
+            (3, imovel("A", None, "2020-01-01 00:00:00", "a-velha")),
+            (4, imovel("C", None, "2020-01-01 00:00:00", "c-primeira")),
+        ]))
+        .unwrap();
+        o.push(pacote(&[(
+            5,
+            imovel("C", None, "2020-01-01 00:00:00", "c-lida-por-ultimo"),
+        )]))
+        .unwrap();
+        let v: Vec<(String, u64)> = todos(o).into_iter().map(|(_, n, p)| (n, p)).collect();
         assert_eq!(
-            nomes,
-            [("a-cadastro-novo", 1), ("b-nova", 1), ("c-lida-por-ultimo", 1)]
+            v,
+            [
+                ("a-cadastro-novo".to_owned(), 1),
+                ("b-nova".to_owned(), 2),
+                ("c-lida-por-ultimo".to_owned(), 3)
+            ]
         );
     }
 
     #[test]
     fn versions_split_across_runs_are_resolved() {
-        let mut o = Ordenador::default();
-        o.push(linha("X", "2025-01-01 00:00:00", "2020-01-01 00:00:00", "nova"))
-            .unwrap();
-        for i in 0..CORRIDA {
-            o.push(linha(&format!("Y{i:06}"), "", "2020-01-01 00:00:00", "y"))
-                .unwrap();
-        }
-        o.push(linha("X", "2024-01-01 00:00:00", "2020-01-01 00:00:00", "velha"))
-            .unwrap();
+        let mut o = Ordenador::com_orcamento(1);
+        o.push(pacote(&[(
+            0,
+            imovel(
+                "E",
+                Some("2025-01-01 00:00:00"),
+                "2020-01-01 00:00:00",
+                "nova",
+            ),
+        )]))
+        .unwrap();
+        o.push(pacote(&[(
+            1,
+            imovel("F", None, "2020-01-01 00:00:00", "y"),
+        )]))
+        .unwrap();
+        o.push(pacote(&[(
+            2,
+            imovel(
+                "E",
+                Some("2024-01-01 00:00:00"),
+                "2020-01-01 00:00:00",
+                "velha",
+            ),
+        )]))
+        .unwrap();
+        assert_eq!(o.corridas.len(), 3);
         let v = todos(o);
-        assert_eq!(v.len(), CORRIDA + 1);
-        assert_eq!((v[0].0.donos[0].1.as_str(), v[0].1), ("nova", 1));
+        assert_eq!(v.len(), 2);
+        assert_eq!((v[0].1.as_str(), v[0].2), ("nova", 1));
     }
 
     #[test]

@@ -1,46 +1,47 @@
-//! The SQLite bulk writer: its own rusqlite connection (the same libsqlite3-sys as sqlx), one
-//! prepared statement per table and operation, one `BEGIN IMMEDIATE` transaction per batch.
+//! The SQLite side of a load: its own rusqlite connection (the same libsqlite3-sys as sqlx),
+//! one prepared statement per table and operation, fed with the winners of the sort
+//! ([`super::ordenar`]) in code order, so that every B-tree is written in key order.
 //!
-//! Rows are written in the encoding the store reads back (`store/sqlite/linhas.rs`): decimals
-//! as text with a dot, date-times as `YYYY-MM-DD HH:MM:SS` (Brasília wall time), booleans as
-//! 0/1.
+//! - Into an empty base: the secondary indexes of `imoveis` and `imovel_proprietarios` are
+//!   dropped, the records appended and the indexes built again, all in one transaction: a load
+//!   that fails or is killed leaves the base as it was. While it runs, the base leaves WAL
+//!   mode for a rollback journal when it can (no other connection open): pages appended to an
+//!   empty table need no journal, where WAL would write every page twice. A second thread
+//!   flushes the file's dirty pages as they are written ([`Descarga`]), so that the commit's
+//!   `fsync` does not find the whole base still in memory.
+//! - Into a base that holds records: each record is inserted, or replaces the stored one unless
+//!   that one is newer ([`super::wfs::mais_nova`]), one transaction per batch, in WAL mode
+//!   (a running server keeps serving).
 
 use std::str::FromStr;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
 
 use indicatif::ProgressBar;
-use rusqlite::{CachedStatement, Connection, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{CachedStatement, Connection, OptionalExtension, Transaction, TransactionBehavior};
 use sqlx::sqlite::SqliteConnectOptions;
-use tokio::sync::mpsc;
 
-use super::ordenar::Valor;
+use super::registro::{CAMPOS, Pacote, Registro};
 use super::{CargaError, Contagem};
-use crate::dados::Imovel;
 
-/// The store's date-time encoding (`store/sqlite/linhas.rs`, `DATA_HORA`).
-const DATA_HORA: &str = "%Y-%m-%d %H:%M:%S";
-
-/// Page cache of the bulk connection, KiB (bounds the writer's memory; also the budget of each
-/// of SQLite's sorters, which the indexes' rebuild uses). With [`super::LOTE`]-sized batches
-/// in flight and an empty base's sort buffer ([`super::ordenar`]) it keeps a load under
-/// 200 MB whatever its size.
+/// Page cache of the load's connection, KiB (bounds the writer's memory).
 const CACHE_KIB: i64 = 32 * 1024;
+
+/// Page cache while the indexes are built, KiB: also the memory of each of the sorter's
+/// threads (`PRAGMA threads`).
+const CACHE_INDICES_KIB: i64 = 8 * 1024;
 
 /// The tables a load writes; their secondary indexes are rebuilt after a load into an empty base.
 const TABELAS: [&str; 2] = ["imoveis", "imovel_proprietarios"];
 
-/// The columns of `imoveis` a load writes, in the order of [`valores_de`].
+/// The columns of `imoveis` a load writes, in the order of [`super::registro`].
 pub(super) const COLUNAS: &str = "codigo_car, status_imovel, condicao, nome_imovel,
     area_total_ha, modulos_fiscais, data_cadastro, data_atualizacao, tipo_imovel, municipio,
     codigo_municipio_ibge, uf, codigo_protocolo, latitude, longitude, matricula_numero,
     matricula_data, matricula_cartorio, tem_recibo";
 
-const INSERIR: &str = "INSERT INTO imoveis (codigo_car, status_imovel, condicao, nome_imovel,
-    area_total_ha, modulos_fiscais, data_cadastro, data_atualizacao, tipo_imovel, municipio,
-    codigo_municipio_ibge, uf, codigo_protocolo, latitude, longitude, matricula_numero,
-    matricula_data, matricula_cartorio, tem_recibo)
-  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
-  ON CONFLICT (codigo_car) DO NOTHING";
+const VALORES: &str =
+    "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19";
 
 /// Replaces a stored record unless it is newer ([`super::wfs::mais_nova`]: `data_atualizacao`,
 /// a missing one the oldest, then `data_cadastro`; a tie replaces).
@@ -58,12 +59,15 @@ const APAGAR_DONOS: &str = "DELETE FROM imovel_proprietarios WHERE codigo_car = 
 const INSERIR_DONO: &str =
     "INSERT INTO imovel_proprietarios (codigo_car, ordem, documento, nome) VALUES (?1, ?2, ?3, ?4)";
 
+/// How often [`Descarga`] flushes the base's dirty pages while an empty base is loaded.
+const INTERVALO_DESCARGA: Duration = Duration::from_millis(250);
+
 /// The file of a SQLite URL, parsed as the store parses it.
 ///
 /// # Errors
 /// [`CargaError::Url`] for an in-memory database (nothing would outlive the load) or a URL
 /// that does not parse.
-pub fn arquivo_do_url(url: &str) -> Result<std::path::PathBuf, CargaError> {
+pub(super) fn arquivo_do_url(url: &str) -> Result<std::path::PathBuf, CargaError> {
     if url.contains(":memory:") || url.contains("mode=memory") {
         return Err(CargaError::Url(format!(
             "{url}: um banco em memória não guarda a carga; use sqlite://ARQUIVO"
@@ -74,169 +78,267 @@ pub fn arquivo_do_url(url: &str) -> Result<std::path::PathBuf, CargaError> {
     Ok(opts.get_filename().to_path_buf())
 }
 
-/// Writes every batch received on `rx` into the SQLite database of `url` (already migrated).
-pub(super) fn gravar(
-    url: &str,
-    mut rx: mpsc::Receiver<Vec<Imovel>>,
-    barra: &ProgressBar,
-) -> Result<Contagem, CargaError> {
-    let mut conn = abrir(url)?;
-    let vazio = conn
-        .query_row("SELECT 1 FROM imoveis LIMIT 1", [], |_| Ok(()))
-        .optional()?
-        .is_none();
-    let indices = if vazio {
-        derrubar_indices(&mut conn)?
-    } else {
-        Vec::new()
-    };
-    let mut contagem = Contagem {
-        indices: indices.len(),
-        ..Contagem::default()
-    };
-    let r = if vazio {
-        super::sqlite_vazio::gravar(&mut conn, &mut rx, barra, &mut contagem)
-    } else {
-        (|| {
-            while let Some(lote) = rx.blocking_recv() {
-                gravar_lote(&mut conn, &lote, &mut contagem)?;
-                barra.inc(lote.len() as u64);
-            }
-            Ok::<_, CargaError>(())
-        })()
-    };
-    // Rebuilt even after an error, so that a failed load leaves the schema whole.
-    barra.set_message("índices");
-    let refeitos = recriar_indices(&mut conn, &indices);
-    r?;
-    refeitos?;
-    conn.execute_batch("PRAGMA optimize; PRAGMA wal_checkpoint(TRUNCATE);")?;
-    Ok(contagem)
+/// The load's connection to the SQLite base of `url` (already migrated).
+pub(super) struct Gravador {
+    conn: Connection,
+    arquivo: std::path::PathBuf,
+    /// Whether `imoveis` was empty when the load began.
+    pub vazio: bool,
 }
 
-fn abrir(url: &str) -> Result<Connection, CargaError> {
-    let conn = Connection::open(arquivo_do_url(url)?)?;
-    conn.busy_timeout(Duration::from_secs(30))?;
-    // Foreign keys off: a record's row is always written before its owners' rows.
-    conn.execute_batch(&format!(
-        "PRAGMA foreign_keys = OFF; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -{CACHE_KIB};"
-    ))?;
-    Ok(conn)
+impl Gravador {
+    /// Opens the base of `url`.
+    ///
+    /// # Errors
+    /// [`CargaError::Url`], [`CargaError::Sqlite`].
+    pub fn abrir(url: &str) -> Result<Self, CargaError> {
+        let arquivo = arquivo_do_url(url)?;
+        let conn = Connection::open(&arquivo)?;
+        conn.busy_timeout(Duration::from_secs(30))?;
+        // Foreign keys off: a record's row is always written before its owners' rows. Worker
+        // threads let the indexes' rebuild sort on both cores.
+        conn.execute_batch(&format!(
+            "PRAGMA foreign_keys = OFF; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -{CACHE_KIB};
+             PRAGMA threads = 2;"
+        ))?;
+        let vazio = conn
+            .query_row("SELECT 1 FROM imoveis LIMIT 1", [], |_| Ok(()))
+            .optional()?
+            .is_none();
+        Ok(Gravador {
+            conn,
+            arquivo,
+            vazio,
+        })
+    }
+
+    /// Writes every batch of winners received on `rx` (in code order); counts into a
+    /// [`Contagem`].
+    ///
+    /// # Errors
+    /// [`CargaError::Sqlite`], or the first error a batch carries (nothing of an empty base's
+    /// load is then kept).
+    pub fn gravar(
+        mut self,
+        rx: &Receiver<Result<Pacote, CargaError>>,
+        barra: &ProgressBar,
+    ) -> Result<Contagem, CargaError> {
+        let contagem = if self.vazio {
+            self.gravar_vazio(rx, barra)?
+        } else {
+            self.gravar_por_lote(rx, barra)?
+        };
+        self.conn
+            .execute_batch("PRAGMA optimize; PRAGMA wal_checkpoint(TRUNCATE);")?;
+        Ok(contagem)
+    }
+
+    fn gravar_vazio(
+        &mut self,
+        rx: &Receiver<Result<Pacote, CargaError>>,
+        barra: &ProgressBar,
+    ) -> Result<Contagem, CargaError> {
+        let sem_wal = self
+            .conn
+            .query_row("PRAGMA journal_mode = DELETE", [], |r| {
+                r.get::<_, String>(0)
+            })
+            .is_ok_and(|modo| modo.eq_ignore_ascii_case("delete"));
+        let descarga = Descarga::iniciar(&self.arquivo);
+        let r = (|| {
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let indices = derrubar_indices(&tx)?;
+            let mut contagem = Contagem {
+                indices: indices.len(),
+                ..Contagem::default()
+            };
+            {
+                let mut c = Comandos::preparar(&tx, false)?;
+                for pacote in rx.iter() {
+                    let pacote = pacote?;
+                    for r in pacote.iter() {
+                        c.inserir_novo(r)?;
+                    }
+                    contagem.gravados += pacote.len() as u64;
+                    contagem.ignorados += pacote.perdidas;
+                    barra.inc(pacote.len() as u64 + pacote.perdidas);
+                }
+            }
+            barra.set_message("índices");
+            let t = std::time::Instant::now();
+            tracing::debug!("carga: registros gravados; índices");
+            // Each of the sorter's threads takes up to the cache size: a small one keeps the
+            // rebuild's memory bounded, and as fast (measured at 1M records).
+            tx.execute_batch(&format!("PRAGMA cache_size = -{CACHE_INDICES_KIB}"))?;
+            for sql in &indices {
+                tx.execute_batch(sql)?;
+            }
+            tracing::debug!(
+                segundos = t.elapsed().as_secs_f64(),
+                "carga: índices feitos"
+            );
+            tx.commit()?;
+            tracing::debug!("carga: transação confirmada");
+            Ok(contagem)
+        })();
+        drop(descarga);
+        if sem_wal {
+            self.conn
+                .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))?;
+        }
+        r
+    }
+
+    fn gravar_por_lote(
+        &mut self,
+        rx: &Receiver<Result<Pacote, CargaError>>,
+        barra: &ProgressBar,
+    ) -> Result<Contagem, CargaError> {
+        let mut contagem = Contagem::default();
+        for pacote in rx.iter() {
+            let pacote = pacote?;
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)?;
+            {
+                let mut c = Comandos::preparar(&tx, true)?;
+                for r in pacote.iter() {
+                    if c.inserir_ou_substituir(r)? {
+                        contagem.gravados += 1;
+                    } else {
+                        contagem.ignorados += 1;
+                    }
+                }
+            }
+            tx.commit()?;
+            contagem.ignorados += pacote.perdidas;
+            barra.inc(pacote.len() as u64 + pacote.perdidas);
+        }
+        Ok(contagem)
+    }
 }
 
 /// Drops the secondary indexes of [`TABELAS`] (those with an SQL definition: not the primary
 /// keys'), returning their definitions.
-fn derrubar_indices(conn: &mut Connection) -> Result<Vec<(String, String)>, CargaError> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+fn derrubar_indices(tx: &Transaction<'_>) -> Result<Vec<String>, CargaError> {
     let indices: Vec<(String, String)> = {
         let mut st = tx.prepare(
             "SELECT name, sql FROM sqlite_master
              WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (?1, ?2) ORDER BY name",
         )?;
-        st.query_map(params![TABELAS[0], TABELAS[1]], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })?
-        .collect::<Result<_, _>>()?
+        st.query_map(TABELAS, |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?
     };
     for (nome, _) in &indices {
         tx.execute_batch(&format!("DROP INDEX \"{}\"", nome.replace('"', "\"\"")))?;
     }
-    tx.commit()?;
-    Ok(indices)
+    Ok(indices.into_iter().map(|(_, sql)| sql).collect())
 }
 
-fn recriar_indices(conn: &mut Connection, indices: &[(String, String)]) -> Result<(), CargaError> {
-    if indices.is_empty() {
-        return Ok(());
-    }
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    for (_, sql) in indices {
-        tx.execute_batch(sql)?;
-    }
-    tx.commit()?;
-    Ok(())
-}
-
-/// The prepared statements of one batch.
+/// The prepared statements of a load.
 struct Comandos<'c> {
     inserir: CachedStatement<'c>,
-    substituir: CachedStatement<'c>,
-    apagar_donos: CachedStatement<'c>,
+    substituir: Option<CachedStatement<'c>>,
+    apagar_donos: Option<CachedStatement<'c>>,
     inserir_dono: CachedStatement<'c>,
 }
 
-fn gravar_lote(
-    conn: &mut Connection,
-    lote: &[Imovel],
-    contagem: &mut Contagem,
-) -> Result<(), CargaError> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    {
-        let mut c = Comandos {
-            inserir: tx.prepare_cached(INSERIR)?,
-            substituir: tx.prepare_cached(SUBSTITUIR)?,
-            apagar_donos: tx.prepare_cached(APAGAR_DONOS)?,
-            inserir_dono: tx.prepare_cached(INSERIR_DONO)?,
+impl<'c> Comandos<'c> {
+    /// With `upsert`, inserting a stored code does nothing (and [`Self::substituir`] runs).
+    fn preparar(tx: &'c Transaction<'_>, upsert: bool) -> Result<Self, CargaError> {
+        let conflito = if upsert {
+            " ON CONFLICT (codigo_car) DO NOTHING"
+        } else {
+            ""
         };
-        // In code order, so that consecutive inserts hit neighbouring index pages; the sort
-        // is stable, so two versions of one code keep their file order.
-        let mut ordem: Vec<&Imovel> = lote.iter().collect();
-        ordem.sort_by(|a, b| a.codigo_car.as_str().cmp(b.codigo_car.as_str()));
-        for i in ordem {
-            if gravar_um(&mut c, i)? {
-                contagem.gravados += 1;
-            } else {
-                contagem.ignorados += 1;
+        let inserir = format!("INSERT INTO imoveis ({COLUNAS}) VALUES ({VALORES}){conflito}");
+        Ok(Comandos {
+            inserir: tx.prepare_cached(&inserir)?,
+            substituir: upsert.then(|| tx.prepare_cached(SUBSTITUIR)).transpose()?,
+            apagar_donos: upsert
+                .then(|| tx.prepare_cached(APAGAR_DONOS))
+                .transpose()?,
+            inserir_dono: tx.prepare_cached(INSERIR_DONO)?,
+        })
+    }
+
+    /// Binds the record's 19 columns to `st`.
+    fn ligar(st: &mut CachedStatement<'_>, r: Registro<'_>) -> Result<(), CargaError> {
+        let mut l = r.ler();
+        for k in 1..=CAMPOS {
+            st.raw_bind_parameter(k, l.valor())?;
+        }
+        Ok(())
+    }
+
+    /// Inserts a record and its owners (a code not stored yet).
+    fn inserir_novo(&mut self, r: Registro<'_>) -> Result<(), CargaError> {
+        Self::ligar(&mut self.inserir, r)?;
+        self.inserir.raw_execute()?;
+        self.inserir_donos(r)
+    }
+
+    /// Inserts a record, or replaces the stored one unless that one is newer; false when a
+    /// newer one is stored.
+    fn inserir_ou_substituir(&mut self, r: Registro<'_>) -> Result<bool, CargaError> {
+        Self::ligar(&mut self.inserir, r)?;
+        if self.inserir.raw_execute()? == 0 {
+            let (Some(substituir), Some(apagar)) = (&mut self.substituir, &mut self.apagar_donos)
+            else {
+                return Ok(false);
+            };
+            Self::ligar(substituir, r)?;
+            if substituir.raw_execute()? == 0 {
+                return Ok(false);
             }
+            apagar.raw_bind_parameter(1, super::registro::Valor::Texto(r.codigo()))?;
+            apagar.raw_execute()?;
         }
+        self.inserir_donos(r)?;
+        Ok(true)
     }
-    tx.commit()?;
-    Ok(())
+
+    fn inserir_donos(&mut self, r: Registro<'_>) -> Result<(), CargaError> {
+        let mut l = r.ler();
+        for _ in 0..CAMPOS {
+            l.valor();
+        }
+        let st = &mut self.inserir_dono;
+        for (ordem, (documento, nome)) in l.donos().enumerate() {
+            use super::registro::Valor::{Inteiro, Texto};
+            st.raw_bind_parameter(1, Texto(r.codigo()))?;
+            st.raw_bind_parameter(2, Inteiro(ordem as i64))?;
+            st.raw_bind_parameter(3, Texto(documento))?;
+            st.raw_bind_parameter(4, Texto(nome))?;
+            st.raw_execute()?;
+        }
+        Ok(())
+    }
 }
 
-/// The values of [`COLUNAS`] for `i`, in the store's encoding.
-pub(super) fn valores_de(i: &Imovel) -> [Valor; 19] {
-    let data = |d: chrono::NaiveDateTime| Valor::Texto(d.format(DATA_HORA).to_string());
-    let texto = |t: Option<&String>| t.map_or(Valor::Nulo, |t| Valor::Texto(t.clone()));
-    let decimal =
-        |d: Option<rust_decimal::Decimal>| d.map_or(Valor::Nulo, |d| Valor::Texto(d.to_string()));
-    [
-        Valor::Texto(i.codigo_car.as_str().to_owned()),
-        Valor::Texto(i.status_imovel.clone()),
-        texto(i.condicao.as_ref()),
-        texto(i.nome_imovel.as_ref()),
-        Valor::Texto(i.area_total_ha.to_string()),
-        decimal(i.modulos_fiscais),
-        data(i.data_cadastro),
-        i.data_atualizacao.map_or(Valor::Nulo, data),
-        Valor::Texto(i.tipo_imovel.clone()),
-        Valor::Texto(i.municipio.clone()),
-        Valor::Inteiro(i64::from(i.codigo_municipio_ibge)),
-        Valor::Texto(i.uf.clone()),
-        texto(i.codigo_protocolo.as_ref()),
-        decimal(i.latitude),
-        decimal(i.longitude),
-        texto(i.matricula_numero.as_ref()),
-        texto(i.matricula_data.as_ref()),
-        texto(i.matricula_cartorio.as_ref()),
-        Valor::Inteiro(i64::from(i.tem_recibo)),
-    ]
+/// A thread that flushes the base file's dirty pages (`fdatasync` on its own handle) every
+/// [`INTERVALO_DESCARGA`] while it lives: the pages reach the disk while the load goes on,
+/// instead of all at its commit. Dropping it stops the thread.
+struct Descarga {
+    _parar: Sender<()>,
 }
 
-/// Writes one record and its owners; false when a newer version is already stored.
-fn gravar_um(c: &mut Comandos<'_>, i: &Imovel) -> Result<bool, CargaError> {
-    let codigo = i.codigo_car.as_str();
-    let v = valores_de(i);
-    let valores = rusqlite::params_from_iter(v.iter());
-    if c.inserir.execute(valores.clone())? == 0 {
-        if c.substituir.execute(valores)? == 0 {
-            return Ok(false);
-        }
-        c.apagar_donos.execute([codigo])?;
+impl Descarga {
+    fn iniciar(arquivo: &std::path::Path) -> Option<Self> {
+        let f = std::fs::File::open(arquivo).ok()?;
+        let (parar, parado) = std::sync::mpsc::channel::<()>();
+        std::thread::Builder::new()
+            .name("carapi-carga-descarga".into())
+            .spawn(move || {
+                while let Err(RecvTimeoutError::Timeout) = parado.recv_timeout(INTERVALO_DESCARGA) {
+                    // Only an early start of what the commit does anyway: an error here is
+                    // the commit's to report.
+                    let _ = f.sync_data();
+                }
+            })
+            .ok()?;
+        Some(Descarga { _parar: parar })
     }
-    for (ordem, p) in i.proprietarios.iter().enumerate() {
-        c.inserir_dono
-            .execute(params![codigo, ordem as i64, p.documento.as_str(), p.nome])?;
-    }
-    Ok(true)
 }

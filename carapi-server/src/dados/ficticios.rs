@@ -8,7 +8,7 @@
 //! ([`CpfCnpj::from_base`](carapi_sdk::CpfCnpj::from_base)).
 
 use carapi_sdk::CpfCnpj;
-use chrono::{Days, NaiveDateTime};
+use chrono::{Datelike, Days, NaiveDate, NaiveDateTime};
 use rand::Rng;
 use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
@@ -82,11 +82,23 @@ const NOMES_LUGAR: &[&str] = &[
     "Sossego",
 ];
 
+/// `partes` joined by single spaces, in one allocation.
+fn juntar(partes: &[&str]) -> String {
+    let mut s = String::with_capacity(partes.iter().map(|p| p.len() + 1).sum());
+    for (i, p) in partes.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(p);
+    }
+    s
+}
+
 /// A fictitious person's name, e.g. `"Helena Modelo de Tal"`.
 pub(crate) fn nome_pessoa(rng: &mut Rng8) -> String {
     let p = PRENOMES.choose(rng).copied().unwrap_or("Fulano");
     let s = SOBRENOMES.choose(rng).copied().unwrap_or("Exemplo");
-    format!("{p} {s} de Tal")
+    juntar(&[p, s, "de Tal"])
 }
 
 /// A fictitious company name, e.g. `"Agropecuária Fictícia Santa Luzia Ltda"`.
@@ -97,46 +109,44 @@ pub(crate) fn nome_empresa(rng: &mut Rng8) -> String {
         .unwrap_or("Agropecuária Fictícia");
     let l = NOMES_LUGAR.choose(rng).copied().unwrap_or("Primavera");
     let s = SUFIXOS_EMPRESA.choose(rng).copied().unwrap_or("Ltda");
-    format!("{e} {l} {s}")
+    juntar(&[e, l, s])
 }
 
-/// A random valid CPF (9 random digits plus the two check digits).
-pub(crate) fn cpf(rng: &mut Rng8) -> CpfCnpj {
+/// A valid document whose base is `base` with its first `sorteados` characters drawn from
+/// `alfabeto`; drawn again when `from_base` refuses it (only repeated-character documents).
+fn documento<const N: usize>(
+    rng: &mut Rng8,
+    mut base: [u8; N],
+    sorteados: usize,
+    alfabeto: &[u8],
+) -> CpfCnpj {
     loop {
-        let base: String = (0..9)
-            .map(|_| char::from(b'0' + rng.random_range(0..10u8)))
-            .collect();
-        // `from_base` refuses only repeated-digit documents: draw again.
-        if let Some(doc) = CpfCnpj::from_base(&base) {
+        for c in &mut base[..sorteados] {
+            *c = alfabeto[rng.random_range(0..alfabeto.len())];
+        }
+        // The alphabets are ASCII.
+        if let Some(doc) = std::str::from_utf8(&base).ok().and_then(CpfCnpj::from_base) {
             return doc;
         }
     }
+}
+
+const DIGITOS: &[u8] = b"0123456789";
+
+/// A random valid CPF (9 random digits plus the two check digits).
+pub(crate) fn cpf(rng: &mut Rng8) -> CpfCnpj {
+    documento(rng, [b'0'; 9], 9, DIGITOS)
 }
 
 /// A random valid numeric CNPJ: 8-digit root, branch `0001`, check digits.
 pub(crate) fn cnpj_numerico(rng: &mut Rng8) -> CpfCnpj {
-    loop {
-        let raiz: String = (0..8)
-            .map(|_| char::from(b'0' + rng.random_range(0..10u8)))
-            .collect();
-        if let Some(doc) = CpfCnpj::from_base(&format!("{raiz}0001")) {
-            return doc;
-        }
-    }
+    documento(rng, *b"000000000001", 8, DIGITOS)
 }
 
 /// A random valid alphanumeric CNPJ (IN RFB 2.229/2024): 8-character root and 4-character
 /// branch in `[0-9A-Z]`, numeric check digits.
 pub(crate) fn cnpj_alfanumerico(rng: &mut Rng8) -> CpfCnpj {
-    const ALFABETO: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-    loop {
-        let base: String = (0..12)
-            .map(|_| char::from(ALFABETO[rng.random_range(0..ALFABETO.len())]))
-            .collect();
-        if let Some(doc) = CpfCnpj::from_base(&base) {
-            return doc;
-        }
-    }
+    documento(rng, [b'0'; 12], 12, b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 }
 
 /// A fresh fictitious owner: 70% people (CPF), 20% companies with a numeric CNPJ, 10% companies
@@ -178,7 +188,7 @@ pub(crate) fn nome_imovel(rng: &mut Rng8, area_ha: Decimal) -> String {
         "Fazenda"
     };
     let lugar = NOMES_LUGAR.choose(rng).copied().unwrap_or("Primavera");
-    format!("{tipo} {lugar}")
+    juntar(&[tipo, lugar])
 }
 
 /// A matrícula: number (plain digits, 1,000 to 99,999), date `dd/MM/yyyy` between about 1 and
@@ -195,8 +205,31 @@ pub(crate) fn matricula(
         .date()
         .checked_sub_days(Days::new(dias))
         .unwrap_or(data_cadastro.date());
-    let cartorio = format!("Cartório de Registro de Imóveis de {municipio} (fictício)");
-    (numero, data.format("%d/%m/%Y").to_string(), cartorio)
+    let cartorio = juntar(&[
+        "Cartório de Registro de Imóveis de",
+        municipio,
+        "(fictício)",
+    ]);
+    (numero, data_curta(data), cartorio)
+}
+
+/// `dd/MM/yyyy`, as chrono's `%d/%m/%Y` writes it.
+fn data_curta(d: NaiveDate) -> String {
+    if !(0..=9999).contains(&d.year()) {
+        return d.format("%d/%m/%Y").to_string();
+    }
+    let mut s = String::with_capacity(10);
+    let dois = |s: &mut String, n: u32| {
+        s.push(char::from(b'0' + (n / 10) as u8));
+        s.push(char::from(b'0' + (n % 10) as u8));
+    };
+    dois(&mut s, d.day());
+    s.push('/');
+    dois(&mut s, d.month());
+    s.push('/');
+    dois(&mut s, d.year() as u32 / 100);
+    dois(&mut s, d.year() as u32 % 100);
+    s
 }
 
 /// A registration protocol code, made up for the reference data in the shape of the receipt's
@@ -204,10 +237,15 @@ pub(crate) fn matricula(
 /// `DF-5300108-1A2B.3C4D.5E6F.7A8B.9C0D.1E2F.3A4B.5C6D` (the official receipt prints its protocol
 /// in this dotted form). The hex part is random, unrelated to the record's CAR hash.
 pub(crate) fn protocolo(rng: &mut Rng8, uf: &str, codigo_ibge: u32) -> String {
-    let grupos: Vec<String> = (0..8)
-        .map(|_| format!("{:04X}", rng.random_range(0..=u16::MAX)))
-        .collect();
-    format!("{uf}-{codigo_ibge:07}-{}", grupos.join("."))
+    use std::fmt::Write as _;
+    let mut s = String::with_capacity(uf.len() + 49);
+    // Writing into a String cannot fail.
+    let _ = write!(s, "{uf}-{codigo_ibge:07}");
+    for grupo in 0..8 {
+        let separador = if grupo == 0 { '-' } else { '.' };
+        let _ = write!(s, "{separador}{:04X}", rng.random_range(0..=u16::MAX));
+    }
+    s
 }
 
 /// 64-bit FNV-1a of `s`: a stable seed derived from a CAR code (std's `Hasher`s are not
@@ -264,6 +302,14 @@ mod tests {
                 .iter()
                 .all(|g| g.len() == 4 && g.bytes().all(|b| b.is_ascii_hexdigit()))
         );
+    }
+
+    #[test]
+    fn data_curta_escreve_como_o_chrono() {
+        for (a, m, d) in [(2024, 1, 5), (1974, 12, 31), (7, 3, 9), (12_000, 2, 1)] {
+            let data = NaiveDate::from_ymd_opt(a, m, d).unwrap();
+            assert_eq!(data_curta(data), data.format("%d/%m/%Y").to_string());
+        }
     }
 
     #[test]

@@ -9,13 +9,13 @@
 
 use std::io::Read;
 use std::str::FromStr;
+use std::sync::LazyLock;
 
 use carapi_sdk::CodigoCar;
 use carapi_sdk::domain::{br, uf};
 use chrono::NaiveDateTime;
 use chrono_tz::America::Sao_Paulo;
 use rust_decimal::Decimal;
-use serde::Deserialize;
 
 pub(crate) use super::completar::RegistroSicar;
 use super::completar::completar;
@@ -77,7 +77,7 @@ pub(crate) fn completar_registro(r: RegistroSicar) -> Imovel {
 
 /// One row in the public SICAR columns, as text (CSV fields, or WFS properties written out).
 /// An absent optional value is the empty string.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default)]
 pub(crate) struct Linha {
     pub cod_imovel: String,
     pub status_imovel: String,
@@ -112,14 +112,87 @@ pub fn parse_csv(input: impl Read) -> Result<Vec<Imovel>, ImportError> {
         .collect()
 }
 
+/// Writes `imoveis` as a public SICAR CSV: a header with the columns of [`COLUNAS`], then one
+/// row per record, dates in ISO form, decimals with a dot: what [`parse_csv`] reads back into
+/// the same public fields (the completed ones are drawn again from the CAR code).
+///
+/// # Errors
+/// The writer's.
+pub fn escrever_csv(
+    w: impl std::io::Write,
+    imoveis: impl IntoIterator<Item = Imovel>,
+) -> Result<(), csv::Error> {
+    let mut w = csv::Writer::from_writer(w);
+    w.write_record(COLUNAS)?;
+    let data = |d: NaiveDateTime| d.format("%Y-%m-%dT%H:%M:%S").to_string();
+    for i in imoveis {
+        w.write_record([
+            i.codigo_car.to_string(),
+            i.status_imovel,
+            data(i.data_cadastro),
+            i.data_atualizacao.map(data).unwrap_or_default(),
+            i.area_total_ha.to_string(),
+            i.condicao.unwrap_or_default(),
+            i.uf,
+            i.municipio,
+            i.codigo_municipio_ibge.to_string(),
+            i.modulos_fiscais.map(|d| d.to_string()).unwrap_or_default(),
+            i.tipo_imovel,
+        ])?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
 /// A streaming reader of a SICAR CSV: one validated row at a time, with its line number, in
 /// constant memory. Same rules as [`parse_csv`]; the rows are not completed yet (owners,
 /// matrícula, coordinates: [`LeitorCsv::completos`]).
 #[derive(Debug)]
 pub(crate) struct LeitorCsv<R> {
     leitor: csv::Reader<R>,
-    cabecalho: csv::StringRecord,
+    colunas: Colunas,
     registro: csv::StringRecord,
+}
+
+/// Where each of [`COLUNAS`] is in a file's rows (the first column of that name).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Colunas([usize; COLUNAS.len()]);
+
+impl Colunas {
+    /// The positions in `cabecalho`, or the required columns it lacks.
+    fn de(cabecalho: &csv::StringRecord) -> Result<Self, ImportError> {
+        let mut posicoes = [0; COLUNAS.len()];
+        let mut faltando = Vec::new();
+        for (posicao, nome) in posicoes.iter_mut().zip(COLUNAS) {
+            match cabecalho.iter().position(|h| h == nome) {
+                Some(p) => *posicao = p,
+                None => faltando.push(nome),
+            }
+        }
+        if faltando.is_empty() {
+            Ok(Colunas(posicoes))
+        } else {
+            Err(ImportError::Cabecalho { faltando })
+        }
+    }
+
+    /// The row's fields as [`Linha`] (an absent field is empty).
+    fn linha(&self, r: &csv::StringRecord) -> Linha {
+        let c = |i: usize| r.get(self.0[i]).unwrap_or_default().to_owned();
+        Linha {
+            cod_imovel: c(0),
+            status_imovel: c(1),
+            dat_criacao: c(2),
+            data_atualizacao: c(3),
+            area: c(4),
+            condicao: c(5),
+            uf: c(6),
+            municipio: c(7),
+            cod_municipio_ibge: c(8),
+            m_fiscal: c(9),
+            tipo_imovel: c(10),
+        }
+    }
 }
 
 impl<R: Read> LeitorCsv<R> {
@@ -138,17 +211,9 @@ impl<R: Read> LeitorCsv<R> {
             .iter()
             .map(|h| h.trim_start_matches('\u{feff}'))
             .collect();
-        let faltando: Vec<&'static str> = COLUNAS
-            .iter()
-            .copied()
-            .filter(|c| !cabecalho.iter().any(|h| h == *c))
-            .collect();
-        if !faltando.is_empty() {
-            return Err(ImportError::Cabecalho { faltando });
-        }
         Ok(LeitorCsv {
             leitor,
-            cabecalho,
+            colunas: Colunas::de(&cabecalho)?,
             registro: csv::StringRecord::new(),
         })
     }
@@ -158,24 +223,68 @@ impl<R: Read> LeitorCsv<R> {
         self.map(|r| r.map(|(_, registro)| completar(registro)))
     }
 
-    fn proxima(&mut self) -> Result<Option<(u64, RegistroSicar)>, ImportError> {
+    /// Where the required columns are (what [`validar_bruta`] needs to read a row).
+    pub(crate) fn colunas(&self) -> Colunas {
+        self.colunas
+    }
+
+    /// The next row as read, not checked yet: its 1-based line and its fields.
+    ///
+    /// # Errors
+    /// [`ImportError::Csv`] when the file is not readable CSV at that line.
+    pub(crate) fn proxima_bruta(
+        &mut self,
+    ) -> Result<Option<(u64, csv::StringRecord)>, ImportError> {
         let linha_de = |e: &csv::Error| e.position().map_or(0, csv::Position::line);
-        match self.leitor.read_record(&mut self.registro) {
-            Ok(false) => return Ok(None),
-            Ok(true) => {}
-            Err(source) => {
-                return Err(ImportError::Csv {
-                    linha: linha_de(&source),
-                    source,
-                });
-            }
+        let mut registro = csv::StringRecord::new();
+        match self.leitor.read_record(&mut registro) {
+            Ok(false) => Ok(None),
+            Ok(true) => Ok(Some((
+                registro.position().map_or(0, csv::Position::line),
+                registro,
+            ))),
+            Err(source) => Err(ImportError::Csv {
+                linha: linha_de(&source),
+                source,
+            }),
         }
-        let linha = self.registro.position().map_or(0, csv::Position::line);
-        let campos: Linha = self
-            .registro
-            .deserialize(Some(&self.cabecalho))
-            .map_err(|source| ImportError::Csv { linha, source })?;
-        Ok(Some((linha, validar(campos, linha)?)))
+    }
+
+    fn proxima(&mut self) -> Result<Option<(u64, RegistroSicar)>, ImportError> {
+        match self.leitor.read_record(&mut self.registro) {
+            Ok(false) => Ok(None),
+            Ok(true) => {
+                let linha = self.registro.position().map_or(0, csv::Position::line);
+                Ok(Some((
+                    linha,
+                    validar_bruta(&self.colunas, &self.registro, linha)?,
+                )))
+            }
+            Err(source) => Err(ImportError::Csv {
+                linha: source.position().map_or(0, csv::Position::line),
+                source,
+            }),
+        }
+    }
+}
+
+/// Checks one row as read ([`LeitorCsv::proxima_bruta`]) against the rules of [`parse_csv`];
+/// errors carry `linha`.
+pub(crate) fn validar_bruta(
+    colunas: &Colunas,
+    registro: &csv::StringRecord,
+    linha: u64,
+) -> Result<RegistroSicar, ImportError> {
+    validar(colunas.linha(registro), linha)
+}
+
+impl ImportError {
+    /// The line (CSV) or feature index (WFS) the error names, when it names one.
+    pub fn linha(&self) -> Option<u64> {
+        match self {
+            ImportError::Cabecalho { .. } => None,
+            ImportError::Csv { linha, .. } | ImportError::Campo { linha, .. } => Some(*linha),
+        }
     }
 }
 
@@ -300,11 +409,28 @@ fn data(s: &str) -> Option<NaiveDateTime> {
     if let Ok(instante) = chrono::DateTime::parse_from_rfc3339(s) {
         return Some(instante.with_timezone(&Sao_Paulo).naive_local());
     }
-    ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f"]
+    FORMATOS_ISO
         .iter()
-        .find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
+        .find_map(|itens| {
+            let mut p = chrono::format::Parsed::new();
+            chrono::format::parse(&mut p, s, itens.iter()).ok()?;
+            p.to_naive_datetime_with_offset(0).ok()
+        })
         .or_else(|| br::parse_data(s).ok())
 }
+
+/// `%Y-%m-%dT%H:%M:%S%.f` and `%Y-%m-%d %H:%M:%S%.f`, parsed once (what
+/// `NaiveDateTime::parse_from_str` would parse again for every row).
+static FORMATOS_ISO: LazyLock<Vec<Vec<chrono::format::Item<'static>>>> = LazyLock::new(|| {
+    ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f"]
+        .into_iter()
+        .map(|f| {
+            chrono::format::StrftimeItems::new(f)
+                .parse_to_owned()
+                .expect("formato de data fixo")
+        })
+        .collect()
+});
 
 /// A non-negative decimal written with a dot (`2.0131`) or a decimal comma (`2,0131`).
 fn decimal(s: &str) -> Option<Decimal> {

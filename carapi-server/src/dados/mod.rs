@@ -24,7 +24,7 @@ mod sinteticos;
 
 pub use embutidos::{bundled, exemplo_documento};
 pub use sinteticos::{
-    CARS_POR_GRANDE, MINIMO_PARA_GRANDES, Sinteticos, grandes_proprietarios, sinteticos,
+    BLOCO, CARS_POR_GRANDE, MINIMO_PARA_GRANDES, Sinteticos, grandes_proprietarios, sinteticos,
 };
 
 use carapi_sdk::domain::{br, dms, uf};

@@ -49,7 +49,8 @@ pub fn grandes_proprietarios() -> &'static [Proprietario; 2] {
 ///
 /// Each record sits in a real IBGE municipality drawn uniformly (the code's UF matches its IBGE
 /// prefix, so every code passes [`CodigoCar::parse`]); the hash is the upper-case hex of a UUIDv4
-/// made from the seeded RNG; registered between 06/05/2014 (SICAR launch) and 2024; area in
+/// made from the seeded RNG; registered between 06/05/2014 (SICAR launch) and 2024, 60% updated
+/// since, at the latest on 30/06/2026 (the extract's date); area in
 /// hectares from a skewed distribution (40% 1-20 ha, 30% 20-100, 20% 100-1,000,
 /// 10% 1,000-10,000); módulos fiscais = area / the municipality's fiscal module (5 to 110 ha by
 /// region); status 85% `AT`, 8% `PE`, 4% `SU`, 3% `CA`; type 94% `IRU`, 4% `AST`, 2% `PCT`.
@@ -61,12 +62,25 @@ pub fn sinteticos(n: usize, seed: u64) -> Vec<Imovel> {
     Sinteticos::new(n, seed).collect()
 }
 
+/// Records per block of [`Sinteticos`]: each block draws from its own ChaCha stream, so blocks
+/// can be generated apart (in parallel) and give the same records.
+pub const BLOCO: usize = 4096;
+
+static MUNICIPIOS: LazyLock<Vec<&'static municipios::Municipio>> =
+    LazyLock::new(|| municipios::todos().collect());
+
 /// The records of [`sinteticos`] one at a time, in constant memory (`seed --synthetic N`).
+///
+/// Record `i` belongs to block `i / BLOCO`, generated from ChaCha8 with the seed and the
+/// block's number as stream: [`Sinteticos::bloco`] gives one block alone, the same records as
+/// the whole iterator gives there.
 #[derive(Debug, Clone)]
 pub struct Sinteticos {
     rng: Rng8,
-    municipios: Vec<&'static municipios::Municipio>,
+    seed: u64,
     proximo: usize,
+    /// One past the last record this iterator yields.
+    fim: usize,
     n: usize,
     /// CARs of each of the two [`grandes_proprietarios`].
     cotas: [usize; 2],
@@ -82,11 +96,28 @@ impl Sinteticos {
         };
         Sinteticos {
             rng: Rng8::seed_from_u64(seed),
-            municipios: municipios::todos().collect(),
+            seed,
             proximo: 0,
+            fim: n,
             n,
             cotas: [cota, cota],
         }
+    }
+
+    /// How many blocks of [`BLOCO`] records the `n` records span.
+    pub fn blocos(&self) -> usize {
+        self.n.div_ceil(BLOCO)
+    }
+
+    /// Block `k` alone: records `k * BLOCO` up to the next block or `n`, as `(index, record)`.
+    pub fn bloco(&self, k: usize) -> impl Iterator<Item = (usize, Imovel)> + use<> {
+        let inicio = (k * BLOCO).min(self.n);
+        let gerador = Sinteticos {
+            proximo: inicio,
+            fim: ((k + 1) * BLOCO).min(self.n),
+            ..self.clone()
+        };
+        (inicio..).zip(gerador)
     }
 
     /// Gives the first of the [`grandes_proprietarios`] (`98.765.432/0001-98`) `cars` CARs
@@ -118,13 +149,16 @@ impl Iterator for Sinteticos {
     type Item = Imovel;
 
     fn next(&mut self) -> Option<Imovel> {
-        if self.proximo >= self.n {
+        if self.proximo >= self.fim {
             return None;
         }
         let i = self.proximo;
         self.proximo += 1;
-        let municipio = self
-            .municipios
+        if i.is_multiple_of(BLOCO) {
+            self.rng = Rng8::seed_from_u64(self.seed);
+            self.rng.set_stream((i / BLOCO) as u64);
+        }
+        let municipio = MUNICIPIOS
             .choose(&mut self.rng)
             .copied()
             .expect("lista do IBGE vazia");
@@ -139,14 +173,16 @@ impl Iterator for Sinteticos {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let resta = self.n - self.proximo;
+        let resta = self.fim - self.proximo;
         (resta, Some(resta))
     }
 }
 
 fn registro(rng: &mut Rng8, m: &municipios::Municipio) -> RegistroSicar {
     let hash = uuid::Builder::from_random_bytes(rng.random()).into_uuid();
-    let codigo = format!("{}-{:07}-{}", m.uf(), m.codigo_ibge, hash.simple()).to_ascii_uppercase();
+    let mut hex = uuid::Uuid::encode_buffer();
+    let hex = hash.simple().encode_upper(&mut hex);
+    let codigo = format!("{}-{:07}-{hex}", m.uf(), m.codigo_ibge);
     let codigo_car = CodigoCar::parse(&codigo).expect("código CAR sintético fora do formato");
 
     let inicio = NaiveDate::from_ymd_opt(2014, 5, 6)
@@ -154,9 +190,14 @@ fn registro(rng: &mut Rng8, m: &municipios::Municipio) -> RegistroSicar {
         .expect("data fixa");
     let dez_anos = 10 * 365 * 24 * 3600;
     let data_cadastro = inicio + TimeDelta::seconds(rng.random_range(0..dez_anos));
-    let data_atualizacao = rng
-        .random_bool(0.6)
-        .then(|| data_cadastro + TimeDelta::seconds(rng.random_range(3600..4 * 365 * 24 * 3600)));
+    // Updated (60%) between an hour after the registration and the extract's date.
+    let extracao = NaiveDate::from_ymd_opt(2026, 6, 30)
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .expect("data fixa");
+    let data_atualizacao = rng.random_bool(0.6).then(|| {
+        data_cadastro
+            + TimeDelta::seconds(rng.random_range(3600..(extracao - data_cadastro).num_seconds()))
+    });
 
     let (lo, hi) = match rng.random_range(0..10u8) {
         0..4 => (1, 20),
@@ -311,6 +352,18 @@ mod tests {
             Sinteticos::new(1200, 9).collect::<Vec<_>>(),
             sinteticos(1200, 9)
         );
+    }
+
+    #[test]
+    fn blocos_gerados_a_parte_sao_os_mesmos_registros() {
+        let g = Sinteticos::new(BLOCO * 2 + 100, 8).com_dono_grande(5000);
+        let seguidos: Vec<Imovel> = g.clone().collect();
+        let por_bloco: Vec<(usize, Imovel)> =
+            (0..g.blocos()).rev().flat_map(|k| g.bloco(k)).collect();
+        assert_eq!((g.blocos(), por_bloco.len()), (3, seguidos.len()));
+        for (i, im) in por_bloco {
+            assert_eq!(seguidos[i], im, "registro {i}");
+        }
     }
 
     #[test]

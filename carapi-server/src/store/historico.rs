@@ -119,7 +119,10 @@ mod tests {
         assert_eq!(faixa_da_pagina(45, 4, 20), None);
         assert_eq!(faixa_da_pagina(0, 1, 20), None);
         assert_eq!(faixa_da_pagina(45, 1, 0), None);
-        assert_eq!(faixa_da_pagina(1_000_000, 49_000, 20), Some((20_001, 20_020)));
+        assert_eq!(
+            faixa_da_pagina(1_000_000, 49_000, 20),
+            Some((20_001, 20_020))
+        );
         assert_eq!(faixa_da_pagina(10, u32::MAX, 100), None);
     }
 
