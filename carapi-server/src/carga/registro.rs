@@ -465,7 +465,10 @@ mod tests {
                 x ^= x >> 7;
                 x ^= x << 17;
                 let m = (x >> (escala % 64)) as i64;
-                casos.push(Decimal::new(if x.is_multiple_of(3) { -m } else { m }, escala));
+                casos.push(Decimal::new(
+                    if x.is_multiple_of(3) { -m } else { m },
+                    escala,
+                ));
             }
         }
         for d in casos {

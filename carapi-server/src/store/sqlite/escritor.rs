@@ -14,7 +14,7 @@
 //! the counters the limits need, the decision, the conditional debit (`saldo_centavos >= preco`), the history
 //! row, the ledger row and the day's counters. `BEGIN IMMEDIATE` takes the write lock first,
 //! so no other writer (the sqlx pool of this process, or another process on the same file,
-//! which waits thanks to `busy_timeout`) can interleave between the check and the debit.
+//! which waits thanks to its busy handler) can interleave between the check and the debit.
 //!
 //! [`Store::cobrar_consulta`]: crate::store::ConsultasStore::cobrar_consulta
 //! [`Store::registrar_consulta`]: crate::store::ConsultasStore::registrar_consulta
@@ -22,7 +22,6 @@
 use std::fmt;
 use std::path::Path;
 use std::sync::mpsc;
-use std::time::Duration;
 
 use chrono::NaiveDate;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
@@ -35,17 +34,6 @@ use crate::store::{Cobranca, ContaId, RegistroConsulta, ResultadoCobranca, Store
 
 /// Most requests committed together in one transaction.
 pub(super) const LOTE: usize = 256;
-
-/// How long a write waits for the lock held by another connection or process.
-const ESPERA_TRAVA: Duration = Duration::from_secs(30);
-
-/// How often the checkpoint thread copies the WAL back into the database file.
-const INTERVALO_CHECKPOINT: Duration = Duration::from_millis(100);
-
-/// WAL size (pages) at which the writer checkpoints by itself: only a backstop for when the
-/// checkpoint thread cannot keep up (SQLite's default is 1000, which made the writer stall
-/// every few hundred charges).
-const CHECKPOINT_AUTOMATICO: u32 = 10_000;
 
 enum Pedido {
     Cobrar(
@@ -79,26 +67,22 @@ impl Escritor {
             arquivo,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
-        conn.busy_timeout(ESPERA_TRAVA)?;
+        conn.busy_handler(Some(super::wal::esperar_trava))?;
         // The file is already in WAL mode (set by the sqlx pools, persistent); synchronous and
-        // foreign keys are per connection.
+        // foreign keys are per connection. The statement journals of the requests' savepoints
+        // stay in memory (on disk, SQLite created and deleted a file for every group). The WAL
+        // is checkpointed by its own thread (`wal.rs`); this connection only past a backstop.
         conn.execute_batch(&format!(
-            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = {CHECKPOINT_AUTOMATICO};"
+            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;
+             PRAGMA wal_autocheckpoint = {};",
+            super::wal::QUADROS_EMERGENCIA
         ))?;
         conn.set_prepared_statement_cache_capacity(32);
-        let checkpoint = Connection::open_with_flags(
-            arquivo,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        checkpoint.busy_timeout(ESPERA_TRAVA)?;
         let (fila, entrada) = mpsc::channel();
         // The writer holds `vivo`; when it stops, the checkpoint thread sees the channel
         // disconnected and stops too.
         let (vivo, parado) = mpsc::channel::<()>();
-        std::thread::Builder::new()
-            .name("carapi-sqlite-checkpoint".into())
-            .spawn(move || checkpoints(checkpoint, parado))
-            .map_err(|_| StoreError::EscritorParado)?;
+        super::wal::iniciar(arquivo, parado)?;
         std::thread::Builder::new()
             .name("carapi-sqlite-escritor".into())
             .spawn(move || {
@@ -138,16 +122,6 @@ enum Feito {
         Result<(), StoreError>,
         oneshot::Sender<Result<(), StoreError>>,
     ),
-}
-
-/// Copies the WAL back into the database file off the writer's path (`PASSIVE`: never waits
-/// for, nor blocks, readers or writers), until `parado` is disconnected.
-fn checkpoints(conn: Connection, parado: mpsc::Receiver<()>) {
-    while let Err(mpsc::RecvTimeoutError::Timeout) = parado.recv_timeout(INTERVALO_CHECKPOINT) {
-        if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
-            tracing::warn!(erro = %e, "checkpoint do WAL falhou; o escritor fará o seu");
-        }
-    }
 }
 
 fn laco(conn: Connection, entrada: mpsc::Receiver<Pedido>) {

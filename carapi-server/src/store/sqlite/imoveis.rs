@@ -3,30 +3,10 @@
 use async_trait::async_trait;
 use carapi_sdk::{CodigoCar, CpfCnpj};
 
-use std::collections::HashMap;
-
-use sqlx::Row;
-
 use super::SqliteStore;
-use super::linhas::{DATA_HORA, corrupt, imovel_de, item_do_dono_de, proprietarios_de};
-use crate::dados::{Imovel, Proprietario};
+use super::linhas::DATA_HORA;
+use crate::dados::Imovel;
 use crate::store::{ImoveisStore, ImovelDoDono, StoreError};
-
-/// The first codes of an owner, by the index `(documento, codigo_car)`: binds the document and
-/// how many codes.
-pub const CODIGOS_DO_DOCUMENTO: &str = "SELECT DISTINCT codigo_car FROM imovel_proprietarios WHERE documento = ? ORDER BY codigo_car LIMIT ?";
-/// The records of a JSON array of codes, by primary key, in code order.
-pub const IMOVEIS_POR_CODIGOS: &str = "SELECT * FROM imoveis WHERE codigo_car IN (SELECT value FROM json_each(?)) ORDER BY codigo_car";
-/// The item columns of the first `?2` records of owner `?1`, in code order (one query: the
-/// owner index gives the codes in order, each record by primary key).
-pub const ITENS_DO_DOCUMENTO: &str = "SELECT i.codigo_car, i.codigo_protocolo, i.nome_imovel,
-    i.matricula_numero, i.municipio, i.uf, i.area_total_ha
-  FROM (SELECT DISTINCT codigo_car FROM imovel_proprietarios WHERE documento = ?1
-        ORDER BY codigo_car LIMIT ?2) d
-  JOIN imoveis i ON i.codigo_car = d.codigo_car
-  ORDER BY i.codigo_car";
-/// The owners of a JSON array of codes, by primary key `(codigo_car, ordem)`, in stored order.
-pub const DONOS_POR_CODIGOS: &str = "SELECT codigo_car, documento, nome FROM imovel_proprietarios WHERE codigo_car IN (SELECT value FROM json_each(?)) ORDER BY codigo_car, ordem";
 
 #[async_trait]
 impl ImoveisStore for SqliteStore {
@@ -101,63 +81,15 @@ impl ImoveisStore for SqliteStore {
     }
 
     async fn imovel(&self, codigo: &CodigoCar) -> Result<Option<Imovel>, StoreError> {
-        let Some(row) = sqlx::query("SELECT * FROM imoveis WHERE codigo_car = ?")
-            .bind(codigo.as_str())
-            .fetch_optional(&self.leitura)
-            .await?
-        else {
-            return Ok(None);
-        };
-        let mut imovel = imovel_de(&row)?;
-        imovel.proprietarios = proprietarios_de(&self.leitura, codigo.as_str()).await?;
-        Ok(Some(imovel))
+        self.leitores.imovel(codigo).await
     }
 
-    /// The first `limite` records of `documento` by CAR code, in three queries whatever the
-    /// owner's size: the first `limite + 1` codes by index (the extra one only says whether
-    /// there are more), their records, their owners.
     async fn imoveis_do_documento(
         &self,
         documento: &CpfCnpj,
         limite: u32,
     ) -> Result<(Vec<Imovel>, bool), StoreError> {
-        let mut codigos: Vec<String> = sqlx::query_scalar(CODIGOS_DO_DOCUMENTO)
-            .bind(documento.as_str())
-            .bind(i64::from(limite) + 1)
-            .fetch_all(&self.leitura)
-            .await?;
-        let truncado = codigos.len() > limite as usize;
-        codigos.truncate(limite as usize);
-        if codigos.is_empty() {
-            return Ok((Vec::new(), truncado));
-        }
-        let lista = serde_json::to_string(&codigos).map_err(|e| corrupt(e.to_string()))?;
-        let rows = sqlx::query(IMOVEIS_POR_CODIGOS)
-            .bind(&lista)
-            .fetch_all(&self.leitura)
-            .await?;
-        let mut donos: HashMap<String, Vec<Proprietario>> = HashMap::new();
-        for r in sqlx::query(DONOS_POR_CODIGOS)
-            .bind(&lista)
-            .fetch_all(&self.leitura)
-            .await?
-        {
-            let d: String = r.try_get("documento")?;
-            donos
-                .entry(r.try_get("codigo_car")?)
-                .or_default()
-                .push(Proprietario {
-                    documento: CpfCnpj::parse(&d).map_err(|_| corrupt(format!("documento {d}")))?,
-                    nome: r.try_get("nome")?,
-                });
-        }
-        let mut out = Vec::with_capacity(rows.len());
-        for row in &rows {
-            let mut imovel = imovel_de(row)?;
-            imovel.proprietarios = donos.remove(imovel.codigo_car.as_str()).unwrap_or_default();
-            out.push(imovel);
-        }
-        Ok((out, truncado))
+        self.leitores.imoveis_do_documento(documento, limite).await
     }
 
     async fn itens_do_documento(
@@ -165,17 +97,6 @@ impl ImoveisStore for SqliteStore {
         documento: &CpfCnpj,
         limite: u32,
     ) -> Result<(Vec<ImovelDoDono>, bool), StoreError> {
-        let rows = sqlx::query(ITENS_DO_DOCUMENTO)
-            .bind(documento.as_str())
-            .bind(i64::from(limite) + 1)
-            .fetch_all(&self.leitura)
-            .await?;
-        let truncado = rows.len() > limite as usize;
-        let itens = rows
-            .iter()
-            .take(limite as usize)
-            .map(item_do_dono_de)
-            .collect::<Result<_, _>>()?;
-        Ok((itens, truncado))
+        self.leitores.itens_do_documento(documento, limite).await
     }
 }

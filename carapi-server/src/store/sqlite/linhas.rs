@@ -1,17 +1,14 @@
-//! Rows to domain types, and the small helpers shared by the SQLite queries.
+//! Rows to domain types (accounts, top-ups) and the small helpers shared by the SQLite queries;
+//! the records are decoded by their reader threads (`leitor.rs`).
 
-use std::str::FromStr;
-
-use carapi_sdk::{CodigoCar, CpfCnpj};
-use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, Utc};
-use rust_decimal::Decimal;
+use carapi_sdk::CpfCnpj;
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, SqlitePool};
 use uuid::Uuid;
 
-use crate::dados::{Imovel, Proprietario};
 use crate::money::Centavos;
-use crate::store::{Conta, ContaId, ImovelDoDono, Recarga, StoreError};
+use crate::store::{Conta, ContaId, Recarga, StoreError};
 
 pub(super) const DATA_HORA: &str = "%Y-%m-%d %H:%M:%S";
 
@@ -60,62 +57,6 @@ pub(super) fn conta_de(row: &SqliteRow) -> Result<Conta, StoreError> {
     })
 }
 
-fn decimal(s: Option<String>, campo: &str) -> Result<Option<Decimal>, StoreError> {
-    s.map(|s| Decimal::from_str(&s).map_err(|_| corrupt(format!("imóvel: {campo}"))))
-        .transpose()
-}
-
-fn data_hora(s: Option<String>, campo: &str) -> Result<Option<NaiveDateTime>, StoreError> {
-    s.map(|s| {
-        NaiveDateTime::parse_from_str(&s, DATA_HORA)
-            .map_err(|_| corrupt(format!("imóvel: {campo}")))
-    })
-    .transpose()
-}
-
-/// A row of `imoveis::ITENS_DO_DOCUMENTO`.
-pub(super) fn item_do_dono_de(row: &SqliteRow) -> Result<ImovelDoDono, StoreError> {
-    let codigo: String = row.try_get("codigo_car")?;
-    Ok(ImovelDoDono {
-        codigo_car: CodigoCar::parse(&codigo)
-            .map_err(|_| corrupt(format!("código CAR {codigo}")))?,
-        codigo_protocolo: row.try_get("codigo_protocolo")?,
-        nome_imovel: row.try_get("nome_imovel")?,
-        matricula_numero: row.try_get("matricula_numero")?,
-        municipio: row.try_get("municipio")?,
-        uf: row.try_get("uf")?,
-        area_total_ha: decimal(row.try_get("area_total_ha")?, "area")?.unwrap_or_default(),
-    })
-}
-
-pub(super) fn imovel_de(row: &SqliteRow) -> Result<Imovel, StoreError> {
-    let codigo: String = row.try_get("codigo_car")?;
-    Ok(Imovel {
-        codigo_car: CodigoCar::parse(&codigo)
-            .map_err(|_| corrupt(format!("código CAR {codigo}")))?,
-        status_imovel: row.try_get("status_imovel")?,
-        condicao: row.try_get("condicao")?,
-        nome_imovel: row.try_get("nome_imovel")?,
-        area_total_ha: decimal(row.try_get("area_total_ha")?, "area")?.unwrap_or_default(),
-        modulos_fiscais: decimal(row.try_get("modulos_fiscais")?, "modulos")?,
-        data_cadastro: data_hora(row.try_get("data_cadastro")?, "data_cadastro")?
-            .unwrap_or_default(),
-        data_atualizacao: data_hora(row.try_get("data_atualizacao")?, "data_atualizacao")?,
-        tipo_imovel: row.try_get("tipo_imovel")?,
-        municipio: row.try_get("municipio")?,
-        codigo_municipio_ibge: row.try_get::<i64, _>("codigo_municipio_ibge")? as u32,
-        uf: row.try_get("uf")?,
-        codigo_protocolo: row.try_get("codigo_protocolo")?,
-        latitude: decimal(row.try_get("latitude")?, "latitude")?,
-        longitude: decimal(row.try_get("longitude")?, "longitude")?,
-        matricula_numero: row.try_get("matricula_numero")?,
-        matricula_data: row.try_get("matricula_data")?,
-        matricula_cartorio: row.try_get("matricula_cartorio")?,
-        proprietarios: Vec::new(),
-        tem_recibo: row.try_get::<i64, _>("tem_recibo")? != 0,
-    })
-}
-
 pub(super) fn recarga_de(row: &SqliteRow) -> Result<Recarga, StoreError> {
     let id: String = row.try_get("id")?;
     let status: String = row.try_get("status")?;
@@ -133,25 +74,4 @@ pub(super) fn recarga_de(row: &SqliteRow) -> Result<Recarga, StoreError> {
             .try_get::<Option<i64>, _>("confirmada_em")?
             .map(instante),
     })
-}
-
-pub(super) async fn proprietarios_de(
-    pool: &SqlitePool,
-    codigo: &str,
-) -> Result<Vec<Proprietario>, StoreError> {
-    let rows = sqlx::query(
-        "SELECT documento, nome FROM imovel_proprietarios WHERE codigo_car = ? ORDER BY ordem",
-    )
-    .bind(codigo)
-    .fetch_all(pool)
-    .await?;
-    rows.iter()
-        .map(|r| {
-            let d: String = r.try_get("documento")?;
-            Ok(Proprietario {
-                documento: CpfCnpj::parse(&d).map_err(|_| corrupt(format!("documento {d}")))?,
-                nome: r.try_get("nome")?,
-            })
-        })
-        .collect()
 }

@@ -17,13 +17,13 @@ mod coordenacao;
 mod escritor;
 mod historico;
 mod imoveis;
+mod leitor;
 mod linhas;
 mod psp;
 mod recargas;
+mod wal;
 
-pub use imoveis::{
-    CODIGOS_DO_DOCUMENTO, DONOS_POR_CODIGOS, IMOVEIS_POR_CODIGOS, ITENS_DO_DOCUMENTO,
-};
+pub use leitor::{CODIGOS_DO_DOCUMENTO, DONOS_POR_CODIGO, IMOVEL_POR_CODIGO, ITENS_DO_DOCUMENTO};
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -49,6 +49,8 @@ pub struct SqliteStore {
     historico: SqlitePool,
     /// The lookup writer thread.
     escritor: escritor::Escritor,
+    /// The record reads' threads.
+    leitores: leitor::Leitores,
     /// The folder of an in-memory URL's database file; declared last, so it is removed after
     /// the connections above are dropped.
     _temporario: Option<Arc<tempfile::TempDir>>,
@@ -87,6 +89,7 @@ impl SqliteStore {
             .await?;
         MIGRATOR.run(&escrita).await?;
         let escritor = escritor::Escritor::abrir(opts.get_filename())?;
+        let leitores = leitor::Leitores::abrir(opts.get_filename())?;
         let leitura = SqlitePoolOptions::new()
             .max_connections(4)
             .acquire_timeout(Duration::from_secs(60))
@@ -102,6 +105,7 @@ impl SqliteStore {
             leitura,
             historico,
             escritor,
+            leitores,
             _temporario: temporario,
         })
     }
