@@ -11,9 +11,8 @@
 //! carapi-tests --bench figures scale` for a quick run. Targets (SQLite): >= 200,000
 //! records/s and peak RSS <= 200 MB whatever N.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
+use std::path::Path;
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use carapi_server::dados::Sinteticos;
@@ -24,23 +23,6 @@ const N_PADRAO: usize = 1_000_000;
 const ALVO_POR_SEGUNDO: f64 = 200_000.0;
 const ALVO_RSS_MB: f64 = 200.0;
 
-/// The release `carapi-server` binary, built once.
-fn servidor_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
-        escargot::CargoBuild::new()
-            .package("carapi-server")
-            .bin("carapi-server")
-            .release()
-            .manifest_path(manifest)
-            .run()
-            .unwrap_or_else(|e| panic!("cargo build carapi-server failed: {e}"))
-            .path()
-            .to_path_buf()
-    })
-}
-
 /// What one run of the binary took.
 struct Medida {
     segundos: f64,
@@ -50,12 +32,10 @@ struct Medida {
 /// Runs `carapi-server args…`, sampling its `VmHWM` until it exits.
 fn medir(args: &[&str]) -> Medida {
     // Built (by cargo, when stale) before the clock starts: the figure is the load alone.
-    let bin = servidor_bin();
+    crate::binario::servidor_bin();
     let inicio = Instant::now();
-    let mut filho = Command::new(bin)
-        .args(args)
+    let mut filho = crate::binario::comando(args)
         .args(["--sem-progresso"])
-        .env_remove("CARAPI_DATABASE_URL")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -95,10 +75,13 @@ fn vm_hwm_kb(status: &str) -> Option<u64> {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
-/// Writes `n` synthetic records as a public SICAR CSV.
+/// Writes `n` synthetic records as a public SICAR CSV, on disk before the import's clock
+/// starts (its write-back would otherwise compete with the import).
 fn escrever_csv(caminho: &Path, n: usize) {
-    let w = std::io::BufWriter::new(std::fs::File::create(caminho).expect("create CSV"));
-    carapi_server::dados::import::escrever_csv(w, Sinteticos::new(n, 99)).expect("write CSV");
+    let f = std::fs::File::create(caminho).expect("create CSV");
+    carapi_server::dados::import::escrever_csv(std::io::BufWriter::new(&f), Sinteticos::new(n, 99))
+        .expect("write CSV");
+    f.sync_all().expect("sync CSV");
 }
 
 fn figura(nome: &'static str, n: usize, m: &Medida, sqlite: bool) -> Figura {

@@ -12,12 +12,14 @@
 //! 4. Batch: 200 lookups through the SDK's default limiter: achieved rate / 10 per second, 429s.
 //! 5. Isolation: other accounts' `GET /v1/saldo` and paid lookup p99 while a 1M-row account
 //!    hammers its history at its rate limit, against the same load idle (`isolamento.rs`).
-//! 6. Cold lookups at 10k vs 1M records and the owner of 10,000 CARs (`consulta_fria.rs`).
+//! 6. Cold lookups at 10k vs 1M records, cached lookups at 10k, and the owner of 10,000 CARs,
+//!    against the release server in its own process (`consulta_fria.rs`).
 //! 7. Scale (`scale`): records/s and peak RSS of a bulk `seed` and CSV `import` on SQLite, and
 //!    a `seed` on PostgreSQL when `DATABASE_URL` is set (`CARAPI_ESCALA_N` records, default 1M;
 //!    see `escala.rs`). Not in a run without a filter: pass `scale`.
 
 mod batch;
+mod binario;
 mod cli;
 mod consulta_fria;
 mod escala;

@@ -9,6 +9,7 @@
 //! row rules ([`crate::dados::import::parse_csv`]); with a geometry, the record's coordinates are
 //! the polygon's centroid instead of the municipality's.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::Read;
 
@@ -259,11 +260,11 @@ fn converter(b: FeicaoBruta, indice: u64) -> Result<Feicao, WfsError> {
 
 /// The properties written out as CSV fields: strings as they are, numbers in their shortest
 /// decimal form, `null` or a missing key as the empty string (an absent optional value).
-fn linha(p: &Map<String, Value>) -> Linha {
+fn linha(p: &Map<String, Value>) -> Linha<'_> {
     let texto = |k: &str| match p.get(k) {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.trim().to_owned(),
-        Some(outro) => outro.to_string(),
+        None | Some(Value::Null) => Cow::Borrowed(""),
+        Some(Value::String(s)) => Cow::Borrowed(s.trim()),
+        Some(outro) => Cow::Owned(outro.to_string()),
     };
     Linha {
         cod_imovel: texto("cod_imovel"),

@@ -1,0 +1,107 @@
+//! The release `carapi-server` binary as an operator runs it: built once (before any clock
+//! starts), a command run to its end, a server started on a free loopback port and stopped.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+
+/// The release `carapi-server` binary, built once.
+pub fn servidor_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+        escargot::CargoBuild::new()
+            .package("carapi-server")
+            .bin("carapi-server")
+            .release()
+            .manifest_path(manifest)
+            .run()
+            .unwrap_or_else(|e| panic!("cargo build carapi-server failed: {e}"))
+            .path()
+            .to_path_buf()
+    })
+}
+
+/// A command of the binary, without the environment's database URL.
+pub fn comando(args: &[&str]) -> Command {
+    let mut c = Command::new(servidor_bin());
+    c.args(args).env_remove("CARAPI_DATABASE_URL");
+    c
+}
+
+/// Runs `carapi-server args…` to its end; its stdout.
+pub fn rodar(args: &[&str]) -> String {
+    let saida = comando(args).output().expect("carapi-server runs");
+    assert!(
+        saida.status.success(),
+        "carapi-server {args:?}: {}",
+        String::from_utf8_lossy(&saida.stderr)
+    );
+    String::from_utf8_lossy(&saida.stdout).into_owned()
+}
+
+/// An account with `saldo` BRL in the base at `url`; its API key.
+pub fn conta(url: &str, saldo: &str) -> String {
+    let json = rodar(&[
+        "account",
+        "create",
+        "--saldo",
+        saldo,
+        "--json",
+        "--database",
+        url,
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("account JSON");
+    v["apiKey"].as_str().expect("apiKey").to_owned()
+}
+
+/// `carapi-server serve` over `url` on a free loopback port, per-key limiter off; stopped on
+/// drop.
+pub struct Servidor {
+    filho: Child,
+    /// `http://127.0.0.1:PORT`.
+    pub base_url: String,
+}
+
+impl Servidor {
+    /// Starts the server and waits until it listens.
+    pub fn iniciar(url: &str) -> Self {
+        let mut filho = comando(&[
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--database",
+            url,
+            "--rate-limit",
+            "0",
+            "--sem-dados-embutidos",
+        ])
+        .env("CARAPI_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("carapi-server serve starts");
+        let stderr = filho.stderr.take().expect("stderr");
+        let mut linhas = BufReader::new(stderr).lines();
+        let base_url = linhas
+            .by_ref()
+            .map_while(Result::ok)
+            .find_map(|l| {
+                l.split("carapi-server ouvindo em ")
+                    .nth(1)
+                    .map(|u| u.trim().to_owned())
+            })
+            .expect("the server says where it listens");
+        // Keep draining stderr, so that the server never blocks on a full pipe.
+        std::thread::spawn(move || linhas.for_each(drop));
+        Servidor { filho, base_url }
+    }
+}
+
+impl Drop for Servidor {
+    fn drop(&mut self) {
+        let _ = self.filho.kill();
+        let _ = self.filho.wait();
+    }
+}
