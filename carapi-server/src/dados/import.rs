@@ -620,7 +620,7 @@ mod tests {
                 d(3, 3000),
                 d(7, 14),
                 d(11, 33),
-                if x % 2 == 0 { 'T' } else { ' ' },
+                if x.is_multiple_of(2) { 'T' } else { ' ' },
                 d(17, 26),
                 d(23, 61),
                 d(29, 62),
