@@ -10,7 +10,8 @@
 //! missing one the oldest), then the newest `data_cadastro`, and on a tie the version read last.
 //!
 //! Memory: [`ORCAMENTO`] bytes of records while reading; while merging, the last run plus one
-//! record and a [`BUFFER`] read buffer per spilled run (a 7.5M-record load spills about 50).
+//! record per spilled run and [`LEITURA`] bytes of read buffers shared by the spilled runs (a
+//! 7.5M-record load spills about 75), whatever their number.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -25,8 +26,12 @@ use super::registro::{Pacote, Registro};
 /// records of the synthetic shape).
 pub(super) const ORCAMENTO: usize = 48 << 20;
 
-/// Write and read buffer of a run.
+/// Write buffer of a run.
 const BUFFER: usize = 256 << 10;
+
+/// Read buffers of all the spilled runs while they are merged, split among them (each 16 KiB
+/// to 256 KiB).
+const LEITURA: usize = 16 << 20;
 
 /// Buffers batches, spills sorted runs, merges them back in code order.
 #[derive(Debug, Default)]
@@ -112,10 +117,11 @@ impl Ordenador {
     /// [`CargaError::Io`] when a run cannot be read back.
     pub fn vencedores(self) -> Result<Vencedores, CargaError> {
         let ordem = self.ordem();
+        let buffer = (LEITURA / self.corridas.len().max(1)).clamp(16 << 10, BUFFER);
         let mut fontes: Vec<Fonte> = self
             .corridas
             .into_iter()
-            .map(|f| Fonte::Arquivo(BufReader::with_capacity(BUFFER, f)))
+            .map(|f| Fonte::Arquivo(BufReader::with_capacity(buffer, f)))
             .collect();
         fontes.push(Fonte::Memoria {
             pacotes: self.pacotes,
