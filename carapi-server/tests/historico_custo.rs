@@ -92,7 +92,8 @@ pub async fn semear(banco: &Banco, conta: ContaId, n: i64) {
 }
 
 /// Every filter combination: endpoint (none or one of 4) x status (none, sucesso, erro) x
-/// busca (none, a key substring, an endpoint substring).
+/// busca (none, a key substring, an endpoint substring, and `_` and `%`, which are text to
+/// find, not patterns).
 fn filtros() -> Vec<FiltroHistorico> {
     let mut v = Vec::new();
     for endpoint in std::iter::once(None).chain(EndpointConsulta::TODOS.map(Some)) {
@@ -101,7 +102,7 @@ fn filtros() -> Vec<FiltroHistorico> {
             Some(StatusConsulta::Sucesso),
             Some(StatusConsulta::Erro),
         ] {
-            for busca in [None, Some("4e2"), Some("COMPLETO")] {
+            for busca in [None, Some("4e2"), Some("COMPLETO"), Some("_"), Some("%")] {
                 v.push(FiltroHistorico {
                     busca: busca.map(str::to_owned),
                     endpoint,
@@ -129,7 +130,7 @@ fn query(f: &FiltroHistorico) -> String {
         None => {}
     }
     if let Some(b) = &f.busca {
-        q.push_str(&format!("&busca={b}"));
+        q.push_str(&format!("&busca={}", b.replace('%', "%25")));
     }
     q
 }

@@ -6,7 +6,7 @@
 //! skipped however deep the page), then the page's rows by primary key. Totals come from
 //! `consultas_contagem`; `busca` reads a bounded window of the newest rows.
 
-use carapi_sdk::StatusConsulta;
+use carapi_sdk::{EndpointConsulta, StatusConsulta};
 use chrono::{DateTime, Utc};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
@@ -40,38 +40,44 @@ fn onde(f: &FiltroHistorico) -> String {
     s
 }
 
-/// The page statement (`?` in order: account, endpoint?, then busca x2, limit, offset with
-/// `busca`, or the page's first and last ordinals without it, [`faixa_da_pagina`]).
+/// The page statement without `busca` (`?` in order: account, endpoint?, the page's first and
+/// last ordinals, [`faixa_da_pagina`]).
 fn sql_pagina(f: &FiltroHistorico) -> String {
-    let ordem = coluna_ordem(f);
-    if f.busca.is_some() {
-        format!(
-            "SELECT {COLUNAS} FROM (SELECT id{} ORDER BY {ordem} DESC LIMIT {JANELA_BUSCA}) AS p
-             CROSS JOIN consultas AS c ON c.id = p.id
-             WHERE instr(upper(COALESCE(c.chave, '')), upper(?)) > 0 OR instr(upper(c.endpoint), upper(?)) > 0
-             LIMIT ? OFFSET ?",
-            onde(f)
-        )
-    } else {
-        format!(
-            "SELECT {COLUNAS} FROM (SELECT id{} AND {ordem} BETWEEN ? AND ?) AS p
-             CROSS JOIN consultas AS c ON c.id = p.id",
-            onde(f)
-        )
-    }
+    format!(
+        "SELECT {COLUNAS} FROM (SELECT id{} AND {} BETWEEN ? AND ?) AS p
+         CROSS JOIN consultas AS c ON c.id = p.id",
+        onde(f),
+        coluna_ordem(f)
+    )
 }
 
-/// The total statement (`?`: account, endpoint?, busca x2?).
-fn sql_total(f: &FiltroHistorico) -> String {
-    if f.busca.is_some() {
-        return format!(
-            "SELECT COUNT(*) FROM (SELECT id{} ORDER BY {} DESC LIMIT {JANELA_BUSCA}) AS p
-             CROSS JOIN consultas AS c ON c.id = p.id
-             WHERE instr(upper(COALESCE(c.chave, '')), upper(?)) > 0 OR instr(upper(c.endpoint), upper(?)) > 0",
-            onde(f),
-            coluna_ordem(f)
-        );
+/// The `busca` statement: in one pass over the window's ordinal range (the newest
+/// [`JANELA_BUSCA`] of the combination, by its index, in order), how many rows match and the
+/// ids of the page's ones as a JSON array. `?` in order: the page's first and last positions
+/// among the matches, account, endpoint?, the window's first and last ordinals, the key's
+/// `LIKE` pattern, each matching endpoint ([`busca`]).
+fn sql_busca(f: &FiltroHistorico, endpoints: usize) -> String {
+    let ordem = coluna_ordem(f);
+    let mut condicao = String::from("chave LIKE ? ESCAPE '\\'");
+    if endpoints > 0 {
+        let lista = vec!["?"; endpoints].join(", ");
+        condicao.push_str(&format!(" OR endpoint IN ({lista})"));
     }
+    format!(
+        "SELECT COUNT(*), COALESCE(json_group_array(id) FILTER (WHERE n BETWEEN ? AND ?), '[]')
+         FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY {ordem} DESC) AS n{}
+               AND {ordem} BETWEEN ? AND ? AND ({condicao}))",
+        onde(f)
+    )
+}
+
+/// The page's rows by id, newest first.
+const SQL_POR_IDS: &str = "SELECT c.id, c.data_ms, c.endpoint, c.chave, c.status_http, c.cobrado,
+    c.valor_centavos, c.saldo_antes, c.saldo_depois
+  FROM consultas AS c WHERE c.id IN (SELECT value FROM json_each(?)) ORDER BY c.id DESC";
+
+/// The total statement of a filter combination (`?`: account, endpoint?).
+fn sql_total(f: &FiltroHistorico) -> String {
     let mut s = String::from(
         "SELECT COALESCE(SUM(quantidade), 0) FROM consultas_contagem WHERE conta_id = ?",
     );
@@ -91,10 +97,6 @@ macro_rules! bind_filtro {
         let mut q = $q.bind($conta.0);
         if let Some(e) = $f.endpoint {
             q = q.bind(e.as_str());
-        }
-        if let Some(b) = &$f.busca {
-            let b = sem_nul(b).into_owned();
-            q = q.bind(b.clone()).bind(b);
         }
         q
     }};
@@ -125,27 +127,96 @@ pub(super) async fn historico(
     let total: i64 = bind_filtro!(sqlx::query_scalar(&sql), conta, f)
         .fetch_one(&store.historico)
         .await?;
-    let sql = sql_pagina(f);
-    let q = bind_filtro!(sqlx::query(&sql), conta, f);
-    let q = if f.busca.is_some() {
-        let offset = i64::from(f.page.max(1) - 1) * i64::from(f.size);
-        q.bind(i64::from(f.size)).bind(offset)
-    } else {
-        match faixa_da_pagina(total.unsigned_abs(), f.page, f.size) {
-            Some((de, ate)) => q.bind(de).bind(ate),
-            None => return Ok((Vec::new(), total.unsigned_abs())),
-        }
+    let total = total.unsigned_abs();
+    if let Some(b) = &f.busca {
+        return historico_busca(store, conta, f, b, total).await;
+    }
+    let Some((de, ate)) = faixa_da_pagina(total, f.page, f.size) else {
+        return Ok((Vec::new(), total));
     };
-    let rows = q.fetch_all(&store.historico).await?;
+    let sql = sql_pagina(f);
+    let rows = bind_filtro!(sqlx::query(&sql), conta, f)
+        .bind(de)
+        .bind(ate)
+        .fetch_all(&store.historico)
+        .await?;
+    Ok((ordenadas(&rows)?, total))
+}
+
+/// A `busca` page: the matches among the window of the combination's `total` rows
+/// ([`busca`]), then the page's rows by id.
+async fn historico_busca(
+    store: &SqliteStore,
+    conta: ContaId,
+    f: &FiltroHistorico,
+    texto: &str,
+    total: u64,
+) -> Result<(Vec<ConsultaRegistrada>, u64), StoreError> {
+    let Some((de, ate)) = faixa_da_pagina(total, 1, JANELA_BUSCA) else {
+        return Ok((Vec::new(), 0));
+    };
+    let b = busca(texto);
+    let sql = sql_busca(f, b.endpoints.len());
+    let inicio = i64::from(f.page.max(1) - 1) * i64::from(f.size);
+    let mut q = sqlx::query_as::<_, (i64, String)>(&sql)
+        .bind(inicio + 1)
+        .bind(inicio + i64::from(f.size))
+        .bind(conta.0);
+    if let Some(e) = f.endpoint {
+        q = q.bind(e.as_str());
+    }
+    q = q.bind(de).bind(ate).bind(b.padrao);
+    for e in b.endpoints {
+        q = q.bind(e);
+    }
+    let (achados, ids) = q.fetch_one(&store.historico).await?;
+    let rows = if ids == "[]" {
+        Vec::new()
+    } else {
+        sqlx::query(SQL_POR_IDS)
+            .bind(ids)
+            .fetch_all(&store.historico)
+            .await?
+    };
+    Ok((ordenadas(&rows)?, achados.unsigned_abs()))
+}
+
+/// What a `busca` matches (a substring of the key or of the endpoint, ASCII letters in any
+/// case, as SQLite's `LIKE`): the key's `LIKE` pattern (`%`, `_` and `\` escaped) and the
+/// registered endpoints that contain the text, found here rather than by a `LIKE` per row.
+struct Busca {
+    padrao: String,
+    endpoints: Vec<&'static str>,
+}
+
+fn busca(texto: &str) -> Busca {
+    let texto = sem_nul(texto);
+    let mut padrao = String::with_capacity(texto.len() + 2);
+    padrao.push('%');
+    for ch in texto.chars() {
+        if matches!(ch, '%' | '_' | '\\') {
+            padrao.push('\\');
+        }
+        padrao.push(ch);
+    }
+    padrao.push('%');
+    let alvo = texto.to_ascii_uppercase();
+    let endpoints = EndpointConsulta::TODOS
+        .iter()
+        .map(|e| e.as_str())
+        .filter(|e| e.to_ascii_uppercase().contains(&alvo))
+        .collect();
+    Busca { padrao, endpoints }
+}
+
+/// The rows, newest first.
+fn ordenadas(rows: &[SqliteRow]) -> Result<Vec<ConsultaRegistrada>, StoreError> {
     let mut itens = rows
         .iter()
         .map(consulta_de)
         .collect::<Result<Vec<_>, _>>()?;
     itens.sort_by_key(|(id, _)| std::cmp::Reverse(*id));
-    Ok((
-        itens.into_iter().map(|(_, c)| c).collect(),
-        total.unsigned_abs(),
-    ))
+    Ok(itens.into_iter().map(|(_, c)| c).collect())
 }
 
 /// `?`: account, hour, account, from, to.
@@ -186,14 +257,31 @@ pub async fn plano_historico(
     conta: ContaId,
     f: &FiltroHistorico,
 ) -> Result<Vec<String>, StoreError> {
+    let (sql, binds): (String, Vec<String>) = match &f.busca {
+        Some(texto) => {
+            let b = busca(texto);
+            let mut binds = vec!["1".into(), f.size.to_string(), conta.0.to_string()];
+            binds.extend(f.endpoint.map(|e| e.as_str().to_owned()));
+            binds.extend(["1".into(), JANELA_BUSCA.to_string(), b.padrao]);
+            binds.extend(b.endpoints.iter().map(|e| (*e).to_owned()));
+            (sql_busca(f, b.endpoints.len()), binds)
+        }
+        None => {
+            let mut binds = vec![conta.0.to_string()];
+            binds.extend(f.endpoint.map(|e| e.as_str().to_owned()));
+            binds.extend(["1".into(), f.size.to_string()]);
+            (sql_pagina(f), binds)
+        }
+    };
     let mut v = Vec::new();
-    for sql in [sql_total(f), sql_pagina(f)] {
+    for (sql, binds) in [(sql_total(f), Vec::new()), (sql, binds)] {
         let sql = format!("EXPLAIN QUERY PLAN {sql}");
-        let mut q = bind_filtro!(sqlx::query(&sql), conta, f);
-        if sql.contains("OFFSET") {
-            q = q.bind(i64::from(f.size)).bind(0_i64);
-        } else if sql.contains("BETWEEN") {
-            q = q.bind(1_i64).bind(i64::from(f.size));
+        let mut q = sqlx::query(&sql);
+        if binds.is_empty() {
+            q = bind_filtro!(q, conta, f);
+        }
+        for b in binds {
+            q = q.bind(b);
         }
         for r in q.fetch_all(&store.historico).await? {
             v.push(r.try_get::<String, _>("detail")?);
@@ -227,4 +315,27 @@ pub async fn plano_uso(
         v.push(r.try_get::<String, _>("detail")?);
     }
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_search_is_a_literal_substring_of_the_key_or_the_endpoint() {
+        let b = busca("50%_a\\b");
+        assert_eq!(b.padrao, "%50\\%\\_a\\\\b%");
+        assert!(b.endpoints.is_empty());
+        assert_eq!(busca("completo").endpoints, ["/v1/car/{codigo}/completo"]);
+        assert_eq!(
+            busca("CAR/").endpoints,
+            [
+                "/v1/car/{codigo}",
+                "/v1/car/{codigo}/completo",
+                "/v1/car/{codigo}/recibo"
+            ]
+        );
+        assert_eq!(busca("_").endpoints, ["/v1/proprietario/{cpf_cnpj}"]);
+        assert_eq!(busca("a\0").padrao, "%a\u{FFFD}%");
+    }
 }
