@@ -30,10 +30,14 @@ use csv::StringRecord;
 use crate::dados::import::{Colunas, LeitorCsv, completar_registro, validar_bruta};
 use crate::dados::{Imovel, Sinteticos};
 
+/// CSV rows as read: (position read, line, fields).
+type Linhas = Vec<(u64, u64, StringRecord)>;
+
 /// Rows handed to a worker at once, each with the position it was read at.
 enum Trabalho {
-    /// CSV rows as read, with their lines, to check and complete.
-    Linhas(Colunas, Vec<(u64, u64, StringRecord)>),
+    /// CSV rows as read, with their lines, to check and complete; handed back once done (for
+    /// the reader to read into the same records again).
+    Linhas(Colunas, Linhas),
     /// Complete records (WFS features).
     Imoveis(Vec<(u64, Imovel)>),
 }
@@ -74,6 +78,7 @@ pub(super) fn ler(origem: &Origem, barra: &ProgressBar) -> Result<(Ordenador, u6
     // Emptied batches go back to the workers: the same buffers, mostly.
     let (devolver, devolvidos) = bounded::<Pacote>(4 * n);
     let (trabalho, a_fazer) = bounded::<Trabalho>(2 * n);
+    let (devolver_linhas, linhas_lidas) = bounded::<Linhas>(2 * n);
     let (proximo, ruim) = (AtomicUsize::new(0), PrimeiraRuim::nova());
     let plano = match origem {
         Origem::Sinteticos {
@@ -94,19 +99,27 @@ pub(super) fn ler(origem: &Origem, barra: &ProgressBar) -> Result<(Ordenador, u6
         for _ in 0..n {
             let (pacotes, devolvidos, a_fazer) =
                 (pacotes.clone(), devolvidos.clone(), a_fazer.clone());
+            let devolver_linhas = devolver_linhas.clone();
             let (plano, proximo, ruim) = (&plano, &proximo, &ruim);
             produtores.push(s.spawn(move || match plano {
                 Plano::Gerar(g) => gerar(g, proximo, &devolvidos, &pacotes),
-                Plano::Ler(_) => completar(&a_fazer, ruim, &devolvidos, &pacotes),
+                Plano::Ler(_) => {
+                    let saida = Saida {
+                        vazios: &devolvidos,
+                        pacotes: &pacotes,
+                        linhas: &devolver_linhas,
+                    };
+                    completar(&a_fazer, ruim, &saida)
+                }
             }));
         }
         if let Plano::Ler(caminho) = plano {
             let ruim = &ruim;
-            produtores.push(s.spawn(move || ler_arquivo(caminho, ruim, &trabalho)));
+            produtores.push(s.spawn(move || ler_arquivo(caminho, ruim, &trabalho, &linhas_lidas)));
         } else {
             drop(trabalho);
         }
-        drop((pacotes, a_fazer));
+        drop((pacotes, a_fazer, devolver_linhas));
         let ordenado = ordenar(&recebidos, &devolver, barra);
         // A sorter that failed stops the producers: their sends fail once `recebidos` is gone.
         drop(recebidos);
@@ -190,32 +203,41 @@ fn gerar(
     }
 }
 
+/// Where a worker's results go: encoded batches to the sorter, the CSV rows back to the
+/// reader; emptied batches come back from the sorter.
+struct Saida<'a> {
+    vazios: &'a Receiver<Pacote>,
+    pacotes: &'a Sender<Pacote>,
+    linhas: &'a Sender<Linhas>,
+}
+
 /// Checks, completes and encodes the rows handed over; returns the first bad row's error
 /// (the later batches are then only drained, those before it still checked).
 fn completar(
     a_fazer: &Receiver<Trabalho>,
     ruim: &PrimeiraRuim,
-    devolvidos: &Receiver<Pacote>,
-    pacotes: &Sender<Pacote>,
+    saida: &Saida<'_>,
 ) -> Result<(), CargaError> {
     let mut erro = None;
     for t in a_fazer {
-        let mut p = vazio(devolvidos, LOTE);
+        let mut p = vazio(saida.vazios, LOTE);
         match t {
             Trabalho::Linhas(colunas, linhas) => {
-                for (seq, linha, r) in linhas {
-                    if ruim.depois(linha) {
+                for (seq, linha, r) in &linhas {
+                    if ruim.depois(*linha) {
                         break;
                     }
-                    match validar_bruta(&colunas, &r, linha) {
-                        Ok(r) => p.push(seq, &completar_registro(r))?,
+                    match validar_bruta(&colunas, r, *linha) {
+                        Ok(r) => p.push(*seq, &completar_registro(r))?,
                         Err(e) => {
-                            ruim.marcar(linha);
+                            ruim.marcar(*linha);
                             erro = Some(e.into());
                             break;
                         }
                     }
                 }
+                // A full queue: the reader has records enough; these are freed.
+                let _ = saida.linhas.try_send(linhas);
             }
             Trabalho::Imoveis(is) => {
                 for (seq, i) in &is {
@@ -223,9 +245,50 @@ fn completar(
                 }
             }
         }
-        pacotes.send(p).map_err(parou)?;
+        saida.pacotes.send(p).map_err(parou)?;
     }
     erro.map_or(Ok(()), Err)
+}
+
+/// Reads a CSV's rows in order into batches of [`LOTE`] for the workers, into the records of
+/// the batches they hand back when there are some.
+fn ler_csv(
+    caminho: &Path,
+    ruim: &PrimeiraRuim,
+    trabalho: &Sender<Trabalho>,
+    lidas: &Receiver<Linhas>,
+) -> Result<(), CargaError> {
+    let mut leitor = LeitorCsv::new(BufReader::with_capacity(1 << 16, abrir(caminho)?))?;
+    let colunas = leitor.colunas();
+    let mut reserva: Vec<StringRecord> = Vec::new();
+    let mut lote = Vec::with_capacity(LOTE);
+    for seq in 0u64.. {
+        if reserva.is_empty() {
+            reserva.extend(lidas.try_iter().flatten().map(|(_, _, r)| r));
+        }
+        let mut r = reserva
+            .pop()
+            .unwrap_or_else(|| StringRecord::with_capacity(256, 16));
+        let Some(linha) = leitor.ler_bruta(&mut r)? else {
+            break;
+        };
+        if ruim.depois(linha) {
+            break;
+        }
+        lote.push((seq, linha, r));
+        if lote.len() == LOTE {
+            let cheio = std::mem::replace(&mut lote, Vec::with_capacity(LOTE));
+            trabalho
+                .send(Trabalho::Linhas(colunas, cheio))
+                .map_err(parou)?;
+        }
+    }
+    if !lote.is_empty() {
+        trabalho
+            .send(Trabalho::Linhas(colunas, lote))
+            .map_err(parou)?;
+    }
+    Ok(())
 }
 
 /// Reads the file's rows in order, handing batches of [`LOTE`] to the workers (a WFS
@@ -235,32 +298,10 @@ fn ler_arquivo(
     caminho: &Path,
     ruim: &PrimeiraRuim,
     trabalho: &Sender<Trabalho>,
+    lidas: &Receiver<Linhas>,
 ) -> Result<(), CargaError> {
     match Formato::de(caminho)? {
-        Formato::Csv => {
-            let mut leitor = LeitorCsv::new(BufReader::with_capacity(1 << 16, abrir(caminho)?))?;
-            let colunas = leitor.colunas();
-            let mut lote = Vec::with_capacity(LOTE);
-            let mut seq = 0u64;
-            while let Some((linha, r)) = leitor.proxima_bruta()? {
-                if ruim.depois(linha) {
-                    break;
-                }
-                lote.push((seq, linha, r));
-                seq += 1;
-                if lote.len() == LOTE {
-                    let cheio = std::mem::replace(&mut lote, Vec::with_capacity(LOTE));
-                    trabalho
-                        .send(Trabalho::Linhas(colunas, cheio))
-                        .map_err(parou)?;
-                }
-            }
-            if !lote.is_empty() {
-                trabalho
-                    .send(Trabalho::Linhas(colunas, lote))
-                    .map_err(parou)?;
-            }
-        }
+        Formato::Csv => ler_csv(caminho, ruim, trabalho, lidas)?,
         Formato::GeoJson => {
             let mut lote = Vec::with_capacity(LOTE);
             let mut seq = 0u64;

@@ -266,9 +266,11 @@ async fn carregar_sqlite(
             let gravador = sqlite::Gravador::abrir(&url)?;
             let vencedores = ordenador.vencedores()?;
             let (tx, rx) = std::sync::mpsc::sync_channel(EM_VOO);
+            // Written batches go back to the merge: the same buffers all along.
+            let (devolver, vazios) = std::sync::mpsc::sync_channel(EM_VOO + 2);
             std::thread::scope(|s| {
-                s.spawn(move || vencedores.enviar(LOTE, &tx));
-                gravador.gravar(&rx, &b)
+                s.spawn(move || vencedores.enviar(LOTE, &tx, &vazios));
+                gravador.gravar(&rx, &devolver, &b)
             })
         })
         .await,

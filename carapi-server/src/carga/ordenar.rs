@@ -17,7 +17,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
-use std::sync::mpsc::SyncSender;
+use std::sync::mpsc::{Receiver, SyncSender};
 
 use super::CargaError;
 use super::registro::{Pacote, Registro};
@@ -278,11 +278,23 @@ impl Vencedores {
 }
 
 impl Vencedores {
-    /// Sends the winners to `tx` in batches of `lote`; stops at the end, at an error (sent),
-    /// or when the receiver has gone.
-    pub fn enviar(mut self, lote: usize, tx: &SyncSender<Result<Pacote, CargaError>>) {
+    /// Sends the winners to `tx` in batches of `lote`, filling the batches handed back on
+    /// `vazios` (new ones while none is); stops at the end, at an error (sent), or when the
+    /// receiver has gone.
+    pub fn enviar(
+        mut self,
+        lote: usize,
+        tx: &SyncSender<Result<Pacote, CargaError>>,
+        vazios: &Receiver<Pacote>,
+    ) {
         loop {
-            let mut p = Pacote::com_capacidade(lote);
+            let mut p = match vazios.try_recv() {
+                Ok(mut p) => {
+                    p.limpar();
+                    p
+                }
+                Err(_) => Pacote::com_capacidade(lote),
+            };
             let mut fim = false;
             while p.len() < lote {
                 match self.proximo(&mut p) {

@@ -14,7 +14,7 @@
 //!   (a running server keeps serving).
 
 use std::str::FromStr;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::time::Duration;
 
 use indicatif::ProgressBar;
@@ -121,12 +121,14 @@ impl Gravador {
     pub fn gravar(
         mut self,
         rx: &Receiver<Result<Pacote, CargaError>>,
+        devolver: &SyncSender<Pacote>,
         barra: &ProgressBar,
     ) -> Result<Contagem, CargaError> {
+        let c = Correia { rx, devolver };
         let contagem = if self.vazio {
-            self.gravar_vazio(rx, barra)?
+            self.gravar_vazio(&c, barra)?
         } else {
-            self.gravar_por_lote(rx, barra)?
+            self.gravar_por_lote(&c, barra)?
         };
         self.conn
             .execute_batch("PRAGMA optimize; PRAGMA wal_checkpoint(TRUNCATE);")?;
@@ -135,7 +137,7 @@ impl Gravador {
 
     fn gravar_vazio(
         &mut self,
-        rx: &Receiver<Result<Pacote, CargaError>>,
+        c: &Correia<'_>,
         barra: &ProgressBar,
     ) -> Result<Contagem, CargaError> {
         let sem_wal = self
@@ -155,15 +157,16 @@ impl Gravador {
                 ..Contagem::default()
             };
             {
-                let mut c = Comandos::preparar(&tx, false)?;
-                for pacote in rx.iter() {
+                let mut cmd = Comandos::preparar(&tx, false)?;
+                for pacote in c.rx.iter() {
                     let pacote = pacote?;
                     for r in pacote.iter() {
-                        c.inserir_novo(r)?;
+                        cmd.inserir_novo(r)?;
                     }
                     contagem.gravados += pacote.len() as u64;
                     contagem.ignorados += pacote.perdidas;
                     barra.inc(pacote.len() as u64 + pacote.perdidas);
+                    c.devolver(pacote);
                 }
             }
             barra.set_message("índices");
@@ -193,11 +196,11 @@ impl Gravador {
 
     fn gravar_por_lote(
         &mut self,
-        rx: &Receiver<Result<Pacote, CargaError>>,
+        c: &Correia<'_>,
         barra: &ProgressBar,
     ) -> Result<Contagem, CargaError> {
         let mut contagem = Contagem::default();
-        for pacote in rx.iter() {
+        for pacote in c.rx.iter() {
             let pacote = pacote?;
             let tx = self
                 .conn
@@ -215,8 +218,23 @@ impl Gravador {
             tx.commit()?;
             contagem.ignorados += pacote.perdidas;
             barra.inc(pacote.len() as u64 + pacote.perdidas);
+            c.devolver(pacote);
         }
         Ok(contagem)
+    }
+}
+
+/// The batches of winners coming from the merge, and the way back for the written ones.
+struct Correia<'a> {
+    rx: &'a Receiver<Result<Pacote, CargaError>>,
+    devolver: &'a SyncSender<Pacote>,
+}
+
+impl Correia<'_> {
+    /// Hands a written batch back for its buffers to be filled again (dropped when the merge
+    /// already has enough).
+    fn devolver(&self, p: Pacote) {
+        let _ = self.devolver.try_send(p);
     }
 }
 

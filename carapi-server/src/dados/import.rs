@@ -229,42 +229,35 @@ impl<R: Read> LeitorCsv<R> {
         self.colunas
     }
 
-    /// The next row as read, not checked yet: its 1-based line and its fields.
+    /// Reads the next row into `registro` (its buffers reused), not checked yet; returns its
+    /// 1-based line, `None` at the end of the file.
     ///
     /// # Errors
     /// [`ImportError::Csv`] when the file is not readable CSV at that line.
-    pub(crate) fn proxima_bruta(
+    pub(crate) fn ler_bruta(
         &mut self,
-    ) -> Result<Option<(u64, csv::StringRecord)>, ImportError> {
-        let linha_de = |e: &csv::Error| e.position().map_or(0, csv::Position::line);
-        let mut registro = csv::StringRecord::with_capacity(256, COLUNAS.len() + 1);
-        match self.leitor.read_record(&mut registro) {
+        registro: &mut csv::StringRecord,
+    ) -> Result<Option<u64>, ImportError> {
+        match self.leitor.read_record(registro) {
             Ok(false) => Ok(None),
-            Ok(true) => Ok(Some((
-                registro.position().map_or(0, csv::Position::line),
-                registro,
-            ))),
+            Ok(true) => Ok(Some(registro.position().map_or(0, csv::Position::line))),
             Err(source) => Err(ImportError::Csv {
-                linha: linha_de(&source),
+                linha: source.position().map_or(0, csv::Position::line),
                 source,
             }),
         }
     }
 
     fn proxima(&mut self) -> Result<Option<(u64, RegistroSicar)>, ImportError> {
-        match self.leitor.read_record(&mut self.registro) {
-            Ok(false) => Ok(None),
-            Ok(true) => {
-                let linha = self.registro.position().map_or(0, csv::Position::line);
-                Ok(Some((
-                    linha,
-                    validar_bruta(&self.colunas, &self.registro, linha)?,
-                )))
-            }
-            Err(source) => Err(ImportError::Csv {
-                linha: source.position().map_or(0, csv::Position::line),
-                source,
-            }),
+        let mut registro = std::mem::take(&mut self.registro);
+        let lida = self.ler_bruta(&mut registro);
+        self.registro = registro;
+        match lida? {
+            None => Ok(None),
+            Some(linha) => Ok(Some((
+                linha,
+                validar_bruta(&self.colunas, &self.registro, linha)?,
+            ))),
         }
     }
 }
