@@ -13,7 +13,9 @@
 //!   little is left, then asks for a `RESTART`: that one holds the writer back while it copies
 //!   the last frames and waits for the readers still on the log, so it runs when there is
 //!   little to copy, and waits for readers at most about [`ESPERA_LEITORES_MS`] ms (else it is
-//!   tried again at the next pass);
+//!   tried again at the next pass). It still holds the writer back for its two `fsync`s
+//!   (about 10 ms here), a few times a second under a saturating load: what the writer's
+//!   group commit ([`super::escritor`]) keeps rare by writing fewer pages per charge;
 //! - the writer checkpoints by itself only past [`QUADROS_EMERGENCIA`] frames, a backstop;
 //! - the writer and this thread wait for a lock in steps of 50 µs to 2 ms ([`esperar_trava`])
 //!   instead of SQLite's 1, 2, 5, 10, 15 ... 100 ms, so that a lock released after 1 ms is
