@@ -79,15 +79,16 @@ impl Pacote {
     /// 4 GiB, more than 255 owners, a batch over 4 GiB).
     pub fn push(&mut self, seq: u64, imovel: &Imovel) -> Result<(), CargaError> {
         let inicio = self.bytes.len();
-        let r = codificar(&mut self.bytes, seq, imovel);
-        if r.is_err() || u32::try_from(self.bytes.len()).is_err() {
-            self.bytes.truncate(inicio);
-            return Err(r
-                .err()
-                .unwrap_or_else(|| CargaError::Interrompida("lote grande demais".into())));
+        let r = codificar(&mut self.bytes, seq, imovel).and_then(|()| {
+            u32::try_from(self.bytes.len())
+                .map(drop)
+                .map_err(|_| CargaError::Interrompida("lote grande demais".into()))
+        });
+        match r {
+            Ok(()) => self.inicios.push(inicio as u32),
+            Err(_) => self.bytes.truncate(inicio),
         }
-        self.inicios.push(inicio as u32);
-        Ok(())
+        r
     }
 
     /// Appends an already encoded record.
