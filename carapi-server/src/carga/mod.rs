@@ -26,7 +26,7 @@
 mod leitura;
 mod ordenar;
 pub mod postgres;
-mod progresso;
+pub(crate) mod progresso;
 mod registro;
 mod sqlite;
 pub mod validacao;

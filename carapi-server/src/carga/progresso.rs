@@ -1,9 +1,13 @@
 //! The progress bar of a load: records done, records per second and time left, on stderr when
 //! it is a terminal; hidden otherwise (pipes, logs, tests).
+//!
+//! Numbers are written as Brazilians write them (`1.000.000`, `150.858 registros/s`), and the bar
+//! takes what the terminal's width leaves, so that the line fits an 80-column terminal.
 
+use std::fmt::Write;
 use std::io::IsTerminal;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// A bar over `total` records (a spinner when unknown) labelled `etapa`; hidden unless `ativo`
 /// and stderr is a terminal.
@@ -12,13 +16,65 @@ pub(super) fn barra(ativo: bool, total: Option<u64>, etapa: &'static str) -> Pro
         return ProgressBar::hidden();
     }
     let modelo = match total {
-        Some(_) => "{msg:10} [{bar:30}] {human_pos}/{human_len} registros, {per_sec}, falta {eta}",
-        None => "{spinner} {msg:10} {human_pos} registros, {per_sec}",
+        Some(_) => "{msg:9} [{wide_bar}] {feitos}/{total} {taxa}, falta {eta}",
+        None => "{spinner} {msg:9} {feitos} registros, {taxa}",
     };
     let estilo = ProgressStyle::with_template(modelo)
         .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .with_key("feitos", |s: &ProgressState, w: &mut dyn Write| {
+            let _ = w.write_str(&inteiro_br(s.pos()));
+        })
+        .with_key("total", |s: &ProgressState, w: &mut dyn Write| {
+            let _ = w.write_str(&s.len().map_or_else(|| "?".into(), inteiro_br));
+        })
+        .with_key("taxa", |s: &ProgressState, w: &mut dyn Write| {
+            let _ = write!(w, "{} registros/s", inteiro_br(s.per_sec() as u64));
+        })
         .progress_chars("=> ");
     let b = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr()).with_style(estilo);
     b.set_message(etapa);
     b
+}
+
+/// `n` with a dot between groups of three digits, as Brazilians write it: `1.234.567`.
+pub(crate) fn inteiro_br(n: u64) -> String {
+    let digitos = n.to_string();
+    let mut s = String::with_capacity(digitos.len() * 4 / 3);
+    for (i, c) in digitos.chars().enumerate() {
+        if i > 0 && (digitos.len() - i).is_multiple_of(3) {
+            s.push('.');
+        }
+        s.push(c);
+    }
+    s
+}
+
+/// Seconds with one decimal place and a decimal comma: `10,8`.
+pub(crate) fn segundos_br(segundos: f64) -> String {
+    format!("{segundos:.1}").replace('.', ",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{inteiro_br, segundos_br};
+
+    #[test]
+    fn seconds_with_a_decimal_comma() {
+        assert_eq!(segundos_br(10.84), "10,8");
+        assert_eq!(segundos_br(0.0), "0,0");
+    }
+
+    #[test]
+    fn groups_of_three_with_dots() {
+        for (n, esperado) in [
+            (0, "0"),
+            (999, "999"),
+            (1_000, "1.000"),
+            (150_858, "150.858"),
+            (7_500_000, "7.500.000"),
+            (u64::MAX, "18.446.744.073.709.551.615"),
+        ] {
+            assert_eq!(inteiro_br(n), esperado);
+        }
+    }
 }

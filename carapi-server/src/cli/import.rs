@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::carga::progresso::{inteiro_br, segundos_br};
 use crate::carga::{self, Origem};
 
 /// Options of `import`.
@@ -30,15 +31,15 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
             outro => anyhow::anyhow!("{}: {outro}", a.file.display()),
         })?;
     let mut msg = format!(
-        "{} registros CAR importados de {} em {:.1} s",
-        r.gravados,
+        "{} registros CAR importados de {} em {} s",
+        inteiro_br(r.gravados),
         a.file.display(),
-        r.segundos
+        segundos_br(r.segundos)
     );
     if r.ignorados > 0 {
         msg.push_str(&format!(
             " ({} versões mais antigas ignoradas)",
-            r.ignorados
+            inteiro_br(r.ignorados)
         ));
     }
     println!("{msg}");

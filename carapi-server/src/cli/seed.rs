@@ -2,6 +2,7 @@
 
 use std::process::ExitCode;
 
+use crate::carga::progresso::{inteiro_br, segundos_br};
 use crate::carga::{self, Origem};
 
 /// Options of `seed`.
@@ -39,11 +40,11 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     let r = carga::carregar(&a.banco.database, origem, !a.sem_progresso).await?;
     println!(
-        "{} registros CAR sintéticos gravados (seed {}) em {:.1} s: {:.0} registros/s",
-        r.gravados,
-        a.seed,
-        r.segundos,
-        r.por_segundo()
+        "{} registros sintéticos gravados em {} s ({}/s, seed {})",
+        inteiro_br(r.gravados),
+        segundos_br(r.segundos),
+        inteiro_br(r.por_segundo() as u64),
+        a.seed
     );
     Ok(ExitCode::SUCCESS)
 }
