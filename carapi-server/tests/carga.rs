@@ -106,7 +106,7 @@ async fn csv_grande_com_linha_ruim_e_recusado_sem_gravar_nada() {
     std::fs::write(&arquivo, &bom).unwrap();
     let (ok, out, err) = importar(&arquivo, &url);
     assert!(ok, "{err}");
-    assert!(out.contains("5000 registros"), "{out}");
+    assert!(out.contains("5.000 registros"), "{out}");
     let store = SqliteStore::connect(&url).await.unwrap();
     assert_eq!(store.contar_imoveis().await.unwrap(), 5_040);
     // Each record reads back as the CSV path completes it.
@@ -116,6 +116,23 @@ async fn csv_grande_com_linha_ruim_e_recusado_sem_gravar_nada() {
         assert_eq!(&lido, e);
     }
     assert_indices_inteiros(&url).await;
+}
+
+#[tokio::test]
+async fn csv_salvo_no_windows_diz_a_linha_certa() {
+    // CRLF terminators and blank lines (a file saved by a spreadsheet on Windows): the error
+    // names the line an editor shows, not the csv crate's own count, which falls behind.
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir);
+    let ruim = estragar_linha(&csv_sintetico(300), 250);
+    let mut linhas: Vec<&str> = ruim.lines().collect();
+    linhas.insert(100, "");
+    linhas.insert(100, "");
+    let arquivo = dir.path().join("windows.csv");
+    std::fs::write(&arquivo, linhas.join("\r\n") + "\r\n").unwrap();
+    let (ok, _, err) = importar(&arquivo, &url);
+    assert!(!ok, "a bad line must refuse the file");
+    assert!(err.contains("linha 252:"), "{err}");
 }
 
 /// The secondary indexes the migrations define are all there after a bulk load.
@@ -159,7 +176,7 @@ async fn seed_grava_o_que_o_gerador_da_e_o_dono_grande() {
         &url,
     ]);
     assert!(ok, "{err}");
-    assert!(out.contains("3000 registros"), "{out}");
+    assert!(out.contains("3.000 registros"), "{out}");
     let store = SqliteStore::connect(&url).await.unwrap();
     assert_eq!(store.contar_imoveis().await.unwrap(), 3_000);
     let gerados: Vec<Imovel> = Sinteticos::new(3000, 3).com_dono_grande(2500).collect();

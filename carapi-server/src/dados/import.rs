@@ -20,6 +20,7 @@ use rust_decimal::Decimal;
 
 pub(crate) use super::completar::RegistroSicar;
 use super::completar::completar;
+use super::linhas_csv::ContaLinhas;
 use super::{Imovel, municipios};
 
 /// The columns an import file must have (any order; others are ignored).
@@ -150,7 +151,7 @@ pub fn escrever_csv(
 /// matrícula, coordinates: [`LeitorCsv::completos`]).
 #[derive(Debug)]
 pub(crate) struct LeitorCsv<R> {
-    leitor: csv::Reader<R>,
+    leitor: csv::Reader<ContaLinhas<R>>,
     colunas: Colunas,
     registro: csv::StringRecord,
 }
@@ -205,7 +206,7 @@ impl<R: Read> LeitorCsv<R> {
     pub fn new(input: R) -> Result<Self, ImportError> {
         // Fields are trimmed where they are read (`Colunas::linha`): the reader's own trim
         // copies every row into a new record.
-        let mut leitor = csv::ReaderBuilder::new().from_reader(input);
+        let mut leitor = csv::ReaderBuilder::new().from_reader(ContaLinhas::new(input));
         let cabecalho: csv::StringRecord = leitor
             .headers()
             .map_err(|source| ImportError::Csv { linha: 1, source })?
@@ -240,12 +241,18 @@ impl<R: Read> LeitorCsv<R> {
     ) -> Result<Option<u64>, ImportError> {
         match self.leitor.read_record(registro) {
             Ok(false) => Ok(None),
-            Ok(true) => Ok(Some(registro.position().map_or(0, csv::Position::line))),
+            Ok(true) => Ok(Some(self.linha(registro.position()))),
             Err(source) => Err(ImportError::Csv {
-                linha: source.position().map_or(0, csv::Position::line),
+                linha: self.linha(source.position()),
                 source,
             }),
         }
+    }
+
+    /// The physical line of a record read at `posicao` (`csv`'s own count is wrong after CRLF:
+    /// see [`ContaLinhas`]).
+    fn linha(&mut self, posicao: Option<&csv::Position>) -> u64 {
+        posicao.map_or(0, |p| self.leitor.get_mut().linha(p.byte()))
     }
 
     fn proxima(&mut self) -> Result<Option<(u64, RegistroSicar)>, ImportError> {

@@ -18,6 +18,7 @@ mod completar;
 mod embutidos;
 mod ficticios;
 pub mod import;
+mod linhas_csv;
 pub mod municipios;
 pub mod sandbox;
 mod sinteticos;
