@@ -54,6 +54,30 @@ pub fn format_decimal(value: Decimal, decimals: u32) -> String {
     text
 }
 
+/// Formats a count with a dot between groups of three digits, as Brazilians write it
+/// (`1234567` -> `"1.234.567"`); the grouping of [`super::brl::format`] too
+/// (docs/dominio.md "Numbers, dates, time zone").
+///
+/// ```
+/// use carapi_sdk::domain::br;
+/// assert_eq!(br::format_inteiro(7_500_000), "7.500.000");
+/// ```
+pub fn format_inteiro(n: u64) -> String {
+    agrupar_milhares(&n.to_string())
+}
+
+/// `digitos` (ASCII digits only) with a dot between groups of three: `"1234"` -> `"1.234"`.
+pub(crate) fn agrupar_milhares(digitos: &str) -> String {
+    let mut s = String::with_capacity(digitos.len() + digitos.len() / 3);
+    for (i, c) in digitos.chars().enumerate() {
+        if i > 0 && (digitos.len() - i).is_multiple_of(3) {
+            s.push('.');
+        }
+        s.push(c);
+    }
+    s
+}
+
 /// Folds a Portuguese accented letter to its ASCII base (`'ã'` -> `'a'`, `'Ç'` -> `'C'`); any
 /// other character is returned as is. Used where only ASCII fits: PIX BR Code names (BCB manual)
 /// and text measured with a PDF base font.
@@ -93,6 +117,20 @@ pub fn format_data(dt: NaiveDateTime) -> String {
 mod tests {
     use super::*;
     use std::str::FromStr;
+
+    #[test]
+    fn counts_in_groups_of_three_with_dots() {
+        for (n, esperado) in [
+            (0, "0"),
+            (999, "999"),
+            (1_000, "1.000"),
+            (150_858, "150.858"),
+            (7_500_000, "7.500.000"),
+            (u64::MAX, "18.446.744.073.709.551.615"),
+        ] {
+            assert_eq!(format_inteiro(n), esperado);
+        }
+    }
 
     #[test]
     fn decimal_comma_round_trip() {

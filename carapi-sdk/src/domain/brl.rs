@@ -15,13 +15,7 @@ pub fn format(value: Decimal) -> String {
     let v = value.round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero);
     let text = format!("{:.2}", v.abs());
     let (int, frac) = text.split_once('.').unwrap_or((&text, "00"));
-    let mut grouped = String::with_capacity(int.len() + int.len() / 3);
-    for (i, ch) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            grouped.push('.');
-        }
-        grouped.push(ch);
-    }
+    let grouped = super::br::agrupar_milhares(int);
     let sign = if v.is_sign_negative() && !v.is_zero() {
         "-"
     } else {

@@ -7,6 +7,7 @@
 use std::fmt::Write;
 use std::io::IsTerminal;
 
+use carapi_sdk::domain::br;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// A bar over `total` records (a spinner when unknown) labelled `etapa`; hidden unless `ativo`
@@ -22,31 +23,18 @@ pub(super) fn barra(ativo: bool, total: Option<u64>, etapa: &'static str) -> Pro
     let estilo = ProgressStyle::with_template(modelo)
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .with_key("feitos", |s: &ProgressState, w: &mut dyn Write| {
-            let _ = w.write_str(&inteiro_br(s.pos()));
+            let _ = w.write_str(&br::format_inteiro(s.pos()));
         })
         .with_key("total", |s: &ProgressState, w: &mut dyn Write| {
-            let _ = w.write_str(&s.len().map_or_else(|| "?".into(), inteiro_br));
+            let _ = w.write_str(&s.len().map_or_else(|| "?".into(), br::format_inteiro));
         })
         .with_key("taxa", |s: &ProgressState, w: &mut dyn Write| {
-            let _ = write!(w, "{} registros/s", inteiro_br(s.per_sec() as u64));
+            let _ = write!(w, "{} registros/s", br::format_inteiro(s.per_sec() as u64));
         })
         .progress_chars("=> ");
     let b = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr()).with_style(estilo);
     b.set_message(etapa);
     b
-}
-
-/// `n` with a dot between groups of three digits, as Brazilians write it: `1.234.567`.
-pub(crate) fn inteiro_br(n: u64) -> String {
-    let digitos = n.to_string();
-    let mut s = String::with_capacity(digitos.len() * 4 / 3);
-    for (i, c) in digitos.chars().enumerate() {
-        if i > 0 && (digitos.len() - i).is_multiple_of(3) {
-            s.push('.');
-        }
-        s.push(c);
-    }
-    s
 }
 
 /// Seconds with one decimal place and a decimal comma: `10,8`.
@@ -56,25 +44,11 @@ pub(crate) fn segundos_br(segundos: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{inteiro_br, segundos_br};
+    use super::segundos_br;
 
     #[test]
     fn seconds_with_a_decimal_comma() {
         assert_eq!(segundos_br(10.84), "10,8");
         assert_eq!(segundos_br(0.0), "0,0");
-    }
-
-    #[test]
-    fn groups_of_three_with_dots() {
-        for (n, esperado) in [
-            (0, "0"),
-            (999, "999"),
-            (1_000, "1.000"),
-            (150_858, "150.858"),
-            (7_500_000, "7.500.000"),
-            (u64::MAX, "18.446.744.073.709.551.615"),
-        ] {
-            assert_eq!(inteiro_br(n), esperado);
-        }
     }
 }

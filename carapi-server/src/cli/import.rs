@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::carga::progresso::{inteiro_br, segundos_br};
+use carapi_sdk::domain::br;
+
+use crate::carga::progresso::segundos_br;
 use crate::carga::{self, Origem};
 
 /// Options of `import`.
@@ -32,14 +34,14 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         })?;
     let mut msg = format!(
         "{} registros CAR importados de {} em {} s",
-        inteiro_br(r.gravados),
+        br::format_inteiro(r.gravados),
         a.file.display(),
         segundos_br(r.segundos)
     );
     if r.ignorados > 0 {
         msg.push_str(&format!(
             " ({} versões mais antigas ignoradas)",
-            inteiro_br(r.ignorados)
+            br::format_inteiro(r.ignorados)
         ));
     }
     println!("{msg}");

@@ -2,7 +2,9 @@
 
 use std::process::ExitCode;
 
-use crate::carga::progresso::{inteiro_br, segundos_br};
+use carapi_sdk::domain::br;
+
+use crate::carga::progresso::segundos_br;
 use crate::carga::{self, Origem};
 
 /// Options of `seed`.
@@ -41,9 +43,9 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     let r = carga::carregar(&a.banco.database, origem, !a.sem_progresso).await?;
     println!(
         "{} registros sintéticos gravados em {} s ({}/s, seed {})",
-        inteiro_br(r.gravados),
+        br::format_inteiro(r.gravados),
         segundos_br(r.segundos),
-        inteiro_br(r.por_segundo() as u64),
+        br::format_inteiro(r.por_segundo() as u64),
         a.seed
     );
     Ok(ExitCode::SUCCESS)
