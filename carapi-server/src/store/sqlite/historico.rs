@@ -71,10 +71,10 @@ fn sql_busca(f: &FiltroHistorico, endpoints: usize) -> String {
     )
 }
 
-/// The page's rows by id, newest first.
-const SQL_POR_IDS: &str = "SELECT c.id, c.data_ms, c.endpoint, c.chave, c.status_http, c.cobrado,
-    c.valor_centavos, c.saldo_antes, c.saldo_depois
-  FROM consultas AS c WHERE c.id IN (SELECT value FROM json_each(?)) ORDER BY c.id DESC";
+/// The page's rows by id (`?`: the ids as a JSON array; [`ordenadas`] puts them in order).
+fn sql_por_ids() -> String {
+    format!("SELECT {COLUNAS} FROM consultas AS c WHERE c.id IN (SELECT value FROM json_each(?))")
+}
 
 /// The total statement of a filter combination (`?`: account, endpoint?).
 fn sql_total(f: &FiltroHistorico) -> String {
@@ -173,7 +173,7 @@ async fn historico_busca(
     let rows = if ids == "[]" {
         Vec::new()
     } else {
-        sqlx::query(SQL_POR_IDS)
+        sqlx::query(&sql_por_ids())
             .bind(ids)
             .fetch_all(&store.historico)
             .await?
