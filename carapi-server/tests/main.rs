@@ -2,6 +2,7 @@
 //! for every rule and error code, and over a real socket via `spawn`.
 
 mod helpers;
+mod proxy_pg;
 mod rede;
 mod servidor;
 
