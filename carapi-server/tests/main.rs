@@ -10,6 +10,7 @@ mod rede;
 mod servidor;
 
 mod adversario;
+mod arquivos;
 mod auth;
 mod borda;
 mod car;
