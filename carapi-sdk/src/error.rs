@@ -50,11 +50,14 @@ pub enum Error {
     /// charged lookup may have charged it (contract, "Prices": charging applies to every 200).
     ///
     /// See [`Error::may_have_charged`] and [`Error::is_retryable`] for what to do next.
-    #[error("falha de comunicação em {operation} (tentativa {attempts}; {}): {}",
+    ///
+    /// `Display` says this level only (operation, attempt, whether it may have been charged);
+    /// the cause (`tcp connect error`, `operation timed out`, …) is [`source`](std::error::Error::source)'s,
+    /// as for every variant, so `anyhow`'s `{:#}`, `eyre` and `tracing` print each cause once.
+    #[error("falha de comunicação em {operation} (tentativa {attempts}; {})",
         if !*sent { "requisição não enviada" }
         else if *chargeable { "a consulta pode ter sido cobrada" }
-        else { "a requisição pode ter chegado ao servidor" },
-        cadeia(source))]
+        else { "a requisição pode ter chegado ao servidor" })]
     Transport {
         /// The SDK method, e.g. `"car"`.
         operation: &'static str,
@@ -73,7 +76,7 @@ pub enum Error {
 
     /// A successful response whose body did not match the contract's shape; `path` is the JSON
     /// path that failed (`dados.dataConsulta`, `itens[3].valor`, `.` for the root).
-    #[error("resposta inesperada de {operation} (HTTP {status}) em `{path}`: {source}")]
+    #[error("resposta inesperada de {operation} (HTTP {status}) em `{path}`")]
     Decode {
         /// The SDK method, e.g. `"saldo"`.
         operation: &'static str,
@@ -119,25 +122,13 @@ pub enum Error {
         ultimo_status: Option<RecargaStatus>,
     },
 
-    /// A local file could not be written (receipt to a file).
-    #[error("erro de E/S: {0}")]
+    /// A local file could not be written (receipt to a file); the I/O error is the `source`.
+    #[error("erro de E/S no arquivo local")]
     Io(#[from] std::io::Error),
 
     /// The client is misconfigured (missing base URL or key, bad URL, …).
     #[error("configuração inválida: {0}")]
     Config(String),
-}
-
-/// The error and its causes, `: `-separated (reqwest's own message alone says little).
-fn cadeia(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 impl Error {

@@ -151,3 +151,49 @@ async fn unknown_fields_never_break_decoding() {
         .await;
     client(&server).car(CODIGO).await.unwrap();
 }
+
+/// `Display` says its own level only and each cause appears once in the `source()` chain
+/// (Rust API guidelines C-GOOD-ERR): none of the causes' text is repeated in the error's own.
+fn assert_display_is_this_level_only(e: &Error) {
+    let own = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    assert!(cause.is_some(), "{e:?} has a source");
+    while let Some(c) = cause {
+        let text = c.to_string();
+        assert!(
+            !own.contains(&text),
+            "Display {own:?} repeats the cause {text:?}"
+        );
+        cause = c.source();
+    }
+}
+
+#[tokio::test]
+async fn transport_and_decode_errors_do_not_repeat_their_cause() {
+    // A port nothing listens on: connection refused over a real socket.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let c = carapi_sdk::Client::builder()
+        .base_url(url)
+        .api_key(KEY)
+        .retry(RetryPolicy::disabled())
+        .build()
+        .unwrap();
+    let e = c.saldo().await.unwrap_err();
+    assert!(matches!(e, Error::Transport { sent: false, .. }), "{e:?}");
+    assert_display_is_this_level_only(&e);
+    assert_eq!(
+        e.to_string(),
+        "falha de comunicação em saldo (tentativa 1; requisição não enviada)"
+    );
+
+    let server = MockServer::start().await;
+    get("/v1/uso")
+        .respond_with(ResponseTemplate::new(200).set_body_string("não é json"))
+        .mount(&server)
+        .await;
+    let e = client(&server).uso().await.unwrap_err();
+    assert!(matches!(e, Error::Decode { .. }), "{e:?}");
+    assert_display_is_this_level_only(&e);
+}
