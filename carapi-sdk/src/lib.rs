@@ -35,6 +35,7 @@ pub use spend::Gasto;
 pub use chrono::{DateTime, FixedOffset, NaiveDateTime, Utc};
 pub use error_code::ErrorCode;
 pub use limiter::DEFAULT_RATE_LIMIT;
+pub use page::Paginator;
 pub use models::*;
 /// The HTTP client the SDK is built on, for [`ClientBuilder::http_client`] (same version).
 pub use reqwest;

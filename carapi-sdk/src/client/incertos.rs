@@ -3,7 +3,6 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use futures::TryStreamExt;
 use rust_decimal::Decimal;
 
 use super::Client;
@@ -72,14 +71,18 @@ impl Client {
             status: Some(StatusConsulta::Sucesso),
             ..HistoricoParams::default()
         };
-        let chave = primeiro.chave.clone();
-        self.historico_stream(params)
-            .try_take_while(move |i| std::future::ready(Ok(i.data >= desde)))
-            .try_filter(move |i| {
-                std::future::ready(i.cobrado && i.chave_consulta.as_deref() == Some(chave.as_str()))
-            })
-            .try_collect()
-            .await
+        let mut itens = self.historico_stream(params);
+        let mut cobrados = Vec::new();
+        while let Some(i) = itens.next().await {
+            let i = i?;
+            if i.data < desde {
+                break;
+            }
+            if i.cobrado && i.chave_consulta.as_deref() == Some(primeiro.chave.as_str()) {
+                cobrados.push(i);
+            }
+        }
+        Ok(cobrados)
     }
 }
 
