@@ -14,6 +14,7 @@ mod error;
 mod error_code;
 mod limiter;
 pub mod models;
+mod op;
 mod page;
 mod retry;
 pub mod sandbox;

@@ -22,8 +22,8 @@ use chrono::{DateTime, TimeDelta, Utc};
 use rust_decimal::Decimal;
 use tokio::sync::Notify;
 
-use crate::client::Op;
-use crate::{Error, Precos};
+use crate::Error;
+use crate::op::Op;
 
 /// How far apart the client's clock and the server's may be, and how long after a lost answer
 /// a later 200 of the same key is still told apart from it when settling against the history.
@@ -199,14 +199,14 @@ impl SpendGuard {
         }
     }
 
-    /// The client learned the account's prices: the lookups answered or lost before are priced
-    /// now.
-    pub(crate) fn precificar(&self, precos: &Precos) {
+    /// The client learned the account's prices (`preco` of each operation, BRL): the lookups
+    /// answered or lost before are priced now.
+    pub(crate) fn precificar(&self, preco: impl Fn(Op) -> Decimal) {
         let mut s = self.shared.lock();
-        let devido: Decimal = s.sem_preco.drain(..).map(|op| op.preco(precos)).sum();
+        let devido: Decimal = s.sem_preco.drain(..).map(&preco).sum();
         s.confirmado += devido;
         for i in s.incertos.iter_mut().filter(|i| i.preco.is_none()) {
-            i.preco = Some(i.op.preco(precos));
+            i.preco = Some(preco(i.op));
         }
     }
 
@@ -334,6 +334,12 @@ impl Drop for Reserva {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Precos;
+
+    /// The price table as the client hands it over.
+    fn tabela(p: Precos) -> impl Fn(Op) -> Decimal {
+        move |op| op.preco(&p)
+    }
 
     fn guard(limite: Option<i64>) -> SpendGuard {
         SpendGuard::new(limite.map(|c| Decimal::new(c, 2)))
@@ -348,12 +354,12 @@ mod tests {
         drop(g.pendente(Op::CarCompleto, "d")); // not a 200: never counted
         assert_eq!(g.gasto().total(), Decimal::ZERO, "unknown prices");
         assert_eq!(g.gasto().nao_precificadas, 3);
-        g.precificar(&Precos::ATUAIS);
+        g.precificar(tabela(Precos::ATUAIS));
         let gasto = g.gasto();
         assert_eq!(gasto.confirmado, Decimal::new(1200, 2), "1.00 + 11.00");
         assert_eq!(gasto.incerto, Decimal::new(260, 2));
         assert_eq!(gasto.nao_precificadas, 0);
-        g.precificar(&Precos::LEGADOS);
+        g.precificar(tabela(Precos::LEGADOS));
         assert_eq!(g.gasto().confirmado, Decimal::new(1200, 2), "priced once");
     }
 
@@ -412,7 +418,7 @@ mod tests {
     #[test]
     fn settling_moves_or_drops() {
         let g = guard(None);
-        g.precificar(&Precos::ATUAIS);
+        g.precificar(tabela(Precos::ATUAIS));
         let r = g.pendente(Op::Car, "a");
         r.perdida(Utc::now());
         r.perdida(Utc::now());
@@ -422,7 +428,7 @@ mod tests {
             2,
             "lost before the prices were known"
         );
-        g.precificar(&Precos::ATUAIS);
+        g.precificar(tabela(Precos::ATUAIS));
         g.assentar(&[(ids[0], Decimal::ONE)], &[ids[1]]);
         let gasto = g.gasto();
         assert_eq!(

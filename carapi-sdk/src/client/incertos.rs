@@ -136,7 +136,7 @@ mod tests {
     use chrono::TimeDelta;
 
     use super::*;
-    use crate::client::Op;
+    use crate::op::Op;
 
     fn incerto(id: u64, em: DateTime<Utc>, conhecidas: u32) -> Incerto {
         Incerto {
