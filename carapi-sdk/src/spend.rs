@@ -11,8 +11,9 @@
 //! to settle (a 404 releases its reservation); one that would pass it even with no reservation
 //! is refused with [`Error::SpendLimit`].
 //!
-//! Without a cap the client never sends a request just to learn prices: a lookup answered while
-//! the prices are unknown is counted per operation and priced as soon as the client learns them
+//! The client learns the account's prices before its first charged lookup, so every lookup is
+//! reserved at its price. Only when they could not be read (and there is no cap) is a lookup
+//! counted per operation without a price, and priced as soon as the client learns them
 //! ([`SpendGuard::precificar`]).
 
 use std::collections::VecDeque;
@@ -42,9 +43,10 @@ pub struct Gasto {
     /// counts them as spent; [`Client::resolver_incertos`](crate::Client::resolver_incertos)
     /// moves each one to `confirmado` or drops it.
     pub incerto: Decimal,
-    /// Lookups answered (200) or lost before the client knew the account's prices, not yet in
-    /// the amounts above; they are priced as soon as the client learns the prices
-    /// ([`Client::precos`](crate::Client::precos), [`Client::saldo`](crate::Client::saldo)).
+    /// Lookups answered (200) or lost while the client could not read the account's prices
+    /// (its `GET /v1/saldo` failed), not yet in the amounts above; they are priced as soon as
+    /// the client learns the prices ([`Client::precos`](crate::Client::precos),
+    /// [`Client::saldo`](crate::Client::saldo)). Zero whenever the prices were read.
     pub nao_precificadas: u64,
 }
 
@@ -188,7 +190,7 @@ impl SpendGuard {
         Ok(true)
     }
 
-    /// A lookup of `op` sent while the prices are unknown (only without a cap): when answered
+    /// A lookup of `op` sent while the prices cannot be read (only without a cap): when answered
     /// with 200 it is counted, and priced by the next [`SpendGuard::precificar`].
     pub(crate) fn pendente(&self, op: Op, chave: &str) -> Reserva {
         Reserva {

@@ -43,7 +43,7 @@ pub const MIN_POLL_INTERVAL: Duration = Duration::from_secs(5);
 /// | [`retry_charged_lookups`](Self::retry_charged_lookups) | false |
 /// | [`rate_limit`](Self::rate_limit) | 10 requests/s (contract, "Limits") |
 /// | [`max_spend`](Self::max_spend) | none |
-/// | [`precos`](Self::precos) | learned from `GET /v1/saldo` (fetched up front only with a `max_spend` cap) |
+/// | [`precos`](Self::precos) | learned from `GET /v1/saldo` (free), read once before the first charged lookup |
 /// | [`poll_interval`](Self::poll_interval) | 5 s (minimum 5 s; [`poll_interval_unchecked`](Self::poll_interval_unchecked) for local servers) |
 /// | [`user_agent`](Self::user_agent) | `carapi-sdk/<version>` |
 /// | [`http_client`](Self::http_client) | a `reqwest::Client` built from the settings above |
@@ -150,15 +150,16 @@ impl ClientBuilder {
     /// prices reserved by lookups in flight. A lookup that fits once those in flight settle
     /// (a 404 releases its reservation) waits for them; one that would pass the cap even then
     /// is refused before it is sent with [`Error::SpendLimit`]. Sandbox values are free and
-    /// always pass. The prices are fetched once (`GET /v1/saldo`) unless given with
-    /// [`precos`](Self::precos).
+    /// always pass. The prices are read once (`GET /v1/saldo`) unless given with
+    /// [`precos`](Self::precos); when that read fails, the lookup fails with its error.
     pub fn max_spend(mut self, max: Decimal) -> Self {
         self.max_spend = Some(max);
         self
     }
 
-    /// The account's prices, when known (e.g. [`Precos::ATUAIS`]); saves the `GET /v1/saldo`
-    /// the client otherwise makes before its first charged lookup.
+    /// The account's prices, when known (e.g. [`Precos::ATUAIS`]); saves the free
+    /// `GET /v1/saldo` the client otherwise makes before its first charged lookup to price
+    /// [`Client::gasto`] and the cap.
     pub fn precos(mut self, precos: Precos) -> Self {
         self.precos = Some(precos);
         self

@@ -106,11 +106,12 @@ impl Client {
     /// and `nao_precificadas` (lookups not yet priced). Sandbox values and errors cost nothing.
     /// [`ClientBuilder::max_spend`] compares `confirmado + incerto` against the cap.
     ///
-    /// Prices are those given with [`ClientBuilder::precos`], or learned from `precos` of
-    /// `GET /v1/saldo` whenever the client reads it ([`Client::saldo`], [`Client::precos`]).
-    /// With a cap they are fetched before the first charged lookup; without one, no request is
-    /// sent just for them, and the lookups made before are priced as soon as the client
-    /// learns them (call [`Client::precos`] to have them priced now).
+    /// Prices are those given with [`ClientBuilder::precos`], or `precos` of `GET /v1/saldo`
+    /// (free), which the client reads once before its first charged lookup when it has not read
+    /// them yet ([`Client::saldo`] and [`Client::precos`] refresh them). So after any charged
+    /// call `confirmado` is exact, with or without a cap; `nao_precificadas` counts only the
+    /// lookups made while the prices could not be read (the saldo request itself failed), priced
+    /// as soon as the client learns them.
     ///
     /// [`Client::resolver_incertos`] settles the uncertain lookups against the free history.
     pub fn gasto(&self) -> Gasto {
@@ -165,17 +166,23 @@ impl Client {
         *self.inner.precos_cache.lock().await = None;
     }
 
-    /// Reserves the price of a charged lookup (nothing for sandbox values). With a cap the
-    /// prices are fetched first if unknown (the cap needs them); without one, no request is
-    /// sent just for prices: the lookup is counted and priced when the client learns them.
+    /// Reserves the price of a charged lookup (nothing for sandbox values and free operations).
+    /// The account's prices are learned first when unknown (one free `GET /v1/saldo` per
+    /// client, shared by concurrent lookups), so that [`Client::gasto`] is exact after the
+    /// lookup. When they cannot be read: with a cap the lookup fails with that error (the cap
+    /// needs them); without one it goes on, counted in [`Gasto::nao_precificadas`] until the
+    /// client learns them.
     pub(crate) async fn reservar(&self, op: Op, sandbox: bool, chave: &str) -> Result<Reserva> {
         if sandbox || !op.is_charged() {
             return Ok(Reserva::nenhuma());
         }
-        let precos = match self.precos_conhecidos().await {
-            Some(p) => p,
-            None if self.inner.spend.limite().is_some() => self.precos().await?,
-            None => return Ok(self.inner.spend.pendente(op, chave)),
+        let precos = match self.precos().await {
+            Ok(p) => p,
+            Err(e) if self.inner.spend.limite().is_some() => return Err(e),
+            Err(e) => {
+                tracing::debug!(target: "carapi_sdk::spend", operation = op.name(), error = %e, "preços desconhecidos: consulta contada sem preço");
+                return Ok(self.inner.spend.pendente(op, chave));
+            }
         };
         self.inner.spend.reserve(op, chave, op.preco(&precos)).await
     }
