@@ -110,7 +110,7 @@ pub enum Error {
         preco: Decimal,
     },
 
-    /// [`Client::aguardar_recarga`](crate::Client::aguardar_recarga) gave up: the top-up was
+    /// [`Client::wait_for_recarga`](crate::Client::wait_for_recarga) gave up: the top-up was
     /// still not final when the time was up.
     #[error("recarga {recarga_id} ainda {} após {}s", ultimo_status.map_or("sem status", |s| s.as_str()), waited.as_secs())]
     Timeout {
@@ -141,10 +141,11 @@ impl Error {
         }
     }
 
-    /// The contract's error code, for [`Error::Api`].
-    pub fn code(&self) -> Option<&ErrorCode> {
+    /// The contract's error code, for [`Error::Api`] (`Copy`: compare with
+    /// `e.code() == Some(ErrorCode::SaldoInsuficiente)`).
+    pub fn code(&self) -> Option<ErrorCode> {
         match self {
-            Self::Api(e) => Some(&e.code),
+            Self::Api(e) => Some(e.code),
             _ => None,
         }
     }
@@ -187,7 +188,7 @@ impl Error {
     /// (time-out, connection reset, body cut off). Every 200 of a lookup is charged (contract,
     /// "Prices"), so re-sending may charge twice; [`Client::gasto`](crate::Client::gasto)
     /// counts it as `incerto` until
-    /// [`Client::resolver_incertos`](crate::Client::resolver_incertos) settles it against the
+    /// [`Client::settle_uncertain`](crate::Client::settle_uncertain) settles it against the
     /// free history. False for every other error (errors never debit, contract "Errors").
     pub fn may_have_charged(&self) -> bool {
         matches!(
@@ -350,7 +351,7 @@ impl ApiError {
                 } else {
                     text.chars().take(200).collect()
                 };
-                Self::new(status, ErrorCode::Other(format!("HTTP_{status}")), message)
+                Self::new(status, ErrorCode::Other(format!("HTTP_{status}").into()), message)
             }
         };
         e.retry_after = retry_after;
@@ -433,7 +434,7 @@ mod tests {
 
     #[test]
     fn retryable_classification() {
-        let e = |s| Error::Api(ApiError::new(s, ErrorCode::Other(String::new()), ""));
+        let e = |s| Error::Api(ApiError::new(s, ErrorCode::Other("".into()), ""));
         assert!(!e(400).is_retryable());
         assert!(!e(402).is_retryable());
         assert!(

@@ -4,7 +4,7 @@
 //! answer is a 200 (contract, "Prices": only HTTP 200 is charged) and releases it otherwise,
 //! also when the call is cancelled (the reservation is released on drop). A lookup whose answer
 //! was lost after sending is recorded as uncertain ([`Incerto`]): it counts as spent until
-//! [`Client::resolver_incertos`](crate::Client::resolver_incertos) settles it against the
+//! [`Client::settle_uncertain`](crate::Client::settle_uncertain) settles it against the
 //! history.
 //!
 //! The cap: a lookup that would pass it only because of reservations in flight waits for them
@@ -40,7 +40,7 @@ pub struct Gasto {
     pub confirmado: Decimal,
     /// Lookups whose answer was lost after the request was sent (time-out, connection reset),
     /// at their price: possibly charged, BRL. [`ClientBuilder::max_spend`](crate::ClientBuilder::max_spend)
-    /// counts them as spent; [`Client::resolver_incertos`](crate::Client::resolver_incertos)
+    /// counts them as spent; [`Client::settle_uncertain`](crate::Client::settle_uncertain)
     /// moves each one to `confirmado` or drops it.
     pub incerto: Decimal,
     /// Lookups answered (200) or lost while the client could not read the account's prices

@@ -21,7 +21,7 @@ async fn every_contract_code_decodes_into_its_variant() {
             .build()
             .unwrap();
         let e = c.saldo().await.unwrap_err();
-        assert_eq!(e.code(), Some(&code), "{code}");
+        assert_eq!(e.code(), Some(code), "{code}");
         assert_eq!(e.status(), Some(status));
         let Error::Api(api) = &e else { panic!("{e:?}") };
         assert_eq!(api.message, "mensagem em português");
@@ -41,7 +41,7 @@ async fn unknown_code_is_kept_as_other() {
         .mount(&server)
         .await;
     let e = client(&server).saldo().await.unwrap_err();
-    assert_eq!(e.code(), Some(&ErrorCode::Other("CODIGO_NOVO".into())));
+    assert_eq!(e.code(), Some(ErrorCode::Other("CODIGO_NOVO".into())));
     assert_eq!(e.to_string(), "418 CODIGO_NOVO: novo");
 }
 
@@ -77,7 +77,7 @@ async fn non_json_error_bodies_fall_back() {
         .await;
     let c = client(&server);
     let e = c.uso().await.unwrap_err();
-    assert_eq!(e.code(), Some(&ErrorCode::Other("HTTP_500".into())));
+    assert_eq!(e.code(), Some(ErrorCode::Other("HTTP_500".into())));
     assert_eq!(e.to_string(), "500 HTTP_500: <h1>oops</h1>");
     let e = c.limites().await.unwrap_err();
     assert_eq!(e.status(), Some(401));

@@ -25,8 +25,11 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default connect time-out: 10 s.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default time-out of the receipt download (headers and whole body): 120 s.
-pub const DEFAULT_RECIBO_TIMEOUT: Duration = Duration::from_secs(120);
-/// Shortest interval between two status reads of [`Client::aguardar_recarga`]: 5 s
+pub const DEFAULT_RECEIPT_TIMEOUT: Duration = Duration::from_secs(120);
+/// Former name of [`DEFAULT_RECEIPT_TIMEOUT`].
+#[deprecated(since = "0.1.0", note = "renamed `DEFAULT_RECEIPT_TIMEOUT` (English for the client's machinery)")]
+pub const DEFAULT_RECIBO_TIMEOUT: Duration = DEFAULT_RECEIPT_TIMEOUT;
+/// Shortest interval between two status reads of [`Client::wait_for_recarga`]: 5 s
 /// (contract, "Top-up endpoints" rule 7: "poll at intervals of 5 seconds or more").
 pub const MIN_POLL_INTERVAL: Duration = Duration::from_secs(5);
 
@@ -38,7 +41,7 @@ pub const MIN_POLL_INTERVAL: Duration = Duration::from_secs(5);
 /// | [`api_key`](Self::api_key) | `$CARAPI_API_KEY` (required) |
 /// | [`timeout`](Self::timeout) | 30 s per request |
 /// | [`connect_timeout`](Self::connect_timeout) | 10 s |
-/// | [`recibo_timeout`](Self::recibo_timeout) | 120 s (receipt PDF, whole body) |
+/// | [`receipt_timeout`](Self::receipt_timeout) | 120 s (receipt PDF, whole body) |
 /// | [`retry`](Self::retry) | [`RetryPolicy::default`] |
 /// | [`retry_charged_lookups`](Self::retry_charged_lookups) | false |
 /// | [`rate_limit`](Self::rate_limit) | 10 requests/s (contract, "Limits") |
@@ -55,7 +58,7 @@ pub struct ClientBuilder {
     api_key: Option<String>,
     timeout: Duration,
     connect_timeout: Duration,
-    recibo_timeout: Duration,
+    receipt_timeout: Duration,
     retry: RetryPolicy,
     retry_charged_lookups: bool,
     rate_limit: Option<NonZeroU32>,
@@ -73,7 +76,7 @@ impl Default for ClientBuilder {
             api_key: None,
             timeout: DEFAULT_TIMEOUT,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
-            recibo_timeout: DEFAULT_RECIBO_TIMEOUT,
+            receipt_timeout: DEFAULT_RECEIPT_TIMEOUT,
             retry: RetryPolicy::default(),
             retry_charged_lookups: false,
             rate_limit: Some(DEFAULT_RATE_LIMIT),
@@ -115,9 +118,16 @@ impl ClientBuilder {
     }
 
     /// Time-out of the receipt request, whole PDF body included (default 120 s).
-    pub fn recibo_timeout(mut self, timeout: Duration) -> Self {
-        self.recibo_timeout = timeout;
+    pub fn receipt_timeout(mut self, timeout: Duration) -> Self {
+        self.receipt_timeout = timeout;
         self
+    }
+
+    /// Former name of [`receipt_timeout`](Self::receipt_timeout).
+    #[deprecated(since = "0.1.0", note = "renamed `ClientBuilder::receipt_timeout` (English for the client's machinery)")]
+    #[must_use]
+    pub fn recibo_timeout(self, timeout: Duration) -> Self {
+        self.receipt_timeout(timeout)
     }
 
     /// The retry policy (default [`RetryPolicy::default`]; [`RetryPolicy::disabled`] turns
@@ -165,7 +175,7 @@ impl ClientBuilder {
         self
     }
 
-    /// Interval between two status reads of [`Client::aguardar_recarga`]; values below
+    /// Interval between two status reads of [`Client::wait_for_recarga`]; values below
     /// [`MIN_POLL_INTERVAL`] (5 s, the contract's recommendation for the service) are raised
     /// to it. See [`poll_interval_unchecked`](Self::poll_interval_unchecked) for local servers.
     pub fn poll_interval(mut self, interval: Duration) -> Self {
@@ -173,7 +183,7 @@ impl ClientBuilder {
         self
     }
 
-    /// Interval between two status reads of [`Client::aguardar_recarga`], taken as given, even
+    /// Interval between two status reads of [`Client::wait_for_recarga`], taken as given, even
     /// below the 5 s the contract recommends for the real service (contract, "Limits",
     /// "Status polling"): for a local reference server or a test server you run yourself.
     pub fn poll_interval_unchecked(mut self, interval: Duration) -> Self {
@@ -256,7 +266,7 @@ impl ClientBuilder {
                 user_agent,
                 base,
                 timeout: self.timeout,
-                recibo_timeout: self.recibo_timeout,
+                receipt_timeout: self.receipt_timeout,
                 budget: self.retry.new_budget(),
                 retry: self.retry,
                 limiter: self.rate_limit.map(Limiter::new),
@@ -277,7 +287,7 @@ impl fmt::Debug for ClientBuilder {
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("timeout", &self.timeout)
             .field("connect_timeout", &self.connect_timeout)
-            .field("recibo_timeout", &self.recibo_timeout)
+            .field("receipt_timeout", &self.receipt_timeout)
             .field("retry", &self.retry)
             .field("retry_charged_lookups", &self.retry_charged_lookups)
             .field("rate_limit", &self.rate_limit)

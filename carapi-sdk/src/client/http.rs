@@ -203,7 +203,7 @@ impl Client {
                 attempt,
                 wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
                 status = error.status(),
-                code = error.code().map(|c| c.as_str()),
+                code = error.code().map(tracing::field::display),
                 "nova tentativa"
             );
             tokio::time::sleep(wait).await;
@@ -261,7 +261,7 @@ impl Client {
     fn request(&self, req: &Req) -> reqwest::RequestBuilder {
         let inner = &self.inner;
         let timeout = self.timeout.unwrap_or(if req.recibo {
-            inner.recibo_timeout
+            inner.receipt_timeout
         } else {
             inner.timeout
         });

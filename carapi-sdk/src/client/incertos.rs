@@ -1,4 +1,4 @@
-//! Settling lost answers against the free history: [`Client::resolver_incertos`].
+//! Settling lost answers against the free history: [`Client::settle_uncertain`].
 
 use std::collections::BTreeMap;
 
@@ -9,10 +9,10 @@ use super::Client;
 use crate::spend::{Incerto, TOLERANCIA};
 use crate::{ConsumoItem, HistoricoParams, Result, StatusConsulta};
 
-/// What [`Client::resolver_incertos`] found.
+/// What [`Client::settle_uncertain`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
-pub struct Resolucao {
+pub struct Settlement {
     /// Lookups the history shows as charged: moved to [`Gasto::confirmado`](crate::Gasto::confirmado).
     pub cobradas: u32,
     /// Lookups the history shows no charge for: dropped from [`Gasto::incerto`](crate::Gasto::incerto).
@@ -22,13 +22,17 @@ pub struct Resolucao {
     pub pendentes: u32,
 }
 
+/// Former name of [`Settlement`].
+#[deprecated(since = "0.1.0", note = "renamed `Settlement` (English for the client's machinery)")]
+pub type Resolucao = Settlement;
+
 impl Client {
     /// Settles the lookups whose answer was lost after sending ([`Gasto::incerto`](crate::Gasto::incerto))
     /// against the free history (`GET /v1/historico`, contract "Account endpoints"): a lookup
     /// is matched by endpoint, key (CAR code or document) and time (from 30 s before it was sent
     /// to 30 s after its answer was lost, for clock differences). Found: moved to
     /// `confirmado` at the amount the history shows. Not found: dropped when lost more than
-    /// 30 s ago, otherwise left uncertain ([`Resolucao::pendentes`]).
+    /// 30 s ago, otherwise left uncertain ([`Settlement::pendentes`]).
     ///
     /// A 200 of the same key this client got within that window is told apart (each history
     /// item accounts for one lookup). Costs one history request per distinct key (more when it
@@ -36,7 +40,7 @@ impl Client {
     ///
     /// # Errors
     /// Those of [`Client::historico`]; nothing is settled for the keys not yet read.
-    pub async fn resolver_incertos(&self) -> Result<Resolucao> {
+    pub async fn settle_uncertain(&self) -> Result<Settlement> {
         let mut grupos: BTreeMap<(&'static str, String), Vec<Incerto>> = BTreeMap::new();
         for i in self.inner.spend.incertos() {
             grupos
@@ -44,7 +48,7 @@ impl Client {
                 .or_default()
                 .push(i);
         }
-        let mut total = Resolucao::default();
+        let mut total = Settlement::default();
         for grupo in grupos.into_values() {
             let itens = self.cobrados_desde(&grupo).await?;
             let r = classificar(grupo, &itens, Utc::now());
@@ -54,6 +58,15 @@ impl Client {
             total.pendentes += r.pendentes;
         }
         Ok(total)
+    }
+
+    /// Former name of [`Client::settle_uncertain`].
+    ///
+    /// # Errors
+    /// Those of [`Client::settle_uncertain`].
+    #[deprecated(since = "0.1.0", note = "renamed `Client::settle_uncertain` (English for the client's machinery)")]
+    pub async fn resolver_incertos(&self) -> Result<Settlement> {
+        self.settle_uncertain().await
     }
 
     /// The charged history items of the group's endpoint and key since the earliest window.

@@ -21,12 +21,15 @@ use std::time::Duration;
 use rust_decimal::Decimal;
 use url::Url;
 
+#[allow(deprecated)]
+pub use builder::DEFAULT_RECIBO_TIMEOUT;
 pub use builder::{
-    ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_RECIBO_TIMEOUT, DEFAULT_TIMEOUT, ENV_API_KEY,
+    ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_RECEIPT_TIMEOUT, DEFAULT_TIMEOUT, ENV_API_KEY,
     ENV_BASE_URL, MIN_POLL_INTERVAL,
 };
 pub use falta::Falta;
-pub use incertos::Resolucao;
+#[allow(deprecated)]
+pub use incertos::{Resolucao, Settlement};
 pub use recibo::{ReciboDownload, ReciboInfo};
 
 use crate::limiter::Limiter;
@@ -53,12 +56,12 @@ use crate::{Error, Gasto, Precos, Result};
 /// | [`uso`](Client::uso) | `GET /v1/uso` | free |
 /// | [`faixas_recarga`](Client::faixas_recarga) | `GET /v1/recarga/faixas` | free |
 /// | [`criar_recarga`](Client::criar_recarga) | `POST /v1/recarga` | free (creates a PIX charge) |
-/// | [`recarga`](Client::recarga), [`aguardar_recarga`](Client::aguardar_recarga) | `GET /v1/recarga/{recargaId}` | free |
+/// | [`recarga`](Client::recarga), [`wait_for_recarga`](Client::wait_for_recarga) | `GET /v1/recarga/{recargaId}` | free |
 /// | [`recargas`](Client::recargas), [`recargas_stream`](Client::recargas_stream) | `GET /v1/recargas` | free |
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
-    /// Per-call time-out override ([`Client::com_timeout`]).
+    /// Per-call time-out override ([`Client::with_timeout`]).
     timeout: Option<Duration>,
 }
 
@@ -69,7 +72,7 @@ struct Inner {
     user_agent: reqwest::header::HeaderValue,
     base: Url,
     timeout: Duration,
-    recibo_timeout: Duration,
+    receipt_timeout: Duration,
     retry: RetryPolicy,
     budget: RetryBudget,
     limiter: Option<Limiter>,
@@ -113,7 +116,7 @@ impl Client {
     /// lookups made while the prices could not be read (the saldo request itself failed), priced
     /// as soon as the client learns them.
     ///
-    /// [`Client::resolver_incertos`] settles the uncertain lookups against the free history.
+    /// [`Client::settle_uncertain`] settles the uncertain lookups against the free history.
     pub fn gasto(&self) -> Gasto {
         self.inner.spend.gasto()
     }
@@ -124,14 +127,21 @@ impl Client {
     /// ```no_run
     /// # async fn f(client: carapi_sdk::Client) -> carapi_sdk::Result<()> {
     /// use std::time::Duration;
-    /// let car = client.com_timeout(Duration::from_secs(5)).car("DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47").await?;
+    /// let car = client.with_timeout(Duration::from_secs(5)).car("DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47").await?;
     /// # Ok(()) }
     /// ```
-    pub fn com_timeout(&self, timeout: Duration) -> Client {
+    pub fn with_timeout(&self, timeout: Duration) -> Client {
         Client {
             inner: self.inner.clone(),
             timeout: Some(timeout),
         }
+    }
+
+    /// Former name of [`Client::with_timeout`].
+    #[deprecated(since = "0.1.0", note = "renamed `Client::with_timeout` (English for the client's machinery)")]
+    #[must_use]
+    pub fn com_timeout(&self, timeout: Duration) -> Client {
+        self.with_timeout(timeout)
     }
 
     /// The spend cap set with [`ClientBuilder::max_spend`], BRL.
@@ -227,7 +237,7 @@ impl fmt::Debug for Client {
             .field("base_url", &i.base.as_str())
             .field("api_key", &"<redacted>")
             .field("timeout", &self.timeout.unwrap_or(i.timeout))
-            .field("recibo_timeout", &i.recibo_timeout)
+            .field("receipt_timeout", &i.receipt_timeout)
             .field("retry", &i.retry)
             .field("rate_limit", &i.limiter)
             .field("max_spend", &i.spend.limite())

@@ -53,7 +53,7 @@ impl Client {
 
     /// The stored status of a top-up: `GET /v1/recarga/{recargaId}` (free; reading changes
     /// nothing and never credits). While `Pendente` the answer repeats the QR data. Poll at
-    /// most every 5 s, or use [`Client::aguardar_recarga`].
+    /// most every 5 s, or use [`Client::wait_for_recarga`].
     ///
     /// # Errors
     /// [`Error::Api`](crate::Error::Api) 404 `RECARGA_NAO_ENCONTRADA` (missing or another account's), 401, 429;
@@ -78,7 +78,7 @@ impl Client {
     /// [`Error::Timeout`](crate::Error::Timeout) when `timeout` passes first (no read is started that could not be
     /// spaced 5 s from the previous one before the deadline); the errors of
     /// [`Client::recarga`], returned at once (transient ones are retried by the policy).
-    pub async fn aguardar_recarga(
+    pub async fn wait_for_recarga(
         &self,
         recarga_id: Uuid,
         timeout: Duration,
@@ -87,6 +87,19 @@ impl Client {
             self.recarga(recarga_id)
         })
         .await
+    }
+
+    /// Former name of [`Client::wait_for_recarga`].
+    ///
+    /// # Errors
+    /// Those of [`Client::wait_for_recarga`].
+    #[deprecated(since = "0.1.0", note = "renamed `Client::wait_for_recarga` (English for the client's machinery)")]
+    pub async fn aguardar_recarga(
+        &self,
+        recarga_id: Uuid,
+        timeout: Duration,
+    ) -> Result<RecargaStatusResponse> {
+        self.wait_for_recarga(recarga_id, timeout).await
     }
 
     /// One page of the account's top-ups: `GET /v1/recargas` (free), filter `status`.

@@ -14,7 +14,7 @@ use crate::{CodigoCar, Error, Recibo, Result};
 impl Client {
     /// The receipt ("Recibo de Inscrição do Imóvel Rural no CAR") as a PDF in memory:
     /// `GET /v1/car/{codigoCar}/recibo` (contract, "Lookup rules" 3). Uses the longer
-    /// [`recibo_timeout`](crate::ClientBuilder::recibo_timeout). Charged on 200 (11.00 BRL,
+    /// [`receipt_timeout`](crate::ClientBuilder::receipt_timeout). Charged on 200 (11.00 BRL,
     /// legacy 10.00). For large files prefer [`Client::recibo_para_arquivo`] or
     /// [`Client::recibo_download`].
     ///

@@ -53,8 +53,18 @@ impl CodigoCar {
         &self.0[..2]
     }
 
-    /// The 7-digit IBGE municipality code embedded in the code (`None` for sandbox codes).
+    /// The 7-digit IBGE municipality code embedded in the code (`None` for sandbox codes,
+    /// whose `0000000` names no municipality).
+    ///
+    /// ```
+    /// # use carapi_sdk::{CodigoCar, sandbox};
+    /// assert_eq!(CodigoCar::parse(sandbox::CAR_BASICO)?.municipio_ibge(), None);
+    /// # Ok::<(), carapi_sdk::domain::ValidationError>(())
+    /// ```
     pub fn municipio_ibge(&self) -> Option<u32> {
+        if self.is_sandbox() {
+            return None;
+        }
         self.0.get(3..10)?.parse().ok()
     }
 
@@ -167,7 +177,7 @@ mod tests {
         for c in sandbox::CODIGOS_CAR {
             let parsed = CodigoCar::parse(c.to_lowercase()).unwrap();
             assert!(parsed.is_sandbox());
-            assert_eq!(parsed.municipio_ibge(), Some(0));
+            assert_eq!(parsed.municipio_ibge(), None, "{c}: no municipality");
         }
     }
 
