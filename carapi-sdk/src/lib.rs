@@ -46,6 +46,15 @@
 //!     (client.base_url().clone(), recibo.bytes, json)
 //! }
 //! ```
+//!
+//! # Cargo features
+//!
+#![cfg_attr(feature = "document-features", doc = document_features::document_features!())]
+#![cfg_attr(
+    not(feature = "document-features"),
+    doc = "`rustls` (default), `rustls-tls-native-roots`, `native-tls`, `openapi`: see `Cargo.toml` (described on docs.rs)."
+)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 mod client;
@@ -97,6 +106,10 @@ pub use url::Url;
 /// The receipt's bytes ([`Recibo::bytes`], [`ReciboDownload::chunk`]); bytes'.
 #[doc(no_inline)]
 pub use bytes::Bytes;
+/// The OpenAPI library whose `ToSchema` / `IntoParams` the wire types implement with the
+/// `openapi` feature (same version as the SDK's).
+#[cfg(feature = "openapi")]
+pub use utoipa;
 /// The JSON library the models are decoded with: [`serde_json::Error`] is the source of
 /// [`Error::Decode`] (same version as the SDK's).
 pub use serde_json;

@@ -7,7 +7,6 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rand::Rng;
 
 /// How the client retries failed requests. On by default ([`RetryPolicy::default`]); turn it
 /// off with [`RetryPolicy::disabled`].
@@ -133,7 +132,7 @@ impl RetryPolicy {
             .saturating_mul(1u32 << exp)
             .min(self.max_backoff);
         if self.jitter && !base.is_zero() {
-            base.mul_f64(rand::rng().random_range(0.0..=1.0))
+            base.mul_f64(fastrand::f64())
         } else {
             base
         }

@@ -19,6 +19,35 @@ fn via(proxy: &Proxy, api_key: &str) -> ClientBuilder {
 }
 
 #[tokio::test]
+async fn gasto_is_exact_after_a_charged_lookup_with_no_prior_saldo_and_no_cap() {
+    let amb = Ambiente::novo().await;
+    let conta = amb
+        .conta_com(carapi_server::NovaConta {
+            legado: true,
+            ..Default::default()
+        })
+        .await;
+    let c = amb.cliente(&conta.api_key);
+    c.car(CODIGO_REAL).await.unwrap();
+    let g = c.gasto();
+    assert_eq!(
+        (g.confirmado, g.incerto, g.nao_precificadas),
+        (Precos::LEGADOS.car_basico, dec!(0), 0),
+        "the client read the account's (legacy) prices before its first charged lookup"
+    );
+    c.car_completo(CODIGO_REAL).await.unwrap();
+    let cobrado: rust_decimal::Decimal = c
+        .historico(&HistoricoParams::default())
+        .await
+        .unwrap()
+        .itens
+        .iter()
+        .map(|i| i.valor_cobrado)
+        .sum();
+    assert_eq!(c.gasto().confirmado, cobrado, "what the history shows charged");
+}
+
+#[tokio::test]
 async fn a_lost_answer_to_a_charged_lookup_is_uncertain_capped_and_resolved_against_history() {
     let amb = Ambiente::novo().await;
     let conta = amb.conta(dec!(100)).await;

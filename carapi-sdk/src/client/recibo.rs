@@ -101,7 +101,7 @@ impl Client {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "recibo".into());
-        let temp = dir.join(format!(".{nome}.{:016x}.part", rand::random::<u64>()));
+        let temp = dir.join(format!(".{nome}.{:016x}.part", fastrand::u64(..)));
         let result = async {
             let mut file = tokio::fs::OpenOptions::new()
                 .write(true)
