@@ -72,6 +72,7 @@ impl std::str::FromStr for EndpointConsulta {
 /// use carapi_sdk::{EndpointConsulta, EndpointRegistrado};
 /// let e = EndpointRegistrado::from("/v1/car/{codigo}/completo");
 /// assert_eq!(e, EndpointConsulta::CarCompleto);
+/// assert_eq!(e, "/v1/car/{codigo}/completo");
 /// assert_eq!(EndpointRegistrado::from("/v2/novo").as_str(), "/v2/novo");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -130,6 +131,18 @@ impl From<String> for EndpointRegistrado {
 impl PartialEq<EndpointConsulta> for EndpointRegistrado {
     fn eq(&self, other: &EndpointConsulta) -> bool {
         *self == Self::Consulta(*other)
+    }
+}
+
+impl PartialEq<str> for EndpointRegistrado {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for EndpointRegistrado {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
     }
 }
 
