@@ -399,8 +399,13 @@ fn log_response(req: &Req, status: StatusCode, started: Instant, attempt: u32) {
     );
 }
 
-/// Decodes a JSON body, naming the JSON path that failed.
+/// Decodes a JSON body, naming the JSON path that failed. The body is decoded once by
+/// `serde_json` alone; only a body that fails is decoded again to find the path (tracking the
+/// path of every value costs time on every answer).
 pub(crate) fn decode<T: DeserializeOwned>(op: Op, status: u16, bytes: &[u8]) -> Result<T> {
+    if let Ok(value) = serde_json::from_slice(bytes) {
+        return Ok(value);
+    }
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(de).map_err(|e| Error::Decode {
         operation: op.name(),
