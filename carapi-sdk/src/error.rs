@@ -133,6 +133,7 @@ pub enum Error {
 
 impl Error {
     /// The HTTP status, for [`Error::Api`] and [`Error::Decode`].
+    #[must_use]
     pub fn status(&self) -> Option<u16> {
         match self {
             Self::Api(e) => Some(e.status),
@@ -143,6 +144,7 @@ impl Error {
 
     /// The contract's error code, for [`Error::Api`] (`Copy`: compare with
     /// `e.code() == Some(ErrorCode::SaldoInsuficiente)`).
+    #[must_use]
     pub fn code(&self) -> Option<ErrorCode> {
         match self {
             Self::Api(e) => Some(e.code),
@@ -151,6 +153,7 @@ impl Error {
     }
 
     /// The decoded API error, for [`Error::Api`].
+    #[must_use]
     pub fn api(&self) -> Option<&ApiError> {
         match self {
             Self::Api(e) => Some(e),
@@ -169,6 +172,7 @@ impl Error {
     /// [`Error::may_have_charged`]), for a 429 of the daily or monthly consumption limit
     /// (it lasts until Brasília midnight or the next month), and for everything else. The
     /// client's [`RetryPolicy`](crate::RetryPolicy) has already retried what was worth it.
+    #[must_use]
     pub fn is_retryable(&self) -> bool {
         match self {
             Self::Transport {
@@ -190,6 +194,7 @@ impl Error {
     /// counts it as `incerto` until
     /// [`Client::settle_uncertain`](crate::Client::settle_uncertain) settles it against the
     /// free history. False for every other error (errors never debit, contract "Errors").
+    #[must_use]
     pub fn may_have_charged(&self) -> bool {
         matches!(
             self,
@@ -202,16 +207,19 @@ impl Error {
     }
 
     /// Which limit a 429 `LIMITE_EXCEDIDO` came from (see [`EscopoLimite`]).
+    #[must_use]
     pub fn limite(&self) -> Option<EscopoLimite> {
         self.api().and_then(|e| e.limite)
     }
 
     /// True for [`Error::Transport`].
+    #[must_use]
     pub fn is_transport(&self) -> bool {
         matches!(self, Self::Transport { .. })
     }
 
     /// True when the error came from a reserved sandbox value (`sandbox: true` in the body).
+    #[must_use]
     pub fn is_sandbox(&self) -> bool {
         matches!(self, Self::Api(e) if e.sandbox)
     }
@@ -272,6 +280,7 @@ pub const HEADER_LIMITE: &str = "Carapi-Limite";
 
 impl EscopoLimite {
     /// The header's value: `taxa`, `diario` or `mensal`.
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Taxa => "taxa",
@@ -281,6 +290,7 @@ impl EscopoLimite {
     }
 
     /// Parses the `Carapi-Limite` header value (case-insensitive, `diário` accepted).
+    #[must_use]
     pub fn parse(valor: &str) -> Option<Self> {
         match valor.trim().to_lowercase().as_str() {
             "taxa" => Some(Self::Taxa),
@@ -351,7 +361,11 @@ impl ApiError {
                 } else {
                     text.chars().take(200).collect()
                 };
-                Self::new(status, ErrorCode::Other(format!("HTTP_{status}").into()), message)
+                Self::new(
+                    status,
+                    ErrorCode::Other(format!("HTTP_{status}").into()),
+                    message,
+                )
             }
         };
         e.retry_after = retry_after;

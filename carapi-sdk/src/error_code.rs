@@ -160,6 +160,7 @@ impl ErrorCode {
     ];
 
     /// The wire form, e.g. `"SALDO_INSUFICIENTE"`.
+    #[must_use]
     pub fn as_str(&self) -> &str {
         match self {
             Self::CodigoCarInvalido => "CODIGO_CAR_INVALIDO",
@@ -187,6 +188,7 @@ impl ErrorCode {
     }
 
     /// Parses the wire form; unknown codes become [`ErrorCode::Other`].
+    #[must_use]
     pub fn parse(code: &str) -> Self {
         Self::ALL
             .into_iter()
@@ -195,6 +197,7 @@ impl ErrorCode {
     }
 
     /// The HTTP status the contract pairs with the code; `None` where it is not shown.
+    #[must_use]
     pub fn status(&self) -> Option<u16> {
         Some(match self {
             Self::CodigoCarInvalido
@@ -259,9 +262,15 @@ mod tests {
         );
         assert_eq!(ErrorCode::SaldoInsuficiente.status(), Some(402));
         let longo = "X".repeat(40) + "É";
-        assert_eq!(ErrorCode::parse(&longo).as_str(), &longo[..OtherCode::CAPACITY]);
+        assert_eq!(
+            ErrorCode::parse(&longo).as_str(),
+            &longo[..OtherCode::CAPACITY]
+        );
         assert_eq!(OtherCode::new("AÉ").as_str(), "AÉ");
-        assert_eq!(OtherCode::new(&("A".repeat(31) + "É")).as_str(), "A".repeat(31));
+        assert_eq!(
+            OtherCode::new(&("A".repeat(31) + "É")).as_str(),
+            "A".repeat(31)
+        );
         assert_eq!(ErrorCode::ServicoIndisponivel.status(), Some(503));
     }
 }

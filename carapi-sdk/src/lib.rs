@@ -83,33 +83,33 @@ pub use domain::{CodigoCar, CpfCnpj};
 pub use error::{ApiError, Error, EscopoLimite, HEADER_LIMITE, Result};
 pub use spend::Gasto;
 
+/// The receipt's bytes ([`Recibo::bytes`], [`ReciboDownload::chunk`]); bytes'.
+#[doc(no_inline)]
+pub use bytes::Bytes;
 /// Date-time types of the models' fields (`dataConsulta`, `data`, …) and of
 /// [`domain::br::parse_data`] (chrono's, same version as the SDK's).
 #[doc(no_inline)]
 pub use chrono::{DateTime, FixedOffset, NaiveDateTime, Utc};
 pub use error_code::{ErrorCode, OtherCode};
 pub use limiter::DEFAULT_RATE_LIMIT;
-pub use page::Paginator;
 pub use models::*;
+pub use page::Paginator;
 /// The HTTP client the SDK is built on, for [`ClientBuilder::http_client`] (same version).
 pub use reqwest;
 pub use retry::RetryPolicy;
 /// BRL amounts and prices: every amount of the API ([`dec!`] builds one); rust_decimal's.
 #[doc(no_inline)]
 pub use rust_decimal::Decimal;
-/// Top-up ids ([`Client::recarga`]); uuid's.
-#[doc(no_inline)]
-pub use uuid::Uuid;
+/// The JSON library the models are decoded with: [`serde_json::Error`] is the source of
+/// [`Error::Decode`] (same version as the SDK's).
+pub use serde_json;
 /// The base address of a client ([`Client::base_url`]); url's.
 #[doc(no_inline)]
 pub use url::Url;
-/// The receipt's bytes ([`Recibo::bytes`], [`ReciboDownload::chunk`]); bytes'.
-#[doc(no_inline)]
-pub use bytes::Bytes;
 /// The OpenAPI library whose `ToSchema` / `IntoParams` the wire types implement with the
 /// `openapi` feature (same version as the SDK's).
 #[cfg(feature = "openapi")]
 pub use utoipa;
-/// The JSON library the models are decoded with: [`serde_json::Error`] is the source of
-/// [`Error::Decode`] (same version as the SDK's).
-pub use serde_json;
+/// Top-up ids ([`Client::recarga`]); uuid's.
+#[doc(no_inline)]
+pub use uuid::Uuid;

@@ -59,10 +59,18 @@ mod tests {
         for _ in 0..5 {
             l.until_ready().await;
         }
-        assert_eq!(t0.elapsed(), Duration::from_millis(1000), "5 requests at 4/s: 4 gaps");
+        assert_eq!(
+            t0.elapsed(),
+            Duration::from_millis(1000),
+            "5 requests at 4/s: 4 gaps"
+        );
         tokio::time::sleep(Duration::from_secs(3)).await;
         let t1 = Instant::now();
         l.until_ready().await;
-        assert_eq!(t1.elapsed(), Duration::ZERO, "an idle limiter lets the next one go at once");
+        assert_eq!(
+            t1.elapsed(),
+            Duration::ZERO,
+            "an idle limiter lets the next one go at once"
+        );
     }
 }

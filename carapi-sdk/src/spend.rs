@@ -53,6 +53,7 @@ pub struct Gasto {
 impl Gasto {
     /// `confirmado + incerto`: the most this client may have been charged for its priced
     /// lookups, BRL.
+    #[must_use]
     pub fn total(&self) -> Decimal {
         self.confirmado + self.incerto
     }

@@ -251,7 +251,10 @@ impl Client {
                 let outcome = (!req.chargeable()).then_some(Outcome::LostAfterSend {
                     timeout: e.is_timeout(),
                 });
-                Attempt::Failed(outcome, transport(req.op, req.chargeable(), true, attempt, e))
+                Attempt::Failed(
+                    outcome,
+                    transport(req.op, req.chargeable(), true, attempt, e),
+                )
             }
         }
     }

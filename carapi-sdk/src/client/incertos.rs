@@ -23,7 +23,10 @@ pub struct Settlement {
 }
 
 /// Former name of [`Settlement`].
-#[deprecated(since = "0.1.0", note = "renamed `Settlement` (English for the client's machinery)")]
+#[deprecated(
+    since = "0.1.0",
+    note = "renamed `Settlement` (English for the client's machinery)"
+)]
 pub type Resolucao = Settlement;
 
 impl Client {
@@ -64,7 +67,10 @@ impl Client {
     ///
     /// # Errors
     /// Those of [`Client::settle_uncertain`].
-    #[deprecated(since = "0.1.0", note = "renamed `Client::settle_uncertain` (English for the client's machinery)")]
+    #[deprecated(
+        since = "0.1.0",
+        note = "renamed `Client::settle_uncertain` (English for the client's machinery)"
+    )]
     pub async fn resolver_incertos(&self) -> Result<Settlement> {
         self.settle_uncertain().await
     }

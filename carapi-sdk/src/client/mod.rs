@@ -33,9 +33,9 @@ pub use incertos::{Resolucao, Settlement};
 pub use recibo::{ReciboDownload, ReciboInfo};
 
 use crate::limiter::Limiter;
+pub(crate) use crate::op::Op;
 use crate::retry::{RetryBudget, RetryPolicy};
 use crate::spend::{Reserva, SpendGuard};
-pub(crate) use crate::op::Op;
 use crate::{Error, Gasto, Precos, Result};
 
 /// Async client of the carapi `/v1` API: one method per operation of the contract.
@@ -85,6 +85,7 @@ struct Inner {
 
 impl Client {
     /// A builder with the defaults (see [`ClientBuilder`]).
+    #[must_use]
     pub fn builder() -> ClientBuilder {
         ClientBuilder::default()
     }
@@ -99,6 +100,7 @@ impl Client {
     }
 
     /// The base address requests go to (without `/v1`).
+    #[must_use]
     pub fn base_url(&self) -> &Url {
         &self.inner.base
     }
@@ -117,6 +119,7 @@ impl Client {
     /// as soon as the client learns them.
     ///
     /// [`Client::settle_uncertain`] settles the uncertain lookups against the free history.
+    #[must_use]
     pub fn gasto(&self) -> Gasto {
         self.inner.spend.gasto()
     }
@@ -130,6 +133,7 @@ impl Client {
     /// let car = client.with_timeout(Duration::from_secs(5)).car("DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47").await?;
     /// # Ok(()) }
     /// ```
+    #[must_use]
     pub fn with_timeout(&self, timeout: Duration) -> Client {
         Client {
             inner: self.inner.clone(),
@@ -138,13 +142,17 @@ impl Client {
     }
 
     /// Former name of [`Client::with_timeout`].
-    #[deprecated(since = "0.1.0", note = "renamed `Client::with_timeout` (English for the client's machinery)")]
+    #[deprecated(
+        since = "0.1.0",
+        note = "renamed `Client::with_timeout` (English for the client's machinery)"
+    )]
     #[must_use]
     pub fn com_timeout(&self, timeout: Duration) -> Client {
         self.with_timeout(timeout)
     }
 
     /// The spend cap set with [`ClientBuilder::max_spend`], BRL.
+    #[must_use]
     pub fn max_spend(&self) -> Option<Decimal> {
         self.inner.spend.limite()
     }

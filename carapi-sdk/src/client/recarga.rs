@@ -93,7 +93,10 @@ impl Client {
     ///
     /// # Errors
     /// Those of [`Client::wait_for_recarga`].
-    #[deprecated(since = "0.1.0", note = "renamed `Client::wait_for_recarga` (English for the client's machinery)")]
+    #[deprecated(
+        since = "0.1.0",
+        note = "renamed `Client::wait_for_recarga` (English for the client's machinery)"
+    )]
     pub async fn aguardar_recarga(
         &self,
         recarga_id: Uuid,

@@ -155,16 +155,19 @@ pub struct ReciboDownload {
 impl ReciboDownload {
     /// The file name of `Content-Disposition` (`<codigoCar>.pdf`), reduced to a bare name (no
     /// directories); `<codigoCar>.pdf` when absent.
+    #[must_use]
     pub fn filename(&self) -> &str {
         &self.filename
     }
 
     /// Size of the PDF in bytes, when the server sent `Content-Length`.
+    #[must_use]
     pub fn content_length(&self) -> Option<u64> {
         self.content_length
     }
 
     /// Bytes received so far.
+    #[must_use]
     pub fn received(&self) -> u64 {
         self.received
     }

@@ -44,11 +44,13 @@ impl CodigoCar {
     }
 
     /// The normalised code, as the API and the registry write it.
+    #[must_use]
     pub fn as_str(&self) -> &str {
         &self.0
     }
 
     /// The two-letter UF (`"ZZ"` for sandbox codes).
+    #[must_use]
     pub fn uf(&self) -> &str {
         &self.0[..2]
     }
@@ -61,6 +63,7 @@ impl CodigoCar {
     /// assert_eq!(CodigoCar::parse(sandbox::CAR_BASICO)?.municipio_ibge(), None);
     /// # Ok::<(), carapi_sdk::domain::ValidationError>(())
     /// ```
+    #[must_use]
     pub fn municipio_ibge(&self) -> Option<u32> {
         if self.is_sandbox() {
             return None;
@@ -69,6 +72,7 @@ impl CodigoCar {
     }
 
     /// The 32-character hash in the dotted form of the official receipt (8 groups of 4).
+    #[must_use]
     pub fn hash_pontuado(&self) -> String {
         let hash = &self.0[11..];
         hash.as_bytes()
@@ -79,6 +83,7 @@ impl CodigoCar {
     }
 
     /// True for the contract's reserved sandbox codes.
+    #[must_use]
     pub fn is_sandbox(&self) -> bool {
         sandbox::is_codigo_car(&self.0)
     }

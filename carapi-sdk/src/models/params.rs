@@ -31,10 +31,14 @@ impl EndpointConsulta {
     ];
 
     /// Every endpoint, in the contract's order.
-    #[deprecated(since = "0.1.0", note = "renamed `EndpointConsulta::ALL`, as `ErrorCode::ALL`")]
+    #[deprecated(
+        since = "0.1.0",
+        note = "renamed `EndpointConsulta::ALL`, as `ErrorCode::ALL`"
+    )]
     pub const TODOS: [EndpointConsulta; 4] = Self::ALL;
 
     /// The registered form, e.g. `/v1/car/{codigo}`.
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Self::CarBasico => "/v1/car/{codigo}",
@@ -224,7 +228,10 @@ mod tests {
             let r = EndpointRegistrado::from(e);
             let json = serde_json::to_string(&r).unwrap();
             assert_eq!(json, format!("\"{}\"", e.as_str()));
-            assert_eq!(serde_json::from_str::<EndpointRegistrado>(&json).unwrap(), e);
+            assert_eq!(
+                serde_json::from_str::<EndpointRegistrado>(&json).unwrap(),
+                e
+            );
         }
         let novo: EndpointRegistrado = serde_json::from_str("\"/v1/novo\"").unwrap();
         assert_eq!(novo, EndpointRegistrado::Other("/v1/novo".into()));
