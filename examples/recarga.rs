@@ -56,7 +56,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         carapi_sdk::domain::brl::format(recarga.preview_bonus.total_creditado),
     );
 
-    let status = client.aguardar_recarga(recarga.recarga_id, espera).await?;
+    let status = client.wait_for_recarga(recarga.recarga_id, espera).await?;
     println!(
         "status: {} | saldo: {}",
         status.status,

@@ -22,7 +22,7 @@ async fn main() -> Result<(), Error> {
         .and_then(|v| v.parse().ok())
         .map_or(Duration::from_secs(30), Duration::from_millis);
 
-    match client.com_timeout(timeout).car(&codigo).await {
+    match client.with_timeout(timeout).car(&codigo).await {
         Ok(car) => println!("ok: {:?}", car.dados.nome_imovel),
         Err(e) if e.may_have_charged() => {
             println!("resposta perdida: {e}");
@@ -30,7 +30,7 @@ async fn main() -> Result<(), Error> {
                 "pode ter sido cobrada: não reenviada (is_retryable: {})",
                 e.is_retryable()
             );
-            let r = client.resolver_incertos().await?;
+            let r = client.settle_uncertain().await?;
             println!(
                 "histórico: cobradas: {}, não cobradas: {}, pendentes: {}",
                 r.cobradas, r.nao_cobradas, r.pendentes

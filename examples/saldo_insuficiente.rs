@@ -16,7 +16,7 @@ async fn main() -> Result<(), Error> {
     let codigo = std::env::var("CARAPI_CODIGO_CAR").unwrap_or_else(|_| CODIGO.to_owned());
     match client.recibo(&codigo).await {
         Ok(recibo) => println!("recibo: {} ({} bytes)", recibo.filename, recibo.bytes.len()),
-        Err(e) if e.code() == Some(&ErrorCode::SaldoInsuficiente) => {
+        Err(e) if e.code() == Some(ErrorCode::SaldoInsuficiente) => {
             println!("erro: {e}");
             if let Some(f) = client.falta(&e).await? {
                 println!(

@@ -25,7 +25,7 @@ pub async fn consultar_lote(client: &Client, codigos: &[&str]) -> Lote {
     for codigo in codigos {
         match client.car(codigo).await {
             Ok(_) => lote.consultados.push((*codigo).to_owned()),
-            Err(e) if e.code() == Some(&ErrorCode::CarNaoEncontrado) => {}
+            Err(e) if e.code() == Some(ErrorCode::CarNaoEncontrado) => {}
             Err(e) => {
                 lote.parou = Some(e);
                 break;
@@ -62,7 +62,7 @@ mod testes {
 
         assert_eq!(lote.consultados.len(), 2);
         let erro = lote.parou.expect("parou no 402");
-        assert_eq!(erro.code(), Some(&ErrorCode::SaldoInsuficiente));
+        assert_eq!(erro.code(), Some(ErrorCode::SaldoInsuficiente));
         assert_eq!(srv.conta_de(&conta).await.unwrap().saldo, dec!(0.50));
     }
 

@@ -27,6 +27,7 @@ macro_rules! dec {
 /// # Panics
 /// On anything but an optional `-`/`+`, digits, `_` and one `.`, or more than 28 digits.
 #[doc(hidden)]
+#[must_use]
 pub const fn __dec_parse(text: &str) -> Decimal {
     let b = text.as_bytes();
     let mut i = 0;

@@ -50,11 +50,14 @@ pub enum Error {
     /// charged lookup may have charged it (contract, "Prices": charging applies to every 200).
     ///
     /// See [`Error::may_have_charged`] and [`Error::is_retryable`] for what to do next.
-    #[error("falha de comunicação em {operation} (tentativa {attempts}; {}): {}",
+    ///
+    /// `Display` says this level only (operation, attempt, whether it may have been charged);
+    /// the cause (`tcp connect error`, `operation timed out`, …) is [`source`](std::error::Error::source)'s,
+    /// as for every variant, so `anyhow`'s `{:#}`, `eyre` and `tracing` print each cause once.
+    #[error("falha de comunicação em {operation} (tentativa {attempts}; {})",
         if !*sent { "requisição não enviada" }
         else if *chargeable { "a consulta pode ter sido cobrada" }
-        else { "a requisição pode ter chegado ao servidor" },
-        cadeia(source))]
+        else { "a requisição pode ter chegado ao servidor" })]
     Transport {
         /// The SDK method, e.g. `"car"`.
         operation: &'static str,
@@ -73,7 +76,7 @@ pub enum Error {
 
     /// A successful response whose body did not match the contract's shape; `path` is the JSON
     /// path that failed (`dados.dataConsulta`, `itens[3].valor`, `.` for the root).
-    #[error("resposta inesperada de {operation} (HTTP {status}) em `{path}`: {source}")]
+    #[error("resposta inesperada de {operation} (HTTP {status}) em `{path}`")]
     Decode {
         /// The SDK method, e.g. `"saldo"`.
         operation: &'static str,
@@ -107,7 +110,7 @@ pub enum Error {
         preco: Decimal,
     },
 
-    /// [`Client::aguardar_recarga`](crate::Client::aguardar_recarga) gave up: the top-up was
+    /// [`Client::wait_for_recarga`](crate::Client::wait_for_recarga) gave up: the top-up was
     /// still not final when the time was up.
     #[error("recarga {recarga_id} ainda {} após {}s", ultimo_status.map_or("sem status", |s| s.as_str()), waited.as_secs())]
     Timeout {
@@ -119,8 +122,8 @@ pub enum Error {
         ultimo_status: Option<RecargaStatus>,
     },
 
-    /// A local file could not be written (receipt to a file).
-    #[error("erro de E/S: {0}")]
+    /// A local file could not be written (receipt to a file); the I/O error is the `source`.
+    #[error("erro de E/S no arquivo local")]
     Io(#[from] std::io::Error),
 
     /// The client is misconfigured (missing base URL or key, bad URL, …).
@@ -128,20 +131,9 @@ pub enum Error {
     Config(String),
 }
 
-/// The error and its causes, `: `-separated (reqwest's own message alone says little).
-fn cadeia(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
-}
-
 impl Error {
     /// The HTTP status, for [`Error::Api`] and [`Error::Decode`].
+    #[must_use]
     pub fn status(&self) -> Option<u16> {
         match self {
             Self::Api(e) => Some(e.status),
@@ -150,15 +142,18 @@ impl Error {
         }
     }
 
-    /// The contract's error code, for [`Error::Api`].
-    pub fn code(&self) -> Option<&ErrorCode> {
+    /// The contract's error code, for [`Error::Api`] (`Copy`: compare with
+    /// `e.code() == Some(ErrorCode::SaldoInsuficiente)`).
+    #[must_use]
+    pub fn code(&self) -> Option<ErrorCode> {
         match self {
-            Self::Api(e) => Some(&e.code),
+            Self::Api(e) => Some(e.code),
             _ => None,
         }
     }
 
     /// The decoded API error, for [`Error::Api`].
+    #[must_use]
     pub fn api(&self) -> Option<&ApiError> {
         match self {
             Self::Api(e) => Some(e),
@@ -177,6 +172,7 @@ impl Error {
     /// [`Error::may_have_charged`]), for a 429 of the daily or monthly consumption limit
     /// (it lasts until Brasília midnight or the next month), and for everything else. The
     /// client's [`RetryPolicy`](crate::RetryPolicy) has already retried what was worth it.
+    #[must_use]
     pub fn is_retryable(&self) -> bool {
         match self {
             Self::Transport {
@@ -196,8 +192,9 @@ impl Error {
     /// (time-out, connection reset, body cut off). Every 200 of a lookup is charged (contract,
     /// "Prices"), so re-sending may charge twice; [`Client::gasto`](crate::Client::gasto)
     /// counts it as `incerto` until
-    /// [`Client::resolver_incertos`](crate::Client::resolver_incertos) settles it against the
+    /// [`Client::settle_uncertain`](crate::Client::settle_uncertain) settles it against the
     /// free history. False for every other error (errors never debit, contract "Errors").
+    #[must_use]
     pub fn may_have_charged(&self) -> bool {
         matches!(
             self,
@@ -210,16 +207,19 @@ impl Error {
     }
 
     /// Which limit a 429 `LIMITE_EXCEDIDO` came from (see [`EscopoLimite`]).
+    #[must_use]
     pub fn limite(&self) -> Option<EscopoLimite> {
         self.api().and_then(|e| e.limite)
     }
 
     /// True for [`Error::Transport`].
+    #[must_use]
     pub fn is_transport(&self) -> bool {
         matches!(self, Self::Transport { .. })
     }
 
     /// True when the error came from a reserved sandbox value (`sandbox: true` in the body).
+    #[must_use]
     pub fn is_sandbox(&self) -> bool {
         matches!(self, Self::Api(e) if e.sandbox)
     }
@@ -280,6 +280,7 @@ pub const HEADER_LIMITE: &str = "Carapi-Limite";
 
 impl EscopoLimite {
     /// The header's value: `taxa`, `diario` or `mensal`.
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Taxa => "taxa",
@@ -289,6 +290,7 @@ impl EscopoLimite {
     }
 
     /// Parses the `Carapi-Limite` header value (case-insensitive, `diário` accepted).
+    #[must_use]
     pub fn parse(valor: &str) -> Option<Self> {
         match valor.trim().to_lowercase().as_str() {
             "taxa" => Some(Self::Taxa),
@@ -359,7 +361,11 @@ impl ApiError {
                 } else {
                     text.chars().take(200).collect()
                 };
-                Self::new(status, ErrorCode::Other(format!("HTTP_{status}")), message)
+                Self::new(
+                    status,
+                    ErrorCode::Other(format!("HTTP_{status}").into()),
+                    message,
+                )
             }
         };
         e.retry_after = retry_after;
@@ -442,7 +448,7 @@ mod tests {
 
     #[test]
     fn retryable_classification() {
-        let e = |s| Error::Api(ApiError::new(s, ErrorCode::Other(String::new()), ""));
+        let e = |s| Error::Api(ApiError::new(s, ErrorCode::Other("".into()), ""));
         assert!(!e(400).is_retryable());
         assert!(!e(402).is_retryable());
         assert!(

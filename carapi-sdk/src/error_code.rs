@@ -4,8 +4,17 @@ use std::fmt;
 /// [`ErrorCode::Other`] for a code this SDK version does not know.
 ///
 /// The wire form is the upper-case code (`SALDO_INSUFICIENTE`); [`ErrorCode::status`] gives the
-/// HTTP status the contract pairs with it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// HTTP status the contract pairs with it. `Copy`, so it compares by value:
+///
+/// ```
+/// # use carapi_sdk::{ApiError, Error, ErrorCode};
+/// let e = Error::Api(ApiError::new(402, ErrorCode::SaldoInsuficiente, "Saldo insuficiente"));
+/// assert_eq!(e.code(), Some(ErrorCode::SaldoInsuficiente));
+/// let novo = ErrorCode::parse("CODIGO_NOVO");
+/// assert_eq!(novo, ErrorCode::Other("CODIGO_NOVO".into()));
+/// assert_eq!(novo.as_str(), "CODIGO_NOVO");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorCode {
     /// 400: CAR code in invalid format.
@@ -48,8 +57,81 @@ pub enum ErrorCode {
     ContaSemUsuario,
     /// In the contract's set; status and condition not shown.
     SpecNaoEncontrada,
-    /// A code this SDK version does not know, as sent.
-    Other(String),
+    /// A code this SDK version does not know, as sent (see [`OtherCode`]).
+    Other(OtherCode),
+}
+
+/// The text of an error code this SDK version does not know ([`ErrorCode::Other`]), kept inline
+/// so that [`ErrorCode`] stays `Copy`: up to [`OtherCode::CAPACITY`] bytes, a longer code is cut
+/// at a character boundary (the contract's codes are upper-case words of at most 30).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OtherCode {
+    len: u8,
+    bytes: [u8; OtherCode::CAPACITY],
+}
+
+impl OtherCode {
+    /// The longest code kept whole, in bytes.
+    pub const CAPACITY: usize = 32;
+
+    /// `code`, cut to [`OtherCode::CAPACITY`] bytes at a character boundary.
+    #[must_use]
+    pub fn new(code: &str) -> Self {
+        let mut end = code.len().min(Self::CAPACITY);
+        while !code.is_char_boundary(end) {
+            end -= 1;
+        }
+        let mut bytes = [0; Self::CAPACITY];
+        bytes[..end].copy_from_slice(&code.as_bytes()[..end]);
+        Self {
+            len: u8::try_from(end).unwrap_or(u8::MAX),
+            bytes,
+        }
+    }
+
+    /// The code as sent (or its first [`OtherCode::CAPACITY`] bytes).
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        let bytes = &self.bytes[..usize::from(self.len)];
+        // Always a whole-character prefix of a `str` (see `new`).
+        std::str::from_utf8(bytes).unwrap_or_default()
+    }
+}
+
+impl From<&str> for OtherCode {
+    fn from(code: &str) -> Self {
+        Self::new(code)
+    }
+}
+
+impl From<String> for OtherCode {
+    fn from(code: String) -> Self {
+        Self::new(&code)
+    }
+}
+
+impl PartialEq<str> for OtherCode {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for OtherCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl fmt::Debug for OtherCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for OtherCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl ErrorCode {
@@ -78,6 +160,7 @@ impl ErrorCode {
     ];
 
     /// The wire form, e.g. `"SALDO_INSUFICIENTE"`.
+    #[must_use]
     pub fn as_str(&self) -> &str {
         match self {
             Self::CodigoCarInvalido => "CODIGO_CAR_INVALIDO",
@@ -100,19 +183,21 @@ impl ErrorCode {
             Self::ServicoIndisponivel => "SERVICO_INDISPONIVEL",
             Self::ContaSemUsuario => "CONTA_SEM_USUARIO",
             Self::SpecNaoEncontrada => "SPEC_NAO_ENCONTRADA",
-            Self::Other(s) => s,
+            Self::Other(s) => s.as_str(),
         }
     }
 
     /// Parses the wire form; unknown codes become [`ErrorCode::Other`].
+    #[must_use]
     pub fn parse(code: &str) -> Self {
         Self::ALL
             .into_iter()
             .find(|c| c.as_str() == code)
-            .unwrap_or_else(|| Self::Other(code.to_owned()))
+            .unwrap_or_else(|| Self::Other(code.into()))
     }
 
     /// The HTTP status the contract pairs with the code; `None` where it is not shown.
+    #[must_use]
     pub fn status(&self) -> Option<u16> {
         Some(match self {
             Self::CodigoCarInvalido
@@ -176,6 +261,16 @@ mod tests {
             ErrorCode::Other("NOVO_CODIGO".into())
         );
         assert_eq!(ErrorCode::SaldoInsuficiente.status(), Some(402));
+        let longo = "X".repeat(40) + "É";
+        assert_eq!(
+            ErrorCode::parse(&longo).as_str(),
+            &longo[..OtherCode::CAPACITY]
+        );
+        assert_eq!(OtherCode::new("AÉ").as_str(), "AÉ");
+        assert_eq!(
+            OtherCode::new(&("A".repeat(31) + "É")).as_str(),
+            "A".repeat(31)
+        );
         assert_eq!(ErrorCode::ServicoIndisponivel.status(), Some(503));
     }
 }

@@ -5,6 +5,56 @@
 //! - [`models`]: every resource of the contract (re-exported at the root).
 //! - [`domain`]: CAR codes, CPF/CNPJ, Brazilian numbers/dates/coordinates, BRL, PIX BR Code.
 //! - [`sandbox`]: the contract's reserved test values.
+//!
+//! # Names
+//!
+//! One rule for every public item: **the contract's words** (Portuguese, as `docs/contrato.md`
+//! and `docs/dominio.md` write them) for its operations, resources, fields, money and domain
+//! values: [`Client::saldo`], [`Client::criar_recarga`], [`Client::historico`],
+//! [`SaldoResponse::saldo_reais`], [`Gasto::confirmado`], [`CodigoCar::municipio_ibge`];
+//! **English for the client's own machinery**: configuration, time-outs, retries, streams,
+//! settling, and Rust's conventional verbs and prefixes ([`ClientBuilder::max_spend`],
+//! [`ClientBuilder::receipt_timeout`], [`Client::with_timeout`], [`Client::settle_uncertain`],
+//! [`Client::wait_for_recarga`], [`Paginator`], `parse`, `as_str`, `is_*`, `ALL`). An operation
+//! delivered another way keeps its contract name with an English suffix
+//! ([`Client::historico_stream`], [`Client::recibo_download`]).
+//!
+//! Renamed items keep their former name as a `#[deprecated]` alias for a while:
+//! `com_timeout` → [`Client::with_timeout`], `resolver_incertos` → [`Client::settle_uncertain`],
+//! `Resolucao` → [`Settlement`], `aguardar_recarga` → [`Client::wait_for_recarga`],
+//! `ClientBuilder::recibo_timeout` → [`ClientBuilder::receipt_timeout`],
+//! `DEFAULT_RECIBO_TIMEOUT` → [`DEFAULT_RECEIPT_TIMEOUT`], `EndpointConsulta::TODOS` →
+//! [`EndpointConsulta::ALL`].
+//!
+//! # Types from other crates
+//!
+//! Every type of another crate that appears in this API is re-exported, so an application never
+//! needs (nor pins) a second copy: [`Decimal`], [`Uuid`], [`DateTime`] and the other chrono types,
+//! [`Url`], [`Bytes`], the [`serde_json`] crate (for `Error::Decode`'s source) and [`reqwest`]
+//! (for [`ClientBuilder::http_client`]).
+//!
+//! ```
+//! fn uses_only_the_sdk<'e>(
+//!     client: &carapi_sdk::Client,
+//!     recibo: carapi_sdk::Recibo,
+//!     erro: &'e carapi_sdk::Error,
+//! ) -> (carapi_sdk::Url, carapi_sdk::Bytes, Option<&'e carapi_sdk::serde_json::Error>) {
+//!     let json = match erro {
+//!         carapi_sdk::Error::Decode { source, .. } => Some(source),
+//!         _ => None,
+//!     };
+//!     (client.base_url().clone(), recibo.bytes, json)
+//! }
+//! ```
+//!
+//! # Cargo features
+//!
+#![cfg_attr(feature = "document-features", doc = document_features::document_features!())]
+#![cfg_attr(
+    not(feature = "document-features"),
+    doc = "`rustls` (default), `rustls-tls-native-roots`, `native-tls`, `openapi`: see `Cargo.toml` (described on docs.rs)."
+)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 mod client;
@@ -14,6 +64,7 @@ mod error;
 mod error_code;
 mod limiter;
 pub mod models;
+mod op;
 mod page;
 mod retry;
 pub mod sandbox;
@@ -21,25 +72,44 @@ mod spend;
 mod wait;
 
 pub use client::{
-    Client, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_RECIBO_TIMEOUT, DEFAULT_TIMEOUT,
-    ENV_API_KEY, ENV_BASE_URL, Falta, MIN_POLL_INTERVAL, ReciboDownload, ReciboInfo, Resolucao,
+    Client, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_RECEIPT_TIMEOUT, DEFAULT_TIMEOUT,
+    ENV_API_KEY, ENV_BASE_URL, Falta, MIN_POLL_INTERVAL, ReciboDownload, ReciboInfo, Settlement,
 };
+#[allow(deprecated)]
+pub use client::{DEFAULT_RECIBO_TIMEOUT, Resolucao};
 #[doc(hidden)]
 pub use dec::__dec_parse;
 pub use domain::{CodigoCar, CpfCnpj};
 pub use error::{ApiError, Error, EscopoLimite, HEADER_LIMITE, Result};
 pub use spend::Gasto;
 
+/// The receipt's bytes ([`Recibo::bytes`], [`ReciboDownload::chunk`]); bytes'.
+#[doc(no_inline)]
+pub use bytes::Bytes;
 /// Date-time types of the models' fields (`dataConsulta`, `data`, …) and of
-/// [`domain::br::parse_data`].
+/// [`domain::br::parse_data`] (chrono's, same version as the SDK's).
+#[doc(no_inline)]
 pub use chrono::{DateTime, FixedOffset, NaiveDateTime, Utc};
-pub use error_code::ErrorCode;
+pub use error_code::{ErrorCode, OtherCode};
 pub use limiter::DEFAULT_RATE_LIMIT;
 pub use models::*;
+pub use page::Paginator;
 /// The HTTP client the SDK is built on, for [`ClientBuilder::http_client`] (same version).
 pub use reqwest;
 pub use retry::RetryPolicy;
-/// BRL amounts and prices: every amount of the API ([`dec!`] builds one).
+/// BRL amounts and prices: every amount of the API ([`dec!`] builds one); rust_decimal's.
+#[doc(no_inline)]
 pub use rust_decimal::Decimal;
-/// Top-up ids ([`Client::recarga`]).
+/// The JSON library the models are decoded with: [`serde_json::Error`] is the source of
+/// [`Error::Decode`] (same version as the SDK's).
+pub use serde_json;
+/// The base address of a client ([`Client::base_url`]); url's.
+#[doc(no_inline)]
+pub use url::Url;
+/// The OpenAPI library whose `ToSchema` / `IntoParams` the wire types implement with the
+/// `openapi` feature (same version as the SDK's).
+#[cfg(feature = "openapi")]
+pub use utoipa;
+/// Top-up ids ([`Client::recarga`]); uuid's.
+#[doc(no_inline)]
 pub use uuid::Uuid;

@@ -7,8 +7,6 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rand::Rng;
-
 /// How the client retries failed requests. On by default ([`RetryPolicy::default`]); turn it
 /// off with [`RetryPolicy::disabled`].
 ///
@@ -74,6 +72,7 @@ impl Default for RetryPolicy {
 
 impl RetryPolicy {
     /// No retries at all: every request is attempted once.
+    #[must_use]
     pub fn disabled() -> Self {
         Self {
             max_attempts: 1,
@@ -82,12 +81,14 @@ impl RetryPolicy {
     }
 
     /// Total attempts per call, the first included (minimum 1; 1 disables retries).
+    #[must_use]
     pub fn with_max_attempts(mut self, n: u32) -> Self {
         self.max_attempts = n.max(1);
         self
     }
 
     /// First backoff and the cap of the exponential backoff.
+    #[must_use]
     pub fn with_backoff(mut self, initial: Duration, max: Duration) -> Self {
         self.initial_backoff = initial;
         self.max_backoff = max.max(initial);
@@ -97,12 +98,14 @@ impl RetryPolicy {
     /// Longest `Retry-After` of a per-second-rate 429 the client will wait for (default 10 s);
     /// longer waits are returned as [`Error::Api`](crate::Error::Api), as are the daily and
     /// monthly limits whatever their `Retry-After`.
+    #[must_use]
     pub fn with_max_retry_after(mut self, max: Duration) -> Self {
         self.max_retry_after = max;
         self
     }
 
     /// Turns the random jitter on (default) or off (waits are then exactly exponential).
+    #[must_use]
     pub fn with_jitter(mut self, on: bool) -> Self {
         self.jitter = on;
         self
@@ -110,17 +113,20 @@ impl RetryPolicy {
 
     /// Capacity of the per-client retry budget in tokens (default 500). A retry costs 5 tokens,
     /// a retry after a time-out 10; a success refunds.
+    #[must_use]
     pub fn with_budget(mut self, tokens: u32) -> Self {
         self.budget = tokens;
         self
     }
 
     /// The configured attempts per call, the first included.
+    #[must_use]
     pub fn max_attempts(&self) -> u32 {
         self.max_attempts
     }
 
     /// The configured longest `Retry-After` of a 429 honoured.
+    #[must_use]
     pub fn max_retry_after(&self) -> Duration {
         self.max_retry_after
     }
@@ -133,7 +139,7 @@ impl RetryPolicy {
             .saturating_mul(1u32 << exp)
             .min(self.max_backoff);
         if self.jitter && !base.is_zero() {
-            base.mul_f64(rand::rng().random_range(0.0..=1.0))
+            base.mul_f64(fastrand::f64())
         } else {
             base
         }

@@ -24,6 +24,7 @@ pub const CODIGOS_CAR: [&str; 3] = [CAR_BASICO, CAR_NAO_EXISTE, CAR_SEM_SALDO];
 pub const DOCUMENTOS: [&str; 3] = [CPF_DOIS_CARS, CNPJ_TRUNCADO, CPF_NAO_ENCONTRADO];
 
 /// True when `codigo` (already normalised) is a reserved CAR code.
+#[must_use]
 pub fn is_codigo_car(codigo: &str) -> bool {
     CODIGOS_CAR.contains(&codigo)
 }
@@ -32,6 +33,7 @@ pub fn is_codigo_car(codigo: &str) -> bool {
 /// mask characters `.`, `/` and `-` are ignored, as the contract takes documents "with or
 /// without mask" (contract, "Lookups"). `000.000.000-00` and `00000000000` are both
 /// [`CPF_DOIS_CARS`].
+#[must_use]
 pub fn is_documento(documento: &str) -> bool {
     documento_normalizado(documento).is_some()
 }
@@ -45,6 +47,7 @@ pub fn is_documento(documento: &str) -> bool {
 /// assert_eq!(sandbox::documento_normalizado("00.000.000/0000-00"), Some(sandbox::CNPJ_TRUNCADO));
 /// assert_eq!(sandbox::documento_normalizado("529.982.247-25"), None);
 /// ```
+#[must_use]
 pub fn documento_normalizado(documento: &str) -> Option<&'static str> {
     let bare: String = documento
         .chars()

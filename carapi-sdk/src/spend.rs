@@ -4,15 +4,16 @@
 //! answer is a 200 (contract, "Prices": only HTTP 200 is charged) and releases it otherwise,
 //! also when the call is cancelled (the reservation is released on drop). A lookup whose answer
 //! was lost after sending is recorded as uncertain ([`Incerto`]): it counts as spent until
-//! [`Client::resolver_incertos`](crate::Client::resolver_incertos) settles it against the
+//! [`Client::settle_uncertain`](crate::Client::settle_uncertain) settles it against the
 //! history.
 //!
 //! The cap: a lookup that would pass it only because of reservations in flight waits for them
 //! to settle (a 404 releases its reservation); one that would pass it even with no reservation
 //! is refused with [`Error::SpendLimit`].
 //!
-//! Without a cap the client never sends a request just to learn prices: a lookup answered while
-//! the prices are unknown is counted per operation and priced as soon as the client learns them
+//! The client learns the account's prices before its first charged lookup, so every lookup is
+//! reserved at its price. Only when they could not be read (and there is no cap) is a lookup
+//! counted per operation without a price, and priced as soon as the client learns them
 //! ([`SpendGuard::precificar`]).
 
 use std::collections::VecDeque;
@@ -22,8 +23,8 @@ use chrono::{DateTime, TimeDelta, Utc};
 use rust_decimal::Decimal;
 use tokio::sync::Notify;
 
-use crate::client::Op;
-use crate::{Error, Precos};
+use crate::Error;
+use crate::op::Op;
 
 /// How far apart the client's clock and the server's may be, and how long after a lost answer
 /// a later 200 of the same key is still told apart from it when settling against the history.
@@ -39,18 +40,20 @@ pub struct Gasto {
     pub confirmado: Decimal,
     /// Lookups whose answer was lost after the request was sent (time-out, connection reset),
     /// at their price: possibly charged, BRL. [`ClientBuilder::max_spend`](crate::ClientBuilder::max_spend)
-    /// counts them as spent; [`Client::resolver_incertos`](crate::Client::resolver_incertos)
+    /// counts them as spent; [`Client::settle_uncertain`](crate::Client::settle_uncertain)
     /// moves each one to `confirmado` or drops it.
     pub incerto: Decimal,
-    /// Lookups answered (200) or lost before the client knew the account's prices, not yet in
-    /// the amounts above; they are priced as soon as the client learns the prices
-    /// ([`Client::precos`](crate::Client::precos), [`Client::saldo`](crate::Client::saldo)).
+    /// Lookups answered (200) or lost while the client could not read the account's prices
+    /// (its `GET /v1/saldo` failed), not yet in the amounts above; they are priced as soon as
+    /// the client learns the prices ([`Client::precos`](crate::Client::precos),
+    /// [`Client::saldo`](crate::Client::saldo)). Zero whenever the prices were read.
     pub nao_precificadas: u64,
 }
 
 impl Gasto {
     /// `confirmado + incerto`: the most this client may have been charged for its priced
     /// lookups, BRL.
+    #[must_use]
     pub fn total(&self) -> Decimal {
         self.confirmado + self.incerto
     }
@@ -188,7 +191,7 @@ impl SpendGuard {
         Ok(true)
     }
 
-    /// A lookup of `op` sent while the prices are unknown (only without a cap): when answered
+    /// A lookup of `op` sent while the prices cannot be read (only without a cap): when answered
     /// with 200 it is counted, and priced by the next [`SpendGuard::precificar`].
     pub(crate) fn pendente(&self, op: Op, chave: &str) -> Reserva {
         Reserva {
@@ -199,14 +202,14 @@ impl SpendGuard {
         }
     }
 
-    /// The client learned the account's prices: the lookups answered or lost before are priced
-    /// now.
-    pub(crate) fn precificar(&self, precos: &Precos) {
+    /// The client learned the account's prices (`preco` of each operation, BRL): the lookups
+    /// answered or lost before are priced now.
+    pub(crate) fn precificar(&self, preco: impl Fn(Op) -> Decimal) {
         let mut s = self.shared.lock();
-        let devido: Decimal = s.sem_preco.drain(..).map(|op| op.preco(precos)).sum();
+        let devido: Decimal = s.sem_preco.drain(..).map(&preco).sum();
         s.confirmado += devido;
         for i in s.incertos.iter_mut().filter(|i| i.preco.is_none()) {
-            i.preco = Some(i.op.preco(precos));
+            i.preco = Some(preco(i.op));
         }
     }
 
@@ -334,6 +337,12 @@ impl Drop for Reserva {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Precos;
+
+    /// The price table as the client hands it over.
+    fn tabela(p: Precos) -> impl Fn(Op) -> Decimal {
+        move |op| op.preco(&p)
+    }
 
     fn guard(limite: Option<i64>) -> SpendGuard {
         SpendGuard::new(limite.map(|c| Decimal::new(c, 2)))
@@ -348,12 +357,12 @@ mod tests {
         drop(g.pendente(Op::CarCompleto, "d")); // not a 200: never counted
         assert_eq!(g.gasto().total(), Decimal::ZERO, "unknown prices");
         assert_eq!(g.gasto().nao_precificadas, 3);
-        g.precificar(&Precos::ATUAIS);
+        g.precificar(tabela(Precos::ATUAIS));
         let gasto = g.gasto();
         assert_eq!(gasto.confirmado, Decimal::new(1200, 2), "1.00 + 11.00");
         assert_eq!(gasto.incerto, Decimal::new(260, 2));
         assert_eq!(gasto.nao_precificadas, 0);
-        g.precificar(&Precos::LEGADOS);
+        g.precificar(tabela(Precos::LEGADOS));
         assert_eq!(g.gasto().confirmado, Decimal::new(1200, 2), "priced once");
     }
 
@@ -412,7 +421,7 @@ mod tests {
     #[test]
     fn settling_moves_or_drops() {
         let g = guard(None);
-        g.precificar(&Precos::ATUAIS);
+        g.precificar(tabela(Precos::ATUAIS));
         let r = g.pendente(Op::Car, "a");
         r.perdida(Utc::now());
         r.perdida(Utc::now());
@@ -422,7 +431,7 @@ mod tests {
             2,
             "lost before the prices were known"
         );
-        g.precificar(&Precos::ATUAIS);
+        g.precificar(tabela(Precos::ATUAIS));
         g.assentar(&[(ids[0], Decimal::ONE)], &[ids[1]]);
         let gasto = g.gasto();
         assert_eq!(

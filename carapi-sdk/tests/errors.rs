@@ -21,7 +21,7 @@ async fn every_contract_code_decodes_into_its_variant() {
             .build()
             .unwrap();
         let e = c.saldo().await.unwrap_err();
-        assert_eq!(e.code(), Some(&code), "{code}");
+        assert_eq!(e.code(), Some(code), "{code}");
         assert_eq!(e.status(), Some(status));
         let Error::Api(api) = &e else { panic!("{e:?}") };
         assert_eq!(api.message, "mensagem em português");
@@ -41,7 +41,7 @@ async fn unknown_code_is_kept_as_other() {
         .mount(&server)
         .await;
     let e = client(&server).saldo().await.unwrap_err();
-    assert_eq!(e.code(), Some(&ErrorCode::Other("CODIGO_NOVO".into())));
+    assert_eq!(e.code(), Some(ErrorCode::Other("CODIGO_NOVO".into())));
     assert_eq!(e.to_string(), "418 CODIGO_NOVO: novo");
 }
 
@@ -77,7 +77,7 @@ async fn non_json_error_bodies_fall_back() {
         .await;
     let c = client(&server);
     let e = c.uso().await.unwrap_err();
-    assert_eq!(e.code(), Some(&ErrorCode::Other("HTTP_500".into())));
+    assert_eq!(e.code(), Some(ErrorCode::Other("HTTP_500".into())));
     assert_eq!(e.to_string(), "500 HTTP_500: <h1>oops</h1>");
     let e = c.limites().await.unwrap_err();
     assert_eq!(e.status(), Some(401));
@@ -150,4 +150,50 @@ async fn unknown_fields_never_break_decoding() {
         .mount(&server)
         .await;
     client(&server).car(CODIGO).await.unwrap();
+}
+
+/// `Display` says its own level only and each cause appears once in the `source()` chain
+/// (Rust API guidelines C-GOOD-ERR): none of the causes' text is repeated in the error's own.
+fn assert_display_is_this_level_only(e: &Error) {
+    let own = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    assert!(cause.is_some(), "{e:?} has a source");
+    while let Some(c) = cause {
+        let text = c.to_string();
+        assert!(
+            !own.contains(&text),
+            "Display {own:?} repeats the cause {text:?}"
+        );
+        cause = c.source();
+    }
+}
+
+#[tokio::test]
+async fn transport_and_decode_errors_do_not_repeat_their_cause() {
+    // A port nothing listens on: connection refused over a real socket.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let c = carapi_sdk::Client::builder()
+        .base_url(url)
+        .api_key(KEY)
+        .retry(RetryPolicy::disabled())
+        .build()
+        .unwrap();
+    let e = c.saldo().await.unwrap_err();
+    assert!(matches!(e, Error::Transport { sent: false, .. }), "{e:?}");
+    assert_display_is_this_level_only(&e);
+    assert_eq!(
+        e.to_string(),
+        "falha de comunicação em saldo (tentativa 1; requisição não enviada)"
+    );
+
+    let server = MockServer::start().await;
+    get("/v1/uso")
+        .respond_with(ResponseTemplate::new(200).set_body_string("não é json"))
+        .mount(&server)
+        .await;
+    let e = client(&server).uso().await.unwrap_err();
+    assert!(matches!(e, Error::Decode { .. }), "{e:?}");
+    assert_display_is_this_level_only(&e);
 }

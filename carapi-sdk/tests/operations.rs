@@ -319,7 +319,7 @@ async fn sandbox_values_cost_nothing() {
 }
 
 #[tokio::test]
-async fn without_a_cap_no_request_is_sent_just_for_prices() {
+async fn gasto_is_exact_after_a_charged_lookup_without_a_cap_or_a_prior_saldo() {
     let server = MockServer::start().await;
     get("/v1/saldo")
         .respond_with(ok(saldo_body(&carapi_sdk::Precos::LEGADOS)))
@@ -328,7 +328,7 @@ async fn without_a_cap_no_request_is_sent_just_for_prices() {
         .await;
     get(&car_path(CODIGO))
         .respond_with(ok(car_body(CODIGO)))
-        .expect(4)
+        .expect(3)
         .mount(&server)
         .await;
     let c = carapi_sdk::Client::builder()
@@ -337,26 +337,51 @@ async fn without_a_cap_no_request_is_sent_just_for_prices() {
         .rate_limit(None)
         .build()
         .unwrap();
-    for _ in 0..3 {
-        c.car(CODIGO).await.unwrap();
-    }
-    let enviados = server.received_requests().await.unwrap();
-    assert!(
-        enviados.iter().all(|r| r.url.path() != "/v1/saldo"),
-        "a lookup never waits for a price request"
-    );
-    assert_eq!(c.gasto().confirmado, dec!(0), "prices not known yet");
-    assert_eq!(c.precos().await.unwrap(), carapi_sdk::Precos::LEGADOS);
+    let (a, b) = tokio::join!(c.car(CODIGO), c.car(CODIGO));
+    a.unwrap();
+    b.unwrap();
+    let g = c.gasto();
     assert_eq!(
-        c.gasto().confirmado,
-        dec!(1.50),
-        "3 x 0.50 at the legacy table, priced once learned"
+        (g.confirmado, g.nao_precificadas),
+        (dec!(1.00), 0),
+        "2 x 0.50 at the legacy table, learned by one saldo request"
     );
     c.car(CODIGO).await.unwrap();
+    assert_eq!(c.gasto().confirmado, dec!(1.50));
+}
+
+#[tokio::test]
+async fn a_lookup_goes_on_unpriced_when_the_prices_cannot_be_read() {
+    let server = MockServer::start().await;
+    get("/v1/saldo")
+        .respond_with(api_error(500, "ERRO_INTERNO", "x"))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    get("/v1/saldo")
+        .respond_with(ok(saldo_body(&carapi_sdk::Precos::ATUAIS)))
+        .mount(&server)
+        .await;
+    get(&car_path(CODIGO))
+        .respond_with(ok(car_body(CODIGO)))
+        .mount(&server)
+        .await;
+    let c = carapi_sdk::Client::builder()
+        .base_url(server.uri())
+        .api_key(KEY)
+        .rate_limit(None)
+        .retry(carapi_sdk::RetryPolicy::disabled())
+        .build()
+        .unwrap();
+    c.car(CODIGO).await.unwrap();
+    let g = c.gasto();
+    assert_eq!((g.confirmado, g.nao_precificadas), (dec!(0), 1));
+    c.car(CODIGO).await.unwrap();
+    let g = c.gasto();
     assert_eq!(
-        c.gasto().confirmado,
-        dec!(2.00),
-        "known prices: counted at once"
+        (g.confirmado, g.nao_precificadas),
+        (dec!(2.00), 0),
+        "the next lookup read the prices and priced the first one too"
     );
 }
 

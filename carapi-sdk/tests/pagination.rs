@@ -1,7 +1,7 @@
 //! `historico_stream` and `recargas_stream` walk every page.
 
 use carapi_sdk::{HistoricoParams, RecargaStatus, RecargasParams, StatusConsulta};
-use futures::{StreamExt, TryStreamExt};
+use futures::StreamExt;
 use serde_json::json;
 use wiremock::MockServer;
 use wiremock::matchers::query_param;

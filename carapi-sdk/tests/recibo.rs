@@ -103,7 +103,7 @@ async fn a_failed_receipt_leaves_no_file_and_keeps_the_old_one() {
     let target = dir.path().join("recibo.pdf");
     std::fs::write(&target, b"antigo").unwrap();
     let e = c.recibo_para_arquivo(CODIGO, &target).await.unwrap_err();
-    assert_eq!(e.code(), Some(&carapi_sdk::ErrorCode::ReciboNaoEncontrado));
+    assert_eq!(e.code(), Some(carapi_sdk::ErrorCode::ReciboNaoEncontrado));
     assert_eq!(std::fs::read(&target).unwrap(), b"antigo");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     assert_eq!(c.gasto().confirmado, dec!(0));

@@ -63,7 +63,7 @@ async fn gives_up_after_max_attempts() {
         .uso()
         .await
         .unwrap_err();
-    assert_eq!(e.code(), Some(&carapi_sdk::ErrorCode::ServicoIndisponivel));
+    assert_eq!(e.code(), Some(carapi_sdk::ErrorCode::ServicoIndisponivel));
     assert_eq!(received(&server, "/v1/uso").await, 4);
 }
 
@@ -218,7 +218,7 @@ async fn lost_responses_of_every_charged_lookup_are_not_retried() {
         .await;
     let c = builder(&server)
         .timeout(Duration::from_millis(200))
-        .recibo_timeout(Duration::from_millis(200))
+        .receipt_timeout(Duration::from_millis(200))
         .build()
         .unwrap();
     assert!(c.car_completo(CODIGO).await.unwrap_err().is_transport());

@@ -178,6 +178,6 @@ async fn with_a_cap_unknown_prices_refuse_before_sending() {
         .unwrap();
     assert_eq!(
         c.car(CODIGO).await.unwrap_err().code(),
-        Some(&carapi_sdk::ErrorCode::TokenInvalido)
+        Some(carapi_sdk::ErrorCode::TokenInvalido)
     );
 }

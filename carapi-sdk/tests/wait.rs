@@ -1,4 +1,4 @@
-//! `aguardar_recarga` against a mock (the interval logic itself is unit-tested with tokio's
+//! `wait_for_recarga` against a mock (the interval logic itself is unit-tested with tokio's
 //! paused clock in `src/wait.rs`; here the public 5 s floor is used for real, once).
 
 use std::time::{Duration, Instant};
@@ -26,7 +26,7 @@ async fn returns_at_once_when_already_final() {
         .mount(&server)
         .await;
     let st = client(&server)
-        .aguardar_recarga(id(), Duration::from_secs(600))
+        .wait_for_recarga(id(), Duration::from_secs(600))
         .await
         .unwrap();
     assert!(st.pago);
@@ -52,7 +52,7 @@ async fn polls_at_least_5_seconds_apart_until_confirmed() {
         .unwrap();
     let t = Instant::now();
     let st = c
-        .aguardar_recarga(id(), Duration::from_secs(60))
+        .wait_for_recarga(id(), Duration::from_secs(60))
         .await
         .unwrap();
     assert_eq!(st.status, RecargaStatus::Confirmado);
@@ -73,7 +73,7 @@ async fn times_out_without_polling_faster() {
         .await;
     let t = Instant::now();
     let e = client(&server)
-        .aguardar_recarga(id(), Duration::from_secs(1))
+        .wait_for_recarga(id(), Duration::from_secs(1))
         .await
         .unwrap_err();
     assert!(t.elapsed() >= Duration::from_millis(950));
@@ -99,8 +99,8 @@ async fn not_found_ends_the_wait() {
         .mount(&server)
         .await;
     let e = client(&server)
-        .aguardar_recarga(id(), Duration::from_secs(600))
+        .wait_for_recarga(id(), Duration::from_secs(600))
         .await
         .unwrap_err();
-    assert_eq!(e.code(), Some(&carapi_sdk::ErrorCode::RecargaNaoEncontrada));
+    assert_eq!(e.code(), Some(carapi_sdk::ErrorCode::RecargaNaoEncontrada));
 }

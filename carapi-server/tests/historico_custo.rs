@@ -24,7 +24,7 @@ struct Linha {
 }
 
 fn linha(i: i64) -> Linha {
-    let endpoint = EndpointConsulta::TODOS[(i % 4) as usize].as_str();
+    let endpoint = EndpointConsulta::ALL[(i % 4) as usize].as_str();
     Linha {
         i,
         endpoint,
@@ -96,7 +96,7 @@ pub async fn semear(banco: &Banco, conta: ContaId, n: i64) {
 /// find, not patterns).
 fn filtros() -> Vec<FiltroHistorico> {
     let mut v = Vec::new();
-    for endpoint in std::iter::once(None).chain(EndpointConsulta::TODOS.map(Some)) {
+    for endpoint in std::iter::once(None).chain(EndpointConsulta::ALL.map(Some)) {
         for status in [
             None,
             Some(StatusConsulta::Sucesso),
@@ -335,7 +335,7 @@ async fn usage_window_starting_mid_hour_is_exact() {
                 .filter(|i| (*i as f64) >= desde_s)
                 .map(linha)
                 .collect();
-            for e in EndpointConsulta::TODOS {
+            for e in EndpointConsulta::ALL {
                 let n = linhas.iter().filter(|l| l.endpoint == e.as_str()).count() as u64;
                 let valor = 100
                     * linhas

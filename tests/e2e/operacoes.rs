@@ -4,7 +4,6 @@ use carapi_sdk::{
     HistoricoParams, LimitesUpdate, NovaRecarga, RecargaStatus, RecargasParams, domain::CpfCnpj,
 };
 use carapi_tests::Ambiente;
-use futures::TryStreamExt;
 use rust_decimal::Decimal;
 use rust_decimal_macros::dec;
 
@@ -167,7 +166,7 @@ async fn topup_from_creation_to_confirmation() {
 
     amb.server.pagar_recarga(criada.recarga_id).await.unwrap();
     let fim = c
-        .aguardar_recarga(criada.recarga_id, std::time::Duration::from_secs(60))
+        .wait_for_recarga(criada.recarga_id, std::time::Duration::from_secs(60))
         .await
         .unwrap();
     assert_eq!(fim.status, RecargaStatus::Confirmado);

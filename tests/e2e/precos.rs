@@ -50,7 +50,7 @@ async fn legacy_account_moves_to_current_prices_on_its_first_confirmed_topup() {
 
     amb.server.pagar_recarga(criada.recarga_id).await.unwrap();
     let fim = c
-        .aguardar_recarga(criada.recarga_id, Duration::from_secs(60))
+        .wait_for_recarga(criada.recarga_id, Duration::from_secs(60))
         .await
         .unwrap();
     let total = fim.total_creditado.expect("filled once paid");

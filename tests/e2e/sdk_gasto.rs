@@ -19,6 +19,39 @@ fn via(proxy: &Proxy, api_key: &str) -> ClientBuilder {
 }
 
 #[tokio::test]
+async fn gasto_is_exact_after_a_charged_lookup_with_no_prior_saldo_and_no_cap() {
+    let amb = Ambiente::novo().await;
+    let conta = amb
+        .conta_com(carapi_server::NovaConta {
+            legado: true,
+            ..Default::default()
+        })
+        .await;
+    let c = amb.cliente(&conta.api_key);
+    c.car(CODIGO_REAL).await.unwrap();
+    let g = c.gasto();
+    assert_eq!(
+        (g.confirmado, g.incerto, g.nao_precificadas),
+        (Precos::LEGADOS.car_basico, dec!(0), 0),
+        "the client read the account's (legacy) prices before its first charged lookup"
+    );
+    c.car_completo(CODIGO_REAL).await.unwrap();
+    let cobrado: rust_decimal::Decimal = c
+        .historico(&HistoricoParams::default())
+        .await
+        .unwrap()
+        .itens
+        .iter()
+        .map(|i| i.valor_cobrado)
+        .sum();
+    assert_eq!(
+        c.gasto().confirmado,
+        cobrado,
+        "what the history shows charged"
+    );
+}
+
+#[tokio::test]
 async fn a_lost_answer_to_a_charged_lookup_is_uncertain_capped_and_resolved_against_history() {
     let amb = Ambiente::novo().await;
     let conta = amb.conta(dec!(100)).await;
@@ -62,7 +95,7 @@ async fn a_lost_answer_to_a_charged_lookup_is_uncertain_capped_and_resolved_agai
     assert_eq!(h.itens.len(), 1, "{:?}", h.itens);
     assert!(h.itens[0].cobrado);
 
-    let r = c.resolver_incertos().await.unwrap();
+    let r = c.settle_uncertain().await.unwrap();
     assert_eq!((r.cobradas, r.nao_cobradas, r.pendentes), (1, 0, 0));
     let g = c.gasto();
     assert_eq!((g.confirmado, g.incerto), (dec!(1.00), dec!(0)));
@@ -97,7 +130,7 @@ async fn a_404_in_flight_does_not_refuse_a_lookup_that_fits() {
     proxy.liberar();
 
     let e = em_voo.await.unwrap().unwrap_err();
-    assert_eq!(e.code(), Some(&ErrorCode::CarNaoEncontrado));
+    assert_eq!(e.code(), Some(ErrorCode::CarNaoEncontrado));
     let ok = real.await.unwrap();
     assert!(
         ok.is_ok(),
@@ -151,7 +184,7 @@ async fn a_429_tells_the_daily_and_monthly_limits_from_the_rate_and_is_not_retri
         c.atualizar_limites(&update).await.unwrap();
         c.car(CODIGO_REAL).await.unwrap();
         let e = c.car(CODIGO_REAL).await.unwrap_err();
-        assert_eq!(e.code(), Some(&ErrorCode::LimiteExcedido), "{e}");
+        assert_eq!(e.code(), Some(ErrorCode::LimiteExcedido), "{e}");
         assert_eq!(e.limite(), Some(escopo), "{e:?}");
         assert!(
             !e.is_retryable(),

@@ -142,7 +142,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     for i in &itens {
         t.linha(vec![
             Celula::instante(i.data),
-            Celula::texto(&i.endpoint),
+            Celula::texto(i.endpoint.as_str()),
             Celula::opcional(i.chave_consulta.as_deref()),
             Celula::inteiro(i.status_http),
             Celula::booleano(i.cobrado),

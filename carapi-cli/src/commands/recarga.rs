@@ -2,7 +2,7 @@
 //!
 //! `criar` shows the bonus preview, then the QR code (Unicode half blocks, scannable from the
 //! screen) and the copy-and-paste payload on stdout, then waits for the payment with a spinner,
-//! reading the status at least 5 s apart (SDK `aguardar_recarga`) until `Confirmado` (prints
+//! reading the status at least 5 s apart (SDK `wait_for_recarga`) until `Confirmado` (prints
 //! amount, bonus and the new balance), `Rejeitado` (exit 1) or `--timeout` (default 30 min).
 //! Ctrl-C stops waiting (exit 130) and says how to resume: `carapi recarga status ID --wait`.
 //!
@@ -353,7 +353,7 @@ async fn aguardar(
         .shell
         .spinner("Aguardando o pagamento do PIX (Ctrl-C para parar)");
     let r = tokio::select! {
-        r = client.aguardar_recarga(id, timeout) => r,
+        r = client.wait_for_recarga(id, timeout) => r,
         _ = ctrl_c.as_mut() => {
             sp.finish_and_clear();
             return Err(CliError::interrupted(format!(

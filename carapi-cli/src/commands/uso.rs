@@ -35,7 +35,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     ]);
     for i in &u.itens {
         t.linha(vec![
-            Celula::texto(&i.endpoint),
+            Celula::texto(i.endpoint.as_str()),
             Celula::inteiro(i.quantidade),
             Celula::dinheiro(i.valor_total),
         ]);
@@ -47,7 +47,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         let itens: Vec<(String, Decimal)> = u
             .itens
             .iter()
-            .map(|i| (i.endpoint.clone(), i.valor_total))
+            .map(|i| (i.endpoint.to_string(), i.valor_total))
             .collect();
         ctx.shell.line("")?;
         ctx.shell.line("Gasto por endpoint:")?;

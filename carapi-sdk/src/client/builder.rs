@@ -25,8 +25,14 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default connect time-out: 10 s.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default time-out of the receipt download (headers and whole body): 120 s.
-pub const DEFAULT_RECIBO_TIMEOUT: Duration = Duration::from_secs(120);
-/// Shortest interval between two status reads of [`Client::aguardar_recarga`]: 5 s
+pub const DEFAULT_RECEIPT_TIMEOUT: Duration = Duration::from_secs(120);
+/// Former name of [`DEFAULT_RECEIPT_TIMEOUT`].
+#[deprecated(
+    since = "0.1.0",
+    note = "renamed `DEFAULT_RECEIPT_TIMEOUT` (English for the client's machinery)"
+)]
+pub const DEFAULT_RECIBO_TIMEOUT: Duration = DEFAULT_RECEIPT_TIMEOUT;
+/// Shortest interval between two status reads of [`Client::wait_for_recarga`]: 5 s
 /// (contract, "Top-up endpoints" rule 7: "poll at intervals of 5 seconds or more").
 pub const MIN_POLL_INTERVAL: Duration = Duration::from_secs(5);
 
@@ -38,12 +44,12 @@ pub const MIN_POLL_INTERVAL: Duration = Duration::from_secs(5);
 /// | [`api_key`](Self::api_key) | `$CARAPI_API_KEY` (required) |
 /// | [`timeout`](Self::timeout) | 30 s per request |
 /// | [`connect_timeout`](Self::connect_timeout) | 10 s |
-/// | [`recibo_timeout`](Self::recibo_timeout) | 120 s (receipt PDF, whole body) |
+/// | [`receipt_timeout`](Self::receipt_timeout) | 120 s (receipt PDF, whole body) |
 /// | [`retry`](Self::retry) | [`RetryPolicy::default`] |
 /// | [`retry_charged_lookups`](Self::retry_charged_lookups) | false |
 /// | [`rate_limit`](Self::rate_limit) | 10 requests/s (contract, "Limits") |
 /// | [`max_spend`](Self::max_spend) | none |
-/// | [`precos`](Self::precos) | learned from `GET /v1/saldo` (fetched up front only with a `max_spend` cap) |
+/// | [`precos`](Self::precos) | learned from `GET /v1/saldo` (free), read once before the first charged lookup |
 /// | [`poll_interval`](Self::poll_interval) | 5 s (minimum 5 s; [`poll_interval_unchecked`](Self::poll_interval_unchecked) for local servers) |
 /// | [`user_agent`](Self::user_agent) | `carapi-sdk/<version>` |
 /// | [`http_client`](Self::http_client) | a `reqwest::Client` built from the settings above |
@@ -55,7 +61,7 @@ pub struct ClientBuilder {
     api_key: Option<String>,
     timeout: Duration,
     connect_timeout: Duration,
-    recibo_timeout: Duration,
+    receipt_timeout: Duration,
     retry: RetryPolicy,
     retry_charged_lookups: bool,
     rate_limit: Option<NonZeroU32>,
@@ -73,7 +79,7 @@ impl Default for ClientBuilder {
             api_key: None,
             timeout: DEFAULT_TIMEOUT,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
-            recibo_timeout: DEFAULT_RECIBO_TIMEOUT,
+            receipt_timeout: DEFAULT_RECEIPT_TIMEOUT,
             retry: RetryPolicy::default(),
             retry_charged_lookups: false,
             rate_limit: Some(DEFAULT_RATE_LIMIT),
@@ -89,6 +95,7 @@ impl Default for ClientBuilder {
 impl ClientBuilder {
     /// The service's base address, without `/v1` (e.g. `http://127.0.0.1:8080`; a path prefix
     /// such as `https://host/api` is kept). Default: `$CARAPI_BASE_URL`.
+    #[must_use]
     pub fn base_url(mut self, url: impl AsRef<str>) -> Self {
         self.base_url = Some(url.as_ref().to_owned());
         self
@@ -96,6 +103,7 @@ impl ClientBuilder {
 
     /// The API key sent as `Authorization: Bearer <key>` on every request (contract,
     /// "Authentication"). Default: `$CARAPI_API_KEY`. Never logged nor shown by `Debug`.
+    #[must_use]
     pub fn api_key(mut self, key: impl Into<String>) -> Self {
         self.api_key = Some(key.into());
         self
@@ -103,25 +111,39 @@ impl ClientBuilder {
 
     /// Time-out of each attempt of a JSON request, from connecting to the end of the body
     /// (default 30 s).
+    #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
     }
 
     /// Time-out of establishing a connection (default 10 s).
+    #[must_use]
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
         self
     }
 
     /// Time-out of the receipt request, whole PDF body included (default 120 s).
-    pub fn recibo_timeout(mut self, timeout: Duration) -> Self {
-        self.recibo_timeout = timeout;
+    #[must_use]
+    pub fn receipt_timeout(mut self, timeout: Duration) -> Self {
+        self.receipt_timeout = timeout;
         self
+    }
+
+    /// Former name of [`receipt_timeout`](Self::receipt_timeout).
+    #[deprecated(
+        since = "0.1.0",
+        note = "renamed `ClientBuilder::receipt_timeout` (English for the client's machinery)"
+    )]
+    #[must_use]
+    pub fn recibo_timeout(self, timeout: Duration) -> Self {
+        self.receipt_timeout(timeout)
     }
 
     /// The retry policy (default [`RetryPolicy::default`]; [`RetryPolicy::disabled`] turns
     /// retries off).
+    #[must_use]
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.retry = policy;
         self
@@ -131,6 +153,7 @@ impl ClientBuilder {
     /// whose answer was lost after the request was sent (time-out, connection reset). The first
     /// request may have been charged, so this can charge twice (and [`Client::gasto`] counts the
     /// lookup once); default false. A 200 whose body broke off is never re-sent: it was charged.
+    #[must_use]
     pub fn retry_charged_lookups(mut self, yes: bool) -> Self {
         self.retry_charged_lookups = yes;
         self
@@ -140,6 +163,7 @@ impl ClientBuilder {
     /// `None` turns it off. Default 10/s, the contract's limit per key (contract, "Limits").
     /// Requests are spaced at least `1/n` s apart, so no one-second window holds more than `n`.
     /// Clones of the client share the limit; separate clients on the same key do not.
+    #[must_use]
     pub fn rate_limit(mut self, per_second: Option<NonZeroU32>) -> Self {
         self.rate_limit = per_second;
         self
@@ -150,31 +174,36 @@ impl ClientBuilder {
     /// prices reserved by lookups in flight. A lookup that fits once those in flight settle
     /// (a 404 releases its reservation) waits for them; one that would pass the cap even then
     /// is refused before it is sent with [`Error::SpendLimit`]. Sandbox values are free and
-    /// always pass. The prices are fetched once (`GET /v1/saldo`) unless given with
-    /// [`precos`](Self::precos).
+    /// always pass. The prices are read once (`GET /v1/saldo`) unless given with
+    /// [`precos`](Self::precos); when that read fails, the lookup fails with its error.
+    #[must_use]
     pub fn max_spend(mut self, max: Decimal) -> Self {
         self.max_spend = Some(max);
         self
     }
 
-    /// The account's prices, when known (e.g. [`Precos::ATUAIS`]); saves the `GET /v1/saldo`
-    /// the client otherwise makes before its first charged lookup.
+    /// The account's prices, when known (e.g. [`Precos::ATUAIS`]); saves the free
+    /// `GET /v1/saldo` the client otherwise makes before its first charged lookup to price
+    /// [`Client::gasto`] and the cap.
+    #[must_use]
     pub fn precos(mut self, precos: Precos) -> Self {
         self.precos = Some(precos);
         self
     }
 
-    /// Interval between two status reads of [`Client::aguardar_recarga`]; values below
+    /// Interval between two status reads of [`Client::wait_for_recarga`]; values below
     /// [`MIN_POLL_INTERVAL`] (5 s, the contract's recommendation for the service) are raised
     /// to it. See [`poll_interval_unchecked`](Self::poll_interval_unchecked) for local servers.
+    #[must_use]
     pub fn poll_interval(mut self, interval: Duration) -> Self {
         self.poll_interval = interval.max(MIN_POLL_INTERVAL);
         self
     }
 
-    /// Interval between two status reads of [`Client::aguardar_recarga`], taken as given, even
+    /// Interval between two status reads of [`Client::wait_for_recarga`], taken as given, even
     /// below the 5 s the contract recommends for the real service (contract, "Limits",
     /// "Status polling"): for a local reference server or a test server you run yourself.
+    #[must_use]
     pub fn poll_interval_unchecked(mut self, interval: Duration) -> Self {
         self.poll_interval = interval;
         self
@@ -192,12 +221,14 @@ impl ClientBuilder {
     /// let client = carapi_sdk::Client::builder().http_client(http).build();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[must_use]
     pub fn http_client(mut self, client: reqwest::Client) -> Self {
         self.http_client = Some(client);
         self
     }
 
     /// The `User-Agent` header (default `carapi-sdk/<version>`).
+    #[must_use]
     pub fn user_agent(mut self, ua: impl Into<String>) -> Self {
         self.user_agent = ua.into();
         self
@@ -255,7 +286,7 @@ impl ClientBuilder {
                 user_agent,
                 base,
                 timeout: self.timeout,
-                recibo_timeout: self.recibo_timeout,
+                receipt_timeout: self.receipt_timeout,
                 budget: self.retry.new_budget(),
                 retry: self.retry,
                 limiter: self.rate_limit.map(Limiter::new),
@@ -276,7 +307,7 @@ impl fmt::Debug for ClientBuilder {
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("timeout", &self.timeout)
             .field("connect_timeout", &self.connect_timeout)
-            .field("recibo_timeout", &self.recibo_timeout)
+            .field("receipt_timeout", &self.receipt_timeout)
             .field("retry", &self.retry)
             .field("retry_charged_lookups", &self.retry_charged_lookups)
             .field("rate_limit", &self.rate_limit)

@@ -1,11 +1,10 @@
 //! Account endpoints (free): saldo, histórico, limites, uso.
 
-use futures::Stream;
 use reqwest::Method;
 
 use super::http::Req;
 use super::{Client, Op};
-use crate::page::{Pagina, paginate};
+use crate::page::{Pagina, Paginator};
 use crate::{
     ConsumoItem, Error, HistoricoParams, HistoricoResponse, LimitesResponse, LimitesUpdate, Result,
     SaldoResponse, UsoResponse,
@@ -37,23 +36,26 @@ impl Client {
     }
 
     /// Every history item matching `params`, page after page (from `params.page`, default 1;
-    /// `size` default 100 here), as a stream that owns a clone of the client. The stream ends
-    /// after the last page (`totalPaginas`) or an empty page, and after the first error.
+    /// `size` default 100 here), as a [`Paginator`] that owns a clone of the client: read it
+    /// with `.next().await` (no `use` of any futures trait needed), collect it with
+    /// [`Paginator::try_collect`], or use it as a `futures_core::Stream`. It ends after the
+    /// last page (`totalPaginas`) or an empty page, and after the first error.
     ///
     /// ```no_run
     /// # async fn f(client: carapi_sdk::Client) -> Result<(), carapi_sdk::Error> {
-    /// use futures::TryStreamExt;
-    /// let itens: Vec<_> = client.historico_stream(Default::default()).try_collect().await?;
+    /// let mut historico = client.historico_stream(Default::default());
+    /// while let Some(item) = historico.next().await {
+    ///     let item = item?;
+    ///     println!("{} {}", item.endpoint, item.valor_cobrado);
+    /// }
+    /// let todos = client.historico_stream(Default::default()).try_collect().await?;
     /// # Ok(()) }
     /// ```
-    pub fn historico_stream(
-        &self,
-        params: HistoricoParams,
-    ) -> impl Stream<Item = Result<ConsumoItem, Error>> + Send + 'static {
+    pub fn historico_stream(&self, params: HistoricoParams) -> Paginator<ConsumoItem> {
         let client = self.clone();
         let start = params.page.unwrap_or(1).max(1);
         let size = Some(params.size.unwrap_or(100));
-        paginate(start, move |page| {
+        Paginator::new(start, move |page| {
             let client = client.clone();
             let params = HistoricoParams {
                 page: Some(page),

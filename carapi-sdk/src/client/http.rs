@@ -203,7 +203,7 @@ impl Client {
                 attempt,
                 wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
                 status = error.status(),
-                code = error.code().map(|c| c.as_str()),
+                code = error.code().map(tracing::field::display),
                 "nova tentativa"
             );
             tokio::time::sleep(wait).await;
@@ -218,59 +218,11 @@ impl Client {
         attempt: u32,
         reserva: &mut Option<Reserva>,
     ) -> Attempt {
-        let inner = &self.inner;
-        let op = req.op;
-        let timeout = self.timeout.unwrap_or(if req.recibo {
-            inner.recibo_timeout
-        } else {
-            inner.timeout
-        });
-        let mut rb = inner
-            .http
-            .request(req.method.clone(), req.url.clone())
-            .header(AUTHORIZATION, inner.auth.clone())
-            .header(USER_AGENT, inner.user_agent.clone())
-            .timeout(timeout);
-        if let Some(body) = &req.body {
-            rb = rb
-                .header(CONTENT_TYPE, "application/json")
-                .body(body.clone());
-        }
-        let enviado = chrono::Utc::now();
-        let started = Instant::now();
-        let resp = match rb.send().await {
+        let sent_at = SentAt::now();
+        let started = sent_at.started;
+        let resp = match self.request(req).send().await {
             Ok(resp) => resp,
-            Err(e) => {
-                let e = e.without_url();
-                let sent = !e.is_connect();
-                tracing::debug!(
-                    target: "carapi_sdk::http",
-                    method = %req.method,
-                    route = op.route(),
-                    error = %e,
-                    sent,
-                    elapsed_ms = elapsed_ms(started),
-                    attempt,
-                    "falha de transporte"
-                );
-                if !sent {
-                    return Attempt::Failed(
-                        Some(Outcome::NotSent),
-                        transport(op, req.chargeable(), false, attempt, e),
-                    );
-                }
-                if let Some(r) = reserva.as_ref() {
-                    // The server may have charged it: counted as uncertain.
-                    r.perdida(enviado);
-                }
-                let outcome = Outcome::LostAfterSend {
-                    timeout: e.is_timeout(),
-                };
-                return Attempt::Failed(
-                    Some(outcome),
-                    transport(op, req.chargeable(), true, attempt, e),
-                );
-            }
+            Err(e) => return send_failed(req, e, attempt, sent_at, reserva.as_ref()),
         };
         let status = resp.status();
         tracing::Span::current().record("status", status.as_u16());
@@ -299,8 +251,34 @@ impl Client {
                 let outcome = (!req.chargeable()).then_some(Outcome::LostAfterSend {
                     timeout: e.is_timeout(),
                 });
-                Attempt::Failed(outcome, transport(op, req.chargeable(), true, attempt, e))
+                Attempt::Failed(
+                    outcome,
+                    transport(req.op, req.chargeable(), true, attempt, e),
+                )
             }
+        }
+    }
+
+    /// The HTTP request of `req`: key, user agent, the time-out of this handle (the receipt's
+    /// own unless overridden), and the JSON body.
+    fn request(&self, req: &Req) -> reqwest::RequestBuilder {
+        let inner = &self.inner;
+        let timeout = self.timeout.unwrap_or(if req.recibo {
+            inner.receipt_timeout
+        } else {
+            inner.timeout
+        });
+        let rb = inner
+            .http
+            .request(req.method.clone(), req.url.clone())
+            .header(AUTHORIZATION, inner.auth.clone())
+            .header(USER_AGENT, inner.user_agent.clone())
+            .timeout(timeout);
+        match &req.body {
+            Some(body) => rb
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.clone()),
+            None => rb,
         }
     }
 
@@ -342,6 +320,63 @@ impl Client {
     }
 }
 
+/// When an attempt was sent: the wall clock (to match the history) and the monotonic one (for
+/// the elapsed time in logs).
+#[derive(Clone, Copy)]
+struct SentAt {
+    wall: chrono::DateTime<chrono::Utc>,
+    started: Instant,
+}
+
+impl SentAt {
+    fn now() -> Self {
+        Self {
+            wall: chrono::Utc::now(),
+            started: Instant::now(),
+        }
+    }
+}
+
+/// The request could not be sent, or its answer was lost: a lookup whose request left
+/// (`sent`) may have been charged and is recorded as uncertain on its reservation.
+fn send_failed(
+    req: &Req,
+    e: reqwest::Error,
+    attempt: u32,
+    sent_at: SentAt,
+    reserva: Option<&Reserva>,
+) -> Attempt {
+    let e = e.without_url();
+    let sent = !e.is_connect();
+    tracing::debug!(
+        target: "carapi_sdk::http",
+        method = %req.method,
+        route = req.op.route(),
+        error = %e,
+        sent,
+        elapsed_ms = elapsed_ms(sent_at.started),
+        attempt,
+        "falha de transporte"
+    );
+    if !sent {
+        return Attempt::Failed(
+            Some(Outcome::NotSent),
+            transport(req.op, req.chargeable(), false, attempt, e),
+        );
+    }
+    if let Some(r) = reserva {
+        // The server may have charged it: counted as uncertain.
+        r.perdida(sent_at.wall);
+    }
+    let outcome = Outcome::LostAfterSend {
+        timeout: e.is_timeout(),
+    };
+    Attempt::Failed(
+        Some(outcome),
+        transport(req.op, req.chargeable(), true, attempt, e),
+    )
+}
+
 fn transport(op: Op, chargeable: bool, sent: bool, attempts: u32, source: reqwest::Error) -> Error {
     Error::Transport {
         operation: op.name(),
@@ -367,8 +402,13 @@ fn log_response(req: &Req, status: StatusCode, started: Instant, attempt: u32) {
     );
 }
 
-/// Decodes a JSON body, naming the JSON path that failed.
+/// Decodes a JSON body, naming the JSON path that failed. The body is decoded once by
+/// `serde_json` alone; only a body that fails is decoded again to find the path (tracking the
+/// path of every value costs time on every answer).
 pub(crate) fn decode<T: DeserializeOwned>(op: Op, status: u16, bytes: &[u8]) -> Result<T> {
+    if let Ok(value) = serde_json::from_slice(bytes) {
+        return Ok(value);
+    }
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(de).map_err(|e| Error::Decode {
         operation: op.name(),

@@ -1,19 +1,18 @@
-//! Settling lost answers against the free history: [`Client::resolver_incertos`].
+//! Settling lost answers against the free history: [`Client::settle_uncertain`].
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use futures::TryStreamExt;
 use rust_decimal::Decimal;
 
 use super::Client;
 use crate::spend::{Incerto, TOLERANCIA};
 use crate::{ConsumoItem, HistoricoParams, Result, StatusConsulta};
 
-/// What [`Client::resolver_incertos`] found.
+/// What [`Client::settle_uncertain`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
-pub struct Resolucao {
+pub struct Settlement {
     /// Lookups the history shows as charged: moved to [`Gasto::confirmado`](crate::Gasto::confirmado).
     pub cobradas: u32,
     /// Lookups the history shows no charge for: dropped from [`Gasto::incerto`](crate::Gasto::incerto).
@@ -23,13 +22,20 @@ pub struct Resolucao {
     pub pendentes: u32,
 }
 
+/// Former name of [`Settlement`].
+#[deprecated(
+    since = "0.1.0",
+    note = "renamed `Settlement` (English for the client's machinery)"
+)]
+pub type Resolucao = Settlement;
+
 impl Client {
     /// Settles the lookups whose answer was lost after sending ([`Gasto::incerto`](crate::Gasto::incerto))
     /// against the free history (`GET /v1/historico`, contract "Account endpoints"): a lookup
     /// is matched by endpoint, key (CAR code or document) and time (from 30 s before it was sent
     /// to 30 s after its answer was lost, for clock differences). Found: moved to
     /// `confirmado` at the amount the history shows. Not found: dropped when lost more than
-    /// 30 s ago, otherwise left uncertain ([`Resolucao::pendentes`]).
+    /// 30 s ago, otherwise left uncertain ([`Settlement::pendentes`]).
     ///
     /// A 200 of the same key this client got within that window is told apart (each history
     /// item accounts for one lookup). Costs one history request per distinct key (more when it
@@ -37,7 +43,7 @@ impl Client {
     ///
     /// # Errors
     /// Those of [`Client::historico`]; nothing is settled for the keys not yet read.
-    pub async fn resolver_incertos(&self) -> Result<Resolucao> {
+    pub async fn settle_uncertain(&self) -> Result<Settlement> {
         let mut grupos: BTreeMap<(&'static str, String), Vec<Incerto>> = BTreeMap::new();
         for i in self.inner.spend.incertos() {
             grupos
@@ -45,7 +51,7 @@ impl Client {
                 .or_default()
                 .push(i);
         }
-        let mut total = Resolucao::default();
+        let mut total = Settlement::default();
         for grupo in grupos.into_values() {
             let itens = self.cobrados_desde(&grupo).await?;
             let r = classificar(grupo, &itens, Utc::now());
@@ -55,6 +61,18 @@ impl Client {
             total.pendentes += r.pendentes;
         }
         Ok(total)
+    }
+
+    /// Former name of [`Client::settle_uncertain`].
+    ///
+    /// # Errors
+    /// Those of [`Client::settle_uncertain`].
+    #[deprecated(
+        since = "0.1.0",
+        note = "renamed `Client::settle_uncertain` (English for the client's machinery)"
+    )]
+    pub async fn resolver_incertos(&self) -> Result<Settlement> {
+        self.settle_uncertain().await
     }
 
     /// The charged history items of the group's endpoint and key since the earliest window.
@@ -72,14 +90,18 @@ impl Client {
             status: Some(StatusConsulta::Sucesso),
             ..HistoricoParams::default()
         };
-        let chave = primeiro.chave.clone();
-        self.historico_stream(params)
-            .try_take_while(move |i| std::future::ready(Ok(i.data >= desde)))
-            .try_filter(move |i| {
-                std::future::ready(i.cobrado && i.chave_consulta.as_deref() == Some(chave.as_str()))
-            })
-            .try_collect()
-            .await
+        let mut itens = self.historico_stream(params);
+        let mut cobrados = Vec::new();
+        while let Some(i) = itens.next().await {
+            let i = i?;
+            if i.data < desde {
+                break;
+            }
+            if i.cobrado && i.chave_consulta.as_deref() == Some(primeiro.chave.as_str()) {
+                cobrados.push(i);
+            }
+        }
+        Ok(cobrados)
     }
 }
 
@@ -133,7 +155,7 @@ mod tests {
     use chrono::TimeDelta;
 
     use super::*;
-    use crate::client::Op;
+    use crate::op::Op;
 
     fn incerto(id: u64, em: DateTime<Utc>, conhecidas: u32) -> Incerto {
         Incerto {

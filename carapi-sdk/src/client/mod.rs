@@ -21,18 +21,22 @@ use std::time::Duration;
 use rust_decimal::Decimal;
 use url::Url;
 
+#[allow(deprecated)]
+pub use builder::DEFAULT_RECIBO_TIMEOUT;
 pub use builder::{
-    ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_RECIBO_TIMEOUT, DEFAULT_TIMEOUT, ENV_API_KEY,
+    ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_RECEIPT_TIMEOUT, DEFAULT_TIMEOUT, ENV_API_KEY,
     ENV_BASE_URL, MIN_POLL_INTERVAL,
 };
 pub use falta::Falta;
-pub use incertos::Resolucao;
+#[allow(deprecated)]
+pub use incertos::{Resolucao, Settlement};
 pub use recibo::{ReciboDownload, ReciboInfo};
 
 use crate::limiter::Limiter;
+pub(crate) use crate::op::Op;
 use crate::retry::{RetryBudget, RetryPolicy};
 use crate::spend::{Reserva, SpendGuard};
-use crate::{EndpointConsulta, Error, Gasto, Precos, Result};
+use crate::{Error, Gasto, Precos, Result};
 
 /// Async client of the carapi `/v1` API: one method per operation of the contract.
 ///
@@ -52,12 +56,12 @@ use crate::{EndpointConsulta, Error, Gasto, Precos, Result};
 /// | [`uso`](Client::uso) | `GET /v1/uso` | free |
 /// | [`faixas_recarga`](Client::faixas_recarga) | `GET /v1/recarga/faixas` | free |
 /// | [`criar_recarga`](Client::criar_recarga) | `POST /v1/recarga` | free (creates a PIX charge) |
-/// | [`recarga`](Client::recarga), [`aguardar_recarga`](Client::aguardar_recarga) | `GET /v1/recarga/{recargaId}` | free |
+/// | [`recarga`](Client::recarga), [`wait_for_recarga`](Client::wait_for_recarga) | `GET /v1/recarga/{recargaId}` | free |
 /// | [`recargas`](Client::recargas), [`recargas_stream`](Client::recargas_stream) | `GET /v1/recargas` | free |
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
-    /// Per-call time-out override ([`Client::com_timeout`]).
+    /// Per-call time-out override ([`Client::with_timeout`]).
     timeout: Option<Duration>,
 }
 
@@ -68,7 +72,7 @@ struct Inner {
     user_agent: reqwest::header::HeaderValue,
     base: Url,
     timeout: Duration,
-    recibo_timeout: Duration,
+    receipt_timeout: Duration,
     retry: RetryPolicy,
     budget: RetryBudget,
     limiter: Option<Limiter>,
@@ -81,6 +85,7 @@ struct Inner {
 
 impl Client {
     /// A builder with the defaults (see [`ClientBuilder`]).
+    #[must_use]
     pub fn builder() -> ClientBuilder {
         ClientBuilder::default()
     }
@@ -95,6 +100,7 @@ impl Client {
     }
 
     /// The base address requests go to (without `/v1`).
+    #[must_use]
     pub fn base_url(&self) -> &Url {
         &self.inner.base
     }
@@ -105,13 +111,15 @@ impl Client {
     /// and `nao_precificadas` (lookups not yet priced). Sandbox values and errors cost nothing.
     /// [`ClientBuilder::max_spend`] compares `confirmado + incerto` against the cap.
     ///
-    /// Prices are those given with [`ClientBuilder::precos`], or learned from `precos` of
-    /// `GET /v1/saldo` whenever the client reads it ([`Client::saldo`], [`Client::precos`]).
-    /// With a cap they are fetched before the first charged lookup; without one, no request is
-    /// sent just for them, and the lookups made before are priced as soon as the client
-    /// learns them (call [`Client::precos`] to have them priced now).
+    /// Prices are those given with [`ClientBuilder::precos`], or `precos` of `GET /v1/saldo`
+    /// (free), which the client reads once before its first charged lookup when it has not read
+    /// them yet ([`Client::saldo`] and [`Client::precos`] refresh them). So after any charged
+    /// call `confirmado` is exact, with or without a cap; `nao_precificadas` counts only the
+    /// lookups made while the prices could not be read (the saldo request itself failed), priced
+    /// as soon as the client learns them.
     ///
-    /// [`Client::resolver_incertos`] settles the uncertain lookups against the free history.
+    /// [`Client::settle_uncertain`] settles the uncertain lookups against the free history.
+    #[must_use]
     pub fn gasto(&self) -> Gasto {
         self.inner.spend.gasto()
     }
@@ -122,17 +130,29 @@ impl Client {
     /// ```no_run
     /// # async fn f(client: carapi_sdk::Client) -> carapi_sdk::Result<()> {
     /// use std::time::Duration;
-    /// let car = client.com_timeout(Duration::from_secs(5)).car("DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47").await?;
+    /// let car = client.with_timeout(Duration::from_secs(5)).car("DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47").await?;
     /// # Ok(()) }
     /// ```
-    pub fn com_timeout(&self, timeout: Duration) -> Client {
+    #[must_use]
+    pub fn with_timeout(&self, timeout: Duration) -> Client {
         Client {
             inner: self.inner.clone(),
             timeout: Some(timeout),
         }
     }
 
+    /// Former name of [`Client::with_timeout`].
+    #[deprecated(
+        since = "0.1.0",
+        note = "renamed `Client::with_timeout` (English for the client's machinery)"
+    )]
+    #[must_use]
+    pub fn com_timeout(&self, timeout: Duration) -> Client {
+        self.with_timeout(timeout)
+    }
+
     /// The spend cap set with [`ClientBuilder::max_spend`], BRL.
+    #[must_use]
     pub fn max_spend(&self) -> Option<Decimal> {
         self.inner.spend.limite()
     }
@@ -155,7 +175,7 @@ impl Client {
         }
         let p = self.fetch_saldo().await?.precos;
         *cache = Some(p);
-        self.inner.spend.precificar(&p);
+        self.inner.spend.precificar(|op| op.preco(&p));
         Ok(p)
     }
 
@@ -164,17 +184,23 @@ impl Client {
         *self.inner.precos_cache.lock().await = None;
     }
 
-    /// Reserves the price of a charged lookup (nothing for sandbox values). With a cap the
-    /// prices are fetched first if unknown (the cap needs them); without one, no request is
-    /// sent just for prices: the lookup is counted and priced when the client learns them.
+    /// Reserves the price of a charged lookup (nothing for sandbox values and free operations).
+    /// The account's prices are learned first when unknown (one free `GET /v1/saldo` per
+    /// client, shared by concurrent lookups), so that [`Client::gasto`] is exact after the
+    /// lookup. When they cannot be read: with a cap the lookup fails with that error (the cap
+    /// needs them); without one it goes on, counted in [`Gasto::nao_precificadas`] until the
+    /// client learns them.
     pub(crate) async fn reservar(&self, op: Op, sandbox: bool, chave: &str) -> Result<Reserva> {
         if sandbox || !op.is_charged() {
             return Ok(Reserva::nenhuma());
         }
-        let precos = match self.precos_conhecidos().await {
-            Some(p) => p,
-            None if self.inner.spend.limite().is_some() => self.precos().await?,
-            None => return Ok(self.inner.spend.pendente(op, chave)),
+        let precos = match self.precos().await {
+            Ok(p) => p,
+            Err(e) if self.inner.spend.limite().is_some() => return Err(e),
+            Err(e) => {
+                tracing::debug!(target: "carapi_sdk::spend", operation = op.name(), error = %e, "preços desconhecidos: consulta contada sem preço");
+                return Ok(self.inner.spend.pendente(op, chave));
+            }
         };
         self.inner.spend.reserve(op, chave, op.preco(&precos)).await
     }
@@ -197,7 +223,7 @@ impl Client {
                 precos
             }
         };
-        self.inner.spend.precificar(&precos);
+        self.inner.spend.precificar(|op| op.preco(&precos));
     }
 
     /// `{base}/v1/{segments…}`, each segment percent-encoded.
@@ -219,7 +245,7 @@ impl fmt::Debug for Client {
             .field("base_url", &i.base.as_str())
             .field("api_key", &"<redacted>")
             .field("timeout", &self.timeout.unwrap_or(i.timeout))
-            .field("recibo_timeout", &i.recibo_timeout)
+            .field("receipt_timeout", &i.receipt_timeout)
             .field("retry", &i.retry)
             .field("rate_limit", &i.limiter)
             .field("max_spend", &i.spend.limite())
@@ -230,88 +256,7 @@ impl fmt::Debug for Client {
     }
 }
 
-/// The operations of the contract, for pricing, retry safety and tracing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Op {
-    Car,
-    CarCompleto,
-    Proprietario,
-    Recibo,
-    Saldo,
-    Historico,
-    Limites,
-    AtualizarLimites,
-    Uso,
-    FaixasRecarga,
-    CriarRecarga,
-    Recarga,
-    Recargas,
-}
-
 impl Op {
-    /// The SDK method name, used in spans and errors.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Op::Car => "car",
-            Op::CarCompleto => "car_completo",
-            Op::Proprietario => "proprietario",
-            Op::Recibo => "recibo",
-            Op::Saldo => "saldo",
-            Op::Historico => "historico",
-            Op::Limites => "limites",
-            Op::AtualizarLimites => "atualizar_limites",
-            Op::Uso => "uso",
-            Op::FaixasRecarga => "faixas_recarga",
-            Op::CriarRecarga => "criar_recarga",
-            Op::Recarga => "recarga",
-            Op::Recargas => "recargas",
-        }
-    }
-
-    /// The route template of the contract (contract, "Endpoints"), for logs: never the key.
-    pub(crate) fn route(self) -> &'static str {
-        match self {
-            Op::Car => "/v1/car/{codigoCar}",
-            Op::CarCompleto => "/v1/car/{codigoCar}/completo",
-            Op::Proprietario => "/v1/proprietario/{cpfCnpj}",
-            Op::Recibo => "/v1/car/{codigoCar}/recibo",
-            Op::Saldo => "/v1/saldo",
-            Op::Historico => "/v1/historico",
-            Op::Limites | Op::AtualizarLimites => "/v1/limites",
-            Op::Uso => "/v1/uso",
-            Op::FaixasRecarga => "/v1/recarga/faixas",
-            Op::CriarRecarga => "/v1/recarga",
-            Op::Recarga => "/v1/recarga/{recargaId}",
-            Op::Recargas => "/v1/recargas",
-        }
-    }
-
-    /// The registered form the history uses for a charged lookup.
-    pub(crate) fn endpoint_consulta(self) -> Option<EndpointConsulta> {
-        match self {
-            Op::Car => Some(EndpointConsulta::CarBasico),
-            Op::CarCompleto => Some(EndpointConsulta::CarCompleto),
-            Op::Proprietario => Some(EndpointConsulta::Proprietario),
-            Op::Recibo => Some(EndpointConsulta::Recibo),
-            _ => None,
-        }
-    }
-
-    /// The charged lookup named `name` (see [`Op::name`]).
-    pub(crate) fn charged_by_name(name: &str) -> Option<Op> {
-        [Op::Car, Op::CarCompleto, Op::Proprietario, Op::Recibo]
-            .into_iter()
-            .find(|op| op.name() == name)
-    }
-
-    /// The four lookups charged on HTTP 200 (contract, "Prices").
-    pub(crate) fn is_charged(self) -> bool {
-        matches!(
-            self,
-            Op::Car | Op::CarCompleto | Op::Proprietario | Op::Recibo
-        )
-    }
-
     /// The price of a charged lookup (zero for free operations).
     pub(crate) fn preco(self, p: &Precos) -> Decimal {
         match self {

@@ -2,7 +2,6 @@
 
 use std::time::Duration;
 
-use futures::Stream;
 use reqwest::Method;
 use rust_decimal::Decimal;
 use uuid::Uuid;
@@ -10,10 +9,10 @@ use uuid::Uuid;
 use super::conta::set_query;
 use super::http::Req;
 use super::{Client, Op};
-use crate::page::{Pagina, paginate};
+use crate::page::{Pagina, Paginator};
 use crate::wait::poll_until_final;
 use crate::{
-    Error, FaixasResponse, NovaRecarga, RecargaCriadaResponse, RecargaItem, RecargaStatus,
+    FaixasResponse, NovaRecarga, RecargaCriadaResponse, RecargaItem, RecargaStatus,
     RecargaStatusResponse, RecargasParams, RecargasResponse, Result,
 };
 
@@ -22,7 +21,7 @@ impl Client {
     /// `valor` (BRL), the answer's `preview` tells what a top-up of that amount would credit.
     ///
     /// # Errors
-    /// [`Error::Api`] 401, 429; transport and decode errors.
+    /// [`Error::Api`](crate::Error::Api) 401, 429; transport and decode errors.
     pub async fn faixas_recarga(&self, valor: Option<Decimal>) -> Result<FaixasResponse> {
         let mut url = self.url(&["recarga", "faixas"])?;
         if let Some(v) = valor {
@@ -39,7 +38,7 @@ impl Client {
     /// retried after a lost answer.
     ///
     /// # Errors
-    /// [`Error::Api`] 400 `VALOR_INVALIDO` / `VALOR_MINIMO` (below 500 BRL) /
+    /// [`Error::Api`](crate::Error::Api) 400 `VALOR_INVALIDO` / `VALOR_MINIMO` (below 500 BRL) /
     /// `CONFIRMACAO_PRECOS_OBRIGATORIA` (legacy account without `confirmar_novos_precos`) /
     /// `DOCUMENTO_AUSENTE`, 401, 429, 500, 502 `ERRO_PIX`; transport and decode errors.
     pub async fn criar_recarga(&self, nova: &NovaRecarga) -> Result<RecargaCriadaResponse> {
@@ -54,10 +53,10 @@ impl Client {
 
     /// The stored status of a top-up: `GET /v1/recarga/{recargaId}` (free; reading changes
     /// nothing and never credits). While `Pendente` the answer repeats the QR data. Poll at
-    /// most every 5 s, or use [`Client::aguardar_recarga`].
+    /// most every 5 s, or use [`Client::wait_for_recarga`].
     ///
     /// # Errors
-    /// [`Error::Api`] 404 `RECARGA_NAO_ENCONTRADA` (missing or another account's), 401, 429;
+    /// [`Error::Api`](crate::Error::Api) 404 `RECARGA_NAO_ENCONTRADA` (missing or another account's), 401, 429;
     /// transport and decode errors.
     pub async fn recarga(&self, recarga_id: Uuid) -> Result<RecargaStatusResponse> {
         let id = recarga_id.to_string();
@@ -76,10 +75,10 @@ impl Client {
     /// (5 s or more, contract rule 7). The first read is immediate.
     ///
     /// # Errors
-    /// [`Error::Timeout`] when `timeout` passes first (no read is started that could not be
+    /// [`Error::Timeout`](crate::Error::Timeout) when `timeout` passes first (no read is started that could not be
     /// spaced 5 s from the previous one before the deadline); the errors of
     /// [`Client::recarga`], returned at once (transient ones are retried by the policy).
-    pub async fn aguardar_recarga(
+    pub async fn wait_for_recarga(
         &self,
         recarga_id: Uuid,
         timeout: Duration,
@@ -90,26 +89,50 @@ impl Client {
         .await
     }
 
+    /// Former name of [`Client::wait_for_recarga`].
+    ///
+    /// # Errors
+    /// Those of [`Client::wait_for_recarga`].
+    #[deprecated(
+        since = "0.1.0",
+        note = "renamed `Client::wait_for_recarga` (English for the client's machinery)"
+    )]
+    pub async fn aguardar_recarga(
+        &self,
+        recarga_id: Uuid,
+        timeout: Duration,
+    ) -> Result<RecargaStatusResponse> {
+        self.wait_for_recarga(recarga_id, timeout).await
+    }
+
     /// One page of the account's top-ups: `GET /v1/recargas` (free), filter `status`.
     ///
     /// # Errors
-    /// [`Error::Api`] 401, 429; transport and decode errors.
+    /// [`Error::Api`](crate::Error::Api) 401, 429; transport and decode errors.
     pub async fn recargas(&self, params: &RecargasParams) -> Result<RecargasResponse> {
         let mut url = self.url(&["recargas"])?;
         set_query(&mut url, params)?;
         self.call_json(Req::get(Op::Recargas, url)).await
     }
 
-    /// Every top-up matching `params`, page after page (`size` default 100 here), as a stream
-    /// owning a clone of the client; ends after the last page or the first error.
-    pub fn recargas_stream(
-        &self,
-        params: RecargasParams,
-    ) -> impl Stream<Item = Result<RecargaItem, Error>> + Send + 'static {
+    /// Every top-up matching `params`, page after page (`size` default 100 here), as a
+    /// [`Paginator`] owning a clone of the client (`.next().await`, [`Paginator::try_collect`],
+    /// or a `futures_core::Stream`); ends after the last page or the first error.
+    ///
+    /// ```no_run
+    /// # async fn f(client: carapi_sdk::Client) -> carapi_sdk::Result<()> {
+    /// let mut recargas = client.recargas_stream(Default::default());
+    /// while let Some(r) = recargas.next().await {
+    ///     let r = r?;
+    ///     println!("{} {}", r.valor_pago, r.status.as_str());
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn recargas_stream(&self, params: RecargasParams) -> Paginator<RecargaItem> {
         let client = self.clone();
         let start = params.page.unwrap_or(1).max(1);
         let size = Some(params.size.unwrap_or(100));
-        paginate(start, move |page| {
+        Paginator::new(start, move |page| {
             let client = client.clone();
             let params = RecargasParams {
                 page: Some(page),

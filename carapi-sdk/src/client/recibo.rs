@@ -14,7 +14,7 @@ use crate::{CodigoCar, Error, Recibo, Result};
 impl Client {
     /// The receipt ("Recibo de Inscrição do Imóvel Rural no CAR") as a PDF in memory:
     /// `GET /v1/car/{codigoCar}/recibo` (contract, "Lookup rules" 3). Uses the longer
-    /// [`recibo_timeout`](crate::ClientBuilder::recibo_timeout). Charged on 200 (11.00 BRL,
+    /// [`receipt_timeout`](crate::ClientBuilder::receipt_timeout). Charged on 200 (11.00 BRL,
     /// legacy 10.00). For large files prefer [`Client::recibo_para_arquivo`] or
     /// [`Client::recibo_download`].
     ///
@@ -101,7 +101,7 @@ impl Client {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "recibo".into());
-        let temp = dir.join(format!(".{nome}.{:016x}.part", rand::random::<u64>()));
+        let temp = dir.join(format!(".{nome}.{:016x}.part", fastrand::u64(..)));
         let result = async {
             let mut file = tokio::fs::OpenOptions::new()
                 .write(true)
@@ -155,16 +155,19 @@ pub struct ReciboDownload {
 impl ReciboDownload {
     /// The file name of `Content-Disposition` (`<codigoCar>.pdf`), reduced to a bare name (no
     /// directories); `<codigoCar>.pdf` when absent.
+    #[must_use]
     pub fn filename(&self) -> &str {
         &self.filename
     }
 
     /// Size of the PDF in bytes, when the server sent `Content-Length`.
+    #[must_use]
     pub fn content_length(&self) -> Option<u64> {
         self.content_length
     }
 
     /// Bytes received so far.
+    #[must_use]
     pub fn received(&self) -> u64 {
         self.received
     }

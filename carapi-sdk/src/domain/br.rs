@@ -38,6 +38,7 @@ pub fn parse_decimal(s: &str) -> Result<Decimal, ValidationError> {
 
 /// Formats `value` with a decimal comma and exactly `decimals` places, no thousands separator
 /// (`2.0131` with 4 -> `"2,0131"`), as the registry writes areas and módulos.
+#[must_use]
 pub fn format_decimal(value: Decimal, decimals: u32) -> String {
     let rounded = value.round_dp_with_strategy(
         decimals,
@@ -62,6 +63,7 @@ pub fn format_decimal(value: Decimal, decimals: u32) -> String {
 /// use carapi_sdk::domain::br;
 /// assert_eq!(br::format_inteiro(7_500_000), "7.500.000");
 /// ```
+#[must_use]
 pub fn format_inteiro(n: u64) -> String {
     agrupar_milhares(&n.to_string())
 }
@@ -81,6 +83,7 @@ pub(crate) fn agrupar_milhares(digitos: &str) -> String {
 /// Folds a Portuguese accented letter to its ASCII base (`'ã'` -> `'a'`, `'Ç'` -> `'C'`); any
 /// other character is returned as is. Used where only ASCII fits: PIX BR Code names (BCB manual)
 /// and text measured with a PDF base font.
+#[must_use]
 pub fn sem_acento(c: char) -> char {
     match c {
         'á' | 'à' | 'â' | 'ã' | 'ä' => 'a',
@@ -109,6 +112,7 @@ pub fn parse_data(s: &str) -> Result<NaiveDateTime, ValidationError> {
 }
 
 /// Formats a date-time as the registry does: `dd/MM/yyyy HH:mm:ss`.
+#[must_use]
 pub fn format_data(dt: NaiveDateTime) -> String {
     dt.format(FORMATO_DATA).to_string()
 }

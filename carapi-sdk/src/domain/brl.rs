@@ -11,6 +11,7 @@ use rust_decimal::{Decimal, RoundingStrategy};
 /// use rust_decimal::Decimal;
 /// assert_eq!(brl::format(Decimal::new(123456, 2)), "R$ 1.234,56");
 /// ```
+#[must_use]
 pub fn format(value: Decimal) -> String {
     let v = value.round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero);
     let text = format!("{:.2}", v.abs());
@@ -25,6 +26,7 @@ pub fn format(value: Decimal) -> String {
 }
 
 /// Rounds to centavos (2 places, half away from zero), the unit the ledger stores.
+#[must_use]
 pub fn centavos(value: Decimal) -> Decimal {
     value.round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero)
 }

@@ -44,21 +44,35 @@ impl CodigoCar {
     }
 
     /// The normalised code, as the API and the registry write it.
+    #[must_use]
     pub fn as_str(&self) -> &str {
         &self.0
     }
 
     /// The two-letter UF (`"ZZ"` for sandbox codes).
+    #[must_use]
     pub fn uf(&self) -> &str {
         &self.0[..2]
     }
 
-    /// The 7-digit IBGE municipality code embedded in the code (`None` for sandbox codes).
+    /// The 7-digit IBGE municipality code embedded in the code (`None` for sandbox codes,
+    /// whose `0000000` names no municipality).
+    ///
+    /// ```
+    /// # use carapi_sdk::{CodigoCar, sandbox};
+    /// assert_eq!(CodigoCar::parse(sandbox::CAR_BASICO)?.municipio_ibge(), None);
+    /// # Ok::<(), carapi_sdk::domain::ValidationError>(())
+    /// ```
+    #[must_use]
     pub fn municipio_ibge(&self) -> Option<u32> {
+        if self.is_sandbox() {
+            return None;
+        }
         self.0.get(3..10)?.parse().ok()
     }
 
     /// The 32-character hash in the dotted form of the official receipt (8 groups of 4).
+    #[must_use]
     pub fn hash_pontuado(&self) -> String {
         let hash = &self.0[11..];
         hash.as_bytes()
@@ -69,6 +83,7 @@ impl CodigoCar {
     }
 
     /// True for the contract's reserved sandbox codes.
+    #[must_use]
     pub fn is_sandbox(&self) -> bool {
         sandbox::is_codigo_car(&self.0)
     }
@@ -167,7 +182,7 @@ mod tests {
         for c in sandbox::CODIGOS_CAR {
             let parsed = CodigoCar::parse(c.to_lowercase()).unwrap();
             assert!(parsed.is_sandbox());
-            assert_eq!(parsed.municipio_ibge(), Some(0));
+            assert_eq!(parsed.municipio_ibge(), None, "{c}: no municipality");
         }
     }
 

@@ -58,11 +58,13 @@ impl CpfCnpj {
     }
 
     /// The bare document (digits, or digits and upper-case letters for a CNPJ).
+    #[must_use]
     pub fn as_str(&self) -> &str {
         &self.0
     }
 
     /// CPF or CNPJ, by length.
+    #[must_use]
     pub fn tipo(&self) -> TipoDocumento {
         if self.0.len() == 11 {
             TipoDocumento::Cpf
@@ -72,6 +74,7 @@ impl CpfCnpj {
     }
 
     /// The document with its usual mask: `529.982.247-25` or `12.ABC.345/01DE-35`.
+    #[must_use]
     pub fn formatado(&self) -> String {
         let s = &self.0;
         match self.tipo() {
@@ -90,6 +93,7 @@ impl CpfCnpj {
     }
 
     /// True for the contract's reserved sandbox documents.
+    #[must_use]
     pub fn is_sandbox(&self) -> bool {
         sandbox::is_documento(&self.0)
     }
@@ -165,6 +169,7 @@ pub fn completar_digitos(base: &str) -> Option<String> {
 
 impl CpfCnpj {
     /// See [`completar_digitos`]: builds a valid document from its base.
+    #[must_use]
     pub fn from_base(base: &str) -> Option<Self> {
         completar_digitos(base).and_then(|s| Self::parse(s).ok())
     }

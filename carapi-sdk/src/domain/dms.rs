@@ -81,6 +81,7 @@ pub fn parse(s: &str) -> Result<Decimal, ValidationError> {
 /// let lon = Decimal::from_str("-47.882778").unwrap();
 /// assert_eq!(dms::format(lon, Eixo::Longitude), "47°52'58,00 O");
 /// ```
+#[must_use]
 pub fn format(degrees: Decimal, eixo: Eixo) -> String {
     let hemi = match (eixo, degrees.is_sign_negative() && !degrees.is_zero()) {
         (Eixo::Latitude, false) => 'N',

@@ -12,6 +12,7 @@ use super::ValidationError;
 const CRC16: crc::Crc<u16> = crc::Crc::<u16>::new(&crc::CRC_16_IBM_3740);
 
 /// CRC-16/CCITT-FALSE of `data` (check value: `b"123456789"` -> `0x29B1`).
+#[must_use]
 pub fn crc16(data: &[u8]) -> u16 {
     CRC16.checksum(data)
 }

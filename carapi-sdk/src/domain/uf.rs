@@ -35,16 +35,19 @@ pub const UFS: [(&str, u8, &str); 27] = [
 ];
 
 /// The IBGE code of a UF given by its two-letter code (`"DF"` -> `Some(53)`).
+#[must_use]
 pub fn codigo_ibge(sigla: &str) -> Option<u8> {
     UFS.iter().find(|(s, _, _)| *s == sigla).map(|(_, c, _)| *c)
 }
 
 /// The full name of a UF (`"MT"` -> `Some("Mato Grosso")`), as the contract's `uf` field carries it.
+#[must_use]
 pub fn nome(sigla: &str) -> Option<&'static str> {
     UFS.iter().find(|(s, _, _)| *s == sigla).map(|(_, _, n)| *n)
 }
 
 /// The two-letter code of a UF given by its IBGE code (`51` -> `Some("MT")`).
+#[must_use]
 pub fn sigla_por_codigo(codigo: u8) -> Option<&'static str> {
     UFS.iter()
         .find(|(_, c, _)| *c == codigo)

@@ -56,26 +56,31 @@ pub struct CarDadosBasicos {
 
 impl CarDadosBasicos {
     /// `areaTotalHa` in hectares; `None` when null or not a decimal-comma number.
+    #[must_use]
     pub fn area_total(&self) -> Option<Decimal> {
         br::parse_decimal(self.area_total_ha.as_deref()?).ok()
     }
 
     /// `modulosFiscais` as a number; `None` when null or not a decimal-comma number.
+    #[must_use]
     pub fn modulos(&self) -> Option<Decimal> {
         br::parse_decimal(self.modulos_fiscais.as_deref()?).ok()
     }
 
     /// `dataCadastro` as a local Brasília date-time; `None` when null or malformed.
+    #[must_use]
     pub fn data_cadastro_em(&self) -> Option<NaiveDateTime> {
         br::parse_data(self.data_cadastro.as_deref()?).ok()
     }
 
     /// `latitude` in decimal degrees (negative south); `None` when null or malformed.
+    #[must_use]
     pub fn latitude_graus(&self) -> Option<Decimal> {
         dms::parse(self.latitude.as_deref()?).ok()
     }
 
     /// `longitude` in decimal degrees (negative west); `None` when null or malformed.
+    #[must_use]
     pub fn longitude_graus(&self) -> Option<Decimal> {
         dms::parse(self.longitude.as_deref()?).ok()
     }
@@ -100,6 +105,7 @@ pub struct CarDadosCompletos {
 
 impl CarDadosCompletos {
     /// Owners as `(name, document)` pairs, split on the commas of the two fields.
+    #[must_use]
     pub fn proprietarios(&self) -> Vec<(String, String)> {
         let split = |s: &Option<String>| -> Vec<String> {
             s.as_deref()

@@ -2,6 +2,8 @@ use chrono::{DateTime, FixedOffset};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
+use super::EndpointRegistrado;
+
 /// Precos: the effective price, in BRL per HTTP 200, of each charged lookup for the authenticated
 /// account (contract, "Prices"; "Precos"). Legacy accounts keep the legacy table until their
 /// first confirmed top-up.
@@ -99,8 +101,10 @@ pub struct ConsumoItem {
     #[serde(with = "super::timestamp")]
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub data: DateTime<FixedOffset>,
-    /// Registered endpoint form, e.g. `/v1/car/{codigo}`.
-    pub endpoint: String,
+    /// Registered endpoint form, e.g. `/v1/car/{codigo}` (a form unknown to this SDK version
+    /// is kept as [`EndpointRegistrado::Other`]).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "/v1/car/{codigo}"))]
+    pub endpoint: EndpointRegistrado,
     /// The looked-up key.
     #[serde(default)]
     pub chave_consulta: Option<String>,
@@ -206,8 +210,10 @@ fn de_money_patch<'de, D: serde::Deserializer<'de>>(
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct UsoItem {
-    /// Registered endpoint form, e.g. `/v1/car/{codigo}`.
-    pub endpoint: String,
+    /// Registered endpoint form, e.g. `/v1/car/{codigo}` (a form unknown to this SDK version
+    /// is kept as [`EndpointRegistrado::Other`]).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "/v1/car/{codigo}"))]
+    pub endpoint: EndpointRegistrado,
     /// Number of lookups.
     pub quantidade: u64,
     /// BRL charged.

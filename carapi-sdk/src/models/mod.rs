@@ -26,7 +26,9 @@ pub use conta::{
     UsoItem, UsoMes, UsoResponse,
 };
 pub use erro::ApiErrorBody;
-pub use params::{EndpointConsulta, HistoricoParams, RecargasParams, StatusConsulta};
+pub use params::{
+    EndpointConsulta, EndpointRegistrado, HistoricoParams, RecargasParams, StatusConsulta,
+};
 pub use proprietario::{ProprietarioItem, ProprietarioResponse};
 pub use recarga::{
     FaixaBonus, FaixasResponse, NovaRecarga, PreviewBonus, PreviewRecarga, RecargaCriadaResponse,

@@ -19,6 +19,7 @@ pub enum RecargaStatus {
 
 impl RecargaStatus {
     /// The wire name (`"Pendente"`, …).
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Pendente => "Pendente",
@@ -28,6 +29,7 @@ impl RecargaStatus {
     }
 
     /// True for `Confirmado` and `Rejeitado`, from which no move is shown by the contract.
+    #[must_use]
     pub fn is_final(self) -> bool {
         !matches!(self, Self::Pendente)
     }
@@ -130,6 +132,7 @@ pub struct NovaRecarga {
 impl NovaRecarga {
     /// A top-up of `valor` BRL for an account on the current prices
     /// (`confirmar_novos_precos: false`; set it for a legacy-price account).
+    #[must_use]
     pub fn new(valor: Decimal) -> Self {
         NovaRecarga {
             valor,

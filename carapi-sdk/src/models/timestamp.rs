@@ -8,11 +8,13 @@ use chrono::{DateTime, FixedOffset, NaiveDateTime};
 use serde::{Deserialize, Deserializer, Serializer};
 
 /// Brasília's offset, UTC-3 (America/Sao_Paulo has had no DST since 2019-02-17).
+#[must_use]
 pub fn brasilia() -> FixedOffset {
     FixedOffset::west_opt(3 * 3600).expect("UTC-3 is a valid offset")
 }
 
 /// Parses an ISO 8601 date-time with or without offset (see the module docs).
+#[must_use]
 pub fn parse(s: &str) -> Option<DateTime<FixedOffset>> {
     DateTime::parse_from_rfc3339(s).ok().or_else(|| {
         NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f")

@@ -105,7 +105,7 @@ pub async fn historico(
             .into_iter()
             .map(|c| ConsumoItem {
                 data: c.em.with_timezone(&brasilia()),
-                endpoint: c.endpoint,
+                endpoint: c.endpoint.into(),
                 chave_consulta: c.chave,
                 status_http: c.status,
                 cobrado: c.cobrado,
@@ -199,7 +199,7 @@ pub async fn uso(
         itens: itens
             .into_iter()
             .map(|u| UsoItem {
-                endpoint: u.endpoint,
+                endpoint: u.endpoint.into(),
                 quantidade: u.quantidade,
                 valor_total: u.valor_total.reais(),
             })

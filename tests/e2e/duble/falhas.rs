@@ -157,7 +157,7 @@ async fn rules_are_per_account_and_per_count() {
         let a = srv.conta().criar().await.unwrap();
         let b = srv.conta().criar().await.unwrap();
         let (ca, cb) = (srv.client(&a).unwrap(), srv.client(&b).unwrap());
-        let ca = ca.com_timeout(Duration::from_secs(5));
+        let ca = ca.with_timeout(Duration::from_secs(5));
         srv.falhar(
             Falha::erro(ErrorCode::ErroInterno)
                 .em("/v1/limites")

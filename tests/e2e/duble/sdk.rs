@@ -82,7 +82,7 @@ async fn the_spend_cap_counts_an_uncertain_charge_until_history_settles_it() {
         // 1.00 uncertain + 2.30 > 3.00: refused before sending.
         let e = c.car_completo(CODIGO_REAL).await.unwrap_err();
         assert!(matches!(e, Error::SpendLimit { .. }), "{e:?}");
-        let r = c.resolver_incertos().await.unwrap();
+        let r = c.settle_uncertain().await.unwrap();
         assert_eq!(r.cobradas, 1);
         let g = c.gasto();
         assert_eq!((g.confirmado, g.incerto), (dec!(1.00), dec!(0)));
@@ -104,7 +104,7 @@ async fn a_402_in_the_middle_of_a_batch_stops_it_without_a_debit() {
             }
         };
         assert_eq!(feitas, 2);
-        assert_eq!(erro.code(), Some(&ErrorCode::SaldoInsuficiente));
+        assert_eq!(erro.code(), Some(ErrorCode::SaldoInsuficiente));
         let falta = c
             .falta(&erro)
             .await
@@ -131,7 +131,7 @@ async fn the_waiter_sees_a_top_up_that_only_reconciliation_confirms() {
         let espera = {
             let c = c.clone();
             tokio::spawn(async move {
-                c.aguardar_recarga(r.recarga_id, Duration::from_secs(30))
+                c.wait_for_recarga(r.recarga_id, Duration::from_secs(30))
                     .await
             })
         };

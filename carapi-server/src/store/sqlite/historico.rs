@@ -201,7 +201,7 @@ fn busca(texto: &str) -> Busca {
     }
     padrao.push('%');
     let alvo = texto.to_ascii_uppercase();
-    let endpoints = EndpointConsulta::TODOS
+    let endpoints = EndpointConsulta::ALL
         .iter()
         .map(|e| e.as_str())
         .filter(|e| e.to_ascii_uppercase().contains(&alvo))
