@@ -89,7 +89,7 @@ fn preview_de(texto: &str) -> Result<PreviewRecarga, ApiError> {
 }
 
 /// `GET /v1/recarga/faixas[?valor=V]`: tiers, minimum, price tables and, with `valor`, a
-/// preview for it (any finite number).
+/// preview for it (any finite number up to the largest top-up).
 #[cfg_attr(feature = "openapi", utoipa::path(get, path = "/v1/recarga/faixas", tag = "recarga", security(("bearer" = [])),
     params(("valor" = Option<f64>, Query, description = "Amount in BRL to preview (any finite number up to the largest top-up; rounded to the centavo)")),
     responses(

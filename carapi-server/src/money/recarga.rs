@@ -159,12 +159,12 @@ pub fn desde_reuso(agora: DateTime<Utc>) -> DateTime<Utc> {
 /// a row still being created counts only when `em_criacao_desde` is given and it was created
 /// at or after that instant (an older one was abandoned). Among several, the latest created,
 /// and of equal instants the last inserted.
-pub fn reaproveitavel<'a>(
-    candidatas: &'a [Recarga],
+pub fn reaproveitavel(
+    candidatas: &[Recarga],
     valor: Centavos,
     desde: DateTime<Utc>,
     em_criacao_desde: Option<DateTime<Utc>>,
-) -> Option<&'a Recarga> {
+) -> Option<&Recarga> {
     candidatas
         .iter()
         .filter(|r| r.valor == valor && r.status == RecargaStatus::Pendente)

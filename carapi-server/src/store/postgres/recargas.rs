@@ -175,7 +175,7 @@ impl RecargasStore for PgStore {
     /// The top-up row is locked (`SELECT ... FOR UPDATE`) before it is planned on: a
     /// concurrent confirmation waits for it, then reads `Confirmado` and changes nothing. The
     /// credit commits or rolls back with the transition; when the reply of the `COMMIT` is
-    /// lost, the outcome is looked up on another connection ([`super::desfecho`]).
+    /// lost, the outcome is looked up on another connection (module `desfecho` of this store).
     async fn confirmar_recarga(
         &self,
         payment_id: &str,
