@@ -16,7 +16,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use crate::limits::Limitador;
-use crate::store::ContaId;
+use crate::money::ContaId;
 
 /// A per-key request-rate limiter.
 #[async_trait]

@@ -10,7 +10,7 @@ use std::time::Duration;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
-use crate::store::ContaId;
+use crate::money::ContaId;
 
 /// A keyed rate limiter: `n` requests per second per key `K` (an account by default, or a
 /// client address: [`LimitadorIp`]), bursts up to `n`.

@@ -46,11 +46,10 @@ async fn conta(store: &dyn Store) -> ContaId {
 fn cobranca(conta: ContaId) -> Cobranca {
     let dia: NaiveDate = "2026-05-04".parse().unwrap();
     Cobranca {
+        pedido: uuid::Uuid::new_v4(),
         conta,
         endpoint: EndpointConsulta::CarBasico,
         chave: CODIGO.into(),
-        preco_atual: Centavos(100),
-        preco_legado: Centavos(150),
         consolidar: Some(CODIGO.parse().unwrap()),
         em: Utc::now(),
         dia,

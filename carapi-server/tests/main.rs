@@ -18,6 +18,8 @@ mod carga;
 mod cli;
 mod concorrencia;
 mod conta;
+mod diferencial;
+mod dinheiro;
 mod erros;
 mod escala;
 mod historico_custo;
@@ -25,6 +27,7 @@ mod migracoes;
 mod nul;
 #[cfg(feature = "openapi")]
 mod openapi;
+mod perde_resposta;
 mod postgres;
 mod processos;
 mod proprietario;

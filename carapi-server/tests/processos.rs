@@ -126,10 +126,7 @@ async fn two_processes_on_one_postgres_keep_the_per_key_rate_and_the_ledger() {
     assert!(respostas.iter().all(|(s, _)| *s == 200 || *s == 429));
     let razao = store.razao(conta.conta_id).await.unwrap().unwrap();
     assert!(razao.consistente(), "{razao:?}");
-    let preco = carapi_server::ledger::preco(
-        &carapi_server::ledger::tabela(false),
-        EndpointConsulta::CarBasico,
-    );
+    let preco = carapi_server::money::tarifa::preco(false, EndpointConsulta::CarBasico);
     assert_eq!(razao.debitos, Centavos(preco.get() * cobradas as i64));
     assert_eq!(razao.saldo, Centavos(10_000) - razao.debitos);
 }

@@ -102,12 +102,7 @@ impl TipoLote {
 
     /// The account's price for this lookup.
     pub fn preco(self, p: &Precos) -> Decimal {
-        match self {
-            TipoLote::Car => p.car_basico,
-            TipoLote::Completo => p.car_completo,
-            TipoLote::Proprietario => p.proprietario,
-            TipoLote::Recibo => p.recibo,
-        }
+        p.preco(self.endpoint())
     }
 
     /// The history's name of this lookup's endpoint.

@@ -259,12 +259,7 @@ impl fmt::Debug for Client {
 impl Op {
     /// The price of a charged lookup (zero for free operations).
     pub(crate) fn preco(self, p: &Precos) -> Decimal {
-        match self {
-            Op::Car => p.car_basico,
-            Op::CarCompleto => p.car_completo,
-            Op::Proprietario => p.proprietario,
-            Op::Recibo => p.recibo,
-            _ => Decimal::ZERO,
-        }
+        self.endpoint_consulta()
+            .map_or(Decimal::ZERO, |e| p.preco(e))
     }
 }

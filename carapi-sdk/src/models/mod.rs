@@ -18,6 +18,7 @@ mod erro;
 mod params;
 mod proprietario;
 mod recarga;
+mod tarifa;
 pub mod timestamp;
 
 pub use car::{CarDadosBasicos, CarDadosCompletos, CarResponse, Recibo};
@@ -34,6 +35,7 @@ pub use recarga::{
     FaixaBonus, FaixasResponse, NovaRecarga, PreviewBonus, PreviewRecarga, RecargaCriadaResponse,
     RecargaItem, RecargaStatus, RecargaStatusResponse, RecargasResponse,
 };
+pub use tarifa::{DegrauBonus, FAIXAS_BONUS, faixas_bonus, percentual_bonus};
 
 /// `skip_serializing_if` helper: `sandbox` is present only when true (contract "Sandbox").
 pub(crate) fn is_false(b: &bool) -> bool {

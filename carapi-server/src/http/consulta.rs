@@ -5,14 +5,14 @@ use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
 use carapi_sdk::domain::brl;
 use carapi_sdk::models::timestamp::brasilia;
-use carapi_sdk::{CodigoCar, EndpointConsulta, ErrorCode, Precos};
+use carapi_sdk::{CodigoCar, EndpointConsulta, ErrorCode};
 use chrono::{DateTime, FixedOffset, SubsecRound, Utc};
+use uuid::Uuid;
 
 use super::error::{ApiError, Limite};
-use crate::ledger;
-use crate::money::Centavos;
+use crate::money::{Centavos, calendario, cobranca};
 use crate::state::AppState;
-use crate::store::{Cobranca, ContaId, RegistroConsulta, ResultadoCobranca};
+use crate::store::{Cobranca, ContaId, RegistroConsulta, ResultadoCobranca, cobrar_com_desfecho};
 
 /// The single path parameter of a route, decoded; one that does not decode to UTF-8 gets the
 /// route's own contract error ([`super::borda::erro_de_segmento`]).
@@ -90,7 +90,7 @@ impl<'a> Consulta<'a> {
                 chave: Some(chave_registrada(&self.chave)),
                 status: erro.status().as_u16(),
                 em: self.agora,
-                dia: ledger::dia_brasilia(self.agora),
+                dia: calendario::dia_brasilia(self.agora),
             };
             if let Err(e) = self.st.store.registrar_consulta(registro).await {
                 tracing::error!(erro = %e, "falha ao registrar consulta no histórico");
@@ -103,30 +103,31 @@ impl<'a> Consulta<'a> {
     /// `cache`. Returns `cache`. A refusal (402, 429) has been recorded by the store.
     pub async fn cobrar(&self, consolidar: Option<&CodigoCar>) -> Result<bool, ApiError> {
         let cobranca = Cobranca {
+            pedido: Uuid::new_v4(),
             conta: self.conta,
             endpoint: self.endpoint,
             chave: chave_registrada(&self.chave),
-            preco_atual: ledger::preco(&Precos::ATUAIS, self.endpoint),
-            preco_legado: ledger::preco(&Precos::LEGADOS, self.endpoint),
             consolidar: consolidar.cloned(),
             em: self.agora,
-            dia: ledger::dia_brasilia(self.agora),
+            dia: calendario::dia_brasilia(self.agora),
         };
-        match self.st.store.cobrar_consulta(cobranca).await? {
+        let resultado = cobrar_com_desfecho(self.st.store.as_ref(), cobranca).await?;
+        let espera = cobranca::espera(&resultado, self.agora).unwrap_or(1);
+        match resultado {
             ResultadoCobranca::Cobrada { cache, .. } => Ok(cache),
             ResultadoCobranca::SaldoInsuficiente { saldo, preco } => {
                 Err(saldo_insuficiente(saldo, preco))
             }
             ResultadoCobranca::LimiteDiario { limite } => Err(ApiError::limite_excedido(
                 Limite::Diario,
-                ledger::segundos_ate_amanha(self.agora),
+                espera,
                 format!(
                     "Limite diário de {limite} consultas cobradas atingido (horário de Brasília)."
                 ),
             )),
             ResultadoCobranca::LimiteMensal { limite, gasto } => Err(ApiError::limite_excedido(
                 Limite::Mensal,
-                ledger::segundos_ate_proximo_mes(self.agora),
+                espera,
                 format!(
                     "Limite mensal de gastos de {limite} seria ultrapassado (gasto no mês: {gasto})."
                 ),

@@ -14,7 +14,10 @@ use chrono::Duration;
 use super::error::ApiError;
 use super::extract::{Autenticado, Corpo, Parametros};
 use super::paginacao;
-use crate::ledger::{self, PERIODO_USO_DIAS};
+use crate::money::{calendario, limites, tarifa};
+
+/// Usage period of `GET /v1/uso`, days.
+pub const PERIODO_USO_DIAS: u32 = 30;
 use crate::money::Centavos;
 use crate::state::AppState;
 use crate::store::{Conta, FiltroHistorico};
@@ -45,14 +48,14 @@ pub async fn saldo(
     let agora = st.relogio.agora();
     let uso = st
         .store
-        .uso_periodo(conta.id, ledger::dia_brasilia(agora))
+        .uso_periodo(conta.id, calendario::dia_brasilia(agora))
         .await?;
     Ok(Json(SaldoResponse {
         success: true,
         saldo_reais: conta.saldo.reais(),
         limite_diario_requisicoes: conta.limite_diario,
         limite_mensal_reais: conta.limite_mensal.map(Centavos::reais),
-        precos: ledger::tabela(conta.legado),
+        precos: tarifa::tabela(conta.legado),
         uso_hoje: UsoHoje {
             requisicoes: uso.hoje_requisicoes,
             gasto: uso.hoje_gasto.reais(),
@@ -168,7 +171,7 @@ pub async fn atualizar_limites(
         ));
     }
     let (diario, mensal) =
-        ledger::limites_do_patch(patch.limite_diario_requisicoes, patch.limite_mensal_reais)
+        limites::limites_do_patch(patch.limite_diario_requisicoes, patch.limite_mensal_reais)
             .map_err(limite_invalido)?;
     let conta = st
         .store

@@ -15,7 +15,8 @@ use super::consulta::{Consulta, Segmento};
 use super::error::ApiError;
 use super::extract::ContaAutenticada;
 use crate::fonte;
-use crate::ledger::LIMITE_PROPRIETARIO;
+/// Ceiling of items of an owner lookup.
+pub const LIMITE_PROPRIETARIO: u32 = 200;
 use crate::state::AppState;
 use crate::store::ImovelDoDono;
 

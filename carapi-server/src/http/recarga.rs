@@ -20,8 +20,8 @@ use super::error::ApiError;
 use super::extract::{Autenticado, Corpo, Parametros};
 use super::paginacao;
 use crate::fonte;
-use crate::ledger::{self, VALOR_MAXIMO, VALOR_MINIMO};
-use crate::money::Centavos;
+use crate::money::recarga::{self, VALOR_MAXIMO, VALOR_MINIMO, ValorRecusado};
+use crate::money::tarifa;
 use crate::pix::reserva::{ErroRecarga, PedidoRecarga, criar_ou_reaproveitar};
 use crate::state::AppState;
 
@@ -41,73 +41,60 @@ pub struct FaixasQuery {
     pub valor: Option<String>,
 }
 
-fn valor_invalido(msg: impl Into<String>) -> ApiError {
-    ApiError::new(ErrorCode::ValorInvalido, msg)
+/// 400 `VALOR_INVALIDO` for the amount `valor` as sent (`POST /v1/recarga` and the preview of
+/// `GET /v1/recarga/faixas` refuse the same amounts with it).
+fn valor_invalido(valor: impl std::fmt::Display) -> ApiError {
+    ApiError::new(
+        ErrorCode::ValorInvalido,
+        format!(
+            "Valor inválido: {valor}. Use um valor positivo em reais, até {}, com até 2 casas decimais.",
+            brl::format(VALOR_MAXIMO.reais())
+        ),
+    )
 }
 
-/// A top-up amount: positive, at most 2 decimals, at most [`VALOR_MAXIMO`].
-fn valor_valido(v: Decimal) -> Result<Centavos, ApiError> {
-    let c = Centavos::from_reais(v)
-        .filter(|c| c.0 > 0 && *c <= VALOR_MAXIMO)
-        .ok_or_else(|| {
-            valor_invalido(format!(
-                "Valor inválido: {v}. Use um valor positivo em reais, com até 2 casas decimais."
-            ))
-        })?;
-    Ok(c)
-}
-
-fn preview(valor: Centavos) -> (u32, Centavos) {
-    ledger::bonus(valor)
-}
-
-/// Largest amount (BRL, absolute) previewed with exact centavo arithmetic; a larger finite
-/// `valor` is previewed in floating point with the top tier's percentage.
-const PREVIEW_EXATO_MAXIMO: f64 = 1e12;
-
-/// The preview of any finite `valor` (contract: `valor` is a number; every value gets 200):
-/// rounded to the centavo, the tier's percentage (zero below the tiers and for negative
-/// amounts), the bonus rounded down to the centavo. Not a JSON number: 400 `VALOR_INVALIDO`.
-fn preview_de(texto: &str) -> Result<serde_json::Value, ApiError> {
-    let v: f64 = texto
-        .parse()
-        .ok()
-        .filter(|v: &f64| v.is_finite())
-        .ok_or_else(|| valor_invalido(format!("valor não é um número: {texto:?}")))?;
-    if v.abs() <= PREVIEW_EXATO_MAXIMO {
-        let exato = texto
-            .parse::<Decimal>()
-            .or_else(|_| Decimal::from_scientific(texto))
-            .ok()
-            .or_else(|| Decimal::try_from(v).ok())
-            .unwrap_or_default();
-        let c = Centavos::from_reais(exato.round_dp(2)).unwrap_or(Centavos(0));
-        let (pct, bonus) = preview(c);
-        let p = PreviewRecarga {
-            valor_pago: c.reais(),
-            percentual_bonus: Decimal::from(pct),
-            valor_bonus: bonus.reais(),
-            total_creditado: (c + bonus).reais(),
-        };
-        return serde_json::to_value(p).map_err(ApiError::interno);
+/// The preview of `texto` (contract: `valor` is a number): any finite number up to
+/// [`VALOR_MAXIMO`] gets exact centavo arithmetic ([`recarga::preview`]); above it, the
+/// 400 `VALOR_INVALIDO` that `POST /v1/recarga` answers. Not a JSON number: 400
+/// `VALOR_INVALIDO`.
+fn preview_de(texto: &str) -> Result<PreviewRecarga, ApiError> {
+    // Only to tell a number from text (and `NaN`/`inf`); the amount itself is a Decimal.
+    if !texto.parse::<f64>().is_ok_and(f64::is_finite) {
+        return Err(ApiError::new(
+            ErrorCode::ValorInvalido,
+            format!("valor não é um número: {texto:?}"),
+        ));
     }
-    let pct = if v > 0.0 { preview(VALOR_MAXIMO).0 } else { 0 };
-    let bonus = v * f64::from(pct) / 100.0;
-    Ok(serde_json::json!({
-        "valorPago": v,
-        "percentualBonus": pct,
-        "valorBonus": bonus,
-        "totalCreditado": v + bonus,
-    }))
+    // A finite number that Decimal cannot hold: far above the maximum, or a tiny fraction.
+    let exato = texto
+        .parse::<Decimal>()
+        .or_else(|_| Decimal::from_scientific(texto))
+        .or_else(|_| {
+            let t = texto.to_ascii_lowercase();
+            let negativo_expoente = t.split_once('e').is_some_and(|(_, e)| e.starts_with('-'));
+            if negativo_expoente {
+                Ok(Decimal::ZERO)
+            } else {
+                Err(())
+            }
+        })
+        .map_err(|()| valor_invalido(texto))?;
+    let p = recarga::preview(exato).map_err(|_| valor_invalido(texto))?;
+    Ok(PreviewRecarga {
+        valor_pago: p.valor.reais(),
+        percentual_bonus: Decimal::from(p.percentual),
+        valor_bonus: p.bonus.reais(),
+        total_creditado: p.total().reais(),
+    })
 }
 
 /// `GET /v1/recarga/faixas[?valor=V]`: tiers, minimum, price tables and, with `valor`, a
-/// preview for it (any finite number).
+/// preview for it (any finite number up to the largest top-up).
 #[cfg_attr(feature = "openapi", utoipa::path(get, path = "/v1/recarga/faixas", tag = "recarga", security(("bearer" = [])),
-    params(("valor" = Option<f64>, Query, description = "Amount in BRL to preview (any finite number; rounded to the centavo)")),
+    params(("valor" = Option<f64>, Query, description = "Amount in BRL to preview (any finite number up to the largest top-up; rounded to the centavo)")),
     responses(
         (status = 200, description = "Bonus tiers, minimum, price tables, optional preview", body = FaixasResponse),
-        (status = 400, description = "`VALOR_INVALIDO`: `valor` is not a finite number (outside the schema)", body = carapi_sdk::ApiErrorBody),
+        (status = 400, description = "`VALOR_INVALIDO`: `valor` is not a finite number (outside the schema), or is above the largest amount `POST /v1/recarga` accepts (the same refusal)", body = carapi_sdk::ApiErrorBody),
         (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = carapi_sdk::ApiErrorBody),
         (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = carapi_sdk::ApiErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"),
@@ -116,7 +103,7 @@ fn preview_de(texto: &str) -> Result<serde_json::Value, ApiError> {
 pub async fn faixas(
     Autenticado(conta): Autenticado,
     Parametros(q): Parametros<FaixasQuery>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<FaixasResponse>, ApiError> {
     let preview = q
         .valor
         .as_deref()
@@ -124,19 +111,16 @@ pub async fn faixas(
         .filter(|s| !s.is_empty())
         .map(preview_de)
         .transpose()?;
-    let resposta = FaixasResponse {
+    Ok(Json(FaixasResponse {
         success: true,
         valor_minimo: VALOR_MINIMO.reais(),
         usa_preco_legado: conta.legado,
-        precos_atuais: ledger::tabela(conta.legado),
+        precos_atuais: tarifa::tabela(conta.legado),
         precos_apos_recarga: Precos::ATUAIS,
         confirmar_novos_precos_obrigatorio: conta.legado,
-        faixas: ledger::faixas(),
-        preview: None,
-    };
-    let mut json = serde_json::to_value(resposta).map_err(ApiError::interno)?;
-    json["preview"] = preview.unwrap_or(serde_json::Value::Null);
-    Ok(Json(json))
+        faixas: tarifa::faixas(),
+        preview,
+    }))
 }
 
 fn qr_base64(payload: &str) -> Result<String, ApiError> {
@@ -163,16 +147,19 @@ pub async fn criar(
     Autenticado(conta): Autenticado,
     Corpo(pedido): Corpo<NovaRecarga>,
 ) -> Result<Json<RecargaCriadaResponse>, ApiError> {
-    let valor = valor_valido(pedido.valor)?;
-    if valor < VALOR_MINIMO {
-        return Err(ApiError::new(
-            ErrorCode::ValorMinimo,
-            format!(
-                "Valor mínimo de recarga: {}.",
-                brl::format(VALOR_MINIMO.reais())
-            ),
-        ));
-    }
+    let valor = match recarga::valor_da_recarga(pedido.valor) {
+        Ok(v) => v,
+        Err(ValorRecusado::Invalido) => return Err(valor_invalido(pedido.valor)),
+        Err(ValorRecusado::AbaixoDoMinimo) => {
+            return Err(ApiError::new(
+                ErrorCode::ValorMinimo,
+                format!(
+                    "Valor mínimo de recarga: {}.",
+                    brl::format(VALOR_MINIMO.reais())
+                ),
+            ));
+        }
+    };
     if conta.legado && !pedido.confirmar_novos_precos {
         return Err(ApiError::new(
             ErrorCode::ConfirmacaoPrecosObrigatoria,

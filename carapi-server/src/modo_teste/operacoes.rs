@@ -69,7 +69,7 @@ pub struct EstadoConta {
 ///
 /// # Errors
 /// [`ServerError::Invalido`] for a negative balance, fractions of a centavo, an invalid
-/// document or limits outside the contract's ranges ([`crate::ledger::limites_do_patch`]);
+/// document or limits outside the contract's ranges ([`crate::money::limites::limites_do_patch`]);
 /// [`ServerError::Store`].
 pub async fn criar_conta(st: &AppState, nova: NovaContaTeste) -> Result<ContaCriada, ServerError> {
     let documento = nova
@@ -80,7 +80,7 @@ pub async fn criar_conta(st: &AppState, nova: NovaContaTeste) -> Result<ContaCri
         })
         .transpose()?;
     let (diario, mensal) =
-        crate::ledger::limites_do_patch(Some(nova.limite_diario), Some(nova.limite_mensal))
+        crate::money::limites::limites_do_patch(Some(nova.limite_diario), Some(nova.limite_mensal))
             .map_err(ServerError::Invalido)?;
     let criada = startup::criar_conta_em(
         st.store.as_ref(),

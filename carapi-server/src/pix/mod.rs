@@ -148,7 +148,7 @@ pub fn novo_payment_id() -> String {
 /// but the mandatory lower-case GUI `br.gov.bcb.pix` is digits, upper-case letters and the
 /// alphanumeric symbols, provided the location, the name and the city are upper case (the
 /// defaults of [`crate::config::Config`] are: a host name is case-insensitive and the path is
-/// the simulator's own). The longest payload (R$ 1.000.000,00, [`crate::ledger::VALOR_MAXIMO`])
+/// the simulator's own). The longest payload (R$ 1.000.000,00, [`crate::money::recarga::VALOR_MAXIMO`])
 /// then fits a version-5 QR code (37 modules) at error-correction level L, which the CLI draws in
 /// 21 lines of an 80x24 terminal; with the former lower-case location, name and 25-character id it
 /// took version 7 or 8.
@@ -230,7 +230,7 @@ mod tests {
 
     use super::*;
     use crate::config::Config;
-    use crate::ledger::VALOR_MAXIMO;
+    use crate::money::recarga::VALOR_MAXIMO;
 
     fn payload_padrao(payment_id: &str, valor: Centavos) -> String {
         let c = Config::default();

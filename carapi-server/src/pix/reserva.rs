@@ -13,13 +13,12 @@
 
 use std::time::Duration;
 
-use carapi_sdk::{CpfCnpj, RecargaStatus};
+use carapi_sdk::CpfCnpj;
 use chrono::{DateTime, Utc};
-use uuid::Uuid;
 
 use super::{PedidoCobranca, PixError, PixProvider, novo_payment_id};
-use crate::ledger::{self, JANELA_REAPROVEITAMENTO_MIN};
 use crate::money::Centavos;
+use crate::money::recarga;
 use crate::store::{ContaId, Recarga, Store, StoreError};
 
 /// Longest wait for the provider to create a charge; a row still being created after this is
@@ -67,20 +66,8 @@ pub async fn criar_ou_reaproveitar(
     pedido: PedidoRecarga,
 ) -> Result<(Recarga, bool), ErroRecarga> {
     let agora = pedido.agora;
-    let (pct, bonus) = ledger::bonus(pedido.valor);
-    let nova = Recarga {
-        id: Uuid::new_v4(),
-        conta: pedido.conta,
-        payment_id: novo_payment_id(),
-        valor: pedido.valor,
-        percentual_bonus: pct,
-        bonus,
-        status: RecargaStatus::Pendente,
-        qr_code: String::new(),
-        criada_em: agora,
-        confirmada_em: None,
-    };
-    let desde = agora - chrono::Duration::minutes(JANELA_REAPROVEITAMENTO_MIN);
+    let nova = recarga::nova_recarga(pedido.conta, pedido.valor, novo_payment_id(), agora);
+    let desde = recarga::desde_reuso(agora);
     let (recarga, reaproveitada) = store.inserir_recarga(nova, desde).await?;
     if reaproveitada {
         return Ok((esperar_pronta(store, recarga).await?, true));

@@ -3,7 +3,8 @@
 //! top-ups ([`RecargasStore`]), the simulated PSP's book ([`PspStore`]) and what processes on
 //! one database share ([`CoordenacaoStore`]); [`Store`] is all of them. All SQL lives in the
 //! implementations ([`SqliteStore`], [`PgStore`], one file per area); handlers only call these
-//! methods. The charge decision itself is not here: both stores call [`crate::regras::decidir`].
+//! methods. The money rules are not here: both stores read state, call the plan functions of
+//! [`crate::money`] and apply the plans.
 //!
 //! Money is [`Centavos`]; instants are UTC; the caller passes the Brasília calendar day (the
 //! store never decides time zones).
@@ -19,39 +20,21 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use carapi_sdk::{CodigoCar, CpfCnpj, EndpointConsulta, RecargaStatus, StatusConsulta};
 use chrono::{DateTime, NaiveDate, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use uuid::Uuid;
 
 use crate::dados::Imovel;
 use crate::limite_chave::LimitePorChave;
 use crate::limits::Limitador;
 use crate::money::Centavos;
+pub use crate::money::ContaId;
+pub use crate::money::cobranca::ResultadoCobranca;
+pub use crate::money::limites::Patch;
+pub use crate::money::recarga::{Confirmacao, PRAZO_CRIACAO_S, Recarga};
 
 pub use historico::JANELA_BUSCA;
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
-
-/// Seconds after which a top-up row still being created (its provider call never returned:
-/// the process died) is no longer reused ([`crate::pix::reserva`]).
-pub const PRAZO_CRIACAO_S: i64 = 15;
-
-/// Identifier of an API account.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct ContaId(pub i64);
-
-impl fmt::Display for ContaId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl std::str::FromStr for ContaId {
-    type Err = std::num::ParseIntError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        s.parse().map(ContaId)
-    }
-}
 
 /// A storage failure. Handlers turn it into 500 `ERRO_INTERNO` and log the detail.
 #[derive(Debug, thiserror::Error)]
@@ -75,6 +58,25 @@ pub enum StoreError {
     /// A stored value could not be read back (corrupt or foreign data).
     #[error("stored value unreadable: {0}")]
     Corrupt(String),
+    /// The reply of a commit was lost (the database connection dropped after the `COMMIT` was
+    /// sent, or the SQLite writer's reply never came) and whether it committed is not known
+    /// yet: [`ConsultasStore::desfecho_cobranca`] tells.
+    #[error("database: commit outcome unknown: {0}")]
+    RespostaPerdida(String),
+}
+
+impl StoreError {
+    /// True when the operation may have been committed although it failed
+    /// ([`StoreError::RespostaPerdida`]).
+    pub fn desfecho_incerto(&self) -> bool {
+        matches!(self, StoreError::RespostaPerdida(_))
+    }
+
+    /// The error of a commit whose reply was lost (`commit`) and whose outcome could not be
+    /// learned either (`busca`).
+    pub fn desfecho_desconhecido(commit: &impl fmt::Display, busca: &StoreError) -> StoreError {
+        StoreError::RespostaPerdida(format!("{commit}; lookup failed: {busca}"))
+    }
 }
 
 /// An API account as stored.
@@ -127,10 +129,6 @@ pub struct NovaContaRegistro {
     pub em: DateTime<Utc>,
 }
 
-/// Merge-patch of one limit (contract, `PUT /v1/limites`): `None` keeps, `Some(None)` removes,
-/// `Some(Some(v))` sets.
-pub type Patch<T> = Option<Option<T>>;
-
 /// A lookup that is recorded without a debit (any non-200 outcome decided before charging).
 #[derive(Debug, Clone)]
 pub struct RegistroConsulta {
@@ -148,72 +146,27 @@ pub struct RegistroConsulta {
     pub dia: NaiveDate,
 }
 
-/// A charged lookup about to be answered with 200.
+/// A charged lookup about to be answered with 200. The price is not here: the store reads the
+/// account's table in its transaction and [`crate::money::cobranca::planejar_cobranca`] prices
+/// it.
 #[derive(Debug, Clone)]
 pub struct Cobranca {
+    /// Id of this charge, stored with its history row: when the outcome of the commit is
+    /// unknown (the database's reply was lost), [`ConsultasStore::desfecho_cobranca`] looks it
+    /// up.
+    pub pedido: Uuid,
     /// The account.
     pub conta: ContaId,
     /// Which endpoint.
     pub endpoint: EndpointConsulta,
     /// The looked-up key, normalised.
     pub chave: String,
-    /// Price under the account's table at the time of the transaction: the legacy flag is read
-    /// inside the transaction, so both tables are passed.
-    pub preco_atual: Centavos,
-    /// Legacy price of the endpoint.
-    pub preco_legado: Centavos,
     /// CAR record to mark as consolidated (its previous state gives `cache`).
     pub consolidar: Option<CodigoCar>,
     /// When.
     pub em: DateTime<Utc>,
     /// Brasília day of `em`.
     pub dia: NaiveDate,
-}
-
-impl Cobranca {
-    /// The endpoint's price under both tables, for [`crate::regras::decidir`].
-    pub fn precos(&self) -> crate::regras::Precos {
-        crate::regras::Precos {
-            atual: self.preco_atual,
-            legado: self.preco_legado,
-        }
-    }
-}
-
-/// Outcome of [`ConsultasStore::cobrar_consulta`]. Every variant has already been recorded in the
-/// history, in the same transaction as the debit and the counters.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ResultadoCobranca {
-    /// Debited.
-    Cobrada {
-        /// Price charged.
-        valor: Centavos,
-        /// Balance before.
-        saldo_antes: Centavos,
-        /// Balance after.
-        saldo_depois: Centavos,
-        /// The record had already been consolidated by an earlier lookup.
-        cache: bool,
-    },
-    /// 402: the balance does not cover the price; nothing debited.
-    SaldoInsuficiente {
-        /// Balance.
-        saldo: Centavos,
-        /// Price.
-        preco: Centavos,
-    },
-    /// 429: the daily limit of charged lookups is reached.
-    LimiteDiario {
-        /// The limit.
-        limite: u32,
-    },
-    /// 429: the charge would pass the monthly spending ceiling.
-    LimiteMensal {
-        /// The ceiling.
-        limite: Centavos,
-        /// Spent this month.
-        gasto: Centavos,
-    },
 }
 
 /// Counters for `usoHoje` / `usoMes` of `GET /v1/saldo`.
@@ -280,42 +233,6 @@ pub struct UsoEndpoint {
     pub valor_total: Centavos,
 }
 
-/// A stored top-up.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Recarga {
-    /// Id.
-    pub id: Uuid,
-    /// Owner account.
-    pub conta: ContaId,
-    /// Payment id at the PSP.
-    pub payment_id: String,
-    /// Amount paid.
-    pub valor: Centavos,
-    /// Bonus percent fixed at creation.
-    pub percentual_bonus: u32,
-    /// Bonus fixed at creation.
-    pub bonus: Centavos,
-    /// State.
-    pub status: RecargaStatus,
-    /// BR Code payload.
-    pub qr_code: String,
-    /// Creation instant.
-    pub criada_em: DateTime<Utc>,
-    /// Confirmation instant.
-    pub confirmada_em: Option<DateTime<Utc>>,
-}
-
-/// Outcome of [`RecargasStore::confirmar_recarga`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Confirmacao {
-    /// This call moved it Pendente -> Confirmado and credited amount plus bonus.
-    Creditada(Recarga),
-    /// It was already final; nothing changed.
-    JaFinal(Recarga),
-    /// No top-up has this payment id.
-    NaoEncontrada,
-}
-
 /// Ledger check of one account.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -344,15 +261,6 @@ impl Razao {
             && self.debitos == self.cobrado_historico
             && self.creditos == self.saldo_inicial + self.creditado_recargas
             && self.saldo >= Centavos::ZERO
-    }
-}
-
-impl Recarga {
-    /// True while the provider charge is being created: the row exists (reuse is decided on
-    /// it) but its BR Code is not filled in yet ([`crate::pix::reserva`]). Such a row is not
-    /// listed, not shown to its account and not reconciled.
-    pub fn em_criacao(&self) -> bool {
-        self.qr_code.is_empty()
     }
 }
 
@@ -460,11 +368,25 @@ impl From<&Imovel> for ImovelDoDono {
 pub trait ConsultasStore {
     /// Records a lookup that is not charged (and counts it in the day's counters).
     async fn registrar_consulta(&self, registro: RegistroConsulta) -> Result<(), StoreError>;
-    /// In one transaction: reads the account and the counters the limits need, applies
-    /// [`crate::regras::decidir`], debits, writes the history row and the counters; a refusal
-    /// is recorded with its status and debits nothing. Atomic and safe under concurrency
+    /// In one transaction: reads the account, the counters its limits need and its latest
+    /// history instant, plans with [`crate::money::cobranca::planejar_cobranca`] and applies
+    /// the plan (debit, history row, ledger row, counters, consolidation); a refusal is
+    /// recorded with its status and debits nothing. Atomic and safe under concurrency
     /// (including other processes sharing the database).
+    ///
+    /// # Errors
+    /// [`StoreError`]; when [`StoreError::desfecho_incerto`] is true the charge may have been
+    /// committed: [`ConsultasStore::desfecho_cobranca`] tells.
     async fn cobrar_consulta(&self, cobranca: Cobranca) -> Result<ResultadoCobranca, StoreError>;
+    /// The history row of the charge `pedido` of `conta` made at `em`, once the transaction
+    /// that wrote it is over (committed or not): `None` when it was not committed. Read on a
+    /// connection other than the one whose reply was lost.
+    async fn desfecho_cobranca(
+        &self,
+        conta: ContaId,
+        pedido: Uuid,
+        em: DateTime<Utc>,
+    ) -> Result<Option<ConsultaRegistrada>, StoreError>;
     /// Counters of `dia` and of its month.
     async fn uso_periodo(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriodo, StoreError>;
     /// A page of the history, newest first, and the total matching the filter.
@@ -522,9 +444,11 @@ pub trait RecargasStore {
     ) -> Result<(Vec<Recarga>, u64), StoreError>;
     /// Up to `limite` pending top-ups of every account, oldest first.
     async fn recargas_pendentes(&self, limite: u32) -> Result<Vec<Recarga>, StoreError>;
-    /// Conditional transition Pendente -> Confirmado and the ledger credit of amount plus bonus
-    /// (and the move to the current price table) in one transaction: whatever the order and the
-    /// repeats, a top-up is credited once. Safe under concurrency (including other processes).
+    /// In one transaction: reads the top-up, plans with
+    /// [`crate::money::recarga::planejar_confirmacao`] and applies the plan (conditional
+    /// transition Pendente -> Confirmado, credit of amount plus bonus with its ledger row, move
+    /// to the current price table): whatever the order and the repeats, a top-up is credited
+    /// once. Safe under concurrency (including other processes).
     async fn confirmar_recarga(
         &self,
         payment_id: &str,
@@ -604,6 +528,39 @@ impl<T> Store for T where
         + fmt::Debug
         + 'static
 {
+}
+
+/// [`ConsultasStore::cobrar_consulta`], and when its outcome is unknown
+/// ([`StoreError::desfecho_incerto`]: the reply of the commit was lost), the outcome learned
+/// with [`ConsultasStore::desfecho_cobranca`]: the charge as its history row recorded it when
+/// it was committed (`cache` is then reported as `false`: the consolidation's earlier state is
+/// not recorded), the error when it was not (nothing was debited). A refusal whose reply was
+/// lost (recorded as 402 or 429, nothing debited) stays an error.
+///
+/// # Errors
+/// The store's error when the charge was not committed or its outcome cannot be learned.
+pub async fn cobrar_com_desfecho(
+    store: &dyn Store,
+    cobranca: Cobranca,
+) -> Result<ResultadoCobranca, StoreError> {
+    let (conta, pedido, em) = (cobranca.conta, cobranca.pedido, cobranca.em);
+    let erro = match store.cobrar_consulta(cobranca).await {
+        Err(e) if e.desfecho_incerto() => e,
+        outro => return outro,
+    };
+    match store.desfecho_cobranca(conta, pedido, em).await {
+        Ok(Some(linha)) if linha.status == 200 => {
+            tracing::warn!(%conta, %pedido, "resposta do commit perdida; a cobrança foi gravada");
+            Ok(ResultadoCobranca::Cobrada {
+                valor: linha.valor,
+                saldo_antes: linha.saldo_antes.unwrap_or_default(),
+                saldo_depois: linha.saldo_depois.unwrap_or_default(),
+                cache: false,
+            })
+        }
+        Ok(_) => Err(erro),
+        Err(busca) => Err(StoreError::desfecho_desconhecido(&erro, &busca)),
+    }
 }
 
 /// The SQL of the owner lookup of each store, for plan checks (`EXPLAIN`) in tests and benches.

@@ -32,11 +32,10 @@ pub async fn nova_conta(store: &dyn Store, saldo: i64, legado: bool) -> ContaId 
 
 pub fn cobranca(conta: ContaId, dia: NaiveDate, em: DateTime<Utc>) -> Cobranca {
     Cobranca {
+        pedido: uuid::Uuid::new_v4(),
         conta,
         endpoint: EndpointConsulta::CarBasico,
         chave: CODIGO.into(),
-        preco_atual: Centavos(100),
-        preco_legado: Centavos(150),
         consolidar: Some(CODIGO.parse().unwrap()),
         em,
         dia,
@@ -412,7 +411,7 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
         assert!(razao.consistente(), "{n}: {razao:?}");
         assert_eq!((razao.saldo, razao.debitos), (Centavos(50), Centavos(300)));
 
-        // the legacy table is read inside the transaction
+        // the legacy table is read inside the transaction (basic lookup: 0.50 legacy)
         let b = nova_conta(s, 1_000, true).await;
         let r = s
             .cobrar_consulta(cobranca(b, d1, instante(5)))
@@ -422,7 +421,7 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
             matches!(
                 r,
                 ResultadoCobranca::Cobrada {
-                    valor: Centavos(150),
+                    valor: Centavos(50),
                     cache: true,
                     ..
                 }

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use carapi_sdk::{ErrorCode, EscopoLimite, NovaRecarga, RecargaStatus, dec};
-use carapi_server::ledger;
+use carapi_server::money::calendario;
 use carapi_server::testing::ServidorTeste;
 
 use super::em_cada_banco;
@@ -16,7 +16,7 @@ fn quinhentos() -> NovaRecarga {
 
 /// Seconds from the server clock to one minute past the next Brasília midnight.
 fn ate_amanha(srv: &ServidorTeste) -> Duration {
-    Duration::from_secs(ledger::segundos_ate_amanha(srv.relogio().agora()) + 60)
+    Duration::from_secs(calendario::segundos_ate_amanha(srv.relogio().agora()) + 60)
 }
 
 #[tokio::test]
@@ -61,12 +61,12 @@ async fn the_monthly_limit_starts_over_next_month() {
         let e = assert_api_error(c.car(CODIGO_REAL).await, ErrorCode::LimiteExcedido);
         assert_eq!(e.limite, Some(EscopoLimite::Mensal));
         // Tomorrow is still this month (unless today is the last day): a day is not enough.
-        let ate_o_mes = ledger::segundos_ate_proximo_mes(srv.relogio().agora());
+        let ate_o_mes = calendario::segundos_ate_proximo_mes(srv.relogio().agora());
         if ate_o_mes > 2 * 86_400 {
             srv.avancar(ate_amanha(&srv)).await.unwrap();
             assert_api_error(c.car(CODIGO_REAL).await, ErrorCode::LimiteExcedido);
         }
-        let ate_o_mes = ledger::segundos_ate_proximo_mes(srv.relogio().agora());
+        let ate_o_mes = calendario::segundos_ate_proximo_mes(srv.relogio().agora());
         srv.avancar(Duration::from_secs(ate_o_mes + 60))
             .await
             .unwrap();

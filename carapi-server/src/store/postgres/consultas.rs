@@ -1,20 +1,22 @@
 //! Lookups: the charge transaction, the uncharged record and the day's counters; history and
 //! usage queries are in [`super::historico`].
 //!
-//! A charge locks its account row (`SELECT ... FOR UPDATE`) before reading the limit counters
-//! and the balance, so charges of one account run one after another while other accounts are
-//! not blocked; the debit itself is still conditional (`WHERE saldo_centavos >= price`) and
-//! its row count checked.
+//! A charge locks its account row (`SELECT ... FOR UPDATE`) before reading the limit counters,
+//! the balance and the latest history instant, plans with
+//! [`crate::money::cobranca::planejar_cobranca`] and applies the plan; the debit itself is still
+//! conditional (`WHERE saldo_centavos >= debit`) and its row count checked. When the reply of
+//! its `COMMIT` is lost, the outcome is looked up ([`super::desfecho`]).
 
 use async_trait::async_trait;
 use carapi_sdk::{CodigoCar, EndpointConsulta};
 use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::{Postgres, Transaction};
+use uuid::Uuid;
 
 use super::PgStore;
 use super::linhas::{conta_de, corrupt, mes_de};
 use crate::money::Centavos;
-use crate::regras::{self, Decisao, EstadoCobranca};
+use crate::money::cobranca::{self, Contagem, EstadoCobranca, LinhaHistorico, PlanoCobranca};
 use crate::store::{
     Cobranca, ConsultaRegistrada, ConsultasStore, ContaId, FiltroHistorico, RegistroConsulta,
     ResultadoCobranca, StoreError, UsoEndpoint, UsoPeriodo,
@@ -27,9 +29,7 @@ async fn contar(
     tx: &mut Tx,
     conta: ContaId,
     dia: NaiveDate,
-    cobrada: bool,
-    erro: bool,
-    gasto: Centavos,
+    c: Contagem,
 ) -> Result<(), StoreError> {
     sqlx::query(
         "INSERT INTO uso_diario AS u (conta_id, dia, requisicoes, cobradas, erros, gasto_centavos)
@@ -40,36 +40,36 @@ async fn contar(
     )
     .bind(conta.0)
     .bind(dia)
-    .bind(i64::from(cobrada))
-    .bind(i64::from(erro))
-    .bind(gasto.0)
+    .bind(i64::from(c.cobrada))
+    .bind(i64::from(c.erro))
+    .bind(c.gasto.0)
     .execute(&mut **tx)
     .await?;
     Ok(())
 }
 
-/// One history row; its fields as in [`ConsultaRegistrada`].
-struct Linha<'a> {
+/// Who and what a history row is about; its amounts come from the plan.
+struct Chave<'a> {
     conta: ContaId,
     endpoint: EndpointConsulta,
     chave: Option<&'a str>,
-    status: u16,
-    valor: Centavos,
-    saldo_antes: Option<Centavos>,
-    saldo_depois: Option<Centavos>,
-    em: DateTime<Utc>,
+    pedido: Option<Uuid>,
 }
 
 /// Inserts one history row with its ordinals: each group's count plus one (rules in
 /// [`crate::store::historico`]). The caller has locked the account row, so that the account's
 /// inserts are serialised and the ordinals dense.
-async fn inserir_consulta(tx: &mut Tx, l: Linha<'_>) -> Result<i64, StoreError> {
+async fn inserir_consulta(
+    tx: &mut Tx,
+    k: &Chave<'_>,
+    l: &LinhaHistorico,
+) -> Result<i64, StoreError> {
     let id: i64 = sqlx::query_scalar(
         "INSERT INTO consultas (conta_id, data, endpoint, chave, status_http, cobrado,
-             valor_centavos, saldo_antes, saldo_depois,
+             valor_centavos, saldo_antes, saldo_depois, pedido,
              ordem_conta, ordem_endpoint, ordem_status, ordem_endpoint_status)
          SELECT $1::BIGINT, $2::TIMESTAMPTZ, $3::TEXT, $4::TEXT, $5::BIGINT, $6::BOOLEAN,
-             $7::BIGINT, $8::BIGINT, $9::BIGINT,
+             $7::BIGINT, $8::BIGINT, $9::BIGINT, $10::UUID,
              COALESCE(SUM(quantidade), 0) + 1,
              COALESCE(SUM(quantidade) FILTER (WHERE endpoint = $3), 0) + 1,
              COALESCE(SUM(quantidade) FILTER (WHERE sucesso = ($5 = 200)), 0) + 1,
@@ -77,36 +77,109 @@ async fn inserir_consulta(tx: &mut Tx, l: Linha<'_>) -> Result<i64, StoreError> 
          FROM consultas_contagem WHERE conta_id = $1
          RETURNING id",
     )
-    .bind(l.conta.0)
-    .bind(l.em)
-    .bind(l.endpoint.as_str())
-    .bind(crate::store::historico::sem_nul_opt(l.chave))
+    .bind(k.conta.0)
+    .bind(l.data)
+    .bind(k.endpoint.as_str())
+    .bind(crate::store::historico::sem_nul_opt(k.chave))
     .bind(i64::from(l.status))
     .bind(l.valor.0 > 0)
     .bind(l.valor.0)
     .bind(l.saldo_antes.map(|c| c.0))
     .bind(l.saldo_depois.map(|c| c.0))
+    .bind(k.pedido)
     .fetch_one(&mut **tx)
     .await?;
     Ok(id)
 }
 
-/// The day's charged lookups and the month's spending of the charge's account, read in its
-/// transaction (after the account row is locked).
-async fn contadores(tx: &mut Tx, c: &Cobranca) -> Result<(u64, Centavos), StoreError> {
-    let (inicio, fim) = mes_de(c.dia);
-    let (cobradas_hoje, gasto_mes): (i64, i64) = sqlx::query_as(
-        "SELECT COALESCE(SUM(cobradas) FILTER (WHERE dia = $2), 0)::BIGINT,
-                COALESCE(SUM(gasto_centavos), 0)::BIGINT
-         FROM uso_diario WHERE conta_id = $1 AND dia >= $3 AND dia < $4",
+/// `data` of the account's latest history row (after its row is locked).
+async fn ultima_data(tx: &mut Tx, conta: ContaId) -> Result<Option<DateTime<Utc>>, StoreError> {
+    Ok(sqlx::query_scalar(
+        "SELECT data FROM consultas WHERE conta_id = $1 ORDER BY ordem_conta DESC LIMIT 1",
     )
-    .bind(c.conta.0)
-    .bind(c.dia)
-    .bind(inicio)
-    .bind(fim)
-    .fetch_one(&mut **tx)
-    .await?;
-    Ok((cobradas_hoje.unsigned_abs(), Centavos(gasto_mes)))
+    .bind(conta.0)
+    .fetch_optional(&mut **tx)
+    .await?)
+}
+
+/// What the charge plan needs, read after the account row is locked: the counters only for the
+/// limits the account has ([`cobranca::leituras`]).
+async fn estado(tx: &mut Tx, c: &Cobranca) -> Result<EstadoCobranca, StoreError> {
+    let row = sqlx::query("SELECT * FROM contas WHERE id = $1 FOR UPDATE")
+        .bind(c.conta.0)
+        .fetch_one(&mut **tx)
+        .await?;
+    let conta = conta_de(&row)?;
+    let leituras = cobranca::leituras(conta.limite_diario, conta.limite_mensal);
+    let (cobradas_hoje, gasto_mes) = if leituras.cobradas_hoje || leituras.gasto_mes {
+        let (inicio, fim) = mes_de(c.dia);
+        sqlx::query_as(
+            "SELECT COALESCE(SUM(cobradas) FILTER (WHERE dia = $2), 0)::BIGINT,
+                    COALESCE(SUM(gasto_centavos), 0)::BIGINT
+             FROM uso_diario WHERE conta_id = $1 AND dia >= $3 AND dia < $4",
+        )
+        .bind(c.conta.0)
+        .bind(c.dia)
+        .bind(inicio)
+        .bind(fim)
+        .fetch_one(&mut **tx)
+        .await?
+    } else {
+        (0_i64, 0_i64)
+    };
+    Ok(EstadoCobranca {
+        saldo: conta.saldo,
+        legado: conta.legado,
+        limite_diario: conta.limite_diario,
+        limite_mensal: conta.limite_mensal,
+        cobradas_hoje: cobradas_hoje.unsigned_abs(),
+        gasto_mes: Centavos(gasto_mes),
+        ultima_data: ultima_data(tx, c.conta).await?,
+    })
+}
+
+/// Writes `plano` for the charge `c`; returns `cache` (whether the record was already
+/// consolidated).
+async fn aplicar(tx: &mut Tx, c: &Cobranca, plano: &PlanoCobranca) -> Result<bool, StoreError> {
+    if plano.debito.0 > 0 {
+        let debitou = sqlx::query(
+            "UPDATE contas SET saldo_centavos = saldo_centavos - $1
+             WHERE id = $2 AND saldo_centavos >= $1",
+        )
+        .bind(plano.debito.0)
+        .bind(c.conta.0)
+        .execute(&mut **tx)
+        .await?
+        .rows_affected();
+        if debitou != 1 {
+            // Cannot happen while the row is locked; refuse rather than go negative.
+            return Err(corrupt("saldo mudou durante a transação"));
+        }
+    }
+    let chave = Chave {
+        conta: c.conta,
+        endpoint: c.endpoint,
+        chave: Some(&c.chave),
+        pedido: Some(c.pedido),
+    };
+    let id = inserir_consulta(tx, &chave, &plano.historico).await?;
+    if let Some(valor) = plano.lancamento {
+        sqlx::query(
+            "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, referencia, criado_em)
+             VALUES ($1, 'debito', $2, 'consulta', $3, $4)",
+        )
+        .bind(c.conta.0)
+        .bind(valor.0)
+        .bind(id.to_string())
+        .bind(plano.historico.data)
+        .execute(&mut **tx)
+        .await?;
+    }
+    contar(tx, c.conta, c.dia, plano.contagem).await?;
+    match (&c.consolidar, plano.consolidar) {
+        (Some(codigo), true) => consolidar(tx, codigo, c.em).await,
+        _ => Ok(false),
+    }
 }
 
 /// Marks `codigo` consolidated at `em` unless it already was; returns whether it already was
@@ -142,106 +215,46 @@ impl ConsultasStore for PgStore {
                 .bind(r.conta.0)
                 .fetch_optional(&mut *tx)
                 .await?;
-        let saldo = saldo.map(Centavos);
-        let linha = Linha {
+        let ultima = ultima_data(&mut tx, r.conta).await?;
+        let (linha, contagem) =
+            cobranca::planejar_registro(saldo.map(Centavos), r.status, r.em, ultima);
+        let chave = Chave {
             conta: r.conta,
             endpoint: r.endpoint,
             chave: r.chave.as_deref(),
-            status: r.status,
-            valor: Centavos::ZERO,
-            saldo_antes: saldo,
-            saldo_depois: saldo,
-            em: r.em,
+            pedido: None,
         };
-        inserir_consulta(&mut tx, linha).await?;
-        contar(
-            &mut tx,
-            r.conta,
-            r.dia,
-            false,
-            r.status != 200,
-            Centavos::ZERO,
-        )
-        .await?;
+        inserir_consulta(&mut tx, &chave, &linha).await?;
+        contar(&mut tx, r.conta, r.dia, contagem).await?;
         tx.commit().await?;
         Ok(())
     }
 
     async fn cobrar_consulta(&self, c: Cobranca) -> Result<ResultadoCobranca, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let row = sqlx::query("SELECT * FROM contas WHERE id = $1 FOR UPDATE")
-            .bind(c.conta.0)
-            .fetch_one(&mut *tx)
-            .await?;
-        let conta = conta_de(&row)?;
-        let (cobradas_hoje, gasto_mes) = contadores(&mut tx, &c).await?;
-        let estado = EstadoCobranca {
-            saldo: conta.saldo,
-            legado: conta.legado,
-            limite_diario: conta.limite_diario,
-            limite_mensal: conta.limite_mensal,
-            cobradas_hoje,
-            gasto_mes,
-        };
-        let linha = |status, valor, depois| Linha {
-            conta: c.conta,
-            endpoint: c.endpoint,
-            chave: Some(&c.chave),
-            status,
-            valor,
-            saldo_antes: Some(conta.saldo),
-            saldo_depois: Some(depois),
-            em: c.em,
-        };
-        let preco = match regras::decidir(&estado, c.precos()) {
-            Decisao::Debitar { preco } => preco,
-            Decisao::Recusar { status, resultado } => {
-                inserir_consulta(&mut tx, linha(status, Centavos::ZERO, conta.saldo)).await?;
-                contar(&mut tx, c.conta, c.dia, false, true, Centavos::ZERO).await?;
-                tx.commit().await?;
-                return Ok(resultado);
+        let estado = estado(&mut tx, &c).await?;
+        let plano = cobranca::planejar_cobranca(&estado, c.endpoint, c.em);
+        let cache = aplicar(&mut tx, &c, &plano).await?;
+        match tx.commit().await {
+            Ok(()) => Ok(plano.resultado_com(cache)),
+            Err(e) => {
+                // The reply was lost or the commit refused: learn which on another connection.
+                match self.desfecho_cobranca(c.conta, c.pedido, c.em).await {
+                    Ok(Some(_)) => Ok(plano.resultado_com(cache)),
+                    Ok(None) => Err(e.into()),
+                    Err(d) => Err(StoreError::desfecho_desconhecido(&e, &d)),
+                }
             }
-        };
+        }
+    }
 
-        let debitou = sqlx::query(
-        "UPDATE contas SET saldo_centavos = saldo_centavos - $1 WHERE id = $2 AND saldo_centavos >= $1",
-    )
-    .bind(preco.0)
-    .bind(c.conta.0)
-    .execute(&mut *tx)
-    .await?
-    .rows_affected();
-        if debitou != 1 {
-            // Cannot happen while the row is locked; refuse rather than go negative.
-            tx.rollback().await?;
-            return Err(corrupt("saldo mudou durante a transação"));
-        }
-        let saldo_depois = conta.saldo - preco;
-        let id = inserir_consulta(&mut tx, linha(200, preco, saldo_depois)).await?;
-        if preco.0 > 0 {
-            sqlx::query(
-            "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, referencia, criado_em)
-             VALUES ($1, 'debito', $2, 'consulta', $3, $4)",
-        )
-        .bind(c.conta.0)
-        .bind(preco.0)
-        .bind(id.to_string())
-        .bind(c.em)
-        .execute(&mut *tx)
-        .await?;
-        }
-        contar(&mut tx, c.conta, c.dia, true, false, preco).await?;
-        let cache = match &c.consolidar {
-            Some(codigo) => consolidar(&mut tx, codigo, c.em).await?,
-            None => false,
-        };
-        tx.commit().await?;
-        Ok(ResultadoCobranca::Cobrada {
-            valor: preco,
-            saldo_antes: conta.saldo,
-            saldo_depois,
-            cache,
-        })
+    async fn desfecho_cobranca(
+        &self,
+        conta: ContaId,
+        pedido: Uuid,
+        em: DateTime<Utc>,
+    ) -> Result<Option<ConsultaRegistrada>, StoreError> {
+        super::desfecho::cobranca(&self.pool, conta, pedido, em).await
     }
 
     async fn uso_periodo(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriodo, StoreError> {

@@ -118,7 +118,7 @@ macro_rules! bind_filtro {
     }};
 }
 
-fn consulta_de(r: &PgRow) -> Result<ConsultaRegistrada, StoreError> {
+pub(super) fn consulta_de(r: &PgRow) -> Result<ConsultaRegistrada, StoreError> {
     Ok(ConsultaRegistrada {
         em: r.try_get("data")?,
         endpoint: r.try_get("endpoint")?,

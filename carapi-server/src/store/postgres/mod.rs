@@ -24,6 +24,7 @@ mod configuracao;
 mod consultas;
 mod contas;
 mod coordenacao;
+mod desfecho;
 mod historico;
 mod imoveis;
 mod linhas;

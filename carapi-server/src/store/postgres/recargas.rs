@@ -6,18 +6,34 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::PgStore;
-use super::linhas::{COLUNAS_RECARGA, recarga_de};
+use super::linhas::{COLUNAS_RECARGA, corrupt, recarga_de};
 use crate::money::Centavos;
+use crate::money::recarga::{self, PlanoConfirmacao};
 use crate::store::historico::sem_nul;
-use crate::store::{Confirmacao, ContaId, PRAZO_CRIACAO_S, Recarga, RecargasStore, StoreError};
+use crate::store::{Confirmacao, ContaId, Recarga, RecargasStore, StoreError};
 
-/// `$4`: rows being created (empty BR Code) count from this instant on ([`PRAZO_CRIACAO_S`]).
-fn sql_reaproveitavel() -> String {
+/// The account's pending top-ups of amount `$2` created at or after `$3`, in insertion order:
+/// the candidates of the reuse decision ([`recarga::reaproveitavel`]).
+fn sql_candidatas() -> String {
     format!(
         "SELECT {COLUNAS_RECARGA} FROM recargas WHERE conta_id = $1 AND valor_centavos = $2
-         AND status = 'Pendente' AND criada_em >= $3 AND (qr_code <> '' OR criada_em >= $4)
-         ORDER BY criada_em DESC, seq DESC LIMIT 1"
+         AND status = 'Pendente' AND criada_em >= $3 ORDER BY seq"
     )
+}
+
+async fn candidatas<'e, E: sqlx::PgExecutor<'e>>(
+    e: E,
+    conta: ContaId,
+    valor: Centavos,
+    desde: DateTime<Utc>,
+) -> Result<Vec<Recarga>, StoreError> {
+    let rows = sqlx::query(&sql_candidatas())
+        .bind(conta.0)
+        .bind(valor.0)
+        .bind(desde)
+        .fetch_all(e)
+        .await?;
+    rows.iter().map(recarga_de).collect()
 }
 
 #[async_trait]
@@ -28,15 +44,8 @@ impl RecargasStore for PgStore {
         valor: Centavos,
         desde: DateTime<Utc>,
     ) -> Result<Option<Recarga>, StoreError> {
-        let row = sqlx::query(&sql_reaproveitavel())
-            .bind(conta.0)
-            .bind(valor.0)
-            .bind(desde)
-            // rows being created are never returned here: `$4` is past every row
-            .bind(DateTime::<Utc>::MAX_UTC)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref().map(recarga_de).transpose()
+        let c = candidatas(&self.pool, conta, valor, desde).await?;
+        Ok(recarga::reaproveitavel(&c, valor, desde, None).cloned())
     }
 
     /// Locks the account row first, so two concurrent requests for the same amount cannot both
@@ -51,32 +60,26 @@ impl RecargasStore for PgStore {
             .bind(nova.conta.0)
             .execute(&mut *tx)
             .await?;
-        let existente = sqlx::query(&sql_reaproveitavel())
-            .bind(nova.conta.0)
-            .bind(nova.valor.0)
-            .bind(desde)
-            .bind(nova.criada_em - chrono::Duration::seconds(PRAZO_CRIACAO_S))
-            .fetch_optional(&mut *tx)
-            .await?;
-        if let Some(row) = existente {
+        let c = candidatas(&mut *tx, nova.conta, nova.valor, desde).await?;
+        if let Some(r) = recarga::reuso(&c, &nova, desde) {
             tx.commit().await?;
-            return Ok((recarga_de(&row)?, true));
+            return Ok((r.clone(), true));
         }
         sqlx::query(&format!(
-        "INSERT INTO recargas ({COLUNAS_RECARGA}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
-    ))
-    .bind(nova.id)
-    .bind(nova.conta.0)
-    .bind(&nova.payment_id)
-    .bind(nova.valor.0)
-    .bind(i64::from(nova.percentual_bonus))
-    .bind(nova.bonus.0)
-    .bind(nova.status.as_str())
-    .bind(&nova.qr_code)
-    .bind(nova.criada_em)
-    .bind(nova.confirmada_em)
-    .execute(&mut *tx)
-    .await?;
+            "INSERT INTO recargas ({COLUNAS_RECARGA}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+        ))
+        .bind(nova.id)
+        .bind(nova.conta.0)
+        .bind(&nova.payment_id)
+        .bind(nova.valor.0)
+        .bind(i64::from(nova.percentual_bonus))
+        .bind(nova.bonus.0)
+        .bind(nova.status.as_str())
+        .bind(&nova.qr_code)
+        .bind(nova.criada_em)
+        .bind(nova.confirmada_em)
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
         Ok((nova, false))
     }
@@ -169,57 +172,66 @@ impl RecargasStore for PgStore {
         rows.iter().map(recarga_de).collect()
     }
 
-    /// The conditional `UPDATE ... WHERE status = 'Pendente'` takes the row lock: a concurrent
-    /// confirmation waits for it, then re-checks the condition, finds `Confirmado` and changes
-    /// nothing. The credit commits or rolls back with the transition.
+    /// The top-up row is locked (`SELECT ... FOR UPDATE`) before it is planned on: a
+    /// concurrent confirmation waits for it, then reads `Confirmado` and changes nothing. The
+    /// credit commits or rolls back with the transition; when the reply of the `COMMIT` is
+    /// lost, the outcome is looked up on another connection (module `desfecho` of this store).
     async fn confirmar_recarga(
         &self,
         payment_id: &str,
         em: DateTime<Utc>,
     ) -> Result<Confirmacao, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let movida = sqlx::query(&format!(
-            "UPDATE recargas SET status = 'Confirmado', confirmada_em = $1
-         WHERE payment_id = $2 AND status = 'Pendente' AND qr_code <> ''
-         RETURNING {COLUNAS_RECARGA}"
+        let row = sqlx::query(&format!(
+            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE payment_id = $1 FOR UPDATE"
         ))
-        .bind(em)
         .bind(sem_nul(payment_id))
         .fetch_optional(&mut *tx)
         .await?;
-        let Some(row) = movida else {
-            let atual = sqlx::query(&format!(
-                "SELECT {COLUNAS_RECARGA} FROM recargas WHERE payment_id = $1"
-            ))
-            .bind(sem_nul(payment_id))
-            .fetch_optional(&mut *tx)
-            .await?;
+        let atual = row.as_ref().map(recarga_de).transpose()?;
+        let plano = recarga::planejar_confirmacao(atual.as_ref(), em);
+        let PlanoConfirmacao::Creditar {
+            credito,
+            legado_depois,
+            recarga: r,
+        } = &plano
+        else {
             tx.commit().await?;
-            return Ok(match atual {
-                Some(r) => Confirmacao::JaFinal(recarga_de(&r)?),
-                None => Confirmacao::NaoEncontrada,
-            });
+            return Ok(plano.confirmacao());
         };
-        let recarga = recarga_de(&row)?;
-        let total = recarga.valor + recarga.bonus;
-        sqlx::query(
-            "UPDATE contas SET saldo_centavos = saldo_centavos + $1, legado = FALSE WHERE id = $2",
+        let movida = sqlx::query(
+            "UPDATE recargas SET status = $1, confirmada_em = $2 WHERE id = $3 AND status = 'Pendente'",
         )
-        .bind(total.0)
-        .bind(recarga.conta.0)
+        .bind(r.status.as_str())
+        .bind(r.confirmada_em)
+        .bind(r.id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if movida != 1 {
+            return Err(corrupt("recarga mudou durante a transação"));
+        }
+        sqlx::query(
+            "UPDATE contas SET saldo_centavos = saldo_centavos + $1, legado = $2 WHERE id = $3",
+        )
+        .bind(credito.0)
+        .bind(legado_depois)
+        .bind(r.conta.0)
         .execute(&mut *tx)
         .await?;
         sqlx::query(
-        "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, referencia, criado_em)
-         VALUES ($1, 'credito', $2, 'recarga', $3, $4)",
-    )
-    .bind(recarga.conta.0)
-    .bind(total.0)
-    .bind(recarga.id.to_string())
-    .bind(em)
-    .execute(&mut *tx)
-    .await?;
-        tx.commit().await?;
-        Ok(Confirmacao::Creditada(recarga))
+            "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, referencia, criado_em)
+             VALUES ($1, 'credito', $2, 'recarga', $3, $4)",
+        )
+        .bind(r.conta.0)
+        .bind(credito.0)
+        .bind(r.id.to_string())
+        .bind(em)
+        .execute(&mut *tx)
+        .await?;
+        match tx.commit().await {
+            Ok(()) => Ok(plano.confirmacao()),
+            Err(e) => super::desfecho::confirmacao(&self.pool, e, r).await,
+        }
     }
 }

@@ -6,12 +6,13 @@ use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use super::SqliteStore;
-use super::linhas::primeiro_dia_mes;
+use super::linhas::{ms, primeiro_dia_mes};
 use crate::money::Centavos;
 use crate::store::{
     Cobranca, ConsultaRegistrada, ConsultasStore, ContaId, FiltroHistorico, RegistroConsulta,
     ResultadoCobranca, StoreError, UsoEndpoint, UsoPeriodo,
 };
+use uuid::Uuid;
 
 #[async_trait]
 impl ConsultasStore for SqliteStore {
@@ -21,6 +22,32 @@ impl ConsultasStore for SqliteStore {
 
     async fn cobrar_consulta(&self, c: Cobranca) -> Result<ResultadoCobranca, StoreError> {
         self.escritor.cobrar(c).await
+    }
+
+    /// Read on the read pool: once the writer's reply is lost its transaction is over (the
+    /// reply is dropped after the group's `COMMIT` or `ROLLBACK`, or with the connection
+    /// when the thread stops).
+    async fn desfecho_cobranca(
+        &self,
+        conta: ContaId,
+        pedido: Uuid,
+        em: DateTime<Utc>,
+    ) -> Result<Option<ConsultaRegistrada>, StoreError> {
+        let row = sqlx::query(
+            "SELECT id, data_ms, endpoint, chave, status_http, cobrado, valor_centavos,
+                    saldo_antes, saldo_depois
+             FROM consultas WHERE conta_id = ? AND data_ms >= ? AND pedido = ?",
+        )
+        .bind(conta.0)
+        .bind(ms(em))
+        .bind(pedido.to_string())
+        .fetch_optional(&self.leitura)
+        .await?;
+        Ok(row
+            .as_ref()
+            .map(super::historico::consulta_de)
+            .transpose()?
+            .map(|(_, c)| c))
     }
 
     async fn uso_periodo(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriodo, StoreError> {

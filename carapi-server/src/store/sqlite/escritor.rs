@@ -11,9 +11,10 @@
 //! the `COMMIT` fails, every request of the group gets the error and nothing of it was
 //! written.
 //!
-//! The charge decision is [`crate::regras::decidir`]: inside one transaction the account row,
-//! the counters the limits need, the decision, the conditional debit (`saldo_centavos >= preco`), the history
-//! row, the ledger row and the day's counters. `BEGIN IMMEDIATE` takes the write lock first,
+//! The charge is planned by [`crate::money::cobranca::planejar_cobranca`]: inside one
+//! transaction the account row, the counters its limits need and its latest history instant
+//! are read, and the plan is applied (the conditional debit, `saldo_centavos >= debit`, the
+//! history row, the ledger row, the day's counters, the consolidation). `BEGIN IMMEDIATE` takes the write lock first,
 //! so no other writer (the sqlx pool of this process, or another process on the same file,
 //! which waits thanks to its busy handler) can interleave between the check and the debit.
 //!
@@ -25,13 +26,14 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use tokio::sync::oneshot;
 
+use super::linhas::instante;
 use super::{ms, primeiro_dia_mes};
 use crate::money::Centavos;
-use crate::regras::{self, Decisao, EstadoCobranca};
+use crate::money::cobranca::{self, Contagem, EstadoCobranca, LinhaHistorico};
 use crate::store::{Cobranca, ContaId, RegistroConsulta, ResultadoCobranca, StoreError};
 
 /// Most requests committed together in one transaction.
@@ -104,12 +106,17 @@ impl Escritor {
     }
 
     /// Runs `c` as [`crate::store::ConsultasStore::cobrar_consulta`] documents, once committed.
+    ///
+    /// # Errors
+    /// [`StoreError::RespostaPerdida`] when the writer took the charge but its reply never
+    /// came (the thread stopped): it may have been committed.
     pub(super) async fn cobrar(&self, c: Cobranca) -> Result<ResultadoCobranca, StoreError> {
         let (tx, rx) = oneshot::channel();
         self.fila
             .send(Pedido::Cobrar(c, tx))
             .map_err(|_| StoreError::EscritorParado)?;
-        rx.await.map_err(|_| StoreError::EscritorParado)?
+        rx.await
+            .map_err(|_| StoreError::RespostaPerdida("resposta do escritor perdida".into()))?
     }
 
     /// Runs `r` as [`crate::store::ConsultasStore::registrar_consulta`] documents, once committed.
@@ -260,9 +267,7 @@ fn contar(
     conn: &Connection,
     conta: ContaId,
     dia: NaiveDate,
-    cobrada: bool,
-    erro: bool,
-    gasto: Centavos,
+    c: Contagem,
 ) -> Result<(), StoreError> {
     conn.prepare_cached(
         "INSERT INTO uso_diario (conta_id, dia, requisicoes, cobradas, erros, gasto_centavos) VALUES (?, ?, 1, ?, ?, ?)
@@ -273,30 +278,34 @@ fn contar(
     .execute(params![
         conta.0,
         dia.to_string(),
-        i64::from(cobrada),
-        i64::from(erro),
-        gasto.0
+        i64::from(c.cobrada),
+        i64::from(c.erro),
+        c.gasto.0
     ])?;
     Ok(())
+}
+
+/// Who and what a history row is about; its amounts come from the plan.
+struct Chave<'a> {
+    conta: ContaId,
+    endpoint: &'a str,
+    chave: Option<&'a str>,
+    pedido: Option<String>,
 }
 
 /// One history row with its ordinals (each group's count plus one: the writer is the only
 /// inserter, rules in [`crate::store::historico`]); returns its id.
 fn inserir_consulta(
     conn: &Connection,
-    conta: ContaId,
-    r: (&str, Option<&str>, u16),
-    valor: Centavos,
-    saldos: (Option<Centavos>, Option<Centavos>),
-    em_ms: i64,
+    k: &Chave<'_>,
+    l: &LinhaHistorico,
 ) -> Result<i64, StoreError> {
-    let (endpoint, chave, status) = r;
-    let chave = crate::store::historico::sem_nul_opt(chave);
+    let chave = crate::store::historico::sem_nul_opt(k.chave);
     conn.prepare_cached(
         "INSERT INTO consultas (conta_id, data_ms, endpoint, chave, status_http, cobrado,
-             valor_centavos, saldo_antes, saldo_depois,
+             valor_centavos, saldo_antes, saldo_depois, pedido,
              ordem_conta, ordem_endpoint, ordem_status, ordem_endpoint_status)
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
              COALESCE(SUM(quantidade), 0) + 1,
              COALESCE(SUM(quantidade) FILTER (WHERE endpoint = ?3), 0) + 1,
              COALESCE(SUM(quantidade) FILTER (WHERE sucesso = (?5 = 200)), 0) + 1,
@@ -304,17 +313,29 @@ fn inserir_consulta(
          FROM consultas_contagem WHERE conta_id = ?1",
     )?
     .execute(params![
-        conta.0,
-        em_ms,
-        endpoint,
+        k.conta.0,
+        ms(l.data),
+        k.endpoint,
         chave,
-        i64::from(status),
-        i64::from(valor.0 > 0),
-        valor.0,
-        saldos.0.map(|c| c.0),
-        saldos.1.map(|c| c.0)
+        i64::from(l.status),
+        i64::from(l.valor.0 > 0),
+        l.valor.0,
+        l.saldo_antes.map(|c| c.0),
+        l.saldo_depois.map(|c| c.0),
+        k.pedido
     ])?;
     Ok(conn.last_insert_rowid())
+}
+
+/// `data` of the account's latest history row.
+fn ultima_data(conn: &Connection, conta: ContaId) -> Result<Option<DateTime<Utc>>, StoreError> {
+    let ms: Option<i64> = conn
+        .prepare_cached(
+            "SELECT data_ms FROM consultas WHERE conta_id = ? ORDER BY ordem_conta DESC LIMIT 1",
+        )?
+        .query_row([conta.0], |r| r.get(0))
+        .optional()?;
+    Ok(ms.map(instante))
 }
 
 fn registrar(conn: &Connection, r: &RegistroConsulta) -> Result<(), StoreError> {
@@ -322,40 +343,41 @@ fn registrar(conn: &Connection, r: &RegistroConsulta) -> Result<(), StoreError> 
         .prepare_cached("SELECT saldo_centavos FROM contas WHERE id = ?")?
         .query_row([r.conta.0], |row| row.get(0))
         .optional()?;
-    let saldo = saldo.map(Centavos);
-    inserir_consulta(
-        conn,
-        r.conta,
-        (r.endpoint.as_str(), r.chave.as_deref(), r.status),
-        Centavos::ZERO,
-        (saldo, saldo),
-        ms(r.em),
-    )?;
-    contar(conn, r.conta, r.dia, false, r.status != 200, Centavos::ZERO)
+    let ultima = ultima_data(conn, r.conta)?;
+    let (linha, contagem) =
+        cobranca::planejar_registro(saldo.map(Centavos), r.status, r.em, ultima);
+    let chave = Chave {
+        conta: r.conta,
+        endpoint: r.endpoint.as_str(),
+        chave: r.chave.as_deref(),
+        pedido: None,
+    };
+    inserir_consulta(conn, &chave, &linha)?;
+    contar(conn, r.conta, r.dia, contagem)
 }
 
-fn cobrar(conn: &Connection, c: &Cobranca) -> Result<ResultadoCobranca, StoreError> {
+/// What the charge plan needs: the account, the counters its limits need
+/// ([`cobranca::leituras`]) and its latest history instant.
+fn estado(conn: &Connection, c: &Cobranca) -> Result<EstadoCobranca, StoreError> {
     let (saldo, legado, limite_diario, limite_mensal): (i64, i64, Option<i64>, Option<i64>) =
         conn.prepare_cached(
             "SELECT saldo_centavos, legado, limite_diario, limite_mensal_centavos FROM contas WHERE id = ?",
         )?
         .query_row([c.conta.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
-    let saldo = Centavos(saldo);
-    let limite_diario = limite_diario.map(|v| v as u32);
+    let limite_diario = limite_diario.and_then(|v| u32::try_from(v).ok());
     let limite_mensal = limite_mensal.map(Centavos);
-    let dia = c.dia.to_string();
-    let em_ms = ms(c.em);
-    let endpoint = c.endpoint.as_str();
-    // The counters are read only for the limits the account has (no limit, nothing to check).
-    let cobradas_hoje = if regras::precisa_cobradas_hoje(limite_diario) {
+    let leituras = cobranca::leituras(limite_diario, limite_mensal);
+    let cobradas_hoje = if leituras.cobradas_hoje {
         conn.prepare_cached("SELECT cobradas FROM uso_diario WHERE conta_id = ? AND dia = ?")?
-            .query_row(params![c.conta.0, dia], |r| r.get::<_, i64>(0))
+            .query_row(params![c.conta.0, c.dia.to_string()], |r| {
+                r.get::<_, i64>(0)
+            })
             .optional()?
             .unwrap_or(0)
     } else {
         0
     };
-    let gasto_mes = if regras::precisa_gasto_mes(limite_mensal) {
+    let gasto_mes = if leituras.gasto_mes {
         let (inicio, fim) = primeiro_dia_mes(c.dia);
         conn.prepare_cached(
             "SELECT COALESCE(SUM(gasto_centavos), 0) FROM uso_diario WHERE conta_id = ? AND dia >= ? AND dia < ?",
@@ -364,68 +386,53 @@ fn cobrar(conn: &Connection, c: &Cobranca) -> Result<ResultadoCobranca, StoreErr
     } else {
         0
     };
-    let estado = EstadoCobranca {
-        saldo,
+    Ok(EstadoCobranca {
+        saldo: Centavos(saldo),
         legado: legado != 0,
         limite_diario,
         limite_mensal,
         cobradas_hoje: cobradas_hoje.unsigned_abs(),
         gasto_mes: Centavos(gasto_mes),
-    };
-    let preco = match regras::decidir(&estado, c.precos()) {
-        Decisao::Debitar { preco } => preco,
-        Decisao::Recusar { status, resultado } => {
-            inserir_consulta(
-                conn,
-                c.conta,
-                (endpoint, Some(&c.chave), status),
-                Centavos::ZERO,
-                (Some(saldo), Some(saldo)),
-                em_ms,
-            )?;
-            contar(conn, c.conta, c.dia, false, true, Centavos::ZERO)?;
-            return Ok(resultado);
-        }
-    };
+        ultima_data: ultima_data(conn, c.conta)?,
+    })
+}
 
-    let debitou = conn
-        .prepare_cached(
-            "UPDATE contas SET saldo_centavos = saldo_centavos - ? WHERE id = ? AND saldo_centavos >= ?",
-        )?
-        .execute(params![preco.0, c.conta.0, preco.0])?;
-    if debitou != 1 {
-        // Cannot happen under BEGIN IMMEDIATE; refuse (the savepoint is rolled back) rather
-        // than go negative.
-        return Err(StoreError::Corrupt(
-            "saldo mudou durante a transação".into(),
-        ));
+/// Reads the state, plans the charge and applies the plan.
+fn cobrar(conn: &Connection, c: &Cobranca) -> Result<ResultadoCobranca, StoreError> {
+    let plano = cobranca::planejar_cobranca(&estado(conn, c)?, c.endpoint, c.em);
+    if plano.debito.0 > 0 {
+        let debitou = conn
+            .prepare_cached(
+                "UPDATE contas SET saldo_centavos = saldo_centavos - ? WHERE id = ? AND saldo_centavos >= ?",
+            )?
+            .execute(params![plano.debito.0, c.conta.0, plano.debito.0])?;
+        if debitou != 1 {
+            // Cannot happen under BEGIN IMMEDIATE; refuse (the savepoint is rolled back)
+            // rather than go negative.
+            return Err(StoreError::Corrupt(
+                "saldo mudou durante a transação".into(),
+            ));
+        }
     }
-    let saldo_depois = saldo - preco;
-    let id = inserir_consulta(
-        conn,
-        c.conta,
-        (endpoint, Some(&c.chave), 200),
-        preco,
-        (Some(saldo), Some(saldo_depois)),
-        em_ms,
-    )?;
-    if preco.0 > 0 {
+    let chave = Chave {
+        conta: c.conta,
+        endpoint: c.endpoint.as_str(),
+        chave: Some(&c.chave),
+        pedido: Some(c.pedido.to_string()),
+    };
+    let id = inserir_consulta(conn, &chave, &plano.historico)?;
+    if let Some(valor) = plano.lancamento {
         conn.prepare_cached(
             "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, referencia, criado_em) VALUES (?, 'debito', ?, 'consulta', ?, ?)",
         )?
-        .execute(params![c.conta.0, preco.0, id.to_string(), em_ms])?;
+        .execute(params![c.conta.0, valor.0, id.to_string(), ms(c.em)])?;
     }
-    contar(conn, c.conta, c.dia, true, false, preco)?;
-    let cache = match &c.consolidar {
-        Some(codigo) => consolidar(conn, codigo.as_str(), em_ms)?,
-        None => false,
+    contar(conn, c.conta, c.dia, plano.contagem)?;
+    let cache = match (&c.consolidar, plano.consolidar) {
+        (Some(codigo), true) => consolidar(conn, codigo.as_str(), ms(c.em))?,
+        _ => false,
     };
-    Ok(ResultadoCobranca::Cobrada {
-        valor: preco,
-        saldo_antes: saldo,
-        saldo_depois,
-        cache,
-    })
+    Ok(plano.resultado_com(cache))
 }
 
 /// Marks `codigo` consolidated at `em_ms` unless it already was; returns whether it already was

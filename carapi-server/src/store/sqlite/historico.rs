@@ -102,7 +102,7 @@ macro_rules! bind_filtro {
     }};
 }
 
-fn consulta_de(r: &SqliteRow) -> Result<(i64, ConsultaRegistrada), StoreError> {
+pub(super) fn consulta_de(r: &SqliteRow) -> Result<(i64, ConsultaRegistrada), StoreError> {
     Ok((
         r.try_get("id")?,
         ConsultaRegistrada {

@@ -6,10 +6,31 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::SqliteStore;
-use super::linhas::{COLUNAS_RECARGA, ms, recarga_de};
+use super::linhas::{COLUNAS_RECARGA, corrupt, ms, recarga_de};
 use crate::money::Centavos;
+use crate::money::recarga::{self, PlanoConfirmacao};
 use crate::store::historico::sem_nul;
-use crate::store::{Confirmacao, ContaId, PRAZO_CRIACAO_S, Recarga, RecargasStore, StoreError};
+use crate::store::{Confirmacao, ContaId, Recarga, RecargasStore, StoreError};
+
+/// The account's pending top-ups of amount `valor` created at or after `desde`, in insertion
+/// order: the candidates of the reuse decision ([`recarga::reaproveitavel`]).
+async fn candidatas<'e, E: sqlx::SqliteExecutor<'e>>(
+    e: E,
+    conta: ContaId,
+    valor: Centavos,
+    desde: DateTime<Utc>,
+) -> Result<Vec<Recarga>, StoreError> {
+    let rows = sqlx::query(&format!(
+        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE conta_id = ? AND valor_centavos = ?
+         AND status = 'Pendente' AND criada_em >= ? ORDER BY rowid"
+    ))
+    .bind(conta.0)
+    .bind(valor.0)
+    .bind(ms(desde))
+    .fetch_all(e)
+    .await?;
+    rows.iter().map(recarga_de).collect()
+}
 
 #[async_trait]
 impl RecargasStore for SqliteStore {
@@ -19,16 +40,8 @@ impl RecargasStore for SqliteStore {
         valor: Centavos,
         desde: DateTime<Utc>,
     ) -> Result<Option<Recarga>, StoreError> {
-        let row = sqlx::query(&format!(
-        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE conta_id = ? AND valor_centavos = ? AND status = 'Pendente'
-         AND criada_em >= ? AND qr_code <> '' ORDER BY criada_em DESC LIMIT 1"
-    ))
-    .bind(conta.0)
-    .bind(valor.0)
-    .bind(ms(desde))
-    .fetch_optional(&self.leitura)
-    .await?;
-        row.as_ref().map(recarga_de).transpose()
+        let c = candidatas(&self.leitura, conta, valor, desde).await?;
+        Ok(recarga::reaproveitavel(&c, valor, desde, None).cloned())
     }
 
     async fn inserir_recarga(
@@ -36,21 +49,11 @@ impl RecargasStore for SqliteStore {
         nova: Recarga,
         desde: DateTime<Utc>,
     ) -> Result<(Recarga, bool), StoreError> {
-        let abandono = nova.criada_em - chrono::Duration::seconds(PRAZO_CRIACAO_S);
         let mut tx = self.imediata().await?;
-        let existente = sqlx::query(&format!(
-        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE conta_id = ? AND valor_centavos = ? AND status = 'Pendente'
-         AND criada_em >= ? AND (qr_code <> '' OR criada_em >= ?) ORDER BY criada_em DESC LIMIT 1"
-    ))
-    .bind(nova.conta.0)
-    .bind(nova.valor.0)
-    .bind(ms(desde))
-    .bind(ms(abandono))
-    .fetch_optional(&mut *tx)
-    .await?;
-        if let Some(row) = existente {
+        let c = candidatas(&mut *tx, nova.conta, nova.valor, desde).await?;
+        if let Some(r) = recarga::reuso(&c, &nova, desde) {
             tx.commit().await?;
-            return Ok((recarga_de(&row)?, true));
+            return Ok((r.clone(), true));
         }
         sqlx::query(&format!(
             "INSERT INTO recargas ({COLUNAS_RECARGA}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -171,52 +174,61 @@ impl RecargasStore for SqliteStore {
         rows.iter().map(recarga_de).collect()
     }
 
+    /// Under `BEGIN IMMEDIATE` (no other writer in between): reads the top-up, plans with
+    /// [`recarga::planejar_confirmacao`] and applies the plan.
     async fn confirmar_recarga(
         &self,
         payment_id: &str,
         em: DateTime<Utc>,
     ) -> Result<Confirmacao, StoreError> {
         let mut tx = self.imediata().await?;
-        let movida = sqlx::query(&format!(
-        "UPDATE recargas SET status = 'Confirmado', confirmada_em = ? WHERE payment_id = ? AND status = 'Pendente'
-         AND qr_code <> '' RETURNING {COLUNAS_RECARGA}"
-    ))
-    .bind(ms(em))
-    .bind(sem_nul(payment_id))
-    .fetch_optional(&mut *tx)
-    .await?;
-        let Some(row) = movida else {
-            let atual = sqlx::query(&format!(
-                "SELECT {COLUNAS_RECARGA} FROM recargas WHERE payment_id = ?"
-            ))
-            .bind(sem_nul(payment_id))
-            .fetch_optional(&mut *tx)
-            .await?;
+        let row = sqlx::query(&format!(
+            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE payment_id = ?"
+        ))
+        .bind(sem_nul(payment_id))
+        .fetch_optional(&mut *tx)
+        .await?;
+        let atual = row.as_ref().map(recarga_de).transpose()?;
+        let plano = recarga::planejar_confirmacao(atual.as_ref(), em);
+        let PlanoConfirmacao::Creditar {
+            credito,
+            legado_depois,
+            recarga: r,
+        } = &plano
+        else {
             tx.commit().await?;
-            return Ok(match atual {
-                Some(r) => Confirmacao::JaFinal(recarga_de(&r)?),
-                None => Confirmacao::NaoEncontrada,
-            });
+            return Ok(plano.confirmacao());
         };
-        let recarga = recarga_de(&row)?;
-        let total = recarga.valor + recarga.bonus;
-        sqlx::query(
-            "UPDATE contas SET saldo_centavos = saldo_centavos + ?, legado = 0 WHERE id = ?",
+        let movida = sqlx::query(
+            "UPDATE recargas SET status = ?, confirmada_em = ? WHERE id = ? AND status = 'Pendente'",
         )
-        .bind(total.0)
-        .bind(recarga.conta.0)
+        .bind(r.status.as_str())
+        .bind(r.confirmada_em.map(ms))
+        .bind(r.id.to_string())
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if movida != 1 {
+            return Err(corrupt("recarga mudou durante a transação"));
+        }
+        sqlx::query(
+            "UPDATE contas SET saldo_centavos = saldo_centavos + ?, legado = ? WHERE id = ?",
+        )
+        .bind(credito.0)
+        .bind(legado_depois)
+        .bind(r.conta.0)
         .execute(&mut *tx)
         .await?;
         sqlx::query(
-        "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, referencia, criado_em) VALUES (?, 'credito', ?, 'recarga', ?, ?)",
-    )
-    .bind(recarga.conta.0)
-    .bind(total.0)
-    .bind(recarga.id.to_string())
-    .bind(ms(em))
-    .execute(&mut *tx)
-    .await?;
+            "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, referencia, criado_em) VALUES (?, 'credito', ?, 'recarga', ?, ?)",
+        )
+        .bind(r.conta.0)
+        .bind(credito.0)
+        .bind(r.id.to_string())
+        .bind(ms(em))
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
-        Ok(Confirmacao::Creditada(recarga))
+        Ok(plano.confirmacao())
     }
 }

@@ -1,7 +1,34 @@
-//! Money in storage: integer centavos.
+//! The money core: every money rule of the server as pure functions of data (no I/O, no SQL,
+//! no async, no clock of its own), so that one place decides and both stores only apply.
 //!
-//! The wire carries BRL as JSON numbers ([`Decimal`] in the SDK models); the store and the ledger
-//! only ever see [`Centavos`], so no rounding happens between a debit and its history row.
+//! A store reads the state a rule needs inside its transaction, calls the plan function and
+//! writes what the plan says, in the same transaction:
+//!
+//! - [`cobranca`]: a charged lookup (the debit or the refusal with its status and
+//!   `Retry-After`, the history row with both balances, the ledger row, the day's counters,
+//!   the consolidation) and the uncharged history row;
+//! - [`recarga`]: a top-up's amount, bonus and reuse decision (`POST /v1/recarga`), its
+//!   confirmation (credit of amount plus bonus, move from the legacy to the current price
+//!   table) and the preview of `GET /v1/recarga/faixas`;
+//! - [`tarifa`]: the price of each endpoint under the account's table and the bonus of an
+//!   amount (the tables themselves are the SDK's, [`carapi_sdk::FAIXAS_BONUS`] and
+//!   [`carapi_sdk::Precos`]);
+//! - [`calendario`]: the Brasília day and month that scope the limits, and their
+//!   `Retry-After`;
+//! - [`limites`]: the range rules of `PUT /v1/limites`.
+//!
+//! Money is [`Centavos`] (integer centavos) from the wire's `Decimal` on: no floating point
+//! anywhere in this module. This module imports nothing else of the crate: the stores, the
+//! HTTP handlers and the limiters depend on it, never the reverse.
+
+pub mod calendario;
+pub mod cobranca;
+pub mod limites;
+pub mod recarga;
+pub mod tarifa;
+
+pub use cobranca::ResultadoCobranca;
+pub use recarga::{Confirmacao, Recarga};
 
 use std::fmt;
 
@@ -41,6 +68,24 @@ impl Centavos {
     /// The raw count of centavos.
     pub fn get(self) -> i64 {
         self.0
+    }
+}
+
+/// Identifier of an API account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ContaId(pub i64);
+
+impl fmt::Display for ContaId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::str::FromStr for ContaId {
+    type Err = std::num::ParseIntError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        s.parse().map(ContaId)
     }
 }
 

@@ -1,0 +1,6 @@
+-- The id of a charged lookup, kept with its history row: when the reply of a charge's COMMIT
+-- is lost, the server looks the charge up on a new connection by account, instant (at or
+-- after the request's, index consultas_conta_data) and this id to learn whether it was
+-- committed. NULL for lookups recorded without a charge and for rows written before this
+-- migration.
+ALTER TABLE consultas ADD COLUMN pedido UUID;

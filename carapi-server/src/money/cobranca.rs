@@ -1,0 +1,296 @@
+//! The charge plan: what a store writes for a charged lookup answered with 200, and for a
+//! lookup recorded without a charge (contract, "Limits" and "Prices"; docs/dominio.md).
+//!
+//! [`planejar_cobranca`] decides; the store reads [`EstadoCobranca`] in its transaction and
+//! applies the [`PlanoCobranca`] (debit, history row, ledger row, counters, consolidation) in
+//! the same transaction. Order of the checks, first refusal wins:
+//! 1. daily limit of charged lookups reached (`cobradas_hoje >= limite_diario`): 429;
+//! 2. the charge would pass the monthly spending cap (`gasto_mes + preco > limite_mensal`): 429;
+//! 3. the balance does not cover the price (`saldo < preco`): 402;
+//! 4. otherwise debit the price of the account's table (legacy or current).
+//!
+//! A refusal debits nothing and is recorded as a failed lookup; its `Retry-After` is the time
+//! to the next Brasília midnight (daily) or month (monthly), rounded up. Sandbox lookups never
+//! reach this plan: reserved sandbox values are answered before any charge and count toward no
+//! limit (contract, "Sandbox").
+//!
+//! History order: a row's `data` is never earlier than the account's previous row
+//! (`ultima_data`), so the newest-first order of the history and its timestamps agree even when
+//! concurrent requests reach the store in another order than their clocks were read.
+
+use carapi_sdk::EndpointConsulta;
+use chrono::{DateTime, Utc};
+
+use super::{Centavos, calendario, tarifa};
+
+/// What the plan needs to know about an account, read in the charge's transaction.
+///
+/// A counter is read only when its limit is set ([`leituras`]): with no daily limit
+/// `cobradas_hoje` is not looked at, with no monthly cap `gasto_mes` is not looked at (the
+/// store passes zero then).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EstadoCobranca {
+    /// Balance, in centavos.
+    pub saldo: Centavos,
+    /// On the legacy price table.
+    pub legado: bool,
+    /// Daily limit of charged lookups; `None` = unlimited.
+    pub limite_diario: Option<u32>,
+    /// Monthly spending cap, in centavos; `None` = unlimited.
+    pub limite_mensal: Option<Centavos>,
+    /// Charged lookups on this Brasília day so far.
+    pub cobradas_hoje: u64,
+    /// Spent in this Brasília month so far, in centavos.
+    pub gasto_mes: Centavos,
+    /// `data` of the account's latest history row, if any.
+    pub ultima_data: Option<DateTime<Utc>>,
+}
+
+/// Which counters a store must read for an account's limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Leituras {
+    /// The Brasília day's charged lookups (only with a daily limit).
+    pub cobradas_hoje: bool,
+    /// The Brasília month's spending (only with a monthly cap).
+    pub gasto_mes: bool,
+}
+
+/// The counters the limits `limite_diario` and `limite_mensal` need.
+pub fn leituras(limite_diario: Option<u32>, limite_mensal: Option<Centavos>) -> Leituras {
+    Leituras {
+        cobradas_hoje: limite_diario.is_some(),
+        gasto_mes: limite_mensal.is_some(),
+    }
+}
+
+/// Outcome of a charge as the store reports it to the handler. Every variant has been
+/// recorded in the history, in the same transaction as the debit and the counters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResultadoCobranca {
+    /// Debited.
+    Cobrada {
+        /// Price charged.
+        valor: Centavos,
+        /// Balance before.
+        saldo_antes: Centavos,
+        /// Balance after.
+        saldo_depois: Centavos,
+        /// The record had already been consolidated by an earlier lookup.
+        cache: bool,
+    },
+    /// 402: the balance does not cover the price; nothing debited.
+    SaldoInsuficiente {
+        /// Balance.
+        saldo: Centavos,
+        /// Price.
+        preco: Centavos,
+    },
+    /// 429: the daily limit of charged lookups is reached.
+    LimiteDiario {
+        /// The limit.
+        limite: u32,
+    },
+    /// 429: the charge would pass the monthly spending ceiling.
+    LimiteMensal {
+        /// The ceiling.
+        limite: Centavos,
+        /// Spent this month.
+        gasto: Centavos,
+    },
+}
+
+impl ResultadoCobranca {
+    /// HTTP status answered for this outcome (200, 402 or 429).
+    pub fn status(&self) -> u16 {
+        match self {
+            ResultadoCobranca::Cobrada { .. } => 200,
+            ResultadoCobranca::SaldoInsuficiente { .. } => 402,
+            ResultadoCobranca::LimiteDiario { .. } | ResultadoCobranca::LimiteMensal { .. } => 429,
+        }
+    }
+}
+
+/// The `Retry-After` of a refusal at `em`, in whole seconds rounded up: to the next Brasília
+/// midnight for the daily limit, to the next Brasília month for the monthly cap; `None` for a
+/// charge or a 402.
+pub fn espera(resultado: &ResultadoCobranca, em: DateTime<Utc>) -> Option<u64> {
+    match resultado {
+        ResultadoCobranca::LimiteDiario { .. } => Some(calendario::segundos_ate_amanha(em)),
+        ResultadoCobranca::LimiteMensal { .. } => Some(calendario::segundos_ate_proximo_mes(em)),
+        _ => None,
+    }
+}
+
+/// One history row (`GET /v1/historico`), as the plan fixes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinhaHistorico {
+    /// HTTP status answered.
+    pub status: u16,
+    /// Amount charged (zero when not charged).
+    pub valor: Centavos,
+    /// Balance before (`None` for an account that does not exist).
+    pub saldo_antes: Option<Centavos>,
+    /// Balance after.
+    pub saldo_depois: Option<Centavos>,
+    /// The row's instant.
+    pub data: DateTime<Utc>,
+}
+
+/// What one lookup adds to the Brasília day's counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Contagem {
+    /// Counts as a charged lookup.
+    pub cobrada: bool,
+    /// Counts as an error (any status but 200).
+    pub erro: bool,
+    /// Spent.
+    pub gasto: Centavos,
+}
+
+/// Everything a store writes for one charged lookup, in one transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanoCobranca {
+    /// Subtract this from the balance (zero on a refusal or for a free endpoint); the store's
+    /// `UPDATE` stays conditional on the balance covering it.
+    pub debito: Centavos,
+    /// The history row.
+    pub historico: LinhaHistorico,
+    /// The ledger's debit row (`lancamentos`), when something is debited.
+    pub lancamento: Option<Centavos>,
+    /// The day's counters.
+    pub contagem: Contagem,
+    /// Mark the looked-up record consolidated (charged lookups only).
+    pub consolidar: bool,
+    /// The outcome; for a charge `cache` is false here and set by the store from the
+    /// consolidation it applied ([`PlanoCobranca::resultado_com`]).
+    pub resultado: ResultadoCobranca,
+    /// `Retry-After` of a refusal, seconds ([`espera`]).
+    pub retry_after: Option<u64>,
+}
+
+impl PlanoCobranca {
+    /// The outcome once applied: `cache` is whether the record had already been consolidated.
+    pub fn resultado_com(&self, cache: bool) -> ResultadoCobranca {
+        match self.resultado.clone() {
+            ResultadoCobranca::Cobrada {
+                valor,
+                saldo_antes,
+                saldo_depois,
+                ..
+            } => ResultadoCobranca::Cobrada {
+                valor,
+                saldo_antes,
+                saldo_depois,
+                cache,
+            },
+            outro => outro,
+        }
+    }
+}
+
+/// The instant of a new history row at `em`: never before the account's latest row.
+fn data_da_linha(em: DateTime<Utc>, ultima: Option<DateTime<Utc>>) -> DateTime<Utc> {
+    ultima.map_or(em, |u| u.max(em))
+}
+
+/// The decision on a charged lookup of `endpoint` at `em` for `estado` (see the module docs for
+/// the order of the checks).
+pub fn planejar_cobranca(
+    estado: &EstadoCobranca,
+    endpoint: EndpointConsulta,
+    em: DateTime<Utc>,
+) -> PlanoCobranca {
+    let preco = tarifa::preco(estado.legado, endpoint);
+    let data = data_da_linha(em, estado.ultima_data);
+    let recusa = if let Some(limite) = estado.limite_diario
+        && estado.cobradas_hoje >= u64::from(limite)
+    {
+        Some(ResultadoCobranca::LimiteDiario { limite })
+    } else if let Some(limite) = estado.limite_mensal
+        && estado.gasto_mes + preco > limite
+    {
+        let gasto = estado.gasto_mes;
+        Some(ResultadoCobranca::LimiteMensal { limite, gasto })
+    } else if estado.saldo < preco {
+        let saldo = estado.saldo;
+        Some(ResultadoCobranca::SaldoInsuficiente { saldo, preco })
+    } else {
+        None
+    };
+    let saldo = estado.saldo;
+    if let Some(resultado) = recusa {
+        return PlanoCobranca {
+            debito: Centavos::ZERO,
+            historico: LinhaHistorico {
+                status: resultado.status(),
+                valor: Centavos::ZERO,
+                saldo_antes: Some(saldo),
+                saldo_depois: Some(saldo),
+                data,
+            },
+            lancamento: None,
+            contagem: Contagem {
+                cobrada: false,
+                erro: true,
+                gasto: Centavos::ZERO,
+            },
+            consolidar: false,
+            retry_after: espera(&resultado, em),
+            resultado,
+        };
+    }
+    let depois = saldo - preco;
+    PlanoCobranca {
+        debito: preco,
+        historico: LinhaHistorico {
+            status: 200,
+            valor: preco,
+            saldo_antes: Some(saldo),
+            saldo_depois: Some(depois),
+            data,
+        },
+        lancamento: (preco.0 > 0).then_some(preco),
+        contagem: Contagem {
+            cobrada: true,
+            erro: false,
+            gasto: preco,
+        },
+        consolidar: true,
+        resultado: ResultadoCobranca::Cobrada {
+            valor: preco,
+            saldo_antes: saldo,
+            saldo_depois: depois,
+            cache: false,
+        },
+        retry_after: None,
+    }
+}
+
+/// The history row and counters of a lookup recorded without a charge (answered `status`
+/// before any charge) at `em`, for an account whose balance is `saldo` (`None`: no such
+/// account) and whose latest row is at `ultima_data`.
+pub fn planejar_registro(
+    saldo: Option<Centavos>,
+    status: u16,
+    em: DateTime<Utc>,
+    ultima_data: Option<DateTime<Utc>>,
+) -> (LinhaHistorico, Contagem) {
+    (
+        LinhaHistorico {
+            status,
+            valor: Centavos::ZERO,
+            saldo_antes: saldo,
+            saldo_depois: saldo,
+            data: data_da_linha(em, ultima_data),
+        },
+        Contagem {
+            cobrada: false,
+            erro: status != 200,
+            gasto: Centavos::ZERO,
+        },
+    )
+}
+
+#[cfg(test)]
+#[path = "cobranca_casos.rs"]
+mod casos;

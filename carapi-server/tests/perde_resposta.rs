@@ -1,0 +1,265 @@
+//! The SQLite writer's reply to a charge lost after its `COMMIT`: a store composed at the root
+//! of the test server around the real [`SqliteStore`] answers the charge's caller with
+//! [`StoreError::RespostaPerdida`] (as the writer does when its reply never comes) once the
+//! real store has committed. The server must learn what happened and answer it: the 200 with
+//! its body, and the debit once.
+
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use async_trait::async_trait;
+use carapi_sdk::{CodigoCar, CpfCnpj, RecargaStatus};
+use carapi_server::dados::Imovel;
+use carapi_server::limite_chave::LimitePorChave;
+use carapi_server::money::Centavos;
+use carapi_server::store::*;
+use chrono::{DateTime, NaiveDate, Utc};
+use uuid::Uuid;
+
+use crate::dinheiro::{RelogioMs, get, servidor_sobre};
+use crate::helpers::CODIGO;
+
+/// Every call goes to `dentro`; the reply of the next `perder` charges is replaced by
+/// [`StoreError::RespostaPerdida`] after `dentro` answered.
+#[derive(Debug)]
+struct PerdeResposta {
+    dentro: Arc<dyn Store>,
+    perder: AtomicUsize,
+}
+
+#[async_trait]
+impl ConsultasStore for PerdeResposta {
+    async fn registrar_consulta(&self, r: RegistroConsulta) -> Result<(), StoreError> {
+        self.dentro.registrar_consulta(r).await
+    }
+    async fn cobrar_consulta(&self, c: Cobranca) -> Result<ResultadoCobranca, StoreError> {
+        let r = self.dentro.cobrar_consulta(c).await;
+        let perdeu = self
+            .perder
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok();
+        if perdeu {
+            return Err(StoreError::RespostaPerdida(
+                "resposta do escritor perdida".into(),
+            ));
+        }
+        r
+    }
+    async fn desfecho_cobranca(
+        &self,
+        conta: ContaId,
+        pedido: Uuid,
+        em: DateTime<Utc>,
+    ) -> Result<Option<ConsultaRegistrada>, StoreError> {
+        self.dentro.desfecho_cobranca(conta, pedido, em).await
+    }
+    async fn uso_periodo(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriodo, StoreError> {
+        self.dentro.uso_periodo(conta, dia).await
+    }
+    async fn historico(
+        &self,
+        conta: ContaId,
+        filtro: &FiltroHistorico,
+    ) -> Result<(Vec<ConsultaRegistrada>, u64), StoreError> {
+        self.dentro.historico(conta, filtro).await
+    }
+    async fn uso_por_endpoint(
+        &self,
+        conta: ContaId,
+        desde: DateTime<Utc>,
+    ) -> Result<Vec<UsoEndpoint>, StoreError> {
+        self.dentro.uso_por_endpoint(conta, desde).await
+    }
+}
+
+#[async_trait]
+impl ConfiguracaoStore for PerdeResposta {
+    async fn configuracao_ou_inserir(
+        &self,
+        chave: &str,
+        valor: &str,
+    ) -> Result<String, StoreError> {
+        self.dentro.configuracao_ou_inserir(chave, valor).await
+    }
+}
+
+#[async_trait]
+impl ContasStore for PerdeResposta {
+    async fn criar_conta(&self, nova: NovaContaRegistro) -> Result<ContaId, StoreError> {
+        self.dentro.criar_conta(nova).await
+    }
+    async fn conta_por_chave(&self, chave_hash: &str) -> Result<Option<Conta>, StoreError> {
+        self.dentro.conta_por_chave(chave_hash).await
+    }
+    async fn conta(&self, id: ContaId) -> Result<Option<Conta>, StoreError> {
+        self.dentro.conta(id).await
+    }
+    async fn contas(&self) -> Result<Vec<ContaId>, StoreError> {
+        self.dentro.contas().await
+    }
+    async fn atualizar_limites(
+        &self,
+        id: ContaId,
+        diario: Patch<u32>,
+        mensal: Patch<Centavos>,
+    ) -> Result<Option<Conta>, StoreError> {
+        self.dentro.atualizar_limites(id, diario, mensal).await
+    }
+    async fn razao(&self, conta: ContaId) -> Result<Option<Razao>, StoreError> {
+        self.dentro.razao(conta).await
+    }
+}
+
+#[async_trait]
+impl ImoveisStore for PerdeResposta {
+    async fn contar_imoveis(&self) -> Result<u64, StoreError> {
+        self.dentro.contar_imoveis().await
+    }
+    async fn gravar_imoveis(&self, imoveis: &[Imovel]) -> Result<u64, StoreError> {
+        self.dentro.gravar_imoveis(imoveis).await
+    }
+    async fn imovel(&self, codigo: &CodigoCar) -> Result<Option<Imovel>, StoreError> {
+        self.dentro.imovel(codigo).await
+    }
+    async fn imoveis_do_documento(
+        &self,
+        documento: &CpfCnpj,
+        limite: u32,
+    ) -> Result<(Vec<Imovel>, bool), StoreError> {
+        self.dentro.imoveis_do_documento(documento, limite).await
+    }
+    async fn itens_do_documento(
+        &self,
+        documento: &CpfCnpj,
+        limite: u32,
+    ) -> Result<(Vec<ImovelDoDono>, bool), StoreError> {
+        self.dentro.itens_do_documento(documento, limite).await
+    }
+}
+
+#[async_trait]
+impl RecargasStore for PerdeResposta {
+    async fn recarga_reaproveitavel(
+        &self,
+        conta: ContaId,
+        valor: Centavos,
+        desde: DateTime<Utc>,
+    ) -> Result<Option<Recarga>, StoreError> {
+        self.dentro
+            .recarga_reaproveitavel(conta, valor, desde)
+            .await
+    }
+    async fn inserir_recarga(
+        &self,
+        nova: Recarga,
+        desde: DateTime<Utc>,
+    ) -> Result<(Recarga, bool), StoreError> {
+        self.dentro.inserir_recarga(nova, desde).await
+    }
+    async fn completar_recarga(&self, id: Uuid, qr_code: &str) -> Result<(), StoreError> {
+        self.dentro.completar_recarga(id, qr_code).await
+    }
+    async fn descartar_recarga(&self, id: Uuid) -> Result<(), StoreError> {
+        self.dentro.descartar_recarga(id).await
+    }
+    async fn recarga(&self, conta: ContaId, id: Uuid) -> Result<Option<Recarga>, StoreError> {
+        self.dentro.recarga(conta, id).await
+    }
+    async fn recarga_por_id(&self, id: Uuid) -> Result<Option<Recarga>, StoreError> {
+        self.dentro.recarga_por_id(id).await
+    }
+    async fn recarga_por_payment_id(
+        &self,
+        payment_id: &str,
+    ) -> Result<Option<Recarga>, StoreError> {
+        self.dentro.recarga_por_payment_id(payment_id).await
+    }
+    async fn recargas(
+        &self,
+        conta: ContaId,
+        status: Option<RecargaStatus>,
+        page: u32,
+        size: u32,
+    ) -> Result<(Vec<Recarga>, u64), StoreError> {
+        self.dentro.recargas(conta, status, page, size).await
+    }
+    async fn recargas_pendentes(&self, limite: u32) -> Result<Vec<Recarga>, StoreError> {
+        self.dentro.recargas_pendentes(limite).await
+    }
+    async fn confirmar_recarga(
+        &self,
+        payment_id: &str,
+        em: DateTime<Utc>,
+    ) -> Result<Confirmacao, StoreError> {
+        self.dentro.confirmar_recarga(payment_id, em).await
+    }
+}
+
+#[async_trait]
+impl PspStore for PerdeResposta {
+    async fn psp_registrar(
+        &self,
+        payment_id: &str,
+        valor: Centavos,
+        documento: &CpfCnpj,
+        email: Option<&str>,
+        em: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.dentro
+            .psp_registrar(payment_id, valor, documento, email, em)
+            .await
+    }
+    async fn psp_pagar(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, StoreError> {
+        self.dentro.psp_pagar(payment_id, em).await
+    }
+    async fn psp_situacao(&self, payment_id: &str) -> Result<Option<CobrancaPsp>, StoreError> {
+        self.dentro.psp_situacao(payment_id).await
+    }
+}
+
+#[async_trait]
+impl CoordenacaoStore for PerdeResposta {
+    fn limitador(&self, por_segundo: NonZeroU32) -> Arc<dyn LimitePorChave> {
+        self.dentro.limitador(por_segundo)
+    }
+    async fn reservar_tarefa(
+        &self,
+        nome: &str,
+        dono: &str,
+        agora: DateTime<Utc>,
+        ate: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.dentro.reservar_tarefa(nome, dono, agora, ate).await
+    }
+}
+
+#[tokio::test]
+async fn a_charge_whose_sqlite_writer_reply_is_lost_answers_what_was_committed() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("carapi.db").display());
+    let dentro: Arc<dyn Store> = Arc::new(SqliteStore::connect(&url).await.unwrap());
+    let loja = Arc::new(PerdeResposta {
+        dentro,
+        perder: AtomicUsize::new(0),
+    });
+    let relogio = RelogioMs::em("2026-05-04T15:00:00Z");
+    let srv = servidor_sobre(loja.clone(), &url, &relogio).await;
+    let c = srv
+        .criar_conta(carapi_server::NovaConta {
+            saldo: 10.into(),
+            ..carapi_server::NovaConta::default()
+        })
+        .await
+        .unwrap();
+    loja.perder.store(1, Ordering::SeqCst);
+    let r = get(&srv, &c.api_key, &format!("/v1/car/{CODIGO}")).await;
+    assert_eq!(loja.perder.load(Ordering::SeqCst), 0, "the fault happened");
+    assert_eq!(r.status, 200, "{:?}", r.corpo);
+    assert_eq!(r.corpo["dados"]["codigoCar"], CODIGO, "{:?}", r.corpo);
+    let saldo = get(&srv, &c.api_key, "/v1/saldo").await.corpo;
+    assert_eq!(saldo["saldoReais"].as_f64(), Some(9.0), "{saldo}");
+    let razao = srv.verificar_razao(c.conta_id).await.unwrap();
+    assert!(razao.consistente(), "{razao:?}");
+    srv.shutdown().await;
+}
