@@ -20,14 +20,16 @@ pub mod cache;
 pub mod carga;
 pub mod cli;
 pub mod config;
+pub mod contas;
 pub mod dados;
-pub mod fonte;
+pub mod erro;
 pub mod http;
 pub mod ledger;
 pub mod limite_chave;
 pub mod limits;
 pub mod modo_teste;
 pub mod money;
+#[cfg(feature = "openapi")]
 pub mod openapi;
 pub mod pix;
 pub mod recibo;
@@ -41,7 +43,9 @@ pub mod testing;
 pub mod webhook;
 
 pub use config::{Config, ReciboModo};
+pub use contas::{ContaCriada, NovaConta, criar_conta};
+pub use erro::ServerError;
 pub use money::Centavos;
-pub use startup::{ContaCriada, NovaConta, RunningServer, ServerError, criar_conta, spawn};
+pub use startup::{RunningServer, spawn};
 pub use state::AppState;
 pub use store::{ContaId, Razao};

@@ -14,7 +14,6 @@ use carapi_sdk::{
 use super::consulta::{Consulta, Segmento};
 use super::error::ApiError;
 use super::extract::ContaAutenticada;
-use crate::fonte;
 use crate::ledger::LIMITE_PROPRIETARIO;
 use crate::state::AppState;
 use crate::store::ImovelDoDono;
@@ -82,7 +81,7 @@ pub async fn proprietario(
     if documento.is_sandbox() {
         return match (
             documento.as_str(),
-            fonte::sandbox_proprietario(documento.as_str()),
+            crate::dados::sandbox::proprietario(documento.as_str()),
         ) {
             (sandbox::CPF_NAO_ENCONTRADO, _) | (_, None) => {
                 Err(nao_encontrado(documento.as_str()).sandbox())

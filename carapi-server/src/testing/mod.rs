@@ -33,7 +33,8 @@ use uuid::Uuid;
 
 pub use crate::modo_teste::operacoes::EstadoConta;
 pub use crate::modo_teste::{Avanco, Falha, IdFalha, LimiteFalha, RegraFalha, RelogioTeste};
-pub use crate::startup::{ContaCriada, ServerError};
+pub use crate::contas::ContaCriada;
+pub use crate::erro::ServerError;
 pub use construtor::ConstrutorTeste;
 
 use crate::modo_teste::ModoTeste;
@@ -259,6 +260,7 @@ impl<'a> IntoFuture for Pagamento<'a> {
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(operacoes::pagar(
             self.srv.state(),
+            &self.srv.teste,
             self.recarga_id,
             self.webhook,
         ))
