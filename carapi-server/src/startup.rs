@@ -12,10 +12,10 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::config::Config;
-use crate::http::Acrescimos;
-use crate::http::servidor::{Conexoes, Diretas, servir_com};
 use crate::contas::{ContaCriada, NovaConta, criar_conta_em};
 use crate::erro::ServerError;
+use crate::http::Acrescimos;
+use crate::http::servidor::{Conexoes, Diretas, servir_com};
 use crate::pix::pagamento::pagar_via_webhook;
 use crate::state::AppState;
 use crate::store::{ContaId, PgStore, Razao, SqliteStore, Store};
@@ -97,9 +97,13 @@ pub async fn spawn_com(
     listener: TcpListener,
 ) -> Result<RunningServer, ServerError> {
     let intervalo = state.config.reconcile_interval;
-    iniciar(state, listener, Acrescimos::default(), Diretas, move |st, parar| {
-        crate::reconcile::laco(st, intervalo, parar)
-    })
+    iniciar(
+        state,
+        listener,
+        Acrescimos::default(),
+        Diretas,
+        move |st, parar| crate::reconcile::laco(st, intervalo, parar),
+    )
 }
 
 /// Serves `state` on `listener` with what the assembler adds (`acrescimos`, `conexoes`) and
@@ -123,13 +127,7 @@ where
     let cancelar = CancellationToken::new();
     let app = crate::http::router_com(state.clone(), acrescimos);
     let borda = state.config.borda.clone();
-    let servidor = tokio::spawn(servir_com(
-        listener,
-        app,
-        borda,
-        cancelar.clone(),
-        conexoes,
-    ));
+    let servidor = tokio::spawn(servir_com(listener, app, borda, cancelar.clone(), conexoes));
     let reconciliacao = tokio::spawn(tarefas(state.clone(), cancelar.child_token()));
     tracing::info!(%addr, "carapi-server ouvindo");
     Ok(RunningServer {
@@ -165,7 +163,7 @@ impl RunningServer {
     /// Creates an account, at the server clock's instant, and returns its key (shown once).
     ///
     /// # Errors
-    /// As [`criar_conta`].
+    /// As [`crate::criar_conta`].
     pub async fn criar_conta(&self, nova: NovaConta) -> Result<ContaCriada, ServerError> {
         criar_conta_em(self.state.store.as_ref(), nova, self.state.relogio.agora()).await
     }

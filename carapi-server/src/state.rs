@@ -58,7 +58,7 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// Clock.
     pub relogio: Relogio,
-    /// Caches of key owners and CAR records (see [`crate::cache`]).
+    /// Caches of key owners and CAR records.
     pub caches: Caches,
     /// The receipt service of `GET /v1/car/{codigoCar}/recibo` ([`Config::recibo`]).
     pub recibos: Arc<dyn ServicoRecibo>,

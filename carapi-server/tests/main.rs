@@ -11,9 +11,11 @@ mod servidor;
 
 mod adversario;
 mod auth;
+mod banco_fora;
 mod borda;
 mod car;
 mod carga;
+mod carga_interrompida;
 mod cli;
 mod concorrencia;
 mod conta;

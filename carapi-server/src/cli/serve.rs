@@ -84,6 +84,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
             .filter(|t| !t.trim().is_empty())
             .unwrap_or_else(|| format!("teste_{}", hex::encode(rand::random::<[u8; 24]>())))
     });
+    let database_url = a.banco.database.clone();
     let config = Config {
         bind: a.bind,
         database_url: a.banco.database,
@@ -114,6 +115,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
     };
     tracing::info!(endereco = %server.addr(), "carapi-server pronto em {}", server.base_url());
+    super::avisar_carga_interrompida(&database_url).await;
     eprintln!("carapi-server ouvindo em {}", server.base_url());
     if server.state().config.webhook_secret.is_none() {
         eprintln!(

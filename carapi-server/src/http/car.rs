@@ -84,7 +84,7 @@ async fn lookup<T: Serialize>(
     let imovel = match st.caches.imovel(st.store.as_ref(), &codigo).await {
         Ok(Some(i)) => i,
         Ok(None) => return Err(c.falhou(nao_encontrado(&codigo)).await),
-        Err(e) => return Err(c.falhou(e.into()).await),
+        Err(e) => return Err(c.falhou_no_banco(e).await),
     };
     let corpo = dados(&imovel);
     let cache = c.cobrar(Some(&codigo)).await?;
@@ -226,7 +226,7 @@ pub async fn recibo(
     let imovel = match st.caches.imovel(st.store.as_ref(), &codigo).await {
         Ok(Some(i)) => i,
         Ok(None) => return Err(c.falhou(nao_encontrado(&codigo)).await),
-        Err(e) => return Err(c.falhou(e.into()).await),
+        Err(e) => return Err(c.falhou_no_banco(e).await),
     };
     if !imovel.tem_recibo {
         return Err(c

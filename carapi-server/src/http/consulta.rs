@@ -12,7 +12,7 @@ use super::error::{ApiError, Limite};
 use crate::ledger;
 use crate::money::Centavos;
 use crate::state::AppState;
-use crate::store::{Cobranca, ContaId, RegistroConsulta, ResultadoCobranca};
+use crate::store::{Cobranca, ContaId, RegistroConsulta, ResultadoCobranca, StoreError};
 
 /// The single path parameter of a route, decoded; one that does not decode to UTF-8 gets the
 /// route's own contract error ([`super::borda::erro_de_segmento`]).
@@ -97,6 +97,15 @@ impl<'a> Consulta<'a> {
             }
         }
         erro
+    }
+
+    /// [`Consulta::falhou`] for a store error; a database that is away
+    /// ([`super::error::banco_fora`]) is not asked to record anything.
+    pub async fn falhou_no_banco(&self, e: StoreError) -> ApiError {
+        if super::error::banco_fora(&e) {
+            return e.into();
+        }
+        self.falhou(e.into()).await
     }
 
     /// Debits the lookup; `consolidar` is the CAR record whose earlier consolidation gives

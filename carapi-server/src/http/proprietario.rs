@@ -98,7 +98,7 @@ pub async fn proprietario(
         .await
     {
         Ok(r) => r,
-        Err(e) => return Err(c.falhou(e.into()).await),
+        Err(e) => return Err(c.falhou_no_banco(e).await),
     };
     if imoveis.is_empty() {
         return Err(c.falhou(nao_encontrado(&documento.formatado())).await);

@@ -33,7 +33,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use subtle::ConstantTimeEq;
 
-pub use falhas::{Falha, Falhas, IdFalha, LimiteFalha, RegraFalha, RegraInvalida};
+use falhas::Falhas;
 pub use relogio::RelogioTeste;
 
 use crate::state::AppState;
@@ -62,7 +62,8 @@ pub struct ModoTeste {
     pub(crate) endereco: OnceLock<SocketAddr>,
 }
 
-/// What [`ModoTeste::avancar`] did.
+/// What moving the test clock forward did (`ServidorTeste::avancar`,
+/// `POST /_teste/relogio/avancar`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]

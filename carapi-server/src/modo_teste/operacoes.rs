@@ -7,10 +7,10 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::money::Centavos;
 use super::ModoTeste;
 use crate::contas::{self, ContaCriada, NovaConta};
 use crate::erro::ServerError;
+use crate::money::Centavos;
 use crate::pix::pagamento;
 use crate::state::AppState;
 use crate::store::ContaId;

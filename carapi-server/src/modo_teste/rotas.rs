@@ -30,10 +30,10 @@ use super::ModoTeste;
 use super::falhas::RegraFalha;
 use super::operacoes::{self, NovaContaTeste};
 use crate::auth;
+use crate::erro::ServerError;
 use crate::http::consulta::Segmento;
 use crate::http::error::{ApiError, PARAMETRO_INVALIDO};
 use crate::http::rotas::Rota;
-use crate::erro::ServerError;
 use crate::state::AppState;
 use crate::store::ContaId;
 
@@ -68,11 +68,6 @@ pub const ROTAS: &[Rota] = &[
         metodos: POST,
     },
 ];
-
-/// The `/_teste` route `path` belongs to, if any.
-pub fn rota(path: &str) -> Option<&'static Rota> {
-    ROTAS.iter().find(|r| r.casa(path))
-}
 
 /// What the `/_teste` handlers reach: the server's state and the test mode's.
 #[derive(Debug, Clone)]
@@ -172,10 +167,7 @@ pub async fn falhar(
     corpo: Bytes,
 ) -> Result<Response, ApiError> {
     let regra: RegraFalha = json(&corpo)?;
-    let id = modo
-        .falhas
-        .registrar(regra)
-        .map_err(|e| invalido(e.0))?;
+    let id = modo.falhas.registrar(regra).map_err(|e| invalido(e.0))?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "id": id }))).into_response())
 }
 

@@ -119,7 +119,7 @@ const LETRAS_PAYMENT_ID: &[u8; 22] = b"ABCDEFGHJKMNPQRSTVWXYZ";
 pub const TAMANHO_PAYMENT_ID: usize = 16;
 
 /// A new payment id: [`TAMANHO_PAYMENT_ID`] random upper-case letters from
-/// [`LETRAS_PAYMENT_ID`], e.g. `KQZMBXTRAHWDNFJE`.
+/// Crockford's base-32 letters (`LETRAS_PAYMENT_ID`), e.g. `KQZMBXTRAHWDNFJE`.
 ///
 /// Short and in the QR code's alphanumeric set (digits, upper-case letters, space and
 /// `$%*+-./:`, 5.5 bits a character instead of 8), because the id is part of the BR Code's

@@ -25,8 +25,11 @@ pub trait ServicoRecibo: Send + Sync + fmt::Debug + 'static {
     /// # Errors
     /// [`ReciboError`] when it cannot be produced (the handler answers 502
     /// `RECIBO_INDISPONIVEL` and charges nothing).
-    fn gerar(&self, imovel: &Imovel, emitido_em: DateTime<FixedOffset>)
-    -> Result<Vec<u8>, ReciboError>;
+    fn gerar(
+        &self,
+        imovel: &Imovel,
+        emitido_em: DateTime<FixedOffset>,
+    ) -> Result<Vec<u8>, ReciboError>;
 }
 
 /// The service [`ReciboModo`] names: [`ReciboPdf`] for `Normal`.
