@@ -6,6 +6,8 @@ use std::time::Duration;
 
 /// Default database URL of the command line.
 pub const DATABASE_URL_PADRAO: &str = "sqlite://carapi.db";
+/// Default bound of open connections per client address ([`Borda::conexoes_por_endereco`]).
+pub const CONEXOES_POR_ENDERECO_PADRAO: usize = 100;
 /// Default bind address of `carapi-server serve`.
 pub const BIND_PADRAO: &str = "127.0.0.1:8080";
 
@@ -72,11 +74,8 @@ pub struct Config {
     pub pix_nome: String,
     /// Merchant city in the BR Code (field 60).
     pub pix_cidade: String,
-    /// Time-outs and bounds of the HTTP edge (see [`crate::http::borda::Borda`]).
-    pub borda: crate::http::borda::Borda,
-    /// Runs the server as a test double ([`crate::modo_teste`]: movable clock, faults on
-    /// demand, `/_teste` routes); `None` (the default) for a normal server.
-    pub modo_teste: Option<crate::modo_teste::ConfigTeste>,
+    /// Time-outs and bounds of the HTTP edge (see [`Borda`]).
+    pub borda: Borda,
 }
 
 impl Default for Config {
@@ -93,8 +92,7 @@ impl Default for Config {
             pix_location_base: "CARAPI.EXAMPLE/PIX".to_owned(),
             pix_nome: "CARAPI".to_owned(),
             pix_cidade: "BRASILIA".to_owned(),
-            borda: crate::http::borda::Borda::default(),
-            modo_teste: None,
+            borda: Borda::default(),
         }
     }
 }
@@ -105,7 +103,7 @@ impl Config {
     /// an in-process server shares the loopback address (tests that try bad keys on purpose
     /// would block the next test's good ones).
     pub fn local(database_url: impl Into<String>) -> Self {
-        let borda = crate::http::borda::Borda {
+        let borda = Borda {
             nao_autenticados_por_segundo: None,
             ..Default::default()
         };
@@ -114,6 +112,42 @@ impl Config {
             database_url: database_url.into(),
             borda,
             ..Config::default()
+        }
+    }
+}
+
+/// The knobs of the HTTP edge (`carapi-server serve --help` shows the defaults).
+#[derive(Debug, Clone)]
+pub struct Borda {
+    /// Time a client has to send a request's headers; hyper starts it when it begins waiting
+    /// for a request, so it is also how long an idle keep-alive connection stays open.
+    pub tempo_cabecalho: Duration,
+    /// Time a client has to send a whole request body (408 after it).
+    pub tempo_corpo: Duration,
+    /// Largest request body, bytes (413 above it).
+    pub corpo_maximo: usize,
+    /// Open connections at most; above it the server stops accepting until one closes.
+    pub conexoes_maximas: usize,
+    /// Open connections per client address at most; past it that address's new connections
+    /// are closed at once while other addresses are still served. `None` disables this bound.
+    pub conexoes_por_endereco: Option<usize>,
+    /// Requests per second per client address that fail authentication (401) before they
+    /// are answered 429; `None` disables this limit.
+    pub nao_autenticados_por_segundo: Option<NonZeroU32>,
+}
+
+impl Default for Borda {
+    /// 10 s for headers (and idle keep-alive), 30 s for a body, 64 KiB bodies, 1,000
+    /// connections, 100 of them per client address, 20 failed authentications per second per
+    /// address.
+    fn default() -> Self {
+        Borda {
+            tempo_cabecalho: Duration::from_secs(10),
+            tempo_corpo: Duration::from_secs(30),
+            corpo_maximo: 64 * 1024,
+            conexoes_maximas: 1_000,
+            conexoes_por_endereco: Some(CONEXOES_POR_ENDERECO_PADRAO),
+            nao_autenticados_por_segundo: NonZeroU32::new(20),
         }
     }
 }

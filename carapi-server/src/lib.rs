@@ -16,20 +16,22 @@
 #![warn(missing_docs)]
 
 pub mod auth;
-pub mod cache;
-pub mod carga;
-pub mod cli;
-pub mod config;
+mod cache;
+mod carga;
+mod cli;
+mod config;
+mod contas;
 pub mod dados;
-pub mod fonte;
+mod erro;
 pub mod http;
 pub mod limite_chave;
 pub mod limits;
-pub mod modo_teste;
-pub mod money;
+mod modo_teste;
+mod money;
+#[cfg(feature = "openapi")]
 pub mod openapi;
 pub mod pix;
-pub mod recibo;
+mod recibo;
 pub mod reconcile;
 pub mod startup;
 pub mod state;
@@ -38,8 +40,17 @@ pub mod store;
 pub mod testing;
 pub mod webhook;
 
-pub use config::{Config, ReciboModo};
+pub use config::{Borda, Config, ReciboModo};
+pub use contas::{ContaCriada, NovaConta, criar_conta};
+pub use erro::ServerError;
 pub use money::Centavos;
-pub use startup::{ContaCriada, NovaConta, RunningServer, ServerError, criar_conta, spawn};
+pub use startup::{RunningServer, spawn};
+
+/// The `carapi-server` binary: parses the command line (`std::env::args`), runs the command,
+/// returns its exit status (0 success, 1 failure, 2 bad usage).
+pub async fn principal() -> std::process::ExitCode {
+    use clap::Parser;
+    cli::run(cli::Cli::parse()).await
+}
 pub use state::AppState;
 pub use store::{ContaId, Razao};

@@ -2,7 +2,6 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
@@ -13,5 +12,5 @@ async fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    carapi_server::cli::run(carapi_server::cli::Cli::parse()).await
+    carapi_server::principal().await
 }

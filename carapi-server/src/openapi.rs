@@ -1,28 +1,15 @@
-//! The OpenAPI 3.1 document of the service. It is generated from the handlers' annotations and
-//! the SDK's wire models (utoipa 5) when the cargo feature `openapi` is on, committed as
-//! `carapi-server/openapi.json` (a test fails when the two drift), and served from that committed
-//! file at `GET /openapi.json` in every build.
+//! The generator of the OpenAPI 3.1 document of the service (cargo feature `openapi`): from the
+//! handlers' annotations and the SDK's wire models (utoipa 5), the routes of the test double
+//! included. The result is committed as `carapi-server/openapi.json` (a test fails when the two
+//! drift) and served from that committed file ([`crate::http::documento`]) in every build.
 
-use axum::Router;
-use axum::http::header;
-use axum::response::IntoResponse;
-use axum::routing::get;
-#[cfg(feature = "openapi")]
 use utoipa::OpenApi;
-#[cfg(feature = "openapi")]
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
-#[cfg(feature = "openapi")]
 use crate::http::{car, conta, proprietario, recarga, webhooks};
-#[cfg(feature = "openapi")]
 use crate::modo_teste::rotas as teste;
-use crate::state::AppState;
-
-/// The committed document (`carapi-server/openapi.json`), as served.
-pub const DOCUMENTO: &str = include_str!("../openapi.json");
 
 /// The document's definition (feature `openapi`).
-#[cfg(feature = "openapi")]
 #[derive(Debug, OpenApi)]
 #[openapi(
     info(
@@ -49,11 +36,9 @@ pub const DOCUMENTO: &str = include_str!("../openapi.json");
 )]
 pub struct ApiDoc;
 
-#[cfg(feature = "openapi")]
 #[derive(Debug)]
 struct Seguranca;
 
-#[cfg(feature = "openapi")]
 impl utoipa::Modify for Seguranca {
     fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
         let components = doc.components.get_or_insert_with(Default::default);
@@ -80,19 +65,10 @@ impl utoipa::Modify for Seguranca {
 
 /// The document generated from the code, as pretty JSON with a trailing newline (the committed
 /// file's exact bytes when they agree; feature `openapi`).
-#[cfg(feature = "openapi")]
 pub fn json() -> String {
     let mut s = ApiDoc::openapi()
         .to_pretty_json()
         .expect("the OpenAPI document serialises");
     s.push('\n');
     s
-}
-
-/// Route of the document (public: no key needed to read the API description).
-pub fn router() -> Router<AppState> {
-    Router::new().route(
-        "/openapi.json",
-        get(|| async { ([(header::CONTENT_TYPE, "application/json")], DOCUMENTO).into_response() }),
-    )
 }

@@ -51,23 +51,17 @@ pub const TAREFA: &str = "reconciliacao";
 /// only in the process holding the job's lease ([`crate::store::CoordenacaoStore`]), taken for
 /// two intervals and renewed by its holder at each pass: one process does the work, and
 /// another takes over at most two intervals after it stops.
-///
-/// A test-mode server ([`crate::modo_teste`]) follows its test clock instead: every second it
-/// runs a pass if the clock moved a whole interval since the last one
-/// ([`crate::modo_teste::ModoTeste::rodar_tarefas`]).
 pub async fn laco(st: AppState, intervalo: Duration, cancelar: CancellationToken) {
     let dono = uuid::Uuid::new_v4().to_string();
-    let periodo = match st.teste {
-        Some(_) => Duration::from_secs(1),
-        None => intervalo.max(Duration::from_millis(10)),
-    };
-    let mut tick = tokio::time::interval(periodo);
+    let mut tick = tokio::time::interval(intervalo.max(Duration::from_millis(10)));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             () = cancelar.cancelled() => break,
             _ = tick.tick() => {
-                if let Err(e) = passo(&st, &dono, intervalo).await {
+                if vez_deste(&st, &dono, intervalo).await
+                    && let Err(e) = executar(&st.store, &st.pix).await
+                {
                     tracing::error!(erro = %e, "reconciliação falhou");
                 }
                 if let Some(l) = &st.limitador {
@@ -75,17 +69,6 @@ pub async fn laco(st: AppState, intervalo: Duration, cancelar: CancellationToken
                 }
             }
         }
-    }
-}
-
-/// One tick of [`laco`]: the pass due by the test clock, or the pass of the lease holder.
-async fn passo(st: &AppState, dono: &str, intervalo: Duration) -> Result<(), StoreError> {
-    match &st.teste {
-        Some(teste) => teste.rodar_tarefas(st).await.map(drop),
-        None if vez_deste(st, dono, intervalo).await => {
-            executar(&st.store, &st.pix).await.map(drop)
-        }
-        None => Ok(()),
     }
 }
 

@@ -9,7 +9,8 @@ use crate::cache::Caches;
 use crate::config::Config;
 use crate::limite_chave::LimitePorChave;
 use crate::limits::LimitadorIp;
-use crate::pix::{PixProvider, PspSimulado};
+use crate::pix::{PixProvider, PspRecusando, PspSimulado};
+use crate::recibo::servico::{self, ServicoRecibo};
 use crate::store::{Store, StoreError};
 
 /// Source of the current instant (a fixed or movable one in tests).
@@ -57,45 +58,43 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// Clock.
     pub relogio: Relogio,
-    /// Caches of key owners and CAR records (see [`crate::cache`]).
+    /// Caches of key owners and CAR records.
     pub caches: Caches,
-    /// The test mode ([`crate::modo_teste`]), when the server runs as a test double.
-    pub teste: Option<Arc<crate::modo_teste::ModoTeste>>,
+    /// The receipt service of `GET /v1/car/{codigoCar}/recibo` ([`Config::recibo`]).
+    pub recibos: Arc<dyn ServicoRecibo>,
     /// The webhook secret once resolved ([`AppState::segredo_webhook`]).
     segredo: Arc<tokio::sync::OnceCell<Arc<str>>>,
 }
 
 impl AppState {
-    /// State over `store` with the simulated PSP, as `config` says: the system clock, or the
-    /// test clock when [`Config::modo_teste`] is set.
+    /// State over `store` with the system clock and the implementations `config` asks for:
+    /// the simulated PSP (one that refuses new charges with [`Config::pix_falha`]) and the
+    /// receipt service of [`Config::recibo`].
     pub fn new(store: Arc<dyn Store>, config: Config) -> Self {
         let psp = Arc::new(PspSimulado::new(
             store.clone(),
-            config.pix_falha,
             &config.pix_location_base,
             &config.pix_nome,
             &config.pix_cidade,
         ));
+        let pix: Arc<dyn PixProvider> = if config.pix_falha {
+            Arc::new(PspRecusando(psp.clone()))
+        } else {
+            psp.clone()
+        };
         let limitador = config.rate_limit.map(|n| store.limitador(n));
-        let teste = config
-            .modo_teste
-            .as_ref()
-            .map(|c| Arc::new(crate::modo_teste::ModoTeste::new(c)));
-        let relogio = teste
-            .as_ref()
-            .map_or_else(Relogio::sistema, |t| t.relogio.relogio());
         AppState {
             store,
-            pix: psp.clone(),
+            pix,
             psp: Some(psp),
+            recibos: servico::servico(config.recibo),
             limitador,
             limitador_ip: config
                 .borda
                 .nao_autenticados_por_segundo
                 .map(|n| Arc::new(LimitadorIp::new(n))),
             config: Arc::new(config),
-            relogio,
-            teste,
+            relogio: Relogio::sistema(),
             caches: Caches::new(),
             segredo: Arc::default(),
         }

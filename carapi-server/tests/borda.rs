@@ -442,3 +442,69 @@ async fn any_finite_valor_up_to_the_largest_top_up_gets_a_preview_and_numbers_mu
         s.srv.shutdown().await;
     }
 }
+
+/// A connection from `origem` (a loopback address) to `s`.
+async fn conectar_de(origem: [u8; 4], s: &Servidor) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket
+        .bind(std::net::SocketAddr::from((origem, 0)))
+        .unwrap();
+    socket.connect(s.srv.addr()).await.unwrap()
+}
+
+/// `GET /v1/saldo` with `key` on a new connection from `origem`: the status (0 when the server
+/// closed the connection without answering).
+async fn saldo_de(origem: [u8; 4], s: &Servidor, key: &str) -> u16 {
+    let mut tcp = conectar_de(origem, s).await;
+    let auth = format!("Authorization: Bearer {key}");
+    // The server may have closed it already: then the write fails and nothing is read.
+    let _ = tcp
+        .write_all(&pedido("GET", "/v1/saldo", &[auth.as_bytes()], b""))
+        .await;
+    ler_ate_fechar(&mut tcp).await.status
+}
+
+#[tokio::test]
+async fn one_address_over_its_bound_is_closed_while_another_address_is_served() {
+    for s in servidores("por_endereco", |c| {
+        c.borda.conexoes_por_endereco = Some(8);
+        c.borda.conexoes_maximas = 64;
+        // Idle sockets stay open for the whole test.
+        c.borda.tempo_cabecalho = Duration::from_secs(60);
+    })
+    .await
+    {
+        let c = s.conta(100).await;
+        let mut ociosas = Vec::new();
+        for _ in 0..8 {
+            ociosas.push(conectar_de([127, 0, 0, 1], &s).await);
+        }
+        // Accepted in order after the 8 idle ones: past the bound, closed unanswered.
+        assert_eq!(
+            saldo_de([127, 0, 0, 1], &s, &c.api_key).await,
+            0,
+            "[{}]",
+            s.nome
+        );
+        // Another address is served meanwhile.
+        assert_eq!(
+            saldo_de([127, 0, 0, 2], &s, &c.api_key).await,
+            200,
+            "[{}]",
+            s.nome
+        );
+        // Once one of the first address's connections closes, it is served again.
+        drop(ociosas.pop());
+        let mut status = 0;
+        for _ in 0..200 {
+            status = saldo_de([127, 0, 0, 1], &s, &c.api_key).await;
+            if status == 200 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(status, 200, "[{}]", s.nome);
+        drop(ociosas);
+        s.srv.shutdown().await;
+    }
+}

@@ -178,7 +178,7 @@ impl App {
 /// `n` copies of a bundled record with distinct codes in the same municipality, all owned by
 /// `documento` (for owner-lookup truncation).
 pub fn copias_com_dono(n: usize, documento: &carapi_sdk::CpfCnpj) -> Vec<Imovel> {
-    let base = carapi_server::fonte::bundled().remove(0);
+    let base = carapi_server::dados::bundled().remove(0);
     (0..n)
         .map(|i| {
             let mut im = base.clone();

@@ -24,6 +24,7 @@
 //! nothing.
 
 mod leitura;
+pub mod marca;
 mod ordenar;
 pub mod postgres;
 pub(crate) mod progresso;
@@ -66,6 +67,26 @@ pub enum Origem {
     },
     /// A file in the public SICAR CSV columns, or a SICAR WFS GeoJSON ([`Formato::de`]).
     Arquivo(PathBuf),
+}
+
+impl Origem {
+    /// What the load is, for its record on the base ([`marca`]): the command that repeats it.
+    pub fn descricao(&self) -> String {
+        match self {
+            Origem::Sinteticos {
+                n,
+                seed,
+                dono_grande,
+            } => {
+                let mut d = format!("seed --synthetic {n} --seed {seed}");
+                if let Some(c) = dono_grande {
+                    d.push_str(&format!(" --dono-grande {c}"));
+                }
+                d
+            }
+            Origem::Arquivo(caminho) => format!("import {}", caminho.display()),
+        }
+    }
 }
 
 /// The format of an import file.
@@ -203,11 +224,17 @@ pub async fn carregar(
     com_barra: bool,
 ) -> Result<Relatorio, CargaError> {
     let inicio = Instant::now();
+    let descricao = format!(
+        "{}, iniciada em {}",
+        origem.descricao(),
+        chrono::Utc::now().format("%Y-%m-%d %H:%M:%S UTC")
+    );
     let (lidos, c) = if crate::store::postgres::eh_url_postgres(database_url) {
-        carregar_postgres(database_url, origem, com_barra).await?
+        carregar_postgres(database_url, origem, com_barra, &descricao).await?
     } else {
-        carregar_sqlite(database_url, origem, com_barra).await?
+        carregar_sqlite(database_url, origem, com_barra, &descricao).await?
     };
+    marca::concluir(database_url).await?;
     Ok(Relatorio {
         lidos,
         gravados: c.gravados,
@@ -217,9 +244,9 @@ pub async fn carregar(
     })
 }
 
-/// Creates and migrates the database of `url`; closed before the load opens its own
-/// connection.
-async fn migrar(url: &str) -> Result<(), CargaError> {
+/// Creates and migrates the database of `url` and records that the load `descricao` starts
+/// writing ([`marca::marcar`]); closed before the load opens its own connection.
+async fn migrar(url: &str, descricao: &str) -> Result<(), CargaError> {
     let store = crate::startup::abrir_store(url)
         .await
         .map_err(|e| match e {
@@ -227,6 +254,9 @@ async fn migrar(url: &str) -> Result<(), CargaError> {
             outro => CargaError::Url(outro.to_string()),
         })?;
     drop(store);
+    if let Some(anterior) = marca::marcar(url, descricao).await? {
+        tracing::warn!(%anterior, "a carga anterior nesta base não terminou");
+    }
     Ok(())
 }
 
@@ -240,6 +270,7 @@ async fn carregar_sqlite(
     url: &str,
     origem: Origem,
     com_barra: bool,
+    descricao: &str,
 ) -> Result<(u64, Contagem), CargaError> {
     sqlite::arquivo_do_url(url)?;
     let total = match &origem {
@@ -258,7 +289,7 @@ async fn carregar_sqlite(
         segundos = t.elapsed().as_secs_f64(),
         "carga: lidos e ordenados"
     );
-    migrar(url).await?;
+    migrar(url, descricao).await?;
     let barra = progresso::barra(com_barra, Some(lidos), "gravando");
     let (url, b) = (url.to_owned(), barra.clone());
     let c = em_pe(
@@ -285,6 +316,7 @@ async fn carregar_postgres(
     url: &str,
     origem: Origem,
     com_barra: bool,
+    descricao: &str,
 ) -> Result<(u64, Contagem), CargaError> {
     let total = match &origem {
         Origem::Sinteticos { n, .. } => *n as u64,
@@ -294,7 +326,7 @@ async fn carregar_postgres(
             em_pe(tokio::task::spawn_blocking(move || validacao::validar(&caminho, &barra)).await)?
         }
     };
-    migrar(url).await?;
+    migrar(url, descricao).await?;
     let barra = progresso::barra(com_barra, Some(total), "gravando");
     let (tx, rx) = mpsc::channel::<Vec<Imovel>>(EM_VOO);
     let leitor = tokio::task::spawn_blocking(move || produzir(origem, &tx));

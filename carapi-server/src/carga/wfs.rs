@@ -46,12 +46,10 @@ pub enum WfsError {
     },
 }
 
-/// One valid feature: its index, the record completed like any imported record, with the
-/// polygon's centroid as coordinates when the feature has a geometry.
+/// One valid feature: the record completed like any imported record, with the polygon's
+/// centroid as coordinates when the feature has a geometry.
 #[derive(Debug, Clone)]
 pub struct Feicao {
-    /// 0-based index in `features`.
-    pub indice: u64,
     /// The completed record.
     pub imovel: Imovel,
 }
@@ -255,7 +253,7 @@ fn converter(b: FeicaoBruta, indice: u64) -> Result<Feicao, WfsError> {
         imovel.latitude = Some(latitude);
         imovel.longitude = Some(longitude);
     }
-    Ok(Feicao { indice, imovel })
+    Ok(Feicao { imovel })
 }
 
 /// The properties written out as CSV fields: strings as they are, numbers in their shortest

@@ -6,7 +6,8 @@ use anyhow::Context;
 use carapi_sdk::CpfCnpj;
 use rust_decimal::Decimal;
 
-use crate::startup::{NovaConta, abrir_store, criar_conta};
+use crate::contas::{NovaConta, criar_conta};
+use crate::startup::abrir_store;
 
 /// Account subcommands.
 #[derive(Debug, clap::Subcommand)]

@@ -25,6 +25,7 @@ pub struct Args {
 }
 
 pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
+    super::avisar_carga_interrompida(&a.banco.database).await;
     let origem = Origem::Arquivo(a.file.clone());
     let r = carga::carregar(&a.banco.database, origem, !a.sem_progresso)
         .await

@@ -33,6 +33,18 @@ pub struct Banco {
     pub database: String,
 }
 
+/// Says on stderr when a load on the base of `url` started and did not finish
+/// ([`crate::carga::marca`]): `serve` at start, `import` and `seed` before they load.
+async fn avisar_carga_interrompida(url: &str) {
+    if let Some(carga) = crate::carga::marca::interrompida(url).await {
+        tracing::warn!(%carga, "carga interrompida nesta base");
+        eprintln!(
+            "atenção: a carga \"{carga}\" começou nesta base e não terminou; a base pode estar \
+             incompleta (repetir a carga a completa)"
+        );
+    }
+}
+
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Comando {

@@ -4,7 +4,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::startup::{abrir_store, pagar_via_webhook};
+use crate::pix::pagamento::pagar_via_webhook;
+use crate::startup::abrir_store;
 
 /// PIX subcommands.
 #[derive(Debug, clap::Subcommand)]

@@ -35,6 +35,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
             a.synthetic
         );
     }
+    super::avisar_carga_interrompida(&a.banco.database).await;
     let origem = Origem::Sinteticos {
         n: a.synthetic,
         seed: a.seed,

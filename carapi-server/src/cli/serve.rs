@@ -5,9 +5,9 @@ use std::num::NonZeroU32;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::config::{BIND_PADRAO, Config, ReciboModo};
+use crate::config::{BIND_PADRAO, CONEXOES_POR_ENDERECO_PADRAO, Config, ReciboModo};
 use crate::http::borda::Borda;
-use crate::modo_teste::ConfigTeste;
+use crate::modo_teste::{ConfigTeste, montagem};
 
 /// Options of `serve`.
 #[derive(Debug, clap::Args)]
@@ -49,6 +49,10 @@ pub struct Args {
     /// Open connections at most; above it new connections wait to be accepted.
     #[arg(long, env = "CARAPI_CONEXOES_MAXIMAS", default_value_t = 1_000)]
     conexoes_maximas: usize,
+    /// Open connections per client address at most; past it that address's new connections
+    /// are closed at once, others are still served (0 disables).
+    #[arg(long, env = "CARAPI_CONEXOES_POR_ENDERECO", default_value_t = CONEXOES_POR_ENDERECO_PADRAO)]
+    conexoes_por_endereco: usize,
     /// Failed authentications per second per client address before 429 (0 disables).
     #[arg(long, env = "CARAPI_LIMITE_NAO_AUTENTICADO", default_value_t = 20)]
     limite_nao_autenticado: u32,
@@ -80,6 +84,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
             .filter(|t| !t.trim().is_empty())
             .unwrap_or_else(|| format!("teste_{}", hex::encode(rand::random::<[u8; 24]>())))
     });
+    let database_url = a.banco.database.clone();
     let config = Config {
         bind: a.bind,
         database_url: a.banco.database,
@@ -94,15 +99,23 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
             tempo_corpo: Duration::from_secs(a.tempo_corpo.max(1)),
             corpo_maximo: a.corpo_maximo,
             conexoes_maximas: a.conexoes_maximas.max(1),
+            conexoes_por_endereco: (a.conexoes_por_endereco > 0).then_some(a.conexoes_por_endereco),
             nao_autenticados_por_segundo: NonZeroU32::new(a.limite_nao_autenticado),
         },
-        modo_teste: token_teste
-            .clone()
-            .map(|token| ConfigTeste { token: Some(token) }),
         ..Config::default()
     };
-    let server = crate::spawn(config).await?;
+    // The composition root of the binary: a normal server, or the test double around it.
+    let server = match &token_teste {
+        None => crate::spawn(config).await?,
+        Some(token) => {
+            let teste = ConfigTeste {
+                token: Some(token.clone()),
+            };
+            montagem::iniciar(config, &teste).await?.0
+        }
+    };
     tracing::info!(endereco = %server.addr(), "carapi-server pronto em {}", server.base_url());
+    super::avisar_carga_interrompida(&database_url).await;
     eprintln!("carapi-server ouvindo em {}", server.base_url());
     if server.state().config.webhook_secret.is_none() {
         eprintln!(

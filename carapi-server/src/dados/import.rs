@@ -96,7 +96,7 @@ pub(crate) struct Linha<'a> {
 
 /// Parses a SICAR CSV (UTF-8, comma-separated, header row, optional byte-order mark) into
 /// completed records, in file order. Holds the whole file's records: for big files, stream
-/// with [`LeitorCsv`] instead.
+/// with `LeitorCsv` instead.
 ///
 /// Rules per row: `cod_imovel` a valid CAR code (not a sandbox code); `status_imovel` one of
 /// `AT`, `PE`, `SU`, `CA`; `dat_criacao` required and `data_atualizacao` optional, ISO
@@ -298,15 +298,21 @@ impl<R: Read> Iterator for LeitorCsv<R> {
     }
 }
 
-/// Checks one row against the rules of [`parse_csv`]; errors carry `linha` (a CSV line, or a
-/// WFS feature index).
-pub(crate) fn validar(l: Linha<'_>, linha: u64) -> Result<RegistroSicar, ImportError> {
-    let erro = |campo: &'static str, valor: &str, motivo: &str| ImportError::Campo {
+/// The error of field `campo` holding `valor` at `linha`.
+fn erro_campo(linha: u64, campo: &'static str, valor: &str, motivo: &str) -> ImportError {
+    ImportError::Campo {
         linha,
         campo,
         valor: valor.to_owned(),
         motivo: motivo.to_owned(),
-    };
+    }
+}
+
+/// Checks one row against the rules of [`parse_csv`]; errors carry `linha` (a CSV line, or a
+/// WFS feature index).
+pub(crate) fn validar(l: Linha<'_>, linha: u64) -> Result<RegistroSicar, ImportError> {
+    let erro =
+        |campo: &'static str, valor: &str, motivo: &str| erro_campo(linha, campo, valor, motivo);
     let codigo_car = CodigoCar::parse(&l.cod_imovel)
         .ok()
         .filter(|c| !c.is_sandbox())
@@ -325,55 +331,14 @@ pub(crate) fn validar(l: Linha<'_>, linha: u64) -> Result<RegistroSicar, ImportE
             "esperado AT, PE, SU ou CA",
         ));
     }
-    let data_cadastro = data(&l.dat_criacao).ok_or_else(|| {
-        erro(
-            "dat_criacao",
-            &l.dat_criacao,
-            "esperada data ISO ou dd/MM/yyyy HH:mm:ss",
-        )
-    })?;
-    let data_atualizacao = match &*l.data_atualizacao {
-        "" => None,
-        s => Some(data(s).ok_or_else(|| {
-            erro(
-                "data_atualizacao",
-                s,
-                "esperada data ISO ou dd/MM/yyyy HH:mm:ss",
-            )
-        })?),
-    };
+    let (data_cadastro, data_atualizacao) = datas(&l, linha)?;
     let area_total_ha = decimal(&l.area)
         .ok_or_else(|| erro("area", &l.area, "esperado número de hectares não negativo"))?;
     let modulos_fiscais = match &*l.m_fiscal {
         "" => None,
         s => Some(decimal(s).ok_or_else(|| erro("m_fiscal", s, "esperado número não negativo"))?),
     };
-    let codigo_municipio_ibge: u32 = l.cod_municipio_ibge.parse().map_err(|_| {
-        erro(
-            "cod_municipio_ibge",
-            &l.cod_municipio_ibge,
-            "esperados 7 dígitos",
-        )
-    })?;
-    let municipio_ibge = municipios::por_codigo(codigo_municipio_ibge).ok_or_else(|| {
-        erro(
-            "cod_municipio_ibge",
-            &l.cod_municipio_ibge,
-            "município inexistente na lista do IBGE",
-        )
-    })?;
-    let sigla = l.uf.to_ascii_uppercase();
-    match uf::codigo_ibge(&sigla) {
-        Some(c) if c == municipio_ibge.codigo_uf => {}
-        Some(_) => {
-            return Err(erro(
-                "uf",
-                &l.uf,
-                "UF diferente da do código IBGE do município",
-            ));
-        }
-        None => return Err(erro("uf", &l.uf, "esperada sigla de UF (ex.: DF)")),
-    }
+    let (codigo_municipio_ibge, nome_ibge, sigla) = local(&l, linha)?;
     let tipo_imovel = l.tipo_imovel.to_ascii_uppercase();
     if !matches!(tipo_imovel.as_str(), "IRU" | "AST" | "PCT") {
         return Err(erro(
@@ -383,7 +348,7 @@ pub(crate) fn validar(l: Linha<'_>, linha: u64) -> Result<RegistroSicar, ImportE
         ));
     }
     let municipio = if l.municipio.is_empty() {
-        municipio_ibge.nome.clone()
+        nome_ibge
     } else {
         l.municipio.into_owned()
     };
@@ -400,6 +365,49 @@ pub(crate) fn validar(l: Linha<'_>, linha: u64) -> Result<RegistroSicar, ImportE
         codigo_municipio_ibge,
         uf: sigla,
     })
+}
+
+/// `dat_criacao` and `data_atualizacao` (optional) of a row.
+fn datas(l: &Linha<'_>, linha: u64) -> Result<(NaiveDateTime, Option<NaiveDateTime>), ImportError> {
+    const MOTIVO: &str = "esperada data ISO ou dd/MM/yyyy HH:mm:ss";
+    let cadastro = data(&l.dat_criacao)
+        .ok_or_else(|| erro_campo(linha, "dat_criacao", &l.dat_criacao, MOTIVO))?;
+    let atualizacao = match &*l.data_atualizacao {
+        "" => None,
+        s => Some(data(s).ok_or_else(|| erro_campo(linha, "data_atualizacao", s, MOTIVO))?),
+    };
+    Ok((cadastro, atualizacao))
+}
+
+/// The IBGE code of the row's municipality, its name in the IBGE list and the row's UF
+/// (upper case), which must be the municipality's.
+fn local(l: &Linha<'_>, linha: u64) -> Result<(u32, String, String), ImportError> {
+    let erro =
+        |campo: &'static str, valor: &str, motivo: &str| erro_campo(linha, campo, valor, motivo);
+    let codigo: u32 = l.cod_municipio_ibge.parse().map_err(|_| {
+        erro(
+            "cod_municipio_ibge",
+            &l.cod_municipio_ibge,
+            "esperados 7 dígitos",
+        )
+    })?;
+    let municipio = municipios::por_codigo(codigo).ok_or_else(|| {
+        erro(
+            "cod_municipio_ibge",
+            &l.cod_municipio_ibge,
+            "município inexistente na lista do IBGE",
+        )
+    })?;
+    let sigla = l.uf.to_ascii_uppercase();
+    match uf::codigo_ibge(&sigla) {
+        Some(c) if c == municipio.codigo_uf => Ok((codigo, municipio.nome.clone(), sigla)),
+        Some(_) => Err(erro(
+            "uf",
+            &l.uf,
+            "UF diferente da do código IBGE do município",
+        )),
+        None => Err(erro("uf", &l.uf, "esperada sigla de UF (ex.: DF)")),
+    }
 }
 
 /// ISO date-time with optional fraction (`2014-10-19T02:49:37.37`, `T` or space), taken as

@@ -9,8 +9,6 @@
 //!    within [`Borda::tempo_corpo`] (else 408), before any handler sees it.
 
 use std::net::IpAddr;
-use std::num::NonZeroU32;
-use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
@@ -22,51 +20,27 @@ use http_body_util::{BodyExt, Limited};
 
 use super::error::{ApiError, PARAMETRO_INVALIDO, ROTA_NAO_ENCONTRADA};
 use super::rotas;
+pub use crate::config::Borda;
 use crate::state::AppState;
 
 /// Longest accepted path segment, bytes (percent-encoded): a CAR code has 43 characters and a
 /// masked CNPJ 18, so anything this long is garbage (a 60,000-character code, say).
 pub const SEGMENTO_MAXIMO: usize = 256;
 
-/// The knobs of the HTTP edge (`carapi-server serve --help` shows the defaults).
+/// The state of [`borda`]: the application's, and the routes added to the contract's.
 #[derive(Debug, Clone)]
-pub struct Borda {
-    /// Time a client has to send a request's headers; hyper starts it when it begins waiting
-    /// for a request, so it is also how long an idle keep-alive connection stays open.
-    pub tempo_cabecalho: Duration,
-    /// Time a client has to send a whole request body (408 after it).
-    pub tempo_corpo: Duration,
-    /// Largest request body, bytes (413 above it).
-    pub corpo_maximo: usize,
-    /// Open connections at most; above it the server stops accepting until one closes.
-    pub conexoes_maximas: usize,
-    /// Requests per second per client address that fail authentication (401) before they
-    /// are answered 429; `None` disables this limit.
-    pub nao_autenticados_por_segundo: Option<NonZeroU32>,
-}
-
-impl Default for Borda {
-    /// 10 s for headers (and idle keep-alive), 30 s for a body, 64 KiB bodies, 1,000
-    /// connections, 20 failed authentications per second per address.
-    fn default() -> Self {
-        Borda {
-            tempo_cabecalho: Duration::from_secs(10),
-            tempo_corpo: Duration::from_secs(30),
-            corpo_maximo: 64 * 1024,
-            conexoes_maximas: 1_000,
-            nao_autenticados_por_segundo: NonZeroU32::new(20),
-        }
-    }
+pub struct EstadoBorda {
+    /// The application state.
+    pub st: AppState,
+    /// Routes beyond [`rotas::ROTAS`] ([`super::Acrescimos::rotas`]); empty on a normal server.
+    pub rotas_extra: &'static [rotas::Rota],
 }
 
 /// The edge middleware (see the module documentation).
-pub async fn borda(State(st): State<AppState>, req: Request, next: Next) -> Response {
+pub async fn borda(State(e): State<EstadoBorda>, req: Request, next: Next) -> Response {
+    let st = &e.st;
     let path = req.uri().path();
-    let rota = rotas::rota(path).or_else(|| {
-        st.teste
-            .as_ref()
-            .and_then(|_| crate::modo_teste::rotas::rota(path))
-    });
+    let rota = rotas::rota(path).or_else(|| e.rotas_extra.iter().find(|r| r.casa(path)));
     let Some(rota) = rota else {
         return rota_desconhecida(req.method(), path).into_response();
     };
@@ -91,7 +65,7 @@ pub async fn borda(State(st): State<AppState>, req: Request, next: Next) -> Resp
         return erro.into_response();
     }
     let req = if req.method() == Method::POST || req.method() == Method::PUT {
-        match ler_corpo(&st, req).await {
+        match ler_corpo(st, req).await {
             Ok(r) => r,
             Err(e) => return e.into_response(),
         }

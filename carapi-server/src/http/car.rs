@@ -17,9 +17,7 @@ use serde::Serialize;
 use super::consulta::{Consulta, Segmento, codigo_car_invalido};
 use super::error::ApiError;
 use super::extract::ContaAutenticada;
-use crate::config::ReciboModo;
-use crate::dados::Imovel;
-use crate::fonte;
+use crate::dados::{self, Imovel};
 use crate::state::AppState;
 
 /// Routes of this group.
@@ -47,7 +45,7 @@ fn sandbox_car(codigo: &CodigoCar) -> Result<Imovel, ApiError> {
             "Saldo insuficiente (valor reservado de sandbox). Nada foi cobrado.",
         )
         .sandbox()),
-        _ => Ok(fonte::sandbox_imovel()),
+        _ => Ok(dados::sandbox::imovel()),
     }
 }
 
@@ -86,7 +84,7 @@ async fn lookup<T: Serialize>(
     let imovel = match st.caches.imovel(st.store.as_ref(), &codigo).await {
         Ok(Some(i)) => i,
         Ok(None) => return Err(c.falhou(nao_encontrado(&codigo)).await),
-        Err(e) => return Err(c.falhou(e.into()).await),
+        Err(e) => return Err(c.falhou_no_banco(e).await),
     };
     let corpo = dados(&imovel);
     let cache = c.cobrar(Some(&codigo)).await?;
@@ -211,13 +209,13 @@ pub async fn recibo(
     c.chave = codigo.to_string();
     if codigo.is_sandbox() {
         let imovel = sandbox_car(&codigo)?;
-        let bytes = fonte::recibo_pdf(&imovel, c.data_consulta()).map_err(|e| {
+        let bytes = crate::recibo::render(&imovel, c.data_consulta()).map_err(|e| {
             tracing::error!(erro = %e, "recibo de sandbox");
             recibo_indisponivel().sandbox()
         })?;
         return Ok(pdf(&codigo, bytes));
     }
-    if st.config.recibo == ReciboModo::Indisponivel {
+    if !st.recibos.disponivel() {
         return Err(c
             .falhou(ApiError::new(
                 ErrorCode::ServicoIndisponivel,
@@ -228,7 +226,7 @@ pub async fn recibo(
     let imovel = match st.caches.imovel(st.store.as_ref(), &codigo).await {
         Ok(Some(i)) => i,
         Ok(None) => return Err(c.falhou(nao_encontrado(&codigo)).await),
-        Err(e) => return Err(c.falhou(e.into()).await),
+        Err(e) => return Err(c.falhou_no_banco(e).await),
     };
     if !imovel.tem_recibo {
         return Err(c
@@ -238,10 +236,7 @@ pub async fn recibo(
             ))
             .await);
     }
-    if st.config.recibo == ReciboModo::FalhaStream {
-        return Err(c.falhou(recibo_indisponivel()).await);
-    }
-    let bytes = match fonte::recibo_pdf(&imovel, c.data_consulta()) {
+    let bytes = match st.recibos.gerar(&imovel, c.data_consulta()) {
         Ok(b) => b,
         Err(e) => {
             tracing::error!(erro = %e, codigo = %codigo, "falha ao gerar recibo");

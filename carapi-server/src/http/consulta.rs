@@ -12,7 +12,9 @@ use uuid::Uuid;
 use super::error::{ApiError, Limite};
 use crate::money::{Centavos, calendario, cobranca};
 use crate::state::AppState;
-use crate::store::{Cobranca, ContaId, RegistroConsulta, ResultadoCobranca, cobrar_com_desfecho};
+use crate::store::{
+    Cobranca, ContaId, RegistroConsulta, ResultadoCobranca, StoreError, cobrar_com_desfecho,
+};
 
 /// The single path parameter of a route, decoded; one that does not decode to UTF-8 gets the
 /// route's own contract error ([`super::borda::erro_de_segmento`]).
@@ -97,6 +99,15 @@ impl<'a> Consulta<'a> {
             }
         }
         erro
+    }
+
+    /// [`Consulta::falhou`] for a store error; a database that is away
+    /// ([`super::error::banco_fora`]) is not asked to record anything.
+    pub async fn falhou_no_banco(&self, e: StoreError) -> ApiError {
+        if super::error::banco_fora(&e) {
+            return e.into();
+        }
+        self.falhou(e.into()).await
     }
 
     /// Debits the lookup; `consolidar` is the CAR record whose earlier consolidation gives

@@ -153,8 +153,27 @@ impl ApiError {
     }
 }
 
+/// Seconds of `Retry-After` on a 503 for a database that is away.
+pub const RETRY_BANCO_FORA: u64 = 5;
+
+/// True when `e` says the database could not be reached in time (no connection within the
+/// store's wait): nothing was read or written, and the request can be retried.
+pub fn banco_fora(e: &StoreError) -> bool {
+    matches!(e, StoreError::Database(sqlx::Error::PoolTimedOut))
+}
+
 impl From<StoreError> for ApiError {
+    /// 503 `SERVICO_INDISPONIVEL` with `Retry-After` when the database is away
+    /// ([`banco_fora`]; nothing was done, nothing debited), else 500 `ERRO_INTERNO`.
     fn from(e: StoreError) -> Self {
+        if banco_fora(&e) {
+            tracing::warn!(erro = %e, "banco de dados indisponível");
+            return ApiError::new(
+                ErrorCode::ServicoIndisponivel,
+                "Banco de dados temporariamente indisponível. Nada foi cobrado; tente novamente.",
+            )
+            .retry_after(RETRY_BANCO_FORA);
+        }
         ApiError::interno(e)
     }
 }

@@ -7,6 +7,7 @@ pub mod borda;
 pub mod car;
 pub mod consulta;
 pub mod conta;
+pub mod documento;
 pub mod error;
 pub mod extract;
 pub mod paginacao;
@@ -34,33 +35,65 @@ use crate::{auth, limits};
 use error::{ApiError, Limite};
 
 /// The whole application: `/v1` (bearer key and rate limit on every route), `/webhooks/pix`
-/// and `/openapi.json` (and, on a test-mode server, `/_teste`, see [`crate::modo_teste`]),
-/// behind the edge middleware, which runs before routing.
+/// and `/openapi.json`, behind the edge middleware, which runs before routing.
 pub fn router(state: AppState) -> Router {
-    let v1 = Router::new()
+    router_com(state, Acrescimos::default())
+}
+
+/// A change to the `/v1` router (e.g. one more `route_layer`).
+pub type CamadaV1 = Box<dyn FnOnce(Router<AppState>) -> Router<AppState> + Send>;
+
+/// What the place that assembles a server may add to [`router`]'s application (a test double
+/// does: its fault layer and its own routes); [`Acrescimos::default`] adds nothing.
+#[derive(Default)]
+pub struct Acrescimos {
+    /// Applied to the `/v1` routes inside authentication: a layer added here sees the
+    /// authenticated account ([`crate::store::ContaId`] in the request's extensions).
+    pub v1: Option<CamadaV1>,
+    /// More routes outside `/v1`, with the table the edge checks their paths and methods
+    /// against ([`borda::borda`]).
+    pub rotas: Option<(Router<AppState>, &'static [rotas::Rota])>,
+}
+
+impl std::fmt::Debug for Acrescimos {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Acrescimos")
+            .field("v1", &self.v1.is_some())
+            .field("rotas", &self.rotas.as_ref().map(|r| r.1))
+            .finish()
+    }
+}
+
+/// [`router`] with `acrescimos`.
+pub fn router_com(state: AppState, acrescimos: Acrescimos) -> Router {
+    let mut v1 = Router::new()
         .merge(car::router())
         .merge(proprietario::router())
         .merge(conta::router())
-        .merge(recarga::router())
-        // Inner to `autenticar`: the test mode's faults see the account.
-        .route_layer(middleware::from_fn_with_state(
-            state.clone(),
-            crate::modo_teste::aplicar::aplicar,
-        ))
-        .route_layer(middleware::from_fn_with_state(state.clone(), autenticar));
-    let mut rotas = Router::new().merge(v1);
-    if state.teste.is_some() {
-        rotas = rotas.merge(crate::modo_teste::rotas::router(state.clone()));
+        .merge(recarga::router());
+    if let Some(camada) = acrescimos.v1 {
+        v1 = camada(v1);
     }
-    let rotas = rotas
+    let v1 = v1.route_layer(middleware::from_fn_with_state(state.clone(), autenticar));
+    let mut todas = Router::new().merge(v1);
+    let mut tabela_extra: &'static [rotas::Rota] = &[];
+    if let Some((extra, tabela)) = acrescimos.rotas {
+        todas = todas.merge(extra);
+        tabela_extra = tabela;
+    }
+    let todas = todas
         .merge(webhooks::router())
-        .merge(crate::openapi::router())
+        .merge(documento::router())
         .fallback(rota_desconhecida)
         .with_state(state.clone());
+    let borda = borda::EstadoBorda {
+        st: state,
+        rotas_extra: tabela_extra,
+    };
     // A router with only a fallback: its layers run before the inner router picks a route.
     Router::new()
-        .fallback_service(rotas)
-        .layer(middleware::from_fn_with_state(state, borda::borda))
+        .fallback_service(todas)
+        .layer(middleware::from_fn_with_state(borda, borda::borda))
         .layer(CatchPanicLayer::custom(panico))
         .layer(TraceLayer::new_for_http())
 }

@@ -14,7 +14,6 @@ use carapi_sdk::{
 use super::consulta::{Consulta, Segmento};
 use super::error::ApiError;
 use super::extract::ContaAutenticada;
-use crate::fonte;
 /// Ceiling of items of an owner lookup.
 pub const LIMITE_PROPRIETARIO: u32 = 200;
 use crate::state::AppState;
@@ -83,7 +82,7 @@ pub async fn proprietario(
     if documento.is_sandbox() {
         return match (
             documento.as_str(),
-            fonte::sandbox_proprietario(documento.as_str()),
+            crate::dados::sandbox::proprietario(documento.as_str()),
         ) {
             (sandbox::CPF_NAO_ENCONTRADO, _) | (_, None) => {
                 Err(nao_encontrado(documento.as_str()).sandbox())
@@ -100,7 +99,7 @@ pub async fn proprietario(
         .await
     {
         Ok(r) => r,
-        Err(e) => return Err(c.falhou(e.into()).await),
+        Err(e) => return Err(c.falhou_no_banco(e).await),
     };
     if imoveis.is_empty() {
         return Err(c.falhou(nao_encontrado(&documento.formatado())).await);

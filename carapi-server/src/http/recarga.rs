@@ -19,7 +19,6 @@ use super::consulta::Segmento;
 use super::error::ApiError;
 use super::extract::{Autenticado, Corpo, Parametros};
 use super::paginacao;
-use crate::fonte;
 use crate::money::recarga::{self, VALOR_MAXIMO, VALOR_MINIMO, ValorRecusado};
 use crate::money::tarifa;
 use crate::pix::reserva::{ErroRecarga, PedidoRecarga, criar_ou_reaproveitar};
@@ -124,7 +123,7 @@ pub async fn faixas(
 }
 
 fn qr_base64(payload: &str) -> Result<String, ApiError> {
-    fonte::qr_png_base64(payload).map_err(ApiError::interno)
+    crate::pix::qr::png_base64(payload).map_err(ApiError::interno)
 }
 
 /// `POST /v1/recarga`: creates (or reuses, within 10 minutes) a PIX charge.

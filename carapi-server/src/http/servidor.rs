@@ -12,16 +12,21 @@
 //! - On cancellation the loop stops accepting and waits (at most [`ESPERA_ENCERRAMENTO`]) for
 //!   in-flight requests.
 //!
-//! - Every request carries its connection's [`Conexao`], with which the test mode
-//!   ([`crate::modo_teste`]) can reset the connection instead of answering.
+//! - One client address holds at most [`Borda::conexoes_por_endereco`] of them (nginx's
+//!   `limit_conn`): past it that address's new connections are closed at once (with a reset,
+//!   so they hold no permit and leave no `TIME_WAIT`), and one host that opens thousands of idle
+//!   sockets cannot take the permits every other client needs.
+//! - What happens to each accepted socket before it is served is a [`Conexoes`]: nothing for
+//!   a normal server ([`Diretas`]); the place that assembles a server may wrap it (a test
+//!   double that resets connections on demand does).
 //!
 //! Only HTTP/1.1: every client of the contract speaks it, and hyper's automatic HTTP/2
 //! detection would wait for a silent client's first bytes without a time-out.
 
-use std::io;
-use std::pin::Pin;
-use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
@@ -32,7 +37,7 @@ use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
@@ -46,9 +51,103 @@ pub const ESPERA_ENCERRAMENTO: Duration = Duration::from_secs(10);
 /// Pause after a failed `accept`.
 const PAUSA_ACCEPT: Duration = Duration::from_millis(100);
 
-/// Serves `app` on `listener` until `parar` is cancelled.
+/// What the accept loop does with each socket it accepts, before serving it.
+pub trait Conexoes: Send + Sync + 'static {
+    /// The stream served.
+    type Io: AsyncRead + AsyncWrite + Unpin + Send + 'static;
+    /// A handle of the connection, given to each of its requests by [`Conexoes::marcar`].
+    type Alca: Clone + Send + Sync + 'static;
+    /// Wraps an accepted socket.
+    fn abrir(&self, tcp: TcpStream) -> (Self::Io, Self::Alca);
+    /// Marks a request of the connection `alca` (e.g. puts `alca` in its extensions).
+    fn marcar(alca: &Self::Alca, req: &mut Request<Incoming>);
+    /// Resolves when the connection must be dropped at once, whatever it is doing.
+    fn cortada(alca: &Self::Alca) -> impl Future<Output = ()> + Send + 'static;
+}
+
+/// Sockets served as accepted (a normal server).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Diretas;
+
+impl Conexoes for Diretas {
+    type Io = TcpStream;
+    type Alca = ();
+
+    fn abrir(&self, tcp: TcpStream) -> (TcpStream, ()) {
+        (tcp, ())
+    }
+
+    fn marcar((): &(), _: &mut Request<Incoming>) {}
+
+    fn cortada((): &()) -> impl Future<Output = ()> + Send + 'static {
+        std::future::pending()
+    }
+}
+
+/// Open connections per client address, bounded ([`Borda::conexoes_por_endereco`]).
+#[derive(Debug)]
+struct PorEndereco {
+    limite: Option<usize>,
+    abertas: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// One connection counted in [`PorEndereco`]; the count goes down when it is dropped.
+struct Vaga {
+    contagem: Arc<PorEndereco>,
+    ip: IpAddr,
+}
+
+impl PorEndereco {
+    /// A place for one more connection from `ip`, or `None` when it has its bound already.
+    fn tomar(contagem: &Arc<Self>, ip: IpAddr) -> Option<Vaga> {
+        let limite = contagem.limite?;
+        let mut abertas = contagem.abertas.lock().unwrap_or_else(|e| e.into_inner());
+        let n = abertas.entry(ip).or_insert(0);
+        if *n >= limite {
+            return None;
+        }
+        *n += 1;
+        Some(Vaga {
+            contagem: contagem.clone(),
+            ip,
+        })
+    }
+}
+
+impl Drop for Vaga {
+    fn drop(&mut self) {
+        let mut abertas = self
+            .contagem
+            .abertas
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = abertas.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                abertas.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// Serves `app` on `listener` until `parar` is cancelled, each socket as accepted.
 pub async fn servir(listener: TcpListener, app: Router, borda: Borda, parar: CancellationToken) {
+    servir_com(listener, app, borda, parar, Diretas).await;
+}
+
+/// [`servir`] with `conexoes` deciding what is done to each accepted socket.
+pub async fn servir_com<C: Conexoes>(
+    listener: TcpListener,
+    app: Router,
+    borda: Borda,
+    parar: CancellationToken,
+    conexoes: C,
+) {
     let permissoes = Arc::new(Semaphore::new(borda.conexoes_maximas.max(1)));
+    let por_endereco = Arc::new(PorEndereco {
+        limite: borda.conexoes_por_endereco,
+        abertas: Mutex::default(),
+    });
     let mut h1 = http1::Builder::new();
     h1.timer(TokioTimer::new())
         .header_read_timeout(borda.tempo_cabecalho)
@@ -70,29 +169,37 @@ pub async fn servir(listener: TcpListener, app: Router, borda: Borda, parar: Can
             },
             () = parar.cancelled() => break,
         };
+        let vaga = match borda.conexoes_por_endereco {
+            None => None,
+            Some(_) => match PorEndereco::tomar(&por_endereco, endereco.ip()) {
+                Some(v) => Some(v),
+                None => {
+                    tracing::debug!(%endereco, "conexões demais deste endereço; fechada");
+                    let _ = tcp.set_zero_linger();
+                    continue;
+                }
+            },
+        };
         let _ = tcp.set_nodelay(true);
-        let corte = CancellationToken::new();
+        let (io, alca) = conexoes.abrir(tcp);
+        let corte = C::cortada(&alca);
         // The client address goes into each request (the per-address limit of
-        // unauthenticated requests reads it), and the connection's handle.
-        let alca = Conexao(corte.clone());
+        // unauthenticated requests reads it).
         let servico = app.clone().map_request(move |mut req: Request<Incoming>| {
             req.extensions_mut().insert(ConnectInfo(endereco));
-            req.extensions_mut().insert(alca.clone());
+            C::marcar(&alca, &mut req);
             req
         });
-        let socket = SocketCortavel {
-            tcp,
-            corte: corte.clone(),
-        };
-        let conexao = h1.serve_connection(TokioIo::new(socket), TowerToHyperService::new(servico));
+        let conexao = h1.serve_connection(TokioIo::new(io), TowerToHyperService::new(servico));
         let conexao = graceful.watch(conexao);
         tokio::spawn(async move {
             tokio::select! {
                 r = conexao => if let Err(e) = r {
                     tracing::debug!(erro = %e, %endereco, "conexão encerrada com erro");
                 },
-                () = corte.cancelled() => tracing::debug!(%endereco, "conexão cortada"),
+                () = corte => tracing::debug!(%endereco, "conexão cortada"),
             }
+            drop(vaga);
             drop(permissao);
         });
     }
@@ -102,73 +209,5 @@ pub async fn servir(listener: TcpListener, app: Router, borda: Borda, parar: Can
         .is_err()
     {
         tracing::warn!("requisições ainda em curso após a espera de encerramento");
-    }
-}
-
-/// The connection a request arrived on (a request extension). [`Conexao::resetar`] drops it
-/// with a TCP reset, without answering: the test mode's way to lose an answer on the wire.
-#[derive(Debug, Clone)]
-pub struct Conexao(CancellationToken);
-
-impl Conexao {
-    /// Closes the connection at once with a reset (`SO_LINGER` 0): whatever was not yet
-    /// written is lost and the client sees "connection reset".
-    pub fn resetar(&self) {
-        self.0.cancel();
-    }
-}
-
-/// The TCP stream of a connection; when dropped after [`Conexao::resetar`] it closes with a
-/// reset instead of an orderly FIN.
-struct SocketCortavel {
-    tcp: TcpStream,
-    corte: CancellationToken,
-}
-
-impl Drop for SocketCortavel {
-    fn drop(&mut self) {
-        if self.corte.is_cancelled() {
-            let _ = self.tcp.set_zero_linger();
-        }
-    }
-}
-
-impl AsyncRead for SocketCortavel {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.tcp).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for SocketCortavel {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.tcp).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.tcp).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.tcp).poll_shutdown(cx)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.tcp).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.tcp.is_write_vectored()
     }
 }

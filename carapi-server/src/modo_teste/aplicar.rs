@@ -1,7 +1,8 @@
 //! The middleware that applies the registered faults ([`super::falhas`]) to authenticated
 //! `/v1` requests. It runs after authentication (the account is known) and before the handler;
-//! on a server without the test mode it passes every request through.
+//! only a test-mode server has it ([`super::montagem`]).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
@@ -10,11 +11,11 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures::{StreamExt, stream};
 
+use super::ModoTeste;
+use super::conexao::Conexao;
 use super::falhas::{Falha, LimiteFalha};
 use crate::http::error::{ApiError, Limite};
 use crate::http::rotas;
-use crate::http::servidor::Conexao;
-use crate::state::AppState;
 use crate::store::ContaId;
 
 /// How long a cut body waits, after its first bytes, before the reset: enough for hyper to
@@ -22,10 +23,7 @@ use crate::store::ContaId;
 const ESPERA_ANTES_DO_CORTE: Duration = Duration::from_millis(50);
 
 /// Applies the first matching fault rule, if any, to `req` (see [`Falha`] for what each does).
-pub async fn aplicar(State(st): State<AppState>, req: Request, next: Next) -> Response {
-    let Some(teste) = st.teste.as_ref() else {
-        return next.run(req).await;
-    };
+pub async fn aplicar(State(teste): State<Arc<ModoTeste>>, req: Request, next: Next) -> Response {
     let Some(conta) = req.extensions().get::<ContaId>().copied() else {
         return next.run(req).await;
     };

@@ -1,5 +1,5 @@
 //! The test mode: the reference server as a stateful test double. Off unless the server is
-//! started with it ([`crate::Config::modo_teste`]: `carapi-server serve --modo-teste`, or
+//! started with it ([`montagem::iniciar`]: `carapi-server serve --modo-teste`, or
 //! `carapi_server::testing::ServidorTeste` under the `testing` feature); then it adds
 //!
 //! - a movable clock ([`RelogioTeste`]) that every time-based rule reads: the 10-minute PIX
@@ -7,14 +7,21 @@
 //!   the timestamps of history, top-ups and accounts, and reconciliation, which runs when the
 //!   clock has moved a whole interval (2 minutes) since its last pass
 //!   ([`ModoTeste::rodar_tarefas`]);
-//! - faults on demand ([`falhas`], applied by [`aplicar`]);
+//! - faults on demand ([`falhas`], applied by [`aplicar`]), the connection resets among them
+//!   through its own sockets ([`conexao`]);
 //! - the `/_teste/...` HTTP routes ([`rotas`]) for clients in other languages and the CLI,
 //!   behind their own bearer token.
 //!
-//! A server without the test mode has none of this: no routes, no faults, the system clock.
+//! All of it is added from outside when such a server is assembled ([`montagem`]), through the
+//! extension points the production server has (its clock, [`crate::http::Acrescimos`],
+//! [`crate::http::servidor::Conexoes`], the job loop [`crate::startup`] starts). A server
+//! without the test mode has none of this: no routes, no fault layer, no wrapped sockets, the
+//! system clock; no production module names this one.
 
 pub mod aplicar;
+pub mod conexao;
 pub mod falhas;
+pub mod montagem;
 pub mod operacoes;
 pub mod relogio;
 pub mod rotas;
@@ -26,13 +33,13 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use subtle::ConstantTimeEq;
 
-pub use falhas::{Falha, Falhas, IdFalha, LimiteFalha, RegraFalha, RegraInvalida};
+use falhas::Falhas;
 pub use relogio::RelogioTeste;
 
 use crate::state::AppState;
 use crate::store::StoreError;
 
-/// How the test mode is configured ([`crate::Config::modo_teste`]).
+/// How the test mode is configured ([`montagem::iniciar`]).
 #[derive(Debug, Clone, Default)]
 pub struct ConfigTeste {
     /// Bearer token of the `/_teste` routes; `None` leaves them closed (401) while the Rust API
@@ -55,7 +62,8 @@ pub struct ModoTeste {
     pub(crate) endereco: OnceLock<SocketAddr>,
 }
 
-/// What [`ModoTeste::avancar`] did.
+/// What moving the test clock forward did (`ServidorTeste::avancar`,
+/// `POST /_teste/relogio/avancar`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -102,7 +110,8 @@ impl ModoTeste {
 
     /// Runs a reconciliation pass when the test clock is at least
     /// [`crate::Config::reconcile_interval`] past the last one; returns how many top-ups it
-    /// confirmed. The job loop of a test-mode server calls it every second, and
+    /// confirmed. The job loop of a test-mode server ([`montagem::tarefas`]) calls it every
+    /// second, and
     /// [`ModoTeste::avancar`] after each move.
     ///
     /// # Errors

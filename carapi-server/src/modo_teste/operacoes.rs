@@ -7,8 +7,11 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use super::ModoTeste;
+use crate::contas::{self, ContaCriada, NovaConta};
+use crate::erro::ServerError;
 use crate::money::Centavos;
-use crate::startup::{self, ContaCriada, NovaConta, ServerError};
+use crate::pix::pagamento;
 use crate::state::AppState;
 use crate::store::ContaId;
 
@@ -35,7 +38,7 @@ impl Default for NovaContaTeste {
         NovaContaTeste {
             saldo: NovaConta::default().saldo,
             legado: false,
-            documento: Some(startup::DOCUMENTO_PADRAO.to_owned()),
+            documento: Some(contas::DOCUMENTO_PADRAO.to_owned()),
             limite_diario: None,
             limite_mensal: None,
         }
@@ -82,7 +85,7 @@ pub async fn criar_conta(st: &AppState, nova: NovaContaTeste) -> Result<ContaCri
     let (diario, mensal) =
         crate::money::limites::limites_do_patch(Some(nova.limite_diario), Some(nova.limite_mensal))
             .map_err(ServerError::Invalido)?;
-    let criada = startup::criar_conta_em(
+    let criada = contas::criar_conta_em(
         st.store.as_ref(),
         NovaConta {
             saldo: nova.saldo,
@@ -109,7 +112,12 @@ pub async fn criar_conta(st: &AppState, nova: NovaContaTeste) -> Result<ContaCri
 /// # Errors
 /// [`ServerError::NaoEncontrado`] for an unknown top-up or charge; [`ServerError::Webhook`]
 /// when the delivery fails; [`ServerError::Store`].
-pub async fn pagar(st: &AppState, recarga_id: Uuid, webhook: bool) -> Result<(), ServerError> {
+pub async fn pagar(
+    st: &AppState,
+    modo: &ModoTeste,
+    recarga_id: Uuid,
+    webhook: bool,
+) -> Result<(), ServerError> {
     let recarga = st
         .store
         .recarga_por_id(recarga_id)
@@ -117,15 +125,15 @@ pub async fn pagar(st: &AppState, recarga_id: Uuid, webhook: bool) -> Result<(),
         .ok_or_else(|| ServerError::NaoEncontrado(format!("recarga {recarga_id}")))?;
     let agora = st.relogio.agora();
     if !webhook {
-        return startup::marcar_pago(st.store.as_ref(), &recarga.payment_id, agora).await;
+        return pagamento::marcar_pago(st.store.as_ref(), &recarga.payment_id, agora).await;
     }
-    let endereco = st
-        .teste
-        .as_ref()
-        .and_then(|t| t.endereco.get().copied())
+    let endereco = modo
+        .endereco
+        .get()
+        .copied()
         .ok_or_else(|| ServerError::Webhook("servidor ainda sem endereço".into()))?;
     let segredo = st.segredo_webhook().await?;
-    startup::pagar_via_webhook(
+    pagamento::pagar_via_webhook(
         st.store.as_ref(),
         &format!("http://{endereco}"),
         Some(&segredo),

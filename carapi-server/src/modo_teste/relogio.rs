@@ -36,7 +36,7 @@ impl RelogioTeste {
     }
 
     /// Moves the clock `d` forward and returns the new instant; the offset saturates at
-    /// [`DESLOCAMENTO_MAXIMO_MS`].
+    /// 100 years (`DESLOCAMENTO_MAXIMO_MS`).
     pub fn avancar(&self, d: Duration) -> DateTime<Utc> {
         let ms = i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
         self.deslocamento_ms
@@ -48,7 +48,7 @@ impl RelogioTeste {
     }
 
     /// Sets the clock to `instante` (earlier instants too: a test may start "yesterday"),
-    /// within [`DESLOCAMENTO_MAXIMO_MS`] of the system clock either way.
+    /// within 100 years (`DESLOCAMENTO_MAXIMO_MS`) of the system clock either way.
     pub fn fixar(&self, instante: DateTime<Utc>) {
         let delta = instante
             .signed_duration_since(Utc::now())

@@ -13,7 +13,9 @@
 //! | `POST /_teste/recargas/{recargaId}/pagar` | `{"webhook": true}` (default) | 204 |
 
 use axum::body::Bytes;
-use axum::extract::{Request, State};
+use std::sync::Arc;
+
+use axum::extract::{FromRef, Request, State};
 use axum::http::{Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -24,13 +26,14 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use uuid::Uuid;
 
+use super::ModoTeste;
 use super::falhas::RegraFalha;
 use super::operacoes::{self, NovaContaTeste};
 use crate::auth;
+use crate::erro::ServerError;
 use crate::http::consulta::Segmento;
 use crate::http::error::{ApiError, PARAMETRO_INVALIDO};
 use crate::http::rotas::Rota;
-use crate::startup::ServerError;
 use crate::state::AppState;
 use crate::store::ContaId;
 
@@ -66,13 +69,29 @@ pub const ROTAS: &[Rota] = &[
     },
 ];
 
-/// The `/_teste` route `path` belongs to, if any.
-pub fn rota(path: &str) -> Option<&'static Rota> {
-    ROTAS.iter().find(|r| r.casa(path))
+/// What the `/_teste` handlers reach: the server's state and the test mode's.
+#[derive(Debug, Clone)]
+pub struct EstadoTeste {
+    /// The server's state (its clock is the test clock).
+    pub st: AppState,
+    /// The test mode.
+    pub modo: Arc<ModoTeste>,
+}
+
+impl FromRef<EstadoTeste> for AppState {
+    fn from_ref(e: &EstadoTeste) -> AppState {
+        e.st.clone()
+    }
+}
+
+impl FromRef<EstadoTeste> for Arc<ModoTeste> {
+    fn from_ref(e: &EstadoTeste) -> Arc<ModoTeste> {
+        e.modo.clone()
+    }
 }
 
 /// The `/_teste` router, behind the token check.
-pub fn router(state: AppState) -> Router<AppState> {
+pub fn router(st: AppState, modo: Arc<ModoTeste>) -> Router<AppState> {
     Router::new()
         .route("/_teste/falhas", post(falhar).delete(limpar_falhas))
         .route("/_teste/relogio", get(relogio))
@@ -80,20 +99,18 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/_teste/contas", post(criar_conta))
         .route("/_teste/contas/{contaId}", get(conta))
         .route("/_teste/recargas/{recargaId}/pagar", post(pagar))
-        .route_layer(middleware::from_fn_with_state(state, exigir_token))
+        .route_layer(middleware::from_fn_with_state(modo.clone(), exigir_token))
+        .with_state(EstadoTeste { st, modo })
 }
 
 /// 401 `TOKEN_INVALIDO` unless the request carries the test mode's token.
-async fn exigir_token(State(st): State<AppState>, req: Request, next: Next) -> Response {
+async fn exigir_token(State(modo): State<Arc<ModoTeste>>, req: Request, next: Next) -> Response {
     let token = req
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(auth::bearer);
-    let ok = match (st.teste.as_ref(), token) {
-        (Some(t), Some(token)) => t.confere_token(token),
-        _ => false,
-    };
+    let ok = token.is_some_and(|t| modo.confere_token(t));
     if !ok {
         return ApiError::new(
             ErrorCode::TokenInvalido,
@@ -137,12 +154,6 @@ fn erro_servidor(e: ServerError) -> ApiError {
     }
 }
 
-fn teste(st: &AppState) -> Result<&super::ModoTeste, ApiError> {
-    st.teste
-        .as_deref()
-        .ok_or_else(|| ApiError::interno("servidor sem modo de teste"))
-}
-
 /// `POST /_teste/falhas`: registers a fault rule ([`RegraFalha`]).
 #[cfg_attr(feature = "openapi", utoipa::path(post, path = "/_teste/falhas", tag = "teste", security(("tokenTeste" = [])),
     request_body = RegraFalha,
@@ -151,12 +162,12 @@ fn teste(st: &AppState) -> Result<&super::ModoTeste, ApiError> {
         (status = 400, description = "`PARAMETRO_INVALIDO`: malformed body or value", body = carapi_sdk::ApiErrorBody),
         (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
     )))]
-pub async fn falhar(State(st): State<AppState>, corpo: Bytes) -> Result<Response, ApiError> {
+pub async fn falhar(
+    State(modo): State<Arc<ModoTeste>>,
+    corpo: Bytes,
+) -> Result<Response, ApiError> {
     let regra: RegraFalha = json(&corpo)?;
-    let id = teste(&st)?
-        .falhas
-        .registrar(regra)
-        .map_err(|e| invalido(e.0))?;
+    let id = modo.falhas.registrar(regra).map_err(|e| invalido(e.0))?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "id": id }))).into_response())
 }
 
@@ -166,9 +177,9 @@ pub async fn falhar(State(st): State<AppState>, corpo: Bytes) -> Result<Response
         (status = 204, description = "Every rule removed"),
         (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
     )))]
-pub async fn limpar_falhas(State(st): State<AppState>) -> Result<StatusCode, ApiError> {
-    teste(&st)?.falhas.limpar();
-    Ok(StatusCode::NO_CONTENT)
+pub async fn limpar_falhas(State(modo): State<Arc<ModoTeste>>) -> StatusCode {
+    modo.falhas.limpar();
+    StatusCode::NO_CONTENT
 }
 
 /// `GET /_teste/relogio`: the server clock (UTC).
@@ -198,9 +209,13 @@ pub struct Avancar {
         (status = 400, description = "`PARAMETRO_INVALIDO`: malformed body or value", body = carapi_sdk::ApiErrorBody),
         (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
     )))]
-pub async fn avancar(State(st): State<AppState>, corpo: Bytes) -> Result<Response, ApiError> {
+pub async fn avancar(
+    State(st): State<AppState>,
+    State(modo): State<Arc<ModoTeste>>,
+    corpo: Bytes,
+) -> Result<Response, ApiError> {
     let Avancar { segundos } = json(&corpo)?;
-    let avanco = teste(&st)?
+    let avanco = modo
         .avancar(&st, std::time::Duration::from_secs(segundos))
         .await?;
     Ok(Json(avanco).into_response())
@@ -269,6 +284,7 @@ fn sim() -> bool {
     )))]
 pub async fn pagar(
     State(st): State<AppState>,
+    State(modo): State<Arc<ModoTeste>>,
     Segmento(id): Segmento,
     corpo: Bytes,
 ) -> Result<StatusCode, ApiError> {
@@ -276,7 +292,7 @@ pub async fn pagar(
         .parse()
         .map_err(|_| invalido(format!("recargaId inválido: {id:?}")))?;
     let Pagamento { webhook } = json(&corpo)?;
-    operacoes::pagar(&st, id, webhook)
+    operacoes::pagar(&st, &modo, id, webhook)
         .await
         .map_err(erro_servidor)?;
     Ok(StatusCode::NO_CONTENT)

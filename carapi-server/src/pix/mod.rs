@@ -4,6 +4,7 @@
 //! keeps its book of charges in the server's store, so a charge created by one process can be
 //! paid from another (the CLI's local mode) and seen by the reconciliation job.
 
+pub mod pagamento;
 pub mod qr;
 pub mod reserva;
 
@@ -80,24 +81,17 @@ pub trait PixProvider: Send + Sync + fmt::Debug + 'static {
 #[derive(Debug, Clone)]
 pub struct PspSimulado {
     store: Arc<dyn Store>,
-    falhar: bool,
     location_base: String,
     nome: String,
     cidade: String,
 }
 
 impl PspSimulado {
-    /// A simulator over `store`; with `falhar` every creation fails (to reach `ERRO_PIX`).
-    pub fn new(
-        store: Arc<dyn Store>,
-        falhar: bool,
-        location_base: &str,
-        nome: &str,
-        cidade: &str,
-    ) -> Self {
+    /// A simulator over `store` whose BR Codes carry `location_base`, `nome` and `cidade`
+    /// ([`payload_cobranca`]).
+    pub fn new(store: Arc<dyn Store>, location_base: &str, nome: &str, cidade: &str) -> Self {
         PspSimulado {
             store,
-            falhar,
             location_base: location_base.trim_end_matches('/').to_owned(),
             nome: nome.to_owned(),
             cidade: cidade.to_owned(),
@@ -125,7 +119,7 @@ const LETRAS_PAYMENT_ID: &[u8; 22] = b"ABCDEFGHJKMNPQRSTVWXYZ";
 pub const TAMANHO_PAYMENT_ID: usize = 16;
 
 /// A new payment id: [`TAMANHO_PAYMENT_ID`] random upper-case letters from
-/// [`LETRAS_PAYMENT_ID`], e.g. `KQZMBXTRAHWDNFJE`.
+/// Crockford's base-32 letters (`LETRAS_PAYMENT_ID`), e.g. `KQZMBXTRAHWDNFJE`.
 ///
 /// Short and in the QR code's alphanumeric set (digits, upper-case letters, space and
 /// `$%*+-./:`, 5.5 bits a character instead of 8), because the id is part of the BR Code's
@@ -175,11 +169,6 @@ pub fn payload_cobranca(
 #[async_trait]
 impl PixProvider for PspSimulado {
     async fn criar_cobranca(&self, pedido: PedidoCobranca) -> Result<CobrancaCriada, PixError> {
-        if self.falhar {
-            return Err(PixError(
-                "PSP simulado configurado para falhar (pix_falha)".into(),
-            ));
-        }
         let payment_id = pedido.payment_id;
         let qr_code = payload_cobranca(
             &self.location_base,
@@ -220,6 +209,25 @@ impl PixProvider for PspSimulado {
                 }) => SituacaoPagamento::Pago { em, valor },
             },
         )
+    }
+}
+
+/// A provider that refuses every new charge (`POST /v1/recarga` answers 502 `ERRO_PIX`) and
+/// asks the provider it wraps about the charges it has: `carapi-server serve --pix-falha`
+/// ([`crate::Config::pix_falha`]), so that clients can meet the contract's `ERRO_PIX`.
+#[derive(Debug)]
+pub struct PspRecusando(pub Arc<dyn PixProvider>);
+
+#[async_trait]
+impl PixProvider for PspRecusando {
+    async fn criar_cobranca(&self, _pedido: PedidoCobranca) -> Result<CobrancaCriada, PixError> {
+        Err(PixError(
+            "PSP simulado configurado para falhar (pix_falha)".into(),
+        ))
+    }
+
+    async fn consultar(&self, payment_id: &str) -> Result<SituacaoPagamento, PixError> {
+        self.0.consultar(payment_id).await
     }
 }
 

@@ -142,6 +142,13 @@ fn pagina_proprietarios(
         e.campo("Módulos Fiscais:", &br::format_decimal(m, 4));
     }
     e.espaco(8.0);
+    secao_matricula(e, i);
+    e.espaco(14.0);
+    secao_verificacao(e, i, emitido_em)
+}
+
+/// The matrícula: número, data, livro, folha and cartório (wrapped in its column).
+fn secao_matricula(e: &mut Escritor, i: &Imovel) {
     e.secao("MATRÍCULA DO IMÓVEL");
     let colunas = [48.0, 110.0, 180.0, 230.0, 270.0];
     e.cabecalho_tabela(&[
@@ -186,8 +193,14 @@ fn pagina_proprietarios(
         }
         None => e.linha_tabela(&[(colunas[0], "Não informada")]),
     }
-    e.espaco(14.0);
+}
 
+/// The QR code of the CAR code beside the code and the issue time.
+fn secao_verificacao(
+    e: &mut Escritor,
+    i: &Imovel,
+    emitido_em: DateTime<FixedOffset>,
+) -> Result<(), ReciboError> {
     let lado = 110.0;
     e.garantir(lado + 20.0);
     e.secao("VERIFICAÇÃO");

@@ -16,6 +16,7 @@
 
 mod conteudo;
 mod pdf;
+pub mod servico;
 
 use chrono::{DateTime, FixedOffset};
 
@@ -32,6 +33,9 @@ pub enum ReciboError {
     /// The CAR code did not fit in a QR code (cannot happen for a valid code).
     #[error("falha ao gerar o QR code do recibo: {0}")]
     Qr(#[from] qrcode::types::QrError),
+    /// The receipt service refused ([`servico::ServicoRecibo`]).
+    #[error("{0}")]
+    Servico(String),
 }
 
 /// Renders the receipt of `imovel` as PDF bytes (`%PDF-1.5`, at least 2 pages).

@@ -4,8 +4,8 @@ use std::num::NonZeroU32;
 
 use super::ServidorTeste;
 use crate::config::Config;
-use crate::modo_teste::ConfigTeste;
-use crate::startup::{ServerError, spawn};
+use crate::erro::ServerError;
+use crate::modo_teste::{ConfigTeste, montagem};
 
 /// Options of a [`ServidorTeste`]: database, rate limit, `/_teste` token, and any other
 /// [`Config`] field.
@@ -13,14 +13,16 @@ use crate::startup::{ServerError, spawn};
 #[must_use = "nothing starts until `iniciar().await`"]
 pub struct ConstrutorTeste {
     config: Config,
+    teste: ConfigTeste,
 }
 
 impl Default for ConstrutorTeste {
     /// In-memory SQLite, bundled records, the contract's rate limit, `127.0.0.1:0`.
     fn default() -> Self {
-        let mut config = Config::local("sqlite::memory:");
-        config.modo_teste = Some(ConfigTeste::default());
-        ConstrutorTeste { config }
+        ConstrutorTeste {
+            config: Config::local("sqlite::memory:"),
+            teste: ConfigTeste::default(),
+        }
     }
 }
 
@@ -40,18 +42,13 @@ impl ConstrutorTeste {
 
     /// Opens the `/_teste` HTTP routes with this bearer token (closed by default).
     pub fn token_http(mut self, token: impl Into<String>) -> Self {
-        self.config.modo_teste = Some(ConfigTeste {
-            token: Some(token.into()),
-        });
+        self.teste.token = Some(token.into());
         self
     }
 
     /// Changes any other field of the server's [`Config`] (the test mode stays on).
     pub fn config(mut self, f: impl FnOnce(&mut Config)) -> Self {
         f(&mut self.config);
-        self.config
-            .modo_teste
-            .get_or_insert_with(ConfigTeste::default);
         self
     }
 
@@ -61,12 +58,7 @@ impl ConstrutorTeste {
     /// [`ServerError::Store`] when the database cannot be opened; [`ServerError::Io`] when the
     /// address cannot be bound.
     pub async fn iniciar(self) -> Result<ServidorTeste, ServerError> {
-        let servidor = spawn(self.config).await?;
-        let teste = servidor
-            .state()
-            .teste
-            .clone()
-            .ok_or_else(|| ServerError::Invalido("modo de teste desligado".into()))?;
+        let (servidor, teste) = montagem::iniciar(self.config, &self.teste).await?;
         Ok(ServidorTeste { servidor, teste })
     }
 }

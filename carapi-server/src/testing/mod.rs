@@ -2,7 +2,7 @@
 //! `testing`, meant for `[dev-dependencies]`).
 //!
 //! [`ServidorTeste`] is a real server on `127.0.0.1:0` over an in-memory SQLite database (or any
-//! database URL), in test mode ([`crate::modo_teste`]): a movable clock that every time-based
+//! database URL), in test mode: a movable clock that every time-based
 //! rule reads, faults on demand per endpoint, account and count, and direct access to
 //! accounts and payments without HTTP.
 //!
@@ -31,9 +31,11 @@ use std::time::Duration;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
+pub use crate::contas::ContaCriada;
+pub use crate::erro::ServerError;
 pub use crate::modo_teste::operacoes::EstadoConta;
-pub use crate::modo_teste::{Avanco, Falha, IdFalha, LimiteFalha, RegraFalha, RelogioTeste};
-pub use crate::startup::{ContaCriada, ServerError};
+pub use crate::modo_teste::falhas::{Falha, IdFalha, LimiteFalha, RegraFalha};
+pub use crate::modo_teste::{Avanco, RelogioTeste};
 pub use construtor::ConstrutorTeste;
 
 use crate::modo_teste::ModoTeste;
@@ -259,6 +261,7 @@ impl<'a> IntoFuture for Pagamento<'a> {
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(operacoes::pagar(
             self.srv.state(),
+            &self.srv.teste,
             self.recarga_id,
             self.webhook,
         ))

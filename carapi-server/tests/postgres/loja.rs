@@ -110,7 +110,7 @@ async fn accounts_limits_patch_and_initial_ledger_on_both_stores() {
 async fn car_records_round_trip_exactly_and_owner_lookup_truncates() {
     for l in lojas("car_records_round_trip_exactly_and_owner_lookup_truncates").await {
         let s = l.store.as_ref();
-        let todos = carapi_server::fonte::bundled();
+        let todos = carapi_server::dados::bundled();
         assert_eq!(s.gravar_imoveis(&todos).await.unwrap(), todos.len() as u64);
         assert_eq!(s.gravar_imoveis(&todos).await.unwrap(), todos.len() as u64);
         assert_eq!(
@@ -165,7 +165,7 @@ async fn car_records_round_trip_exactly_and_owner_lookup_truncates() {
 async fn charges_limits_cache_history_and_usage_on_both_stores() {
     for l in lojas("charges_limits_cache_history_and_usage_on_both_stores").await {
         let s = l.store.as_ref();
-        s.gravar_imoveis(&carapi_server::fonte::bundled())
+        s.gravar_imoveis(&carapi_server::dados::bundled())
             .await
             .unwrap();
         let n = &l.nome;

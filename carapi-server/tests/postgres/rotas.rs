@@ -347,7 +347,7 @@ async fn postgres_url_spawns_a_server_that_creates_its_database_and_answers_over
     );
     assert_eq!(
         server.store().contar_imoveis().await.unwrap(),
-        carapi_server::fonte::bundled().len() as u64
+        carapi_server::dados::bundled().len() as u64
     );
     let c = server.criar_conta(NovaConta::default()).await.unwrap();
     let http = reqwest::Client::new();

@@ -61,6 +61,12 @@ pub struct PgStore {
     historico: PgPool,
 }
 
+/// Longest wait for a pooled connection. Past it the request fails at once
+/// (`sqlx::Error::PoolTimedOut`, which the HTTP layer answers 503 `SERVICO_INDISPONIVEL` with
+/// `Retry-After`) instead of hanging while the database is away; the pool reconnects by itself
+/// when it returns.
+pub const ESPERA_CONEXAO: Duration = Duration::from_secs(5);
+
 /// Connections of the history pool.
 pub const CONEXOES_HISTORICO: u32 = 3;
 /// Statement time-out of the history pool.
@@ -101,14 +107,14 @@ impl PgStore {
         }
         let pool = PgPoolOptions::new()
             .max_connections(conexoes.max(1))
-            .acquire_timeout(Duration::from_secs(60))
+            .acquire_timeout(ESPERA_CONEXAO)
             .connect_with(opts.clone())
             .await?;
         MIGRATOR.run(&pool).await?;
         let tempo = format!("{}ms", TEMPO_HISTORICO.as_millis());
         let historico = PgPoolOptions::new()
             .max_connections(CONEXOES_HISTORICO)
-            .acquire_timeout(Duration::from_secs(60))
+            .acquire_timeout(ESPERA_CONEXAO)
             .connect_lazy_with(opts.options([
                 ("statement_timeout", tempo.as_str()),
                 // every history and usage statement is served by an index (migrations
