@@ -22,7 +22,8 @@ mod wait;
 
 pub use client::{
     Client, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_RECIBO_TIMEOUT, DEFAULT_TIMEOUT,
-    ENV_API_KEY, ENV_BASE_URL, Falta, MIN_POLL_INTERVAL, ReciboDownload, ReciboInfo, Resolucao,
+    ENV_API_KEY, ENV_BASE_URL, Falta, MIN_POLL_INTERVAL, ProgressoRecibo, ReciboDownload,
+    ReciboInfo, Resolucao,
 };
 #[doc(hidden)]
 pub use dec::__dec_parse;

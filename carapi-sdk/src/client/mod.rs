@@ -27,7 +27,7 @@ pub use builder::{
 };
 pub use falta::Falta;
 pub use incertos::Resolucao;
-pub use recibo::{ReciboDownload, ReciboInfo};
+pub use recibo::{ProgressoRecibo, ReciboDownload, ReciboInfo};
 
 use crate::limiter::Limiter;
 use crate::retry::{RetryBudget, RetryPolicy};
