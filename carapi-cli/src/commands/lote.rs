@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(short, long)]
     pub yes: bool,
     /// Gasto máximo deste lote em reais; para antes de ultrapassar
-    #[arg(long, value_name = "V", value_parser = parse_reais)]
+    #[arg(long, value_name = "V", value_parser = parse_reais, allow_negative_numbers = true)]
     pub max_custo: Option<Decimal>,
     #[command(flatten)]
     #[allow(missing_docs)]
