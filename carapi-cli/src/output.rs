@@ -51,6 +51,7 @@ pub struct Shell {
     quiet: bool,
     flags: String,
     largura: Option<u16>,
+    largura_err: Option<u16>,
     pager: Option<std::process::Child>,
 }
 
@@ -80,6 +81,7 @@ impl Shell {
             quiet,
             flags: String::new(),
             largura: largura_do_terminal(),
+            largura_err: largura_do_stderr(),
             pager: None,
         }
     }
@@ -96,6 +98,7 @@ impl Shell {
             quiet: false,
             flags: String::new(),
             largura: None,
+            largura_err: None,
             pager: None,
         }
     }
@@ -200,7 +203,7 @@ impl Shell {
     pub fn status(&mut self, text: impl AsRef<str>) {
         if self.err_tty && !self.quiet {
             let text = com_flags(text.as_ref(), &self.flags);
-            let _ = writeln!(self.err, "{text}");
+            self.escrever_nota(&text);
         }
     }
 
@@ -208,25 +211,39 @@ impl Shell {
     pub fn note(&mut self, text: impl AsRef<str>) {
         if !self.quiet {
             let text = com_flags(text.as_ref(), &self.flags);
-            let _ = writeln!(self.err, "{text}");
+            self.escrever_nota(&text);
+        }
+    }
+
+    /// A status or note line on stderr, broken at spaces to the terminal; while a pager shows
+    /// stdout, into the pager after what it shows (a person is reading it; stderr would land in
+    /// the middle of the pager's screen).
+    fn escrever_nota(&mut self, text: &str) {
+        if self.pager.is_some() {
+            let _ = writeln!(self.out, "{}", quebrar(text, self.largura));
+        } else {
+            let _ = writeln!(self.err, "{}", quebrar(text, self.largura_err));
         }
     }
 
     /// A warning on stderr (always): `aviso: <text>`.
     pub fn warn(&mut self, text: impl AsRef<str>) {
-        let label = self.paint_err("aviso:", "33;1");
         let text = com_flags(text.as_ref(), &self.flags);
-        let _ = writeln!(self.err, "{label} {text}");
+        let text = quebrar(&format!("aviso: {text}"), self.largura_err);
+        let label = self.paint_err("aviso:", "33;1");
+        let _ = writeln!(self.err, "{label}{}", &text["aviso:".len()..]);
     }
 
     /// An error on stderr (always): `erro: <message> (<CODE>)` and, when given, `dica: <hint>`.
     pub fn error(&mut self, message: &str, code: &str, hint: Option<&str>) {
+        let text = quebrar(&format!("erro: {message} ({code})"), self.largura_err);
         let label = self.paint_err("erro:", "31;1");
-        let _ = writeln!(self.err, "{label} {message} ({code})");
+        let _ = writeln!(self.err, "{label}{}", &text["erro:".len()..]);
         if let Some(hint) = hint {
-            let label = self.paint_err("dica:", "36");
             let hint = com_flags(hint, &self.flags);
-            let _ = writeln!(self.err, "{label} {hint}");
+            let text = quebrar(&format!("dica: {hint}"), self.largura_err);
+            let label = self.paint_err("dica:", "36");
+            let _ = writeln!(self.err, "{label}{}", &text["dica:".len()..]);
         }
         let _ = self.err.flush();
     }
@@ -286,8 +303,7 @@ impl Shell {
         match formato {
             Formato::Csv => self.csv(&campos.as_tabela()),
             _ => {
-                let mut table = campos.to_table(self.out_color());
-                ajustar(&mut table, self.largura);
+                let table = campos.to_table(self.out_color(), self.largura);
                 writeln!(self.out, "{table}")
             }
         }
@@ -305,9 +321,17 @@ impl Shell {
                     self.status("(nenhum item)");
                     return Ok(());
                 }
-                let mut table = tabela.to_table(self.out_color());
-                ajustar(&mut table, self.largura);
-                writeln!(self.out, "{table}")
+                let ajuste = tabela.to_table(self.out_color(), self.largura);
+                writeln!(self.out, "{}", ajuste.table)?;
+                if !ajuste.omitidas.is_empty() {
+                    let nota = format!(
+                        "colunas omitidas para caber em {} colunas: {}; veja tudo com -o json, -o csv ou num terminal mais largo",
+                        self.largura.unwrap_or_default(),
+                        ajuste.omitidas.join(", ")
+                    );
+                    self.status(nota);
+                }
+                Ok(())
             }
         }
     }
@@ -376,6 +400,45 @@ pub fn comando_pager(carapi_pager: Option<String>, pager: Option<String>) -> Opt
     (!cmd.is_empty() && cmd != "cat").then(|| cmd.to_owned())
 }
 
+/// Columns of the terminal stderr is on; `None` when stderr is not a terminal.
+pub fn largura_do_stderr() -> Option<u16> {
+    if !io::stderr().is_terminal() {
+        return None;
+    }
+    terminal_size::terminal_size_of(io::stderr())
+        .map(|(w, _)| w.0)
+        .filter(|w| *w >= 20)
+}
+
+/// `texto` with every line longer than `largura` broken at spaces (never inside a word), the
+/// continuation lines indented by two spaces; unchanged without a width (not a terminal).
+pub fn quebrar(texto: &str, largura: Option<u16>) -> String {
+    let Some(max) = largura.map(usize::from) else {
+        return texto.to_owned();
+    };
+    let mut out = String::with_capacity(texto.len());
+    for (i, linha) in texto.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut atual = String::new();
+        for palavra in linha.split(' ') {
+            let n = atual.chars().count();
+            if n > 0 && n + 1 + palavra.chars().count() > max && !atual.trim().is_empty() {
+                out.push_str(atual.trim_end());
+                out.push('\n');
+                atual = String::from(" ");
+            }
+            if !atual.is_empty() {
+                atual.push(' ');
+            }
+            atual.push_str(palavra);
+        }
+        out.push_str(&atual);
+    }
+    out
+}
+
 /// Columns of the terminal stdout is on; `None` when stdout is not a terminal.
 pub fn largura_do_terminal() -> Option<u16> {
     if !io::stdout().is_terminal() {
@@ -413,15 +476,6 @@ pub fn com_flags(texto: &str, flags: &str) -> String {
     }
     out.push_str(resto);
     out
-}
-
-/// Lays `table` out to fit `largura` columns (comfy-table's dynamic arrangement wraps cells).
-pub fn ajustar(table: &mut comfy_table::Table, largura: Option<u16>) {
-    if let Some(w) = largura {
-        table
-            .set_width(w)
-            .set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
-    }
 }
 
 fn csv_io(e: csv::Error) -> io::Error {
@@ -497,6 +551,18 @@ mod tests {
         let texto = out.contents();
         assert!(texto.lines().all(|l| l.chars().count() <= 80), "{texto}");
         assert!(texto.contains("Coluna C"));
+    }
+
+    #[test]
+    fn stderr_lines_break_between_words() {
+        let t = "colunas omitidas para caber em 60 colunas: Município, UF, Área total (ha); veja tudo com -o json";
+        let q = quebrar(t, Some(30));
+        assert!(q.lines().all(|l| l.chars().count() <= 30), "{q}");
+        assert_eq!(
+            q.split_whitespace().collect::<Vec<_>>(),
+            t.split_whitespace().collect::<Vec<_>>()
+        );
+        assert_eq!(quebrar(t, None), t);
     }
 
     #[test]
