@@ -1,8 +1,9 @@
 //! Formatting for people and for CSV: each cell carries both forms.
 //!
 //! Tables show money as `R$ 1.234,56` (SDK `domain::brl::format`), timestamps in Brasília time
-//! (`America/Sao_Paulo`, `dd/mm/aaaa hh:mm:ss`) and booleans as `sim`/`não`; CSV gets the raw form
-//! (`1234.56`, RFC 3339, `true`/`false`) so a spreadsheet or script can read it back.
+//! (`America/Sao_Paulo`, `dd/mm/aaaa hh:mm:ss`) and booleans as `sim`/`não`; the machine's CSV
+//! (`-o csv-cru`) gets the raw form (`1234.56`, RFC 3339, `true`/`false`) so a script can read it
+//! back, the analyst's (`-o csv`) the form Excel in Portuguese reads ([`Celula::planilha`]).
 
 use carapi_sdk::domain::{br, brl};
 use chrono::{DateTime, FixedOffset};
@@ -96,6 +97,29 @@ impl Celula {
                 humano: "—".into(),
                 bruto: String::new(),
             },
+        }
+    }
+}
+
+impl Celula {
+    /// The value in the analyst's CSV (Excel in Portuguese): a raw decimal with a decimal comma
+    /// (`1234,56`, no grouping, so it stays a number), an instant and a boolean as a table shows
+    /// them (Brasília time, `sim`/`não`), anything else raw.
+    pub fn planilha(&self) -> String {
+        let b = self.bruto.as_str();
+        if b == "true" || b == "false" || DateTime::parse_from_rfc3339(b).is_ok() {
+            return self.humano.clone();
+        }
+        let numero = b.strip_prefix('-').unwrap_or(b);
+        match numero.split_once('.') {
+            Some((i, d))
+                if !i.is_empty()
+                    && !d.is_empty()
+                    && i.chars().chain(d.chars()).all(|c| c.is_ascii_digit()) =>
+            {
+                b.replacen('.', ",", 1)
+            }
+            _ => b.to_owned(),
         }
     }
 }

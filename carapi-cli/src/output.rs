@@ -20,7 +20,9 @@ use serde::Serialize;
 
 use crate::format::{Campos, Tabela};
 
-/// The output format chosen with `-o/--output`.
+/// The output format chosen with `-o/--formato`. CSV has two dialects: the analyst's
+/// (`csv`: what Excel in Portuguese opens as columns and numbers) and the machine's (`csv-cru`:
+/// the raw values, for scripts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Formato {
     /// tabela com rótulos em português, dinheiro como R$ 1.234,56, horário de Brasília
@@ -29,8 +31,11 @@ pub enum Formato {
     Table,
     /// o JSON da API para o objeto
     Json,
-    /// CSV com cabeçalho e uma linha por item (valores crus: ISO 8601, ponto decimal)
+    /// CSV para planilha (Excel em português): `;`, vírgula decimal, datas dd/mm/aaaa, BOM
     Csv,
+    /// CSV de máquina: `,`, ponto decimal, datas ISO 8601, true/false, sem BOM
+    #[value(name = "csv-cru")]
+    CsvCru,
     /// GeoJSON (só car e proprietario): um ponto por imóvel, para QGIS ou geojson.io
     Geojson,
 }
@@ -301,7 +306,7 @@ impl Shell {
     /// Write errors.
     pub fn campos(&mut self, campos: &Campos, formato: Formato) -> io::Result<()> {
         match formato {
-            Formato::Csv => self.csv(&campos.as_tabela()),
+            Formato::Csv | Formato::CsvCru => self.csv(&campos.as_tabela(), formato),
             _ => {
                 let table = campos.to_table(self.out_color(), self.largura);
                 writeln!(self.out, "{table}")
@@ -315,7 +320,7 @@ impl Shell {
     /// Write errors.
     pub fn tabela(&mut self, tabela: &Tabela, formato: Formato) -> io::Result<()> {
         match formato {
-            Formato::Csv => self.csv(tabela),
+            Formato::Csv | Formato::CsvCru => self.csv(tabela, formato),
             _ => {
                 if tabela.linhas.is_empty() {
                     self.status("(nenhum item)");
@@ -336,13 +341,26 @@ impl Shell {
         }
     }
 
-    fn csv(&mut self, tabela: &Tabela) -> io::Result<()> {
-        let mut w = csv::Writer::from_writer(&mut self.out);
+    /// `tabela` as CSV: the analyst's dialect for [`Formato::Csv`] (`;`, decimal comma, local
+    /// dates, `sim`/`não`, a BOM so Excel reads UTF-8; [`crate::format::Celula::planilha`]),
+    /// the machine's for [`Formato::CsvCru`] (`,`, the raw values).
+    fn csv(&mut self, tabela: &Tabela, formato: Formato) -> io::Result<()> {
+        let planilha = formato == Formato::Csv;
+        if planilha {
+            self.out.write_all(crate::lote::saida::BOM.as_bytes())?;
+        }
+        let mut w = csv::WriterBuilder::new()
+            .delimiter(if planilha { b';' } else { b',' })
+            .from_writer(&mut self.out);
         w.write_record(tabela.colunas.iter().map(|c| c.chave))
             .map_err(csv_io)?;
         for linha in &tabela.linhas {
-            w.write_record(linha.iter().map(|c| c.bruto.as_str()))
-                .map_err(csv_io)?;
+            if planilha {
+                w.write_record(linha.iter().map(crate::format::Celula::planilha))
+            } else {
+                w.write_record(linha.iter().map(|c| c.bruto.as_str()))
+            }
+            .map_err(csv_io)?;
         }
         w.flush()
     }
@@ -600,7 +618,11 @@ mod tests {
             Celula::dinheiro(rust_decimal::Decimal::new(123456, 2)),
             Celula::texto("a,b"),
         ]);
-        sh.tabela(&t, Formato::Csv).unwrap();
+        sh.tabela(&t, Formato::CsvCru).unwrap();
         assert_eq!(out.contents(), "valor,nome\n1234.56,\"a,b\"\n");
+        let out = Buffer::default();
+        let mut sh = Shell::from_write(Box::new(out.clone()), Box::new(Buffer::default()));
+        sh.tabela(&t, Formato::Csv).unwrap();
+        assert_eq!(out.contents(), "\u{feff}valor;nome\n1234,56;a,b\n");
     }
 }

@@ -114,3 +114,45 @@ fn amount_errors_name_what_is_wrong_with_the_input() {
     assert_erro(&o, 2, "USO");
     assert!(stderr(&o).contains("valor negativo"), "{}", stderr(&o));
 }
+
+#[test]
+fn csv_is_the_analysts_and_csv_cru_the_machines() {
+    let s = Servidor::novo();
+    let o = s
+        .cmd()
+        .args(["car", CODIGOS[0], "-o", "csv"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("\u{feff}codigoCar;"), "{out}");
+    let mut rd = csv::ReaderBuilder::new()
+        .delimiter(b';')
+        .from_reader(&o.stdout[3..]);
+    let h = rd.headers().unwrap().clone();
+    let row = rd.records().next().unwrap().unwrap();
+    let col = |n: &str| &row[h.iter().position(|x| x == n).unwrap()];
+    assert!(col("dataConsulta").as_bytes()[2] == b'/', "{out}");
+    assert!(col("cache") == "sim" || col("cache") == "não", "{out}");
+
+    let o = s.cmd().args(["historico", "-o", "csv"]).output().unwrap();
+    let out = stdout(&o);
+    assert!(out.starts_with("\u{feff}data;endpoint;"), "{out}");
+    assert!(out.contains(";1,00;"), "decimal comma: {out}");
+
+    let o = s
+        .cmd()
+        .args(["historico", "-o", "csv-cru"])
+        .output()
+        .unwrap();
+    let out = stdout(&o);
+    assert!(out.starts_with("data,endpoint,"), "{out}");
+    assert!(out.contains(",1.00,"), "{out}");
+
+    let o = s.cmd().args(["car", "--help"]).output().unwrap();
+    let ajuda = stdout(&o);
+    assert!(
+        ajuda.contains("csv-cru") && ajuda.contains("vírgula decimal"),
+        "{ajuda}"
+    );
+}

@@ -53,7 +53,10 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             saida: args.saida,
             yes: args.yes,
             max_custo: args.max_custo,
-            csv_no_stdout: formato == crate::output::Formato::Csv,
+            csv_no_stdout: matches!(
+                formato,
+                crate::output::Formato::Csv | crate::output::Formato::CsvCru
+            ),
         },
     )
     .await

@@ -260,7 +260,7 @@ fn mostrar_criada(
 ) -> Result<()> {
     match formato {
         Formato::Json => ctx.shell.json(r)?,
-        Formato::Csv => {
+        Formato::Csv | Formato::CsvCru => {
             let mut c = Campos::new();
             c.add("recargaId", "ID", Celula::texto(r.recarga_id.to_string()))
                 .add("paymentId", "Pagamento", Celula::texto(&r.payment_id))
@@ -287,7 +287,7 @@ fn mostrar_criada(
                     Celula::dinheiro(r.preview_bonus.total_creditado),
                 )
                 .add("qrCode", "PIX copia e cola", Celula::texto(&r.qr_code));
-            ctx.shell.campos(&c, Formato::Csv)?;
+            ctx.shell.campos(&c, formato)?;
         }
         Formato::Table | Formato::Geojson => {
             let mut antes = vec![format!("ID da recarga: {}", r.recarga_id)];

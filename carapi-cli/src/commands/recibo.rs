@@ -194,12 +194,18 @@ fn relatar(
             arquivo,
             bytes,
         })?,
-        Formato::Csv => {
-            ctx.shell.line("codigoCar,arquivo,bytes")?;
-            let mut w = csv::Writer::from_writer(vec![]);
-            let _ = w.write_record([codigo.as_str(), &arquivo, &bytes.to_string()]);
-            let row = w.into_inner().unwrap_or_default();
-            ctx.shell.out().write_all(&row)?;
+        Formato::Csv | Formato::CsvCru => {
+            let mut t = crate::format::Tabela::new(&[
+                ("codigoCar", "Código CAR"),
+                ("arquivo", "Arquivo"),
+                ("bytes", "Bytes"),
+            ]);
+            t.linha(vec![
+                crate::format::Celula::texto(codigo.as_str()),
+                crate::format::Celula::texto(&arquivo),
+                crate::format::Celula::inteiro(bytes),
+            ]);
+            ctx.shell.tabela(&t, formato)?;
         }
         Formato::Table | Formato::Geojson => {
             ctx.shell.line(&arquivo)?;
