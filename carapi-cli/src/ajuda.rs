@@ -31,12 +31,18 @@ pub fn comando() -> Command {
     preparar(cmd, "")
 }
 
+/// clap's help template with its one English heading (`Usage:`) written in Portuguese.
+const MODELO: &str = "{before-help}{about-with-newline}\nUso: {usage}\n\n{all-args}{after-help}";
+
 fn preparar(cmd: Command, caminho: &str) -> Command {
     let mut cmd = cmd
         .subcommand_help_heading("Comandos")
         .subcommand_value_name("COMANDO")
         .disable_help_flag(true)
+        .disable_help_subcommand(true)
+        .help_template(MODELO)
         .mut_args(|a| {
+            let a = em_portugues(a);
             if a.get_help_heading().is_some() {
                 a
             } else if a.is_positional() {
@@ -73,6 +79,70 @@ fn preparar(cmd: Command, caminho: &str) -> Command {
         cmd = cmd.mut_subcommand(&nome, |s| preparar(s, &sub));
     }
     cmd
+}
+
+/// An argument whose possible values, default and environment variable clap would list in
+/// English (`[possible values: ...]`, `Possible values:`, `[default: ...]`, `[env: ...]`, and
+/// clap_mangen's "May also be specified with ...") lists them itself, in Portuguese, inside its
+/// own help text, so clap wraps them to the terminal with the rest.
+fn em_portugues(a: Arg) -> Arg {
+    if a.is_hide_set() {
+        return a;
+    }
+    let toma_valor = a.get_action().takes_values();
+    let curto = a.get_help().map(ToString::to_string).unwrap_or_default();
+    let longo = a.get_long_help().map(ToString::to_string);
+    let mut sufixo = String::new();
+    let mut valores_curto = String::new();
+    let mut lista = String::new();
+    let valores: Vec<_> = a
+        .get_possible_values()
+        .into_iter()
+        .filter(|v| !v.is_hide_set())
+        .collect();
+    if toma_valor && !valores.is_empty() && !a.is_hide_possible_values_set() {
+        let nomes: Vec<&str> = valores.iter().map(|v| v.get_name()).collect();
+        valores_curto = format!(" [valores: {}]", nomes.join(", "));
+        let com_ajuda: Vec<String> = valores
+            .iter()
+            .filter_map(|v| Some(format!("- {}: {}", v.get_name(), v.get_help()?)))
+            .collect();
+        if !com_ajuda.is_empty() {
+            lista = format!("\n\nValores possíveis:\n{}", com_ajuda.join("\n"));
+        }
+    }
+    let padrao: Vec<String> = a
+        .get_default_values()
+        .iter()
+        .map(|v| v.to_string_lossy().into_owned())
+        .collect();
+    if toma_valor && !padrao.is_empty() && !a.is_hide_default_value_set() {
+        sufixo.push_str(&format!(" [padrão: {}]", padrao.join(", ")));
+    }
+    if let Some(env) = a.get_env()
+        && !a.is_hide_env_set()
+    {
+        sufixo.push_str(&format!(" [ambiente: {}]", env.to_string_lossy()));
+    }
+    if sufixo.is_empty() && valores_curto.is_empty() {
+        return a;
+    }
+    let curto_novo = format!("{curto}{valores_curto}{sufixo}");
+    let longo_novo = if lista.is_empty() {
+        longo.map(|l| format!("{l}{valores_curto}{sufixo}"))
+    } else {
+        Some(format!("{}{sufixo}{lista}", longo.unwrap_or(curto)))
+    };
+    let a = if toma_valor {
+        a.hide_possible_values(true).hide_default_value(true)
+    } else {
+        a
+    };
+    let a = a.hide_env(true).help(curto_novo);
+    match longo_novo {
+        Some(l) => a.long_help(l),
+        None => a,
+    }
 }
 
 /// The examples shown under `Exemplos:` in the help of the command at `caminho` (`""` is

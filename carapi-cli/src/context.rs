@@ -24,8 +24,8 @@ pub struct Context {
     pub paths: Paths,
     #[cfg(feature = "local")]
     local: Option<Local>,
-    /// Base URL and key of the last client built (for the price cache).
-    conta: Option<(String, String)>,
+    /// The base URL of the last client built (named in errors about the server).
+    base_url_usada: Option<String>,
 }
 
 /// Where requests go and with which key.
@@ -49,7 +49,7 @@ impl Context {
             paths,
             #[cfg(feature = "local")]
             local: None,
-            conta: None,
+            base_url_usada: None,
         }
     }
 
@@ -155,7 +155,7 @@ impl Context {
     /// Those of [`Context::destino`].
     pub async fn builder(&mut self) -> Result<ClientBuilder> {
         let d = self.destino().await?;
-        self.conta = Some((d.base_url.clone(), d.credencial.chave.clone()));
+        self.base_url_usada = Some(d.base_url.clone());
         let builder = Client::builder()
             .base_url(&d.base_url)
             .api_key(d.credencial.chave)
@@ -174,37 +174,30 @@ impl Context {
         Ok(self.builder().await?.build()?)
     }
 
-    /// Remembers the account's prices (see [`crate::precos`]), after a balance read.
-    pub fn lembrar_precos(&self, p: &carapi_sdk::Precos) {
-        if let Some((url, chave)) = &self.conta {
-            crate::precos::gravar(&self.paths, url, chave, p);
+    /// After a charged lookup, on a terminal: `cobrado R$ 1,00` on stderr, the amount the SDK
+    /// counted as charged by `client` ([`Client::gasto`], priced at the account's prices, which
+    /// [`Client::precos`] learns by a free `GET /v1/saldo` when the client does not know them
+    /// yet). Nothing for a sandbox answer, with `--quiet`, or when stderr is not a terminal.
+    pub async fn mostrar_cobranca(&mut self, client: &Client, sandbox: bool) {
+        if sandbox || !self.shell.err_is_tty() || self.shell.is_quiet() {
+            return;
+        }
+        let _ = client.precos().await;
+        let g = client.gasto();
+        if g.nao_precificadas == 0 && !g.confirmado.is_zero() {
+            self.shell.status(format!(
+                "cobrado {}",
+                carapi_sdk::domain::brl::format(g.confirmado)
+            ));
+        } else {
+            self.shell
+                .status("consulta cobrada (os preços da conta: carapi saldo)");
         }
     }
 
-    /// After a charged lookup, on a terminal: `cobrado R$ 1,00` on stderr, at the prices last
-    /// seen for this account (no request); `preco` picks the lookup's price. Nothing for a
-    /// sandbox answer, with `--quiet`, or when stderr is not a terminal.
-    pub fn mostrar_cobranca(
-        &mut self,
-        sandbox: bool,
-        preco: fn(&carapi_sdk::Precos) -> rust_decimal::Decimal,
-    ) {
-        if sandbox || !self.shell.err_is_tty() {
-            return;
-        }
-        let conhecido = self
-            .conta
-            .as_ref()
-            .and_then(|(url, chave)| crate::precos::ler(&self.paths, url, chave));
-        match conhecido {
-            Some(p) => self.shell.status(format!(
-                "cobrado {}",
-                carapi_sdk::domain::brl::format(preco(&p))
-            )),
-            None => self
-                .shell
-                .status("consulta cobrada (os preços da conta: carapi saldo)"),
-        }
+    /// The base URL requests went to, once a client was built.
+    pub fn base_url_usada(&self) -> Option<&str> {
+        self.base_url_usada.as_deref()
     }
 
     /// Stops the local server, if one was started.

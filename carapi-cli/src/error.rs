@@ -177,6 +177,7 @@ impl CliError {
     /// [`CliError::from`] an SDK error that is only borrowed.
     pub fn from_ref(e: &SdkError) -> Self {
         match e {
+            SdkError::Api(api) if fora_do_contrato(api) => fora_do_contrato_erro(api.status),
             SdkError::Api(api) => from_api(api.status, &api.code, &api.message),
             SdkError::Validation(v) => CliError::new(Kind::Usage, "ENTRADA_INVALIDA", v.to_string())
                 .hint("confira o valor: código CAR `UF-IIIIIII-<32 hex>`, CPF com 11 dígitos ou CNPJ com 14"),
@@ -187,7 +188,7 @@ impl CliError {
                 CliError::new(
                     Kind::Network,
                     "RESPOSTA_INVALIDA",
-                    format!("resposta inesperada de {operation} (HTTP {status}) em `{path}`"),
+                    format!("o servidor não segue o contrato da API carapi: resposta inesperada de {operation} (HTTP {status}) em `{path}`"),
                 )
                 .hint("a resposta do servidor não segue o contrato; confira a URL base (carapi config show)")
             }
@@ -244,6 +245,42 @@ fn transporte(e: &SdkError) -> String {
         "falha de comunicação em {operation} (tentativa {attempts}; {fase}): {}",
         crate::estrangeiros::transporte(source)
     )
+}
+
+/// The code of an answer that does not follow the contract (exit 7).
+pub const FORA_DO_CONTRATO: &str = "FORA_DO_CONTRATO";
+
+/// True when an error answer's body was not an `ApiError` (contract, "Errors"): the SDK then
+/// names it `HTTP_<status>` (an HTML page of a proxy or of another server, an empty body).
+fn fora_do_contrato(api: &carapi_sdk::ApiError) -> bool {
+    matches!(&api.code, ErrorCode::Other(c) if *c == format!("HTTP_{}", api.status))
+}
+
+/// A non-contract answer: the server at the base URL is not a carapi API (exit 7, whatever the
+/// status). The URL is added by [`CliError::no_servidor`].
+fn fora_do_contrato_erro(status: u16) -> CliError {
+    CliError::new(
+        Kind::Network,
+        FORA_DO_CONTRATO,
+        format!("o servidor não segue o contrato da API carapi (HTTP {status} sem o corpo de erro da API)"),
+    )
+    .hint("confira a URL base: carapi config show; carapi config set base-url URL ou --base-url URL")
+}
+
+impl CliError {
+    /// Names the server in an answer that does not follow the contract (`o servidor em URL`).
+    pub fn no_servidor(mut self, base_url: Option<&str>) -> Self {
+        if let Some(url) = base_url
+            && (self.code == FORA_DO_CONTRATO || self.code == "RESPOSTA_INVALIDA")
+        {
+            self.message = self.message.replacen(
+                "o servidor não segue",
+                &format!("o servidor em {url} não segue"),
+                1,
+            );
+        }
+        self
+    }
 }
 
 fn from_api(status: u16, code: &ErrorCode, message: &str) -> CliError {

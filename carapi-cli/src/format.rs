@@ -1,8 +1,9 @@
 //! Formatting for people and for CSV: each cell carries both forms.
 //!
 //! Tables show money as `R$ 1.234,56` (SDK `domain::brl::format`), timestamps in Brasília time
-//! (`America/Sao_Paulo`, `dd/mm/aaaa hh:mm:ss`) and booleans as `sim`/`não`; CSV gets the raw form
-//! (`1234.56`, RFC 3339, `true`/`false`) so a spreadsheet or script can read it back.
+//! (`America/Sao_Paulo`, `dd/mm/aaaa hh:mm:ss`) and booleans as `sim`/`não`; the machine's CSV
+//! (`-o csv-cru`) gets the raw form (`1234.56`, RFC 3339, `true`/`false`) so a script can read it
+//! back, the analyst's (`-o csv`) the form Excel in Portuguese reads ([`Celula::planilha`]).
 
 use carapi_sdk::domain::{br, brl};
 use chrono::{DateTime, FixedOffset};
@@ -100,6 +101,29 @@ impl Celula {
     }
 }
 
+impl Celula {
+    /// The value in the analyst's CSV (Excel in Portuguese): a raw decimal with a decimal comma
+    /// (`1234,56`, no grouping, so it stays a number), an instant and a boolean as a table shows
+    /// them (Brasília time, `sim`/`não`), anything else raw.
+    pub fn planilha(&self) -> String {
+        let b = self.bruto.as_str();
+        if b == "true" || b == "false" || DateTime::parse_from_rfc3339(b).is_ok() {
+            return self.humano.clone();
+        }
+        let numero = b.strip_prefix('-').unwrap_or(b);
+        match numero.split_once('.') {
+            Some((i, d))
+                if !i.is_empty()
+                    && !d.is_empty()
+                    && i.chars().chain(d.chars()).all(|c| c.is_ascii_digit()) =>
+            {
+                b.replacen('.', ",", 1)
+            }
+            _ => b.to_owned(),
+        }
+    }
+}
+
 /// `dd/mm/aaaa hh:mm:ss` in Brasília time (America/Sao_Paulo, which has had no DST since 2019).
 pub fn brasilia(v: DateTime<FixedOffset>) -> String {
     v.with_timezone(&Sao_Paulo)
@@ -130,14 +154,17 @@ impl Campos {
         self
     }
 
-    /// A two-column table `Campo | Valor`.
-    pub fn to_table(&self, color: bool) -> Table {
+    /// A two-column table `Campo | Valor`, rendered, fitted to `largura` columns when given
+    /// ([`crate::layout::campos`]).
+    pub fn to_table(&self, color: bool, largura: Option<u16>) -> String {
         let mut t = base_table(color);
         t.set_header(vec![header("Campo", color), header("Valor", color)]);
-        for (_, rotulo, valor) in &self.0 {
-            t.add_row(vec![Cell::new(rotulo), Cell::new(&valor.humano)]);
-        }
-        t
+        let linhas: Vec<(&str, &str)> = self
+            .0
+            .iter()
+            .map(|(_, r, v)| (*r, v.humano.as_str()))
+            .collect();
+        crate::layout::campos(t, &linhas, largura)
     }
 
     /// As a one-row table (for CSV).
@@ -153,6 +180,7 @@ impl Campos {
         Tabela {
             colunas,
             linhas: vec![self.0.iter().map(|(_, _, v)| v.clone()).collect()],
+            prioridade: vec![],
         }
     }
 }
@@ -173,6 +201,9 @@ pub struct Tabela {
     pub colunas: Vec<Coluna>,
     /// The rows, each as long as `colunas`.
     pub linhas: Vec<Vec<Celula>>,
+    /// Indexes of the columns to keep first when the terminal is narrow (then the rest, in
+    /// order); see [`Tabela::prioridade`].
+    pub prioridade: Vec<usize>,
 }
 
 impl Tabela {
@@ -184,7 +215,18 @@ impl Tabela {
                 .map(|&(chave, rotulo)| Coluna { chave, rotulo })
                 .collect(),
             linhas: vec![],
+            prioridade: vec![],
         }
+    }
+
+    /// The columns (by [`Coluna::chave`]) a narrow terminal keeps first, most important first;
+    /// the others follow in their order.
+    pub fn prioridade(&mut self, chaves: &[&str]) -> &mut Self {
+        self.prioridade = chaves
+            .iter()
+            .filter_map(|k| self.colunas.iter().position(|c| c.chave == *k))
+            .collect();
+        self
     }
 
     /// Appends a row.
@@ -193,8 +235,9 @@ impl Tabela {
         self.linhas.push(celulas);
     }
 
-    /// The comfy-table rendering.
-    pub fn to_table(&self, color: bool) -> Table {
+    /// The comfy-table rendering, fitted to `largura` columns when given
+    /// ([`crate::layout::lista`]), with the labels of the columns left out.
+    pub fn to_table(&self, color: bool, largura: Option<u16>) -> crate::layout::Ajuste {
         let mut t = base_table(color);
         t.set_header(
             self.colunas
@@ -202,10 +245,13 @@ impl Tabela {
                 .map(|c| header(c.rotulo, color))
                 .collect::<Vec<_>>(),
         );
-        for l in &self.linhas {
-            t.add_row(l.iter().map(|c| Cell::new(&c.humano)).collect::<Vec<_>>());
-        }
-        t
+        let cabecalho: Vec<&str> = self.colunas.iter().map(|c| c.rotulo).collect();
+        let linhas: Vec<Vec<&str>> = self
+            .linhas
+            .iter()
+            .map(|l| l.iter().map(|c| c.humano.as_str()).collect())
+            .collect();
+        crate::layout::lista(t, &cabecalho, &linhas, &self.prioridade, largura)
     }
 }
 
@@ -255,7 +301,7 @@ mod tests {
     fn table_without_colour_has_no_escapes() {
         let mut c = Campos::new();
         c.add("areaTotalHa", "Área total (ha)", Celula::texto("2,0131"));
-        let s = c.to_table(false).to_string();
+        let s = c.to_table(false, None);
         assert!(s.contains("Área total (ha)") && s.contains("2,0131"));
         assert!(!s.contains('\x1b'));
     }

@@ -18,11 +18,11 @@ pub mod credentials;
 pub mod error;
 pub mod estrangeiros;
 pub mod format;
+pub mod layout;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod lote;
 pub mod output;
-pub mod precos;
 pub mod prompt;
 pub mod qr;
 pub mod valor;
@@ -65,6 +65,7 @@ pub fn main() -> ExitCode {
             return e.exit_code();
         }
     };
+    paths.limpar_legado();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -100,6 +101,7 @@ pub fn main() -> ExitCode {
             e.exit_code()
         }
         Err(e) => {
+            let e = e.no_servidor(ctx.base_url_usada());
             ctx.shell.error(&e.message, &e.code, e.hint.as_deref());
             e.exit_code()
         }

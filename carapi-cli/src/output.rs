@@ -20,7 +20,9 @@ use serde::Serialize;
 
 use crate::format::{Campos, Tabela};
 
-/// The output format chosen with `-o/--output`.
+/// The output format chosen with `-o/--formato`. CSV has two dialects: the analyst's
+/// (`csv`: what Excel in Portuguese opens as columns and numbers) and the machine's (`csv-cru`:
+/// the raw values, for scripts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Formato {
     /// tabela com rótulos em português, dinheiro como R$ 1.234,56, horário de Brasília
@@ -29,8 +31,11 @@ pub enum Formato {
     Table,
     /// o JSON da API para o objeto
     Json,
-    /// CSV com cabeçalho e uma linha por item (valores crus: ISO 8601, ponto decimal)
+    /// CSV para planilha (Excel em português): `;`, vírgula decimal, datas dd/mm/aaaa, BOM
     Csv,
+    /// CSV de máquina: `,`, ponto decimal, datas ISO 8601, true/false, sem BOM
+    #[value(name = "csv-cru")]
+    CsvCru,
     /// GeoJSON (só car e proprietario): um ponto por imóvel, para QGIS ou geojson.io
     Geojson,
 }
@@ -51,6 +56,7 @@ pub struct Shell {
     quiet: bool,
     flags: String,
     largura: Option<u16>,
+    largura_err: Option<u16>,
     pager: Option<std::process::Child>,
 }
 
@@ -80,6 +86,7 @@ impl Shell {
             quiet,
             flags: String::new(),
             largura: largura_do_terminal(),
+            largura_err: largura_do_stderr(),
             pager: None,
         }
     }
@@ -96,6 +103,7 @@ impl Shell {
             quiet: false,
             flags: String::new(),
             largura: None,
+            largura_err: None,
             pager: None,
         }
     }
@@ -200,7 +208,7 @@ impl Shell {
     pub fn status(&mut self, text: impl AsRef<str>) {
         if self.err_tty && !self.quiet {
             let text = com_flags(text.as_ref(), &self.flags);
-            let _ = writeln!(self.err, "{text}");
+            self.escrever_nota(&text);
         }
     }
 
@@ -208,25 +216,39 @@ impl Shell {
     pub fn note(&mut self, text: impl AsRef<str>) {
         if !self.quiet {
             let text = com_flags(text.as_ref(), &self.flags);
-            let _ = writeln!(self.err, "{text}");
+            self.escrever_nota(&text);
+        }
+    }
+
+    /// A status or note line on stderr, broken at spaces to the terminal; while a pager shows
+    /// stdout, into the pager after what it shows (a person is reading it; stderr would land in
+    /// the middle of the pager's screen).
+    fn escrever_nota(&mut self, text: &str) {
+        if self.pager.is_some() {
+            let _ = writeln!(self.out, "{}", quebrar(text, self.largura));
+        } else {
+            let _ = writeln!(self.err, "{}", quebrar(text, self.largura_err));
         }
     }
 
     /// A warning on stderr (always): `aviso: <text>`.
     pub fn warn(&mut self, text: impl AsRef<str>) {
-        let label = self.paint_err("aviso:", "33;1");
         let text = com_flags(text.as_ref(), &self.flags);
-        let _ = writeln!(self.err, "{label} {text}");
+        let text = quebrar(&format!("aviso: {text}"), self.largura_err);
+        let label = self.paint_err("aviso:", "33;1");
+        let _ = writeln!(self.err, "{label}{}", &text["aviso:".len()..]);
     }
 
     /// An error on stderr (always): `erro: <message> (<CODE>)` and, when given, `dica: <hint>`.
     pub fn error(&mut self, message: &str, code: &str, hint: Option<&str>) {
+        let text = quebrar(&format!("erro: {message} ({code})"), self.largura_err);
         let label = self.paint_err("erro:", "31;1");
-        let _ = writeln!(self.err, "{label} {message} ({code})");
+        let _ = writeln!(self.err, "{label}{}", &text["erro:".len()..]);
         if let Some(hint) = hint {
-            let label = self.paint_err("dica:", "36");
             let hint = com_flags(hint, &self.flags);
-            let _ = writeln!(self.err, "{label} {hint}");
+            let text = quebrar(&format!("dica: {hint}"), self.largura_err);
+            let label = self.paint_err("dica:", "36");
+            let _ = writeln!(self.err, "{label}{}", &text["dica:".len()..]);
         }
         let _ = self.err.flush();
     }
@@ -284,10 +306,9 @@ impl Shell {
     /// Write errors.
     pub fn campos(&mut self, campos: &Campos, formato: Formato) -> io::Result<()> {
         match formato {
-            Formato::Csv => self.csv(&campos.as_tabela()),
+            Formato::Csv | Formato::CsvCru => self.csv(&campos.as_tabela(), formato),
             _ => {
-                let mut table = campos.to_table(self.out_color());
-                ajustar(&mut table, self.largura);
+                let table = campos.to_table(self.out_color(), self.largura);
                 writeln!(self.out, "{table}")
             }
         }
@@ -299,26 +320,47 @@ impl Shell {
     /// Write errors.
     pub fn tabela(&mut self, tabela: &Tabela, formato: Formato) -> io::Result<()> {
         match formato {
-            Formato::Csv => self.csv(tabela),
+            Formato::Csv | Formato::CsvCru => self.csv(tabela, formato),
             _ => {
                 if tabela.linhas.is_empty() {
                     self.status("(nenhum item)");
                     return Ok(());
                 }
-                let mut table = tabela.to_table(self.out_color());
-                ajustar(&mut table, self.largura);
-                writeln!(self.out, "{table}")
+                let ajuste = tabela.to_table(self.out_color(), self.largura);
+                writeln!(self.out, "{}", ajuste.table)?;
+                if !ajuste.omitidas.is_empty() {
+                    let nota = format!(
+                        "colunas omitidas para caber em {} colunas: {}; veja tudo com -o json, -o csv ou num terminal mais largo",
+                        self.largura.unwrap_or_default(),
+                        ajuste.omitidas.join(", ")
+                    );
+                    self.status(nota);
+                }
+                Ok(())
             }
         }
     }
 
-    fn csv(&mut self, tabela: &Tabela) -> io::Result<()> {
-        let mut w = csv::Writer::from_writer(&mut self.out);
+    /// `tabela` as CSV: the analyst's dialect for [`Formato::Csv`] (`;`, decimal comma, local
+    /// dates, `sim`/`não`, a BOM so Excel reads UTF-8; [`crate::format::Celula::planilha`]),
+    /// the machine's for [`Formato::CsvCru`] (`,`, the raw values).
+    fn csv(&mut self, tabela: &Tabela, formato: Formato) -> io::Result<()> {
+        let planilha = formato == Formato::Csv;
+        if planilha {
+            self.out.write_all(crate::lote::saida::BOM.as_bytes())?;
+        }
+        let mut w = csv::WriterBuilder::new()
+            .delimiter(if planilha { b';' } else { b',' })
+            .from_writer(&mut self.out);
         w.write_record(tabela.colunas.iter().map(|c| c.chave))
             .map_err(csv_io)?;
         for linha in &tabela.linhas {
-            w.write_record(linha.iter().map(|c| c.bruto.as_str()))
-                .map_err(csv_io)?;
+            if planilha {
+                w.write_record(linha.iter().map(crate::format::Celula::planilha))
+            } else {
+                w.write_record(linha.iter().map(|c| c.bruto.as_str()))
+            }
+            .map_err(csv_io)?;
         }
         w.flush()
     }
@@ -376,6 +418,45 @@ pub fn comando_pager(carapi_pager: Option<String>, pager: Option<String>) -> Opt
     (!cmd.is_empty() && cmd != "cat").then(|| cmd.to_owned())
 }
 
+/// Columns of the terminal stderr is on; `None` when stderr is not a terminal.
+pub fn largura_do_stderr() -> Option<u16> {
+    if !io::stderr().is_terminal() {
+        return None;
+    }
+    terminal_size::terminal_size_of(io::stderr())
+        .map(|(w, _)| w.0)
+        .filter(|w| *w >= 20)
+}
+
+/// `texto` with every line longer than `largura` broken at spaces (never inside a word), the
+/// continuation lines indented by two spaces; unchanged without a width (not a terminal).
+pub fn quebrar(texto: &str, largura: Option<u16>) -> String {
+    let Some(max) = largura.map(usize::from) else {
+        return texto.to_owned();
+    };
+    let mut out = String::with_capacity(texto.len());
+    for (i, linha) in texto.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut atual = String::new();
+        for palavra in linha.split(' ') {
+            let n = atual.chars().count();
+            if n > 0 && n + 1 + palavra.chars().count() > max && !atual.trim().is_empty() {
+                out.push_str(atual.trim_end());
+                out.push('\n');
+                atual = String::from(" ");
+            }
+            if !atual.is_empty() {
+                atual.push(' ');
+            }
+            atual.push_str(palavra);
+        }
+        out.push_str(&atual);
+    }
+    out
+}
+
 /// Columns of the terminal stdout is on; `None` when stdout is not a terminal.
 pub fn largura_do_terminal() -> Option<u16> {
     if !io::stdout().is_terminal() {
@@ -413,15 +494,6 @@ pub fn com_flags(texto: &str, flags: &str) -> String {
     }
     out.push_str(resto);
     out
-}
-
-/// Lays `table` out to fit `largura` columns (comfy-table's dynamic arrangement wraps cells).
-pub fn ajustar(table: &mut comfy_table::Table, largura: Option<u16>) {
-    if let Some(w) = largura {
-        table
-            .set_width(w)
-            .set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
-    }
 }
 
 fn csv_io(e: csv::Error) -> io::Error {
@@ -500,6 +572,18 @@ mod tests {
     }
 
     #[test]
+    fn stderr_lines_break_between_words() {
+        let t = "colunas omitidas para caber em 60 colunas: Município, UF, Área total (ha); veja tudo com -o json";
+        let q = quebrar(t, Some(30));
+        assert!(q.lines().all(|l| l.chars().count() <= 30), "{q}");
+        assert_eq!(
+            q.split_whitespace().collect::<Vec<_>>(),
+            t.split_whitespace().collect::<Vec<_>>()
+        );
+        assert_eq!(quebrar(t, None), t);
+    }
+
+    #[test]
     fn pager_choice() {
         let s = |v: &str| Some(v.to_owned());
         assert_eq!(comando_pager(None, None).as_deref(), Some("less -FRX"));
@@ -534,7 +618,11 @@ mod tests {
             Celula::dinheiro(rust_decimal::Decimal::new(123456, 2)),
             Celula::texto("a,b"),
         ]);
-        sh.tabela(&t, Formato::Csv).unwrap();
+        sh.tabela(&t, Formato::CsvCru).unwrap();
         assert_eq!(out.contents(), "valor,nome\n1234.56,\"a,b\"\n");
+        let out = Buffer::default();
+        let mut sh = Shell::from_write(Box::new(out.clone()), Box::new(Buffer::default()));
+        sh.tabela(&t, Formato::Csv).unwrap();
+        assert_eq!(out.contents(), "\u{feff}valor;nome\n1234,56;a,b\n");
     }
 }

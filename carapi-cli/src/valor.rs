@@ -29,13 +29,15 @@ pub enum ErroValor {
     /// Nothing typed.
     #[error("valor vazio; formas aceitas: {FORMAS_ACEITAS}")]
     Vazio,
-    /// Could be read two ways (`1.500`, `1,500`).
-    #[error(
-        "valor ambíguo: {0:?} pode ser mil e quinhentos ou um e cinquenta; escreva os centavos (1.500,00) ou sem separador (1500); formas aceitas: {FORMAS_ACEITAS}"
-    )]
+    /// Could be read as two amounts 1,000x apart (`1.500`, `12,345`): the message gives both
+    /// readings of this input and how to write each.
+    #[error("{}", ambiguo(.0))]
     Ambiguo(String),
+    /// More than two decimal places (`0,001`, `2,5000`): reais have centavos only.
+    #[error("valor com {1} casas decimais: {0:?}; reais têm no máximo 2 (os centavos), como 12,34")]
+    CasasDemais(String, usize),
     /// Below zero.
-    #[error("valor negativo: {0:?}; formas aceitas: {FORMAS_ACEITAS}")]
+    #[error("valor negativo: {0:?}; o valor deve ser zero ou positivo")]
     Negativo(String),
     /// More than [`MAXIMO_DIGITOS`] integer digits.
     #[error("valor grande demais: {0:?}")]
@@ -74,6 +76,9 @@ pub fn parse_reais(input: &str) -> Result<Decimal, ErroValor> {
     {
         return Err(invalido());
     }
+    if let Some(casas) = casas_demais(sem_moeda) {
+        return Err(ErroValor::CasasDemais(input.to_owned(), casas));
+    }
     let (inteiro, centavos) = separar(sem_moeda).map_err(|ambiguo| {
         if ambiguo {
             ErroValor::Ambiguo(input.to_owned())
@@ -90,6 +95,29 @@ pub fn parse_reais(input: &str) -> Result<Decimal, ErroValor> {
         if inteiro.is_empty() { "0" } else { &inteiro }
     );
     texto.parse::<Decimal>().map_err(|_| invalido())
+}
+
+/// The two readings of an ambiguous input (`1.500`: 1500 with a thousands dot, or 1,5 with an
+/// English decimal point), and how to write each unambiguously.
+fn ambiguo(input: &str) -> String {
+    let texto = input.trim();
+    let sep = if texto.contains(',') { ',' } else { '.' };
+    let (int, dec) = texto.rsplit_once(sep).unwrap_or((texto, ""));
+    let int = int.trim_start_matches("R$").trim();
+    let milhar = format!("{int}{dec}");
+    let agrupado = format!("{int}.{dec},00");
+    if sep == ',' {
+        format!(
+            "valor ambíguo: {input:?}: com a vírgula separando milhares (como em inglês) seria {milhar}, \
+             mas no Brasil a vírgula separa os centavos, que têm 2 casas; escreva {milhar} ou {agrupado}"
+        )
+    } else {
+        let dec2 = format!("{int},{:0<2}", dec.trim_end_matches('0'));
+        format!(
+            "valor ambíguo: {input:?} pode ser {milhar} (ponto de milhar) ou {dec2} (ponto decimal, como em \
+             inglês); escreva {milhar} ou {agrupado} para o primeiro, {dec2} para o segundo"
+        )
+    }
 }
 
 /// Splits into (integer digits, decimal digits). `Err(true)` when ambiguous, `Err(false)` when
@@ -120,6 +148,23 @@ fn separar(s: &str) -> Result<(String, &str), bool> {
         (0, _) => Ok((milhares(s).ok_or(false)?, "")), // 1.500.000
         _ => Err(false),
     }
+}
+
+/// The decimal places of an amount that has more than two and cannot be a thousands group:
+/// after the one comma (`0,001`, `2,5000`; `12,345` is ambiguous instead), or after the one dot
+/// when not three digits (`2.5000`) or when the integer part is zero (`0.001`).
+fn casas_demais(s: &str) -> Option<usize> {
+    let (virgulas, pontos) = (s.matches(',').count(), s.matches('.').count());
+    let (int, dec) = match (virgulas, pontos) {
+        (1, _) => s.split_once(',')?,
+        (0, 1) => s.split_once('.')?,
+        _ => return None,
+    };
+    if dec.len() <= 2 || !dec.chars().all(|c| c.is_ascii_digit()) || int.is_empty() {
+        return None;
+    }
+    let grupo_possivel = dec.len() == 3 && !int.trim_start_matches('0').is_empty();
+    (!grupo_possivel).then_some(dec.len())
 }
 
 /// Digits grouped with dots (`1.500.000`) or plain digits, as plain digits.
@@ -168,11 +213,36 @@ mod tests {
 
     #[test]
     fn ambiguous_forms_are_refused_with_the_accepted_forms() {
-        for entrada in ["1.500", "1,500", "10.000", "999.999"] {
+        for (entrada, milhar) in [
+            ("1.500", "1.500,00"),
+            ("1,500", "1.500,00"),
+            ("10.000", "10.000,00"),
+            ("999.999", "999.999,00"),
+            ("12,345", "12.345,00"),
+        ] {
             let e = parse_reais(entrada).unwrap_err();
             assert!(matches!(e, ErroValor::Ambiguo(_)), "{entrada}: {e:?}");
-            assert!(e.to_string().contains("1.500,00"), "{e}");
+            assert!(e.to_string().contains(milhar), "{e}");
+            assert!(!e.to_string().contains("mil e quinhentos"), "{e}");
         }
+    }
+
+    #[test]
+    fn each_error_names_what_is_wrong_with_this_input() {
+        for (entrada, casas) in [("0,001", 3), ("2,5000", 4), ("0.001", 3), ("1.5000", 4)] {
+            let e = parse_reais(entrada).unwrap_err();
+            assert_eq!(
+                e,
+                ErroValor::CasasDemais(entrada.into(), casas),
+                "{entrada}"
+            );
+            assert!(
+                e.to_string().contains(&format!("{casas} casas decimais")),
+                "{e}"
+            );
+        }
+        let e = parse_reais("-5").unwrap_err();
+        assert!(e.to_string().starts_with("valor negativo: \"-5\""), "{e}");
     }
 
     #[test]

@@ -29,7 +29,14 @@ fn o_is_the_format_for_recibo_too_and_the_file_is_saida() {
 
     let o = s
         .cmd()
-        .args(["recibo", CODIGOS[1], "--saida", "r.pdf", "--formato", "csv"])
+        .args([
+            "recibo",
+            CODIGOS[1],
+            "--saida",
+            "r.pdf",
+            "--formato",
+            "csv-cru",
+        ])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));

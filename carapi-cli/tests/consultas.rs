@@ -51,7 +51,7 @@ fn car_csv_is_a_header_and_one_row() {
     let s = Servidor::novo();
     let o = s
         .cmd()
-        .args(["car", CODIGOS[2], "-o", "csv"])
+        .args(["car", CODIGOS[2], "-o", "csv-cru"])
         .output()
         .unwrap();
     assert!(o.status.success());
@@ -213,7 +213,7 @@ fn proprietario_formats_and_truncation_notice() {
     assert!(stderr(&o).contains("truncada"), "{}", stderr(&o));
     let o = s
         .cmd()
-        .args(["proprietario", "00000000000", "-o", "csv"])
+        .args(["proprietario", "00000000000", "-o", "csv-cru"])
         .output()
         .unwrap();
     let out = stdout(&o);

@@ -16,7 +16,7 @@ fn saldo_in_three_formats() {
     assert_eq!(v["saldoReais"], 100.0);
     assert_eq!(v["precos"]["recibo"], 11.0);
     assert!(v["usoHoje"]["requisicoes"].is_u64());
-    let o = s.cmd().args(["-o", "csv", "saldo"]).output().unwrap();
+    let o = s.cmd().args(["-o", "csv-cru", "saldo"]).output().unwrap();
     let out = stdout(&o);
     let mut rd = csv::Reader::from_reader(out.as_bytes());
     assert_eq!(&rd.headers().unwrap()[0], "saldoReais");
@@ -43,7 +43,7 @@ fn historico_pages_filters_all_and_formats() {
 
     let o = s
         .cmd()
-        .args(["historico", "--status", "erro", "-o", "csv"])
+        .args(["historico", "--status", "erro", "-o", "csv-cru"])
         .output()
         .unwrap();
     let out = stdout(&o);
@@ -114,7 +114,7 @@ fn limites_show_set_and_clear() {
         .output()
         .unwrap();
     assert!(o.status.success());
-    let o = s.cmd().args(["limites", "-o", "csv"]).output().unwrap();
+    let o = s.cmd().args(["limites", "-o", "csv-cru"]).output().unwrap();
     assert_eq!(
         stdout(&o),
         "limiteDiarioRequisicoes,limiteMensalReais\n50,\n"
@@ -161,7 +161,7 @@ fn uso_aggregates() {
     assert_eq!(item["quantidade"], 2);
     let o = s.cmd().args(["uso"]).output().unwrap();
     assert!(stdout(&o).contains("R$ 2,00"), "{}", stdout(&o));
-    let o = s.cmd().args(["uso", "-o", "csv"]).output().unwrap();
+    let o = s.cmd().args(["uso", "-o", "csv-cru"]).output().unwrap();
     assert!(stdout(&o).starts_with("endpoint,quantidade,valorTotal\n"));
 }
 

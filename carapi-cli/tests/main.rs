@@ -1,3 +1,4 @@
+#![allow(clippy::too_many_lines)] // scenario tests read top to bottom; splitting them hides the story
 //! Integration tests of the `carapi` binary: the real binary (assert_cmd) against the real
 //! reference server spawned in-process on a random port over a temporary SQLite store.
 
@@ -9,10 +10,14 @@ mod analista;
 mod consultas;
 mod conta;
 mod credenciais;
+mod dinheiro;
 mod harness;
+mod largura;
 mod local;
 mod lote;
 mod lote_saidas;
 mod portugues;
 mod recarga;
+mod tela;
 mod terminal;
+mod verdade;

@@ -207,7 +207,7 @@ fn status_pending_then_wait_after_payment() {
     assert_eq!(v["itens"][0]["status"], "Confirmado");
     let o = s
         .cmd()
-        .args(["recargas", "--status", "pendente", "-o", "csv"])
+        .args(["recargas", "--status", "pendente", "-o", "csv-cru"])
         .output()
         .unwrap();
     assert_eq!(stdout(&o).lines().count(), 1, "header only: {}", stdout(&o));
@@ -236,7 +236,7 @@ fn faixas_with_preview() {
     assert_eq!(v["preview"]["valorPago"], 1000.0);
     let o = s
         .cmd()
-        .args(["recarga", "faixas", "-o", "csv"])
+        .args(["recarga", "faixas", "-o", "csv-cru"])
         .output()
         .unwrap();
     assert!(stdout(&o).starts_with("valorMinimo,valorMaximo,percentualBonus\n"));

@@ -73,7 +73,8 @@ mod wait;
 
 pub use client::{
     Client, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_RECEIPT_TIMEOUT, DEFAULT_TIMEOUT,
-    ENV_API_KEY, ENV_BASE_URL, Falta, MIN_POLL_INTERVAL, ReciboDownload, ReciboInfo, Settlement,
+    ENV_API_KEY, ENV_BASE_URL, Falta, MIN_POLL_INTERVAL, ProgressoRecibo, ReciboDownload,
+    ReciboInfo, Settlement,
 };
 #[allow(deprecated)]
 pub use client::{DEFAULT_RECIBO_TIMEOUT, Resolucao};

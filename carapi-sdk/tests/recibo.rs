@@ -123,6 +123,58 @@ async fn an_unwritable_target_is_an_io_error_and_leaves_nothing() {
         .unwrap_err();
     assert!(matches!(e, Error::Io(_)), "{e:?}");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    assert_eq!(
+        received(&server, &recibo_path()).await,
+        0,
+        "a directory that does not exist is found before paying"
+    );
+}
+
+#[tokio::test]
+async fn recibo_to_a_file_reports_progress_from_the_charge_on() {
+    let server = MockServer::start().await;
+    get(&recibo_path())
+        .respond_with(pdf_response())
+        .expect(1)
+        .mount(&server)
+        .await;
+    let c = client(&server);
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("r.pdf");
+    let mut vistos = vec![];
+    let info = c
+        .recibo_para_arquivo_com_progresso(CODIGO, &target, |p| vistos.push(p))
+        .await
+        .unwrap();
+    let total = pdf().len() as u64;
+    assert_eq!(info.bytes, total);
+    assert_eq!(
+        vistos.first().map(|p| p.recebidos),
+        Some(0),
+        "first call at the 200"
+    );
+    assert!(vistos.iter().all(|p| p.total == Some(total)));
+    assert_eq!(vistos.last().map(|p| p.recebidos), Some(total));
+    assert!(vistos.windows(2).all(|w| w[0].recebidos <= w[1].recebidos));
+    assert_eq!(std::fs::read(&target).unwrap(), pdf());
+}
+
+#[tokio::test]
+async fn a_refused_receipt_never_calls_progress() {
+    let server = MockServer::start().await;
+    get(&recibo_path())
+        .respond_with(api_error(404, "RECIBO_NAO_ENCONTRADO", "sem recibo"))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut chamadas = 0;
+    let e = client(&server)
+        .recibo_para_arquivo_com_progresso(CODIGO, dir.path().join("r.pdf"), |_| chamadas += 1)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Some(&carapi_sdk::ErrorCode::ReciboNaoEncontrado));
+    assert_eq!(chamadas, 0);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
 #[tokio::test]

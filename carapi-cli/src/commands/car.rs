@@ -33,12 +33,18 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let client = ctx.client().await?;
     if args.completo {
         let r = client.car_completo(&args.codigo).await?;
-        ctx.mostrar_cobranca(r.sandbox, |p| p.car_completo);
+        ctx.mostrar_cobranca(&client, r.sandbox).await;
         if formato == Formato::Json {
             return Ok(ctx.shell.json(&r)?);
         }
         if formato == Formato::Geojson {
-            return geojson(ctx, TipoLote::Completo, &r.dados.basicos.codigo_car, &r);
+            return geojson(
+                ctx,
+                TipoLote::Completo,
+                &r.dados.basicos.codigo_car,
+                &r,
+                r.sandbox,
+            );
         }
         let mut campos = campos_basicos(&r.dados.basicos);
         campos.add(
@@ -55,12 +61,12 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         Ok(ctx.shell.campos(&campos, formato)?)
     } else {
         let r = client.car(&args.codigo).await?;
-        ctx.mostrar_cobranca(r.sandbox, |p| p.car_basico);
+        ctx.mostrar_cobranca(&client, r.sandbox).await;
         if formato == Formato::Json {
             return Ok(ctx.shell.json(&r)?);
         }
         if formato == Formato::Geojson {
-            return geojson(ctx, TipoLote::Car, &r.dados.codigo_car, &r);
+            return geojson(ctx, TipoLote::Car, &r.dados.codigo_car, &r, r.sandbox);
         }
         let mut campos = campos_basicos(&r.dados);
         campos_consulta(&mut campos, &r);
@@ -69,12 +75,14 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
 }
 
 /// A lookup's answer as a GeoJSON FeatureCollection of one Point (the batch's `.geojson` form,
-/// [`crate::lote::exportar::geojson`]).
+/// [`crate::lote::exportar::geojson`]); `cobrado` is what was charged: every 200 of a value
+/// that is not a sandbox value (contract, "Prices").
 pub fn geojson<T: serde::Serialize>(
     ctx: &mut Context,
     tipo: TipoLote,
     chave: &str,
     resposta: &T,
+    sandbox: bool,
 ) -> Result<()> {
     let r = Resultado {
         chave: chave.to_owned(),
@@ -82,7 +90,7 @@ pub fn geojson<T: serde::Serialize>(
         http_status: Some(200),
         codigo_erro: None,
         mensagem: None,
-        cobrado: false,
+        cobrado: !sandbox,
         arquivo: None,
         resposta: serde_json::to_value(resposta).ok(),
     };

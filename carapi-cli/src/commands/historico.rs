@@ -29,7 +29,7 @@ pub struct Args {
     /// Itens por página (máximo 100)
     #[arg(long, value_name = "N", value_parser = crate::argumentos::parse_positivo)]
     pub size: Option<u32>,
-    /// Trecho da chave consultada ou do endpoint
+    /// Trecho da chave consultada ou do endpoint (CPF/CNPJ e código CAR com ou sem máscara)
     #[arg(long, value_name = "S")]
     pub busca: Option<String>,
     /// Endpoint: car, completo, recibo, proprietario (ou a forma /v1/...)
@@ -50,6 +50,19 @@ pub struct Args {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub formato: FormatoArgs,
+}
+
+/// `--busca` as the history records keys: a CPF/CNPJ or CAR code in any form the CLI accepts
+/// or prints (`385.211.390-39`, lower case) becomes the normalised key the lookups send
+/// (`38521139039`); anything else is searched as typed.
+pub fn normalizar_busca(s: &str) -> String {
+    if let Ok(d) = carapi_sdk::CpfCnpj::parse(s) {
+        return d.as_str().to_owned();
+    }
+    if let Ok(c) = carapi_sdk::CodigoCar::parse(s) {
+        return c.as_str().to_owned();
+    }
+    s.trim().to_owned()
 }
 
 fn parse_endpoint(s: &str) -> Result<EndpointConsulta, String> {
@@ -87,7 +100,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let params = HistoricoParams {
         page: args.page,
         size: args.size,
-        busca: args.busca,
+        busca: args.busca.as_deref().map(normalizar_busca),
         endpoint: args.endpoint,
         status: args.status.map(|s| match s {
             Status::Sucesso => StatusConsulta::Sucesso,
@@ -129,6 +142,13 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         ));
         r.itens
     };
+    let t = tabela(&itens);
+    ctx.paginar(formato);
+    Ok(ctx.shell.tabela(&t, formato)?)
+}
+
+/// The history's items as a table; a narrow terminal keeps the key and the amount first.
+fn tabela(itens: &[ConsumoItem]) -> Tabela {
     let mut t = Tabela::new(&[
         ("data", "Data"),
         ("endpoint", "Endpoint"),
@@ -139,10 +159,13 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         ("saldoAntes", "Saldo antes"),
         ("saldoDepois", "Saldo depois"),
     ]);
-    for i in &itens {
+    for i in itens {
         t.linha(vec![
             Celula::instante(i.data),
-            Celula::texto(i.endpoint.as_str()),
+            Celula {
+                humano: endpoint_curto(i.endpoint.as_str()).to_owned(),
+                bruto: i.endpoint.as_str().to_owned(),
+            },
             Celula::opcional(i.chave_consulta.as_deref()),
             Celula::inteiro(i.status_http),
             Celula::booleano(i.cobrado),
@@ -151,13 +174,42 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             Celula::dinheiro_opcional(i.saldo_depois, "—"),
         ]);
     }
-    ctx.paginar(formato);
-    Ok(ctx.shell.tabela(&t, formato)?)
+    t.prioridade(&[
+        "chaveConsulta",
+        "valorCobrado",
+        "data",
+        "cobrado",
+        "endpoint",
+    ]);
+    t
+}
+
+/// The lookup's name in a table (`car`, `completo`, `recibo`, `proprietario`: the names
+/// `--endpoint` takes) for the history's endpoint path (`/v1/car/{codigo}/completo`); other
+/// paths as they are.
+fn endpoint_curto(endpoint: &str) -> &str {
+    match endpoint.parse::<EndpointConsulta>() {
+        Ok(EndpointConsulta::CarBasico) => "car",
+        Ok(EndpointConsulta::CarCompleto) => "completo",
+        Ok(EndpointConsulta::Recibo) => "recibo",
+        Ok(EndpointConsulta::Proprietario) => "proprietario",
+        _ => endpoint,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn busca_takes_the_printed_forms() {
+        assert_eq!(normalizar_busca("385.211.390-39"), "38521139039");
+        assert_eq!(
+            normalizar_busca("df-5300108-b69b317dd02c43daa77a0784aeef7d47"),
+            "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47"
+        );
+        assert_eq!(normalizar_busca("recibo"), "recibo");
+    }
 
     #[test]
     fn brasilia_days() {

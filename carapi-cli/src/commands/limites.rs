@@ -31,13 +31,16 @@ pub enum Sub {
 
 /// Arguments of `carapi limites set`.
 #[derive(Debug, clap::Args)]
-#[command(group = clap::ArgGroup::new("limite").required(true).multiple(true).args(["diario", "mensal"]))]
+#[command(
+    group = clap::ArgGroup::new("limite").required(true).multiple(true).args(["diario", "mensal"]),
+    override_usage = "carapi limites set [OPÇÕES] --diario N|none\n     carapi limites set [OPÇÕES] --mensal VALOR|none"
+)]
 pub struct SetArgs {
-    /// Requisições cobradas por dia (0 a 100000), ou `none` para remover
-    #[arg(long, value_name = "N|none", value_parser = parse_diario)]
+    /// Requisições cobradas por dia, de 1 a 100000 (0 ou `none` = sem limite)
+    #[arg(long, value_name = "N|none", value_parser = parse_diario, allow_negative_numbers = true)]
     pub diario: Option<Limite<u32>>,
-    /// Gasto mensal máximo em reais (0 a 1000000), ou `none` para remover
-    #[arg(long, value_name = "VALOR|none", value_parser = parse_mensal)]
+    /// Gasto mensal máximo em reais, até 1000000 (0 ou `none` = sem limite)
+    #[arg(long, value_name = "VALOR|none", value_parser = parse_mensal, allow_negative_numbers = true)]
     pub mensal: Option<Limite<Decimal>>,
     #[command(flatten)]
     #[allow(missing_docs)]

@@ -3,10 +3,13 @@
 //! The key is read from a hidden prompt, or from stdin with `--with-key-stdin` (scripts:
 //! `printf %s "$KEY" | carapi login --with-key-stdin`); it never appears on the command line or in
 //! any output. When a base URL is configured the key is checked with `GET /v1/saldo` (free) first:
-//! a key the server rejects (401) is not stored.
+//! a key the server rejects (401) is not stored. A base URL given with `--base-url` is saved in
+//! `config.toml` with the key (as `gh auth login --hostname` does), so the next command reaches
+//! the same server.
 
 use std::io::Read;
 
+use crate::config::ConfigFile;
 use crate::context::Context;
 use crate::credentials::{self, Salvo};
 use crate::error::{CliError, Kind, Result};
@@ -38,6 +41,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     } else if ctx.shell.can_prompt() {
         dialoguer::Password::new()
             .with_prompt("Chave da API")
+            .report(false)
             .interact()
             .map_err(|e| {
                 let dialoguer::Error::IO(io) = &e;
@@ -54,11 +58,31 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     if chave.is_empty() || chave.chars().any(char::is_whitespace) {
         return Err(CliError::usage("chave vazia ou inválida"));
     }
+    let url_da_linha = match ctx.base_url() {
+        Ok((u, "--base-url")) => Some(u),
+        _ => None,
+    };
+    verificar(ctx, &chave).await?;
+    guardar(ctx, &chave)?;
+    if let Some(u) = url_da_linha {
+        let mut cfg = ConfigFile::load(&ctx.paths)?;
+        if cfg.base_url.as_deref() != Some(u.as_str()) {
+            cfg.base_url = Some(u.clone());
+            let arquivo = cfg.save(&ctx.paths)?;
+            ctx.shell
+                .note(format!("URL base {u} gravada em {}.", arquivo.display()));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the key with `GET /v1/saldo` when a base URL is known: a 401 refuses it.
+async fn verificar(ctx: &mut Context, chave: &str) -> Result<()> {
     match ctx.base_url() {
         Ok((base_url, _)) => {
             let client = carapi_sdk::Client::builder()
                 .base_url(&base_url)
-                .api_key(&chave)
+                .api_key(chave)
                 .build()?;
             match client.saldo().await {
                 Ok(s) => ctx.shell.note(format!(
@@ -84,7 +108,12 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             "URL base não configurada: a chave não foi verificada (carapi config set base-url URL)",
         ),
     }
-    match credentials::salvar(&ctx.paths, &chave)? {
+    Ok(())
+}
+
+/// Stores the key (keyring, else the 0600 file) and says where.
+fn guardar(ctx: &mut Context, chave: &str) -> Result<()> {
+    match credentials::salvar(&ctx.paths, chave)? {
         Salvo::Chaveiro => ctx.shell.note("Chave guardada no chaveiro do sistema."),
         Salvo::Arquivo(path, why) => ctx.shell.warn(format!(
             "chaveiro do sistema indisponível ({why}); chave guardada em {} (permissão 0600)",

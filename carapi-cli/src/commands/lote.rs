@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(short, long)]
     pub yes: bool,
     /// Gasto máximo deste lote em reais; para antes de ultrapassar
-    #[arg(long, value_name = "V", value_parser = parse_reais)]
+    #[arg(long, value_name = "V", value_parser = parse_reais, allow_negative_numbers = true)]
     pub max_custo: Option<Decimal>,
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -53,7 +53,10 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             saida: args.saida,
             yes: args.yes,
             max_custo: args.max_custo,
-            csv_no_stdout: formato == crate::output::Formato::Csv,
+            csv_no_stdout: matches!(
+                formato,
+                crate::output::Formato::Csv | crate::output::Formato::CsvCru
+            ),
         },
     )
     .await

@@ -25,7 +25,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let formato = ctx.formato(args.formato);
     let client = ctx.client().await?;
     let r = client.proprietario(&args.documento).await?;
-    ctx.mostrar_cobranca(r.sandbox, |p| p.proprietario);
+    ctx.mostrar_cobranca(&client, r.sandbox).await;
     if r.truncado {
         ctx.shell.warn(format!(
             "lista truncada: o documento tem mais de {} CARs; aqui estão os primeiros {} (ordem do código CAR)",
@@ -39,7 +39,13 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         let doc = carapi_sdk::CpfCnpj::parse(&args.documento)
             .map(|d| d.as_str().to_owned())
             .unwrap_or(args.documento);
-        return super::car::geojson(ctx, crate::lote::TipoLote::Proprietario, &doc, &r);
+        return super::car::geojson(
+            ctx,
+            crate::lote::TipoLote::Proprietario,
+            &doc,
+            &r,
+            r.sandbox,
+        );
     }
     let mut t = Tabela::new(&[
         ("registroCar", "Código CAR"),
@@ -64,6 +70,13 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             o(&i.proprietario_consultado),
         ]);
     }
+    t.prioridade(&[
+        "registroCar",
+        "areaTotalHa",
+        "municipio",
+        "uf",
+        "nomeImovel",
+    ]);
     ctx.paginar(formato);
     ctx.shell.tabela(&t, formato)?;
     if formato == Formato::Table {

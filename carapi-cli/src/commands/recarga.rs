@@ -44,7 +44,7 @@ pub enum Sub {
     /// Faixas de bônus, valor mínimo e preços; com --valor, a prévia do bônus
     Faixas {
         /// Valor da recarga para a prévia (ex.: 1000 ou 1.000,00)
-        #[arg(long, value_name = "V", value_parser = parse_reais)]
+        #[arg(long, value_name = "V", value_parser = parse_reais, allow_negative_numbers = true)]
         valor: Option<Decimal>,
         #[command(flatten)]
         #[allow(missing_docs)]
@@ -73,7 +73,7 @@ pub enum Sub {
 #[derive(Debug, clap::Args)]
 pub struct CriarArgs {
     /// Valor em reais (mínimo 500; ex.: 500, 1.000,50, R$ 2.000,00)
-    #[arg(value_name = "VALOR", value_parser = parse_reais)]
+    #[arg(value_name = "VALOR", value_parser = parse_reais, allow_negative_numbers = true)]
     pub valor: Decimal,
     /// Aceita a nova tabela de preços (contas na tabela legada)
     #[arg(long)]
@@ -183,8 +183,9 @@ fn confirmar_precos(ctx: &mut Context, f: &FaixasResponse, flag: bool) -> Result
     if !f.confirmar_novos_precos_obrigatorio {
         return Ok(false);
     }
-    let tabela =
-        comparar_precos(&f.precos_atuais, &f.precos_apos_recarga).to_table(ctx.shell.err_color());
+    let tabela = comparar_precos(&f.precos_atuais, &f.precos_apos_recarga)
+        .to_table(ctx.shell.err_color(), None)
+        .table;
     ctx.shell.note(format!(
         "Sua conta usa a tabela de preços legada. Com esta recarga, os preços passam a ser:\n{tabela}"
     ));
@@ -259,7 +260,7 @@ fn mostrar_criada(
 ) -> Result<()> {
     match formato {
         Formato::Json => ctx.shell.json(r)?,
-        Formato::Csv => {
+        Formato::Csv | Formato::CsvCru => {
             let mut c = Campos::new();
             c.add("recargaId", "ID", Celula::texto(r.recarga_id.to_string()))
                 .add("paymentId", "Pagamento", Celula::texto(&r.payment_id))
@@ -286,7 +287,7 @@ fn mostrar_criada(
                     Celula::dinheiro(r.preview_bonus.total_creditado),
                 )
                 .add("qrCode", "PIX copia e cola", Celula::texto(&r.qr_code));
-            ctx.shell.campos(&c, Formato::Csv)?;
+            ctx.shell.campos(&c, formato)?;
         }
         Formato::Table | Formato::Geojson => {
             let mut antes = vec![format!("ID da recarga: {}", r.recarga_id)];

@@ -8,10 +8,9 @@
 //! streamed into a hidden temporary file next to the target and renamed when complete (never a
 //! half file), with a progress bar on stderr.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use carapi_sdk::CodigoCar;
+use carapi_sdk::{Client, CodigoCar};
 use serde::Serialize;
 
 use crate::cli::FormatoArgs;
@@ -50,74 +49,125 @@ struct Salvo<'a> {
 
 /// Runs `carapi recibo`.
 ///
+/// Everything that can fail without the server is checked before the request: the code, an
+/// existing file without `--force`, the directory (the SDK creates the temporary file first).
+///
 /// # Errors
 /// File exists without `--force` (1, `ARQUIVO_EXISTE`, nothing charged), invalid code (2),
-/// 401 (3), 402 (5), 404 (4), 429 (6), 5xx/network (7).
+/// 401 (3), 402 (5), 404 (4), 429 (6), 5xx/network (7); a file that cannot be written after the
+/// charge (1, `RECIBO_NAO_GRAVADO`, saying it was charged).
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let codigo = CodigoCar::parse(&args.codigo).map_err(carapi_sdk::Error::from)?;
-    let nome = format!("{}.pdf", codigo.as_str());
-    let destino = match &args.arquivo {
-        Some(p) if p.as_os_str() == "-" => None,
-        Some(p) if p.is_dir() => Some(p.join(&nome)),
-        Some(p) => Some(p.clone()),
-        None => Some(PathBuf::from(&nome)),
-    };
-    if let Some(d) = destino.as_ref().filter(|d| d.exists() && !args.force) {
-        return Err(
-            CliError::other("ARQUIVO_EXISTE", format!("{} já existe", d.display())).hint(
-                "use --force para sobrescrever, ou --saida ARQUIVO para outro arquivo (nada foi cobrado)",
-            ),
-        );
-    }
     let formato = ctx.formato(args.formato);
+    let destino = destino(&args.arquivo, &codigo, args.force)?;
     if args.abrir && destino.is_none() {
         return Err(CliError::usage(
             "--abrir precisa de um arquivo: não use com --saida -",
         ));
     }
     let client = ctx.client().await?;
-    let mut download = client.recibo_download(codigo.as_str()).await?;
-    let pb = ctx.shell.progress(
-        download.content_length().unwrap_or(0),
-        "{spinner} recibo [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}",
-    );
     let Some(destino) = destino else {
-        while let Some(chunk) = download.chunk().await? {
-            pb.inc(chunk.len() as u64);
-            ctx.shell.out().write_all(&chunk)?;
-        }
-        pb.finish_and_clear();
-        ctx.mostrar_cobranca(codigo.is_sandbox(), |p| p.recibo);
-        return Ok(ctx.shell.out().flush()?);
+        return para_stdout(ctx, &client, &codigo).await;
     };
-    let temp = temp_path(&destino);
-    let result = async {
-        let mut file = std::fs::File::create(&temp).map_err(|e| CliError::io_at(&temp, e))?;
-        let mut bytes = 0u64;
-        while let Some(chunk) = download.chunk().await? {
-            file.write_all(&chunk)
-                .map_err(|e| CliError::io_at(&temp, e))?;
-            bytes += chunk.len() as u64;
-            pb.set_position(bytes);
-        }
-        file.sync_all().map_err(|e| CliError::io_at(&temp, e))?;
-        drop(file);
-        std::fs::rename(&temp, &destino).map_err(|e| CliError::io_at(&destino, e))?;
-        Ok::<u64, CliError>(bytes)
+    let bytes = para_arquivo(ctx, &client, &codigo, &destino).await?;
+    ctx.mostrar_cobranca(&client, codigo.is_sandbox()).await;
+    if args.abrir {
+        abrir(ctx, &destino);
     }
-    .await;
-    pb.finish_and_clear();
-    let bytes = match result {
-        Ok(b) => b,
-        Err(e) => {
-            let _ = std::fs::remove_file(&temp);
-            return Err(e);
-        }
+    relatar(ctx, formato, &codigo, &destino, bytes)
+}
+
+/// The file to write (`None`: stdout), refused when it exists without `--force`.
+fn destino(arquivo: &Option<PathBuf>, codigo: &CodigoCar, force: bool) -> Result<Option<PathBuf>> {
+    let nome = format!("{}.pdf", codigo.as_str());
+    let destino = match arquivo {
+        Some(p) if p.as_os_str() == "-" => None,
+        Some(p) if p.is_dir() => Some(p.join(&nome)),
+        Some(p) => Some(p.clone()),
+        None => Some(PathBuf::from(&nome)),
     };
-    ctx.mostrar_cobranca(codigo.is_sandbox(), |p| p.recibo);
-    if args.abrir
-        && let Err(e) = opener::open(&destino)
-    {
+    if let Some(d) = destino.as_ref().filter(|d| d.exists() && !force) {
+        return Err(
+            CliError::other("ARQUIVO_EXISTE", format!("{} já existe", d.display())).hint(
+                "use --force para sobrescrever, ou --saida ARQUIVO para outro arquivo (nada foi cobrado)",
+            ),
+        );
+    }
+    Ok(destino)
+}
+
+/// `--saida -`: the PDF on stdout as it arrives.
+async fn para_stdout(ctx: &mut Context, client: &Client, codigo: &CodigoCar) -> Result<()> {
+    let mut download = client.recibo_download(codigo.as_str()).await?;
+    let pb = ctx
+        .shell
+        .progress(download.content_length().unwrap_or(0), BARRA);
+    while let Some(chunk) = download.chunk().await? {
+        pb.inc(chunk.len() as u64);
+        ctx.shell.out().write_all(&chunk)?;
+    }
+    pb.finish_and_clear();
+    ctx.mostrar_cobranca(client, codigo.is_sandbox()).await;
+    Ok(ctx.shell.out().flush()?)
+}
+
+const BARRA: &str = "{spinner} recibo [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}";
+
+/// The PDF into `destino` through the SDK ([`Client::recibo_para_arquivo_com_progresso`]); a
+/// failure after the 200 says the receipt was charged and how to get it again.
+async fn para_arquivo(
+    ctx: &mut Context,
+    client: &Client,
+    codigo: &CodigoCar,
+    destino: &Path,
+) -> Result<u64> {
+    let pb = ctx.shell.progress(0, BARRA);
+    let mut cobrado = false;
+    let r = client
+        .recibo_para_arquivo_com_progresso(codigo.as_str(), destino, |p| {
+            cobrado = true;
+            pb.set_length(p.total.unwrap_or(0));
+            pb.set_position(p.recebidos);
+        })
+        .await;
+    pb.finish_and_clear();
+    match r {
+        Ok(info) => Ok(info.bytes),
+        Err(carapi_sdk::Error::Io(e)) if !cobrado => Err(CliError::other(
+            "ES",
+            format!(
+                "não é possível gravar em {}: {}",
+                destino.display(),
+                crate::estrangeiros::io(&e)
+            ),
+        )
+        .hint("confira o diretório de --saida (nada foi cobrado)")),
+        Err(e) if cobrado && !e.may_have_charged() => {
+            let causa = match &e {
+                carapi_sdk::Error::Io(io) => crate::estrangeiros::io(io),
+                outro => CliError::from_ref(outro).message,
+            };
+            let (cobranca, de_novo) = if codigo.is_sandbox() {
+                ("o recibo", "sandbox, sem cobrança")
+            } else {
+                ("o recibo foi cobrado, mas", "nova cobrança")
+            };
+            Err(CliError::other(
+                "RECIBO_NAO_GRAVADO",
+                format!("{cobranca} não foi gravado em {}: {causa}", destino.display()),
+            )
+            .hint(format!(
+                "para obter o arquivo, consulte de novo ({de_novo}): carapi recibo {} --saida OUTRO.pdf",
+                codigo.as_str()
+            )))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `--abrir`: the saved PDF in the system's viewer; a warning when none answers.
+fn abrir(ctx: &mut Context, destino: &Path) {
+    if let Err(e) = opener::open(destino) {
         ctx.shell.warn(format!(
             "não foi possível abrir {} no visualizador: {}",
             destino.display(),
@@ -127,6 +177,16 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             }
         ));
     }
+}
+
+/// What was saved, in the chosen format.
+fn relatar(
+    ctx: &mut Context,
+    formato: Formato,
+    codigo: &CodigoCar,
+    destino: &Path,
+    bytes: u64,
+) -> Result<()> {
     let arquivo = destino.display().to_string();
     match formato {
         Formato::Json => ctx.shell.json(&Salvo {
@@ -134,12 +194,18 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             arquivo,
             bytes,
         })?,
-        Formato::Csv => {
-            ctx.shell.line("codigoCar,arquivo,bytes")?;
-            let mut w = csv::Writer::from_writer(vec![]);
-            let _ = w.write_record([codigo.as_str(), &arquivo, &bytes.to_string()]);
-            let row = w.into_inner().unwrap_or_default();
-            ctx.shell.out().write_all(&row)?;
+        Formato::Csv | Formato::CsvCru => {
+            let mut t = crate::format::Tabela::new(&[
+                ("codigoCar", "Código CAR"),
+                ("arquivo", "Arquivo"),
+                ("bytes", "Bytes"),
+            ]);
+            t.linha(vec![
+                crate::format::Celula::texto(codigo.as_str()),
+                crate::format::Celula::texto(&arquivo),
+                crate::format::Celula::inteiro(bytes),
+            ]);
+            ctx.shell.tabela(&t, formato)?;
         }
         Formato::Table | Formato::Geojson => {
             ctx.shell.line(&arquivo)?;
@@ -148,16 +214,4 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         }
     }
     Ok(())
-}
-
-fn temp_path(destino: &Path) -> PathBuf {
-    let dir = destino
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let nome = destino
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    dir.join(format!(".{nome}.{}.part", std::process::id()))
 }

@@ -21,7 +21,6 @@ pub struct Args {
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let formato = ctx.formato(args.formato);
     let s = ctx.client().await?.saldo().await?;
-    ctx.lembrar_precos(&s.precos);
     if formato == Formato::Json {
         return Ok(ctx.shell.json(&s)?);
     }

@@ -36,7 +36,6 @@ pub async fn aprovar(
         return Ok(None);
     }
     let s = base.clone().build()?.saldo().await?;
-    ctx.lembrar_precos(&s.precos);
     let preco = op.tipo.preco(&s.precos);
     let cobraveis = plano
         .pendentes

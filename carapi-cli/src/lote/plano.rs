@@ -51,7 +51,9 @@ pub async fn planejar(ctx: &mut Context, op: &Opcoes, base: &ClientBuilder) -> R
     let anteriores = match &op.saida {
         Some(p) => {
             let r = super::exportar::arquivo_de_registros(p, formato);
-            saida::ler_anteriores(&r, formato).map_err(|e| CliError::io_at(&r, e))?
+            let a = saida::ler_anteriores(&r, formato).map_err(|e| CliError::io_at(&r, e))?;
+            mesmo_tipo(p, op.tipo, &a)?;
+            a.da_entrada(&ent.chaves)
         }
         None => Anteriores::default(),
     };
@@ -100,6 +102,24 @@ pub async fn planejar(ctx: &mut Context, op: &Opcoes, base: &ClientBuilder) -> R
     };
     anunciar(ctx, &plano);
     Ok(plano)
+}
+
+/// Refuses to resume into an output of another kind of lookup (`lote completo` into the output
+/// of `lote car` would skip every key and never give the owner columns).
+fn mesmo_tipo(saida: &Path, tipo: TipoLote, a: &Anteriores) -> Result<()> {
+    match a.tipos.iter().find(|t| **t != tipo) {
+        Some(outro) => Err(CliError::usage(format!(
+            "{} tem respostas de `carapi lote {}`, não de `carapi lote {}`",
+            saida.display(),
+            outro.nome(),
+            tipo.nome()
+        ))
+        .hint(format!(
+            "use outro arquivo em --saida para o lote {} (nada foi cobrado)",
+            tipo.nome()
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// The input file (or stdin for `-`), parsed; invalid keys reported on stderr.

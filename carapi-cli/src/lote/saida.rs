@@ -226,8 +226,8 @@ pub fn abrir(path: &Path, formato: FormatoSaida) -> io::Result<(File, bool, Hash
     Ok((f, bytes.is_empty(), respondidas))
 }
 
-/// What an output file already holds: the keys with a final answer, and the counts a cumulative
-/// summary adds to this run's.
+/// What an output file already holds: the keys with a final answer, the counts a cumulative
+/// summary adds to this run's, and the kinds of lookup its records answer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Anteriores {
     /// Keys with a final answer (`encontrado`, `nao_encontrado`): skipped by a rerun.
@@ -236,6 +236,68 @@ pub struct Anteriores {
     pub encontrados: usize,
     /// `nao_encontrado` records.
     pub nao_encontrados: usize,
+    /// The kinds of lookup the file answers (from the CSV header, or each answer's shape); a
+    /// batch of another kind must not resume into it.
+    pub tipos: Vec<super::TipoLote>,
+    finais: std::collections::HashMap<String, StatusLote>,
+}
+
+impl Anteriores {
+    /// Only the keys of `chaves` (the current input): what the summary of this input counts.
+    pub fn da_entrada(&self, chaves: &[String]) -> Anteriores {
+        let finais: std::collections::HashMap<String, StatusLote> = chaves
+            .iter()
+            .filter_map(|k| self.finais.get(k).map(|s| (k.clone(), *s)))
+            .collect();
+        Anteriores::de(finais, self.tipos.clone())
+    }
+
+    fn de(
+        finais: std::collections::HashMap<String, StatusLote>,
+        tipos: Vec<super::TipoLote>,
+    ) -> Self {
+        let conta = |st| finais.values().filter(|s| **s == st).count();
+        Anteriores {
+            chaves: finais.keys().cloned().collect(),
+            encontrados: conta(StatusLote::Encontrado),
+            nao_encontrados: conta(StatusLote::NaoEncontrado),
+            tipos,
+            finais,
+        }
+    }
+}
+
+/// The kind of lookup of a CSV output with these column names: the columns of
+/// [`super::campos::colunas`] that only that kind has.
+fn tipo_por_colunas(colunas: &[&str]) -> super::TipoLote {
+    use super::TipoLote as T;
+    if colunas.contains(&"registroCar") {
+        T::Proprietario
+    } else if colunas.contains(&"proprietariosNomes") {
+        T::Completo
+    } else if colunas.contains(&"codigoCar") {
+        T::Car
+    } else {
+        T::Recibo
+    }
+}
+
+/// The kind of lookup a record answers, from its answer's shape (the SDK's models: a
+/// `proprietario` answer has `itens`, a complete one `dados.proprietariosNomes`); `None` for a
+/// record without an answer (not found, error).
+fn tipo_do_registro(r: &Resultado) -> Option<super::TipoLote> {
+    use super::TipoLote as T;
+    if r.arquivo.is_some() {
+        return Some(T::Recibo);
+    }
+    let v = r.resposta.as_ref()?;
+    Some(if v.get("itens").is_some() {
+        T::Proprietario
+    } else if v.pointer("/dados/proprietariosNomes").is_some() {
+        T::Completo
+    } else {
+        T::Car
+    })
 }
 
 /// What the output file at `path` already holds, without changing it (nothing when the file does
@@ -270,6 +332,7 @@ pub fn respondidas(bytes: &[u8], formato: FormatoSaida) -> HashSet<String> {
 /// The final answers in an output file's contents (the last record of a key wins).
 pub fn anteriores(bytes: &[u8], formato: FormatoSaida) -> Anteriores {
     let mut status = std::collections::HashMap::new();
+    let mut tipos = vec![];
     match formato.registros() {
         FormatoSaida::Csv => {
             let bytes = bytes.strip_prefix(BOM.as_bytes()).unwrap_or(bytes);
@@ -280,6 +343,7 @@ pub fn anteriores(bytes: &[u8], formato: FormatoSaida) -> Anteriores {
             let headers = rd.headers().cloned().unwrap_or_default();
             let col = |name: &str| headers.iter().position(|h| h == name);
             if let (Some(c), Some(s)) = (col("chave"), col("status")) {
+                tipos.push(tipo_por_colunas(&headers.iter().collect::<Vec<_>>()));
                 for rec in rd.records().flatten() {
                     let st = match rec.get(s) {
                         Some("encontrado") => StatusLote::Encontrado,
@@ -294,20 +358,17 @@ pub fn anteriores(bytes: &[u8], formato: FormatoSaida) -> Anteriores {
         }
         _ => {
             for r in registros_jsonl(bytes) {
+                if let Some(t) = tipo_do_registro(&r)
+                    && !tipos.contains(&t)
+                {
+                    tipos.push(t);
+                }
                 status.insert(r.chave, r.status);
             }
         }
     }
-    let mut a = Anteriores::default();
-    for (k, st) in status {
-        match st {
-            StatusLote::Encontrado => a.encontrados += 1,
-            StatusLote::NaoEncontrado => a.nao_encontrados += 1,
-            StatusLote::Erro => continue,
-        }
-        a.chaves.insert(k);
-    }
-    a
+    status.retain(|_, st| st.is_final());
+    Anteriores::de(status, tipos)
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ pub use builder::{
 pub use falta::Falta;
 #[allow(deprecated)]
 pub use incertos::{Resolucao, Settlement};
-pub use recibo::{ReciboDownload, ReciboInfo};
+pub use recibo::{ProgressoRecibo, ReciboDownload, ReciboInfo};
 
 use crate::limiter::Limiter;
 pub(crate) use crate::op::Op;

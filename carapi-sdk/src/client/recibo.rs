@@ -73,64 +73,104 @@ impl Client {
     /// When `path` is an existing directory, the file gets the server's name
     /// (`<codigoCar>.pdf`) inside it.
     ///
+    /// The temporary file is created **before** the request, so a missing or read-only
+    /// directory costs nothing. Same as [`Client::recibo_para_arquivo_com_progresso`] without
+    /// the progress callback.
+    ///
     /// # Errors
     /// Those of [`Client::recibo`]; [`Error::Io`] when the file cannot be written (the
-    /// temporary file is removed); [`Error::Transport`] when the body breaks off (charged: the
-    /// 200 arrived).
+    /// temporary file is removed): before the request (nothing charged) when the temporary file
+    /// cannot be created, after it (charged) when writing or renaming fails; [`Error::Transport`]
+    /// when the body breaks off (charged: the 200 arrived).
     pub async fn recibo_para_arquivo(
         &self,
         codigo: impl AsRef<str>,
         path: impl AsRef<Path>,
     ) -> Result<ReciboInfo> {
-        let mut download = self.recibo_download(codigo).await?;
+        self.recibo_para_arquivo_com_progresso(codigo, path, |_| {})
+            .await
+    }
+
+    /// [`Client::recibo_para_arquivo`] with a progress callback, e.g. to draw a progress bar.
+    ///
+    /// `progresso` is called once with [`ProgressoRecibo::recebidos`] `0` when the 200 headers
+    /// arrived (from then on the receipt is charged: 11.00 BRL, contract "Prices"), then after
+    /// each piece of the PDF written to the temporary file. A caller can tell from that first
+    /// call whether a later [`Error::Io`] came after the charge. Nothing is called when the
+    /// request fails before the 200 (nothing charged).
+    ///
+    /// # Errors
+    /// As [`Client::recibo_para_arquivo`].
+    pub async fn recibo_para_arquivo_com_progresso(
+        &self,
+        codigo: impl AsRef<str>,
+        path: impl AsRef<Path>,
+        mut progresso: impl FnMut(ProgressoRecibo) + Send,
+    ) -> Result<ReciboInfo> {
         let path = path.as_ref();
-        let destino = if tokio::fs::metadata(path)
+        let eh_dir = tokio::fs::metadata(path)
             .await
             .map(|m| m.is_dir())
-            .unwrap_or(false)
-        {
-            path.join(&download.filename)
-        } else {
+            .unwrap_or(false);
+        let dir = if eh_dir {
             path.to_path_buf()
+        } else {
+            match path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => PathBuf::from("."),
+            }
         };
-        let dir = match destino.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
+        let nome = if eh_dir {
+            "recibo".to_owned()
+        } else {
+            path.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "recibo".into())
         };
-        let nome = destino
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "recibo".into());
         let temp = dir.join(format!(".{nome}.{:016x}.part", fastrand::u64(..)));
+        // Checked before paying: the directory exists and a file can be created in it.
+        let file = tokio::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+            .await?;
         let result = async {
-            let mut file = tokio::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&temp)
-                .await?;
+            let mut download = self.recibo_download(codigo).await?;
+            let destino = if eh_dir {
+                path.join(&download.filename)
+            } else {
+                path.to_path_buf()
+            };
+            let total = download.content_length();
+            progresso(ProgressoRecibo {
+                recebidos: 0,
+                total,
+            });
+            let mut file = file;
             let mut bytes = 0u64;
             while let Some(chunk) = download.chunk().await? {
                 file.write_all(&chunk).await?;
                 bytes += chunk.len() as u64;
+                progresso(ProgressoRecibo {
+                    recebidos: bytes,
+                    total,
+                });
             }
             file.flush().await?;
             file.sync_all().await?;
             drop(file);
             tokio::fs::rename(&temp, &destino).await?;
-            Ok::<u64, Error>(bytes)
-        }
-        .await;
-        match result {
-            Ok(bytes) => Ok(ReciboInfo {
+            Ok::<_, Error>(ReciboInfo {
                 path: destino,
                 filename: download.filename,
                 bytes,
-            }),
-            Err(e) => {
-                let _ = tokio::fs::remove_file(&temp).await;
-                Err(e)
-            }
+            })
         }
+        .await;
+        if result.is_err() {
+            let _ = tokio::fs::remove_file(&temp).await;
+        }
+        result
     }
 
     fn recibo_req(&self, codigo: &CodigoCar) -> Result<Req> {
@@ -198,6 +238,16 @@ impl fmt::Debug for ReciboDownload {
             .field("received", &self.received)
             .finish_non_exhaustive()
     }
+}
+
+/// How far a receipt download is ([`Client::recibo_para_arquivo_com_progresso`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ProgressoRecibo {
+    /// Bytes of the PDF written so far (`0` on the first call, when the 200 arrived).
+    pub recebidos: u64,
+    /// Size of the PDF in bytes, when the server sent `Content-Length`.
+    pub total: Option<u64>,
 }
 
 /// What [`Client::recibo_para_arquivo`] wrote.

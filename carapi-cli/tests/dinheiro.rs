@@ -1,0 +1,167 @@
+//! Money in the analyst's second half-hour: nothing is paid for a file that cannot be written,
+//! what an output says was charged is what was charged, a batch never resumes into another
+//! kind's output, and the help says what 0 means for a limit.
+
+use crate::harness::*;
+
+#[test]
+fn recibo_into_a_missing_directory_is_refused_before_paying() {
+    let s = Servidor::novo();
+    let o = s
+        .cmd()
+        .args(["recibo", CODIGOS[0], "--saida", "/nao/existe/x.pdf"])
+        .output()
+        .unwrap();
+    assert_erro(&o, 1, "ES");
+    let err = stderr(&o);
+    assert!(err.contains("/nao/existe/x.pdf"), "{err}");
+    assert!(!err.contains(".part"), "the temporary file's name: {err}");
+    assert!(err.contains("nada foi cobrado"), "{err}");
+    assert_eq!(s.saldo(), dec("100"), "nothing charged");
+    assert!(s.cobradas().is_empty());
+}
+
+#[cfg(unix)]
+#[test]
+fn recibo_into_a_read_only_directory_is_refused_before_paying() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Servidor::novo();
+    let dir = s.trabalho().join("so-leitura");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+    if std::fs::File::create(dir.join("sonda")).is_ok() {
+        eprintln!("pulado: o usuário escreve em diretórios somente leitura (root)");
+        return;
+    }
+    let o = s
+        .cmd()
+        .args(["recibo", CODIGOS[0], "--saida"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_erro(&o, 1, "ES");
+    assert!(stderr(&o).contains("permissão negada"), "{}", stderr(&o));
+    assert_eq!(s.saldo(), dec("100"));
+}
+
+#[test]
+fn recibo_to_a_file_still_saves_through_the_sdk() {
+    let s = Servidor::novo();
+    let o = s
+        .cmd()
+        .args(["recibo", CODIGOS[0], "--saida", "r.pdf", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let pdf = std::fs::read(s.trabalho().join("r.pdf")).unwrap();
+    assert!(pdf.starts_with(b"%PDF-"));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["bytes"], pdf.len());
+    let nomes: Vec<_> = std::fs::read_dir(s.trabalho())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(nomes.len(), 1, "no temporary file left: {nomes:?}");
+    assert_eq!(s.saldo(), dec("89.00"));
+}
+
+#[test]
+fn geojson_says_a_charged_lookup_was_charged() {
+    let s = Servidor::novo();
+    for args in [
+        &["car", CODIGOS[0], "-o", "geojson"][..],
+        &["car", CODIGOS[1], "--completo", "-o", "geojson"][..],
+    ] {
+        let o = s.cmd().args(args).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let p = &v["features"][0]["properties"];
+        assert_eq!(p["cobrado"], true, "{args:?}: {p}");
+    }
+    let o = s
+        .cmd()
+        .args([
+            "car",
+            "ZZ-0000000-SANDBOXCARBASICO0000000000000000",
+            "-o",
+            "geojson",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["features"][0]["properties"]["cobrado"], false, "sandbox");
+    assert_eq!(s.saldo(), dec("100") - dec("1.00") - dec("2.30"));
+}
+
+fn entrada(s: &Servidor, nome: &str, chaves: &[&str]) -> std::path::PathBuf {
+    escrever(&s.trabalho(), nome, &format!("{}\n", chaves.join("\n")))
+}
+
+#[test]
+fn lote_refuses_to_resume_into_another_kinds_output() {
+    let s = Servidor::novo();
+    let arq = entrada(&s, "c.txt", &CODIGOS[..2]);
+    for saida in ["r.jsonl", "r.csv"] {
+        let o = s
+            .cmd()
+            .args(["lote", "car"])
+            .arg(&arq)
+            .args(["--saida", saida, "--yes"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let antes = s.saldo();
+        let o = s
+            .cmd()
+            .args(["lote", "completo"])
+            .arg(&arq)
+            .args(["--saida", saida, "--yes"])
+            .output()
+            .unwrap();
+        assert_erro(&o, 2, "USO");
+        let err = stderr(&o);
+        assert!(
+            err.contains("lote car") && err.contains("nada foi cobrado"),
+            "{err}"
+        );
+        assert_eq!(s.saldo(), antes, "{saida}: nothing charged");
+    }
+}
+
+#[test]
+fn lote_summary_counts_the_current_input_only() {
+    let s = Servidor::novo();
+    let todos = entrada(&s, "todos.txt", &CODIGOS);
+    let o = s
+        .cmd()
+        .args(["lote", "car"])
+        .arg(&todos)
+        .args(["--saida", "r.jsonl", "--yes"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let dois = entrada(&s, "dois.txt", &CODIGOS[..2]);
+    let o = s
+        .cmd()
+        .args(["lote", "car"])
+        .arg(&dois)
+        .args(["--saida", "r.jsonl", "--yes"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("2 chave(s) já respondida(s)"), "{err}");
+    assert!(err.contains("2 encontrado(s)"), "{err}");
+    assert!(!err.contains("5 encontrado(s)"), "{err}");
+    assert_eq!(s.cobradas().len(), 5);
+}
+
+#[test]
+fn limites_set_help_says_zero_removes_the_limit() {
+    let s = Servidor::novo();
+    let o = s.cmd().args(["limites", "set", "--help"]).output().unwrap();
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert_eq!(out.matches("0 ou `none` = sem limite").count(), 2, "{out}");
+}

@@ -1,0 +1,158 @@
+//! Say the truth, help the next step: a server that is not a carapi API, `--busca` with the
+//! forms the CLI prints, `login --base-url`, and the small things a person notices.
+
+use std::io::{Read, Write};
+
+use crate::harness::*;
+
+/// An HTTP server that answers every request with `status` and an HTML page (what a wrong base
+/// URL reaches: another site, a proxy); its base URL.
+fn servidor_html(status: u16) -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", l.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for c in l.incoming() {
+            let Ok(mut c) = c else { continue };
+            let mut buf = [0u8; 4096];
+            let _ = c.read(&mut buf);
+            let corpo = "<!DOCTYPE HTML><html><body><h1>Not Found</h1></body></html>";
+            let _ = write!(
+                c,
+                "HTTP/1.1 {status} X\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{corpo}",
+                corpo.len()
+            );
+        }
+    });
+    url
+}
+
+#[test]
+fn a_server_that_is_not_the_api_is_named_exit_7() {
+    let s = Servidor::novo();
+    for status in [404, 200, 500] {
+        let url = servidor_html(status);
+        let o = s
+            .cmd()
+            .env("CARAPI_BASE_URL", &url)
+            .arg("saldo")
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(7), "{status}: {err}");
+        assert!(
+            err.contains(&format!("o servidor em {url}")) && err.contains("não segue o contrato"),
+            "{status}: {err}"
+        );
+        assert!(!err.contains("DOCTYPE"), "{err}");
+        assert!(!err.contains("confira o código CAR"), "{err}");
+    }
+}
+
+#[test]
+fn login_with_base_url_saves_it_for_the_next_command() {
+    let s = Servidor::novo();
+    let o = s
+        .cmd_sem_credenciais()
+        .args(["login", "--with-key-stdin", "--base-url", &s.base_url])
+        .write_stdin(format!("{}\n", s.conta.api_key))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("config.toml"), "{}", stderr(&o));
+    let o = s
+        .cmd_sem_credenciais()
+        .args(["saldo", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn historico_busca_finds_the_masked_document_proprietario_prints() {
+    let s = Servidor::novo();
+    let o = s
+        .cmd()
+        .args(["proprietario", "38521139039", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    for busca in ["385.211.390-39", "38521139039"] {
+        let o = s
+            .cmd()
+            .args(["historico", "--busca", busca, "-o", "json"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["itens"].as_array().unwrap().len(), 1, "{busca}: {v}");
+    }
+}
+
+#[test]
+fn amount_errors_name_what_is_wrong_with_the_input() {
+    let s = Servidor::novo();
+    for (valor, esperado) in [
+        ("0,001", "3 casas decimais"),
+        ("12,345", "12.345,00"),
+        ("-5", "valor negativo"),
+        ("1.500", "1.500,00"),
+    ] {
+        let o = s
+            .cmd()
+            .args(["limites", "set", "--mensal", valor])
+            .output()
+            .unwrap();
+        assert_erro(&o, 2, "USO");
+        let err = stderr(&o);
+        assert!(err.contains(esperado), "{valor}: {err}");
+        assert!(!err.contains("argumento inesperado"), "{valor}: {err}");
+        if valor != "1.500" {
+            assert!(!err.contains("mil e quinhentos"), "{valor}: {err}");
+        }
+    }
+    let o = s.cmd().args(["recarga", "criar", "-5"]).output().unwrap();
+    assert_erro(&o, 2, "USO");
+    assert!(stderr(&o).contains("valor negativo"), "{}", stderr(&o));
+}
+
+#[test]
+fn csv_is_the_analysts_and_csv_cru_the_machines() {
+    let s = Servidor::novo();
+    let o = s
+        .cmd()
+        .args(["car", CODIGOS[0], "-o", "csv"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("\u{feff}codigoCar;"), "{out}");
+    let mut rd = csv::ReaderBuilder::new()
+        .delimiter(b';')
+        .from_reader(&o.stdout[3..]);
+    let h = rd.headers().unwrap().clone();
+    let row = rd.records().next().unwrap().unwrap();
+    let col = |n: &str| &row[h.iter().position(|x| x == n).unwrap()];
+    assert!(col("dataConsulta").as_bytes()[2] == b'/', "{out}");
+    assert!(col("cache") == "sim" || col("cache") == "não", "{out}");
+
+    let o = s.cmd().args(["historico", "-o", "csv"]).output().unwrap();
+    let out = stdout(&o);
+    assert!(out.starts_with("\u{feff}data;endpoint;"), "{out}");
+    assert!(out.contains(";1,00;"), "decimal comma: {out}");
+
+    let o = s
+        .cmd()
+        .args(["historico", "-o", "csv-cru"])
+        .output()
+        .unwrap();
+    let out = stdout(&o);
+    assert!(out.starts_with("data,endpoint,"), "{out}");
+    assert!(out.contains(",1.00,"), "{out}");
+
+    let o = s.cmd().args(["car", "--help"]).output().unwrap();
+    let ajuda = stdout(&o);
+    assert!(
+        ajuda.contains("csv-cru") && ajuda.contains("vírgula decimal"),
+        "{ajuda}"
+    );
+}
