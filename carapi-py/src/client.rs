@@ -342,9 +342,9 @@ impl Client {
     fn gasto<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let g = self.sdk.gasto();
         let d = PyDict::new(py);
-        d.set_item("confirmado", g.confirmado)?;
-        d.set_item("incerto", g.incerto)?;
-        d.set_item("total", g.total())?;
+        d.set_item("confirmado", conv::brl(g.confirmado))?;
+        d.set_item("incerto", conv::brl(g.incerto))?;
+        d.set_item("total", conv::brl(g.total()))?;
         d.set_item("nao_precificadas", g.nao_precificadas)?;
         Ok(d)
     }

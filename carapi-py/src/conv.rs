@@ -81,13 +81,18 @@ fn numero<'py>(py: Python<'py>, n: &serde_json::Number) -> PyResult<Bound<'py, P
 /// The decimal a model's `Decimal` field was: the shortest text that reads back as the same
 /// JSON number (what `rust_decimal::serde::float` wrote), with at least the 2 places of BRL.
 pub(crate) fn decimal_de_json(n: &serde_json::Number) -> PyResult<Decimal> {
-    let mut d = Decimal::from_str(&n.to_string())
+    let d = Decimal::from_str(&n.to_string())
         .or_else(|_| Decimal::from_scientific(&n.to_string()))
         .map_err(|e| PyValueError::new_err(format!("número {n}: {e}")))?;
+    Ok(brl(d))
+}
+
+/// `d` with at least the 2 decimal places of BRL (`Decimal('1.00')`, not `Decimal('1')`).
+pub(crate) fn brl(mut d: Decimal) -> Decimal {
     if d.scale() < 2 {
         d.rescale(2);
     }
-    Ok(d)
+    d
 }
 
 /// A `rust_decimal::Decimal` as `decimal.Decimal`.

@@ -25,7 +25,7 @@ import carapi
 
 AQUI = Path(__file__).resolve().parent
 ENTRADA = AQUI / "imoveis_df.csv"
-SAIDA = Path(sys.argv[1]) if len(sys.argv) > 1 else AQUI / "imoveis_df.geojson"
+SAIDA = Path(sys.argv[1] if len(sys.argv) > 1 else "imoveis_df.geojson")
 
 # %% O export do SICAR: uma linha por imóvel, o código CAR em `cod_imovel`.
 with ENTRADA.open(encoding="utf-8", newline="") as f:

@@ -6,6 +6,7 @@ resources (docs/contrato.md, "Resources and their fields") with its camelCase ke
 from __future__ import annotations
 
 import datetime
+import pathlib
 from decimal import Decimal
 from typing import List, Optional
 
@@ -249,7 +250,7 @@ class Resolucao(TypedDict):
 
 
 class ReciboInfo(TypedDict):
-    path: str
+    path: pathlib.Path
     filename: str
     bytes: int
 
