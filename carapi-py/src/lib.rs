@@ -3,8 +3,8 @@
 //! A synchronous face over [`carapi_sdk::Client`] and [`carapi_server::testing::ServidorTeste`]:
 //! every call runs on one tokio runtime owned by the extension, with the GIL released while it
 //! waits, so other Python threads keep running. No HTTP, retry, spend or validation logic lives
-//! here: results are the SDK's models turned into Python values ([`conv`]), errors are the SDK's
-//! errors turned into the package's exceptions ([`erros`]).
+//! here: results are the SDK's models turned into Python values (module `conv`), errors are the SDK's
+//! errors turned into the package's exceptions (module `erros`).
 
 mod client;
 mod conv;
