@@ -120,3 +120,19 @@ def test_client_reads_the_environment(carapi_servidor, monkeypatch):
     client = carapi.Client()
     assert client.base_url == carapi_servidor.base_url
     assert client.saldo()["saldoReais"] == Decimal("5.00")
+
+
+def test_async_client_overlaps_calls(carapi_servidor):
+    import asyncio
+
+    chave = carapi_servidor.conta(saldo="10")
+
+    async def principal():
+        client = carapi.AsyncClient(base_url=carapi_servidor.base_url, api_key=chave)
+        r = await asyncio.gather(client.car(CODIGO), client.saldo(), client.car(sandbox.CAR_BASICO))
+        assert r[0]["dados"]["codigoCar"] == CODIGO and r[2]["sandbox"] is True
+        itens = await client.historico_todo(size=1)
+        return client, itens
+
+    client, itens = asyncio.run(principal())
+    assert len(itens) == 1 and client.gasto()["confirmado"] == PRECO_CAR

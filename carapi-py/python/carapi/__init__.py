@@ -43,6 +43,7 @@ __version__ = SDK_VERSION
 
 __all__ = [
     "Client",
+    "AsyncClient",
     "Lote",
     "ResultadoLote",
     "sandbox",
@@ -96,3 +97,12 @@ class Client(_ClientNativo):
         from .lote import executar
 
         return executar(self, chaves, consulta, max_custo, progresso)
+
+
+def __getattr__(nome: str) -> Any:
+    # `carapi.AsyncClient` without importing asyncio for every user of the synchronous client.
+    if nome == "AsyncClient":
+        from .aio import AsyncClient
+
+        return AsyncClient
+    raise AttributeError(f"module 'carapi' has no attribute {nome!r}")
