@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use carapi_server::store::ContaId;
 use carapi_server::testing::{self, ContaCriada, RegraFalha, ServerError};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::{Map, Value, json};
@@ -105,18 +105,15 @@ impl ServidorTeste {
         Ok(self.srv()?.base_url())
     }
 
-    #[pyo3(signature = (saldo=None, legado=false, documento=None, *, sem_documento=false,
-        limite_diario=None, limite_mensal=None))]
-    #[allow(clippy::too_many_arguments)]
+    /// `**opcoes`: `sem_documento=True`, `limite_diario=<int>`, `limite_mensal=<BRL>`.
+    #[pyo3(signature = (saldo=None, legado=false, documento=None, **opcoes))]
     fn conta(
         &self,
         py: Python<'_>,
         saldo: Option<&Bound<'_, PyAny>>,
         legado: bool,
         documento: Option<String>,
-        sem_documento: bool,
-        limite_diario: Option<u32>,
-        limite_mensal: Option<&Bound<'_, PyAny>>,
+        opcoes: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<String> {
         let srv = self.srv()?;
         let mut b = srv.conta();
@@ -129,14 +126,19 @@ impl ServidorTeste {
         if let Some(d) = documento {
             b = b.documento(d);
         }
-        if sem_documento {
-            b = b.sem_documento();
-        }
-        if let Some(n) = limite_diario {
-            b = b.limite_diario(n);
-        }
-        if let Some(m) = limite_mensal {
-            b = b.limite_mensal(conv::dinheiro(m)?);
+        for (k, v) in opcoes.into_iter().flat_map(|o| o.iter()) {
+            let k: String = k.extract()?;
+            b = match k.as_str() {
+                "sem_documento" if v.extract::<bool>()? => b.sem_documento(),
+                "sem_documento" => b,
+                "limite_diario" => b.limite_diario(v.extract()?),
+                "limite_mensal" => b.limite_mensal(conv::dinheiro(&v)?),
+                _ => {
+                    return Err(PyTypeError::new_err(format!(
+                        "conta(): argumento desconhecido {k:?} (sem_documento, limite_diario, limite_mensal)"
+                    )));
+                }
+            };
         }
         let conta = bloquear(py, b.criar()).map_err(erro_servidor)?;
         self.contas
