@@ -93,3 +93,11 @@ def test_missing_extra_names_it(client, monkeypatch):
 def test_bad_consulta(client):
     with pytest.raises(ValueError):
         client.lote([CODIGO], consulta="recibo")
+
+
+def test_lote_under_the_clients_spend_cap_reports_it_per_key(carapi_servidor):
+    client = carapi_servidor.client(saldo="10", max_spend="1.00")
+    lote = client.lote([CODIGO, CODIGO_2], progresso=False)
+    assert [r.status for r in lote.resultados] == ["ok", "erro"]
+    assert lote.resultados[1].erro == "LIMITE_DE_GASTO" and lote.resultados[1].cobrado is False
+    assert isinstance(lote.resultados[1].excecao, carapi.LimiteDeGasto)

@@ -8,6 +8,7 @@ in its entry and the batch goes on.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -227,6 +228,11 @@ def _e_sandbox(chave: str, consulta: str) -> bool:
     return chave.strip().upper() in _SANDBOX
 
 
+def _codigo_local(e: ApiError) -> str:
+    """A code for the errors without a contract code: `LimiteDeGasto` -> `LIMITE_DE_GASTO`."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(e).__name__).upper()
+
+
 def _gasto_total(client: "Client") -> Decimal:
     return client.gasto()["total"]
 
@@ -238,7 +244,7 @@ def _uma(client: "Client", metodo: str, chave: str) -> ResultadoLote:
         return ResultadoLote(chave, "erro", erro="RESPOSTA_PERDIDA", cobrado=None, excecao=e)
     except ApiError as e:
         return ResultadoLote(
-            chave, "erro", erro=e.codigo, http=e.status, sandbox=e.sandbox, excecao=e
+            chave, "erro", erro=e.codigo or _codigo_local(e), http=e.status, sandbox=e.sandbox, excecao=e
         )
     sandbox = bool(r.get("sandbox"))
     if metodo == "proprietario":
