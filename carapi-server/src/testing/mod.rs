@@ -34,7 +34,7 @@ use uuid::Uuid;
 pub use crate::contas::ContaCriada;
 pub use crate::erro::ServerError;
 pub use crate::modo_teste::operacoes::EstadoConta;
-pub use crate::modo_teste::falhas::{Falha, IdFalha, LimiteFalha, RegraFalha};
+pub use crate::modo_teste::falhas::{Falha, IdFalha, LimiteFalha, RegraFalha, RegraInvalida};
 pub use crate::modo_teste::{Avanco, RelogioTeste};
 pub use construtor::ConstrutorTeste;
 
@@ -114,10 +114,20 @@ impl ServidorTeste {
     /// When the rule names a route that is not a `/v1` route template, or an invalid method: a
     /// mistake in the test, not a condition to handle.
     pub fn falhar(&self, regra: impl Into<RegraFalha>) -> IdFalha {
-        match self.teste.falhas.registrar(regra.into()) {
+        match self.tentar_falhar(regra) {
             Ok(id) => id,
             Err(e) => panic!("regra de falha inválida: {e}"),
         }
+    }
+
+    /// As [`ServidorTeste::falhar`], but an invalid rule is returned, not a panic: for callers
+    /// whose rules come from outside Rust (the Python package's `ServidorTeste.falhar`).
+    ///
+    /// # Errors
+    /// [`RegraInvalida`] when the rule names a route that is not a `/v1` route template, or an
+    /// invalid method.
+    pub fn tentar_falhar(&self, regra: impl Into<RegraFalha>) -> Result<IdFalha, RegraInvalida> {
+        self.teste.falhas.registrar(regra.into())
     }
 
     /// Removes the fault rule `id` (returned by [`ServidorTeste::falhar`]); false when it is

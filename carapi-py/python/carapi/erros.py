@@ -1,0 +1,139 @@
+"""The exceptions of `carapi`: one base, `ApiError`, and one subclass per family a caller catches.
+
+Every error of the SDK arrives as one of these (the Rust `carapi_sdk::Error` mapped by the
+extension). Errors never debit the balance (docs/contrato.md, "Errors"), except that a charged
+lookup whose answer was lost after it was sent *may* have been charged: `RespostaPerdida`,
+`may_have_charged` true, and the client never sends it again by itself.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, Optional
+
+__all__ = [
+    "ApiError",
+    "EntradaInvalida",
+    "TokenInvalido",
+    "SaldoInsuficiente",
+    "NaoEncontrado",
+    "LimiteExcedido",
+    "ErroDeRede",
+    "RespostaPerdida",
+    "LimiteDeGasto",
+    "TempoEsgotado",
+    "ConfiguracaoInvalida",
+]
+
+
+class ApiError(Exception):
+    """Base of every error of `carapi`.
+
+    Attributes:
+        status: HTTP status (400, 401, 402, 404, 429, 500, 502, 503), or None for an error found
+            before any answer (local validation, network, spend cap).
+        codigo: the contract's stable error code (`"SALDO_INSUFICIENTE"`), or None.
+        mensagem: the readable message (Portuguese).
+        sandbox: True when the error came from a reserved sandbox value.
+        may_have_charged: True only when a charged lookup was sent and its answer lost.
+        is_retryable: True when sending the same call again is safe and may soon succeed.
+        operacao: the client method that failed (`"car"`, `"saldo"`, ...), when known.
+    """
+
+    def __init__(
+        self,
+        mensagem: str,
+        *,
+        status: Optional[int] = None,
+        codigo: Optional[str] = None,
+        sandbox: bool = False,
+        may_have_charged: bool = False,
+        is_retryable: bool = False,
+        operacao: Optional[str] = None,
+        detalhes: Optional[str] = None,
+        **extras: Any,
+    ) -> None:
+        super().__init__(mensagem)
+        self.mensagem = mensagem
+        self.status = status
+        self.codigo = codigo
+        self.sandbox = sandbox
+        self.may_have_charged = may_have_charged
+        self.is_retryable = is_retryable
+        self.operacao = operacao
+        self.detalhes = detalhes
+        for nome, valor in extras.items():
+            setattr(self, nome, valor)
+
+    def __str__(self) -> str:
+        if self.status is not None and self.codigo:
+            return f"{self.status} {self.codigo}: {self.mensagem}"
+        return self.mensagem
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(status={self.status!r}, codigo={self.codigo!r}, mensagem={self.mensagem!r})"
+
+
+class EntradaInvalida(ApiError):
+    """400 from the server, or the input refused locally before any request (malformed CAR code,
+    CPF/CNPJ with wrong check digits: `codigo` is the code the server would give)."""
+
+
+class TokenInvalido(ApiError):
+    """401: missing, unknown or revoked API key."""
+
+
+class SaldoInsuficiente(ApiError):
+    """402 `SALDO_INSUFICIENTE`: the balance does not cover the lookup (nothing was debited)."""
+
+
+class NaoEncontrado(ApiError):
+    """404: no such CAR record, owner or top-up."""
+
+
+class LimiteExcedido(ApiError):
+    """429 `LIMITE_EXCEDIDO`.
+
+    Attributes:
+        retry_after: the `Retry-After` header in seconds, or None.
+        limite: which limit: `"taxa"` (requests per second, retryable), `"diario"` (charged
+            lookups per Brasília day) or `"mensal"` (spending per Brasília month).
+    """
+
+    retry_after: Optional[float] = None
+    limite: Optional[str] = None
+
+
+class ErroDeRede(ApiError):
+    """The request could not be completed (connection refused, time-out, reset)."""
+
+
+class RespostaPerdida(ErroDeRede):
+    """A charged lookup was sent and its answer lost: it may have been charged, so it is never
+    re-sent automatically. `Client.gasto()["incerto"]` counts it until
+    `Client.resolver_incertos()` settles it against the free history."""
+
+
+class LimiteDeGasto(ApiError):
+    """Refused before sending: the lookup would take the client past its `max_spend`.
+
+    Attributes (BRL, `Decimal`): `limite`, `gasto`, `reservado`, `preco`.
+    """
+
+    limite: Optional[Decimal] = None
+    gasto: Optional[Decimal] = None
+    reservado: Optional[Decimal] = None
+    preco: Optional[Decimal] = None
+
+
+class TempoEsgotado(ApiError):
+    """`aguardar_recarga` gave up: the top-up was still not final. Attributes `recarga_id` and
+    `ultimo_status`."""
+
+    recarga_id: Optional[str] = None
+    ultimo_status: Optional[str] = None
+
+
+class ConfiguracaoInvalida(ApiError):
+    """The client is misconfigured: no base URL or key (arguments or `CARAPI_BASE_URL` /
+    `CARAPI_API_KEY`), or a bad URL."""

@@ -1,0 +1,287 @@
+"""`Client.lote`: one lookup per key, in input order, as a `Lote` for pandas and geopandas.
+
+Each key goes through the client's own method (`car`, `car_completo` or `proprietario`), so
+every rule of the SDK applies unchanged: local validation, the retry policy (a lost charged
+answer is never re-sent), the rate limit, the client's `max_spend`. An error of one key is kept
+in its entry and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional
+
+from . import _carapi
+from .erros import ApiError, RespostaPerdida
+
+if TYPE_CHECKING:  # pragma: no cover
+    import geopandas
+    import pandas
+
+    from . import Client
+
+__all__ = ["Lote", "ResultadoLote", "CONSULTAS"]
+
+CONSULTAS = {
+    "car": ("car", "carBasico"),
+    "completo": ("car_completo", "carCompleto"),
+    "proprietario": ("proprietario", "proprietario"),
+}
+"""`consulta` of `lote` -> (client method, key of its price in `precos`)."""
+
+_SANDBOX = frozenset(_carapi.SANDBOX.values())
+
+# Registry strings turned into numbers/dates by `to_pandas` (the SDK's parsers).
+_DECIMAIS = ("areaTotalHa", "modulosFiscais")
+_COORDENADAS = ("latitude", "longitude")
+_DATAS = ("dataCadastro",)
+
+
+@dataclass
+class ResultadoLote:
+    """The outcome of one key of a batch.
+
+    Attributes:
+        chave: the key as given.
+        status: `"ok"` (HTTP 200), `"erro"` (an error; `erro` has its code) or
+            `"nao_consultada"` (not sent: `max_custo` reached).
+        dados: `dados` of a CAR lookup, or `{"total", "limite", "truncado", "itens"}` of an owner
+            lookup; None on error.
+        erro: the error code (`"CAR_NAO_ENCONTRADO"`, `"CODIGO_CAR_INVALIDO"`,
+            `"RESPOSTA_PERDIDA"`, `"MAX_CUSTO"`, ...), None when ok.
+        http: the HTTP status, None when no answer arrived.
+        cobrado: True when charged, False when not, None when unknown (answer lost after
+            sending: see `Client.resolver_incertos`).
+        sandbox: True for a reserved sandbox value.
+        excecao: the exception raised for this key, if any.
+    """
+
+    chave: str
+    status: str
+    dados: Optional[Dict[str, Any]] = None
+    erro: Optional[str] = None
+    http: Optional[int] = None
+    cobrado: Optional[bool] = False
+    sandbox: bool = False
+    excecao: Optional[ApiError] = field(default=None, repr=False)
+
+
+class Lote:
+    """The results of `Client.lote`, one per input key, in input order.
+
+    Attributes:
+        consulta: `"car"`, `"completo"` or `"proprietario"`.
+        resultados: list of `ResultadoLote`.
+        gasto: what the batch added to the client's spend (`confirmado + incerto`), BRL.
+    """
+
+    def __init__(self, consulta: str, resultados: List[ResultadoLote], gasto: Decimal) -> None:
+        self.consulta = consulta
+        self.resultados = resultados
+        self.gasto = gasto
+
+    def __len__(self) -> int:
+        return len(self.resultados)
+
+    def __iter__(self):
+        return iter(self.resultados)
+
+    def __repr__(self) -> str:
+        ok = sum(r.status == "ok" for r in self.resultados)
+        return f"<Lote {self.consulta}: {ok}/{len(self.resultados)} ok, gasto R$ {self.gasto}>"
+
+    def registros(self) -> List[Dict[str, Any]]:
+        """One flat dict per key: `chave`, `status`, `erro`, `http`, `cobrado`, `sandbox`, then
+        every field of `dados` (registry strings as sent)."""
+        linhas = []
+        for r in self.resultados:
+            linha: Dict[str, Any] = {
+                "chave": r.chave,
+                "status": r.status,
+                "erro": r.erro,
+                "http": r.http,
+                "cobrado": r.cobrado,
+                "sandbox": r.sandbox,
+            }
+            for k, v in (r.dados or {}).items():
+                linha[k] = v
+            linhas.append(linha)
+        return linhas
+
+    def to_pandas(self) -> "pandas.DataFrame":
+        """A `pandas.DataFrame`, one row per key in input order, one column per field: areas and
+        fiscal modules as floats, `dataCadastro` as datetime (Brasília local time), latitude and
+        longitude in decimal degrees (negative south and west).
+
+        Raises:
+            ImportError: pandas is not installed (`pip install carapi[pandas]`).
+        """
+        pd = _importar("pandas", "pandas")
+        linhas = self.registros()
+        for linha in linhas:
+            _converter(linha)
+        df = pd.DataFrame(linhas, columns=_colunas(linhas))
+        for coluna in _DATAS:
+            if coluna in df.columns:
+                df[coluna] = pd.to_datetime(df[coluna])
+        return df
+
+    def to_geopandas(self) -> "geopandas.GeoDataFrame":
+        """`to_pandas()` as a `geopandas.GeoDataFrame` with the property's point in EPSG:4326
+        (WGS 84 longitude/latitude); rows without coordinates have no geometry.
+
+        Raises:
+            ImportError: geopandas is not installed (`pip install carapi[geo]`).
+        """
+        gpd = _importar("geopandas", "geo")
+        shapely = _importar("shapely.geometry", "geo")
+        df = self.to_pandas()
+        pontos = []
+        for _, linha in df.iterrows():
+            lon, lat = linha.get("longitude"), linha.get("latitude")
+            if _numero(lon) and _numero(lat):
+                pontos.append(shapely.Point(lon, lat))
+            else:
+                pontos.append(None)
+        return gpd.GeoDataFrame(df, geometry=pontos, crs="EPSG:4326")
+
+
+def _numero(v: Any) -> bool:
+    return isinstance(v, float) and v == v
+
+
+def _colunas(linhas: List[Dict[str, Any]]) -> List[str]:
+    colunas: Dict[str, None] = {}
+    for linha in linhas:
+        for k in linha:
+            colunas.setdefault(k, None)
+    return list(colunas)
+
+
+def _converter(linha: Dict[str, Any]) -> None:
+    for k in _DECIMAIS:
+        if isinstance(linha.get(k), str):
+            d = _carapi.parse_decimal(linha[k])
+            linha[k] = float(d) if d is not None else None
+    for k in _COORDENADAS:
+        if isinstance(linha.get(k), str):
+            d = _carapi.parse_dms(linha[k])
+            linha[k] = float(d) if d is not None else None
+    for k in _DATAS:
+        if isinstance(linha.get(k), str):
+            linha[k] = _carapi.parse_data(linha[k])
+
+
+def _importar(modulo: str, extra: str) -> Any:
+    import importlib
+
+    try:
+        return importlib.import_module(modulo)
+    except ImportError as e:
+        raise ImportError(
+            f"{modulo} não está instalado: instale o extra com `pip install carapi[{extra}]`"
+        ) from e
+
+
+def _barra(total: int, progresso: bool) -> Callable[[], None]:
+    """A progress bar: tqdm (terminal or Jupyter) when installed, else a line on a terminal's
+    stderr; nothing for short batches or when `progresso` is False."""
+    if not progresso or total < 20:
+        return lambda: None
+    try:
+        from tqdm.auto import tqdm
+
+        barra = tqdm(total=total, unit="consulta", desc="carapi lote")
+        feitos = [0]
+
+        def passo() -> None:
+            barra.update(1)
+            feitos[0] += 1
+            if feitos[0] == total:
+                barra.close()
+
+        return passo
+    except ImportError:
+        pass
+    if not sys.stderr.isatty():
+        return lambda: None
+    contagem = [0]
+
+    def linha() -> None:
+        contagem[0] += 1
+        largura = 30
+        cheio = largura * contagem[0] // total
+        sys.stderr.write(f"\rcarapi lote [{'#' * cheio}{'.' * (largura - cheio)}] {contagem[0]}/{total}")
+        if contagem[0] == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return linha
+
+
+def _e_sandbox(chave: str, consulta: str) -> bool:
+    if consulta == "proprietario":
+        return "".join(c for c in chave if c.isdigit()) in _SANDBOX
+    return chave.strip().upper() in _SANDBOX
+
+
+def _codigo_local(e: ApiError) -> str:
+    """A code for the errors without a contract code: `LimiteDeGasto` -> `LIMITE_DE_GASTO`."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(e).__name__).upper()
+
+
+def _gasto_total(client: "Client") -> Decimal:
+    return client.gasto()["total"]
+
+
+def _uma(client: "Client", metodo: str, chave: str) -> ResultadoLote:
+    try:
+        r = getattr(client, metodo)(chave)
+    except RespostaPerdida as e:
+        return ResultadoLote(chave, "erro", erro="RESPOSTA_PERDIDA", cobrado=None, excecao=e)
+    except ApiError as e:
+        return ResultadoLote(
+            chave, "erro", erro=e.codigo or _codigo_local(e), http=e.status, sandbox=e.sandbox, excecao=e
+        )
+    sandbox = bool(r.get("sandbox"))
+    if metodo == "proprietario":
+        dados = {k: r[k] for k in ("total", "limite", "truncado", "itens") if k in r}
+    else:
+        dados = r["dados"]
+    return ResultadoLote(chave, "ok", dados=dados, http=200, cobrado=not sandbox, sandbox=sandbox)
+
+
+def executar(
+    client: "Client",
+    chaves: Iterable[str],
+    consulta: str = "car",
+    max_custo: Any = None,
+    progresso: bool = True,
+) -> Lote:
+    """See `Client.lote`."""
+    if consulta not in CONSULTAS:
+        raise ValueError(f"consulta inválida: {consulta!r} (car, completo ou proprietario)")
+    metodo, chave_preco = CONSULTAS[consulta]
+    chaves = [str(c) for c in chaves]
+    limite: Optional[Decimal] = None
+    if max_custo is not None:
+        if isinstance(max_custo, float):
+            raise TypeError("max_custo em reais como float: use decimal.Decimal, int ou str")
+        limite = Decimal(str(max_custo))
+    # The account's prices (free): the batch's spend is priced as it goes.
+    preco: Decimal = client.precos()[chave_preco]
+    inicio = _gasto_total(client)
+    passo = _barra(len(chaves), progresso)
+    resultados = []
+    for chave in chaves:
+        gasto = _gasto_total(client) - inicio
+        caro = not _e_sandbox(chave, consulta)
+        if limite is not None and caro and gasto + preco > limite:
+            resultados.append(ResultadoLote(chave, "nao_consultada", erro="MAX_CUSTO"))
+        else:
+            resultados.append(_uma(client, metodo, chave))
+        passo()
+    return Lote(consulta, resultados, _gasto_total(client) - inicio)

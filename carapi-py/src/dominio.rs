@@ -1,0 +1,66 @@
+//! The SDK's parsers of the registry's Brazilian strings and its local validation, for
+//! `carapi.lote`'s data frames and for callers that check keys before a batch.
+
+use carapi_sdk::domain::{br, dms};
+use carapi_sdk::{CodigoCar, CpfCnpj, sandbox};
+use chrono::NaiveDateTime;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rust_decimal::Decimal;
+
+use crate::erros;
+
+/// A registry decimal with a decimal comma (`"20,1310"`, `"1.234,5"`) as `Decimal`; `None`
+/// when it is not one (`carapi_sdk::domain::br::parse_decimal`).
+#[pyfunction]
+pub(crate) fn parse_decimal(texto: &str) -> Option<Decimal> {
+    br::parse_decimal(texto).ok()
+}
+
+/// A registry date (`"21/11/2026"`, `"21/11/2026 10:00:00"`) as a naive `datetime` in
+/// Brasília's local time; `None` when malformed (`carapi_sdk::domain::br::parse_data`).
+#[pyfunction]
+pub(crate) fn parse_data(texto: &str) -> Option<NaiveDateTime> {
+    br::parse_data(texto).ok()
+}
+
+/// A registry coordinate in degrees, minutes and seconds (`15°47'56,123" S`) as decimal
+/// degrees, negative south and west; `None` when malformed (`carapi_sdk::domain::dms::parse`).
+#[pyfunction]
+pub(crate) fn parse_dms(texto: &str) -> Option<Decimal> {
+    dms::parse(texto).ok()
+}
+
+/// The CAR code in canonical form (`CodigoCar::parse`: trims, upper-cases).
+///
+/// # Errors
+/// `EntradaInvalida` (`CODIGO_CAR_INVALIDO`) when malformed.
+#[pyfunction]
+pub(crate) fn validar_codigo_car(py: Python<'_>, codigo: &str) -> PyResult<String> {
+    CodigoCar::parse(codigo)
+        .map(|c| c.as_str().to_owned())
+        .map_err(|e| erros::para_py(py, e.into()))
+}
+
+/// The CPF/CNPJ as bare digits (`CpfCnpj::parse`: mask removed, check digits verified).
+///
+/// # Errors
+/// `EntradaInvalida` (`CPF_CNPJ_INVALIDO`) when malformed.
+#[pyfunction]
+pub(crate) fn validar_documento(py: Python<'_>, documento: &str) -> PyResult<String> {
+    CpfCnpj::parse(documento)
+        .map(|c| c.as_str().to_owned())
+        .map_err(|e| erros::para_py(py, e.into()))
+}
+
+/// The contract's reserved sandbox values (`carapi_sdk::sandbox`), by constant name.
+pub(crate) fn valores_sandbox(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("CAR_BASICO", sandbox::CAR_BASICO)?;
+    d.set_item("CAR_NAO_EXISTE", sandbox::CAR_NAO_EXISTE)?;
+    d.set_item("CAR_SEM_SALDO", sandbox::CAR_SEM_SALDO)?;
+    d.set_item("CPF_DOIS_CARS", sandbox::CPF_DOIS_CARS)?;
+    d.set_item("CNPJ_TRUNCADO", sandbox::CNPJ_TRUNCADO)?;
+    d.set_item("CPF_NAO_ENCONTRADO", sandbox::CPF_NAO_ENCONTRADO)?;
+    Ok(d)
+}
