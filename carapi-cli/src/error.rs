@@ -253,7 +253,7 @@ pub const FORA_DO_CONTRATO: &str = "FORA_DO_CONTRATO";
 /// True when an error answer's body was not an `ApiError` (contract, "Errors"): the SDK then
 /// names it `HTTP_<status>` (an HTML page of a proxy or of another server, an empty body).
 fn fora_do_contrato(api: &carapi_sdk::ApiError) -> bool {
-    matches!(&api.code, ErrorCode::Other(c) if *c == format!("HTTP_{}", api.status))
+    matches!(&api.code, ErrorCode::Other(c) if c.as_str() == format!("HTTP_{}", api.status))
 }
 
 /// A non-contract answer: the server at the base URL is not a carapi API (exit 7, whatever the

@@ -1,4 +1,3 @@
-#![allow(clippy::too_many_lines)] // scenario tests read top to bottom; splitting them hides the story
 //! Integration tests of the `carapi` binary: the real binary (assert_cmd) against the real
 //! reference server spawned in-process on a random port over a temporary SQLite store.
 

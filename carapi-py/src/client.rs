@@ -318,7 +318,7 @@ impl Client {
     ) -> PyResult<Bound<'py, PyAny>> {
         let id = uuid(recarga_id)?;
         let t = segundos("timeout", timeout)?;
-        let r = chamar(py, self.sdk.aguardar_recarga(id, t))?;
+        let r = chamar(py, self.sdk.wait_for_recarga(id, t))?;
         conv::para_py(py, &r)
     }
 
@@ -351,7 +351,7 @@ impl Client {
 
     /// `{"cobradas", "nao_cobradas", "pendentes"}` (counts of lookups).
     fn resolver_incertos<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let r = chamar(py, self.sdk.resolver_incertos())?;
+        let r = chamar(py, self.sdk.settle_uncertain())?;
         let d = PyDict::new(py);
         d.set_item("cobradas", r.cobradas)?;
         d.set_item("nao_cobradas", r.nao_cobradas)?;

@@ -172,7 +172,7 @@ async fn a_refused_receipt_never_calls_progress() {
         .recibo_para_arquivo_com_progresso(CODIGO, dir.path().join("r.pdf"), |_| chamadas += 1)
         .await
         .unwrap_err();
-    assert_eq!(e.code(), Some(&carapi_sdk::ErrorCode::ReciboNaoEncontrado));
+    assert_eq!(e.code(), Some(carapi_sdk::ErrorCode::ReciboNaoEncontrado));
     assert_eq!(chamadas, 0);
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }

@@ -27,7 +27,7 @@ pub mod http;
 pub mod limite_chave;
 pub mod limits;
 mod modo_teste;
-mod money;
+pub mod money;
 #[cfg(feature = "openapi")]
 pub mod openapi;
 pub mod pix;

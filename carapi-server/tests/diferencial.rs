@@ -235,7 +235,7 @@ async fn executar(
             Some(p) => {
                 let st = srv.state();
                 let agora = st.relogio.agora();
-                carapi_server::startup::marcar_pago(st.store.as_ref(), p, agora)
+                carapi_server::pix::pagamento::marcar_pago(st.store.as_ref(), p, agora)
                     .await
                     .unwrap();
                 let d = carapi_server::webhook::confirmar_pelo_psp(
