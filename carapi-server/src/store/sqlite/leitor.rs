@@ -23,7 +23,7 @@ use super::linhas::{DATA_HORA, corrupt};
 use crate::dados::{Imovel, Proprietario};
 use crate::store::{ImovelDoDono, StoreError};
 
-/// The record of a code, by primary key (the columns [`Bruto`] reads).
+/// The record of a code, by primary key (the columns its private `Bruto` row reads).
 pub const IMOVEL_POR_CODIGO: &str =
     "SELECT codigo_car, status_imovel, condicao, nome_imovel, area_total_ha,
     modulos_fiscais, data_cadastro, data_atualizacao, tipo_imovel, municipio,
