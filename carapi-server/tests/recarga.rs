@@ -169,6 +169,44 @@ async fn create_validation_errors() {
 }
 
 #[tokio::test]
+async fn an_amount_with_more_than_two_decimals_is_refused_however_it_is_written() {
+    let app = App::new().await;
+    let c = app.conta_com(0).await;
+    for ruim in [
+        "500.001",
+        "500.0000000000000000001",
+        "500.00000000000000000000000000001",
+        "5.000001e2",
+    ] {
+        let v = app
+            .post(
+                &c.api_key,
+                "/v1/recarga",
+                &format!(r#"{{"valor": {ruim}}}"#),
+            )
+            .await
+            .erro(400, "VALOR_INVALIDO");
+        assert!(
+            v["message"].as_str().unwrap().contains("Valor inválido"),
+            "{ruim}: {v}"
+        );
+    }
+    app.post(&c.api_key, "/v1/recarga", r#"{"valor": 1e400}"#)
+        .await
+        .erro(400, "VALOR_INVALIDO");
+    // Duplicated keys are refused rather than read one way by one decoder and another by the other.
+    app.post(&c.api_key, "/v1/recarga", r#"{"valor": 500, "valor": 600}"#)
+        .await
+        .erro(400, "VALOR_INVALIDO");
+    assert_eq!(app.get(&c.api_key, "/v1/recargas").await.ok()["total"], 0);
+    for bom in ["500", "500.10", "500.100", "5e2", "5.5E2"] {
+        app.post(&c.api_key, "/v1/recarga", &format!(r#"{{"valor": {bom}}}"#))
+            .await
+            .ok();
+    }
+}
+
+#[tokio::test]
 async fn provider_failure_is_502_erro_pix_and_creates_nothing() {
     let app = App::com(|c| c.pix_falha = true).await;
     let c = app.conta_com(0).await;

@@ -45,33 +45,87 @@ where
         let bytes = Bytes::from_request(req, state)
             .await
             .map_err(|_| ApiError::new(T::CODIGO, "Corpo da requisição ilegível."))?;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(ApiError::new(T::CODIGO, "Corpo JSON obrigatório."));
+        ler_corpo(&bytes).map(Corpo)
+    }
+}
+
+/// Decodes a JSON body of type `T` with the rules of [`Corpo`].
+///
+/// # Errors
+/// 400 with `T`'s [`CodigoCorpo::CODIGO`] for an empty, malformed or mistyped body, naming the
+/// field that failed.
+pub fn ler_corpo<T: DeserializeOwned + CodigoCorpo>(bytes: &[u8]) -> Result<T, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::new(T::CODIGO, "Corpo JSON obrigatório."));
+    }
+    let valor: serde_json::Value = serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::new(T::CODIGO, format!("JSON inválido: {e}")))?;
+    let Some(objeto) = valor.as_object() else {
+        return Err(ApiError::new(T::CODIGO, "O corpo deve ser um objeto JSON."));
+    };
+    for campo in T::NUMEROS {
+        if objeto
+            .get(*campo)
+            .is_some_and(|v| !v.is_number() && !v.is_null())
+        {
+            return Err(ApiError::new(
+                T::CODIGO,
+                format!("Campo '{campo}' deve ser um número JSON."),
+            ));
         }
-        let valor: serde_json::Value = serde_json::from_slice(&bytes)
-            .map_err(|e| ApiError::new(T::CODIGO, format!("JSON inválido: {e}")))?;
-        let Some(objeto) = valor.as_object() else {
-            return Err(ApiError::new(T::CODIGO, "O corpo deve ser um objeto JSON."));
-        };
-        for campo in T::NUMEROS {
-            if objeto
-                .get(*campo)
-                .is_some_and(|v| !v.is_number() && !v.is_null())
-            {
-                return Err(ApiError::new(
-                    T::CODIGO,
-                    format!("Campo '{campo}' deve ser um número JSON."),
-                ));
-            }
-        }
-        serde_path_to_error::deserialize(valor)
-            .map(Corpo)
-            .map_err(|e| {
-                ApiError::new(
-                    T::CODIGO,
-                    format!("Campo '{}' inválido: {}", e.path(), e.inner()),
-                )
-            })
+    }
+    serde_path_to_error::deserialize(valor).map_err(|e| {
+        ApiError::new(
+            T::CODIGO,
+            format!("Campo '{}' inválido: {}", e.path(), e.inner()),
+        )
+    })
+}
+
+/// The body of `POST /v1/recarga` with its `valor` also read exactly from the JSON text.
+///
+/// A JSON number decoded through `f64` loses digits: `500.0000000000000000001` would become
+/// 500.00 while `500.001` is refused. `exato` is the number as written (plain or with an
+/// exponent), `None` when it does not fit a `Decimal` (28 significant digits) or the body
+/// repeats the field, so that every amount with more than 2 decimals is refused alike.
+#[derive(Debug)]
+pub struct CorpoRecarga {
+    /// The body as the contract's type.
+    pub pedido: NovaRecarga,
+    /// `valor` exactly as sent, BRL.
+    pub exato: Option<rust_decimal::Decimal>,
+}
+
+impl<S: Send + Sync> FromRequest<S> for CorpoRecarga {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let bytes = Bytes::from_request(req, state).await.map_err(|_| {
+            ApiError::new(
+                <NovaRecarga as CodigoCorpo>::CODIGO,
+                "Corpo da requisição ilegível.",
+            )
+        })?;
+        Ok(CorpoRecarga {
+            pedido: ler_corpo::<NovaRecarga>(&bytes)?,
+            exato: valor_exato(&bytes),
+        })
+    }
+}
+
+/// `valor` of a JSON object as written, read without floating point.
+fn valor_exato(bytes: &[u8]) -> Option<rust_decimal::Decimal> {
+    #[derive(serde::Deserialize)]
+    struct Bruto<'a> {
+        #[serde(borrow)]
+        valor: &'a serde_json::value::RawValue,
+    }
+    let bruto: Bruto<'_> = serde_json::from_slice(bytes).ok()?;
+    let texto = bruto.valor.get();
+    if texto.contains(['e', 'E']) {
+        rust_decimal::Decimal::from_scientific(texto).ok()
+    } else {
+        rust_decimal::Decimal::from_str_exact(texto).ok()
     }
 }
 

@@ -7,9 +7,8 @@ use axum::{Json, Router};
 use carapi_sdk::domain::brl;
 use carapi_sdk::models::timestamp::brasilia;
 use carapi_sdk::{
-    ErrorCode, FaixasResponse, NovaRecarga, Precos, PreviewBonus, PreviewRecarga,
-    RecargaCriadaResponse, RecargaItem, RecargaStatus, RecargaStatusResponse, RecargasParams,
-    RecargasResponse,
+    ErrorCode, FaixasResponse, Precos, PreviewBonus, PreviewRecarga, RecargaCriadaResponse,
+    RecargaItem, RecargaStatus, RecargaStatusResponse, RecargasParams, RecargasResponse,
 };
 use rust_decimal::Decimal;
 use serde::Deserialize;
@@ -17,7 +16,7 @@ use uuid::Uuid;
 
 use super::consulta::Segmento;
 use super::error::ApiError;
-use super::extract::{Autenticado, Corpo, Parametros};
+use super::extract::{Autenticado, CorpoRecarga, Parametros};
 use super::paginacao;
 use crate::money::recarga::{self, VALOR_MAXIMO, VALOR_MINIMO, ValorRecusado};
 use crate::money::tarifa;
@@ -128,7 +127,7 @@ fn qr_base64(payload: &str) -> Result<String, ApiError> {
 
 /// `POST /v1/recarga`: creates (or reuses, within 10 minutes) a PIX charge.
 #[cfg_attr(feature = "openapi", utoipa::path(post, path = "/v1/recarga", tag = "recarga", security(("bearer" = [])),
-    request_body = NovaRecarga,
+    request_body = carapi_sdk::NovaRecarga,
     responses(
         (status = 200, description = "PIX charge created or reused (`reaproveitada`)", body = RecargaCriadaResponse),
         (status = 400, description = "`VALOR_INVALIDO`, `VALOR_MINIMO`, `CONFIRMACAO_PRECOS_OBRIGATORIA` or `DOCUMENTO_AUSENTE`", body = carapi_sdk::ApiErrorBody),
@@ -144,11 +143,12 @@ fn qr_base64(payload: &str) -> Result<String, ApiError> {
 pub async fn criar(
     State(st): State<AppState>,
     Autenticado(conta): Autenticado,
-    Corpo(pedido): Corpo<NovaRecarga>,
+    CorpoRecarga { pedido, exato }: CorpoRecarga,
 ) -> Result<Json<RecargaCriadaResponse>, ApiError> {
-    let valor = match recarga::valor_da_recarga(pedido.valor) {
+    let exato = exato.ok_or_else(|| valor_invalido(pedido.valor))?;
+    let valor = match recarga::valor_da_recarga(exato) {
         Ok(v) => v,
-        Err(ValorRecusado::Invalido) => return Err(valor_invalido(pedido.valor)),
+        Err(ValorRecusado::Invalido) => return Err(valor_invalido(exato)),
         Err(ValorRecusado::AbaixoDoMinimo) => {
             return Err(ApiError::new(
                 ErrorCode::ValorMinimo,
