@@ -1,9 +1,9 @@
 //! A TCP proxy between the SDK and the reference server that can lose an answer after the
 //! server produced it (and so after it charged the lookup), or hold a request until released.
 //!
-//! One HTTP request per connection: clients going through it are built with
-//! [`cliente_sem_reuso`] (no idle connections kept), so the proxy reads the request head of each
-//! new connection to decide what to do with it.
+//! One HTTP request per connection: the proxy reads the request head of each new connection to
+//! decide what to do with it, and asks the server to close the connection after its answer
+//! (`Connection: close`), so that every request of a client arrives on a new connection.
 
 use std::sync::{Arc, Mutex};
 
@@ -96,7 +96,7 @@ async fn conexao(
         liberar.acquire().await.unwrap().forget();
     }
     let mut servidor = TcpStream::connect(destino).await?;
-    servidor.write_all(&cabeca).await?;
+    servidor.write_all(&com_conexao_fechada(&cabeca)).await?;
     if acao == Acao::PerderResposta {
         let mut buf = [0u8; 1];
         servidor.read_exact(&mut buf).await?;
@@ -105,6 +105,20 @@ async fn conexao(
     }
     tokio::io::copy_bidirectional(&mut cliente, &mut servidor).await?;
     Ok(())
+}
+
+/// `cabeca` with `Connection: close` after its request line: the server closes the connection
+/// after answering, so a client that keeps connections alive (an example built on
+/// `Client::from_env`) opens a new one for its next request, whose head this proxy then reads.
+fn com_conexao_fechada(cabeca: &[u8]) -> Vec<u8> {
+    let fim_linha = cabeca
+        .windows(2)
+        .position(|w| w == b"\r\n")
+        .map_or(cabeca.len(), |i| i + 2);
+    let mut nova = cabeca[..fim_linha].to_vec();
+    nova.extend_from_slice(b"Connection: close\r\n");
+    nova.extend_from_slice(&cabeca[fim_linha..]);
+    nova
 }
 
 /// Reads up to the end of the request head (`\r\n\r\n`); the SDK's GETs have no body.
