@@ -5,7 +5,7 @@
 //!   choice, a server that is the only process on its database;
 //! - in the database, shared by every server process on it: the PostgreSQL store's choice
 //!   (`store::postgres` keeps one row per key, updated atomically by one statement per
-//!   request; see [`crate::store::ContasStore::limitador`]).
+//!   request; see [`crate::store::CoordenacaoStore::limitador`]).
 //!
 //! Both apply the same rule (GCRA, burst equal to the rate): `n` requests per second per key,
 //! up to `n` at once after an idle second.
