@@ -83,7 +83,7 @@ pub fn chaveiro(e: &keyring::Error) -> String {
 }
 
 /// Why an HTTP request failed, from its cause chain: the innermost I/O error when there is one
-/// ([`io`]), else what the chain says in reqwest's terms (time-out, connection, name lookup).
+/// ([`io()`]), else what the chain says in reqwest's terms (time-out, connection, name lookup).
 pub fn transporte(e: &(dyn std::error::Error + 'static)) -> String {
     let mut causa: Option<&(dyn std::error::Error + 'static)> = Some(e);
     let mut texto = String::new();

@@ -200,7 +200,7 @@ pub async fn pagar_via_webhook(
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .header(
             CABECALHO_ASSINATURA,
-            webhook::assinar(&webhook_secret, &corpo),
+            webhook::assinar(&webhook_secret, &corpo, agora),
         )
         .body(corpo)
         .send()

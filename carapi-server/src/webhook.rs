@@ -2,8 +2,11 @@
 //! payload and signature to the implementation).
 //!
 //! `POST /webhooks/pix` with a JSON [`EventoPix`] body and the header
-//! `X-Carapi-Signature: sha256=<hex HMAC-SHA256 of the raw body with the webhook secret>`.
-//! A missing or wrong signature is refused with 401 and changes nothing.
+//! `X-Carapi-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>." and the raw body>`
+//! (Stripe's scheme). A missing or wrong signature, or one more than
+//! [`TOLERANCIA_ASSINATURA_S`] from the server's clock (a replay), is refused with 401 and
+//! changes nothing; a delivery within the window that repeats an earlier one credits nothing
+//! more (the confirmation is a conditional transition).
 //!
 //! No secret is built in: unless the operator sets one (`CARAPI_WEBHOOK_SECRET`), each database
 //! gets its own on first start ([`segredo_do_banco`]). And a signed webhook is only a hint: the
@@ -141,24 +144,71 @@ fn mac(segredo: &str) -> Hmac<Sha256> {
     Hmac::<Sha256>::new_from_slice(segredo.as_bytes()).expect("HMAC accepts keys of any length")
 }
 
-/// The header value signing `corpo`: `sha256=<hex>`.
-pub fn assinar(segredo: &str, corpo: &[u8]) -> String {
-    let mut m = mac(segredo);
-    m.update(corpo);
-    format!("sha256={}", hex::encode(m.finalize().into_bytes()))
+/// How far a signature's timestamp may be from the server's clock, in seconds (5 minutes, as
+/// Stripe's webhooks): an older delivery is refused as a replay, even with a valid MAC.
+pub const TOLERANCIA_ASSINATURA_S: i64 = 300;
+
+/// Why a webhook signature was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum AssinaturaRecusada {
+    /// No header, or not `t=<unix seconds>,v1=<hex>`.
+    #[error("cabeçalho de assinatura ausente ou malformado (esperado t=<segundos>,v1=<hex>)")]
+    Malformada,
+    /// The MAC does not match the timestamp and body.
+    #[error("assinatura inválida")]
+    Invalida,
+    /// The timestamp is more than [`TOLERANCIA_ASSINATURA_S`] away from the server's clock.
+    #[error("assinatura fora da janela de {TOLERANCIA_ASSINATURA_S} s (reenvio antigo?)")]
+    ForaDaJanela,
 }
 
-/// True when `cabecalho` is a valid signature of `corpo` (constant-time comparison).
-pub fn verificar(segredo: &str, corpo: &[u8], cabecalho: &str) -> bool {
-    let Some(hexa) = cabecalho.trim().strip_prefix("sha256=") else {
-        return false;
-    };
-    let Ok(bytes) = hex::decode(hexa) else {
-        return false;
-    };
+/// The header value signing `corpo` at `em`: `t=<unix seconds>,v1=<hex HMAC-SHA256 of
+/// "<t>." followed by the raw body>` (the signed payload carries the timestamp, so a captured
+/// delivery cannot be replayed after [`TOLERANCIA_ASSINATURA_S`]).
+pub fn assinar(segredo: &str, corpo: &[u8], em: DateTime<Utc>) -> String {
+    let t = em.timestamp();
+    let mac = mac_de(segredo, t, corpo).finalize().into_bytes();
+    format!("t={t},v1={}", hex::encode(mac))
+}
+
+/// The MAC state over the signed payload: `"<t>."` then the raw body.
+fn mac_de(segredo: &str, t: i64, corpo: &[u8]) -> Hmac<Sha256> {
     let mut m = mac(segredo);
+    m.update(format!("{t}.").as_bytes());
     m.update(corpo);
-    m.verify_slice(&bytes).is_ok()
+    m
+}
+
+/// Checks that `cabecalho` signs `corpo` (constant-time comparison of the MAC) with a timestamp
+/// within [`TOLERANCIA_ASSINATURA_S`] of `agora`.
+///
+/// # Errors
+/// [`AssinaturaRecusada`] saying why the signature is refused.
+pub fn verificar(
+    segredo: &str,
+    corpo: &[u8],
+    cabecalho: &str,
+    agora: DateTime<Utc>,
+) -> Result<(), AssinaturaRecusada> {
+    let mut t = None;
+    let mut v1 = None;
+    for parte in cabecalho.trim().split(',') {
+        match parte.trim().split_once('=') {
+            Some(("t", valor)) => t = valor.parse::<i64>().ok(),
+            Some(("v1", valor)) => v1 = hex::decode(valor).ok(),
+            _ => {}
+        }
+    }
+    let (Some(t), Some(v1)) = (t, v1) else {
+        return Err(AssinaturaRecusada::Malformada);
+    };
+    mac_de(segredo, t, corpo)
+        .verify_slice(&v1)
+        .map_err(|_| AssinaturaRecusada::Invalida)?;
+    if (agora.timestamp() - t).abs() > TOLERANCIA_ASSINATURA_S {
+        return Err(AssinaturaRecusada::ForaDaJanela);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -174,13 +224,65 @@ mod tests {
     }
 
     #[test]
-    fn signs_and_verifies() {
+    fn signs_and_verifies_within_the_window() {
         let corpo = br#"{"paymentId":"PIX1","status":"pago"}"#;
-        let s = assinar("segredo", corpo);
-        assert!(verificar("segredo", corpo, &s));
-        assert!(!verificar("outro", corpo, &s));
-        assert!(!verificar("segredo", b"{}", &s));
-        assert!(!verificar("segredo", corpo, "sha256=zz"));
-        assert!(!verificar("segredo", corpo, &s.replace("sha256=", "")));
+        let agora = Utc::now();
+        let s = assinar("segredo", corpo, agora);
+        assert!(
+            s.starts_with(&format!("t={},v1=", agora.timestamp())),
+            "{s}"
+        );
+        assert_eq!(verificar("segredo", corpo, &s, agora), Ok(()));
+        let dentro = agora + chrono::Duration::seconds(TOLERANCIA_ASSINATURA_S);
+        assert_eq!(verificar("segredo", corpo, &s, dentro), Ok(()));
+        assert_eq!(
+            verificar("outro", corpo, &s, agora),
+            Err(AssinaturaRecusada::Invalida)
+        );
+        assert_eq!(
+            verificar("segredo", b"{}", &s, agora),
+            Err(AssinaturaRecusada::Invalida)
+        );
+        assert_eq!(
+            verificar("segredo", corpo, "t=1,v1=zz", agora),
+            Err(AssinaturaRecusada::Malformada)
+        );
+    }
+
+    #[test]
+    fn an_old_or_future_signature_is_a_replay_even_with_a_valid_mac() {
+        let corpo = br#"{"paymentId":"PIX1","status":"pago"}"#;
+        let em = Utc::now();
+        let s = assinar("segredo", corpo, em);
+        let fora = chrono::Duration::seconds(TOLERANCIA_ASSINATURA_S + 1);
+        assert_eq!(
+            verificar("segredo", corpo, &s, em + fora),
+            Err(AssinaturaRecusada::ForaDaJanela)
+        );
+        assert_eq!(
+            verificar("segredo", corpo, &s, em - fora),
+            Err(AssinaturaRecusada::ForaDaJanela)
+        );
+    }
+
+    #[test]
+    fn the_timestamp_is_part_of_the_signed_payload() {
+        let corpo = br#"{"paymentId":"PIX1","status":"pago"}"#;
+        let em = Utc::now();
+        let s = assinar("segredo", corpo, em);
+        // An old capture with its timestamp rewritten to now does not verify.
+        let reescrita = s.replace(
+            &format!("t={}", em.timestamp()),
+            &format!("t={}", em.timestamp() + 1),
+        );
+        assert_eq!(
+            verificar("segredo", corpo, &reescrita, em),
+            Err(AssinaturaRecusada::Invalida)
+        );
+        // The previous scheme (a MAC of the body alone) is refused.
+        assert_eq!(
+            verificar("segredo", corpo, "sha256=00", em),
+            Err(AssinaturaRecusada::Malformada)
+        );
     }
 }

@@ -134,7 +134,10 @@ impl Servidor {
             .http
             .post(self.url("/webhooks/pix"))
             .header("content-type", "application/json")
-            .header(CABECALHO_ASSINATURA, assinar(segredo, &corpo))
+            .header(
+                CABECALHO_ASSINATURA,
+                assinar(segredo, &corpo, chrono::Utc::now()),
+            )
             .body(corpo)
             .send();
         Self::resposta(r.await.unwrap()).await

@@ -10,7 +10,10 @@ fn entrega(segredo: &str, evento: &EventoPix) -> Request<Body> {
     let corpo = serde_json::to_vec(evento).unwrap();
     Request::post("/webhooks/pix")
         .header("content-type", "application/json")
-        .header(CABECALHO_ASSINATURA, assinar(segredo, &corpo))
+        .header(
+            CABECALHO_ASSINATURA,
+            assinar(segredo, &corpo, chrono::Utc::now()),
+        )
         .body(Body::from(corpo))
         .unwrap()
 }
@@ -73,6 +76,39 @@ async fn signed_webhook_credits_amount_plus_bonus_once() {
 }
 
 #[tokio::test]
+async fn a_replayed_delivery_older_than_five_minutes_is_refused_and_credits_nothing() {
+    let app = App::new().await;
+    let c = app.conta_com(0).await;
+    let (_, payment) = recarga(&app, &c.api_key, 500).await;
+    let agora = chrono::Utc::now();
+    app.state
+        .psp
+        .as_ref()
+        .unwrap()
+        .pagar(&payment, agora)
+        .await
+        .unwrap();
+    let segredo = app.state.segredo_webhook().await.unwrap().to_string();
+    let corpo = serde_json::to_vec(&EventoPix::pago(&payment, agora)).unwrap();
+    // A delivery captured six minutes ago: its MAC is valid, its timestamp is not.
+    let antiga = agora - chrono::Duration::minutes(6);
+    let replay = Request::post("/webhooks/pix")
+        .header("content-type", "application/json")
+        .header(CABECALHO_ASSINATURA, assinar(&segredo, &corpo, antiga))
+        .body(Body::from(corpo.clone()))
+        .unwrap();
+    let v = app.send(replay).await.erro(401, "TOKEN_INVALIDO");
+    assert!(v["message"].as_str().unwrap().contains("janela"), "{v}");
+    assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 0.0);
+    // The same event signed now is credited.
+    let v = app
+        .send(entrega(&segredo, &EventoPix::pago(&payment, agora)))
+        .await
+        .ok();
+    assert_eq!(v["creditada"], true);
+}
+
+#[tokio::test]
 async fn bad_or_missing_signature_is_rejected_and_changes_nothing() {
     let app = App::new().await;
     let c = app.conta_com(0).await;
@@ -91,7 +127,11 @@ async fn bad_or_missing_signature_is_rejected_and_changes_nothing() {
     let trocada = Request::post("/webhooks/pix")
         .header(
             CABECALHO_ASSINATURA,
-            assinar(&app.state.segredo_webhook().await.unwrap(), &outro),
+            assinar(
+                &app.state.segredo_webhook().await.unwrap(),
+                &outro,
+                chrono::Utc::now(),
+            ),
         )
         .body(Body::from(corpo))
         .unwrap();

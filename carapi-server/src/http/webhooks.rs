@@ -40,7 +40,7 @@ pub struct WebhookAck {
 /// `POST /webhooks/pix`.
 #[cfg_attr(feature = "openapi", utoipa::path(post, path = "/webhooks/pix", tag = "webhooks",
     request_body = EventoPix,
-    params(("X-Carapi-Signature" = String, Header, description = "`sha256=<hex HMAC-SHA256 of the raw body>`")),
+    params(("X-Carapi-Signature" = String, Header, description = "`t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.\" and the raw body>`; refused more than 300 s from the server's clock")),
     responses(
         (status = 200, description = "Acknowledged; `creditada` is true for the delivery that credited (only when the provider's record has the charge paid with the top-up's amount)", body = WebhookAck),
         (status = 401, description = "`TOKEN_INVALIDO`: signature missing or wrong", body = carapi_sdk::ApiErrorBody),
@@ -59,14 +59,13 @@ pub async fn receber(
         .get(CABECALHO_ASSINATURA)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    if !verificar(&st.segredo_webhook().await?, &corpo, assinatura) {
-        tracing::warn!("webhook PIX com assinatura inválida recusado");
+    let agora = st.relogio.agora();
+    if let Err(motivo) = verificar(&st.segredo_webhook().await?, &corpo, assinatura, agora) {
+        tracing::warn!(%motivo, "webhook PIX com assinatura recusada");
         return Err(ApiError::com_status(
             StatusCode::UNAUTHORIZED,
             ErrorCode::TokenInvalido,
-            format!(
-                "Assinatura do webhook ausente ou inválida (cabeçalho {CABECALHO_ASSINATURA})."
-            ),
+            format!("Webhook recusado (cabeçalho {CABECALHO_ASSINATURA}): {motivo}."),
         ));
     }
     let evento: EventoPix = serde_json::from_slice(&corpo)
@@ -79,7 +78,6 @@ pub async fn receber(
             message: format!("Evento {:?} ignorado.", evento.status),
         }));
     }
-    let agora = st.relogio.agora();
     let desfecho = confirmar_pelo_psp(
         st.store.as_ref(),
         st.pix.as_ref(),

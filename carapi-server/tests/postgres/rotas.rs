@@ -83,7 +83,10 @@ impl PgApp {
         let segredo = self.state.segredo_webhook().await.unwrap();
         Request::post("/webhooks/pix")
             .header("content-type", "application/json")
-            .header(CABECALHO_ASSINATURA, assinar(&segredo, &corpo))
+            .header(
+                CABECALHO_ASSINATURA,
+                assinar(&segredo, &corpo, chrono::Utc::now()),
+            )
             .body(Body::from(corpo))
             .unwrap()
     }

@@ -10,6 +10,7 @@
 //! (`sqlite::memory:`) gets a private temporary database file, removed with the store, so that
 //! the writer's connection sees the same database as the pools.
 
+mod arquivo;
 mod configuracao;
 mod consultas;
 mod contas;
@@ -58,7 +59,8 @@ pub struct SqliteStore {
 
 impl SqliteStore {
     /// Opens (creating when missing) and migrates the database at `url` (`sqlite://file.db`, or
-    /// `sqlite::memory:` for a private temporary database removed with the store).
+    /// `sqlite::memory:` for a private temporary database removed with the store). The database
+    /// and its `-wal`/`-shm` files are made readable by the server's user only (mode `0600`).
     ///
     /// # Errors
     /// [`StoreError`] when the URL is invalid, the file cannot be opened or migrations fail.
@@ -82,6 +84,7 @@ impl SqliteStore {
             .busy_timeout(Duration::from_secs(30))
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal);
+        arquivo::tornar_privado(opts.get_filename()).map_err(sqlx::Error::Io)?;
         let escrita = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(Duration::from_secs(60))
