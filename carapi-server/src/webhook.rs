@@ -100,8 +100,8 @@ pub enum ErroConfirmacao {
 
 /// Credits the top-up of `payment_id` only if the provider's own record says its charge is
 /// paid with the top-up's amount; the credit is the store's conditional transition
-/// ([`RecargasStore::confirmar_recarga`](crate::store::RecargasStore::confirmar_recarga)), so repeats and races credit once. The confirmation instant
-/// is `em`, or the provider's payment instant when `None`.
+/// ([`crate::store::RecargasStore::confirmar_recarga`]), so repeats and races credit once. The
+/// confirmation instant is `em`, or the provider's payment instant when `None`.
 ///
 /// # Errors
 /// [`ErroConfirmacao`] when the store or the provider fails (nothing changed).

@@ -1,15 +1,19 @@
 //! Creating a top-up: reuse is decided before the provider is called, atomically (contract,
 //! "Top-up state machine": reuse means "no new payment").
 //!
-//! 1. In one store transaction ([`RecargasStore::inserir_recarga`](crate::store::RecargasStore::inserir_recarga)): either a reusable top-up exists
+//! 1. In one store transaction ([`inserir_recarga`]): either a reusable top-up exists
 //!    (same account and amount, pending, created within 10 minutes; one still being created
 //!    counts) or a new row is inserted *being created* (empty BR Code) under its unique
 //!    payment id. N concurrent identical requests, in one process or several, insert one row.
 //! 2. Only the request that inserted the row asks the provider for the charge, then fills the
-//!    BR Code in ([`RecargasStore::completar_recarga`](crate::store::RecargasStore::completar_recarga)). A provider failure deletes the row
-//!    ([`RecargasStore::descartar_recarga`](crate::store::RecargasStore::descartar_recarga)): nothing is left to reuse.
+//!    BR Code in ([`completar_recarga`]). A provider failure deletes the row
+//!    ([`descartar_recarga`]): nothing is left to reuse.
 //! 3. A request that found a row still being created waits (polling the row) until it is
 //!    filled in, or gone (the provider failed: `ERRO_PIX` for it too).
+//!
+//! [`inserir_recarga`]: crate::store::RecargasStore::inserir_recarga
+//! [`completar_recarga`]: crate::store::RecargasStore::completar_recarga
+//! [`descartar_recarga`]: crate::store::RecargasStore::descartar_recarga
 
 use std::time::Duration;
 
