@@ -33,8 +33,8 @@ use uuid::Uuid;
 
 pub use crate::contas::ContaCriada;
 pub use crate::erro::ServerError;
-pub use crate::modo_teste::operacoes::EstadoConta;
 pub use crate::modo_teste::falhas::{Falha, IdFalha, LimiteFalha, RegraFalha};
+pub use crate::modo_teste::operacoes::EstadoConta;
 pub use crate::modo_teste::{Avanco, RelogioTeste};
 pub use construtor::ConstrutorTeste;
 
