@@ -1,7 +1,7 @@
 //! The generator of the OpenAPI 3.1 document of the service (cargo feature `openapi`): from the
 //! handlers' annotations and the SDK's wire models (utoipa 5), the routes of the test double
 //! included. The result is committed as `carapi-server/openapi.json` (a test fails when the two
-//! drift) and served from that committed file ([`crate::http::documento`]) in every build.
+//! drift) and served from that committed file (`GET /openapi.json`) in every build.
 
 use utoipa::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};

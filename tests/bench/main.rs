@@ -14,10 +14,13 @@
 //!    hammers its history at its rate limit, against the same load idle (`isolamento.rs`).
 //! 6. Cold lookups at 10k vs 1M records, cached lookups at 10k, and the owner of 10,000 CARs,
 //!    against the release server in its own process (`consulta_fria.rs`).
-//! 7. Scale (`scale`): records/s and peak RSS of a bulk `seed` and CSV `import` on SQLite, and
+//! 7. Attack (`ataque`): another address's p99 while one address holds 2,000 idle sockets,
+//!    against the same client with no attack (`ataque.rs`).
+//! 8. Scale (`scale`): records/s and peak RSS of a bulk `seed` and CSV `import` on SQLite, and
 //!    a `seed` on PostgreSQL when `DATABASE_URL` is set (`CARAPI_ESCALA_N` records, default 1M;
 //!    see `escala.rs`). Not in a run without a filter: pass `scale`.
 
+mod ataque;
 mod batch;
 mod binario;
 mod cli;
@@ -52,6 +55,9 @@ async fn main() {
     let mut figuras = Vec::new();
     if quer("server") {
         figuras.extend(server::run().await);
+    }
+    if quer("ataque") {
+        figuras.extend(ataque::run().await);
     }
     if quer("cli") {
         figuras.extend(cli::run().await);

@@ -7,7 +7,7 @@
 //! - [`import::parse_csv`]: any file in the public SICAR columns, completed the same way.
 //! - [`sinteticos`]: `n` records for a seed; [`grandes_proprietarios`] own more than 200 each.
 //! - [`municipios`]: the IBGE municipality and state lists (centroids).
-//! - [`sandbox`]: the fixed answers of the contract's reserved values.
+//! - `sandbox`: the fixed answers of the contract's reserved values.
 //!
 //! SICAR publishes no owners or matrículas: every record is completed with plainly fictitious
 //! owners (valid CPF/CNPJ check digits), a matrícula in a fictitious cartório, a made-up protocol
@@ -20,7 +20,7 @@ mod ficticios;
 pub mod import;
 mod linhas_csv;
 pub mod municipios;
-pub mod sandbox;
+pub(crate) mod sandbox;
 mod sinteticos;
 
 pub use embutidos::{bundled, exemplo_documento};

@@ -1,6 +1,6 @@
 //! The edge of the server: what runs on every request before routing and authentication.
 //!
-//! 1. The path must be one of [`super::rotas::ROTAS`] (else 404 `SPEC_NAO_ENCONTRADA`) and the
+//! 1. The path must be one of the contract's routes (`rotas::ROTAS`; else 404 `SPEC_NAO_ENCONTRADA`) and the
 //!    method one it lists (else 405 with `Allow`): `HEAD` on a lookup is neither charged nor
 //!    recorded nor counted toward any limit.
 //! 2. A path segment longer than [`SEGMENTO_MAXIMO`] bytes is refused at once, without a
@@ -32,7 +32,7 @@ pub const SEGMENTO_MAXIMO: usize = 256;
 pub struct EstadoBorda {
     /// The application state.
     pub st: AppState,
-    /// Routes beyond [`rotas::ROTAS`] ([`super::Acrescimos::rotas`]); empty on a normal server.
+    /// Routes beyond the contract's ([`super::Acrescimos::rotas`]); empty on a normal server.
     pub rotas_extra: &'static [rotas::Rota],
 }
 

@@ -4,18 +4,18 @@
 //! failed authentications and JSON answers for panics.
 
 pub mod borda;
-pub mod car;
-pub mod consulta;
-pub mod conta;
-pub mod documento;
-pub mod error;
-pub mod extract;
-pub mod paginacao;
-pub mod proprietario;
-pub mod recarga;
-pub mod rotas;
+pub(crate) mod car;
+pub(crate) mod consulta;
+pub(crate) mod conta;
+pub(crate) mod documento;
+pub(crate) mod error;
+pub(crate) mod extract;
+pub(crate) mod paginacao;
+pub(crate) mod proprietario;
+pub(crate) mod recarga;
+pub(crate) mod rotas;
 pub mod servidor;
-pub mod webhooks;
+pub(crate) mod webhooks;
 
 use std::any::Any;
 use std::net::IpAddr;

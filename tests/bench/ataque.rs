@@ -1,0 +1,141 @@
+//! Figure: a new client's p99 while one address holds 2,000 idle sockets to the server, reopening
+//! each as the server closes it (a host that tries to take every connection). The victim, from
+//! another loopback address (127.0.0.2), opens a new connection per request (`GET /v1/saldo`)
+//! for [`DURACAO`]; the reference is the same victim with no attack. Target: p99 < 50 ms.
+//!
+//! The server has its defaults for connections (1,000 in all, 100 per address); the bench
+//! raises its own open-file limit to fit both ends of the 2,000 sockets. Loopback only, bounded
+//! in time ([`DURACAO`] plus the set-up) and in sockets ([`SOCKETS`]).
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use carapi_tests::Ambiente;
+use hdrhistogram::Histogram;
+use rust_decimal::Decimal;
+use tokio::io::AsyncReadExt;
+
+use crate::Figura;
+
+/// Idle sockets of the attacker.
+const SOCKETS: usize = 2_000;
+/// How long the victim measures, with and without the attack.
+const DURACAO: Duration = Duration::from_secs(10);
+/// The attacker's pause before reopening a socket the server closed.
+const REABRIR: Duration = Duration::from_millis(10);
+
+/// Raises this process's soft limit of open files to `n` (at most the hard limit).
+fn elevar_limite_de_arquivos(n: u64) {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    if let Ok((macio, duro)) = getrlimit(Resource::RLIMIT_NOFILE)
+        && macio < n
+    {
+        let _ = setrlimit(Resource::RLIMIT_NOFILE, n.min(duro), duro);
+    }
+}
+
+/// The victim: requests on new connections from 127.0.0.2 for [`DURACAO`]; the latency
+/// histogram (µs) and the requests that failed.
+async fn vitima(base: &str, key: &str) -> (Histogram<u64>, u64) {
+    let client = reqwest::Client::builder()
+        .local_address(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)))
+        .pool_max_idle_per_host(0)
+        .timeout(Duration::from_secs(30))
+        .build()
+        .expect("client");
+    let mut h = Histogram::<u64>::new(3).expect("histogram");
+    let mut falhas = 0;
+    let fim = Instant::now() + DURACAO;
+    while Instant::now() < fim {
+        let t = Instant::now();
+        let ok = client
+            .get(format!("{base}/v1/saldo"))
+            .bearer_auth(key)
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success());
+        let us = u64::try_from(t.elapsed().as_micros()).unwrap_or(u64::MAX);
+        h.saturating_record(us);
+        if !ok {
+            falhas += 1;
+        }
+    }
+    (h, falhas)
+}
+
+/// One attacking socket: connects from 127.0.0.1, sends nothing, reconnects when closed.
+async fn atacante(destino: SocketAddr, parar: Arc<AtomicBool>, aberturas: Arc<AtomicU64>) {
+    let mut buf = [0u8; 64];
+    while !parar.load(Ordering::Relaxed) {
+        if let Ok(mut s) = tokio::net::TcpStream::connect(destino).await {
+            aberturas.fetch_add(1, Ordering::Relaxed);
+            let _ = tokio::time::timeout(Duration::from_secs(1), async {
+                while !matches!(s.read(&mut buf).await, Ok(0) | Err(_)) {}
+            })
+            .await;
+            if parar.load(Ordering::Relaxed) {
+                break;
+            }
+            // Still open after a second: keep it until the server closes it.
+            while !parar.load(Ordering::Relaxed)
+                && tokio::time::timeout(Duration::from_millis(200), s.read(&mut buf))
+                    .await
+                    .is_err()
+            {}
+        }
+        tokio::time::sleep(REABRIR).await;
+    }
+}
+
+fn resumo(h: &Histogram<u64>, falhas: u64) -> String {
+    format!(
+        "p99 {:.1} ms, p50 {:.1} ms, {} requests, {} failed",
+        h.value_at_quantile(0.99) as f64 / 1000.0,
+        h.value_at_quantile(0.5) as f64 / 1000.0,
+        h.len(),
+        falhas
+    )
+}
+
+pub async fn run() -> Vec<Figura> {
+    elevar_limite_de_arquivos((SOCKETS as u64) * 2 + 1_024);
+    let amb = Ambiente::com(|c| c.rate_limit = None).await;
+    let key = amb.conta(Decimal::from(100)).await.api_key;
+    let base = amb.server.base_url();
+    let (sem, falhas_sem) = vitima(&base, &key).await;
+
+    let parar = Arc::new(AtomicBool::new(false));
+    let aberturas = Arc::new(AtomicU64::new(0));
+    let tarefas: Vec<_> = (0..SOCKETS)
+        .map(|_| {
+            tokio::spawn(atacante(
+                amb.server.addr(),
+                parar.clone(),
+                aberturas.clone(),
+            ))
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let (com, falhas_com) = vitima(&base, &key).await;
+    parar.store(true, Ordering::Relaxed);
+    for t in tarefas {
+        let _ = t.await;
+    }
+    eprintln!(
+        "ataque: {} sockets, {} connections opened by the attacker",
+        SOCKETS,
+        aberturas.load(Ordering::Relaxed)
+    );
+    let p99 = com.value_at_quantile(0.99) as f64 / 1000.0;
+    let p99_sem = sem.value_at_quantile(0.99) as f64 / 1000.0;
+    vec![Figura {
+        nome: "attack: another address's p99 during 2,000 idle sockets from one address",
+        medido: resumo(&com, falhas_com),
+        referencia: resumo(&sem, falhas_sem),
+        razao: p99 / p99_sem.max(0.001),
+        alvo: "p99 < 50 ms",
+        ok: p99 < 50.0 && falhas_com == 0,
+    }]
+}
