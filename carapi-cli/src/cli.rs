@@ -41,9 +41,10 @@ pub struct Global {
         value_parser = clap::builder::FalseyValueParser::new()
     )]
     pub local: bool,
-    /// URL base da API (tem precedência sobre `carapi config set base-url`)
+    /// URL base da API (tem precedência sobre `carapi config definir base-url`)
     #[arg(
-        long,
+        long = "url-base",
+        alias = "base-url",
         global = true,
         help_heading = "Opções globais",
         env = "CARAPI_BASE_URL",
@@ -52,16 +53,27 @@ pub struct Global {
     )]
     pub base_url: Option<String>,
     /// Silencioso: só dados e erros
-    #[arg(short, long, global = true, help_heading = "Opções globais")]
+    #[arg(
+        short,
+        long = "silencioso",
+        alias = "quiet",
+        global = true,
+        help_heading = "Opções globais"
+    )]
     pub quiet: bool,
     /// Sem cores (também com a variável NO_COLOR)
-    #[arg(long, global = true, help_heading = "Opções globais")]
+    #[arg(
+        long = "sem-cor",
+        alias = "no-color",
+        global = true,
+        help_heading = "Opções globais"
+    )]
     pub no_color: bool,
     /// Não usa o paginador (também com CARAPI_PAGER= vazio)
-    #[arg(long, global = true, help_heading = "Opções globais")]
+    #[arg(long = "sem-paginador", aliases = ["sem-pager", "no-pager"], global = true, help_heading = "Opções globais")]
     pub sem_pager: bool,
     /// Mostra um resumo de cada requisição HTTP no stderr (-vv: mais detalhes)
-    #[arg(short, long, global = true, help_heading = "Opções globais", action = clap::ArgAction::Count)]
+    #[arg(short, long = "detalhado", alias = "verbose", global = true, help_heading = "Opções globais", action = clap::ArgAction::Count)]
     pub verbose: u8,
 }
 
@@ -92,7 +104,7 @@ pub enum Comando {
     Saldo(commands::saldo::Args),
     /// Histórico de consultas (mais recentes primeiro)
     Historico(commands::historico::Args),
-    /// Limites de consumo (diário e mensal); `limites set` altera
+    /// Limites de consumo (diário e mensal); `limites definir` altera
     Limites(commands::limites::Args),
     /// Uso por endpoint nos últimos 30 dias
     Uso(commands::uso::Args),
@@ -109,6 +121,7 @@ pub enum Comando {
     /// Mostra ou altera a configuração
     Config(commands::config::Args),
     /// Gera o script de autocompletar para o shell
+    #[command(name = "completar", alias = "completions")]
     Completions(commands::completions::Args),
     /// Mostra ou grava as páginas de manual (man)
     Man(commands::man::Args),

@@ -26,6 +26,7 @@ pub mod output;
 pub mod prompt;
 pub mod qr;
 pub mod valor;
+pub mod verboso;
 
 use std::process::ExitCode;
 
@@ -38,10 +39,11 @@ use crate::output::Shell;
 
 /// Runs the CLI with the process's arguments and streams; what `main` returns.
 pub fn main() -> ExitCode {
-    let matches = match ajuda::comando().try_get_matches() {
-        Ok(m) => m,
-        Err(e) => return erro_de_uso(&e),
-    };
+    let matches =
+        match ajuda::comando().try_get_matches_from(ajuda::pedido_de_ajuda(std::env::args_os())) {
+            Ok(m) => m,
+            Err(e) => return erro_de_uso(&e),
+        };
     if let Some(comando) = geojson_fora_do_lugar(&matches) {
         let mut shell = Shell::from_std(false, false);
         shell.error(
@@ -151,8 +153,9 @@ fn erro_de_uso(e: &clap::Error) -> ExitCode {
             ExitCode::from(2)
         }
         _ => {
-            let no_color = std::env::args().any(|a| a == "--no-color");
+            let no_color = std::env::args().any(|a| a == "--sem-cor" || a == "--no-color");
             let mut shell = Shell::from_std(false, no_color);
+            shell.set_flags_globais(&flags_da_linha());
             let (msg, dica) = ajuda::mensagem(e);
             shell.error(&msg, "USO", dica.as_deref());
             ExitCode::from(2)
@@ -161,7 +164,7 @@ fn erro_de_uso(e: &clap::Error) -> ExitCode {
 }
 
 /// The global flags a suggested command must repeat to reach the same server: `--local`, and
-/// `--base-url URL` when given on the command line (an environment variable stays in effect).
+/// `--url-base URL` when given on the command line (an environment variable stays in effect).
 pub fn flags_globais(g: &cli::Global) -> Vec<String> {
     let mut flags = vec![];
     if g.local {
@@ -169,10 +172,23 @@ pub fn flags_globais(g: &cli::Global) -> Vec<String> {
     } else if let Some(url) = &g.base_url
         && std::env::var("CARAPI_BASE_URL").ok().as_deref() != Some(url.as_str())
     {
-        flags.push("--base-url".to_owned());
+        flags.push("--url-base".to_owned());
         flags.push(shell_quote(url));
     }
     flags
+}
+
+/// The global flags of the raw command line (when clap refused it), for the suggested command:
+/// `--local`, `--url-base URL`.
+fn flags_da_linha() -> Vec<String> {
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--local") {
+        return vec!["--local".to_owned()];
+    }
+    args.windows(2)
+        .find(|w| w[0] == "--url-base" || w[0] == "--base-url")
+        .map(|w| vec!["--url-base".to_owned(), shell_quote(&w[1])])
+        .unwrap_or_default()
 }
 
 /// `s` as one shell word: as is when it has only safe characters, else in single quotes.
@@ -185,17 +201,26 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
-/// `-v`: one line per HTTP request from the SDK (`carapi_sdk::http`) on stderr; `-vv`: all debug.
+/// `-v`: one line per HTTP request a person reads ([`verboso::Resumo`]); `-vv`: the raw debug
+/// log of the SDK, the CLI and the local server.
 fn init_tracing(verbose: u8, color: bool) {
-    let filter = match verbose {
-        0 => return,
-        1 => "carapi_sdk=debug",
-        _ => "carapi_sdk=trace,carapi_cli=debug,carapi_server=debug",
-    };
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
-        .with_writer(std::io::stderr)
-        .with_ansi(color)
-        .with_target(verbose > 1)
-        .try_init();
+    use tracing_subscriber::layer::SubscriberExt;
+    match verbose {
+        0 => {}
+        1 => {
+            let s = tracing_subscriber::registry()
+                .with(tracing_subscriber::EnvFilter::new("carapi_sdk::http=debug"))
+                .with(verboso::Resumo);
+            let _ = tracing::subscriber::set_global_default(s);
+        }
+        _ => {
+            let _ = tracing_subscriber::fmt()
+                .with_env_filter(tracing_subscriber::EnvFilter::new(
+                    "carapi_sdk=trace,carapi_cli=debug,carapi_server=debug",
+                ))
+                .with_writer(std::io::stderr)
+                .with_ansi(color)
+                .try_init();
+        }
+    }
 }

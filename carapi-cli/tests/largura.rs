@@ -114,7 +114,7 @@ fn tables_fit_80_and_60_columns_with_and_without_a_pager() {
         &["proprietario", "00000000000"],
         &["proprietario", "00000000000000"],
         &["proprietario", "385.211.390-39"],
-        &["historico", "--size", "40"],
+        &["historico", "--por-pagina", "40"],
         &["saldo"],
         &["uso"],
         &["limites"],

@@ -22,7 +22,7 @@ fn xlsx_has_typed_cells_in_input_order_and_a_summary_sheet() {
         .cmd()
         .args(["lote", "car"])
         .arg(&arq)
-        .args(["--saida", "r.xlsx", "--yes"])
+        .args(["--saida", "r.xlsx", "--sim"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -60,7 +60,7 @@ fn xlsx_has_typed_cells_in_input_order_and_a_summary_sheet() {
         .cmd()
         .args(["lote", "car"])
         .arg(&arq)
-        .args(["--saida", "r.xlsx", "--yes"])
+        .args(["--saida", "r.xlsx", "--sim"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -75,7 +75,7 @@ fn geojson_has_a_point_in_brazil_per_record() {
         .cmd()
         .args(["lote", "completo"])
         .arg(&arq)
-        .args(["--saida", "mapa.geojson", "--yes"])
+        .args(["--saida", "mapa.geojson", "--sim"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -125,7 +125,7 @@ fn csv_output_is_for_a_portuguese_spreadsheet() {
         .cmd()
         .args(["lote", "car"])
         .arg(&arq)
-        .args(["--saida", "r.csv", "--yes"])
+        .args(["--saida", "r.csv", "--sim"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -160,7 +160,7 @@ fn stdin_coluna_and_an_input_without_keys() {
     let s = Servidor::novo();
     let o = s
         .cmd()
-        .args(["lote", "car", "-", "--yes"])
+        .args(["lote", "car", "-", "--sim"])
         .write_stdin(format!("{}\n{}\n", CODIGOS[0], CODIGOS[1]))
         .output()
         .unwrap();
@@ -175,7 +175,7 @@ fn stdin_coluna_and_an_input_without_keys() {
     for coluna in ["meu codigo", "2"] {
         let o = s
             .cmd()
-            .args(["lote", "car", "--yes", "--coluna", coluna])
+            .args(["lote", "car", "--sim", "--coluna", coluna])
             .arg(&arq)
             .output()
             .unwrap();
@@ -186,7 +186,7 @@ fn stdin_coluna_and_an_input_without_keys() {
     let arq = escrever(&s.trabalho(), "nada.txt", "abc\nxyz-123\n");
     let o = s
         .cmd()
-        .args(["lote", "car", "--yes"])
+        .args(["lote", "car", "--sim"])
         .arg(&arq)
         .output()
         .unwrap();

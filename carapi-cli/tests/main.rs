@@ -18,3 +18,4 @@ mod recarga;
 mod tela;
 mod terminal;
 mod verdade;
+mod vocabulario;

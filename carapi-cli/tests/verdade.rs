@@ -1,5 +1,5 @@
 //! Say the truth, help the next step: a server that is not a carapi API, `--busca` with the
-//! forms the CLI prints, `login --base-url`, and the small things a person notices.
+//! forms the CLI prints, `login --url-base`, and the small things a person notices.
 
 use std::io::{Read, Write};
 
@@ -53,7 +53,7 @@ fn login_with_base_url_saves_it_for_the_next_command() {
     let s = Servidor::novo();
     let o = s
         .cmd_sem_credenciais()
-        .args(["login", "--with-key-stdin", "--base-url", &s.base_url])
+        .args(["login", "--chave-stdin", "--url-base", &s.base_url])
         .write_stdin(format!("{}\n", s.conta.api_key))
         .output()
         .unwrap();

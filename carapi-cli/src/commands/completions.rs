@@ -1,9 +1,9 @@
-//! `carapi completions SHELL`: prints the completion script (bash, zsh, fish, powershell, elvish).
+//! `carapi completar SHELL`: prints the completion script (bash, zsh, fish, powershell, elvish).
 
 use crate::context::Context;
 use crate::error::Result;
 
-/// Arguments of `carapi completions`.
+/// Arguments of `carapi completar`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// O shell
@@ -11,8 +11,8 @@ pub struct Args {
     pub shell: clap_complete::Shell,
 }
 
-/// Runs `carapi completions`: the script goes to stdout
-/// (e.g. `carapi completions bash > ~/.local/share/bash-completion/completions/carapi`).
+/// Runs `carapi completar`: the script goes to stdout
+/// (e.g. `carapi completar bash > ~/.local/share/bash-completion/completions/carapi`).
 ///
 /// # Errors
 /// Write errors.

@@ -1,4 +1,4 @@
-//! `carapi recargas [--status S] [--page N] [--size N]`: top-up history (free).
+//! `carapi recargas [--status S] [--pagina N] [--por-pagina N]`: top-up history (free).
 
 use carapi_sdk::{RecargaStatus, RecargasParams};
 
@@ -15,10 +15,10 @@ pub struct Args {
     #[arg(long, value_name = "STATUS", value_parser = parse_status)]
     pub status: Option<RecargaStatus>,
     /// Página (a partir de 1)
-    #[arg(long, value_name = "N", value_parser = crate::argumentos::parse_positivo)]
+    #[arg(long = "pagina", alias = "page", value_name = "N", value_parser = crate::argumentos::parse_positivo)]
     pub page: Option<u32>,
     /// Itens por página (máximo 100)
-    #[arg(long, value_name = "N", value_parser = crate::argumentos::parse_positivo)]
+    #[arg(long = "por-pagina", alias = "size", value_name = "N", value_parser = crate::argumentos::parse_positivo)]
     pub size: Option<u32>,
     #[command(flatten)]
     #[allow(missing_docs)]

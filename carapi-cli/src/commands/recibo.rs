@@ -1,10 +1,10 @@
-//! `carapi recibo CODIGO [--saida PATH] [--force] [-o FORMATO]`: downloads the registration
+//! `carapi recibo CODIGO [--saida PATH] [--sobrescrever] [-o FORMATO]`: downloads the registration
 //! receipt PDF (charged).
 //!
 //! Default file `<codigoCar>.pdf` in the current directory; `--saida DIR` saves `<codigoCar>.pdf`
 //! inside `DIR`; `--saida -` writes the PDF to stdout. `-o` is the format of the report of what
 //! was saved, as in every other command. An existing file is never overwritten without
-//! `--force`, and that is checked **before** the request, so a refusal costs nothing. The PDF is
+//! `--sobrescrever`, and that is checked **before** the request, so a refusal costs nothing. The PDF is
 //! streamed into a hidden temporary file next to the target and renamed when complete (never a
 //! half file), with a progress bar on stderr.
 
@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long = "saida", value_name = "ARQUIVO")]
     pub arquivo: Option<PathBuf>,
     /// Sobrescreve o arquivo se já existir
-    #[arg(long)]
+    #[arg(long = "sobrescrever", alias = "force")]
     pub force: bool,
     /// Abre o PDF salvo no visualizador do sistema
     #[arg(long)]
@@ -50,10 +50,10 @@ struct Salvo<'a> {
 /// Runs `carapi recibo`.
 ///
 /// Everything that can fail without the server is checked before the request: the code, an
-/// existing file without `--force`, the directory (the SDK creates the temporary file first).
+/// existing file without `--sobrescrever`, the directory (the SDK creates the temporary file first).
 ///
 /// # Errors
-/// File exists without `--force` (1, `ARQUIVO_EXISTE`, nothing charged), invalid code (2),
+/// File exists without `--sobrescrever` (1, `ARQUIVO_EXISTE`, nothing charged), invalid code (2),
 /// 401 (3), 402 (5), 404 (4), 429 (6), 5xx/network (7); a file that cannot be written after the
 /// charge (1, `RECIBO_NAO_GRAVADO`, saying it was charged).
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
@@ -77,7 +77,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     relatar(ctx, formato, &codigo, &destino, bytes)
 }
 
-/// The file to write (`None`: stdout), refused when it exists without `--force`.
+/// The file to write (`None`: stdout), refused when it exists without `--sobrescrever`.
 fn destino(arquivo: &Option<PathBuf>, codigo: &CodigoCar, force: bool) -> Result<Option<PathBuf>> {
     let nome = format!("{}.pdf", codigo.as_str());
     let destino = match arquivo {
@@ -89,7 +89,7 @@ fn destino(arquivo: &Option<PathBuf>, codigo: &CodigoCar, force: bool) -> Result
     if let Some(d) = destino.as_ref().filter(|d| d.exists() && !force) {
         return Err(
             CliError::other("ARQUIVO_EXISTE", format!("{} já existe", d.display())).hint(
-                "use --force para sobrescrever, ou --saida ARQUIVO para outro arquivo (nada foi cobrado)",
+                "use --sobrescrever para sobrescrever, ou --saida ARQUIVO para outro arquivo (nada foi cobrado)",
             ),
         );
     }

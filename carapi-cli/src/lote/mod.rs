@@ -15,7 +15,7 @@
 //!    checked against the free history (see [`diario`]): a charged one is not bought again.
 //! 3. Before spending: how many lookups, the maximum cost at the account's effective prices
 //!    (`saldo().precos`; sandbox keys are free), the balance, and `--max-custo`; then a prompt
-//!    (`--yes` skips it; with no terminal and no `--yes` the batch is refused, nothing sent).
+//!    (`--sim` skips it; with no terminal and no `--sim` the batch is refused, nothing sent).
 //! 4. Lookups run [`CONCORRENCIA`] at a time through one SDK client (its rate limiter keeps the
 //!    contract's 10 requests/s; `--max-custo` is the SDK's `max_spend` guard), with a progress
 //!    bar and ETA on stderr. Each answer is appended and flushed at once, in input order.
@@ -152,7 +152,7 @@ pub struct Opcoes {
 ///
 /// # Errors
 /// Unreadable input (1) or no valid key (2); refused confirmation (1) or no terminal without
-/// `--yes` (2); stopped on 402 (5), 401 (3), 429 (6), `--max-custo` (1), network (7); keys left
+/// `--sim` (2); stopped on 402 (5), 401 (3), 429 (6), `--max-custo` (1), network (7); keys left
 /// with errors (7); Ctrl-C (130).
 pub async fn executar(ctx: &mut Context, op: Opcoes) -> Result<()> {
     let base = ctx.builder().await?;
