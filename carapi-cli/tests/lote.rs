@@ -134,7 +134,7 @@ fn max_custo_stops_and_a_rerun_resumes_without_a_second_charge() {
     assert!(stderr(&o).contains("mesmo --saida"), "{}", stderr(&o));
     let texto = std::fs::read_to_string(s.trabalho().join("r.csv")).unwrap();
     assert!(
-        texto.starts_with("\u{feff}chave;status;http_status;codigo_erro;mensagem;cobrado;arquivo;"),
+        texto.starts_with("\u{feff}chave;status;httpStatus;codigoErro;mensagem;cobrado;arquivo;"),
         "{texto}"
     );
     let primeira = s.cobradas();

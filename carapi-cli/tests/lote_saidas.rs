@@ -50,7 +50,22 @@ fn xlsx_has_typed_cells_in_input_order_and_a_summary_sheet() {
             l[col("dataConsulta")]
         );
         assert!(matches!(l[col("cobrado")], Data::Bool(true)));
+        assert!(
+            matches!(l[col("matriculaData")], Data::DateTime(_) | Data::Empty),
+            "matriculaData as a date like the others: {:?}",
+            l[col("matriculaData")]
+        );
     }
+    assert!(
+        linhas[1..]
+            .iter()
+            .any(|l| matches!(l[col("matriculaData")], Data::DateTime(_))),
+        "some record has a registration date"
+    );
+    assert!(
+        cab.contains(&"httpStatus".to_owned()) && cab.contains(&"codigoErro".to_owned()),
+        "{cab:?}"
+    );
     let resumo = wb.worksheet_range("Resumo").unwrap();
     let texto: Vec<String> = resumo.rows().flatten().map(ToString::to_string).collect();
     assert!(texto.iter().any(|t| t == "Encontradas"), "{texto:?}");
@@ -101,6 +116,8 @@ fn geojson_has_a_point_in_brazil_per_record() {
         );
         assert!(props["cobrado"].is_boolean());
         assert!(props["proprietariosNomes"].is_string());
+        assert_eq!(props["httpStatus"], 200, "an integer, not 200.0");
+        assert!(props["httpStatus"].is_i64(), "{:?}", props["httpStatus"]);
     }
 
     // `car -o geojson`: the same shape for one lookup.

@@ -61,7 +61,7 @@ pub const AJUDA: &str = "\
 Entrada: um arquivo, ou - para o stdin; uma chave por linha, ou um CSV (`,` ou `;`) com a coluna
 cod_imovel (exportações do SICAR), codigo_car, cpf, cnpj ou cpf_cnpj, ou a indicada em --coluna.
 Saída (--saida): JSON Lines, uma linha por chave (campos chave, status, httpStatus, cobrado,
-resposta, ...), ou CSV se o nome terminar em .csv (colunas chave, status, http_status, codigo_erro,
+resposta, ...), ou CSV se o nome terminar em .csv (colunas chave, status, httpStatus, codigoErro,
 mensagem, cobrado, arquivo, e os campos da resposta).
 status: encontrado | nao_encontrado (respostas finais, puladas ao retomar) | erro (tentado de novo ao retomar).
 Rodar o mesmo comando com o mesmo --saida retoma o lote sem pagar de novo pelo que já foi respondido

@@ -429,7 +429,7 @@ mod tests {
             assert_eq!(prev.len(), 3);
             if formato == FormatoSaida::Csv {
                 assert!(
-                    text.starts_with("\u{feff}chave;status;http_status;"),
+                    text.starts_with("\u{feff}chave;status;httpStatus;"),
                     "{text}"
                 );
                 assert_eq!(text.matches("chave;status").count(), 1);
