@@ -483,7 +483,9 @@ pub fn com_flags(texto: &str, flags: &str) -> String {
             .chars()
             .next_back()
             .is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '/' || c == '_');
-        let comando = depois.starts_with(|c: char| c.is_ascii_lowercase());
+        // `carapi local ...` runs the local server itself: no global flags to repeat.
+        let comando =
+            depois.starts_with(|c: char| c.is_ascii_lowercase()) && !depois.starts_with("local ");
         out.push_str(antes);
         out.push_str("carapi ");
         if inicio_de_palavra && comando {

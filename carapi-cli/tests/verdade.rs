@@ -156,3 +156,41 @@ fn csv_is_the_analysts_and_csv_cru_the_machines() {
         "{ajuda}"
     );
 }
+
+#[test]
+fn por_pagina_above_100_says_it_was_reduced() {
+    let s = Servidor::novo();
+    for cmd in ["historico", "recargas"] {
+        let o = s
+            .cmd()
+            .args([cmd, "--por-pagina", "500", "-o", "json"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("--por-pagina 500 reduzido para 100"),
+            "{cmd}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn recibo_abrir_without_a_viewer_says_so() {
+    let s = Servidor::novo();
+    let vazio = s.trabalho().join("sem-programas");
+    std::fs::create_dir(&vazio).unwrap();
+    let o = s
+        .cmd()
+        .env("PATH", &vazio)
+        .args(["recibo", CODIGOS[0], "--abrir"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("aviso: não foi possível abrir") && err.contains("xdg-open"),
+        "{err}"
+    );
+}

@@ -99,7 +99,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let client = ctx.client().await?;
     let params = HistoricoParams {
         page: args.page,
-        size: args.size,
+        size: crate::argumentos::por_pagina(ctx, args.size),
         busca: args.busca.as_deref().map(normalizar_busca),
         endpoint: args.endpoint,
         status: args.status.map(|s| match s {

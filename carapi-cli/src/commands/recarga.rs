@@ -229,6 +229,14 @@ async fn criar(ctx: &mut Context, args: CriarArgs) -> Result<()> {
             .note(format!("Imagem do QR code gravada em {}.", p.display()));
     }
     mostrar_criada(ctx, &r, formato)?;
+    if ctx.global.local {
+        // The local server has no bank: the payment is simulated from another terminal (one
+        // line under the amount, in the PIX screen's spare line).
+        ctx.shell.note(format!(
+            "Pague (modo local): carapi local pagar {}",
+            r.recarga_id
+        ));
+    }
     ctx.shell.flush()?;
     if args.no_wait {
         ctx.shell.note(format!(

@@ -39,7 +39,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let r = client
         .recargas(&RecargasParams {
             page: args.page,
-            size: args.size,
+            size: crate::argumentos::por_pagina(ctx, args.size),
             status: args.status,
         })
         .await?;

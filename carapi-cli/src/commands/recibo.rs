@@ -123,13 +123,22 @@ async fn para_arquivo(
 ) -> Result<u64> {
     let pb = ctx.shell.progress(0, BARRA);
     let mut cobrado = false;
-    let r = client
-        .recibo_para_arquivo_com_progresso(codigo.as_str(), destino, |p| {
-            cobrado = true;
-            pb.set_length(p.total.unwrap_or(0));
-            pb.set_position(p.recebidos);
-        })
-        .await;
+    let download = client.recibo_para_arquivo_com_progresso(codigo.as_str(), destino, |p| {
+        cobrado = true;
+        pb.set_length(p.total.unwrap_or(0));
+        pb.set_position(p.recebidos);
+    });
+    let r = tokio::select! {
+        r = download => r,
+        _ = tokio::signal::ctrl_c() => {
+            // The SDK removes its temporary file when the download is dropped.
+            pb.finish_and_clear();
+            return Err(CliError::interrupted(format!(
+                "o recibo não foi gravado em {}; se a consulta já tinha sido respondida, foi cobrada (veja carapi historico)",
+                destino.display()
+            )));
+        }
+    };
     pb.finish_and_clear();
     match r {
         Ok(info) => Ok(info.bytes),
@@ -165,18 +174,47 @@ async fn para_arquivo(
     }
 }
 
-/// `--abrir`: the saved PDF in the system's viewer; a warning when none answers.
+/// `--abrir`: the saved PDF in the system's viewer; a warning when none opens it (the file is
+/// saved and paid for either way: exit 0).
 fn abrir(ctx: &mut Context, destino: &Path) {
-    if let Err(e) = opener::open(destino) {
+    if let Err(motivo) = abrir_no_visualizador(destino) {
         ctx.shell.warn(format!(
-            "não foi possível abrir {} no visualizador: {}",
+            "não foi possível abrir {} no visualizador: {motivo}; o arquivo está salvo, abra-o à mão",
             destino.display(),
-            match &e {
-                opener::OpenError::Io(io) => crate::estrangeiros::io(io),
-                _ => "nenhum visualizador de PDF respondeu".to_owned(),
-            }
         ));
     }
+}
+
+/// Linux and the BSDs: `xdg-open`, waited for, since its exit status is the only sign that no
+/// viewer took the file (opener starts it and returns at once, so a missing viewer was silent).
+#[cfg(all(unix, not(target_os = "macos")))]
+fn abrir_no_visualizador(destino: &Path) -> std::result::Result<(), String> {
+    let status = std::process::Command::new("xdg-open")
+        .arg(destino)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => {
+                "xdg-open não encontrado (nenhum visualizador configurado)".to_owned()
+            }
+            _ => crate::estrangeiros::io(&e),
+        })?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err("nenhum visualizador de PDF respondeu (xdg-open falhou)".to_owned())
+    }
+}
+
+/// Elsewhere: the system's opener (macOS `open`, Windows `start`), which reports its failures.
+#[cfg(not(all(unix, not(target_os = "macos"))))]
+fn abrir_no_visualizador(destino: &Path) -> std::result::Result<(), String> {
+    opener::open(destino).map_err(|e| match &e {
+        opener::OpenError::Io(io) => crate::estrangeiros::io(io),
+        _ => "nenhum visualizador de PDF respondeu".to_owned(),
+    })
 }
 
 /// What was saved, in the chosen format.

@@ -165,10 +165,9 @@ pub async fn executar(ctx: &mut Context, op: Opcoes) -> Result<()> {
     let aprovado = custo::aprovar(ctx, &op, &plano, base).await?;
 
     // Output (the progress bar first: the writer may borrow stdout from the shell).
-    let pb = ctx.shell.progress(
-        0,
-        "{spinner} [{bar:40}] {pos}/{len} {por_seg} ETA {eta} {msg}",
-    );
+    let pb = ctx
+        .shell
+        .progress(0, "{spinner} [{bar:25}] {pos}/{len} {por_seg} ETA {eta}");
     let (w, novo): (Box<dyn std::io::Write + '_>, bool) = match &op.saida {
         Some(p) => {
             let r = exportar::arquivo_de_registros(p, plano.formato);
