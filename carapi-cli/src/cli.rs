@@ -1,11 +1,12 @@
 //! The command tree (clap derive). Names follow the contract (docs/contrato.md); each command's own
-//! arguments live in its file under [`crate::commands`].
+//! arguments live in its file under [`crate::commands`], the options every command shares in
+//! [`crate::opcoes`]. Dependencies go one way: `cli` → `commands` → `opcoes`.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
 use crate::commands;
 use crate::error::EXIT_CODES_HELP;
-use crate::output::Formato;
+use crate::opcoes::{FormatoArgs, Global};
 
 /// `carapi`: consultas ao Cadastro Ambiental Rural (CAR), recargas PIX e lotes, pela API carapi.
 #[derive(Debug, Parser)]
@@ -26,69 +27,6 @@ pub struct Cli {
     /// The command.
     #[command(subcommand)]
     pub comando: Comando,
-}
-
-/// Options accepted by every command.
-#[derive(Debug, Clone, Args)]
-pub struct Global {
-    /// Usa o servidor de referência local (em processo, porta efêmera, dados no diretório do usuário)
-    #[arg(
-        long,
-        global = true,
-        help_heading = "Opções globais",
-        env = "CARAPI_LOCAL",
-        hide_env_values = true,
-        value_parser = clap::builder::FalseyValueParser::new()
-    )]
-    pub local: bool,
-    /// URL base da API (tem precedência sobre `carapi config definir base-url`)
-    #[arg(
-        long = "url-base",
-        alias = "base-url",
-        global = true,
-        help_heading = "Opções globais",
-        env = "CARAPI_BASE_URL",
-        hide_env_values = true,
-        value_name = "URL"
-    )]
-    pub base_url: Option<String>,
-    /// Silencioso: só dados e erros
-    #[arg(
-        short,
-        long = "silencioso",
-        alias = "quiet",
-        global = true,
-        help_heading = "Opções globais"
-    )]
-    pub quiet: bool,
-    /// Sem cores (também com a variável NO_COLOR)
-    #[arg(
-        long = "sem-cor",
-        alias = "no-color",
-        global = true,
-        help_heading = "Opções globais"
-    )]
-    pub no_color: bool,
-    /// Não usa o paginador (também com CARAPI_PAGER= vazio)
-    #[arg(long = "sem-paginador", aliases = ["sem-pager", "no-pager"], global = true, help_heading = "Opções globais")]
-    pub sem_pager: bool,
-    /// Mostra um resumo de cada requisição HTTP no stderr (-vv: mais detalhes)
-    #[arg(short, long = "detalhado", alias = "verbose", global = true, help_heading = "Opções globais", action = clap::ArgAction::Count)]
-    pub verbose: u8,
-}
-
-/// `-o/--formato table|json|csv`: the one meaning of `-o` in every command (files are `--saida`).
-#[derive(Debug, Clone, Copy, Default, Args)]
-pub struct FormatoArgs {
-    /// Formato da saída: tabela, o JSON da API, ou CSV (uma linha por item)
-    #[arg(
-        short = 'o',
-        long = "formato",
-        alias = "output",
-        value_enum,
-        value_name = "FORMATO"
-    )]
-    pub output: Option<Formato>,
 }
 
 /// The commands.

@@ -3,12 +3,12 @@
 
 use carapi_sdk::{Client, ClientBuilder};
 
-use crate::cli::{FormatoArgs, Global};
 use crate::config::{ConfigFile, Paths, parse_base_url};
 use crate::credentials::{self, Credencial};
 use crate::error::{CliError, Kind, Result};
 #[cfg(feature = "local")]
 use crate::local::Local;
+use crate::opcoes::{FormatoArgs, Global};
 use crate::output::{Formato, Shell};
 
 /// The context of one invocation.

@@ -3,8 +3,10 @@
 //! in-process.
 //!
 //! Layout (as cargo and gh do it): [`cli`] is the clap tree; each command is one file under
-//! [`commands`] with its arguments and `run(ctx, args)`; all output goes through
-//! [`output::Shell`]; [`error`] maps every failure to an exit code and a hint. API calls go
+//! [`commands`] with its arguments and `run(ctx, args)`, and [`executar`] is the one place that
+//! dispatches to them; the options every command shares are in [`opcoes`]; all output goes
+//! through [`output::Shell`]; [`error`] maps every failure to an exit code and a hint. Modules
+//! depend on each other one way (`cli` → `commands` → `context`/`opcoes` → `output`). API calls go
 //! through `carapi-sdk` only; local mode uses the `carapi-server` library.
 #![warn(missing_docs)]
 
@@ -22,6 +24,7 @@ pub mod layout;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod lote;
+pub mod opcoes;
 pub mod output;
 pub mod prompt;
 pub mod qr;
@@ -88,7 +91,7 @@ pub fn main() -> ExitCode {
     };
     let mut ctx = Context::new(shell, cli.global, cli.formato.output, paths);
     let result = runtime.block_on(async {
-        let r = commands::run(&mut ctx, cli.comando).await;
+        let r = executar(&mut ctx, cli.comando).await;
         ctx.encerrar().await;
         r
     });
@@ -107,6 +110,33 @@ pub fn main() -> ExitCode {
             ctx.shell.error(&e.message, &e.code, e.hint.as_deref());
             e.exit_code()
         }
+    }
+}
+
+/// Runs one command (the one place that knows every command: `cli` and `commands` stay
+/// one-way).
+///
+/// # Errors
+/// The command's error, mapped to an exit code by [`crate::error`].
+pub async fn executar(ctx: &mut Context, comando: cli::Comando) -> error::Result<()> {
+    use cli::Comando as C;
+    match comando {
+        C::Car(a) => commands::car::run(ctx, a).await,
+        C::Recibo(a) => commands::recibo::run(ctx, a).await,
+        C::Proprietario(a) => commands::proprietario::run(ctx, a).await,
+        C::Saldo(a) => commands::saldo::run(ctx, a).await,
+        C::Historico(a) => commands::historico::run(ctx, a).await,
+        C::Limites(a) => commands::limites::run(ctx, a).await,
+        C::Uso(a) => commands::uso::run(ctx, a).await,
+        C::Recarga(a) => commands::recarga::run(ctx, a).await,
+        C::Recargas(a) => commands::recargas::run(ctx, a).await,
+        C::Lote(a) => commands::lote::run(ctx, a).await,
+        C::Login(a) => commands::login::run(ctx, a).await,
+        C::Logout(a) => commands::logout::run(ctx, a).await,
+        C::Config(a) => commands::config::run(ctx, a).await,
+        C::Completions(a) => commands::completions::run(ctx, a, ajuda::comando()),
+        C::Man(a) => commands::man::run(ctx, a, ajuda::comando()),
+        C::Local(a) => commands::local::run(ctx, a).await,
     }
 }
 
@@ -165,7 +195,7 @@ fn erro_de_uso(e: &clap::Error) -> ExitCode {
 
 /// The global flags a suggested command must repeat to reach the same server: `--local`, and
 /// `--url-base URL` when given on the command line (an environment variable stays in effect).
-pub fn flags_globais(g: &cli::Global) -> Vec<String> {
+pub fn flags_globais(g: &opcoes::Global) -> Vec<String> {
     let mut flags = vec![];
     if g.local {
         flags.push("--local".to_owned());

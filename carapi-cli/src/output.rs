@@ -347,7 +347,7 @@ impl Shell {
     fn csv(&mut self, tabela: &Tabela, formato: Formato) -> io::Result<()> {
         let planilha = formato == Formato::Csv;
         if planilha {
-            self.out.write_all(crate::lote::saida::BOM.as_bytes())?;
+            self.out.write_all(crate::format::BOM.as_bytes())?;
         }
         let mut w = csv::WriterBuilder::new()
             .delimiter(if planilha { b';' } else { b',' })

@@ -11,13 +11,12 @@ pub struct Args {
     pub shell: clap_complete::Shell,
 }
 
-/// Runs `carapi completar`: the script goes to stdout
+/// Runs `carapi completar` for `cmd`, the whole command tree: the script goes to stdout
 /// (e.g. `carapi completar bash > ~/.local/share/bash-completion/completions/carapi`).
 ///
 /// # Errors
 /// Write errors.
-pub fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let mut cmd = crate::ajuda::comando();
+pub fn run(ctx: &mut Context, args: Args, mut cmd: clap::Command) -> Result<()> {
     clap_complete::generate(args.shell, &mut cmd, "carapi", ctx.shell.out());
     Ok(())
 }

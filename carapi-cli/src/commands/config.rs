@@ -2,12 +2,12 @@
 
 use serde::Serialize;
 
-use crate::cli::FormatoArgs;
 use crate::config::{ConfigFile, parse_base_url};
 use crate::context::Context;
 use crate::credentials;
 use crate::error::Result;
 use crate::format::{Campos, Celula};
+use crate::opcoes::FormatoArgs;
 use crate::output::Formato;
 
 /// Arguments of `carapi config`.

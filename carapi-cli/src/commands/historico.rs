@@ -5,10 +5,10 @@ use chrono::{DateTime, FixedOffset, NaiveDate};
 use chrono_tz::America::Sao_Paulo;
 use futures::TryStreamExt;
 
-use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{Celula, Tabela};
+use crate::opcoes::FormatoArgs;
 use crate::output::Formato;
 
 /// `--status`.

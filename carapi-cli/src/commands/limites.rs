@@ -3,10 +3,10 @@
 use carapi_sdk::{LimitesResponse, LimitesUpdate};
 use rust_decimal::Decimal;
 
-use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::{CliError, Result};
 use crate::format::{Campos, Celula};
+use crate::opcoes::FormatoArgs;
 use crate::output::Formato;
 use crate::valor::parse_reais;
 

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use rust_decimal::Decimal;
 
-use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::Result;
 use crate::lote::{self, TipoLote};
+use crate::opcoes::FormatoArgs;
 use crate::valor::parse_reais;
 
 /// Arguments of `carapi lote`.

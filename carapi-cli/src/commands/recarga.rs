@@ -22,10 +22,10 @@ use rust_decimal::Decimal;
 use uuid::Uuid;
 
 use crate::argumentos::{parse_duracao, parse_id};
-use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::{CliError, Kind, Result};
 use crate::format::{Campos, Celula, Tabela};
+use crate::opcoes::FormatoArgs;
 use crate::output::Formato;
 use crate::qr;
 use crate::valor::parse_reais;

@@ -2,10 +2,10 @@
 
 use carapi_sdk::{RecargaStatus, RecargasParams};
 
-use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{Celula, Tabela};
+use crate::opcoes::FormatoArgs;
 use crate::output::Formato;
 
 /// Arguments of `carapi recargas`.

@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use carapi_sdk::{Client, CodigoCar};
 use serde::Serialize;
 
-use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::{CliError, Result};
+use crate::opcoes::FormatoArgs;
 use crate::output::Formato;
 
 /// Arguments of `carapi recibo`.

@@ -14,7 +14,7 @@ use chrono_tz::America::Sao_Paulo;
 use rust_decimal::Decimal;
 
 use super::TipoLote;
-use super::saida::Resultado;
+use super::registro::Resultado;
 
 /// One typed cell.
 #[derive(Debug, Clone, PartialEq)]

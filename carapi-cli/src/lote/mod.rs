@@ -34,6 +34,7 @@ pub mod diario;
 pub mod entrada;
 pub mod exportar;
 pub mod plano;
+pub mod registro;
 pub mod resumo;
 pub mod rodar;
 pub mod saida;
