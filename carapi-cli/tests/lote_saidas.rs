@@ -70,7 +70,14 @@ fn xlsx_has_typed_cells_in_input_order_and_a_summary_sheet() {
     let texto: Vec<String> = resumo.rows().flatten().map(ToString::to_string).collect();
     assert!(texto.iter().any(|t| t == "Encontradas"), "{texto:?}");
     assert_eq!(s.cobradas().len(), CODIGOS.len());
-    // A rerun resumes from the records beside the workbook: nothing bought twice.
+    // A finished batch leaves no hidden file beside the workbook, and a rerun into it is refused:
+    // nothing bought twice.
+    let ocultos: Vec<_> = std::fs::read_dir(s.trabalho())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(ocultos.is_empty(), "{ocultos:?}");
     let o = s
         .cmd()
         .args(["lote", "car"])
@@ -78,7 +85,8 @@ fn xlsx_has_typed_cells_in_input_order_and_a_summary_sheet() {
         .args(["--saida", "r.xlsx", "--sim"])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_erro(&o, 2, "USO");
+    assert!(stderr(&o).contains("lote terminado"), "{}", stderr(&o));
     assert_eq!(s.cobradas().len(), CODIGOS.len());
 }
 
@@ -213,4 +221,29 @@ fn stdin_coluna_and_an_input_without_keys() {
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn a_stopped_xlsx_batch_resumes_from_its_records() {
+    let s = Servidor::novo();
+    let arq = sicar(&s);
+    let o = s
+        .cmd()
+        .args(["lote", "car"])
+        .arg(&arq)
+        .args(["--saida", "r.xlsx", "--sim", "--max-custo", "2"])
+        .output()
+        .unwrap();
+    assert_erro(&o, 1, "CUSTO_MAXIMO");
+    assert!(s.trabalho().join(".r.xlsx.registros.jsonl").exists());
+    let o = s
+        .cmd()
+        .args(["lote", "car"])
+        .arg(&arq)
+        .args(["--saida", "r.xlsx", "--sim"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(s.cobradas().len(), CODIGOS.len(), "each key bought once");
+    assert!(!s.trabalho().join(".r.xlsx.registros.jsonl").exists());
 }

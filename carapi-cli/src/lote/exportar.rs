@@ -11,7 +11,8 @@
 //!
 //! `.xlsx` and `.geojson` cannot be appended to: the records are kept in a hidden JSON Lines file
 //! beside them ([`arquivo_de_registros`], which a rerun resumes from) and the file is written
-//! whole from it at the end of every run, interrupted or not.
+//! whole from it at the end of every run, interrupted or not. When the batch finishes (every key
+//! answered, no errors) the hidden file is removed, and a rerun into that output is refused.
 
 use std::path::{Path, PathBuf};
 

@@ -206,6 +206,17 @@ pub async fn executar(ctx: &mut Context, op: Opcoes) -> Result<()> {
     }
     if let Some(p) = &op.saida {
         gerar_arquivo(ctx, &op, &plano, &resumo, p)?;
+        let completo = fim.parada.is_none() && !fim.interrompido && resumo.erros == 0;
+        if completo
+            && matches!(
+                plano.formato,
+                saida::FormatoSaida::Xlsx | saida::FormatoSaida::Geojson
+            )
+        {
+            // A finished batch leaves no hidden file beside its output; a rerun into it is
+            // refused (plano::planejar), so nothing is bought again.
+            let _ = std::fs::remove_file(exportar::arquivo_de_registros(p, plano.formato));
+        }
     }
     resumo::encerrar(ctx, &op, &resumo, &plano.anteriores, fim)
 }
