@@ -108,6 +108,12 @@ fn olhar(s: &Servidor, args: &[&str], tela: (u16, u16), pager: &str) -> String {
 fn tables_fit_80_and_60_columns_with_and_without_a_pager() {
     let s = Servidor::novo();
     historico_misto(&s);
+    let o = s
+        .cmd()
+        .args(["recarga", "criar", "500", "--sem-esperar", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
     let comandos: [&[&str]; 11] = [
         &["car", CODIGOS[0]],
         &["car", CODIGOS[3], "--completo"],
