@@ -23,7 +23,8 @@ pub fn comando() -> Command {
         .disable_help_subcommand(true)
         .arg(
             Arg::new("versao")
-                .long("version")
+                .long("versao")
+                .alias("version")
                 .action(ArgAction::Version)
                 .help("Mostra a versão")
                 .help_heading(OPCOES),
@@ -54,7 +55,8 @@ fn preparar(cmd: Command, caminho: &str) -> Command {
         .arg(
             Arg::new("ajuda")
                 .short('h')
-                .long("help")
+                .long("ajuda")
+                .alias("help")
                 .action(ArgAction::Help)
                 .help("Mostra esta ajuda")
                 .help_heading(OPCOES),
@@ -163,41 +165,69 @@ pub fn exemplos(caminho: &str) -> Option<&'static str> {
         }
         "saldo" => "  carapi saldo\n  carapi saldo -o json | jq .saldoReais",
         "historico" => {
-            "  carapi historico\n  carapi historico --desde 01/11/2026 --ate 15/11/2026 --all\n  carapi historico --endpoint completo --status erro -o csv"
+            "  carapi historico\n  carapi historico --desde 01/11/2026 --ate 15/11/2026 --todas\n  carapi historico --endpoint completo --status erro -o csv"
         }
-        "limites" => "  carapi limites\n  carapi limites set --mensal 1.500,00",
-        "limites set" => {
-            "  carapi limites set --diario 1000\n  carapi limites set --mensal 1.500,00\n  carapi limites set --mensal none"
+        "limites" => "  carapi limites\n  carapi limites definir --mensal 1.500,00",
+        "limites definir" => {
+            "  carapi limites definir --diario 1000\n  carapi limites definir --mensal 1.500,00\n  carapi limites definir --mensal sem"
         }
         "uso" => "  carapi uso\n  carapi uso -o json",
         "recarga" => {
-            "  carapi recarga faixas --valor 1.000,00\n  carapi recarga criar 500\n  carapi recarga status <ID> --wait"
+            "  carapi recarga faixas --valor 1.000,00\n  carapi recarga criar 500\n  carapi recarga status <ID> --esperar"
         }
         "recarga faixas" => "  carapi recarga faixas\n  carapi recarga faixas --valor 2.500,00",
         "recarga criar" => {
             "  carapi recarga criar 500\n  carapi recarga criar 1.000,00 --qr-png pix.png\n  carapi --local recarga criar 500"
         }
         "recarga status" => {
-            "  carapi recarga status <ID>\n  carapi recarga status <ID> --wait --timeout 1h"
+            "  carapi recarga status <ID>\n  carapi recarga status <ID> --esperar --tempo-limite 1h"
         }
         "recargas" => "  carapi recargas\n  carapi recargas --status Pendente",
         "lote" => {
-            "  carapi lote car codigos.txt --saida resultado.jsonl\n  carapi lote car sicar.csv --saida resultado.xlsx --max-custo 50\n  carapi lote proprietario docs.csv --coluna cpf_cnpj --saida mapa.geojson\n  cut -d';' -f2 lista.csv | carapi lote car - --yes > resultado.jsonl"
+            "  carapi lote car codigos.txt --saida resultado.jsonl\n  carapi lote car sicar.csv --saida resultado.xlsx --max-custo 50\n  carapi lote proprietario docs.csv --coluna cpf_cnpj --saida mapa.geojson\n  cut -d';' -f2 lista.csv | carapi lote car - --sim > resultado.jsonl"
         }
-        "login" => "  carapi login\n  echo \"$CHAVE\" | carapi login --with-key-stdin",
+        "login" => "  carapi login\n  echo \"$CHAVE\" | carapi login --chave-stdin",
         "logout" => "  carapi logout",
-        "config" => "  carapi config show\n  carapi config set base-url https://api.exemplo.com.br",
-        "config show" => "  carapi config show",
-        "config set" => "  carapi config set base-url https://api.exemplo.com.br",
-        "completions" => {
-            "  carapi completions bash > ~/.local/share/bash-completion/completions/carapi\n  carapi completions zsh > ~/.zfunc/_carapi"
+        "config" => {
+            "  carapi config mostrar\n  carapi config definir base-url https://api.exemplo.com.br"
+        }
+        "config mostrar" => "  carapi config mostrar",
+        "config definir" => "  carapi config definir base-url https://api.exemplo.com.br",
+        "completar" => {
+            "  carapi completar bash > ~/.local/share/bash-completion/completions/carapi\n  carapi completar zsh > ~/.zfunc/_carapi"
         }
         "man" => "  carapi man | man -l -\n  carapi man --dir ~/.local/share/man/man1",
-        "local" => "  carapi local serve --bind 127.0.0.1:8080\n  carapi local pagar <ID>",
-        "local serve" => "  carapi local serve\n  carapi local serve --bind 0.0.0.0:8080",
+        "local" => "  carapi local servir --endereco 127.0.0.1:8080\n  carapi local pagar <ID>",
+        "local servir" => "  carapi local servir\n  carapi local servir --endereco 0.0.0.0:8080",
         "local pagar" => "  carapi local pagar <ID>",
         _ => return None,
     })
+}
+
+/// `carapi help CMD...` and `carapi ajuda CMD...` as `carapi CMD... --ajuda` (the help
+/// subcommand clap would add is off: it was English and listed pages that did not work);
+/// anything else unchanged.
+pub fn pedido_de_ajuda<I: IntoIterator<Item = std::ffi::OsString>>(
+    args: I,
+) -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = args.into_iter().collect();
+    let globais_com_valor = ["--url-base", "--base-url", "-o", "--formato", "--output"];
+    let mut i = 1;
+    while i < args.len() {
+        let a = args[i].to_string_lossy();
+        if globais_com_valor.contains(&a.as_ref()) {
+            i += 2;
+        } else if a.starts_with('-') {
+            i += 1;
+        } else {
+            if a == "help" || a == "ajuda" {
+                args.remove(i);
+                args.push("--ajuda".into());
+            }
+            break;
+        }
+    }
+    args
 }
 
 /// English phrases clap writes into help text, and their Portuguese.
@@ -220,6 +250,14 @@ pub fn traduzir(texto: &str) -> String {
         .fold(texto.to_owned(), |t, (en, pt)| t.replace(en, pt))
 }
 
+/// The usage line of a clap error (which command it is about).
+fn uso_de(e: &clap::Error) -> String {
+    match e.get(ContextKind::Usage) {
+        Some(ContextValue::StyledStr(s)) => s.to_string(),
+        _ => String::new(),
+    }
+}
+
 /// A clap error as the CLI's error: (message, hint). Help and version are not errors.
 pub fn mensagem(e: &clap::Error) -> (String, Option<String>) {
     let texto = |k: ContextKind| match e.get(k) {
@@ -240,7 +278,11 @@ pub fn mensagem(e: &clap::Error) -> (String, Option<String>) {
     let sugestao = texto(ContextKind::SuggestedSubcommand)
         .or_else(|| texto(ContextKind::SuggestedArg))
         .or_else(|| texto(ContextKind::SuggestedValue))
-        .map(|s| format!("quis dizer '{}'?", s.replace(", ", "', '")));
+        // clap lists the candidates from the least to the most similar: the nearest is last.
+        .map(|s| {
+            let perto = s.rsplit(", ").next().unwrap_or(&s).to_owned();
+            format!("você quis dizer `{perto}`?")
+        });
     let validos = texto(ContextKind::ValidValue).map(|v| format!("valores possíveis: {v}"));
     let msg = match e.kind() {
         ErrorKind::InvalidValue if valor.is_empty() => format!("falta o valor de {arg}"),
@@ -254,6 +296,14 @@ pub fn mensagem(e: &clap::Error) -> (String, Option<String>) {
         ErrorKind::UnknownArgument => format!("argumento inesperado '{arg}'"),
         ErrorKind::InvalidSubcommand => {
             let c = texto(ContextKind::InvalidSubcommand).unwrap_or_default();
+            if crate::valor::parse_reais(&c).is_ok() && uso_de(e).contains("recarga") {
+                return (
+                    format!("comando desconhecido '{c}' em `carapi recarga`"),
+                    Some(format!(
+                        "para criar uma recarga de {c}: carapi recarga criar {c}"
+                    )),
+                );
+            }
             format!("comando desconhecido '{c}'")
         }
         ErrorKind::MissingRequiredArgument => format!("faltam argumentos obrigatórios: {arg}"),
@@ -273,7 +323,7 @@ pub fn mensagem(e: &clap::Error) -> (String, Option<String>) {
     let dica = sugestao.or(validos).or_else(|| {
         let uso = texto(ContextKind::Usage)?;
         Some(format!(
-            "{}; veja --help",
+            "{}; veja --ajuda",
             traduzir(uso.trim()).trim_start_matches("Uso: ")
         ))
     });
@@ -295,7 +345,8 @@ mod tests {
     fn clap_errors_in_portuguese() {
         let (m, d) = erro(&["carr"]);
         assert_eq!(m, "comando desconhecido 'carr'");
-        assert!(d.unwrap().contains("'car'"));
+        let d = d.unwrap();
+        assert!(d.contains("você quis dizer `car`?"), "{d}");
         let (m, d) = erro(&["saldo", "-o", "xml"]);
         assert_eq!(m, "valor inválido 'xml' para --formato <FORMATO>");
         assert!(d.unwrap().starts_with("valores possíveis: tabela"));
@@ -317,7 +368,7 @@ mod tests {
                 "sem exemplos: carapi {caminho}"
             );
             assert_eq!(
-                cmd.get_arguments().any(|a| a.get_long() == Some("version")),
+                cmd.get_arguments().any(|a| a.get_long() == Some("versao")),
                 caminho.is_empty(),
                 "{caminho}"
             );

@@ -53,6 +53,23 @@ pub fn parse_endereco(s: &str) -> Result<SocketAddr, String> {
         .map_err(|_| "use IP:PORTA, como 127.0.0.1:8080 ou 0.0.0.0:8080".to_owned())
 }
 
+/// Items per page the server returns at most (contract, `size`: "reduced to 100").
+pub const MAX_POR_PAGINA: u32 = 100;
+
+/// `--por-pagina N` as sent: above [`MAX_POR_PAGINA`] the server reduces it, so the CLI says so
+/// (a warning) and sends the maximum.
+pub fn por_pagina(ctx: &mut crate::context::Context, n: Option<u32>) -> Option<u32> {
+    match n {
+        Some(n) if n > MAX_POR_PAGINA => {
+            ctx.shell.warn(format!(
+                "--por-pagina {n} reduzido para {MAX_POR_PAGINA} (o máximo por página); para ver tudo, use --todas"
+            ));
+            Some(MAX_POR_PAGINA)
+        }
+        outro => outro,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

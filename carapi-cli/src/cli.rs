@@ -1,11 +1,12 @@
 //! The command tree (clap derive). Names follow the contract (docs/contrato.md); each command's own
-//! arguments live in its file under [`crate::commands`].
+//! arguments live in its file under [`crate::commands`], the options every command shares in
+//! [`crate::opcoes`]. Dependencies go one way: `cli` → `commands` → `opcoes`.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
 use crate::commands;
 use crate::error::EXIT_CODES_HELP;
-use crate::output::Formato;
+use crate::opcoes::{FormatoArgs, Global};
 
 /// `carapi`: consultas ao Cadastro Ambiental Rural (CAR), recargas PIX e lotes, pela API carapi.
 #[derive(Debug, Parser)]
@@ -28,57 +29,6 @@ pub struct Cli {
     pub comando: Comando,
 }
 
-/// Options accepted by every command.
-#[derive(Debug, Clone, Args)]
-pub struct Global {
-    /// Usa o servidor de referência local (em processo, porta efêmera, dados no diretório do usuário)
-    #[arg(
-        long,
-        global = true,
-        help_heading = "Opções globais",
-        env = "CARAPI_LOCAL",
-        hide_env_values = true,
-        value_parser = clap::builder::FalseyValueParser::new()
-    )]
-    pub local: bool,
-    /// URL base da API (tem precedência sobre `carapi config set base-url`)
-    #[arg(
-        long,
-        global = true,
-        help_heading = "Opções globais",
-        env = "CARAPI_BASE_URL",
-        hide_env_values = true,
-        value_name = "URL"
-    )]
-    pub base_url: Option<String>,
-    /// Silencioso: só dados e erros
-    #[arg(short, long, global = true, help_heading = "Opções globais")]
-    pub quiet: bool,
-    /// Sem cores (também com a variável NO_COLOR)
-    #[arg(long, global = true, help_heading = "Opções globais")]
-    pub no_color: bool,
-    /// Não usa o paginador (também com CARAPI_PAGER= vazio)
-    #[arg(long, global = true, help_heading = "Opções globais")]
-    pub sem_pager: bool,
-    /// Mostra um resumo de cada requisição HTTP no stderr (-vv: mais detalhes)
-    #[arg(short, long, global = true, help_heading = "Opções globais", action = clap::ArgAction::Count)]
-    pub verbose: u8,
-}
-
-/// `-o/--formato table|json|csv`: the one meaning of `-o` in every command (files are `--saida`).
-#[derive(Debug, Clone, Copy, Default, Args)]
-pub struct FormatoArgs {
-    /// Formato da saída: tabela, o JSON da API, ou CSV (uma linha por item)
-    #[arg(
-        short = 'o',
-        long = "formato",
-        alias = "output",
-        value_enum,
-        value_name = "FORMATO"
-    )]
-    pub output: Option<Formato>,
-}
-
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Comando {
@@ -92,7 +42,7 @@ pub enum Comando {
     Saldo(commands::saldo::Args),
     /// Histórico de consultas (mais recentes primeiro)
     Historico(commands::historico::Args),
-    /// Limites de consumo (diário e mensal); `limites set` altera
+    /// Limites de consumo (diário e mensal); `limites definir` altera
     Limites(commands::limites::Args),
     /// Uso por endpoint nos últimos 30 dias
     Uso(commands::uso::Args),
@@ -109,6 +59,7 @@ pub enum Comando {
     /// Mostra ou altera a configuração
     Config(commands::config::Args),
     /// Gera o script de autocompletar para o shell
+    #[command(name = "completar", alias = "completions")]
     Completions(commands::completions::Args),
     /// Mostra ou grava as páginas de manual (man)
     Man(commands::man::Args),

@@ -72,7 +72,7 @@ impl Paths {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct ConfigFile {
-    /// Base URL of the API (`carapi config set base-url URL`); `--base-url`/`CARAPI_BASE_URL` win.
+    /// Base URL of the API (`carapi config definir base-url URL`); `--url-base`/`CARAPI_BASE_URL` win.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
 }
@@ -94,7 +94,7 @@ impl ConfigFile {
                     "CONFIG",
                     format!("{}: TOML inválido na linha {linha}", path.display()),
                 )
-                .hint("corrija o arquivo ou apague-o e use carapi config set")
+                .hint("corrija o arquivo ou apague-o e use carapi config definir")
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ConfigFile::default()),
             Err(e) => Err(CliError::io_at(&path, e)),

@@ -3,12 +3,12 @@
 
 use carapi_sdk::{Client, ClientBuilder};
 
-use crate::cli::{FormatoArgs, Global};
 use crate::config::{ConfigFile, Paths, parse_base_url};
 use crate::credentials::{self, Credencial};
 use crate::error::{CliError, Kind, Result};
 #[cfg(feature = "local")]
 use crate::local::Local;
+use crate::opcoes::{FormatoArgs, Global};
 use crate::output::{Formato, Shell};
 
 /// The context of one invocation.
@@ -33,7 +33,7 @@ pub struct Context {
 pub struct Destino {
     /// Base URL.
     pub base_url: String,
-    /// Where the base URL came from (`--base-url`, `CARAPI_BASE_URL`, config file, local).
+    /// Where the base URL came from (`--url-base`, `CARAPI_BASE_URL`, config file, local).
     pub origem_url: &'static str,
     /// The key.
     pub credencial: Credencial,
@@ -54,7 +54,7 @@ impl Context {
     }
 
     /// Sends the rest of stdout through the pager, for a long list shown as a table on a
-    /// terminal (see [`Shell::iniciar_pager`]); not with `--sem-pager`.
+    /// terminal (see [`Shell::iniciar_pager`]); not with `--sem-paginador`.
     pub fn paginar(&mut self, formato: Formato) {
         if formato == Formato::Table && !self.global.sem_pager {
             self.shell.iniciar_pager();
@@ -66,7 +66,7 @@ impl Context {
         args.output.or(self.formato_raiz).unwrap_or_default()
     }
 
-    /// The base URL without a key: `--base-url`/`CARAPI_BASE_URL`, else `config.toml`.
+    /// The base URL without a key: `--url-base`/`CARAPI_BASE_URL`, else `config.toml`.
     ///
     /// # Errors
     /// Usage error when none is configured or it is invalid.
@@ -75,14 +75,14 @@ impl Context {
             let origem = if std::env::var("CARAPI_BASE_URL").ok().as_deref() == Some(u.as_str()) {
                 "CARAPI_BASE_URL"
             } else {
-                "--base-url"
+                "--url-base"
             };
             return Ok((parse_base_url(u)?, origem));
         }
         match ConfigFile::load(&self.paths)?.base_url {
             Some(u) => Ok((parse_base_url(&u)?, "config.toml")),
             None => Err(CliError::new(Kind::Usage, "SEM_URL", "URL base da API não configurada").hint(
-                "carapi config set base-url URL, --base-url URL ou CARAPI_BASE_URL; para testar sem servidor: --local",
+                "carapi config definir base-url URL, --url-base URL ou CARAPI_BASE_URL; para testar sem servidor: --local",
             )),
         }
     }
@@ -177,7 +177,7 @@ impl Context {
     /// After a charged lookup, on a terminal: `cobrado R$ 1,00` on stderr, the amount the SDK
     /// counted as charged by `client` ([`Client::gasto`], priced at the account's prices, which
     /// [`Client::precos`] learns by a free `GET /v1/saldo` when the client does not know them
-    /// yet). Nothing for a sandbox answer, with `--quiet`, or when stderr is not a terminal.
+    /// yet). Nothing for a sandbox answer, with `--silencioso`, or when stderr is not a terminal.
     pub async fn mostrar_cobranca(&mut self, client: &Client, sandbox: bool) {
         if sandbox || !self.shell.err_is_tty() || self.shell.is_quiet() {
             return;
@@ -216,7 +216,7 @@ pub fn sem_modo_local() -> CliError {
         "SEM_MODO_LOCAL",
         "esta compilação do carapi não tem o modo local (feature `local`)",
     )
-    .hint("instale com o modo local: cargo install carapi-cli (sem --no-default-features), ou use --base-url URL")
+    .hint("instale com o modo local: cargo install carapi-cli (sem --no-default-features), ou use --url-base URL")
 }
 
 /// `CARAPI_POLL_MS`: the interval between status reads while waiting for a top-up, in

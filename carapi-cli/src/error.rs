@@ -34,7 +34,7 @@ Códigos de saída:
 
 Ambiente:
   CARAPI_API_KEY     chave da API (antes do chaveiro e do arquivo)
-  CARAPI_BASE_URL    URL base da API (como --base-url)
+  CARAPI_BASE_URL    URL base da API (como --url-base)
   CARAPI_LOCAL=1     modo local (como --local)
   CARAPI_CONFIG_DIR  diretório de configuração (config.toml, credentials)
   CARAPI_DATA_DIR    diretório de dados do modo local
@@ -182,7 +182,7 @@ impl CliError {
             SdkError::Validation(v) => CliError::new(Kind::Usage, "ENTRADA_INVALIDA", v.to_string())
                 .hint("confira o valor: código CAR `UF-IIIIIII-<32 hex>`, CPF com 11 dígitos ou CNPJ com 14"),
             SdkError::Transport { .. } => CliError::new(Kind::Network, "REDE", transporte(e))
-                .hint("verifique a conexão e a URL base (carapi config show) e tente de novo"),
+                .hint("verifique a conexão e a URL base (carapi config mostrar) e tente de novo"),
             SdkError::Decode { operation, status, path, .. } => {
                 tracing::debug!("{e}");
                 CliError::new(
@@ -190,12 +190,12 @@ impl CliError {
                     "RESPOSTA_INVALIDA",
                     format!("o servidor não segue o contrato da API carapi: resposta inesperada de {operation} (HTTP {status}) em `{path}`"),
                 )
-                .hint("a resposta do servidor não segue o contrato; confira a URL base (carapi config show)")
+                .hint("a resposta do servidor não segue o contrato; confira a URL base (carapi config mostrar)")
             }
             SdkError::SpendLimit { .. } => CliError::other("CUSTO_MAXIMO", e.to_string())
                 .hint("aumente --max-custo para continuar"),
             SdkError::Timeout { recarga_id, .. } => CliError::other("TEMPO_ESGOTADO", e.to_string())
-                .hint(format!("para continuar aguardando: carapi recarga status {recarga_id} --wait")),
+                .hint(format!("para continuar aguardando: carapi recarga status {recarga_id} --esperar")),
             SdkError::Io(io) if io.kind() == io::ErrorKind::BrokenPipe => {
                 CliError::new(Kind::BrokenPipe, "EPIPE", "saída fechada")
             }
@@ -204,7 +204,7 @@ impl CliError {
                 format!("erro de E/S: {}", crate::estrangeiros::io(io)),
             ),
             SdkError::Config(_) => CliError::new(Kind::Usage, "CONFIG", e.to_string())
-                .hint("confira a URL base: carapi config set base-url URL"),
+                .hint("confira a URL base: carapi config definir base-url URL"),
             _ => CliError::other("ERRO", e.to_string()),
         }
     }
@@ -264,7 +264,7 @@ fn fora_do_contrato_erro(status: u16) -> CliError {
         FORA_DO_CONTRATO,
         format!("o servidor não segue o contrato da API carapi (HTTP {status} sem o corpo de erro da API)"),
     )
-    .hint("confira a URL base: carapi config show; carapi config set base-url URL ou --base-url URL")
+    .hint("confira a URL base: carapi config mostrar; carapi config definir base-url URL ou --url-base URL")
 }
 
 impl CliError {

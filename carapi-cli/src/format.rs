@@ -11,6 +11,9 @@ use chrono_tz::America::Sao_Paulo;
 use comfy_table::{Attribute, Cell, ContentArrangement, Table, presets};
 use rust_decimal::Decimal;
 
+/// The UTF-8 byte order mark that tells Excel a CSV is UTF-8 (the analyst's CSV starts with it).
+pub const BOM: &str = "\u{feff}";
+
 /// One value in two forms: for a table (`humano`) and for CSV (`bruto`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Celula {

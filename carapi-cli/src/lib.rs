@@ -3,8 +3,10 @@
 //! in-process.
 //!
 //! Layout (as cargo and gh do it): [`cli`] is the clap tree; each command is one file under
-//! [`commands`] with its arguments and `run(ctx, args)`; all output goes through
-//! [`output::Shell`]; [`error`] maps every failure to an exit code and a hint. API calls go
+//! [`commands`] with its arguments and `run(ctx, args)`, and [`executar`] is the one place that
+//! dispatches to them; the options every command shares are in [`opcoes`]; all output goes
+//! through [`output::Shell`]; [`error`] maps every failure to an exit code and a hint. Modules
+//! depend on each other one way (`cli` → `commands` → `context`/`opcoes` → `output`). API calls go
 //! through `carapi-sdk` only; local mode uses the `carapi-server` library.
 #![warn(missing_docs)]
 
@@ -22,10 +24,12 @@ pub mod layout;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod lote;
+pub mod opcoes;
 pub mod output;
 pub mod prompt;
 pub mod qr;
 pub mod valor;
+pub mod verboso;
 
 use std::process::ExitCode;
 
@@ -38,10 +42,11 @@ use crate::output::Shell;
 
 /// Runs the CLI with the process's arguments and streams; what `main` returns.
 pub fn main() -> ExitCode {
-    let matches = match ajuda::comando().try_get_matches() {
-        Ok(m) => m,
-        Err(e) => return erro_de_uso(&e),
-    };
+    let matches =
+        match ajuda::comando().try_get_matches_from(ajuda::pedido_de_ajuda(std::env::args_os())) {
+            Ok(m) => m,
+            Err(e) => return erro_de_uso(&e),
+        };
     if let Some(comando) = geojson_fora_do_lugar(&matches) {
         let mut shell = Shell::from_std(false, false);
         shell.error(
@@ -86,7 +91,7 @@ pub fn main() -> ExitCode {
     };
     let mut ctx = Context::new(shell, cli.global, cli.formato.output, paths);
     let result = runtime.block_on(async {
-        let r = commands::run(&mut ctx, cli.comando).await;
+        let r = executar(&mut ctx, cli.comando).await;
         ctx.encerrar().await;
         r
     });
@@ -105,6 +110,33 @@ pub fn main() -> ExitCode {
             ctx.shell.error(&e.message, &e.code, e.hint.as_deref());
             e.exit_code()
         }
+    }
+}
+
+/// Runs one command (the one place that knows every command: `cli` and `commands` stay
+/// one-way).
+///
+/// # Errors
+/// The command's error, mapped to an exit code by [`crate::error`].
+pub async fn executar(ctx: &mut Context, comando: cli::Comando) -> error::Result<()> {
+    use cli::Comando as C;
+    match comando {
+        C::Car(a) => commands::car::run(ctx, a).await,
+        C::Recibo(a) => commands::recibo::run(ctx, a).await,
+        C::Proprietario(a) => commands::proprietario::run(ctx, a).await,
+        C::Saldo(a) => commands::saldo::run(ctx, a).await,
+        C::Historico(a) => commands::historico::run(ctx, a).await,
+        C::Limites(a) => commands::limites::run(ctx, a).await,
+        C::Uso(a) => commands::uso::run(ctx, a).await,
+        C::Recarga(a) => commands::recarga::run(ctx, a).await,
+        C::Recargas(a) => commands::recargas::run(ctx, a).await,
+        C::Lote(a) => commands::lote::run(ctx, a).await,
+        C::Login(a) => commands::login::run(ctx, a).await,
+        C::Logout(a) => commands::logout::run(ctx, a).await,
+        C::Config(a) => commands::config::run(ctx, a).await,
+        C::Completions(a) => commands::completions::run(ctx, a, ajuda::comando()),
+        C::Man(a) => commands::man::run(ctx, a, ajuda::comando()),
+        C::Local(a) => commands::local::run(ctx, a).await,
     }
 }
 
@@ -151,8 +183,9 @@ fn erro_de_uso(e: &clap::Error) -> ExitCode {
             ExitCode::from(2)
         }
         _ => {
-            let no_color = std::env::args().any(|a| a == "--no-color");
+            let no_color = std::env::args().any(|a| a == "--sem-cor" || a == "--no-color");
             let mut shell = Shell::from_std(false, no_color);
+            shell.set_flags_globais(&flags_da_linha());
             let (msg, dica) = ajuda::mensagem(e);
             shell.error(&msg, "USO", dica.as_deref());
             ExitCode::from(2)
@@ -161,18 +194,31 @@ fn erro_de_uso(e: &clap::Error) -> ExitCode {
 }
 
 /// The global flags a suggested command must repeat to reach the same server: `--local`, and
-/// `--base-url URL` when given on the command line (an environment variable stays in effect).
-pub fn flags_globais(g: &cli::Global) -> Vec<String> {
+/// `--url-base URL` when given on the command line (an environment variable stays in effect).
+pub fn flags_globais(g: &opcoes::Global) -> Vec<String> {
     let mut flags = vec![];
     if g.local {
         flags.push("--local".to_owned());
     } else if let Some(url) = &g.base_url
         && std::env::var("CARAPI_BASE_URL").ok().as_deref() != Some(url.as_str())
     {
-        flags.push("--base-url".to_owned());
+        flags.push("--url-base".to_owned());
         flags.push(shell_quote(url));
     }
     flags
+}
+
+/// The global flags of the raw command line (when clap refused it), for the suggested command:
+/// `--local`, `--url-base URL`.
+fn flags_da_linha() -> Vec<String> {
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--local") {
+        return vec!["--local".to_owned()];
+    }
+    args.windows(2)
+        .find(|w| w[0] == "--url-base" || w[0] == "--base-url")
+        .map(|w| vec!["--url-base".to_owned(), shell_quote(&w[1])])
+        .unwrap_or_default()
 }
 
 /// `s` as one shell word: as is when it has only safe characters, else in single quotes.
@@ -185,17 +231,26 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
-/// `-v`: one line per HTTP request from the SDK (`carapi_sdk::http`) on stderr; `-vv`: all debug.
+/// `-v`: one line per HTTP request a person reads ([`verboso::Resumo`]); `-vv`: the raw debug
+/// log of the SDK, the CLI and the local server.
 fn init_tracing(verbose: u8, color: bool) {
-    let filter = match verbose {
-        0 => return,
-        1 => "carapi_sdk=debug",
-        _ => "carapi_sdk=trace,carapi_cli=debug,carapi_server=debug",
-    };
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
-        .with_writer(std::io::stderr)
-        .with_ansi(color)
-        .with_target(verbose > 1)
-        .try_init();
+    use tracing_subscriber::layer::SubscriberExt;
+    match verbose {
+        0 => {}
+        1 => {
+            let s = tracing_subscriber::registry()
+                .with(tracing_subscriber::EnvFilter::new("carapi_sdk::http=debug"))
+                .with(verboso::Resumo);
+            let _ = tracing::subscriber::set_global_default(s);
+        }
+        _ => {
+            let _ = tracing_subscriber::fmt()
+                .with_env_filter(tracing_subscriber::EnvFilter::new(
+                    "carapi_sdk=trace,carapi_cli=debug,carapi_server=debug",
+                ))
+                .with_writer(std::io::stderr)
+                .with_ansi(color)
+                .try_init();
+        }
+    }
 }

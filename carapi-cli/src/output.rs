@@ -3,10 +3,10 @@
 //! Rules:
 //! - data (tables, JSON, CSV, the QR code of a top-up) goes to **stdout**;
 //! - spinners, progress bars and status messages go to **stderr**, and only when stderr is a
-//!   terminal and `--quiet` is off ([`Shell::status`]);
+//!   terminal and `--silencioso` is off ([`Shell::status`]);
 //! - notes a script may need (batch plan and summary, where a file was saved) go to stderr unless
-//!   `--quiet` ([`Shell::note`]); warnings and errors always go to stderr;
-//! - colour only when the stream is a terminal, `--no-color` is off and `NO_COLOR` is unset, so
+//!   `--silencioso` ([`Shell::note`]); warnings and errors always go to stderr;
+//! - colour only when the stream is a terminal, `--sem-cor` is off and `NO_COLOR` is unset, so
 //!   piped output never contains escape codes.
 //!
 //! Tests build a `Shell` over in-memory buffers with [`Shell::from_write`] (no terminal, no colour),
@@ -72,7 +72,7 @@ impl std::fmt::Debug for Shell {
 }
 
 impl Shell {
-    /// The process's real stdout/stderr; `no_color` is `--no-color` (the `NO_COLOR` environment
+    /// The process's real stdout/stderr; `no_color` is `--sem-cor` (the `NO_COLOR` environment
     /// variable is honoured too).
     pub fn from_std(quiet: bool, no_color: bool) -> Self {
         let no_color = no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
@@ -121,7 +121,7 @@ impl Shell {
 
     /// Sends the rest of stdout through a pager, as gh does: only when stdout is a terminal, with
     /// `CARAPI_PAGER`, else `PAGER`, else `less -FRX` (which exits at once when the text fits one
-    /// screen). `CARAPI_PAGER=` (empty) or `cat` turns it off, as does `--sem-pager`. A pager
+    /// screen). `CARAPI_PAGER=` (empty) or `cat` turns it off, as does `--sem-paginador`. A pager
     /// that cannot start is skipped silently.
     pub fn iniciar_pager(&mut self) {
         if !self.out_tty || self.pager.is_some() {
@@ -155,7 +155,7 @@ impl Shell {
         }
     }
 
-    /// The global flags in effect (`--local`, `--base-url URL`), repeated in every command a
+    /// The global flags in effect (`--local`, `--url-base URL`), repeated in every command a
     /// message on stderr suggests, so the hint works as printed.
     pub fn set_flags_globais(&mut self, flags: &[String]) {
         self.flags = flags.join(" ");
@@ -181,7 +181,7 @@ impl Shell {
         self.color && self.err_tty
     }
 
-    /// True when `--quiet` was given.
+    /// True when `--silencioso` was given.
     pub fn is_quiet(&self) -> bool {
         self.quiet
     }
@@ -347,7 +347,7 @@ impl Shell {
     fn csv(&mut self, tabela: &Tabela, formato: Formato) -> io::Result<()> {
         let planilha = formato == Formato::Csv;
         if planilha {
-            self.out.write_all(crate::lote::saida::BOM.as_bytes())?;
+            self.out.write_all(crate::format::BOM.as_bytes())?;
         }
         let mut w = csv::WriterBuilder::new()
             .delimiter(if planilha { b';' } else { b',' })
@@ -483,7 +483,9 @@ pub fn com_flags(texto: &str, flags: &str) -> String {
             .chars()
             .next_back()
             .is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '/' || c == '_');
-        let comando = depois.starts_with(|c: char| c.is_ascii_lowercase());
+        // `carapi local ...` runs the local server itself: no global flags to repeat.
+        let comando =
+            depois.starts_with(|c: char| c.is_ascii_lowercase()) && !depois.starts_with("local ");
         out.push_str(antes);
         out.push_str("carapi ");
         if inicio_de_palavra && comando {
@@ -597,10 +599,10 @@ mod tests {
     fn hints_get_the_global_flags() {
         assert_eq!(
             com_flags(
-                "para acompanhar: carapi recarga status X --wait; veja carapi saldo. API carapi.",
+                "para acompanhar: carapi recarga status X --esperar; veja carapi saldo. API carapi.",
                 "--local"
             ),
-            "para acompanhar: carapi --local recarga status X --wait; veja carapi --local saldo. API carapi."
+            "para acompanhar: carapi --local recarga status X --esperar; veja carapi --local saldo. API carapi."
         );
         assert_eq!(com_flags("carapi login", ""), "carapi login");
         assert_eq!(

@@ -14,9 +14,9 @@
 //! spinner and one more line.
 //!
 //! Colours: a phone reads dark modules on a light background.
-//! - With colour on (stdout a terminal, no `--no-color`/`NO_COLOR`), each line is painted black on
+//! - With colour on (stdout a terminal, no `--sem-cor`/`NO_COLOR`), each line is painted black on
 //!   bright white, so it scans on light and dark terminal themes alike; blocks are dark modules.
-//! - Without colour (piped, or `--no-color`), the text assumes the usual light-on-dark terminal:
+//! - Without colour (piped, or `--sem-cor`), the text assumes the usual light-on-dark terminal:
 //!   blocks (`█`) are the **light** modules and the quiet zone, spaces are the dark modules (the
 //!   convention of `qrencode -t UTF8`). [`bitmap`] reads either form back.
 

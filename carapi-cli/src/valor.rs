@@ -1,4 +1,4 @@
-//! The one parser for every amount of money the CLI reads (`limites set --mensal`,
+//! The one parser for every amount of money the CLI reads (`limites definir --mensal`,
 //! `recarga criar VALOR`, `recarga faixas --valor`, `lote --max-custo`).
 //!
 //! Money input never guesses. Brazilian notation is the norm (`1.500,00`: dot for thousands,

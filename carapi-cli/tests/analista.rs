@@ -112,7 +112,7 @@ fn amounts_are_read_the_brazilian_way_and_ambiguous_ones_refused() {
     let arq = escrever(&s.trabalho(), "c.txt", CODIGOS[0]);
     let o = s
         .cmd()
-        .args(["lote", "car", "--yes", "--max-custo", "1.000"])
+        .args(["lote", "car", "--sim", "--max-custo", "1.000"])
         .arg(&arq)
         .output()
         .unwrap();
@@ -131,7 +131,7 @@ fn a_closed_stdout_exits_0_silently_in_every_format() {
         &["-o", "csv", "proprietario", "00000000000000"],
         &["proprietario", "00000000000000"],
         &["-o", "json", "saldo"],
-        &["lote", "proprietario", "--yes", arq],
+        &["lote", "proprietario", "--sim", arq],
     ];
     for args in casos {
         let mut child = s
@@ -155,7 +155,7 @@ fn hints_repeat_the_global_flags_in_effect() {
     let s = Servidor::novo();
     let o = s
         .cmd_sem_credenciais()
-        .args(["--local", "recarga", "criar", "500", "--no-wait"])
+        .args(["--local", "recarga", "criar", "500", "--sem-esperar"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -165,9 +165,9 @@ fn hints_repeat_the_global_flags_in_effect() {
         .find_map(|l| l.split_once("Para acompanhar: ").map(|(_, c)| c.to_owned()))
         .unwrap_or_else(|| panic!("no hint in {err}"));
     assert!(dica.starts_with("carapi --local recarga status "), "{dica}");
-    // The hinted command works as printed (without --wait, so it does not block).
+    // The hinted command works as printed (without --esperar, so it does not block).
     let args: Vec<&str> = dica.split_whitespace().skip(1).collect();
-    let args: Vec<&str> = args.into_iter().filter(|a| *a != "--wait").collect();
+    let args: Vec<&str> = args.into_iter().filter(|a| *a != "--esperar").collect();
     let o = s.cmd_sem_credenciais().args(&args).output().unwrap();
     assert!(o.status.success(), "{args:?}: {}", stderr(&o));
     assert!(stdout(&o).contains("Pendente"), "{}", stdout(&o));
@@ -176,18 +176,18 @@ fn hints_repeat_the_global_flags_in_effect() {
         .cmd_sem_credenciais()
         .env("CARAPI_API_KEY", &s.conta.api_key)
         .args([
-            "--base-url",
+            "--url-base",
             &s.base_url,
             "recarga",
             "criar",
             "500",
-            "--no-wait",
+            "--sem-esperar",
         ])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains(&format!("carapi --base-url {} recarga status ", s.base_url)),
+        stderr(&o).contains(&format!("carapi --url-base {} recarga status ", s.base_url)),
         "{}",
         stderr(&o)
     );

@@ -238,7 +238,7 @@ fn recibo_saves_never_overwrites_without_force_and_streams_to_stdout() {
 
     let o = s
         .cmd()
-        .args(["recibo", CODIGOS[0], "--force"])
+        .args(["recibo", CODIGOS[0], "--sobrescrever"])
         .output()
         .unwrap();
     assert!(o.status.success());

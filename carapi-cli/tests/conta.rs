@@ -57,7 +57,7 @@ fn historico_pages_filters_all_and_formats() {
 
     let o = s
         .cmd()
-        .args(["historico", "--size", "1", "--all", "-o", "json"])
+        .args(["historico", "--por-pagina", "1", "--todas", "-o", "json"])
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -83,7 +83,15 @@ fn historico_pages_filters_all_and_formats() {
 
     let o = s
         .cmd()
-        .args(["historico", "--page", "2", "--size", "3", "-o", "json"])
+        .args([
+            "historico",
+            "--pagina",
+            "2",
+            "--por-pagina",
+            "3",
+            "-o",
+            "json",
+        ])
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

@@ -18,7 +18,7 @@ fn login_from_stdin_falls_back_to_a_private_file_and_the_key_is_never_printed() 
 
     let o = s
         .cmd_sem_credenciais()
-        .args(["login", "--with-key-stdin"])
+        .args(["login", "--chave-stdin"])
         .write_stdin(format!("{chave}\n"))
         .output()
         .unwrap();
@@ -80,7 +80,7 @@ fn login_rejects_a_bad_key_and_needs_a_terminal_or_stdin() {
     let o = s
         .cmd_sem_credenciais()
         .env("CARAPI_BASE_URL", &s.base_url)
-        .args(["login", "--with-key-stdin"])
+        .args(["login", "--chave-stdin"])
         .write_stdin("car_errada\n")
         .output()
         .unwrap();
@@ -88,7 +88,7 @@ fn login_rejects_a_bad_key_and_needs_a_terminal_or_stdin() {
     assert!(!s.dir.path().join("config").join("credentials").exists());
     let o = s.cmd_sem_credenciais().args(["login"]).output().unwrap();
     assert_erro(&o, 2, "USO");
-    assert!(stderr(&o).contains("--with-key-stdin"));
+    assert!(stderr(&o).contains("--chave-stdin"));
 }
 
 #[test]
@@ -146,7 +146,7 @@ fn a_closed_stdout_is_not_an_error() {
     }
     let mut child = s
         .processo()
-        .args(["historico", "--all"])
+        .args(["historico", "--todas"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

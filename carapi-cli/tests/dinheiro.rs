@@ -107,7 +107,7 @@ fn lote_refuses_to_resume_into_another_kinds_output() {
             .cmd()
             .args(["lote", "car"])
             .arg(&arq)
-            .args(["--saida", saida, "--yes"])
+            .args(["--saida", saida, "--sim"])
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", stderr(&o));
@@ -116,7 +116,7 @@ fn lote_refuses_to_resume_into_another_kinds_output() {
             .cmd()
             .args(["lote", "completo"])
             .arg(&arq)
-            .args(["--saida", saida, "--yes"])
+            .args(["--saida", saida, "--sim"])
             .output()
             .unwrap();
         assert_erro(&o, 2, "USO");
@@ -137,7 +137,7 @@ fn lote_summary_counts_the_current_input_only() {
         .cmd()
         .args(["lote", "car"])
         .arg(&todos)
-        .args(["--saida", "r.jsonl", "--yes"])
+        .args(["--saida", "r.jsonl", "--sim"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -146,7 +146,7 @@ fn lote_summary_counts_the_current_input_only() {
         .cmd()
         .args(["lote", "car"])
         .arg(&dois)
-        .args(["--saida", "r.jsonl", "--yes"])
+        .args(["--saida", "r.jsonl", "--sim"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -163,5 +163,5 @@ fn limites_set_help_says_zero_removes_the_limit() {
     let o = s.cmd().args(["limites", "set", "--help"]).output().unwrap();
     assert!(o.status.success());
     let out = stdout(&o);
-    assert_eq!(out.matches("0 ou `none` = sem limite").count(), 2, "{out}");
+    assert_eq!(out.matches("0 ou `sem` = sem limite").count(), 2, "{out}");
 }

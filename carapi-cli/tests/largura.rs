@@ -108,13 +108,19 @@ fn olhar(s: &Servidor, args: &[&str], tela: (u16, u16), pager: &str) -> String {
 fn tables_fit_80_and_60_columns_with_and_without_a_pager() {
     let s = Servidor::novo();
     historico_misto(&s);
+    let o = s
+        .cmd()
+        .args(["recarga", "criar", "500", "--sem-esperar", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
     let comandos: [&[&str]; 11] = [
         &["car", CODIGOS[0]],
         &["car", CODIGOS[3], "--completo"],
         &["proprietario", "00000000000"],
         &["proprietario", "00000000000000"],
         &["proprietario", "385.211.390-39"],
-        &["historico", "--size", "40"],
+        &["historico", "--por-pagina", "40"],
         &["saldo"],
         &["uso"],
         &["limites"],
@@ -190,4 +196,56 @@ fn every_help_fits_80_and_60_columns_without_breaking_words() {
         }
     }
     assert!(erros.is_empty(), "{}", erros.join("\n"));
+}
+
+#[test]
+fn the_local_pix_screen_says_how_to_pay() {
+    let s = Servidor::novo();
+    let mut t = Tela::abrir(&s, &["--local", "recarga", "criar", "500"], &[]);
+    t.esperar("Aguardando o pagamento");
+    let tela = t.texto();
+    assert!(tela.contains("carapi local pagar "), "{tela}");
+    assert!(!tela.contains("carapi --local local"), "{tela}");
+    t.teclar("\x03");
+    let (codigo, _) = t.fim();
+    assert_eq!(codigo, 130);
+}
+
+#[test]
+fn a_second_ctrl_c_in_a_batch_leaves_no_progress_bar() {
+    let s = Servidor::novo();
+    let chaves: String = (0..60).map(|i| format!("DF-5300108-{i:032X}\n")).collect();
+    let arq = escrever(&s.trabalho(), "nao-existem.txt", &chaves);
+    let mut t = Tela::abrir(
+        &s,
+        &[
+            "lote",
+            "car",
+            arq.to_str().unwrap(),
+            "--saida",
+            "r.jsonl",
+            "--sim",
+        ],
+        &[],
+    );
+    t.esperar("/60");
+    t.teclar("\x03");
+    t.esperar("interrompendo");
+    t.teclar("\x03");
+    let tela = t.texto_final();
+    assert!(
+        !tela.contains("/60"),
+        "the bar stayed on the screen:\n{tela}"
+    );
+}
+
+#[test]
+fn the_login_prompt_prints_no_english() {
+    let s = Servidor::novo();
+    let mut t = Tela::abrir(&s, &["login"], &[("CARAPI_API_KEY", "")]);
+    t.esperar("Chave da API");
+    t.teclar(&format!("{}\r", s.conta.api_key));
+    let (codigo, texto) = t.fim();
+    assert_eq!(codigo, 0, "{texto}");
+    assert!(!texto.contains("[hidden]"), "{texto}");
 }

@@ -73,7 +73,7 @@ fn jsonl_batch_with_duplicates_invalid_and_sandbox() {
         .cmd()
         .args(["lote", "car"])
         .arg(&arq)
-        .args(["--saida", "r.jsonl", "--yes"])
+        .args(["--saida", "r.jsonl", "--sim"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -127,14 +127,14 @@ fn max_custo_stops_and_a_rerun_resumes_without_a_second_charge() {
         .cmd()
         .args(["lote", "completo"])
         .arg(&arq)
-        .args(["--saida", "r.csv", "--yes", "--max-custo", "5"])
+        .args(["--saida", "r.csv", "--sim", "--max-custo", "5"])
         .output()
         .unwrap();
     assert_erro(&o, 1, "CUSTO_MAXIMO");
     assert!(stderr(&o).contains("mesmo --saida"), "{}", stderr(&o));
     let texto = std::fs::read_to_string(s.trabalho().join("r.csv")).unwrap();
     assert!(
-        texto.starts_with("\u{feff}chave;status;http_status;codigo_erro;mensagem;cobrado;arquivo;"),
+        texto.starts_with("\u{feff}chave;status;httpStatus;codigoErro;mensagem;cobrado;arquivo;"),
         "{texto}"
     );
     let primeira = s.cobradas();
@@ -145,7 +145,7 @@ fn max_custo_stops_and_a_rerun_resumes_without_a_second_charge() {
         .cmd()
         .args(["lote", "completo"])
         .arg(&arq)
-        .args(["--saida", "r.csv", "--yes"])
+        .args(["--saida", "r.csv", "--sim"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -200,7 +200,7 @@ fn killed_batch_resumes_and_no_key_is_charged_twice() {
         .processo()
         .args(["lote", "car"])
         .arg(&arq)
-        .args(["--saida", "r.jsonl", "--yes"])
+        .args(["--saida", "r.jsonl", "--sim"])
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
@@ -231,7 +231,7 @@ fn killed_batch_resumes_and_no_key_is_charged_twice() {
         .cmd()
         .args(["lote", "car"])
         .arg(&arq)
-        .args(["--saida", "r.jsonl", "--yes"])
+        .args(["--saida", "r.jsonl", "--sim"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -275,7 +275,7 @@ fn stops_on_402_and_says_how_to_top_up() {
         .cmd()
         .args(["lote", "completo"])
         .arg(&arq)
-        .args(["--saida", "r.jsonl", "--yes"])
+        .args(["--saida", "r.jsonl", "--sim"])
         .output()
         .unwrap();
     assert_erro(&o, 5, "SALDO_INSUFICIENTE");
@@ -306,7 +306,7 @@ fn proprietario_batch_to_stdout_as_csv() {
         .cmd()
         .args(["lote", "proprietario"])
         .arg(&arq)
-        .args(["--yes", "-o", "csv"])
+        .args(["--sim", "-o", "csv"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -338,7 +338,7 @@ fn recibo_batch_saves_pdfs_next_to_the_output_and_never_pays_twice() {
         .cmd()
         .args(["lote", "recibo"])
         .arg(&arq)
-        .args(["--saida", "res/r.jsonl", "--yes"])
+        .args(["--saida", "res/r.jsonl", "--sim"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -356,7 +356,7 @@ fn recibo_batch_saves_pdfs_next_to_the_output_and_never_pays_twice() {
         .cmd()
         .args(["lote", "recibo"])
         .arg(&arq)
-        .args(["--saida", "res/r.jsonl", "--yes"])
+        .args(["--saida", "res/r.jsonl", "--sim"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -389,7 +389,7 @@ fn journal_of_a_crashed_run_keeps_a_paid_key_from_being_bought_again() {
         .cmd()
         .args(["lote", "car"])
         .arg(&arq)
-        .args(["--saida", "r.jsonl", "--yes"])
+        .args(["--saida", "r.jsonl", "--sim"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));

@@ -22,7 +22,7 @@ fn xlsx_has_typed_cells_in_input_order_and_a_summary_sheet() {
         .cmd()
         .args(["lote", "car"])
         .arg(&arq)
-        .args(["--saida", "r.xlsx", "--yes"])
+        .args(["--saida", "r.xlsx", "--sim"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -50,20 +50,43 @@ fn xlsx_has_typed_cells_in_input_order_and_a_summary_sheet() {
             l[col("dataConsulta")]
         );
         assert!(matches!(l[col("cobrado")], Data::Bool(true)));
+        assert!(
+            matches!(l[col("matriculaData")], Data::DateTime(_) | Data::Empty),
+            "matriculaData as a date like the others: {:?}",
+            l[col("matriculaData")]
+        );
     }
+    assert!(
+        linhas[1..]
+            .iter()
+            .any(|l| matches!(l[col("matriculaData")], Data::DateTime(_))),
+        "some record has a registration date"
+    );
+    assert!(
+        cab.contains(&"httpStatus".to_owned()) && cab.contains(&"codigoErro".to_owned()),
+        "{cab:?}"
+    );
     let resumo = wb.worksheet_range("Resumo").unwrap();
     let texto: Vec<String> = resumo.rows().flatten().map(ToString::to_string).collect();
     assert!(texto.iter().any(|t| t == "Encontradas"), "{texto:?}");
     assert_eq!(s.cobradas().len(), CODIGOS.len());
-    // A rerun resumes from the records beside the workbook: nothing bought twice.
+    // A finished batch leaves no hidden file beside the workbook, and a rerun into it is refused:
+    // nothing bought twice.
+    let ocultos: Vec<_> = std::fs::read_dir(s.trabalho())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(ocultos.is_empty(), "{ocultos:?}");
     let o = s
         .cmd()
         .args(["lote", "car"])
         .arg(&arq)
-        .args(["--saida", "r.xlsx", "--yes"])
+        .args(["--saida", "r.xlsx", "--sim"])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_erro(&o, 2, "USO");
+    assert!(stderr(&o).contains("lote terminado"), "{}", stderr(&o));
     assert_eq!(s.cobradas().len(), CODIGOS.len());
 }
 
@@ -75,7 +98,7 @@ fn geojson_has_a_point_in_brazil_per_record() {
         .cmd()
         .args(["lote", "completo"])
         .arg(&arq)
-        .args(["--saida", "mapa.geojson", "--yes"])
+        .args(["--saida", "mapa.geojson", "--sim"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -101,6 +124,8 @@ fn geojson_has_a_point_in_brazil_per_record() {
         );
         assert!(props["cobrado"].is_boolean());
         assert!(props["proprietariosNomes"].is_string());
+        assert_eq!(props["httpStatus"], 200, "an integer, not 200.0");
+        assert!(props["httpStatus"].is_i64(), "{:?}", props["httpStatus"]);
     }
 
     // `car -o geojson`: the same shape for one lookup.
@@ -125,7 +150,7 @@ fn csv_output_is_for_a_portuguese_spreadsheet() {
         .cmd()
         .args(["lote", "car"])
         .arg(&arq)
-        .args(["--saida", "r.csv", "--yes"])
+        .args(["--saida", "r.csv", "--sim"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -160,7 +185,7 @@ fn stdin_coluna_and_an_input_without_keys() {
     let s = Servidor::novo();
     let o = s
         .cmd()
-        .args(["lote", "car", "-", "--yes"])
+        .args(["lote", "car", "-", "--sim"])
         .write_stdin(format!("{}\n{}\n", CODIGOS[0], CODIGOS[1]))
         .output()
         .unwrap();
@@ -175,7 +200,7 @@ fn stdin_coluna_and_an_input_without_keys() {
     for coluna in ["meu codigo", "2"] {
         let o = s
             .cmd()
-            .args(["lote", "car", "--yes", "--coluna", coluna])
+            .args(["lote", "car", "--sim", "--coluna", coluna])
             .arg(&arq)
             .output()
             .unwrap();
@@ -186,7 +211,7 @@ fn stdin_coluna_and_an_input_without_keys() {
     let arq = escrever(&s.trabalho(), "nada.txt", "abc\nxyz-123\n");
     let o = s
         .cmd()
-        .args(["lote", "car", "--yes"])
+        .args(["lote", "car", "--sim"])
         .arg(&arq)
         .output()
         .unwrap();
@@ -196,4 +221,29 @@ fn stdin_coluna_and_an_input_without_keys() {
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn a_stopped_xlsx_batch_resumes_from_its_records() {
+    let s = Servidor::novo();
+    let arq = sicar(&s);
+    let o = s
+        .cmd()
+        .args(["lote", "car"])
+        .arg(&arq)
+        .args(["--saida", "r.xlsx", "--sim", "--max-custo", "2"])
+        .output()
+        .unwrap();
+    assert_erro(&o, 1, "CUSTO_MAXIMO");
+    assert!(s.trabalho().join(".r.xlsx.registros.jsonl").exists());
+    let o = s
+        .cmd()
+        .args(["lote", "car"])
+        .arg(&arq)
+        .args(["--saida", "r.xlsx", "--sim"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(s.cobradas().len(), CODIGOS.len(), "each key bought once");
+    assert!(!s.trabalho().join(".r.xlsx.registros.jsonl").exists());
 }

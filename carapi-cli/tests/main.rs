@@ -20,3 +20,4 @@ mod recarga;
 mod tela;
 mod terminal;
 mod verdade;
+mod vocabulario;

@@ -48,7 +48,7 @@ fn a_bad_base_url_is_a_portuguese_usage_error() {
     let s = Servidor::novo();
     let o = s
         .cmd()
-        .args(["--base-url", "foo", "saldo"])
+        .args(["--url-base", "foo", "saldo"])
         .output()
         .unwrap();
     assert_portugues(
@@ -75,7 +75,7 @@ fn a_keyring_failure_is_told_in_portuguese() {
             "DBUS_SESSION_BUS_ADDRESS",
             "unix:path=/nonexistent/carapi-test-bus",
         )
-        .args(["login", "--with-key-stdin"])
+        .args(["login", "--chave-stdin"])
         .write_stdin("chave-de-teste\n")
         .output()
         .unwrap();
@@ -95,14 +95,14 @@ fn other_argument_errors_are_portuguese_usage_errors() {
                 "recarga",
                 "status",
                 "0b5c9e2a-1f3d-4c6e-9a7b-2d4e6f8a0c1e",
-                "--timeout",
+                "--tempo-limite",
                 "5x",
             ][..],
             "use um número e uma unidade",
         ),
-        (&["recargas", "--page", "0"][..], "a partir de 1"),
-        (&["historico", "--size", "abc"][..], "a partir de 1"),
-        (&["local", "serve", "--bind", "foo"][..], "use IP:PORTA"),
+        (&["recargas", "--pagina", "0"][..], "a partir de 1"),
+        (&["historico", "--por-pagina", "abc"][..], "a partir de 1"),
+        (&["local", "serve", "--endereco", "foo"][..], "use IP:PORTA"),
     ] {
         let o = s.cmd().args(args).output().unwrap();
         assert_portugues(&o, 2, esperado);
@@ -114,7 +114,7 @@ fn file_network_and_config_errors_are_portuguese() {
     let s = Servidor::novo();
     let o = s
         .cmd()
-        .args(["lote", "car", "nao-existe.txt", "--yes"])
+        .args(["lote", "car", "nao-existe.txt", "--sim"])
         .output()
         .unwrap();
     assert_portugues(&o, 1, "arquivo ou diretório não encontrado");
@@ -139,7 +139,7 @@ fn a_busy_listen_address_is_told_in_portuguese() {
     let endereco = ocupada.local_addr().unwrap().to_string();
     let o = s
         .cmd()
-        .args(["local", "serve", "--bind", &endereco])
+        .args(["local", "serve", "--endereco", &endereco])
         .output()
         .unwrap();
     assert_portugues(&o, 1, "servidor local: endereço já em uso");

@@ -61,7 +61,7 @@ fn terminal_qr_of_a_real_recarga_decodes_to_the_payload() {
     let s = Servidor::novo();
     let o = s
         .cmd()
-        .args(["recarga", "criar", "500", "--no-wait"])
+        .args(["recarga", "criar", "500", "--sem-esperar"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -77,7 +77,7 @@ fn terminal_qr_of_a_real_recarga_decodes_to_the_payload() {
     let esperado = v["qrCode"].as_str().unwrap().to_owned();
     assert_eq!(payload(&out), esperado);
     assert_eq!(decode(&bitmap(&out)), esperado);
-    assert!(stderr(&o).contains(&format!("carapi recarga status {id} --wait")));
+    assert!(stderr(&o).contains(&format!("carapi recarga status {id} --esperar")));
 }
 
 #[test]
@@ -148,7 +148,7 @@ fn ctrl_c_stops_waiting_with_exit_130_and_says_how_to_resume() {
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(
-        err.contains(&format!("carapi recarga status {id} --wait")),
+        err.contains(&format!("carapi recarga status {id} --esperar")),
         "{err}"
     );
     // A normal stop, not an error: no `erro:` label, a plain line.
@@ -161,11 +161,11 @@ fn time_out_is_an_error_with_the_resume_command() {
     let s = Servidor::novo();
     let o = s
         .cmd()
-        .args(["recarga", "criar", "500", "--timeout", "1s"])
+        .args(["recarga", "criar", "500", "--tempo-limite", "1s"])
         .output()
         .unwrap();
     assert_erro(&o, 1, "TEMPO_ESGOTADO");
-    assert!(stderr(&o).contains("--wait"));
+    assert!(stderr(&o).contains("--esperar"));
 }
 
 #[test]
@@ -173,7 +173,7 @@ fn status_pending_then_wait_after_payment() {
     let s = Servidor::novo();
     let o = s
         .cmd()
-        .args(["-o", "json", "recarga", "criar", "1000", "--no-wait"])
+        .args(["-o", "json", "recarga", "criar", "1000", "--sem-esperar"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -189,7 +189,7 @@ fn status_pending_then_wait_after_payment() {
     s.pagar(id);
     let o = s
         .cmd()
-        .args(["recarga", "status", &id.to_string(), "--wait"])
+        .args(["recarga", "status", &id.to_string(), "--esperar"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -242,7 +242,7 @@ fn faixas_with_preview() {
     assert!(stdout(&o).starts_with("valorMinimo,valorMaximo,percentualBonus\n"));
     let o = s
         .cmd()
-        .args(["recarga", "criar", "100", "--no-wait"])
+        .args(["recarga", "criar", "100", "--sem-esperar"])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
@@ -271,7 +271,7 @@ fn legacy_account_without_terminal_or_flag_creates_nothing() {
             "criar",
             "500",
             "--confirmar-novos-precos",
-            "--no-wait",
+            "--sem-esperar",
         ])
         .output()
         .unwrap();

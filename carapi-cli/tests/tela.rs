@@ -130,6 +130,13 @@ impl Tela {
         )
     }
 
+    /// Waits for the exit; the screen as it is left (what a person sees after the program).
+    pub fn texto_final(mut self) -> String {
+        let _ = self.filho.wait().unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        self.texto()
+    }
+
     /// The terminal's width.
     pub fn colunas(&self) -> u16 {
         self.colunas

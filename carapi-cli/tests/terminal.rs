@@ -164,14 +164,14 @@ fn status_wait_shows_the_same_pix_screen() {
     let s = Servidor::novo();
     let o = s
         .cmd()
-        .args(["recarga", "criar", "500", "--no-wait", "-o", "json"])
+        .args(["recarga", "criar", "500", "--sem-esperar", "-o", "json"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let id = v["recargaId"].as_str().unwrap().to_owned();
     let linha = format!("Recarga {id} de R$ 500,00: Pendente");
-    tela_do_pix(&s, &["recarga", "status", &id, "--wait"], true, &linha);
+    tela_do_pix(&s, &["recarga", "status", &id, "--esperar"], true, &linha);
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! Say the truth, help the next step: a server that is not a carapi API, `--busca` with the
-//! forms the CLI prints, `login --base-url`, and the small things a person notices.
+//! forms the CLI prints, `login --url-base`, and the small things a person notices.
 
 use std::io::{Read, Write};
 
@@ -53,7 +53,7 @@ fn login_with_base_url_saves_it_for_the_next_command() {
     let s = Servidor::novo();
     let o = s
         .cmd_sem_credenciais()
-        .args(["login", "--with-key-stdin", "--base-url", &s.base_url])
+        .args(["login", "--chave-stdin", "--url-base", &s.base_url])
         .write_stdin(format!("{}\n", s.conta.api_key))
         .output()
         .unwrap();
@@ -154,5 +154,43 @@ fn csv_is_the_analysts_and_csv_cru_the_machines() {
     assert!(
         ajuda.contains("csv-cru") && ajuda.contains("vírgula decimal"),
         "{ajuda}"
+    );
+}
+
+#[test]
+fn por_pagina_above_100_says_it_was_reduced() {
+    let s = Servidor::novo();
+    for cmd in ["historico", "recargas"] {
+        let o = s
+            .cmd()
+            .args([cmd, "--por-pagina", "500", "-o", "json"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("--por-pagina 500 reduzido para 100"),
+            "{cmd}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn recibo_abrir_without_a_viewer_says_so() {
+    let s = Servidor::novo();
+    let vazio = s.trabalho().join("sem-programas");
+    std::fs::create_dir(&vazio).unwrap();
+    let o = s
+        .cmd()
+        .env("PATH", &vazio)
+        .args(["recibo", CODIGOS[0], "--abrir"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("aviso: não foi possível abrir") && err.contains("xdg-open"),
+        "{err}"
     );
 }

@@ -2,12 +2,12 @@
 
 use carapi_sdk::{CarDadosBasicos, CarResponse};
 
-use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{Campos, Celula};
 use crate::lote::TipoLote;
 use crate::lote::saida::{Resultado, StatusLote};
+use crate::opcoes::FormatoArgs;
 use crate::output::Formato;
 
 /// Arguments of `carapi car`.

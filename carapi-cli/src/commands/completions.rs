@@ -1,9 +1,9 @@
-//! `carapi completions SHELL`: prints the completion script (bash, zsh, fish, powershell, elvish).
+//! `carapi completar SHELL`: prints the completion script (bash, zsh, fish, powershell, elvish).
 
 use crate::context::Context;
 use crate::error::Result;
 
-/// Arguments of `carapi completions`.
+/// Arguments of `carapi completar`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// O shell
@@ -11,13 +11,12 @@ pub struct Args {
     pub shell: clap_complete::Shell,
 }
 
-/// Runs `carapi completions`: the script goes to stdout
-/// (e.g. `carapi completions bash > ~/.local/share/bash-completion/completions/carapi`).
+/// Runs `carapi completar` for `cmd`, the whole command tree: the script goes to stdout
+/// (e.g. `carapi completar bash > ~/.local/share/bash-completion/completions/carapi`).
 ///
 /// # Errors
 /// Write errors.
-pub fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let mut cmd = crate::ajuda::comando();
+pub fn run(ctx: &mut Context, args: Args, mut cmd: clap::Command) -> Result<()> {
     clap_complete::generate(args.shell, &mut cmd, "carapi", ctx.shell.out());
     Ok(())
 }

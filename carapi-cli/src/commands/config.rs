@@ -1,13 +1,13 @@
-//! `carapi config show` and `carapi config set base-url URL`.
+//! `carapi config mostrar` and `carapi config definir base-url URL`.
 
 use serde::Serialize;
 
-use crate::cli::FormatoArgs;
 use crate::config::{ConfigFile, parse_base_url};
 use crate::context::Context;
 use crate::credentials;
 use crate::error::Result;
 use crate::format::{Campos, Celula};
+use crate::opcoes::FormatoArgs;
 use crate::output::Formato;
 
 /// Arguments of `carapi config`.
@@ -22,12 +22,14 @@ pub struct Args {
 #[derive(Debug, clap::Subcommand)]
 pub enum Sub {
     /// Mostra a configuração efetiva e de onde vem (a chave nunca é mostrada)
+    #[command(name = "mostrar", alias = "show")]
     Show {
         #[command(flatten)]
         #[allow(missing_docs)]
         formato: FormatoArgs,
     },
     /// Altera um valor do arquivo de configuração
+    #[command(name = "definir", alias = "set")]
     Set {
         /// O que alterar
         #[arg(value_enum)]
@@ -74,7 +76,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
                 .note(format!("base-url = {url} (em {})", path.display()));
             if ctx.global.base_url.is_some() {
                 ctx.shell.warn(
-                    "--base-url/CARAPI_BASE_URL tem precedência sobre o arquivo de configuração",
+                    "--url-base/CARAPI_BASE_URL tem precedência sobre o arquivo de configuração",
                 );
             }
             Ok(())

@@ -5,10 +5,10 @@ use chrono::{DateTime, FixedOffset, NaiveDate};
 use chrono_tz::America::Sao_Paulo;
 use futures::TryStreamExt;
 
-use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{Celula, Tabela};
+use crate::opcoes::FormatoArgs;
 use crate::output::Formato;
 
 /// `--status`.
@@ -24,10 +24,10 @@ pub enum Status {
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Página (a partir de 1)
-    #[arg(long, value_name = "N", value_parser = crate::argumentos::parse_positivo)]
+    #[arg(long = "pagina", alias = "page", value_name = "N", value_parser = crate::argumentos::parse_positivo)]
     pub page: Option<u32>,
     /// Itens por página (máximo 100)
-    #[arg(long, value_name = "N", value_parser = crate::argumentos::parse_positivo)]
+    #[arg(long = "por-pagina", alias = "size", value_name = "N", value_parser = crate::argumentos::parse_positivo)]
     pub size: Option<u32>,
     /// Trecho da chave consultada ou do endpoint (CPF/CNPJ e código CAR com ou sem máscara)
     #[arg(long, value_name = "S")]
@@ -38,8 +38,8 @@ pub struct Args {
     /// Só sucessos (HTTP 200) ou só erros
     #[arg(long, value_enum)]
     pub status: Option<Status>,
-    /// Todas as páginas (a partir de --page)
-    #[arg(long)]
+    /// Todas as páginas (a partir de --pagina)
+    #[arg(long = "todas", alias = "all")]
     pub all: bool,
     /// Só consultas a partir desta data (horário de Brasília): dd/mm/aaaa ou aaaa-mm-dd
     #[arg(long, value_name = "DATA", value_parser = parse_data)]
@@ -90,7 +90,7 @@ pub fn no_periodo(
     desde.is_none_or(|d| dia >= d) && ate.is_none_or(|a| dia <= a)
 }
 
-/// Runs `carapi historico`. With `--all`, `-o json` prints an array of the items.
+/// Runs `carapi historico`. With `--todas`, `-o json` prints an array of the items.
 ///
 /// # Errors
 /// 401 (3), 429 (6), network (7).
@@ -99,7 +99,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let client = ctx.client().await?;
     let params = HistoricoParams {
         page: args.page,
-        size: args.size,
+        size: crate::argumentos::por_pagina(ctx, args.size),
         busca: args.busca.as_deref().map(normalizar_busca),
         endpoint: args.endpoint,
         status: args.status.map(|s| match s {

@@ -1,12 +1,12 @@
-//! `carapi limites` and `carapi limites set [--diario N|none] [--mensal VALOR|none]` (free).
+//! `carapi limites` and `carapi limites definir [--diario N|none] [--mensal VALOR|none]` (free).
 
 use carapi_sdk::{LimitesResponse, LimitesUpdate};
 use rust_decimal::Decimal;
 
-use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::{CliError, Result};
 use crate::format::{Campos, Celula};
+use crate::opcoes::FormatoArgs;
 use crate::output::Formato;
 use crate::valor::parse_reais;
 
@@ -26,21 +26,22 @@ pub struct Args {
 #[derive(Debug, clap::Subcommand)]
 pub enum Sub {
     /// Altera os limites (o que não for informado fica como está)
+    #[command(name = "definir", alias = "set")]
     Set(SetArgs),
 }
 
-/// Arguments of `carapi limites set`.
+/// Arguments of `carapi limites definir`.
 #[derive(Debug, clap::Args)]
 #[command(
     group = clap::ArgGroup::new("limite").required(true).multiple(true).args(["diario", "mensal"]),
-    override_usage = "carapi limites set [OPÇÕES] --diario N|none\n     carapi limites set [OPÇÕES] --mensal VALOR|none"
+    override_usage = "carapi limites definir [OPÇÕES] --diario N|sem\n     carapi limites definir [OPÇÕES] --mensal VALOR|sem"
 )]
 pub struct SetArgs {
-    /// Requisições cobradas por dia, de 1 a 100000 (0 ou `none` = sem limite)
-    #[arg(long, value_name = "N|none", value_parser = parse_diario, allow_negative_numbers = true)]
+    /// Requisições cobradas por dia, de 1 a 100000 (0 ou `sem` = sem limite)
+    #[arg(long, value_name = "N|sem", value_parser = parse_diario, allow_negative_numbers = true)]
     pub diario: Option<Limite<u32>>,
-    /// Gasto mensal máximo em reais, até 1000000 (0 ou `none` = sem limite)
-    #[arg(long, value_name = "VALOR|none", value_parser = parse_mensal, allow_negative_numbers = true)]
+    /// Gasto mensal máximo em reais, até 1000000 (0 ou `sem` = sem limite)
+    #[arg(long, value_name = "VALOR|sem", value_parser = parse_mensal, allow_negative_numbers = true)]
     pub mensal: Option<Limite<Decimal>>,
     #[command(flatten)]
     #[allow(missing_docs)]

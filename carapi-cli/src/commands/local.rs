@@ -1,4 +1,4 @@
-//! `carapi local serve [--bind ADDR]` and `carapi local pagar RECARGA_ID`.
+//! `carapi local servir [--endereco ADDR]` and `carapi local pagar RECARGA_ID`.
 
 use std::net::SocketAddr;
 
@@ -19,9 +19,10 @@ pub struct Args {
 #[derive(Debug, clap::Subcommand)]
 pub enum Sub {
     /// Roda o servidor de referência em primeiro plano, sobre o armazenamento local (Ctrl-C para parar)
+    #[command(name = "servir", alias = "serve")]
     Serve {
         /// Endereço de escuta
-        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080", value_parser = crate::argumentos::parse_endereco)]
+        #[arg(long = "endereco", alias = "bind", value_name = "ENDEREÇO", default_value = "127.0.0.1:8080", value_parser = crate::argumentos::parse_endereco)]
         bind: SocketAddr,
     },
     /// Simula o banco pagando uma recarga pendente do modo local (de outro terminal)

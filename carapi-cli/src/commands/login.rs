@@ -1,9 +1,9 @@
-//! `carapi login [--with-key-stdin]`: stores the API key (OS keyring, else a 0600 file).
+//! `carapi login [--chave-stdin]`: stores the API key (OS keyring, else a 0600 file).
 //!
-//! The key is read from a hidden prompt, or from stdin with `--with-key-stdin` (scripts:
-//! `printf %s "$KEY" | carapi login --with-key-stdin`); it never appears on the command line or in
+//! The key is read from a hidden prompt, or from stdin with `--chave-stdin` (scripts:
+//! `printf %s "$KEY" | carapi login --chave-stdin`); it never appears on the command line or in
 //! any output. When a base URL is configured the key is checked with `GET /v1/saldo` (free) first:
-//! a key the server rejects (401) is not stored. A base URL given with `--base-url` is saved in
+//! a key the server rejects (401) is not stored. A base URL given with `--url-base` is saved in
 //! `config.toml` with the key (as `gh auth login --hostname` does), so the next command reaches
 //! the same server.
 
@@ -18,14 +18,14 @@ use crate::error::{CliError, Kind, Result};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Lê a chave do stdin (para scripts) em vez de perguntar
-    #[arg(long)]
+    #[arg(long = "chave-stdin", alias = "with-key-stdin")]
     pub with_key_stdin: bool,
 }
 
 /// Runs `carapi login`.
 ///
 /// # Errors
-/// No terminal and no `--with-key-stdin` (2), empty key (2), key rejected (3), storage failure (1).
+/// No terminal and no `--chave-stdin` (2), empty key (2), key rejected (3), storage failure (1).
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     if ctx.global.local {
         return Err(CliError::usage(
@@ -52,14 +52,14 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             })?
     } else {
         return Err(CliError::usage("sem terminal para perguntar a chave")
-            .hint("printf %s \"$CHAVE\" | carapi login --with-key-stdin"));
+            .hint("printf %s \"$CHAVE\" | carapi login --chave-stdin"));
     };
     let chave = chave.trim().to_owned();
     if chave.is_empty() || chave.chars().any(char::is_whitespace) {
         return Err(CliError::usage("chave vazia ou inválida"));
     }
     let url_da_linha = match ctx.base_url() {
-        Ok((u, "--base-url")) => Some(u),
+        Ok((u, "--url-base")) => Some(u),
         _ => None,
     };
     verificar(ctx, &chave).await?;
@@ -105,7 +105,7 @@ async fn verificar(ctx: &mut Context, chave: &str) -> Result<()> {
             }
         }
         Err(_) => ctx.shell.warn(
-            "URL base não configurada: a chave não foi verificada (carapi config set base-url URL)",
+            "URL base não configurada: a chave não foi verificada (carapi config definir base-url URL)",
         ),
     }
     Ok(())

@@ -1,14 +1,14 @@
-//! `carapi lote car|completo|proprietario|recibo ARQUIVO [--saida FILE] [--yes] [--max-custo V]`.
+//! `carapi lote car|completo|proprietario|recibo ARQUIVO [--saida FILE] [--sim] [--max-custo V]`.
 //! The behaviour is documented in [`crate::lote`].
 
 use std::path::PathBuf;
 
 use rust_decimal::Decimal;
 
-use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::Result;
 use crate::lote::{self, TipoLote};
+use crate::opcoes::FormatoArgs;
 use crate::valor::parse_reais;
 
 /// Arguments of `carapi lote`.
@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub saida: Option<PathBuf>,
     /// Não pede confirmação antes de gastar
-    #[arg(short, long)]
+    #[arg(short = 's', long = "sim", alias = "yes", short_alias = 'y')]
     pub yes: bool,
     /// Gasto máximo deste lote em reais; para antes de ultrapassar
     #[arg(long, value_name = "V", value_parser = parse_reais, allow_negative_numbers = true)]

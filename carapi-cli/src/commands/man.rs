@@ -39,12 +39,11 @@ pub fn pagina(cmd: clap::Command) -> std::io::Result<String> {
     Ok(SECOES.iter().fold(texto, |t, (en, pt)| t.replace(en, pt)))
 }
 
-/// Runs `carapi man`.
+/// Runs `carapi man` over `cmd`, the whole command tree (`crate::ajuda::comando`).
 ///
 /// # Errors
 /// Write errors (1).
-pub fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let cmd = crate::ajuda::comando();
+pub fn run(ctx: &mut Context, args: Args, cmd: clap::Command) -> Result<()> {
     let Some(dir) = args.dir else {
         ctx.shell.out().write_all(pagina(cmd)?.as_bytes())?;
         return Ok(());

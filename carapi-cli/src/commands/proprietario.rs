@@ -1,9 +1,9 @@
 //! `carapi proprietario CPF_CNPJ`: the CARs tied to a document (charged lookup).
 
-use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{Celula, Tabela};
+use crate::opcoes::FormatoArgs;
 use crate::output::Formato;
 
 /// Arguments of `carapi proprietario`.

@@ -3,8 +3,8 @@
 //! `criar` shows the bonus preview, then the QR code (Unicode half blocks, scannable from the
 //! screen) and the copy-and-paste payload on stdout, then waits for the payment with a spinner,
 //! reading the status at least 5 s apart (SDK `wait_for_recarga`) until `Confirmado` (prints
-//! amount, bonus and the new balance), `Rejeitado` (exit 1) or `--timeout` (default 30 min).
-//! Ctrl-C stops waiting (exit 130) and says how to resume: `carapi recarga status ID --wait`.
+//! amount, bonus and the new balance), `Rejeitado` (exit 1) or `--tempo-limite` (default 30 min).
+//! Ctrl-C stops waiting (exit 130) and says how to resume: `carapi recarga status ID --esperar`.
 //!
 //! A legacy-price account must accept the new prices (shown beside its current ones): a prompt on
 //! a terminal, or `--confirmar-novos-precos`; otherwise nothing is created (exit 2).
@@ -22,10 +22,10 @@ use rust_decimal::Decimal;
 use uuid::Uuid;
 
 use crate::argumentos::{parse_duracao, parse_id};
-use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::{CliError, Kind, Result};
 use crate::format::{Campos, Celula, Tabela};
+use crate::opcoes::FormatoArgs;
 use crate::output::Formato;
 use crate::qr;
 use crate::valor::parse_reais;
@@ -52,16 +52,16 @@ pub enum Sub {
     },
     /// Cria uma recarga PIX, mostra o QR code e aguarda o pagamento
     Criar(CriarArgs),
-    /// Status de uma recarga; com --wait, aguarda até Confirmado ou Rejeitado
+    /// Status de uma recarga; com --esperar, aguarda até Confirmado ou Rejeitado
     Status {
         /// ID da recarga
         #[arg(value_name = "ID", value_parser = parse_id)]
         id: Uuid,
         /// Aguarda o pagamento
-        #[arg(long)]
+        #[arg(long = "esperar", alias = "wait")]
         wait: bool,
-        /// Tempo máximo de espera com --wait (ex.: 30m, 1h)
-        #[arg(long, value_name = "DUR", default_value = "30m", value_parser = parse_duracao)]
+        /// Tempo máximo de espera com --esperar (ex.: 30m, 1h)
+        #[arg(long = "tempo-limite", alias = "timeout", value_name = "DUR", default_value = "30m", value_parser = parse_duracao)]
         timeout: humantime::Duration,
         #[command(flatten)]
         #[allow(missing_docs)]
@@ -79,10 +79,10 @@ pub struct CriarArgs {
     #[arg(long)]
     pub confirmar_novos_precos: bool,
     /// Não aguarda o pagamento
-    #[arg(long)]
+    #[arg(long = "sem-esperar", alias = "no-wait")]
     pub no_wait: bool,
     /// Tempo máximo de espera (ex.: 30m, 1h, 90s)
-    #[arg(long, value_name = "DUR", default_value = "30m", value_parser = parse_duracao)]
+    #[arg(long = "tempo-limite", alias = "timeout", value_name = "DUR", default_value = "30m", value_parser = parse_duracao)]
     pub timeout: humantime::Duration,
     /// Grava também a imagem PNG do QR code (para abrir em outro aparelho)
     #[arg(long, value_name = "ARQUIVO")]
@@ -229,10 +229,18 @@ async fn criar(ctx: &mut Context, args: CriarArgs) -> Result<()> {
             .note(format!("Imagem do QR code gravada em {}.", p.display()));
     }
     mostrar_criada(ctx, &r, formato)?;
+    if ctx.global.local {
+        // The local server has no bank: the payment is simulated from another terminal (one
+        // line under the amount, in the PIX screen's spare line).
+        ctx.shell.note(format!(
+            "Pague (modo local): carapi local pagar {}",
+            r.recarga_id
+        ));
+    }
     ctx.shell.flush()?;
     if args.no_wait {
         ctx.shell.note(format!(
-            "Para acompanhar: carapi recarga status {} --wait",
+            "Para acompanhar: carapi recarga status {} --esperar",
             r.recarga_id
         ));
         return Ok(());
@@ -358,7 +366,7 @@ async fn aguardar(
         _ = ctrl_c.as_mut() => {
             sp.finish_and_clear();
             return Err(CliError::interrupted(format!(
-                "a recarga continua pendente e pode ser paga; para voltar a aguardar: carapi recarga status {id} --wait"
+                "a recarga continua pendente e pode ser paga; para voltar a aguardar: carapi recarga status {id} --esperar"
             )));
         }
     };

@@ -1,11 +1,11 @@
-//! `carapi recargas [--status S] [--page N] [--size N]`: top-up history (free).
+//! `carapi recargas [--status S] [--pagina N] [--por-pagina N]`: top-up history (free).
 
 use carapi_sdk::{RecargaStatus, RecargasParams};
 
-use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{Celula, Tabela};
+use crate::opcoes::FormatoArgs;
 use crate::output::Formato;
 
 /// Arguments of `carapi recargas`.
@@ -15,10 +15,10 @@ pub struct Args {
     #[arg(long, value_name = "STATUS", value_parser = parse_status)]
     pub status: Option<RecargaStatus>,
     /// Página (a partir de 1)
-    #[arg(long, value_name = "N", value_parser = crate::argumentos::parse_positivo)]
+    #[arg(long = "pagina", alias = "page", value_name = "N", value_parser = crate::argumentos::parse_positivo)]
     pub page: Option<u32>,
     /// Itens por página (máximo 100)
-    #[arg(long, value_name = "N", value_parser = crate::argumentos::parse_positivo)]
+    #[arg(long = "por-pagina", alias = "size", value_name = "N", value_parser = crate::argumentos::parse_positivo)]
     pub size: Option<u32>,
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -39,7 +39,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let r = client
         .recargas(&RecargasParams {
             page: args.page,
-            size: args.size,
+            size: crate::argumentos::por_pagina(ctx, args.size),
             status: args.status,
         })
         .await?;

@@ -1,10 +1,10 @@
-//! `carapi recibo CODIGO [--saida PATH] [--force] [-o FORMATO]`: downloads the registration
+//! `carapi recibo CODIGO [--saida PATH] [--sobrescrever] [-o FORMATO]`: downloads the registration
 //! receipt PDF (charged).
 //!
 //! Default file `<codigoCar>.pdf` in the current directory; `--saida DIR` saves `<codigoCar>.pdf`
 //! inside `DIR`; `--saida -` writes the PDF to stdout. `-o` is the format of the report of what
 //! was saved, as in every other command. An existing file is never overwritten without
-//! `--force`, and that is checked **before** the request, so a refusal costs nothing. The PDF is
+//! `--sobrescrever`, and that is checked **before** the request, so a refusal costs nothing. The PDF is
 //! streamed into a hidden temporary file next to the target and renamed when complete (never a
 //! half file), with a progress bar on stderr.
 
@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use carapi_sdk::{Client, CodigoCar};
 use serde::Serialize;
 
-use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::{CliError, Result};
+use crate::opcoes::FormatoArgs;
 use crate::output::Formato;
 
 /// Arguments of `carapi recibo`.
@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long = "saida", value_name = "ARQUIVO")]
     pub arquivo: Option<PathBuf>,
     /// Sobrescreve o arquivo se já existir
-    #[arg(long)]
+    #[arg(long = "sobrescrever", alias = "force")]
     pub force: bool,
     /// Abre o PDF salvo no visualizador do sistema
     #[arg(long)]
@@ -50,10 +50,10 @@ struct Salvo<'a> {
 /// Runs `carapi recibo`.
 ///
 /// Everything that can fail without the server is checked before the request: the code, an
-/// existing file without `--force`, the directory (the SDK creates the temporary file first).
+/// existing file without `--sobrescrever`, the directory (the SDK creates the temporary file first).
 ///
 /// # Errors
-/// File exists without `--force` (1, `ARQUIVO_EXISTE`, nothing charged), invalid code (2),
+/// File exists without `--sobrescrever` (1, `ARQUIVO_EXISTE`, nothing charged), invalid code (2),
 /// 401 (3), 402 (5), 404 (4), 429 (6), 5xx/network (7); a file that cannot be written after the
 /// charge (1, `RECIBO_NAO_GRAVADO`, saying it was charged).
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
@@ -77,7 +77,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     relatar(ctx, formato, &codigo, &destino, bytes)
 }
 
-/// The file to write (`None`: stdout), refused when it exists without `--force`.
+/// The file to write (`None`: stdout), refused when it exists without `--sobrescrever`.
 fn destino(arquivo: &Option<PathBuf>, codigo: &CodigoCar, force: bool) -> Result<Option<PathBuf>> {
     let nome = format!("{}.pdf", codigo.as_str());
     let destino = match arquivo {
@@ -89,7 +89,7 @@ fn destino(arquivo: &Option<PathBuf>, codigo: &CodigoCar, force: bool) -> Result
     if let Some(d) = destino.as_ref().filter(|d| d.exists() && !force) {
         return Err(
             CliError::other("ARQUIVO_EXISTE", format!("{} já existe", d.display())).hint(
-                "use --force para sobrescrever, ou --saida ARQUIVO para outro arquivo (nada foi cobrado)",
+                "use --sobrescrever para sobrescrever, ou --saida ARQUIVO para outro arquivo (nada foi cobrado)",
             ),
         );
     }
@@ -123,13 +123,22 @@ async fn para_arquivo(
 ) -> Result<u64> {
     let pb = ctx.shell.progress(0, BARRA);
     let mut cobrado = false;
-    let r = client
-        .recibo_para_arquivo_com_progresso(codigo.as_str(), destino, |p| {
-            cobrado = true;
-            pb.set_length(p.total.unwrap_or(0));
-            pb.set_position(p.recebidos);
-        })
-        .await;
+    let download = client.recibo_para_arquivo_com_progresso(codigo.as_str(), destino, |p| {
+        cobrado = true;
+        pb.set_length(p.total.unwrap_or(0));
+        pb.set_position(p.recebidos);
+    });
+    let r = tokio::select! {
+        r = download => r,
+        _ = tokio::signal::ctrl_c() => {
+            // The SDK removes its temporary file when the download is dropped.
+            pb.finish_and_clear();
+            return Err(CliError::interrupted(format!(
+                "o recibo não foi gravado em {}; se a consulta já tinha sido respondida, foi cobrada (veja carapi historico)",
+                destino.display()
+            )));
+        }
+    };
     pb.finish_and_clear();
     match r {
         Ok(info) => Ok(info.bytes),
@@ -165,18 +174,47 @@ async fn para_arquivo(
     }
 }
 
-/// `--abrir`: the saved PDF in the system's viewer; a warning when none answers.
+/// `--abrir`: the saved PDF in the system's viewer; a warning when none opens it (the file is
+/// saved and paid for either way: exit 0).
 fn abrir(ctx: &mut Context, destino: &Path) {
-    if let Err(e) = opener::open(destino) {
+    if let Err(motivo) = abrir_no_visualizador(destino) {
         ctx.shell.warn(format!(
-            "não foi possível abrir {} no visualizador: {}",
+            "não foi possível abrir {} no visualizador: {motivo}; o arquivo está salvo, abra-o à mão",
             destino.display(),
-            match &e {
-                opener::OpenError::Io(io) => crate::estrangeiros::io(io),
-                _ => "nenhum visualizador de PDF respondeu".to_owned(),
-            }
         ));
     }
+}
+
+/// Linux and the BSDs: `xdg-open`, waited for, since its exit status is the only sign that no
+/// viewer took the file (opener starts it and returns at once, so a missing viewer was silent).
+#[cfg(all(unix, not(target_os = "macos")))]
+fn abrir_no_visualizador(destino: &Path) -> std::result::Result<(), String> {
+    let status = std::process::Command::new("xdg-open")
+        .arg(destino)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => {
+                "xdg-open não encontrado (nenhum visualizador configurado)".to_owned()
+            }
+            _ => crate::estrangeiros::io(&e),
+        })?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err("nenhum visualizador de PDF respondeu (xdg-open falhou)".to_owned())
+    }
+}
+
+/// Elsewhere: the system's opener (macOS `open`, Windows `start`), which reports its failures.
+#[cfg(not(all(unix, not(target_os = "macos"))))]
+fn abrir_no_visualizador(destino: &Path) -> std::result::Result<(), String> {
+    opener::open(destino).map_err(|e| match &e {
+        opener::OpenError::Io(io) => crate::estrangeiros::io(io),
+        _ => "nenhum visualizador de PDF respondeu".to_owned(),
+    })
 }
 
 /// What was saved, in the chosen format.

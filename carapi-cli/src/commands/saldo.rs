@@ -1,9 +1,9 @@
 //! `carapi saldo`: balance, effective prices, limits, usage today and this month (free).
 
-use crate::cli::FormatoArgs;
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{Campos, Celula};
+use crate::opcoes::FormatoArgs;
 use crate::output::Formato;
 
 /// Arguments of `carapi saldo`.

@@ -2,7 +2,7 @@
 //! ([`super::exportar`]): numbers as numbers (areas, fiscal modules, decimal degrees), dates as
 //! dates (Brasília local time), booleans as booleans.
 //!
-//! Columns: the record's own (`chave`, `status`, `http_status`, `codigo_erro`, `mensagem`,
+//! Columns: the record's own (`chave`, `status`, `httpStatus`, `codigoErro`, `mensagem`,
 //! `cobrado`, `arquivo`), then the API's fields under their contract names (`codigoCar`,
 //! `areaTotalHa`, ...), with `latitude`/`longitude` in decimal degrees (negative south/west, from
 //! the SDK's DMS accessors) and the registry's DMS text in `latitudeDms`/`longitudeDms`.
@@ -14,7 +14,7 @@ use chrono_tz::America::Sao_Paulo;
 use rust_decimal::Decimal;
 
 use super::TipoLote;
-use super::saida::Resultado;
+use super::registro::Resultado;
 
 /// One typed cell.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,6 +27,8 @@ pub enum Valor {
     Numero(Decimal),
     /// A local Brasília date and time.
     DataHora(NaiveDateTime),
+    /// A date without a time (the registration's `matriculaData`).
+    Data(chrono::NaiveDate),
     /// A boolean.
     Booleano(bool),
 }
@@ -42,11 +44,12 @@ impl Valor {
     }
 }
 
+/// The record's own columns, named as in the `.jsonl` records (the contract's camelCase).
 const COMUNS: [&str; 7] = [
     "chave",
     "status",
-    "http_status",
-    "codigo_erro",
+    "httpStatus",
+    "codigoErro",
     "mensagem",
     "cobrado",
     "arquivo",
@@ -170,7 +173,7 @@ fn car<T>(d: &CarDadosBasicos, r: &CarResponse<T>) -> Vec<Valor> {
         Valor::opt(&d.municipio),
         Valor::opt(&d.uf),
         Valor::opt(&d.matricula_numero),
-        Valor::opt(&d.matricula_data),
+        data_ou_texto(d.matricula_data.as_deref()),
         Valor::opt(&d.matricula_cartorio),
         Valor::opt(&d.codigo_protocolo),
         Valor::num(d.latitude_graus()),
@@ -182,6 +185,17 @@ fn car<T>(d: &CarDadosBasicos, r: &CarResponse<T>) -> Vec<Valor> {
         Valor::Booleano(r.cache),
         Valor::Booleano(r.sandbox),
     ]
+}
+
+/// A registry date (`dd/mm/aaaa`, or with the time as `dataCadastro` has it) as a date; text
+/// when it is neither, nothing when absent.
+fn data_ou_texto(s: Option<&str>) -> Valor {
+    let Some(s) = s else { return Valor::Vazio };
+    if let Ok(d) = carapi_sdk::domain::br::parse_data(s) {
+        return Valor::DataHora(d);
+    }
+    chrono::NaiveDate::parse_from_str(s.trim(), "%d/%m/%Y")
+        .map_or_else(|_| Valor::Texto(s.to_owned()), Valor::Data)
 }
 
 fn proprietario(p: &ProprietarioResponse) -> Vec<Vec<Valor>> {

@@ -1,6 +1,6 @@
 //! The cost of a batch, before anything is sent: how many lookups, the maximum at the account's
 //! effective prices (`saldo().precos`; sandbox keys are free), the balance and `--max-custo`;
-//! then the confirmation (`--yes` skips it; with no terminal and no `--yes` nothing is sent).
+//! then the confirmation (`--sim` skips it; with no terminal and no `--sim` nothing is sent).
 
 use carapi_sdk::domain::brl;
 use carapi_sdk::{Client, ClientBuilder};
@@ -25,7 +25,7 @@ pub struct Aprovado {
 /// Shows the plan's cost and asks; `None` when there is nothing to send.
 ///
 /// # Errors
-/// No terminal without `--yes` (2, nothing sent); a refusal (1); the balance request's errors.
+/// No terminal without `--sim` (2, nothing sent); a refusal (1); the balance request's errors.
 pub async fn aprovar(
     ctx: &mut Context,
     op: &Opcoes,
@@ -82,7 +82,7 @@ fn confirmar(ctx: &mut Context, yes: bool) -> Result<()> {
             "CONFIRMACAO_NECESSARIA",
             "sem terminal para confirmar o gasto; nada foi enviado",
         )
-        .hint("confira o custo acima e repita com --yes"));
+        .hint("confira o custo acima e repita com --sim"));
     }
     if prompt::confirmar("Continuar?")? {
         Ok(())

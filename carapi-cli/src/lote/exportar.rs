@@ -11,7 +11,8 @@
 //!
 //! `.xlsx` and `.geojson` cannot be appended to: the records are kept in a hidden JSON Lines file
 //! beside them ([`arquivo_de_registros`], which a rerun resumes from) and the file is written
-//! whole from it at the end of every run, interrupted or not.
+//! whole from it at the end of every run, interrupted or not. When the batch finishes (every key
+//! answered, no errors) the hidden file is removed, and a rerun into that output is refused.
 
 use std::path::{Path, PathBuf};
 
@@ -20,9 +21,10 @@ use rust_decimal::prelude::ToPrimitive;
 use rust_xlsxwriter::{Format, Workbook, XlsxError};
 use serde_json::{Value, json};
 
+use super::TipoLote;
 use super::campos::{self, Valor};
-use super::saida::{FormatoSaida, Resultado};
-use super::{Resumo, TipoLote};
+use super::registro::Resumo;
+use super::registro::{FormatoSaida, Resultado};
 use carapi_sdk::domain::br;
 
 /// Where the records of an output live: the file itself (JSON Lines, CSV), or a hidden JSON
@@ -50,6 +52,7 @@ pub fn texto_csv(v: &Valor) -> String {
             br::format_decimal(n, n.scale())
         }
         Valor::DataHora(d) => d.format("%d/%m/%Y %H:%M:%S").to_string(),
+        Valor::Data(d) => d.format("%d/%m/%Y").to_string(),
         Valor::Booleano(b) => if *b { "sim" } else { "não" }.to_owned(),
     }
 }
@@ -93,6 +96,7 @@ pub struct InfoResumo<'a> {
 pub fn xlsx(path: &Path, registros: &[Resultado], info: &InfoResumo<'_>) -> Result<(), XlsxError> {
     let mut wb = Workbook::new();
     let data = Format::new().set_num_format("dd/mm/yyyy hh:mm:ss");
+    let dia = Format::new().set_num_format("dd/mm/yyyy");
     let negrito = Format::new().set_bold();
     let ws = wb.add_worksheet().set_name("Resultados")?;
     let cols = campos::colunas(info.tipo);
@@ -116,6 +120,9 @@ pub fn xlsx(path: &Path, registros: &[Resultado], info: &InfoResumo<'_>) -> Resu
                     }
                     Valor::DataHora(d) => {
                         ws.write_datetime_with_format(linha, c, d, &data)?;
+                    }
+                    Valor::Data(d) => {
+                        ws.write_date_with_format(linha, c, d, &dia)?;
                     }
                     Valor::Booleano(b) => {
                         ws.write_boolean(linha, c, *b)?;
@@ -191,11 +198,16 @@ fn json_de(v: &Valor) -> Value {
     match v {
         Valor::Vazio => Value::Null,
         Valor::Texto(s) => Value::String(s.clone()),
+        // Integers (httpStatus, total) stay integers: `200`, not `200.0`.
+        Valor::Numero(n) if n.fract().is_zero() => {
+            n.to_i64().map_or(Value::Null, |i| Value::Number(i.into()))
+        }
         Valor::Numero(n) => n
             .to_f64()
             .and_then(serde_json::Number::from_f64)
             .map_or(Value::Null, Value::Number),
         Valor::DataHora(d) => Value::String(d.format("%Y-%m-%dT%H:%M:%S").to_string()),
+        Valor::Data(d) => Value::String(d.format("%Y-%m-%d").to_string()),
         Valor::Booleano(b) => Value::Bool(*b),
     }
 }

@@ -15,7 +15,7 @@
 //!    checked against the free history (see [`diario`]): a charged one is not bought again.
 //! 3. Before spending: how many lookups, the maximum cost at the account's effective prices
 //!    (`saldo().precos`; sandbox keys are free), the balance, and `--max-custo`; then a prompt
-//!    (`--yes` skips it; with no terminal and no `--yes` the batch is refused, nothing sent).
+//!    (`--sim` skips it; with no terminal and no `--sim` the batch is refused, nothing sent).
 //! 4. Lookups run [`CONCORRENCIA`] at a time through one SDK client (its rate limiter keeps the
 //!    contract's 10 requests/s; `--max-custo` is the SDK's `max_spend` guard), with a progress
 //!    bar and ETA on stderr. Each answer is appended and flushed at once, in input order.
@@ -34,6 +34,7 @@ pub mod diario;
 pub mod entrada;
 pub mod exportar;
 pub mod plano;
+pub mod registro;
 pub mod resumo;
 pub mod rodar;
 pub mod saida;
@@ -61,7 +62,7 @@ pub const AJUDA: &str = "\
 Entrada: um arquivo, ou - para o stdin; uma chave por linha, ou um CSV (`,` ou `;`) com a coluna
 cod_imovel (exportações do SICAR), codigo_car, cpf, cnpj ou cpf_cnpj, ou a indicada em --coluna.
 Saída (--saida): JSON Lines, uma linha por chave (campos chave, status, httpStatus, cobrado,
-resposta, ...), ou CSV se o nome terminar em .csv (colunas chave, status, http_status, codigo_erro,
+resposta, ...), ou CSV se o nome terminar em .csv (colunas chave, status, httpStatus, codigoErro,
 mensagem, cobrado, arquivo, e os campos da resposta).
 status: encontrado | nao_encontrado (respostas finais, puladas ao retomar) | erro (tentado de novo ao retomar).
 Rodar o mesmo comando com o mesmo --saida retoma o lote sem pagar de novo pelo que já foi respondido
@@ -147,7 +148,7 @@ pub struct Opcoes {
 ///
 /// # Errors
 /// Unreadable input (1) or no valid key (2); refused confirmation (1) or no terminal without
-/// `--yes` (2); stopped on 402 (5), 401 (3), 429 (6), `--max-custo` (1), network (7); keys left
+/// `--sim` (2); stopped on 402 (5), 401 (3), 429 (6), `--max-custo` (1), network (7); keys left
 /// with errors (7); Ctrl-C (130).
 pub async fn executar(ctx: &mut Context, op: Opcoes) -> Result<()> {
     let base = ctx.builder().await?;
@@ -160,10 +161,9 @@ pub async fn executar(ctx: &mut Context, op: Opcoes) -> Result<()> {
     let aprovado = custo::aprovar(ctx, &op, &plano, base).await?;
 
     // Output (the progress bar first: the writer may borrow stdout from the shell).
-    let pb = ctx.shell.progress(
-        0,
-        "{spinner} [{bar:40}] {pos}/{len} {por_seg} ETA {eta} {msg}",
-    );
+    let pb = ctx
+        .shell
+        .progress(0, "{spinner} [{bar:25}] {pos}/{len} {por_seg} ETA {eta}");
     let (w, novo): (Box<dyn std::io::Write + '_>, bool) = match &op.saida {
         Some(p) => {
             let r = exportar::arquivo_de_registros(p, plano.formato);
@@ -201,6 +201,17 @@ pub async fn executar(ctx: &mut Context, op: Opcoes) -> Result<()> {
     }
     if let Some(p) = &op.saida {
         gerar_arquivo(ctx, &op, &plano, &resumo, p)?;
+        let completo = fim.parada.is_none() && !fim.interrompido && resumo.erros == 0;
+        if completo
+            && matches!(
+                plano.formato,
+                saida::FormatoSaida::Xlsx | saida::FormatoSaida::Geojson
+            )
+        {
+            // A finished batch leaves no hidden file beside its output; a rerun into it is
+            // refused (plano::planejar), so nothing is bought again.
+            let _ = std::fs::remove_file(exportar::arquivo_de_registros(p, plano.formato));
+        }
     }
     resumo::encerrar(ctx, &op, &resumo, &plano.anteriores, fim)
 }

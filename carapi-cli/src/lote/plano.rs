@@ -50,6 +50,7 @@ pub async fn planejar(ctx: &mut Context, op: &Opcoes, base: &ClientBuilder) -> R
     };
     let anteriores = match &op.saida {
         Some(p) => {
+            terminado(p, formato)?;
             let r = super::exportar::arquivo_de_registros(p, formato);
             let a = saida::ler_anteriores(&r, formato).map_err(|e| CliError::io_at(&r, e))?;
             mesmo_tipo(p, op.tipo, &a)?;
@@ -102,6 +103,21 @@ pub async fn planejar(ctx: &mut Context, op: &Opcoes, base: &ClientBuilder) -> R
     };
     anunciar(ctx, &plano);
     Ok(plano)
+}
+
+/// Refuses a `.xlsx`/`.geojson` that exists without its records: the output of a finished batch
+/// (whose records were removed) or a file the CLI did not write. Resuming would not know which
+/// keys it answers, and would buy them again.
+fn terminado(saida: &Path, formato: FormatoSaida) -> Result<()> {
+    let registros = super::exportar::arquivo_de_registros(saida, formato);
+    if registros != saida && saida.exists() && !registros.exists() {
+        return Err(CliError::usage(format!(
+            "{} já existe e é o resultado de um lote terminado (ou de outro programa)",
+            saida.display()
+        ))
+        .hint("para consultar estas chaves de novo, ou outras, use outro arquivo em --saida (nada foi cobrado)"));
+    }
+    Ok(())
 }
 
 /// Refuses to resume into an output of another kind of lookup (`lote completo` into the output

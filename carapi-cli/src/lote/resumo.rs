@@ -1,30 +1,14 @@
 //! The end of a batch: the summary line on stderr and the exit, with how to resume.
 
 use carapi_sdk::domain::brl;
-use rust_decimal::Decimal;
 
+use super::registro::Anteriores;
 use super::rodar::{Fim, Parada};
-use super::saida::Anteriores;
 use super::{MAX_ERROS_SEGUIDOS, Opcoes};
 use crate::context::Context;
 use crate::error::{CliError, Kind, Result};
 
-/// Counters of a run.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Resumo {
-    /// HTTP 200 answers.
-    pub encontrados: usize,
-    /// 404 answers.
-    pub nao_encontrados: usize,
-    /// Invalid input keys.
-    pub invalidos: usize,
-    /// Keys whose lookup failed (5xx, network): retried by a rerun.
-    pub erros: usize,
-    /// Keys not sent because the batch stopped.
-    pub nao_enviados: usize,
-    /// Total charged by this run, BRL.
-    pub cobrado: Decimal,
-}
+pub use super::registro::Resumo;
 
 /// The summary line: the whole batch's totals (this run plus what `--saida` already held).
 pub fn linha(r: &Resumo, antes: &Anteriores) -> String {

@@ -144,9 +144,14 @@ pub async fn rodar(
             _ = &mut ctrl_c, if !estado.fim.interrompido => {
                 estado.fim.interrompido = true;
                 parar.store(true, Ordering::SeqCst);
-                pb.set_message("interrompendo: aguardando as consultas em andamento (Ctrl-C de novo sai já)");
-                tokio::spawn(async {
+                limpar_eco_do_ctrl_c();
+                pb.println("interrompendo: aguardando as consultas em andamento (Ctrl-C de novo sai já)");
+                let barra = pb.clone();
+                tokio::spawn(async move {
                     if tokio::signal::ctrl_c().await.is_ok() {
+                        // Leaving at once: the bar is cleared first, not left on the screen.
+                        barra.finish_and_clear();
+                        limpar_eco_do_ctrl_c();
                         std::process::exit(130);
                     }
                 });
@@ -162,6 +167,15 @@ pub async fn rodar(
     // The bar's last frame and the summary show the same count: the answers written.
     pb.finish_and_clear();
     Ok(estado.fim)
+}
+
+/// After a Ctrl-C under a bar: the terminal echoed `^C` after the bar, which indicatif leaves
+/// at the right edge, so the echo went to a new line and indicatif's own clearing would miss the
+/// bar. Clears the echo's line and the bar's line above it (stderr a terminal only).
+fn limpar_eco_do_ctrl_c() {
+    if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        eprint!("\r\x1b[2K\x1b[1A\r\x1b[2K");
+    }
 }
 
 struct Estado {

@@ -20,104 +20,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
-/// The outcome of one key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StatusLote {
-    /// HTTP 200: the answer is in `resposta` (or the PDF in `arquivo`).
-    Encontrado,
-    /// HTTP 404: the registry has nothing for this key. Final.
-    NaoEncontrado,
-    /// Anything else (5xx, network): retried by a rerun.
-    Erro,
-}
-
-impl StatusLote {
-    /// True for answers a rerun must not ask again.
-    pub fn is_final(self) -> bool {
-        matches!(self, StatusLote::Encontrado | StatusLote::NaoEncontrado)
-    }
-
-    /// The name in the output (`encontrado`, `nao_encontrado`, `erro`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StatusLote::Encontrado => "encontrado",
-            StatusLote::NaoEncontrado => "nao_encontrado",
-            StatusLote::Erro => "erro",
-        }
-    }
-}
-
-/// One record of the output.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Resultado {
-    /// The normalised key.
-    pub chave: String,
-    /// Outcome.
-    pub status: StatusLote,
-    /// HTTP status, when a response arrived.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub http_status: Option<u16>,
-    /// The API's error code.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub codigo_erro: Option<String>,
-    /// Error message.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mensagem: Option<String>,
-    /// True when this lookup was charged (HTTP 200 outside the sandbox).
-    #[serde(default)]
-    pub cobrado: bool,
-    /// The PDF saved (receipt batches).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arquivo: Option<String>,
-    /// The API's JSON answer (lookups other than the receipt).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resposta: Option<serde_json::Value>,
-}
-
-/// The format of a batch's output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FormatoSaida {
-    /// One JSON object per line.
-    Jsonl,
-    /// CSV for spreadsheets: `;`, decimal comma, one column per field, a header.
-    Csv,
-    /// Excel workbook (written at the end of each run).
-    Xlsx,
-    /// GeoJSON FeatureCollection (written at the end of each run).
-    Geojson,
-}
-
-impl FormatoSaida {
-    /// By extension (any case): `.csv`, `.xlsx`, `.geojson`; anything else JSON Lines.
-    pub fn por_extensao(path: &Path) -> Self {
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        match ext.as_str() {
-            "csv" => FormatoSaida::Csv,
-            "xlsx" => FormatoSaida::Xlsx,
-            "geojson" => FormatoSaida::Geojson,
-            _ => FormatoSaida::Jsonl,
-        }
-    }
-
-    /// How records are stored as they arrive: CSV appends CSV, every other format JSON Lines.
-    pub fn registros(self) -> FormatoSaida {
-        match self {
-            FormatoSaida::Csv => FormatoSaida::Csv,
-            _ => FormatoSaida::Jsonl,
-        }
-    }
-}
-
-/// The UTF-8 byte order mark that tells Excel the CSV is UTF-8.
-pub const BOM: &str = "\u{feff}";
+pub use super::registro::{Anteriores, BOM, FormatoSaida, Resultado, StatusLote};
 
 /// Writes records, one per line, flushed each time.
 pub struct Escritor<'a> {
@@ -224,47 +127,6 @@ pub fn abrir(path: &Path, formato: FormatoSaida) -> io::Result<(File, bool, Hash
     f.seek(SeekFrom::End(0))?;
     let respondidas = respondidas(&bytes, formato);
     Ok((f, bytes.is_empty(), respondidas))
-}
-
-/// What an output file already holds: the keys with a final answer, the counts a cumulative
-/// summary adds to this run's, and the kinds of lookup its records answer.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Anteriores {
-    /// Keys with a final answer (`encontrado`, `nao_encontrado`): skipped by a rerun.
-    pub chaves: HashSet<String>,
-    /// `encontrado` records.
-    pub encontrados: usize,
-    /// `nao_encontrado` records.
-    pub nao_encontrados: usize,
-    /// The kinds of lookup the file answers (from the CSV header, or each answer's shape); a
-    /// batch of another kind must not resume into it.
-    pub tipos: Vec<super::TipoLote>,
-    finais: std::collections::HashMap<String, StatusLote>,
-}
-
-impl Anteriores {
-    /// Only the keys of `chaves` (the current input): what the summary of this input counts.
-    pub fn da_entrada(&self, chaves: &[String]) -> Anteriores {
-        let finais: std::collections::HashMap<String, StatusLote> = chaves
-            .iter()
-            .filter_map(|k| self.finais.get(k).map(|s| (k.clone(), *s)))
-            .collect();
-        Anteriores::de(finais, self.tipos.clone())
-    }
-
-    fn de(
-        finais: std::collections::HashMap<String, StatusLote>,
-        tipos: Vec<super::TipoLote>,
-    ) -> Self {
-        let conta = |st| finais.values().filter(|s| **s == st).count();
-        Anteriores {
-            chaves: finais.keys().cloned().collect(),
-            encontrados: conta(StatusLote::Encontrado),
-            nao_encontrados: conta(StatusLote::NaoEncontrado),
-            tipos,
-            finais,
-        }
-    }
 }
 
 /// The kind of lookup of a CSV output with these column names: the columns of
@@ -429,7 +291,7 @@ mod tests {
             assert_eq!(prev.len(), 3);
             if formato == FormatoSaida::Csv {
                 assert!(
-                    text.starts_with("\u{feff}chave;status;http_status;"),
+                    text.starts_with("\u{feff}chave;status;httpStatus;"),
                     "{text}"
                 );
                 assert_eq!(text.matches("chave;status").count(), 1);

@@ -74,7 +74,8 @@ impl Client {
     /// (`<codigoCar>.pdf`) inside it.
     ///
     /// The temporary file is created **before** the request, so a missing or read-only
-    /// directory costs nothing. Same as [`Client::recibo_para_arquivo_com_progresso`] without
+    /// directory costs nothing; it is removed on an error and when the returned future is
+    /// dropped before the end. Same as [`Client::recibo_para_arquivo_com_progresso`] without
     /// the progress callback.
     ///
     /// # Errors
@@ -134,7 +135,8 @@ impl Client {
             .create_new(true)
             .open(&temp)
             .await?;
-        let result = async {
+        let mut parcial = Parcial(Some(temp.clone()));
+        async {
             let mut download = self.recibo_download(codigo).await?;
             let destino = if eh_dir {
                 path.join(&download.filename)
@@ -160,17 +162,14 @@ impl Client {
             file.sync_all().await?;
             drop(file);
             tokio::fs::rename(&temp, &destino).await?;
+            parcial.0 = None;
             Ok::<_, Error>(ReciboInfo {
                 path: destino,
                 filename: download.filename,
                 bytes,
             })
         }
-        .await;
-        if result.is_err() {
-            let _ = tokio::fs::remove_file(&temp).await;
-        }
-        result
+        .await
     }
 
     fn recibo_req(&self, codigo: &CodigoCar) -> Result<Req> {
@@ -237,6 +236,18 @@ impl fmt::Debug for ReciboDownload {
             .field("content_length", &self.content_length)
             .field("received", &self.received)
             .finish_non_exhaustive()
+    }
+}
+
+/// The temporary file of a download, removed unless renamed into place: on an error and also
+/// when the caller drops the download (a Ctrl-C), so no `.part` file is left behind.
+struct Parcial(Option<PathBuf>);
+
+impl Drop for Parcial {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            let _ = std::fs::remove_file(p);
+        }
     }
 }
 
