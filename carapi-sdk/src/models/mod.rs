@@ -14,6 +14,7 @@
 
 mod car;
 mod conta;
+mod endpoint;
 mod erro;
 mod params;
 mod proprietario;
@@ -26,10 +27,9 @@ pub use conta::{
     ConsumoItem, HistoricoResponse, LimitesResponse, LimitesUpdate, Precos, SaldoResponse, UsoHoje,
     UsoItem, UsoMes, UsoResponse,
 };
+pub use endpoint::{EndpointConsulta, EndpointRegistrado};
 pub use erro::ApiErrorBody;
-pub use params::{
-    EndpointConsulta, EndpointRegistrado, HistoricoParams, RecargasParams, StatusConsulta,
-};
+pub use params::{HistoricoParams, RecargasParams, StatusConsulta};
 pub use proprietario::{ProprietarioItem, ProprietarioResponse};
 pub use recarga::{
     FaixaBonus, FaixasResponse, NovaRecarga, PreviewBonus, PreviewRecarga, RecargaCriadaResponse,

@@ -1,0 +1,191 @@
+//! The charged endpoints: as the history filter names them and as a history row reports them
+//! (contract, "`GET /v1/historico` query parameters", `endpoint`).
+
+use serde::{Deserialize, Serialize};
+
+/// The four charged endpoints in the registered form the history uses (contract,
+/// "`GET /v1/historico` query parameters", `endpoint`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum EndpointConsulta {
+    /// `/v1/car/{codigo}`
+    #[serde(rename = "/v1/car/{codigo}")]
+    CarBasico,
+    /// `/v1/car/{codigo}/completo`
+    #[serde(rename = "/v1/car/{codigo}/completo")]
+    CarCompleto,
+    /// `/v1/car/{codigo}/recibo`
+    #[serde(rename = "/v1/car/{codigo}/recibo")]
+    Recibo,
+    /// `/v1/proprietario/{cpf_cnpj}`
+    #[serde(rename = "/v1/proprietario/{cpf_cnpj}")]
+    Proprietario,
+}
+
+impl EndpointConsulta {
+    /// Every endpoint, in the contract's order.
+    pub const ALL: [EndpointConsulta; 4] = [
+        Self::CarBasico,
+        Self::CarCompleto,
+        Self::Recibo,
+        Self::Proprietario,
+    ];
+
+    /// Every endpoint, in the contract's order.
+    #[deprecated(
+        since = "0.1.0",
+        note = "renamed `EndpointConsulta::ALL`, as `ErrorCode::ALL`"
+    )]
+    pub const TODOS: [EndpointConsulta; 4] = Self::ALL;
+
+    /// The registered form, e.g. `/v1/car/{codigo}`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::CarBasico => "/v1/car/{codigo}",
+            Self::CarCompleto => "/v1/car/{codigo}/completo",
+            Self::Recibo => "/v1/car/{codigo}/recibo",
+            Self::Proprietario => "/v1/proprietario/{cpf_cnpj}",
+        }
+    }
+}
+
+impl std::str::FromStr for EndpointConsulta {
+    type Err = String;
+    /// Accepts the registered form or a short name (`car`, `completo`, `recibo`, `proprietario`).
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|e| e.as_str() == s)
+            .or(match s {
+                "car" | "basico" => Some(Self::CarBasico),
+                "completo" => Some(Self::CarCompleto),
+                "recibo" => Some(Self::Recibo),
+                "proprietario" => Some(Self::Proprietario),
+                _ => None,
+            })
+            .ok_or_else(|| format!("endpoint inválido: {s:?}"))
+    }
+}
+
+/// The `endpoint` of a history item ([`ConsumoItem`](crate::ConsumoItem)) or of a use row
+/// ([`UsoItem`](crate::UsoItem)): one of the four charged endpoints of the contract, or a form
+/// this SDK version does not know (a newer server's), kept as sent. On the wire it is the
+/// registered form (`/v1/car/{codigo}`); it compares equal to the matching [`EndpointConsulta`].
+///
+/// ```
+/// use carapi_sdk::{EndpointConsulta, EndpointRegistrado};
+/// let e = EndpointRegistrado::from("/v1/car/{codigo}/completo");
+/// assert_eq!(e, EndpointConsulta::CarCompleto);
+/// assert_eq!(e, "/v1/car/{codigo}/completo");
+/// assert_eq!(EndpointRegistrado::from("/v2/novo").as_str(), "/v2/novo");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum EndpointRegistrado {
+    /// One of the contract's charged endpoints.
+    Consulta(EndpointConsulta),
+    /// A registered form this SDK version does not know, as sent.
+    Other(String),
+}
+
+impl EndpointRegistrado {
+    /// The registered form, e.g. `/v1/car/{codigo}`.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Consulta(e) => e.as_str(),
+            Self::Other(s) => s,
+        }
+    }
+
+    /// The charged endpoint, when it is one this SDK version knows.
+    #[must_use]
+    pub fn consulta(&self) -> Option<EndpointConsulta> {
+        match self {
+            Self::Consulta(e) => Some(*e),
+            Self::Other(_) => None,
+        }
+    }
+}
+
+impl From<EndpointConsulta> for EndpointRegistrado {
+    fn from(e: EndpointConsulta) -> Self {
+        Self::Consulta(e)
+    }
+}
+
+impl From<&str> for EndpointRegistrado {
+    /// The registered form as sent: a known one becomes [`EndpointRegistrado::Consulta`].
+    fn from(s: &str) -> Self {
+        EndpointConsulta::ALL
+            .into_iter()
+            .find(|e| e.as_str() == s)
+            .map_or_else(|| Self::Other(s.to_owned()), Self::Consulta)
+    }
+}
+
+impl From<String> for EndpointRegistrado {
+    fn from(s: String) -> Self {
+        match Self::from(s.as_str()) {
+            Self::Other(_) => Self::Other(s),
+            known => known,
+        }
+    }
+}
+
+impl PartialEq<EndpointConsulta> for EndpointRegistrado {
+    fn eq(&self, other: &EndpointConsulta) -> bool {
+        *self == Self::Consulta(*other)
+    }
+}
+
+impl PartialEq<str> for EndpointRegistrado {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for EndpointRegistrado {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl std::fmt::Display for EndpointRegistrado {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for EndpointRegistrado {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for EndpointRegistrado {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Self::from(String::deserialize(d)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoint_registrado_round_trips_and_keeps_unknown_forms() {
+        for e in EndpointConsulta::ALL {
+            let r = EndpointRegistrado::from(e);
+            let json = serde_json::to_string(&r).unwrap();
+            assert_eq!(json, format!("\"{}\"", e.as_str()));
+            assert_eq!(
+                serde_json::from_str::<EndpointRegistrado>(&json).unwrap(),
+                e
+            );
+        }
+        let novo: EndpointRegistrado = serde_json::from_str("\"/v1/novo\"").unwrap();
+        assert_eq!(novo, EndpointRegistrado::Other("/v1/novo".into()));
+        assert_eq!(novo.consulta(), None);
+    }
+}
