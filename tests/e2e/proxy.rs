@@ -96,7 +96,9 @@ async fn conexao(
         liberar.acquire().await.unwrap().forget();
     }
     let mut servidor = TcpStream::connect(destino).await?;
-    servidor.write_all(&cabeca).await?;
+    servidor
+        .write_all(&uma_requisicao_por_conexao(cabeca))
+        .await?;
     if acao == Acao::PerderResposta {
         let mut buf = [0u8; 1];
         servidor.read_exact(&mut buf).await?;
@@ -105,6 +107,21 @@ async fn conexao(
     }
     tokio::io::copy_bidirectional(&mut cliente, &mut servidor).await?;
     Ok(())
+}
+
+/// The head with `Connection: close` after the request line: the server closes the connection
+/// after its answer, so the client's next request opens a new one and the rule sees every
+/// request (an SDK that reads the prices first would otherwise send its lookup on the same
+/// kept-alive connection, past the rule).
+fn uma_requisicao_por_conexao(cabeca: Vec<u8>) -> Vec<u8> {
+    let Some(fim) = cabeca.windows(2).position(|w| w == b"\r\n") else {
+        return cabeca;
+    };
+    let mut nova = Vec::with_capacity(cabeca.len() + 19);
+    nova.extend_from_slice(&cabeca[..fim + 2]);
+    nova.extend_from_slice(b"Connection: close\r\n");
+    nova.extend_from_slice(&cabeca[fim + 2..]);
+    nova
 }
 
 /// Reads up to the end of the request head (`\r\n\r\n`); the SDK's GETs have no body.
