@@ -204,26 +204,32 @@ pub fn exemplos(caminho: &str) -> Option<&'static str> {
     })
 }
 
-/// `carapi help CMD...` and `carapi ajuda CMD...` as `carapi CMD... --ajuda` (the help
-/// subcommand clap would add is off: it was English and listed pages that did not work);
-/// anything else unchanged.
+/// `carapi help CMD...`, `carapi ajuda CMD...` and `carapi CMD help SUB...` as
+/// `carapi CMD... SUB... --ajuda` (the help subcommand clap would add is off: it was English and
+/// listed pages that did not work). The words are read down the command tree, so a value
+/// (`--busca ajuda`, a file named `help`) is never taken for it; anything else unchanged.
 pub fn pedido_de_ajuda<I: IntoIterator<Item = std::ffi::OsString>>(
     args: I,
 ) -> Vec<std::ffi::OsString> {
     let mut args: Vec<std::ffi::OsString> = args.into_iter().collect();
     let globais_com_valor = ["--url-base", "--base-url", "-o", "--formato", "--output"];
+    let raiz = comando();
+    let mut atual = &raiz;
     let mut i = 1;
     while i < args.len() {
-        let a = args[i].to_string_lossy();
-        if globais_com_valor.contains(&a.as_ref()) {
+        let a = args[i].to_string_lossy().into_owned();
+        if globais_com_valor.contains(&a.as_str()) {
             i += 2;
         } else if a.starts_with('-') {
             i += 1;
+        } else if (a == "help" || a == "ajuda") && atual.has_subcommands() {
+            args.remove(i);
+            args.push("--ajuda".into());
+            break;
+        } else if let Some(sub) = atual.find_subcommand(&a) {
+            atual = sub;
+            i += 1;
         } else {
-            if a == "help" || a == "ajuda" {
-                args.remove(i);
-                args.push("--ajuda".into());
-            }
             break;
         }
     }

@@ -58,6 +58,7 @@ fn help_subcommand_and_suggestions() {
         &["help", "car"][..],
         &["ajuda", "recarga", "criar"],
         &["help", "limites", "definir"],
+        &["recarga", "help", "criar"],
     ] {
         let o = s.cmd().args(args).output().unwrap();
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));

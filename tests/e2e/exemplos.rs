@@ -152,7 +152,8 @@ async fn saldo_insuficiente_example_prints_the_shortfall() {
 async fn resposta_perdida_example_resolves_against_the_history() {
     let amb = Ambiente::novo().await;
     let conta = amb.conta(dec!(100)).await;
-    // The example's first request is the lookup, on a new connection: its answer is lost.
+    // The example's first lookup (after the free saldo request that reads the prices; the proxy
+    // sees each request on its own connection) has its answer lost.
     let perdeu = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let p = perdeu.clone();
     let proxy = Proxy::novo(&amb.server.base_url(), move |linha| {

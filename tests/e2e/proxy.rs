@@ -96,7 +96,9 @@ async fn conexao(
         liberar.acquire().await.unwrap().forget();
     }
     let mut servidor = TcpStream::connect(destino).await?;
-    servidor.write_all(&com_conexao_fechada(&cabeca)).await?;
+    servidor
+        .write_all(&uma_requisicao_por_conexao(cabeca))
+        .await?;
     if acao == Acao::PerderResposta {
         let mut buf = [0u8; 1];
         servidor.read_exact(&mut buf).await?;
@@ -107,17 +109,18 @@ async fn conexao(
     Ok(())
 }
 
-/// `cabeca` with `Connection: close` after its request line: the server closes the connection
-/// after answering, so a client that keeps connections alive (an example built on
-/// `Client::from_env`) opens a new one for its next request, whose head this proxy then reads.
-fn com_conexao_fechada(cabeca: &[u8]) -> Vec<u8> {
-    let fim_linha = cabeca
-        .windows(2)
-        .position(|w| w == b"\r\n")
-        .map_or(cabeca.len(), |i| i + 2);
-    let mut nova = cabeca[..fim_linha].to_vec();
+/// The head with `Connection: close` after the request line: the server closes the connection
+/// after its answer, so the client's next request opens a new one and the rule sees every
+/// request (an SDK that reads the prices first would otherwise send its lookup on the same
+/// kept-alive connection, past the rule).
+fn uma_requisicao_por_conexao(cabeca: Vec<u8>) -> Vec<u8> {
+    let Some(fim) = cabeca.windows(2).position(|w| w == b"\r\n") else {
+        return cabeca;
+    };
+    let mut nova = Vec::with_capacity(cabeca.len() + 19);
+    nova.extend_from_slice(&cabeca[..fim + 2]);
     nova.extend_from_slice(b"Connection: close\r\n");
-    nova.extend_from_slice(&cabeca[fim_linha..]);
+    nova.extend_from_slice(&cabeca[fim + 2..]);
     nova
 }
 

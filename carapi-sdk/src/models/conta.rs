@@ -101,9 +101,8 @@ pub struct ConsumoItem {
     #[serde(with = "super::timestamp")]
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub data: DateTime<FixedOffset>,
-    /// Registered endpoint form, e.g. `/v1/car/{codigo}` (a form unknown to this SDK version
-    /// is kept as [`EndpointRegistrado::Other`]).
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "/v1/car/{codigo}"))]
+    /// Registered endpoint form, e.g. `/v1/car/{codigo}`.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub endpoint: EndpointRegistrado,
     /// The looked-up key.
     #[serde(default)]
@@ -210,9 +209,8 @@ fn de_money_patch<'de, D: serde::Deserializer<'de>>(
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct UsoItem {
-    /// Registered endpoint form, e.g. `/v1/car/{codigo}` (a form unknown to this SDK version
-    /// is kept as [`EndpointRegistrado::Other`]).
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "/v1/car/{codigo}"))]
+    /// Registered endpoint form, e.g. `/v1/car/{codigo}`.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub endpoint: EndpointRegistrado,
     /// Number of lookups.
     pub quantidade: u64,
