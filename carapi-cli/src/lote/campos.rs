@@ -13,8 +13,8 @@ use chrono::NaiveDateTime;
 use chrono_tz::America::Sao_Paulo;
 use rust_decimal::Decimal;
 
-use super::TipoLote;
 use super::registro::Resultado;
+use super::tipo::TipoLote;
 
 /// One typed cell.
 #[derive(Debug, Clone, PartialEq)]

@@ -21,10 +21,10 @@ use rust_decimal::prelude::ToPrimitive;
 use rust_xlsxwriter::{Format, Workbook, XlsxError};
 use serde_json::{Value, json};
 
-use super::TipoLote;
 use super::campos::{self, Valor};
 use super::registro::Resumo;
 use super::registro::{FormatoSaida, Resultado};
+use super::tipo::TipoLote;
 use carapi_sdk::domain::br;
 
 /// Where the records of an output live: the file itself (JSON Lines, CSV), or a hidden JSON

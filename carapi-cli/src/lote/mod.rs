@@ -38,18 +38,18 @@ pub mod registro;
 pub mod resumo;
 pub mod rodar;
 pub mod saida;
+pub mod tipo;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use carapi_sdk::{CodigoCar, CpfCnpj, EndpointConsulta, Precos};
 use rust_decimal::Decimal;
 
 use crate::context::Context;
 use crate::error::{CliError, Result};
-use entrada::TipoChave;
 pub use resumo::Resumo;
 use saida::{Escritor, Resultado, StatusLote};
+pub use tipo::TipoLote;
 
 /// Lookups in flight at once (the SDK's rate limiter spaces them).
 pub const CONCORRENCIA: usize = 4;
@@ -69,61 +69,6 @@ Rodar o mesmo comando com o mesmo --saida retoma o lote sem pagar de novo pelo q
 (nem pelo que foi cobrado numa execução interrompida: o diário .<saida>.enviando e o histórico dizem quais).
 Recibos: os PDFs são gravados no diretório do --saida (ou no atual), como <codigoCar>.pdf;
 um PDF já existente não é baixado de novo.";
-
-/// Which lookup a batch runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TipoLote {
-    /// dados básicos do CAR (GET /v1/car/{codigo})
-    Car,
-    /// dados completos, com proprietários (GET /v1/car/{codigo}/completo)
-    Completo,
-    /// CARs de um CPF/CNPJ (GET /v1/proprietario/{cpfCnpj})
-    Proprietario,
-    /// recibo de inscrição em PDF (GET /v1/car/{codigo}/recibo)
-    Recibo,
-}
-
-impl TipoLote {
-    fn chave(self) -> TipoChave {
-        if self == TipoLote::Proprietario {
-            TipoChave::Documento
-        } else {
-            TipoChave::Car
-        }
-    }
-
-    /// The name typed on the command line (`car`, `completo`, `proprietario`, `recibo`).
-    pub fn nome(self) -> &'static str {
-        match self {
-            TipoLote::Car => "car",
-            TipoLote::Completo => "completo",
-            TipoLote::Proprietario => "proprietario",
-            TipoLote::Recibo => "recibo",
-        }
-    }
-
-    /// The account's price for this lookup.
-    pub fn preco(self, p: &Precos) -> Decimal {
-        p.preco(self.endpoint())
-    }
-
-    /// The history's name of this lookup's endpoint.
-    pub fn endpoint(self) -> EndpointConsulta {
-        match self {
-            TipoLote::Car => EndpointConsulta::CarBasico,
-            TipoLote::Completo => EndpointConsulta::CarCompleto,
-            TipoLote::Proprietario => EndpointConsulta::Proprietario,
-            TipoLote::Recibo => EndpointConsulta::Recibo,
-        }
-    }
-
-    fn is_sandbox(self, chave: &str) -> bool {
-        match self.chave() {
-            TipoChave::Car => CodigoCar::parse(chave).is_ok_and(|c| c.is_sandbox()),
-            TipoChave::Documento => CpfCnpj::parse(chave).is_ok_and(|c| c.is_sandbox()),
-        }
-    }
-}
 
 /// The options of a batch.
 #[derive(Debug, Clone)]

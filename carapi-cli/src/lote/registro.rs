@@ -117,7 +117,7 @@ pub struct Anteriores {
     pub nao_encontrados: usize,
     /// The kinds of lookup the file answers (from the CSV header, or each answer's shape); a
     /// batch of another kind must not resume into it.
-    pub tipos: Vec<super::TipoLote>,
+    pub tipos: Vec<super::tipo::TipoLote>,
     finais: std::collections::HashMap<String, StatusLote>,
 }
 
@@ -134,7 +134,7 @@ impl Anteriores {
     /// What the final answers `finais` (by key) and the kinds `tipos` of a file make.
     pub(super) fn de(
         finais: std::collections::HashMap<String, StatusLote>,
-        tipos: Vec<super::TipoLote>,
+        tipos: Vec<super::tipo::TipoLote>,
     ) -> Self {
         let conta = |st| finais.values().filter(|s| **s == st).count();
         Anteriores {

@@ -26,7 +26,7 @@ pub use super::registro::{Anteriores, BOM, FormatoSaida, Resultado, StatusLote};
 pub struct Escritor<'a> {
     w: Box<dyn Write + 'a>,
     formato: FormatoSaida,
-    tipo: super::TipoLote,
+    tipo: super::tipo::TipoLote,
 }
 
 impl std::fmt::Debug for Escritor<'_> {
@@ -46,7 +46,7 @@ impl<'a> Escritor<'a> {
     pub fn new(
         w: Box<dyn Write + 'a>,
         formato: FormatoSaida,
-        tipo: super::TipoLote,
+        tipo: super::tipo::TipoLote,
         novo: bool,
         bom: bool,
     ) -> io::Result<Self> {
@@ -131,8 +131,8 @@ pub fn abrir(path: &Path, formato: FormatoSaida) -> io::Result<(File, bool, Hash
 
 /// The kind of lookup of a CSV output with these column names: the columns of
 /// [`super::campos::colunas`] that only that kind has.
-fn tipo_por_colunas(colunas: &[&str]) -> super::TipoLote {
-    use super::TipoLote as T;
+fn tipo_por_colunas(colunas: &[&str]) -> super::tipo::TipoLote {
+    use super::tipo::TipoLote as T;
     if colunas.contains(&"registroCar") {
         T::Proprietario
     } else if colunas.contains(&"proprietariosNomes") {
@@ -147,8 +147,8 @@ fn tipo_por_colunas(colunas: &[&str]) -> super::TipoLote {
 /// The kind of lookup a record answers, from its answer's shape (the SDK's models: a
 /// `proprietario` answer has `itens`, a complete one `dados.proprietariosNomes`); `None` for a
 /// record without an answer (not found, error).
-fn tipo_do_registro(r: &Resultado) -> Option<super::TipoLote> {
-    use super::TipoLote as T;
+fn tipo_do_registro(r: &Resultado) -> Option<super::tipo::TipoLote> {
+    use super::tipo::TipoLote as T;
     if r.arquivo.is_some() {
         return Some(T::Recibo);
     }
