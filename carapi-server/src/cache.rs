@@ -1,8 +1,10 @@
 //! In-memory caches for the reads every lookup makes, in front of any [`Store`]:
 //!
-//! - API key hash -> account id. An account is never deleted and its key never changes, so
-//!   an entry never goes stale. Only hits are kept: a key unknown here (an account created by
-//!   another process, e.g. `carapi-server account create`) is looked up in the store again.
+//! - API key hash -> account id, kept at most [`VALIDADE_CHAVE`]: a key rotated or revoked
+//!   (`carapi-server account rotate | revoke`, another process) is refused by every server
+//!   process within that time, on either store. Only hits are kept: a key unknown here (an
+//!   account created by another process, e.g. `carapi-server account create`) is looked up in
+//!   the store again.
 //!   The account itself (balance, limits, price table) is not cached: the handlers that need
 //!   it read it fresh.
 //! - CAR code -> record. Records only change through `import` (or the bundled load at start).
@@ -19,6 +21,10 @@ use moka::sync::Cache;
 
 use crate::dados::Imovel;
 use crate::store::{Conta, ContaId, Store, StoreError};
+
+/// How long a key -> account entry is trusted before the store is asked again: the longest
+/// a revoked or rotated key still opens its account on a running server.
+pub const VALIDADE_CHAVE: Duration = Duration::from_secs(5);
 
 /// How long a cached CAR record is served before it is read from the store again.
 pub const VALIDADE_IMOVEL: Duration = Duration::from_secs(60);
@@ -73,7 +79,10 @@ impl Caches {
     /// Empty caches.
     pub fn new() -> Self {
         Caches {
-            chaves: Cache::builder().max_capacity(MAX_CHAVES).build(),
+            chaves: Cache::builder()
+                .max_capacity(MAX_CHAVES)
+                .time_to_live(VALIDADE_CHAVE)
+                .build(),
             imoveis: Cache::builder()
                 .max_capacity(MAX_IMOVEIS)
                 .time_to_live(VALIDADE_IMOVEL)

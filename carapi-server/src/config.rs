@@ -1,6 +1,6 @@
 //! Server configuration: everything `spawn` needs, with defaults that run with no setup.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
 use std::time::Duration;
 
@@ -8,6 +8,8 @@ use std::time::Duration;
 pub const DATABASE_URL_PADRAO: &str = "sqlite://carapi.db";
 /// Default bound of open connections per client address ([`Borda::conexoes_por_endereco`]).
 pub const CONEXOES_POR_ENDERECO_PADRAO: usize = 100;
+/// Default bound of requests served on one connection ([`Borda::pedidos_por_conexao`]).
+pub const PEDIDOS_POR_CONEXAO_PADRAO: u32 = 100;
 /// Default bind address of `carapi-server serve`.
 pub const BIND_PADRAO: &str = "127.0.0.1:8080";
 
@@ -134,12 +136,25 @@ pub struct Borda {
     /// Requests per second per client address that fail authentication (401) before they
     /// are answered 429; `None` disables this limit.
     pub nao_autenticados_por_segundo: Option<NonZeroU32>,
+    /// Longest time the server waits for a peer to accept bytes of an answer: a connection
+    /// whose peer reads nothing for this long is closed (a client that pipelines requests and
+    /// never reads cannot hold its connection).
+    pub tempo_envio: Duration,
+    /// Requests served on one connection at most: the answer to the last one says
+    /// `Connection: close` and the connection closes after it (requests pipelined past it are
+    /// not served).
+    pub pedidos_por_conexao: u32,
+    /// Reverse proxies whose `Forwarded` / `X-Forwarded-For` headers name the client address
+    /// (see [`crate::http::cliente`]); empty (the default): those headers are ignored and the
+    /// client is the socket's peer.
+    pub proxies_confiaveis: Vec<IpAddr>,
 }
 
 impl Default for Borda {
     /// 10 s for headers (and idle keep-alive), 30 s for a body, 64 KiB bodies, 1,000
     /// connections, 100 of them per client address, 20 failed authentications per second per
-    /// address.
+    /// address, 10 s for a peer to accept bytes of an answer, 100 requests per connection, no
+    /// trusted proxy.
     fn default() -> Self {
         Borda {
             tempo_cabecalho: Duration::from_secs(10),
@@ -148,6 +163,9 @@ impl Default for Borda {
             conexoes_maximas: 1_000,
             conexoes_por_endereco: Some(CONEXOES_POR_ENDERECO_PADRAO),
             nao_autenticados_por_segundo: NonZeroU32::new(20),
+            tempo_envio: Duration::from_secs(10),
+            pedidos_por_conexao: PEDIDOS_POR_CONEXAO_PADRAO,
+            proxies_confiaveis: Vec::new(),
         }
     }
 }

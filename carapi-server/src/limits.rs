@@ -52,16 +52,41 @@ impl LimitadorIp {
         }
     }
 
-    /// True while `ip` is blocked.
+    /// True while `ip` (counted per [`chave_endereco`]) is blocked.
     pub fn bloqueado(&self, ip: IpAddr) -> bool {
-        self.bloqueados.contains_key(&ip)
+        self.bloqueados.contains_key(&chave_endereco(ip))
     }
 
-    /// Counts a failed authentication of `ip`; `Err` (and a block) when it went over the rate.
+    /// Counts a failed authentication of `ip` (per [`chave_endereco`]); `Err` (and a block)
+    /// when it went over the rate.
     pub fn falhou(&self, ip: IpAddr) -> Result<(), Duration> {
+        let ip = chave_endereco(ip);
         self.falhas.verificar(ip).inspect_err(|_| {
             self.bloqueados.insert(ip, ());
         })
+    }
+
+    /// Forgets the addresses whose failures are old enough to be back at a full burst (an
+    /// idle address holds no memory); the reconciliation loop calls it every interval.
+    pub fn limpar(&self) {
+        self.falhas.limpar();
+        self.bloqueados.run_pending_tasks();
+    }
+
+    /// Addresses with failures remembered now (for the bound on memory).
+    pub fn enderecos(&self) -> usize {
+        self.falhas.inner.len()
+    }
+}
+
+/// The key an address is counted under by the per-address limits: an IPv4 address as is (an
+/// IPv4-mapped IPv6 address as its IPv4), an IPv6 address by its /64 prefix (one host is
+/// usually given a whole /64, so counting single IPv6 addresses would let it pick a fresh
+/// one for every request).
+pub fn chave_endereco(ip: IpAddr) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => IpAddr::V6((u128::from(v6) & !u128::from(u64::MAX)).into()),
     }
 }
 
@@ -103,5 +128,17 @@ mod tests {
             l.verificar(ContaId(2)).is_ok(),
             "other keys are independent"
         );
+    }
+
+    #[test]
+    fn ipv6_addresses_count_per_64_and_mapped_ipv4_as_ipv4() {
+        let a: IpAddr = "2001:db8:1:2::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:ffff::9".parse().unwrap();
+        let c: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert_eq!(chave_endereco(a), chave_endereco(b));
+        assert_ne!(chave_endereco(a), chave_endereco(c));
+        let v4: IpAddr = "192.0.2.1".parse().unwrap();
+        let mapeado: IpAddr = "::ffff:192.0.2.1".parse().unwrap();
+        assert_eq!(chave_endereco(mapeado), v4);
     }
 }

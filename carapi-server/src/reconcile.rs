@@ -45,7 +45,8 @@ pub async fn executar(
 /// Name of the reconciliation job's lease (see [`laco`]).
 pub const TAREFA: &str = "reconciliacao";
 
-/// Runs [`executar`] every `intervalo` until `cancelar` fires; also trims the rate limiter.
+/// Runs [`executar`] every `intervalo` until `cancelar` fires; also trims the rate limiters
+/// (per key and per address: idle entries are forgotten).
 ///
 /// Every server process runs this loop; with several processes on one database, a pass runs
 /// only in the process holding the job's lease ([`crate::store::CoordenacaoStore`]), taken for
@@ -65,6 +66,9 @@ pub async fn laco(st: AppState, intervalo: Duration, cancelar: CancellationToken
                     tracing::error!(erro = %e, "reconciliação falhou");
                 }
                 if let Some(l) = &st.limitador {
+                    l.limpar();
+                }
+                if let Some(l) = &st.limitador_ip {
                     l.limpar();
                 }
             }

@@ -61,7 +61,8 @@ pub struct RunningServer {
 ///
 /// # Errors
 /// [`ServerError::Store`] when the database cannot be opened; [`ServerError::Io`] when the
-/// address cannot be bound.
+/// address cannot be bound; [`ServerError::Invalido`] when [`Config::webhook_secret`] is
+/// shorter than [`crate::webhook::SEGREDO_MINIMO`] bytes.
 pub async fn spawn(config: Config) -> Result<RunningServer, ServerError> {
     let (state, listener) = preparar(config).await?;
     spawn_com(state, listener).await
@@ -74,6 +75,7 @@ pub async fn spawn(config: Config) -> Result<RunningServer, ServerError> {
 /// # Errors
 /// As [`spawn`].
 pub(crate) async fn preparar(config: Config) -> Result<(AppState, TcpListener), ServerError> {
+    crate::webhook::validar_segredo(config.webhook_secret.as_deref())?;
     let store = abrir_store(&config.database_url).await?;
     if config.load_bundled_data {
         let n = carregar_dados_embutidos(store.as_ref()).await?;

@@ -53,6 +53,28 @@ impl EventoPix {
 /// Key of the webhook secret in the `configuracao` table.
 pub const CHAVE_SEGREDO: &str = "webhook_secret";
 
+/// Fewest bytes of a configured webhook secret ([`crate::Config::webhook_secret`]): 256 bits
+/// if it is random bytes, as a key of HMAC-SHA256 should be (RFC 2104 section 3: a key
+/// shorter than the hash's output weakens it). The generated secret has 64.
+pub const SEGREDO_MINIMO: usize = 32;
+
+/// Refuses a configured webhook secret shorter than [`SEGREDO_MINIMO`] bytes (a blank one
+/// means none: the database's own secret is used).
+///
+/// # Errors
+/// [`crate::ServerError::Invalido`] with the reason.
+pub fn validar_segredo(segredo: Option<&str>) -> Result<(), crate::ServerError> {
+    match segredo {
+        Some(s) if !s.trim().is_empty() && s.len() < SEGREDO_MINIMO => {
+            Err(crate::ServerError::Invalido(format!(
+                "o segredo do webhook precisa de ao menos {SEGREDO_MINIMO} bytes (tem {})",
+                s.len()
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// A new secret: 32 bytes from the thread-local CSPRNG (seeded by the OS), in hex (64
 /// characters).
 pub fn gerar_segredo() -> String {

@@ -5,6 +5,7 @@
 #![allow(clippy::too_many_lines)]
 
 mod helpers;
+mod processo;
 mod proxy_pg;
 mod rede;
 mod servidor;
@@ -17,15 +18,19 @@ mod borda;
 mod car;
 mod carga;
 mod carga_interrompida;
+mod chaves;
 mod cli;
 mod concorrencia;
+mod conexao_presa;
 mod conta;
 mod diferencial;
 mod dinheiro;
 mod erros;
 mod escala;
 mod historico_custo;
+mod limite_endereco;
 mod migracoes;
+mod modo_teste_token;
 mod nul;
 #[cfg(feature = "openapi")]
 mod openapi;
@@ -36,6 +41,7 @@ mod proprietario;
 mod recarga;
 mod recarga_reuso;
 mod recibo;
+mod segredo_webhook;
 mod socket;
 mod webhook;
 mod webhook_psp;

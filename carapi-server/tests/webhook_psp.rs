@@ -52,17 +52,22 @@ async fn each_database_has_its_own_random_secret_kept_across_restarts() {
         // the configured secret overrides the stored one
         let fixo = Servidor::com(
             &banco,
-            |c| c.webhook_secret = Some("segredo-do-operador".into()),
+            |c| c.webhook_secret = Some("segredo-do-operador-com-32-bytes-ou-mais".into()),
             |p| p,
         )
         .await;
-        assert_eq!(fixo.segredo().await, "segredo-do-operador");
+        assert_eq!(
+            fixo.segredo().await,
+            "segredo-do-operador-com-32-bytes-ou-mais"
+        );
         let c = fixo.conta(0).await;
         let (_, payment) = fixo.recarga(&c.api_key, "500").await;
         pagar_no_psp(&fixo, &payment).await;
         let (st, _) = fixo.webhook(&segredo, &payment).await;
         assert_eq!(st, 401, "{}: the stored secret no longer signs", banco.nome);
-        let (st, v) = fixo.webhook("segredo-do-operador", &payment).await;
+        let (st, v) = fixo
+            .webhook("segredo-do-operador-com-32-bytes-ou-mais", &payment)
+            .await;
         assert_eq!((st, v["creditada"].as_bool()), (200, Some(true)), "{v}");
     }
 }

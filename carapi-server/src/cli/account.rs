@@ -1,4 +1,4 @@
-//! `carapi-server account create`.
+//! `carapi-server account create | rotate | revoke`.
 
 use std::process::ExitCode;
 
@@ -8,12 +8,32 @@ use rust_decimal::Decimal;
 
 use crate::contas::{NovaConta, criar_conta};
 use crate::startup::abrir_store;
+use crate::store::ContaId;
 
 /// Account subcommands.
 #[derive(Debug, clap::Subcommand)]
 pub enum Comando {
     /// Create an account and print its API key (shown once).
     Create(CreateArgs),
+    /// Give an account a new API key, printed once; the old key is refused from now on (by
+    /// running servers within a few seconds, see the server README's "Security").
+    Rotate(ChaveArgs),
+    /// Revoke an account's API key: every request with it is refused (401) from now on (by
+    /// running servers within a few seconds); `rotate` gives the account a new one.
+    Revoke(ChaveArgs),
+}
+
+/// Options of `account rotate` and `account revoke`.
+#[derive(Debug, clap::Args)]
+pub struct ChaveArgs {
+    /// The account (its contaId).
+    #[arg(long)]
+    conta: i64,
+    #[command(flatten)]
+    banco: super::Banco,
+    /// Print one JSON object (contaId, and apiKey for `rotate`).
+    #[arg(long)]
+    json: bool,
 }
 
 /// Options of `account create`.
@@ -42,7 +62,21 @@ pub struct CreateArgs {
 }
 
 pub(super) async fn run(c: Comando) -> anyhow::Result<ExitCode> {
-    let Comando::Create(a) = c;
+    match c {
+        Comando::Create(a) => criar(a).await,
+        Comando::Rotate(a) => super::chaves::trocar(a, true).await,
+        Comando::Revoke(a) => super::chaves::trocar(a, false).await,
+    }
+}
+
+impl ChaveArgs {
+    /// The account id, database URL and `--json` flag.
+    pub(super) fn partes(&self) -> (ContaId, &str, bool) {
+        (ContaId(self.conta), &self.banco.database, self.json)
+    }
+}
+
+async fn criar(a: CreateArgs) -> anyhow::Result<ExitCode> {
     let padrao = NovaConta::default();
     let documento = if a.sem_documento {
         None

@@ -1,7 +1,8 @@
-//! The `carapi-server` command line: `serve`, `account create`,
+//! The `carapi-server` command line: `serve`, `account create | rotate | revoke`,
 //! `import`, `seed --synthetic`, `pix pay`, `ledger check`, `webhook-secret`.
 
 mod account;
+mod chaves;
 mod import;
 mod ledger;
 mod pix;

@@ -1,11 +1,13 @@
 //! `carapi-server serve`.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::config::{BIND_PADRAO, CONEXOES_POR_ENDERECO_PADRAO, Config, ReciboModo};
+use crate::config::{
+    BIND_PADRAO, CONEXOES_POR_ENDERECO_PADRAO, Config, PEDIDOS_POR_CONEXAO_PADRAO, ReciboModo,
+};
 use crate::http::borda::Borda;
 use crate::modo_teste::{ConfigTeste, montagem};
 
@@ -17,10 +19,20 @@ pub struct Args {
     bind: SocketAddr,
     #[command(flatten)]
     banco: super::Banco,
-    /// HMAC-SHA256 secret of POST /webhooks/pix. By default the database's own random secret,
-    /// generated on first start (print it with `carapi-server webhook-secret`).
+    /// HMAC-SHA256 secret of POST /webhooks/pix, at least 32 bytes. By default the database's
+    /// own random secret, generated on first start (print it with `carapi-server
+    /// webhook-secret`). Prefer the environment variable or --webhook-secret-file: a value
+    /// given on the command line is visible to every local user in /proc/*/cmdline.
     #[arg(long, env = "CARAPI_WEBHOOK_SECRET", hide_env_values = true)]
     webhook_secret: Option<String>,
+    /// File holding the HMAC-SHA256 secret of POST /webhooks/pix (at least 32 bytes; one
+    /// trailing newline is ignored).
+    #[arg(
+        long,
+        env = "CARAPI_WEBHOOK_SECRET_FILE",
+        conflicts_with = "webhook_secret"
+    )]
+    webhook_secret_file: Option<std::path::PathBuf>,
     /// Seconds between reconciliation passes for pending top-ups.
     #[arg(long, env = "CARAPI_RECONCILE_INTERVAL", default_value_t = 120)]
     reconcile_interval: u64,
@@ -53,6 +65,18 @@ pub struct Args {
     /// are closed at once, others are still served (0 disables).
     #[arg(long, env = "CARAPI_CONEXOES_POR_ENDERECO", default_value_t = CONEXOES_POR_ENDERECO_PADRAO)]
     conexoes_por_endereco: usize,
+    /// Seconds a client has to accept bytes of an answer; a connection whose peer reads
+    /// nothing for this long is closed.
+    #[arg(long, env = "CARAPI_TEMPO_ENVIO", default_value_t = 10)]
+    tempo_envio: u64,
+    /// Requests served on one connection at most; the last answer closes it (pipelined
+    /// requests past it are not served).
+    #[arg(long, env = "CARAPI_PEDIDOS_POR_CONEXAO", default_value_t = PEDIDOS_POR_CONEXAO_PADRAO)]
+    pedidos_por_conexao: u32,
+    /// Reverse proxies (IP addresses, comma-separated) whose Forwarded / X-Forwarded-For
+    /// headers name the client address; none by default (those headers are ignored).
+    #[arg(long, env = "CARAPI_PROXIES_CONFIAVEIS", value_delimiter = ',')]
+    proxies_confiaveis: Vec<IpAddr>,
     /// Failed authentications per second per client address before 429 (0 disables).
     #[arg(long, env = "CARAPI_LIMITE_NAO_AUTENTICADO", default_value_t = 20)]
     limite_nao_autenticado: u32,
@@ -84,11 +108,18 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
             .filter(|t| !t.trim().is_empty())
             .unwrap_or_else(|| format!("teste_{}", hex::encode(rand::random::<[u8; 24]>())))
     });
+    let webhook_secret = match segredo_webhook(&a) {
+        Ok(s) => s,
+        Err(msg) => {
+            eprintln!("erro: {msg}");
+            return Ok(ExitCode::from(2));
+        }
+    };
     let database_url = a.banco.database.clone();
     let config = Config {
         bind: a.bind,
         database_url: a.banco.database,
-        webhook_secret: a.webhook_secret,
+        webhook_secret,
         reconcile_interval: Duration::from_secs(a.reconcile_interval.max(1)),
         recibo: a.recibo,
         pix_falha: a.pix_falha,
@@ -101,6 +132,9 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
             conexoes_maximas: a.conexoes_maximas.max(1),
             conexoes_por_endereco: (a.conexoes_por_endereco > 0).then_some(a.conexoes_por_endereco),
             nao_autenticados_por_segundo: NonZeroU32::new(a.limite_nao_autenticado),
+            tempo_envio: Duration::from_secs(a.tempo_envio.max(1)),
+            pedidos_por_conexao: a.pedidos_por_conexao.max(1),
+            proxies_confiaveis: a.proxies_confiaveis.clone(),
         },
         ..Config::default()
     };
@@ -129,6 +163,29 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     tracing::info!("sinal recebido; encerrando");
     server.shutdown().await;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The webhook secret of `a`: from `--webhook-secret-file`, else from `--webhook-secret` /
+/// `CARAPI_WEBHOOK_SECRET` (with a warning on stderr when it came on the command line), checked
+/// against [`crate::webhook::SEGREDO_MINIMO`]; `Err` is the message for stderr.
+fn segredo_webhook(a: &Args) -> Result<Option<String>, String> {
+    let segredo = if let Some(arquivo) = &a.webhook_secret_file {
+        let texto = std::fs::read_to_string(arquivo)
+            .map_err(|e| format!("--webhook-secret-file {}: {e}", arquivo.display()))?;
+        let texto = texto.strip_suffix('\n').unwrap_or(&texto);
+        Some(texto.strip_suffix('\r').unwrap_or(texto).to_owned())
+    } else {
+        let do_ambiente = std::env::var("CARAPI_WEBHOOK_SECRET").ok();
+        if a.webhook_secret.is_some() && a.webhook_secret != do_ambiente {
+            eprintln!(
+                "aviso: --webhook-secret fica visível a todo usuário local em /proc/*/cmdline; \
+                 use CARAPI_WEBHOOK_SECRET ou --webhook-secret-file"
+            );
+        }
+        a.webhook_secret.clone()
+    };
+    crate::webhook::validar_segredo(segredo.as_deref()).map_err(|e| e.to_string())?;
+    Ok(segredo)
 }
 
 /// Resolves on SIGINT or (Unix) SIGTERM.

@@ -5,9 +5,11 @@
 
 pub mod borda;
 pub(crate) mod car;
+pub(crate) mod cliente;
 pub(crate) mod consulta;
 pub(crate) mod conta;
 pub(crate) mod documento;
+pub(crate) mod envio;
 pub(crate) mod error;
 pub(crate) mod extract;
 pub(crate) mod paginacao;
@@ -111,12 +113,7 @@ async fn autenticar(
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(auth::bearer);
-    let ip = borda::endereco(&req);
-    if let (Some(limitador), Some(ip)) = (&st.limitador_ip, ip)
-        && limitador.bloqueado(ip)
-    {
-        return Err(muitas_falhas(limits::BLOQUEIO_IP));
-    }
+    let ip = cliente::endereco_cliente(&req, &st.config.borda.proxies_confiaveis);
     let titular = match token {
         None => None,
         Some(token) => st
@@ -128,7 +125,7 @@ async fn autenticar(
             .map_err(ApiError::from)?,
     };
     let Some(titular) = titular else {
-        return Err(nao_autenticado(&st, ip));
+        return Err(nao_autenticado(&st, ip, ApiError::token_invalido()));
     };
     let id = titular.id();
     if let Some(limitador) = &st.limitador
@@ -150,13 +147,20 @@ async fn autenticar(
 
 /// 401 `TOKEN_INVALIDO`, or 429 (`Carapi-Limite: taxa`) when the client address has failed
 /// authentication more often than [`borda::Borda::nao_autenticados_por_segundo`] allows.
-fn nao_autenticado(st: &AppState, ip: Option<IpAddr>) -> ApiError {
-    if let (Some(limitador), Some(ip)) = (&st.limitador_ip, ip)
-        && let Err(espera) = limitador.falhou(ip)
-    {
-        return muitas_falhas(espera);
+/// Only failures are refused this way: a valid key from a blocked address is served (the
+/// key is looked up first), so one client typing wrong keys behind a shared address locks
+/// out nobody else there.
+/// `recusa` is the 401 to answer (a wrong API key's, or a wrong test-mode token's).
+pub fn nao_autenticado(st: &AppState, ip: Option<IpAddr>, recusa: ApiError) -> ApiError {
+    if let (Some(limitador), Some(ip)) = (&st.limitador_ip, ip) {
+        if limitador.bloqueado(ip) {
+            return muitas_falhas(limits::BLOQUEIO_IP);
+        }
+        if let Err(espera) = limitador.falhou(ip) {
+            return muitas_falhas(espera);
+        }
     }
-    ApiError::token_invalido()
+    recusa
 }
 
 fn muitas_falhas(espera: std::time::Duration) -> ApiError {

@@ -7,6 +7,12 @@
 //! - hyper closes a connection that has not sent a request's headers within
 //!   [`Borda::tempo_cabecalho`], counted from when it starts waiting: a silent or idle
 //!   keep-alive connection frees its permit after that time.
+//! - A peer that accepts no bytes of an answer for [`Borda::tempo_envio`] has its connection
+//!   closed ([`super::envio::EnvioComPrazo`]): a client that pipelines requests and never
+//!   reads cannot hold a permit.
+//! - One connection serves at most [`Borda::pedidos_por_conexao`] requests: the last answer
+//!   says `Connection: close` and hyper closes the connection after it (nginx's
+//!   `keepalive_requests`), so requests pipelined past the bound are never served.
 //! - A failed `accept` (e.g. `EMFILE`) is logged and retried after a short pause, never in a
 //!   busy loop.
 //! - On cancellation the loop stops accepting and waits (at most [`ESPERA_ENCERRAMENTO`]) for
@@ -26,12 +32,13 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
 use axum::extract::ConnectInfo;
-use axum::http::Request;
+use axum::http::{HeaderValue, Request, header};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -44,6 +51,7 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 use super::borda::Borda;
+use super::envio::EnvioComPrazo;
 
 /// Longest wait for in-flight requests on shutdown.
 pub const ESPERA_ENCERRAMENTO: Duration = Duration::from_secs(10);
@@ -84,7 +92,8 @@ impl Conexoes for Diretas {
     }
 }
 
-/// Open connections per client address, bounded ([`Borda::conexoes_por_endereco`]).
+/// Open connections per client address, bounded ([`Borda::conexoes_por_endereco`]); IPv6
+/// addresses count per /64 ([`crate::limits::chave_endereco`]).
 #[derive(Debug)]
 struct PorEndereco {
     limite: Option<usize>,
@@ -101,6 +110,7 @@ impl PorEndereco {
     /// A place for one more connection from `ip`, or `None` when it has its bound already.
     fn tomar(contagem: &Arc<Self>, ip: IpAddr) -> Option<Vaga> {
         let limite = contagem.limite?;
+        let ip = crate::limits::chave_endereco(ip);
         let mut abertas = contagem.abertas.lock().unwrap_or_else(|e| e.into_inner());
         let n = abertas.entry(ip).or_insert(0);
         if *n >= limite {
@@ -185,11 +195,23 @@ pub async fn servir_com<C: Conexoes>(
         let corte = C::cortada(&alca);
         // The client address goes into each request (the per-address limit of
         // unauthenticated requests reads it).
-        let servico = app.clone().map_request(move |mut req: Request<Incoming>| {
-            req.extensions_mut().insert(ConnectInfo(endereco));
-            C::marcar(&alca, &mut req);
-            req
-        });
+        let servidos = Arc::new(AtomicU32::new(0));
+        let maximo = borda.pedidos_por_conexao.max(1);
+        let servico = app
+            .clone()
+            .map_request(move |mut req: Request<Incoming>| {
+                req.extensions_mut().insert(ConnectInfo(endereco));
+                C::marcar(&alca, &mut req);
+                req
+            })
+            .map_response(move |mut resp: axum::response::Response| {
+                if servidos.fetch_add(1, Ordering::Relaxed) + 1 >= maximo {
+                    resp.headers_mut()
+                        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                }
+                resp
+            });
+        let io = EnvioComPrazo::new(io, borda.tempo_envio);
         let conexao = h1.serve_connection(TokioIo::new(io), TowerToHyperService::new(servico));
         let conexao = graceful.watch(conexao);
         tokio::spawn(async move {

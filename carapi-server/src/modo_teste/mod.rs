@@ -39,11 +39,16 @@ pub use relogio::RelogioTeste;
 use crate::state::AppState;
 use crate::store::StoreError;
 
+/// Fewest characters of a `/_teste` token ([`ConfigTeste::token`]): a shorter one is refused
+/// at start (the generated one has 54).
+pub const TOKEN_MINIMO: usize = 32;
+
 /// How the test mode is configured ([`montagem::iniciar`]).
 #[derive(Debug, Clone, Default)]
 pub struct ConfigTeste {
     /// Bearer token of the `/_teste` routes; `None` leaves them closed (401) while the Rust API
-    /// still works. `carapi-server serve --modo-teste` always sets one.
+    /// still works. `carapi-server serve --modo-teste` always sets one. At least
+    /// [`TOKEN_MINIMO`] characters ([`montagem::iniciar`] refuses a shorter one).
     pub token: Option<String>,
 }
 

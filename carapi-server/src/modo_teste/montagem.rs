@@ -27,6 +27,14 @@ pub async fn iniciar(
     config: Config,
     teste: &ConfigTeste,
 ) -> Result<(RunningServer, Arc<ModoTeste>), ServerError> {
+    if let Some(t) = &teste.token
+        && t.chars().count() < super::TOKEN_MINIMO
+    {
+        return Err(ServerError::Invalido(format!(
+            "o token do modo de teste precisa de ao menos {} caracteres",
+            super::TOKEN_MINIMO
+        )));
+    }
     let (state, listener) = startup::preparar(config).await?;
     let modo = Arc::new(ModoTeste::new(teste));
     let state = state.com_relogio(modo.relogio.relogio());
@@ -59,6 +67,9 @@ pub async fn tarefas(modo: Arc<ModoTeste>, st: AppState, parar: CancellationToke
                     tracing::error!(erro = %e, "reconciliação falhou");
                 }
                 if let Some(l) = &st.limitador {
+                    l.limpar();
+                }
+                if let Some(l) = &st.limitador_ip {
                     l.limpar();
                 }
             }

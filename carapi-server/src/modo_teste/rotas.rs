@@ -31,8 +31,10 @@ use super::falhas::RegraFalha;
 use super::operacoes::{self, NovaContaTeste};
 use crate::auth;
 use crate::erro::ServerError;
+use crate::http::cliente::endereco_cliente;
 use crate::http::consulta::Segmento;
 use crate::http::error::{ApiError, PARAMETRO_INVALIDO};
+use crate::http::nao_autenticado;
 use crate::http::rotas::Rota;
 use crate::state::AppState;
 use crate::store::ContaId;
@@ -99,24 +101,33 @@ pub fn router(st: AppState, modo: Arc<ModoTeste>) -> Router<AppState> {
         .route("/_teste/contas", post(criar_conta))
         .route("/_teste/contas/{contaId}", get(conta))
         .route("/_teste/recargas/{recargaId}/pagar", post(pagar))
-        .route_layer(middleware::from_fn_with_state(modo.clone(), exigir_token))
+        .route_layer(middleware::from_fn_with_state(
+            EstadoTeste {
+                st: st.clone(),
+                modo: modo.clone(),
+            },
+            exigir_token,
+        ))
         .with_state(EstadoTeste { st, modo })
 }
 
-/// 401 `TOKEN_INVALIDO` unless the request carries the test mode's token.
-async fn exigir_token(State(modo): State<Arc<ModoTeste>>, req: Request, next: Next) -> Response {
+/// 401 `TOKEN_INVALIDO` unless the request carries the test mode's token. A wrong or missing
+/// token counts as a failed authentication of the client address, like a wrong API key
+/// ([`crate::http::nao_autenticado`]: 429 once the address is over its rate).
+async fn exigir_token(State(e): State<EstadoTeste>, req: Request, next: Next) -> Response {
     let token = req
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(auth::bearer);
-    let ok = token.is_some_and(|t| modo.confere_token(t));
+    let ok = token.is_some_and(|t| e.modo.confere_token(t));
     if !ok {
-        return ApiError::new(
+        let ip = endereco_cliente(&req, &e.st.config.borda.proxies_confiaveis);
+        let invalido = ApiError::new(
             ErrorCode::TokenInvalido,
             "Token do modo de teste ausente ou inválido (Authorization: Bearer <token-teste>).",
-        )
-        .into_response();
+        );
+        return nao_autenticado(&e.st, ip, invalido).into_response();
     }
     next.run(req).await
 }

@@ -40,7 +40,8 @@ impl ConstrutorTeste {
         self
     }
 
-    /// Opens the `/_teste` HTTP routes with this bearer token (closed by default).
+    /// Opens the `/_teste` HTTP routes with this bearer token (closed by default); at least 32
+    /// characters, else [`ServidorTeste`]'s start fails with [`ServerError::Invalido`].
     pub fn token_http(mut self, token: impl Into<String>) -> Self {
         self.teste.token = Some(token.into());
         self

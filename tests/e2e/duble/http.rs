@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::CODIGO_REAL;
 
-const TOKEN: &str = "token-de-teste";
+const TOKEN: &str = "token-de-teste-com-32-caracteres-ou-mais";
 
 struct Http {
     base: String,

@@ -20,6 +20,7 @@
 //! milliseconds), Brasília days `DATE`, decimals of CAR records `NUMERIC` (read back as text,
 //! so their scale is kept).
 
+mod chaves;
 mod configuracao;
 mod consultas;
 mod contas;

@@ -11,6 +11,7 @@
 //! the writer's connection sees the same database as the pools.
 
 mod arquivo;
+mod chaves;
 mod configuracao;
 mod consultas;
 mod contas;

@@ -1,0 +1,121 @@
+//! The per-address limit of failed authentications refuses only further failures; behind a
+//! trusted proxy the client address comes from `X-Forwarded-For` / `Forwarded`; IPv6
+//! addresses count per /64; idle addresses are forgotten.
+
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+use crate::rede::{GUARDA, Servidor, servidores};
+
+/// The status of `GET /v1/saldo` with `key` and the extra header `cabecalho`.
+async fn saldo(s: &Servidor, key: &str, cabecalho: Option<(&str, &str)>) -> u16 {
+    let mut r = s.http.get(s.url("/v1/saldo")).bearer_auth(key);
+    if let Some((nome, valor)) = cabecalho {
+        r = r.header(nome, valor);
+    }
+    r.send().await.unwrap().status().as_u16()
+}
+
+/// Wrong keys from the client named by `cabecalho` until one is answered 429.
+async fn bloquear(s: &Servidor, cabecalho: Option<(&str, &str)>) {
+    for i in 0..24 {
+        if saldo(s, &format!("car_errada_{i}"), cabecalho).await == 429 {
+            return;
+        }
+    }
+    panic!("[{}] 24 wrong keys never got 429", s.nome);
+}
+
+#[tokio::test]
+async fn a_valid_key_from_a_blocked_address_is_served_and_further_failures_are_refused() {
+    for s in servidores("bloqueio_chave_valida", |c| {
+        c.borda.nao_autenticados_por_segundo = NonZeroU32::new(5);
+    })
+    .await
+    {
+        let c = s.conta(100).await;
+        bloquear(&s, None).await;
+        assert_eq!(saldo(&s, &c.api_key, None).await, 200, "[{}]", s.nome);
+        assert_eq!(saldo(&s, "car_errada", None).await, 429, "[{}]", s.nome);
+        s.srv.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn forwarded_addresses_are_believed_only_from_a_trusted_proxy_and_ipv6_counts_per_64() {
+    let xff = |v: &'static str| Some(("x-forwarded-for", v));
+    // Default: the header is ignored, every request counts for the socket's peer.
+    for s in servidores("proxy_desligado", |c| {
+        c.borda.nao_autenticados_por_segundo = NonZeroU32::new(5);
+    })
+    .await
+    {
+        bloquear(&s, xff("203.0.113.7")).await;
+        assert_eq!(
+            saldo(&s, "x", xff("203.0.113.8")).await,
+            429,
+            "[{}]",
+            s.nome
+        );
+        s.srv.shutdown().await;
+    }
+    // Behind a trusted proxy (the loopback peer): each forwarded client counts apart.
+    for s in servidores("proxy_confiavel", |c| {
+        c.borda.nao_autenticados_por_segundo = NonZeroU32::new(5);
+        c.borda.proxies_confiaveis = vec!["127.0.0.1".parse().unwrap()];
+    })
+    .await
+    {
+        bloquear(&s, xff("203.0.113.7")).await;
+        assert_eq!(
+            saldo(&s, "x", xff("203.0.113.8")).await,
+            401,
+            "[{}]",
+            s.nome
+        );
+        // A client prepending its own address gains nothing: the proxy's hop is read.
+        let forjado = xff("198.51.100.1, 203.0.113.7");
+        assert_eq!(saldo(&s, "x", forjado).await, 429, "[{}]", s.nome);
+        // RFC 7239 and IPv6: one /64 is one client.
+        let fw = |v: &'static str| Some(("forwarded", v));
+        bloquear(&s, fw("for=\"[2001:db8:0:1::1]:4711\"")).await;
+        assert_eq!(saldo(&s, "x", fw("for=\"[2001:db8:0:1::ff]\"")).await, 429);
+        assert_eq!(saldo(&s, "x", fw("for=\"[2001:db8:0:2::1]\"")).await, 401);
+        s.srv.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn idle_addresses_are_forgotten() {
+    for s in servidores("enderecos_ociosos", |c| {
+        c.borda.nao_autenticados_por_segundo = NonZeroU32::new(20);
+        c.borda.proxies_confiaveis = vec!["127.0.0.1".parse().unwrap()];
+        c.reconcile_interval = Duration::from_millis(200);
+    })
+    .await
+    {
+        for i in 0..50 {
+            let cliente = format!("198.51.100.{i}");
+            let r = s
+                .http
+                .get(s.url("/v1/saldo"))
+                .bearer_auth("car_errada")
+                .header("x-forwarded-for", cliente)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 401);
+        }
+        let limitador = s.srv.state().limitador_ip.clone().unwrap();
+        assert!(limitador.enderecos() > 0, "[{}] nothing counted", s.nome);
+        let esquecidos = async {
+            while limitador.enderecos() > 0 {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        };
+        tokio::time::timeout(GUARDA, esquecidos)
+            .await
+            .unwrap_or_else(|_| panic!("[{}] idle addresses never forgotten", s.nome));
+        s.srv.shutdown().await;
+    }
+}

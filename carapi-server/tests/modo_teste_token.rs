@@ -1,0 +1,76 @@
+//! The `/_teste` token: wrong ones count toward the per-address limit of failed
+//! authentications, and a token under 32 characters is refused at start.
+
+use crate::processo::{servir, servir_recusado};
+
+const TOKEN: &str = "token-do-modo-de-teste-com-40-caracteres";
+
+#[tokio::test]
+async fn wrong_test_tokens_are_limited_per_address_and_the_right_one_still_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let s = servir(
+        &url,
+        &[
+            "--modo-teste",
+            "--token-teste",
+            TOKEN,
+            "--limite-nao-autenticado",
+            "5",
+        ],
+        &[],
+    );
+    let http = reqwest::Client::new();
+    let relogio = format!("{}/_teste/relogio", s.base);
+    let mut limitadas = 0;
+    for i in 0..40 {
+        let r = http
+            .get(&relogio)
+            .bearer_auth(format!("errado-{i}"))
+            .send()
+            .await
+            .unwrap();
+        match r.status().as_u16() {
+            401 => {}
+            429 => {
+                assert_eq!(r.headers()["carapi-limite"], "taxa");
+                limitadas += 1;
+            }
+            outro => panic!("status {outro}"),
+        }
+    }
+    assert!(
+        limitadas >= 30,
+        "only {limitadas} of 40 wrong tokens limited"
+    );
+    let r = http.get(&relogio).bearer_auth(TOKEN).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+}
+
+#[test]
+fn a_test_token_under_32_characters_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let curto = "a".repeat(31);
+    for (args, env) in [
+        (
+            vec!["--modo-teste", "--token-teste", curto.as_str()],
+            vec![],
+        ),
+        (
+            vec!["--modo-teste"],
+            vec![("CARAPI_TOKEN_TESTE", curto.as_str())],
+        ),
+    ] {
+        let out = servir_recusado(&url, &args, &env);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("32 caracteres"), "{err}");
+    }
+    // 32 is enough.
+    let _ok = servir(
+        &url,
+        &["--modo-teste", "--token-teste", &"a".repeat(32)],
+        &[],
+    );
+}

@@ -1,0 +1,87 @@
+//! The webhook secret: at least 32 bytes, from the environment or a file; the command-line
+//! flag still works but is warned against (it shows in /proc/*/cmdline).
+
+use carapi_server::webhook::{CABECALHO_ASSINATURA, EventoPix, assinar};
+use carapi_server::{Config, ServerError, spawn};
+
+use crate::processo::{servir, servir_recusado};
+
+const SEGREDO: &str = "segredo-do-operador-com-40-bytes-exatos";
+
+/// The status of a signed `pago` webhook for an unknown payment: 401 when `segredo` is not
+/// the server's.
+async fn webhook(base: &str, segredo: &str) -> u16 {
+    let corpo = serde_json::to_vec(&EventoPix::pago("PIXNAOEXISTE", chrono::Utc::now())).unwrap();
+    reqwest::Client::new()
+        .post(format!("{base}/webhooks/pix"))
+        .header("content-type", "application/json")
+        .header(
+            CABECALHO_ASSINATURA,
+            assinar(segredo, &corpo, chrono::Utc::now()),
+        )
+        .body(corpo)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+#[tokio::test]
+async fn a_secret_under_32_bytes_is_refused_by_the_library_and_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("w.db").display());
+    let mut config = Config::local(&url);
+    config.webhook_secret = Some("x".repeat(31));
+    assert!(matches!(spawn(config).await, Err(ServerError::Invalido(_))));
+    let curto = "x".repeat(31);
+    let arquivo = dir.path().join("curto");
+    std::fs::write(&arquivo, format!("{curto}\n")).unwrap();
+    let arquivo = arquivo.display().to_string();
+    for (args, env) in [
+        (vec!["--webhook-secret", curto.as_str()], vec![]),
+        (vec![], vec![("CARAPI_WEBHOOK_SECRET", curto.as_str())]),
+        (vec!["--webhook-secret-file", arquivo.as_str()], vec![]),
+    ] {
+        let out = servir_recusado(&url, &args, &env);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?} {env:?}: {err}");
+        assert!(err.contains("32 bytes"), "{err}");
+    }
+}
+
+#[tokio::test]
+async fn the_secret_comes_from_a_file_or_the_environment_and_the_flag_is_warned_against() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("w.db").display());
+    let arquivo = dir.path().join("segredo");
+    std::fs::write(&arquivo, format!("{SEGREDO}\n")).unwrap();
+    let arquivo = arquivo.display().to_string();
+    let outro = "o".repeat(40);
+    {
+        let s = servir(&url, &["--webhook-secret-file", &arquivo], &[]);
+        assert!(
+            !s.avisos.iter().any(|l| l.contains("cmdline")),
+            "{:?}",
+            s.avisos
+        );
+        assert_ne!(webhook(&s.base, SEGREDO).await, 401);
+        assert_eq!(webhook(&s.base, &outro).await, 401);
+    }
+    {
+        let s = servir(&url, &[], &[("CARAPI_WEBHOOK_SECRET", SEGREDO)]);
+        assert!(
+            !s.avisos.iter().any(|l| l.contains("cmdline")),
+            "{:?}",
+            s.avisos
+        );
+        assert_ne!(webhook(&s.base, SEGREDO).await, 401);
+    }
+    let s = servir(&url, &["--webhook-secret", SEGREDO], &[]);
+    assert!(
+        s.avisos.iter().any(|l| l.contains("/proc/*/cmdline")),
+        "{:?}",
+        s.avisos
+    );
+    assert_ne!(webhook(&s.base, SEGREDO).await, 401);
+}
