@@ -145,7 +145,7 @@ pub struct Borda {
     /// not served).
     pub pedidos_por_conexao: u32,
     /// Reverse proxies whose `Forwarded` / `X-Forwarded-For` headers name the client address
-    /// (see [`crate::http::cliente`]); empty (the default): those headers are ignored and the
+    /// (see the server README's "Security"); empty (the default): those headers are ignored and the
     /// client is the socket's peer.
     pub proxies_confiaveis: Vec<IpAddr>,
 }

@@ -6,9 +6,9 @@ use anyhow::Context;
 use carapi_sdk::CpfCnpj;
 use rust_decimal::Decimal;
 
+use super::chaves::ChaveArgs;
 use crate::contas::{NovaConta, criar_conta};
 use crate::startup::abrir_store;
-use crate::store::ContaId;
 
 /// Account subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -21,19 +21,6 @@ pub enum Comando {
     /// Revoke an account's API key: every request with it is refused (401) from now on (by
     /// running servers within a few seconds); `rotate` gives the account a new one.
     Revoke(ChaveArgs),
-}
-
-/// Options of `account rotate` and `account revoke`.
-#[derive(Debug, clap::Args)]
-pub struct ChaveArgs {
-    /// The account (its contaId).
-    #[arg(long)]
-    conta: i64,
-    #[command(flatten)]
-    banco: super::Banco,
-    /// Print one JSON object (contaId, and apiKey for `rotate`).
-    #[arg(long)]
-    json: bool,
 }
 
 /// Options of `account create`.
@@ -66,13 +53,6 @@ pub(super) async fn run(c: Comando) -> anyhow::Result<ExitCode> {
         Comando::Create(a) => criar(a).await,
         Comando::Rotate(a) => super::chaves::trocar(a, true).await,
         Comando::Revoke(a) => super::chaves::trocar(a, false).await,
-    }
-}
-
-impl ChaveArgs {
-    /// The account id, database URL and `--json` flag.
-    pub(super) fn partes(&self) -> (ContaId, &str, bool) {
-        (ContaId(self.conta), &self.banco.database, self.json)
     }
 }
 

@@ -10,10 +10,29 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use super::account::ChaveArgs;
 use crate::auth;
 use crate::store::postgres::eh_url_postgres;
 use crate::store::{ContaId, PgStore, SqliteStore, StoreError};
+
+/// Options of `account rotate` and `account revoke`.
+#[derive(Debug, clap::Args)]
+pub struct ChaveArgs {
+    /// The account (its contaId).
+    #[arg(long)]
+    conta: i64,
+    #[command(flatten)]
+    banco: super::Banco,
+    /// Print one JSON object (contaId, and apiKey for `rotate`).
+    #[arg(long)]
+    json: bool,
+}
+
+impl ChaveArgs {
+    /// The account id, database URL and `--json` flag.
+    fn partes(&self) -> (ContaId, &str, bool) {
+        (ContaId(self.conta), &self.banco.database, self.json)
+    }
+}
 
 /// Rotates (`nova` true: a new key, printed once) or revokes the key of `a`'s account.
 pub(super) async fn trocar(a: ChaveArgs, nova: bool) -> anyhow::Result<ExitCode> {

@@ -8,7 +8,7 @@
 //!   [`Borda::tempo_cabecalho`], counted from when it starts waiting: a silent or idle
 //!   keep-alive connection frees its permit after that time.
 //! - A peer that accepts no bytes of an answer for [`Borda::tempo_envio`] has its connection
-//!   closed ([`super::envio::EnvioComPrazo`]): a client that pipelines requests and never
+//!   closed (`http/envio.rs`): a client that pipelines requests and never
 //!   reads cannot hold a permit.
 //! - One connection serves at most [`Borda::pedidos_por_conexao`] requests: the last answer
 //!   says `Connection: close` and hyper closes the connection after it (nginx's
