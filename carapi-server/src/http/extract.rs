@@ -42,11 +42,18 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        let bytes = Bytes::from_request(req, state)
-            .await
-            .map_err(|_| ApiError::new(T::CODIGO, "Corpo da requisição ilegível."))?;
-        ler_corpo(&bytes).map(Corpo)
+        ler_corpo(&bytes_do_corpo::<T, S>(req, state).await?).map(Corpo)
     }
+}
+
+/// The raw body; one that cannot be read is a 400 with `T`'s [`CodigoCorpo::CODIGO`].
+async fn bytes_do_corpo<T: CodigoCorpo, S: Send + Sync>(
+    req: Request,
+    state: &S,
+) -> Result<Bytes, ApiError> {
+    Bytes::from_request(req, state)
+        .await
+        .map_err(|_| ApiError::new(T::CODIGO, "Corpo da requisição ilegível."))
 }
 
 /// Decodes a JSON body of type `T` with the rules of [`Corpo`].
@@ -100,12 +107,7 @@ impl<S: Send + Sync> FromRequest<S> for CorpoRecarga {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        let bytes = Bytes::from_request(req, state).await.map_err(|_| {
-            ApiError::new(
-                <NovaRecarga as CodigoCorpo>::CODIGO,
-                "Corpo da requisição ilegível.",
-            )
-        })?;
+        let bytes = bytes_do_corpo::<NovaRecarga, S>(req, state).await?;
         Ok(CorpoRecarga {
             pedido: ler_corpo::<NovaRecarga>(&bytes)?,
             exato: valor_exato(&bytes),
