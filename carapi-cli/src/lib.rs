@@ -246,7 +246,7 @@ fn init_tracing(verbose: u8, color: bool) {
         _ => {
             let _ = tracing_subscriber::fmt()
                 .with_env_filter(tracing_subscriber::EnvFilter::new(
-                    "carapi_sdk=trace,carapi_cli=debug,carapi_server=debug",
+                    "carapi_sdk=trace,carapi_cli=debug,carapi_service=debug",
                 ))
                 .with_writer(std::io::stderr)
                 .with_ansi(color)

@@ -10,7 +10,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use carapi_server::{Config, NovaConta, RunningServer, ServerError};
+use carapi_service::{Config, NovaConta, RunningServer, ServerError};
 use rust_decimal::Decimal;
 
 use crate::config::{Paths, create_private_dir, write_private};
@@ -61,7 +61,7 @@ impl Local {
         if let Some(b) = bind {
             config.bind = b;
         }
-        let server = carapi_server::spawn(config).await.map_err(server_err)?;
+        let server = carapi_service::spawn(config).await.map_err(server_err)?;
         let api_key = if novo {
             let conta = server
                 .criar_conta(NovaConta {

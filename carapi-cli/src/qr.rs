@@ -159,13 +159,13 @@ mod tests {
     #[test]
     fn the_reference_servers_br_code_fits_21_lines_and_41_columns() {
         // The simulated PSP's BR Code at the ceiling amount (carapi-server `money::recarga::VALOR_MAXIMO`).
-        let c = carapi_server::Config::default();
-        let payload = carapi_server::pix::payload_cobranca(
+        let c = carapi_service::Config::default();
+        let payload = carapi_service::pix::payload_cobranca(
             &c.pix_location_base,
             &c.pix_nome,
             &c.pix_cidade,
-            &carapi_server::pix::novo_payment_id(),
-            carapi_server::money::recarga::VALOR_MAXIMO,
+            &carapi_service::pix::novo_payment_id(),
+            carapi_service::money::recarga::VALOR_MAXIMO,
         );
         let text = render(&payload, true).unwrap();
         assert!(text.lines().count() <= 21, "{}", text.lines().count());

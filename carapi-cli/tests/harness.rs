@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 use carapi_sdk::{Client, HistoricoParams};
-use carapi_server::{Config, ContaCriada, NovaConta, RunningServer};
+use carapi_service::{Config, ContaCriada, NovaConta, RunningServer};
 use rust_decimal::Decimal;
 use tempfile::TempDir;
 
@@ -41,7 +41,7 @@ impl Servidor {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("servidor.sqlite3");
         let (server, conta) = rt.block_on(async {
-            let server = carapi_server::spawn(Config::local(format!("sqlite://{}", db.display())))
+            let server = carapi_service::spawn(Config::local(format!("sqlite://{}", db.display())))
                 .await
                 .unwrap();
             let conta = server.criar_conta(nova).await.unwrap();

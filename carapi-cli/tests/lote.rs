@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use carapi_server::NovaConta;
+use carapi_service::NovaConta;
 
 use crate::harness::*;
 

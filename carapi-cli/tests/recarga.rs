@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
-use carapi_server::NovaConta;
+use carapi_service::NovaConta;
 
 use crate::harness::*;
 

@@ -1,4 +1,4 @@
-//! `carapi._carapi.ServidorTeste`: [`carapi_server::testing::ServidorTeste`] for Python tests
+//! `carapi._carapi.ServidorTeste`: [`carapi_service::testing::ServidorTeste`] for Python tests
 //! (wrapped by `carapi.testing.ServidorTeste`, a context manager). The server runs on the
 //! extension's runtime, so it keeps answering while Python waits on a client call.
 
@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use carapi_server::store::ContaId;
-use carapi_server::testing::{self, ContaCriada, RegraFalha, ServerError};
+use carapi_service::store::ContaId;
+use carapi_service::testing::{self, ContaCriada, RegraFalha, ServerError};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

@@ -1,7 +1,11 @@
-//! `carapi-server`: the reference server's command line.
+//! `carapi-server`: the reference server's command line (`serve`, accounts, bulk loads, the
+//! simulated PIX provider, ledger checks) over the `carapi-service` library.
+
+mod cli;
 
 use std::process::ExitCode;
 
+use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
@@ -12,5 +16,5 @@ async fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    carapi_server::principal().await
+    cli::run(cli::Cli::parse()).await
 }

@@ -6,7 +6,7 @@ mod unix {
     use std::os::unix::fs::PermissionsExt;
     use std::path::Path;
 
-    use carapi_server::store::SqliteStore;
+    use carapi_service::store::SqliteStore;
 
     fn modo(caminho: &Path) -> u32 {
         std::fs::metadata(caminho).unwrap().permissions().mode() & 0o777
@@ -20,7 +20,7 @@ mod unix {
             .await
             .unwrap();
         // A write: the secret is stored, the WAL and its index exist.
-        carapi_server::webhook::segredo_do_banco(&store)
+        carapi_service::webhook::segredo_do_banco(&store)
             .await
             .unwrap();
         for sufixo in ["", "-wal", "-shm"] {

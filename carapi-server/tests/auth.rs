@@ -68,7 +68,7 @@ async fn keys_are_random_long_and_stored_hashed() {
     assert_ne!(conta.chave_hash, a.api_key);
     assert_eq!(
         conta.chave_hash,
-        carapi_server::auth::hash_chave(&a.api_key)
+        carapi_service::auth::hash_chave(&a.api_key)
     );
     assert!(!format!("{conta:?}").contains(&a.api_key));
     assert!(

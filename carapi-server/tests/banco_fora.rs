@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use carapi_server::{Config, NovaConta, spawn};
+use carapi_service::{Config, NovaConta, spawn};
 use serde_json::Value;
 
 use crate::helpers::CODIGO;

@@ -1,5 +1,5 @@
 use carapi_sdk::{NovaRecarga, sandbox};
-use carapi_server::NovaConta;
+use carapi_service::NovaConta;
 use rust_decimal::Decimal;
 
 use crate::helpers::*;
@@ -264,7 +264,7 @@ async fn legacy_accounts_pay_legacy_prices_until_their_first_confirmed_top_up() 
         .await
         .unwrap();
     assert_eq!(
-        carapi_server::reconcile::executar(&app.state.store, &app.state.pix)
+        carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
             .await
             .unwrap(),
         1

@@ -1,7 +1,7 @@
 //! `account rotate` and `account revoke`: the old key is refused by the store at once and by
 //! every running server (two on one database here) within the key cache's few seconds.
 
-use carapi_server::{NovaConta, spawn};
+use carapi_service::{NovaConta, spawn};
 use serde_json::Value;
 
 use crate::processo::comando;
@@ -55,7 +55,7 @@ async fn a_rotated_or_revoked_key_is_refused_by_every_server_on_the_database() {
     for banco in bancos("chaves_revogadas").await {
         let mut servidores = Vec::new();
         for _ in 0..2 {
-            let mut config = carapi_server::Config::local(&banco.url);
+            let mut config = carapi_service::Config::local(&banco.url);
             config.rate_limit = None;
             servidores.push(spawn(config).await.unwrap());
         }

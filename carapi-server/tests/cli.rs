@@ -5,8 +5,8 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use carapi_server::store::SqliteStore;
-use carapi_server::store::prelude::*;
+use carapi_service::store::SqliteStore;
+use carapi_service::store::prelude::*;
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_carapi-server");
@@ -80,18 +80,21 @@ async fn account_create_import_seed_and_ledger_check() {
 
     let store = SqliteStore::connect(&url).await.unwrap();
     let c = store
-        .conta(carapi_server::ContaId(id))
+        .conta(carapi_service::ContaId(id))
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(c.saldo, carapi_server::Centavos(1234));
+    assert_eq!(c.saldo, carapi_service::Centavos(1234));
     assert!(!c.legado && c.documento.is_some());
     let ids = store.contas().await.unwrap();
     let legado = store.conta(ids[1]).await.unwrap().unwrap();
     assert!(legado.legado && legado.documento.is_none());
     assert_eq!(legado.email.as_deref(), Some("x@example.com"));
 
-    let csv = concat!(env!("CARGO_MANIFEST_DIR"), "/data/sicar/imoveis_mt.csv");
+    let csv = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../carapi-service/data/sicar/imoveis_mt.csv"
+    );
     for _ in 0..2 {
         let (ok, out, err) = run(&["import", csv, "--database", &url]);
         assert!(ok, "{err}");

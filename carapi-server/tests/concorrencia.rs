@@ -70,6 +70,6 @@ async fn two_hundred_concurrent_lookups_on_fifty_lookups_of_balance() {
     assert_eq!(item["valorTotal"], 50.0);
     let razao = app.store().razao(c.conta_id).await.unwrap().unwrap();
     assert!(razao.consistente(), "{razao:?}");
-    assert_eq!(razao.saldo, carapi_server::Centavos(0));
-    assert_eq!(razao.debitos, carapi_server::Centavos(5_000));
+    assert_eq!(razao.saldo, carapi_service::Centavos(0));
+    assert_eq!(razao.debitos, carapi_service::Centavos(5_000));
 }

@@ -11,7 +11,7 @@
 //! reported with the smallest sequence found. Needs `DATABASE_URL` (skipped with a message
 //! without it). The larger run is the ignored test (`CARAPI_DIFERENCIAL_CASOS`, default 2000).
 
-use carapi_server::{ContaCriada, NovaConta, RunningServer};
+use carapi_service::{ContaCriada, NovaConta, RunningServer};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
@@ -235,10 +235,10 @@ async fn executar(
             Some(p) => {
                 let st = srv.state();
                 let agora = st.relogio.agora();
-                carapi_server::pix::pagamento::marcar_pago(st.store.as_ref(), p, agora)
+                carapi_service::pix::pagamento::marcar_pago(st.store.as_ref(), p, agora)
                     .await
                     .unwrap();
-                let d = carapi_server::webhook::confirmar_pelo_psp(
+                let d = carapi_service::webhook::confirmar_pelo_psp(
                     st.store.as_ref(),
                     st.pix.as_ref(),
                     p,

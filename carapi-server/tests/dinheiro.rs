@@ -7,10 +7,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
-use carapi_server::startup::{abrir_store, carregar_dados_embutidos, spawn_com};
-use carapi_server::state::Relogio;
-use carapi_server::store::{ContasStore, Store};
-use carapi_server::{AppState, Config, ContaCriada, NovaConta, RunningServer};
+use carapi_service::startup::{abrir_store, carregar_dados_embutidos, spawn_com};
+use carapi_service::state::Relogio;
+use carapi_service::store::{ContasStore, Store};
+use carapi_service::{AppState, Config, ContaCriada, NovaConta, RunningServer};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 

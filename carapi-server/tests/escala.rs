@@ -7,9 +7,9 @@
 use std::sync::Arc;
 
 use carapi_sdk::{CpfCnpj, EndpointConsulta};
-use carapi_server::Centavos;
-use carapi_server::store::prelude::*;
-use carapi_server::store::{
+use carapi_service::Centavos;
+use carapi_service::store::prelude::*;
+use carapi_service::store::{
     Cobranca, ContaId, ImovelDoDono, NovaContaRegistro, PgStore, ResultadoCobranca, SqliteStore,
     sql,
 };
@@ -81,7 +81,7 @@ async fn duas_cobrancas(store: &dyn Store, nome: &str) {
 async fn first_lookup_of_a_record_writes_nothing_into_imoveis_sqlite() {
     let (store, url, _dir) = sqlite().await;
     store
-        .gravar_imoveis(&carapi_server::dados::bundled())
+        .gravar_imoveis(&carapi_service::dados::bundled())
         .await
         .unwrap();
     let mut c = SqliteConnection::connect(&url).await.unwrap();
@@ -105,7 +105,7 @@ async fn first_lookup_of_a_record_writes_nothing_into_imoveis_postgres() {
     };
     let store = banco.store().await;
     store
-        .gravar_imoveis(&carapi_server::dados::bundled())
+        .gravar_imoveis(&carapi_service::dados::bundled())
         .await
         .unwrap();
     sqlx::raw_sql(

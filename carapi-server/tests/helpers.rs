@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, Method, Request, StatusCode};
-use carapi_server::dados::Imovel;
-use carapi_server::state::Relogio;
-use carapi_server::store::{SqliteStore, Store};
-use carapi_server::{AppState, Config, ContaCriada, NovaConta};
+use carapi_service::dados::Imovel;
+use carapi_service::state::Relogio;
+use carapi_service::store::{SqliteStore, Store};
+use carapi_service::{AppState, Config, ContaCriada, NovaConta};
 use chrono::{Duration, Utc};
 use serde_json::Value;
 use tempfile::TempDir;
@@ -75,7 +75,7 @@ impl App {
         f(&mut config);
         let sqlite = Arc::new(SqliteStore::connect(&url).await.unwrap());
         let store: Arc<dyn Store> = sqlite.clone();
-        carapi_server::startup::carregar_dados_embutidos(store.as_ref())
+        carapi_service::startup::carregar_dados_embutidos(store.as_ref())
             .await
             .unwrap();
         let deslocamento = Arc::new(AtomicI64::new(0));
@@ -84,7 +84,7 @@ impl App {
             Utc::now() + Duration::seconds(d.load(Ordering::SeqCst))
         }));
         App {
-            router: carapi_server::http::router(state.clone()),
+            router: carapi_service::http::router(state.clone()),
             state,
             sqlite,
             deslocamento,
@@ -101,7 +101,7 @@ impl App {
     }
 
     pub async fn conta(&self, nova: NovaConta) -> ContaCriada {
-        carapi_server::criar_conta(self.store(), nova)
+        carapi_service::criar_conta(self.store(), nova)
             .await
             .unwrap()
     }
@@ -178,14 +178,14 @@ impl App {
 /// `n` copies of a bundled record with distinct codes in the same municipality, all owned by
 /// `documento` (for owner-lookup truncation).
 pub fn copias_com_dono(n: usize, documento: &carapi_sdk::CpfCnpj) -> Vec<Imovel> {
-    let base = carapi_server::dados::bundled().remove(0);
+    let base = carapi_service::dados::bundled().remove(0);
     (0..n)
         .map(|i| {
             let mut im = base.clone();
             im.codigo_car = format!("DF-5300108-{:032X}", 0xF000_0000_u64 + i as u64)
                 .parse()
                 .unwrap();
-            im.proprietarios = vec![carapi_server::dados::Proprietario {
+            im.proprietarios = vec![carapi_service::dados::Proprietario {
                 documento: documento.clone(),
                 nome: "Dono de Muitos Exemplo".into(),
             }];

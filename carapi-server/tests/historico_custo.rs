@@ -4,8 +4,8 @@
 //! 1M-row figure is the `isolamento` benchmark in tests/bench).
 
 use carapi_sdk::{EndpointConsulta, StatusConsulta};
-use carapi_server::ContaId;
-use carapi_server::store::{FiltroHistorico, JANELA_BUSCA, PgStore, SqliteStore};
+use carapi_service::ContaId;
+use carapi_service::store::{FiltroHistorico, JANELA_BUSCA, PgStore, SqliteStore};
 use serde_json::Value;
 
 use crate::servidor::{Banco, Servidor, bancos};

@@ -32,7 +32,6 @@ mod limite_endereco;
 mod migracoes;
 mod modo_teste_token;
 mod nul;
-#[cfg(feature = "openapi")]
 mod openapi;
 mod perde_resposta;
 mod postgres;

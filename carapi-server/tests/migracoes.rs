@@ -3,15 +3,15 @@
 
 use std::path::Path;
 
-use carapi_server::dados::sinteticos;
-use carapi_server::store::SqliteStore;
-use carapi_server::store::prelude::*;
+use carapi_service::dados::sinteticos;
+use carapi_service::store::SqliteStore;
+use carapi_service::store::prelude::*;
 use sqlx::Connection;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
 
 /// A SQLite base at `url` migrated only up to `versao` (the repo's migration files copied).
 async fn base_na_versao(url: &str, versao: i64) {
-    let origem = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    let origem = Path::new(env!("CARGO_MANIFEST_DIR")).join("../carapi-service/migrations");
     let copia = tempfile::tempdir().unwrap();
     for f in std::fs::read_dir(&origem).unwrap() {
         let f = f.unwrap().path();

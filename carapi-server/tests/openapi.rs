@@ -1,16 +1,19 @@
-//! The committed `carapi-server/openapi.json` must equal the document the code generates.
+//! The committed `carapi-service/openapi.json` must equal the document the code generates.
 
 #[test]
 fn committed_openapi_matches_the_code() {
-    let gerado = carapi_server::openapi::json();
-    let caminho = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi.json");
+    let gerado = carapi_service::openapi::json();
+    let caminho = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../carapi-service/openapi.json"
+    );
     if std::env::var_os("CARAPI_UPDATE_OPENAPI").is_some() {
         std::fs::write(caminho, &gerado).unwrap();
     }
-    let commitado = std::fs::read_to_string(caminho).expect("carapi-server/openapi.json exists");
+    let commitado = std::fs::read_to_string(caminho).expect("carapi-service/openapi.json exists");
     assert!(
         commitado == gerado,
-        "carapi-server/openapi.json is out of date: run `CARAPI_UPDATE_OPENAPI=1 cargo test -p carapi-server openapi` and commit it"
+        "carapi-service/openapi.json is out of date: run `CARAPI_UPDATE_OPENAPI=1 cargo test -p carapi-server openapi` and commit it"
     );
 }
 
@@ -23,7 +26,7 @@ async fn served_document_is_the_generated_one_and_covers_every_route() {
     assert_eq!(r.status, 200);
     assert_eq!(
         String::from_utf8(r.body.to_vec()).unwrap(),
-        carapi_server::openapi::json()
+        carapi_service::openapi::json()
     );
     let v = r.json();
     assert!(v["openapi"].as_str().unwrap().starts_with("3.1"));

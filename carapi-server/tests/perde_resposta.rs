@@ -10,10 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
 use carapi_sdk::{CodigoCar, CpfCnpj, RecargaStatus};
-use carapi_server::dados::Imovel;
-use carapi_server::limite_chave::LimitePorChave;
-use carapi_server::money::Centavos;
-use carapi_server::store::*;
+use carapi_service::dados::Imovel;
+use carapi_service::limite_chave::LimitePorChave;
+use carapi_service::money::Centavos;
+use carapi_service::store::*;
 use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
@@ -246,9 +246,9 @@ async fn a_charge_whose_sqlite_writer_reply_is_lost_answers_what_was_committed()
     let relogio = RelogioMs::em("2026-05-04T15:00:00Z");
     let srv = servidor_sobre(loja.clone(), &url, &relogio).await;
     let c = srv
-        .criar_conta(carapi_server::NovaConta {
+        .criar_conta(carapi_service::NovaConta {
             saldo: 10.into(),
-            ..carapi_server::NovaConta::default()
+            ..carapi_service::NovaConta::default()
         })
         .await
         .unwrap();

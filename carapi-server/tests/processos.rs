@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use carapi_sdk::{CpfCnpj, EndpointConsulta};
-use carapi_server::store::PgStore;
-use carapi_server::store::prelude::*;
-use carapi_server::{Centavos, NovaConta};
+use carapi_service::store::PgStore;
+use carapi_service::store::prelude::*;
+use carapi_service::{Centavos, NovaConta};
 use chrono::{Duration, Utc};
 use rust_decimal::Decimal;
 
@@ -59,7 +59,7 @@ fn servir(url: &str) -> Processo {
 
 async fn preparar(banco: &BancoTeste) -> Arc<PgStore> {
     let store = banco.store().await;
-    carapi_server::startup::carregar_dados_embutidos(store.as_ref())
+    carapi_service::startup::carregar_dados_embutidos(store.as_ref())
         .await
         .unwrap();
     store
@@ -72,7 +72,7 @@ async fn two_processes_on_one_postgres_keep_the_per_key_rate_and_the_ledger() {
         return;
     };
     let store = preparar(&banco).await;
-    let conta = carapi_server::criar_conta(
+    let conta = carapi_service::criar_conta(
         store.as_ref(),
         NovaConta {
             saldo: Decimal::from(100),
@@ -126,7 +126,7 @@ async fn two_processes_on_one_postgres_keep_the_per_key_rate_and_the_ledger() {
     assert!(respostas.iter().all(|(s, _)| *s == 200 || *s == 429));
     let razao = store.razao(conta.conta_id).await.unwrap().unwrap();
     assert!(razao.consistente(), "{razao:?}");
-    let preco = carapi_server::money::tarifa::preco(false, EndpointConsulta::CarBasico);
+    let preco = carapi_service::money::tarifa::preco(false, EndpointConsulta::CarBasico);
     assert_eq!(razao.debitos, Centavos(preco.get() * cobradas as i64));
     assert_eq!(razao.saldo, Centavos(10_000) - razao.debitos);
 }
@@ -138,7 +138,7 @@ async fn a_record_written_by_one_process_is_served_by_the_others_at_once() {
         return;
     };
     let store = preparar(&banco).await;
-    let conta = carapi_server::criar_conta(store.as_ref(), NovaConta::default())
+    let conta = carapi_service::criar_conta(store.as_ref(), NovaConta::default())
         .await
         .unwrap();
     let p = servir(&banco.url);

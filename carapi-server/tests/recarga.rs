@@ -1,6 +1,6 @@
 use base64::Engine;
 use carapi_sdk::domain::pix;
-use carapi_server::NovaConta;
+use carapi_service::NovaConta;
 use rust_decimal::Decimal;
 
 use crate::helpers::*;
@@ -261,7 +261,7 @@ async fn same_amount_within_10_minutes_is_reused() {
         .pagar(f["paymentId"].as_str().unwrap(), chrono::Utc::now())
         .await
         .unwrap();
-    carapi_server::reconcile::executar(&app.state.store, &app.state.pix)
+    carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
         .await
         .unwrap();
     let g = app
@@ -321,7 +321,7 @@ async fn status_and_list_only_read() {
         0
     );
 
-    carapi_server::reconcile::executar(&app.state.store, &app.state.pix)
+    carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
         .await
         .unwrap();
     let r = app.get(&c.api_key, &format!("/v1/recarga/{id}")).await;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use async_trait::async_trait;
-use carapi_server::pix::{
+use carapi_service::pix::{
     CobrancaCriada, PedidoCobranca, PixError, PixProvider, SituacaoPagamento,
 };
 

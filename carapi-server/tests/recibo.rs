@@ -1,5 +1,5 @@
 use carapi_sdk::sandbox;
-use carapi_server::ReciboModo;
+use carapi_service::ReciboModo;
 
 use crate::helpers::*;
 

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use carapi_server::store::Store;
-use carapi_server::{Config, ContaCriada, NovaConta, RunningServer, spawn};
+use carapi_service::store::Store;
+use carapi_service::{Config, ContaCriada, NovaConta, RunningServer, spawn};
 use serde_json::Value;
 use tempfile::TempDir;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -119,7 +119,7 @@ impl Servidor {
     }
 }
 
-/// Asserts [`carapi_server::Razao::consistente`] for every account of `store`.
+/// Asserts [`carapi_service::Razao::consistente`] for every account of `store`.
 pub async fn verificar_razoes(nome: &str, store: &dyn Store) {
     for id in store.contas().await.unwrap() {
         let r = store.razao(id).await.unwrap().unwrap();

@@ -1,8 +1,8 @@
 //! The webhook secret: at least 32 bytes, from the environment or a file; the command-line
 //! flag still works but is warned against (it shows in /proc/*/cmdline).
 
-use carapi_server::webhook::{CABECALHO_ASSINATURA, EventoPix, assinar};
-use carapi_server::{Config, ServerError, spawn};
+use carapi_service::webhook::{CABECALHO_ASSINATURA, EventoPix, assinar};
+use carapi_service::{Config, ServerError, spawn};
 
 use crate::processo::{servir, servir_recusado};
 

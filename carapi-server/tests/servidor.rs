@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use carapi_server::pix::PixProvider;
-use carapi_server::startup::{abrir_store, carregar_dados_embutidos, spawn_com};
-use carapi_server::webhook::{CABECALHO_ASSINATURA, EventoPix, assinar};
-use carapi_server::{AppState, Config, ContaCriada, NovaConta, RunningServer};
+use carapi_service::pix::PixProvider;
+use carapi_service::startup::{abrir_store, carregar_dados_embutidos, spawn_com};
+use carapi_service::webhook::{CABECALHO_ASSINATURA, EventoPix, assinar};
+use carapi_service::{AppState, Config, ContaCriada, NovaConta, RunningServer};
 use serde_json::Value;
 use tempfile::TempDir;
 

@@ -1,6 +1,6 @@
 //! Over a real socket, through `spawn`.
 
-use carapi_server::{Config, NovaConta, spawn};
+use carapi_service::{Config, NovaConta, spawn};
 use serde_json::Value;
 
 use crate::helpers::CODIGO;
@@ -51,15 +51,15 @@ async fn spawn_serves_the_contract_and_pays_top_ups() {
     assert_eq!(v["saldoAtual"], 599.0);
     assert!(matches!(
         server.pagar("PIXNAOEXISTE").await,
-        Err(carapi_server::ServerError::NaoEncontrado(_))
+        Err(carapi_service::ServerError::NaoEncontrado(_))
     ));
     assert!(matches!(
         server.pagar_recarga(uuid::Uuid::nil()).await,
-        Err(carapi_server::ServerError::NaoEncontrado(_))
+        Err(carapi_service::ServerError::NaoEncontrado(_))
     ));
     let razao = server.verificar_razao(conta.conta_id).await.unwrap();
     assert!(razao.consistente(), "{razao:?}");
-    assert_eq!(razao.saldo, carapi_server::Centavos(59_900));
+    assert_eq!(razao.saldo, carapi_service::Centavos(59_900));
     server.shutdown().await;
     assert!(
         http.get(format!("{base}/v1/saldo")).send().await.is_err(),

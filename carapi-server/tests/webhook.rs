@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::Request;
-use carapi_server::webhook::{CABECALHO_ASSINATURA, EventoPix, assinar};
+use carapi_service::webhook::{CABECALHO_ASSINATURA, EventoPix, assinar};
 
 use crate::helpers::*;
 
@@ -65,7 +65,7 @@ async fn signed_webhook_credits_amount_plus_bonus_once() {
         assert_eq!(v["creditada"], false);
     }
     assert_eq!(
-        carapi_server::reconcile::executar(&app.state.store, &app.state.pix)
+        carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
             .await
             .unwrap(),
         0
@@ -175,7 +175,7 @@ async fn reconciliation_credits_when_the_webhook_never_arrives() {
     let (_, outro) = recarga(&app, &c.api_key, 700).await;
     // not paid yet: nothing happens
     assert_eq!(
-        carapi_server::reconcile::executar(&app.state.store, &app.state.pix)
+        carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
             .await
             .unwrap(),
         0
@@ -188,13 +188,13 @@ async fn reconciliation_credits_when_the_webhook_never_arrives() {
         .await
         .unwrap();
     assert_eq!(
-        carapi_server::reconcile::executar(&app.state.store, &app.state.pix)
+        carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
             .await
             .unwrap(),
         1
     );
     assert_eq!(
-        carapi_server::reconcile::executar(&app.state.store, &app.state.pix)
+        carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
             .await
             .unwrap(),
         0
@@ -248,7 +248,7 @@ async fn same_webhook_20_times_concurrently_while_reconciliation_runs_credits_on
                 let mut n = 0;
                 if i % 5 == 0 {
                     // reconciliation passes interleaved with the deliveries
-                    n += carapi_server::reconcile::executar(&app.state.store, &app.state.pix)
+                    n += carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
                         .await
                         .unwrap();
                 }
@@ -265,7 +265,7 @@ async fn same_webhook_20_times_concurrently_while_reconciliation_runs_credits_on
         let reconciliadas = {
             let app = app.clone();
             tokio::spawn(async move {
-                carapi_server::reconcile::executar(&app.state.store, &app.state.pix)
+                carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
                     .await
                     .unwrap()
             })
@@ -283,5 +283,5 @@ async fn same_webhook_20_times_concurrently_while_reconciliation_runs_credits_on
     assert!((saldo - esperado).abs() < 1e-9, "{saldo} != {esperado}");
     let razao = app.store().razao(c.conta_id).await.unwrap().unwrap();
     assert!(razao.consistente(), "{razao:?}");
-    assert_eq!(razao.creditado_recargas, carapi_server::Centavos(315_315));
+    assert_eq!(razao.creditado_recargas, carapi_service::Centavos(315_315));
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use carapi_server::pix::{
+use carapi_service::pix::{
     CobrancaCriada, PedidoCobranca, PixError, PixProvider, SituacaoPagamento,
 };
 
@@ -130,7 +130,7 @@ impl PixProvider for PspCentavoAMenos {
         Ok(match self.0.consultar(payment_id).await? {
             SituacaoPagamento::Pago { em, valor } => SituacaoPagamento::Pago {
                 em,
-                valor: valor - carapi_server::Centavos(1),
+                valor: valor - carapi_service::Centavos(1),
             },
             outra => outra,
         })

@@ -68,7 +68,7 @@ async fn car_proprietario_and_recibo_charge_exactly_what_they_show() {
         serde_json::from_slice(&o.stdout).expect("the API's JSON shape");
     assert_eq!(json.dados.codigo_car, CODIGO_REAL);
 
-    let dono = carapi_server::dados::exemplo_documento().formatado();
+    let dono = carapi_service::dados::exemplo_documento().formatado();
     let o = rodar({
         let mut c = carapi(&amb, &conta.api_key);
         c.args(["-o", "csv", "proprietario", &dono]);
@@ -122,7 +122,7 @@ fn assert_pdf_com_codigo(path: &Path, codigo: &str) {
 async fn lote_interrupted_then_resumed_never_pays_twice() {
     let amb = Ambiente::novo().await;
     let (sdk, conta) = amb.cliente_com_saldo(dec!(100)).await;
-    let codigos: Vec<String> = carapi_server::dados::bundled()
+    let codigos: Vec<String> = carapi_service::dados::bundled()
         .iter()
         .take(6)
         .map(|i| i.codigo_car.to_string())

@@ -2,7 +2,7 @@
 //! typed error, and that none of them debits.
 
 use carapi_sdk::{ErrorCode, LimitesUpdate, NovaRecarga};
-use carapi_server::{NovaConta, ReciboModo};
+use carapi_service::{NovaConta, ReciboModo};
 use carapi_tests::Ambiente;
 use rust_decimal_macros::dec;
 

@@ -48,7 +48,7 @@ pub fn preco_basico() -> Decimal {
 
 /// A bundled record without a receipt (404 `RECIBO_NAO_ENCONTRADO`).
 pub fn codigo_sem_recibo() -> String {
-    carapi_server::dados::bundled()
+    carapi_service::dados::bundled()
         .into_iter()
         .find(|i| !i.tem_recibo)
         .expect("the bundled data has a record without receipt")
@@ -58,7 +58,7 @@ pub fn codigo_sem_recibo() -> String {
 
 /// A valid CPF that owns no CAR in the bundled data (404 `CPF_CNPJ_NAO_ENCONTRADO`).
 pub fn cpf_sem_cars() -> String {
-    let donos: Vec<String> = carapi_server::dados::bundled()
+    let donos: Vec<String> = carapi_service::dados::bundled()
         .iter()
         .flat_map(|i| i.proprietarios.iter().map(|p| p.documento.to_string()))
         .collect();

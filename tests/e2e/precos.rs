@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use carapi_sdk::{NovaRecarga, Precos};
-use carapi_server::NovaConta;
+use carapi_service::NovaConta;
 use carapi_tests::Ambiente;
 use rust_decimal_macros::dec;
 

@@ -22,7 +22,7 @@ fn via(proxy: &Proxy, api_key: &str) -> ClientBuilder {
 async fn gasto_is_exact_after_a_charged_lookup_with_no_prior_saldo_and_no_cap() {
     let amb = Ambiente::novo().await;
     let conta = amb
-        .conta_com(carapi_server::NovaConta {
+        .conta_com(carapi_service::NovaConta {
             legado: true,
             ..Default::default()
         })

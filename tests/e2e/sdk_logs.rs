@@ -26,7 +26,7 @@ impl Write for Buffer {
 
 /// A document that owns CARs in the bundled data.
 fn dono() -> CpfCnpj {
-    carapi_server::dados::bundled()
+    carapi_service::dados::bundled()
         .iter()
         .flat_map(|i| i.proprietarios.iter().map(|p| p.documento.clone()))
         .next()

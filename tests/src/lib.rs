@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use carapi_sdk::Client;
-use carapi_server::{Config, ContaCriada, NovaConta, RunningServer};
+use carapi_service::{Config, ContaCriada, NovaConta, RunningServer};
 use rust_decimal::Decimal;
 
 /// A running reference server over its own temporary SQLite database.
@@ -49,7 +49,7 @@ impl Ambiente {
         let database_url = format!("sqlite://{}", dir.path().join("carapi.db").display());
         let mut config = Config::local(database_url.clone());
         ajustar(&mut config);
-        let server = carapi_server::spawn(config)
+        let server = carapi_service::spawn(config)
             .await
             .expect("reference server starts");
         Self {

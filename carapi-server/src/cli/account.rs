@@ -7,8 +7,8 @@ use carapi_sdk::CpfCnpj;
 use rust_decimal::Decimal;
 
 use super::chaves::ChaveArgs;
-use crate::contas::{NovaConta, criar_conta};
-use crate::startup::abrir_store;
+use carapi_service::contas::{NovaConta, criar_conta};
+use carapi_service::startup::abrir_store;
 
 /// Account subcommands.
 #[derive(Debug, clap::Subcommand)]

@@ -3,16 +3,16 @@
 //! Revoking stores a hash no key has (`revogada:` and a random UUID, never a hex SHA-256), so
 //! the account stays (balance, history) while no key opens it; rotating stores the hash of a
 //! new key. Running servers keep a key -> account cache whose entries expire after
-//! [`crate::cache::VALIDADE_CHAVE`], so every process, on any store, refuses the old key
+//! [`carapi_service::cache::VALIDADE_CHAVE`], so every process, on any store, refuses the old key
 //! within that time.
 
 use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::auth;
-use crate::store::postgres::eh_url_postgres;
-use crate::store::{ContaId, PgStore, SqliteStore, StoreError};
+use carapi_service::auth;
+use carapi_service::store::postgres::eh_url_postgres;
+use carapi_service::store::{ContaId, PgStore, SqliteStore, StoreError};
 
 /// Options of `account rotate` and `account revoke`.
 #[derive(Debug, clap::Args)]

@@ -4,8 +4,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::startup::abrir_store;
-use crate::store::ContaId;
+use carapi_service::startup::abrir_store;
+use carapi_service::store::ContaId;
 
 /// Ledger subcommands.
 #[derive(Debug, clap::Subcommand)]

@@ -4,8 +4,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::pix::pagamento::pagar_via_webhook;
-use crate::startup::abrir_store;
+use carapi_service::pix::pagamento::pagar_via_webhook;
+use carapi_service::startup::abrir_store;
 
 /// PIX subcommands.
 #[derive(Debug, clap::Subcommand)]

@@ -4,8 +4,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::startup::abrir_store;
-use crate::webhook::segredo_do_banco;
+use carapi_service::startup::abrir_store;
+use carapi_service::webhook::segredo_do_banco;
 
 /// Options of `webhook-secret`.
 #[derive(Debug, clap::Args)]

@@ -5,11 +5,11 @@ use std::num::NonZeroU32;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::config::{
+use carapi_service::config::{
     BIND_PADRAO, CONEXOES_POR_ENDERECO_PADRAO, Config, PEDIDOS_POR_CONEXAO_PADRAO, ReciboModo,
 };
-use crate::http::borda::Borda;
-use crate::modo_teste::{ConfigTeste, montagem};
+use carapi_service::http::borda::Borda;
+use carapi_service::modo_teste::{ConfigTeste, montagem};
 
 /// Options of `serve`.
 #[derive(Debug, clap::Args)]
@@ -140,7 +140,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     // The composition root of the binary: a normal server, or the test double around it.
     let server = match &token_teste {
-        None => crate::spawn(config).await?,
+        None => carapi_service::spawn(config).await?,
         Some(token) => {
             let teste = ConfigTeste {
                 token: Some(token.clone()),
@@ -167,7 +167,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
 
 /// The webhook secret of `a`: from `--webhook-secret-file`, else from `--webhook-secret` /
 /// `CARAPI_WEBHOOK_SECRET` (with a warning on stderr when it came on the command line), checked
-/// against [`crate::webhook::SEGREDO_MINIMO`]; `Err` is the message for stderr.
+/// against [`carapi_service::webhook::SEGREDO_MINIMO`]; `Err` is the message for stderr.
 fn segredo_webhook(a: &Args) -> Result<Option<String>, String> {
     let segredo = if let Some(arquivo) = &a.webhook_secret_file {
         let texto = std::fs::read_to_string(arquivo)
@@ -184,7 +184,7 @@ fn segredo_webhook(a: &Args) -> Result<Option<String>, String> {
         }
         a.webhook_secret.clone()
     };
-    crate::webhook::validar_segredo(segredo.as_deref()).map_err(|e| e.to_string())?;
+    carapi_service::webhook::validar_segredo(segredo.as_deref()).map_err(|e| e.to_string())?;
     Ok(segredo)
 }
 

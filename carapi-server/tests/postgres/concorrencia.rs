@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
-use carapi_server::Centavos;
-use carapi_server::store::prelude::*;
-use carapi_server::store::{Confirmacao, ResultadoCobranca};
+use carapi_service::Centavos;
+use carapi_service::store::prelude::*;
+use carapi_service::store::{Confirmacao, ResultadoCobranca};
 
 use super::loja::{cobranca, instante, nova_conta, nova_recarga};
 use super::lojas;
@@ -13,7 +13,7 @@ use super::lojas;
 async fn two_hundred_concurrent_charges_on_fifty_of_balance_on_both_stores() {
     for l in lojas("two_hundred_concurrent_charges_on_fifty_of_balance_on_both_stores").await {
         let s = l.store.clone();
-        s.gravar_imoveis(&carapi_server::dados::bundled())
+        s.gravar_imoveis(&carapi_service::dados::bundled())
             .await
             .unwrap();
         let a = nova_conta(s.as_ref(), 5_000, false).await;
@@ -118,7 +118,7 @@ async fn two_processes_sharing_one_postgres_database_never_overdraw() {
         return;
     };
     let (p1, p2) = (banco.store().await, banco.store().await);
-    p1.gravar_imoveis(&carapi_server::dados::bundled())
+    p1.gravar_imoveis(&carapi_service::dados::bundled())
         .await
         .unwrap();
     let a = nova_conta(p1.as_ref(), 1_000, false).await;

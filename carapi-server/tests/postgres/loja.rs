@@ -1,8 +1,8 @@
 //! Store-level behaviour, asserted identically on SQLite and PostgreSQL.
 
 use carapi_sdk::{CpfCnpj, EndpointConsulta, RecargaStatus, StatusConsulta};
-use carapi_server::Centavos;
-use carapi_server::store::{
+use carapi_service::Centavos;
+use carapi_service::store::{
     Cobranca, Confirmacao, ContaId, FiltroHistorico, NovaContaRegistro, Recarga, RegistroConsulta,
     ResultadoCobranca, Store,
 };
@@ -110,7 +110,7 @@ async fn accounts_limits_patch_and_initial_ledger_on_both_stores() {
 async fn car_records_round_trip_exactly_and_owner_lookup_truncates() {
     for l in lojas("car_records_round_trip_exactly_and_owner_lookup_truncates").await {
         let s = l.store.as_ref();
-        let todos = carapi_server::dados::bundled();
+        let todos = carapi_service::dados::bundled();
         assert_eq!(s.gravar_imoveis(&todos).await.unwrap(), todos.len() as u64);
         assert_eq!(s.gravar_imoveis(&todos).await.unwrap(), todos.len() as u64);
         assert_eq!(
@@ -165,7 +165,7 @@ async fn car_records_round_trip_exactly_and_owner_lookup_truncates() {
 async fn charges_limits_cache_history_and_usage_on_both_stores() {
     for l in lojas("charges_limits_cache_history_and_usage_on_both_stores").await {
         let s = l.store.as_ref();
-        s.gravar_imoveis(&carapi_server::dados::bundled())
+        s.gravar_imoveis(&carapi_service::dados::bundled())
             .await
             .unwrap();
         let n = &l.nome;
@@ -583,7 +583,7 @@ async fn top_ups_reuse_listing_confirmation_and_psp_book_on_both_stores() {
         )
         .await
         .unwrap();
-        let pendente = carapi_server::store::CobrancaPsp {
+        let pendente = carapi_service::store::CobrancaPsp {
             valor: Centavos(50_000),
             paga_em: None,
         };
@@ -596,7 +596,7 @@ async fn top_ups_reuse_listing_confirmation_and_psp_book_on_both_stores() {
         assert!(s.psp_pagar("PIXPSP1", instante(20)).await.unwrap());
         assert_eq!(
             s.psp_situacao("PIXPSP1").await.unwrap(),
-            Some(carapi_server::store::CobrancaPsp {
+            Some(carapi_service::store::CobrancaPsp {
                 paga_em: Some(instante(10)),
                 ..pendente
             }),

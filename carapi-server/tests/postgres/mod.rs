@@ -1,4 +1,4 @@
-//! The PostgreSQL store ([`carapi_server::store::PgStore`]) against a real server.
+//! The PostgreSQL store ([`carapi_service::store::PgStore`]) against a real server.
 //!
 //! Needs `DATABASE_URL` (e.g. `postgres://postgres@127.0.0.1:5432/test`); every test prints a
 //! message and passes when it is unset. Each test runs in its own database
@@ -14,7 +14,7 @@ mod rotas;
 
 use std::sync::Arc;
 
-use carapi_server::store::{PgStore, SqliteStore, Store};
+use carapi_service::store::{PgStore, SqliteStore, Store};
 use sqlx::Connection;
 use sqlx::postgres::PgConnection;
 use tempfile::TempDir;

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Method, Request};
-use carapi_server::webhook::{CABECALHO_ASSINATURA, EventoPix, assinar};
-use carapi_server::{AppState, Centavos, Config, ContaCriada, NovaConta};
+use carapi_service::webhook::{CABECALHO_ASSINATURA, EventoPix, assinar};
+use carapi_service::{AppState, Centavos, Config, ContaCriada, NovaConta};
 use serde_json::Value;
 use tower::ServiceExt;
 
@@ -25,14 +25,14 @@ impl PgApp {
     async fn new(teste: &str) -> Option<PgApp> {
         let banco = BancoTeste::criar(teste).await?;
         let store = banco.store().await;
-        carapi_server::startup::carregar_dados_embutidos(store.as_ref())
+        carapi_service::startup::carregar_dados_embutidos(store.as_ref())
             .await
             .unwrap();
         let mut config = Config::local(&banco.url);
         config.rate_limit = None;
         let state = AppState::new(store, config);
         Some(PgApp {
-            router: carapi_server::http::router(state.clone()),
+            router: carapi_service::http::router(state.clone()),
             state,
             _banco: banco,
         })
@@ -43,7 +43,7 @@ impl PgApp {
             saldo: saldo.into(),
             ..NovaConta::default()
         };
-        carapi_server::criar_conta(self.state.store.as_ref(), nova)
+        carapi_service::criar_conta(self.state.store.as_ref(), nova)
             .await
             .unwrap()
     }
@@ -211,7 +211,7 @@ async fn postgres_same_webhook_20_times_concurrently_while_reconciliation_runs_c
                 tokio::spawn(async move {
                     let mut n = 0;
                     if i % 5 == 0 {
-                        n += carapi_server::reconcile::executar(&app.state.store, &app.state.pix)
+                        n += carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
                             .await
                             .unwrap();
                     }
@@ -248,7 +248,7 @@ async fn postgres_limits_top_up_reuse_and_price_switch_through_the_router() {
         legado: true,
         ..NovaConta::default()
     };
-    let c = carapi_server::criar_conta(app.state.store.as_ref(), legado)
+    let c = carapi_service::criar_conta(app.state.store.as_ref(), legado)
         .await
         .unwrap();
     let put = |b: &'static str| app.req(Method::PUT, &c.api_key, "/v1/limites", Some(b));
@@ -337,7 +337,7 @@ async fn postgres_url_spawns_a_server_that_creates_its_database_and_answers_over
     ) else {
         return;
     };
-    let server = carapi_server::spawn(Config::local(&banco.url))
+    let server = carapi_service::spawn(Config::local(&banco.url))
         .await
         .unwrap();
     assert!(
@@ -347,7 +347,7 @@ async fn postgres_url_spawns_a_server_that_creates_its_database_and_answers_over
     );
     assert_eq!(
         server.store().contar_imoveis().await.unwrap(),
-        carapi_server::dados::bundled().len() as u64
+        carapi_service::dados::bundled().len() as u64
     );
     let c = server.criar_conta(NovaConta::default()).await.unwrap();
     let http = reqwest::Client::new();
@@ -364,7 +364,7 @@ async fn postgres_url_spawns_a_server_that_creates_its_database_and_answers_over
     assert!(razao.consistente(), "{razao:?}");
     server.shutdown().await;
     // a second start over the same (now existing, migrated, loaded) database works
-    let again = carapi_server::startup::abrir_store(&banco.url)
+    let again = carapi_service::startup::abrir_store(&banco.url)
         .await
         .unwrap();
     assert_eq!(again.contas().await.unwrap(), vec![c.conta_id]);

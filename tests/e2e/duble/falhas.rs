@@ -3,13 +3,13 @@
 use std::time::Duration;
 
 use carapi_sdk::{Error, ErrorCode, EscopoLimite, dec};
-use carapi_server::testing::{Falha, LimiteFalha, ServidorTeste};
+use carapi_service::testing::{Falha, LimiteFalha, ServidorTeste};
 
 use super::em_cada_banco;
 use crate::{CODIGO_REAL, assert_api_error};
 
 /// The ledger check of every account the test created.
-async fn razao_exata(srv: &ServidorTeste, conta: &carapi_server::ContaCriada) {
+async fn razao_exata(srv: &ServidorTeste, conta: &carapi_service::ContaCriada) {
     let estado = srv.conta_de(conta).await.unwrap();
     assert!(estado.razao_consistente, "{estado:?}");
 }

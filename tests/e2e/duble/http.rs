@@ -1,7 +1,7 @@
 //! The double over HTTP (`/_teste/...`), as a test in another language would drive it.
 
 use carapi_sdk::{NovaRecarga, dec};
-use carapi_server::testing::ServidorTeste;
+use carapi_service::testing::ServidorTeste;
 use serde_json::{Value, json};
 
 use crate::CODIGO_REAL;
@@ -78,7 +78,7 @@ async fn the_test_routes_need_their_own_token() {
 async fn a_normal_server_has_no_test_routes() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("n.db").display());
-    let server = carapi_server::spawn(carapi_server::Config::local(url))
+    let server = carapi_service::spawn(carapi_service::Config::local(url))
         .await
         .unwrap();
     let resp = reqwest::Client::new()

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use carapi_sdk::{ErrorCode, EscopoLimite, NovaRecarga, RecargaStatus, dec};
-use carapi_server::money::calendario;
-use carapi_server::testing::ServidorTeste;
+use carapi_service::money::calendario;
+use carapi_service::testing::ServidorTeste;
 
 use super::em_cada_banco;
 use crate::{CODIGO_REAL, assert_api_error};

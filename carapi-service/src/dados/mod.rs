@@ -2,8 +2,8 @@
 //! synthetic owners, matrículas and coordinates), CSV import in the public SICAR columns, and a
 //! deterministic synthetic generator.
 //!
-//! - [`bundled`]: the 80 real SICAR records in `carapi-server/data/sicar/` (CSV) and
-//!   `carapi-server/data/sicar-wfs/` (WFS GeoJSON); [`exemplo_documento`] owns several of them.
+//! - [`bundled`]: the 80 real SICAR records in `carapi-service/data/sicar/` (CSV) and
+//!   `carapi-service/data/sicar-wfs/` (WFS GeoJSON); [`exemplo_documento`] owns several of them.
 //! - [`import::parse_csv`]: any file in the public SICAR columns, completed the same way.
 //! - [`sinteticos`]: `n` records for a seed; [`grandes_proprietarios`] own more than 200 each.
 //! - [`municipios`]: the IBGE municipality and state lists (centroids).

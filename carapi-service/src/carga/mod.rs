@@ -27,7 +27,7 @@ mod leitura;
 pub mod marca;
 mod ordenar;
 pub mod postgres;
-pub(crate) mod progresso;
+pub mod progresso;
 mod registro;
 mod sqlite;
 pub mod validacao;

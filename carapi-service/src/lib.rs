@@ -5,8 +5,8 @@
 //! Library API (used by the CLI's local mode, the top-level tests and the examples):
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), carapi_server::ServerError> {
-//! use carapi_server::{Config, NovaConta, spawn};
+//! # async fn demo() -> Result<(), carapi_service::ServerError> {
+//! use carapi_service::{Config, NovaConta, spawn};
 //! let server = spawn(Config::local("sqlite://demo.db")).await?;
 //! let conta = server.criar_conta(NovaConta::default()).await?;
 //! println!("{} {}", server.base_url(), conta.api_key);
@@ -16,17 +16,18 @@
 #![warn(missing_docs)]
 
 pub mod auth;
-mod cache;
-mod carga;
-mod cli;
-mod config;
-mod contas;
+pub mod cache;
+#[doc(hidden)]
+pub mod carga;
+pub mod config;
+pub mod contas;
 pub mod dados;
 mod erro;
 pub mod http;
 pub mod limite_chave;
 pub mod limits;
-mod modo_teste;
+#[doc(hidden)]
+pub mod modo_teste;
 pub mod money;
 #[cfg(feature = "openapi")]
 pub mod openapi;
@@ -46,11 +47,5 @@ pub use erro::ServerError;
 pub use money::Centavos;
 pub use startup::{RunningServer, spawn};
 
-/// The `carapi-server` binary: parses the command line (`std::env::args`), runs the command,
-/// returns its exit status (0 success, 1 failure, 2 bad usage).
-pub async fn principal() -> std::process::ExitCode {
-    use clap::Parser;
-    cli::run(cli::Cli::parse()).await
-}
 pub use state::AppState;
 pub use store::{ContaId, Razao};

@@ -1,4 +1,4 @@
-//! `GET /openapi.json`: the committed OpenAPI document (`carapi-server/openapi.json`, generated
+//! `GET /openapi.json`: the committed OpenAPI document (`carapi-service/openapi.json`, generated
 //! by `crate::openapi` under the cargo feature `openapi`), served in every build.
 
 use axum::Router;
@@ -8,7 +8,7 @@ use axum::routing::get;
 
 use crate::state::AppState;
 
-/// The committed document (`carapi-server/openapi.json`), as served.
+/// The committed document (`carapi-service/openapi.json`), as served.
 pub const DOCUMENTO: &str = include_str!("../../openapi.json");
 
 /// Route of the document (public: no key needed to read the API description).

@@ -1,5 +1,5 @@
 //! Brazil's 5,571 municipalities and 27 states from the IBGE lists bundled in
-//! `carapi-server/data/ibge/` (MIT, see the LICENSE there), embedded at compile time.
+//! `carapi-service/data/ibge/` (MIT, see the LICENSE there), embedded at compile time.
 //!
 //! Used to place CAR records at their municipality's centroid (the coordinates the reference data
 //! gives every record, docs/dominio.md "Data") and to pick real municipality codes for synthetic data.

@@ -38,7 +38,7 @@ pub(super) fn barra(ativo: bool, total: Option<u64>, etapa: &'static str) -> Pro
 }
 
 /// Seconds with one decimal place and a decimal comma: `10,8`.
-pub(crate) fn segundos_br(segundos: f64) -> String {
+pub fn segundos_br(segundos: f64) -> String {
     format!("{segundos:.1}").replace('.', ",")
 }
 

@@ -1,4 +1,4 @@
-//! The 80 real public SICAR records bundled in `carapi-server/data/` (MIT, see the LICENSE files
+//! The 80 real public SICAR records bundled in `carapi-service/data/` (MIT, see the LICENSE files
 //! there), embedded at compile time: 20 from the public CSV in `sicar/` (10 in Brasília, DF, and
 //! 10 in Sorriso, MT) and 60 from the GeoServer WFS GeoJSON in `sicar-wfs/imoveis.geojson`
 //! (DF, GO, MG, MS, MT, RS, SP; 24 of them with their polygon).

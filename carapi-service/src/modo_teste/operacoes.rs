@@ -1,5 +1,5 @@
 //! What the test mode does on request, shared by the Rust API
-//! (`carapi_server::testing::ServidorTeste`) and the `/_teste` routes: create an account with
+//! (`carapi_service::testing::ServidorTeste`) and the `/_teste` routes: create an account with
 //! its limits, pay a top-up with or without the webhook, read an account's state.
 
 use carapi_sdk::CpfCnpj;

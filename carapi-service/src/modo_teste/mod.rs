@@ -1,6 +1,6 @@
 //! The test mode: the reference server as a stateful test double. Off unless the server is
 //! started with it ([`montagem::iniciar`]: `carapi-server serve --modo-teste`, or
-//! `carapi_server::testing::ServidorTeste` under the `testing` feature); then it adds
+//! `carapi_service::testing::ServidorTeste` under the `testing` feature); then it adds
 //!
 //! - a movable clock ([`RelogioTeste`]) that every time-based rule reads: the 10-minute PIX
 //!   reuse window, the daily and monthly limits (Brasília calendar), `GET /v1/uso`'s 30 days,

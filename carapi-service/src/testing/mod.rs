@@ -10,7 +10,7 @@
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::time::Duration;
 //! use carapi_sdk::dec;
-//! use carapi_server::testing::{Falha, ServidorTeste};
+//! use carapi_service::testing::{Falha, ServidorTeste};
 //!
 //! let srv = ServidorTeste::iniciar().await?;
 //! let conta = srv.conta().saldo(dec!(50)).legado().criar().await?;

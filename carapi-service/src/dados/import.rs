@@ -1,5 +1,5 @@
 //! Import of CAR records in the public SICAR CSV columns (docs/dominio.md "Public SICAR record
-//! fields"; the files in `carapi-server/data/sicar/` are examples):
+//! fields"; the files in `carapi-service/data/sicar/` are examples):
 //!
 //! `FID,cod_imovel,status_imovel,dat_criacao,data_atualizacao,area,condicao,uf,municipio,cod_municipio_ibge,m_fiscal,tipo_imovel`
 //!

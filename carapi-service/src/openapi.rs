@@ -1,6 +1,6 @@
 //! The generator of the OpenAPI 3.1 document of the service (cargo feature `openapi`): from the
 //! handlers' annotations and the SDK's wire models (utoipa 5), the routes of the test double
-//! included. The result is committed as `carapi-server/openapi.json` (a test fails when the two
+//! included. The result is committed as `carapi-service/openapi.json` (a test fails when the two
 //! drift) and served from that committed file (`GET /openapi.json`) in every build.
 
 use utoipa::OpenApi;

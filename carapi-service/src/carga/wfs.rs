@@ -2,7 +2,7 @@
 //! `outputFormat=application/json`): a FeatureCollection of features whose `properties` are the
 //! public SICAR CSV columns and whose `geometry` is a MultiPolygon in longitude,latitude degrees
 //! (EPSG:4674 or EPSG:4326), or `null` when the query did not ask for it. Real examples:
-//! `carapi-server/data/sicar-wfs/` (its README describes the shape and quirks).
+//! `carapi-service/data/sicar-wfs/` (its README describes the shape and quirks).
 //!
 //! The file is read as a stream, one feature at a time (a MultiPolygon in memory at most), so a
 //! whole state's extract never sits in memory. Each feature's properties go through the CSV
