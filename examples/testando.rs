@@ -1,4 +1,4 @@
-//! Testing your integration with `carapi_service::testing::ServidorTeste`: copy the `testes`
+//! Testing your integration with `carapi_test_double::ServidorTeste`: copy the `testes`
 //! module into your crate's `tests/` and put in `[dev-dependencies]`
 //! `carapi-server = { version = "*", features = ["testing"] }`, `carapi-sdk` and `tokio`.
 //!
@@ -46,7 +46,7 @@ mod testes {
     use std::time::Duration;
 
     use carapi_sdk::{ErrorCode, NovaRecarga, RecargaStatus, dec};
-    use carapi_service::testing::{Falha, ServidorTeste};
+    use carapi_test_double::{Falha, ServidorTeste};
 
     use super::consultar_lote;
 

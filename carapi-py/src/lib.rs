@@ -1,6 +1,6 @@
 //! `carapi._carapi`: the native part of the Python package `carapi` (carapi-py/python/carapi).
 //!
-//! A synchronous face over [`carapi_sdk::Client`] and [`carapi_service::testing::ServidorTeste`]:
+//! A synchronous face over [`carapi_sdk::Client`] and [`carapi_test_double::ServidorTeste`]:
 //! every call runs on one tokio runtime owned by the extension, with the GIL released while it
 //! waits, so other Python threads keep running. No HTTP, retry, spend or validation logic lives
 //! here: results are the SDK's models turned into Python values (module `conv`), errors are the SDK's

@@ -1,4 +1,4 @@
-//! `carapi._carapi.ServidorTeste`: [`carapi_service::testing::ServidorTeste`] for Python tests
+//! `carapi._carapi.ServidorTeste`: [`carapi_test_double::ServidorTeste`] for Python tests
 //! (wrapped by `carapi.testing.ServidorTeste`, a context manager). The server runs on the
 //! extension's runtime, so it keeps answering while Python waits on a client call.
 
@@ -6,8 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use carapi_service::store::ContaId;
-use carapi_service::testing::{self, ContaCriada, RegraFalha, ServerError};
+use carapi_test_double::{self as double, ContaCriada, ContaId, RegraFalha, ServerError};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -20,7 +19,7 @@ use crate::{bloquear, conv};
 #[pyclass(module = "carapi._carapi", name = "ServidorTeste", subclass, frozen)]
 #[derive(Debug)]
 pub struct ServidorTeste {
-    srv: Mutex<Option<Arc<testing::ServidorTeste>>>,
+    srv: Mutex<Option<Arc<double::ServidorTeste>>>,
     contas: Mutex<HashMap<String, ContaId>>,
 }
 
@@ -29,7 +28,7 @@ fn erro_servidor(e: ServerError) -> PyErr {
 }
 
 impl ServidorTeste {
-    fn srv(&self) -> PyResult<Arc<testing::ServidorTeste>> {
+    fn srv(&self) -> PyResult<Arc<double::ServidorTeste>> {
         self.srv
             .lock()
             .map_err(|_| PyRuntimeError::new_err("servidor de teste: estado envenenado"))?
@@ -89,7 +88,7 @@ impl ServidorTeste {
     #[new]
     #[pyo3(signature = (*, limite_taxa=Some(10), banco=None))]
     fn new(py: Python<'_>, limite_taxa: Option<u32>, banco: Option<String>) -> PyResult<Self> {
-        let mut c = testing::ServidorTeste::construtor().limite_taxa(limite_taxa);
+        let mut c = double::ServidorTeste::construtor().limite_taxa(limite_taxa);
         if let Some(url) = banco {
             c = c.banco(url);
         }

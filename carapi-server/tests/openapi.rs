@@ -1,19 +1,65 @@
-//! The committed `carapi-service/openapi.json` must equal the document the code generates.
+//! The committed OpenAPI documents (`carapi-service/openapi.json`, the test double's
+//! `carapi-test-double/openapi.json`) must equal what the code generates; a normal server serves
+//! the service's, a test-mode server both merged.
+
+/// Compares (or, with `CARAPI_UPDATE_OPENAPI` set, rewrites) the committed file `relativo`.
+fn confere(relativo: &str, gerado: &str) {
+    let caminho = format!("{}/../{relativo}", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("CARAPI_UPDATE_OPENAPI").is_some() {
+        std::fs::write(&caminho, gerado).unwrap();
+    }
+    let commitado = std::fs::read_to_string(&caminho).expect("the committed document exists");
+    assert!(
+        commitado == gerado,
+        "{relativo} is out of date: run `CARAPI_UPDATE_OPENAPI=1 cargo test -p carapi-server openapi` and commit it"
+    );
+}
 
 #[test]
 fn committed_openapi_matches_the_code() {
-    let gerado = carapi_service::openapi::json();
-    let caminho = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../carapi-service/openapi.json"
+    confere(
+        "carapi-service/openapi.json",
+        &carapi_service::openapi::json(),
     );
-    if std::env::var_os("CARAPI_UPDATE_OPENAPI").is_some() {
-        std::fs::write(caminho, &gerado).unwrap();
+    confere(
+        "carapi-test-double/openapi.json",
+        &carapi_test_double::openapi::json(),
+    );
+}
+
+#[tokio::test]
+async fn a_test_mode_server_serves_its_routes_merged_and_a_normal_one_does_not() {
+    let normal = crate::helpers::App::new().await;
+    let r = normal
+        .req(axum::http::Method::GET, None, "/openapi.json", None)
+        .await;
+    let paths = r.json()["paths"].as_object().unwrap().clone();
+    assert!(!paths.keys().any(|p| p.starts_with("/_teste")), "{paths:?}");
+
+    let srv = carapi_test_double::ServidorTeste::iniciar().await.unwrap();
+    let v: serde_json::Value = reqwest::get(format!("{}/openapi.json", srv.base_url()))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    for p in [
+        "/v1/car/{codigoCar}",
+        "/_teste/falhas",
+        "/_teste/relogio/avancar",
+    ] {
+        assert!(v["paths"].get(p).is_some(), "{p} missing in test mode");
     }
-    let commitado = std::fs::read_to_string(caminho).expect("carapi-service/openapi.json exists");
+    assert!(v["components"]["securitySchemes"]["tokenTeste"].is_object());
+    assert!(v["components"]["securitySchemes"]["bearer"].is_object());
+    assert!(v["components"]["schemas"]["RegraFalha"].is_object());
+    assert!(v["components"]["schemas"]["SaldoResponse"].is_object());
     assert!(
-        commitado == gerado,
-        "carapi-service/openapi.json is out of date: run `CARAPI_UPDATE_OPENAPI=1 cargo test -p carapi-server openapi` and commit it"
+        v["tags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "teste")
     );
 }
 

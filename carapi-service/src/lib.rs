@@ -26,8 +26,6 @@ mod erro;
 pub mod http;
 pub mod limite_chave;
 pub mod limits;
-#[doc(hidden)]
-pub mod modo_teste;
 pub mod money;
 #[cfg(feature = "openapi")]
 pub mod openapi;
@@ -37,8 +35,6 @@ pub mod reconcile;
 pub mod startup;
 pub mod state;
 pub mod store;
-#[cfg(feature = "testing")]
-pub mod testing;
 pub mod webhook;
 
 pub use config::{Borda, Config, ReciboModo};

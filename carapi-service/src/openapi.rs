@@ -1,13 +1,13 @@
 //! The generator of the OpenAPI 3.1 document of the service (cargo feature `openapi`): from the
-//! handlers' annotations and the SDK's wire models (utoipa 5), the routes of the test double
-//! included. The result is committed as `carapi-service/openapi.json` (a test fails when the two
+//! handlers' annotations and the SDK's wire models (utoipa 5). The test double documents its
+//! own `/_teste` routes (the `carapi-test-double` crate), merged into the served document only
+//! in test mode. The result is committed as `carapi-service/openapi.json` (a test fails when the two
 //! drift) and served from that committed file (`GET /openapi.json`) in every build.
 
 use utoipa::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
 use crate::http::{car, conta, proprietario, recarga, webhooks};
-use crate::modo_teste::rotas as teste;
 
 /// The document's definition (feature `openapi`).
 #[derive(Debug, OpenApi)]
@@ -22,8 +22,6 @@ use crate::modo_teste::rotas as teste;
         conta::saldo, conta::historico, conta::limites, conta::atualizar_limites, conta::uso,
         recarga::faixas, recarga::criar, recarga::status, recarga::listar,
         webhooks::receber,
-        teste::falhar, teste::limpar_falhas, teste::relogio, teste::avancar,
-        teste::criar_conta, teste::conta, teste::pagar,
     ),
     modifiers(&Seguranca),
     tags(
@@ -31,7 +29,6 @@ use crate::modo_teste::rotas as teste;
         (name = "conta", description = "Free account endpoints"),
         (name = "recarga", description = "PIX top-ups (free)"),
         (name = "webhooks", description = "Payment-provider callbacks (HMAC-signed, outside /v1)"),
-        (name = "teste", description = "Test mode only (`carapi-server serve --modo-teste`, loopback): faults on demand, the server clock, accounts and payments. Bearer: the test token, not an API key. Absent from a normal server."),
     )
 )]
 pub struct ApiDoc;
@@ -48,15 +45,6 @@ impl utoipa::Modify for Seguranca {
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
                     .bearer_format("API key")
-                    .build(),
-            ),
-        );
-        components.add_security_scheme(
-            "tokenTeste",
-            SecurityScheme::Http(
-                HttpBuilder::new()
-                    .scheme(HttpAuthScheme::Bearer)
-                    .bearer_format("test token (--token-teste)")
                     .build(),
             ),
         );

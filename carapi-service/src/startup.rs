@@ -74,7 +74,7 @@ pub async fn spawn(config: Config) -> Result<RunningServer, ServerError> {
 ///
 /// # Errors
 /// As [`spawn`].
-pub(crate) async fn preparar(config: Config) -> Result<(AppState, TcpListener), ServerError> {
+pub async fn preparar(config: Config) -> Result<(AppState, TcpListener), ServerError> {
     crate::webhook::validar_segredo(config.webhook_secret.as_deref())?;
     let store = abrir_store(&config.database_url).await?;
     if config.load_bundled_data {
@@ -113,7 +113,7 @@ pub async fn spawn_com(
 ///
 /// # Errors
 /// [`ServerError::Io`] when the listener has no local address.
-pub(crate) fn iniciar<C, F, T>(
+pub fn iniciar<C, F, T>(
     state: AppState,
     listener: TcpListener,
     acrescimos: Acrescimos,

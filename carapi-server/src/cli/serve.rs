@@ -9,7 +9,7 @@ use carapi_service::config::{
     BIND_PADRAO, CONEXOES_POR_ENDERECO_PADRAO, Config, PEDIDOS_POR_CONEXAO_PADRAO, ReciboModo,
 };
 use carapi_service::http::borda::Borda;
-use carapi_service::modo_teste::{ConfigTeste, montagem};
+use carapi_test_double::modo_teste::{ConfigTeste, montagem};
 
 /// Options of `serve`.
 #[derive(Debug, clap::Args)]

@@ -5,17 +5,17 @@
 
 pub mod borda;
 pub(crate) mod car;
-pub(crate) mod cliente;
-pub(crate) mod consulta;
+pub mod cliente;
+pub mod consulta;
 pub(crate) mod conta;
-pub(crate) mod documento;
+pub mod documento;
 pub(crate) mod envio;
-pub(crate) mod error;
+pub mod error;
 pub(crate) mod extract;
 pub(crate) mod paginacao;
 pub(crate) mod proprietario;
 pub(crate) mod recarga;
-pub(crate) mod rotas;
+pub mod rotas;
 pub mod servidor;
 pub(crate) mod webhooks;
 
@@ -55,6 +55,9 @@ pub struct Acrescimos {
     /// More routes outside `/v1`, with the table the edge checks their paths and methods
     /// against ([`borda::borda`]).
     pub rotas: Option<(Router<AppState>, &'static [rotas::Rota])>,
+    /// The OpenAPI document served at `GET /openapi.json` instead of the committed one
+    /// ([`documento::DOCUMENTO`]): a test double serves it merged with its own routes'.
+    pub documento: Option<String>,
 }
 
 impl std::fmt::Debug for Acrescimos {
@@ -62,6 +65,7 @@ impl std::fmt::Debug for Acrescimos {
         f.debug_struct("Acrescimos")
             .field("v1", &self.v1.is_some())
             .field("rotas", &self.rotas.as_ref().map(|r| r.1))
+            .field("documento", &self.documento.as_ref().map(String::len))
             .finish()
     }
 }
@@ -85,7 +89,7 @@ pub fn router_com(state: AppState, acrescimos: Acrescimos) -> Router {
     }
     let todas = todas
         .merge(webhooks::router())
-        .merge(documento::router())
+        .merge(documento::router(acrescimos.documento))
         .fallback(rota_desconhecida)
         .with_state(state.clone());
     let borda = borda::EstadoBorda {

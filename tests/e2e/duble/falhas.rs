@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use carapi_sdk::{Error, ErrorCode, EscopoLimite, dec};
-use carapi_service::testing::{Falha, LimiteFalha, ServidorTeste};
+use carapi_test_double::{Falha, LimiteFalha, ServidorTeste};
 
 use super::em_cada_banco;
 use crate::{CODIGO_REAL, assert_api_error};

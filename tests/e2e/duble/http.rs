@@ -1,7 +1,7 @@
 //! The double over HTTP (`/_teste/...`), as a test in another language would drive it.
 
 use carapi_sdk::{NovaRecarga, dec};
-use carapi_service::testing::ServidorTeste;
+use carapi_test_double::ServidorTeste;
 use serde_json::{Value, json};
 
 use crate::CODIGO_REAL;

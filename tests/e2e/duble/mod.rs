@@ -1,4 +1,4 @@
-//! The reference server as a test double (`carapi_service::testing`): one test per fault kind
+//! The reference server as a test double (`carapi_test_double`): one test per fault kind
 //! and per clock-driven rule, each run on SQLite and, when `DATABASE_URL` is set, on
 //! PostgreSQL; the SDK's retry, lost-answer, spend-cap and waiter behaviours against it; the
 //! same over the `/_teste` HTTP routes.
@@ -10,7 +10,7 @@ mod sdk;
 
 use std::future::Future;
 
-use carapi_service::testing::ServidorTeste;
+use carapi_test_double::ServidorTeste;
 use carapi_tests::pg;
 
 /// Runs `cenario` against a fresh test server over in-memory SQLite, then, when

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use carapi_sdk::{ErrorCode, EscopoLimite, NovaRecarga, RecargaStatus, dec};
 use carapi_service::money::calendario;
-use carapi_service::testing::ServidorTeste;
+use carapi_test_double::ServidorTeste;
 
 use super::em_cada_banco;
 use crate::{CODIGO_REAL, assert_api_error};

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use carapi_sdk::{Error, ErrorCode, NovaRecarga, RecargaStatus, dec};
-use carapi_service::testing::{Falha, LimiteFalha};
+use carapi_test_double::{Falha, LimiteFalha};
 
 use super::em_cada_banco;
 use crate::CODIGO_REAL;

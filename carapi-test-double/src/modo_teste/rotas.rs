@@ -29,21 +29,21 @@ use uuid::Uuid;
 use super::ModoTeste;
 use super::falhas::RegraFalha;
 use super::operacoes::{self, NovaContaTeste};
-use crate::auth;
-use crate::erro::ServerError;
-use crate::http::cliente::endereco_cliente;
-use crate::http::consulta::Segmento;
-use crate::http::error::{ApiError, PARAMETRO_INVALIDO};
-use crate::http::nao_autenticado;
-use crate::http::rotas::Rota;
-use crate::state::AppState;
-use crate::store::ContaId;
+use carapi_service::ServerError;
+use carapi_service::auth;
+use carapi_service::http::cliente::endereco_cliente;
+use carapi_service::http::consulta::Segmento;
+use carapi_service::http::error::{ApiError, PARAMETRO_INVALIDO};
+use carapi_service::http::nao_autenticado;
+use carapi_service::http::rotas::Rota;
+use carapi_service::state::AppState;
+use carapi_service::store::ContaId;
 
 const POST: &[Method] = &[Method::POST];
 const GET: &[Method] = &[Method::GET];
 
 /// The `/_teste` routes and their methods (the edge middleware checks requests against them
-/// on a test-mode server, as it does [`crate::http::rotas::ROTAS`]).
+/// on a test-mode server, as it does [`carapi_service::http::rotas::ROTAS`]).
 pub const ROTAS: &[Rota] = &[
     Rota {
         padrao: "/_teste/falhas",
@@ -113,7 +113,7 @@ pub fn router(st: AppState, modo: Arc<ModoTeste>) -> Router<AppState> {
 
 /// 401 `TOKEN_INVALIDO` unless the request carries the test mode's token. A wrong or missing
 /// token counts as a failed authentication of the client address, like a wrong API key
-/// ([`crate::http::nao_autenticado`]: 429 once the address is over its rate).
+/// ([`carapi_service::http::nao_autenticado`]: 429 once the address is over its rate).
 async fn exigir_token(State(e): State<EstadoTeste>, req: Request, next: Next) -> Response {
     let token = req
         .headers()

@@ -15,8 +15,8 @@ use axum::http::Method;
 use carapi_sdk::ErrorCode;
 use serde::{Deserialize, Serialize};
 
-use crate::http::rotas;
-use crate::store::ContaId;
+use carapi_service::http::rotas;
+use carapi_service::store::ContaId;
 
 /// What happens to a request a rule catches.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

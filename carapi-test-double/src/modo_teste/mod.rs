@@ -1,6 +1,6 @@
 //! The test mode: the reference server as a stateful test double. Off unless the server is
 //! started with it ([`montagem::iniciar`]: `carapi-server serve --modo-teste`, or
-//! `carapi_service::testing::ServidorTeste` under the `testing` feature); then it adds
+//! `carapi_test_double::ServidorTeste`); then it adds
 //!
 //! - a movable clock ([`RelogioTeste`]) that every time-based rule reads: the 10-minute PIX
 //!   reuse window, the daily and monthly limits (Brasília calendar), `GET /v1/uso`'s 30 days,
@@ -13,8 +13,8 @@
 //!   behind their own bearer token.
 //!
 //! All of it is added from outside when such a server is assembled ([`montagem`]), through the
-//! extension points the production server has (its clock, [`crate::http::Acrescimos`],
-//! [`crate::http::servidor::Conexoes`], the job loop [`crate::startup`] starts). A server
+//! extension points the production server has (its clock, [`carapi_service::http::Acrescimos`],
+//! [`carapi_service::http::servidor::Conexoes`], the job loop [`carapi_service::startup`] starts). A server
 //! without the test mode has none of this: no routes, no fault layer, no wrapped sockets, the
 //! system clock; no production module names this one.
 
@@ -36,8 +36,8 @@ use subtle::ConstantTimeEq;
 use falhas::Falhas;
 pub use relogio::RelogioTeste;
 
-use crate::state::AppState;
-use crate::store::StoreError;
+use carapi_service::state::AppState;
+use carapi_service::store::StoreError;
 
 /// Fewest characters of a `/_teste` token ([`ConfigTeste::token`]): a shorter one is refused
 /// at start (the generated one has 54).
@@ -114,7 +114,7 @@ impl ModoTeste {
     }
 
     /// Runs a reconciliation pass when the test clock is at least
-    /// [`crate::Config::reconcile_interval`] past the last one; returns how many top-ups it
+    /// [`carapi_service::Config::reconcile_interval`] past the last one; returns how many top-ups it
     /// confirmed. The job loop of a test-mode server ([`montagem::tarefas`]) calls it every
     /// second, and
     /// [`ModoTeste::avancar`] after each move.
@@ -129,7 +129,7 @@ impl ModoTeste {
         if agora.signed_duration_since(*ultima) < intervalo {
             return Ok(0);
         }
-        let n = crate::reconcile::executar(&st.store, &st.pix).await?;
+        let n = carapi_service::reconcile::executar(&st.store, &st.pix).await?;
         *ultima = agora;
         Ok(n)
     }

@@ -14,9 +14,9 @@ use futures::{StreamExt, stream};
 use super::ModoTeste;
 use super::conexao::Conexao;
 use super::falhas::{Falha, LimiteFalha};
-use crate::http::error::{ApiError, Limite};
-use crate::http::rotas;
-use crate::store::ContaId;
+use carapi_service::http::error::{ApiError, Limite};
+use carapi_service::http::rotas;
+use carapi_service::store::ContaId;
 
 /// How long a cut body waits, after its first bytes, before the reset: enough for hyper to
 /// flush the status, the headers and those bytes to the socket.

@@ -10,7 +10,7 @@
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::time::Duration;
 //! use carapi_sdk::dec;
-//! use carapi_service::testing::{Falha, ServidorTeste};
+//! use carapi_test_double::{Falha, ServidorTeste};
 //!
 //! let srv = ServidorTeste::iniciar().await?;
 //! let conta = srv.conta().saldo(dec!(50)).legado().criar().await?;
@@ -22,6 +22,9 @@
 //! ```
 
 mod construtor;
+pub mod modo_teste;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
@@ -31,18 +34,19 @@ use std::time::Duration;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-pub use crate::contas::ContaCriada;
-pub use crate::erro::ServerError;
 pub use crate::modo_teste::falhas::{Falha, IdFalha, LimiteFalha, RegraFalha, RegraInvalida};
 pub use crate::modo_teste::operacoes::EstadoConta;
 pub use crate::modo_teste::{Avanco, RelogioTeste};
+pub use carapi_service::ServerError;
+pub use carapi_service::contas::ContaCriada;
+pub use carapi_service::store::ContaId;
 pub use construtor::ConstrutorTeste;
 
 use crate::modo_teste::ModoTeste;
 use crate::modo_teste::operacoes::{self, NovaContaTeste};
-use crate::startup::RunningServer;
-use crate::state::AppState;
-use crate::store::Razao;
+use carapi_service::startup::RunningServer;
+use carapi_service::state::AppState;
+use carapi_service::store::Razao;
 
 /// A test-mode server running in this process. Dropping it stops nothing until the runtime
 /// ends; call [`ServidorTeste::encerrar`] for a graceful stop.

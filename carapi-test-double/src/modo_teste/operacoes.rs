@@ -1,5 +1,5 @@
 //! What the test mode does on request, shared by the Rust API
-//! (`carapi_service::testing::ServidorTeste`) and the `/_teste` routes: create an account with
+//! (`carapi_test_double::ServidorTeste`) and the `/_teste` routes: create an account with
 //! its limits, pay a top-up with or without the webhook, read an account's state.
 
 use carapi_sdk::CpfCnpj;
@@ -8,12 +8,12 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::ModoTeste;
-use crate::contas::{self, ContaCriada, NovaConta};
-use crate::erro::ServerError;
-use crate::money::Centavos;
-use crate::pix::pagamento;
-use crate::state::AppState;
-use crate::store::ContaId;
+use carapi_service::ServerError;
+use carapi_service::contas::{self, ContaCriada, NovaConta};
+use carapi_service::money::Centavos;
+use carapi_service::pix::pagamento;
+use carapi_service::state::AppState;
+use carapi_service::store::ContaId;
 
 /// An account to create in a test: [`NovaConta`] plus its consumption limits.
 #[derive(Debug, Clone, Deserialize)]
@@ -63,7 +63,7 @@ pub struct EstadoConta {
     pub limite_mensal: Option<Decimal>,
     /// Total charged so far in BRL (the ledger's debits).
     pub debitado: Decimal,
-    /// The ledger check ([`crate::store::Razao::consistente`]): balance = credits - debits,
+    /// The ledger check ([`carapi_service::store::Razao::consistente`]): balance = credits - debits,
     /// debits = what the history charged, credits = initial balance + confirmed top-ups.
     pub razao_consistente: bool,
 }
@@ -72,7 +72,7 @@ pub struct EstadoConta {
 ///
 /// # Errors
 /// [`ServerError::Invalido`] for a negative balance, fractions of a centavo, an invalid
-/// document or limits outside the contract's ranges ([`crate::money::limites::limites_do_patch`]);
+/// document or limits outside the contract's ranges ([`carapi_service::money::limites::limites_do_patch`]);
 /// [`ServerError::Store`].
 pub async fn criar_conta(st: &AppState, nova: NovaContaTeste) -> Result<ContaCriada, ServerError> {
     let documento = nova
@@ -82,9 +82,11 @@ pub async fn criar_conta(st: &AppState, nova: NovaContaTeste) -> Result<ContaCri
             CpfCnpj::parse(d).map_err(|e| ServerError::Invalido(format!("documento {d:?}: {e}")))
         })
         .transpose()?;
-    let (diario, mensal) =
-        crate::money::limites::limites_do_patch(Some(nova.limite_diario), Some(nova.limite_mensal))
-            .map_err(ServerError::Invalido)?;
+    let (diario, mensal) = carapi_service::money::limites::limites_do_patch(
+        Some(nova.limite_diario),
+        Some(nova.limite_mensal),
+    )
+    .map_err(ServerError::Invalido)?;
     let criada = contas::criar_conta_em(
         st.store.as_ref(),
         NovaConta {

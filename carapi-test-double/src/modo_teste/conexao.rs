@@ -15,7 +15,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
 
-use crate::http::servidor::Conexoes;
+use carapi_service::http::servidor::Conexoes;
 
 /// Sockets that a fault can reset ([`Conexao::resetar`]).
 #[derive(Debug, Clone, Copy, Default)]

@@ -2,10 +2,10 @@
 
 use std::num::NonZeroU32;
 
-use super::ServidorTeste;
-use crate::config::Config;
-use crate::erro::ServerError;
+use crate::ServidorTeste;
 use crate::modo_teste::{ConfigTeste, montagem};
+use carapi_service::ServerError;
+use carapi_service::config::Config;
 
 /// Options of a [`ServidorTeste`]: database, rate limit, `/_teste` token, and any other
 /// [`Config`] field.

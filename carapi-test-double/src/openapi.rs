@@ -1,0 +1,57 @@
+//! The generator of the test double's own OpenAPI fragment (cargo feature `openapi`): its
+//! `/_teste` routes, their schemas and the `tokenTeste` security scheme. The result is
+//! committed as `carapi-test-double/openapi.json` (a test fails when the two drift); a
+//! test-mode server serves the service's document merged with it
+//! ([`crate::modo_teste::montagem::iniciar`]), a normal server never shows it.
+
+use utoipa::OpenApi;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+
+use crate::modo_teste::rotas as teste;
+
+/// The fragment's definition (feature `openapi`).
+#[derive(Debug, OpenApi)]
+#[openapi(
+    info(
+        title = "carapi test double: /_teste routes",
+        version = "1.0.0",
+        description = "Test mode only (`carapi-server serve --modo-teste`, loopback)."
+    ),
+    paths(
+        teste::falhar, teste::limpar_falhas, teste::relogio, teste::avancar,
+        teste::criar_conta, teste::conta, teste::pagar,
+    ),
+    modifiers(&Seguranca),
+    tags(
+        (name = "teste", description = "Test mode only (`carapi-server serve --modo-teste`, loopback): faults on demand, the server clock, accounts and payments. Bearer: the test token, not an API key. Absent from a normal server."),
+    )
+)]
+pub struct ApiDoc;
+
+#[derive(Debug)]
+struct Seguranca;
+
+impl utoipa::Modify for Seguranca {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "tokenTeste",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("test token (--token-teste)")
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// The fragment generated from the code, as pretty JSON with a trailing newline (the committed
+/// file's exact bytes when they agree; feature `openapi`).
+pub fn json() -> String {
+    let mut s = ApiDoc::openapi()
+        .to_pretty_json()
+        .expect("the OpenAPI fragment serialises");
+    s.push('\n');
+    s
+}
