@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-# Bundled SICAR records (carapi-service/data/sicar/imoveis_df.csv).
+# Bundled SICAR records (carapi-loader/data/sicar/imoveis_df.csv).
 CODIGO = "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47"
 CODIGO_2 = "DF-5300108-4DC991CE146D4B03A9E1BC5E97B5D199"
 CODIGO_3 = "DF-5300108-D1D4E6B4201C4408BB9109F4A5665083"

@@ -7,9 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use carapi_loader::sinteticos::{Sinteticos, grandes_proprietarios};
 use carapi_sdk::CodigoCar;
 use carapi_sdk::domain::{br, dms};
-use carapi_service::dados::{Imovel, Sinteticos, grandes_proprietarios};
+use carapi_service::dados::Imovel;
 use carapi_service::store::SqliteStore;
 use carapi_service::store::prelude::*;
 use geo::{Contains, Coord, LineString, MultiPolygon, Point, Polygon};
@@ -23,7 +24,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_carapi-server");
 
 fn dados(relativo: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../carapi-service/data")
+        .join("../carapi-loader/data")
         .join(relativo)
 }
 
@@ -52,7 +53,7 @@ fn sqlite_url(dir: &tempfile::TempDir) -> String {
 /// `n` synthetic records written as a public SICAR CSV (header on line 1).
 fn csv_sintetico(n: usize) -> String {
     let mut bytes = Vec::new();
-    carapi_service::dados::import::escrever_csv(&mut bytes, Sinteticos::new(n, 11)).unwrap();
+    carapi_loader::import::escrever_csv(&mut bytes, Sinteticos::new(n, 11)).unwrap();
     String::from_utf8(bytes).unwrap()
 }
 
@@ -110,7 +111,7 @@ async fn csv_grande_com_linha_ruim_e_recusado_sem_gravar_nada() {
     let store = SqliteStore::connect(&url).await.unwrap();
     assert_eq!(store.contar_imoveis().await.unwrap(), 5_040);
     // Each record reads back as the CSV path completes it.
-    let esperados = carapi_service::dados::import::parse_csv(bom.as_bytes()).unwrap();
+    let esperados = carapi_loader::import::parse_csv(bom.as_bytes()).unwrap();
     for e in esperados.iter().step_by(97) {
         let lido = store.imovel(&e.codigo_car).await.unwrap().expect("gravado");
         assert_eq!(&lido, e);
@@ -248,7 +249,7 @@ async fn wfs_embutido_centroide_dentro_do_poligono_e_municipio_sem_geometria() {
         let i = store.imovel(&codigo).await.unwrap().expect("importado");
         let (lat, lon) = (i.latitude.unwrap(), i.longitude.unwrap());
         if f["geometry"].is_null() {
-            let m = carapi_service::dados::municipios::por_codigo(i.codigo_municipio_ibge).unwrap();
+            let m = carapi_loader::municipios::por_codigo(i.codigo_municipio_ibge).unwrap();
             assert_eq!((lat, lon), (m.latitude, m.longitude), "{codigo}");
             sem += 1;
         } else {

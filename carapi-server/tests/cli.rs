@@ -93,7 +93,7 @@ async fn account_create_import_seed_and_ledger_check() {
 
     let csv = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../carapi-service/data/sicar/imoveis_mt.csv"
+        "/../carapi-loader/data/sicar/imoveis_mt.csv"
     );
     for _ in 0..2 {
         let (ok, out, err) = run(&["import", csv, "--database", &url]);

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use carapi_service::dados::sinteticos;
+use carapi_loader::sinteticos::sinteticos;
 use carapi_service::store::SqliteStore;
 use carapi_service::store::prelude::*;
 use sqlx::Connection;

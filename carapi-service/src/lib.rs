@@ -17,8 +17,6 @@
 
 pub mod auth;
 pub mod cache;
-#[doc(hidden)]
-pub mod carga;
 pub mod config;
 pub mod contas;
 pub mod dados;

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use carapi_service::dados::Sinteticos;
+use carapi_loader::sinteticos::Sinteticos;
 
 use crate::Figura;
 
@@ -79,11 +79,8 @@ fn vm_hwm_kb(status: &str) -> Option<u64> {
 /// starts (its write-back would otherwise compete with the import).
 fn escrever_csv(caminho: &Path, n: usize) {
     let f = std::fs::File::create(caminho).expect("create CSV");
-    carapi_service::dados::import::escrever_csv(
-        std::io::BufWriter::new(&f),
-        Sinteticos::new(n, 99),
-    )
-    .expect("write CSV");
+    carapi_loader::import::escrever_csv(std::io::BufWriter::new(&f), Sinteticos::new(n, 99))
+        .expect("write CSV");
     f.sync_all().expect("sync CSV");
 }
 

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use carapi_sdk::domain::br;
 
-use carapi_service::carga::progresso::segundos_br;
-use carapi_service::carga::{self, Origem};
+use carapi_loader::progresso::segundos_br;
+use carapi_loader::{self as carga, Origem};
 
 /// Options of `import`.
 #[derive(Debug, clap::Args)]

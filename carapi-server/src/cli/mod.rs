@@ -35,9 +35,9 @@ pub struct Banco {
 }
 
 /// Says on stderr when a load on the base of `url` started and did not finish
-/// ([`carapi_service::carga::marca`]): `serve` at start, `import` and `seed` before they load.
+/// ([`carapi_loader::marca`]): `serve` at start, `import` and `seed` before they load.
 async fn avisar_carga_interrompida(url: &str) {
-    if let Some(carga) = carapi_service::carga::marca::interrompida(url).await {
+    if let Some(carga) = carapi_loader::marca::interrompida(url).await {
         tracing::warn!(%carga, "carga interrompida nesta base");
         eprintln!(
             "atenção: a carga \"{carga}\" começou nesta base e não terminou; a base pode estar \

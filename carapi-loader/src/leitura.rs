@@ -27,8 +27,10 @@ use super::registro::Pacote;
 use super::{CargaError, Formato, LOTE, Origem, abrir, wfs};
 use csv::StringRecord;
 
-use crate::dados::import::{Colunas, LeitorCsv, completar_registro, validar_bruta};
-use crate::dados::{Imovel, Sinteticos};
+use crate::import::{Colunas, LeitorCsv, completar_registro, validar_bruta};
+use carapi_service::dados::Imovel;
+
+use crate::sinteticos::Sinteticos;
 
 /// CSV rows as read: (position read, line, fields).
 type Linhas = Vec<(u64, u64, StringRecord)>;
@@ -195,7 +197,7 @@ fn gerar(
         if k >= g.blocos() {
             return Ok(());
         }
-        let mut p = vazio(devolvidos, crate::dados::BLOCO);
+        let mut p = vazio(devolvidos, crate::sinteticos::BLOCO);
         for (i, imovel) in g.bloco(k) {
             p.push(i as u64, &imovel)?;
         }
@@ -325,7 +327,7 @@ fn ler_arquivo(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dados::import::escrever_csv;
+    use crate::import::escrever_csv;
 
     /// A CSV of `n` synthetic records with `area` broken on each of `ruins` (1-based lines,
     /// the header is line 1).

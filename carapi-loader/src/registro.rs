@@ -27,7 +27,7 @@ use chrono::{Datelike, NaiveDateTime, Timelike};
 use rusqlite::types::{ToSqlOutput, ValueRef};
 
 use super::CargaError;
-use crate::dados::Imovel;
+use carapi_service::dados::Imovel;
 
 /// Columns per record (the length of [`super::sqlite::COLUNAS`]).
 pub(super) const CAMPOS: usize = 19;
@@ -391,7 +391,7 @@ impl<'a> Leitura<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dados::sinteticos;
+    use crate::sinteticos::sinteticos;
 
     #[test]
     fn a_record_reads_back_as_the_store_encodes_it() {

@@ -9,9 +9,11 @@ use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use rust_decimal::Decimal;
 
-use super::completar::{RegistroSicar, completar_com};
-use super::ficticios::{self, Rng8};
-use super::{Imovel, Proprietario, municipios};
+use crate::completar::{RegistroSicar, completar_com};
+use crate::ficticios::{self, Rng8};
+use carapi_service::dados::{Imovel, Proprietario};
+
+use crate::municipios;
 
 /// With at least this many records, [`sinteticos`] gives each of the
 /// [`grandes_proprietarios`] [`CARS_POR_GRANDE`] CARs.

@@ -8,7 +8,7 @@ use std::path::Path;
 use indicatif::ProgressBar;
 
 use super::{CargaError, Formato, abrir, wfs};
-use crate::dados::import::LeitorCsv;
+use crate::import::LeitorCsv;
 
 /// Validates the file at `caminho` (CSV or WFS GeoJSON, [`Formato::de`]); returns how many
 /// records it holds. `barra` counts the rows read.

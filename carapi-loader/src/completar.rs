@@ -1,6 +1,6 @@
 //! Completion of a public SICAR record into a full [`Imovel`]: the one code path behind
-//! [`bundled`](super::bundled), [`import::parse_csv`](super::import::parse_csv) and
-//! [`sinteticos`](super::sinteticos).
+//! [`bundled`](super::bundled), [`import::parse_csv`](crate::import::parse_csv) and
+//! [`sinteticos`](crate::sinteticos).
 //!
 //! SICAR publishes no owners, documents or matrículas (docs/dominio.md "Public SICAR record fields"),
 //! so they are synthesised from an RNG seeded with the CAR code: the same code always gets the
@@ -13,8 +13,10 @@ use chrono::NaiveDateTime;
 use rand::{Rng, SeedableRng};
 use rust_decimal::Decimal;
 
-use super::ficticios::{self, Rng8};
-use super::{Imovel, Proprietario, municipios};
+use crate::ficticios::{self, Rng8};
+use carapi_service::dados::{Imovel, Proprietario};
+
+use crate::municipios;
 
 /// The public SICAR columns of one record, typed (what the CSV gives us).
 #[derive(Debug, Clone, PartialEq, Eq)]

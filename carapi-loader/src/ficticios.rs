@@ -14,7 +14,7 @@ use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
 use rust_decimal::Decimal;
 
-use super::Proprietario;
+use carapi_service::dados::Proprietario;
 
 /// The RNG of all reference data: ChaCha8, whose output for a seed is fixed across platforms
 /// and `rand_chacha` versions.

@@ -2,11 +2,11 @@
 //! `outputFormat=application/json`): a FeatureCollection of features whose `properties` are the
 //! public SICAR CSV columns and whose `geometry` is a MultiPolygon in longitude,latitude degrees
 //! (EPSG:4674 or EPSG:4326), or `null` when the query did not ask for it. Real examples:
-//! `carapi-service/data/sicar-wfs/` (its README describes the shape and quirks).
+//! `carapi-loader/data/sicar-wfs/` (its README describes the shape and quirks).
 //!
 //! The file is read as a stream, one feature at a time (a MultiPolygon in memory at most), so a
 //! whole state's extract never sits in memory. Each feature's properties go through the CSV
-//! row rules ([`crate::dados::import::parse_csv`]); with a geometry, the record's coordinates are
+//! row rules ([`crate::import::parse_csv`]); with a geometry, the record's coordinates are
 //! the polygon's centroid instead of the municipality's.
 
 use std::borrow::Cow;
@@ -19,8 +19,8 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::dados::Imovel;
-use crate::dados::import::{ImportError, Linha, completar_registro, validar};
+use crate::import::{ImportError, Linha, completar_registro, validar};
+use carapi_service::dados::Imovel;
 
 /// Decimal places kept of a centroid's degrees (1e-7 degree is about 1 cm).
 const CASAS_CENTROIDE: u32 = 7;

@@ -11,7 +11,7 @@ use sqlx::{Connection, PgConnection, Row};
 use tokio::sync::mpsc;
 
 use super::{CargaError, Contagem};
-use crate::dados::Imovel;
+use carapi_service::dados::Imovel;
 
 /// The tables a load writes; their secondary indexes are rebuilt after a load into an empty base.
 const TABELAS: [&str; 2] = ["imoveis", "imovel_proprietarios"];

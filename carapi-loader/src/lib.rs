@@ -3,7 +3,7 @@
 //!
 //! The records come from the synthetic generator, a public SICAR CSV, or a SICAR GeoServer
 //! WFS GeoJSON ([`wfs`]), and go to the database through a connection of the load's own, not
-//! the [`crate::store::Store`]:
+//! the [`carapi_service::store::Store`]:
 //! - SQLite, in two phases. First the origin is read, checked and sorted by CAR code in
 //!   bounded memory ([`leitura`], [`ordenar`]), on every core; a bad row refuses the file with
 //!   its line (CSV) or feature index (WFS) before the base is touched. Then the winner of each
@@ -23,12 +23,19 @@
 //! the WFS may serve two versions of one property, and loading the same file twice changes
 //! nothing.
 
+mod completar;
+pub mod embutidos;
+mod ficticios;
+pub mod import;
 mod leitura;
+mod linhas_csv;
 pub mod marca;
+pub mod municipios;
 mod ordenar;
 pub mod postgres;
 pub mod progresso;
 mod registro;
+pub mod sinteticos;
 mod sqlite;
 pub mod validacao;
 pub mod wfs;
@@ -39,9 +46,10 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use crate::dados::import::{ImportError, LeitorCsv};
-use crate::dados::{Imovel, Sinteticos};
-use crate::store::StoreError;
+use crate::import::{ImportError, LeitorCsv};
+use crate::sinteticos::Sinteticos;
+use carapi_service::dados::Imovel;
+use carapi_service::store::StoreError;
 
 pub use wfs::WfsError;
 
@@ -92,7 +100,7 @@ impl Origem {
 /// The format of an import file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Formato {
-    /// Public SICAR CSV columns ([`crate::dados::import::parse_csv`]).
+    /// Public SICAR CSV columns ([`crate::import::parse_csv`]).
     Csv,
     /// SICAR GeoServer WFS GeoJSON FeatureCollection ([`wfs`]).
     GeoJson,
@@ -229,7 +237,7 @@ pub async fn carregar(
         origem.descricao(),
         chrono::Utc::now().format("%Y-%m-%d %H:%M:%S UTC")
     );
-    let (lidos, c) = if crate::store::postgres::eh_url_postgres(database_url) {
+    let (lidos, c) = if carapi_service::store::postgres::eh_url_postgres(database_url) {
         carregar_postgres(database_url, origem, com_barra, &descricao).await?
     } else {
         carregar_sqlite(database_url, origem, com_barra, &descricao).await?
@@ -247,10 +255,10 @@ pub async fn carregar(
 /// Creates and migrates the database of `url` and records that the load `descricao` starts
 /// writing ([`marca::marcar`]); closed before the load opens its own connection.
 async fn migrar(url: &str, descricao: &str) -> Result<(), CargaError> {
-    let store = crate::startup::abrir_store(url)
+    let store = carapi_service::startup::abrir_store(url)
         .await
         .map_err(|e| match e {
-            crate::ServerError::Store(s) => CargaError::Store(s),
+            carapi_service::ServerError::Store(s) => CargaError::Store(s),
             outro => CargaError::Url(outro.to_string()),
         })?;
     drop(store);

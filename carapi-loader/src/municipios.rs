@@ -1,5 +1,5 @@
 //! Brazil's 5,571 municipalities and 27 states from the IBGE lists bundled in
-//! `carapi-service/data/ibge/` (MIT, see the LICENSE there), embedded at compile time.
+//! `carapi-loader/data/ibge/` (MIT, see the LICENSE there), embedded at compile time.
 //!
 //! Used to place CAR records at their municipality's centroid (the coordinates the reference data
 //! gives every record, docs/dominio.md "Data") and to pick real municipality codes for synthetic data.
@@ -11,8 +11,8 @@ use std::sync::LazyLock;
 use rust_decimal::Decimal;
 use serde::Deserialize;
 
-const MUNICIPIOS_CSV: &str = include_str!("../../data/ibge/municipios.csv");
-const ESTADOS_CSV: &str = include_str!("../../data/ibge/estados.csv");
+const MUNICIPIOS_CSV: &str = include_str!("../data/ibge/municipios.csv");
+const ESTADOS_CSV: &str = include_str!("../data/ibge/estados.csv");
 
 /// One IBGE municipality (`data/ibge/municipios.csv`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,6 +129,15 @@ pub fn estado(codigo_uf: u8) -> Option<&'static Estado> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn brasilia_e_o_centroide_do_registro_do_sandbox() {
+        let m = por_codigo(5300108).expect("Brasília");
+        assert_eq!(
+            (m.latitude, m.longitude),
+            (Decimal::new(-157_795, 4), Decimal::new(-479_297, 4))
+        );
+    }
     use carapi_sdk::domain::uf;
 
     #[test]

@@ -326,7 +326,9 @@ fn temp(source: std::io::Error) -> CargaError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dados::{Imovel, sinteticos};
+    use carapi_service::dados::Imovel;
+
+    use crate::sinteticos::sinteticos;
     use chrono::NaiveDateTime;
 
     fn data(s: &str) -> NaiveDateTime {

@@ -14,7 +14,7 @@ use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{Connection, PgConnection, SqliteConnection};
 
 use super::CargaError;
-use crate::store::postgres::eh_url_postgres;
+use carapi_service::store::postgres::eh_url_postgres;
 
 /// Key of the row in `configuracao`.
 pub const CHAVE: &str = "carga_em_andamento";

@@ -1,5 +1,5 @@
 //! Import of CAR records in the public SICAR CSV columns (docs/dominio.md "Public SICAR record
-//! fields"; the files in `carapi-service/data/sicar/` are examples):
+//! fields"; the files in `carapi-loader/data/sicar/` are examples):
 //!
 //! `FID,cod_imovel,status_imovel,dat_criacao,data_atualizacao,area,condicao,uf,municipio,cod_municipio_ibge,m_fiscal,tipo_imovel`
 //!
@@ -18,10 +18,12 @@ use chrono::NaiveDateTime;
 use chrono_tz::America::Sao_Paulo;
 use rust_decimal::Decimal;
 
-pub(crate) use super::completar::RegistroSicar;
-use super::completar::completar;
-use super::linhas_csv::ContaLinhas;
-use super::{Imovel, municipios};
+pub(crate) use crate::completar::RegistroSicar;
+use crate::completar::completar;
+use crate::linhas_csv::ContaLinhas;
+use carapi_service::dados::Imovel;
+
+use crate::municipios;
 
 /// The columns an import file must have (any order; others are ignored).
 pub const COLUNAS: [&str; 11] = [
