@@ -10,7 +10,9 @@
 //! through `carapi-sdk` only; local mode uses the `carapi-server` library.
 #![warn(missing_docs)]
 
+#[path = "help.rs"]
 pub mod ajuda;
+#[path = "parsers.rs"]
 pub mod argumentos;
 pub mod cli;
 pub mod commands;
@@ -18,17 +20,20 @@ pub mod config;
 pub mod context;
 pub mod credentials;
 pub mod error;
+#[path = "foreign_errors.rs"]
 pub mod estrangeiros;
 pub mod format;
 pub mod layout;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod lote;
+#[path = "options.rs"]
 pub mod opcoes;
 pub mod output;
 pub mod prompt;
 pub mod qr;
 pub mod valor;
+#[path = "verbose.rs"]
 pub mod verboso;
 
 use std::process::ExitCode;
