@@ -1,12 +1,12 @@
 //! The command tree (clap derive). Names follow the contract (docs/contrato.md); each command's own
 //! arguments live in its file under [`crate::commands`], the options every command shares in
-//! [`crate::opcoes`]. Dependencies go one way: `cli` → `commands` → `opcoes`.
+//! [`crate::options`]. Dependencies go one way: `cli` → `commands` → `options`.
 
 use clap::{Parser, Subcommand};
 
 use crate::commands;
 use crate::error::EXIT_CODES_HELP;
-use crate::opcoes::{FormatoArgs, Global};
+use crate::options::{FormatArgs, Global};
 
 /// `carapi`: consultas ao Cadastro Ambiental Rural (CAR), recargas PIX e lotes, pela API carapi.
 #[derive(Debug, Parser)]
@@ -23,10 +23,10 @@ pub struct Cli {
     pub global: Global,
     /// Output format (also accepted after the subcommand).
     #[command(flatten)]
-    pub formato: FormatoArgs,
+    pub formato: FormatArgs,
     /// The command.
     #[command(subcommand)]
-    pub comando: Comando,
+    pub command: Comando,
 }
 
 /// The commands.

@@ -122,7 +122,7 @@ pub fn parse_base_url(input: &str) -> Result<String> {
     let url = url::Url::parse(input.trim()).map_err(|e| {
         CliError::usage(format!(
             "URL inválida {input:?}: {}",
-            crate::estrangeiros::url(e)
+            crate::foreign_errors::url(e)
         ))
         .hint("ex.: https://api.exemplo.com.br")
     })?;

@@ -8,7 +8,7 @@ use crate::credentials::{self, Credencial};
 use crate::error::{CliError, Kind, Result};
 #[cfg(feature = "local")]
 use crate::local::Local;
-use crate::opcoes::{FormatoArgs, Global};
+use crate::options::{FormatArgs, Global};
 use crate::output::{Formato, Shell};
 
 /// The context of one invocation.
@@ -56,13 +56,13 @@ impl Context {
     /// Sends the rest of stdout through the pager, for a long list shown as a table on a
     /// terminal (see [`Shell::iniciar_pager`]); not with `--sem-paginador`.
     pub fn paginar(&mut self, formato: Formato) {
-        if formato == Formato::Table && !self.global.sem_pager {
+        if formato == Formato::Table && !self.global.no_pager {
             self.shell.iniciar_pager();
         }
     }
 
     /// The effective format: after the subcommand, else before it, else table.
-    pub fn formato(&self, args: FormatoArgs) -> Formato {
+    pub fn formato(&self, args: FormatArgs) -> Formato {
         args.output.or(self.formato_raiz).unwrap_or_default()
     }
 

@@ -129,7 +129,7 @@ fn with_keyring<T: Send + 'static>(
             let r = keyring::Entry::new(SERVICE, USER).and_then(|e| op(&e));
             let _ = tx.send(r);
         })
-        .map_err(|e| Indisponivel::Falha(crate::estrangeiros::io(&e)))?;
+        .map_err(|e| Indisponivel::Falha(crate::foreign_errors::io(&e)))?;
     match rx.recv_timeout(KEYRING_TIMEOUT) {
         Ok(Err(e @ (keyring::Error::PlatformFailure(_) | keyring::Error::NoStorageAccess(_)))) => {
             Err(falha(&e))
@@ -139,11 +139,11 @@ fn with_keyring<T: Send + 'static>(
     }
 }
 
-/// A keyring failure in Portuguese ([`crate::estrangeiros::chaveiro`]); the crate's own text
+/// A keyring failure in Portuguese ([`crate::foreign_errors::keyring`]); the crate's own text
 /// goes to the debug log (`-vv`).
 fn falha(e: &keyring::Error) -> Indisponivel {
     tracing::debug!("chaveiro: {e}");
-    Indisponivel::Falha(crate::estrangeiros::chaveiro(e))
+    Indisponivel::Falha(crate::foreign_errors::keyring(e))
 }
 
 /// Finds the key: `CARAPI_API_KEY`, keyring, file. `Ok(None)` when there is none.

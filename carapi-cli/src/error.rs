@@ -141,7 +141,7 @@ impl CliError {
         }
         Self::other(
             "ES",
-            format!("{}: {}", path.display(), crate::estrangeiros::io(&e)),
+            format!("{}: {}", path.display(), crate::foreign_errors::io(&e)),
         )
     }
 }
@@ -161,7 +161,7 @@ impl From<io::Error> for CliError {
         } else {
             CliError::other(
                 "ES",
-                format!("erro de E/S: {}", crate::estrangeiros::io(&e)),
+                format!("erro de E/S: {}", crate::foreign_errors::io(&e)),
             )
         }
     }
@@ -181,7 +181,7 @@ impl CliError {
             SdkError::Api(api) => from_api(api.status, &api.code, &api.message),
             SdkError::Validation(v) => CliError::new(Kind::Usage, "ENTRADA_INVALIDA", v.to_string())
                 .hint("confira o valor: código CAR `UF-IIIIIII-<32 hex>`, CPF com 11 dígitos ou CNPJ com 14"),
-            SdkError::Transport { .. } => CliError::new(Kind::Network, "REDE", transporte(e))
+            SdkError::Transport { .. } => CliError::new(Kind::Network, "REDE", transport(e))
                 .hint("verifique a conexão e a URL base (carapi config mostrar) e tente de novo"),
             SdkError::Decode { operation, status, path, .. } => {
                 tracing::debug!("{e}");
@@ -201,7 +201,7 @@ impl CliError {
             }
             SdkError::Io(io) => CliError::other(
                 "ES",
-                format!("erro de E/S: {}", crate::estrangeiros::io(io)),
+                format!("erro de E/S: {}", crate::foreign_errors::io(io)),
             ),
             SdkError::Config(_) => CliError::new(Kind::Usage, "CONFIG", e.to_string())
                 .hint("confira a URL base: carapi config definir base-url URL"),
@@ -212,17 +212,17 @@ impl CliError {
 
 /// The text of an SDK error without the API's own code and hint: what [`CliError::from`] shows
 /// (a transport cause in Portuguese, a decode error without serde's English detail).
-pub fn mensagem(e: &SdkError) -> String {
+pub fn message(e: &SdkError) -> String {
     match e {
-        SdkError::Transport { .. } => transporte(e),
+        SdkError::Transport { .. } => transport(e),
         SdkError::Decode { .. } | SdkError::Io(_) => CliError::from_ref(e).message,
         _ => e.to_string(),
     }
 }
 
-/// The SDK's transport error with its cause in Portuguese ([`crate::estrangeiros::transporte`]);
+/// The SDK's transport error with its cause in Portuguese ([`crate::foreign_errors::transport`]);
 /// the HTTP stack's own chain goes to the debug log (`-vv`).
-fn transporte(e: &SdkError) -> String {
+fn transport(e: &SdkError) -> String {
     let SdkError::Transport {
         operation,
         sent,
@@ -243,7 +243,7 @@ fn transporte(e: &SdkError) -> String {
     };
     format!(
         "falha de comunicação em {operation} (tentativa {attempts}; {fase}): {}",
-        crate::estrangeiros::transporte(source)
+        crate::foreign_errors::transport(source)
     )
 }
 

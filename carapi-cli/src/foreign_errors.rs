@@ -28,7 +28,7 @@ pub fn url(e: url::ParseError) -> &'static str {
 /// an error the program made itself (no OS error, kind `Other`) by its own text.
 pub fn io(e: &io::Error) -> String {
     use io::ErrorKind as K;
-    let texto = match e.kind() {
+    let text = match e.kind() {
         K::NotFound => "arquivo ou diretório não encontrado",
         K::PermissionDenied => "permissão negada",
         K::AlreadyExists => "já existe",
@@ -59,11 +59,11 @@ pub fn io(e: &io::Error) -> String {
             };
         }
     };
-    texto.to_owned()
+    text.to_owned()
 }
 
 /// Why the OS keyring failed (the `keyring` crate's error).
-pub fn chaveiro(e: &keyring::Error) -> String {
+pub fn keyring(e: &keyring::Error) -> String {
     use keyring::Error as E;
     match e {
         E::PlatformFailure(_) => {
@@ -84,26 +84,26 @@ pub fn chaveiro(e: &keyring::Error) -> String {
 
 /// Why an HTTP request failed, from its cause chain: the innermost I/O error when there is one
 /// ([`io()`]), else what the chain says in reqwest's terms (time-out, connection, name lookup).
-pub fn transporte(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut causa: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    let mut texto = String::new();
-    while let Some(c) = causa {
+pub fn transport(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    let mut text = String::new();
+    while let Some(c) = cause {
         if let Some(io_err) = c.downcast_ref::<io::Error>()
             && (io_err.raw_os_error().is_some() || io_err.kind() != io::ErrorKind::Other)
         {
             return io(io_err);
         }
-        texto.push_str(&c.to_string().to_ascii_lowercase());
-        texto.push(' ');
-        causa = c.source();
+        text.push_str(&c.to_string().to_ascii_lowercase());
+        text.push(' ');
+        cause = c.source();
     }
-    if texto.contains("dns") || texto.contains("lookup") || texto.contains("resolve") {
+    if text.contains("dns") || text.contains("lookup") || text.contains("resolve") {
         "nome do servidor não encontrado (DNS)".to_owned()
-    } else if texto.contains("timed out") || texto.contains("timeout") {
+    } else if text.contains("timed out") || text.contains("timeout") {
         "tempo esgotado".to_owned()
-    } else if texto.contains("certificate") || texto.contains("tls") {
+    } else if text.contains("certificate") || text.contains("tls") {
         "falha na conexão segura (TLS/certificado)".to_owned()
-    } else if texto.contains("connect") {
+    } else if text.contains("connect") {
         "não foi possível conectar ao servidor".to_owned()
     } else {
         "a conexão com o servidor falhou".to_owned()
@@ -133,18 +133,18 @@ mod tests {
     #[test]
     fn transport_errors_name_the_io_cause() {
         #[derive(Debug)]
-        struct Fora(io::Error);
-        impl std::fmt::Display for Fora {
+        struct Wrapped(io::Error);
+        impl std::fmt::Display for Wrapped {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("error sending request")
             }
         }
-        impl std::error::Error for Fora {
+        impl std::error::Error for Wrapped {
             fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
                 Some(&self.0)
             }
         }
-        let e = Fora(io::Error::from(io::ErrorKind::ConnectionRefused));
-        assert_eq!(transporte(&e), "conexão recusada");
+        let e = Wrapped(io::Error::from(io::ErrorKind::ConnectionRefused));
+        assert_eq!(transport(&e), "conexão recusada");
     }
 }

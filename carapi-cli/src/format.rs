@@ -25,7 +25,7 @@ pub struct Celula {
 
 impl Celula {
     /// Text, the same in both forms.
-    pub fn texto(s: impl Into<String>) -> Self {
+    pub fn text(s: impl Into<String>) -> Self {
         let s = s.into();
         Celula {
             humano: s.clone(),
@@ -36,7 +36,7 @@ impl Celula {
     /// Optional text: `—` in tables, empty in CSV when absent.
     pub fn opcional(s: Option<&str>) -> Self {
         match s {
-            Some(s) => Self::texto(s),
+            Some(s) => Self::text(s),
             None => Celula {
                 humano: "—".into(),
                 bruto: String::new(),
@@ -65,7 +65,7 @@ impl Celula {
 
     /// An integer.
     pub fn inteiro(v: impl std::fmt::Display) -> Self {
-        Self::texto(v.to_string())
+        Self::text(v.to_string())
     }
 
     /// A percentage given in percent points (`5` -> `5%`, `7.5` -> `7,5%`).
@@ -239,7 +239,7 @@ impl Tabela {
     }
 
     /// The comfy-table rendering, fitted to `largura` columns when given
-    /// ([`crate::layout::lista`]), with the labels of the columns left out.
+    /// ([`crate::layout::list`]), with the labels of the columns left out.
     pub fn to_table(&self, color: bool, largura: Option<u16>) -> crate::layout::Ajuste {
         let mut t = base_table(color);
         t.set_header(
@@ -254,7 +254,7 @@ impl Tabela {
             .iter()
             .map(|l| l.iter().map(|c| c.humano.as_str()).collect())
             .collect();
-        crate::layout::lista(t, &cabecalho, &linhas, &self.prioridade, largura)
+        crate::layout::list(t, &cabecalho, &linhas, &self.prioridade, largura)
     }
 }
 
@@ -303,7 +303,7 @@ mod tests {
     #[test]
     fn table_without_colour_has_no_escapes() {
         let mut c = Campos::new();
-        c.add("areaTotalHa", "Área total (ha)", Celula::texto("2,0131"));
+        c.add("areaTotalHa", "Área total (ha)", Celula::text("2,0131"));
         let s = c.to_table(false, None);
         assert!(s.contains("Área total (ha)") && s.contains("2,0131"));
         assert!(!s.contains('\x1b'));

@@ -3,7 +3,7 @@
 //! clap's own errors rewritten from their [`ErrorKind`] and context into the CLI's
 //! `erro: ... (USO)` / `dica: ...` form, exit 2.
 //!
-//! [`comando`] is the one definition: parsing, `carapi man` (clap_mangen) and `carapi
+//! [`command`] is the one definition: parsing, `carapi man` (clap_mangen) and `carapi
 //! completions` all start from it.
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
@@ -12,12 +12,12 @@ use clap::{Arg, ArgAction, Command, CommandFactory};
 use crate::cli::Cli;
 
 /// The heading of positional arguments.
-pub const ARGUMENTOS: &str = "Argumentos";
+pub const ARGS_HEADING: &str = "Argumentos";
 /// The heading of a command's own options.
-pub const OPCOES: &str = "Opções";
+pub const OPTIONS_HEADING: &str = "Opções";
 
 /// The whole command tree, in Portuguese, with examples.
-pub fn comando() -> Command {
+pub fn command() -> Command {
     let cmd = Cli::command()
         .disable_version_flag(true)
         .disable_help_subcommand(true)
@@ -27,29 +27,29 @@ pub fn comando() -> Command {
                 .alias("version")
                 .action(ArgAction::Version)
                 .help("Mostra a versão")
-                .help_heading(OPCOES),
+                .help_heading(OPTIONS_HEADING),
         );
-    preparar(cmd, "")
+    prepare(cmd, "")
 }
 
 /// clap's help template with its one English heading (`Usage:`) written in Portuguese.
-const MODELO: &str = "{before-help}{about-with-newline}\nUso: {usage}\n\n{all-args}{after-help}";
+const TEMPLATE: &str = "{before-help}{about-with-newline}\nUso: {usage}\n\n{all-args}{after-help}";
 
-fn preparar(cmd: Command, caminho: &str) -> Command {
+fn prepare(cmd: Command, path: &str) -> Command {
     let mut cmd = cmd
         .subcommand_help_heading("Comandos")
         .subcommand_value_name("COMANDO")
         .disable_help_flag(true)
         .disable_help_subcommand(true)
-        .help_template(MODELO)
+        .help_template(TEMPLATE)
         .mut_args(|a| {
-            let a = em_portugues(a);
+            let a = in_portuguese(a);
             if a.get_help_heading().is_some() {
                 a
             } else if a.is_positional() {
-                a.help_heading(ARGUMENTOS)
+                a.help_heading(ARGS_HEADING)
             } else {
-                a.help_heading(OPCOES)
+                a.help_heading(OPTIONS_HEADING)
             }
         })
         .arg(
@@ -59,26 +59,26 @@ fn preparar(cmd: Command, caminho: &str) -> Command {
                 .alias("help")
                 .action(ArgAction::Help)
                 .help("Mostra esta ajuda")
-                .help_heading(OPCOES),
+                .help_heading(OPTIONS_HEADING),
         );
-    if let Some(ex) = exemplos(caminho) {
-        let depois = match cmd.get_after_help() {
+    if let Some(ex) = examples(path) {
+        let after = match cmd.get_after_help() {
             Some(a) => format!("Exemplos:\n{ex}\n\n{a}"),
             None => format!("Exemplos:\n{ex}"),
         };
-        cmd = cmd.after_help(depois);
+        cmd = cmd.after_help(after);
     }
-    let nomes: Vec<String> = cmd
+    let names: Vec<String> = cmd
         .get_subcommands()
         .map(|s| s.get_name().to_owned())
         .collect();
-    for nome in nomes {
-        let sub = if caminho.is_empty() {
-            nome.clone()
+    for name in names {
+        let sub = if path.is_empty() {
+            name.clone()
         } else {
-            format!("{caminho} {nome}")
+            format!("{path} {name}")
         };
-        cmd = cmd.mut_subcommand(&nome, |s| preparar(s, &sub));
+        cmd = cmd.mut_subcommand(&name, |s| prepare(s, &sub));
     }
     cmd
 }
@@ -87,70 +87,70 @@ fn preparar(cmd: Command, caminho: &str) -> Command {
 /// English (`[possible values: ...]`, `Possible values:`, `[default: ...]`, `[env: ...]`, and
 /// clap_mangen's "May also be specified with ...") lists them itself, in Portuguese, inside its
 /// own help text, so clap wraps them to the terminal with the rest.
-fn em_portugues(a: Arg) -> Arg {
+fn in_portuguese(a: Arg) -> Arg {
     if a.is_hide_set() {
         return a;
     }
-    let toma_valor = a.get_action().takes_values();
-    let curto = a.get_help().map(ToString::to_string).unwrap_or_default();
-    let longo = a.get_long_help().map(ToString::to_string);
-    let mut sufixo = String::new();
-    let mut valores_curto = String::new();
-    let mut lista = String::new();
-    let valores: Vec<_> = a
+    let takes_value = a.get_action().takes_values();
+    let short = a.get_help().map(ToString::to_string).unwrap_or_default();
+    let long = a.get_long_help().map(ToString::to_string);
+    let mut suffix = String::new();
+    let mut short_values = String::new();
+    let mut list = String::new();
+    let values: Vec<_> = a
         .get_possible_values()
         .into_iter()
         .filter(|v| !v.is_hide_set())
         .collect();
-    if toma_valor && !valores.is_empty() && !a.is_hide_possible_values_set() {
-        let nomes: Vec<&str> = valores.iter().map(|v| v.get_name()).collect();
-        valores_curto = format!(" [valores: {}]", nomes.join(", "));
-        let com_ajuda: Vec<String> = valores
+    if takes_value && !values.is_empty() && !a.is_hide_possible_values_set() {
+        let names: Vec<&str> = values.iter().map(|v| v.get_name()).collect();
+        short_values = format!(" [valores: {}]", names.join(", "));
+        let with_help: Vec<String> = values
             .iter()
             .filter_map(|v| Some(format!("- {}: {}", v.get_name(), v.get_help()?)))
             .collect();
-        if !com_ajuda.is_empty() {
-            lista = format!("\n\nValores possíveis:\n{}", com_ajuda.join("\n"));
+        if !with_help.is_empty() {
+            list = format!("\n\nValores possíveis:\n{}", with_help.join("\n"));
         }
     }
-    let padrao: Vec<String> = a
+    let defaults: Vec<String> = a
         .get_default_values()
         .iter()
         .map(|v| v.to_string_lossy().into_owned())
         .collect();
-    if toma_valor && !padrao.is_empty() && !a.is_hide_default_value_set() {
-        sufixo.push_str(&format!(" [padrão: {}]", padrao.join(", ")));
+    if takes_value && !defaults.is_empty() && !a.is_hide_default_value_set() {
+        suffix.push_str(&format!(" [padrão: {}]", defaults.join(", ")));
     }
     if let Some(env) = a.get_env()
         && !a.is_hide_env_set()
     {
-        sufixo.push_str(&format!(" [ambiente: {}]", env.to_string_lossy()));
+        suffix.push_str(&format!(" [ambiente: {}]", env.to_string_lossy()));
     }
-    if sufixo.is_empty() && valores_curto.is_empty() {
+    if suffix.is_empty() && short_values.is_empty() {
         return a;
     }
-    let curto_novo = format!("{curto}{valores_curto}{sufixo}");
-    let longo_novo = if lista.is_empty() {
-        longo.map(|l| format!("{l}{valores_curto}{sufixo}"))
+    let new_short = format!("{short}{short_values}{suffix}");
+    let new_long = if list.is_empty() {
+        long.map(|l| format!("{l}{short_values}{suffix}"))
     } else {
-        Some(format!("{}{sufixo}{lista}", longo.unwrap_or(curto)))
+        Some(format!("{}{suffix}{list}", long.unwrap_or(short)))
     };
-    let a = if toma_valor {
+    let a = if takes_value {
         a.hide_possible_values(true).hide_default_value(true)
     } else {
         a
     };
-    let a = a.hide_env(true).help(curto_novo);
-    match longo_novo {
+    let a = a.hide_env(true).help(new_short);
+    match new_long {
         Some(l) => a.long_help(l),
         None => a,
     }
 }
 
-/// The examples shown under `Exemplos:` in the help of the command at `caminho` (`""` is
+/// The examples shown under `Exemplos:` in the help of the command at `path` (`""` is
 /// `carapi` itself, `"recarga criar"` a subcommand).
-pub fn exemplos(caminho: &str) -> Option<&'static str> {
-    Some(match caminho {
+pub fn examples(path: &str) -> Option<&'static str> {
+    Some(match path {
         "" => {
             "  carapi login\n  carapi car DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47\n  carapi --local recarga criar 500\n  carapi lote car codigos.csv --saida resultado.xlsx"
         }
@@ -208,26 +208,26 @@ pub fn exemplos(caminho: &str) -> Option<&'static str> {
 /// `carapi CMD... SUB... --ajuda` (the help subcommand clap would add is off: it was English and
 /// listed pages that did not work). The words are read down the command tree, so a value
 /// (`--busca ajuda`, a file named `help`) is never taken for it; anything else unchanged.
-pub fn pedido_de_ajuda<I: IntoIterator<Item = std::ffi::OsString>>(
+pub fn rewrite_help_request<I: IntoIterator<Item = std::ffi::OsString>>(
     args: I,
 ) -> Vec<std::ffi::OsString> {
     let mut args: Vec<std::ffi::OsString> = args.into_iter().collect();
-    let globais_com_valor = ["--url-base", "--base-url", "-o", "--formato", "--output"];
-    let raiz = comando();
-    let mut atual = &raiz;
+    let globals_with_value = ["--url-base", "--base-url", "-o", "--formato", "--output"];
+    let root = command();
+    let mut current = &root;
     let mut i = 1;
     while i < args.len() {
         let a = args[i].to_string_lossy().into_owned();
-        if globais_com_valor.contains(&a.as_str()) {
+        if globals_with_value.contains(&a.as_str()) {
             i += 2;
         } else if a.starts_with('-') {
             i += 1;
-        } else if (a == "help" || a == "ajuda") && atual.has_subcommands() {
+        } else if (a == "help" || a == "ajuda") && current.has_subcommands() {
             args.remove(i);
             args.push("--ajuda".into());
             break;
-        } else if let Some(sub) = atual.find_subcommand(&a) {
-            atual = sub;
+        } else if let Some(sub) = current.find_subcommand(&a) {
+            current = sub;
             i += 1;
         } else {
             break;
@@ -237,7 +237,7 @@ pub fn pedido_de_ajuda<I: IntoIterator<Item = std::ffi::OsString>>(
 }
 
 /// English phrases clap writes into help text, and their Portuguese.
-const TRADUCOES: [(&str, &str); 9] = [
+const TRANSLATIONS: [(&str, &str); 9] = [
     ("Usage:", "Uso:"),
     ("[OPTIONS]", "[OPÇÕES]"),
     ("[default: ", "[padrão: "),
@@ -250,14 +250,14 @@ const TRADUCOES: [(&str, &str); 9] = [
 ];
 
 /// Help or usage text rendered by clap, with clap's own English words in Portuguese.
-pub fn traduzir(texto: &str) -> String {
-    TRADUCOES
+pub fn translate(text: &str) -> String {
+    TRANSLATIONS
         .iter()
-        .fold(texto.to_owned(), |t, (en, pt)| t.replace(en, pt))
+        .fold(text.to_owned(), |t, (en, pt)| t.replace(en, pt))
 }
 
 /// The usage line of a clap error (which command it is about).
-fn uso_de(e: &clap::Error) -> String {
+fn usage_of(e: &clap::Error) -> String {
     match e.get(ContextKind::Usage) {
         Some(ContextValue::StyledStr(s)) => s.to_string(),
         _ => String::new(),
@@ -265,8 +265,8 @@ fn uso_de(e: &clap::Error) -> String {
 }
 
 /// A clap error as the CLI's error: (message, hint). Help and version are not errors.
-pub fn mensagem(e: &clap::Error) -> (String, Option<String>) {
-    let texto = |k: ContextKind| match e.get(k) {
+pub fn message(e: &clap::Error) -> (String, Option<String>) {
+    let text = |k: ContextKind| match e.get(k) {
         Some(ContextValue::String(s)) => Some(s.clone()),
         Some(ContextValue::Strings(v)) => Some(v.join(", ")),
         Some(ContextValue::StyledStr(s)) => Some(s.to_string()),
@@ -279,30 +279,30 @@ pub fn mensagem(e: &clap::Error) -> (String, Option<String>) {
         Some(ContextValue::Number(n)) => Some(n.to_string()),
         _ => None,
     };
-    let arg = texto(ContextKind::InvalidArg).unwrap_or_default();
-    let valor = texto(ContextKind::InvalidValue).unwrap_or_default();
-    let sugestao = texto(ContextKind::SuggestedSubcommand)
-        .or_else(|| texto(ContextKind::SuggestedArg))
-        .or_else(|| texto(ContextKind::SuggestedValue))
+    let arg = text(ContextKind::InvalidArg).unwrap_or_default();
+    let value = text(ContextKind::InvalidValue).unwrap_or_default();
+    let suggestion = text(ContextKind::SuggestedSubcommand)
+        .or_else(|| text(ContextKind::SuggestedArg))
+        .or_else(|| text(ContextKind::SuggestedValue))
         // clap lists the candidates from the least to the most similar: the nearest is last.
         .map(|s| {
-            let perto = s.rsplit(", ").next().unwrap_or(&s).to_owned();
-            format!("você quis dizer `{perto}`?")
+            let nearest = s.rsplit(", ").next().unwrap_or(&s).to_owned();
+            format!("você quis dizer `{nearest}`?")
         });
-    let validos = texto(ContextKind::ValidValue).map(|v| format!("valores possíveis: {v}"));
+    let valid = text(ContextKind::ValidValue).map(|v| format!("valores possíveis: {v}"));
     let msg = match e.kind() {
-        ErrorKind::InvalidValue if valor.is_empty() => format!("falta o valor de {arg}"),
-        ErrorKind::InvalidValue => format!("valor inválido '{valor}' para {arg}"),
+        ErrorKind::InvalidValue if value.is_empty() => format!("falta o valor de {arg}"),
+        ErrorKind::InvalidValue => format!("valor inválido '{value}' para {arg}"),
         ErrorKind::ValueValidation => {
-            let motivo = std::error::Error::source(e)
+            let reason = std::error::Error::source(e)
                 .map(|s| format!(": {s}"))
                 .unwrap_or_default();
-            format!("valor inválido '{valor}' para {arg}{motivo}")
+            format!("valor inválido '{value}' para {arg}{reason}")
         }
         ErrorKind::UnknownArgument => format!("argumento inesperado '{arg}'"),
         ErrorKind::InvalidSubcommand => {
-            let c = texto(ContextKind::InvalidSubcommand).unwrap_or_default();
-            if crate::valor::parse_reais(&c).is_ok() && uso_de(e).contains("recarga") {
+            let c = text(ContextKind::InvalidSubcommand).unwrap_or_default();
+            if crate::valor::parse_reais(&c).is_ok() && usage_of(e).contains("recarga") {
                 return (
                     format!("comando desconhecido '{c}' em `carapi recarga`"),
                     Some(format!(
@@ -315,50 +315,50 @@ pub fn mensagem(e: &clap::Error) -> (String, Option<String>) {
         ErrorKind::MissingRequiredArgument => format!("faltam argumentos obrigatórios: {arg}"),
         ErrorKind::MissingSubcommand => "falta o comando".to_owned(),
         ErrorKind::ArgumentConflict => {
-            let outro = texto(ContextKind::PriorArg).unwrap_or_default();
-            format!("{arg} não pode ser usado junto com {outro}")
+            let other = text(ContextKind::PriorArg).unwrap_or_default();
+            format!("{arg} não pode ser usado junto com {other}")
         }
         ErrorKind::NoEquals => format!("{arg} exige '=' antes do valor"),
-        ErrorKind::TooManyValues => format!("valores demais para {arg}: '{valor}'"),
+        ErrorKind::TooManyValues => format!("valores demais para {arg}: '{value}'"),
         ErrorKind::TooFewValues | ErrorKind::WrongNumberOfValues => {
             format!("número errado de valores para {arg}")
         }
         ErrorKind::InvalidUtf8 => "argumento com UTF-8 inválido".to_owned(),
         _ => "argumentos inválidos".to_owned(),
     };
-    let dica = sugestao.or(validos).or_else(|| {
-        let uso = texto(ContextKind::Usage)?;
+    let hint = suggestion.or(valid).or_else(|| {
+        let uso = text(ContextKind::Usage)?;
         Some(format!(
             "{}; veja --ajuda",
-            traduzir(uso.trim()).trim_start_matches("Uso: ")
+            translate(uso.trim()).trim_start_matches("Uso: ")
         ))
     });
-    (msg, dica.map(|d| d.replace("Usage: ", "")))
+    (msg, hint.map(|d| d.replace("Usage: ", "")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn erro(args: &[&str]) -> (String, Option<String>) {
-        let e = comando()
+    fn parse_error(args: &[&str]) -> (String, Option<String>) {
+        let e = command()
             .try_get_matches_from(std::iter::once("carapi").chain(args.iter().copied()))
             .unwrap_err();
-        mensagem(&e)
+        message(&e)
     }
 
     #[test]
     fn clap_errors_in_portuguese() {
-        let (m, d) = erro(&["carr"]);
+        let (m, d) = parse_error(&["carr"]);
         assert_eq!(m, "comando desconhecido 'carr'");
         let d = d.unwrap();
         assert!(d.contains("você quis dizer `car`?"), "{d}");
-        let (m, d) = erro(&["saldo", "-o", "xml"]);
+        let (m, d) = parse_error(&["saldo", "-o", "xml"]);
         assert_eq!(m, "valor inválido 'xml' para --formato <FORMATO>");
         assert!(d.unwrap().starts_with("valores possíveis: tabela"));
-        let (m, _) = erro(&["limites", "set", "--mensal", "1.500"]);
+        let (m, _) = parse_error(&["limites", "set", "--mensal", "1.500"]);
         assert!(m.contains("ambíguo"), "{m}");
-        let (m, d) = erro(&["car"]);
+        let (m, d) = parse_error(&["car"]);
         assert!(
             m.starts_with("faltam argumentos obrigatórios: <CODIGO>"),
             "{m}"
@@ -368,21 +368,18 @@ mod tests {
 
     #[test]
     fn every_command_has_examples_and_version_is_only_on_carapi() {
-        fn visitar(cmd: &Command, caminho: &str) {
-            assert!(
-                exemplos(caminho).is_some(),
-                "sem exemplos: carapi {caminho}"
-            );
+        fn visit(cmd: &Command, path: &str) {
+            assert!(examples(path).is_some(), "sem exemplos: carapi {path}");
             assert_eq!(
                 cmd.get_arguments().any(|a| a.get_long() == Some("versao")),
-                caminho.is_empty(),
-                "{caminho}"
+                path.is_empty(),
+                "{path}"
             );
             for s in cmd.get_subcommands() {
-                let sub = format!("{caminho} {}", s.get_name());
-                visitar(s, sub.trim());
+                let sub = format!("{path} {}", s.get_name());
+                visit(s, sub.trim());
             }
         }
-        visitar(&comando(), "");
+        visit(&command(), "");
     }
 }

@@ -46,12 +46,12 @@ struct Medida {
     natural: usize,
 }
 
-fn medir<'a>(cabecalho: &str, valores: impl Iterator<Item = &'a str>, cortar: bool) -> Medida {
+fn medir<'a>(cabecalho: &str, values: impl Iterator<Item = &'a str>, cortar: bool) -> Medida {
     let mut m = Medida {
         minimo: maior_palavra(cabecalho),
         natural: largura(cabecalho),
     };
-    for v in valores {
+    for v in values {
         let w = largura(v);
         m.natural = m.natural.max(w);
         let minimo = if inteiro(v) {
@@ -79,7 +79,7 @@ pub struct Ajuste {
 /// `cabecalho`; the rows are added here): columns are kept by `prioridade`
 /// (indexes, most important first; the rest in order after them) while their minimum fits, shown
 /// in their own order; the spare width goes to the cut text columns. `None`: natural width.
-pub fn lista(
+pub fn list(
     mut table: Table,
     cabecalho: &[&str],
     linhas: &[Vec<&str>],
@@ -254,7 +254,7 @@ mod tests {
         for w in [80u16, 60] {
             let mut t = base();
             t.set_header(cab.to_vec());
-            let a = lista(t, &cab, &linhas, &[], Some(w));
+            let a = list(t, &cab, &linhas, &[], Some(w));
             let s = a.table.to_string();
             assert!(s.lines().all(|l| largura(l) <= usize::from(w)), "{w}:\n{s}");
             assert!(s.contains(CODIGO), "{s}");

@@ -4,37 +4,32 @@
 //!
 //! Layout (as cargo and gh do it): [`cli`] is the clap tree; each command is one file under
 //! [`commands`] with its arguments and `run(ctx, args)`, and [`executar`] is the one place that
-//! dispatches to them; the options every command shares are in [`opcoes`]; all output goes
+//! dispatches to them; the options every command shares are in [`options`]; all output goes
 //! through [`output::Shell`]; [`error`] maps every failure to an exit code and a hint. Modules
-//! depend on each other one way (`cli` → `commands` → `context`/`opcoes` → `output`). API calls go
+//! depend on each other one way (`cli` → `commands` → `context`/`options` → `output`). API calls go
 //! through `carapi-sdk` only; local mode uses the `carapi-server` library.
 #![warn(missing_docs)]
 
-#[path = "help.rs"]
-pub mod ajuda;
-#[path = "parsers.rs"]
-pub mod argumentos;
 pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod context;
 pub mod credentials;
 pub mod error;
-#[path = "foreign_errors.rs"]
-pub mod estrangeiros;
+pub mod foreign_errors;
 pub mod format;
+pub mod help;
 pub mod layout;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod lote;
-#[path = "options.rs"]
-pub mod opcoes;
+pub mod options;
 pub mod output;
+pub mod parsers;
 pub mod prompt;
 pub mod qr;
 pub mod valor;
-#[path = "verbose.rs"]
-pub mod verboso;
+pub mod verbose;
 
 use std::process::ExitCode;
 
@@ -47,15 +42,16 @@ use crate::output::Shell;
 
 /// Runs the CLI with the process's arguments and streams; what `main` returns.
 pub fn main() -> ExitCode {
-    let matches =
-        match ajuda::comando().try_get_matches_from(ajuda::pedido_de_ajuda(std::env::args_os())) {
-            Ok(m) => m,
-            Err(e) => return erro_de_uso(&e),
-        };
-    if let Some(comando) = geojson_fora_do_lugar(&matches) {
+    let matches = match help::command()
+        .try_get_matches_from(help::rewrite_help_request(std::env::args_os()))
+    {
+        Ok(m) => m,
+        Err(e) => return erro_de_uso(&e),
+    };
+    if let Some(command) = geojson_fora_do_lugar(&matches) {
         let mut shell = Shell::from_std(false, false);
         shell.error(
-            &format!("o formato geojson não existe para `carapi {comando}`"),
+            &format!("o formato geojson não existe para `carapi {command}`"),
             "USO",
             Some("-o geojson vale para car e proprietario; num lote, use --saida ARQUIVO.geojson"),
         );
@@ -86,7 +82,7 @@ pub fn main() -> ExitCode {
             shell.error(
                 &format!(
                     "não foi possível iniciar o runtime: {}",
-                    estrangeiros::io(&e)
+                    foreign_errors::io(&e)
                 ),
                 "ERRO",
                 None,
@@ -96,7 +92,7 @@ pub fn main() -> ExitCode {
     };
     let mut ctx = Context::new(shell, cli.global, cli.formato.output, paths);
     let result = runtime.block_on(async {
-        let r = executar(&mut ctx, cli.comando).await;
+        let r = executar(&mut ctx, cli.command).await;
         ctx.encerrar().await;
         r
     });
@@ -123,9 +119,9 @@ pub fn main() -> ExitCode {
 ///
 /// # Errors
 /// The command's error, mapped to an exit code by [`crate::error`].
-pub async fn executar(ctx: &mut Context, comando: cli::Comando) -> error::Result<()> {
+pub async fn executar(ctx: &mut Context, command: cli::Comando) -> error::Result<()> {
     use cli::Comando as C;
-    match comando {
+    match command {
         C::Car(a) => commands::car::run(ctx, a).await,
         C::Recibo(a) => commands::recibo::run(ctx, a).await,
         C::Proprietario(a) => commands::proprietario::run(ctx, a).await,
@@ -139,8 +135,8 @@ pub async fn executar(ctx: &mut Context, comando: cli::Comando) -> error::Result
         C::Login(a) => commands::login::run(ctx, a).await,
         C::Logout(a) => commands::logout::run(ctx, a).await,
         C::Config(a) => commands::config::run(ctx, a).await,
-        C::Completions(a) => commands::completions::run(ctx, a, ajuda::comando()),
-        C::Man(a) => commands::man::run(ctx, a, ajuda::comando()),
+        C::Completions(a) => commands::completions::run(ctx, a, help::command()),
+        C::Man(a) => commands::man::run(ctx, a, help::command()),
         C::Local(a) => commands::local::run(ctx, a).await,
     }
 }
@@ -153,16 +149,16 @@ fn geojson_fora_do_lugar(m: &clap::ArgMatches) -> Option<String> {
             .flatten()
             .is_some_and(|f| *f == output::Formato::Geojson)
     };
-    let (nome, mut atual) = m.subcommand()?;
+    let (name, mut current) = m.subcommand()?;
     let mut usa = eh_geojson(m);
     loop {
-        usa |= eh_geojson(atual);
-        match atual.subcommand() {
-            Some((_, s)) => atual = s,
+        usa |= eh_geojson(current);
+        match current.subcommand() {
+            Some((_, s)) => current = s,
             None => break,
         }
     }
-    (usa && !output::Formato::COM_GEOJSON.contains(&nome)).then(|| nome.to_owned())
+    (usa && !output::Formato::COM_GEOJSON.contains(&name)).then(|| name.to_owned())
 }
 
 /// Help and version on stdout (exit 0); clap's errors in the CLI's form on stderr (exit 2).
@@ -171,19 +167,19 @@ fn erro_de_uso(e: &clap::Error) -> ExitCode {
     use std::io::Write;
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-            let texto = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+            let text = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
                 e.render().ansi().to_string()
             } else {
                 e.render().to_string()
             };
-            let _ = write!(std::io::stdout(), "{}", ajuda::traduzir(&texto));
+            let _ = write!(std::io::stdout(), "{}", help::translate(&text));
             ExitCode::SUCCESS
         }
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             let _ = write!(
                 std::io::stderr(),
                 "{}",
-                ajuda::traduzir(&e.render().to_string())
+                help::translate(&e.render().to_string())
             );
             ExitCode::from(2)
         }
@@ -191,8 +187,8 @@ fn erro_de_uso(e: &clap::Error) -> ExitCode {
             let no_color = std::env::args().any(|a| a == "--sem-cor" || a == "--no-color");
             let mut shell = Shell::from_std(false, no_color);
             shell.set_flags_globais(&flags_da_linha());
-            let (msg, dica) = ajuda::mensagem(e);
-            shell.error(&msg, "USO", dica.as_deref());
+            let (msg, hint) = help::message(e);
+            shell.error(&msg, "USO", hint.as_deref());
             ExitCode::from(2)
         }
     }
@@ -200,7 +196,7 @@ fn erro_de_uso(e: &clap::Error) -> ExitCode {
 
 /// The global flags a suggested command must repeat to reach the same server: `--local`, and
 /// `--url-base URL` when given on the command line (an environment variable stays in effect).
-pub fn flags_globais(g: &opcoes::Global) -> Vec<String> {
+pub fn flags_globais(g: &options::Global) -> Vec<String> {
     let mut flags = vec![];
     if g.local {
         flags.push("--local".to_owned());
@@ -236,7 +232,7 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
-/// `-v`: one line per HTTP request a person reads ([`verboso::Resumo`]); `-vv`: the raw debug
+/// `-v`: one line per HTTP request a person reads ([`verbose::RequestSummary`]); `-vv`: the raw debug
 /// log of the SDK, the CLI and the local server.
 fn init_tracing(verbose: u8, color: bool) {
     use tracing_subscriber::layer::SubscriberExt;
@@ -245,7 +241,7 @@ fn init_tracing(verbose: u8, color: bool) {
         1 => {
             let s = tracing_subscriber::registry()
                 .with(tracing_subscriber::EnvFilter::new("carapi_sdk::http=debug"))
-                .with(verboso::Resumo);
+                .with(verbose::RequestSummary);
             let _ = tracing::subscriber::set_global_default(s);
         }
         _ => {

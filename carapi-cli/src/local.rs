@@ -39,7 +39,7 @@ fn server_err(e: ServerError) -> CliError {
         .hint("confira o ID com carapi --local recargas"),
         ServerError::Io(io) => CliError::other(
             "LOCAL",
-            format!("servidor local: {}", crate::estrangeiros::io(&io)),
+            format!("servidor local: {}", crate::foreign_errors::io(&io)),
         ),
         other => CliError::other("LOCAL", format!("servidor local: {other}")),
     }

@@ -1,5 +1,5 @@
 //! The options every command shares: the global ones ([`Global`]) and `-o/--formato`
-//! ([`FormatoArgs`]). A leaf module: [`crate::cli`] and every command use it, it uses neither.
+//! ([`FormatArgs`]). A leaf module: [`crate::cli`] and every command use it, it uses neither.
 
 use clap::Args;
 
@@ -48,7 +48,7 @@ pub struct Global {
     pub no_color: bool,
     /// Não usa o paginador (também com CARAPI_PAGER= vazio)
     #[arg(long = "sem-paginador", aliases = ["sem-pager", "no-pager"], global = true, help_heading = "Opções globais")]
-    pub sem_pager: bool,
+    pub no_pager: bool,
     /// Mostra um resumo de cada requisição HTTP no stderr (-vv: mais detalhes)
     #[arg(short, long = "detalhado", alias = "verbose", global = true, help_heading = "Opções globais", action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -56,7 +56,7 @@ pub struct Global {
 
 /// `-o/--formato table|json|csv`: the one meaning of `-o` in every command (files are `--saida`).
 #[derive(Debug, Clone, Copy, Default, Args)]
-pub struct FormatoArgs {
+pub struct FormatArgs {
     /// Formato da saída: tabela, o JSON da API, ou CSV (uma linha por item)
     #[arg(
         short = 'o',

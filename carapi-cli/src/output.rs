@@ -428,31 +428,31 @@ pub fn largura_do_stderr() -> Option<u16> {
         .filter(|w| *w >= 20)
 }
 
-/// `texto` with every line longer than `largura` broken at spaces (never inside a word), the
+/// `text` with every line longer than `largura` broken at spaces (never inside a word), the
 /// continuation lines indented by two spaces; unchanged without a width (not a terminal).
-pub fn quebrar(texto: &str, largura: Option<u16>) -> String {
+pub fn quebrar(text: &str, largura: Option<u16>) -> String {
     let Some(max) = largura.map(usize::from) else {
-        return texto.to_owned();
+        return text.to_owned();
     };
-    let mut out = String::with_capacity(texto.len());
-    for (i, linha) in texto.split('\n').enumerate() {
+    let mut out = String::with_capacity(text.len());
+    for (i, linha) in text.split('\n').enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        let mut atual = String::new();
+        let mut current = String::new();
         for palavra in linha.split(' ') {
-            let n = atual.chars().count();
-            if n > 0 && n + 1 + palavra.chars().count() > max && !atual.trim().is_empty() {
-                out.push_str(atual.trim_end());
+            let n = current.chars().count();
+            if n > 0 && n + 1 + palavra.chars().count() > max && !current.trim().is_empty() {
+                out.push_str(current.trim_end());
                 out.push('\n');
-                atual = String::from(" ");
+                current = String::from(" ");
             }
-            if !atual.is_empty() {
-                atual.push(' ');
+            if !current.is_empty() {
+                current.push(' ');
             }
-            atual.push_str(palavra);
+            current.push_str(palavra);
         }
-        out.push_str(&atual);
+        out.push_str(&current);
     }
     out
 }
@@ -468,31 +468,31 @@ pub fn largura_do_terminal() -> Option<u16> {
         .filter(|w| *w >= 20)
 }
 
-/// Inserts `flags` after every `carapi ` that starts a command in `texto` (`carapi recarga ...`
-/// becomes `carapi --local recarga ...`); `texto` unchanged when `flags` is empty.
-pub fn com_flags(texto: &str, flags: &str) -> String {
+/// Inserts `flags` after every `carapi ` that starts a command in `text` (`carapi recarga ...`
+/// becomes `carapi --local recarga ...`); `text` unchanged when `flags` is empty.
+pub fn com_flags(text: &str, flags: &str) -> String {
     if flags.is_empty() {
-        return texto.to_owned();
+        return text.to_owned();
     }
-    let mut out = String::with_capacity(texto.len() + flags.len());
-    let mut resto = texto;
+    let mut out = String::with_capacity(text.len() + flags.len());
+    let mut resto = text;
     while let Some(i) = resto.find("carapi ") {
         let antes = &resto[..i];
-        let depois = &resto[i + "carapi ".len()..];
+        let after = &resto[i + "carapi ".len()..];
         let inicio_de_palavra = !antes
             .chars()
             .next_back()
             .is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '/' || c == '_');
         // `carapi local ...` runs the local server itself: no global flags to repeat.
-        let comando =
-            depois.starts_with(|c: char| c.is_ascii_lowercase()) && !depois.starts_with("local ");
+        let command =
+            after.starts_with(|c: char| c.is_ascii_lowercase()) && !after.starts_with("local ");
         out.push_str(antes);
         out.push_str("carapi ");
-        if inicio_de_palavra && comando {
+        if inicio_de_palavra && command {
             out.push_str(flags);
             out.push(' ');
         }
-        resto = depois;
+        resto = after;
     }
     out.push_str(resto);
     out
@@ -560,17 +560,17 @@ mod tests {
     fn tables_fit_the_width() {
         let mut t = Tabela::new(&[("a", "Coluna A"), ("b", "Coluna B"), ("c", "Coluna C")]);
         t.linha(vec![
-            Celula::texto("x".repeat(60)),
-            Celula::texto("y".repeat(60)),
-            Celula::texto("z ".repeat(40)),
+            Celula::text("x".repeat(60)),
+            Celula::text("y".repeat(60)),
+            Celula::text("z ".repeat(40)),
         ]);
         let out = Buffer::default();
         let mut sh = Shell::from_write(Box::new(out.clone()), Box::new(Buffer::default()));
         sh.set_largura(Some(80));
         sh.tabela(&t, Formato::Table).unwrap();
-        let texto = out.contents();
-        assert!(texto.lines().all(|l| l.chars().count() <= 80), "{texto}");
-        assert!(texto.contains("Coluna C"));
+        let text = out.contents();
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+        assert!(text.contains("Coluna C"));
     }
 
     #[test]
@@ -618,7 +618,7 @@ mod tests {
         let mut t = Tabela::new(&[("valor", "Valor"), ("nome", "Nome")]);
         t.linha(vec![
             Celula::dinheiro(rust_decimal::Decimal::new(123456, 2)),
-            Celula::texto("a,b"),
+            Celula::text("a,b"),
         ]);
         sh.tabela(&t, Formato::CsvCru).unwrap();
         assert_eq!(out.contents(), "valor,nome\n1234.56,\"a,b\"\n");

@@ -1,6 +1,6 @@
 //! Value parsers of the command line whose errors are Portuguese (docs/contrato.md, and the
 //! CLI's rule that everything it prints is Portuguese): clap shows a parser's error after
-//! `valor inválido 'X' para <ARG>: ` ([`crate::ajuda::mensagem`]), so the messages of `uuid`,
+//! `valor inválido 'X' para <ARG>: ` ([`crate::help::message`]), so the messages of `uuid`,
 //! `humantime`, `std` (`invalid length: found 3`, `unknown time unit`, `invalid digit found in
 //! string`, `invalid socket address syntax`) would otherwise reach the user as they are.
 
@@ -25,7 +25,7 @@ pub fn parse_id(s: &str) -> Result<Uuid, String> {
 ///
 /// # Errors
 /// A Portuguese message when `s` is not a duration.
-pub fn parse_duracao(s: &str) -> Result<humantime::Duration, String> {
+pub fn parse_duration(s: &str) -> Result<humantime::Duration, String> {
     humantime::parse_duration(s.trim())
         .map(Into::into)
         .map_err(|_| "use um número e uma unidade: 90s, 30m, 1h ou 1h30m".to_owned())
@@ -35,7 +35,7 @@ pub fn parse_duracao(s: &str) -> Result<humantime::Duration, String> {
 ///
 /// # Errors
 /// A Portuguese message when `s` is not a positive integer that fits 32 bits.
-pub fn parse_positivo(s: &str) -> Result<u32, String> {
+pub fn parse_positive(s: &str) -> Result<u32, String> {
     s.trim()
         .parse::<u32>()
         .ok()
@@ -47,26 +47,26 @@ pub fn parse_positivo(s: &str) -> Result<u32, String> {
 ///
 /// # Errors
 /// A Portuguese message when `s` is not an IP address and a port.
-pub fn parse_endereco(s: &str) -> Result<SocketAddr, String> {
+pub fn parse_address(s: &str) -> Result<SocketAddr, String> {
     s.trim()
         .parse()
         .map_err(|_| "use IP:PORTA, como 127.0.0.1:8080 ou 0.0.0.0:8080".to_owned())
 }
 
 /// Items per page the server returns at most (contract, `size`: "reduced to 100").
-pub const MAX_POR_PAGINA: u32 = 100;
+pub const MAX_PAGE_SIZE: u32 = 100;
 
-/// `--por-pagina N` as sent: above [`MAX_POR_PAGINA`] the server reduces it, so the CLI says so
+/// `--por-pagina N` as sent: above [`MAX_PAGE_SIZE`] the server reduces it, so the CLI says so
 /// (a warning) and sends the maximum.
-pub fn por_pagina(ctx: &mut crate::context::Context, n: Option<u32>) -> Option<u32> {
+pub fn page_size(ctx: &mut crate::context::Context, n: Option<u32>) -> Option<u32> {
     match n {
-        Some(n) if n > MAX_POR_PAGINA => {
+        Some(n) if n > MAX_PAGE_SIZE => {
             ctx.shell.warn(format!(
-                "--por-pagina {n} reduzido para {MAX_POR_PAGINA} (o máximo por página); para ver tudo, use --todas"
+                "--por-pagina {n} reduzido para {MAX_PAGE_SIZE} (o máximo por página); para ver tudo, use --todas"
             ));
-            Some(MAX_POR_PAGINA)
+            Some(MAX_PAGE_SIZE)
         }
-        outro => outro,
+        other => other,
     }
 }
 
@@ -80,19 +80,19 @@ mod tests {
         assert_eq!(parse_id(id).unwrap().to_string(), id);
         assert_eq!(parse_id(&id.replace('-', "")).unwrap().to_string(), id);
         assert_eq!(
-            std::time::Duration::from(parse_duracao("1h30m").unwrap()).as_secs(),
+            std::time::Duration::from(parse_duration("1h30m").unwrap()).as_secs(),
             5400
         );
-        assert_eq!(parse_positivo("20").unwrap(), 20);
-        assert_eq!(parse_endereco("127.0.0.1:8080").unwrap().port(), 8080);
+        assert_eq!(parse_positive("20").unwrap(), 20);
+        assert_eq!(parse_address("127.0.0.1:8080").unwrap().port(), 8080);
     }
 
     #[test]
     fn errors_are_portuguese() {
         assert!(parse_id("abc").unwrap_err().starts_with("não é um ID"));
-        assert!(parse_duracao("5x").unwrap_err().contains("unidade"));
-        assert!(parse_positivo("0").unwrap_err().contains("a partir de 1"));
-        assert!(parse_positivo("abc").is_err());
-        assert!(parse_endereco("foo").unwrap_err().contains("IP:PORTA"));
+        assert!(parse_duration("5x").unwrap_err().contains("unidade"));
+        assert!(parse_positive("0").unwrap_err().contains("a partir de 1"));
+        assert!(parse_positive("abc").is_err());
+        assert!(parse_address("foo").unwrap_err().contains("IP:PORTA"));
     }
 }

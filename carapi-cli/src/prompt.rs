@@ -25,7 +25,7 @@ pub fn confirmar(pergunta: &str) -> Result<bool> {
         .map_err(|e| {
             CliError::other(
                 "ES",
-                format!("confirmação: {}", crate::estrangeiros::io(&e)),
+                format!("confirmação: {}", crate::foreign_errors::io(&e)),
             )
         })?;
     drop(err);
@@ -33,7 +33,7 @@ pub fn confirmar(pergunta: &str) -> Result<bool> {
     io::stdin().lock().read_line(&mut linha).map_err(|e| {
         CliError::other(
             "ES",
-            format!("confirmação: {}", crate::estrangeiros::io(&e)),
+            format!("confirmação: {}", crate::foreign_errors::io(&e)),
         )
     })?;
     Ok(eh_sim(&linha))

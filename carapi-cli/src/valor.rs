@@ -90,19 +90,19 @@ pub fn parse_reais(input: &str) -> Result<Decimal, ErroValor> {
     if digitos.len() > MAXIMO_DIGITOS {
         return Err(ErroValor::GrandeDemais(input.to_owned()));
     }
-    let texto = format!(
+    let text = format!(
         "{}.{centavos:0<2}",
         if inteiro.is_empty() { "0" } else { &inteiro }
     );
-    texto.parse::<Decimal>().map_err(|_| invalido())
+    text.parse::<Decimal>().map_err(|_| invalido())
 }
 
 /// The two readings of an ambiguous input (`1.500`: 1500 with a thousands dot, or 1,5 with an
 /// English decimal point), and how to write each unambiguously.
 fn ambiguo(input: &str) -> String {
-    let texto = input.trim();
-    let sep = if texto.contains(',') { ',' } else { '.' };
-    let (int, dec) = texto.rsplit_once(sep).unwrap_or((texto, ""));
+    let text = input.trim();
+    let sep = if text.contains(',') { ',' } else { '.' };
+    let (int, dec) = text.rsplit_once(sep).unwrap_or((text, ""));
     let int = int.trim_start_matches("R$").trim();
     let milhar = format!("{int}{dec}");
     let agrupado = format!("{int}.{dec},00");

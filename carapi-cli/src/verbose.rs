@@ -10,7 +10,7 @@ use tracing::field::{Field, Visit};
 use tracing_subscriber::layer::{Context, Layer};
 
 /// The charged routes (contract, "Prices").
-const COBRADAS: [&str; 4] = [
+const CHARGED_ROUTES: [&str; 4] = [
     "/v1/car/{codigoCar}",
     "/v1/car/{codigoCar}/completo",
     "/v1/car/{codigoCar}/recibo",
@@ -19,7 +19,7 @@ const COBRADAS: [&str; 4] = [
 
 /// The fields of one `carapi_sdk::http` event.
 #[derive(Debug, Default)]
-struct Campos {
+struct EventFields {
     method: String,
     route: String,
     status: Option<u64>,
@@ -29,7 +29,7 @@ struct Campos {
     message: String,
 }
 
-impl Visit for Campos {
+impl Visit for EventFields {
     fn record_u64(&mut self, f: &Field, v: u64) {
         match f.name() {
             "status" => self.status = Some(v),
@@ -50,20 +50,20 @@ impl Visit for Campos {
     }
 
     fn record_debug(&mut self, f: &Field, v: &dyn std::fmt::Debug) {
-        let texto = format!("{v:?}");
-        let texto = texto.trim_matches('"').to_owned();
+        let text = format!("{v:?}");
+        let text = text.trim_matches('"').to_owned();
         match f.name() {
-            "method" => self.method = texto,
-            "route" => self.route = texto,
-            "error" => self.error = Some(texto),
-            "message" => self.message = texto,
+            "method" => self.method = text,
+            "route" => self.route = text,
+            "error" => self.error = Some(text),
+            "message" => self.message = text,
             _ => {}
         }
     }
 }
 
 /// The line of one request: `GET /v1/saldo → 200 em 12 ms (sem cobrança)`.
-fn linha(c: &Campos) -> Option<String> {
+fn line(c: &EventFields) -> Option<String> {
     if c.route.is_empty() {
         return None;
     }
@@ -84,10 +84,10 @@ fn linha(c: &Campos) -> Option<String> {
     if let Some(a) = c.attempt.filter(|a| *a > 1) {
         let _ = write!(l, ", tentativa {a}");
     }
-    let cobrada = c.status == Some(200) && COBRADAS.contains(&c.route.as_str());
-    l.push_str(if cobrada {
+    let charged = c.status == Some(200) && CHARGED_ROUTES.contains(&c.route.as_str());
+    l.push_str(if charged {
         " (cobrada, salvo valor sandbox)"
-    } else if c.status.is_none() && COBRADAS.contains(&c.route.as_str()) {
+    } else if c.status.is_none() && CHARGED_ROUTES.contains(&c.route.as_str()) {
         " (pode ter sido cobrada)"
     } else {
         " (sem cobrança)"
@@ -98,16 +98,16 @@ fn linha(c: &Campos) -> Option<String> {
 /// The `-v` layer: writes one line (method, route, status, time, charged or not) of each
 /// `carapi_sdk::http` event to stderr.
 #[derive(Debug, Default)]
-pub struct Resumo;
+pub struct RequestSummary;
 
-impl<S: tracing::Subscriber> Layer<S> for Resumo {
+impl<S: tracing::Subscriber> Layer<S> for RequestSummary {
     fn on_event(&self, event: &tracing::Event<'_>, _ctx: Context<'_, S>) {
         if event.metadata().target() != "carapi_sdk::http" {
             return;
         }
-        let mut c = Campos::default();
+        let mut c = EventFields::default();
         event.record(&mut c);
-        if let Some(l) = linha(&c) {
+        if let Some(l) = line(&c) {
             let _ = writeln!(std::io::stderr(), "{l}");
         }
     }
@@ -119,16 +119,16 @@ mod tests {
 
     #[test]
     fn a_line_a_person_reads() {
-        let c = Campos {
+        let c = EventFields {
             method: "GET".into(),
             route: "/v1/car/{codigoCar}".into(),
             status: Some(200),
             elapsed_ms: Some(12),
             attempt: Some(1),
-            ..Campos::default()
+            ..EventFields::default()
         };
         assert_eq!(
-            linha(&c).unwrap(),
+            line(&c).unwrap(),
             "GET /v1/car/{codigoCar} → 200 em 12 ms (cobrada, salvo valor sandbox)"
         );
     }

@@ -12,7 +12,7 @@ fn caminhos(cmd: &clap::Command, prefixo: Vec<String>, out: &mut Vec<Vec<String>
 #[test]
 fn help_of_every_command() {
     let mut todos = vec![];
-    caminhos(&carapi_cli::ajuda::comando(), vec![], &mut todos);
+    caminhos(&carapi_cli::help::command(), vec![], &mut todos);
     assert!(todos.len() > 20, "{todos:?}");
     for caminho in todos {
         let mut cmd = assert_cmd::Command::cargo_bin("carapi").unwrap();

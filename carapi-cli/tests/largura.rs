@@ -170,7 +170,7 @@ fn caminhos() -> Vec<Vec<String>> {
         }
     }
     let mut out = vec![vec![]];
-    visitar(&carapi_cli::ajuda::comando(), &[], &mut out);
+    visitar(&carapi_cli::help::command(), &[], &mut out);
     out
 }
 

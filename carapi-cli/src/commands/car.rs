@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::format::{Campos, Celula};
 use crate::lote::TipoLote;
 use crate::lote::saida::{Resultado, StatusLote};
-use crate::opcoes::FormatoArgs;
+use crate::options::FormatArgs;
 use crate::output::Formato;
 
 /// Arguments of `carapi car`.
@@ -21,7 +21,7 @@ pub struct Args {
     pub completo: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub formato: FormatArgs,
 }
 
 /// Runs `carapi car`.
@@ -89,7 +89,7 @@ pub fn geojson<T: serde::Serialize>(
         status: StatusLote::Encontrado,
         http_status: Some(200),
         codigo_erro: None,
-        mensagem: None,
+        message: None,
         cobrado: !sandbox,
         arquivo: None,
         resposta: serde_json::to_value(resposta).ok(),
@@ -102,7 +102,7 @@ pub fn geojson<T: serde::Serialize>(
 pub fn campos_basicos(d: &CarDadosBasicos) -> Campos {
     let mut c = Campos::new();
     let o = |s: &Option<String>| Celula::opcional(s.as_deref());
-    c.add("codigoCar", "Código CAR", Celula::texto(&d.codigo_car))
+    c.add("codigoCar", "Código CAR", Celula::text(&d.codigo_car))
         .add("nomeImovel", "Nome do imóvel", o(&d.nome_imovel))
         .add("areaTotalHa", "Área total (ha)", o(&d.area_total_ha))
         .add("modulosFiscais", "Módulos fiscais", o(&d.modulos_fiscais))

@@ -7,7 +7,7 @@ use crate::context::Context;
 use crate::credentials;
 use crate::error::Result;
 use crate::format::{Campos, Celula};
-use crate::opcoes::FormatoArgs;
+use crate::options::FormatArgs;
 use crate::output::Formato;
 
 /// Arguments of `carapi config`.
@@ -15,7 +15,7 @@ use crate::output::Formato;
 pub struct Args {
     #[command(subcommand)]
     #[allow(missing_docs)]
-    pub comando: Sub,
+    pub command: Sub,
 }
 
 /// Subcommands of `carapi config`.
@@ -26,7 +26,7 @@ pub enum Sub {
     Show {
         #[command(flatten)]
         #[allow(missing_docs)]
-        formato: FormatoArgs,
+        formato: FormatArgs,
     },
     /// Altera um valor do arquivo de configuração
     #[command(name = "definir", alias = "set")]
@@ -63,7 +63,7 @@ struct Mostra {
 /// # Errors
 /// Invalid URL (2), unreadable config (1).
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    match args.comando {
+    match args.command {
         Sub::Set {
             chave: Chave::BaseUrl,
             valor,
@@ -104,7 +104,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             c.add(
                 "configFile",
                 "Arquivo de configuração",
-                Celula::texto(&m.config_file),
+                Celula::text(&m.config_file),
             )
             .add(
                 "baseUrl",
@@ -130,7 +130,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
                     },
                 },
             )
-            .add("dataDir", "Diretório de dados", Celula::texto(&m.data_dir))
+            .add("dataDir", "Diretório de dados", Celula::text(&m.data_dir))
             .add("local", "Modo local", Celula::booleano(m.local));
             Ok(ctx.shell.campos(&c, formato)?)
         }

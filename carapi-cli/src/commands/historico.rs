@@ -8,7 +8,7 @@ use futures::TryStreamExt;
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{Celula, Tabela};
-use crate::opcoes::FormatoArgs;
+use crate::options::FormatArgs;
 use crate::output::Formato;
 
 /// `--status`.
@@ -24,10 +24,10 @@ pub enum Status {
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Página (a partir de 1)
-    #[arg(long = "pagina", alias = "page", value_name = "N", value_parser = crate::argumentos::parse_positivo)]
+    #[arg(long = "pagina", alias = "page", value_name = "N", value_parser = crate::parsers::parse_positive)]
     pub page: Option<u32>,
     /// Itens por página (máximo 100)
-    #[arg(long = "por-pagina", alias = "size", value_name = "N", value_parser = crate::argumentos::parse_positivo)]
+    #[arg(long = "por-pagina", alias = "size", value_name = "N", value_parser = crate::parsers::parse_positive)]
     pub size: Option<u32>,
     /// Trecho da chave consultada ou do endpoint (CPF/CNPJ e código CAR com ou sem máscara)
     #[arg(long, value_name = "S")]
@@ -49,7 +49,7 @@ pub struct Args {
     pub ate: Option<NaiveDate>,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub formato: FormatArgs,
 }
 
 /// `--busca` as the history records keys: a CPF/CNPJ or CAR code in any form the CLI accepts
@@ -99,7 +99,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let client = ctx.client().await?;
     let params = HistoricoParams {
         page: args.page,
-        size: crate::argumentos::por_pagina(ctx, args.size),
+        size: crate::parsers::page_size(ctx, args.size),
         busca: args.busca.as_deref().map(normalizar_busca),
         endpoint: args.endpoint,
         status: args.status.map(|s| match s {

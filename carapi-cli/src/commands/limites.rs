@@ -6,7 +6,7 @@ use rust_decimal::Decimal;
 use crate::context::Context;
 use crate::error::{CliError, Result};
 use crate::format::{Campos, Celula};
-use crate::opcoes::FormatoArgs;
+use crate::options::FormatArgs;
 use crate::output::Formato;
 use crate::valor::parse_reais;
 
@@ -16,10 +16,10 @@ use crate::valor::parse_reais;
 pub struct Args {
     #[command(subcommand)]
     #[allow(missing_docs)]
-    pub comando: Option<Sub>,
+    pub command: Option<Sub>,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub formato: FormatArgs,
 }
 
 /// Subcommands of `carapi limites`.
@@ -45,7 +45,7 @@ pub struct SetArgs {
     pub mensal: Option<Limite<Decimal>>,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub formato: FormatArgs,
 }
 
 /// A limit value: a number, or `none` (remove).
@@ -103,7 +103,7 @@ fn parse_mensal(s: &str) -> Result<Limite<Decimal>, String> {
 /// # Errors
 /// 400 `LIMITE_INVALIDO` (2), 401 (3), 429 (6), network (7).
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    match args.comando {
+    match args.command {
         None => {
             let formato = ctx.formato(args.formato);
             let r = ctx.client().await?.limites().await?;

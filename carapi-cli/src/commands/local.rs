@@ -12,7 +12,7 @@ use crate::error::Result;
 pub struct Args {
     #[command(subcommand)]
     #[allow(missing_docs)]
-    pub comando: Sub,
+    pub command: Sub,
 }
 
 /// Subcommands of `carapi local`.
@@ -22,13 +22,13 @@ pub enum Sub {
     #[command(name = "servir", alias = "serve")]
     Serve {
         /// Endereço de escuta
-        #[arg(long = "endereco", alias = "bind", value_name = "ENDEREÇO", default_value = "127.0.0.1:8080", value_parser = crate::argumentos::parse_endereco)]
+        #[arg(long = "endereco", alias = "bind", value_name = "ENDEREÇO", default_value = "127.0.0.1:8080", value_parser = crate::parsers::parse_address)]
         bind: SocketAddr,
     },
     /// Simula o banco pagando uma recarga pendente do modo local (de outro terminal)
     Pagar {
         /// ID da recarga (mostrado por `carapi --local recarga criar`)
-        #[arg(value_name = "RECARGA_ID", value_parser = crate::argumentos::parse_id)]
+        #[arg(value_name = "RECARGA_ID", value_parser = crate::parsers::parse_id)]
         recarga_id: Uuid,
     },
 }
@@ -50,7 +50,7 @@ pub async fn run(_ctx: &mut Context, _args: Args) -> Result<()> {
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     use crate::error::CliError;
     use crate::local::Local;
-    match args.comando {
+    match args.command {
         Sub::Serve { bind } => {
             let local = Local::iniciar(&ctx.paths, Some(bind)).await?;
             ctx.shell.line(local.base_url())?;
@@ -65,7 +65,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             ));
             let r = tokio::signal::ctrl_c().await;
             local.encerrar().await;
-            r.map_err(|e| CliError::other("SINAL", crate::estrangeiros::io(&e)))?;
+            r.map_err(|e| CliError::other("SINAL", crate::foreign_errors::io(&e)))?;
             ctx.shell.note("Servidor local encerrado.");
             Ok(())
         }

@@ -35,7 +35,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let chave = if args.with_key_stdin {
         let mut s = String::new();
         std::io::stdin().read_to_string(&mut s).map_err(|e| {
-            CliError::other("ES", format!("stdin: {}", crate::estrangeiros::io(&e)))
+            CliError::other("ES", format!("stdin: {}", crate::foreign_errors::io(&e)))
         })?;
         s
     } else if ctx.shell.can_prompt() {
@@ -47,7 +47,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
                 let dialoguer::Error::IO(io) = &e;
                 CliError::other(
                     "ES",
-                    format!("leitura da chave: {}", crate::estrangeiros::io(io)),
+                    format!("leitura da chave: {}", crate::foreign_errors::io(io)),
                 )
             })?
     } else {
@@ -100,7 +100,7 @@ async fn verificar(ctx: &mut Context, chave: &str) -> Result<()> {
                 }
                 Err(e) => ctx.shell.warn(format!(
                     "não foi possível verificar a chave ({}); guardando mesmo assim",
-                    crate::error::mensagem(&e)
+                    crate::error::message(&e)
                 )),
             }
         }

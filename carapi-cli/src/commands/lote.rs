@@ -8,7 +8,7 @@ use rust_decimal::Decimal;
 use crate::context::Context;
 use crate::error::Result;
 use crate::lote::{self, TipoLote};
-use crate::opcoes::FormatoArgs;
+use crate::options::FormatArgs;
 use crate::valor::parse_reais;
 
 /// Arguments of `carapi lote`.
@@ -35,7 +35,7 @@ pub struct Args {
     pub max_custo: Option<Decimal>,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub formato: FormatArgs,
 }
 
 /// Runs `carapi lote`.

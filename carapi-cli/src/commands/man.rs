@@ -35,11 +35,11 @@ const SECOES: [(&str, &str); 9] = [
 pub fn pagina(cmd: clap::Command) -> std::io::Result<String> {
     let mut buf = vec![];
     clap_mangen::Man::new(cmd).render(&mut buf)?;
-    let texto = String::from_utf8_lossy(&buf).into_owned();
-    Ok(SECOES.iter().fold(texto, |t, (en, pt)| t.replace(en, pt)))
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    Ok(SECOES.iter().fold(text, |t, (en, pt)| t.replace(en, pt)))
 }
 
-/// Runs `carapi man` over `cmd`, the whole command tree (`crate::ajuda::comando`).
+/// Runs `carapi man` over `cmd`, the whole command tree (`crate::help::command`).
 ///
 /// # Errors
 /// Write errors (1).
@@ -50,8 +50,8 @@ pub fn run(ctx: &mut Context, args: Args, cmd: clap::Command) -> Result<()> {
     };
     std::fs::create_dir_all(&dir).map_err(|e| CliError::io_at(&dir, e))?;
     let mut n = 0;
-    for (nome, c) in paginas(cmd, "carapi") {
-        let path = dir.join(format!("{nome}.1"));
+    for (name, c) in paginas(cmd, "carapi") {
+        let path = dir.join(format!("{name}.1"));
         std::fs::write(&path, pagina(c)?).map_err(|e| CliError::io_at(&path, e))?;
         n += 1;
     }
@@ -60,13 +60,13 @@ pub fn run(ctx: &mut Context, args: Args, cmd: clap::Command) -> Result<()> {
     Ok(())
 }
 
-fn paginas(cmd: clap::Command, nome: &str) -> Vec<(String, clap::Command)> {
+fn paginas(cmd: clap::Command, name: &str) -> Vec<(String, clap::Command)> {
     let mut out = vec![];
     for s in cmd.get_subcommands() {
-        let sub = format!("{nome}-{}", s.get_name());
+        let sub = format!("{name}-{}", s.get_name());
         let c = s.clone().name(sub.clone());
         out.extend(paginas(c, &sub));
     }
-    out.insert(0, (nome.to_owned(), cmd.name(nome.to_owned())));
+    out.insert(0, (name.to_owned(), cmd.name(name.to_owned())));
     out
 }

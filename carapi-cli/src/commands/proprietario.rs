@@ -3,7 +3,7 @@
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{Celula, Tabela};
-use crate::opcoes::FormatoArgs;
+use crate::options::FormatArgs;
 use crate::output::Formato;
 
 /// Arguments of `carapi proprietario`.
@@ -14,7 +14,7 @@ pub struct Args {
     pub documento: String,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub formato: FormatArgs,
 }
 
 /// Runs `carapi proprietario`; says so on stderr when the list is truncated at `limite`.
@@ -60,7 +60,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     for i in &r.itens {
         let o = |s: &Option<String>| Celula::opcional(s.as_deref());
         t.linha(vec![
-            Celula::texto(&i.registro_car),
+            Celula::text(&i.registro_car),
             o(&i.nome_imovel),
             o(&i.municipio),
             o(&i.uf),

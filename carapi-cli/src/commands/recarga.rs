@@ -21,12 +21,12 @@ use carapi_sdk::{
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-use crate::argumentos::{parse_duracao, parse_id};
 use crate::context::Context;
 use crate::error::{CliError, Kind, Result};
 use crate::format::{Campos, Celula, Tabela};
-use crate::opcoes::FormatoArgs;
+use crate::options::FormatArgs;
 use crate::output::Formato;
+use crate::parsers::{parse_duration, parse_id};
 use crate::qr;
 use crate::valor::parse_reais;
 
@@ -35,7 +35,7 @@ use crate::valor::parse_reais;
 pub struct Args {
     #[command(subcommand)]
     #[allow(missing_docs)]
-    pub comando: Sub,
+    pub command: Sub,
 }
 
 /// Subcommands of `carapi recarga`.
@@ -48,7 +48,7 @@ pub enum Sub {
         valor: Option<Decimal>,
         #[command(flatten)]
         #[allow(missing_docs)]
-        formato: FormatoArgs,
+        formato: FormatArgs,
     },
     /// Cria uma recarga PIX, mostra o QR code e aguarda o pagamento
     Criar(CriarArgs),
@@ -61,11 +61,11 @@ pub enum Sub {
         #[arg(long = "esperar", alias = "wait")]
         wait: bool,
         /// Tempo máximo de espera com --esperar (ex.: 30m, 1h)
-        #[arg(long = "tempo-limite", alias = "timeout", value_name = "DUR", default_value = "30m", value_parser = parse_duracao)]
+        #[arg(long = "tempo-limite", alias = "timeout", value_name = "DUR", default_value = "30m", value_parser = parse_duration)]
         timeout: humantime::Duration,
         #[command(flatten)]
         #[allow(missing_docs)]
-        formato: FormatoArgs,
+        formato: FormatArgs,
     },
 }
 
@@ -82,14 +82,14 @@ pub struct CriarArgs {
     #[arg(long = "sem-esperar", alias = "no-wait")]
     pub no_wait: bool,
     /// Tempo máximo de espera (ex.: 30m, 1h, 90s)
-    #[arg(long = "tempo-limite", alias = "timeout", value_name = "DUR", default_value = "30m", value_parser = parse_duracao)]
+    #[arg(long = "tempo-limite", alias = "timeout", value_name = "DUR", default_value = "30m", value_parser = parse_duration)]
     pub timeout: humantime::Duration,
     /// Grava também a imagem PNG do QR code (para abrir em outro aparelho)
     #[arg(long, value_name = "ARQUIVO")]
     pub qr_png: Option<std::path::PathBuf>,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub formato: FormatArgs,
 }
 
 /// Runs `carapi recarga ...`.
@@ -98,7 +98,7 @@ pub struct CriarArgs {
 /// Amount below the minimum (2), legacy prices not confirmed (2), 401 (3), unknown top-up (4),
 /// `Rejeitado` or time-out (1), 502 `ERRO_PIX`/network (7), Ctrl-C (130).
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    match args.comando {
+    match args.command {
         Sub::Faixas { valor, formato } => faixas(ctx, valor, ctx.formato(formato)).await,
         Sub::Criar(args) => criar(ctx, args).await,
         Sub::Status {
@@ -163,14 +163,14 @@ pub fn comparar_precos(atuais: &Precos, apos: &Precos) -> Tabela {
         ("precoAtual", "Preço atual"),
         ("precoAposRecarga", "Após a recarga"),
     ]);
-    for (nome, a, b) in [
+    for (name, a, b) in [
         ("CAR básico", atuais.car_basico, apos.car_basico),
         ("CAR completo", atuais.car_completo, apos.car_completo),
         ("Proprietário", atuais.proprietario, apos.proprietario),
         ("Recibo", atuais.recibo, apos.recibo),
     ] {
         t.linha(vec![
-            Celula::texto(nome),
+            Celula::text(name),
             Celula::dinheiro(a),
             Celula::dinheiro(b),
         ]);
@@ -270,10 +270,10 @@ fn mostrar_criada(
         Formato::Json => ctx.shell.json(r)?,
         Formato::Csv | Formato::CsvCru => {
             let mut c = Campos::new();
-            c.add("recargaId", "ID", Celula::texto(r.recarga_id.to_string()))
-                .add("paymentId", "Pagamento", Celula::texto(&r.payment_id))
+            c.add("recargaId", "ID", Celula::text(r.recarga_id.to_string()))
+                .add("paymentId", "Pagamento", Celula::text(&r.payment_id))
                 .add("valor", "Valor", Celula::dinheiro(r.valor))
-                .add("status", "Status", Celula::texto(r.status.as_str()))
+                .add("status", "Status", Celula::text(r.status.as_str()))
                 .add(
                     "reaproveitada",
                     "Reaproveitada",
@@ -294,7 +294,7 @@ fn mostrar_criada(
                     "Total creditado",
                     Celula::dinheiro(r.preview_bonus.total_creditado),
                 )
-                .add("qrCode", "PIX copia e cola", Celula::texto(&r.qr_code));
+                .add("qrCode", "PIX copia e cola", Celula::text(&r.qr_code));
             ctx.shell.campos(&c, formato)?;
         }
         Formato::Table | Formato::Geojson => {
@@ -403,8 +403,8 @@ fn final_status(ctx: &mut Context, st: &RecargaStatusResponse, formato: Formato)
 
 fn campos_status(st: &RecargaStatusResponse) -> Campos {
     let mut c = Campos::new();
-    c.add("recargaId", "ID", Celula::texto(st.recarga_id.to_string()))
-        .add("status", "Status", Celula::texto(st.status.as_str()))
+    c.add("recargaId", "ID", Celula::text(st.recarga_id.to_string()))
+        .add("status", "Status", Celula::text(st.status.as_str()))
         .add("pago", "Pago", Celula::booleano(st.pago))
         .add("valor", "Valor", Celula::dinheiro(st.valor))
         .add(
@@ -428,7 +428,7 @@ fn campos_status(st: &RecargaStatusResponse) -> Campos {
             "Saldo atual",
             Celula::dinheiro(st.saldo_atual),
         )
-        .add("message", "Mensagem", Celula::texto(&st.message))
+        .add("message", "Mensagem", Celula::text(&st.message))
         .add(
             "qrCode",
             "PIX copia e cola",

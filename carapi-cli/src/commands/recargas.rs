@@ -5,7 +5,7 @@ use carapi_sdk::{RecargaStatus, RecargasParams};
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{Celula, Tabela};
-use crate::opcoes::FormatoArgs;
+use crate::options::FormatArgs;
 use crate::output::Formato;
 
 /// Arguments of `carapi recargas`.
@@ -15,14 +15,14 @@ pub struct Args {
     #[arg(long, value_name = "STATUS", value_parser = parse_status)]
     pub status: Option<RecargaStatus>,
     /// Página (a partir de 1)
-    #[arg(long = "pagina", alias = "page", value_name = "N", value_parser = crate::argumentos::parse_positivo)]
+    #[arg(long = "pagina", alias = "page", value_name = "N", value_parser = crate::parsers::parse_positive)]
     pub page: Option<u32>,
     /// Itens por página (máximo 100)
-    #[arg(long = "por-pagina", alias = "size", value_name = "N", value_parser = crate::argumentos::parse_positivo)]
+    #[arg(long = "por-pagina", alias = "size", value_name = "N", value_parser = crate::parsers::parse_positive)]
     pub size: Option<u32>,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub formato: FormatArgs,
 }
 
 fn parse_status(s: &str) -> Result<RecargaStatus, String> {
@@ -39,7 +39,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let r = client
         .recargas(&RecargasParams {
             page: args.page,
-            size: crate::argumentos::por_pagina(ctx, args.size),
+            size: crate::parsers::page_size(ctx, args.size),
             status: args.status,
         })
         .await?;
@@ -64,9 +64,9 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     ]);
     for i in &r.itens {
         t.linha(vec![
-            Celula::texto(i.recarga_id.to_string()),
+            Celula::text(i.recarga_id.to_string()),
             Celula::instante(i.data),
-            Celula::texto(i.status.as_str()),
+            Celula::text(i.status.as_str()),
             Celula::dinheiro(i.valor_pago),
             Celula::percentual(i.percentual_bonus),
             Celula::dinheiro(i.valor_bonus),

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::context::Context;
 use crate::error::{CliError, Result};
-use crate::opcoes::FormatoArgs;
+use crate::options::FormatArgs;
 use crate::output::Formato;
 
 /// Arguments of `carapi recibo`.
@@ -35,7 +35,7 @@ pub struct Args {
     pub abrir: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub formato: FormatArgs,
 }
 
 /// What was saved (`carapi -o json recibo ...`).
@@ -79,12 +79,12 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
 
 /// The file to write (`None`: stdout), refused when it exists without `--sobrescrever`.
 fn destino(arquivo: &Option<PathBuf>, codigo: &CodigoCar, force: bool) -> Result<Option<PathBuf>> {
-    let nome = format!("{}.pdf", codigo.as_str());
+    let name = format!("{}.pdf", codigo.as_str());
     let destino = match arquivo {
         Some(p) if p.as_os_str() == "-" => None,
-        Some(p) if p.is_dir() => Some(p.join(&nome)),
+        Some(p) if p.is_dir() => Some(p.join(&name)),
         Some(p) => Some(p.clone()),
-        None => Some(PathBuf::from(&nome)),
+        None => Some(PathBuf::from(&name)),
     };
     if let Some(d) = destino.as_ref().filter(|d| d.exists() && !force) {
         return Err(
@@ -147,14 +147,14 @@ async fn para_arquivo(
             format!(
                 "não é possível gravar em {}: {}",
                 destino.display(),
-                crate::estrangeiros::io(&e)
+                crate::foreign_errors::io(&e)
             ),
         )
         .hint("confira o diretório de --saida (nada foi cobrado)")),
         Err(e) if cobrado && !e.may_have_charged() => {
-            let causa = match &e {
-                carapi_sdk::Error::Io(io) => crate::estrangeiros::io(io),
-                outro => CliError::from_ref(outro).message,
+            let cause = match &e {
+                carapi_sdk::Error::Io(io) => crate::foreign_errors::io(io),
+                other => CliError::from_ref(other).message,
             };
             let (cobranca, de_novo) = if codigo.is_sandbox() {
                 ("o recibo", "sandbox, sem cobrança")
@@ -163,7 +163,7 @@ async fn para_arquivo(
             };
             Err(CliError::other(
                 "RECIBO_NAO_GRAVADO",
-                format!("{cobranca} não foi gravado em {}: {causa}", destino.display()),
+                format!("{cobranca} não foi gravado em {}: {cause}", destino.display()),
             )
             .hint(format!(
                 "para obter o arquivo, consulte de novo ({de_novo}): carapi recibo {} --saida OUTRO.pdf",
@@ -177,9 +177,9 @@ async fn para_arquivo(
 /// `--abrir`: the saved PDF in the system's viewer; a warning when none opens it (the file is
 /// saved and paid for either way: exit 0).
 fn abrir(ctx: &mut Context, destino: &Path) {
-    if let Err(motivo) = abrir_no_visualizador(destino) {
+    if let Err(reason) = abrir_no_visualizador(destino) {
         ctx.shell.warn(format!(
-            "não foi possível abrir {} no visualizador: {motivo}; o arquivo está salvo, abra-o à mão",
+            "não foi possível abrir {} no visualizador: {reason}; o arquivo está salvo, abra-o à mão",
             destino.display(),
         ));
     }
@@ -199,7 +199,7 @@ fn abrir_no_visualizador(destino: &Path) -> std::result::Result<(), String> {
             std::io::ErrorKind::NotFound => {
                 "xdg-open não encontrado (nenhum visualizador configurado)".to_owned()
             }
-            _ => crate::estrangeiros::io(&e),
+            _ => crate::foreign_errors::io(&e),
         })?;
     if status.success() {
         Ok(())
@@ -212,7 +212,7 @@ fn abrir_no_visualizador(destino: &Path) -> std::result::Result<(), String> {
 #[cfg(not(all(unix, not(target_os = "macos"))))]
 fn abrir_no_visualizador(destino: &Path) -> std::result::Result<(), String> {
     opener::open(destino).map_err(|e| match &e {
-        opener::OpenError::Io(io) => crate::estrangeiros::io(io),
+        opener::OpenError::Io(io) => crate::foreign_errors::io(io),
         _ => "nenhum visualizador de PDF respondeu".to_owned(),
     })
 }
@@ -239,8 +239,8 @@ fn relatar(
                 ("bytes", "Bytes"),
             ]);
             t.linha(vec![
-                crate::format::Celula::texto(codigo.as_str()),
-                crate::format::Celula::texto(&arquivo),
+                crate::format::Celula::text(codigo.as_str()),
+                crate::format::Celula::text(&arquivo),
                 crate::format::Celula::inteiro(bytes),
             ]);
             ctx.shell.tabela(&t, formato)?;

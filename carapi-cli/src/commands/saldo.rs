@@ -3,7 +3,7 @@
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{Campos, Celula};
-use crate::opcoes::FormatoArgs;
+use crate::options::FormatArgs;
 use crate::output::Formato;
 
 /// Arguments of `carapi saldo`.
@@ -11,7 +11,7 @@ use crate::output::Formato;
 pub struct Args {
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub formato: FormatArgs,
 }
 
 /// Runs `carapi saldo`.

@@ -7,7 +7,7 @@ use rust_decimal::prelude::ToPrimitive;
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{Celula, Tabela};
-use crate::opcoes::FormatoArgs;
+use crate::options::FormatArgs;
 use crate::output::Formato;
 
 /// Arguments of `carapi uso`.
@@ -15,7 +15,7 @@ use crate::output::Formato;
 pub struct Args {
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub formato: FormatArgs,
 }
 
 /// Runs `carapi uso`.
@@ -35,7 +35,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     ]);
     for i in &u.itens {
         t.linha(vec![
-            Celula::texto(i.endpoint.as_str()),
+            Celula::text(i.endpoint.as_str()),
             Celula::inteiro(i.quantidade),
             Celula::dinheiro(i.valor_total),
         ]);
@@ -67,14 +67,14 @@ pub fn grafico(itens: &[(String, Decimal)], largura: usize) -> Vec<String> {
         .max()
         .unwrap_or(0)
         .min(largura / 3);
-    let valores: Vec<String> = itens.iter().map(|(_, v)| brl::format(*v)).collect();
-    let texto_valor = valores.iter().map(|v| v.chars().count()).max().unwrap_or(0);
+    let values: Vec<String> = itens.iter().map(|(_, v)| brl::format(*v)).collect();
+    let texto_valor = values.iter().map(|v| v.chars().count()).max().unwrap_or(0);
     let barra_max = largura.saturating_sub(rotulo + texto_valor + 3).max(1);
     let maior = itens.iter().map(|(_, v)| *v).max().unwrap_or_default();
     itens
         .iter()
-        .zip(&valores)
-        .map(|((r, v), texto)| {
+        .zip(&values)
+        .map(|((r, v), text)| {
             let oitavos = if maior.is_zero() {
                 0
             } else {
@@ -88,7 +88,7 @@ pub fn grafico(itens: &[(String, Decimal)], largura: usize) -> Vec<String> {
                 barra.push([' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'][oitavos % 8]);
             }
             let r: String = r.chars().take(rotulo).collect();
-            format!("{r:<rotulo$} {barra} {texto}")
+            format!("{r:<rotulo$} {barra} {text}")
         })
         .collect()
 }

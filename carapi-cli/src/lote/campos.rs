@@ -117,7 +117,7 @@ pub fn linhas(tipo: TipoLote, r: &Resultado) -> Vec<Vec<Valor>> {
         r.http_status
             .map_or(Valor::Vazio, |s| Valor::Numero(Decimal::from(s))),
         Valor::opt(&r.codigo_erro),
-        Valor::opt(&r.mensagem),
+        Valor::opt(&r.message),
         Valor::Booleano(r.cobrado),
         Valor::opt(&r.arquivo),
     ];

@@ -43,18 +43,18 @@ pub async fn aprovar(
         .filter(|k| !op.tipo.is_sandbox(k))
         .count();
     let maximo = preco * Decimal::from(cobraveis);
-    let mut texto = format!(
+    let mut text = format!(
         "Lote: {} consulta(s) {} a {} cada; custo máximo {}; saldo {}",
         plano.pendentes.len(),
-        op.tipo.nome(),
+        op.tipo.name(),
         brl::format(preco),
         brl::format(maximo),
         brl::format(s.saldo_reais)
     );
     if let Some(m) = op.max_custo {
-        texto.push_str(&format!("; limite --max-custo {}", brl::format(m)));
+        text.push_str(&format!("; limite --max-custo {}", brl::format(m)));
     }
-    ctx.shell.note(format!("{texto}."));
+    ctx.shell.note(format!("{text}."));
     if maximo > s.saldo_reais && !preco.is_zero() {
         let cabe = (s.saldo_reais / preco).floor();
         ctx.shell.warn(format!(

@@ -16,12 +16,12 @@ use std::sync::Mutex;
 use chrono::{DateTime, FixedOffset, Utc};
 
 /// The journal's path for an output file: `dir/.<name>.enviando`.
-pub fn caminho(saida: &Path) -> PathBuf {
-    let nome = saida
+pub fn journal_path(saida: &Path) -> PathBuf {
+    let name = saida
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    saida.with_file_name(format!(".{nome}.enviando"))
+    saida.with_file_name(format!(".{name}.enviando"))
 }
 
 /// The keys in a journal with the first time each was sent (empty when there is none).
@@ -29,13 +29,13 @@ pub fn caminho(saida: &Path) -> PathBuf {
 /// # Errors
 /// Read errors other than "not found".
 pub fn ler(path: &Path) -> io::Result<Vec<(String, DateTime<FixedOffset>)>> {
-    let texto = match std::fs::read_to_string(path) {
+    let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(vec![]),
         Err(e) => return Err(e),
     };
     let mut out: Vec<(String, DateTime<FixedOffset>)> = vec![];
-    for l in texto.lines() {
+    for l in text.lines() {
         let Some((k, t)) = l.split_once('\t') else {
             continue;
         };
@@ -93,7 +93,7 @@ mod tests {
     #[test]
     fn journal_round_trip() {
         let dir = tempfile::tempdir().unwrap();
-        let p = caminho(&dir.path().join("r.jsonl"));
+        let p = journal_path(&dir.path().join("r.jsonl"));
         assert_eq!(p.file_name().unwrap(), ".r.jsonl.enviando");
         assert!(ler(&p).unwrap().is_empty());
         let d = Diario::abrir(p.clone()).unwrap();

@@ -45,7 +45,7 @@ pub struct Invalida {
     /// The text as read.
     pub valor: String,
     /// Why.
-    pub motivo: String,
+    pub reason: String,
 }
 
 /// The parsed input.
@@ -70,8 +70,8 @@ pub fn colunas_conhecidas(tipo: TipoChave) -> &'static [&'static str] {
 
 /// Parses the text of an input file, reading the first column (or a known column, see
 /// [`colunas_conhecidas`]).
-pub fn ler(texto: &str, tipo: TipoChave) -> Entrada {
-    ler_com(texto, tipo, None).unwrap_or_default()
+pub fn ler(text: &str, tipo: TipoChave) -> Entrada {
+    ler_com(text, tipo, None).unwrap_or_default()
 }
 
 /// Parses the text of an input file, reading the column `coluna` (a header name, any case, or a
@@ -80,9 +80,9 @@ pub fn ler(texto: &str, tipo: TipoChave) -> Entrada {
 ///
 /// # Errors
 /// A Portuguese message when `coluna` names no column of the header or is `0`.
-pub fn ler_com(texto: &str, tipo: TipoChave, coluna: Option<&str>) -> Result<Entrada, String> {
-    let texto = texto.strip_prefix('\u{feff}').unwrap_or(texto);
-    let primeira = texto
+pub fn ler_com(text: &str, tipo: TipoChave, coluna: Option<&str>) -> Result<Entrada, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let primeira = text
         .lines()
         .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
         .unwrap_or("");
@@ -97,7 +97,7 @@ pub fn ler_com(texto: &str, tipo: TipoChave, coluna: Option<&str>) -> Result<Ent
         .delimiter(delim)
         .comment(Some(b'#'))
         .trim(csv::Trim::All)
-        .from_reader(texto.as_bytes());
+        .from_reader(text.as_bytes());
     let mut entrada = Entrada::default();
     let mut vistas = std::collections::HashSet::new();
     let mut col: Option<usize> = None;
@@ -109,7 +109,7 @@ pub fn ler_com(texto: &str, tipo: TipoChave, coluna: Option<&str>) -> Result<Ent
                 entrada.invalidas.push(Invalida {
                     linha,
                     valor: String::new(),
-                    motivo: motivo_csv(&e),
+                    reason: motivo_csv(&e),
                 });
                 continue;
             }
@@ -138,10 +138,10 @@ pub fn ler_com(texto: &str, tipo: TipoChave, coluna: Option<&str>) -> Result<Ent
                     entrada.duplicadas += 1;
                 }
             }
-            Err(motivo) => entrada.invalidas.push(Invalida {
+            Err(reason) => entrada.invalidas.push(Invalida {
                 linha,
                 valor,
-                motivo,
+                reason,
             }),
         }
     }
@@ -154,8 +154,8 @@ fn escolher_coluna(
     tipo: TipoChave,
     coluna: Option<&str>,
 ) -> Result<(usize, bool), String> {
-    let nomes: Vec<String> = primeira.iter().map(|c| c.to_lowercase()).collect();
-    let por_nome = |nome: &str| nomes.iter().position(|n| n == &nome.to_lowercase());
+    let names: Vec<String> = primeira.iter().map(|c| c.to_lowercase()).collect();
+    let por_nome = |name: &str| names.iter().position(|n| n == &name.to_lowercase());
     let idx = match coluna {
         Some(c) => match c.trim().parse::<usize>() {
             Ok(0) => return Err("--coluna conta a partir de 1".into()),
@@ -183,7 +183,7 @@ fn escolher_coluna(
 /// A CSV reading error in Portuguese (the csv crate's text is English).
 fn motivo_csv(e: &csv::Error) -> String {
     match e.kind() {
-        csv::ErrorKind::Io(io) => crate::estrangeiros::io(io),
+        csv::ErrorKind::Io(io) => crate::foreign_errors::io(io),
         csv::ErrorKind::Utf8 { .. } => "linha que não é texto UTF-8".to_owned(),
         csv::ErrorKind::UnequalLengths {
             expected_len, len, ..

@@ -32,11 +32,11 @@ use carapi_sdk::domain::br;
 pub fn arquivo_de_registros(saida: &Path, formato: FormatoSaida) -> PathBuf {
     match formato {
         FormatoSaida::Xlsx | FormatoSaida::Geojson => {
-            let nome = saida
+            let name = saida
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            saida.with_file_name(format!(".{nome}.registros.jsonl"))
+            saida.with_file_name(format!(".{name}.registros.jsonl"))
         }
         _ => saida.to_path_buf(),
     }
@@ -100,15 +100,15 @@ pub fn xlsx(path: &Path, registros: &[Resultado], info: &InfoResumo<'_>) -> Resu
     let negrito = Format::new().set_bold();
     let ws = wb.add_worksheet().set_name("Resultados")?;
     let cols = campos::colunas(info.tipo);
-    for (c, nome) in cols.iter().enumerate() {
-        ws.write_string_with_format(0, c as u16, *nome, &negrito)?;
+    for (c, name) in cols.iter().enumerate() {
+        ws.write_string_with_format(0, c as u16, *name, &negrito)?;
     }
     let mut linha = 1u32;
     let mut status = [0usize; 3];
     for r in registros {
         status[r.status as usize] += 1;
-        for valores in campos::linhas(info.tipo, r) {
-            for (c, v) in valores.iter().enumerate() {
+        for values in campos::linhas(info.tipo, r) {
+            for (c, v) in values.iter().enumerate() {
                 let c = c as u16;
                 match v {
                     Valor::Vazio => {}
@@ -150,7 +150,7 @@ pub fn xlsx(path: &Path, registros: &[Resultado], info: &InfoResumo<'_>) -> Resu
         ),
     ];
     rs.write_string_with_format(0, 0, "Consulta", &negrito)?;
-    rs.write_string(0, 1, info.tipo.nome())?;
+    rs.write_string(0, 1, info.tipo.name())?;
     rs.write_string_with_format(1, 0, "Entrada", &negrito)?;
     rs.write_string(1, 1, &info.entrada)?;
     for (i, (rotulo, n)) in linhas_resumo.iter().enumerate() {
@@ -174,13 +174,13 @@ pub fn geojson(tipo: TipoLote, registros: &[Resultado]) -> String {
     let cols = campos::colunas(tipo);
     let mut features = vec![];
     for r in registros {
-        for valores in campos::linhas(tipo, r) {
-            let geometry = campos::coordenadas(tipo, &valores).map(
+        for values in campos::linhas(tipo, r) {
+            let geometry = campos::coordenadas(tipo, &values).map(
                 |(lon, lat)| json!({"type": "Point", "coordinates": [lon.to_f64(), lat.to_f64()]}),
             );
             let props: serde_json::Map<String, Value> = cols
                 .iter()
-                .zip(&valores)
+                .zip(&values)
                 .map(|(c, v)| ((*c).to_owned(), json_de(v)))
                 .collect();
             features.push(json!({

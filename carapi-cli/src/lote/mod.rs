@@ -186,12 +186,12 @@ fn gerar_arquivo(
             resumo,
         };
         exportar::xlsx(p, &registros, &info).map_err(|e| {
-            let motivo = match &e {
-                rust_xlsxwriter::XlsxError::IoError(io) => crate::estrangeiros::io(io),
+            let reason = match &e {
+                rust_xlsxwriter::XlsxError::IoError(io) => crate::foreign_errors::io(io),
                 _ => "falha ao gerar a planilha".to_owned(),
             };
             tracing::debug!("xlsx: {e}");
-            CliError::other("XLSX", format!("{}: {motivo}", p.display()))
+            CliError::other("XLSX", format!("{}: {reason}", p.display()))
         })?;
     } else {
         std::fs::write(p, exportar::geojson(op.tipo, &registros))
@@ -219,7 +219,7 @@ fn registrar_sem_consulta(
             status: StatusLote::Encontrado,
             http_status: None,
             codigo_erro: None,
-            mensagem: Some("PDF já existia; não consultado de novo".into()),
+            message: Some("PDF já existia; não consultado de novo".into()),
             cobrado: false,
             arquivo: Some(arquivo),
             resposta: None,
@@ -232,7 +232,7 @@ fn registrar_sem_consulta(
             status: StatusLote::Encontrado,
             http_status: Some(200),
             codigo_erro: None,
-            mensagem: Some("cobrada numa execução interrompida; resposta não gravada".into()),
+            message: Some("cobrada numa execução interrompida; resposta não gravada".into()),
             cobrado: true,
             arquivo: None,
             resposta: None,

@@ -76,7 +76,7 @@ pub async fn planejar(ctx: &mut Context, op: &Opcoes, base: &ClientBuilder) -> R
         vec![]
     };
     respondidas.extend(pdfs_existentes.iter().cloned());
-    let diario = op.saida.as_deref().map(diario::caminho);
+    let diario = op.saida.as_deref().map(diario::journal_path);
     let recuperadas = match &diario {
         Some(dp) => recuperar(dp, op.tipo, &ent, &respondidas, base).await?,
         None => vec![],
@@ -124,15 +124,15 @@ fn terminado(saida: &Path, formato: FormatoSaida) -> Result<()> {
 /// of `lote car` would skip every key and never give the owner columns).
 fn mesmo_tipo(saida: &Path, tipo: TipoLote, a: &Anteriores) -> Result<()> {
     match a.tipos.iter().find(|t| **t != tipo) {
-        Some(outro) => Err(CliError::usage(format!(
+        Some(other) => Err(CliError::usage(format!(
             "{} tem respostas de `carapi lote {}`, não de `carapi lote {}`",
             saida.display(),
-            outro.nome(),
-            tipo.nome()
+            other.name(),
+            tipo.name()
         ))
         .hint(format!(
             "use outro arquivo em --saida para o lote {} (nada foi cobrado)",
-            tipo.nome()
+            tipo.name()
         ))),
         None => Ok(()),
     }
@@ -148,14 +148,14 @@ fn ler_entrada(ctx: &mut Context, op: &Opcoes) -> Result<Entrada> {
     } else {
         std::fs::read(&op.arquivo).map_err(|e| CliError::io_at(&op.arquivo, e))?
     };
-    let texto = String::from_utf8_lossy(&bytes);
-    let ent = entrada::ler_com(&texto, op.tipo.chave(), op.coluna.as_deref()).map_err(|e| {
+    let text = String::from_utf8_lossy(&bytes);
+    let ent = entrada::ler_com(&text, op.tipo.chave(), op.coluna.as_deref()).map_err(|e| {
         CliError::usage(e).hint("confira --coluna (nome do cabeçalho ou número, a partir de 1)")
     })?;
     for inv in ent.invalidas.iter().take(20) {
         ctx.shell.warn(format!(
             "linha {}: chave inválida {:?} ({}); não será enviada",
-            inv.linha, inv.valor, inv.motivo
+            inv.linha, inv.valor, inv.reason
         ));
     }
     if ent.invalidas.len() > 20 {

@@ -52,8 +52,8 @@ pub struct Resultado {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub codigo_erro: Option<String>,
     /// Error message.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mensagem: Option<String>,
+    #[serde(rename = "mensagem", default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
     /// True when this lookup was charged (HTTP 200 outside the sandbox).
     #[serde(default)]
     pub cobrado: bool,

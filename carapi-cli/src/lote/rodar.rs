@@ -210,7 +210,7 @@ impl Estado {
                     status: StatusLote::Encontrado,
                     http_status: Some(200),
                     codigo_erro: None,
-                    mensagem: None,
+                    message: None,
                     cobrado,
                     arquivo: resp.arquivo,
                     resposta: resp.resposta,
@@ -254,16 +254,16 @@ impl Estado {
 }
 
 fn erro(chave: String, status: StatusLote, e: &SdkError) -> Resultado {
-    let (codigo, mensagem) = match e.api() {
+    let (codigo, message) = match e.api() {
         Some(a) => (Some(a.code.as_str().to_owned()), a.message.clone()),
-        None => (None, crate::error::mensagem(e)),
+        None => (None, crate::error::message(e)),
     };
     Resultado {
         chave,
         status,
         http_status: e.status(),
         codigo_erro: codigo,
-        mensagem: Some(mensagem),
+        message: Some(message),
         cobrado: false,
         arquivo: None,
         resposta: None,

@@ -244,7 +244,7 @@ mod tests {
             status,
             http_status: Some(200),
             codigo_erro: None,
-            mensagem: None,
+            message: None,
             cobrado: true,
             arquivo: None,
             resposta: Some(serde_json::json!({"a": "x,y"})),

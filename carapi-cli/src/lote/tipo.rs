@@ -31,7 +31,7 @@ impl TipoLote {
     }
 
     /// The name typed on the command line (`car`, `completo`, `proprietario`, `recibo`).
-    pub fn nome(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             TipoLote::Car => "car",
             TipoLote::Completo => "completo",
