@@ -28,16 +28,27 @@
 //! Without `--saida`, results go to stdout (JSON Lines, or CSV with `-o csv`) and nothing can be
 //! resumed.
 
+#[path = "columns.rs"]
 pub mod campos;
+#[path = "cost.rs"]
 pub mod custo;
+#[path = "journal.rs"]
 pub mod diario;
+#[path = "input.rs"]
 pub mod entrada;
+#[path = "export.rs"]
 pub mod exportar;
+#[path = "plan.rs"]
 pub mod plano;
+#[path = "record.rs"]
 pub mod registro;
+#[path = "summary.rs"]
 pub mod resumo;
+#[path = "run.rs"]
 pub mod rodar;
+#[path = "output.rs"]
 pub mod saida;
+#[path = "kind.rs"]
 pub mod tipo;
 
 use std::path::PathBuf;
