@@ -118,7 +118,7 @@ impl Context {
             base_url: local.base_url(),
             origem_url: "--local",
             credencial: Credencial {
-                chave: local.api_key().to_owned(),
+                key: local.api_key().to_owned(),
                 fonte: credentials::Fonte::Local(local.key_file()),
             },
         })
@@ -158,7 +158,7 @@ impl Context {
         self.base_url_usada = Some(d.base_url.clone());
         let builder = Client::builder()
             .base_url(&d.base_url)
-            .api_key(d.credencial.chave)
+            .api_key(d.credencial.key)
             .user_agent(concat!("carapi-cli/", env!("CARGO_PKG_VERSION")));
         Ok(match intervalo_de_teste() {
             Some(i) => builder.poll_interval_unchecked(i),

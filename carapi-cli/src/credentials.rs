@@ -50,7 +50,7 @@ impl std::fmt::Display for Fonte {
 #[derive(Clone)]
 pub struct Credencial {
     /// The key itself.
-    pub chave: String,
+    pub key: String,
     /// Where it came from.
     pub fonte: Fonte,
 }
@@ -151,21 +151,21 @@ fn falha(e: &keyring::Error) -> Indisponivel {
 /// # Errors
 /// When the credentials file exists but cannot be read.
 pub fn resolver(paths: &Paths) -> Result<Option<Credencial>> {
-    if let Some(chave) = std::env::var("CARAPI_API_KEY")
+    if let Some(key) = std::env::var("CARAPI_API_KEY")
         .ok()
         .map(|k| k.trim().to_owned())
         .filter(|k| !k.is_empty())
     {
         return Ok(Some(Credencial {
-            chave,
+            key,
             fonte: Fonte::Ambiente,
         }));
     }
-    if let Ok(Ok(chave)) = with_keyring(|e| e.get_password()) {
-        let chave = chave.trim().to_owned();
-        if !chave.is_empty() {
+    if let Ok(Ok(key)) = with_keyring(|e| e.get_password()) {
+        let key = key.trim().to_owned();
+        if !key.is_empty() {
             return Ok(Some(Credencial {
-                chave,
+                key,
                 fonte: Fonte::Chaveiro,
             }));
         }
@@ -173,7 +173,7 @@ pub fn resolver(paths: &Paths) -> Result<Option<Credencial>> {
     let path = paths.credentials_file();
     match std::fs::read_to_string(&path) {
         Ok(s) if !s.trim().is_empty() => Ok(Some(Credencial {
-            chave: s.trim().to_owned(),
+            key: s.trim().to_owned(),
             fonte: Fonte::Arquivo(path),
         })),
         Ok(_) => Ok(None),
@@ -186,8 +186,8 @@ pub fn resolver(paths: &Paths) -> Result<Option<Credencial>> {
 ///
 /// # Errors
 /// When neither the keyring nor the file can be written.
-pub fn salvar(paths: &Paths, chave: &str) -> Result<Salvo> {
-    let owned = chave.to_owned();
+pub fn salvar(paths: &Paths, key: &str) -> Result<Salvo> {
+    let owned = key.to_owned();
     match with_keyring(move |e| e.set_password(&owned)) {
         Ok(Ok(())) => {
             // A stale fallback file would shadow nothing (keyring comes first) but keeps an old key
@@ -195,14 +195,14 @@ pub fn salvar(paths: &Paths, chave: &str) -> Result<Salvo> {
             let _ = std::fs::remove_file(paths.credentials_file());
             Ok(Salvo::Chaveiro)
         }
-        Ok(Err(e)) => salvar_arquivo(paths, chave, falha(&e)),
-        Err(why) => salvar_arquivo(paths, chave, why),
+        Ok(Err(e)) => salvar_arquivo(paths, key, falha(&e)),
+        Err(why) => salvar_arquivo(paths, key, why),
     }
 }
 
-fn salvar_arquivo(paths: &Paths, chave: &str, why: Indisponivel) -> Result<Salvo> {
+fn salvar_arquivo(paths: &Paths, key: &str, why: Indisponivel) -> Result<Salvo> {
     let path = paths.credentials_file();
-    write_private(&path, format!("{chave}\n").as_bytes())?;
+    write_private(&path, format!("{key}\n").as_bytes())?;
     Ok(Salvo::Arquivo(path, why))
 }
 
@@ -231,7 +231,7 @@ mod tests {
     #[test]
     fn debug_hides_the_key() {
         let c = Credencial {
-            chave: "segredo-123".into(),
+            key: "segredo-123".into(),
             fonte: Fonte::Ambiente,
         };
         assert!(!format!("{c:?}").contains("segredo"));

@@ -150,10 +150,10 @@ impl Campos {
         Self::default()
     }
 
-    /// Adds a field: `chave` is the CSV header (the API's camelCase name where there is one),
+    /// Adds a field: `key` is the CSV header (the API's camelCase name where there is one),
     /// `rotulo` the Portuguese label of the table.
-    pub fn add(&mut self, chave: &'static str, rotulo: &'static str, valor: Celula) -> &mut Self {
-        self.0.push((chave, rotulo, valor));
+    pub fn add(&mut self, key: &'static str, rotulo: &'static str, valor: Celula) -> &mut Self {
+        self.0.push((key, rotulo, valor));
         self
     }
 
@@ -175,10 +175,7 @@ impl Campos {
         let colunas = self
             .0
             .iter()
-            .map(|(c, r, _)| Coluna {
-                chave: c,
-                rotulo: r,
-            })
+            .map(|(c, r, _)| Coluna { key: c, rotulo: r })
             .collect();
         Tabela {
             colunas,
@@ -192,7 +189,7 @@ impl Campos {
 #[derive(Debug, Clone, Copy)]
 pub struct Coluna {
     /// CSV header.
-    pub chave: &'static str,
+    pub key: &'static str,
     /// Table label (Portuguese).
     pub rotulo: &'static str,
 }
@@ -210,24 +207,24 @@ pub struct Tabela {
 }
 
 impl Tabela {
-    /// A table with these `(chave, rotulo)` columns and no rows.
+    /// A table with these `(key, rotulo)` columns and no rows.
     pub fn new(colunas: &[(&'static str, &'static str)]) -> Self {
         Tabela {
             colunas: colunas
                 .iter()
-                .map(|&(chave, rotulo)| Coluna { chave, rotulo })
+                .map(|&(key, rotulo)| Coluna { key, rotulo })
                 .collect(),
             linhas: vec![],
             prioridade: vec![],
         }
     }
 
-    /// The columns (by [`Coluna::chave`]) a narrow terminal keeps first, most important first;
+    /// The columns (by [`Coluna::key`]) a narrow terminal keeps first, most important first;
     /// the others follow in their order.
-    pub fn prioridade(&mut self, chaves: &[&str]) -> &mut Self {
-        self.prioridade = chaves
+    pub fn prioridade(&mut self, keys: &[&str]) -> &mut Self {
+        self.prioridade = keys
             .iter()
-            .filter_map(|k| self.colunas.iter().position(|c| c.chave == *k))
+            .filter_map(|k| self.colunas.iter().position(|c| c.key == *k))
             .collect();
         self
     }

@@ -100,14 +100,14 @@ pub fn list(
         .enumerate()
         .map(|(j, h)| medir(h, linhas.iter().map(|l| l[j]), true))
         .collect();
-    let ordem = prioridade
+    let order = prioridade
         .iter()
         .copied()
         .chain(0..cabecalho.len())
         .filter(|j| *j < cabecalho.len());
     let mut visiveis = vec![false; cabecalho.len()];
     let mut usado = 1;
-    for j in ordem {
+    for j in order {
         if visiveis[j] {
             continue;
         }

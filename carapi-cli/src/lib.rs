@@ -103,7 +103,7 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind == Kind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) if e.kind == Kind::Interrupted => {
-            ctx.shell.parada(&e.message, e.hint.as_deref());
+            ctx.shell.stop(&e.message, e.hint.as_deref());
             e.exit_code()
         }
         Err(e) => {

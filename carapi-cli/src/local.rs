@@ -56,13 +56,13 @@ impl Local {
         create_private_dir(&dir)?;
         let db = dir.join("carapi.sqlite3");
         let key_file = dir.join("api-key");
-        let novo = !db.exists() || !key_file.exists();
+        let fresh = !db.exists() || !key_file.exists();
         let mut config = Config::local(format!("sqlite://{}", db.display()));
         if let Some(b) = bind {
             config.bind = b;
         }
         let server = carapi_server::spawn(config).await.map_err(server_err)?;
-        let api_key = if novo {
+        let api_key = if fresh {
             let conta = server
                 .criar_conta(NovaConta {
                     saldo: CREDITO_DEMO,
@@ -82,7 +82,7 @@ impl Local {
             server,
             api_key,
             key_file,
-            conta_criada: novo,
+            conta_criada: fresh,
         })
     }
 

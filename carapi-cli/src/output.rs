@@ -254,18 +254,18 @@ impl Shell {
     }
 
     /// A normal stop (Ctrl-C, exit 130): plain lines on stderr, no `erro:` label; always shown.
-    pub fn parada(&mut self, message: &str, hint: Option<&str>) {
+    pub fn stop(&mut self, message: &str, hint: Option<&str>) {
         let _ = writeln!(self.err, "{message}.");
         if let Some(hint) = hint {
             let hint = com_flags(hint, &self.flags);
             let mut chars = hint.chars();
-            let primeira: String = chars
+            let first: String = chars
                 .next()
                 .map(char::to_uppercase)
                 .into_iter()
                 .flatten()
                 .collect();
-            let _ = writeln!(self.err, "{primeira}{}", chars.as_str());
+            let _ = writeln!(self.err, "{first}{}", chars.as_str());
         }
         let _ = self.err.flush();
     }
@@ -352,7 +352,7 @@ impl Shell {
         let mut w = csv::WriterBuilder::new()
             .delimiter(if planilha { b';' } else { b',' })
             .from_writer(&mut self.out);
-        w.write_record(tabela.colunas.iter().map(|c| c.chave))
+        w.write_record(tabela.colunas.iter().map(|c| c.key))
             .map_err(csv_io)?;
         for linha in &tabela.linhas {
             if planilha {

@@ -7,9 +7,9 @@ use std::io::{self, BufRead, Write};
 use crate::error::{CliError, Result};
 
 /// True for the answers that mean yes: `s`, `sim`, `y`, `yes` (trimmed, any case).
-pub fn eh_sim(resposta: &str) -> bool {
+pub fn eh_sim(response: &str) -> bool {
     matches!(
-        resposta.trim().to_lowercase().as_str(),
+        response.trim().to_lowercase().as_str(),
         "s" | "sim" | "y" | "yes"
     )
 }
@@ -18,7 +18,7 @@ pub fn eh_sim(resposta: &str) -> bool {
 ///
 /// # Errors
 /// When stdin or stderr fails (`ES`, exit 1).
-pub fn confirmar(pergunta: &str) -> Result<bool> {
+pub fn confirm(pergunta: &str) -> Result<bool> {
     let mut err = io::stderr().lock();
     write!(err, "{pergunta} [s/N] ")
         .and_then(|()| err.flush())

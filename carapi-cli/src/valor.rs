@@ -28,7 +28,7 @@ pub const FORMAS_ACEITAS: &str = "1500, 1500,00, 1.500,00, R$ 1.500,00, 2,5 ou 2
 pub enum ErroValor {
     /// Nothing typed.
     #[error("valor vazio; formas aceitas: {FORMAS_ACEITAS}")]
-    Vazio,
+    Empty,
     /// Could be read as two amounts 1,000x apart (`1.500`, `12,345`): the message gives both
     /// readings of this input and how to write each.
     #[error("{}", ambiguo(.0))]
@@ -60,7 +60,7 @@ pub fn parse_reais(input: &str) -> Result<Decimal, ErroValor> {
         .or_else(|| compacto.strip_prefix("r$"))
         .unwrap_or(&compacto);
     if sem_moeda.is_empty() {
-        return Err(ErroValor::Vazio);
+        return Err(ErroValor::Empty);
     }
     if let Some(resto) = sem_moeda.strip_prefix('-') {
         return match parse_reais(resto) {
@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     fn accepted_forms() {
-        for (entrada, reais) in [
+        for (input, reais) in [
             ("1500", "1500"),
             ("1500,00", "1500"),
             ("1.500,00", "1500"),
@@ -207,21 +207,21 @@ mod tests {
             ("R$\u{a0}750,5", "750.5"),
             ("-0", "0"),
         ] {
-            assert_eq!(parse_reais(entrada), Ok(v(reais)), "{entrada}");
+            assert_eq!(parse_reais(input), Ok(v(reais)), "{input}");
         }
     }
 
     #[test]
     fn ambiguous_forms_are_refused_with_the_accepted_forms() {
-        for (entrada, milhar) in [
+        for (input, milhar) in [
             ("1.500", "1.500,00"),
             ("1,500", "1.500,00"),
             ("10.000", "10.000,00"),
             ("999.999", "999.999,00"),
             ("12,345", "12.345,00"),
         ] {
-            let e = parse_reais(entrada).unwrap_err();
-            assert!(matches!(e, ErroValor::Ambiguo(_)), "{entrada}: {e:?}");
+            let e = parse_reais(input).unwrap_err();
+            assert!(matches!(e, ErroValor::Ambiguo(_)), "{input}: {e:?}");
             assert!(e.to_string().contains(milhar), "{e}");
             assert!(!e.to_string().contains("mil e quinhentos"), "{e}");
         }
@@ -229,13 +229,9 @@ mod tests {
 
     #[test]
     fn each_error_names_what_is_wrong_with_this_input() {
-        for (entrada, casas) in [("0,001", 3), ("2,5000", 4), ("0.001", 3), ("1.5000", 4)] {
-            let e = parse_reais(entrada).unwrap_err();
-            assert_eq!(
-                e,
-                ErroValor::CasasDemais(entrada.into(), casas),
-                "{entrada}"
-            );
+        for (input, casas) in [("0,001", 3), ("2,5000", 4), ("0.001", 3), ("1.5000", 4)] {
+            let e = parse_reais(input).unwrap_err();
+            assert_eq!(e, ErroValor::CasasDemais(input.into(), casas), "{input}");
             assert!(
                 e.to_string().contains(&format!("{casas} casas decimais")),
                 "{e}"
@@ -247,7 +243,7 @@ mod tests {
 
     #[test]
     fn malformed_forms_are_refused() {
-        for entrada in [
+        for input in [
             "",
             "R$",
             "abc",
@@ -266,7 +262,7 @@ mod tests {
             "1234.500",
             "1,500.00",
         ] {
-            assert!(parse_reais(entrada).is_err(), "{entrada:?}");
+            assert!(parse_reais(input).is_err(), "{input:?}");
         }
         assert!(matches!(parse_reais("-10"), Err(ErroValor::Negativo(_))));
         assert!(matches!(

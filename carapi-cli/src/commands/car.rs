@@ -5,8 +5,8 @@ use carapi_sdk::{CarDadosBasicos, CarResponse};
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{Campos, Celula};
-use crate::lote::TipoLote;
-use crate::lote::saida::{Resultado, StatusLote};
+use crate::lote::BatchKind;
+use crate::lote::output::{BatchStatus, Record};
 use crate::options::FormatArgs;
 use crate::output::Formato;
 
@@ -40,7 +40,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         if formato == Formato::Geojson {
             return geojson(
                 ctx,
-                TipoLote::Completo,
+                BatchKind::Completo,
                 &r.dados.basicos.codigo_car,
                 &r,
                 r.sandbox,
@@ -66,7 +66,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             return Ok(ctx.shell.json(&r)?);
         }
         if formato == Formato::Geojson {
-            return geojson(ctx, TipoLote::Car, &r.dados.codigo_car, &r, r.sandbox);
+            return geojson(ctx, BatchKind::Car, &r.dados.codigo_car, &r, r.sandbox);
         }
         let mut campos = campos_basicos(&r.dados);
         campos_consulta(&mut campos, &r);
@@ -75,26 +75,26 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
 }
 
 /// A lookup's answer as a GeoJSON FeatureCollection of one Point (the batch's `.geojson` form,
-/// [`crate::lote::exportar::geojson`]); `cobrado` is what was charged: every 200 of a value
+/// [`crate::lote::export::geojson`]); `cobrado` is what was charged: every 200 of a value
 /// that is not a sandbox value (contract, "Prices").
 pub fn geojson<T: serde::Serialize>(
     ctx: &mut Context,
-    tipo: TipoLote,
-    chave: &str,
-    resposta: &T,
+    kind: BatchKind,
+    key: &str,
+    response: &T,
     sandbox: bool,
 ) -> Result<()> {
-    let r = Resultado {
-        chave: chave.to_owned(),
-        status: StatusLote::Encontrado,
+    let r = Record {
+        key: key.to_owned(),
+        status: BatchStatus::Found,
         http_status: Some(200),
-        codigo_erro: None,
+        error_code: None,
         message: None,
         cobrado: !sandbox,
-        arquivo: None,
-        resposta: serde_json::to_value(resposta).ok(),
+        file: None,
+        response: serde_json::to_value(response).ok(),
     };
-    ctx.shell.line(crate::lote::exportar::geojson(tipo, &[r]))?;
+    ctx.shell.line(crate::lote::export::geojson(kind, &[r]))?;
     Ok(())
 }
 

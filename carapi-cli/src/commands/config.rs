@@ -32,8 +32,8 @@ pub enum Sub {
     #[command(name = "definir", alias = "set")]
     Set {
         /// O que alterar
-        #[arg(value_enum)]
-        chave: Chave,
+        #[arg(value_enum, value_name = "CHAVE")]
+        key: Chave,
         /// O novo valor
         valor: String,
     },
@@ -65,7 +65,7 @@ struct Mostra {
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     match args.command {
         Sub::Set {
-            chave: Chave::BaseUrl,
+            key: Chave::BaseUrl,
             valor,
         } => {
             let url = parse_base_url(&valor)?;

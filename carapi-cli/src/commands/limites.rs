@@ -33,16 +33,16 @@ pub enum Sub {
 /// Arguments of `carapi limites definir`.
 #[derive(Debug, clap::Args)]
 #[command(
-    group = clap::ArgGroup::new("limite").required(true).multiple(true).args(["diario", "mensal"]),
+    group = clap::ArgGroup::new("limite").required(true).multiple(true).args(["daily", "monthly"]),
     override_usage = "carapi limites definir [OPÇÕES] --diario N|sem\n     carapi limites definir [OPÇÕES] --mensal VALOR|sem"
 )]
 pub struct SetArgs {
     /// Requisições cobradas por dia, de 1 a 100000 (0 ou `sem` = sem limite)
-    #[arg(long, value_name = "N|sem", value_parser = parse_diario, allow_negative_numbers = true)]
-    pub diario: Option<Limite<u32>>,
+    #[arg(long = "diario", value_name = "N|sem", value_parser = parse_diario, allow_negative_numbers = true)]
+    pub daily: Option<Limite<u32>>,
     /// Gasto mensal máximo em reais, até 1000000 (0 ou `sem` = sem limite)
-    #[arg(long, value_name = "VALOR|sem", value_parser = parse_mensal, allow_negative_numbers = true)]
-    pub mensal: Option<Limite<Decimal>>,
+    #[arg(long = "mensal", value_name = "VALOR|sem", value_parser = parse_mensal, allow_negative_numbers = true)]
+    pub monthly: Option<Limite<Decimal>>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub formato: FormatArgs,
@@ -112,8 +112,8 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         Some(Sub::Set(set)) => {
             let formato = ctx.formato(set.formato);
             let update = LimitesUpdate {
-                limite_diario_requisicoes: set.diario.map(Limite::patch),
-                limite_mensal_reais: set.mensal.map(Limite::patch),
+                limite_diario_requisicoes: set.daily.map(Limite::patch),
+                limite_mensal_reais: set.monthly.map(Limite::patch),
             };
             if update == LimitesUpdate::default() {
                 return Err(CliError::usage("informe --diario ou --mensal"));

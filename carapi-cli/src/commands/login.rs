@@ -32,7 +32,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             "o modo local usa a própria conta local; login não se aplica",
         ));
     }
-    let chave = if args.with_key_stdin {
+    let key = if args.with_key_stdin {
         let mut s = String::new();
         std::io::stdin().read_to_string(&mut s).map_err(|e| {
             CliError::other("ES", format!("stdin: {}", crate::foreign_errors::io(&e)))
@@ -54,35 +54,35 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         return Err(CliError::usage("sem terminal para perguntar a chave")
             .hint("printf %s \"$CHAVE\" | carapi login --chave-stdin"));
     };
-    let chave = chave.trim().to_owned();
-    if chave.is_empty() || chave.chars().any(char::is_whitespace) {
+    let key = key.trim().to_owned();
+    if key.is_empty() || key.chars().any(char::is_whitespace) {
         return Err(CliError::usage("chave vazia ou inválida"));
     }
     let url_da_linha = match ctx.base_url() {
         Ok((u, "--url-base")) => Some(u),
         _ => None,
     };
-    verificar(ctx, &chave).await?;
-    guardar(ctx, &chave)?;
+    verificar(ctx, &key).await?;
+    guardar(ctx, &key)?;
     if let Some(u) = url_da_linha {
         let mut cfg = ConfigFile::load(&ctx.paths)?;
         if cfg.base_url.as_deref() != Some(u.as_str()) {
             cfg.base_url = Some(u.clone());
-            let arquivo = cfg.save(&ctx.paths)?;
+            let file = cfg.save(&ctx.paths)?;
             ctx.shell
-                .note(format!("URL base {u} gravada em {}.", arquivo.display()));
+                .note(format!("URL base {u} gravada em {}.", file.display()));
         }
     }
     Ok(())
 }
 
 /// Checks the key with `GET /v1/saldo` when a base URL is known: a 401 refuses it.
-async fn verificar(ctx: &mut Context, chave: &str) -> Result<()> {
+async fn verificar(ctx: &mut Context, key: &str) -> Result<()> {
     match ctx.base_url() {
         Ok((base_url, _)) => {
             let client = carapi_sdk::Client::builder()
                 .base_url(&base_url)
-                .api_key(chave)
+                .api_key(key)
                 .build()?;
             match client.saldo().await {
                 Ok(s) => ctx.shell.note(format!(
@@ -112,8 +112,8 @@ async fn verificar(ctx: &mut Context, chave: &str) -> Result<()> {
 }
 
 /// Stores the key (keyring, else the 0600 file) and says where.
-fn guardar(ctx: &mut Context, chave: &str) -> Result<()> {
-    match credentials::salvar(&ctx.paths, chave)? {
+fn guardar(ctx: &mut Context, key: &str) -> Result<()> {
+    match credentials::salvar(&ctx.paths, key)? {
         Salvo::Chaveiro => ctx.shell.note("Chave guardada no chaveiro do sistema."),
         Salvo::Arquivo(path, why) => ctx.shell.warn(format!(
             "chaveiro do sistema indisponível ({why}); chave guardada em {} (permissão 0600)",

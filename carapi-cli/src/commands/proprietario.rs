@@ -41,7 +41,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             .unwrap_or(args.documento);
         return super::car::geojson(
             ctx,
-            crate::lote::TipoLote::Proprietario,
+            crate::lote::BatchKind::Proprietario,
             &doc,
             &r,
             r.sandbox,

@@ -200,7 +200,7 @@ fn confirmar_precos(ctx: &mut Context, f: &FaixasResponse, flag: bool) -> Result
         )
         .hint("repita com --confirmar-novos-precos para aceitar os novos preços"));
     }
-    if crate::prompt::confirmar("Aceita os novos preços e continuar com a recarga?")? {
+    if crate::prompt::confirm("Aceita os novos preços e continuar com a recarga?")? {
         Ok(true)
     } else {
         Err(CliError::other(
@@ -216,11 +216,11 @@ async fn criar(ctx: &mut Context, args: CriarArgs) -> Result<()> {
     let mut ctrl_c = sinal().await;
     let f = client.faixas_recarga(Some(args.valor)).await?;
     let flag = args.confirmar_novos_precos;
-    let confirmar = confirmar_precos(ctx, &f, flag)? || flag;
+    let confirm = confirmar_precos(ctx, &f, flag)? || flag;
     let r = client
         .criar_recarga(&NovaRecarga {
             valor: args.valor,
-            confirmar_novos_precos: confirmar,
+            confirmar_novos_precos: confirm,
         })
         .await?;
     if let Some(p) = &args.qr_png {

@@ -26,7 +26,7 @@ pub struct Args {
     pub codigo: String,
     /// Arquivo de destino (padrão: {codigoCar}.pdf; um diretório; `-` para o stdout)
     #[arg(long = "saida", value_name = "ARQUIVO")]
-    pub arquivo: Option<PathBuf>,
+    pub file: Option<PathBuf>,
     /// Sobrescreve o arquivo se já existir
     #[arg(long = "sobrescrever", alias = "force")]
     pub force: bool,
@@ -43,7 +43,8 @@ pub struct Args {
 #[serde(rename_all = "camelCase")]
 struct Salvo<'a> {
     codigo_car: &'a str,
-    arquivo: String,
+    #[serde(rename = "arquivo")]
+    file: String,
     bytes: u64,
 }
 
@@ -59,7 +60,7 @@ struct Salvo<'a> {
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let codigo = CodigoCar::parse(&args.codigo).map_err(carapi_sdk::Error::from)?;
     let formato = ctx.formato(args.formato);
-    let destino = destino(&args.arquivo, &codigo, args.force)?;
+    let destino = destino(&args.file, &codigo, args.force)?;
     if args.abrir && destino.is_none() {
         return Err(CliError::usage(
             "--abrir precisa de um arquivo: não use com --saida -",
@@ -78,9 +79,9 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
 }
 
 /// The file to write (`None`: stdout), refused when it exists without `--sobrescrever`.
-fn destino(arquivo: &Option<PathBuf>, codigo: &CodigoCar, force: bool) -> Result<Option<PathBuf>> {
+fn destino(file: &Option<PathBuf>, codigo: &CodigoCar, force: bool) -> Result<Option<PathBuf>> {
     let name = format!("{}.pdf", codigo.as_str());
-    let destino = match arquivo {
+    let destino = match file {
         Some(p) if p.as_os_str() == "-" => None,
         Some(p) if p.is_dir() => Some(p.join(&name)),
         Some(p) => Some(p.clone()),
@@ -225,11 +226,11 @@ fn relatar(
     destino: &Path,
     bytes: u64,
 ) -> Result<()> {
-    let arquivo = destino.display().to_string();
+    let file = destino.display().to_string();
     match formato {
         Formato::Json => ctx.shell.json(&Salvo {
             codigo_car: codigo.as_str(),
-            arquivo,
+            file,
             bytes,
         })?,
         Formato::Csv | Formato::CsvCru => {
@@ -240,15 +241,15 @@ fn relatar(
             ]);
             t.linha(vec![
                 crate::format::Celula::text(codigo.as_str()),
-                crate::format::Celula::text(&arquivo),
+                crate::format::Celula::text(&file),
                 crate::format::Celula::inteiro(bytes),
             ]);
             ctx.shell.tabela(&t, formato)?;
         }
         Formato::Table | Formato::Geojson => {
-            ctx.shell.line(&arquivo)?;
+            ctx.shell.line(&file)?;
             ctx.shell
-                .note(format!("Recibo salvo em {arquivo} ({bytes} bytes)"));
+                .note(format!("Recibo salvo em {file} ({bytes} bytes)"));
         }
     }
     Ok(())

@@ -83,12 +83,12 @@ pub fn grafico(itens: &[(String, Decimal)], largura: usize) -> Vec<String> {
                     .to_usize()
                     .unwrap_or(0)
             };
-            let mut barra = "█".repeat(oitavos / 8);
+            let mut bar = "█".repeat(oitavos / 8);
             if oitavos % 8 > 0 {
-                barra.push([' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'][oitavos % 8]);
+                bar.push([' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'][oitavos % 8]);
             }
             let r: String = r.chars().take(rotulo).collect();
-            format!("{r:<rotulo$} {barra} {text}")
+            format!("{r:<rotulo$} {bar} {text}")
         })
         .collect()
 }

@@ -1,5 +1,5 @@
 //! A batch record as typed columns, one per field, for the spreadsheet and map outputs
-//! ([`super::exportar`]): numbers as numbers (areas, fiscal modules, decimal degrees), dates as
+//! ([`super::export`]): numbers as numbers (areas, fiscal modules, decimal degrees), dates as
 //! dates (Brasília local time), booleans as booleans.
 //!
 //! Columns: the record's own (`chave`, `status`, `httpStatus`, `codigoErro`, `mensagem`,
@@ -13,39 +13,39 @@ use chrono::NaiveDateTime;
 use chrono_tz::America::Sao_Paulo;
 use rust_decimal::Decimal;
 
-use super::registro::Resultado;
-use super::tipo::TipoLote;
+use super::kind::BatchKind;
+use super::record::Record;
 
 /// One typed cell.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Valor {
+pub enum ColumnValue {
     /// No value.
-    Vazio,
+    Empty,
     /// Text.
-    Texto(String),
+    Text(String),
     /// A number (hectares, fiscal modules, degrees, counts).
-    Numero(Decimal),
+    Number(Decimal),
     /// A local Brasília date and time.
-    DataHora(NaiveDateTime),
+    DateTime(NaiveDateTime),
     /// A date without a time (the registration's `matriculaData`).
-    Data(chrono::NaiveDate),
+    Date(chrono::NaiveDate),
     /// A boolean.
-    Booleano(bool),
+    Bool(bool),
 }
 
-impl Valor {
-    fn opt(s: &Option<String>) -> Valor {
+impl ColumnValue {
+    fn opt(s: &Option<String>) -> ColumnValue {
         s.as_deref()
-            .map_or(Valor::Vazio, |s| Valor::Texto(s.to_owned()))
+            .map_or(ColumnValue::Empty, |s| ColumnValue::Text(s.to_owned()))
     }
 
-    fn num(v: Option<Decimal>) -> Valor {
-        v.map_or(Valor::Vazio, Valor::Numero)
+    fn num(v: Option<Decimal>) -> ColumnValue {
+        v.map_or(ColumnValue::Empty, ColumnValue::Number)
     }
 }
 
 /// The record's own columns, named as in the `.jsonl` records (the contract's camelCase).
-const COMUNS: [&str; 7] = [
+const COMMON: [&str; 7] = [
     "chave",
     "status",
     "httpStatus",
@@ -93,54 +93,55 @@ const PROPRIETARIO: [&str; 10] = [
     "truncado",
 ];
 
-/// The column names of a batch of `tipo`, in order.
-pub fn colunas(tipo: TipoLote) -> Vec<&'static str> {
-    let mut c = COMUNS.to_vec();
-    match tipo {
-        TipoLote::Car => c.extend(CAR),
-        TipoLote::Completo => {
+/// The column names of a batch of `kind`, in order.
+pub fn names(kind: BatchKind) -> Vec<&'static str> {
+    let mut c = COMMON.to_vec();
+    match kind {
+        BatchKind::Car => c.extend(CAR),
+        BatchKind::Completo => {
             c.extend(CAR);
             c.extend(COMPLETO);
         }
-        TipoLote::Proprietario => c.extend(PROPRIETARIO),
-        TipoLote::Recibo => {}
+        BatchKind::Proprietario => c.extend(PROPRIETARIO),
+        BatchKind::Recibo => {}
     }
     c
 }
 
-/// The rows of one record (as long as [`colunas`]); fields of an answer that cannot be read
+/// The rows of one record (as long as [`names`]); fields of an answer that cannot be read
 /// are empty.
-pub fn linhas(tipo: TipoLote, r: &Resultado) -> Vec<Vec<Valor>> {
-    let comuns = [
-        Valor::Texto(r.chave.clone()),
-        Valor::Texto(r.status.as_str().to_owned()),
-        r.http_status
-            .map_or(Valor::Vazio, |s| Valor::Numero(Decimal::from(s))),
-        Valor::opt(&r.codigo_erro),
-        Valor::opt(&r.message),
-        Valor::Booleano(r.cobrado),
-        Valor::opt(&r.arquivo),
+pub fn rows(kind: BatchKind, r: &Record) -> Vec<Vec<ColumnValue>> {
+    let common = [
+        ColumnValue::Text(r.key.clone()),
+        ColumnValue::Text(r.status.as_str().to_owned()),
+        r.http_status.map_or(ColumnValue::Empty, |s| {
+            ColumnValue::Number(Decimal::from(s))
+        }),
+        ColumnValue::opt(&r.error_code),
+        ColumnValue::opt(&r.message),
+        ColumnValue::Bool(r.cobrado),
+        ColumnValue::opt(&r.file),
     ];
-    let n = colunas(tipo).len() - comuns.len();
-    let extras: Vec<Vec<Valor>> = match (tipo, &r.resposta) {
-        (TipoLote::Car, Some(v)) => {
+    let n = names(kind).len() - common.len();
+    let extras: Vec<Vec<ColumnValue>> = match (kind, &r.response) {
+        (BatchKind::Car, Some(v)) => {
             serde_json::from_value::<CarResponse<CarDadosBasicos>>(v.clone())
                 .ok()
                 .map(|c| vec![car(&c.dados, &c)])
                 .unwrap_or_default()
         }
-        (TipoLote::Completo, Some(v)) => {
+        (BatchKind::Completo, Some(v)) => {
             serde_json::from_value::<CarResponse<CarDadosCompletos>>(v.clone())
                 .ok()
                 .map(|c| {
                     let mut l = car(&c.dados.basicos, &c);
-                    l.push(Valor::opt(&c.dados.proprietarios_nomes));
-                    l.push(Valor::opt(&c.dados.proprietarios_cpfs));
+                    l.push(ColumnValue::opt(&c.dados.proprietarios_nomes));
+                    l.push(ColumnValue::opt(&c.dados.proprietarios_cpfs));
                     vec![l]
                 })
                 .unwrap_or_default()
         }
-        (TipoLote::Proprietario, Some(v)) => {
+        (BatchKind::Proprietario, Some(v)) => {
             serde_json::from_value::<ProprietarioResponse>(v.clone())
                 .ok()
                 .map(|p| proprietario(&p))
@@ -149,88 +150,91 @@ pub fn linhas(tipo: TipoLote, r: &Resultado) -> Vec<Vec<Valor>> {
         _ => vec![],
     };
     let extras = if extras.is_empty() {
-        vec![vec![Valor::Vazio; n]]
+        vec![vec![ColumnValue::Empty; n]]
     } else {
         extras
     };
     extras
         .into_iter()
-        .map(|e| comuns.iter().cloned().chain(e).collect())
+        .map(|e| common.iter().cloned().chain(e).collect())
         .collect()
 }
 
-fn car<T>(d: &CarDadosBasicos, r: &CarResponse<T>) -> Vec<Valor> {
+fn car<T>(d: &CarDadosBasicos, r: &CarResponse<T>) -> Vec<ColumnValue> {
     let brasilia = |t: chrono::DateTime<chrono::FixedOffset>| {
-        Valor::DataHora(t.with_timezone(&Sao_Paulo).naive_local())
+        ColumnValue::DateTime(t.with_timezone(&Sao_Paulo).naive_local())
     };
     vec![
-        Valor::Texto(d.codigo_car.clone()),
-        Valor::opt(&d.nome_imovel),
-        Valor::num(d.area_total()),
-        Valor::num(d.modulos()),
-        d.data_cadastro_em().map_or(Valor::Vazio, Valor::DataHora),
-        Valor::opt(&d.tipo_imovel),
-        Valor::opt(&d.municipio),
-        Valor::opt(&d.uf),
-        Valor::opt(&d.matricula_numero),
-        data_ou_texto(d.matricula_data.as_deref()),
-        Valor::opt(&d.matricula_cartorio),
-        Valor::opt(&d.codigo_protocolo),
-        Valor::num(d.latitude_graus()),
-        Valor::num(d.longitude_graus()),
-        Valor::opt(&d.latitude),
-        Valor::opt(&d.longitude),
+        ColumnValue::Text(d.codigo_car.clone()),
+        ColumnValue::opt(&d.nome_imovel),
+        ColumnValue::num(d.area_total()),
+        ColumnValue::num(d.modulos()),
+        d.data_cadastro_em()
+            .map_or(ColumnValue::Empty, ColumnValue::DateTime),
+        ColumnValue::opt(&d.tipo_imovel),
+        ColumnValue::opt(&d.municipio),
+        ColumnValue::opt(&d.uf),
+        ColumnValue::opt(&d.matricula_numero),
+        date_or_text(d.matricula_data.as_deref()),
+        ColumnValue::opt(&d.matricula_cartorio),
+        ColumnValue::opt(&d.codigo_protocolo),
+        ColumnValue::num(d.latitude_graus()),
+        ColumnValue::num(d.longitude_graus()),
+        ColumnValue::opt(&d.latitude),
+        ColumnValue::opt(&d.longitude),
         brasilia(r.data_consulta),
-        r.data_expiracao.map_or(Valor::Vazio, brasilia),
-        Valor::Booleano(r.cache),
-        Valor::Booleano(r.sandbox),
+        r.data_expiracao.map_or(ColumnValue::Empty, brasilia),
+        ColumnValue::Bool(r.cache),
+        ColumnValue::Bool(r.sandbox),
     ]
 }
 
 /// A registry date (`dd/mm/aaaa`, or with the time as `dataCadastro` has it) as a date; text
 /// when it is neither, nothing when absent.
-fn data_ou_texto(s: Option<&str>) -> Valor {
-    let Some(s) = s else { return Valor::Vazio };
+fn date_or_text(s: Option<&str>) -> ColumnValue {
+    let Some(s) = s else {
+        return ColumnValue::Empty;
+    };
     if let Ok(d) = carapi_sdk::domain::br::parse_data(s) {
-        return Valor::DataHora(d);
+        return ColumnValue::DateTime(d);
     }
     chrono::NaiveDate::parse_from_str(s.trim(), "%d/%m/%Y")
-        .map_or_else(|_| Valor::Texto(s.to_owned()), Valor::Data)
+        .map_or_else(|_| ColumnValue::Text(s.to_owned()), ColumnValue::Date)
 }
 
-fn proprietario(p: &ProprietarioResponse) -> Vec<Vec<Valor>> {
+fn proprietario(p: &ProprietarioResponse) -> Vec<Vec<ColumnValue>> {
     let area = |s: &Option<String>| {
-        Valor::num(
+        ColumnValue::num(
             s.as_deref()
                 .and_then(|s| carapi_sdk::domain::br::parse_decimal(s).ok()),
         )
     };
-    let total = Valor::Numero(Decimal::from(p.total));
+    let total = ColumnValue::Number(Decimal::from(p.total));
     p.itens
         .iter()
         .map(|i| {
             vec![
-                Valor::Texto(i.registro_car.clone()),
-                Valor::opt(&i.codigo_protocolo),
-                Valor::opt(&i.nome_imovel),
-                Valor::opt(&i.matricula_numero),
-                Valor::opt(&i.municipio),
-                Valor::opt(&i.uf),
+                ColumnValue::Text(i.registro_car.clone()),
+                ColumnValue::opt(&i.codigo_protocolo),
+                ColumnValue::opt(&i.nome_imovel),
+                ColumnValue::opt(&i.matricula_numero),
+                ColumnValue::opt(&i.municipio),
+                ColumnValue::opt(&i.uf),
                 area(&i.area_total_ha),
-                Valor::opt(&i.proprietario_consultado),
+                ColumnValue::opt(&i.proprietario_consultado),
                 total.clone(),
-                Valor::Booleano(p.truncado),
+                ColumnValue::Bool(p.truncado),
             ]
         })
         .collect()
 }
 
-/// The decimal degrees `(longitude, latitude)` of a row of `tipo`, when it has them.
-pub fn coordenadas(tipo: TipoLote, linha: &[Valor]) -> Option<(Decimal, Decimal)> {
-    let cols = colunas(tipo);
+/// The decimal degrees `(longitude, latitude)` of a row of `kind`, when it has them.
+pub fn coordinates(kind: BatchKind, row: &[ColumnValue]) -> Option<(Decimal, Decimal)> {
+    let cols = names(kind);
     let pos = |n: &str| cols.iter().position(|c| *c == n);
-    match (linha.get(pos("longitude")?), linha.get(pos("latitude")?)) {
-        (Some(Valor::Numero(lon)), Some(Valor::Numero(lat))) => Some((*lon, *lat)),
+    match (row.get(pos("longitude")?), row.get(pos("latitude")?)) {
+        (Some(ColumnValue::Number(lon)), Some(ColumnValue::Number(lat))) => Some((*lon, *lat)),
         _ => None,
     }
 }

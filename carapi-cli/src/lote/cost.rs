@@ -6,8 +6,8 @@ use carapi_sdk::domain::brl;
 use carapi_sdk::{Client, ClientBuilder};
 use rust_decimal::Decimal;
 
-use super::Opcoes;
-use super::plano::Plano;
+use super::BatchOptions;
+use super::plan::Plan;
 use crate::context::Context;
 use crate::error::{CliError, Kind, Result};
 use crate::prompt;
@@ -15,7 +15,7 @@ use crate::prompt;
 /// The client a batch runs with (the account's prices known, `--max-custo` as its spend cap) and
 /// the price of one lookup.
 #[derive(Debug)]
-pub struct Aprovado {
+pub struct Approved {
     /// The client.
     pub client: Client,
     /// The price of one charged lookup of this batch, BRL.
@@ -26,53 +26,53 @@ pub struct Aprovado {
 ///
 /// # Errors
 /// No terminal without `--sim` (2, nothing sent); a refusal (1); the balance request's errors.
-pub async fn aprovar(
+pub async fn approve(
     ctx: &mut Context,
-    op: &Opcoes,
-    plano: &Plano,
+    op: &BatchOptions,
+    plan: &Plan,
     base: ClientBuilder,
-) -> Result<Option<Aprovado>> {
-    if plano.pendentes.is_empty() {
+) -> Result<Option<Approved>> {
+    if plan.pending.is_empty() {
         return Ok(None);
     }
     let s = base.clone().build()?.saldo().await?;
-    let preco = op.tipo.preco(&s.precos);
-    let cobraveis = plano
-        .pendentes
+    let preco = op.kind.preco(&s.precos);
+    let chargeable = plan
+        .pending
         .iter()
-        .filter(|k| !op.tipo.is_sandbox(k))
+        .filter(|k| !op.kind.is_sandbox(k))
         .count();
-    let maximo = preco * Decimal::from(cobraveis);
+    let maximum = preco * Decimal::from(chargeable);
     let mut text = format!(
         "Lote: {} consulta(s) {} a {} cada; custo máximo {}; saldo {}",
-        plano.pendentes.len(),
-        op.tipo.name(),
+        plan.pending.len(),
+        op.kind.name(),
         brl::format(preco),
-        brl::format(maximo),
+        brl::format(maximum),
         brl::format(s.saldo_reais)
     );
-    if let Some(m) = op.max_custo {
+    if let Some(m) = op.max_cost {
         text.push_str(&format!("; limite --max-custo {}", brl::format(m)));
     }
     ctx.shell.note(format!("{text}."));
-    if maximo > s.saldo_reais && !preco.is_zero() {
-        let cabe = (s.saldo_reais / preco).floor();
+    if maximum > s.saldo_reais && !preco.is_zero() {
+        let fits = (s.saldo_reais / preco).floor();
         ctx.shell.warn(format!(
-            "o saldo cobre cerca de {cabe} consulta(s); o lote para quando o saldo acabar (recarga: carapi recarga criar 500)"
+            "o saldo cobre cerca de {fits} consulta(s); o lote para quando o saldo acabar (recarga: carapi recarga criar 500)"
         ));
     }
-    confirmar(ctx, op.yes)?;
+    confirm(ctx, op.yes)?;
     let mut b = base.precos(s.precos);
-    if let Some(m) = op.max_custo {
+    if let Some(m) = op.max_cost {
         b = b.max_spend(m);
     }
-    Ok(Some(Aprovado {
+    Ok(Some(Approved {
         client: b.build()?,
         preco,
     }))
 }
 
-fn confirmar(ctx: &mut Context, yes: bool) -> Result<()> {
+fn confirm(ctx: &mut Context, yes: bool) -> Result<()> {
     if yes {
         return Ok(());
     }
@@ -84,7 +84,7 @@ fn confirmar(ctx: &mut Context, yes: bool) -> Result<()> {
         )
         .hint("confira o custo acima e repita com --sim"));
     }
-    if prompt::confirmar("Continuar?")? {
+    if prompt::confirm("Continuar?")? {
         Ok(())
     } else {
         Err(CliError::other(

@@ -13,24 +13,24 @@ use carapi_sdk::{CodigoCar, CpfCnpj};
 
 /// Which kind of key a batch reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TipoChave {
+pub enum KeyKind {
     /// CAR codes (`car`, `completo`, `recibo`).
     Car,
     /// CPF/CNPJ (`proprietario`).
-    Documento,
+    Document,
 }
 
-impl TipoChave {
+impl KeyKind {
     /// Normalises and validates one key; the canonical form or the reason it is invalid.
     ///
     /// # Errors
     /// The validation message (Portuguese).
-    pub fn normalizar(self, raw: &str) -> Result<String, String> {
+    pub fn normalize(self, raw: &str) -> Result<String, String> {
         match self {
-            TipoChave::Car => CodigoCar::parse(raw)
+            KeyKind::Car => CodigoCar::parse(raw)
                 .map(|c| c.as_str().to_owned())
                 .map_err(|e| e.to_string()),
-            TipoChave::Documento => CpfCnpj::parse(raw)
+            KeyKind::Document => CpfCnpj::parse(raw)
                 .map(|c| c.as_str().to_owned())
                 .map_err(|e| e.to_string()),
         }
@@ -39,54 +39,54 @@ impl TipoChave {
 
 /// A key that was not sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Invalida {
+pub struct InvalidKey {
     /// 1-based line number in the input file.
-    pub linha: usize,
+    pub line: usize,
     /// The text as read.
-    pub valor: String,
+    pub raw: String,
     /// Why.
     pub reason: String,
 }
 
 /// The parsed input.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Entrada {
+pub struct Input {
     /// Canonical keys, unique, in input order.
-    pub chaves: Vec<String>,
+    pub keys: Vec<String>,
     /// Invalid keys (reported, not sent).
-    pub invalidas: Vec<Invalida>,
+    pub invalid: Vec<InvalidKey>,
     /// How many duplicates were dropped.
-    pub duplicadas: usize,
+    pub duplicates: usize,
 }
 
 /// Column names understood without `--coluna`, per kind of key (SICAR exports call the CAR code
 /// `cod_imovel`).
-pub fn colunas_conhecidas(tipo: TipoChave) -> &'static [&'static str] {
-    match tipo {
-        TipoChave::Car => &["cod_imovel", "codigo_car", "codigocar", "car"],
-        TipoChave::Documento => &["cpf_cnpj", "cpf", "cnpj", "documento"],
+pub fn known_columns(kind: KeyKind) -> &'static [&'static str] {
+    match kind {
+        KeyKind::Car => &["cod_imovel", "codigo_car", "codigocar", "car"],
+        KeyKind::Document => &["cpf_cnpj", "cpf", "cnpj", "documento"],
     }
 }
 
 /// Parses the text of an input file, reading the first column (or a known column, see
-/// [`colunas_conhecidas`]).
-pub fn ler(text: &str, tipo: TipoChave) -> Entrada {
-    ler_com(text, tipo, None).unwrap_or_default()
+/// [`known_columns`]).
+pub fn read(text: &str, kind: KeyKind) -> Input {
+    read_with(text, kind, None).unwrap_or_default()
 }
 
-/// Parses the text of an input file, reading the column `coluna` (a header name, any case, or a
-/// 1-based number); without it, a column with a known name ([`colunas_conhecidas`]), else the
+/// Parses the text of an input file, reading the column `column` (a header name, any case, or a
+/// 1-based number); without it, a column with a known name ([`known_columns`]), else the
 /// first.
 ///
 /// # Errors
-/// A Portuguese message when `coluna` names no column of the header or is `0`.
-pub fn ler_com(text: &str, tipo: TipoChave, coluna: Option<&str>) -> Result<Entrada, String> {
+/// A Portuguese message when `column` names no column of the header or is `0`.
+pub fn read_with(text: &str, kind: KeyKind, column: Option<&str>) -> Result<Input, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let primeira = text
+    let first = text
         .lines()
         .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
         .unwrap_or("");
-    let delim = if primeira.contains(';') && !primeira.contains(',') {
+    let delim = if first.contains(';') && !first.contains(',') {
         b';'
     } else {
         b','
@@ -98,90 +98,86 @@ pub fn ler_com(text: &str, tipo: TipoChave, coluna: Option<&str>) -> Result<Entr
         .comment(Some(b'#'))
         .trim(csv::Trim::All)
         .from_reader(text.as_bytes());
-    let mut entrada = Entrada::default();
-    let mut vistas = std::collections::HashSet::new();
+    let mut input = Input::default();
+    let mut seen = std::collections::HashSet::new();
     let mut col: Option<usize> = None;
     for record in reader.records() {
         let r = match record {
             Ok(r) => r,
             Err(e) => {
-                let linha = e.position().map_or(0, |p| p.line() as usize);
-                entrada.invalidas.push(Invalida {
-                    linha,
-                    valor: String::new(),
-                    reason: motivo_csv(&e),
+                let line = e.position().map_or(0, |p| p.line() as usize);
+                input.invalid.push(InvalidKey {
+                    line,
+                    raw: String::new(),
+                    reason: csv_reason(&e),
                 });
                 continue;
             }
         };
-        let linha = r.position().map_or(0, |p| p.line() as usize);
+        let line = r.position().map_or(0, |p| p.line() as usize);
         let idx = match col {
             Some(i) => i,
             None => {
-                let (i, cabecalho) = escolher_coluna(&r, tipo, coluna)?;
+                let (i, is_header) = choose_column(&r, kind, column)?;
                 col = Some(i);
-                if cabecalho {
+                if is_header {
                     continue;
                 }
                 i
             }
         };
-        let valor = r.get(idx).unwrap_or("").to_owned();
-        if valor.is_empty() {
+        let raw = r.get(idx).unwrap_or("").to_owned();
+        if raw.is_empty() {
             continue;
         }
-        match tipo.normalizar(&valor) {
-            Ok(chave) => {
-                if vistas.insert(chave.clone()) {
-                    entrada.chaves.push(chave);
+        match kind.normalize(&raw) {
+            Ok(key) => {
+                if seen.insert(key.clone()) {
+                    input.keys.push(key);
                 } else {
-                    entrada.duplicadas += 1;
+                    input.duplicates += 1;
                 }
             }
-            Err(reason) => entrada.invalidas.push(Invalida {
-                linha,
-                valor,
-                reason,
-            }),
+            Err(reason) => input.invalid.push(InvalidKey { line, raw, reason }),
         }
     }
-    Ok(entrada)
+    Ok(input)
 }
 
 /// The column to read, from the first row, and whether that row is a header.
-fn escolher_coluna(
-    primeira: &csv::StringRecord,
-    tipo: TipoChave,
-    coluna: Option<&str>,
+fn choose_column(
+    first: &csv::StringRecord,
+    kind: KeyKind,
+    column: Option<&str>,
 ) -> Result<(usize, bool), String> {
-    let names: Vec<String> = primeira.iter().map(|c| c.to_lowercase()).collect();
-    let por_nome = |name: &str| names.iter().position(|n| n == &name.to_lowercase());
-    let idx = match coluna {
+    let names: Vec<String> = first.iter().map(|c| c.to_lowercase()).collect();
+    let by_name = |name: &str| names.iter().position(|n| n == &name.to_lowercase());
+    let idx = match column {
         Some(c) => match c.trim().parse::<usize>() {
             Ok(0) => return Err("--coluna conta a partir de 1".into()),
             Ok(n) => n - 1,
             Err(_) => {
-                let i = por_nome(c.trim()).ok_or_else(|| {
+                let i = by_name(c.trim()).ok_or_else(|| {
                     format!(
                         "coluna {c:?} não encontrada no cabeçalho ({})",
-                        primeira.iter().collect::<Vec<_>>().join(", ")
+                        first.iter().collect::<Vec<_>>().join(", ")
                     )
                 })?;
                 return Ok((i, true));
             }
         },
-        None => match colunas_conhecidas(tipo).iter().find_map(|n| por_nome(n)) {
+        None => match known_columns(kind).iter().find_map(|n| by_name(n)) {
             Some(i) => return Ok((i, true)),
             None => 0,
         },
     };
-    let valor = primeira.get(idx).unwrap_or("");
-    let cabecalho = tipo.normalizar(valor).is_err() && !valor.chars().any(|c| c.is_ascii_digit());
-    Ok((idx, cabecalho))
+    let raw = first.get(idx).unwrap_or("");
+    let is_header = kind.normalize(raw).is_err() && !raw.chars().any(|c| c.is_ascii_digit());
+    Ok((idx, is_header))
 }
 
 /// A CSV reading error in Portuguese (the csv crate's text is English).
-fn motivo_csv(e: &csv::Error) -> String {
+fn csv_reason(e: &csv::Error) -> String {
     match e.kind() {
         csv::ErrorKind::Io(io) => crate::foreign_errors::io(io),
         csv::ErrorKind::Utf8 { .. } => "linha que não é texto UTF-8".to_owned(),
@@ -204,58 +200,58 @@ mod tests {
             "codigo_car,obs\n{A},primeiro\n\n# comentário\n{},dup\ndf-5300108-b69b.317d.d02c.43da.a77a.0784.aeef.7d47\nXX-123,ruim\nZZ-0000000-SANDBOXCARBASICO0000000000000000\n",
             A.to_lowercase()
         );
-        let e = ler(&text, TipoChave::Car);
+        let e = read(&text, KeyKind::Car);
         assert_eq!(
-            e.chaves,
+            e.keys,
             vec![
                 A.to_owned(),
                 "ZZ-0000000-SANDBOXCARBASICO0000000000000000".to_owned()
             ]
         );
-        assert_eq!(e.duplicadas, 2);
-        assert_eq!(e.invalidas.len(), 1);
-        assert_eq!(e.invalidas[0].valor, "XX-123");
-        assert_eq!(e.invalidas[0].linha, 7);
+        assert_eq!(e.duplicates, 2);
+        assert_eq!(e.invalid.len(), 1);
+        assert_eq!(e.invalid[0].raw, "XX-123");
+        assert_eq!(e.invalid[0].line, 7);
     }
 
     #[test]
     fn semicolon_csv_and_masked_documents() {
-        let e = ler(
+        let e = read(
             "documento;nome\n529.982.247-25;Fulano\n52998224725;dup\n123.456.789-00;x\n",
-            TipoChave::Documento,
+            KeyKind::Document,
         );
-        assert_eq!(e.chaves, vec!["52998224725".to_owned()]);
-        assert_eq!(e.duplicadas, 1);
-        assert_eq!(e.invalidas.len(), 1);
+        assert_eq!(e.keys, vec!["52998224725".to_owned()]);
+        assert_eq!(e.duplicates, 1);
+        assert_eq!(e.invalid.len(), 1);
     }
 
     #[test]
     fn known_columns_and_coluna() {
         let sicar = format!("municipio;cod_imovel;area\nBrasília;{A};2,0\n");
-        assert_eq!(ler(&sicar, TipoChave::Car).chaves, vec![A.to_owned()]);
+        assert_eq!(read(&sicar, KeyKind::Car).keys, vec![A.to_owned()]);
         let docs = "nome,cpf_cnpj\nFulano,529.982.247-25\n";
         assert_eq!(
-            ler(docs, TipoChave::Documento).chaves,
+            read(docs, KeyKind::Document).keys,
             vec!["52998224725".to_owned()]
         );
         let t = format!("x,meu codigo\n1,{A}\n");
         assert_eq!(
-            ler_com(&t, TipoChave::Car, Some("Meu Codigo"))
+            read_with(&t, KeyKind::Car, Some("Meu Codigo"))
                 .unwrap()
-                .chaves,
+                .keys,
             vec![A.to_owned()]
         );
         assert_eq!(
-            ler_com(&t, TipoChave::Car, Some("2")).unwrap().chaves,
+            read_with(&t, KeyKind::Car, Some("2")).unwrap().keys,
             vec![A.to_owned()]
         );
-        assert!(ler_com(&t, TipoChave::Car, Some("nada")).is_err());
-        assert!(ler_com(&t, TipoChave::Car, Some("0")).is_err());
+        assert!(read_with(&t, KeyKind::Car, Some("nada")).is_err());
+        assert!(read_with(&t, KeyKind::Car, Some("0")).is_err());
     }
 
     #[test]
     fn first_row_with_digits_is_not_a_header() {
-        let e = ler("12345\n", TipoChave::Documento);
-        assert_eq!(e.invalidas.len(), 1);
+        let e = read("12345\n", KeyKind::Document);
+        assert_eq!(e.invalid.len(), 1);
     }
 }

@@ -16,19 +16,19 @@ use std::sync::Mutex;
 use chrono::{DateTime, FixedOffset, Utc};
 
 /// The journal's path for an output file: `dir/.<name>.enviando`.
-pub fn journal_path(saida: &Path) -> PathBuf {
-    let name = saida
+pub fn journal_path(output: &Path) -> PathBuf {
+    let name = output
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    saida.with_file_name(format!(".{name}.enviando"))
+    output.with_file_name(format!(".{name}.enviando"))
 }
 
 /// The keys in a journal with the first time each was sent (empty when there is none).
 ///
 /// # Errors
 /// Read errors other than "not found".
-pub fn ler(path: &Path) -> io::Result<Vec<(String, DateTime<FixedOffset>)>> {
+pub fn read(path: &Path) -> io::Result<Vec<(String, DateTime<FixedOffset>)>> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(vec![]),
@@ -51,36 +51,36 @@ pub fn ler(path: &Path) -> io::Result<Vec<(String, DateTime<FixedOffset>)>> {
 
 /// An open journal.
 #[derive(Debug)]
-pub struct Diario {
+pub struct Journal {
     path: PathBuf,
     file: Mutex<File>,
 }
 
-impl Diario {
+impl Journal {
     /// Opens (appending to) the journal at `path`.
     ///
     /// # Errors
     /// File-system errors.
-    pub fn abrir(path: PathBuf) -> io::Result<Self> {
+    pub fn open(path: PathBuf) -> io::Result<Self> {
         let file = OpenOptions::new().create(true).append(true).open(&path)?;
-        Ok(Diario {
+        Ok(Journal {
             path,
             file: Mutex::new(file),
         })
     }
 
-    /// Records that `chave` is about to be sent.
+    /// Records that `key` is about to be sent.
     ///
     /// # Errors
     /// Write errors (the caller then does not send).
-    pub fn enviando(&self, chave: &str) -> io::Result<()> {
+    pub fn record_sending(&self, key: &str) -> io::Result<()> {
         let mut f = self.file.lock().unwrap_or_else(|e| e.into_inner());
-        writeln!(f, "{chave}\t{}", Utc::now().to_rfc3339())?;
+        writeln!(f, "{key}\t{}", Utc::now().to_rfc3339())?;
         f.flush()
     }
 
     /// Removes the journal: every sent lookup was handled.
-    pub fn concluir(self) {
+    pub fn finish(self) {
         drop(self.file);
         let _ = std::fs::remove_file(&self.path);
     }
@@ -95,17 +95,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = journal_path(&dir.path().join("r.jsonl"));
         assert_eq!(p.file_name().unwrap(), ".r.jsonl.enviando");
-        assert!(ler(&p).unwrap().is_empty());
-        let d = Diario::abrir(p.clone()).unwrap();
-        d.enviando("A").unwrap();
-        d.enviando("B").unwrap();
-        d.enviando("A").unwrap();
-        let l = ler(&p).unwrap();
+        assert!(read(&p).unwrap().is_empty());
+        let d = Journal::open(p.clone()).unwrap();
+        d.record_sending("A").unwrap();
+        d.record_sending("B").unwrap();
+        d.record_sending("A").unwrap();
+        let l = read(&p).unwrap();
         assert_eq!(
             l.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
             ["A", "B"]
         );
-        d.concluir();
+        d.finish();
         assert!(!p.exists());
     }
 }

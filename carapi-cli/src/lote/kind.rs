@@ -1,15 +1,15 @@
 //! The kind of a batch: which lookup it runs, its key kind, price and history endpoint. A leaf
-//! of `lote`, so that the output modules (`registro`, `campos`, `exportar`, `saida`) name it
+//! of `lote`, so that the output modules (`record`, `columns`, `export`, `output`) name it
 //! without depending on `lote/mod.rs`.
 
 use carapi_sdk::{CodigoCar, CpfCnpj, EndpointConsulta, Precos};
 use rust_decimal::Decimal;
 
-use super::entrada::TipoChave;
+use super::input::KeyKind;
 
 /// Which lookup a batch runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TipoLote {
+pub enum BatchKind {
     /// dados básicos do CAR (GET /v1/car/{codigo})
     Car,
     /// dados completos, com proprietários (GET /v1/car/{codigo}/completo)
@@ -20,23 +20,23 @@ pub enum TipoLote {
     Recibo,
 }
 
-impl TipoLote {
+impl BatchKind {
     /// Whether this lookup takes a CAR code or a CPF/CNPJ.
-    pub fn chave(self) -> TipoChave {
-        if self == TipoLote::Proprietario {
-            TipoChave::Documento
+    pub fn key_kind(self) -> KeyKind {
+        if self == BatchKind::Proprietario {
+            KeyKind::Document
         } else {
-            TipoChave::Car
+            KeyKind::Car
         }
     }
 
     /// The name typed on the command line (`car`, `completo`, `proprietario`, `recibo`).
     pub fn name(self) -> &'static str {
         match self {
-            TipoLote::Car => "car",
-            TipoLote::Completo => "completo",
-            TipoLote::Proprietario => "proprietario",
-            TipoLote::Recibo => "recibo",
+            BatchKind::Car => "car",
+            BatchKind::Completo => "completo",
+            BatchKind::Proprietario => "proprietario",
+            BatchKind::Recibo => "recibo",
         }
     }
 
@@ -48,18 +48,18 @@ impl TipoLote {
     /// The history's name of this lookup's endpoint.
     pub fn endpoint(self) -> EndpointConsulta {
         match self {
-            TipoLote::Car => EndpointConsulta::CarBasico,
-            TipoLote::Completo => EndpointConsulta::CarCompleto,
-            TipoLote::Proprietario => EndpointConsulta::Proprietario,
-            TipoLote::Recibo => EndpointConsulta::Recibo,
+            BatchKind::Car => EndpointConsulta::CarBasico,
+            BatchKind::Completo => EndpointConsulta::CarCompleto,
+            BatchKind::Proprietario => EndpointConsulta::Proprietario,
+            BatchKind::Recibo => EndpointConsulta::Recibo,
         }
     }
 
-    /// True when `chave` is one of the contract's sandbox values for this lookup (free).
-    pub fn is_sandbox(self, chave: &str) -> bool {
-        match self.chave() {
-            TipoChave::Car => CodigoCar::parse(chave).is_ok_and(|c| c.is_sandbox()),
-            TipoChave::Documento => CpfCnpj::parse(chave).is_ok_and(|c| c.is_sandbox()),
+    /// True when `key` is one of the contract's sandbox values for this lookup (free).
+    pub fn is_sandbox(self, key: &str) -> bool {
+        match self.key_kind() {
+            KeyKind::Car => CodigoCar::parse(key).is_ok_and(|c| c.is_sandbox()),
+            KeyKind::Document => CpfCnpj::parse(key).is_ok_and(|c| c.is_sandbox()),
         }
     }
 }

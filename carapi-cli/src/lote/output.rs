@@ -2,7 +2,7 @@
 //! read back on a rerun to skip the keys already answered.
 //!
 //! Format by the extension of `--saida`: `.csv` is a spreadsheet CSV with one column per field
-//! (see [`super::exportar`]), `.xlsx` and `.geojson` are written whole from a hidden JSON Lines
+//! (see [`super::export`]), `.xlsx` and `.geojson` are written whole from a hidden JSON Lines
 //! file of records, anything else is JSON Lines, one object per line:
 //!
 //! ```json
@@ -20,16 +20,16 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-pub use super::registro::{Anteriores, BOM, FormatoSaida, Resultado, StatusLote};
+pub use super::record::{BOM, BatchStatus, FileFormat, Previous, Record};
 
 /// Writes records, one per line, flushed each time.
-pub struct Escritor<'a> {
+pub struct RecordWriter<'a> {
     w: Box<dyn Write + 'a>,
-    formato: FormatoSaida,
-    tipo: super::tipo::TipoLote,
+    formato: FileFormat,
+    kind: super::kind::BatchKind,
 }
 
-impl std::fmt::Debug for Escritor<'_> {
+impl std::fmt::Debug for RecordWriter<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Escritor")
             .field("formato", &self.formato)
@@ -37,29 +37,29 @@ impl std::fmt::Debug for Escritor<'_> {
     }
 }
 
-impl<'a> Escritor<'a> {
-    /// A writer of `formato` records ([`FormatoSaida::registros`]) of a `tipo` batch over `w`;
-    /// when `novo`, writes the CSV header, preceded by the BOM when `bom` (a file, not stdout).
+impl<'a> RecordWriter<'a> {
+    /// A writer of `formato` records ([`FileFormat::records_format`]) of a `kind` batch over `w`;
+    /// when `fresh`, writes the CSV header, preceded by the BOM when `bom` (a file, not stdout).
     ///
     /// # Errors
     /// Write errors.
     pub fn new(
         w: Box<dyn Write + 'a>,
-        formato: FormatoSaida,
-        tipo: super::tipo::TipoLote,
-        novo: bool,
+        formato: FileFormat,
+        kind: super::kind::BatchKind,
+        fresh: bool,
         bom: bool,
     ) -> io::Result<Self> {
-        let mut e = Escritor {
+        let mut e = RecordWriter {
             w,
-            formato: formato.registros(),
-            tipo,
+            formato: formato.records_format(),
+            kind,
         };
-        if novo && e.formato == FormatoSaida::Csv {
+        if fresh && e.formato == FileFormat::Csv {
             if bom {
                 e.w.write_all(BOM.as_bytes())?;
             }
-            let header: Vec<String> = super::campos::colunas(tipo)
+            let header: Vec<String> = super::columns::names(kind)
                 .into_iter()
                 .map(str::to_owned)
                 .collect();
@@ -72,12 +72,11 @@ impl<'a> Escritor<'a> {
     ///
     /// # Errors
     /// Write errors.
-    pub fn escrever(&mut self, r: &Resultado) -> io::Result<()> {
+    pub fn append(&mut self, r: &Record) -> io::Result<()> {
         match self.formato {
-            FormatoSaida::Csv => {
-                for linha in super::campos::linhas(self.tipo, r) {
-                    let fields: Vec<String> =
-                        linha.iter().map(super::exportar::texto_csv).collect();
+            FileFormat::Csv => {
+                for row in super::columns::rows(self.kind, r) {
+                    let fields: Vec<String> = row.iter().map(super::export::csv_text).collect();
                     self.csv_line(&fields)?;
                 }
                 Ok(())
@@ -110,7 +109,7 @@ impl<'a> Escritor<'a> {
 ///
 /// # Errors
 /// File-system errors.
-pub fn abrir(path: &Path, formato: FormatoSaida) -> io::Result<(File, bool, HashSet<String>)> {
+pub fn open(path: &Path, formato: FileFormat) -> io::Result<(File, bool, HashSet<String>)> {
     let mut f = OpenOptions::new()
         .read(true)
         .write(true)
@@ -119,20 +118,20 @@ pub fn abrir(path: &Path, formato: FormatoSaida) -> io::Result<(File, bool, Hash
         .open(path)?;
     let mut bytes = vec![];
     f.read_to_end(&mut bytes)?;
-    let completo = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    if completo < bytes.len() {
-        f.set_len(completo as u64)?;
-        bytes.truncate(completo);
+    let complete_len = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    if complete_len < bytes.len() {
+        f.set_len(complete_len as u64)?;
+        bytes.truncate(complete_len);
     }
     f.seek(SeekFrom::End(0))?;
-    let respondidas = respondidas(&bytes, formato);
-    Ok((f, bytes.is_empty(), respondidas))
+    let answered = answered_keys(&bytes, formato);
+    Ok((f, bytes.is_empty(), answered))
 }
 
 /// The kind of lookup of a CSV output with these column names: the columns of
-/// [`super::campos::colunas`] that only that kind has.
-fn tipo_por_colunas(colunas: &[&str]) -> super::tipo::TipoLote {
-    use super::tipo::TipoLote as T;
+/// [`super::columns::names`] that only that kind has.
+fn kind_by_columns(colunas: &[&str]) -> super::kind::BatchKind {
+    use super::kind::BatchKind as T;
     if colunas.contains(&"registroCar") {
         T::Proprietario
     } else if colunas.contains(&"proprietariosNomes") {
@@ -147,12 +146,12 @@ fn tipo_por_colunas(colunas: &[&str]) -> super::tipo::TipoLote {
 /// The kind of lookup a record answers, from its answer's shape (the SDK's models: a
 /// `proprietario` answer has `itens`, a complete one `dados.proprietariosNomes`); `None` for a
 /// record without an answer (not found, error).
-fn tipo_do_registro(r: &Resultado) -> Option<super::tipo::TipoLote> {
-    use super::tipo::TipoLote as T;
-    if r.arquivo.is_some() {
+fn kind_of_record(r: &Record) -> Option<super::kind::BatchKind> {
+    use super::kind::BatchKind as T;
+    if r.file.is_some() {
         return Some(T::Recibo);
     }
-    let v = r.resposta.as_ref()?;
+    let v = r.response.as_ref()?;
     Some(if v.get("itens").is_some() {
         T::Proprietario
     } else if v.pointer("/dados/proprietariosNomes").is_some() {
@@ -167,36 +166,36 @@ fn tipo_do_registro(r: &Resultado) -> Option<super::tipo::TipoLote> {
 ///
 /// # Errors
 /// Read errors other than "not found".
-pub fn ler_anteriores(path: &Path, formato: FormatoSaida) -> io::Result<Anteriores> {
+pub fn read_previous(path: &Path, formato: FileFormat) -> io::Result<Previous> {
     match std::fs::read(path) {
         Ok(bytes) => {
-            let completo = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            Ok(anteriores(&bytes[..completo], formato))
+            let complete_len = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            Ok(previous(&bytes[..complete_len], formato))
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Anteriores::default()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Previous::default()),
         Err(e) => Err(e),
     }
 }
 
 /// The records of JSON Lines contents (lines that are not records are skipped).
-pub fn registros_jsonl(bytes: &[u8]) -> Vec<Resultado> {
+pub fn records_jsonl(bytes: &[u8]) -> Vec<Record> {
     bytes
         .split(|&b| b == b'\n')
-        .filter_map(|l| serde_json::from_slice::<Resultado>(l).ok())
+        .filter_map(|l| serde_json::from_slice::<Record>(l).ok())
         .collect()
 }
 
 /// The keys with a final answer in an output file's contents.
-pub fn respondidas(bytes: &[u8], formato: FormatoSaida) -> HashSet<String> {
-    anteriores(bytes, formato).chaves
+pub fn answered_keys(bytes: &[u8], formato: FileFormat) -> HashSet<String> {
+    previous(bytes, formato).keys
 }
 
 /// The final answers in an output file's contents (the last record of a key wins).
-pub fn anteriores(bytes: &[u8], formato: FormatoSaida) -> Anteriores {
+pub fn previous(bytes: &[u8], formato: FileFormat) -> Previous {
     let mut status = std::collections::HashMap::new();
-    let mut tipos = vec![];
-    match formato.registros() {
-        FormatoSaida::Csv => {
+    let mut kinds = vec![];
+    match formato.records_format() {
+        FileFormat::Csv => {
             let bytes = bytes.strip_prefix(BOM.as_bytes()).unwrap_or(bytes);
             let mut rd = csv::ReaderBuilder::new()
                 .flexible(true)
@@ -205,12 +204,12 @@ pub fn anteriores(bytes: &[u8], formato: FormatoSaida) -> Anteriores {
             let headers = rd.headers().cloned().unwrap_or_default();
             let col = |name: &str| headers.iter().position(|h| h == name);
             if let (Some(c), Some(s)) = (col("chave"), col("status")) {
-                tipos.push(tipo_por_colunas(&headers.iter().collect::<Vec<_>>()));
+                kinds.push(kind_by_columns(&headers.iter().collect::<Vec<_>>()));
                 for rec in rd.records().flatten() {
                     let st = match rec.get(s) {
-                        Some("encontrado") => StatusLote::Encontrado,
-                        Some("nao_encontrado") => StatusLote::NaoEncontrado,
-                        _ => StatusLote::Erro,
+                        Some("encontrado") => BatchStatus::Found,
+                        Some("nao_encontrado") => BatchStatus::NotFound,
+                        _ => BatchStatus::Error,
                     };
                     if let Some(k) = rec.get(c) {
                         status.insert(k.to_owned(), st);
@@ -219,77 +218,76 @@ pub fn anteriores(bytes: &[u8], formato: FormatoSaida) -> Anteriores {
             }
         }
         _ => {
-            for r in registros_jsonl(bytes) {
-                if let Some(t) = tipo_do_registro(&r)
-                    && !tipos.contains(&t)
+            for r in records_jsonl(bytes) {
+                if let Some(t) = kind_of_record(&r)
+                    && !kinds.contains(&t)
                 {
-                    tipos.push(t);
+                    kinds.push(t);
                 }
-                status.insert(r.chave, r.status);
+                status.insert(r.key, r.status);
             }
         }
     }
     status.retain(|_, st| st.is_final());
-    Anteriores::de(status, tipos)
+    Previous::from_finals(status, kinds)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lote::TipoLote;
+    use crate::lote::BatchKind;
 
-    fn r(chave: &str, status: StatusLote) -> Resultado {
-        Resultado {
-            chave: chave.into(),
+    fn r(key: &str, status: BatchStatus) -> Record {
+        Record {
+            key: key.into(),
             status,
             http_status: Some(200),
-            codigo_erro: None,
+            error_code: None,
             message: None,
             cobrado: true,
-            arquivo: None,
-            resposta: Some(serde_json::json!({"a": "x,y"})),
+            file: None,
+            response: Some(serde_json::json!({"a": "x,y"})),
         }
     }
 
     #[test]
     fn resume_reads_final_answers_and_cuts_a_partial_line() {
-        for (name, formato) in [
-            ("s.jsonl", FormatoSaida::Jsonl),
-            ("s.csv", FormatoSaida::Csv),
-        ] {
+        for (name, formato) in [("s.jsonl", FileFormat::Jsonl), ("s.csv", FileFormat::Csv)] {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join(name);
-            assert_eq!(FormatoSaida::por_extensao(&path), formato);
+            assert_eq!(FileFormat::by_extension(&path), formato);
             {
-                let (f, novo, prev) = abrir(&path, formato).unwrap();
-                assert!(novo && prev.is_empty());
-                let mut w = Escritor::new(Box::new(f), formato, TipoLote::Car, novo, true).unwrap();
-                w.escrever(&r("A", StatusLote::Encontrado)).unwrap();
-                w.escrever(&r("B", StatusLote::Erro)).unwrap();
-                w.escrever(&r("C", StatusLote::NaoEncontrado)).unwrap();
+                let (f, fresh, prev) = open(&path, formato).unwrap();
+                assert!(fresh && prev.is_empty());
+                let mut w =
+                    RecordWriter::new(Box::new(f), formato, BatchKind::Car, fresh, true).unwrap();
+                w.append(&r("A", BatchStatus::Found)).unwrap();
+                w.append(&r("B", BatchStatus::Error)).unwrap();
+                w.append(&r("C", BatchStatus::NotFound)).unwrap();
             }
             // A crash in the middle of a line.
             let mut f = OpenOptions::new().append(true).open(&path).unwrap();
             f.write_all(b"{\"chave\":\"D\",\"sta").unwrap();
             drop(f);
-            let (f, novo, prev) = abrir(&path, formato).unwrap();
-            assert!(!novo);
+            let (f, fresh, prev) = open(&path, formato).unwrap();
+            assert!(!fresh);
             assert_eq!(
                 prev,
                 HashSet::from(["A".to_owned(), "C".to_owned()]),
                 "{name}"
             );
-            let mut w = Escritor::new(Box::new(f), formato, TipoLote::Car, novo, true).unwrap();
-            w.escrever(&r("B", StatusLote::Encontrado)).unwrap();
+            let mut w =
+                RecordWriter::new(Box::new(f), formato, BatchKind::Car, fresh, true).unwrap();
+            w.append(&r("B", BatchStatus::Found)).unwrap();
             drop(w);
             let text = std::fs::read_to_string(&path).unwrap();
             assert!(
                 !text.contains("\"sta\n") && !text.contains("\"D\""),
                 "{text}"
             );
-            let (_, _, prev) = abrir(&path, formato).unwrap();
+            let (_, _, prev) = open(&path, formato).unwrap();
             assert_eq!(prev.len(), 3);
-            if formato == FormatoSaida::Csv {
+            if formato == FileFormat::Csv {
                 assert!(
                     text.starts_with("\u{feff}chave;status;httpStatus;"),
                     "{text}"

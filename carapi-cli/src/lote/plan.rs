@@ -1,6 +1,6 @@
-//! The plan of a batch, before any charge: the input read and normalised ([`super::entrada`]),
+//! The plan of a batch, before any charge: the input read and normalised ([`super::input`]),
 //! what `--saida` already answers, the receipts already on disk, and the keys a killed run paid
-//! for without writing their answer (the journal, [`super::diario`], checked against the free
+//! for without writing their answer (the journal, [`super::journal`], checked against the free
 //! history).
 
 use std::collections::HashSet;
@@ -8,112 +8,111 @@ use std::path::{Path, PathBuf};
 
 use carapi_sdk::{ClientBuilder, HistoricoParams, StatusConsulta};
 
-use super::entrada::{self, Entrada};
-use super::saida::{self, Anteriores, FormatoSaida};
-use super::{Opcoes, TipoLote, diario};
+use super::input::{self, Input};
+use super::output::{self, FileFormat, Previous};
+use super::{BatchKind, BatchOptions, journal};
 use crate::context::Context;
 use crate::error::{CliError, Result};
 
 /// What a batch will do.
 #[derive(Debug, Clone)]
-pub struct Plano {
+pub struct Plan {
     /// The parsed input.
-    pub entrada: Entrada,
+    pub input: Input,
     /// Keys to look up now, in input order.
-    pub pendentes: Vec<String>,
-    /// Receipt batches: keys whose PDF is already in [`Plano::pdf_dir`] (recorded, not bought).
-    pub pdfs_existentes: Vec<String>,
+    pub pending: Vec<String>,
+    /// Receipt batches: keys whose PDF is already in [`Plan::pdf_dir`] (recorded, not bought).
+    pub existing_pdfs: Vec<String>,
     /// Keys charged by a killed run whose answer was never written (recorded, not bought again).
-    pub recuperadas: Vec<String>,
+    pub recovered: Vec<String>,
     /// Keys with a final answer in `--saida` already.
-    pub ja_respondidos: usize,
+    pub already_answered: usize,
     /// Counts of the records already in `--saida` (for the cumulative summary).
-    pub anteriores: Anteriores,
+    pub previous: Previous,
     /// Where receipt PDFs go: the directory of `--saida`, else the current one.
     pub pdf_dir: PathBuf,
     /// The journal of keys in flight, next to `--saida`.
-    pub diario: Option<PathBuf>,
+    pub journal: Option<PathBuf>,
     /// The output's format.
-    pub formato: FormatoSaida,
+    pub formato: FileFormat,
 }
 
 /// Reads the input and the previous output, and works out what is left to do.
 ///
 /// # Errors
 /// Unreadable input or output (1); an input with no valid key (2); history errors (3, 6, 7).
-pub async fn planejar(ctx: &mut Context, op: &Opcoes, base: &ClientBuilder) -> Result<Plano> {
-    let ent = ler_entrada(ctx, op)?;
-    let formato = match &op.saida {
-        Some(p) => FormatoSaida::por_extensao(p),
-        None if op.csv_no_stdout => FormatoSaida::Csv,
-        None => FormatoSaida::Jsonl,
+pub async fn make_plan(ctx: &mut Context, op: &BatchOptions, base: &ClientBuilder) -> Result<Plan> {
+    let ent = read_input(ctx, op)?;
+    let formato = match &op.output {
+        Some(p) => FileFormat::by_extension(p),
+        None if op.csv_no_stdout => FileFormat::Csv,
+        None => FileFormat::Jsonl,
     };
-    let anteriores = match &op.saida {
+    let previous = match &op.output {
         Some(p) => {
-            terminado(p, formato)?;
-            let r = super::exportar::arquivo_de_registros(p, formato);
-            let a = saida::ler_anteriores(&r, formato).map_err(|e| CliError::io_at(&r, e))?;
-            mesmo_tipo(p, op.tipo, &a)?;
-            a.da_entrada(&ent.chaves)
+            refuse_finished(p, formato)?;
+            let r = super::export::records_file(p, formato);
+            let a = output::read_previous(&r, formato).map_err(|e| CliError::io_at(&r, e))?;
+            same_kind(p, op.kind, &a)?;
+            a.of_input(&ent.keys)
         }
-        None => Anteriores::default(),
+        None => Previous::default(),
     };
-    let mut respondidas: HashSet<String> = anteriores.chaves.clone();
-    let pdf_dir = match &op.saida {
+    let mut answered: HashSet<String> = previous.keys.clone();
+    let pdf_dir = match &op.output {
         Some(p) => p
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
         None => PathBuf::from("."),
     };
-    let pdfs_existentes: Vec<String> = if op.tipo == TipoLote::Recibo {
-        ent.chaves
+    let existing_pdfs: Vec<String> = if op.kind == BatchKind::Recibo {
+        ent.keys
             .iter()
-            .filter(|k| !respondidas.contains(*k) && pdf_dir.join(format!("{k}.pdf")).is_file())
+            .filter(|k| !answered.contains(*k) && pdf_dir.join(format!("{k}.pdf")).is_file())
             .cloned()
             .collect()
     } else {
         vec![]
     };
-    respondidas.extend(pdfs_existentes.iter().cloned());
-    let diario = op.saida.as_deref().map(diario::journal_path);
-    let recuperadas = match &diario {
-        Some(dp) => recuperar(dp, op.tipo, &ent, &respondidas, base).await?,
+    answered.extend(existing_pdfs.iter().cloned());
+    let journal = op.output.as_deref().map(journal::journal_path);
+    let recovered = match &journal {
+        Some(dp) => recover(dp, op.kind, &ent, &answered, base).await?,
         None => vec![],
     };
-    respondidas.extend(recuperadas.iter().cloned());
-    let pendentes: Vec<String> = ent
-        .chaves
+    answered.extend(recovered.iter().cloned());
+    let pending: Vec<String> = ent
+        .keys
         .iter()
-        .filter(|k| !respondidas.contains(*k))
+        .filter(|k| !answered.contains(*k))
         .cloned()
         .collect();
-    let ja_respondidos =
-        ent.chaves.len() - pendentes.len() - pdfs_existentes.len() - recuperadas.len();
-    let plano = Plano {
-        entrada: ent,
-        pendentes,
-        pdfs_existentes,
-        recuperadas,
-        ja_respondidos,
-        anteriores,
+    let already_answered = ent.keys.len() - pending.len() - existing_pdfs.len() - recovered.len();
+    let plan = Plan {
+        input: ent,
+        pending,
+        existing_pdfs,
+        recovered,
+        already_answered,
+        previous,
         pdf_dir,
-        diario,
+        journal,
         formato,
     };
-    anunciar(ctx, &plano);
-    Ok(plano)
+    announce(ctx, &plan);
+    Ok(plan)
 }
 
 /// Refuses a `.xlsx`/`.geojson` that exists without its records: the output of a finished batch
 /// (whose records were removed) or a file the CLI did not write. Resuming would not know which
 /// keys it answers, and would buy them again.
-fn terminado(saida: &Path, formato: FormatoSaida) -> Result<()> {
-    let registros = super::exportar::arquivo_de_registros(saida, formato);
-    if registros != saida && saida.exists() && !registros.exists() {
+fn refuse_finished(output: &Path, formato: FileFormat) -> Result<()> {
+    let records = super::export::records_file(output, formato);
+    if records != output && output.exists() && !records.exists() {
         return Err(CliError::usage(format!(
             "{} já existe e é o resultado de um lote terminado (ou de outro programa)",
-            saida.display()
+            output.display()
         ))
         .hint("para consultar estas chaves de novo, ou outras, use outro arquivo em --saida (nada foi cobrado)"));
     }
@@ -122,59 +121,59 @@ fn terminado(saida: &Path, formato: FormatoSaida) -> Result<()> {
 
 /// Refuses to resume into an output of another kind of lookup (`lote completo` into the output
 /// of `lote car` would skip every key and never give the owner columns).
-fn mesmo_tipo(saida: &Path, tipo: TipoLote, a: &Anteriores) -> Result<()> {
-    match a.tipos.iter().find(|t| **t != tipo) {
+fn same_kind(output: &Path, kind: BatchKind, a: &Previous) -> Result<()> {
+    match a.kinds.iter().find(|t| **t != kind) {
         Some(other) => Err(CliError::usage(format!(
             "{} tem respostas de `carapi lote {}`, não de `carapi lote {}`",
-            saida.display(),
+            output.display(),
             other.name(),
-            tipo.name()
+            kind.name()
         ))
         .hint(format!(
             "use outro arquivo em --saida para o lote {} (nada foi cobrado)",
-            tipo.name()
+            kind.name()
         ))),
         None => Ok(()),
     }
 }
 
 /// The input file (or stdin for `-`), parsed; invalid keys reported on stderr.
-fn ler_entrada(ctx: &mut Context, op: &Opcoes) -> Result<Entrada> {
-    let bytes = if op.arquivo.as_os_str() == "-" {
+fn read_input(ctx: &mut Context, op: &BatchOptions) -> Result<Input> {
+    let bytes = if op.file.as_os_str() == "-" {
         let mut b = vec![];
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut b)
             .map_err(|e| CliError::io_at(Path::new("-"), e))?;
         b
     } else {
-        std::fs::read(&op.arquivo).map_err(|e| CliError::io_at(&op.arquivo, e))?
+        std::fs::read(&op.file).map_err(|e| CliError::io_at(&op.file, e))?
     };
     let text = String::from_utf8_lossy(&bytes);
-    let ent = entrada::ler_com(&text, op.tipo.chave(), op.coluna.as_deref()).map_err(|e| {
+    let ent = input::read_with(&text, op.kind.key_kind(), op.column.as_deref()).map_err(|e| {
         CliError::usage(e).hint("confira --coluna (nome do cabeçalho ou número, a partir de 1)")
     })?;
-    for inv in ent.invalidas.iter().take(20) {
+    for inv in ent.invalid.iter().take(20) {
         ctx.shell.warn(format!(
             "linha {}: chave inválida {:?} ({}); não será enviada",
-            inv.linha, inv.valor, inv.reason
+            inv.line, inv.raw, inv.reason
         ));
     }
-    if ent.invalidas.len() > 20 {
+    if ent.invalid.len() > 20 {
         ctx.shell.warn(format!(
             "... e mais {} chaves inválidas",
-            ent.invalidas.len() - 20
+            ent.invalid.len() - 20
         ));
     }
-    if ent.chaves.is_empty() {
-        let o_que = match op.tipo.chave() {
-            entrada::TipoChave::Car => "código CAR",
-            entrada::TipoChave::Documento => "CPF/CNPJ",
+    if ent.keys.is_empty() {
+        let what = match op.kind.key_kind() {
+            input::KeyKind::Car => "código CAR",
+            input::KeyKind::Document => "CPF/CNPJ",
         };
         return Err(CliError::usage(format!(
             "nenhuma chave válida na entrada ({} linha(s) inválida(s)); nada foi enviado",
-            ent.invalidas.len()
+            ent.invalid.len()
         ))
         .hint(format!(
-            "uma chave ({o_que}) por linha, ou um CSV com a coluna cod_imovel, codigo_car, cpf, cnpj ou cpf_cnpj (ou --coluna NOME|N)"
+            "uma chave ({what}) por linha, ou um CSV com a coluna cod_imovel, codigo_car, cpf, cnpj ou cpf_cnpj (ou --coluna NOME|N)"
         )));
     }
     Ok(ent)
@@ -182,60 +181,60 @@ fn ler_entrada(ctx: &mut Context, op: &Opcoes) -> Result<Entrada> {
 
 /// Keys the journal says were sent by a run killed before their answer was written, and that the
 /// history shows charged since: not bought again.
-async fn recuperar(
+async fn recover(
     dp: &Path,
-    tipo: TipoLote,
-    ent: &Entrada,
-    respondidas: &HashSet<String>,
+    kind: BatchKind,
+    ent: &Input,
+    answered: &HashSet<String>,
     base: &ClientBuilder,
 ) -> Result<Vec<String>> {
-    let incertas: Vec<_> = diario::ler(dp)
+    let uncertain: Vec<_> = journal::read(dp)
         .map_err(|e| CliError::io_at(dp, e))?
         .into_iter()
-        .filter(|(k, _)| !respondidas.contains(k) && ent.chaves.contains(k))
+        .filter(|(k, _)| !answered.contains(k) && ent.keys.contains(k))
         .collect();
-    if incertas.is_empty() {
+    if uncertain.is_empty() {
         return Ok(vec![]);
     }
     let c = base.clone().build()?;
-    let mut recuperadas = vec![];
-    for (k, desde) in incertas {
+    let mut recovered = vec![];
+    for (k, since) in uncertain {
         let params = HistoricoParams {
             busca: Some(k.clone()),
-            endpoint: Some(tipo.endpoint()),
+            endpoint: Some(kind.endpoint()),
             status: Some(StatusConsulta::Sucesso),
             size: Some(100),
             page: None,
         };
         let h = c.historico(&params).await?;
-        let limite = desde - chrono::Duration::seconds(60);
+        let earliest = since - chrono::Duration::seconds(60);
         if h.itens.iter().any(|i| {
-            i.cobrado && i.chave_consulta.as_deref() == Some(k.as_str()) && i.data >= limite
+            i.cobrado && i.chave_consulta.as_deref() == Some(k.as_str()) && i.data >= earliest
         }) {
-            recuperadas.push(k);
+            recovered.push(k);
         }
     }
-    Ok(recuperadas)
+    Ok(recovered)
 }
 
-fn anunciar(ctx: &mut Context, p: &Plano) {
-    if p.entrada.duplicadas > 0 {
+fn announce(ctx: &mut Context, p: &Plan) {
+    if p.input.duplicates > 0 {
         ctx.shell.note(format!(
             "{} chave(s) duplicada(s) ignorada(s).",
-            p.entrada.duplicadas
+            p.input.duplicates
         ));
     }
-    if p.ja_respondidos > 0 {
+    if p.already_answered > 0 {
         ctx.shell.note(format!(
             "{} chave(s) já respondida(s) em --saida: retomando sem consultá-las de novo.",
-            p.ja_respondidos
+            p.already_answered
         ));
     }
-    if !p.recuperadas.is_empty() {
+    if !p.recovered.is_empty() {
         ctx.shell.warn(format!(
             "{} chave(s) foram cobradas numa execução interrompida sem que a resposta fosse gravada; \
              não serão consultadas de novo (status encontrado, sem dados; consulte-as à parte se precisar)",
-            p.recuperadas.len()
+            p.recovered.len()
         ));
     }
 }

@@ -1,7 +1,7 @@
-//! A batch record and the output formats: the types [`super::saida`] (writing and resuming),
-//! [`super::campos`] (columns) and [`super::exportar`] (spreadsheet and map) all use. A leaf
-//! module, so those three depend on each other one way only: `saida` → `exportar` → `campos` →
-//! `registro`.
+//! A batch record and the output formats: the types [`super::output`] (writing and resuming),
+//! [`super::columns`] (columns) and [`super::export`] (spreadsheet and map) all use. A leaf
+//! module, so those three depend on each other one way only: `output` → `export` → `columns` →
+//! `record`.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -11,46 +11,55 @@ use serde::{Deserialize, Serialize};
 
 /// The outcome of one key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StatusLote {
+pub enum BatchStatus {
     /// HTTP 200: the answer is in `resposta` (or the PDF in `arquivo`).
-    Encontrado,
+    #[serde(rename = "encontrado")]
+    Found,
     /// HTTP 404: the registry has nothing for this key. Final.
-    NaoEncontrado,
+    #[serde(rename = "nao_encontrado")]
+    NotFound,
     /// Anything else (5xx, network): retried by a rerun.
-    Erro,
+    #[serde(rename = "erro")]
+    Error,
 }
 
-impl StatusLote {
+impl BatchStatus {
     /// True for answers a rerun must not ask again.
     pub fn is_final(self) -> bool {
-        matches!(self, StatusLote::Encontrado | StatusLote::NaoEncontrado)
+        matches!(self, BatchStatus::Found | BatchStatus::NotFound)
     }
 
     /// The name in the output (`encontrado`, `nao_encontrado`, `erro`).
     pub fn as_str(self) -> &'static str {
         match self {
-            StatusLote::Encontrado => "encontrado",
-            StatusLote::NaoEncontrado => "nao_encontrado",
-            StatusLote::Erro => "erro",
+            BatchStatus::Found => "encontrado",
+            BatchStatus::NotFound => "nao_encontrado",
+            BatchStatus::Error => "erro",
         }
     }
 }
 
-/// One record of the output.
+/// One record of the output. Its names in the file (`chave`, `status`, `httpStatus`,
+/// `codigoErro`, `mensagem`, `cobrado`, `arquivo`, `resposta`) are what `carapi lote --ajuda`
+/// documents and what a rerun reads back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Resultado {
+pub struct Record {
     /// The normalised key.
-    pub chave: String,
+    #[serde(rename = "chave")]
+    pub key: String,
     /// Outcome.
-    pub status: StatusLote,
+    pub status: BatchStatus,
     /// HTTP status, when a response arrived.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http_status: Option<u16>,
     /// The API's error code.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub codigo_erro: Option<String>,
+    #[serde(
+        rename = "codigoErro",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub error_code: Option<String>,
     /// Error message.
     #[serde(rename = "mensagem", default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
@@ -58,16 +67,16 @@ pub struct Resultado {
     #[serde(default)]
     pub cobrado: bool,
     /// The PDF saved (receipt batches).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arquivo: Option<String>,
+    #[serde(rename = "arquivo", default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     /// The API's JSON answer (lookups other than the receipt).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resposta: Option<serde_json::Value>,
+    #[serde(rename = "resposta", default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<serde_json::Value>,
 }
 
 /// The format of a batch's output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FormatoSaida {
+pub enum FileFormat {
     /// One JSON object per line.
     Jsonl,
     /// CSV for spreadsheets: `;`, decimal comma, one column per field, a header.
@@ -78,27 +87,27 @@ pub enum FormatoSaida {
     Geojson,
 }
 
-impl FormatoSaida {
+impl FileFormat {
     /// By extension (any case): `.csv`, `.xlsx`, `.geojson`; anything else JSON Lines.
-    pub fn por_extensao(path: &Path) -> Self {
+    pub fn by_extension(path: &Path) -> Self {
         let ext = path
             .extension()
             .and_then(|e| e.to_str())
             .unwrap_or("")
             .to_ascii_lowercase();
         match ext.as_str() {
-            "csv" => FormatoSaida::Csv,
-            "xlsx" => FormatoSaida::Xlsx,
-            "geojson" => FormatoSaida::Geojson,
-            _ => FormatoSaida::Jsonl,
+            "csv" => FileFormat::Csv,
+            "xlsx" => FileFormat::Xlsx,
+            "geojson" => FileFormat::Geojson,
+            _ => FileFormat::Jsonl,
         }
     }
 
     /// How records are stored as they arrive: CSV appends CSV, every other format JSON Lines.
-    pub fn registros(self) -> FormatoSaida {
+    pub fn records_format(self) -> FileFormat {
         match self {
-            FormatoSaida::Csv => FormatoSaida::Csv,
-            _ => FormatoSaida::Jsonl,
+            FileFormat::Csv => FileFormat::Csv,
+            _ => FileFormat::Jsonl,
         }
     }
 }
@@ -108,58 +117,58 @@ pub use crate::format::BOM;
 /// What an output file already holds: the keys with a final answer, the counts a cumulative
 /// summary adds to this run's, and the kinds of lookup its records answer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Anteriores {
+pub struct Previous {
     /// Keys with a final answer (`encontrado`, `nao_encontrado`): skipped by a rerun.
-    pub chaves: HashSet<String>,
+    pub keys: HashSet<String>,
     /// `encontrado` records.
-    pub encontrados: usize,
+    pub found: usize,
     /// `nao_encontrado` records.
-    pub nao_encontrados: usize,
+    pub not_found: usize,
     /// The kinds of lookup the file answers (from the CSV header, or each answer's shape); a
     /// batch of another kind must not resume into it.
-    pub tipos: Vec<super::tipo::TipoLote>,
-    finais: std::collections::HashMap<String, StatusLote>,
+    pub kinds: Vec<super::kind::BatchKind>,
+    finals: std::collections::HashMap<String, BatchStatus>,
 }
 
-impl Anteriores {
-    /// Only the keys of `chaves` (the current input): what the summary of this input counts.
-    pub fn da_entrada(&self, chaves: &[String]) -> Anteriores {
-        let finais: std::collections::HashMap<String, StatusLote> = chaves
+impl Previous {
+    /// Only the keys of `keys` (the current input): what the summary of this input counts.
+    pub fn of_input(&self, keys: &[String]) -> Previous {
+        let finals: std::collections::HashMap<String, BatchStatus> = keys
             .iter()
-            .filter_map(|k| self.finais.get(k).map(|s| (k.clone(), *s)))
+            .filter_map(|k| self.finals.get(k).map(|s| (k.clone(), *s)))
             .collect();
-        Anteriores::de(finais, self.tipos.clone())
+        Previous::from_finals(finals, self.kinds.clone())
     }
 
-    /// What the final answers `finais` (by key) and the kinds `tipos` of a file make.
-    pub(super) fn de(
-        finais: std::collections::HashMap<String, StatusLote>,
-        tipos: Vec<super::tipo::TipoLote>,
+    /// What the final answers `finals` (by key) and the kinds `kinds` of a file make.
+    pub(super) fn from_finals(
+        finals: std::collections::HashMap<String, BatchStatus>,
+        kinds: Vec<super::kind::BatchKind>,
     ) -> Self {
-        let conta = |st| finais.values().filter(|s| **s == st).count();
-        Anteriores {
-            chaves: finais.keys().cloned().collect(),
-            encontrados: conta(StatusLote::Encontrado),
-            nao_encontrados: conta(StatusLote::NaoEncontrado),
-            tipos,
-            finais,
+        let count = |st| finals.values().filter(|s| **s == st).count();
+        Previous {
+            keys: finals.keys().cloned().collect(),
+            found: count(BatchStatus::Found),
+            not_found: count(BatchStatus::NotFound),
+            kinds,
+            finals,
         }
     }
 }
 
 /// Counters of a run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Resumo {
+pub struct Summary {
     /// HTTP 200 answers.
-    pub encontrados: usize,
+    pub found: usize,
     /// 404 answers.
-    pub nao_encontrados: usize,
+    pub not_found: usize,
     /// Invalid input keys.
-    pub invalidos: usize,
+    pub invalid: usize,
     /// Keys whose lookup failed (5xx, network): retried by a rerun.
-    pub erros: usize,
+    pub errors: usize,
     /// Keys not sent because the batch stopped.
-    pub nao_enviados: usize,
+    pub not_sent: usize,
     /// Total charged by this run, BRL.
     pub cobrado: Decimal,
 }

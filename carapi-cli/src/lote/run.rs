@@ -1,9 +1,9 @@
-//! Running a batch: lookups [`super::CONCORRENCIA`] at a time through one SDK client (its rate
+//! Running a batch: lookups [`super::CONCURRENCY`] at a time through one SDK client (its rate
 //! limiter keeps the contract's 10 requests/s; `--max-custo` is the SDK's `max_spend` guard),
 //! answers written in input order as they arrive, a progress bar with ETA on stderr.
 //!
 //! Stops (in-flight lookups finish and are written) on 402, 401, 429, the `--max-custo` cap,
-//! [`super::MAX_ERROS_SEGUIDOS`] network/server errors in a row, or Ctrl-C (a second Ctrl-C quits
+//! [`super::MAX_ERRORS_IN_A_ROW`] network/server errors in a row, or Ctrl-C (a second Ctrl-C quits
 //! at once).
 
 use std::path::{Path, PathBuf};
@@ -14,258 +14,258 @@ use carapi_sdk::{Client, Error as SdkError};
 use futures::StreamExt;
 use rust_decimal::Decimal;
 
-use super::saida::{Escritor, Resultado, StatusLote};
-use super::{CONCORRENCIA, MAX_ERROS_SEGUIDOS, Resumo, TipoLote, diario};
+use super::output::{BatchStatus, Record, RecordWriter};
+use super::{BatchKind, CONCURRENCY, MAX_ERRORS_IN_A_ROW, Summary, journal};
 use crate::error::{CliError, Result};
 
 /// Why a batch stopped before its end.
 #[derive(Debug)]
-pub enum Parada {
+pub enum Stop {
     /// 401, 402 or 429: the API's error.
     Api(CliError),
     /// The `--max-custo` cap.
-    MaxCusto(String),
+    MaxCost(String),
     /// Too many network/server errors in a row.
-    Rede,
+    Network,
 }
 
 /// What a run needs besides where it writes.
 #[derive(Debug)]
-pub struct Execucao {
+pub struct RunSetup {
     /// The client (prices known, spend cap set).
     pub client: Client,
     /// The journal of keys in flight (with `--saida`).
-    pub diario: Option<Arc<diario::Diario>>,
+    pub journal: Option<Arc<journal::Journal>>,
     /// Lookup kind.
-    pub tipo: TipoLote,
+    pub kind: BatchKind,
     /// Price of one charged lookup, BRL.
     pub preco: Decimal,
     /// Keys to look up, in input order.
-    pub pendentes: Vec<String>,
+    pub pending: Vec<String>,
     /// Where receipt PDFs go.
     pub pdf_dir: PathBuf,
 }
 
 /// How a run ended.
 #[derive(Debug, Default)]
-pub struct Fim {
+pub struct RunEnd {
     /// Why it stopped early, if it did.
-    pub parada: Option<Parada>,
+    pub stop: Option<Stop>,
     /// True after Ctrl-C.
-    pub interrompido: bool,
+    pub interrupted: bool,
 }
 
-struct Resposta {
-    resposta: Option<serde_json::Value>,
-    arquivo: Option<String>,
+struct Answer {
+    response: Option<serde_json::Value>,
+    file: Option<String>,
     sandbox: bool,
 }
 
-async fn consultar(
+async fn lookup(
     client: &Client,
-    tipo: TipoLote,
-    chave: &str,
+    kind: BatchKind,
+    key: &str,
     pdf_dir: &Path,
-) -> Result<Resposta, SdkError> {
+) -> Result<Answer, SdkError> {
     let json = |v: serde_json::Result<serde_json::Value>| v.ok();
-    let (sandbox, resposta) = match tipo {
-        TipoLote::Car => {
-            let r = client.car(chave).await?;
+    let (sandbox, response) = match kind {
+        BatchKind::Car => {
+            let r = client.car(key).await?;
             (r.sandbox, json(serde_json::to_value(&r)))
         }
-        TipoLote::Completo => {
-            let r = client.car_completo(chave).await?;
+        BatchKind::Completo => {
+            let r = client.car_completo(key).await?;
             (r.sandbox, json(serde_json::to_value(&r)))
         }
-        TipoLote::Proprietario => {
-            let r = client.proprietario(chave).await?;
+        BatchKind::Proprietario => {
+            let r = client.proprietario(key).await?;
             (r.sandbox, json(serde_json::to_value(&r)))
         }
-        TipoLote::Recibo => {
+        BatchKind::Recibo => {
             let info = client
-                .recibo_para_arquivo(chave, pdf_dir.join(format!("{chave}.pdf")))
+                .recibo_para_arquivo(key, pdf_dir.join(format!("{key}.pdf")))
                 .await?;
-            return Ok(Resposta {
-                sandbox: tipo.is_sandbox(chave),
-                resposta: None,
-                arquivo: Some(info.path.display().to_string()),
+            return Ok(Answer {
+                sandbox: kind.is_sandbox(key),
+                response: None,
+                file: Some(info.path.display().to_string()),
             });
         }
     };
-    Ok(Resposta {
+    Ok(Answer {
         sandbox,
-        resposta,
-        arquivo: None,
+        response,
+        file: None,
     })
 }
 
-/// Looks up `ex.pendentes`, writing each answer to `escritor` and counting into `resumo`.
+/// Looks up `ex.pending`, writing each answer to `writer` and counting into `summary`.
 ///
 /// # Errors
 /// Write errors of the output (a closed stdout is exit 0).
-pub async fn rodar(
-    ex: Execucao,
-    escritor: &mut Escritor<'_>,
-    resumo: &mut Resumo,
+pub async fn run_lookups(
+    ex: RunSetup,
+    writer: &mut RecordWriter<'_>,
+    summary: &mut Summary,
     pb: indicatif::ProgressBar,
-) -> Result<Fim> {
-    pb.set_length(ex.pendentes.len() as u64);
-    let parar = Arc::new(AtomicBool::new(false));
-    let (client, diario, tipo, pdf_dir) = (&ex.client, &ex.diario, ex.tipo, &ex.pdf_dir);
-    let mut stream = futures::stream::iter(ex.pendentes)
-        .map(|chave| {
-            let parar = parar.clone();
+) -> Result<RunEnd> {
+    pb.set_length(ex.pending.len() as u64);
+    let halt = Arc::new(AtomicBool::new(false));
+    let (client, journal, kind, pdf_dir) = (&ex.client, &ex.journal, ex.kind, &ex.pdf_dir);
+    let mut stream = futures::stream::iter(ex.pending)
+        .map(|key| {
+            let halt = halt.clone();
             async move {
-                if parar.load(Ordering::SeqCst) {
-                    return (chave, None);
+                if halt.load(Ordering::SeqCst) {
+                    return (key, None);
                 }
-                if let Some(d) = diario
-                    && d.enviando(&chave).is_err()
+                if let Some(d) = journal
+                    && d.record_sending(&key).is_err()
                 {
                     // Not journalled, not sent: a crash could otherwise charge it twice.
-                    parar.store(true, Ordering::SeqCst);
-                    return (chave, None);
+                    halt.store(true, Ordering::SeqCst);
+                    return (key, None);
                 }
-                let r = consultar(client, tipo, &chave, pdf_dir).await;
-                (chave, Some(r))
+                let r = lookup(client, kind, &key, pdf_dir).await;
+                (key, Some(r))
             }
         })
-        .buffered(CONCORRENCIA);
-    let mut estado = Estado {
-        fim: Fim::default(),
-        seguidos: 0,
+        .buffered(CONCURRENCY);
+    let mut state = RunState {
+        end: RunEnd::default(),
+        in_a_row: 0,
         preco: ex.preco,
-        parar: parar.clone(),
+        halt: halt.clone(),
     };
     let mut ctrl_c = std::pin::pin!(tokio::signal::ctrl_c());
     loop {
         let item = tokio::select! {
             item = stream.next() => item,
-            _ = &mut ctrl_c, if !estado.fim.interrompido => {
-                estado.fim.interrompido = true;
-                parar.store(true, Ordering::SeqCst);
-                limpar_eco_do_ctrl_c();
+            _ = &mut ctrl_c, if !state.end.interrupted => {
+                state.end.interrupted = true;
+                halt.store(true, Ordering::SeqCst);
+                clear_ctrl_c_echo();
                 pb.println("interrompendo: aguardando as consultas em andamento (Ctrl-C de novo sai já)");
-                let barra = pb.clone();
+                let bar = pb.clone();
                 tokio::spawn(async move {
                     if tokio::signal::ctrl_c().await.is_ok() {
                         // Leaving at once: the bar is cleared first, not left on the screen.
-                        barra.finish_and_clear();
-                        limpar_eco_do_ctrl_c();
+                        bar.finish_and_clear();
+                        clear_ctrl_c_echo();
                         std::process::exit(130);
                     }
                 });
                 continue;
             }
         };
-        let Some((chave, r)) = item else { break };
-        if let Some(registro) = estado.registrar(chave, r, resumo) {
-            escritor.escrever(&registro)?;
+        let Some((key, r)) = item else { break };
+        if let Some(record) = state.count(key, r, summary) {
+            writer.append(&record)?;
             pb.inc(1);
         }
     }
     // The bar's last frame and the summary show the same count: the answers written.
     pb.finish_and_clear();
-    Ok(estado.fim)
+    Ok(state.end)
 }
 
 /// After a Ctrl-C under a bar: the terminal echoed `^C` after the bar, which indicatif leaves
 /// at the right edge, so the echo went to a new line and indicatif's own clearing would miss the
 /// bar. Clears the echo's line and the bar's line above it (stderr a terminal only).
-fn limpar_eco_do_ctrl_c() {
+fn clear_ctrl_c_echo() {
     if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         eprint!("\r\x1b[2K\x1b[1A\r\x1b[2K");
     }
 }
 
-struct Estado {
-    fim: Fim,
-    seguidos: usize,
+struct RunState {
+    end: RunEnd,
+    in_a_row: usize,
     preco: Decimal,
-    parar: Arc<AtomicBool>,
+    halt: Arc<AtomicBool>,
 }
 
-impl Estado {
+impl RunState {
     /// Counts one outcome; the record to write, if any.
-    fn registrar(
+    fn count(
         &mut self,
-        chave: String,
-        r: Option<Result<Resposta, SdkError>>,
-        resumo: &mut Resumo,
-    ) -> Option<Resultado> {
+        key: String,
+        r: Option<Result<Answer, SdkError>>,
+        summary: &mut Summary,
+    ) -> Option<Record> {
         let Some(r) = r else {
-            resumo.nao_enviados += 1;
+            summary.not_sent += 1;
             return None;
         };
         let e = match r {
             Ok(resp) => {
-                self.seguidos = 0;
-                resumo.encontrados += 1;
+                self.in_a_row = 0;
+                summary.found += 1;
                 let cobrado = !resp.sandbox;
                 if cobrado {
-                    resumo.cobrado += self.preco;
+                    summary.cobrado += self.preco;
                 }
-                return Some(Resultado {
-                    chave,
-                    status: StatusLote::Encontrado,
+                return Some(Record {
+                    key,
+                    status: BatchStatus::Found,
                     http_status: Some(200),
-                    codigo_erro: None,
+                    error_code: None,
                     message: None,
                     cobrado,
-                    arquivo: resp.arquivo,
-                    resposta: resp.resposta,
+                    file: resp.file,
+                    response: resp.response,
                 });
             }
             Err(e) => e,
         };
         match e.status() {
             Some(404) => {
-                self.seguidos = 0;
-                resumo.nao_encontrados += 1;
-                Some(erro(chave, StatusLote::NaoEncontrado, &e))
+                self.in_a_row = 0;
+                summary.not_found += 1;
+                Some(error_record(key, BatchStatus::NotFound, &e))
             }
             Some(401 | 402 | 429) => {
-                self.parar(resumo, || Parada::Api(e.into()));
+                self.halt(summary, || Stop::Api(e.into()));
                 None
             }
             _ if matches!(e, SdkError::SpendLimit { .. }) => {
-                self.parar(resumo, || Parada::MaxCusto(e.to_string()));
+                self.halt(summary, || Stop::MaxCost(e.to_string()));
                 None
             }
             _ => {
-                resumo.erros += 1;
-                self.seguidos += 1;
-                if self.seguidos >= MAX_ERROS_SEGUIDOS && self.fim.parada.is_none() {
-                    self.parar.store(true, Ordering::SeqCst);
-                    self.fim.parada = Some(Parada::Rede);
+                summary.errors += 1;
+                self.in_a_row += 1;
+                if self.in_a_row >= MAX_ERRORS_IN_A_ROW && self.end.stop.is_none() {
+                    self.halt.store(true, Ordering::SeqCst);
+                    self.end.stop = Some(Stop::Network);
                 }
-                Some(erro(chave, StatusLote::Erro, &e))
+                Some(error_record(key, BatchStatus::Error, &e))
             }
         }
     }
 
-    fn parar(&mut self, resumo: &mut Resumo, parada: impl FnOnce() -> Parada) {
-        self.parar.store(true, Ordering::SeqCst);
-        resumo.nao_enviados += 1;
-        if self.fim.parada.is_none() {
-            self.fim.parada = Some(parada());
+    fn halt(&mut self, summary: &mut Summary, stop: impl FnOnce() -> Stop) {
+        self.halt.store(true, Ordering::SeqCst);
+        summary.not_sent += 1;
+        if self.end.stop.is_none() {
+            self.end.stop = Some(stop());
         }
     }
 }
 
-fn erro(chave: String, status: StatusLote, e: &SdkError) -> Resultado {
-    let (codigo, message) = match e.api() {
+fn error_record(key: String, status: BatchStatus, e: &SdkError) -> Record {
+    let (code, message) = match e.api() {
         Some(a) => (Some(a.code.as_str().to_owned()), a.message.clone()),
         None => (None, crate::error::message(e)),
     };
-    Resultado {
-        chave,
+    Record {
+        key,
         status,
         http_status: e.status(),
-        codigo_erro: codigo,
+        error_code: code,
         message: Some(message),
         cobrado: false,
-        arquivo: None,
-        resposta: None,
+        file: None,
+        response: None,
     }
 }

@@ -2,17 +2,17 @@
 
 use carapi_sdk::domain::brl;
 
-use super::registro::Anteriores;
-use super::rodar::{Fim, Parada};
-use super::{MAX_ERROS_SEGUIDOS, Opcoes};
+use super::record::Previous;
+use super::run::{RunEnd, Stop};
+use super::{BatchOptions, MAX_ERRORS_IN_A_ROW};
 use crate::context::Context;
 use crate::error::{CliError, Kind, Result};
 
-pub use super::registro::Resumo;
+pub use super::record::Summary;
 
 /// The summary line: the whole batch's totals (this run plus what `--saida` already held).
-pub fn linha(r: &Resumo, antes: &Anteriores) -> String {
-    let retomado = antes.encontrados + antes.nao_encontrados > 0;
+pub fn line(r: &Summary, antes: &Previous) -> String {
+    let retomado = antes.found + antes.not_found > 0;
     let mut l = format!(
         "Resumo{}: {} encontrado(s), {} não encontrado(s), {} inválido(s), {} erro(s)",
         if retomado {
@@ -20,13 +20,13 @@ pub fn linha(r: &Resumo, antes: &Anteriores) -> String {
         } else {
             ""
         },
-        r.encontrados + antes.encontrados,
-        r.nao_encontrados + antes.nao_encontrados,
-        r.invalidos,
-        r.erros
+        r.found + antes.found,
+        r.not_found + antes.not_found,
+        r.invalid,
+        r.errors
     );
-    if r.nao_enviados > 0 {
-        l.push_str(&format!(", {} não enviado(s)", r.nao_enviados));
+    if r.not_sent > 0 {
+        l.push_str(&format!(", {} não enviado(s)", r.not_sent));
     }
     if retomado {
         l.push_str(&format!(
@@ -44,26 +44,26 @@ pub fn linha(r: &Resumo, antes: &Anteriores) -> String {
 /// # Errors
 /// Ctrl-C (130); stopped on 402 (5), 401 (3), 429 (6), `--max-custo` (1), network (7); keys left
 /// with errors (7).
-pub fn encerrar(
+pub fn finish(
     ctx: &mut Context,
-    op: &Opcoes,
-    resumo: &Resumo,
-    antes: &Anteriores,
-    fim: Fim,
+    op: &BatchOptions,
+    summary: &Summary,
+    antes: &Previous,
+    end: RunEnd,
 ) -> Result<()> {
-    ctx.shell.note(linha(resumo, antes));
-    let retomar = match &op.saida {
+    ctx.shell.note(line(summary, antes));
+    let retomar = match &op.output {
         Some(p) => format!(
             "rode o mesmo comando (mesmo --saida {}) para continuar de onde parou",
             p.display()
         ),
         None => "use --saida ARQUIVO para poder retomar um lote".to_owned(),
     };
-    if fim.interrompido {
+    if end.interrupted {
         return Err(CliError::interrupted(retomar));
     }
-    match fim.parada {
-        Some(Parada::Api(e)) => {
+    match end.stop {
+        Some(Stop::Api(e)) => {
             let hint = match e.kind {
                 Kind::Balance => format!("faça uma recarga (carapi recarga criar 500) e {retomar}"),
                 _ => format!("{}; depois {retomar}", e.hint.clone().unwrap_or_default()),
@@ -74,21 +74,21 @@ pub fn encerrar(
                 ..e
             })
         }
-        Some(Parada::MaxCusto(m)) => Err(CliError::other(
+        Some(Stop::MaxCost(m)) => Err(CliError::other(
             "CUSTO_MAXIMO",
             format!("lote parado pelo --max-custo: {m}"),
         )
         .hint(format!("aumente --max-custo e {retomar}"))),
-        Some(Parada::Rede) => Err(CliError::new(
+        Some(Stop::Network) => Err(CliError::new(
             Kind::Network,
             "REDE",
-            format!("lote interrompido após {MAX_ERROS_SEGUIDOS} erros de rede/servidor seguidos"),
+            format!("lote interrompido após {MAX_ERRORS_IN_A_ROW} erros de rede/servidor seguidos"),
         )
         .hint(format!("verifique a conexão e {retomar}"))),
-        None if resumo.erros > 0 => Err(CliError::new(
+        None if summary.errors > 0 => Err(CliError::new(
             Kind::Network,
             "ERROS_NO_LOTE",
-            format!("{} chave(s) ficaram com erro", resumo.erros),
+            format!("{} chave(s) ficaram com erro", summary.errors),
         )
         .hint(retomar.replace("continuar de onde parou", "tentar de novo só essas"))),
         None => Ok(()),
