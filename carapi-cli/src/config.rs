@@ -87,12 +87,12 @@ impl ConfigFile {
         match fs::read_to_string(&path) {
             Ok(text) => toml::from_str(&text).map_err(|e| {
                 tracing::debug!("config.toml: {e}");
-                let linha = e
+                let line = e
                     .span()
                     .map_or(1, |s| text[..s.start].matches('\n').count() + 1);
                 CliError::other(
                     "CONFIG",
-                    format!("{}: TOML inválido na linha {linha}", path.display()),
+                    format!("{}: TOML inválido na linha {line}", path.display()),
                 )
                 .hint("corrija o arquivo ou apague-o e use carapi config definir")
             }),

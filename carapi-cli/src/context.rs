@@ -9,7 +9,7 @@ use crate::error::{CliError, Kind, Result};
 #[cfg(feature = "local")]
 use crate::local::Local;
 use crate::options::{FormatArgs, Global};
-use crate::output::{Formato, Shell};
+use crate::output::{OutputFormat, Shell};
 
 /// The context of one invocation.
 #[derive(Debug)]
@@ -19,7 +19,7 @@ pub struct Context {
     /// Global options.
     pub global: Global,
     /// `-o` given before the subcommand.
-    pub formato_raiz: Option<Formato>,
+    pub formato_raiz: Option<OutputFormat>,
     /// The CLI's directories.
     pub paths: Paths,
     #[cfg(feature = "local")]
@@ -41,7 +41,12 @@ pub struct Destino {
 
 impl Context {
     /// A context.
-    pub fn new(shell: Shell, global: Global, formato_raiz: Option<Formato>, paths: Paths) -> Self {
+    pub fn new(
+        shell: Shell,
+        global: Global,
+        formato_raiz: Option<OutputFormat>,
+        paths: Paths,
+    ) -> Self {
         Context {
             shell,
             global,
@@ -54,15 +59,15 @@ impl Context {
     }
 
     /// Sends the rest of stdout through the pager, for a long list shown as a table on a
-    /// terminal (see [`Shell::iniciar_pager`]); not with `--sem-paginador`.
-    pub fn paginar(&mut self, formato: Formato) {
-        if formato == Formato::Table && !self.global.no_pager {
-            self.shell.iniciar_pager();
+    /// terminal (see [`Shell::start_pager`]); not with `--sem-paginador`.
+    pub fn paginar(&mut self, formato: OutputFormat) {
+        if formato == OutputFormat::Table && !self.global.no_pager {
+            self.shell.start_pager();
         }
     }
 
     /// The effective format: after the subcommand, else before it, else table.
-    pub fn formato(&self, args: FormatArgs) -> Formato {
+    pub fn formato(&self, args: FormatArgs) -> OutputFormat {
         args.output.or(self.formato_raiz).unwrap_or_default()
     }
 

@@ -73,10 +73,10 @@ pub fn keyring(e: &keyring::Error) -> String {
         E::NoStorageAccess(_) => "sem acesso ao chaveiro (está bloqueado?)".to_owned(),
         E::NoEntry => "nenhuma chave guardada no chaveiro".to_owned(),
         E::BadEncoding(_) => "a chave guardada no chaveiro não é texto UTF-8".to_owned(),
-        E::TooLong(campo, max) => {
-            format!("{campo} longo demais para o chaveiro (máximo {max})")
+        E::TooLong(field, max) => {
+            format!("{field} longo demais para o chaveiro (máximo {max})")
         }
-        E::Invalid(campo, _) => format!("{campo} inválido para o chaveiro"),
+        E::Invalid(field, _) => format!("{field} inválido para o chaveiro"),
         E::Ambiguous(_) => "mais de uma chave do carapi no chaveiro".to_owned(),
         _ => "erro do chaveiro".to_owned(),
     }

@@ -62,7 +62,7 @@ pub fn main() -> ExitCode {
         Err(e) => return erro_de_uso(&e),
     };
     let mut shell = Shell::from_std(cli.global.quiet, cli.global.no_color);
-    shell.set_flags_globais(&flags_globais(&cli.global));
+    shell.set_global_flags(&flags_globais(&cli.global));
     init_tracing(cli.global.verbose, shell.err_color());
     let paths = match config::Paths::resolve() {
         Ok(p) => p,
@@ -98,12 +98,12 @@ pub fn main() -> ExitCode {
     });
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     let result = result.and_then(|()| ctx.shell.flush().map_err(Into::into));
-    ctx.shell.encerrar_pager();
+    ctx.shell.close_pager();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind == Kind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) if e.kind == Kind::Interrupted => {
-            ctx.shell.stop(&e.message, e.hint.as_deref());
+            ctx.shell.stopped(&e.message, e.hint.as_deref());
             e.exit_code()
         }
         Err(e) => {
@@ -141,13 +141,13 @@ pub async fn executar(ctx: &mut Context, command: cli::Comando) -> error::Result
     }
 }
 
-/// The command given `-o geojson` when it is not one of [`output::Formato::COM_GEOJSON`].
+/// The command given `-o geojson` when it is not one of [`output::OutputFormat::WITH_GEOJSON`].
 fn geojson_fora_do_lugar(m: &clap::ArgMatches) -> Option<String> {
     let eh_geojson = |m: &clap::ArgMatches| {
-        m.try_get_one::<output::Formato>("output")
+        m.try_get_one::<output::OutputFormat>("output")
             .ok()
             .flatten()
-            .is_some_and(|f| *f == output::Formato::Geojson)
+            .is_some_and(|f| *f == output::OutputFormat::Geojson)
     };
     let (name, mut current) = m.subcommand()?;
     let mut usa = eh_geojson(m);
@@ -158,7 +158,7 @@ fn geojson_fora_do_lugar(m: &clap::ArgMatches) -> Option<String> {
             None => break,
         }
     }
-    (usa && !output::Formato::COM_GEOJSON.contains(&name)).then(|| name.to_owned())
+    (usa && !output::OutputFormat::WITH_GEOJSON.contains(&name)).then(|| name.to_owned())
 }
 
 /// Help and version on stdout (exit 0); clap's errors in the CLI's form on stderr (exit 2).
@@ -186,7 +186,7 @@ fn erro_de_uso(e: &clap::Error) -> ExitCode {
         _ => {
             let no_color = std::env::args().any(|a| a == "--sem-cor" || a == "--no-color");
             let mut shell = Shell::from_std(false, no_color);
-            shell.set_flags_globais(&flags_da_linha());
+            shell.set_global_flags(&flags_da_linha());
             let (msg, hint) = help::message(e);
             shell.error(&msg, "USO", hint.as_deref());
             ExitCode::from(2)

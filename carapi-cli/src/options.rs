@@ -3,7 +3,7 @@
 
 use clap::Args;
 
-use crate::output::Formato;
+use crate::output::OutputFormat;
 
 /// Options accepted by every command.
 #[derive(Debug, Clone, Args)]
@@ -65,5 +65,5 @@ pub struct FormatArgs {
         value_enum,
         value_name = "FORMATO"
     )]
-    pub output: Option<Formato>,
+    pub output: Option<OutputFormat>,
 }

@@ -18,13 +18,13 @@ use std::sync::{Arc, Mutex};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
-use crate::format::{Campos, Tabela};
+use crate::format::{Fields, Listing};
 
 /// The output format chosen with `-o/--formato`. CSV has two dialects: the analyst's
 /// (`csv`: what Excel in Portuguese opens as columns and numbers) and the machine's (`csv-cru`:
 /// the raw values, for scripts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Formato {
+pub enum OutputFormat {
     /// tabela com rótulos em português, dinheiro como R$ 1.234,56, horário de Brasília
     #[default]
     #[value(name = "tabela", alias = "table")]
@@ -35,14 +35,14 @@ pub enum Formato {
     Csv,
     /// CSV de máquina: `,`, ponto decimal, datas ISO 8601, true/false, sem BOM
     #[value(name = "csv-cru")]
-    CsvCru,
+    RawCsv,
     /// GeoJSON (só car e proprietario): um ponto por imóvel, para QGIS ou geojson.io
     Geojson,
 }
 
-impl Formato {
+impl OutputFormat {
     /// The commands that take `-o geojson`.
-    pub const COM_GEOJSON: [&'static str; 2] = ["car", "proprietario"];
+    pub const WITH_GEOJSON: [&'static str; 2] = ["car", "proprietario"];
 }
 
 /// Where stdout/stderr go and what they are.
@@ -55,8 +55,8 @@ pub struct Shell {
     color: bool,
     quiet: bool,
     flags: String,
-    largura: Option<u16>,
-    largura_err: Option<u16>,
+    width: Option<u16>,
+    err_width: Option<u16>,
     pager: Option<std::process::Child>,
 }
 
@@ -85,8 +85,8 @@ impl Shell {
             color: !no_color,
             quiet,
             flags: String::new(),
-            largura: largura_do_terminal(),
-            largura_err: largura_do_stderr(),
+            width: terminal_width(),
+            err_width: stderr_width(),
             pager: None,
         }
     }
@@ -102,32 +102,32 @@ impl Shell {
             color: false,
             quiet: false,
             flags: String::new(),
-            largura: None,
-            largura_err: None,
+            width: None,
+            err_width: None,
             pager: None,
         }
     }
 
-    /// Tables are laid out to fit `largura` columns (what [`Shell::from_std`] reads from the
+    /// Tables are laid out to fit `width` columns (what [`Shell::from_std`] reads from the
     /// terminal of stdout); `None` leaves them at their natural width (piped output).
-    pub fn set_largura(&mut self, largura: Option<u16>) {
-        self.largura = largura;
+    pub fn set_width(&mut self, width: Option<u16>) {
+        self.width = width;
     }
 
     /// The width tables must fit, when stdout is a terminal.
-    pub fn largura(&self) -> Option<u16> {
-        self.largura
+    pub fn width(&self) -> Option<u16> {
+        self.width
     }
 
     /// Sends the rest of stdout through a pager, as gh does: only when stdout is a terminal, with
     /// `CARAPI_PAGER`, else `PAGER`, else `less -FRX` (which exits at once when the text fits one
     /// screen). `CARAPI_PAGER=` (empty) or `cat` turns it off, as does `--sem-paginador`. A pager
     /// that cannot start is skipped silently.
-    pub fn iniciar_pager(&mut self) {
+    pub fn start_pager(&mut self) {
         if !self.out_tty || self.pager.is_some() {
             return;
         }
-        let Some(cmd) = comando_pager(
+        let Some(cmd) = pager_command(
             std::env::var("CARAPI_PAGER").ok(),
             std::env::var("PAGER").ok(),
         ) else {
@@ -147,7 +147,7 @@ impl Shell {
     }
 
     /// Closes the pager's input and waits for the user to leave it (no-op without a pager).
-    pub fn encerrar_pager(&mut self) {
+    pub fn close_pager(&mut self) {
         if let Some(mut child) = self.pager.take() {
             let _ = self.out.flush();
             self.out = Box::new(io::stdout());
@@ -157,7 +157,7 @@ impl Shell {
 
     /// The global flags in effect (`--local`, `--url-base URL`), repeated in every command a
     /// message on stderr suggests, so the hint works as printed.
-    pub fn set_flags_globais(&mut self, flags: &[String]) {
+    pub fn set_global_flags(&mut self, flags: &[String]) {
         self.flags = flags.join(" ");
     }
 
@@ -207,46 +207,46 @@ impl Shell {
     /// A status message (progress narration) on stderr: only when stderr is a terminal and not quiet.
     pub fn status(&mut self, text: impl AsRef<str>) {
         if self.err_tty && !self.quiet {
-            let text = com_flags(text.as_ref(), &self.flags);
-            self.escrever_nota(&text);
+            let text = with_flags(text.as_ref(), &self.flags);
+            self.write_note(&text);
         }
     }
 
     /// A note on stderr a script may want too (batch plan/summary, saved file): unless quiet.
     pub fn note(&mut self, text: impl AsRef<str>) {
         if !self.quiet {
-            let text = com_flags(text.as_ref(), &self.flags);
-            self.escrever_nota(&text);
+            let text = with_flags(text.as_ref(), &self.flags);
+            self.write_note(&text);
         }
     }
 
     /// A status or note line on stderr, broken at spaces to the terminal; while a pager shows
     /// stdout, into the pager after what it shows (a person is reading it; stderr would land in
     /// the middle of the pager's screen).
-    fn escrever_nota(&mut self, text: &str) {
+    fn write_note(&mut self, text: &str) {
         if self.pager.is_some() {
-            let _ = writeln!(self.out, "{}", quebrar(text, self.largura));
+            let _ = writeln!(self.out, "{}", wrap(text, self.width));
         } else {
-            let _ = writeln!(self.err, "{}", quebrar(text, self.largura_err));
+            let _ = writeln!(self.err, "{}", wrap(text, self.err_width));
         }
     }
 
     /// A warning on stderr (always): `aviso: <text>`.
     pub fn warn(&mut self, text: impl AsRef<str>) {
-        let text = com_flags(text.as_ref(), &self.flags);
-        let text = quebrar(&format!("aviso: {text}"), self.largura_err);
+        let text = with_flags(text.as_ref(), &self.flags);
+        let text = wrap(&format!("aviso: {text}"), self.err_width);
         let label = self.paint_err("aviso:", "33;1");
         let _ = writeln!(self.err, "{label}{}", &text["aviso:".len()..]);
     }
 
     /// An error on stderr (always): `erro: <message> (<CODE>)` and, when given, `dica: <hint>`.
     pub fn error(&mut self, message: &str, code: &str, hint: Option<&str>) {
-        let text = quebrar(&format!("erro: {message} ({code})"), self.largura_err);
+        let text = wrap(&format!("erro: {message} ({code})"), self.err_width);
         let label = self.paint_err("erro:", "31;1");
         let _ = writeln!(self.err, "{label}{}", &text["erro:".len()..]);
         if let Some(hint) = hint {
-            let hint = com_flags(hint, &self.flags);
-            let text = quebrar(&format!("dica: {hint}"), self.largura_err);
+            let hint = with_flags(hint, &self.flags);
+            let text = wrap(&format!("dica: {hint}"), self.err_width);
             let label = self.paint_err("dica:", "36");
             let _ = writeln!(self.err, "{label}{}", &text["dica:".len()..]);
         }
@@ -254,10 +254,10 @@ impl Shell {
     }
 
     /// A normal stop (Ctrl-C, exit 130): plain lines on stderr, no `erro:` label; always shown.
-    pub fn stop(&mut self, message: &str, hint: Option<&str>) {
+    pub fn stopped(&mut self, message: &str, hint: Option<&str>) {
         let _ = writeln!(self.err, "{message}.");
         if let Some(hint) = hint {
-            let hint = com_flags(hint, &self.flags);
+            let hint = with_flags(hint, &self.flags);
             let mut chars = hint.chars();
             let first: String = chars
                 .next()
@@ -304,11 +304,11 @@ impl Shell {
     ///
     /// # Errors
     /// Write errors.
-    pub fn campos(&mut self, campos: &Campos, formato: Formato) -> io::Result<()> {
+    pub fn fields(&mut self, fields: &Fields, formato: OutputFormat) -> io::Result<()> {
         match formato {
-            Formato::Csv | Formato::CsvCru => self.csv(&campos.as_tabela(), formato),
+            OutputFormat::Csv | OutputFormat::RawCsv => self.csv(&fields.as_listing(), formato),
             _ => {
-                let table = campos.to_table(self.out_color(), self.largura);
+                let table = fields.to_table(self.out_color(), self.width);
                 writeln!(self.out, "{table}")
             }
         }
@@ -318,47 +318,47 @@ impl Shell {
     ///
     /// # Errors
     /// Write errors.
-    pub fn tabela(&mut self, tabela: &Tabela, formato: Formato) -> io::Result<()> {
+    pub fn listing(&mut self, listing: &Listing, formato: OutputFormat) -> io::Result<()> {
         match formato {
-            Formato::Csv | Formato::CsvCru => self.csv(tabela, formato),
+            OutputFormat::Csv | OutputFormat::RawCsv => self.csv(listing, formato),
             _ => {
-                if tabela.linhas.is_empty() {
+                if listing.rows.is_empty() {
                     self.status("(nenhum item)");
                     return Ok(());
                 }
-                let ajuste = tabela.to_table(self.out_color(), self.largura);
-                writeln!(self.out, "{}", ajuste.table)?;
-                if !ajuste.omitidas.is_empty() {
-                    let nota = format!(
+                let fitted = listing.to_table(self.out_color(), self.width);
+                writeln!(self.out, "{}", fitted.table)?;
+                if !fitted.omitted.is_empty() {
+                    let note = format!(
                         "colunas omitidas para caber em {} colunas: {}; veja tudo com -o json, -o csv ou num terminal mais largo",
-                        self.largura.unwrap_or_default(),
-                        ajuste.omitidas.join(", ")
+                        self.width.unwrap_or_default(),
+                        fitted.omitted.join(", ")
                     );
-                    self.status(nota);
+                    self.status(note);
                 }
                 Ok(())
             }
         }
     }
 
-    /// `tabela` as CSV: the analyst's dialect for [`Formato::Csv`] (`;`, decimal comma, local
-    /// dates, `sim`/`não`, a BOM so Excel reads UTF-8; [`crate::format::Celula::planilha`]),
-    /// the machine's for [`Formato::CsvCru`] (`,`, the raw values).
-    fn csv(&mut self, tabela: &Tabela, formato: Formato) -> io::Result<()> {
-        let planilha = formato == Formato::Csv;
-        if planilha {
+    /// `listing` as CSV: the analyst's dialect for [`OutputFormat::Csv`] (`;`, decimal comma, local
+    /// dates, `sim`/`não`, a BOM so Excel reads UTF-8; [`crate::format::CellValue::spreadsheet`]),
+    /// the machine's for [`OutputFormat::RawCsv`] (`,`, the raw values).
+    fn csv(&mut self, listing: &Listing, formato: OutputFormat) -> io::Result<()> {
+        let spreadsheet = formato == OutputFormat::Csv;
+        if spreadsheet {
             self.out.write_all(crate::format::BOM.as_bytes())?;
         }
         let mut w = csv::WriterBuilder::new()
-            .delimiter(if planilha { b';' } else { b',' })
+            .delimiter(if spreadsheet { b';' } else { b',' })
             .from_writer(&mut self.out);
-        w.write_record(tabela.colunas.iter().map(|c| c.key))
+        w.write_record(listing.columns.iter().map(|c| c.key))
             .map_err(csv_io)?;
-        for linha in &tabela.linhas {
-            if planilha {
-                w.write_record(linha.iter().map(crate::format::Celula::planilha))
+        for line in &listing.rows {
+            if spreadsheet {
+                w.write_record(line.iter().map(crate::format::CellValue::spreadsheet))
             } else {
-                w.write_record(linha.iter().map(|c| c.bruto.as_str()))
+                w.write_record(line.iter().map(|c| c.raw.as_str()))
             }
             .map_err(csv_io)?;
         }
@@ -386,7 +386,7 @@ impl Shell {
                 .with_key(
                     "por_seg",
                     |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                        let _ = w.write_str(&taxa_br(s.per_sec()));
+                        let _ = w.write_str(&rate_br(s.per_sec()));
                     },
                 )
                 .progress_chars("█▉▊▋▌▍▎▏ "),
@@ -404,13 +404,13 @@ impl Shell {
 }
 
 /// A rate per second as Brazilians write it, one decimal place: `18,8/s`.
-pub fn taxa_br(por_segundo: f64) -> String {
-    format!("{por_segundo:.1}/s").replace('.', ",")
+pub fn rate_br(per_second: f64) -> String {
+    format!("{per_second:.1}/s").replace('.', ",")
 }
 
 /// The pager command: `CARAPI_PAGER`, else `PAGER`, else `less -FRX`; `None` when the chosen one
 /// is empty or `cat`.
-pub fn comando_pager(carapi_pager: Option<String>, pager: Option<String>) -> Option<String> {
+pub fn pager_command(carapi_pager: Option<String>, pager: Option<String>) -> Option<String> {
     let cmd = carapi_pager
         .or(pager)
         .unwrap_or_else(|| "less -FRX".to_owned());
@@ -419,7 +419,7 @@ pub fn comando_pager(carapi_pager: Option<String>, pager: Option<String>) -> Opt
 }
 
 /// Columns of the terminal stderr is on; `None` when stderr is not a terminal.
-pub fn largura_do_stderr() -> Option<u16> {
+pub fn stderr_width() -> Option<u16> {
     if !io::stderr().is_terminal() {
         return None;
     }
@@ -428,21 +428,21 @@ pub fn largura_do_stderr() -> Option<u16> {
         .filter(|w| *w >= 20)
 }
 
-/// `text` with every line longer than `largura` broken at spaces (never inside a word), the
+/// `text` with every line longer than `width` broken at spaces (never inside a word), the
 /// continuation lines indented by two spaces; unchanged without a width (not a terminal).
-pub fn quebrar(text: &str, largura: Option<u16>) -> String {
-    let Some(max) = largura.map(usize::from) else {
+pub fn wrap(text: &str, width: Option<u16>) -> String {
+    let Some(max) = width.map(usize::from) else {
         return text.to_owned();
     };
     let mut out = String::with_capacity(text.len());
-    for (i, linha) in text.split('\n').enumerate() {
+    for (i, line) in text.split('\n').enumerate() {
         if i > 0 {
             out.push('\n');
         }
         let mut current = String::new();
-        for palavra in linha.split(' ') {
+        for word in line.split(' ') {
             let n = current.chars().count();
-            if n > 0 && n + 1 + palavra.chars().count() > max && !current.trim().is_empty() {
+            if n > 0 && n + 1 + word.chars().count() > max && !current.trim().is_empty() {
                 out.push_str(current.trim_end());
                 out.push('\n');
                 current = String::from(" ");
@@ -450,7 +450,7 @@ pub fn quebrar(text: &str, largura: Option<u16>) -> String {
             if !current.is_empty() {
                 current.push(' ');
             }
-            current.push_str(palavra);
+            current.push_str(word);
         }
         out.push_str(&current);
     }
@@ -458,7 +458,7 @@ pub fn quebrar(text: &str, largura: Option<u16>) -> String {
 }
 
 /// Columns of the terminal stdout is on; `None` when stdout is not a terminal.
-pub fn largura_do_terminal() -> Option<u16> {
+pub fn terminal_width() -> Option<u16> {
     if !io::stdout().is_terminal() {
         return None;
     }
@@ -470,31 +470,31 @@ pub fn largura_do_terminal() -> Option<u16> {
 
 /// Inserts `flags` after every `carapi ` that starts a command in `text` (`carapi recarga ...`
 /// becomes `carapi --local recarga ...`); `text` unchanged when `flags` is empty.
-pub fn com_flags(text: &str, flags: &str) -> String {
+pub fn with_flags(text: &str, flags: &str) -> String {
     if flags.is_empty() {
         return text.to_owned();
     }
     let mut out = String::with_capacity(text.len() + flags.len());
-    let mut resto = text;
-    while let Some(i) = resto.find("carapi ") {
-        let antes = &resto[..i];
-        let after = &resto[i + "carapi ".len()..];
-        let inicio_de_palavra = !antes
+    let mut rest = text;
+    while let Some(i) = rest.find("carapi ") {
+        let before = &rest[..i];
+        let after = &rest[i + "carapi ".len()..];
+        let word_start = !before
             .chars()
             .next_back()
             .is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '/' || c == '_');
         // `carapi local ...` runs the local server itself: no global flags to repeat.
         let command =
             after.starts_with(|c: char| c.is_ascii_lowercase()) && !after.starts_with("local ");
-        out.push_str(antes);
+        out.push_str(before);
         out.push_str("carapi ");
-        if inicio_de_palavra && command {
+        if word_start && command {
             out.push_str(flags);
             out.push(' ');
         }
-        resto = after;
+        rest = after;
     }
-    out.push_str(resto);
+    out.push_str(rest);
     out
 }
 
@@ -532,12 +532,12 @@ impl Write for Buffer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::Celula;
+    use crate::format::CellValue;
 
     #[test]
     fn the_batch_rate_has_a_decimal_comma() {
-        assert_eq!(taxa_br(18.84), "18,8/s");
-        assert_eq!(taxa_br(0.0), "0,0/s");
+        assert_eq!(rate_br(18.84), "18,8/s");
+        assert_eq!(rate_br(0.0), "0,0/s");
     }
 
     #[test]
@@ -558,16 +558,16 @@ mod tests {
 
     #[test]
     fn tables_fit_the_width() {
-        let mut t = Tabela::new(&[("a", "Coluna A"), ("b", "Coluna B"), ("c", "Coluna C")]);
-        t.linha(vec![
-            Celula::text("x".repeat(60)),
-            Celula::text("y".repeat(60)),
-            Celula::text("z ".repeat(40)),
+        let mut t = Listing::new(&[("a", "Coluna A"), ("b", "Coluna B"), ("c", "Coluna C")]);
+        t.push_row(vec![
+            CellValue::text("x".repeat(60)),
+            CellValue::text("y".repeat(60)),
+            CellValue::text("z ".repeat(40)),
         ]);
         let out = Buffer::default();
         let mut sh = Shell::from_write(Box::new(out.clone()), Box::new(Buffer::default()));
-        sh.set_largura(Some(80));
-        sh.tabela(&t, Formato::Table).unwrap();
+        sh.set_width(Some(80));
+        sh.listing(&t, OutputFormat::Table).unwrap();
         let text = out.contents();
         assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
         assert!(text.contains("Coluna C"));
@@ -576,37 +576,37 @@ mod tests {
     #[test]
     fn stderr_lines_break_between_words() {
         let t = "colunas omitidas para caber em 60 colunas: Município, UF, Área total (ha); veja tudo com -o json";
-        let q = quebrar(t, Some(30));
+        let q = wrap(t, Some(30));
         assert!(q.lines().all(|l| l.chars().count() <= 30), "{q}");
         assert_eq!(
             q.split_whitespace().collect::<Vec<_>>(),
             t.split_whitespace().collect::<Vec<_>>()
         );
-        assert_eq!(quebrar(t, None), t);
+        assert_eq!(wrap(t, None), t);
     }
 
     #[test]
     fn pager_choice() {
         let s = |v: &str| Some(v.to_owned());
-        assert_eq!(comando_pager(None, None).as_deref(), Some("less -FRX"));
-        assert_eq!(comando_pager(None, s("most")).as_deref(), Some("most"));
-        assert_eq!(comando_pager(s("bat"), s("most")).as_deref(), Some("bat"));
-        assert_eq!(comando_pager(s(""), s("most")), None);
-        assert_eq!(comando_pager(s("cat"), None), None);
+        assert_eq!(pager_command(None, None).as_deref(), Some("less -FRX"));
+        assert_eq!(pager_command(None, s("most")).as_deref(), Some("most"));
+        assert_eq!(pager_command(s("bat"), s("most")).as_deref(), Some("bat"));
+        assert_eq!(pager_command(s(""), s("most")), None);
+        assert_eq!(pager_command(s("cat"), None), None);
     }
 
     #[test]
     fn hints_get_the_global_flags() {
         assert_eq!(
-            com_flags(
+            with_flags(
                 "para acompanhar: carapi recarga status X --esperar; veja carapi saldo. API carapi.",
                 "--local"
             ),
             "para acompanhar: carapi --local recarga status X --esperar; veja carapi --local saldo. API carapi."
         );
-        assert_eq!(com_flags("carapi login", ""), "carapi login");
+        assert_eq!(with_flags("carapi login", ""), "carapi login");
         assert_eq!(
-            com_flags("carapi-cli carapi Login", "--local"),
+            with_flags("carapi-cli carapi Login", "--local"),
             "carapi-cli carapi Login"
         );
     }
@@ -615,16 +615,16 @@ mod tests {
     fn csv_uses_raw_values_and_keys() {
         let out = Buffer::default();
         let mut sh = Shell::from_write(Box::new(out.clone()), Box::new(Buffer::default()));
-        let mut t = Tabela::new(&[("valor", "Valor"), ("nome", "Nome")]);
-        t.linha(vec![
-            Celula::dinheiro(rust_decimal::Decimal::new(123456, 2)),
-            Celula::text("a,b"),
+        let mut t = Listing::new(&[("valor", "Valor"), ("nome", "Nome")]);
+        t.push_row(vec![
+            CellValue::money(rust_decimal::Decimal::new(123456, 2)),
+            CellValue::text("a,b"),
         ]);
-        sh.tabela(&t, Formato::CsvCru).unwrap();
+        sh.listing(&t, OutputFormat::RawCsv).unwrap();
         assert_eq!(out.contents(), "valor,nome\n1234.56,\"a,b\"\n");
         let out = Buffer::default();
         let mut sh = Shell::from_write(Box::new(out.clone()), Box::new(Buffer::default()));
-        sh.tabela(&t, Formato::Csv).unwrap();
+        sh.listing(&t, OutputFormat::Csv).unwrap();
         assert_eq!(out.contents(), "\u{feff}valor;nome\n1234,56;a,b\n");
     }
 }

@@ -4,11 +4,11 @@ use carapi_sdk::{CarDadosBasicos, CarResponse};
 
 use crate::context::Context;
 use crate::error::Result;
-use crate::format::{Campos, Celula};
+use crate::format::{CellValue, Fields};
 use crate::lote::BatchKind;
 use crate::lote::output::{BatchStatus, Record};
 use crate::options::FormatArgs;
-use crate::output::Formato;
+use crate::output::OutputFormat;
 
 /// Arguments of `carapi car`.
 #[derive(Debug, clap::Args)]
@@ -34,10 +34,10 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     if args.completo {
         let r = client.car_completo(&args.codigo).await?;
         ctx.mostrar_cobranca(&client, r.sandbox).await;
-        if formato == Formato::Json {
+        if formato == OutputFormat::Json {
             return Ok(ctx.shell.json(&r)?);
         }
-        if formato == Formato::Geojson {
+        if formato == OutputFormat::Geojson {
             return geojson(
                 ctx,
                 BatchKind::Completo,
@@ -46,31 +46,31 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
                 r.sandbox,
             );
         }
-        let mut campos = campos_basicos(&r.dados.basicos);
-        campos.add(
+        let mut fields = campos_basicos(&r.dados.basicos);
+        fields.add(
             "proprietariosNomes",
             "Proprietários",
-            Celula::opcional(r.dados.proprietarios_nomes.as_deref()),
+            CellValue::optional(r.dados.proprietarios_nomes.as_deref()),
         );
-        campos.add(
+        fields.add(
             "proprietariosCpfs",
             "CPF/CNPJ dos proprietários",
-            Celula::opcional(r.dados.proprietarios_cpfs.as_deref()),
+            CellValue::optional(r.dados.proprietarios_cpfs.as_deref()),
         );
-        campos_consulta(&mut campos, &r);
-        Ok(ctx.shell.campos(&campos, formato)?)
+        campos_consulta(&mut fields, &r);
+        Ok(ctx.shell.fields(&fields, formato)?)
     } else {
         let r = client.car(&args.codigo).await?;
         ctx.mostrar_cobranca(&client, r.sandbox).await;
-        if formato == Formato::Json {
+        if formato == OutputFormat::Json {
             return Ok(ctx.shell.json(&r)?);
         }
-        if formato == Formato::Geojson {
+        if formato == OutputFormat::Geojson {
             return geojson(ctx, BatchKind::Car, &r.dados.codigo_car, &r, r.sandbox);
         }
-        let mut campos = campos_basicos(&r.dados);
-        campos_consulta(&mut campos, &r);
-        Ok(ctx.shell.campos(&campos, formato)?)
+        let mut fields = campos_basicos(&r.dados);
+        campos_consulta(&mut fields, &r);
+        Ok(ctx.shell.fields(&fields, formato)?)
     }
 }
 
@@ -99,10 +99,10 @@ pub fn geojson<T: serde::Serialize>(
 }
 
 /// The fields of `CarDadosBasicos` with Portuguese labels, in the contract's order.
-pub fn campos_basicos(d: &CarDadosBasicos) -> Campos {
-    let mut c = Campos::new();
-    let o = |s: &Option<String>| Celula::opcional(s.as_deref());
-    c.add("codigoCar", "Código CAR", Celula::text(&d.codigo_car))
+pub fn campos_basicos(d: &CarDadosBasicos) -> Fields {
+    let mut c = Fields::new();
+    let o = |s: &Option<String>| CellValue::optional(s.as_deref());
+    c.add("codigoCar", "Código CAR", CellValue::text(&d.codigo_car))
         .add("nomeImovel", "Nome do imóvel", o(&d.nome_imovel))
         .add("areaTotalHa", "Área total (ha)", o(&d.area_total_ha))
         .add("modulosFiscais", "Módulos fiscais", o(&d.modulos_fiscais))
@@ -123,23 +123,27 @@ pub fn campos_basicos(d: &CarDadosBasicos) -> Campos {
     c
 }
 
-fn campos_consulta<T>(c: &mut Campos, r: &CarResponse<T>) {
+fn campos_consulta<T>(c: &mut Fields, r: &CarResponse<T>) {
     c.add(
         "dataConsulta",
         "Data da consulta",
-        Celula::instante(r.data_consulta),
+        CellValue::instant(r.data_consulta),
     )
     .add(
         "dataExpiracao",
         "Atualizado na origem em",
-        Celula::instante_opcional(r.data_expiracao),
+        CellValue::optional_instant(r.data_expiracao),
     )
     .add(
         "cache",
         "Da base consolidada (cache)",
-        Celula::booleano(r.cache),
+        CellValue::boolean(r.cache),
     );
     if r.sandbox {
-        c.add("sandbox", "Sandbox (sem cobrança)", Celula::booleano(true));
+        c.add(
+            "sandbox",
+            "Sandbox (sem cobrança)",
+            CellValue::boolean(true),
+        );
     }
 }

@@ -6,9 +6,9 @@ use crate::config::{ConfigFile, parse_base_url};
 use crate::context::Context;
 use crate::credentials;
 use crate::error::Result;
-use crate::format::{Campos, Celula};
+use crate::format::{CellValue, Fields};
 use crate::options::FormatArgs;
-use crate::output::Formato;
+use crate::output::OutputFormat;
 
 /// Arguments of `carapi config`.
 #[derive(Debug, clap::Args)]
@@ -97,42 +97,46 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
                 data_dir: ctx.paths.data_dir.display().to_string(),
                 local: ctx.global.local,
             };
-            if formato == Formato::Json {
+            if formato == OutputFormat::Json {
                 return Ok(ctx.shell.json(&m)?);
             }
-            let mut c = Campos::new();
+            let mut c = Fields::new();
             c.add(
                 "configFile",
                 "Arquivo de configuração",
-                Celula::text(&m.config_file),
+                CellValue::text(&m.config_file),
             )
             .add(
                 "baseUrl",
                 "URL base",
-                Celula::opcional(m.base_url.as_deref()),
+                CellValue::optional(m.base_url.as_deref()),
             )
             .add(
                 "baseUrlOrigem",
                 "Origem da URL",
-                Celula::opcional(m.base_url_origem),
+                CellValue::optional(m.base_url_origem),
             )
             .add(
                 "chaveOrigem",
                 "Chave da API",
                 match &m.chave_origem {
-                    Some(o) => Celula {
-                        humano: format!("configurada ({o})"),
-                        bruto: o.clone(),
+                    Some(o) => CellValue {
+                        human: format!("configurada ({o})"),
+                        raw: o.clone(),
                     },
-                    None => Celula {
-                        humano: "não configurada (carapi login)".into(),
-                        bruto: String::new(),
+                    None => CellValue {
+                        human: "não configurada (carapi login)".into(),
+                        raw: String::new(),
                     },
                 },
             )
-            .add("dataDir", "Diretório de dados", Celula::text(&m.data_dir))
-            .add("local", "Modo local", Celula::booleano(m.local));
-            Ok(ctx.shell.campos(&c, formato)?)
+            .add(
+                "dataDir",
+                "Diretório de dados",
+                CellValue::text(&m.data_dir),
+            )
+            .add("local", "Modo local", CellValue::boolean(m.local));
+            Ok(ctx.shell.fields(&c, formato)?)
         }
     }
 }

@@ -7,9 +7,9 @@ use futures::TryStreamExt;
 
 use crate::context::Context;
 use crate::error::Result;
-use crate::format::{Celula, Tabela};
+use crate::format::{CellValue, Listing};
 use crate::options::FormatArgs;
-use crate::output::Formato;
+use crate::output::OutputFormat;
 
 /// `--status`.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -80,13 +80,13 @@ pub fn parse_data(s: &str) -> Result<NaiveDate, String> {
         .map_err(|_| format!("data inválida {s:?}: use dd/mm/aaaa ou aaaa-mm-dd"))
 }
 
-/// True when `instante`, in Brasília time, falls on a day within `[desde, ate]`.
+/// True when `instant`, in Brasília time, falls on a day within `[desde, ate]`.
 pub fn no_periodo(
-    instante: DateTime<FixedOffset>,
+    instant: DateTime<FixedOffset>,
     desde: Option<NaiveDate>,
     ate: Option<NaiveDate>,
 ) -> bool {
-    let dia = instante.with_timezone(&Sao_Paulo).date_naive();
+    let dia = instant.with_timezone(&Sao_Paulo).date_naive();
     desde.is_none_or(|d| dia >= d) && ate.is_none_or(|a| dia <= a)
 }
 
@@ -125,13 +125,13 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             .try_filter(|i| futures::future::ready(no_periodo(i.data, desde, ate)))
             .try_collect()
             .await?;
-        if formato == Formato::Json {
+        if formato == OutputFormat::Json {
             return Ok(ctx.shell.json(&itens)?);
         }
         itens
     } else {
         let r = client.historico(&params).await?;
-        if formato == Formato::Json {
+        if formato == OutputFormat::Json {
             return Ok(ctx.shell.json(&r)?);
         }
         ctx.shell.status(format!(
@@ -142,14 +142,14 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         ));
         r.itens
     };
-    let t = tabela(&itens);
+    let t = listing(&itens);
     ctx.paginar(formato);
-    Ok(ctx.shell.tabela(&t, formato)?)
+    Ok(ctx.shell.listing(&t, formato)?)
 }
 
 /// The history's items as a table; a narrow terminal keeps the key and the amount first.
-fn tabela(itens: &[ConsumoItem]) -> Tabela {
-    let mut t = Tabela::new(&[
+fn listing(itens: &[ConsumoItem]) -> Listing {
+    let mut t = Listing::new(&[
         ("data", "Data"),
         ("endpoint", "Endpoint"),
         ("chaveConsulta", "Chave consultada"),
@@ -160,21 +160,21 @@ fn tabela(itens: &[ConsumoItem]) -> Tabela {
         ("saldoDepois", "Saldo depois"),
     ]);
     for i in itens {
-        t.linha(vec![
-            Celula::instante(i.data),
-            Celula {
-                humano: endpoint_curto(i.endpoint.as_str()).to_owned(),
-                bruto: i.endpoint.as_str().to_owned(),
+        t.push_row(vec![
+            CellValue::instant(i.data),
+            CellValue {
+                human: endpoint_curto(i.endpoint.as_str()).to_owned(),
+                raw: i.endpoint.as_str().to_owned(),
             },
-            Celula::opcional(i.chave_consulta.as_deref()),
-            Celula::inteiro(i.status_http),
-            Celula::booleano(i.cobrado),
-            Celula::dinheiro(i.valor_cobrado),
-            Celula::dinheiro_opcional(i.saldo_antes, "—"),
-            Celula::dinheiro_opcional(i.saldo_depois, "—"),
+            CellValue::optional(i.chave_consulta.as_deref()),
+            CellValue::integer(i.status_http),
+            CellValue::boolean(i.cobrado),
+            CellValue::money(i.valor_cobrado),
+            CellValue::optional_money(i.saldo_antes, "—"),
+            CellValue::optional_money(i.saldo_depois, "—"),
         ]);
     }
-    t.prioridade(&[
+    t.priority(&[
         "chaveConsulta",
         "valorCobrado",
         "data",

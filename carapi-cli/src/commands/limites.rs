@@ -5,9 +5,9 @@ use rust_decimal::Decimal;
 
 use crate::context::Context;
 use crate::error::{CliError, Result};
-use crate::format::{Campos, Celula};
+use crate::format::{CellValue, Fields};
 use crate::options::FormatArgs;
-use crate::output::Formato;
+use crate::output::OutputFormat;
 use crate::valor::parse_reais;
 
 /// Arguments of `carapi limites`.
@@ -124,31 +124,36 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     }
 }
 
-fn mostrar(ctx: &mut Context, r: &LimitesResponse, formato: Formato, alterado: bool) -> Result<()> {
-    if formato == Formato::Json {
+fn mostrar(
+    ctx: &mut Context,
+    r: &LimitesResponse,
+    formato: OutputFormat,
+    alterado: bool,
+) -> Result<()> {
+    if formato == OutputFormat::Json {
         return Ok(ctx.shell.json(r)?);
     }
     if alterado {
         ctx.shell.note(&r.message);
     }
-    let mut c = Campos::new();
+    let mut c = Fields::new();
     c.add(
         "limiteDiarioRequisicoes",
         "Limite diário (requisições)",
         match r.limite_diario_requisicoes {
-            Some(n) => Celula::inteiro(n),
-            None => Celula {
-                humano: "sem limite".into(),
-                bruto: String::new(),
+            Some(n) => CellValue::integer(n),
+            None => CellValue {
+                human: "sem limite".into(),
+                raw: String::new(),
             },
         },
     )
     .add(
         "limiteMensalReais",
         "Limite mensal",
-        Celula::dinheiro_opcional(r.limite_mensal_reais, "sem limite"),
+        CellValue::optional_money(r.limite_mensal_reais, "sem limite"),
     );
-    Ok(ctx.shell.campos(&c, formato)?)
+    Ok(ctx.shell.fields(&c, formato)?)
 }
 
 #[cfg(test)]

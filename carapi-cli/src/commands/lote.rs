@@ -55,7 +55,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             max_cost: args.max_cost,
             csv_no_stdout: matches!(
                 formato,
-                crate::output::Formato::Csv | crate::output::Formato::CsvCru
+                crate::output::OutputFormat::Csv | crate::output::OutputFormat::RawCsv
             ),
         },
     )

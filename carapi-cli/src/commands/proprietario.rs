@@ -2,9 +2,9 @@
 
 use crate::context::Context;
 use crate::error::Result;
-use crate::format::{Celula, Tabela};
+use crate::format::{CellValue, Listing};
 use crate::options::FormatArgs;
-use crate::output::Formato;
+use crate::output::OutputFormat;
 
 /// Arguments of `carapi proprietario`.
 #[derive(Debug, clap::Args)]
@@ -32,10 +32,10 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             r.limite, r.total
         ));
     }
-    if formato == Formato::Json {
+    if formato == OutputFormat::Json {
         return Ok(ctx.shell.json(&r)?);
     }
-    if formato == Formato::Geojson {
+    if formato == OutputFormat::Geojson {
         let doc = carapi_sdk::CpfCnpj::parse(&args.documento)
             .map(|d| d.as_str().to_owned())
             .unwrap_or(args.documento);
@@ -47,7 +47,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             r.sandbox,
         );
     }
-    let mut t = Tabela::new(&[
+    let mut t = Listing::new(&[
         ("registroCar", "Código CAR"),
         ("nomeImovel", "Nome do imóvel"),
         ("municipio", "Município"),
@@ -58,9 +58,9 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         ("proprietarioConsultado", "Proprietário"),
     ]);
     for i in &r.itens {
-        let o = |s: &Option<String>| Celula::opcional(s.as_deref());
-        t.linha(vec![
-            Celula::text(&i.registro_car),
+        let o = |s: &Option<String>| CellValue::optional(s.as_deref());
+        t.push_row(vec![
+            CellValue::text(&i.registro_car),
             o(&i.nome_imovel),
             o(&i.municipio),
             o(&i.uf),
@@ -70,7 +70,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             o(&i.proprietario_consultado),
         ]);
     }
-    t.prioridade(&[
+    t.priority(&[
         "registroCar",
         "areaTotalHa",
         "municipio",
@@ -78,8 +78,8 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         "nomeImovel",
     ]);
     ctx.paginar(formato);
-    ctx.shell.tabela(&t, formato)?;
-    if formato == Formato::Table {
+    ctx.shell.listing(&t, formato)?;
+    if formato == OutputFormat::Table {
         let extra = if r.truncado { " (truncado)" } else { "" };
         ctx.shell.status(format!("{} CAR(s){extra}", r.total));
     }

@@ -23,9 +23,9 @@ use uuid::Uuid;
 
 use crate::context::Context;
 use crate::error::{CliError, Kind, Result};
-use crate::format::{Campos, Celula, Tabela};
+use crate::format::{CellValue, Fields, Listing};
 use crate::options::FormatArgs;
-use crate::output::Formato;
+use crate::output::OutputFormat;
 use crate::parsers::{parse_duration, parse_id};
 use crate::qr;
 use crate::valor::parse_reais;
@@ -113,25 +113,25 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     }
 }
 
-async fn faixas(ctx: &mut Context, valor: Option<Decimal>, formato: Formato) -> Result<()> {
+async fn faixas(ctx: &mut Context, valor: Option<Decimal>, formato: OutputFormat) -> Result<()> {
     let f = ctx.client().await?.faixas_recarga(valor).await?;
-    if formato == Formato::Json {
+    if formato == OutputFormat::Json {
         return Ok(ctx.shell.json(&f)?);
     }
-    let mut t = Tabela::new(&[
+    let mut t = Listing::new(&[
         ("valorMinimo", "A partir de"),
         ("valorMaximo", "Até"),
         ("percentualBonus", "Bônus"),
     ]);
     for faixa in &f.faixas {
-        t.linha(vec![
-            Celula::dinheiro(faixa.valor_minimo),
-            Celula::dinheiro_opcional(faixa.valor_maximo, "sem teto"),
-            Celula::percentual(faixa.percentual_bonus),
+        t.push_row(vec![
+            CellValue::money(faixa.valor_minimo),
+            CellValue::optional_money(faixa.valor_maximo, "sem teto"),
+            CellValue::percent(faixa.percentual_bonus),
         ]);
     }
-    ctx.shell.tabela(&t, formato)?;
-    if formato == Formato::Table {
+    ctx.shell.listing(&t, formato)?;
+    if formato == OutputFormat::Table {
         ctx.shell.line(format!(
             "Valor mínimo de recarga: {}",
             brl::format(f.valor_minimo)
@@ -141,7 +141,7 @@ async fn faixas(ctx: &mut Context, valor: Option<Decimal>, formato: Formato) -> 
                 "Prévia: pagando {} você recebe {} de bônus ({}), total creditado {}",
                 brl::format(p.valor_pago),
                 brl::format(p.valor_bonus),
-                Celula::percentual(p.percentual_bonus).humano,
+                CellValue::percent(p.percentual_bonus).human,
                 brl::format(p.total_creditado)
             ))?;
         }
@@ -150,15 +150,15 @@ async fn faixas(ctx: &mut Context, valor: Option<Decimal>, formato: Formato) -> 
                 "Sua conta usa a tabela de preços legada; a próxima recarga muda para a atual:",
             )?;
             let t = comparar_precos(&f.precos_atuais, &f.precos_apos_recarga);
-            ctx.shell.tabela(&t, Formato::Table)?;
+            ctx.shell.listing(&t, OutputFormat::Table)?;
         }
     }
     Ok(())
 }
 
 /// The price comparison of a legacy account: each lookup's price now and after the top-up.
-pub fn comparar_precos(atuais: &Precos, apos: &Precos) -> Tabela {
-    let mut t = Tabela::new(&[
+pub fn comparar_precos(atuais: &Precos, apos: &Precos) -> Listing {
+    let mut t = Listing::new(&[
         ("consulta", "Consulta"),
         ("precoAtual", "Preço atual"),
         ("precoAposRecarga", "Após a recarga"),
@@ -169,10 +169,10 @@ pub fn comparar_precos(atuais: &Precos, apos: &Precos) -> Tabela {
         ("Proprietário", atuais.proprietario, apos.proprietario),
         ("Recibo", atuais.recibo, apos.recibo),
     ] {
-        t.linha(vec![
-            Celula::text(name),
-            Celula::dinheiro(a),
-            Celula::dinheiro(b),
+        t.push_row(vec![
+            CellValue::text(name),
+            CellValue::money(a),
+            CellValue::money(b),
         ]);
     }
     t
@@ -183,11 +183,11 @@ fn confirmar_precos(ctx: &mut Context, f: &FaixasResponse, flag: bool) -> Result
     if !f.confirmar_novos_precos_obrigatorio {
         return Ok(false);
     }
-    let tabela = comparar_precos(&f.precos_atuais, &f.precos_apos_recarga)
+    let listing = comparar_precos(&f.precos_atuais, &f.precos_apos_recarga)
         .to_table(ctx.shell.err_color(), None)
         .table;
     ctx.shell.note(format!(
-        "Sua conta usa a tabela de preços legada. Com esta recarga, os preços passam a ser:\n{tabela}"
+        "Sua conta usa a tabela de preços legada. Com esta recarga, os preços passam a ser:\n{listing}"
     ));
     if flag {
         return Ok(true);
@@ -264,43 +264,43 @@ fn salvar_png(p: &std::path::Path, base64_png: &str) -> Result<()> {
 fn mostrar_criada(
     ctx: &mut Context,
     r: &carapi_sdk::RecargaCriadaResponse,
-    formato: Formato,
+    formato: OutputFormat,
 ) -> Result<()> {
     match formato {
-        Formato::Json => ctx.shell.json(r)?,
-        Formato::Csv | Formato::CsvCru => {
-            let mut c = Campos::new();
-            c.add("recargaId", "ID", Celula::text(r.recarga_id.to_string()))
-                .add("paymentId", "Pagamento", Celula::text(&r.payment_id))
-                .add("valor", "Valor", Celula::dinheiro(r.valor))
-                .add("status", "Status", Celula::text(r.status.as_str()))
+        OutputFormat::Json => ctx.shell.json(r)?,
+        OutputFormat::Csv | OutputFormat::RawCsv => {
+            let mut c = Fields::new();
+            c.add("recargaId", "ID", CellValue::text(r.recarga_id.to_string()))
+                .add("paymentId", "Pagamento", CellValue::text(&r.payment_id))
+                .add("valor", "Valor", CellValue::money(r.valor))
+                .add("status", "Status", CellValue::text(r.status.as_str()))
                 .add(
                     "reaproveitada",
                     "Reaproveitada",
-                    Celula::booleano(r.reaproveitada),
+                    CellValue::boolean(r.reaproveitada),
                 )
                 .add(
                     "percentualBonus",
                     "Bônus (%)",
-                    Celula::percentual(r.preview_bonus.percentual_bonus),
+                    CellValue::percent(r.preview_bonus.percentual_bonus),
                 )
                 .add(
                     "valorBonus",
                     "Bônus",
-                    Celula::dinheiro(r.preview_bonus.valor_bonus),
+                    CellValue::money(r.preview_bonus.valor_bonus),
                 )
                 .add(
                     "totalCreditado",
                     "Total creditado",
-                    Celula::dinheiro(r.preview_bonus.total_creditado),
+                    CellValue::money(r.preview_bonus.total_creditado),
                 )
-                .add("qrCode", "PIX copia e cola", Celula::text(&r.qr_code));
-            ctx.shell.campos(&c, formato)?;
+                .add("qrCode", "PIX copia e cola", CellValue::text(&r.qr_code));
+            ctx.shell.fields(&c, formato)?;
         }
-        Formato::Table | Formato::Geojson => {
-            let mut antes = vec![format!("ID da recarga: {}", r.recarga_id)];
+        OutputFormat::Table | OutputFormat::Geojson => {
+            let mut before = vec![format!("ID da recarga: {}", r.recarga_id)];
             if r.reaproveitada {
-                antes.push(
+                before.push(
                     "(reaproveitada: PIX pendente do mesmo valor, criado há menos de 10 min)"
                         .into(),
                 );
@@ -309,31 +309,31 @@ fn mostrar_criada(
                 "Recarga de {}: bônus {} ({}), total {}",
                 brl::format(r.valor),
                 brl::format(r.preview_bonus.valor_bonus),
-                Celula::percentual(r.preview_bonus.percentual_bonus).humano,
+                CellValue::percent(r.preview_bonus.percentual_bonus).human,
                 brl::format(r.preview_bonus.total_creditado)
             );
-            mostrar_pix(&mut ctx.shell, &r.qr_code, &antes, &valor)?;
+            mostrar_pix(&mut ctx.shell, &r.qr_code, &before, &valor)?;
         }
     }
     Ok(())
 }
 
-/// The PIX screen: `PIX copia e cola:`, the payload and the `antes` lines (they may scroll
+/// The PIX screen: `PIX copia e cola:`, the payload and the `before` lines (they may scroll
 /// away), then the QR code and one line with the amount, `valor`, right under it.
 ///
 /// Sized for an 80x24 terminal: the reference server's BR Code is a version-5 QR code (37
-/// modules) at level L ([`qr::NIVEL`]), 21 lines with the quiet zone ([`qr::ZONA`]); with the
+/// modules) at level L ([`qr::EC_LEVEL`]), 21 lines with the quiet zone ([`qr::QUIET_ZONE`]); with the
 /// amount line and the waiting spinner below it, the whole code stays on screen, with one line
 /// to spare.
 fn mostrar_pix(
     sh: &mut crate::output::Shell,
     payload: &str,
-    antes: &[String],
+    before: &[String],
     valor: &str,
 ) -> Result<()> {
     sh.line("PIX copia e cola:")?;
     sh.line(payload)?;
-    for l in antes {
+    for l in before {
         sh.line(l)?;
     }
     sh.line(qr::render(payload, sh.out_color())?)?;
@@ -374,11 +374,15 @@ async fn aguardar(
     Ok(r?)
 }
 
-fn final_status(ctx: &mut Context, st: &RecargaStatusResponse, formato: Formato) -> Result<()> {
+fn final_status(
+    ctx: &mut Context,
+    st: &RecargaStatusResponse,
+    formato: OutputFormat,
+) -> Result<()> {
     match formato {
-        Formato::Json => ctx.shell.json(st)?,
+        OutputFormat::Json => ctx.shell.json(st)?,
         _ => {
-            if st.status == RecargaStatus::Confirmado && formato == Formato::Table {
+            if st.status == RecargaStatus::Confirmado && formato == OutputFormat::Table {
                 ctx.shell.line(format!(
                     "Recarga confirmada: {} pagos + {} de bônus = {} creditados. Novo saldo: {}",
                     brl::format(st.valor),
@@ -387,7 +391,7 @@ fn final_status(ctx: &mut Context, st: &RecargaStatusResponse, formato: Formato)
                     brl::format(st.saldo_atual)
                 ))?;
             } else {
-                ctx.shell.campos(&campos_status(st), formato)?;
+                ctx.shell.fields(&campos_status(st), formato)?;
             }
         }
     }
@@ -401,39 +405,43 @@ fn final_status(ctx: &mut Context, st: &RecargaStatusResponse, formato: Formato)
     Ok(())
 }
 
-fn campos_status(st: &RecargaStatusResponse) -> Campos {
-    let mut c = Campos::new();
-    c.add("recargaId", "ID", Celula::text(st.recarga_id.to_string()))
-        .add("status", "Status", Celula::text(st.status.as_str()))
-        .add("pago", "Pago", Celula::booleano(st.pago))
-        .add("valor", "Valor", Celula::dinheiro(st.valor))
-        .add(
-            "percentualBonus",
-            "Bônus (%)",
-            st.percentual_bonus
-                .map_or(Celula::opcional(None), Celula::percentual),
-        )
-        .add(
-            "valorBonus",
-            "Bônus",
-            Celula::dinheiro_opcional(st.valor_bonus, "—"),
-        )
-        .add(
-            "totalCreditado",
-            "Total creditado",
-            Celula::dinheiro_opcional(st.total_creditado, "—"),
-        )
-        .add(
-            "saldoAtual",
-            "Saldo atual",
-            Celula::dinheiro(st.saldo_atual),
-        )
-        .add("message", "Mensagem", Celula::text(&st.message))
-        .add(
-            "qrCode",
-            "PIX copia e cola",
-            Celula::opcional(st.qr_code.as_deref()),
-        );
+fn campos_status(st: &RecargaStatusResponse) -> Fields {
+    let mut c = Fields::new();
+    c.add(
+        "recargaId",
+        "ID",
+        CellValue::text(st.recarga_id.to_string()),
+    )
+    .add("status", "Status", CellValue::text(st.status.as_str()))
+    .add("pago", "Pago", CellValue::boolean(st.pago))
+    .add("valor", "Valor", CellValue::money(st.valor))
+    .add(
+        "percentualBonus",
+        "Bônus (%)",
+        st.percentual_bonus
+            .map_or(CellValue::optional(None), CellValue::percent),
+    )
+    .add(
+        "valorBonus",
+        "Bônus",
+        CellValue::optional_money(st.valor_bonus, "—"),
+    )
+    .add(
+        "totalCreditado",
+        "Total creditado",
+        CellValue::optional_money(st.total_creditado, "—"),
+    )
+    .add(
+        "saldoAtual",
+        "Saldo atual",
+        CellValue::money(st.saldo_atual),
+    )
+    .add("message", "Mensagem", CellValue::text(&st.message))
+    .add(
+        "qrCode",
+        "PIX copia e cola",
+        CellValue::optional(st.qr_code.as_deref()),
+    );
     c
 }
 
@@ -442,7 +450,7 @@ async fn status(
     id: Uuid,
     wait: bool,
     timeout: Duration,
-    formato: Formato,
+    formato: OutputFormat,
 ) -> Result<()> {
     let client = ctx.client().await?;
     let mut ctrl_c = sinal().await;
@@ -450,16 +458,16 @@ async fn status(
     if !wait || st.status.is_final() {
         return final_status(ctx, &st, formato);
     }
-    if formato == Formato::Table {
-        let linha = format!(
+    if formato == OutputFormat::Table {
+        let line = format!(
             "Recarga {} de {}: {}",
             st.recarga_id,
             brl::format(st.valor),
             st.status
         );
         match &st.qr_code {
-            Some(payload) => mostrar_pix(&mut ctx.shell, payload, &[], &linha)?,
-            None => ctx.shell.line(linha)?,
+            Some(payload) => mostrar_pix(&mut ctx.shell, payload, &[], &line)?,
+            None => ctx.shell.line(line)?,
         }
         ctx.shell.flush()?;
     }

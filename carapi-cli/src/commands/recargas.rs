@@ -4,9 +4,9 @@ use carapi_sdk::{RecargaStatus, RecargasParams};
 
 use crate::context::Context;
 use crate::error::Result;
-use crate::format::{Celula, Tabela};
+use crate::format::{CellValue, Listing};
 use crate::options::FormatArgs;
-use crate::output::Formato;
+use crate::output::OutputFormat;
 
 /// Arguments of `carapi recargas`.
 #[derive(Debug, clap::Args)]
@@ -43,7 +43,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             status: args.status,
         })
         .await?;
-    if formato == Formato::Json {
+    if formato == OutputFormat::Json {
         return Ok(ctx.shell.json(&r)?);
     }
     ctx.shell.status(format!(
@@ -52,7 +52,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         r.total_paginas.max(1),
         r.total
     ));
-    let mut t = Tabela::new(&[
+    let mut t = Listing::new(&[
         ("recargaId", "ID"),
         ("data", "Criada em"),
         ("status", "Status"),
@@ -63,17 +63,17 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         ("dataConfirmacao", "Confirmada em"),
     ]);
     for i in &r.itens {
-        t.linha(vec![
-            Celula::text(i.recarga_id.to_string()),
-            Celula::instante(i.data),
-            Celula::text(i.status.as_str()),
-            Celula::dinheiro(i.valor_pago),
-            Celula::percentual(i.percentual_bonus),
-            Celula::dinheiro(i.valor_bonus),
-            Celula::dinheiro(i.total_creditado),
-            Celula::instante_opcional(i.data_confirmacao),
+        t.push_row(vec![
+            CellValue::text(i.recarga_id.to_string()),
+            CellValue::instant(i.data),
+            CellValue::text(i.status.as_str()),
+            CellValue::money(i.valor_pago),
+            CellValue::percent(i.percentual_bonus),
+            CellValue::money(i.valor_bonus),
+            CellValue::money(i.total_creditado),
+            CellValue::optional_instant(i.data_confirmacao),
         ]);
     }
     ctx.paginar(formato);
-    Ok(ctx.shell.tabela(&t, formato)?)
+    Ok(ctx.shell.listing(&t, formato)?)
 }

@@ -16,7 +16,7 @@ use serde::Serialize;
 use crate::context::Context;
 use crate::error::{CliError, Result};
 use crate::options::FormatArgs;
-use crate::output::Formato;
+use crate::output::OutputFormat;
 
 /// Arguments of `carapi recibo`.
 #[derive(Debug, clap::Args)]
@@ -221,32 +221,32 @@ fn abrir_no_visualizador(destino: &Path) -> std::result::Result<(), String> {
 /// What was saved, in the chosen format.
 fn relatar(
     ctx: &mut Context,
-    formato: Formato,
+    formato: OutputFormat,
     codigo: &CodigoCar,
     destino: &Path,
     bytes: u64,
 ) -> Result<()> {
     let file = destino.display().to_string();
     match formato {
-        Formato::Json => ctx.shell.json(&Salvo {
+        OutputFormat::Json => ctx.shell.json(&Salvo {
             codigo_car: codigo.as_str(),
             file,
             bytes,
         })?,
-        Formato::Csv | Formato::CsvCru => {
-            let mut t = crate::format::Tabela::new(&[
+        OutputFormat::Csv | OutputFormat::RawCsv => {
+            let mut t = crate::format::Listing::new(&[
                 ("codigoCar", "Código CAR"),
                 ("arquivo", "Arquivo"),
                 ("bytes", "Bytes"),
             ]);
-            t.linha(vec![
-                crate::format::Celula::text(codigo.as_str()),
-                crate::format::Celula::text(&file),
-                crate::format::Celula::inteiro(bytes),
+            t.push_row(vec![
+                crate::format::CellValue::text(codigo.as_str()),
+                crate::format::CellValue::text(&file),
+                crate::format::CellValue::integer(bytes),
             ]);
-            ctx.shell.tabela(&t, formato)?;
+            ctx.shell.listing(&t, formato)?;
         }
-        Formato::Table | Formato::Geojson => {
+        OutputFormat::Table | OutputFormat::Geojson => {
             ctx.shell.line(&file)?;
             ctx.shell
                 .note(format!("Recibo salvo em {file} ({bytes} bytes)"));

@@ -6,9 +6,9 @@ use rust_decimal::prelude::ToPrimitive;
 
 use crate::context::Context;
 use crate::error::Result;
-use crate::format::{Celula, Tabela};
+use crate::format::{CellValue, Listing};
 use crate::options::FormatArgs;
-use crate::output::Formato;
+use crate::output::OutputFormat;
 
 /// Arguments of `carapi uso`.
 #[derive(Debug, clap::Args)]
@@ -25,25 +25,25 @@ pub struct Args {
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let formato = ctx.formato(args.formato);
     let u = ctx.client().await?.uso().await?;
-    if formato == Formato::Json {
+    if formato == OutputFormat::Json {
         return Ok(ctx.shell.json(&u)?);
     }
-    let mut t = Tabela::new(&[
+    let mut t = Listing::new(&[
         ("endpoint", "Endpoint"),
         ("quantidade", "Quantidade"),
         ("valorTotal", "Valor total"),
     ]);
     for i in &u.itens {
-        t.linha(vec![
-            Celula::text(i.endpoint.as_str()),
-            Celula::inteiro(i.quantidade),
-            Celula::dinheiro(i.valor_total),
+        t.push_row(vec![
+            CellValue::text(i.endpoint.as_str()),
+            CellValue::integer(i.quantidade),
+            CellValue::money(i.valor_total),
         ]);
     }
-    ctx.shell.tabela(&t, formato)?;
+    ctx.shell.listing(&t, formato)?;
     ctx.shell.status(format!("Últimos {} dias", u.periodo_dias));
-    if formato == Formato::Table && ctx.shell.out_is_tty() && !u.itens.is_empty() {
-        let largura = usize::from(ctx.shell.largura().unwrap_or(80));
+    if formato == OutputFormat::Table && ctx.shell.out_is_tty() && !u.itens.is_empty() {
+        let width = usize::from(ctx.shell.width().unwrap_or(80));
         let itens: Vec<(String, Decimal)> = u
             .itens
             .iter()
@@ -51,25 +51,25 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             .collect();
         ctx.shell.line("")?;
         ctx.shell.line("Gasto por endpoint:")?;
-        for l in grafico(&itens, largura) {
+        for l in grafico(&itens, width) {
             ctx.shell.line(l)?;
         }
     }
     Ok(())
 }
 
-/// A horizontal bar chart of amounts, one line per label, no line wider than `largura` columns:
+/// A horizontal bar chart of amounts, one line per label, no line wider than `width` columns:
 /// `label  ████▌ R$ 12,50`, the longest bar for the largest amount (eighth blocks for the rest).
-pub fn grafico(itens: &[(String, Decimal)], largura: usize) -> Vec<String> {
-    let rotulo = itens
+pub fn grafico(itens: &[(String, Decimal)], width: usize) -> Vec<String> {
+    let label = itens
         .iter()
         .map(|(r, _)| r.chars().count())
         .max()
         .unwrap_or(0)
-        .min(largura / 3);
+        .min(width / 3);
     let values: Vec<String> = itens.iter().map(|(_, v)| brl::format(*v)).collect();
     let texto_valor = values.iter().map(|v| v.chars().count()).max().unwrap_or(0);
-    let barra_max = largura.saturating_sub(rotulo + texto_valor + 3).max(1);
+    let barra_max = width.saturating_sub(label + texto_valor + 3).max(1);
     let maior = itens.iter().map(|(_, v)| *v).max().unwrap_or_default();
     itens
         .iter()
@@ -87,8 +87,8 @@ pub fn grafico(itens: &[(String, Decimal)], largura: usize) -> Vec<String> {
             if oitavos % 8 > 0 {
                 bar.push([' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'][oitavos % 8]);
             }
-            let r: String = r.chars().take(rotulo).collect();
-            format!("{r:<rotulo$} {bar} {text}")
+            let r: String = r.chars().take(label).collect();
+            format!("{r:<label$} {bar} {text}")
         })
         .collect()
 }

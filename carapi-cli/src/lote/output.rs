@@ -130,13 +130,13 @@ pub fn open(path: &Path, formato: FileFormat) -> io::Result<(File, bool, HashSet
 
 /// The kind of lookup of a CSV output with these column names: the columns of
 /// [`super::columns::names`] that only that kind has.
-fn kind_by_columns(colunas: &[&str]) -> super::kind::BatchKind {
+fn kind_by_columns(columns: &[&str]) -> super::kind::BatchKind {
     use super::kind::BatchKind as T;
-    if colunas.contains(&"registroCar") {
+    if columns.contains(&"registroCar") {
         T::Proprietario
-    } else if colunas.contains(&"proprietariosNomes") {
+    } else if columns.contains(&"proprietariosNomes") {
         T::Completo
-    } else if colunas.contains(&"codigoCar") {
+    } else if columns.contains(&"codigoCar") {
         T::Car
     } else {
         T::Recibo

@@ -11,8 +11,8 @@ use crate::error::{CliError, Kind, Result};
 pub use super::record::Summary;
 
 /// The summary line: the whole batch's totals (this run plus what `--saida` already held).
-pub fn line(r: &Summary, antes: &Previous) -> String {
-    let retomado = antes.found + antes.not_found > 0;
+pub fn line(r: &Summary, before: &Previous) -> String {
+    let retomado = before.found + before.not_found > 0;
     let mut l = format!(
         "Resumo{}: {} encontrado(s), {} não encontrado(s), {} inválido(s), {} erro(s)",
         if retomado {
@@ -20,8 +20,8 @@ pub fn line(r: &Summary, antes: &Previous) -> String {
         } else {
             ""
         },
-        r.found + antes.found,
-        r.not_found + antes.not_found,
+        r.found + before.found,
+        r.not_found + before.not_found,
         r.invalid,
         r.errors
     );
@@ -48,10 +48,10 @@ pub fn finish(
     ctx: &mut Context,
     op: &BatchOptions,
     summary: &Summary,
-    antes: &Previous,
+    before: &Previous,
     end: RunEnd,
 ) -> Result<()> {
-    ctx.shell.note(line(summary, antes));
+    ctx.shell.note(line(summary, before));
     let retomar = match &op.output {
         Some(p) => format!(
             "rode o mesmo comando (mesmo --saida {}) para continuar de onde parou",
