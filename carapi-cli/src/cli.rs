@@ -23,15 +23,15 @@ pub struct Cli {
     pub global: Global,
     /// Output format (also accepted after the subcommand).
     #[command(flatten)]
-    pub formato: FormatArgs,
+    pub format: FormatArgs,
     /// The command.
     #[command(subcommand)]
-    pub command: Comando,
+    pub command: Command,
 }
 
 /// The commands.
 #[derive(Debug, Subcommand)]
-pub enum Comando {
+pub enum Command {
     /// Consulta um imóvel pelo código CAR (cobrada)
     Car(commands::car::Args),
     /// Baixa o recibo de inscrição (PDF) de um CAR (cobrada)

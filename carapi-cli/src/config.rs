@@ -48,7 +48,7 @@ impl Paths {
     /// Removes what earlier versions of the CLI left in the data directory and no longer use:
     /// the price cache `precos/` (one file per server and key; the SDK now learns the account's
     /// prices itself). Best effort: a failure leaves the files, harmless.
-    pub fn limpar_legado(&self) {
+    pub fn remove_legacy(&self) {
         let _ = std::fs::remove_dir_all(self.data_dir.join("precos"));
     }
 

@@ -177,7 +177,7 @@ impl CliError {
     /// [`CliError::from`] an SDK error that is only borrowed.
     pub fn from_ref(e: &SdkError) -> Self {
         match e {
-            SdkError::Api(api) if fora_do_contrato(api) => fora_do_contrato_erro(api.status),
+            SdkError::Api(api) if off_contract(api) => off_contract_error(api.status),
             SdkError::Api(api) => from_api(api.status, &api.code, &api.message),
             SdkError::Validation(v) => CliError::new(Kind::Usage, "ENTRADA_INVALIDA", v.to_string())
                 .hint("confira o valor: código CAR `UF-IIIIIII-<32 hex>`, CPF com 11 dígitos ou CNPJ com 14"),
@@ -234,7 +234,7 @@ fn transport(e: &SdkError) -> String {
         return e.to_string();
     };
     tracing::debug!("{e}");
-    let fase = if !*sent {
+    let phase = if !*sent {
         "requisição não enviada"
     } else if *chargeable {
         "a consulta pode ter sido cobrada"
@@ -242,26 +242,26 @@ fn transport(e: &SdkError) -> String {
         "a requisição pode ter chegado ao servidor"
     };
     format!(
-        "falha de comunicação em {operation} (tentativa {attempts}; {fase}): {}",
+        "falha de comunicação em {operation} (tentativa {attempts}; {phase}): {}",
         crate::foreign_errors::transport(source)
     )
 }
 
 /// The code of an answer that does not follow the contract (exit 7).
-pub const FORA_DO_CONTRATO: &str = "FORA_DO_CONTRATO";
+pub const OFF_CONTRACT: &str = "FORA_DO_CONTRATO";
 
 /// True when an error answer's body was not an `ApiError` (contract, "Errors"): the SDK then
 /// names it `HTTP_<status>` (an HTML page of a proxy or of another server, an empty body).
-fn fora_do_contrato(api: &carapi_sdk::ApiError) -> bool {
+fn off_contract(api: &carapi_sdk::ApiError) -> bool {
     matches!(&api.code, ErrorCode::Other(c) if c.as_str() == format!("HTTP_{}", api.status))
 }
 
 /// A non-contract answer: the server at the base URL is not a carapi API (exit 7, whatever the
-/// status). The URL is added by [`CliError::no_servidor`].
-fn fora_do_contrato_erro(status: u16) -> CliError {
+/// status). The URL is added by [`CliError::with_server_url`].
+fn off_contract_error(status: u16) -> CliError {
     CliError::new(
         Kind::Network,
-        FORA_DO_CONTRATO,
+        OFF_CONTRACT,
         format!("o servidor não segue o contrato da API carapi (HTTP {status} sem o corpo de erro da API)"),
     )
     .hint("confira a URL base: carapi config mostrar; carapi config definir base-url URL ou --url-base URL")
@@ -269,9 +269,9 @@ fn fora_do_contrato_erro(status: u16) -> CliError {
 
 impl CliError {
     /// Names the server in an answer that does not follow the contract (`o servidor em URL`).
-    pub fn no_servidor(mut self, base_url: Option<&str>) -> Self {
+    pub fn with_server_url(mut self, base_url: Option<&str>) -> Self {
         if let Some(url) = base_url
-            && (self.code == FORA_DO_CONTRATO || self.code == "RESPOSTA_INVALIDA")
+            && (self.code == OFF_CONTRACT || self.code == "RESPOSTA_INVALIDA")
         {
             self.message = self.message.replacen(
                 "o servidor não segue",

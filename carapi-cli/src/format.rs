@@ -52,12 +52,12 @@ impl CellValue {
         }
     }
 
-    /// Optional money; `vazio` is what a table shows when absent (e.g. "sem limite").
-    pub fn optional_money(v: Option<Decimal>, vazio: &str) -> Self {
+    /// Optional money; `empty` is what a table shows when absent (e.g. "sem limite").
+    pub fn optional_money(v: Option<Decimal>, empty: &str) -> Self {
         match v {
             Some(v) => Self::money(v),
             None => CellValue {
-                human: vazio.into(),
+                human: empty.into(),
                 raw: String::new(),
             },
         }
@@ -113,8 +113,8 @@ impl CellValue {
         if b == "true" || b == "false" || DateTime::parse_from_rfc3339(b).is_ok() {
             return self.human.clone();
         }
-        let numero = b.strip_prefix('-').unwrap_or(b);
-        match numero.split_once('.') {
+        let number = b.strip_prefix('-').unwrap_or(b);
+        match number.split_once('.') {
             Some((i, d))
                 if !i.is_empty()
                     && !d.is_empty()

@@ -3,7 +3,7 @@
 //! in-process.
 //!
 //! Layout (as cargo and gh do it): [`cli`] is the clap tree; each command is one file under
-//! [`commands`] with its arguments and `run(ctx, args)`, and [`executar`] is the one place that
+//! [`commands`] with its arguments and `run(ctx, args)`, and [`dispatch`] is the one place that
 //! dispatches to them; the options every command shares are in [`options`]; all output goes
 //! through [`output::Shell`]; [`error`] maps every failure to an exit code and a hint. Modules
 //! depend on each other one way (`cli` → `commands` → `context`/`options` → `output`). API calls go
@@ -46,9 +46,9 @@ pub fn main() -> ExitCode {
         .try_get_matches_from(help::rewrite_help_request(std::env::args_os()))
     {
         Ok(m) => m,
-        Err(e) => return erro_de_uso(&e),
+        Err(e) => return usage_error(&e),
     };
-    if let Some(command) = geojson_fora_do_lugar(&matches) {
+    if let Some(command) = misplaced_geojson(&matches) {
         let mut shell = Shell::from_std(false, false);
         shell.error(
             &format!("o formato geojson não existe para `carapi {command}`"),
@@ -59,10 +59,10 @@ pub fn main() -> ExitCode {
     }
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
-        Err(e) => return erro_de_uso(&e),
+        Err(e) => return usage_error(&e),
     };
     let mut shell = Shell::from_std(cli.global.quiet, cli.global.no_color);
-    shell.set_global_flags(&flags_globais(&cli.global));
+    shell.set_global_flags(&global_flags(&cli.global));
     init_tracing(cli.global.verbose, shell.err_color());
     let paths = match config::Paths::resolve() {
         Ok(p) => p,
@@ -71,7 +71,7 @@ pub fn main() -> ExitCode {
             return e.exit_code();
         }
     };
-    paths.limpar_legado();
+    paths.remove_legacy();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -90,10 +90,10 @@ pub fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut ctx = Context::new(shell, cli.global, cli.formato.output, paths);
+    let mut ctx = Context::new(shell, cli.global, cli.format.output, paths);
     let result = runtime.block_on(async {
-        let r = executar(&mut ctx, cli.command).await;
-        ctx.encerrar().await;
+        let r = dispatch(&mut ctx, cli.command).await;
+        ctx.shutdown().await;
         r
     });
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
@@ -107,7 +107,7 @@ pub fn main() -> ExitCode {
             e.exit_code()
         }
         Err(e) => {
-            let e = e.no_servidor(ctx.base_url_usada());
+            let e = e.with_server_url(ctx.used_base_url());
             ctx.shell.error(&e.message, &e.code, e.hint.as_deref());
             e.exit_code()
         }
@@ -119,8 +119,8 @@ pub fn main() -> ExitCode {
 ///
 /// # Errors
 /// The command's error, mapped to an exit code by [`crate::error`].
-pub async fn executar(ctx: &mut Context, command: cli::Comando) -> error::Result<()> {
-    use cli::Comando as C;
+pub async fn dispatch(ctx: &mut Context, command: cli::Command) -> error::Result<()> {
+    use cli::Command as C;
     match command {
         C::Car(a) => commands::car::run(ctx, a).await,
         C::Recibo(a) => commands::recibo::run(ctx, a).await,
@@ -142,27 +142,27 @@ pub async fn executar(ctx: &mut Context, command: cli::Comando) -> error::Result
 }
 
 /// The command given `-o geojson` when it is not one of [`output::OutputFormat::WITH_GEOJSON`].
-fn geojson_fora_do_lugar(m: &clap::ArgMatches) -> Option<String> {
-    let eh_geojson = |m: &clap::ArgMatches| {
+fn misplaced_geojson(m: &clap::ArgMatches) -> Option<String> {
+    let is_geojson = |m: &clap::ArgMatches| {
         m.try_get_one::<output::OutputFormat>("output")
             .ok()
             .flatten()
             .is_some_and(|f| *f == output::OutputFormat::Geojson)
     };
     let (name, mut current) = m.subcommand()?;
-    let mut usa = eh_geojson(m);
+    let mut uses = is_geojson(m);
     loop {
-        usa |= eh_geojson(current);
+        uses |= is_geojson(current);
         match current.subcommand() {
             Some((_, s)) => current = s,
             None => break,
         }
     }
-    (usa && !output::OutputFormat::WITH_GEOJSON.contains(&name)).then(|| name.to_owned())
+    (uses && !output::OutputFormat::WITH_GEOJSON.contains(&name)).then(|| name.to_owned())
 }
 
 /// Help and version on stdout (exit 0); clap's errors in the CLI's form on stderr (exit 2).
-fn erro_de_uso(e: &clap::Error) -> ExitCode {
+fn usage_error(e: &clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     use std::io::Write;
     match e.kind() {
@@ -186,7 +186,7 @@ fn erro_de_uso(e: &clap::Error) -> ExitCode {
         _ => {
             let no_color = std::env::args().any(|a| a == "--sem-cor" || a == "--no-color");
             let mut shell = Shell::from_std(false, no_color);
-            shell.set_global_flags(&flags_da_linha());
+            shell.set_global_flags(&raw_global_flags());
             let (msg, hint) = help::message(e);
             shell.error(&msg, "USO", hint.as_deref());
             ExitCode::from(2)
@@ -196,7 +196,7 @@ fn erro_de_uso(e: &clap::Error) -> ExitCode {
 
 /// The global flags a suggested command must repeat to reach the same server: `--local`, and
 /// `--url-base URL` when given on the command line (an environment variable stays in effect).
-pub fn flags_globais(g: &options::Global) -> Vec<String> {
+pub fn global_flags(g: &options::Global) -> Vec<String> {
     let mut flags = vec![];
     if g.local {
         flags.push("--local".to_owned());
@@ -211,7 +211,7 @@ pub fn flags_globais(g: &options::Global) -> Vec<String> {
 
 /// The global flags of the raw command line (when clap refused it), for the suggested command:
 /// `--local`, `--url-base URL`.
-fn flags_da_linha() -> Vec<String> {
+fn raw_global_flags() -> Vec<String> {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--local") {
         return vec!["--local".to_owned()];
@@ -224,8 +224,8 @@ fn flags_da_linha() -> Vec<String> {
 
 /// `s` as one shell word: as is when it has only safe characters, else in single quotes.
 fn shell_quote(s: &str) -> String {
-    let seguro = |c: char| c.is_ascii_alphanumeric() || ":/._-@%+=,".contains(c);
-    if !s.is_empty() && s.chars().all(seguro) {
+    let safe = |c: char| c.is_ascii_alphanumeric() || ":/._-@%+=,".contains(c);
+    if !s.is_empty() && s.chars().all(safe) {
         s.to_owned()
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))

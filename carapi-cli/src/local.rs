@@ -4,7 +4,7 @@
 //! Files (in `<data dir>/local/`, see [`crate::config`]): `carapi.sqlite3` (the store, shared by
 //! every `carapi --local ...` and `carapi local ...` process) and `api-key` (mode 0600, the local
 //! account's key). On first use (no store yet) an account is created with
-//! [`CREDITO_DEMO`] of demo credit. Commands then talk to it through the SDK over HTTP, exactly
+//! [`DEMO_CREDIT`] of demo credit. Commands then talk to it through the SDK over HTTP, exactly
 //! as to a remote server.
 
 use std::net::SocketAddr;
@@ -17,7 +17,7 @@ use crate::config::{Paths, create_private_dir, write_private};
 use crate::error::{CliError, Kind, Result};
 
 /// Demo credit of a new local account: R$ 100,00 (the server's default account).
-pub const CREDITO_DEMO: Decimal = Decimal::from_parts(10_000, 0, 0, false, 2);
+pub const DEMO_CREDIT: Decimal = Decimal::from_parts(10_000, 0, 0, false, 2);
 
 /// The in-process reference server and its local account.
 #[derive(Debug)]
@@ -26,7 +26,7 @@ pub struct Local {
     api_key: String,
     key_file: PathBuf,
     /// True when this start created the store and the account.
-    pub conta_criada: bool,
+    pub created_account: bool,
 }
 
 fn server_err(e: ServerError) -> CliError {
@@ -51,7 +51,7 @@ impl Local {
     ///
     /// # Errors
     /// When the directory, the store or the key file cannot be used, or the address cannot be bound.
-    pub async fn iniciar(paths: &Paths, bind: Option<SocketAddr>) -> Result<Local> {
+    pub async fn start(paths: &Paths, bind: Option<SocketAddr>) -> Result<Local> {
         let dir = paths.local_dir();
         create_private_dir(&dir)?;
         let db = dir.join("carapi.sqlite3");
@@ -65,7 +65,7 @@ impl Local {
         let api_key = if fresh {
             let conta = server
                 .criar_conta(NovaConta {
-                    saldo: CREDITO_DEMO,
+                    saldo: DEMO_CREDIT,
                     ..NovaConta::default()
                 })
                 .await
@@ -82,7 +82,7 @@ impl Local {
             server,
             api_key,
             key_file,
-            conta_criada: fresh,
+            created_account: fresh,
         })
     }
 
@@ -106,7 +106,7 @@ impl Local {
     ///
     /// # Errors
     /// Unknown top-up (exit 4); other server failures (exit 1).
-    pub async fn pagar(&self, recarga_id: uuid::Uuid) -> Result<()> {
+    pub async fn pay(&self, recarga_id: uuid::Uuid) -> Result<()> {
         self.server
             .pagar_recarga(recarga_id)
             .await
@@ -114,7 +114,7 @@ impl Local {
     }
 
     /// Stops the server (in-flight requests finish).
-    pub async fn encerrar(self) {
+    pub async fn shutdown(self) {
         self.server.shutdown().await;
     }
 }

@@ -304,9 +304,9 @@ impl Shell {
     ///
     /// # Errors
     /// Write errors.
-    pub fn fields(&mut self, fields: &Fields, formato: OutputFormat) -> io::Result<()> {
-        match formato {
-            OutputFormat::Csv | OutputFormat::RawCsv => self.csv(&fields.as_listing(), formato),
+    pub fn fields(&mut self, fields: &Fields, format: OutputFormat) -> io::Result<()> {
+        match format {
+            OutputFormat::Csv | OutputFormat::RawCsv => self.csv(&fields.as_listing(), format),
             _ => {
                 let table = fields.to_table(self.out_color(), self.width);
                 writeln!(self.out, "{table}")
@@ -318,9 +318,9 @@ impl Shell {
     ///
     /// # Errors
     /// Write errors.
-    pub fn listing(&mut self, listing: &Listing, formato: OutputFormat) -> io::Result<()> {
-        match formato {
-            OutputFormat::Csv | OutputFormat::RawCsv => self.csv(listing, formato),
+    pub fn listing(&mut self, listing: &Listing, format: OutputFormat) -> io::Result<()> {
+        match format {
+            OutputFormat::Csv | OutputFormat::RawCsv => self.csv(listing, format),
             _ => {
                 if listing.rows.is_empty() {
                     self.status("(nenhum item)");
@@ -344,8 +344,8 @@ impl Shell {
     /// `listing` as CSV: the analyst's dialect for [`OutputFormat::Csv`] (`;`, decimal comma, local
     /// dates, `sim`/`não`, a BOM so Excel reads UTF-8; [`crate::format::CellValue::spreadsheet`]),
     /// the machine's for [`OutputFormat::RawCsv`] (`,`, the raw values).
-    fn csv(&mut self, listing: &Listing, formato: OutputFormat) -> io::Result<()> {
-        let spreadsheet = formato == OutputFormat::Csv;
+    fn csv(&mut self, listing: &Listing, format: OutputFormat) -> io::Result<()> {
+        let spreadsheet = format == OutputFormat::Csv;
         if spreadsheet {
             self.out.write_all(crate::format::BOM.as_bytes())?;
         }

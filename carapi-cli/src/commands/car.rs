@@ -21,7 +21,7 @@ pub struct Args {
     pub completo: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub formato: FormatArgs,
+    pub format: FormatArgs,
 }
 
 /// Runs `carapi car`.
@@ -29,15 +29,15 @@ pub struct Args {
 /// # Errors
 /// Invalid code (2), 401 (3), 402 (5), 404 (4), 429 (6), network (7).
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let formato = ctx.formato(args.formato);
+    let format = ctx.format(args.format);
     let client = ctx.client().await?;
     if args.completo {
         let r = client.car_completo(&args.codigo).await?;
-        ctx.mostrar_cobranca(&client, r.sandbox).await;
-        if formato == OutputFormat::Json {
+        ctx.show_charge(&client, r.sandbox).await;
+        if format == OutputFormat::Json {
             return Ok(ctx.shell.json(&r)?);
         }
-        if formato == OutputFormat::Geojson {
+        if format == OutputFormat::Geojson {
             return geojson(
                 ctx,
                 BatchKind::Completo,
@@ -46,7 +46,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
                 r.sandbox,
             );
         }
-        let mut fields = campos_basicos(&r.dados.basicos);
+        let mut fields = basic_fields(&r.dados.basicos);
         fields.add(
             "proprietariosNomes",
             "Proprietários",
@@ -57,20 +57,20 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             "CPF/CNPJ dos proprietários",
             CellValue::optional(r.dados.proprietarios_cpfs.as_deref()),
         );
-        campos_consulta(&mut fields, &r);
-        Ok(ctx.shell.fields(&fields, formato)?)
+        lookup_fields(&mut fields, &r);
+        Ok(ctx.shell.fields(&fields, format)?)
     } else {
         let r = client.car(&args.codigo).await?;
-        ctx.mostrar_cobranca(&client, r.sandbox).await;
-        if formato == OutputFormat::Json {
+        ctx.show_charge(&client, r.sandbox).await;
+        if format == OutputFormat::Json {
             return Ok(ctx.shell.json(&r)?);
         }
-        if formato == OutputFormat::Geojson {
+        if format == OutputFormat::Geojson {
             return geojson(ctx, BatchKind::Car, &r.dados.codigo_car, &r, r.sandbox);
         }
-        let mut fields = campos_basicos(&r.dados);
-        campos_consulta(&mut fields, &r);
-        Ok(ctx.shell.fields(&fields, formato)?)
+        let mut fields = basic_fields(&r.dados);
+        lookup_fields(&mut fields, &r);
+        Ok(ctx.shell.fields(&fields, format)?)
     }
 }
 
@@ -99,7 +99,7 @@ pub fn geojson<T: serde::Serialize>(
 }
 
 /// The fields of `CarDadosBasicos` with Portuguese labels, in the contract's order.
-pub fn campos_basicos(d: &CarDadosBasicos) -> Fields {
+pub fn basic_fields(d: &CarDadosBasicos) -> Fields {
     let mut c = Fields::new();
     let o = |s: &Option<String>| CellValue::optional(s.as_deref());
     c.add("codigoCar", "Código CAR", CellValue::text(&d.codigo_car))
@@ -123,7 +123,7 @@ pub fn campos_basicos(d: &CarDadosBasicos) -> Fields {
     c
 }
 
-fn campos_consulta<T>(c: &mut Fields, r: &CarResponse<T>) {
+fn lookup_fields<T>(c: &mut Fields, r: &CarResponse<T>) {
     c.add(
         "dataConsulta",
         "Data da consulta",

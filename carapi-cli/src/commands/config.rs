@@ -26,14 +26,14 @@ pub enum Sub {
     Show {
         #[command(flatten)]
         #[allow(missing_docs)]
-        formato: FormatArgs,
+        format: FormatArgs,
     },
     /// Altera um valor do arquivo de configuração
     #[command(name = "definir", alias = "set")]
     Set {
         /// O que alterar
         #[arg(value_enum, value_name = "CHAVE")]
-        key: Chave,
+        key: ConfigKey,
         /// O novo valor
         valor: String,
     },
@@ -41,19 +41,24 @@ pub enum Sub {
 
 /// Settable keys.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum Chave {
+pub enum ConfigKey {
     /// URL base da API
     BaseUrl,
 }
 
+/// What `carapi config mostrar` shows; its JSON names are the output's (`baseUrlOrigem`,
+/// `chaveConfigurada`, `chaveOrigem`, ...).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Mostra {
+struct Shown {
     config_file: String,
     base_url: Option<String>,
-    base_url_origem: Option<&'static str>,
-    chave_configurada: bool,
-    chave_origem: Option<String>,
+    #[serde(rename = "baseUrlOrigem")]
+    base_url_source: Option<&'static str>,
+    #[serde(rename = "chaveConfigurada")]
+    key_configured: bool,
+    #[serde(rename = "chaveOrigem")]
+    key_source: Option<String>,
     data_dir: String,
     local: bool,
 }
@@ -65,7 +70,7 @@ struct Mostra {
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     match args.command {
         Sub::Set {
-            key: Chave::BaseUrl,
+            key: ConfigKey::BaseUrl,
             valor,
         } => {
             let url = parse_base_url(&valor)?;
@@ -81,23 +86,23 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             }
             Ok(())
         }
-        Sub::Show { formato } => {
-            let formato = ctx.formato(formato);
-            let (base_url, origem) = match ctx.base_url() {
+        Sub::Show { format } => {
+            let format = ctx.format(format);
+            let (base_url, source) = match ctx.base_url() {
                 Ok((u, o)) => (Some(u), Some(o)),
                 Err(_) => (None, None),
             };
-            let cred = credentials::resolver(&ctx.paths)?;
-            let m = Mostra {
+            let cred = credentials::resolve(&ctx.paths)?;
+            let m = Shown {
                 config_file: ctx.paths.config_file().display().to_string(),
                 base_url,
-                base_url_origem: origem,
-                chave_configurada: cred.is_some(),
-                chave_origem: cred.map(|c| c.fonte.to_string()),
+                base_url_source: source,
+                key_configured: cred.is_some(),
+                key_source: cred.map(|c| c.source.to_string()),
                 data_dir: ctx.paths.data_dir.display().to_string(),
                 local: ctx.global.local,
             };
-            if formato == OutputFormat::Json {
+            if format == OutputFormat::Json {
                 return Ok(ctx.shell.json(&m)?);
             }
             let mut c = Fields::new();
@@ -114,12 +119,12 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             .add(
                 "baseUrlOrigem",
                 "Origem da URL",
-                CellValue::optional(m.base_url_origem),
+                CellValue::optional(m.base_url_source),
             )
             .add(
                 "chaveOrigem",
                 "Chave da API",
-                match &m.chave_origem {
+                match &m.key_source {
                     Some(o) => CellValue {
                         human: format!("configurada ({o})"),
                         raw: o.clone(),
@@ -136,7 +141,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
                 CellValue::text(&m.data_dir),
             )
             .add("local", "Modo local", CellValue::boolean(m.local));
-            Ok(ctx.shell.fields(&c, formato)?)
+            Ok(ctx.shell.fields(&c, format)?)
         }
     }
 }

@@ -15,9 +15,11 @@ use crate::output::OutputFormat;
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum Status {
     /// só HTTP 200
-    Sucesso,
+    #[value(name = "sucesso")]
+    Success,
     /// todos os outros status
-    Erro,
+    #[value(name = "erro")]
+    Error,
 }
 
 /// Arguments of `carapi historico`.
@@ -42,20 +44,20 @@ pub struct Args {
     #[arg(long = "todas", alias = "all")]
     pub all: bool,
     /// Só consultas a partir desta data (horário de Brasília): dd/mm/aaaa ou aaaa-mm-dd
-    #[arg(long, value_name = "DATA", value_parser = parse_data)]
-    pub desde: Option<NaiveDate>,
+    #[arg(long = "desde", value_name = "DATA", value_parser = parse_date)]
+    pub since: Option<NaiveDate>,
     /// Só consultas até esta data, inclusive (horário de Brasília)
-    #[arg(long, value_name = "DATA", value_parser = parse_data)]
-    pub ate: Option<NaiveDate>,
+    #[arg(long = "ate", value_name = "DATA", value_parser = parse_date)]
+    pub until: Option<NaiveDate>,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub formato: FormatArgs,
+    pub format: FormatArgs,
 }
 
 /// `--busca` as the history records keys: a CPF/CNPJ or CAR code in any form the CLI accepts
 /// or prints (`385.211.390-39`, lower case) becomes the normalised key the lookups send
 /// (`38521139039`); anything else is searched as typed.
-pub fn normalizar_busca(s: &str) -> String {
+pub fn normalize_busca(s: &str) -> String {
     if let Ok(d) = carapi_sdk::CpfCnpj::parse(s) {
         return d.as_str().to_owned();
     }
@@ -73,21 +75,21 @@ fn parse_endpoint(s: &str) -> Result<EndpointConsulta, String> {
 ///
 /// # Errors
 /// A Portuguese message with the accepted forms.
-pub fn parse_data(s: &str) -> Result<NaiveDate, String> {
+pub fn parse_date(s: &str) -> Result<NaiveDate, String> {
     let s = s.trim();
     NaiveDate::parse_from_str(s, "%d/%m/%Y")
         .or_else(|_| NaiveDate::parse_from_str(s, "%Y-%m-%d"))
         .map_err(|_| format!("data inválida {s:?}: use dd/mm/aaaa ou aaaa-mm-dd"))
 }
 
-/// True when `instant`, in Brasília time, falls on a day within `[desde, ate]`.
-pub fn no_periodo(
+/// True when `instant`, in Brasília time, falls on a day within `[since, until]`.
+pub fn in_period(
     instant: DateTime<FixedOffset>,
-    desde: Option<NaiveDate>,
-    ate: Option<NaiveDate>,
+    since: Option<NaiveDate>,
+    until: Option<NaiveDate>,
 ) -> bool {
-    let dia = instant.with_timezone(&Sao_Paulo).date_naive();
-    desde.is_none_or(|d| dia >= d) && ate.is_none_or(|a| dia <= a)
+    let day = instant.with_timezone(&Sao_Paulo).date_naive();
+    since.is_none_or(|d| day >= d) && until.is_none_or(|a| day <= a)
 }
 
 /// Runs `carapi historico`. With `--todas`, `-o json` prints an array of the items.
@@ -95,43 +97,43 @@ pub fn no_periodo(
 /// # Errors
 /// 401 (3), 429 (6), network (7).
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let formato = ctx.formato(args.formato);
+    let format = ctx.format(args.format);
     let client = ctx.client().await?;
     let params = HistoricoParams {
         page: args.page,
         size: crate::parsers::page_size(ctx, args.size),
-        busca: args.busca.as_deref().map(normalizar_busca),
+        busca: args.busca.as_deref().map(normalize_busca),
         endpoint: args.endpoint,
         status: args.status.map(|s| match s {
-            Status::Sucesso => StatusConsulta::Sucesso,
-            Status::Erro => StatusConsulta::Erro,
+            Status::Success => StatusConsulta::Sucesso,
+            Status::Error => StatusConsulta::Erro,
         }),
     };
-    let (desde, ate) = (args.desde, args.ate);
-    if let (Some(d), Some(a)) = (desde, ate)
+    let (since, until) = (args.since, args.until);
+    if let (Some(d), Some(a)) = (since, until)
         && d > a
     {
         return Err(crate::error::CliError::usage("--desde é depois de --ate"));
     }
-    let filtrar = desde.is_some() || ate.is_some();
-    let itens: Vec<ConsumoItem> = if args.all || filtrar {
+    let filtered = since.is_some() || until.is_some();
+    let itens: Vec<ConsumoItem> = if args.all || filtered {
         // Newest first: once an item is older than --desde, the rest are too.
         let itens: Vec<ConsumoItem> = client
             .historico_stream(params)
             .try_take_while(|i| {
-                let dia = i.data.with_timezone(&Sao_Paulo).date_naive();
-                futures::future::ready(Ok(desde.is_none_or(|d| dia >= d)))
+                let day = i.data.with_timezone(&Sao_Paulo).date_naive();
+                futures::future::ready(Ok(since.is_none_or(|d| day >= d)))
             })
-            .try_filter(|i| futures::future::ready(no_periodo(i.data, desde, ate)))
+            .try_filter(|i| futures::future::ready(in_period(i.data, since, until)))
             .try_collect()
             .await?;
-        if formato == OutputFormat::Json {
+        if format == OutputFormat::Json {
             return Ok(ctx.shell.json(&itens)?);
         }
         itens
     } else {
         let r = client.historico(&params).await?;
-        if formato == OutputFormat::Json {
+        if format == OutputFormat::Json {
             return Ok(ctx.shell.json(&r)?);
         }
         ctx.shell.status(format!(
@@ -143,8 +145,8 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         r.itens
     };
     let t = listing(&itens);
-    ctx.paginar(formato);
-    Ok(ctx.shell.listing(&t, formato)?)
+    ctx.use_pager(format);
+    Ok(ctx.shell.listing(&t, format)?)
 }
 
 /// The history's items as a table; a narrow terminal keeps the key and the amount first.
@@ -163,7 +165,7 @@ fn listing(itens: &[ConsumoItem]) -> Listing {
         t.push_row(vec![
             CellValue::instant(i.data),
             CellValue {
-                human: endpoint_curto(i.endpoint.as_str()).to_owned(),
+                human: short_endpoint(i.endpoint.as_str()).to_owned(),
                 raw: i.endpoint.as_str().to_owned(),
             },
             CellValue::optional(i.chave_consulta.as_deref()),
@@ -187,7 +189,7 @@ fn listing(itens: &[ConsumoItem]) -> Listing {
 /// The lookup's name in a table (`car`, `completo`, `recibo`, `proprietario`: the names
 /// `--endpoint` takes) for the history's endpoint path (`/v1/car/{codigo}/completo`); other
 /// paths as they are.
-fn endpoint_curto(endpoint: &str) -> &str {
+fn short_endpoint(endpoint: &str) -> &str {
     match endpoint.parse::<EndpointConsulta>() {
         Ok(EndpointConsulta::CarBasico) => "car",
         Ok(EndpointConsulta::CarCompleto) => "completo",
@@ -203,23 +205,23 @@ mod tests {
 
     #[test]
     fn busca_takes_the_printed_forms() {
-        assert_eq!(normalizar_busca("385.211.390-39"), "38521139039");
+        assert_eq!(normalize_busca("385.211.390-39"), "38521139039");
         assert_eq!(
-            normalizar_busca("df-5300108-b69b317dd02c43daa77a0784aeef7d47"),
+            normalize_busca("df-5300108-b69b317dd02c43daa77a0784aeef7d47"),
             "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47"
         );
-        assert_eq!(normalizar_busca("recibo"), "recibo");
+        assert_eq!(normalize_busca("recibo"), "recibo");
     }
 
     #[test]
     fn brasilia_days() {
-        let d = |s| parse_data(s).unwrap();
+        let d = |s| parse_date(s).unwrap();
         assert_eq!(d("05/11/2026"), d("2026-11-05"));
-        assert!(parse_data("11/31/2026").is_err());
+        assert!(parse_date("11/31/2026").is_err());
         // 01:30 UTC on the 6th is 22:30 on the 5th in Brasília.
         let t = DateTime::parse_from_rfc3339("2026-11-06T01:30:00Z").unwrap();
-        assert!(no_periodo(t, Some(d("05/11/2026")), Some(d("05/11/2026"))));
-        assert!(!no_periodo(t, Some(d("06/11/2026")), None));
-        assert!(no_periodo(t, None, None));
+        assert!(in_period(t, Some(d("05/11/2026")), Some(d("05/11/2026"))));
+        assert!(!in_period(t, Some(d("06/11/2026")), None));
+        assert!(in_period(t, None, None));
     }
 }

@@ -26,7 +26,8 @@ pub enum Sub {
         bind: SocketAddr,
     },
     /// Simula o banco pagando uma recarga pendente do modo local (de outro terminal)
-    Pagar {
+    #[command(name = "pagar")]
+    Pay {
         /// ID da recarga (mostrado por `carapi --local recarga criar`)
         #[arg(value_name = "RECARGA_ID", value_parser = crate::parsers::parse_id)]
         recarga_id: Uuid,
@@ -39,7 +40,7 @@ pub enum Sub {
 /// Store or bind failures (1); unknown top-up (4).
 #[cfg(not(feature = "local"))]
 pub async fn run(_ctx: &mut Context, _args: Args) -> Result<()> {
-    Err(crate::context::sem_modo_local())
+    Err(crate::context::no_local_mode())
 }
 
 /// Runs `carapi local ...`.
@@ -52,7 +53,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     use crate::local::Local;
     match args.command {
         Sub::Serve { bind } => {
-            let local = Local::iniciar(&ctx.paths, Some(bind)).await?;
+            let local = Local::start(&ctx.paths, Some(bind)).await?;
             ctx.shell.line(local.base_url())?;
             ctx.shell.flush()?;
             ctx.shell.note(format!(
@@ -64,15 +65,15 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
                 local.key_file().display(),
             ));
             let r = tokio::signal::ctrl_c().await;
-            local.encerrar().await;
+            local.shutdown().await;
             r.map_err(|e| CliError::other("SINAL", crate::foreign_errors::io(&e)))?;
             ctx.shell.note("Servidor local encerrado.");
             Ok(())
         }
-        Sub::Pagar { recarga_id } => {
-            let local = Local::iniciar(&ctx.paths, None).await?;
-            let r = local.pagar(recarga_id).await;
-            local.encerrar().await;
+        Sub::Pay { recarga_id } => {
+            let local = Local::start(&ctx.paths, None).await?;
+            let r = local.pay(recarga_id).await;
+            local.shutdown().await;
             r?;
             ctx.shell
                 .note(format!("Recarga {recarga_id} paga (simulação do banco)."));

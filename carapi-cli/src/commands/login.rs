@@ -11,7 +11,7 @@ use std::io::Read;
 
 use crate::config::ConfigFile;
 use crate::context::Context;
-use crate::credentials::{self, Salvo};
+use crate::credentials::{self, Stored};
 use crate::error::{CliError, Kind, Result};
 
 /// Arguments of `carapi login`.
@@ -58,13 +58,13 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     if key.is_empty() || key.chars().any(char::is_whitespace) {
         return Err(CliError::usage("chave vazia ou inválida"));
     }
-    let url_da_linha = match ctx.base_url() {
+    let url_from_flag = match ctx.base_url() {
         Ok((u, "--url-base")) => Some(u),
         _ => None,
     };
-    verificar(ctx, &key).await?;
-    guardar(ctx, &key)?;
-    if let Some(u) = url_da_linha {
+    verify(ctx, &key).await?;
+    save_key(ctx, &key)?;
+    if let Some(u) = url_from_flag {
         let mut cfg = ConfigFile::load(&ctx.paths)?;
         if cfg.base_url.as_deref() != Some(u.as_str()) {
             cfg.base_url = Some(u.clone());
@@ -77,7 +77,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
 }
 
 /// Checks the key with `GET /v1/saldo` when a base URL is known: a 401 refuses it.
-async fn verificar(ctx: &mut Context, key: &str) -> Result<()> {
+async fn verify(ctx: &mut Context, key: &str) -> Result<()> {
     match ctx.base_url() {
         Ok((base_url, _)) => {
             let client = carapi_sdk::Client::builder()
@@ -112,10 +112,10 @@ async fn verificar(ctx: &mut Context, key: &str) -> Result<()> {
 }
 
 /// Stores the key (keyring, else the 0600 file) and says where.
-fn guardar(ctx: &mut Context, key: &str) -> Result<()> {
-    match credentials::salvar(&ctx.paths, key)? {
-        Salvo::Chaveiro => ctx.shell.note("Chave guardada no chaveiro do sistema."),
-        Salvo::Arquivo(path, why) => ctx.shell.warn(format!(
+fn save_key(ctx: &mut Context, key: &str) -> Result<()> {
+    match credentials::store(&ctx.paths, key)? {
+        Stored::Keyring => ctx.shell.note("Chave guardada no chaveiro do sistema."),
+        Stored::File(path, why) => ctx.shell.warn(format!(
             "chaveiro do sistema indisponível ({why}); chave guardada em {} (permissão 0600)",
             path.display()
         )),

@@ -13,11 +13,11 @@ pub struct Args {}
 /// # Errors
 /// When the fallback file exists but cannot be removed.
 pub async fn run(ctx: &mut Context, _args: Args) -> Result<()> {
-    let removidas = credentials::remover(&ctx.paths)?;
-    if removidas.is_empty() {
+    let removed = credentials::remove(&ctx.paths)?;
+    if removed.is_empty() {
         ctx.shell.note("Nenhuma chave guardada.");
     }
-    for f in removidas {
+    for f in removed {
         ctx.shell.note(format!("Chave removida: {f}."));
     }
     if std::env::var_os("CARAPI_API_KEY").is_some() {

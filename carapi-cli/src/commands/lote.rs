@@ -35,7 +35,7 @@ pub struct Args {
     pub max_cost: Option<Decimal>,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub formato: FormatArgs,
+    pub format: FormatArgs,
 }
 
 /// Runs `carapi lote`.
@@ -43,7 +43,7 @@ pub struct Args {
 /// # Errors
 /// See [`lote::execute`].
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let formato = ctx.formato(args.formato);
+    let format = ctx.format(args.format);
     lote::execute(
         ctx,
         lote::BatchOptions {
@@ -54,7 +54,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             yes: args.yes,
             max_cost: args.max_cost,
             csv_no_stdout: matches!(
-                formato,
+                format,
                 crate::output::OutputFormat::Csv | crate::output::OutputFormat::RawCsv
             ),
         },

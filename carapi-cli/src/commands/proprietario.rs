@@ -14,7 +14,7 @@ pub struct Args {
     pub documento: String,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub formato: FormatArgs,
+    pub format: FormatArgs,
 }
 
 /// Runs `carapi proprietario`; says so on stderr when the list is truncated at `limite`.
@@ -22,20 +22,20 @@ pub struct Args {
 /// # Errors
 /// Invalid document (2), 401 (3), 402 (5), 404 (4), 429 (6), network (7).
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let formato = ctx.formato(args.formato);
+    let format = ctx.format(args.format);
     let client = ctx.client().await?;
     let r = client.proprietario(&args.documento).await?;
-    ctx.mostrar_cobranca(&client, r.sandbox).await;
+    ctx.show_charge(&client, r.sandbox).await;
     if r.truncado {
         ctx.shell.warn(format!(
             "lista truncada: o documento tem mais de {} CARs; aqui estão os primeiros {} (ordem do código CAR)",
             r.limite, r.total
         ));
     }
-    if formato == OutputFormat::Json {
+    if format == OutputFormat::Json {
         return Ok(ctx.shell.json(&r)?);
     }
-    if formato == OutputFormat::Geojson {
+    if format == OutputFormat::Geojson {
         let doc = carapi_sdk::CpfCnpj::parse(&args.documento)
             .map(|d| d.as_str().to_owned())
             .unwrap_or(args.documento);
@@ -77,9 +77,9 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         "uf",
         "nomeImovel",
     ]);
-    ctx.paginar(formato);
-    ctx.shell.listing(&t, formato)?;
-    if formato == OutputFormat::Table {
+    ctx.use_pager(format);
+    ctx.shell.listing(&t, format)?;
+    if format == OutputFormat::Table {
         let extra = if r.truncado { " (truncado)" } else { "" };
         ctx.shell.status(format!("{} CAR(s){extra}", r.total));
     }

@@ -48,10 +48,11 @@ pub enum Sub {
         valor: Option<Decimal>,
         #[command(flatten)]
         #[allow(missing_docs)]
-        formato: FormatArgs,
+        format: FormatArgs,
     },
     /// Cria uma recarga PIX, mostra o QR code e aguarda o pagamento
-    Criar(CriarArgs),
+    #[command(name = "criar")]
+    Create(CreateArgs),
     /// Status de uma recarga; com --esperar, aguarda até Confirmado ou Rejeitado
     Status {
         /// ID da recarga
@@ -65,13 +66,13 @@ pub enum Sub {
         timeout: humantime::Duration,
         #[command(flatten)]
         #[allow(missing_docs)]
-        formato: FormatArgs,
+        format: FormatArgs,
     },
 }
 
 /// Arguments of `carapi recarga criar`.
 #[derive(Debug, clap::Args)]
-pub struct CriarArgs {
+pub struct CreateArgs {
     /// Valor em reais (mínimo 500; ex.: 500, 1.000,50, R$ 2.000,00)
     #[arg(value_name = "VALOR", value_parser = parse_reais, allow_negative_numbers = true)]
     pub valor: Decimal,
@@ -89,7 +90,7 @@ pub struct CriarArgs {
     pub qr_png: Option<std::path::PathBuf>,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub formato: FormatArgs,
+    pub format: FormatArgs,
 }
 
 /// Runs `carapi recarga ...`.
@@ -99,23 +100,23 @@ pub struct CriarArgs {
 /// `Rejeitado` or time-out (1), 502 `ERRO_PIX`/network (7), Ctrl-C (130).
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     match args.command {
-        Sub::Faixas { valor, formato } => faixas(ctx, valor, ctx.formato(formato)).await,
-        Sub::Criar(args) => criar(ctx, args).await,
+        Sub::Faixas { valor, format } => faixas(ctx, valor, ctx.format(format)).await,
+        Sub::Create(args) => create(ctx, args).await,
         Sub::Status {
             id,
             wait,
             timeout,
-            formato,
+            format,
         } => {
-            let formato = ctx.formato(formato);
-            status(ctx, id, wait, timeout.into(), formato).await
+            let format = ctx.format(format);
+            status(ctx, id, wait, timeout.into(), format).await
         }
     }
 }
 
-async fn faixas(ctx: &mut Context, valor: Option<Decimal>, formato: OutputFormat) -> Result<()> {
+async fn faixas(ctx: &mut Context, valor: Option<Decimal>, format: OutputFormat) -> Result<()> {
     let f = ctx.client().await?.faixas_recarga(valor).await?;
-    if formato == OutputFormat::Json {
+    if format == OutputFormat::Json {
         return Ok(ctx.shell.json(&f)?);
     }
     let mut t = Listing::new(&[
@@ -123,15 +124,15 @@ async fn faixas(ctx: &mut Context, valor: Option<Decimal>, formato: OutputFormat
         ("valorMaximo", "Até"),
         ("percentualBonus", "Bônus"),
     ]);
-    for faixa in &f.faixas {
+    for tier in &f.faixas {
         t.push_row(vec![
-            CellValue::money(faixa.valor_minimo),
-            CellValue::optional_money(faixa.valor_maximo, "sem teto"),
-            CellValue::percent(faixa.percentual_bonus),
+            CellValue::money(tier.valor_minimo),
+            CellValue::optional_money(tier.valor_maximo, "sem teto"),
+            CellValue::percent(tier.percentual_bonus),
         ]);
     }
-    ctx.shell.listing(&t, formato)?;
-    if formato == OutputFormat::Table {
+    ctx.shell.listing(&t, format)?;
+    if format == OutputFormat::Table {
         ctx.shell.line(format!(
             "Valor mínimo de recarga: {}",
             brl::format(f.valor_minimo)
@@ -149,7 +150,7 @@ async fn faixas(ctx: &mut Context, valor: Option<Decimal>, formato: OutputFormat
             ctx.shell.line(
                 "Sua conta usa a tabela de preços legada; a próxima recarga muda para a atual:",
             )?;
-            let t = comparar_precos(&f.precos_atuais, &f.precos_apos_recarga);
+            let t = compare_prices(&f.precos_atuais, &f.precos_apos_recarga);
             ctx.shell.listing(&t, OutputFormat::Table)?;
         }
     }
@@ -157,17 +158,17 @@ async fn faixas(ctx: &mut Context, valor: Option<Decimal>, formato: OutputFormat
 }
 
 /// The price comparison of a legacy account: each lookup's price now and after the top-up.
-pub fn comparar_precos(atuais: &Precos, apos: &Precos) -> Listing {
+pub fn compare_prices(current: &Precos, after: &Precos) -> Listing {
     let mut t = Listing::new(&[
         ("consulta", "Consulta"),
         ("precoAtual", "Preço atual"),
         ("precoAposRecarga", "Após a recarga"),
     ]);
     for (name, a, b) in [
-        ("CAR básico", atuais.car_basico, apos.car_basico),
-        ("CAR completo", atuais.car_completo, apos.car_completo),
-        ("Proprietário", atuais.proprietario, apos.proprietario),
-        ("Recibo", atuais.recibo, apos.recibo),
+        ("CAR básico", current.car_basico, after.car_basico),
+        ("CAR completo", current.car_completo, after.car_completo),
+        ("Proprietário", current.proprietario, after.proprietario),
+        ("Recibo", current.recibo, after.recibo),
     ] {
         t.push_row(vec![
             CellValue::text(name),
@@ -179,11 +180,11 @@ pub fn comparar_precos(atuais: &Precos, apos: &Precos) -> Listing {
 }
 
 /// Asks a legacy account to accept the new prices. `Ok(true)` when accepted.
-fn confirmar_precos(ctx: &mut Context, f: &FaixasResponse, flag: bool) -> Result<bool> {
+fn confirm_new_prices(ctx: &mut Context, f: &FaixasResponse, flag: bool) -> Result<bool> {
     if !f.confirmar_novos_precos_obrigatorio {
         return Ok(false);
     }
-    let listing = comparar_precos(&f.precos_atuais, &f.precos_apos_recarga)
+    let listing = compare_prices(&f.precos_atuais, &f.precos_apos_recarga)
         .to_table(ctx.shell.err_color(), None)
         .table;
     ctx.shell.note(format!(
@@ -210,13 +211,13 @@ fn confirmar_precos(ctx: &mut Context, f: &FaixasResponse, flag: bool) -> Result
     }
 }
 
-async fn criar(ctx: &mut Context, args: CriarArgs) -> Result<()> {
-    let formato = ctx.formato(args.formato);
+async fn create(ctx: &mut Context, args: CreateArgs) -> Result<()> {
+    let format = ctx.format(args.format);
     let client = ctx.client().await?;
-    let mut ctrl_c = sinal().await;
+    let mut ctrl_c = listen_ctrl_c().await;
     let f = client.faixas_recarga(Some(args.valor)).await?;
     let flag = args.confirmar_novos_precos;
-    let confirm = confirmar_precos(ctx, &f, flag)? || flag;
+    let confirm = confirm_new_prices(ctx, &f, flag)? || flag;
     let r = client
         .criar_recarga(&NovaRecarga {
             valor: args.valor,
@@ -224,11 +225,11 @@ async fn criar(ctx: &mut Context, args: CriarArgs) -> Result<()> {
         })
         .await?;
     if let Some(p) = &args.qr_png {
-        salvar_png(p, &r.qr_code_base64)?;
+        save_png(p, &r.qr_code_base64)?;
         ctx.shell
             .note(format!("Imagem do QR code gravada em {}.", p.display()));
     }
-    mostrar_criada(ctx, &r, formato)?;
+    show_created(ctx, &r, format)?;
     if ctx.global.local {
         // The local server has no bank: the payment is simulated from another terminal (one
         // line under the amount, in the PIX screen's spare line).
@@ -245,12 +246,12 @@ async fn criar(ctx: &mut Context, args: CriarArgs) -> Result<()> {
         ));
         return Ok(());
     }
-    let st = aguardar(ctx, &client, r.recarga_id, args.timeout.into(), &mut ctrl_c).await?;
-    final_status(ctx, &st, formato)
+    let st = wait_for_payment(ctx, &client, r.recarga_id, args.timeout.into(), &mut ctrl_c).await?;
+    final_status(ctx, &st, format)
 }
 
 /// The PNG the API sent (`qrCodeBase64`), saved for another device.
-fn salvar_png(p: &std::path::Path, base64_png: &str) -> Result<()> {
+fn save_png(p: &std::path::Path, base64_png: &str) -> Result<()> {
     use base64::Engine;
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(base64_png.trim())
@@ -261,12 +262,12 @@ fn salvar_png(p: &std::path::Path, base64_png: &str) -> Result<()> {
     std::fs::write(p, bytes).map_err(|e| CliError::io_at(p, e))
 }
 
-fn mostrar_criada(
+fn show_created(
     ctx: &mut Context,
     r: &carapi_sdk::RecargaCriadaResponse,
-    formato: OutputFormat,
+    format: OutputFormat,
 ) -> Result<()> {
-    match formato {
+    match format {
         OutputFormat::Json => ctx.shell.json(r)?,
         OutputFormat::Csv | OutputFormat::RawCsv => {
             let mut c = Fields::new();
@@ -295,7 +296,7 @@ fn mostrar_criada(
                     CellValue::money(r.preview_bonus.total_creditado),
                 )
                 .add("qrCode", "PIX copia e cola", CellValue::text(&r.qr_code));
-            ctx.shell.fields(&c, formato)?;
+            ctx.shell.fields(&c, format)?;
         }
         OutputFormat::Table | OutputFormat::Geojson => {
             let mut before = vec![format!("ID da recarga: {}", r.recarga_id)];
@@ -312,7 +313,7 @@ fn mostrar_criada(
                 CellValue::percent(r.preview_bonus.percentual_bonus).human,
                 brl::format(r.preview_bonus.total_creditado)
             );
-            mostrar_pix(&mut ctx.shell, &r.qr_code, &before, &valor)?;
+            show_pix(&mut ctx.shell, &r.qr_code, &before, &valor)?;
         }
     }
     Ok(())
@@ -325,7 +326,7 @@ fn mostrar_criada(
 /// modules) at level L ([`qr::EC_LEVEL`]), 21 lines with the quiet zone ([`qr::QUIET_ZONE`]); with the
 /// amount line and the waiting spinner below it, the whole code stays on screen, with one line
 /// to spare.
-fn mostrar_pix(
+fn show_pix(
     sh: &mut crate::output::Shell,
     payload: &str,
     before: &[String],
@@ -343,20 +344,20 @@ fn mostrar_pix(
 
 /// A Ctrl-C listener, registered at once (before the QR is printed), so a Ctrl-C at any moment
 /// after that is seen by the wait.
-type Sinal = std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<()>> + Send>>;
+type CtrlC = std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<()>> + Send>>;
 
-async fn sinal() -> Sinal {
-    let mut s: Sinal = Box::pin(tokio::signal::ctrl_c());
+async fn listen_ctrl_c() -> CtrlC {
+    let mut s: CtrlC = Box::pin(tokio::signal::ctrl_c());
     let _ = futures::poll!(s.as_mut());
     s
 }
 
-async fn aguardar(
+async fn wait_for_payment(
     ctx: &mut Context,
     client: &Client,
     id: Uuid,
     timeout: Duration,
-    ctrl_c: &mut Sinal,
+    ctrl_c: &mut CtrlC,
 ) -> Result<RecargaStatusResponse> {
     let sp = ctx
         .shell
@@ -374,15 +375,11 @@ async fn aguardar(
     Ok(r?)
 }
 
-fn final_status(
-    ctx: &mut Context,
-    st: &RecargaStatusResponse,
-    formato: OutputFormat,
-) -> Result<()> {
-    match formato {
+fn final_status(ctx: &mut Context, st: &RecargaStatusResponse, format: OutputFormat) -> Result<()> {
+    match format {
         OutputFormat::Json => ctx.shell.json(st)?,
         _ => {
-            if st.status == RecargaStatus::Confirmado && formato == OutputFormat::Table {
+            if st.status == RecargaStatus::Confirmado && format == OutputFormat::Table {
                 ctx.shell.line(format!(
                     "Recarga confirmada: {} pagos + {} de bônus = {} creditados. Novo saldo: {}",
                     brl::format(st.valor),
@@ -391,7 +388,7 @@ fn final_status(
                     brl::format(st.saldo_atual)
                 ))?;
             } else {
-                ctx.shell.fields(&campos_status(st), formato)?;
+                ctx.shell.fields(&status_fields(st), format)?;
             }
         }
     }
@@ -405,7 +402,7 @@ fn final_status(
     Ok(())
 }
 
-fn campos_status(st: &RecargaStatusResponse) -> Fields {
+fn status_fields(st: &RecargaStatusResponse) -> Fields {
     let mut c = Fields::new();
     c.add(
         "recargaId",
@@ -450,15 +447,15 @@ async fn status(
     id: Uuid,
     wait: bool,
     timeout: Duration,
-    formato: OutputFormat,
+    format: OutputFormat,
 ) -> Result<()> {
     let client = ctx.client().await?;
-    let mut ctrl_c = sinal().await;
+    let mut ctrl_c = listen_ctrl_c().await;
     let st = client.recarga(id).await?;
     if !wait || st.status.is_final() {
-        return final_status(ctx, &st, formato);
+        return final_status(ctx, &st, format);
     }
-    if formato == OutputFormat::Table {
+    if format == OutputFormat::Table {
         let line = format!(
             "Recarga {} de {}: {}",
             st.recarga_id,
@@ -466,11 +463,11 @@ async fn status(
             st.status
         );
         match &st.qr_code {
-            Some(payload) => mostrar_pix(&mut ctx.shell, payload, &[], &line)?,
+            Some(payload) => show_pix(&mut ctx.shell, payload, &[], &line)?,
             None => ctx.shell.line(line)?,
         }
         ctx.shell.flush()?;
     }
-    let st = aguardar(ctx, &client, id, timeout, &mut ctrl_c).await?;
-    final_status(ctx, &st, formato)
+    let st = wait_for_payment(ctx, &client, id, timeout, &mut ctrl_c).await?;
+    final_status(ctx, &st, format)
 }

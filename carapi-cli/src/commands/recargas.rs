@@ -22,7 +22,7 @@ pub struct Args {
     pub size: Option<u32>,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub formato: FormatArgs,
+    pub format: FormatArgs,
 }
 
 fn parse_status(s: &str) -> Result<RecargaStatus, String> {
@@ -34,7 +34,7 @@ fn parse_status(s: &str) -> Result<RecargaStatus, String> {
 /// # Errors
 /// 401 (3), 429 (6), network (7).
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let formato = ctx.formato(args.formato);
+    let format = ctx.format(args.format);
     let client = ctx.client().await?;
     let r = client
         .recargas(&RecargasParams {
@@ -43,7 +43,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             status: args.status,
         })
         .await?;
-    if formato == OutputFormat::Json {
+    if format == OutputFormat::Json {
         return Ok(ctx.shell.json(&r)?);
     }
     ctx.shell.status(format!(
@@ -74,6 +74,6 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             CellValue::optional_instant(i.data_confirmacao),
         ]);
     }
-    ctx.paginar(formato);
-    Ok(ctx.shell.listing(&t, formato)?)
+    ctx.use_pager(format);
+    Ok(ctx.shell.listing(&t, format)?)
 }

@@ -11,7 +11,7 @@ use crate::output::OutputFormat;
 pub struct Args {
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub formato: FormatArgs,
+    pub format: FormatArgs,
 }
 
 /// Runs `carapi saldo`.
@@ -19,9 +19,9 @@ pub struct Args {
 /// # Errors
 /// 401 (3), 429 (6), network (7).
 pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let formato = ctx.formato(args.formato);
+    let format = ctx.format(args.format);
     let s = ctx.client().await?.saldo().await?;
-    if formato == OutputFormat::Json {
+    if format == OutputFormat::Json {
         return Ok(ctx.shell.json(&s)?);
     }
     let mut c = Fields::new();
@@ -87,5 +87,5 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             "Mês: gasto",
             CellValue::money(s.uso_mes.gasto),
         );
-    Ok(ctx.shell.fields(&c, formato)?)
+    Ok(ctx.shell.fields(&c, format)?)
 }

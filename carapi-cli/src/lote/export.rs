@@ -29,8 +29,8 @@ use carapi_sdk::domain::br;
 
 /// Where the records of an output live: the file itself (JSON Lines, CSV), or a hidden JSON
 /// Lines file beside a `.xlsx`/`.geojson` (`.resultado.xlsx.registros.jsonl`).
-pub fn records_file(output: &Path, formato: FileFormat) -> PathBuf {
-    match formato {
+pub fn records_file(output: &Path, format: FileFormat) -> PathBuf {
+    match format {
         FileFormat::Xlsx | FileFormat::Geojson => {
             let name = output
                 .file_name()

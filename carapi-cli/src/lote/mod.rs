@@ -111,14 +111,14 @@ pub async fn execute(ctx: &mut Context, op: BatchOptions) -> Result<()> {
         .progress(0, "{spinner} [{bar:25}] {pos}/{len} {por_seg} ETA {eta}");
     let (w, fresh): (Box<dyn std::io::Write + '_>, bool) = match &op.output {
         Some(p) => {
-            let r = export::records_file(p, plan.formato);
+            let r = export::records_file(p, plan.format);
             let (f, fresh, _) =
-                output::open(&r, plan.formato).map_err(|e| CliError::io_at(&r, e))?;
+                output::open(&r, plan.format).map_err(|e| CliError::io_at(&r, e))?;
             (Box::new(f), fresh)
         }
         None => (Box::new(ctx.shell.out()), true),
     };
-    let mut writer = RecordWriter::new(w, plan.formato, op.kind, fresh, op.output.is_some())?;
+    let mut writer = RecordWriter::new(w, plan.format, op.kind, fresh, op.output.is_some())?;
     record_without_lookup(&plan, &mut writer, &mut summary)?;
     let journal = match (&plan.journal, &approved) {
         (Some(dp), Some(_)) => Some(Arc::new(
@@ -149,13 +149,13 @@ pub async fn execute(ctx: &mut Context, op: BatchOptions) -> Result<()> {
         let finished = end.stop.is_none() && !end.interrupted && summary.errors == 0;
         if finished
             && matches!(
-                plan.formato,
+                plan.format,
                 output::FileFormat::Xlsx | output::FileFormat::Geojson
             )
         {
             // A finished batch leaves no hidden file beside its output; a rerun into it is
             // refused (plano::planejar), so nothing is bought again.
-            let _ = std::fs::remove_file(export::records_file(p, plan.formato));
+            let _ = std::fs::remove_file(export::records_file(p, plan.format));
         }
     }
     summary::finish(ctx, &op, &summary, &plan.previous, end)
@@ -171,15 +171,15 @@ fn write_whole_file(
     p: &std::path::Path,
 ) -> Result<()> {
     if !matches!(
-        plan.formato,
+        plan.format,
         output::FileFormat::Xlsx | output::FileFormat::Geojson
     ) {
         return Ok(());
     }
-    let r = export::records_file(p, plan.formato);
+    let r = export::records_file(p, plan.format);
     let bytes = std::fs::read(&r).map_err(|e| CliError::io_at(&r, e))?;
     let records = export::sort_by_input(output::records_jsonl(&bytes), &plan.input.keys);
-    if plan.formato == output::FileFormat::Xlsx {
+    if plan.format == output::FileFormat::Xlsx {
         let info = export::SummaryInfo {
             kind: op.kind,
             input: op.file.display().to_string(),

@@ -25,37 +25,37 @@ pub use super::record::{BOM, BatchStatus, FileFormat, Previous, Record};
 /// Writes records, one per line, flushed each time.
 pub struct RecordWriter<'a> {
     w: Box<dyn Write + 'a>,
-    formato: FileFormat,
+    format: FileFormat,
     kind: super::kind::BatchKind,
 }
 
 impl std::fmt::Debug for RecordWriter<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Escritor")
-            .field("formato", &self.formato)
+            .field("formato", &self.format)
             .finish()
     }
 }
 
 impl<'a> RecordWriter<'a> {
-    /// A writer of `formato` records ([`FileFormat::records_format`]) of a `kind` batch over `w`;
+    /// A writer of `format` records ([`FileFormat::records_format`]) of a `kind` batch over `w`;
     /// when `fresh`, writes the CSV header, preceded by the BOM when `bom` (a file, not stdout).
     ///
     /// # Errors
     /// Write errors.
     pub fn new(
         w: Box<dyn Write + 'a>,
-        formato: FileFormat,
+        format: FileFormat,
         kind: super::kind::BatchKind,
         fresh: bool,
         bom: bool,
     ) -> io::Result<Self> {
         let mut e = RecordWriter {
             w,
-            formato: formato.records_format(),
+            format: format.records_format(),
             kind,
         };
-        if fresh && e.formato == FileFormat::Csv {
+        if fresh && e.format == FileFormat::Csv {
             if bom {
                 e.w.write_all(BOM.as_bytes())?;
             }
@@ -73,7 +73,7 @@ impl<'a> RecordWriter<'a> {
     /// # Errors
     /// Write errors.
     pub fn append(&mut self, r: &Record) -> io::Result<()> {
-        match self.formato {
+        match self.format {
             FileFormat::Csv => {
                 for row in super::columns::rows(self.kind, r) {
                     let fields: Vec<String> = row.iter().map(super::export::csv_text).collect();
@@ -109,7 +109,7 @@ impl<'a> RecordWriter<'a> {
 ///
 /// # Errors
 /// File-system errors.
-pub fn open(path: &Path, formato: FileFormat) -> io::Result<(File, bool, HashSet<String>)> {
+pub fn open(path: &Path, format: FileFormat) -> io::Result<(File, bool, HashSet<String>)> {
     let mut f = OpenOptions::new()
         .read(true)
         .write(true)
@@ -124,7 +124,7 @@ pub fn open(path: &Path, formato: FileFormat) -> io::Result<(File, bool, HashSet
         bytes.truncate(complete_len);
     }
     f.seek(SeekFrom::End(0))?;
-    let answered = answered_keys(&bytes, formato);
+    let answered = answered_keys(&bytes, format);
     Ok((f, bytes.is_empty(), answered))
 }
 
@@ -166,11 +166,11 @@ fn kind_of_record(r: &Record) -> Option<super::kind::BatchKind> {
 ///
 /// # Errors
 /// Read errors other than "not found".
-pub fn read_previous(path: &Path, formato: FileFormat) -> io::Result<Previous> {
+pub fn read_previous(path: &Path, format: FileFormat) -> io::Result<Previous> {
     match std::fs::read(path) {
         Ok(bytes) => {
             let complete_len = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            Ok(previous(&bytes[..complete_len], formato))
+            Ok(previous(&bytes[..complete_len], format))
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Previous::default()),
         Err(e) => Err(e),
@@ -186,15 +186,15 @@ pub fn records_jsonl(bytes: &[u8]) -> Vec<Record> {
 }
 
 /// The keys with a final answer in an output file's contents.
-pub fn answered_keys(bytes: &[u8], formato: FileFormat) -> HashSet<String> {
-    previous(bytes, formato).keys
+pub fn answered_keys(bytes: &[u8], format: FileFormat) -> HashSet<String> {
+    previous(bytes, format).keys
 }
 
 /// The final answers in an output file's contents (the last record of a key wins).
-pub fn previous(bytes: &[u8], formato: FileFormat) -> Previous {
+pub fn previous(bytes: &[u8], format: FileFormat) -> Previous {
     let mut status = std::collections::HashMap::new();
     let mut kinds = vec![];
-    match formato.records_format() {
+    match format.records_format() {
         FileFormat::Csv => {
             let bytes = bytes.strip_prefix(BOM.as_bytes()).unwrap_or(bytes);
             let mut rd = csv::ReaderBuilder::new()
@@ -252,15 +252,15 @@ mod tests {
 
     #[test]
     fn resume_reads_final_answers_and_cuts_a_partial_line() {
-        for (name, formato) in [("s.jsonl", FileFormat::Jsonl), ("s.csv", FileFormat::Csv)] {
+        for (name, format) in [("s.jsonl", FileFormat::Jsonl), ("s.csv", FileFormat::Csv)] {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join(name);
-            assert_eq!(FileFormat::by_extension(&path), formato);
+            assert_eq!(FileFormat::by_extension(&path), format);
             {
-                let (f, fresh, prev) = open(&path, formato).unwrap();
+                let (f, fresh, prev) = open(&path, format).unwrap();
                 assert!(fresh && prev.is_empty());
                 let mut w =
-                    RecordWriter::new(Box::new(f), formato, BatchKind::Car, fresh, true).unwrap();
+                    RecordWriter::new(Box::new(f), format, BatchKind::Car, fresh, true).unwrap();
                 w.append(&r("A", BatchStatus::Found)).unwrap();
                 w.append(&r("B", BatchStatus::Error)).unwrap();
                 w.append(&r("C", BatchStatus::NotFound)).unwrap();
@@ -269,7 +269,7 @@ mod tests {
             let mut f = OpenOptions::new().append(true).open(&path).unwrap();
             f.write_all(b"{\"chave\":\"D\",\"sta").unwrap();
             drop(f);
-            let (f, fresh, prev) = open(&path, formato).unwrap();
+            let (f, fresh, prev) = open(&path, format).unwrap();
             assert!(!fresh);
             assert_eq!(
                 prev,
@@ -277,7 +277,7 @@ mod tests {
                 "{name}"
             );
             let mut w =
-                RecordWriter::new(Box::new(f), formato, BatchKind::Car, fresh, true).unwrap();
+                RecordWriter::new(Box::new(f), format, BatchKind::Car, fresh, true).unwrap();
             w.append(&r("B", BatchStatus::Found)).unwrap();
             drop(w);
             let text = std::fs::read_to_string(&path).unwrap();
@@ -285,9 +285,9 @@ mod tests {
                 !text.contains("\"sta\n") && !text.contains("\"D\""),
                 "{text}"
             );
-            let (_, _, prev) = open(&path, formato).unwrap();
+            let (_, _, prev) = open(&path, format).unwrap();
             assert_eq!(prev.len(), 3);
-            if formato == FileFormat::Csv {
+            if format == FileFormat::Csv {
                 assert!(
                     text.starts_with("\u{feff}chave;status;httpStatus;"),
                     "{text}"

@@ -34,7 +34,7 @@ pub struct Plan {
     /// The journal of keys in flight, next to `--saida`.
     pub journal: Option<PathBuf>,
     /// The output's format.
-    pub formato: FileFormat,
+    pub format: FileFormat,
 }
 
 /// Reads the input and the previous output, and works out what is left to do.
@@ -43,16 +43,16 @@ pub struct Plan {
 /// Unreadable input or output (1); an input with no valid key (2); history errors (3, 6, 7).
 pub async fn make_plan(ctx: &mut Context, op: &BatchOptions, base: &ClientBuilder) -> Result<Plan> {
     let ent = read_input(ctx, op)?;
-    let formato = match &op.output {
+    let format = match &op.output {
         Some(p) => FileFormat::by_extension(p),
         None if op.csv_no_stdout => FileFormat::Csv,
         None => FileFormat::Jsonl,
     };
     let previous = match &op.output {
         Some(p) => {
-            refuse_finished(p, formato)?;
-            let r = super::export::records_file(p, formato);
-            let a = output::read_previous(&r, formato).map_err(|e| CliError::io_at(&r, e))?;
+            refuse_finished(p, format)?;
+            let r = super::export::records_file(p, format);
+            let a = output::read_previous(&r, format).map_err(|e| CliError::io_at(&r, e))?;
             same_kind(p, op.kind, &a)?;
             a.of_input(&ent.keys)
         }
@@ -98,7 +98,7 @@ pub async fn make_plan(ctx: &mut Context, op: &BatchOptions, base: &ClientBuilde
         previous,
         pdf_dir,
         journal,
-        formato,
+        format,
     };
     announce(ctx, &plan);
     Ok(plan)
@@ -107,8 +107,8 @@ pub async fn make_plan(ctx: &mut Context, op: &BatchOptions, base: &ClientBuilde
 /// Refuses a `.xlsx`/`.geojson` that exists without its records: the output of a finished batch
 /// (whose records were removed) or a file the CLI did not write. Resuming would not know which
 /// keys it answers, and would buy them again.
-fn refuse_finished(output: &Path, formato: FileFormat) -> Result<()> {
-    let records = super::export::records_file(output, formato);
+fn refuse_finished(output: &Path, format: FileFormat) -> Result<()> {
+    let records = super::export::records_file(output, format);
     if records != output && output.exists() && !records.exists() {
         return Err(CliError::usage(format!(
             "{} já existe e é o resultado de um lote terminado (ou de outro programa)",

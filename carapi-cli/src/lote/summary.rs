@@ -12,10 +12,10 @@ pub use super::record::Summary;
 
 /// The summary line: the whole batch's totals (this run plus what `--saida` already held).
 pub fn line(r: &Summary, before: &Previous) -> String {
-    let retomado = before.found + before.not_found > 0;
+    let resumed = before.found + before.not_found > 0;
     let mut l = format!(
         "Resumo{}: {} encontrado(s), {} não encontrado(s), {} inválido(s), {} erro(s)",
-        if retomado {
+        if resumed {
             " do lote (com as execuções anteriores)"
         } else {
             ""
@@ -28,7 +28,7 @@ pub fn line(r: &Summary, before: &Previous) -> String {
     if r.not_sent > 0 {
         l.push_str(&format!(", {} não enviado(s)", r.not_sent));
     }
-    if retomado {
+    if resumed {
         l.push_str(&format!(
             "; cobrado nesta execução {}.",
             brl::format(r.cobrado)
@@ -52,7 +52,7 @@ pub fn finish(
     end: RunEnd,
 ) -> Result<()> {
     ctx.shell.note(line(summary, before));
-    let retomar = match &op.output {
+    let resume_hint = match &op.output {
         Some(p) => format!(
             "rode o mesmo comando (mesmo --saida {}) para continuar de onde parou",
             p.display()
@@ -60,13 +60,18 @@ pub fn finish(
         None => "use --saida ARQUIVO para poder retomar um lote".to_owned(),
     };
     if end.interrupted {
-        return Err(CliError::interrupted(retomar));
+        return Err(CliError::interrupted(resume_hint));
     }
     match end.stop {
         Some(Stop::Api(e)) => {
             let hint = match e.kind {
-                Kind::Balance => format!("faça uma recarga (carapi recarga criar 500) e {retomar}"),
-                _ => format!("{}; depois {retomar}", e.hint.clone().unwrap_or_default()),
+                Kind::Balance => {
+                    format!("faça uma recarga (carapi recarga criar 500) e {resume_hint}")
+                }
+                _ => format!(
+                    "{}; depois {resume_hint}",
+                    e.hint.clone().unwrap_or_default()
+                ),
             };
             Err(CliError {
                 message: format!("lote interrompido: {}", e.message),
@@ -78,19 +83,19 @@ pub fn finish(
             "CUSTO_MAXIMO",
             format!("lote parado pelo --max-custo: {m}"),
         )
-        .hint(format!("aumente --max-custo e {retomar}"))),
+        .hint(format!("aumente --max-custo e {resume_hint}"))),
         Some(Stop::Network) => Err(CliError::new(
             Kind::Network,
             "REDE",
             format!("lote interrompido após {MAX_ERRORS_IN_A_ROW} erros de rede/servidor seguidos"),
         )
-        .hint(format!("verifique a conexão e {retomar}"))),
+        .hint(format!("verifique a conexão e {resume_hint}"))),
         None if summary.errors > 0 => Err(CliError::new(
             Kind::Network,
             "ERROS_NO_LOTE",
             format!("{} chave(s) ficaram com erro", summary.errors),
         )
-        .hint(retomar.replace("continuar de onde parou", "tentar de novo só essas"))),
+        .hint(resume_hint.replace("continuar de onde parou", "tentar de novo só essas"))),
         None => Ok(()),
     }
 }
