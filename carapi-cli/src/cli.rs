@@ -17,21 +17,21 @@ use crate::options::{FormatArgs, Global};
     after_help = EXIT_CODES_HELP,
     max_term_width = 100
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Global options.
     #[command(flatten)]
-    pub global: Global,
+    pub(crate) global: Global,
     /// Output format (also accepted after the subcommand).
     #[command(flatten)]
-    pub format: FormatArgs,
+    pub(crate) format: FormatArgs,
     /// The command.
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 /// The commands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Consulta um imóvel pelo código CAR (cobrada)
     Car(commands::car::Args),
     /// Baixa o recibo de inscrição (PDF) de um CAR (cobrada)

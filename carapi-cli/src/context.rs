@@ -13,15 +13,15 @@ use crate::output::{OutputFormat, Shell};
 
 /// The context of one invocation.
 #[derive(Debug)]
-pub struct Context {
+pub(crate) struct Context {
     /// All output.
-    pub shell: Shell,
+    pub(crate) shell: Shell,
     /// Global options.
-    pub global: Global,
+    pub(crate) global: Global,
     /// `-o` given before the subcommand.
-    pub root_format: Option<OutputFormat>,
+    pub(crate) root_format: Option<OutputFormat>,
     /// The CLI's directories.
-    pub paths: Paths,
+    pub(crate) paths: Paths,
     #[cfg(feature = "local")]
     local: Option<Local>,
     /// The base URL of the last client built (named in errors about the server).
@@ -30,18 +30,16 @@ pub struct Context {
 
 /// Where requests go and with which key.
 #[derive(Debug, Clone)]
-pub struct Destination {
+pub(crate) struct Destination {
     /// Base URL.
-    pub base_url: String,
-    /// Where the base URL came from (`--url-base`, `CARAPI_BASE_URL`, config file, local).
-    pub url_source: &'static str,
+    pub(crate) base_url: String,
     /// The key.
-    pub credential: Credential,
+    pub(crate) credential: Credential,
 }
 
 impl Context {
     /// A context.
-    pub fn new(
+    pub(crate) fn new(
         shell: Shell,
         global: Global,
         root_format: Option<OutputFormat>,
@@ -60,14 +58,14 @@ impl Context {
 
     /// Sends the rest of stdout through the pager, for a long list shown as a table on a
     /// terminal (see [`Shell::start_pager`]); not with `--sem-paginador`.
-    pub fn use_pager(&mut self, format: OutputFormat) {
+    pub(crate) fn use_pager(&mut self, format: OutputFormat) {
         if format == OutputFormat::Table && !self.global.no_pager {
             self.shell.start_pager();
         }
     }
 
     /// The effective format: after the subcommand, else before it, else table.
-    pub fn format(&self, args: FormatArgs) -> OutputFormat {
+    pub(crate) fn format(&self, args: FormatArgs) -> OutputFormat {
         args.output.or(self.root_format).unwrap_or_default()
     }
 
@@ -75,7 +73,7 @@ impl Context {
     ///
     /// # Errors
     /// Usage error when none is configured or it is invalid.
-    pub fn base_url(&self) -> Result<(String, &'static str)> {
+    pub(crate) fn base_url(&self) -> Result<(String, &'static str)> {
         if let Some(u) = &self.global.base_url {
             let source = if std::env::var("CARAPI_BASE_URL").ok().as_deref() == Some(u.as_str()) {
                 "CARAPI_BASE_URL"
@@ -96,11 +94,11 @@ impl Context {
     ///
     /// # Errors
     /// No base URL, no key (exit 3), or the local server failing to start.
-    pub async fn destination(&mut self) -> Result<Destination> {
+    pub(crate) async fn destination(&mut self) -> Result<Destination> {
         if self.global.local {
             return self.local_destination().await;
         }
-        let (base_url, url_source) = self.base_url()?;
+        let (base_url, _) = self.base_url()?;
         let credential = credentials::resolve(&self.paths)?.ok_or_else(|| {
             CliError::new(
                 Kind::Auth,
@@ -111,7 +109,6 @@ impl Context {
         })?;
         Ok(Destination {
             base_url,
-            url_source,
             credential,
         })
     }
@@ -121,7 +118,6 @@ impl Context {
         let local = self.local().await?;
         Ok(Destination {
             base_url: local.base_url(),
-            url_source: "--local",
             credential: Credential {
                 key: local.api_key().to_owned(),
                 source: credentials::KeySource::Local(local.key_file()),
@@ -139,7 +135,7 @@ impl Context {
     ///
     /// # Errors
     /// When the store cannot be opened or the server cannot bind.
-    pub async fn local(&mut self) -> Result<&Local> {
+    pub(crate) async fn local(&mut self) -> Result<&Local> {
         if self.local.is_none() {
             let l = Local::start(&self.paths, None).await?;
             if l.created_account {
@@ -158,7 +154,7 @@ impl Context {
     ///
     /// # Errors
     /// Those of [`Context::destination`].
-    pub async fn builder(&mut self) -> Result<ClientBuilder> {
+    pub(crate) async fn builder(&mut self) -> Result<ClientBuilder> {
         let d = self.destination().await?;
         self.used_base_url = Some(d.base_url.clone());
         let builder = Client::builder()
@@ -175,7 +171,7 @@ impl Context {
     ///
     /// # Errors
     /// Those of [`Context::destination`] and of building the client.
-    pub async fn client(&mut self) -> Result<Client> {
+    pub(crate) async fn client(&mut self) -> Result<Client> {
         Ok(self.builder().await?.build()?)
     }
 
@@ -183,7 +179,7 @@ impl Context {
     /// counted as charged by `client` ([`Client::gasto`], priced at the account's prices, which
     /// [`Client::precos`] learns by a free `GET /v1/saldo` when the client does not know them
     /// yet). Nothing for a sandbox answer, with `--silencioso`, or when stderr is not a terminal.
-    pub async fn show_charge(&mut self, client: &Client, sandbox: bool) {
+    pub(crate) async fn show_charge(&mut self, client: &Client, sandbox: bool) {
         if sandbox || !self.shell.err_is_tty() || self.shell.is_quiet() {
             return;
         }
@@ -201,12 +197,12 @@ impl Context {
     }
 
     /// The base URL requests went to, once a client was built.
-    pub fn used_base_url(&self) -> Option<&str> {
+    pub(crate) fn used_base_url(&self) -> Option<&str> {
         self.used_base_url.as_deref()
     }
 
     /// Stops the local server, if one was started.
-    pub async fn shutdown(&mut self) {
+    pub(crate) async fn shutdown(&mut self) {
         #[cfg(feature = "local")]
         if let Some(l) = self.local.take() {
             l.shutdown().await;
@@ -215,7 +211,8 @@ impl Context {
 }
 
 /// The error of `--local` and `carapi local` in a build without the `local` feature (exit 2).
-pub fn no_local_mode() -> CliError {
+#[cfg(not(feature = "local"))]
+pub(crate) fn no_local_mode() -> CliError {
     CliError::new(
         Kind::Usage,
         "SEM_MODO_LOCAL",

@@ -17,14 +17,14 @@ use crate::config::{Paths, write_private};
 use crate::error::{CliError, Result};
 
 /// How long a keyring call may take before the file fallback is used.
-pub const KEYRING_TIMEOUT: Duration = Duration::from_secs(3);
+pub(crate) const KEYRING_TIMEOUT: Duration = Duration::from_secs(3);
 
 const SERVICE: &str = "carapi";
 const USER: &str = "api-key";
 
 /// Where a key came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KeySource {
+pub(crate) enum KeySource {
     /// `CARAPI_API_KEY`.
     Env,
     /// The OS keyring.
@@ -32,6 +32,7 @@ pub enum KeySource {
     /// The 0600 file at this path.
     File(PathBuf),
     /// The local mode's account (`<data dir>/local/api-key`).
+    #[cfg(feature = "local")]
     Local(PathBuf),
 }
 
@@ -41,6 +42,7 @@ impl std::fmt::Display for KeySource {
             KeySource::Env => f.write_str("variável CARAPI_API_KEY"),
             KeySource::Keyring => f.write_str("chaveiro do sistema"),
             KeySource::File(p) => write!(f, "arquivo {}", p.display()),
+            #[cfg(feature = "local")]
             KeySource::Local(p) => write!(f, "conta local ({})", p.display()),
         }
     }
@@ -48,11 +50,11 @@ impl std::fmt::Display for KeySource {
 
 /// A key and its source. `Debug` never shows the key.
 #[derive(Clone)]
-pub struct Credential {
+pub(crate) struct Credential {
     /// The key itself.
-    pub key: String,
+    pub(crate) key: String,
     /// Where it came from.
-    pub source: KeySource,
+    pub(crate) source: KeySource,
 }
 
 impl std::fmt::Debug for Credential {
@@ -66,7 +68,7 @@ impl std::fmt::Debug for Credential {
 
 /// Why the keyring was not used.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Unavailable {
+pub(crate) enum Unavailable {
     /// `CARAPI_KEYRING=off`.
     Disabled,
     /// The call did not answer within [`KEYRING_TIMEOUT`].
@@ -89,7 +91,7 @@ impl std::fmt::Display for Unavailable {
 
 /// Where `login` stored the key.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stored {
+pub(crate) enum Stored {
     /// In the OS keyring.
     Keyring,
     /// In the 0600 file, because the keyring is unavailable.
@@ -150,7 +152,7 @@ fn keyring_failure(e: &keyring::Error) -> Unavailable {
 ///
 /// # Errors
 /// When the credentials file exists but cannot be read.
-pub fn resolve(paths: &Paths) -> Result<Option<Credential>> {
+pub(crate) fn resolve(paths: &Paths) -> Result<Option<Credential>> {
     if let Some(key) = std::env::var("CARAPI_API_KEY")
         .ok()
         .map(|k| k.trim().to_owned())
@@ -186,7 +188,7 @@ pub fn resolve(paths: &Paths) -> Result<Option<Credential>> {
 ///
 /// # Errors
 /// When neither the keyring nor the file can be written.
-pub fn store(paths: &Paths, key: &str) -> Result<Stored> {
+pub(crate) fn store(paths: &Paths, key: &str) -> Result<Stored> {
     let owned = key.to_owned();
     match with_keyring(move |e| e.set_password(&owned)) {
         Ok(Ok(())) => {
@@ -210,7 +212,7 @@ fn store_in_file(paths: &Paths, key: &str, why: Unavailable) -> Result<Stored> {
 ///
 /// # Errors
 /// When the file exists but cannot be removed.
-pub fn remove(paths: &Paths) -> Result<Vec<KeySource>> {
+pub(crate) fn remove(paths: &Paths) -> Result<Vec<KeySource>> {
     let mut removed = vec![];
     if let Ok(Ok(())) = with_keyring(|e| e.delete_credential()) {
         removed.push(KeySource::Keyring);

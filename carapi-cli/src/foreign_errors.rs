@@ -7,7 +7,7 @@
 use std::io;
 
 /// Why a URL did not parse.
-pub fn url(e: url::ParseError) -> &'static str {
+pub(crate) fn url(e: url::ParseError) -> &'static str {
     use url::ParseError as P;
     match e {
         P::RelativeUrlWithoutBase | P::RelativeUrlWithCannotBeABaseBase => {
@@ -26,7 +26,7 @@ pub fn url(e: url::ParseError) -> &'static str {
 
 /// An I/O error in Portuguese: the usual kinds by name; others by the system's error number;
 /// an error the program made itself (no OS error, kind `Other`) by its own text.
-pub fn io(e: &io::Error) -> String {
+pub(crate) fn io(e: &io::Error) -> String {
     use io::ErrorKind as K;
     let text = match e.kind() {
         K::NotFound => "arquivo ou diretório não encontrado",
@@ -63,7 +63,7 @@ pub fn io(e: &io::Error) -> String {
 }
 
 /// Why the OS keyring failed (the `keyring` crate's error).
-pub fn keyring(e: &keyring::Error) -> String {
+pub(crate) fn keyring(e: &keyring::Error) -> String {
     use keyring::Error as E;
     match e {
         E::PlatformFailure(_) => {
@@ -84,7 +84,7 @@ pub fn keyring(e: &keyring::Error) -> String {
 
 /// Why an HTTP request failed, from its cause chain: the innermost I/O error when there is one
 /// ([`io()`]), else what the chain says in reqwest's terms (time-out, connection, name lookup).
-pub fn transport(e: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn transport(e: &(dyn std::error::Error + 'static)) -> String {
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
     let mut text = String::new();
     while let Some(c) = cause {

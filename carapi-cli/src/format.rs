@@ -12,20 +12,20 @@ use comfy_table::{Attribute, Cell, ContentArrangement, Table, presets};
 use rust_decimal::Decimal;
 
 /// The UTF-8 byte order mark that tells Excel a CSV is UTF-8 (the analyst's CSV starts with it).
-pub const BOM: &str = "\u{feff}";
+pub(crate) const BOM: &str = "\u{feff}";
 
 /// One value in two forms: for a table (`human`) and for CSV (`raw`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CellValue {
+pub(crate) struct CellValue {
     /// Shown in tables.
-    pub human: String,
+    pub(crate) human: String,
     /// Written to CSV.
-    pub raw: String,
+    pub(crate) raw: String,
 }
 
 impl CellValue {
     /// Text, the same in both forms.
-    pub fn text(s: impl Into<String>) -> Self {
+    pub(crate) fn text(s: impl Into<String>) -> Self {
         let s = s.into();
         CellValue {
             human: s.clone(),
@@ -34,7 +34,7 @@ impl CellValue {
     }
 
     /// Optional text: `—` in tables, empty in CSV when absent.
-    pub fn optional(s: Option<&str>) -> Self {
+    pub(crate) fn optional(s: Option<&str>) -> Self {
         match s {
             Some(s) => Self::text(s),
             None => CellValue {
@@ -45,7 +45,7 @@ impl CellValue {
     }
 
     /// Money in BRL: `R$ 1.234,56` / `1234.56`.
-    pub fn money(v: Decimal) -> Self {
+    pub(crate) fn money(v: Decimal) -> Self {
         CellValue {
             human: brl::format(v),
             raw: format!("{:.2}", brl::centavos(v)),
@@ -53,7 +53,7 @@ impl CellValue {
     }
 
     /// Optional money; `empty` is what a table shows when absent (e.g. "sem limite").
-    pub fn optional_money(v: Option<Decimal>, empty: &str) -> Self {
+    pub(crate) fn optional_money(v: Option<Decimal>, empty: &str) -> Self {
         match v {
             Some(v) => Self::money(v),
             None => CellValue {
@@ -64,12 +64,12 @@ impl CellValue {
     }
 
     /// An integer.
-    pub fn integer(v: impl std::fmt::Display) -> Self {
+    pub(crate) fn integer(v: impl std::fmt::Display) -> Self {
         Self::text(v.to_string())
     }
 
     /// A percentage given in percent points (`5` -> `5%`, `7.5` -> `7,5%`).
-    pub fn percent(v: Decimal) -> Self {
+    pub(crate) fn percent(v: Decimal) -> Self {
         CellValue {
             human: format!("{}%", decimal_br(v)),
             raw: v.normalize().to_string(),
@@ -77,7 +77,7 @@ impl CellValue {
     }
 
     /// A boolean: `sim`/`não` / `true`/`false`.
-    pub fn boolean(v: bool) -> Self {
+    pub(crate) fn boolean(v: bool) -> Self {
         CellValue {
             human: if v { "sim" } else { "não" }.into(),
             raw: v.to_string(),
@@ -85,7 +85,7 @@ impl CellValue {
     }
 
     /// An instant, shown in Brasília time; RFC 3339 in CSV.
-    pub fn instant(v: DateTime<FixedOffset>) -> Self {
+    pub(crate) fn instant(v: DateTime<FixedOffset>) -> Self {
         CellValue {
             human: brasilia(v),
             raw: v.to_rfc3339(),
@@ -93,7 +93,7 @@ impl CellValue {
     }
 
     /// An optional instant.
-    pub fn optional_instant(v: Option<DateTime<FixedOffset>>) -> Self {
+    pub(crate) fn optional_instant(v: Option<DateTime<FixedOffset>>) -> Self {
         match v {
             Some(v) => Self::instant(v),
             None => CellValue {
@@ -108,7 +108,7 @@ impl CellValue {
     /// The value in the analyst's CSV (Excel in Portuguese): a raw decimal with a decimal comma
     /// (`1234,56`, no grouping, so it stays a number), an instant and a boolean as a table shows
     /// them (Brasília time, `sim`/`não`), anything else raw.
-    pub fn spreadsheet(&self) -> String {
+    pub(crate) fn spreadsheet(&self) -> String {
         let b = self.raw.as_str();
         if b == "true" || b == "false" || DateTime::parse_from_rfc3339(b).is_ok() {
             return self.human.clone();
@@ -128,38 +128,43 @@ impl CellValue {
 }
 
 /// `dd/mm/aaaa hh:mm:ss` in Brasília time (America/Sao_Paulo, which has had no DST since 2019).
-pub fn brasilia(v: DateTime<FixedOffset>) -> String {
+pub(crate) fn brasilia(v: DateTime<FixedOffset>) -> String {
     v.with_timezone(&Sao_Paulo)
         .format("%d/%m/%Y %H:%M:%S")
         .to_string()
 }
 
 /// A decimal with a decimal comma and no trailing zeros (`7.50` -> `7,5`).
-pub fn decimal_br(v: Decimal) -> String {
+pub(crate) fn decimal_br(v: Decimal) -> String {
     let n = v.normalize();
     br::format_decimal(n, n.scale())
 }
 
 /// A single object as labelled fields.
 #[derive(Debug, Clone, Default)]
-pub struct Fields(Vec<(&'static str, &'static str, CellValue)>);
+pub(crate) struct Fields(Vec<(&'static str, &'static str, CellValue)>);
 
 impl Fields {
     /// Empty.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// Adds a field: `key` is the CSV header (the API's camelCase name where there is one),
     /// `label` the Portuguese label of the table.
-    pub fn add(&mut self, key: &'static str, label: &'static str, valor: CellValue) -> &mut Self {
+    pub(crate) fn add(
+        &mut self,
+        key: &'static str,
+        label: &'static str,
+        valor: CellValue,
+    ) -> &mut Self {
         self.0.push((key, label, valor));
         self
     }
 
     /// A two-column table `Campo | Valor`, rendered, fitted to `width` columns when given
     /// ([`crate::layout::fields`]).
-    pub fn to_table(&self, color: bool, width: Option<u16>) -> String {
+    pub(crate) fn to_table(&self, color: bool, width: Option<u16>) -> String {
         let mut t = base_table(color);
         t.set_header(vec![header("Campo", color), header("Valor", color)]);
         let rows: Vec<(&str, &str)> = self
@@ -171,7 +176,7 @@ impl Fields {
     }
 
     /// As a one-row table (for CSV).
-    pub fn as_listing(&self) -> Listing {
+    pub(crate) fn as_listing(&self) -> Listing {
         let columns = self
             .0
             .iter()
@@ -187,28 +192,28 @@ impl Fields {
 
 /// A column: CSV header and table label.
 #[derive(Debug, Clone, Copy)]
-pub struct Column {
+pub(crate) struct Column {
     /// CSV header.
-    pub key: &'static str,
+    pub(crate) key: &'static str,
     /// Table label (Portuguese).
-    pub label: &'static str,
+    pub(crate) label: &'static str,
 }
 
 /// A list of items, one row each.
 #[derive(Debug, Clone, Default)]
-pub struct Listing {
+pub(crate) struct Listing {
     /// The columns.
-    pub columns: Vec<Column>,
+    pub(crate) columns: Vec<Column>,
     /// The rows, each as long as `columns`.
-    pub rows: Vec<Vec<CellValue>>,
+    pub(crate) rows: Vec<Vec<CellValue>>,
     /// Indexes of the columns to keep first when the terminal is narrow (then the rest, in
     /// order); see [`Listing::priority`].
-    pub priority: Vec<usize>,
+    pub(crate) priority: Vec<usize>,
 }
 
 impl Listing {
     /// A table with these `(key, label)` columns and no rows.
-    pub fn new(columns: &[(&'static str, &'static str)]) -> Self {
+    pub(crate) fn new(columns: &[(&'static str, &'static str)]) -> Self {
         Listing {
             columns: columns
                 .iter()
@@ -221,7 +226,7 @@ impl Listing {
 
     /// The columns (by [`Column::key`]) a narrow terminal keeps first, most important first;
     /// the others follow in their order.
-    pub fn priority(&mut self, keys: &[&str]) -> &mut Self {
+    pub(crate) fn priority(&mut self, keys: &[&str]) -> &mut Self {
         self.priority = keys
             .iter()
             .filter_map(|k| self.columns.iter().position(|c| c.key == *k))
@@ -230,14 +235,14 @@ impl Listing {
     }
 
     /// Appends a row.
-    pub fn push_row(&mut self, cells: Vec<CellValue>) {
+    pub(crate) fn push_row(&mut self, cells: Vec<CellValue>) {
         debug_assert_eq!(cells.len(), self.columns.len());
         self.rows.push(cells);
     }
 
     /// The comfy-table rendering, fitted to `width` columns when given
     /// ([`crate::layout::list`]), with the labels of the columns left out.
-    pub fn to_table(&self, color: bool, width: Option<u16>) -> crate::layout::FittedTable {
+    pub(crate) fn to_table(&self, color: bool, width: Option<u16>) -> crate::layout::FittedTable {
         let mut t = base_table(color);
         t.set_header(
             self.columns

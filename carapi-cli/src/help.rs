@@ -12,9 +12,9 @@ use clap::{Arg, ArgAction, Command, CommandFactory};
 use crate::cli::Cli;
 
 /// The heading of positional arguments.
-pub const ARGS_HEADING: &str = "Argumentos";
+pub(crate) const ARGS_HEADING: &str = "Argumentos";
 /// The heading of a command's own options.
-pub const OPTIONS_HEADING: &str = "Opções";
+pub(crate) const OPTIONS_HEADING: &str = "Opções";
 
 /// The whole command tree, in Portuguese, with examples.
 pub fn command() -> Command {
@@ -149,7 +149,7 @@ fn in_portuguese(a: Arg) -> Arg {
 
 /// The examples shown under `Exemplos:` in the help of the command at `path` (`""` is
 /// `carapi` itself, `"recarga criar"` a subcommand).
-pub fn examples(path: &str) -> Option<&'static str> {
+pub(crate) fn examples(path: &str) -> Option<&'static str> {
     Some(match path {
         "" => {
             "  carapi login\n  carapi car DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47\n  carapi --local recarga criar 500\n  carapi lote car codigos.csv --saida resultado.xlsx"
@@ -208,7 +208,7 @@ pub fn examples(path: &str) -> Option<&'static str> {
 /// `carapi CMD... SUB... --ajuda` (the help subcommand clap would add is off: it was English and
 /// listed pages that did not work). The words are read down the command tree, so a value
 /// (`--busca ajuda`, a file named `help`) is never taken for it; anything else unchanged.
-pub fn rewrite_help_request<I: IntoIterator<Item = std::ffi::OsString>>(
+pub(crate) fn rewrite_help_request<I: IntoIterator<Item = std::ffi::OsString>>(
     args: I,
 ) -> Vec<std::ffi::OsString> {
     let mut args: Vec<std::ffi::OsString> = args.into_iter().collect();
@@ -250,7 +250,7 @@ const TRANSLATIONS: [(&str, &str); 9] = [
 ];
 
 /// Help or usage text rendered by clap, with clap's own English words in Portuguese.
-pub fn translate(text: &str) -> String {
+pub(crate) fn translate(text: &str) -> String {
     TRANSLATIONS
         .iter()
         .fold(text.to_owned(), |t, (en, pt)| t.replace(en, pt))
@@ -265,7 +265,7 @@ fn usage_of(e: &clap::Error) -> String {
 }
 
 /// A clap error as the CLI's error: (message, hint). Help and version are not errors.
-pub fn message(e: &clap::Error) -> (String, Option<String>) {
+pub(crate) fn message(e: &clap::Error) -> (String, Option<String>) {
     let text = |k: ContextKind| match e.get(k) {
         Some(ContextValue::String(s)) => Some(s.clone()),
         Some(ContextValue::Strings(v)) => Some(v.join(", ")),

@@ -18,13 +18,13 @@ fn borders(columns: usize) -> usize {
 }
 
 /// Width on screen of `s` (every character the CLI prints is one column wide).
-pub fn width(s: &str) -> usize {
+pub(crate) fn width(s: &str) -> usize {
     s.chars().count()
 }
 
 /// True when `s` must not be split over lines: no spaces, or money (`R$ 1.234,56`), or a date
 /// and time (`09/05/2014 17:16:10`).
-pub fn is_whole(s: &str) -> bool {
+pub(crate) fn is_whole(s: &str) -> bool {
     !s.contains(' ') || s.starts_with("R$ ") || is_date_time(s)
 }
 
@@ -68,18 +68,18 @@ fn measure<'a>(headings: &str, values: impl Iterator<Item = &'a str>, cut: bool)
 
 /// A table fitted to a width.
 #[derive(Debug)]
-pub struct FittedTable {
+pub(crate) struct FittedTable {
     /// The table to print.
-    pub table: Table,
+    pub(crate) table: Table,
     /// Labels of the columns left out for lack of width (empty when all fit).
-    pub omitted: Vec<String>,
+    pub(crate) omitted: Vec<String>,
 }
 
 /// A list fitted to `width` columns (`table` already has its header, whose labels are
 /// `headings`; the rows are added here): columns are kept by `priority`
 /// (indexes, most important first; the rest in order after them) while their minimum fits, shown
 /// in their own order; the spare width goes to the cut text columns. `None`: natural width.
-pub fn list(
+pub(crate) fn list(
     mut table: Table,
     headings: &[&str],
     rows: &[Vec<&str>],
@@ -167,7 +167,7 @@ fn constrain(
 /// split; when that does not fit, the borders go (two columns separated by spaces), and when
 /// even that does not fit (a 50-character protocol code at 60 columns), each label is followed
 /// by its value on the next line, indented.
-pub fn fields(mut table: Table, rows: &[(&str, &str)], max_width: Option<u16>) -> String {
+pub(crate) fn fields(mut table: Table, rows: &[(&str, &str)], max_width: Option<u16>) -> String {
     for (r, v) in rows {
         table.add_row(vec![*r, *v]);
     }

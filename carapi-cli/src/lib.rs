@@ -2,34 +2,37 @@
 //! terminal, PIX QR top-ups, resumable batches, and a local mode that runs the reference server
 //! in-process.
 //!
-//! Layout (as cargo and gh do it): [`cli`] is the clap tree; each command is one file under
-//! [`commands`] with its arguments and `run(ctx, args)`, and [`dispatch`] is the one place that
-//! dispatches to them; the options every command shares are in [`options`]; all output goes
-//! through [`output::Shell`]; [`error`] maps every failure to an exit code and a hint. Modules
+//! Layout (as cargo and gh do it): `cli` is the clap tree; each command is one file under
+//! `commands` with its arguments and `run(ctx, args)`, and `dispatch` is the one place that
+//! dispatches to them; the options every command shares are in `options`; all output goes
+//! through `output::Shell`; `error` maps every failure to an exit code and a hint. Modules
 //! depend on each other one way (`cli` → `commands` → `context`/`options` → `output`). API calls go
 //! through `carapi-sdk` only; local mode uses the `carapi-server` library.
+//!
+//! Only [`main`] (the binary) and [`help::command`] (the command tree, for the help tests) are
+//! public; every other item is `pub(crate)` (`cargo doc --document-private-items` shows them).
 #![warn(missing_docs)]
 
-pub mod cli;
-pub mod commands;
-pub mod config;
-pub mod context;
-pub mod credentials;
-pub mod error;
-pub mod foreign_errors;
-pub mod format;
+pub(crate) mod cli;
+pub(crate) mod commands;
+pub(crate) mod config;
+pub(crate) mod context;
+pub(crate) mod credentials;
+pub(crate) mod error;
+pub(crate) mod foreign_errors;
+pub(crate) mod format;
 pub mod help;
-pub mod layout;
+pub(crate) mod layout;
 #[cfg(feature = "local")]
-pub mod local;
-pub mod lote;
-pub mod options;
-pub mod output;
-pub mod parsers;
-pub mod prompt;
-pub mod qr;
-pub mod valor;
-pub mod verbose;
+pub(crate) mod local;
+pub(crate) mod lote;
+pub(crate) mod options;
+pub(crate) mod output;
+pub(crate) mod parsers;
+pub(crate) mod prompt;
+pub(crate) mod qr;
+pub(crate) mod valor;
+pub(crate) mod verbose;
 
 use std::process::ExitCode;
 
@@ -119,7 +122,7 @@ pub fn main() -> ExitCode {
 ///
 /// # Errors
 /// The command's error, mapped to an exit code by [`crate::error`].
-pub async fn dispatch(ctx: &mut Context, command: cli::Command) -> error::Result<()> {
+pub(crate) async fn dispatch(ctx: &mut Context, command: cli::Command) -> error::Result<()> {
     use cli::Command as C;
     match command {
         C::Car(a) => commands::car::run(ctx, a).await,
@@ -196,7 +199,7 @@ fn usage_error(e: &clap::Error) -> ExitCode {
 
 /// The global flags a suggested command must repeat to reach the same server: `--local`, and
 /// `--url-base URL` when given on the command line (an environment variable stays in effect).
-pub fn global_flags(g: &options::Global) -> Vec<String> {
+pub(crate) fn global_flags(g: &options::Global) -> Vec<String> {
     let mut flags = vec![];
     if g.local {
         flags.push("--local".to_owned());

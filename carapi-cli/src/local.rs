@@ -17,16 +17,16 @@ use crate::config::{Paths, create_private_dir, write_private};
 use crate::error::{CliError, Kind, Result};
 
 /// Demo credit of a new local account: R$ 100,00 (the server's default account).
-pub const DEMO_CREDIT: Decimal = Decimal::from_parts(10_000, 0, 0, false, 2);
+pub(crate) const DEMO_CREDIT: Decimal = Decimal::from_parts(10_000, 0, 0, false, 2);
 
 /// The in-process reference server and its local account.
 #[derive(Debug)]
-pub struct Local {
+pub(crate) struct Local {
     server: RunningServer,
     api_key: String,
     key_file: PathBuf,
     /// True when this start created the store and the account.
-    pub created_account: bool,
+    pub(crate) created_account: bool,
 }
 
 fn server_err(e: ServerError) -> CliError {
@@ -51,7 +51,7 @@ impl Local {
     ///
     /// # Errors
     /// When the directory, the store or the key file cannot be used, or the address cannot be bound.
-    pub async fn start(paths: &Paths, bind: Option<SocketAddr>) -> Result<Local> {
+    pub(crate) async fn start(paths: &Paths, bind: Option<SocketAddr>) -> Result<Local> {
         let dir = paths.local_dir();
         create_private_dir(&dir)?;
         let db = dir.join("carapi.sqlite3");
@@ -87,17 +87,17 @@ impl Local {
     }
 
     /// `http://127.0.0.1:PORT`.
-    pub fn base_url(&self) -> String {
+    pub(crate) fn base_url(&self) -> String {
         self.server.base_url()
     }
 
     /// The local account's key.
-    pub fn api_key(&self) -> &str {
+    pub(crate) fn api_key(&self) -> &str {
         &self.api_key
     }
 
     /// `<data dir>/local/api-key`.
-    pub fn key_file(&self) -> PathBuf {
+    pub(crate) fn key_file(&self) -> PathBuf {
         self.key_file.clone()
     }
 
@@ -106,7 +106,7 @@ impl Local {
     ///
     /// # Errors
     /// Unknown top-up (exit 4); other server failures (exit 1).
-    pub async fn pay(&self, recarga_id: uuid::Uuid) -> Result<()> {
+    pub(crate) async fn pay(&self, recarga_id: uuid::Uuid) -> Result<()> {
         self.server
             .pagar_recarga(recarga_id)
             .await
@@ -114,7 +114,7 @@ impl Local {
     }
 
     /// Stops the server (in-flight requests finish).
-    pub async fn shutdown(self) {
+    pub(crate) async fn shutdown(self) {
         self.server.shutdown().await;
     }
 }

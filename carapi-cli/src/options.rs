@@ -7,7 +7,7 @@ use crate::output::OutputFormat;
 
 /// Options accepted by every command.
 #[derive(Debug, Clone, Args)]
-pub struct Global {
+pub(crate) struct Global {
     /// Usa o servidor de referência local (em processo, porta efêmera, dados no diretório do usuário)
     #[arg(
         long,
@@ -17,7 +17,7 @@ pub struct Global {
         hide_env_values = true,
         value_parser = clap::builder::FalseyValueParser::new()
     )]
-    pub local: bool,
+    pub(crate) local: bool,
     /// URL base da API (tem precedência sobre `carapi config definir base-url`)
     #[arg(
         long = "url-base",
@@ -28,7 +28,7 @@ pub struct Global {
         hide_env_values = true,
         value_name = "URL"
     )]
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
     /// Silencioso: só dados e erros
     #[arg(
         short,
@@ -37,7 +37,7 @@ pub struct Global {
         global = true,
         help_heading = "Opções globais"
     )]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// Sem cores (também com a variável NO_COLOR)
     #[arg(
         long = "sem-cor",
@@ -45,18 +45,18 @@ pub struct Global {
         global = true,
         help_heading = "Opções globais"
     )]
-    pub no_color: bool,
+    pub(crate) no_color: bool,
     /// Não usa o paginador (também com CARAPI_PAGER= vazio)
     #[arg(long = "sem-paginador", aliases = ["sem-pager", "no-pager"], global = true, help_heading = "Opções globais")]
-    pub no_pager: bool,
+    pub(crate) no_pager: bool,
     /// Mostra um resumo de cada requisição HTTP no stderr (-vv: mais detalhes)
     #[arg(short, long = "detalhado", alias = "verbose", global = true, help_heading = "Opções globais", action = clap::ArgAction::Count)]
-    pub verbose: u8,
+    pub(crate) verbose: u8,
 }
 
 /// `-o/--formato table|json|csv`: the one meaning of `-o` in every command (files are `--saida`).
 #[derive(Debug, Clone, Copy, Default, Args)]
-pub struct FormatArgs {
+pub(crate) struct FormatArgs {
     /// Formato da saída: tabela, o JSON da API, ou CSV (uma linha por item)
     #[arg(
         short = 'o',
@@ -65,5 +65,5 @@ pub struct FormatArgs {
         value_enum,
         value_name = "FORMATO"
     )]
-    pub output: Option<OutputFormat>,
+    pub(crate) output: Option<OutputFormat>,
 }

@@ -9,11 +9,10 @@
 //! - colour only when the stream is a terminal, `--sem-cor` is off and `NO_COLOR` is unset, so
 //!   piped output never contains escape codes.
 //!
-//! Tests build a `Shell` over in-memory buffers with [`Shell::from_write`] (no terminal, no colour),
-//! as cargo's `Shell::from_write` and gh's `iostreams.Test()` do.
+//! Tests build a `Shell` over in-memory buffers with `Shell::from_write` (test builds only: no
+//! terminal, no colour), as cargo's `Shell::from_write` and gh's `iostreams.Test()` do.
 
 use std::io::{self, IsTerminal, Write};
-use std::sync::{Arc, Mutex};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
@@ -24,7 +23,7 @@ use crate::format::{Fields, Listing};
 /// (`csv`: what Excel in Portuguese opens as columns and numbers) and the machine's (`csv-cru`:
 /// the raw values, for scripts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum OutputFormat {
+pub(crate) enum OutputFormat {
     /// tabela com rótulos em português, dinheiro como R$ 1.234,56, horário de Brasília
     #[default]
     #[value(name = "tabela", alias = "table")]
@@ -42,11 +41,11 @@ pub enum OutputFormat {
 
 impl OutputFormat {
     /// The commands that take `-o geojson`.
-    pub const WITH_GEOJSON: [&'static str; 2] = ["car", "proprietario"];
+    pub(crate) const WITH_GEOJSON: [&'static str; 2] = ["car", "proprietario"];
 }
 
 /// Where stdout/stderr go and what they are.
-pub struct Shell {
+pub(crate) struct Shell {
     out: Box<dyn Write + Send>,
     err: Box<dyn Write + Send>,
     out_tty: bool,
@@ -74,7 +73,7 @@ impl std::fmt::Debug for Shell {
 impl Shell {
     /// The process's real stdout/stderr; `no_color` is `--sem-cor` (the `NO_COLOR` environment
     /// variable is honoured too).
-    pub fn from_std(quiet: bool, no_color: bool) -> Self {
+    pub(crate) fn from_std(quiet: bool, no_color: bool) -> Self {
         let no_color = no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         Shell {
             out_tty: io::stdout().is_terminal(),
@@ -92,7 +91,8 @@ impl Shell {
     }
 
     /// A shell over arbitrary writers (tests): neither stream is a terminal, no colour.
-    pub fn from_write(out: Box<dyn Write + Send>, err: Box<dyn Write + Send>) -> Self {
+    #[cfg(test)]
+    pub(crate) fn from_write(out: Box<dyn Write + Send>, err: Box<dyn Write + Send>) -> Self {
         Shell {
             out,
             err,
@@ -110,12 +110,13 @@ impl Shell {
 
     /// Tables are laid out to fit `width` columns (what [`Shell::from_std`] reads from the
     /// terminal of stdout); `None` leaves them at their natural width (piped output).
-    pub fn set_width(&mut self, width: Option<u16>) {
+    #[cfg(test)]
+    pub(crate) fn set_width(&mut self, width: Option<u16>) {
         self.width = width;
     }
 
     /// The width tables must fit, when stdout is a terminal.
-    pub fn width(&self) -> Option<u16> {
+    pub(crate) fn width(&self) -> Option<u16> {
         self.width
     }
 
@@ -123,7 +124,7 @@ impl Shell {
     /// `CARAPI_PAGER`, else `PAGER`, else `less -FRX` (which exits at once when the text fits one
     /// screen). `CARAPI_PAGER=` (empty) or `cat` turns it off, as does `--sem-paginador`. A pager
     /// that cannot start is skipped silently.
-    pub fn start_pager(&mut self) {
+    pub(crate) fn start_pager(&mut self) {
         if !self.out_tty || self.pager.is_some() {
             return;
         }
@@ -147,7 +148,7 @@ impl Shell {
     }
 
     /// Closes the pager's input and waits for the user to leave it (no-op without a pager).
-    pub fn close_pager(&mut self) {
+    pub(crate) fn close_pager(&mut self) {
         if let Some(mut child) = self.pager.take() {
             let _ = self.out.flush();
             self.out = Box::new(io::stdout());
@@ -157,42 +158,42 @@ impl Shell {
 
     /// The global flags in effect (`--local`, `--url-base URL`), repeated in every command a
     /// message on stderr suggests, so the hint works as printed.
-    pub fn set_global_flags(&mut self, flags: &[String]) {
+    pub(crate) fn set_global_flags(&mut self, flags: &[String]) {
         self.flags = flags.join(" ");
     }
 
     /// True when stdout is a terminal.
-    pub fn out_is_tty(&self) -> bool {
+    pub(crate) fn out_is_tty(&self) -> bool {
         self.out_tty
     }
 
     /// True when stderr is a terminal.
-    pub fn err_is_tty(&self) -> bool {
+    pub(crate) fn err_is_tty(&self) -> bool {
         self.err_tty
     }
 
     /// True when escape codes may be written to stdout.
-    pub fn out_color(&self) -> bool {
+    pub(crate) fn out_color(&self) -> bool {
         self.color && self.out_tty
     }
 
     /// True when escape codes may be written to stderr.
-    pub fn err_color(&self) -> bool {
+    pub(crate) fn err_color(&self) -> bool {
         self.color && self.err_tty
     }
 
     /// True when `--silencioso` was given.
-    pub fn is_quiet(&self) -> bool {
+    pub(crate) fn is_quiet(&self) -> bool {
         self.quiet
     }
 
     /// True when a question can be asked: stdin and stderr are both terminals.
-    pub fn can_prompt(&self) -> bool {
+    pub(crate) fn can_prompt(&self) -> bool {
         self.stdin_tty && self.err_tty
     }
 
     /// The data stream (stdout).
-    pub fn out(&mut self) -> &mut dyn Write {
+    pub(crate) fn out(&mut self) -> &mut dyn Write {
         &mut *self.out
     }
 
@@ -200,12 +201,12 @@ impl Shell {
     ///
     /// # Errors
     /// The write error (a broken pipe becomes exit code 0 in [`crate::error`]).
-    pub fn line(&mut self, text: impl AsRef<str>) -> io::Result<()> {
+    pub(crate) fn line(&mut self, text: impl AsRef<str>) -> io::Result<()> {
         writeln!(self.out, "{}", text.as_ref())
     }
 
     /// A status message (progress narration) on stderr: only when stderr is a terminal and not quiet.
-    pub fn status(&mut self, text: impl AsRef<str>) {
+    pub(crate) fn status(&mut self, text: impl AsRef<str>) {
         if self.err_tty && !self.quiet {
             let text = with_flags(text.as_ref(), &self.flags);
             self.write_note(&text);
@@ -213,7 +214,7 @@ impl Shell {
     }
 
     /// A note on stderr a script may want too (batch plan/summary, saved file): unless quiet.
-    pub fn note(&mut self, text: impl AsRef<str>) {
+    pub(crate) fn note(&mut self, text: impl AsRef<str>) {
         if !self.quiet {
             let text = with_flags(text.as_ref(), &self.flags);
             self.write_note(&text);
@@ -232,7 +233,7 @@ impl Shell {
     }
 
     /// A warning on stderr (always): `aviso: <text>`.
-    pub fn warn(&mut self, text: impl AsRef<str>) {
+    pub(crate) fn warn(&mut self, text: impl AsRef<str>) {
         let text = with_flags(text.as_ref(), &self.flags);
         let text = wrap(&format!("aviso: {text}"), self.err_width);
         let label = self.paint_err("aviso:", "33;1");
@@ -240,7 +241,7 @@ impl Shell {
     }
 
     /// An error on stderr (always): `erro: <message> (<CODE>)` and, when given, `dica: <hint>`.
-    pub fn error(&mut self, message: &str, code: &str, hint: Option<&str>) {
+    pub(crate) fn error(&mut self, message: &str, code: &str, hint: Option<&str>) {
         let text = wrap(&format!("erro: {message} ({code})"), self.err_width);
         let label = self.paint_err("erro:", "31;1");
         let _ = writeln!(self.err, "{label}{}", &text["erro:".len()..]);
@@ -254,7 +255,7 @@ impl Shell {
     }
 
     /// A normal stop (Ctrl-C, exit 130): plain lines on stderr, no `erro:` label; always shown.
-    pub fn stopped(&mut self, message: &str, hint: Option<&str>) {
+    pub(crate) fn stopped(&mut self, message: &str, hint: Option<&str>) {
         let _ = writeln!(self.err, "{message}.");
         if let Some(hint) = hint {
             let hint = with_flags(hint, &self.flags);
@@ -282,7 +283,7 @@ impl Shell {
     ///
     /// # Errors
     /// The flush error of stdout.
-    pub fn flush(&mut self) -> io::Result<()> {
+    pub(crate) fn flush(&mut self) -> io::Result<()> {
         let _ = self.err.flush();
         self.out.flush()
     }
@@ -291,7 +292,7 @@ impl Shell {
     ///
     /// # Errors
     /// Write errors.
-    pub fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> io::Result<()> {
+    pub(crate) fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> io::Result<()> {
         // Serialised first, written after: a closed stdout stays an `io::ErrorKind::BrokenPipe`
         // (serde_json's writer would wrap it), so `| head` exits 0.
         let mut bytes = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
@@ -304,7 +305,7 @@ impl Shell {
     ///
     /// # Errors
     /// Write errors.
-    pub fn fields(&mut self, fields: &Fields, format: OutputFormat) -> io::Result<()> {
+    pub(crate) fn fields(&mut self, fields: &Fields, format: OutputFormat) -> io::Result<()> {
         match format {
             OutputFormat::Csv | OutputFormat::RawCsv => self.csv(&fields.as_listing(), format),
             _ => {
@@ -318,7 +319,7 @@ impl Shell {
     ///
     /// # Errors
     /// Write errors.
-    pub fn listing(&mut self, listing: &Listing, format: OutputFormat) -> io::Result<()> {
+    pub(crate) fn listing(&mut self, listing: &Listing, format: OutputFormat) -> io::Result<()> {
         match format {
             OutputFormat::Csv | OutputFormat::RawCsv => self.csv(listing, format),
             _ => {
@@ -366,7 +367,7 @@ impl Shell {
     }
 
     /// A spinner on stderr (hidden unless stderr is a terminal and not quiet).
-    pub fn spinner(&self, message: impl Into<String>) -> ProgressBar {
+    pub(crate) fn spinner(&self, message: impl Into<String>) -> ProgressBar {
         let pb = ProgressBar::with_draw_target(None, self.progress_target());
         pb.set_style(
             ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"),
@@ -378,7 +379,7 @@ impl Shell {
 
     /// A progress bar with ETA on stderr (hidden unless stderr is a terminal and not quiet).
     /// Besides indicatif's keys, `{por_seg}` is the rate with a decimal comma (`18,8/s`).
-    pub fn progress(&self, len: u64, template: &str) -> ProgressBar {
+    pub(crate) fn progress(&self, len: u64, template: &str) -> ProgressBar {
         let pb = ProgressBar::with_draw_target(Some(len), self.progress_target());
         pb.set_style(
             ProgressStyle::with_template(template)
@@ -404,13 +405,13 @@ impl Shell {
 }
 
 /// A rate per second as Brazilians write it, one decimal place: `18,8/s`.
-pub fn rate_br(per_second: f64) -> String {
+pub(crate) fn rate_br(per_second: f64) -> String {
     format!("{per_second:.1}/s").replace('.', ",")
 }
 
 /// The pager command: `CARAPI_PAGER`, else `PAGER`, else `less -FRX`; `None` when the chosen one
 /// is empty or `cat`.
-pub fn pager_command(carapi_pager: Option<String>, pager: Option<String>) -> Option<String> {
+pub(crate) fn pager_command(carapi_pager: Option<String>, pager: Option<String>) -> Option<String> {
     let cmd = carapi_pager
         .or(pager)
         .unwrap_or_else(|| "less -FRX".to_owned());
@@ -419,7 +420,7 @@ pub fn pager_command(carapi_pager: Option<String>, pager: Option<String>) -> Opt
 }
 
 /// Columns of the terminal stderr is on; `None` when stderr is not a terminal.
-pub fn stderr_width() -> Option<u16> {
+pub(crate) fn stderr_width() -> Option<u16> {
     if !io::stderr().is_terminal() {
         return None;
     }
@@ -430,7 +431,7 @@ pub fn stderr_width() -> Option<u16> {
 
 /// `text` with every line longer than `width` broken at spaces (never inside a word), the
 /// continuation lines indented by two spaces; unchanged without a width (not a terminal).
-pub fn wrap(text: &str, width: Option<u16>) -> String {
+pub(crate) fn wrap(text: &str, width: Option<u16>) -> String {
     let Some(max) = width.map(usize::from) else {
         return text.to_owned();
     };
@@ -458,7 +459,7 @@ pub fn wrap(text: &str, width: Option<u16>) -> String {
 }
 
 /// Columns of the terminal stdout is on; `None` when stdout is not a terminal.
-pub fn terminal_width() -> Option<u16> {
+pub(crate) fn terminal_width() -> Option<u16> {
     if !io::stdout().is_terminal() {
         return None;
     }
@@ -470,7 +471,7 @@ pub fn terminal_width() -> Option<u16> {
 
 /// Inserts `flags` after every `carapi ` that starts a command in `text` (`carapi recarga ...`
 /// becomes `carapi --local recarga ...`); `text` unchanged when `flags` is empty.
-pub fn with_flags(text: &str, flags: &str) -> String {
+pub(crate) fn with_flags(text: &str, flags: &str) -> String {
     if flags.is_empty() {
         return text.to_owned();
     }
@@ -505,33 +506,35 @@ fn csv_io(e: csv::Error) -> io::Error {
     }
 }
 
-/// A cloneable in-memory writer for tests of code that takes a [`Shell`].
-#[derive(Debug, Clone, Default)]
-pub struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl Buffer {
-    /// Everything written so far, as UTF-8 (lossy).
-    pub fn contents(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap_or_else(|e| e.into_inner())).into_owned()
-    }
-}
-
-impl Write for Buffer {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::sync::{Arc, Mutex};
+
     use super::*;
+
+    /// A cloneable in-memory writer for tests of code that takes a [`Shell`].
+    #[derive(Debug, Clone, Default)]
+    pub(crate) struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+    impl Buffer {
+        /// Everything written so far, as UTF-8 (lossy).
+        pub(crate) fn contents(&self) -> String {
+            String::from_utf8_lossy(&self.0.lock().unwrap_or_else(|e| e.into_inner())).into_owned()
+        }
+    }
+
+    impl Write for Buffer {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
     use crate::format::CellValue;
 
     #[test]

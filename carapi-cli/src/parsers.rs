@@ -13,7 +13,7 @@ use uuid::Uuid;
 ///
 /// # Errors
 /// A Portuguese message when `s` is not a UUID.
-pub fn parse_id(s: &str) -> Result<Uuid, String> {
+pub(crate) fn parse_id(s: &str) -> Result<Uuid, String> {
     Uuid::try_parse(s.trim()).map_err(|_| {
         "não é um ID de recarga: use o ID mostrado por `carapi recarga criar` ou `carapi recargas` \
          (36 caracteres, como 0b5c9e2a-1f3d-4c6e-9a7b-2d4e6f8a0c1e)"
@@ -25,7 +25,7 @@ pub fn parse_id(s: &str) -> Result<Uuid, String> {
 ///
 /// # Errors
 /// A Portuguese message when `s` is not a duration.
-pub fn parse_duration(s: &str) -> Result<humantime::Duration, String> {
+pub(crate) fn parse_duration(s: &str) -> Result<humantime::Duration, String> {
     humantime::parse_duration(s.trim())
         .map(Into::into)
         .map_err(|_| "use um número e uma unidade: 90s, 30m, 1h ou 1h30m".to_owned())
@@ -35,7 +35,7 @@ pub fn parse_duration(s: &str) -> Result<humantime::Duration, String> {
 ///
 /// # Errors
 /// A Portuguese message when `s` is not a positive integer that fits 32 bits.
-pub fn parse_positive(s: &str) -> Result<u32, String> {
+pub(crate) fn parse_positive(s: &str) -> Result<u32, String> {
     s.trim()
         .parse::<u32>()
         .ok()
@@ -47,18 +47,18 @@ pub fn parse_positive(s: &str) -> Result<u32, String> {
 ///
 /// # Errors
 /// A Portuguese message when `s` is not an IP address and a port.
-pub fn parse_address(s: &str) -> Result<SocketAddr, String> {
+pub(crate) fn parse_address(s: &str) -> Result<SocketAddr, String> {
     s.trim()
         .parse()
         .map_err(|_| "use IP:PORTA, como 127.0.0.1:8080 ou 0.0.0.0:8080".to_owned())
 }
 
 /// Items per page the server returns at most (contract, `size`: "reduced to 100").
-pub const MAX_PAGE_SIZE: u32 = 100;
+pub(crate) const MAX_PAGE_SIZE: u32 = 100;
 
 /// `--por-pagina N` as sent: above [`MAX_PAGE_SIZE`] the server reduces it, so the CLI says so
 /// (a warning) and sends the maximum.
-pub fn page_size(ctx: &mut crate::context::Context, n: Option<u32>) -> Option<u32> {
+pub(crate) fn page_size(ctx: &mut crate::context::Context, n: Option<u32>) -> Option<u32> {
     match n {
         Some(n) if n > MAX_PAGE_SIZE => {
             ctx.shell.warn(format!(

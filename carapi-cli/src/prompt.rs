@@ -7,7 +7,7 @@ use std::io::{self, BufRead, Write};
 use crate::error::{CliError, Result};
 
 /// True for the answers that mean yes: `s`, `sim`, `y`, `yes` (trimmed, any case).
-pub fn is_yes(response: &str) -> bool {
+pub(crate) fn is_yes(response: &str) -> bool {
     matches!(
         response.trim().to_lowercase().as_str(),
         "s" | "sim" | "y" | "yes"
@@ -18,7 +18,7 @@ pub fn is_yes(response: &str) -> bool {
 ///
 /// # Errors
 /// When stdin or stderr fails (`ES`, exit 1).
-pub fn confirm(question: &str) -> Result<bool> {
+pub(crate) fn confirm(question: &str) -> Result<bool> {
     let mut err = io::stderr().lock();
     write!(err, "{question} [s/N] ")
         .and_then(|()| err.flush())

@@ -18,23 +18,23 @@
 //!   bright white, so it scans on light and dark terminal themes alike; blocks are dark modules.
 //! - Without colour (piped, or `--sem-cor`), the text assumes the usual light-on-dark terminal:
 //!   blocks (`█`) are the **light** modules and the quiet zone, spaces are the dark modules (the
-//!   convention of `qrencode -t UTF8`). [`bitmap`] reads either form back.
+//!   convention of `qrencode -t UTF8`). `bitmap` (test builds) reads either form back.
 
 use qrcode::{Color, EcLevel, QrCode};
 
 use crate::error::{CliError, Result};
 
 /// Error-correction level of the terminal QR code.
-pub const EC_LEVEL: EcLevel = EcLevel::L;
+pub(crate) const EC_LEVEL: EcLevel = EcLevel::L;
 
 /// Light modules around the symbol.
-pub const QUIET_ZONE: usize = 2;
+pub(crate) const QUIET_ZONE: usize = 2;
 
 /// The QR code of `payload` at [`EC_LEVEL`].
 ///
 /// # Errors
 /// When the payload is too long for a QR code (not the case for a PIX BR Code).
-pub fn symbol(payload: &str) -> Result<QrCode> {
+pub(crate) fn symbol(payload: &str) -> Result<QrCode> {
     QrCode::with_error_correction_level(payload.as_bytes(), EC_LEVEL).map_err(|e| {
         tracing::debug!("qrcode: {e}");
         CliError::other(
@@ -50,7 +50,7 @@ pub fn symbol(payload: &str) -> Result<QrCode> {
 ///
 /// # Errors
 /// Those of [`symbol`].
-pub fn render(payload: &str, colored: bool) -> Result<String> {
+pub(crate) fn render(payload: &str, colored: bool) -> Result<String> {
     let code = symbol(payload)?;
     let w = code.width();
     let n = w + 2 * QUIET_ZONE;
@@ -94,7 +94,8 @@ pub fn render(payload: &str, colored: bool) -> Result<String> {
 /// Turns half-block text back into a bitmap of modules (`true` = dark), reading the
 /// uncoloured form of [`render`] (blocks = light). Lines that are not QR lines are skipped.
 /// Used by tests to decode what the CLI printed.
-pub fn bitmap(text: &str) -> Vec<Vec<bool>> {
+#[cfg(test)]
+pub(crate) fn bitmap(text: &str) -> Vec<Vec<bool>> {
     let lines: Vec<&str> = text
         .lines()
         .filter(|l| !l.is_empty() && l.chars().all(|c| matches!(c, '█' | '▀' | '▄' | ' ')))

@@ -18,14 +18,14 @@
 use rust_decimal::Decimal;
 
 /// The most integer digits an amount may have (R$ 9.999.999.999.999,99).
-pub const MAX_DIGITS: usize = 13;
+pub(crate) const MAX_DIGITS: usize = 13;
 
 /// The forms the CLI accepts, shown in every error.
-pub const ACCEPTED_FORMS: &str = "1500, 1500,00, 1.500,00, R$ 1.500,00, 2,5 ou 2.50";
+pub(crate) const ACCEPTED_FORMS: &str = "1500, 1500,00, 1.500,00, R$ 1.500,00, 2,5 ou 2.50";
 
 /// Why a text is not an amount.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ValorError {
+pub(crate) enum ValorError {
     /// Nothing typed.
     #[error("valor vazio; formas aceitas: {ACCEPTED_FORMS}")]
     Empty,
@@ -53,7 +53,7 @@ pub enum ValorError {
 ///
 /// # Errors
 /// [`ValorError`] when the text is empty, negative, ambiguous, too large or not an amount.
-pub fn parse_reais(input: &str) -> Result<Decimal, ValorError> {
+pub(crate) fn parse_reais(input: &str) -> Result<Decimal, ValorError> {
     let compact: String = input.chars().filter(|c| !c.is_whitespace()).collect();
     let without_currency = compact
         .strip_prefix("R$")

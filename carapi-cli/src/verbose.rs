@@ -98,7 +98,7 @@ fn line(c: &EventFields) -> Option<String> {
 /// The `-v` layer: writes one line (method, route, status, time, charged or not) of each
 /// `carapi_sdk::http` event to stderr.
 #[derive(Debug, Default)]
-pub struct RequestSummary;
+pub(crate) struct RequestSummary;
 
 impl<S: tracing::Subscriber> Layer<S> for RequestSummary {
     fn on_event(&self, event: &tracing::Event<'_>, _ctx: Context<'_, S>) {

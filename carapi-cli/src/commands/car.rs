@@ -12,23 +12,23 @@ use crate::output::OutputFormat;
 
 /// Arguments of `carapi car`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Código CAR (UF-IIIIIII-<32 hex>; pontos e minúsculas são aceitos)
     #[arg(value_name = "CODIGO")]
-    pub codigo: String,
+    pub(crate) codigo: String,
     /// Consulta completa, com proprietários (preço maior)
     #[arg(long)]
-    pub completo: bool,
+    pub(crate) completo: bool,
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub format: FormatArgs,
+    pub(crate) format: FormatArgs,
 }
 
 /// Runs `carapi car`.
 ///
 /// # Errors
 /// Invalid code (2), 401 (3), 402 (5), 404 (4), 429 (6), network (7).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let format = ctx.format(args.format);
     let client = ctx.client().await?;
     if args.completo {
@@ -77,7 +77,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
 /// A lookup's answer as a GeoJSON FeatureCollection of one Point (the batch's `.geojson` form,
 /// [`crate::lote::export::geojson`]); `cobrado` is what was charged: every 200 of a value
 /// that is not a sandbox value (contract, "Prices").
-pub fn geojson<T: serde::Serialize>(
+pub(crate) fn geojson<T: serde::Serialize>(
     ctx: &mut Context,
     kind: BatchKind,
     key: &str,
@@ -99,7 +99,7 @@ pub fn geojson<T: serde::Serialize>(
 }
 
 /// The fields of `CarDadosBasicos` with Portuguese labels, in the contract's order.
-pub fn basic_fields(d: &CarDadosBasicos) -> Fields {
+pub(crate) fn basic_fields(d: &CarDadosBasicos) -> Fields {
     let mut c = Fields::new();
     let o = |s: &Option<String>| CellValue::optional(s.as_deref());
     c.add("codigoCar", "Código CAR", CellValue::text(&d.codigo_car))

@@ -12,20 +12,20 @@ use crate::output::OutputFormat;
 
 /// Arguments of `carapi config`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
+    /// The subcommand.
     #[command(subcommand)]
-    #[allow(missing_docs)]
-    pub command: Sub,
+    pub(crate) command: Sub,
 }
 
 /// Subcommands of `carapi config`.
 #[derive(Debug, clap::Subcommand)]
-pub enum Sub {
+pub(crate) enum Sub {
     /// Mostra a configuração efetiva e de onde vem (a chave nunca é mostrada)
     #[command(name = "mostrar", alias = "show")]
     Show {
+        /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
         #[command(flatten)]
-        #[allow(missing_docs)]
         format: FormatArgs,
     },
     /// Altera um valor do arquivo de configuração
@@ -41,7 +41,7 @@ pub enum Sub {
 
 /// Settable keys.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum ConfigKey {
+pub(crate) enum ConfigKey {
     /// URL base da API
     BaseUrl,
 }
@@ -67,7 +67,7 @@ struct Shown {
 ///
 /// # Errors
 /// Invalid URL (2), unreadable config (1).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     match args.command {
         Sub::Set {
             key: ConfigKey::BaseUrl,

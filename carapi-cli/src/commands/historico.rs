@@ -13,7 +13,7 @@ use crate::output::OutputFormat;
 
 /// `--status`.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum Status {
+pub(crate) enum Status {
     /// só HTTP 200
     #[value(name = "sucesso")]
     Success,
@@ -24,40 +24,40 @@ pub enum Status {
 
 /// Arguments of `carapi historico`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Página (a partir de 1)
     #[arg(long = "pagina", alias = "page", value_name = "N", value_parser = crate::parsers::parse_positive)]
-    pub page: Option<u32>,
+    pub(crate) page: Option<u32>,
     /// Itens por página (máximo 100)
     #[arg(long = "por-pagina", alias = "size", value_name = "N", value_parser = crate::parsers::parse_positive)]
-    pub size: Option<u32>,
+    pub(crate) size: Option<u32>,
     /// Trecho da chave consultada ou do endpoint (CPF/CNPJ e código CAR com ou sem máscara)
     #[arg(long, value_name = "S")]
-    pub busca: Option<String>,
+    pub(crate) busca: Option<String>,
     /// Endpoint: car, completo, recibo, proprietario (ou a forma /v1/...)
     #[arg(long, value_name = "E", value_parser = parse_endpoint)]
-    pub endpoint: Option<EndpointConsulta>,
+    pub(crate) endpoint: Option<EndpointConsulta>,
     /// Só sucessos (HTTP 200) ou só erros
     #[arg(long, value_enum)]
-    pub status: Option<Status>,
+    pub(crate) status: Option<Status>,
     /// Todas as páginas (a partir de --pagina)
     #[arg(long = "todas", alias = "all")]
-    pub all: bool,
+    pub(crate) all: bool,
     /// Só consultas a partir desta data (horário de Brasília): dd/mm/aaaa ou aaaa-mm-dd
     #[arg(long = "desde", value_name = "DATA", value_parser = parse_date)]
-    pub since: Option<NaiveDate>,
+    pub(crate) since: Option<NaiveDate>,
     /// Só consultas até esta data, inclusive (horário de Brasília)
     #[arg(long = "ate", value_name = "DATA", value_parser = parse_date)]
-    pub until: Option<NaiveDate>,
+    pub(crate) until: Option<NaiveDate>,
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub format: FormatArgs,
+    pub(crate) format: FormatArgs,
 }
 
 /// `--busca` as the history records keys: a CPF/CNPJ or CAR code in any form the CLI accepts
 /// or prints (`385.211.390-39`, lower case) becomes the normalised key the lookups send
 /// (`38521139039`); anything else is searched as typed.
-pub fn normalize_busca(s: &str) -> String {
+pub(crate) fn normalize_busca(s: &str) -> String {
     if let Ok(d) = carapi_sdk::CpfCnpj::parse(s) {
         return d.as_str().to_owned();
     }
@@ -75,7 +75,7 @@ fn parse_endpoint(s: &str) -> Result<EndpointConsulta, String> {
 ///
 /// # Errors
 /// A Portuguese message with the accepted forms.
-pub fn parse_date(s: &str) -> Result<NaiveDate, String> {
+pub(crate) fn parse_date(s: &str) -> Result<NaiveDate, String> {
     let s = s.trim();
     NaiveDate::parse_from_str(s, "%d/%m/%Y")
         .or_else(|_| NaiveDate::parse_from_str(s, "%Y-%m-%d"))
@@ -83,7 +83,7 @@ pub fn parse_date(s: &str) -> Result<NaiveDate, String> {
 }
 
 /// True when `instant`, in Brasília time, falls on a day within `[since, until]`.
-pub fn in_period(
+pub(crate) fn in_period(
     instant: DateTime<FixedOffset>,
     since: Option<NaiveDate>,
     until: Option<NaiveDate>,
@@ -96,7 +96,7 @@ pub fn in_period(
 ///
 /// # Errors
 /// 401 (3), 429 (6), network (7).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let format = ctx.format(args.format);
     let client = ctx.client().await?;
     let params = HistoricoParams {

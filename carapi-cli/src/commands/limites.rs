@@ -13,18 +13,18 @@ use crate::valor::parse_reais;
 /// Arguments of `carapi limites`.
 #[derive(Debug, clap::Args)]
 #[command(args_conflicts_with_subcommands = true)]
-pub struct Args {
+pub(crate) struct Args {
+    /// The subcommand.
     #[command(subcommand)]
-    #[allow(missing_docs)]
-    pub command: Option<Sub>,
+    pub(crate) command: Option<Sub>,
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub format: FormatArgs,
+    pub(crate) format: FormatArgs,
 }
 
 /// Subcommands of `carapi limites`.
 #[derive(Debug, clap::Subcommand)]
-pub enum Sub {
+pub(crate) enum Sub {
     /// Altera os limites (o que não for informado fica como está)
     #[command(name = "definir", alias = "set")]
     Set(SetArgs),
@@ -36,21 +36,21 @@ pub enum Sub {
     group = clap::ArgGroup::new("limite").required(true).multiple(true).args(["daily", "monthly"]),
     override_usage = "carapi limites definir [OPÇÕES] --diario N|sem\n     carapi limites definir [OPÇÕES] --mensal VALOR|sem"
 )]
-pub struct SetArgs {
+pub(crate) struct SetArgs {
     /// Requisições cobradas por dia, de 1 a 100000 (0 ou `sem` = sem limite)
     #[arg(long = "diario", value_name = "N|sem", value_parser = parse_daily, allow_negative_numbers = true)]
-    pub daily: Option<Limite<u32>>,
+    pub(crate) daily: Option<Limite<u32>>,
     /// Gasto mensal máximo em reais, até 1000000 (0 ou `sem` = sem limite)
     #[arg(long = "mensal", value_name = "VALOR|sem", value_parser = parse_monthly, allow_negative_numbers = true)]
-    pub monthly: Option<Limite<Decimal>>,
+    pub(crate) monthly: Option<Limite<Decimal>>,
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub format: FormatArgs,
+    pub(crate) format: FormatArgs,
 }
 
 /// A limit value: a number, or `none` (remove).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Limite<T> {
+pub(crate) enum Limite<T> {
     /// Remove the limit (sent as `null`).
     Remove,
     /// Set it.
@@ -102,7 +102,7 @@ fn parse_monthly(s: &str) -> Result<Limite<Decimal>, String> {
 ///
 /// # Errors
 /// 400 `LIMITE_INVALIDO` (2), 401 (3), 429 (6), network (7).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     match args.command {
         None => {
             let format = ctx.format(args.format);

@@ -9,15 +9,15 @@ use crate::error::Result;
 
 /// Arguments of `carapi local`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
+    /// The subcommand.
     #[command(subcommand)]
-    #[allow(missing_docs)]
-    pub command: Sub,
+    pub(crate) command: Sub,
 }
 
 /// Subcommands of `carapi local`.
 #[derive(Debug, clap::Subcommand)]
-pub enum Sub {
+pub(crate) enum Sub {
     /// Roda o servidor de referência em primeiro plano, sobre o armazenamento local (Ctrl-C para parar)
     #[command(name = "servir", alias = "serve")]
     Serve {
@@ -39,7 +39,7 @@ pub enum Sub {
 /// # Errors
 /// Store or bind failures (1); unknown top-up (4).
 #[cfg(not(feature = "local"))]
-pub async fn run(_ctx: &mut Context, _args: Args) -> Result<()> {
+pub(crate) async fn run(_ctx: &mut Context, _args: Args) -> Result<()> {
     Err(crate::context::no_local_mode())
 }
 
@@ -48,7 +48,7 @@ pub async fn run(_ctx: &mut Context, _args: Args) -> Result<()> {
 /// # Errors
 /// Store or bind failures (1); unknown top-up (4).
 #[cfg(feature = "local")]
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     use crate::error::CliError;
     use crate::local::Local;
     match args.command {

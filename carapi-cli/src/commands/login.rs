@@ -16,17 +16,17 @@ use crate::error::{CliError, Kind, Result};
 
 /// Arguments of `carapi login`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Lê a chave do stdin (para scripts) em vez de perguntar
     #[arg(long = "chave-stdin", alias = "with-key-stdin")]
-    pub with_key_stdin: bool,
+    pub(crate) with_key_stdin: bool,
 }
 
 /// Runs `carapi login`.
 ///
 /// # Errors
 /// No terminal and no `--chave-stdin` (2), empty key (2), key rejected (3), storage failure (1).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     if ctx.global.local {
         return Err(CliError::usage(
             "o modo local usa a própria conta local; login não se aplica",

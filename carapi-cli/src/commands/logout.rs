@@ -6,13 +6,13 @@ use crate::error::Result;
 
 /// Arguments of `carapi logout`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub(crate) struct Args {}
 
 /// Runs `carapi logout`. Not an error when nothing was stored.
 ///
 /// # Errors
 /// When the fallback file exists but cannot be removed.
-pub async fn run(ctx: &mut Context, _args: Args) -> Result<()> {
+pub(crate) async fn run(ctx: &mut Context, _args: Args) -> Result<()> {
     let removed = credentials::remove(&ctx.paths)?;
     if removed.is_empty() {
         ctx.shell.note("Nenhuma chave guardada.");

@@ -14,35 +14,35 @@ use crate::valor::parse_reais;
 /// Arguments of `carapi lote`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = lote::HELP)]
-pub struct Args {
+pub(crate) struct Args {
     /// Tipo de consulta: car, completo, proprietario ou recibo
     #[arg(value_enum, value_name = "TIPO")]
-    pub kind: BatchKind,
+    pub(crate) kind: BatchKind,
     /// Arquivo de entrada (`-` para o stdin): uma chave por linha, ou CSV
     #[arg(value_name = "ARQUIVO")]
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Coluna do CSV com as chaves: nome do cabeçalho ou número (a partir de 1)
     #[arg(long = "coluna", value_name = "NOME|N")]
-    pub column: Option<String>,
+    pub(crate) column: Option<String>,
     /// Arquivo de resultados (JSONL, ou CSV se terminar em .csv); rodar de novo retoma
     #[arg(long = "saida", value_name = "FILE")]
-    pub output_file: Option<PathBuf>,
+    pub(crate) output_file: Option<PathBuf>,
     /// Não pede confirmação antes de gastar
     #[arg(short = 's', long = "sim", alias = "yes", short_alias = 'y')]
-    pub yes: bool,
+    pub(crate) yes: bool,
     /// Gasto máximo deste lote em reais; para antes de ultrapassar
     #[arg(long = "max-custo", value_name = "V", value_parser = parse_reais, allow_negative_numbers = true)]
-    pub max_cost: Option<Decimal>,
+    pub(crate) max_cost: Option<Decimal>,
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub format: FormatArgs,
+    pub(crate) format: FormatArgs,
 }
 
 /// Runs `carapi lote`.
 ///
 /// # Errors
 /// See [`lote::execute`].
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let format = ctx.format(args.format);
     lote::execute(
         ctx,

@@ -8,11 +8,11 @@ use crate::error::{CliError, Result};
 
 /// Arguments of `carapi man`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Grava uma página por comando (carapi.1, carapi-car.1, ...) neste diretório, em vez de
     /// mostrar a página de `carapi` no stdout
     #[arg(long, value_name = "DIR")]
-    pub dir: Option<PathBuf>,
+    pub(crate) dir: Option<PathBuf>,
 }
 
 /// Section headings clap_mangen writes, and their Portuguese.
@@ -32,7 +32,7 @@ const SECTIONS: [(&str, &str); 9] = [
 ///
 /// # Errors
 /// Write errors.
-pub fn page(cmd: clap::Command) -> std::io::Result<String> {
+pub(crate) fn page(cmd: clap::Command) -> std::io::Result<String> {
     let mut buf = vec![];
     clap_mangen::Man::new(cmd).render(&mut buf)?;
     let text = String::from_utf8_lossy(&buf).into_owned();
@@ -43,7 +43,7 @@ pub fn page(cmd: clap::Command) -> std::io::Result<String> {
 ///
 /// # Errors
 /// Write errors (1).
-pub fn run(ctx: &mut Context, args: Args, cmd: clap::Command) -> Result<()> {
+pub(crate) fn run(ctx: &mut Context, args: Args, cmd: clap::Command) -> Result<()> {
     let Some(dir) = args.dir else {
         ctx.shell.out().write_all(page(cmd)?.as_bytes())?;
         return Ok(());

@@ -8,20 +8,20 @@ use crate::output::OutputFormat;
 
 /// Arguments of `carapi proprietario`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// CPF (11 dígitos) ou CNPJ (14 caracteres), com ou sem máscara
     #[arg(value_name = "CPF_CNPJ")]
-    pub documento: String,
+    pub(crate) documento: String,
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub format: FormatArgs,
+    pub(crate) format: FormatArgs,
 }
 
 /// Runs `carapi proprietario`; says so on stderr when the list is truncated at `limite`.
 ///
 /// # Errors
 /// Invalid document (2), 401 (3), 402 (5), 404 (4), 429 (6), network (7).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let format = ctx.format(args.format);
     let client = ctx.client().await?;
     let r = client.proprietario(&args.documento).await?;

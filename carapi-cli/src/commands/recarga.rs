@@ -32,22 +32,22 @@ use crate::valor::parse_reais;
 
 /// Arguments of `carapi recarga`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
+    /// The subcommand.
     #[command(subcommand)]
-    #[allow(missing_docs)]
-    pub command: Sub,
+    pub(crate) command: Sub,
 }
 
 /// Subcommands of `carapi recarga`.
 #[derive(Debug, clap::Subcommand)]
-pub enum Sub {
+pub(crate) enum Sub {
     /// Faixas de bônus, valor mínimo e preços; com --valor, a prévia do bônus
     Faixas {
         /// Valor da recarga para a prévia (ex.: 1000 ou 1.000,00)
         #[arg(long, value_name = "V", value_parser = parse_reais, allow_negative_numbers = true)]
         valor: Option<Decimal>,
+        /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
         #[command(flatten)]
-        #[allow(missing_docs)]
         format: FormatArgs,
     },
     /// Cria uma recarga PIX, mostra o QR code e aguarda o pagamento
@@ -64,33 +64,33 @@ pub enum Sub {
         /// Tempo máximo de espera com --esperar (ex.: 30m, 1h)
         #[arg(long = "tempo-limite", alias = "timeout", value_name = "DUR", default_value = "30m", value_parser = parse_duration)]
         timeout: humantime::Duration,
+        /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
         #[command(flatten)]
-        #[allow(missing_docs)]
         format: FormatArgs,
     },
 }
 
 /// Arguments of `carapi recarga criar`.
 #[derive(Debug, clap::Args)]
-pub struct CreateArgs {
+pub(crate) struct CreateArgs {
     /// Valor em reais (mínimo 500; ex.: 500, 1.000,50, R$ 2.000,00)
     #[arg(value_name = "VALOR", value_parser = parse_reais, allow_negative_numbers = true)]
-    pub valor: Decimal,
+    pub(crate) valor: Decimal,
     /// Aceita a nova tabela de preços (contas na tabela legada)
     #[arg(long)]
-    pub confirmar_novos_precos: bool,
+    pub(crate) confirmar_novos_precos: bool,
     /// Não aguarda o pagamento
     #[arg(long = "sem-esperar", alias = "no-wait")]
-    pub no_wait: bool,
+    pub(crate) no_wait: bool,
     /// Tempo máximo de espera (ex.: 30m, 1h, 90s)
     #[arg(long = "tempo-limite", alias = "timeout", value_name = "DUR", default_value = "30m", value_parser = parse_duration)]
-    pub timeout: humantime::Duration,
+    pub(crate) timeout: humantime::Duration,
     /// Grava também a imagem PNG do QR code (para abrir em outro aparelho)
     #[arg(long, value_name = "ARQUIVO")]
-    pub qr_png: Option<std::path::PathBuf>,
+    pub(crate) qr_png: Option<std::path::PathBuf>,
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub format: FormatArgs,
+    pub(crate) format: FormatArgs,
 }
 
 /// Runs `carapi recarga ...`.
@@ -98,7 +98,7 @@ pub struct CreateArgs {
 /// # Errors
 /// Amount below the minimum (2), legacy prices not confirmed (2), 401 (3), unknown top-up (4),
 /// `Rejeitado` or time-out (1), 502 `ERRO_PIX`/network (7), Ctrl-C (130).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     match args.command {
         Sub::Faixas { valor, format } => faixas(ctx, valor, ctx.format(format)).await,
         Sub::Create(args) => create(ctx, args).await,
@@ -158,7 +158,7 @@ async fn faixas(ctx: &mut Context, valor: Option<Decimal>, format: OutputFormat)
 }
 
 /// The price comparison of a legacy account: each lookup's price now and after the top-up.
-pub fn compare_prices(current: &Precos, after: &Precos) -> Listing {
+pub(crate) fn compare_prices(current: &Precos, after: &Precos) -> Listing {
     let mut t = Listing::new(&[
         ("consulta", "Consulta"),
         ("precoAtual", "Preço atual"),

@@ -10,19 +10,19 @@ use crate::output::OutputFormat;
 
 /// Arguments of `carapi recargas`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Só recargas neste status: Pendente, Confirmado ou Rejeitado
     #[arg(long, value_name = "STATUS", value_parser = parse_status)]
-    pub status: Option<RecargaStatus>,
+    pub(crate) status: Option<RecargaStatus>,
     /// Página (a partir de 1)
     #[arg(long = "pagina", alias = "page", value_name = "N", value_parser = crate::parsers::parse_positive)]
-    pub page: Option<u32>,
+    pub(crate) page: Option<u32>,
     /// Itens por página (máximo 100)
     #[arg(long = "por-pagina", alias = "size", value_name = "N", value_parser = crate::parsers::parse_positive)]
-    pub size: Option<u32>,
+    pub(crate) size: Option<u32>,
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub format: FormatArgs,
+    pub(crate) format: FormatArgs,
 }
 
 fn parse_status(s: &str) -> Result<RecargaStatus, String> {
@@ -33,7 +33,7 @@ fn parse_status(s: &str) -> Result<RecargaStatus, String> {
 ///
 /// # Errors
 /// 401 (3), 429 (6), network (7).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let format = ctx.format(args.format);
     let client = ctx.client().await?;
     let r = client

@@ -20,22 +20,22 @@ use crate::output::OutputFormat;
 
 /// Arguments of `carapi recibo`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Código CAR
     #[arg(value_name = "CODIGO")]
-    pub codigo: String,
+    pub(crate) codigo: String,
     /// Arquivo de destino (padrão: {codigoCar}.pdf; um diretório; `-` para o stdout)
     #[arg(long = "saida", value_name = "ARQUIVO")]
-    pub file: Option<PathBuf>,
+    pub(crate) file: Option<PathBuf>,
     /// Sobrescreve o arquivo se já existir
     #[arg(long = "sobrescrever", alias = "force")]
-    pub force: bool,
+    pub(crate) force: bool,
     /// Abre o PDF salvo no visualizador do sistema
     #[arg(long = "abrir")]
-    pub open: bool,
+    pub(crate) open: bool,
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub format: FormatArgs,
+    pub(crate) format: FormatArgs,
 }
 
 /// What was saved (`carapi -o json recibo ...`).
@@ -57,7 +57,7 @@ struct Saved<'a> {
 /// File exists without `--sobrescrever` (1, `ARQUIVO_EXISTE`, nothing charged), invalid code (2),
 /// 401 (3), 402 (5), 404 (4), 429 (6), 5xx/network (7); a file that cannot be written after the
 /// charge (1, `RECIBO_NAO_GRAVADO`, saying it was charged).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let codigo = CodigoCar::parse(&args.codigo).map_err(carapi_sdk::Error::from)?;
     let format = ctx.format(args.format);
     let destination = destination(&args.file, &codigo, args.force)?;

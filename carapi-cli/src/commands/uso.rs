@@ -12,17 +12,17 @@ use crate::output::OutputFormat;
 
 /// Arguments of `carapi uso`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub format: FormatArgs,
+    pub(crate) format: FormatArgs,
 }
 
 /// Runs `carapi uso`.
 ///
 /// # Errors
 /// 401 (3), 429 (6), network (7).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let format = ctx.format(args.format);
     let u = ctx.client().await?.uso().await?;
     if format == OutputFormat::Json {
@@ -60,7 +60,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
 
 /// A horizontal bar chart of amounts, one line per label, no line wider than `width` columns:
 /// `label  ████▌ R$ 12,50`, the longest bar for the largest amount (eighth blocks for the rest).
-pub fn bar_chart(itens: &[(String, Decimal)], width: usize) -> Vec<String> {
+pub(crate) fn bar_chart(itens: &[(String, Decimal)], width: usize) -> Vec<String> {
     let label_width = itens
         .iter()
         .map(|(r, _)| r.chars().count())

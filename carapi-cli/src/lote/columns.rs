@@ -18,7 +18,7 @@ use super::record::Record;
 
 /// One typed cell.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ColumnValue {
+pub(crate) enum ColumnValue {
     /// No value.
     Empty,
     /// Text.
@@ -94,7 +94,7 @@ const PROPRIETARIO: [&str; 10] = [
 ];
 
 /// The column names of a batch of `kind`, in order.
-pub fn names(kind: BatchKind) -> Vec<&'static str> {
+pub(crate) fn names(kind: BatchKind) -> Vec<&'static str> {
     let mut c = COMMON.to_vec();
     match kind {
         BatchKind::Car => c.extend(CAR),
@@ -110,7 +110,7 @@ pub fn names(kind: BatchKind) -> Vec<&'static str> {
 
 /// The rows of one record (as long as [`names`]); fields of an answer that cannot be read
 /// are empty.
-pub fn rows(kind: BatchKind, r: &Record) -> Vec<Vec<ColumnValue>> {
+pub(crate) fn rows(kind: BatchKind, r: &Record) -> Vec<Vec<ColumnValue>> {
     let common = [
         ColumnValue::Text(r.key.clone()),
         ColumnValue::Text(r.status.as_str().to_owned()),
@@ -230,7 +230,7 @@ fn proprietario(p: &ProprietarioResponse) -> Vec<Vec<ColumnValue>> {
 }
 
 /// The decimal degrees `(longitude, latitude)` of a row of `kind`, when it has them.
-pub fn coordinates(kind: BatchKind, row: &[ColumnValue]) -> Option<(Decimal, Decimal)> {
+pub(crate) fn coordinates(kind: BatchKind, row: &[ColumnValue]) -> Option<(Decimal, Decimal)> {
     let cols = names(kind);
     let pos = |n: &str| cols.iter().position(|c| *c == n);
     match (row.get(pos("longitude")?), row.get(pos("latitude")?)) {

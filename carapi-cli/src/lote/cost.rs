@@ -15,18 +15,18 @@ use crate::prompt;
 /// The client a batch runs with (the account's prices known, `--max-custo` as its spend cap) and
 /// the price of one lookup.
 #[derive(Debug)]
-pub struct Approved {
+pub(crate) struct Approved {
     /// The client.
-    pub client: Client,
+    pub(crate) client: Client,
     /// The price of one charged lookup of this batch, BRL.
-    pub preco: Decimal,
+    pub(crate) preco: Decimal,
 }
 
 /// Shows the plan's cost and asks; `None` when there is nothing to send.
 ///
 /// # Errors
 /// No terminal without `--sim` (2, nothing sent); a refusal (1); the balance request's errors.
-pub async fn approve(
+pub(crate) async fn approve(
     ctx: &mut Context,
     op: &BatchOptions,
     plan: &Plan,

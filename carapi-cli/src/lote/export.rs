@@ -29,7 +29,7 @@ use carapi_sdk::domain::br;
 
 /// Where the records of an output live: the file itself (JSON Lines, CSV), or a hidden JSON
 /// Lines file beside a `.xlsx`/`.geojson` (`.resultado.xlsx.registros.jsonl`).
-pub fn records_file(output: &Path, format: FileFormat) -> PathBuf {
+pub(crate) fn records_file(output: &Path, format: FileFormat) -> PathBuf {
     match format {
         FileFormat::Xlsx | FileFormat::Geojson => {
             let name = output
@@ -43,7 +43,7 @@ pub fn records_file(output: &Path, format: FileFormat) -> PathBuf {
 }
 
 /// A cell of the `.csv`: decimal comma, Brazilian date, `sim`/`não`.
-pub fn csv_text(v: &ColumnValue) -> String {
+pub(crate) fn csv_text(v: &ColumnValue) -> String {
     match v {
         ColumnValue::Empty => String::new(),
         ColumnValue::Text(s) => s.clone(),
@@ -58,7 +58,7 @@ pub fn csv_text(v: &ColumnValue) -> String {
 }
 
 /// The records in input order (`order`: the input's keys); keys not in the input go last.
-pub fn sort_by_input(records: Vec<Record>, order: &[String]) -> Vec<Record> {
+pub(crate) fn sort_by_input(records: Vec<Record>, order: &[String]) -> Vec<Record> {
     let pos: std::collections::HashMap<&str, usize> = order
         .iter()
         .enumerate()
@@ -80,20 +80,24 @@ pub fn sort_by_input(records: Vec<Record>, order: &[String]) -> Vec<Record> {
 
 /// What the `Resumo` sheet shows.
 #[derive(Debug, Clone)]
-pub struct SummaryInfo<'a> {
+pub(crate) struct SummaryInfo<'a> {
     /// Lookup kind.
-    pub kind: BatchKind,
+    pub(crate) kind: BatchKind,
     /// The input file's name.
-    pub input: String,
+    pub(crate) input: String,
     /// This run's counters.
-    pub summary: &'a Summary,
+    pub(crate) summary: &'a Summary,
 }
 
 /// Writes the `.xlsx`.
 ///
 /// # Errors
 /// rust_xlsxwriter's errors (file system, limits).
-pub fn xlsx(path: &Path, records: &[Record], info: &SummaryInfo<'_>) -> Result<(), XlsxError> {
+pub(crate) fn xlsx(
+    path: &Path,
+    records: &[Record],
+    info: &SummaryInfo<'_>,
+) -> Result<(), XlsxError> {
     let mut wb = Workbook::new();
     let datetime_format = Format::new().set_num_format("dd/mm/yyyy hh:mm:ss");
     let date_format = Format::new().set_num_format("dd/mm/yyyy");
@@ -170,7 +174,7 @@ pub fn xlsx(path: &Path, records: &[Record], info: &SummaryInfo<'_>) -> Result<(
 }
 
 /// The `.geojson` text: a FeatureCollection, one feature per row.
-pub fn geojson(kind: BatchKind, records: &[Record]) -> String {
+pub(crate) fn geojson(kind: BatchKind, records: &[Record]) -> String {
     let cols = columns::names(kind);
     let mut features = vec![];
     for r in records {

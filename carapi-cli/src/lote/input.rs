@@ -13,7 +13,7 @@ use carapi_sdk::{CodigoCar, CpfCnpj};
 
 /// Which kind of key a batch reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyKind {
+pub(crate) enum KeyKind {
     /// CAR codes (`car`, `completo`, `recibo`).
     Car,
     /// CPF/CNPJ (`proprietario`).
@@ -25,7 +25,7 @@ impl KeyKind {
     ///
     /// # Errors
     /// The validation message (Portuguese).
-    pub fn normalize(self, raw: &str) -> Result<String, String> {
+    pub(crate) fn normalize(self, raw: &str) -> Result<String, String> {
         match self {
             KeyKind::Car => CodigoCar::parse(raw)
                 .map(|c| c.as_str().to_owned())
@@ -39,29 +39,29 @@ impl KeyKind {
 
 /// A key that was not sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InvalidKey {
+pub(crate) struct InvalidKey {
     /// 1-based line number in the input file.
-    pub line: usize,
+    pub(crate) line: usize,
     /// The text as read.
-    pub raw: String,
+    pub(crate) raw: String,
     /// Why.
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// The parsed input.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Input {
+pub(crate) struct Input {
     /// Canonical keys, unique, in input order.
-    pub keys: Vec<String>,
+    pub(crate) keys: Vec<String>,
     /// Invalid keys (reported, not sent).
-    pub invalid: Vec<InvalidKey>,
+    pub(crate) invalid: Vec<InvalidKey>,
     /// How many duplicates were dropped.
-    pub duplicates: usize,
+    pub(crate) duplicates: usize,
 }
 
 /// Column names understood without `--coluna`, per kind of key (SICAR exports call the CAR code
 /// `cod_imovel`).
-pub fn known_columns(kind: KeyKind) -> &'static [&'static str] {
+pub(crate) fn known_columns(kind: KeyKind) -> &'static [&'static str] {
     match kind {
         KeyKind::Car => &["cod_imovel", "codigo_car", "codigocar", "car"],
         KeyKind::Document => &["cpf_cnpj", "cpf", "cnpj", "documento"],
@@ -70,7 +70,8 @@ pub fn known_columns(kind: KeyKind) -> &'static [&'static str] {
 
 /// Parses the text of an input file, reading the first column (or a known column, see
 /// [`known_columns`]).
-pub fn read(text: &str, kind: KeyKind) -> Input {
+#[cfg(test)]
+pub(crate) fn read(text: &str, kind: KeyKind) -> Input {
     read_with(text, kind, None).unwrap_or_default()
 }
 
@@ -80,7 +81,7 @@ pub fn read(text: &str, kind: KeyKind) -> Input {
 ///
 /// # Errors
 /// A Portuguese message when `column` names no column of the header or is `0`.
-pub fn read_with(text: &str, kind: KeyKind, column: Option<&str>) -> Result<Input, String> {
+pub(crate) fn read_with(text: &str, kind: KeyKind, column: Option<&str>) -> Result<Input, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let first = text
         .lines()

@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use chrono::{DateTime, FixedOffset, Utc};
 
 /// The journal's path for an output file: `dir/.<name>.enviando`.
-pub fn journal_path(output: &Path) -> PathBuf {
+pub(crate) fn journal_path(output: &Path) -> PathBuf {
     let name = output
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -28,7 +28,7 @@ pub fn journal_path(output: &Path) -> PathBuf {
 ///
 /// # Errors
 /// Read errors other than "not found".
-pub fn read(path: &Path) -> io::Result<Vec<(String, DateTime<FixedOffset>)>> {
+pub(crate) fn read(path: &Path) -> io::Result<Vec<(String, DateTime<FixedOffset>)>> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(vec![]),
@@ -51,7 +51,7 @@ pub fn read(path: &Path) -> io::Result<Vec<(String, DateTime<FixedOffset>)>> {
 
 /// An open journal.
 #[derive(Debug)]
-pub struct Journal {
+pub(crate) struct Journal {
     path: PathBuf,
     file: Mutex<File>,
 }
@@ -61,7 +61,7 @@ impl Journal {
     ///
     /// # Errors
     /// File-system errors.
-    pub fn open(path: PathBuf) -> io::Result<Self> {
+    pub(crate) fn open(path: PathBuf) -> io::Result<Self> {
         let file = OpenOptions::new().create(true).append(true).open(&path)?;
         Ok(Journal {
             path,
@@ -73,14 +73,14 @@ impl Journal {
     ///
     /// # Errors
     /// Write errors (the caller then does not send).
-    pub fn record_sending(&self, key: &str) -> io::Result<()> {
+    pub(crate) fn record_sending(&self, key: &str) -> io::Result<()> {
         let mut f = self.file.lock().unwrap_or_else(|e| e.into_inner());
         writeln!(f, "{key}\t{}", Utc::now().to_rfc3339())?;
         f.flush()
     }
 
     /// Removes the journal: every sent lookup was handled.
-    pub fn finish(self) {
+    pub(crate) fn finish(self) {
         drop(self.file);
         let _ = std::fs::remove_file(&self.path);
     }

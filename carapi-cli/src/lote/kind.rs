@@ -9,7 +9,7 @@ use super::input::KeyKind;
 
 /// Which lookup a batch runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum BatchKind {
+pub(crate) enum BatchKind {
     /// dados básicos do CAR (GET /v1/car/{codigo})
     Car,
     /// dados completos, com proprietários (GET /v1/car/{codigo}/completo)
@@ -22,7 +22,7 @@ pub enum BatchKind {
 
 impl BatchKind {
     /// Whether this lookup takes a CAR code or a CPF/CNPJ.
-    pub fn key_kind(self) -> KeyKind {
+    pub(crate) fn key_kind(self) -> KeyKind {
         if self == BatchKind::Proprietario {
             KeyKind::Document
         } else {
@@ -31,7 +31,7 @@ impl BatchKind {
     }
 
     /// The name typed on the command line (`car`, `completo`, `proprietario`, `recibo`).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             BatchKind::Car => "car",
             BatchKind::Completo => "completo",
@@ -41,12 +41,12 @@ impl BatchKind {
     }
 
     /// The account's price for this lookup.
-    pub fn preco(self, p: &Precos) -> Decimal {
+    pub(crate) fn preco(self, p: &Precos) -> Decimal {
         p.preco(self.endpoint())
     }
 
     /// The history's name of this lookup's endpoint.
-    pub fn endpoint(self) -> EndpointConsulta {
+    pub(crate) fn endpoint(self) -> EndpointConsulta {
         match self {
             BatchKind::Car => EndpointConsulta::CarBasico,
             BatchKind::Completo => EndpointConsulta::CarCompleto,
@@ -56,7 +56,7 @@ impl BatchKind {
     }
 
     /// True when `key` is one of the contract's sandbox values for this lookup (free).
-    pub fn is_sandbox(self, key: &str) -> bool {
+    pub(crate) fn is_sandbox(self, key: &str) -> bool {
         match self.key_kind() {
             KeyKind::Car => CodigoCar::parse(key).is_ok_and(|c| c.is_sandbox()),
             KeyKind::Document => CpfCnpj::parse(key).is_ok_and(|c| c.is_sandbox()),

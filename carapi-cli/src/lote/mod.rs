@@ -28,17 +28,17 @@
 //! Without `--saida`, results go to stdout (JSON Lines, or CSV with `-o csv`) and nothing can be
 //! resumed.
 
-pub mod columns;
-pub mod cost;
-pub mod export;
-pub mod input;
-pub mod journal;
-pub mod kind;
-pub mod output;
-pub mod plan;
-pub mod record;
-pub mod run;
-pub mod summary;
+pub(crate) mod columns;
+pub(crate) mod cost;
+pub(crate) mod export;
+pub(crate) mod input;
+pub(crate) mod journal;
+pub(crate) mod kind;
+pub(crate) mod output;
+pub(crate) mod plan;
+pub(crate) mod record;
+pub(crate) mod run;
+pub(crate) mod summary;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -47,18 +47,18 @@ use rust_decimal::Decimal;
 
 use crate::context::Context;
 use crate::error::{CliError, Result};
-pub use kind::BatchKind;
+pub(crate) use kind::BatchKind;
 use output::{BatchStatus, Record, RecordWriter};
-pub use summary::Summary;
+pub(crate) use summary::Summary;
 
 /// Lookups in flight at once (the SDK's rate limiter spaces them).
-pub const CONCURRENCY: usize = 4;
+pub(crate) const CONCURRENCY: usize = 4;
 
 /// Network/server errors in a row that stop a batch.
-pub const MAX_ERRORS_IN_A_ROW: usize = 10;
+pub(crate) const MAX_ERRORS_IN_A_ROW: usize = 10;
 
 /// Text appended to `carapi lote --help`.
-pub const HELP: &str = "\
+pub(crate) const HELP: &str = "\
 Entrada: um arquivo, ou - para o stdin; uma chave por linha, ou um CSV (`,` ou `;`) com a coluna
 cod_imovel (exportações do SICAR), codigo_car, cpf, cnpj ou cpf_cnpj, ou a indicada em --coluna.
 Saída (--saida): JSON Lines, uma linha por chave (campos chave, status, httpStatus, cobrado,
@@ -72,21 +72,21 @@ um PDF já existente não é baixado de novo.";
 
 /// The options of a batch.
 #[derive(Debug, Clone)]
-pub struct BatchOptions {
+pub(crate) struct BatchOptions {
     /// Lookup kind.
-    pub kind: BatchKind,
+    pub(crate) kind: BatchKind,
     /// Input file, or `-` for stdin.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// The CSV column holding the keys: a header name or a 1-based number.
-    pub column: Option<String>,
+    pub(crate) column: Option<String>,
     /// Output file (resumable), or stdout.
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     /// Skip the confirmation.
-    pub yes: bool,
+    pub(crate) yes: bool,
     /// Spend cap, BRL.
-    pub max_cost: Option<Decimal>,
+    pub(crate) max_cost: Option<Decimal>,
     /// Without `--saida`: CSV on stdout instead of JSON Lines.
-    pub csv_no_stdout: bool,
+    pub(crate) csv_no_stdout: bool,
 }
 
 /// Runs a batch (see the module documentation): plan, cost, run, summary.
@@ -95,7 +95,7 @@ pub struct BatchOptions {
 /// Unreadable input (1) or no valid key (2); refused confirmation (1) or no terminal without
 /// `--sim` (2); stopped on 402 (5), 401 (3), 429 (6), `--max-custo` (1), network (7); keys left
 /// with errors (7); Ctrl-C (130).
-pub async fn execute(ctx: &mut Context, op: BatchOptions) -> Result<()> {
+pub(crate) async fn execute(ctx: &mut Context, op: BatchOptions) -> Result<()> {
     let base = ctx.builder().await?;
     let plan = plan::make_plan(ctx, &op, &base).await?;
     let mut summary = Summary {

@@ -20,10 +20,10 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-pub use super::record::{BOM, BatchStatus, FileFormat, Previous, Record};
+pub(crate) use super::record::{BOM, BatchStatus, FileFormat, Previous, Record};
 
 /// Writes records, one per line, flushed each time.
-pub struct RecordWriter<'a> {
+pub(crate) struct RecordWriter<'a> {
     w: Box<dyn Write + 'a>,
     format: FileFormat,
     kind: super::kind::BatchKind,
@@ -43,7 +43,7 @@ impl<'a> RecordWriter<'a> {
     ///
     /// # Errors
     /// Write errors.
-    pub fn new(
+    pub(crate) fn new(
         w: Box<dyn Write + 'a>,
         format: FileFormat,
         kind: super::kind::BatchKind,
@@ -72,7 +72,7 @@ impl<'a> RecordWriter<'a> {
     ///
     /// # Errors
     /// Write errors.
-    pub fn append(&mut self, r: &Record) -> io::Result<()> {
+    pub(crate) fn append(&mut self, r: &Record) -> io::Result<()> {
         match self.format {
             FileFormat::Csv => {
                 for row in super::columns::rows(self.kind, r) {
@@ -109,7 +109,7 @@ impl<'a> RecordWriter<'a> {
 ///
 /// # Errors
 /// File-system errors.
-pub fn open(path: &Path, format: FileFormat) -> io::Result<(File, bool, HashSet<String>)> {
+pub(crate) fn open(path: &Path, format: FileFormat) -> io::Result<(File, bool, HashSet<String>)> {
     let mut f = OpenOptions::new()
         .read(true)
         .write(true)
@@ -166,7 +166,7 @@ fn kind_of_record(r: &Record) -> Option<super::kind::BatchKind> {
 ///
 /// # Errors
 /// Read errors other than "not found".
-pub fn read_previous(path: &Path, format: FileFormat) -> io::Result<Previous> {
+pub(crate) fn read_previous(path: &Path, format: FileFormat) -> io::Result<Previous> {
     match std::fs::read(path) {
         Ok(bytes) => {
             let complete_len = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
@@ -178,7 +178,7 @@ pub fn read_previous(path: &Path, format: FileFormat) -> io::Result<Previous> {
 }
 
 /// The records of JSON Lines contents (lines that are not records are skipped).
-pub fn records_jsonl(bytes: &[u8]) -> Vec<Record> {
+pub(crate) fn records_jsonl(bytes: &[u8]) -> Vec<Record> {
     bytes
         .split(|&b| b == b'\n')
         .filter_map(|l| serde_json::from_slice::<Record>(l).ok())
@@ -186,12 +186,12 @@ pub fn records_jsonl(bytes: &[u8]) -> Vec<Record> {
 }
 
 /// The keys with a final answer in an output file's contents.
-pub fn answered_keys(bytes: &[u8], format: FileFormat) -> HashSet<String> {
+pub(crate) fn answered_keys(bytes: &[u8], format: FileFormat) -> HashSet<String> {
     previous(bytes, format).keys
 }
 
 /// The final answers in an output file's contents (the last record of a key wins).
-pub fn previous(bytes: &[u8], format: FileFormat) -> Previous {
+pub(crate) fn previous(bytes: &[u8], format: FileFormat) -> Previous {
     let mut status = std::collections::HashMap::new();
     let mut kinds = vec![];
     match format.records_format() {

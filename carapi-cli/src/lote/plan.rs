@@ -16,33 +16,37 @@ use crate::error::{CliError, Result};
 
 /// What a batch will do.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// The parsed input.
-    pub input: Input,
+    pub(crate) input: Input,
     /// Keys to look up now, in input order.
-    pub pending: Vec<String>,
+    pub(crate) pending: Vec<String>,
     /// Receipt batches: keys whose PDF is already in [`Plan::pdf_dir`] (recorded, not bought).
-    pub existing_pdfs: Vec<String>,
+    pub(crate) existing_pdfs: Vec<String>,
     /// Keys charged by a killed run whose answer was never written (recorded, not bought again).
-    pub recovered: Vec<String>,
+    pub(crate) recovered: Vec<String>,
     /// Keys with a final answer in `--saida` already.
-    pub already_answered: usize,
+    pub(crate) already_answered: usize,
     /// Counts of the records already in `--saida` (for the cumulative summary).
-    pub previous: Previous,
+    pub(crate) previous: Previous,
     /// Where receipt PDFs go: the directory of `--saida`, else the current one.
-    pub pdf_dir: PathBuf,
+    pub(crate) pdf_dir: PathBuf,
     /// The journal of keys in flight, next to `--saida`.
-    pub journal: Option<PathBuf>,
+    pub(crate) journal: Option<PathBuf>,
     /// The output's format.
-    pub format: FileFormat,
+    pub(crate) format: FileFormat,
 }
 
 /// Reads the input and the previous output, and works out what is left to do.
 ///
 /// # Errors
 /// Unreadable input or output (1); an input with no valid key (2); history errors (3, 6, 7).
-pub async fn make_plan(ctx: &mut Context, op: &BatchOptions, base: &ClientBuilder) -> Result<Plan> {
-    let ent = read_input(ctx, op)?;
+pub(crate) async fn make_plan(
+    ctx: &mut Context,
+    op: &BatchOptions,
+    base: &ClientBuilder,
+) -> Result<Plan> {
+    let parsed = read_input(ctx, op)?;
     let format = match &op.output {
         Some(p) => FileFormat::by_extension(p),
         None if op.csv_no_stdout => FileFormat::Csv,
@@ -54,7 +58,7 @@ pub async fn make_plan(ctx: &mut Context, op: &BatchOptions, base: &ClientBuilde
             let r = super::export::records_file(p, format);
             let a = output::read_previous(&r, format).map_err(|e| CliError::io_at(&r, e))?;
             same_kind(p, op.kind, &a)?;
-            a.of_input(&ent.keys)
+            a.of_input(&parsed.keys)
         }
         None => Previous::default(),
     };
@@ -67,7 +71,8 @@ pub async fn make_plan(ctx: &mut Context, op: &BatchOptions, base: &ClientBuilde
         None => PathBuf::from("."),
     };
     let existing_pdfs: Vec<String> = if op.kind == BatchKind::Recibo {
-        ent.keys
+        parsed
+            .keys
             .iter()
             .filter(|k| !answered.contains(*k) && pdf_dir.join(format!("{k}.pdf")).is_file())
             .cloned()
@@ -78,19 +83,20 @@ pub async fn make_plan(ctx: &mut Context, op: &BatchOptions, base: &ClientBuilde
     answered.extend(existing_pdfs.iter().cloned());
     let journal = op.output.as_deref().map(journal::journal_path);
     let recovered = match &journal {
-        Some(dp) => recover(dp, op.kind, &ent, &answered, base).await?,
+        Some(dp) => recover(dp, op.kind, &parsed, &answered, base).await?,
         None => vec![],
     };
     answered.extend(recovered.iter().cloned());
-    let pending: Vec<String> = ent
+    let pending: Vec<String> = parsed
         .keys
         .iter()
         .filter(|k| !answered.contains(*k))
         .cloned()
         .collect();
-    let already_answered = ent.keys.len() - pending.len() - existing_pdfs.len() - recovered.len();
+    let already_answered =
+        parsed.keys.len() - pending.len() - existing_pdfs.len() - recovered.len();
     let plan = Plan {
-        input: ent,
+        input: parsed,
         pending,
         existing_pdfs,
         recovered,
@@ -148,35 +154,36 @@ fn read_input(ctx: &mut Context, op: &BatchOptions) -> Result<Input> {
         std::fs::read(&op.file).map_err(|e| CliError::io_at(&op.file, e))?
     };
     let text = String::from_utf8_lossy(&bytes);
-    let ent = input::read_with(&text, op.kind.key_kind(), op.column.as_deref()).map_err(|e| {
-        CliError::usage(e).hint("confira --coluna (nome do cabeçalho ou número, a partir de 1)")
-    })?;
-    for inv in ent.invalid.iter().take(20) {
+    let parsed =
+        input::read_with(&text, op.kind.key_kind(), op.column.as_deref()).map_err(|e| {
+            CliError::usage(e).hint("confira --coluna (nome do cabeçalho ou número, a partir de 1)")
+        })?;
+    for inv in parsed.invalid.iter().take(20) {
         ctx.shell.warn(format!(
             "linha {}: chave inválida {:?} ({}); não será enviada",
             inv.line, inv.raw, inv.reason
         ));
     }
-    if ent.invalid.len() > 20 {
+    if parsed.invalid.len() > 20 {
         ctx.shell.warn(format!(
             "... e mais {} chaves inválidas",
-            ent.invalid.len() - 20
+            parsed.invalid.len() - 20
         ));
     }
-    if ent.keys.is_empty() {
+    if parsed.keys.is_empty() {
         let what = match op.kind.key_kind() {
             input::KeyKind::Car => "código CAR",
             input::KeyKind::Document => "CPF/CNPJ",
         };
         return Err(CliError::usage(format!(
             "nenhuma chave válida na entrada ({} linha(s) inválida(s)); nada foi enviado",
-            ent.invalid.len()
+            parsed.invalid.len()
         ))
         .hint(format!(
             "uma chave ({what}) por linha, ou um CSV com a coluna cod_imovel, codigo_car, cpf, cnpj ou cpf_cnpj (ou --coluna NOME|N)"
         )));
     }
-    Ok(ent)
+    Ok(parsed)
 }
 
 /// Keys the journal says were sent by a run killed before their answer was written, and that the
@@ -184,14 +191,14 @@ fn read_input(ctx: &mut Context, op: &BatchOptions) -> Result<Input> {
 async fn recover(
     dp: &Path,
     kind: BatchKind,
-    ent: &Input,
+    parsed: &Input,
     answered: &HashSet<String>,
     base: &ClientBuilder,
 ) -> Result<Vec<String>> {
     let uncertain: Vec<_> = journal::read(dp)
         .map_err(|e| CliError::io_at(dp, e))?
         .into_iter()
-        .filter(|(k, _)| !answered.contains(k) && ent.keys.contains(k))
+        .filter(|(k, _)| !answered.contains(k) && parsed.keys.contains(k))
         .collect();
     if uncertain.is_empty() {
         return Ok(vec![]);

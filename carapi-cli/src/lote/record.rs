@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 /// The outcome of one key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum BatchStatus {
+pub(crate) enum BatchStatus {
     /// HTTP 200: the answer is in `resposta` (or the PDF in `arquivo`).
     #[serde(rename = "encontrado")]
     Found,
@@ -25,12 +25,12 @@ pub enum BatchStatus {
 
 impl BatchStatus {
     /// True for answers a rerun must not ask again.
-    pub fn is_final(self) -> bool {
+    pub(crate) fn is_final(self) -> bool {
         matches!(self, BatchStatus::Found | BatchStatus::NotFound)
     }
 
     /// The name in the output (`encontrado`, `nao_encontrado`, `erro`).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             BatchStatus::Found => "encontrado",
             BatchStatus::NotFound => "nao_encontrado",
@@ -44,39 +44,39 @@ impl BatchStatus {
 /// documents and what a rerun reads back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Record {
+pub(crate) struct Record {
     /// The normalised key.
     #[serde(rename = "chave")]
-    pub key: String,
+    pub(crate) key: String,
     /// Outcome.
-    pub status: BatchStatus,
+    pub(crate) status: BatchStatus,
     /// HTTP status, when a response arrived.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub http_status: Option<u16>,
+    pub(crate) http_status: Option<u16>,
     /// The API's error code.
     #[serde(
         rename = "codigoErro",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub error_code: Option<String>,
+    pub(crate) error_code: Option<String>,
     /// Error message.
     #[serde(rename = "mensagem", default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
     /// True when this lookup was charged (HTTP 200 outside the sandbox).
     #[serde(default)]
-    pub cobrado: bool,
+    pub(crate) cobrado: bool,
     /// The PDF saved (receipt batches).
     #[serde(rename = "arquivo", default, skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
+    pub(crate) file: Option<String>,
     /// The API's JSON answer (lookups other than the receipt).
     #[serde(rename = "resposta", default, skip_serializing_if = "Option::is_none")]
-    pub response: Option<serde_json::Value>,
+    pub(crate) response: Option<serde_json::Value>,
 }
 
 /// The format of a batch's output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileFormat {
+pub(crate) enum FileFormat {
     /// One JSON object per line.
     Jsonl,
     /// CSV for spreadsheets: `;`, decimal comma, one column per field, a header.
@@ -89,7 +89,7 @@ pub enum FileFormat {
 
 impl FileFormat {
     /// By extension (any case): `.csv`, `.xlsx`, `.geojson`; anything else JSON Lines.
-    pub fn by_extension(path: &Path) -> Self {
+    pub(crate) fn by_extension(path: &Path) -> Self {
         let ext = path
             .extension()
             .and_then(|e| e.to_str())
@@ -104,7 +104,7 @@ impl FileFormat {
     }
 
     /// How records are stored as they arrive: CSV appends CSV, every other format JSON Lines.
-    pub fn records_format(self) -> FileFormat {
+    pub(crate) fn records_format(self) -> FileFormat {
         match self {
             FileFormat::Csv => FileFormat::Csv,
             _ => FileFormat::Jsonl,
@@ -112,27 +112,27 @@ impl FileFormat {
     }
 }
 
-pub use crate::format::BOM;
+pub(crate) use crate::format::BOM;
 
 /// What an output file already holds: the keys with a final answer, the counts a cumulative
 /// summary adds to this run's, and the kinds of lookup its records answer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Previous {
+pub(crate) struct Previous {
     /// Keys with a final answer (`encontrado`, `nao_encontrado`): skipped by a rerun.
-    pub keys: HashSet<String>,
+    pub(crate) keys: HashSet<String>,
     /// `encontrado` records.
-    pub found: usize,
+    pub(crate) found: usize,
     /// `nao_encontrado` records.
-    pub not_found: usize,
+    pub(crate) not_found: usize,
     /// The kinds of lookup the file answers (from the CSV header, or each answer's shape); a
     /// batch of another kind must not resume into it.
-    pub kinds: Vec<super::kind::BatchKind>,
+    pub(crate) kinds: Vec<super::kind::BatchKind>,
     finals: std::collections::HashMap<String, BatchStatus>,
 }
 
 impl Previous {
     /// Only the keys of `keys` (the current input): what the summary of this input counts.
-    pub fn of_input(&self, keys: &[String]) -> Previous {
+    pub(crate) fn of_input(&self, keys: &[String]) -> Previous {
         let finals: std::collections::HashMap<String, BatchStatus> = keys
             .iter()
             .filter_map(|k| self.finals.get(k).map(|s| (k.clone(), *s)))
@@ -158,17 +158,17 @@ impl Previous {
 
 /// Counters of a run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Summary {
+pub(crate) struct Summary {
     /// HTTP 200 answers.
-    pub found: usize,
+    pub(crate) found: usize,
     /// 404 answers.
-    pub not_found: usize,
+    pub(crate) not_found: usize,
     /// Invalid input keys.
-    pub invalid: usize,
+    pub(crate) invalid: usize,
     /// Keys whose lookup failed (5xx, network): retried by a rerun.
-    pub errors: usize,
+    pub(crate) errors: usize,
     /// Keys not sent because the batch stopped.
-    pub not_sent: usize,
+    pub(crate) not_sent: usize,
     /// Total charged by this run, BRL.
-    pub cobrado: Decimal,
+    pub(crate) cobrado: Decimal,
 }

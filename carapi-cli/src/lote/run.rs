@@ -20,7 +20,7 @@ use crate::error::{CliError, Result};
 
 /// Why a batch stopped before its end.
 #[derive(Debug)]
-pub enum Stop {
+pub(crate) enum Stop {
     /// 401, 402 or 429: the API's error.
     Api(CliError),
     /// The `--max-custo` cap.
@@ -31,28 +31,28 @@ pub enum Stop {
 
 /// What a run needs besides where it writes.
 #[derive(Debug)]
-pub struct RunSetup {
+pub(crate) struct RunSetup {
     /// The client (prices known, spend cap set).
-    pub client: Client,
+    pub(crate) client: Client,
     /// The journal of keys in flight (with `--saida`).
-    pub journal: Option<Arc<journal::Journal>>,
+    pub(crate) journal: Option<Arc<journal::Journal>>,
     /// Lookup kind.
-    pub kind: BatchKind,
+    pub(crate) kind: BatchKind,
     /// Price of one charged lookup, BRL.
-    pub preco: Decimal,
+    pub(crate) preco: Decimal,
     /// Keys to look up, in input order.
-    pub pending: Vec<String>,
+    pub(crate) pending: Vec<String>,
     /// Where receipt PDFs go.
-    pub pdf_dir: PathBuf,
+    pub(crate) pdf_dir: PathBuf,
 }
 
 /// How a run ended.
 #[derive(Debug, Default)]
-pub struct RunEnd {
+pub(crate) struct RunEnd {
     /// Why it stopped early, if it did.
-    pub stop: Option<Stop>,
+    pub(crate) stop: Option<Stop>,
     /// True after Ctrl-C.
-    pub interrupted: bool,
+    pub(crate) interrupted: bool,
 }
 
 struct Answer {
@@ -103,7 +103,7 @@ async fn lookup(
 ///
 /// # Errors
 /// Write errors of the output (a closed stdout is exit 0).
-pub async fn run_lookups(
+pub(crate) async fn run_lookups(
     ex: RunSetup,
     writer: &mut RecordWriter<'_>,
     summary: &mut Summary,

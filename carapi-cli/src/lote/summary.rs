@@ -8,10 +8,10 @@ use super::{BatchOptions, MAX_ERRORS_IN_A_ROW};
 use crate::context::Context;
 use crate::error::{CliError, Kind, Result};
 
-pub use super::record::Summary;
+pub(crate) use super::record::Summary;
 
 /// The summary line: the whole batch's totals (this run plus what `--saida` already held).
-pub fn line(r: &Summary, before: &Previous) -> String {
+pub(crate) fn line(r: &Summary, before: &Previous) -> String {
     let resumed = before.found + before.not_found > 0;
     let mut l = format!(
         "Resumo{}: {} encontrado(s), {} não encontrado(s), {} inválido(s), {} erro(s)",
@@ -44,7 +44,7 @@ pub fn line(r: &Summary, before: &Previous) -> String {
 /// # Errors
 /// Ctrl-C (130); stopped on 402 (5), 401 (3), 429 (6), `--max-custo` (1), network (7); keys left
 /// with errors (7).
-pub fn finish(
+pub(crate) fn finish(
     ctx: &mut Context,
     op: &BatchOptions,
     summary: &Summary,
