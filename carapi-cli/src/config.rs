@@ -18,7 +18,7 @@ use crate::error::{CliError, Result};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Paths {
     /// Configuration directory (`config.toml`, `credentials`).
-    pub(crate) config_dir: PathBuf,
+    config_dir: PathBuf,
     /// Data directory (local mode store).
     pub(crate) data_dir: PathBuf,
 }

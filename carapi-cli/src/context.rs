@@ -19,7 +19,7 @@ pub(crate) struct Context {
     /// Global options.
     pub(crate) global: Global,
     /// `-o` given before the subcommand.
-    pub(crate) root_format: Option<OutputFormat>,
+    root_format: Option<OutputFormat>,
     /// The CLI's directories.
     pub(crate) paths: Paths,
     #[cfg(feature = "local")]
@@ -34,7 +34,7 @@ pub(crate) struct Destination {
     /// Base URL.
     pub(crate) base_url: String,
     /// The key.
-    pub(crate) credential: Credential,
+    credential: Credential,
 }
 
 impl Context {

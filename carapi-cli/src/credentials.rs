@@ -17,7 +17,7 @@ use crate::config::{Paths, write_private};
 use crate::error::{CliError, Result};
 
 /// How long a keyring call may take before the file fallback is used.
-pub(crate) const KEYRING_TIMEOUT: Duration = Duration::from_secs(3);
+const KEYRING_TIMEOUT: Duration = Duration::from_secs(3);
 
 const SERVICE: &str = "carapi";
 const USER: &str = "api-key";

@@ -248,7 +248,7 @@ fn transport(e: &SdkError) -> String {
 }
 
 /// The code of an answer that does not follow the contract (exit 7).
-pub(crate) const OFF_CONTRACT: &str = "FORA_DO_CONTRATO";
+const OFF_CONTRACT: &str = "FORA_DO_CONTRATO";
 
 /// True when an error answer's body was not an `ApiError` (contract, "Errors"): the SDK then
 /// names it `HTTP_<status>` (an HTML page of a proxy or of another server, an empty body).

@@ -135,7 +135,7 @@ pub(crate) fn brasilia(v: DateTime<FixedOffset>) -> String {
 }
 
 /// A decimal with a decimal comma and no trailing zeros (`7.50` -> `7,5`).
-pub(crate) fn decimal_br(v: Decimal) -> String {
+fn decimal_br(v: Decimal) -> String {
     let n = v.normalize();
     br::format_decimal(n, n.scale())
 }

@@ -12,9 +12,9 @@ use clap::{Arg, ArgAction, Command, CommandFactory};
 use crate::cli::Cli;
 
 /// The heading of positional arguments.
-pub(crate) const ARGS_HEADING: &str = "Argumentos";
+const ARGS_HEADING: &str = "Argumentos";
 /// The heading of a command's own options.
-pub(crate) const OPTIONS_HEADING: &str = "Opções";
+const OPTIONS_HEADING: &str = "Opções";
 
 /// The whole command tree, in Portuguese, with examples.
 pub fn command() -> Command {

@@ -24,7 +24,7 @@ pub(crate) fn width(s: &str) -> usize {
 
 /// True when `s` must not be split over lines: no spaces, or money (`R$ 1.234,56`), or a date
 /// and time (`09/05/2014 17:16:10`).
-pub(crate) fn is_whole(s: &str) -> bool {
+fn is_whole(s: &str) -> bool {
     !s.contains(' ') || s.starts_with("R$ ") || is_date_time(s)
 }
 

@@ -122,7 +122,7 @@ pub fn main() -> ExitCode {
 ///
 /// # Errors
 /// The command's error, mapped to an exit code by [`crate::error`].
-pub(crate) async fn dispatch(ctx: &mut Context, command: cli::Command) -> error::Result<()> {
+async fn dispatch(ctx: &mut Context, command: cli::Command) -> error::Result<()> {
     use cli::Command as C;
     match command {
         C::Car(a) => commands::car::run(ctx, a).await,
@@ -199,7 +199,7 @@ fn usage_error(e: &clap::Error) -> ExitCode {
 
 /// The global flags a suggested command must repeat to reach the same server: `--local`, and
 /// `--url-base URL` when given on the command line (an environment variable stays in effect).
-pub(crate) fn global_flags(g: &options::Global) -> Vec<String> {
+fn global_flags(g: &options::Global) -> Vec<String> {
     let mut flags = vec![];
     if g.local {
         flags.push("--local".to_owned());

@@ -92,7 +92,7 @@ impl Shell {
 
     /// A shell over arbitrary writers (tests): neither stream is a terminal, no colour.
     #[cfg(test)]
-    pub(crate) fn from_write(out: Box<dyn Write + Send>, err: Box<dyn Write + Send>) -> Self {
+    fn from_write(out: Box<dyn Write + Send>, err: Box<dyn Write + Send>) -> Self {
         Shell {
             out,
             err,
@@ -405,13 +405,13 @@ impl Shell {
 }
 
 /// A rate per second as Brazilians write it, one decimal place: `18,8/s`.
-pub(crate) fn rate_br(per_second: f64) -> String {
+fn rate_br(per_second: f64) -> String {
     format!("{per_second:.1}/s").replace('.', ",")
 }
 
 /// The pager command: `CARAPI_PAGER`, else `PAGER`, else `less -FRX`; `None` when the chosen one
 /// is empty or `cat`.
-pub(crate) fn pager_command(carapi_pager: Option<String>, pager: Option<String>) -> Option<String> {
+fn pager_command(carapi_pager: Option<String>, pager: Option<String>) -> Option<String> {
     let cmd = carapi_pager
         .or(pager)
         .unwrap_or_else(|| "less -FRX".to_owned());
@@ -420,7 +420,7 @@ pub(crate) fn pager_command(carapi_pager: Option<String>, pager: Option<String>)
 }
 
 /// Columns of the terminal stderr is on; `None` when stderr is not a terminal.
-pub(crate) fn stderr_width() -> Option<u16> {
+fn stderr_width() -> Option<u16> {
     if !io::stderr().is_terminal() {
         return None;
     }
@@ -459,7 +459,7 @@ pub(crate) fn wrap(text: &str, width: Option<u16>) -> String {
 }
 
 /// Columns of the terminal stdout is on; `None` when stdout is not a terminal.
-pub(crate) fn terminal_width() -> Option<u16> {
+fn terminal_width() -> Option<u16> {
     if !io::stdout().is_terminal() {
         return None;
     }
@@ -471,7 +471,7 @@ pub(crate) fn terminal_width() -> Option<u16> {
 
 /// Inserts `flags` after every `carapi ` that starts a command in `text` (`carapi recarga ...`
 /// becomes `carapi --local recarga ...`); `text` unchanged when `flags` is empty.
-pub(crate) fn with_flags(text: &str, flags: &str) -> String {
+fn with_flags(text: &str, flags: &str) -> String {
     if flags.is_empty() {
         return text.to_owned();
     }
@@ -514,7 +514,7 @@ mod tests {
 
     /// A cloneable in-memory writer for tests of code that takes a [`Shell`].
     #[derive(Debug, Clone, Default)]
-    pub(crate) struct Buffer(Arc<Mutex<Vec<u8>>>);
+    struct Buffer(Arc<Mutex<Vec<u8>>>);
 
     impl Buffer {
         /// Everything written so far, as UTF-8 (lossy).

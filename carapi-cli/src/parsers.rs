@@ -54,7 +54,7 @@ pub(crate) fn parse_address(s: &str) -> Result<SocketAddr, String> {
 }
 
 /// Items per page the server returns at most (contract, `size`: "reduced to 100").
-pub(crate) const MAX_PAGE_SIZE: u32 = 100;
+const MAX_PAGE_SIZE: u32 = 100;
 
 /// `--por-pagina N` as sent: above [`MAX_PAGE_SIZE`] the server reduces it, so the CLI says so
 /// (a warning) and sends the maximum.

@@ -7,7 +7,7 @@ use std::io::{self, BufRead, Write};
 use crate::error::{CliError, Result};
 
 /// True for the answers that mean yes: `s`, `sim`, `y`, `yes` (trimmed, any case).
-pub(crate) fn is_yes(response: &str) -> bool {
+fn is_yes(response: &str) -> bool {
     matches!(
         response.trim().to_lowercase().as_str(),
         "s" | "sim" | "y" | "yes"

@@ -34,7 +34,7 @@ pub(crate) const QUIET_ZONE: usize = 2;
 ///
 /// # Errors
 /// When the payload is too long for a QR code (not the case for a PIX BR Code).
-pub(crate) fn symbol(payload: &str) -> Result<QrCode> {
+fn symbol(payload: &str) -> Result<QrCode> {
     QrCode::with_error_correction_level(payload.as_bytes(), EC_LEVEL).map_err(|e| {
         tracing::debug!("qrcode: {e}");
         CliError::other(
@@ -95,7 +95,7 @@ pub(crate) fn render(payload: &str, colored: bool) -> Result<String> {
 /// uncoloured form of [`render`] (blocks = light). Lines that are not QR lines are skipped.
 /// Used by tests to decode what the CLI printed.
 #[cfg(test)]
-pub(crate) fn bitmap(text: &str) -> Vec<Vec<bool>> {
+fn bitmap(text: &str) -> Vec<Vec<bool>> {
     let lines: Vec<&str> = text
         .lines()
         .filter(|l| !l.is_empty() && l.chars().all(|c| matches!(c, '█' | '▀' | '▄' | ' ')))

@@ -18,10 +18,10 @@
 use rust_decimal::Decimal;
 
 /// The most integer digits an amount may have (R$ 9.999.999.999.999,99).
-pub(crate) const MAX_DIGITS: usize = 13;
+const MAX_DIGITS: usize = 13;
 
 /// The forms the CLI accepts, shown in every error.
-pub(crate) const ACCEPTED_FORMS: &str = "1500, 1500,00, 1.500,00, R$ 1.500,00, 2,5 ou 2.50";
+const ACCEPTED_FORMS: &str = "1500, 1500,00, 1.500,00, R$ 1.500,00, 2,5 ou 2.50";
 
 /// Why a text is not an amount.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

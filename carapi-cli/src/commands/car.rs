@@ -99,7 +99,7 @@ pub(crate) fn geojson<T: serde::Serialize>(
 }
 
 /// The fields of `CarDadosBasicos` with Portuguese labels, in the contract's order.
-pub(crate) fn basic_fields(d: &CarDadosBasicos) -> Fields {
+fn basic_fields(d: &CarDadosBasicos) -> Fields {
     let mut c = Fields::new();
     let o = |s: &Option<String>| CellValue::optional(s.as_deref());
     c.add("codigoCar", "Código CAR", CellValue::text(&d.codigo_car))

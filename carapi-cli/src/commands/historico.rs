@@ -57,7 +57,7 @@ pub(crate) struct Args {
 /// `--busca` as the history records keys: a CPF/CNPJ or CAR code in any form the CLI accepts
 /// or prints (`385.211.390-39`, lower case) becomes the normalised key the lookups send
 /// (`38521139039`); anything else is searched as typed.
-pub(crate) fn normalize_busca(s: &str) -> String {
+fn normalize_busca(s: &str) -> String {
     if let Ok(d) = carapi_sdk::CpfCnpj::parse(s) {
         return d.as_str().to_owned();
     }
@@ -75,7 +75,7 @@ fn parse_endpoint(s: &str) -> Result<EndpointConsulta, String> {
 ///
 /// # Errors
 /// A Portuguese message with the accepted forms.
-pub(crate) fn parse_date(s: &str) -> Result<NaiveDate, String> {
+fn parse_date(s: &str) -> Result<NaiveDate, String> {
     let s = s.trim();
     NaiveDate::parse_from_str(s, "%d/%m/%Y")
         .or_else(|_| NaiveDate::parse_from_str(s, "%Y-%m-%d"))
@@ -83,7 +83,7 @@ pub(crate) fn parse_date(s: &str) -> Result<NaiveDate, String> {
 }
 
 /// True when `instant`, in Brasília time, falls on a day within `[since, until]`.
-pub(crate) fn in_period(
+fn in_period(
     instant: DateTime<FixedOffset>,
     since: Option<NaiveDate>,
     until: Option<NaiveDate>,

@@ -19,7 +19,7 @@ use crate::error::{CliError, Kind, Result};
 pub(crate) struct Args {
     /// Lê a chave do stdin (para scripts) em vez de perguntar
     #[arg(long = "chave-stdin", alias = "with-key-stdin")]
-    pub(crate) with_key_stdin: bool,
+    with_key_stdin: bool,
 }
 
 /// Runs `carapi login`.

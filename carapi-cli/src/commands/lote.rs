@@ -26,7 +26,7 @@ pub(crate) struct Args {
     pub(crate) column: Option<String>,
     /// Arquivo de resultados (JSONL, ou CSV se terminar em .csv); rodar de novo retoma
     #[arg(long = "saida", value_name = "FILE")]
-    pub(crate) output_file: Option<PathBuf>,
+    output_file: Option<PathBuf>,
     /// Não pede confirmação antes de gastar
     #[arg(short = 's', long = "sim", alias = "yes", short_alias = 'y')]
     pub(crate) yes: bool,

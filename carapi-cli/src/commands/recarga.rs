@@ -78,16 +78,16 @@ pub(crate) struct CreateArgs {
     pub(crate) valor: Decimal,
     /// Aceita a nova tabela de preços (contas na tabela legada)
     #[arg(long)]
-    pub(crate) confirmar_novos_precos: bool,
+    confirmar_novos_precos: bool,
     /// Não aguarda o pagamento
     #[arg(long = "sem-esperar", alias = "no-wait")]
-    pub(crate) no_wait: bool,
+    no_wait: bool,
     /// Tempo máximo de espera (ex.: 30m, 1h, 90s)
     #[arg(long = "tempo-limite", alias = "timeout", value_name = "DUR", default_value = "30m", value_parser = parse_duration)]
     pub(crate) timeout: humantime::Duration,
     /// Grava também a imagem PNG do QR code (para abrir em outro aparelho)
     #[arg(long, value_name = "ARQUIVO")]
-    pub(crate) qr_png: Option<std::path::PathBuf>,
+    qr_png: Option<std::path::PathBuf>,
     /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
     pub(crate) format: FormatArgs,
@@ -158,7 +158,7 @@ async fn faixas(ctx: &mut Context, valor: Option<Decimal>, format: OutputFormat)
 }
 
 /// The price comparison of a legacy account: each lookup's price now and after the top-up.
-pub(crate) fn compare_prices(current: &Precos, after: &Precos) -> Listing {
+fn compare_prices(current: &Precos, after: &Precos) -> Listing {
     let mut t = Listing::new(&[
         ("consulta", "Consulta"),
         ("precoAtual", "Preço atual"),

@@ -29,7 +29,7 @@ pub(crate) struct Args {
     pub(crate) file: Option<PathBuf>,
     /// Sobrescreve o arquivo se já existir
     #[arg(long = "sobrescrever", alias = "force")]
-    pub(crate) force: bool,
+    force: bool,
     /// Abre o PDF salvo no visualizador do sistema
     #[arg(long = "abrir")]
     pub(crate) open: bool,

@@ -60,7 +60,7 @@ pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
 
 /// A horizontal bar chart of amounts, one line per label, no line wider than `width` columns:
 /// `label  ████▌ R$ 12,50`, the longest bar for the largest amount (eighth blocks for the rest).
-pub(crate) fn bar_chart(itens: &[(String, Decimal)], width: usize) -> Vec<String> {
+fn bar_chart(itens: &[(String, Decimal)], width: usize) -> Vec<String> {
     let label_width = itens
         .iter()
         .map(|(r, _)| r.chars().count())

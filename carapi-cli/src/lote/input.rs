@@ -61,7 +61,7 @@ pub(crate) struct Input {
 
 /// Column names understood without `--coluna`, per kind of key (SICAR exports call the CAR code
 /// `cod_imovel`).
-pub(crate) fn known_columns(kind: KeyKind) -> &'static [&'static str] {
+fn known_columns(kind: KeyKind) -> &'static [&'static str] {
     match kind {
         KeyKind::Car => &["cod_imovel", "codigo_car", "codigocar", "car"],
         KeyKind::Document => &["cpf_cnpj", "cpf", "cnpj", "documento"],

@@ -186,7 +186,7 @@ pub(crate) fn records_jsonl(bytes: &[u8]) -> Vec<Record> {
 }
 
 /// The keys with a final answer in an output file's contents.
-pub(crate) fn answered_keys(bytes: &[u8], format: FileFormat) -> HashSet<String> {
+fn answered_keys(bytes: &[u8], format: FileFormat) -> HashSet<String> {
     previous(bytes, format).keys
 }
 

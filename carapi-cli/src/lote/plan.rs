@@ -26,7 +26,7 @@ pub(crate) struct Plan {
     /// Keys charged by a killed run whose answer was never written (recorded, not bought again).
     pub(crate) recovered: Vec<String>,
     /// Keys with a final answer in `--saida` already.
-    pub(crate) already_answered: usize,
+    already_answered: usize,
     /// Counts of the records already in `--saida` (for the cumulative summary).
     pub(crate) previous: Previous,
     /// Where receipt PDFs go: the directory of `--saida`, else the current one.
