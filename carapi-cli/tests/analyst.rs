@@ -5,33 +5,33 @@ use std::process::Stdio;
 
 use crate::harness::*;
 
-fn limite_mensal(s: &Servidor) -> Option<rust_decimal::Decimal> {
+fn limite_mensal(s: &TestServer) -> Option<rust_decimal::Decimal> {
     let c = s.client();
     s.rt.block_on(async { c.limites().await.unwrap().limite_mensal_reais })
 }
 
 #[test]
 fn o_is_the_format_for_recibo_too_and_the_file_is_saida() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
-        .args(["recibo", CODIGOS[0], "-o", "json"])
+        .args(["recibo", CODES[0], "-o", "json"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        !s.trabalho().join("json").exists(),
+        !s.work_dir().join("json").exists(),
         "-o json saved a file named json"
     );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["codigoCar"], CODIGOS[0]);
-    assert!(s.trabalho().join(format!("{}.pdf", CODIGOS[0])).is_file());
+    assert_eq!(v["codigoCar"], CODES[0]);
+    assert!(s.work_dir().join(format!("{}.pdf", CODES[0])).is_file());
 
     let o = s
         .cmd()
         .args([
             "recibo",
-            CODIGOS[1],
+            CODES[1],
             "--saida",
             "r.pdf",
             "--formato",
@@ -41,7 +41,7 @@ fn o_is_the_format_for_recibo_too_and_the_file_is_saida() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        std::fs::read(s.trabalho().join("r.pdf"))
+        std::fs::read(s.work_dir().join("r.pdf"))
             .unwrap()
             .starts_with(b"%PDF")
     );
@@ -55,17 +55,17 @@ fn o_is_the_format_for_recibo_too_and_the_file_is_saida() {
     let saldo = s.saldo();
     let o = s
         .cmd()
-        .args(["recibo", CODIGOS[2], "-o", "recibo.pdf"])
+        .args(["recibo", CODES[2], "-o", "recibo.pdf"])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(s.saldo(), saldo, "nothing charged");
-    assert!(!s.trabalho().join("recibo.pdf").exists());
+    assert!(!s.work_dir().join("recibo.pdf").exists());
 }
 
 #[test]
 fn amounts_are_read_the_brazilian_way_and_ambiguous_ones_refused() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
         .args(["limites", "set", "--mensal", "1.500"])
@@ -79,7 +79,7 @@ fn amounts_are_read_the_brazilian_way_and_ambiguous_ones_refused() {
         "an ambiguous amount changed the cap"
     );
 
-    for (entrada, reais) in [
+    for (input, reais) in [
         ("1.500,00", "1500"),
         ("R$ 2.000,00", "2000"),
         ("1500", "1500"),
@@ -88,11 +88,11 @@ fn amounts_are_read_the_brazilian_way_and_ambiguous_ones_refused() {
     ] {
         let o = s
             .cmd()
-            .args(["limites", "set", "--mensal", entrada])
+            .args(["limites", "set", "--mensal", input])
             .output()
             .unwrap();
-        assert!(o.status.success(), "{entrada}: {}", stderr(&o));
-        assert_eq!(limite_mensal(&s), Some(dec(reais)), "{entrada}");
+        assert!(o.status.success(), "{input}: {}", stderr(&o));
+        assert_eq!(limite_mensal(&s), Some(dec(reais)), "{input}");
     }
 
     // The same parser for every amount: nothing created, nothing sent.
@@ -109,33 +109,33 @@ fn amounts_are_read_the_brazilian_way_and_ambiguous_ones_refused() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let arq = escrever(&s.trabalho(), "c.txt", CODIGOS[0]);
+    let file_path = write_file(&s.work_dir(), "c.txt", CODES[0]);
     let o = s
         .cmd()
         .args(["lote", "car", "--sim", "--max-custo", "1.000"])
-        .arg(&arq)
+        .arg(&file_path)
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(s.cobradas().is_empty());
+    assert!(s.charged().is_empty());
 }
 
 #[cfg(unix)]
 #[test]
 fn a_closed_stdout_exits_0_silently_in_every_format() {
-    let s = Servidor::novo();
-    let arq = escrever(&s.trabalho(), "docs.txt", "00000000000000\n00000000000\n");
-    let arq = arq.to_str().unwrap();
-    let casos: [&[&str]; 5] = [
+    let s = TestServer::new();
+    let file_path = write_file(&s.work_dir(), "docs.txt", "00000000000000\n00000000000\n");
+    let file_path = file_path.to_str().unwrap();
+    let cases: [&[&str]; 5] = [
         &["-o", "json", "proprietario", "00000000000000"],
         &["-o", "csv", "proprietario", "00000000000000"],
         &["proprietario", "00000000000000"],
         &["-o", "json", "saldo"],
-        &["lote", "proprietario", "--sim", arq],
+        &["lote", "proprietario", "--sim", file_path],
     ];
-    for args in casos {
+    for args in cases {
         let mut child = s
-            .processo()
+            .process()
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -152,28 +152,28 @@ fn a_closed_stdout_exits_0_silently_in_every_format() {
 
 #[test]
 fn hints_repeat_the_global_flags_in_effect() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .args(["--local", "recarga", "criar", "500", "--sem-esperar"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);
-    let dica = err
+    let hint = err
         .lines()
         .find_map(|l| l.split_once("Para acompanhar: ").map(|(_, c)| c.to_owned()))
         .unwrap_or_else(|| panic!("no hint in {err}"));
-    assert!(dica.starts_with("carapi --local recarga status "), "{dica}");
+    assert!(hint.starts_with("carapi --local recarga status "), "{hint}");
     // The hinted command works as printed (without --esperar, so it does not block).
-    let args: Vec<&str> = dica.split_whitespace().skip(1).collect();
+    let args: Vec<&str> = hint.split_whitespace().skip(1).collect();
     let args: Vec<&str> = args.into_iter().filter(|a| *a != "--esperar").collect();
-    let o = s.cmd_sem_credenciais().args(&args).output().unwrap();
+    let o = s.cmd_without_credentials().args(&args).output().unwrap();
     assert!(o.status.success(), "{args:?}: {}", stderr(&o));
     assert!(stdout(&o).contains("Pendente"), "{}", stdout(&o));
 
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .env("CARAPI_API_KEY", &s.conta.api_key)
         .args([
             "--url-base",

@@ -7,47 +7,47 @@ use crate::harness::*;
 
 #[test]
 fn login_from_stdin_falls_back_to_a_private_file_and_the_key_is_never_printed() {
-    let s = Servidor::novo();
-    let chave = s.conta.api_key.clone();
+    let s = TestServer::new();
+    let key = s.conta.api_key.clone();
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .args(["config", "set", "base-url", &s.base_url])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
 
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .args(["login", "--chave-stdin"])
-        .write_stdin(format!("{chave}\n"))
+        .write_stdin(format!("{key}\n"))
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    let arquivo = s.dir.path().join("config").join("credentials");
+    let file = s.dir.path().join("config").join("credentials");
     let err = stderr(&o);
     assert!(
-        err.contains(&arquivo.display().to_string()),
+        err.contains(&file.display().to_string()),
         "says where the key went: {err}"
     );
     assert!(err.contains("Saldo: R$ 100,00"), "{err}");
-    assert_eq!(std::fs::read_to_string(&arquivo).unwrap().trim(), chave);
+    assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), key);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         assert_eq!(
-            std::fs::metadata(&arquivo).unwrap().permissions().mode() & 0o777,
+            std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
             0o600
         );
     }
 
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .args(["saldo", "-o", "json"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .args(["config", "show"])
         .output()
         .unwrap();
@@ -56,9 +56,9 @@ fn login_from_stdin_falls_back_to_a_private_file_and_the_key_is_never_printed() 
         out.contains("configurada") && out.contains(&s.base_url),
         "{out}"
     );
-    assert!(!out.contains(&chave), "the key is never printed");
+    assert!(!out.contains(&key), "the key is never printed");
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .args(["config", "show", "-o", "json"])
         .output()
         .unwrap();
@@ -67,41 +67,53 @@ fn login_from_stdin_falls_back_to_a_private_file_and_the_key_is_never_printed() 
     assert_eq!(v["baseUrlOrigem"], "config.toml");
     assert_eq!(v["chaveConfigurada"], true);
 
-    let o = s.cmd_sem_credenciais().args(["logout"]).output().unwrap();
+    let o = s
+        .cmd_without_credentials()
+        .args(["logout"])
+        .output()
+        .unwrap();
     assert!(o.status.success());
-    assert!(!arquivo.exists());
-    let o = s.cmd_sem_credenciais().args(["saldo"]).output().unwrap();
-    assert_erro(&o, 3, "CHAVE_AUSENTE");
+    assert!(!file.exists());
+    let o = s
+        .cmd_without_credentials()
+        .args(["saldo"])
+        .output()
+        .unwrap();
+    assert_error(&o, 3, "CHAVE_AUSENTE");
 }
 
 #[test]
 fn login_rejects_a_bad_key_and_needs_a_terminal_or_stdin() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .env("CARAPI_BASE_URL", &s.base_url)
         .args(["login", "--chave-stdin"])
         .write_stdin("car_errada\n")
         .output()
         .unwrap();
-    assert_erro(&o, 3, "TOKEN_INVALIDO");
+    assert_error(&o, 3, "TOKEN_INVALIDO");
     assert!(!s.dir.path().join("config").join("credentials").exists());
-    let o = s.cmd_sem_credenciais().args(["login"]).output().unwrap();
-    assert_erro(&o, 2, "USO");
+    let o = s
+        .cmd_without_credentials()
+        .args(["login"])
+        .output()
+        .unwrap();
+    assert_error(&o, 2, "USO");
     assert!(stderr(&o).contains("--chave-stdin"));
 }
 
 #[test]
 fn config_set_rejects_bad_urls_and_env_wins() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .args(["config", "set", "base-url", "ftp://x"])
         .output()
         .unwrap();
-    assert_erro(&o, 2, "USO");
+    assert_error(&o, 2, "USO");
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .args(["config", "set", "base-url", "http://127.0.0.1:9/"])
         .output()
         .unwrap();
@@ -126,10 +138,10 @@ fn config_set_rejects_bad_urls_and_env_wins() {
 
 #[test]
 fn completions_for_each_shell() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     for sh in ["bash", "zsh", "fish", "powershell", "elvish"] {
         let o = s
-            .cmd_sem_credenciais()
+            .cmd_without_credentials()
             .args(["completions", sh])
             .output()
             .unwrap();
@@ -140,12 +152,12 @@ fn completions_for_each_shell() {
 
 #[test]
 fn a_closed_stdout_is_not_an_error() {
-    let s = Servidor::novo();
-    for c in &CODIGOS {
+    let s = TestServer::new();
+    for c in &CODES {
         assert!(s.cmd().args(["car", c]).output().unwrap().status.success());
     }
     let mut child = s
-        .processo()
+        .process()
         .args(["historico", "--todas"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -1,32 +1,32 @@
 //! `carapi --help` and every subcommand's help, snapshot-tested.
 
-fn caminhos(cmd: &clap::Command, prefixo: Vec<String>, out: &mut Vec<Vec<String>>) {
-    out.push(prefixo.clone());
+fn paths(cmd: &clap::Command, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
+    out.push(prefix.clone());
     for sub in cmd.get_subcommands() {
-        let mut p = prefixo.clone();
+        let mut p = prefix.clone();
         p.push(sub.get_name().to_owned());
-        caminhos(sub, p, out);
+        paths(sub, p, out);
     }
 }
 
 #[test]
 fn help_of_every_command() {
-    let mut todos = vec![];
-    caminhos(&carapi_cli::help::command(), vec![], &mut todos);
-    assert!(todos.len() > 20, "{todos:?}");
-    for caminho in todos {
+    let mut all_paths = vec![];
+    paths(&carapi_cli::help::command(), vec![], &mut all_paths);
+    assert!(all_paths.len() > 20, "{all_paths:?}");
+    for path in all_paths {
         let mut cmd = assert_cmd::Command::cargo_bin("carapi").unwrap();
         for v in ["CARAPI_API_KEY", "CARAPI_BASE_URL", "CARAPI_LOCAL"] {
             cmd.env_remove(v);
         }
-        let o = cmd.args(&caminho).arg("--help").output().unwrap();
-        assert!(o.status.success(), "{caminho:?}");
-        let nome = if caminho.is_empty() {
+        let o = cmd.args(&path).arg("--help").output().unwrap();
+        assert!(o.status.success(), "{path:?}");
+        let name = if path.is_empty() {
             "carapi".to_owned()
         } else {
-            format!("carapi_{}", caminho.join("_"))
+            format!("carapi_{}", path.join("_"))
         };
-        insta::assert_snapshot!(nome, String::from_utf8(o.stdout).unwrap());
+        insta::assert_snapshot!(name, String::from_utf8(o.stdout).unwrap());
     }
 }
 

@@ -4,30 +4,20 @@
 // A test is a scenario read top to bottom; the 80-line bound is for production functions.
 #![allow(clippy::too_many_lines)]
 
-#[path = "help.rs"]
-mod ajuda;
-#[path = "analyst.rs"]
-mod analista;
+mod analyst;
 mod consultas;
 mod conta;
-#[path = "credentials.rs"]
-mod credenciais;
-#[path = "money.rs"]
-mod dinheiro;
+mod credentials;
 mod harness;
-#[path = "width.rs"]
-mod largura;
+mod help;
 mod local;
 mod lote;
-#[path = "lote_outputs.rs"]
-mod lote_saidas;
-#[path = "portuguese.rs"]
-mod portugues;
+mod lote_outputs;
+mod money;
+mod portuguese;
 mod recarga;
-#[path = "screen.rs"]
-mod tela;
+mod screen;
 mod terminal;
-#[path = "truth.rs"]
-mod verdade;
-#[path = "vocabulary.rs"]
-mod vocabulario;
+mod truth;
+mod vocabulary;
+mod width;

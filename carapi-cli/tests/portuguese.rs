@@ -4,7 +4,7 @@
 use crate::harness::*;
 
 /// English fragments of the wrapped crates' messages that must not reach the user.
-const INGLES: [&str; 13] = [
+const ENGLISH: [&str; 13] = [
     "invalid",
     "found 3",
     "relative URL",
@@ -21,55 +21,55 @@ const INGLES: [&str; 13] = [
 ];
 
 #[track_caller]
-fn assert_portugues(o: &std::process::Output, saida: i32, esperado: &str) {
+fn assert_portuguese(o: &std::process::Output, output: i32, expected: &str) {
     let err = stderr(o);
-    assert_eq!(o.status.code(), Some(saida), "{err}");
-    assert!(err.contains(esperado), "expected {esperado:?} in: {err}");
-    for en in INGLES {
+    assert_eq!(o.status.code(), Some(output), "{err}");
+    assert!(err.contains(expected), "expected {expected:?} in: {err}");
+    for en in ENGLISH {
         assert!(!err.contains(en), "English {en:?} in: {err}");
     }
 }
 
 #[test]
 fn a_bad_top_up_id_is_a_portuguese_usage_error() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     for args in [
         &["recarga", "status", "abc"][..],
         &["local", "pagar", "0b5c9e2a-1f3d"][..],
     ] {
         let o = s.cmd().args(args).output().unwrap();
-        assert_portugues(&o, 2, "não é um ID de recarga");
-        assert_erro(&o, 2, "USO");
+        assert_portuguese(&o, 2, "não é um ID de recarga");
+        assert_error(&o, 2, "USO");
     }
 }
 
 #[test]
 fn a_bad_base_url_is_a_portuguese_usage_error() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
         .args(["--url-base", "foo", "saldo"])
         .output()
         .unwrap();
-    assert_portugues(
+    assert_portuguese(
         &o,
         2,
         "URL inválida \"foo\": falta o esquema: comece com http://",
     );
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .args(["config", "set", "base-url", "http://[::1"])
         .output()
         .unwrap();
-    assert_portugues(&o, 2, "endereço IPv6 inválido");
+    assert_portuguese(&o, 2, "endereço IPv6 inválido");
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 fn a_keyring_failure_is_told_in_portuguese() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .env_remove("CARAPI_KEYRING")
         .env(
             "DBUS_SESSION_BUS_ADDRESS",
@@ -79,7 +79,7 @@ fn a_keyring_failure_is_told_in_portuguese() {
         .write_stdin("chave-de-teste\n")
         .output()
         .unwrap();
-    assert_portugues(
+    assert_portuguese(
         &o,
         0,
         "chaveiro do sistema indisponível (o serviço de chaveiro não respondeu",
@@ -88,8 +88,8 @@ fn a_keyring_failure_is_told_in_portuguese() {
 
 #[test]
 fn other_argument_errors_are_portuguese_usage_errors() {
-    let s = Servidor::novo();
-    for (args, esperado) in [
+    let s = TestServer::new();
+    for (args, expected) in [
         (
             &[
                 "recarga",
@@ -105,42 +105,46 @@ fn other_argument_errors_are_portuguese_usage_errors() {
         (&["local", "serve", "--endereco", "foo"][..], "use IP:PORTA"),
     ] {
         let o = s.cmd().args(args).output().unwrap();
-        assert_portugues(&o, 2, esperado);
+        assert_portuguese(&o, 2, expected);
     }
 }
 
 #[test]
 fn file_network_and_config_errors_are_portuguese() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
         .args(["lote", "car", "nao-existe.txt", "--sim"])
         .output()
         .unwrap();
-    assert_portugues(&o, 1, "arquivo ou diretório não encontrado");
+    assert_portuguese(&o, 1, "arquivo ou diretório não encontrado");
     let o = s
         .cmd()
         .env("CARAPI_BASE_URL", "http://127.0.0.1:9")
         .args(["saldo"])
         .output()
         .unwrap();
-    assert_portugues(&o, 7, "conexão recusada");
+    assert_portuguese(&o, 7, "conexão recusada");
     let config = s.dir.path().join("config");
     std::fs::create_dir_all(&config).unwrap();
     std::fs::write(config.join("config.toml"), "base_url = \"http://x\"\n[[[\n").unwrap();
-    let o = s.cmd_sem_credenciais().args(["saldo"]).output().unwrap();
-    assert_portugues(&o, 1, "TOML inválido na linha 2");
+    let o = s
+        .cmd_without_credentials()
+        .args(["saldo"])
+        .output()
+        .unwrap();
+    assert_portuguese(&o, 1, "TOML inválido na linha 2");
 }
 
 #[test]
 fn a_busy_listen_address_is_told_in_portuguese() {
-    let s = Servidor::novo();
-    let ocupada = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let endereco = ocupada.local_addr().unwrap().to_string();
+    let s = TestServer::new();
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = busy.local_addr().unwrap().to_string();
     let o = s
         .cmd()
-        .args(["local", "serve", "--endereco", &endereco])
+        .args(["local", "serve", "--endereco", &address])
         .output()
         .unwrap();
-    assert_portugues(&o, 1, "servidor local: endereço já em uso");
+    assert_portuguese(&o, 1, "servidor local: endereço já em uso");
 }

@@ -12,43 +12,43 @@ use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use crate::harness::*;
 
 /// Lines of the default terminal.
-pub const LINHAS: u16 = 24;
+pub const LINES: u16 = 24;
 /// Columns of the default terminal.
-pub const COLUNAS: u16 = 80;
+pub const COLUMNS: u16 = 80;
 
 /// A `carapi` process on a pseudo-terminal.
-pub struct Tela {
-    colunas: u16,
-    bruto: Arc<Mutex<Vec<u8>>>,
-    pub tela: Arc<Mutex<vt100::Parser>>,
-    filho: Box<dyn portable_pty::Child + Send + Sync>,
-    teclado: Box<dyn Write + Send>,
+pub struct Screen {
+    columns: u16,
+    raw: Arc<Mutex<Vec<u8>>>,
+    pub parser: Arc<Mutex<vt100::Parser>>,
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+    keyboard: Box<dyn Write + Send>,
 }
 
-impl Tela {
+impl Screen {
     /// `carapi args` at 80x24.
-    pub fn abrir(s: &Servidor, args: &[&str], env: &[(&str, &str)]) -> Tela {
-        Self::abrir_em(s, args, env, (LINHAS, COLUNAS))
+    pub fn open(s: &TestServer, args: &[&str], env: &[(&str, &str)]) -> Screen {
+        Self::open_sized(s, args, env, (LINES, COLUMNS))
     }
 
-    /// `carapi args` on a `(linhas, colunas)` terminal.
-    pub fn abrir_em(
-        s: &Servidor,
+    /// `carapi args` on a `(lines, columns)` terminal.
+    pub fn open_sized(
+        s: &TestServer,
         args: &[&str],
         env: &[(&str, &str)],
-        (linhas, colunas): (u16, u16),
-    ) -> Tela {
+        (lines, columns): (u16, u16),
+    ) -> Screen {
         let pty = native_pty_system()
             .openpty(PtySize {
-                rows: linhas,
-                cols: colunas,
+                rows: lines,
+                cols: columns,
                 pixel_width: 0,
                 pixel_height: 0,
             })
             .unwrap();
         let mut cmd = CommandBuilder::new(assert_cmd::cargo::cargo_bin("carapi"));
         cmd.args(args);
-        cmd.cwd(s.trabalho());
+        cmd.cwd(s.work_dir());
         for v in [
             "CARAPI_LOCAL",
             "NO_COLOR",
@@ -69,17 +69,17 @@ impl Tela {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let filho = pty.slave.spawn_command(cmd).unwrap();
+        let child = pty.slave.spawn_command(cmd).unwrap();
         drop(pty.slave);
-        let mut leitor = pty.master.try_clone_reader().unwrap();
-        let teclado = pty.master.take_writer().unwrap();
-        let bruto = Arc::new(Mutex::new(vec![]));
-        let tela = Arc::new(Mutex::new(vt100::Parser::new(linhas, colunas, 0)));
-        let (b, t) = (bruto.clone(), tela.clone());
+        let mut reader = pty.master.try_clone_reader().unwrap();
+        let keyboard = pty.master.take_writer().unwrap();
+        let raw = Arc::new(Mutex::new(vec![]));
+        let parser = Arc::new(Mutex::new(vt100::Parser::new(lines, columns, 0)));
+        let (b, t) = (raw.clone(), parser.clone());
         std::thread::spawn(move || {
             let _master = pty.master;
             let mut buf = [0u8; 4096];
-            while let Ok(n) = leitor.read(&mut buf) {
+            while let Ok(n) = reader.read(&mut buf) {
                 if n == 0 {
                     break;
                 }
@@ -87,64 +87,64 @@ impl Tela {
                 t.lock().unwrap().process(&buf[..n]);
             }
         });
-        Tela {
-            colunas,
-            bruto,
-            tela,
-            filho,
-            teclado,
+        Screen {
+            columns,
+            raw,
+            parser,
+            child,
+            keyboard,
         }
     }
 
     /// The screen's 24 lines of text.
-    pub fn texto(&self) -> String {
-        self.tela.lock().unwrap().screen().contents()
+    pub fn text(&self) -> String {
+        self.parser.lock().unwrap().screen().contents()
     }
 
     /// Waits (a hang guard, not a speed check) until the screen shows `s`.
-    pub fn esperar(&self, s: &str) {
-        let fim = Instant::now() + Duration::from_secs(60);
-        while !self.texto().contains(s) {
+    pub fn wait_for(&self, s: &str) {
+        let finish = Instant::now() + Duration::from_secs(60);
+        while !self.text().contains(s) {
             assert!(
-                Instant::now() < fim,
+                Instant::now() < finish,
                 "{s:?} never shown; screen:\n{}",
-                self.texto()
+                self.text()
             );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
 
-    pub fn teclar(&mut self, s: &str) {
-        self.teclado.write_all(s.as_bytes()).unwrap();
-        self.teclado.flush().unwrap();
+    pub fn type_keys(&mut self, s: &str) {
+        self.keyboard.write_all(s.as_bytes()).unwrap();
+        self.keyboard.flush().unwrap();
     }
 
     /// Waits for the exit; the exit code and everything written, escapes removed.
-    pub fn fim(mut self) -> (u32, String) {
-        let status = self.filho.wait().unwrap();
+    pub fn finish(mut self) -> (u32, String) {
+        let status = self.child.wait().unwrap();
         std::thread::sleep(Duration::from_millis(200));
-        let bruto = self.bruto.lock().unwrap().clone();
+        let raw = self.raw.lock().unwrap().clone();
         (
             status.exit_code(),
-            sem_escapes(&String::from_utf8_lossy(&bruto)),
+            without_escapes(&String::from_utf8_lossy(&raw)),
         )
     }
 
     /// Waits for the exit; the screen as it is left (what a person sees after the program).
-    pub fn texto_final(mut self) -> String {
-        let _ = self.filho.wait().unwrap();
+    pub fn final_text(mut self) -> String {
+        let _ = self.child.wait().unwrap();
         std::thread::sleep(Duration::from_millis(200));
-        self.texto()
+        self.text()
     }
 
     /// The terminal's width.
-    pub fn colunas(&self) -> u16 {
-        self.colunas
+    pub fn columns(&self) -> u16 {
+        self.columns
     }
 }
 
 /// Text without ANSI escape sequences (CSI and OSC) and carriage returns.
-pub fn sem_escapes(s: &str) -> String {
+pub fn without_escapes(s: &str) -> String {
     let mut out = String::new();
     let mut it = s.chars().peekable();
     while let Some(c) = it.next() {

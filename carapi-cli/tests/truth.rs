@@ -7,7 +7,7 @@ use crate::harness::*;
 
 /// An HTTP server that answers every request with `status` and an HTML page (what a wrong base
 /// URL reaches: another site, a proxy); its base URL.
-fn servidor_html(status: u16) -> String {
+fn html_server(status: u16) -> String {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", l.local_addr().unwrap());
     std::thread::spawn(move || {
@@ -15,11 +15,11 @@ fn servidor_html(status: u16) -> String {
             let Ok(mut c) = c else { continue };
             let mut buf = [0u8; 4096];
             let _ = c.read(&mut buf);
-            let corpo = "<!DOCTYPE HTML><html><body><h1>Not Found</h1></body></html>";
+            let body = "<!DOCTYPE HTML><html><body><h1>Not Found</h1></body></html>";
             let _ = write!(
                 c,
-                "HTTP/1.1 {status} X\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{corpo}",
-                corpo.len()
+                "HTTP/1.1 {status} X\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
             );
         }
     });
@@ -28,9 +28,9 @@ fn servidor_html(status: u16) -> String {
 
 #[test]
 fn a_server_that_is_not_the_api_is_named_exit_7() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     for status in [404, 200, 500] {
-        let url = servidor_html(status);
+        let url = html_server(status);
         let o = s
             .cmd()
             .env("CARAPI_BASE_URL", &url)
@@ -50,9 +50,9 @@ fn a_server_that_is_not_the_api_is_named_exit_7() {
 
 #[test]
 fn login_with_base_url_saves_it_for_the_next_command() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .args(["login", "--chave-stdin", "--url-base", &s.base_url])
         .write_stdin(format!("{}\n", s.conta.api_key))
         .output()
@@ -60,7 +60,7 @@ fn login_with_base_url_saves_it_for_the_next_command() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("config.toml"), "{}", stderr(&o));
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .args(["saldo", "-o", "json"])
         .output()
         .unwrap();
@@ -69,7 +69,7 @@ fn login_with_base_url_saves_it_for_the_next_command() {
 
 #[test]
 fn historico_busca_finds_the_masked_document_proprietario_prints() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
         .args(["proprietario", "38521139039", "-o", "json"])
@@ -90,8 +90,8 @@ fn historico_busca_finds_the_masked_document_proprietario_prints() {
 
 #[test]
 fn amount_errors_name_what_is_wrong_with_the_input() {
-    let s = Servidor::novo();
-    for (valor, esperado) in [
+    let s = TestServer::new();
+    for (valor, expected) in [
         ("0,001", "3 casas decimais"),
         ("12,345", "12.345,00"),
         ("-5", "valor negativo"),
@@ -102,25 +102,25 @@ fn amount_errors_name_what_is_wrong_with_the_input() {
             .args(["limites", "set", "--mensal", valor])
             .output()
             .unwrap();
-        assert_erro(&o, 2, "USO");
+        assert_error(&o, 2, "USO");
         let err = stderr(&o);
-        assert!(err.contains(esperado), "{valor}: {err}");
+        assert!(err.contains(expected), "{valor}: {err}");
         assert!(!err.contains("argumento inesperado"), "{valor}: {err}");
         if valor != "1.500" {
             assert!(!err.contains("mil e quinhentos"), "{valor}: {err}");
         }
     }
     let o = s.cmd().args(["recarga", "criar", "-5"]).output().unwrap();
-    assert_erro(&o, 2, "USO");
+    assert_error(&o, 2, "USO");
     assert!(stderr(&o).contains("valor negativo"), "{}", stderr(&o));
 }
 
 #[test]
 fn csv_is_the_analysts_and_csv_cru_the_machines() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
-        .args(["car", CODIGOS[0], "-o", "csv"])
+        .args(["car", CODES[0], "-o", "csv"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -150,16 +150,16 @@ fn csv_is_the_analysts_and_csv_cru_the_machines() {
     assert!(out.contains(",1.00,"), "{out}");
 
     let o = s.cmd().args(["car", "--help"]).output().unwrap();
-    let ajuda = stdout(&o);
+    let help = stdout(&o);
     assert!(
-        ajuda.contains("csv-cru") && ajuda.contains("vírgula decimal"),
-        "{ajuda}"
+        help.contains("csv-cru") && help.contains("vírgula decimal"),
+        "{help}"
     );
 }
 
 #[test]
 fn por_pagina_above_100_says_it_was_reduced() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     for cmd in ["historico", "recargas"] {
         let o = s
             .cmd()
@@ -178,13 +178,13 @@ fn por_pagina_above_100_says_it_was_reduced() {
 #[cfg(unix)]
 #[test]
 fn recibo_abrir_without_a_viewer_says_so() {
-    let s = Servidor::novo();
-    let vazio = s.trabalho().join("sem-programas");
-    std::fs::create_dir(&vazio).unwrap();
+    let s = TestServer::new();
+    let empty = s.work_dir().join("sem-programas");
+    std::fs::create_dir(&empty).unwrap();
     let o = s
         .cmd()
-        .env("PATH", &vazio)
-        .args(["recibo", CODIGOS[0], "--abrir"])
+        .env("PATH", &empty)
+        .args(["recibo", CODES[0], "--abrir"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));

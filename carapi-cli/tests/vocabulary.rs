@@ -4,7 +4,7 @@
 
 use crate::harness::*;
 
-const INGLES: [&str; 12] = [
+const ENGLISH: [&str; 12] = [
     "Possible values",
     "May also be specified",
     "[default:",
@@ -21,17 +21,17 @@ const INGLES: [&str; 12] = [
 
 #[test]
 fn man_pages_and_help_have_no_english_from_clap() {
-    let s = Servidor::novo();
-    let dir = s.trabalho().join("man");
+    let s = TestServer::new();
+    let dir = s.work_dir().join("man");
     let o = s.cmd().args(["man", "--dir"]).arg(&dir).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    let mut erros = vec![];
+    let mut errors = vec![];
     for e in std::fs::read_dir(&dir).unwrap() {
         let p = e.unwrap().path();
-        let texto = std::fs::read_to_string(&p).unwrap();
-        for en in INGLES {
-            if texto.contains(en) {
-                erros.push(format!("{}: {en}", p.display()));
+        let text = std::fs::read_to_string(&p).unwrap();
+        for en in ENGLISH {
+            if text.contains(en) {
+                errors.push(format!("{}: {en}", p.display()));
             }
         }
     }
@@ -41,19 +41,19 @@ fn man_pages_and_help_have_no_english_from_clap() {
         &["lote", "--help"],
     ] {
         let o = s.cmd().args(args).output().unwrap();
-        let texto = stdout(&o);
-        for en in INGLES {
-            if texto.contains(en) {
-                erros.push(format!("{args:?}: {en}"));
+        let text = stdout(&o);
+        for en in ENGLISH {
+            if text.contains(en) {
+                errors.push(format!("{args:?}: {en}"));
             }
         }
     }
-    assert!(erros.is_empty(), "{}", erros.join("\n"));
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
 }
 
 #[test]
 fn help_subcommand_and_suggestions() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     for args in [
         &["help", "car"][..],
         &["ajuda", "recarga", "criar"],
@@ -68,8 +68,8 @@ fn help_subcommand_and_suggestions() {
             stdout(&o)
         );
     }
-    let o = s.cmd().args(["carr", CODIGOS[0]]).output().unwrap();
-    assert_erro(&o, 2, "USO");
+    let o = s.cmd().args(["carr", CODES[0]]).output().unwrap();
+    assert_error(&o, 2, "USO");
     assert!(
         stderr(&o).contains("você quis dizer `car`?"),
         "{}",
@@ -80,7 +80,7 @@ fn help_subcommand_and_suggestions() {
         .args(["--local", "recarga", "500"])
         .output()
         .unwrap();
-    assert_erro(&o, 2, "USO");
+    assert_error(&o, 2, "USO");
     assert!(
         stderr(&o).contains("carapi --local recarga criar 500"),
         "{}",
@@ -90,7 +90,7 @@ fn help_subcommand_and_suggestions() {
 
 #[test]
 fn portuguese_flags_with_the_english_kept_as_hidden_aliases() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     for (pt, en) in [
         (
             &[
@@ -120,19 +120,19 @@ fn portuguese_flags_with_the_english_kept_as_hidden_aliases() {
         }
     }
     let o = s.cmd().args(["historico", "--ajuda"]).output().unwrap();
-    let ajuda = stdout(&o);
+    let help = stdout(&o);
     assert!(
-        ajuda.contains("--por-pagina") && !ajuda.contains("--size"),
-        "{ajuda}"
+        help.contains("--por-pagina") && !help.contains("--size"),
+        "{help}"
     );
 }
 
 #[test]
 fn verbose_is_an_http_summary_a_person_reads() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
-        .args(["-v", "car", CODIGOS[0], "-o", "json"])
+        .args(["-v", "car", CODES[0], "-o", "json"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -141,5 +141,5 @@ fn verbose_is_an_http_summary_a_person_reads() {
         err.contains("GET /v1/car/{codigoCar} → 200 em ") && err.contains("(cobrada"),
         "{err}"
     );
-    assert!(!err.contains("DEBUG") && !err.contains(CODIGOS[0]), "{err}");
+    assert!(!err.contains("DEBUG") && !err.contains(CODES[0]), "{err}");
 }

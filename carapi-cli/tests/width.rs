@@ -4,44 +4,44 @@
 #![cfg(unix)]
 
 use crate::harness::*;
-use crate::tela::Tela;
+use crate::screen::Screen;
 
 /// The two terminals of the analyst: tmux at 80x24 and a split pane at 60x20.
-const TELAS: [(u16, u16); 2] = [(24, 80), (20, 60)];
+const SCREENS: [(u16, u16); 2] = [(24, 80), (20, 60)];
 
 #[test]
 fn every_charged_lookup_says_its_price_local_included() {
-    let s = Servidor::novo();
-    let legado = s.dir.path().join("data").join("precos");
-    std::fs::create_dir_all(&legado).unwrap();
-    std::fs::write(legado.join("0123456789abcdef.json"), "{}").unwrap();
+    let s = TestServer::new();
+    let legacy = s.dir.path().join("data").join("precos");
+    std::fs::create_dir_all(&legacy).unwrap();
+    std::fs::write(legacy.join("0123456789abcdef.json"), "{}").unwrap();
     for (args, preco) in [
-        (&["--local", "car", CODIGOS[0]][..], "cobrado R$ 1,00"),
+        (&["--local", "car", CODES[0]][..], "cobrado R$ 1,00"),
         (
-            &["--local", "car", CODIGOS[0], "--completo"][..],
+            &["--local", "car", CODES[0], "--completo"][..],
             "cobrado R$ 2,30",
         ),
-        (&["car", CODIGOS[1]][..], "cobrado R$ 1,00"),
+        (&["car", CODES[1]][..], "cobrado R$ 1,00"),
         (&["proprietario", "385.211.390-39"][..], "cobrado R$ 2,60"),
     ] {
-        let t = Tela::abrir(&s, args, &[]);
-        let (codigo, texto) = t.fim();
-        assert!(codigo == 0 || codigo == 4, "{args:?}: {texto}");
-        if codigo == 0 {
-            assert!(texto.contains(preco), "{args:?}: {texto}");
-            assert!(!texto.contains("os preços da conta"), "{texto}");
+        let t = Screen::open(&s, args, &[]);
+        let (code, text) = t.finish();
+        assert!(code == 0 || code == 4, "{args:?}: {text}");
+        if code == 0 {
+            assert!(text.contains(preco), "{args:?}: {text}");
+            assert!(!text.contains("os preços da conta"), "{text}");
         }
     }
-    assert!(!legado.exists(), "the old price cache is cleaned up");
+    assert!(!legacy.exists(), "the old price cache is cleaned up");
 }
 
 /// 30+ mixed lookups in the history: charged and sandbox, found and not found, every endpoint.
-fn historico_misto(s: &Servidor) {
+fn mixed_historico(s: &TestServer) {
     let c = s.client();
     s.rt.block_on(async {
         for i in 0..6 {
-            let _ = c.car(CODIGOS[i % 5]).await;
-            let _ = c.car_completo(CODIGOS[(i + 1) % 5]).await;
+            let _ = c.car(CODES[i % 5]).await;
+            let _ = c.car_completo(CODES[(i + 1) % 5]).await;
             let _ = c.proprietario("38521139039").await;
             let _ = c.car("ZZ-0000000-SANDBOXCARBASICO0000000000000000").await;
             let _ = c.car("DF-5300108-00000000000000000000000000000000").await;
@@ -50,16 +50,16 @@ fn historico_misto(s: &Servidor) {
     });
 }
 
-/// The problems of one screen of output: lines wider than `colunas`, and whole values split:
+/// The problems of one screen of output: lines wider than `columns`, and whole values split:
 /// a CAR code cut short, a date without its time, `R$` without its amount.
-fn problemas(texto: &str, colunas: u16) -> Vec<String> {
+fn problems(text: &str, columns: u16) -> Vec<String> {
     let mut p = vec![];
-    for l in texto.lines() {
-        if l.chars().count() > usize::from(colunas) {
-            p.push(format!("mais larga que {colunas}: {l}"));
+    for l in text.lines() {
+        if l.chars().count() > usize::from(columns) {
+            p.push(format!("mais larga que {columns}: {l}"));
         }
-        let celulas: Vec<&str> = l.split('│').map(str::trim).collect();
-        for c in &celulas {
+        let cells: Vec<&str> = l.split('│').map(str::trim).collect();
+        for c in &cells {
             if c.ends_with("R$") {
                 p.push(format!("R$ sem o valor: {l}"));
             }
@@ -67,18 +67,18 @@ fn problemas(texto: &str, colunas: u16) -> Vec<String> {
                 .match_indices("-5300108-")
                 .chain(c.match_indices("-5107925-"))
             {
-                let resto: String = c[i + 9..]
+                let rest: String = c[i + 9..]
                     .chars()
                     .take_while(|ch| ch.is_ascii_alphanumeric() || *ch == '.')
                     .collect();
-                if resto.contains('.') || resto.starts_with("0000") {
+                if rest.contains('.') || rest.starts_with("0000") {
                     continue; // a protocol code (`DF-5300108-0000.0000...`), not a CAR code
                 }
-                if resto.len() < 32 || !resto.chars().all(|ch| ch.is_ascii_hexdigit()) {
+                if rest.len() < 32 || !rest.chars().all(|ch| ch.is_ascii_hexdigit()) {
                     p.push(format!("código CAR partido: {l}"));
                 }
             }
-            if eh_hora(c) {
+            if is_time(c) {
                 p.push(format!("hora separada da data: {l}"));
             }
         }
@@ -87,36 +87,36 @@ fn problemas(texto: &str, colunas: u16) -> Vec<String> {
 }
 
 /// True when a cell is only a time (`17:16:10`): the rest of a date split over two lines.
-fn eh_hora(c: &str) -> bool {
+fn is_time(c: &str) -> bool {
     let b = c.as_bytes();
     b.len() == 8 && b[2] == b':' && b[5] == b':'
 }
 
-fn olhar(s: &Servidor, args: &[&str], tela: (u16, u16), pager: &str) -> String {
+fn view(s: &TestServer, args: &[&str], screen: (u16, u16), pager: &str) -> String {
     let env = [("CARAPI_PAGER", pager)];
-    let t = Tela::abrir_em(s, args, &env, tela);
-    assert_eq!(t.colunas(), tela.1);
-    let (codigo, texto) = t.fim();
+    let t = Screen::open_sized(s, args, &env, screen);
+    assert_eq!(t.columns(), screen.1);
+    let (code, text) = t.finish();
     assert!(
-        codigo == 0,
-        "{args:?} at {tela:?} (pager {pager:?}) exit {codigo}: {texto}"
+        code == 0,
+        "{args:?} at {screen:?} (pager {pager:?}) exit {code}: {text}"
     );
-    texto
+    text
 }
 
 #[test]
 fn tables_fit_80_and_60_columns_with_and_without_a_pager() {
-    let s = Servidor::novo();
-    historico_misto(&s);
+    let s = TestServer::new();
+    mixed_historico(&s);
     let o = s
         .cmd()
         .args(["recarga", "criar", "500", "--sem-esperar", "-o", "json"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    let comandos: [&[&str]; 11] = [
-        &["car", CODIGOS[0]],
-        &["car", CODIGOS[3], "--completo"],
+    let commands: [&[&str]; 11] = [
+        &["car", CODES[0]],
+        &["car", CODES[3], "--completo"],
         &["proprietario", "00000000000"],
         &["proprietario", "00000000000000"],
         &["proprietario", "385.211.390-39"],
@@ -131,121 +131,124 @@ fn tables_fit_80_and_60_columns_with_and_without_a_pager() {
             "--completo",
         ],
     ];
-    let mut erros = vec![];
-    for tela in TELAS {
+    let mut errors = vec![];
+    for screen in SCREENS {
         for pager in ["", "tail -n +1"] {
-            for args in comandos {
-                let texto = olhar(&s, args, tela, pager);
-                for p in problemas(&texto, tela.1) {
-                    erros.push(format!("{args:?} {tela:?} pager {pager:?}: {p}"));
+            for args in commands {
+                let text = view(&s, args, screen, pager);
+                for p in problems(&text, screen.1) {
+                    errors.push(format!("{args:?} {screen:?} pager {pager:?}: {p}"));
                 }
             }
         }
     }
-    assert!(erros.is_empty(), "{}", erros.join("\n"));
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
 }
 
 #[test]
 fn historico_keeps_the_key_and_says_what_was_left_out() {
-    let s = Servidor::novo();
-    historico_misto(&s);
-    for tela in TELAS {
-        let texto = olhar(&s, &["historico"], tela, "");
-        assert!(texto.contains("38521139039"), "{tela:?}: {texto}");
-        assert!(texto.contains(CODIGOS[0]), "{tela:?}: {texto}");
-        let junto = texto.split_whitespace().collect::<Vec<_>>().join(" ");
-        assert!(junto.contains("colunas omitidas"), "{texto}");
-        assert!(junto.contains("-o json"), "how to see everything: {texto}");
+    let s = TestServer::new();
+    mixed_historico(&s);
+    for screen in SCREENS {
+        let text = view(&s, &["historico"], screen, "");
+        assert!(text.contains("38521139039"), "{screen:?}: {text}");
+        assert!(text.contains(CODES[0]), "{screen:?}: {text}");
+        let together = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(together.contains("colunas omitidas"), "{text}");
+        assert!(
+            together.contains("-o json"),
+            "how to see everything: {text}"
+        );
     }
 }
 
 /// Every command path of the CLI (`car`, `recarga criar`, ...).
-fn caminhos() -> Vec<Vec<String>> {
-    fn visitar(cmd: &clap::Command, antes: &[String], out: &mut Vec<Vec<String>>) {
+fn paths() -> Vec<Vec<String>> {
+    fn visit(cmd: &clap::Command, before: &[String], out: &mut Vec<Vec<String>>) {
         for s in cmd.get_subcommands() {
-            let mut c = antes.to_vec();
+            let mut c = before.to_vec();
             c.push(s.get_name().to_owned());
             out.push(c.clone());
-            visitar(s, &c, out);
+            visit(s, &c, out);
         }
     }
     let mut out = vec![vec![]];
-    visitar(&carapi_cli::help::command(), &[], &mut out);
+    visit(&carapi_cli::help::command(), &[], &mut out);
     out
 }
 
 #[test]
 fn every_help_fits_80_and_60_columns_without_breaking_words() {
-    let s = Servidor::novo();
-    let mut erros = vec![];
-    for tela in TELAS {
-        for caminho in caminhos() {
+    let s = TestServer::new();
+    let mut errors = vec![];
+    for screen in SCREENS {
+        for path in paths() {
             for flag in ["--help", "-h"] {
-                let mut args: Vec<&str> = caminho.iter().map(String::as_str).collect();
+                let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
                 args.push(flag);
-                let texto = olhar(&s, &args, tela, "");
-                for l in texto.lines() {
-                    if l.chars().count() > usize::from(tela.1) {
-                        erros.push(format!("{args:?} {tela:?}: {l}"));
+                let text = view(&s, &args, screen, "");
+                for l in text.lines() {
+                    if l.chars().count() > usize::from(screen.1) {
+                        errors.push(format!("{args:?} {screen:?}: {l}"));
                     }
                 }
-                if texto.contains("carap\n") || texto.contains("API carap ") {
-                    erros.push(format!("{args:?} {tela:?}: palavra partida"));
+                if text.contains("carap\n") || text.contains("API carap ") {
+                    errors.push(format!("{args:?} {screen:?}: palavra partida"));
                 }
             }
         }
     }
-    assert!(erros.is_empty(), "{}", erros.join("\n"));
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
 }
 
 #[test]
 fn the_local_pix_screen_says_how_to_pay() {
-    let s = Servidor::novo();
-    let mut t = Tela::abrir(&s, &["--local", "recarga", "criar", "500"], &[]);
-    t.esperar("Aguardando o pagamento");
-    let tela = t.texto();
-    assert!(tela.contains("carapi local pagar "), "{tela}");
-    assert!(!tela.contains("carapi --local local"), "{tela}");
-    t.teclar("\x03");
-    let (codigo, _) = t.fim();
-    assert_eq!(codigo, 130);
+    let s = TestServer::new();
+    let mut t = Screen::open(&s, &["--local", "recarga", "criar", "500"], &[]);
+    t.wait_for("Aguardando o pagamento");
+    let screen = t.text();
+    assert!(screen.contains("carapi local pagar "), "{screen}");
+    assert!(!screen.contains("carapi --local local"), "{screen}");
+    t.type_keys("\x03");
+    let (code, _) = t.finish();
+    assert_eq!(code, 130);
 }
 
 #[test]
 fn a_second_ctrl_c_in_a_batch_leaves_no_progress_bar() {
-    let s = Servidor::novo();
-    let chaves: String = (0..60).map(|i| format!("DF-5300108-{i:032X}\n")).collect();
-    let arq = escrever(&s.trabalho(), "nao-existem.txt", &chaves);
-    let mut t = Tela::abrir(
+    let s = TestServer::new();
+    let keys: String = (0..60).map(|i| format!("DF-5300108-{i:032X}\n")).collect();
+    let file_path = write_file(&s.work_dir(), "nao-existem.txt", &keys);
+    let mut t = Screen::open(
         &s,
         &[
             "lote",
             "car",
-            arq.to_str().unwrap(),
+            file_path.to_str().unwrap(),
             "--saida",
             "r.jsonl",
             "--sim",
         ],
         &[],
     );
-    t.esperar("/60");
-    t.teclar("\x03");
-    t.esperar("interrompendo");
-    t.teclar("\x03");
-    let tela = t.texto_final();
+    t.wait_for("/60");
+    t.type_keys("\x03");
+    t.wait_for("interrompendo");
+    t.type_keys("\x03");
+    let screen = t.final_text();
     assert!(
-        !tela.contains("/60"),
-        "the bar stayed on the screen:\n{tela}"
+        !screen.contains("/60"),
+        "the bar stayed on the screen:\n{screen}"
     );
 }
 
 #[test]
 fn the_login_prompt_prints_no_english() {
-    let s = Servidor::novo();
-    let mut t = Tela::abrir(&s, &["login"], &[("CARAPI_API_KEY", "")]);
-    t.esperar("Chave da API");
-    t.teclar(&format!("{}\r", s.conta.api_key));
-    let (codigo, texto) = t.fim();
-    assert_eq!(codigo, 0, "{texto}");
-    assert!(!texto.contains("[hidden]"), "{texto}");
+    let s = TestServer::new();
+    let mut t = Screen::open(&s, &["login"], &[("CARAPI_API_KEY", "")]);
+    t.wait_for("Chave da API");
+    t.type_keys(&format!("{}\r", s.conta.api_key));
+    let (code, text) = t.finish();
+    assert_eq!(code, 0, "{text}");
+    assert!(!text.contains("[hidden]"), "{text}");
 }
