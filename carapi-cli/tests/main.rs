@@ -10,6 +10,7 @@ mod conta;
 mod credentials;
 mod harness;
 mod help;
+mod house;
 mod local;
 mod lote;
 mod lote_outputs;
