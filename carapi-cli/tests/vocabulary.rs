@@ -143,3 +143,19 @@ fn verbose_is_an_http_summary_a_person_reads() {
     );
     assert!(!err.contains("DEBUG") && !err.contains(CODES[0]), "{err}");
 }
+
+#[test]
+fn zsh_completion_labels_positionals_in_portuguese() {
+    // zsh shows a positional's id beside its help while completing (`tipo -- Tipo de consulta`);
+    // the fields behind them have English names, their ids stay what users read.
+    let s = TestServer::new();
+    let o = s.cmd().args(["completar", "zsh"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let script = stdout(&o);
+    for label in ["':tipo -- ", "':arquivo -- ", "':chave -- ", "':codigo -- "] {
+        assert!(script.contains(label), "{label} missing");
+    }
+    for label in ["':kind -- ", "':file -- ", "':key -- "] {
+        assert!(!script.contains(label), "{label} shown");
+    }
+}

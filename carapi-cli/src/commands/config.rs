@@ -32,7 +32,8 @@ pub(crate) enum Sub {
     #[command(name = "definir", alias = "set")]
     Set {
         /// O que alterar
-        #[arg(value_enum, value_name = "CHAVE")]
+        // The id of a positional is the label zsh's completion shows: Portuguese, as users read it.
+        #[arg(id = "chave", value_enum, value_name = "CHAVE")]
         key: ConfigKey,
         /// O novo valor
         valor: String,

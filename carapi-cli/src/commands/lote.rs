@@ -16,10 +16,11 @@ use crate::valor::parse_reais;
 #[command(after_help = lote::HELP)]
 pub(crate) struct Args {
     /// Tipo de consulta: car, completo, proprietario ou recibo
-    #[arg(value_enum, value_name = "TIPO")]
+    // The id of a positional is the label zsh's completion shows: Portuguese, as users read it.
+    #[arg(id = "tipo", value_enum, value_name = "TIPO")]
     pub(crate) kind: BatchKind,
     /// Arquivo de entrada (`-` para o stdin): uma chave por linha, ou CSV
-    #[arg(value_name = "ARQUIVO")]
+    #[arg(id = "arquivo", value_name = "ARQUIVO")]
     pub(crate) file: PathBuf,
     /// Coluna do CSV com as chaves: nome do cabeçalho ou número (a partir de 1)
     #[arg(long = "coluna", value_name = "NOME|N")]
