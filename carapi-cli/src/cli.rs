@@ -1,12 +1,12 @@
 //! The command tree (clap derive). Names follow the contract (docs/contrato.md); each command's own
 //! arguments live in its file under [`crate::commands`], the options every command shares in
-//! [`crate::opcoes`]. Dependencies go one way: `cli` → `commands` → `opcoes`.
+//! [`crate::options`]. Dependencies go one way: `cli` → `commands` → `options`.
 
 use clap::{Parser, Subcommand};
 
 use crate::commands;
 use crate::error::EXIT_CODES_HELP;
-use crate::opcoes::{FormatoArgs, Global};
+use crate::options::{FormatArgs, Global};
 
 /// `carapi`: consultas ao Cadastro Ambiental Rural (CAR), recargas PIX e lotes, pela API carapi.
 #[derive(Debug, Parser)]
@@ -17,21 +17,21 @@ use crate::opcoes::{FormatoArgs, Global};
     after_help = EXIT_CODES_HELP,
     max_term_width = 100
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Global options.
     #[command(flatten)]
-    pub global: Global,
+    pub(crate) global: Global,
     /// Output format (also accepted after the subcommand).
     #[command(flatten)]
-    pub formato: FormatoArgs,
+    pub(crate) format: FormatArgs,
     /// The command.
     #[command(subcommand)]
-    pub comando: Comando,
+    pub(crate) command: Command,
 }
 
 /// The commands.
 #[derive(Debug, Subcommand)]
-pub enum Comando {
+pub(crate) enum Command {
     /// Consulta um imóvel pelo código CAR (cobrada)
     Car(commands::car::Args),
     /// Baixa o recibo de inscrição (PDF) de um CAR (cobrada)

@@ -16,11 +16,11 @@ use crate::error::{CliError, Result};
 
 /// The CLI's directories.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Paths {
+pub(crate) struct Paths {
     /// Configuration directory (`config.toml`, `credentials`).
-    pub config_dir: PathBuf,
+    config_dir: PathBuf,
     /// Data directory (local mode store).
-    pub data_dir: PathBuf,
+    pub(crate) data_dir: PathBuf,
 }
 
 impl Paths {
@@ -28,7 +28,7 @@ impl Paths {
     ///
     /// # Errors
     /// When there is no home directory and no override.
-    pub fn resolve() -> Result<Paths> {
+    pub(crate) fn resolve() -> Result<Paths> {
         let dirs = directories::ProjectDirs::from("br", "carapi", "carapi");
         let pick = |var: &str, f: fn(&directories::ProjectDirs) -> &Path| -> Result<PathBuf> {
             match std::env::var_os(var).filter(|v| !v.is_empty()) {
@@ -48,22 +48,23 @@ impl Paths {
     /// Removes what earlier versions of the CLI left in the data directory and no longer use:
     /// the price cache `precos/` (one file per server and key; the SDK now learns the account's
     /// prices itself). Best effort: a failure leaves the files, harmless.
-    pub fn limpar_legado(&self) {
+    pub(crate) fn remove_legacy(&self) {
         let _ = std::fs::remove_dir_all(self.data_dir.join("precos"));
     }
 
     /// `config.toml`.
-    pub fn config_file(&self) -> PathBuf {
+    pub(crate) fn config_file(&self) -> PathBuf {
         self.config_dir.join("config.toml")
     }
 
     /// The fallback credentials file (0600).
-    pub fn credentials_file(&self) -> PathBuf {
+    pub(crate) fn credentials_file(&self) -> PathBuf {
         self.config_dir.join("credentials")
     }
 
     /// The local mode's directory.
-    pub fn local_dir(&self) -> PathBuf {
+    #[cfg(feature = "local")]
+    pub(crate) fn local_dir(&self) -> PathBuf {
         self.data_dir.join("local")
     }
 }
@@ -71,10 +72,10 @@ impl Paths {
 /// The contents of `config.toml`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct ConfigFile {
+pub(crate) struct ConfigFile {
     /// Base URL of the API (`carapi config definir base-url URL`); `--url-base`/`CARAPI_BASE_URL` win.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
 }
 
 impl ConfigFile {
@@ -82,17 +83,17 @@ impl ConfigFile {
     ///
     /// # Errors
     /// When the file exists but cannot be read or parsed.
-    pub fn load(paths: &Paths) -> Result<ConfigFile> {
+    pub(crate) fn load(paths: &Paths) -> Result<ConfigFile> {
         let path = paths.config_file();
         match fs::read_to_string(&path) {
             Ok(text) => toml::from_str(&text).map_err(|e| {
                 tracing::debug!("config.toml: {e}");
-                let linha = e
+                let line = e
                     .span()
                     .map_or(1, |s| text[..s.start].matches('\n').count() + 1);
                 CliError::other(
                     "CONFIG",
-                    format!("{}: TOML inválido na linha {linha}", path.display()),
+                    format!("{}: TOML inválido na linha {line}", path.display()),
                 )
                 .hint("corrija o arquivo ou apague-o e use carapi config definir")
             }),
@@ -105,7 +106,7 @@ impl ConfigFile {
     ///
     /// # Errors
     /// File-system errors.
-    pub fn save(&self, paths: &Paths) -> Result<PathBuf> {
+    pub(crate) fn save(&self, paths: &Paths) -> Result<PathBuf> {
         let path = paths.config_file();
         let text =
             toml::to_string_pretty(self).map_err(|e| CliError::other("CONFIG", e.to_string()))?;
@@ -118,11 +119,11 @@ impl ConfigFile {
 ///
 /// # Errors
 /// Usage error when it is not an http(s) URL.
-pub fn parse_base_url(input: &str) -> Result<String> {
+pub(crate) fn parse_base_url(input: &str) -> Result<String> {
     let url = url::Url::parse(input.trim()).map_err(|e| {
         CliError::usage(format!(
             "URL inválida {input:?}: {}",
-            crate::estrangeiros::url(e)
+            crate::foreign_errors::url(e)
         ))
         .hint("ex.: https://api.exemplo.com.br")
     })?;
@@ -139,7 +140,7 @@ pub fn parse_base_url(input: &str) -> Result<String> {
 ///
 /// # Errors
 /// File-system errors.
-pub fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     create_private_dir(dir)?;
     let tmp = dir.join(format!(
@@ -172,7 +173,7 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
 ///
 /// # Errors
 /// File-system errors.
-pub fn create_private_dir(dir: &Path) -> Result<()> {
+pub(crate) fn create_private_dir(dir: &Path) -> Result<()> {
     if dir.as_os_str().is_empty() || dir.is_dir() {
         return Ok(());
     }

@@ -4,80 +4,83 @@
 use carapi_sdk::{Client, ClientBuilder};
 
 use crate::config::{ConfigFile, Paths, parse_base_url};
-use crate::credentials::{self, Credencial};
+use crate::credentials::{self, Credential};
 use crate::error::{CliError, Kind, Result};
 #[cfg(feature = "local")]
 use crate::local::Local;
-use crate::opcoes::{FormatoArgs, Global};
-use crate::output::{Formato, Shell};
+use crate::options::{FormatArgs, Global};
+use crate::output::{OutputFormat, Shell};
 
 /// The context of one invocation.
 #[derive(Debug)]
-pub struct Context {
+pub(crate) struct Context {
     /// All output.
-    pub shell: Shell,
+    pub(crate) shell: Shell,
     /// Global options.
-    pub global: Global,
+    pub(crate) global: Global,
     /// `-o` given before the subcommand.
-    pub formato_raiz: Option<Formato>,
+    root_format: Option<OutputFormat>,
     /// The CLI's directories.
-    pub paths: Paths,
+    pub(crate) paths: Paths,
     #[cfg(feature = "local")]
     local: Option<Local>,
     /// The base URL of the last client built (named in errors about the server).
-    base_url_usada: Option<String>,
+    used_base_url: Option<String>,
 }
 
 /// Where requests go and with which key.
 #[derive(Debug, Clone)]
-pub struct Destino {
+pub(crate) struct Destination {
     /// Base URL.
-    pub base_url: String,
-    /// Where the base URL came from (`--url-base`, `CARAPI_BASE_URL`, config file, local).
-    pub origem_url: &'static str,
+    pub(crate) base_url: String,
     /// The key.
-    pub credencial: Credencial,
+    credential: Credential,
 }
 
 impl Context {
     /// A context.
-    pub fn new(shell: Shell, global: Global, formato_raiz: Option<Formato>, paths: Paths) -> Self {
+    pub(crate) fn new(
+        shell: Shell,
+        global: Global,
+        root_format: Option<OutputFormat>,
+        paths: Paths,
+    ) -> Self {
         Context {
             shell,
             global,
-            formato_raiz,
+            root_format,
             paths,
             #[cfg(feature = "local")]
             local: None,
-            base_url_usada: None,
+            used_base_url: None,
         }
     }
 
     /// Sends the rest of stdout through the pager, for a long list shown as a table on a
-    /// terminal (see [`Shell::iniciar_pager`]); not with `--sem-paginador`.
-    pub fn paginar(&mut self, formato: Formato) {
-        if formato == Formato::Table && !self.global.sem_pager {
-            self.shell.iniciar_pager();
+    /// terminal (see [`Shell::start_pager`]); not with `--sem-paginador`.
+    pub(crate) fn use_pager(&mut self, format: OutputFormat) {
+        if format == OutputFormat::Table && !self.global.no_pager {
+            self.shell.start_pager();
         }
     }
 
     /// The effective format: after the subcommand, else before it, else table.
-    pub fn formato(&self, args: FormatoArgs) -> Formato {
-        args.output.or(self.formato_raiz).unwrap_or_default()
+    pub(crate) fn format(&self, args: FormatArgs) -> OutputFormat {
+        args.output.or(self.root_format).unwrap_or_default()
     }
 
     /// The base URL without a key: `--url-base`/`CARAPI_BASE_URL`, else `config.toml`.
     ///
     /// # Errors
     /// Usage error when none is configured or it is invalid.
-    pub fn base_url(&self) -> Result<(String, &'static str)> {
+    pub(crate) fn base_url(&self) -> Result<(String, &'static str)> {
         if let Some(u) = &self.global.base_url {
-            let origem = if std::env::var("CARAPI_BASE_URL").ok().as_deref() == Some(u.as_str()) {
+            let source = if std::env::var("CARAPI_BASE_URL").ok().as_deref() == Some(u.as_str()) {
                 "CARAPI_BASE_URL"
             } else {
                 "--url-base"
             };
-            return Ok((parse_base_url(u)?, origem));
+            return Ok((parse_base_url(u)?, source));
         }
         match ConfigFile::load(&self.paths)?.base_url {
             Some(u) => Ok((parse_base_url(&u)?, "config.toml")),
@@ -91,12 +94,12 @@ impl Context {
     ///
     /// # Errors
     /// No base URL, no key (exit 3), or the local server failing to start.
-    pub async fn destino(&mut self) -> Result<Destino> {
+    pub(crate) async fn destination(&mut self) -> Result<Destination> {
         if self.global.local {
-            return self.destino_local().await;
+            return self.local_destination().await;
         }
-        let (base_url, origem_url) = self.base_url()?;
-        let credencial = credentials::resolver(&self.paths)?.ok_or_else(|| {
+        let (base_url, _) = self.base_url()?;
+        let credential = credentials::resolve(&self.paths)?.ok_or_else(|| {
             CliError::new(
                 Kind::Auth,
                 "CHAVE_AUSENTE",
@@ -104,29 +107,27 @@ impl Context {
             )
             .hint("carapi login, ou defina CARAPI_API_KEY; para testar sem conta: --local")
         })?;
-        Ok(Destino {
+        Ok(Destination {
             base_url,
-            origem_url,
-            credencial,
+            credential,
         })
     }
 
     #[cfg(feature = "local")]
-    async fn destino_local(&mut self) -> Result<Destino> {
+    async fn local_destination(&mut self) -> Result<Destination> {
         let local = self.local().await?;
-        Ok(Destino {
+        Ok(Destination {
             base_url: local.base_url(),
-            origem_url: "--local",
-            credencial: Credencial {
-                chave: local.api_key().to_owned(),
-                fonte: credentials::Fonte::Local(local.key_file()),
+            credential: Credential {
+                key: local.api_key().to_owned(),
+                source: credentials::KeySource::Local(local.key_file()),
             },
         })
     }
 
     #[cfg(not(feature = "local"))]
-    async fn destino_local(&mut self) -> Result<Destino> {
-        Err(sem_modo_local())
+    async fn local_destination(&mut self) -> Result<Destination> {
+        Err(no_local_mode())
     }
 
     /// The in-process local server, started on first use.
@@ -134,13 +135,13 @@ impl Context {
     ///
     /// # Errors
     /// When the store cannot be opened or the server cannot bind.
-    pub async fn local(&mut self) -> Result<&Local> {
+    pub(crate) async fn local(&mut self) -> Result<&Local> {
         if self.local.is_none() {
-            let l = Local::iniciar(&self.paths, None).await?;
-            if l.conta_criada {
+            let l = Local::start(&self.paths, None).await?;
+            if l.created_account {
                 self.shell.note(format!(
                     "Modo local: conta criada com {} de crédito de demonstração (dados em {}).",
-                    carapi_sdk::domain::brl::format(crate::local::CREDITO_DEMO),
+                    carapi_sdk::domain::brl::format(crate::local::DEMO_CREDIT),
                     self.paths.local_dir().display()
                 ));
             }
@@ -152,15 +153,15 @@ impl Context {
     /// A client builder for the destination (base URL, key, user agent).
     ///
     /// # Errors
-    /// Those of [`Context::destino`].
-    pub async fn builder(&mut self) -> Result<ClientBuilder> {
-        let d = self.destino().await?;
-        self.base_url_usada = Some(d.base_url.clone());
+    /// Those of [`Context::destination`].
+    pub(crate) async fn builder(&mut self) -> Result<ClientBuilder> {
+        let d = self.destination().await?;
+        self.used_base_url = Some(d.base_url.clone());
         let builder = Client::builder()
             .base_url(&d.base_url)
-            .api_key(d.credencial.chave)
+            .api_key(d.credential.key)
             .user_agent(concat!("carapi-cli/", env!("CARGO_PKG_VERSION")));
-        Ok(match intervalo_de_teste() {
+        Ok(match test_poll_interval() {
             Some(i) => builder.poll_interval_unchecked(i),
             None => builder,
         })
@@ -169,8 +170,8 @@ impl Context {
     /// A client with the defaults.
     ///
     /// # Errors
-    /// Those of [`Context::destino`] and of building the client.
-    pub async fn client(&mut self) -> Result<Client> {
+    /// Those of [`Context::destination`] and of building the client.
+    pub(crate) async fn client(&mut self) -> Result<Client> {
         Ok(self.builder().await?.build()?)
     }
 
@@ -178,7 +179,7 @@ impl Context {
     /// counted as charged by `client` ([`Client::gasto`], priced at the account's prices, which
     /// [`Client::precos`] learns by a free `GET /v1/saldo` when the client does not know them
     /// yet). Nothing for a sandbox answer, with `--silencioso`, or when stderr is not a terminal.
-    pub async fn mostrar_cobranca(&mut self, client: &Client, sandbox: bool) {
+    pub(crate) async fn show_charge(&mut self, client: &Client, sandbox: bool) {
         if sandbox || !self.shell.err_is_tty() || self.shell.is_quiet() {
             return;
         }
@@ -196,21 +197,22 @@ impl Context {
     }
 
     /// The base URL requests went to, once a client was built.
-    pub fn base_url_usada(&self) -> Option<&str> {
-        self.base_url_usada.as_deref()
+    pub(crate) fn used_base_url(&self) -> Option<&str> {
+        self.used_base_url.as_deref()
     }
 
     /// Stops the local server, if one was started.
-    pub async fn encerrar(&mut self) {
+    pub(crate) async fn shutdown(&mut self) {
         #[cfg(feature = "local")]
         if let Some(l) = self.local.take() {
-            l.encerrar().await;
+            l.shutdown().await;
         }
     }
 }
 
 /// The error of `--local` and `carapi local` in a build without the `local` feature (exit 2).
-pub fn sem_modo_local() -> CliError {
+#[cfg(not(feature = "local"))]
+pub(crate) fn no_local_mode() -> CliError {
     CliError::new(
         Kind::Usage,
         "SEM_MODO_LOCAL",
@@ -223,7 +225,7 @@ pub fn sem_modo_local() -> CliError {
 /// milliseconds, below the contract's 5 s ("Limits": status polling). For a local reference
 /// server and tests only (the same variable as `examples/recarga.rs`); unset or invalid keeps
 /// the SDK's 5 s.
-fn intervalo_de_teste() -> Option<std::time::Duration> {
+fn test_poll_interval() -> Option<std::time::Duration> {
     std::env::var("CARAPI_POLL_MS")
         .ok()
         .and_then(|v| v.trim().parse::<u64>().ok())

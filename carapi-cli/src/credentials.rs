@@ -17,83 +17,85 @@ use crate::config::{Paths, write_private};
 use crate::error::{CliError, Result};
 
 /// How long a keyring call may take before the file fallback is used.
-pub const KEYRING_TIMEOUT: Duration = Duration::from_secs(3);
+const KEYRING_TIMEOUT: Duration = Duration::from_secs(3);
 
 const SERVICE: &str = "carapi";
 const USER: &str = "api-key";
 
 /// Where a key came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Fonte {
+pub(crate) enum KeySource {
     /// `CARAPI_API_KEY`.
-    Ambiente,
+    Env,
     /// The OS keyring.
-    Chaveiro,
+    Keyring,
     /// The 0600 file at this path.
-    Arquivo(PathBuf),
+    File(PathBuf),
     /// The local mode's account (`<data dir>/local/api-key`).
+    #[cfg(feature = "local")]
     Local(PathBuf),
 }
 
-impl std::fmt::Display for Fonte {
+impl std::fmt::Display for KeySource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Fonte::Ambiente => f.write_str("variável CARAPI_API_KEY"),
-            Fonte::Chaveiro => f.write_str("chaveiro do sistema"),
-            Fonte::Arquivo(p) => write!(f, "arquivo {}", p.display()),
-            Fonte::Local(p) => write!(f, "conta local ({})", p.display()),
+            KeySource::Env => f.write_str("variável CARAPI_API_KEY"),
+            KeySource::Keyring => f.write_str("chaveiro do sistema"),
+            KeySource::File(p) => write!(f, "arquivo {}", p.display()),
+            #[cfg(feature = "local")]
+            KeySource::Local(p) => write!(f, "conta local ({})", p.display()),
         }
     }
 }
 
 /// A key and its source. `Debug` never shows the key.
 #[derive(Clone)]
-pub struct Credencial {
+pub(crate) struct Credential {
     /// The key itself.
-    pub chave: String,
+    pub(crate) key: String,
     /// Where it came from.
-    pub fonte: Fonte,
+    pub(crate) source: KeySource,
 }
 
-impl std::fmt::Debug for Credencial {
+impl std::fmt::Debug for Credential {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Credencial")
             .field("chave", &"<oculta>")
-            .field("fonte", &self.fonte)
+            .field("fonte", &self.source)
             .finish()
     }
 }
 
 /// Why the keyring was not used.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Indisponivel {
+pub(crate) enum Unavailable {
     /// `CARAPI_KEYRING=off`.
-    Desligado,
+    Disabled,
     /// The call did not answer within [`KEYRING_TIMEOUT`].
-    TempoEsgotado,
+    TimedOut,
     /// The platform store failed (no Secret Service, locked, unsupported platform).
-    Falha(String),
+    Failure(String),
 }
 
-impl std::fmt::Display for Indisponivel {
+impl std::fmt::Display for Unavailable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Indisponivel::Desligado => f.write_str("CARAPI_KEYRING=off"),
-            Indisponivel::TempoEsgotado => {
+            Unavailable::Disabled => f.write_str("CARAPI_KEYRING=off"),
+            Unavailable::TimedOut => {
                 write!(f, "sem resposta em {}s", KEYRING_TIMEOUT.as_secs())
             }
-            Indisponivel::Falha(m) => f.write_str(m),
+            Unavailable::Failure(m) => f.write_str(m),
         }
     }
 }
 
 /// Where `login` stored the key.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Salvo {
+pub(crate) enum Stored {
     /// In the OS keyring.
-    Chaveiro,
+    Keyring,
     /// In the 0600 file, because the keyring is unavailable.
-    Arquivo(PathBuf, Indisponivel),
+    File(PathBuf, Unavailable),
 }
 
 fn keyring_disabled() -> bool {
@@ -108,9 +110,9 @@ fn keyring_disabled() -> bool {
 /// Runs one keyring operation on a thread, with the timeout.
 fn with_keyring<T: Send + 'static>(
     op: impl FnOnce(&keyring::Entry) -> keyring::Result<T> + Send + 'static,
-) -> std::result::Result<keyring::Result<T>, Indisponivel> {
+) -> std::result::Result<keyring::Result<T>, Unavailable> {
     if keyring_disabled() {
-        return Err(Indisponivel::Desligado);
+        return Err(Unavailable::Disabled);
     }
     if !cfg!(any(
         target_os = "linux",
@@ -118,7 +120,7 @@ fn with_keyring<T: Send + 'static>(
         target_os = "windows"
     )) {
         // keyring's default store elsewhere is an in-memory mock: it would lose the key.
-        return Err(Indisponivel::Falha(
+        return Err(Unavailable::Failure(
             "plataforma sem chaveiro suportado".into(),
         ));
     }
@@ -129,52 +131,52 @@ fn with_keyring<T: Send + 'static>(
             let r = keyring::Entry::new(SERVICE, USER).and_then(|e| op(&e));
             let _ = tx.send(r);
         })
-        .map_err(|e| Indisponivel::Falha(crate::estrangeiros::io(&e)))?;
+        .map_err(|e| Unavailable::Failure(crate::foreign_errors::io(&e)))?;
     match rx.recv_timeout(KEYRING_TIMEOUT) {
         Ok(Err(e @ (keyring::Error::PlatformFailure(_) | keyring::Error::NoStorageAccess(_)))) => {
-            Err(falha(&e))
+            Err(keyring_failure(&e))
         }
         Ok(r) => Ok(r),
-        Err(_) => Err(Indisponivel::TempoEsgotado),
+        Err(_) => Err(Unavailable::TimedOut),
     }
 }
 
-/// A keyring failure in Portuguese ([`crate::estrangeiros::chaveiro`]); the crate's own text
+/// A keyring failure in Portuguese ([`crate::foreign_errors::keyring`]); the crate's own text
 /// goes to the debug log (`-vv`).
-fn falha(e: &keyring::Error) -> Indisponivel {
+fn keyring_failure(e: &keyring::Error) -> Unavailable {
     tracing::debug!("chaveiro: {e}");
-    Indisponivel::Falha(crate::estrangeiros::chaveiro(e))
+    Unavailable::Failure(crate::foreign_errors::keyring(e))
 }
 
 /// Finds the key: `CARAPI_API_KEY`, keyring, file. `Ok(None)` when there is none.
 ///
 /// # Errors
 /// When the credentials file exists but cannot be read.
-pub fn resolver(paths: &Paths) -> Result<Option<Credencial>> {
-    if let Some(chave) = std::env::var("CARAPI_API_KEY")
+pub(crate) fn resolve(paths: &Paths) -> Result<Option<Credential>> {
+    if let Some(key) = std::env::var("CARAPI_API_KEY")
         .ok()
         .map(|k| k.trim().to_owned())
         .filter(|k| !k.is_empty())
     {
-        return Ok(Some(Credencial {
-            chave,
-            fonte: Fonte::Ambiente,
+        return Ok(Some(Credential {
+            key,
+            source: KeySource::Env,
         }));
     }
-    if let Ok(Ok(chave)) = with_keyring(|e| e.get_password()) {
-        let chave = chave.trim().to_owned();
-        if !chave.is_empty() {
-            return Ok(Some(Credencial {
-                chave,
-                fonte: Fonte::Chaveiro,
+    if let Ok(Ok(key)) = with_keyring(|e| e.get_password()) {
+        let key = key.trim().to_owned();
+        if !key.is_empty() {
+            return Ok(Some(Credential {
+                key,
+                source: KeySource::Keyring,
             }));
         }
     }
     let path = paths.credentials_file();
     match std::fs::read_to_string(&path) {
-        Ok(s) if !s.trim().is_empty() => Ok(Some(Credencial {
-            chave: s.trim().to_owned(),
-            fonte: Fonte::Arquivo(path),
+        Ok(s) if !s.trim().is_empty() => Ok(Some(Credential {
+            key: s.trim().to_owned(),
+            source: KeySource::File(path),
         })),
         Ok(_) => Ok(None),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -186,38 +188,38 @@ pub fn resolver(paths: &Paths) -> Result<Option<Credencial>> {
 ///
 /// # Errors
 /// When neither the keyring nor the file can be written.
-pub fn salvar(paths: &Paths, chave: &str) -> Result<Salvo> {
-    let owned = chave.to_owned();
+pub(crate) fn store(paths: &Paths, key: &str) -> Result<Stored> {
+    let owned = key.to_owned();
     match with_keyring(move |e| e.set_password(&owned)) {
         Ok(Ok(())) => {
             // A stale fallback file would shadow nothing (keyring comes first) but keeps an old key
             // on disk: remove it.
             let _ = std::fs::remove_file(paths.credentials_file());
-            Ok(Salvo::Chaveiro)
+            Ok(Stored::Keyring)
         }
-        Ok(Err(e)) => salvar_arquivo(paths, chave, falha(&e)),
-        Err(why) => salvar_arquivo(paths, chave, why),
+        Ok(Err(e)) => store_in_file(paths, key, keyring_failure(&e)),
+        Err(why) => store_in_file(paths, key, why),
     }
 }
 
-fn salvar_arquivo(paths: &Paths, chave: &str, why: Indisponivel) -> Result<Salvo> {
+fn store_in_file(paths: &Paths, key: &str, why: Unavailable) -> Result<Stored> {
     let path = paths.credentials_file();
-    write_private(&path, format!("{chave}\n").as_bytes())?;
-    Ok(Salvo::Arquivo(path, why))
+    write_private(&path, format!("{key}\n").as_bytes())?;
+    Ok(Stored::File(path, why))
 }
 
 /// Removes the key from the keyring and the file. Returns where something was removed.
 ///
 /// # Errors
 /// When the file exists but cannot be removed.
-pub fn remover(paths: &Paths) -> Result<Vec<Fonte>> {
+pub(crate) fn remove(paths: &Paths) -> Result<Vec<KeySource>> {
     let mut removed = vec![];
     if let Ok(Ok(())) = with_keyring(|e| e.delete_credential()) {
-        removed.push(Fonte::Chaveiro);
+        removed.push(KeySource::Keyring);
     }
     let path = paths.credentials_file();
     match std::fs::remove_file(&path) {
-        Ok(()) => removed.push(Fonte::Arquivo(path)),
+        Ok(()) => removed.push(KeySource::File(path)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(CliError::io_at(&path, e)),
     }
@@ -230,9 +232,9 @@ mod tests {
 
     #[test]
     fn debug_hides_the_key() {
-        let c = Credencial {
-            chave: "segredo-123".into(),
-            fonte: Fonte::Ambiente,
+        let c = Credential {
+            key: "segredo-123".into(),
+            source: KeySource::Env,
         };
         assert!(!format!("{c:?}").contains("segredo"));
     }

@@ -20,7 +20,7 @@ use std::process::ExitCode;
 use carapi_sdk::{Error as SdkError, ErrorCode};
 
 /// The text listed by `carapi --help` (and the README).
-pub const EXIT_CODES_HELP: &str = "\
+pub(crate) const EXIT_CODES_HELP: &str = "\
 Códigos de saída:
   0    sucesso
   1    outro erro
@@ -43,7 +43,7 @@ Ambiente:
 
 /// The class of an error: decides the exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// Exit 1.
     Other,
     /// Exit 2.
@@ -66,7 +66,7 @@ pub enum Kind {
 
 impl Kind {
     /// The process exit code.
-    pub fn exit_code(self) -> u8 {
+    pub(crate) fn exit_code(self) -> u8 {
         match self {
             Kind::Other => 1,
             Kind::Usage => 2,
@@ -83,23 +83,23 @@ impl Kind {
 
 /// An error of the CLI: what to print and how to exit.
 #[derive(Debug)]
-pub struct CliError {
+pub(crate) struct CliError {
     /// The class (exit code).
-    pub kind: Kind,
+    pub(crate) kind: Kind,
     /// Stable code shown in parentheses: the API's code (`SALDO_INSUFICIENTE`) or the CLI's own.
-    pub code: String,
+    pub(crate) code: String,
     /// Readable message in Portuguese.
-    pub message: String,
+    pub(crate) message: String,
     /// What to do next.
-    pub hint: Option<String>,
+    pub(crate) hint: Option<String>,
 }
 
 /// Result with [`CliError`].
-pub type Result<T, E = CliError> = std::result::Result<T, E>;
+pub(crate) type Result<T, E = CliError> = std::result::Result<T, E>;
 
 impl CliError {
     /// A new error.
-    pub fn new(kind: Kind, code: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(kind: Kind, code: impl Into<String>, message: impl Into<String>) -> Self {
         CliError {
             kind,
             code: code.into(),
@@ -109,39 +109,39 @@ impl CliError {
     }
 
     /// Adds (replaces) the hint.
-    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+    pub(crate) fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
     }
 
     /// A usage error (exit 2) with code `USO`.
-    pub fn usage(message: impl Into<String>) -> Self {
+    pub(crate) fn usage(message: impl Into<String>) -> Self {
         Self::new(Kind::Usage, "USO", message)
     }
 
     /// Any other failure (exit 1).
-    pub fn other(code: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn other(code: impl Into<String>, message: impl Into<String>) -> Self {
         Self::new(Kind::Other, code, message)
     }
 
     /// Ctrl-C (exit 130) with how to resume.
-    pub fn interrupted(hint: impl Into<String>) -> Self {
+    pub(crate) fn interrupted(hint: impl Into<String>) -> Self {
         Self::new(Kind::Interrupted, "INTERROMPIDO", "Interrompido (Ctrl-C)").hint(hint)
     }
 
     /// The exit code.
-    pub fn exit_code(&self) -> ExitCode {
+    pub(crate) fn exit_code(&self) -> ExitCode {
         ExitCode::from(self.kind.exit_code())
     }
 
     /// A file-system error about `path`.
-    pub fn io_at(path: &std::path::Path, e: io::Error) -> Self {
+    pub(crate) fn io_at(path: &std::path::Path, e: io::Error) -> Self {
         if e.kind() == io::ErrorKind::BrokenPipe {
             return e.into();
         }
         Self::other(
             "ES",
-            format!("{}: {}", path.display(), crate::estrangeiros::io(&e)),
+            format!("{}: {}", path.display(), crate::foreign_errors::io(&e)),
         )
     }
 }
@@ -161,7 +161,7 @@ impl From<io::Error> for CliError {
         } else {
             CliError::other(
                 "ES",
-                format!("erro de E/S: {}", crate::estrangeiros::io(&e)),
+                format!("erro de E/S: {}", crate::foreign_errors::io(&e)),
             )
         }
     }
@@ -175,13 +175,13 @@ impl From<SdkError> for CliError {
 
 impl CliError {
     /// [`CliError::from`] an SDK error that is only borrowed.
-    pub fn from_ref(e: &SdkError) -> Self {
+    pub(crate) fn from_ref(e: &SdkError) -> Self {
         match e {
-            SdkError::Api(api) if fora_do_contrato(api) => fora_do_contrato_erro(api.status),
+            SdkError::Api(api) if off_contract(api) => off_contract_error(api.status),
             SdkError::Api(api) => from_api(api.status, &api.code, &api.message),
             SdkError::Validation(v) => CliError::new(Kind::Usage, "ENTRADA_INVALIDA", v.to_string())
                 .hint("confira o valor: código CAR `UF-IIIIIII-<32 hex>`, CPF com 11 dígitos ou CNPJ com 14"),
-            SdkError::Transport { .. } => CliError::new(Kind::Network, "REDE", transporte(e))
+            SdkError::Transport { .. } => CliError::new(Kind::Network, "REDE", transport(e))
                 .hint("verifique a conexão e a URL base (carapi config mostrar) e tente de novo"),
             SdkError::Decode { operation, status, path, .. } => {
                 tracing::debug!("{e}");
@@ -201,7 +201,7 @@ impl CliError {
             }
             SdkError::Io(io) => CliError::other(
                 "ES",
-                format!("erro de E/S: {}", crate::estrangeiros::io(io)),
+                format!("erro de E/S: {}", crate::foreign_errors::io(io)),
             ),
             SdkError::Config(_) => CliError::new(Kind::Usage, "CONFIG", e.to_string())
                 .hint("confira a URL base: carapi config definir base-url URL"),
@@ -212,17 +212,17 @@ impl CliError {
 
 /// The text of an SDK error without the API's own code and hint: what [`CliError::from`] shows
 /// (a transport cause in Portuguese, a decode error without serde's English detail).
-pub fn mensagem(e: &SdkError) -> String {
+pub(crate) fn message(e: &SdkError) -> String {
     match e {
-        SdkError::Transport { .. } => transporte(e),
+        SdkError::Transport { .. } => transport(e),
         SdkError::Decode { .. } | SdkError::Io(_) => CliError::from_ref(e).message,
         _ => e.to_string(),
     }
 }
 
-/// The SDK's transport error with its cause in Portuguese ([`crate::estrangeiros::transporte`]);
+/// The SDK's transport error with its cause in Portuguese ([`crate::foreign_errors::transport`]);
 /// the HTTP stack's own chain goes to the debug log (`-vv`).
-fn transporte(e: &SdkError) -> String {
+fn transport(e: &SdkError) -> String {
     let SdkError::Transport {
         operation,
         sent,
@@ -234,7 +234,7 @@ fn transporte(e: &SdkError) -> String {
         return e.to_string();
     };
     tracing::debug!("{e}");
-    let fase = if !*sent {
+    let phase = if !*sent {
         "requisição não enviada"
     } else if *chargeable {
         "a consulta pode ter sido cobrada"
@@ -242,26 +242,26 @@ fn transporte(e: &SdkError) -> String {
         "a requisição pode ter chegado ao servidor"
     };
     format!(
-        "falha de comunicação em {operation} (tentativa {attempts}; {fase}): {}",
-        crate::estrangeiros::transporte(source)
+        "falha de comunicação em {operation} (tentativa {attempts}; {phase}): {}",
+        crate::foreign_errors::transport(source)
     )
 }
 
 /// The code of an answer that does not follow the contract (exit 7).
-pub const FORA_DO_CONTRATO: &str = "FORA_DO_CONTRATO";
+const OFF_CONTRACT: &str = "FORA_DO_CONTRATO";
 
 /// True when an error answer's body was not an `ApiError` (contract, "Errors"): the SDK then
 /// names it `HTTP_<status>` (an HTML page of a proxy or of another server, an empty body).
-fn fora_do_contrato(api: &carapi_sdk::ApiError) -> bool {
+fn off_contract(api: &carapi_sdk::ApiError) -> bool {
     matches!(&api.code, ErrorCode::Other(c) if c.as_str() == format!("HTTP_{}", api.status))
 }
 
 /// A non-contract answer: the server at the base URL is not a carapi API (exit 7, whatever the
-/// status). The URL is added by [`CliError::no_servidor`].
-fn fora_do_contrato_erro(status: u16) -> CliError {
+/// status). The URL is added by [`CliError::with_server_url`].
+fn off_contract_error(status: u16) -> CliError {
     CliError::new(
         Kind::Network,
-        FORA_DO_CONTRATO,
+        OFF_CONTRACT,
         format!("o servidor não segue o contrato da API carapi (HTTP {status} sem o corpo de erro da API)"),
     )
     .hint("confira a URL base: carapi config mostrar; carapi config definir base-url URL ou --url-base URL")
@@ -269,9 +269,9 @@ fn fora_do_contrato_erro(status: u16) -> CliError {
 
 impl CliError {
     /// Names the server in an answer that does not follow the contract (`o servidor em URL`).
-    pub fn no_servidor(mut self, base_url: Option<&str>) -> Self {
+    pub(crate) fn with_server_url(mut self, base_url: Option<&str>) -> Self {
         if let Some(url) = base_url
-            && (self.code == FORA_DO_CONTRATO || self.code == "RESPOSTA_INVALIDA")
+            && (self.code == OFF_CONTRACT || self.code == "RESPOSTA_INVALIDA")
         {
             self.message = self.message.replacen(
                 "o servidor não segue",

@@ -3,7 +3,7 @@
 //! Tables show money as `R$ 1.234,56` (SDK `domain::brl::format`), timestamps in Brasília time
 //! (`America/Sao_Paulo`, `dd/mm/aaaa hh:mm:ss`) and booleans as `sim`/`não`; the machine's CSV
 //! (`-o csv-cru`) gets the raw form (`1234.56`, RFC 3339, `true`/`false`) so a script can read it
-//! back, the analyst's (`-o csv`) the form Excel in Portuguese reads ([`Celula::planilha`]).
+//! back, the analyst's (`-o csv`) the form Excel in Portuguese reads ([`CellValue::spreadsheet`]).
 
 use carapi_sdk::domain::{br, brl};
 use chrono::{DateTime, FixedOffset};
@@ -12,109 +12,109 @@ use comfy_table::{Attribute, Cell, ContentArrangement, Table, presets};
 use rust_decimal::Decimal;
 
 /// The UTF-8 byte order mark that tells Excel a CSV is UTF-8 (the analyst's CSV starts with it).
-pub const BOM: &str = "\u{feff}";
+pub(crate) const BOM: &str = "\u{feff}";
 
-/// One value in two forms: for a table (`humano`) and for CSV (`bruto`).
+/// One value in two forms: for a table (`human`) and for CSV (`raw`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Celula {
+pub(crate) struct CellValue {
     /// Shown in tables.
-    pub humano: String,
+    pub(crate) human: String,
     /// Written to CSV.
-    pub bruto: String,
+    pub(crate) raw: String,
 }
 
-impl Celula {
+impl CellValue {
     /// Text, the same in both forms.
-    pub fn texto(s: impl Into<String>) -> Self {
+    pub(crate) fn text(s: impl Into<String>) -> Self {
         let s = s.into();
-        Celula {
-            humano: s.clone(),
-            bruto: s,
+        CellValue {
+            human: s.clone(),
+            raw: s,
         }
     }
 
     /// Optional text: `—` in tables, empty in CSV when absent.
-    pub fn opcional(s: Option<&str>) -> Self {
+    pub(crate) fn optional(s: Option<&str>) -> Self {
         match s {
-            Some(s) => Self::texto(s),
-            None => Celula {
-                humano: "—".into(),
-                bruto: String::new(),
+            Some(s) => Self::text(s),
+            None => CellValue {
+                human: "—".into(),
+                raw: String::new(),
             },
         }
     }
 
     /// Money in BRL: `R$ 1.234,56` / `1234.56`.
-    pub fn dinheiro(v: Decimal) -> Self {
-        Celula {
-            humano: brl::format(v),
-            bruto: format!("{:.2}", brl::centavos(v)),
+    pub(crate) fn money(v: Decimal) -> Self {
+        CellValue {
+            human: brl::format(v),
+            raw: format!("{:.2}", brl::centavos(v)),
         }
     }
 
-    /// Optional money; `vazio` is what a table shows when absent (e.g. "sem limite").
-    pub fn dinheiro_opcional(v: Option<Decimal>, vazio: &str) -> Self {
+    /// Optional money; `empty` is what a table shows when absent (e.g. "sem limite").
+    pub(crate) fn optional_money(v: Option<Decimal>, empty: &str) -> Self {
         match v {
-            Some(v) => Self::dinheiro(v),
-            None => Celula {
-                humano: vazio.into(),
-                bruto: String::new(),
+            Some(v) => Self::money(v),
+            None => CellValue {
+                human: empty.into(),
+                raw: String::new(),
             },
         }
     }
 
     /// An integer.
-    pub fn inteiro(v: impl std::fmt::Display) -> Self {
-        Self::texto(v.to_string())
+    pub(crate) fn integer(v: impl std::fmt::Display) -> Self {
+        Self::text(v.to_string())
     }
 
     /// A percentage given in percent points (`5` -> `5%`, `7.5` -> `7,5%`).
-    pub fn percentual(v: Decimal) -> Self {
-        Celula {
-            humano: format!("{}%", decimal_br(v)),
-            bruto: v.normalize().to_string(),
+    pub(crate) fn percent(v: Decimal) -> Self {
+        CellValue {
+            human: format!("{}%", decimal_br(v)),
+            raw: v.normalize().to_string(),
         }
     }
 
     /// A boolean: `sim`/`não` / `true`/`false`.
-    pub fn booleano(v: bool) -> Self {
-        Celula {
-            humano: if v { "sim" } else { "não" }.into(),
-            bruto: v.to_string(),
+    pub(crate) fn boolean(v: bool) -> Self {
+        CellValue {
+            human: if v { "sim" } else { "não" }.into(),
+            raw: v.to_string(),
         }
     }
 
     /// An instant, shown in Brasília time; RFC 3339 in CSV.
-    pub fn instante(v: DateTime<FixedOffset>) -> Self {
-        Celula {
-            humano: brasilia(v),
-            bruto: v.to_rfc3339(),
+    pub(crate) fn instant(v: DateTime<FixedOffset>) -> Self {
+        CellValue {
+            human: brasilia(v),
+            raw: v.to_rfc3339(),
         }
     }
 
     /// An optional instant.
-    pub fn instante_opcional(v: Option<DateTime<FixedOffset>>) -> Self {
+    pub(crate) fn optional_instant(v: Option<DateTime<FixedOffset>>) -> Self {
         match v {
-            Some(v) => Self::instante(v),
-            None => Celula {
-                humano: "—".into(),
-                bruto: String::new(),
+            Some(v) => Self::instant(v),
+            None => CellValue {
+                human: "—".into(),
+                raw: String::new(),
             },
         }
     }
 }
 
-impl Celula {
+impl CellValue {
     /// The value in the analyst's CSV (Excel in Portuguese): a raw decimal with a decimal comma
     /// (`1234,56`, no grouping, so it stays a number), an instant and a boolean as a table shows
     /// them (Brasília time, `sim`/`não`), anything else raw.
-    pub fn planilha(&self) -> String {
-        let b = self.bruto.as_str();
+    pub(crate) fn spreadsheet(&self) -> String {
+        let b = self.raw.as_str();
         if b == "true" || b == "false" || DateTime::parse_from_rfc3339(b).is_ok() {
-            return self.humano.clone();
+            return self.human.clone();
         }
-        let numero = b.strip_prefix('-').unwrap_or(b);
-        match numero.split_once('.') {
+        let number = b.strip_prefix('-').unwrap_or(b);
+        match number.split_once('.') {
             Some((i, d))
                 if !i.is_empty()
                     && !d.is_empty()
@@ -128,133 +128,135 @@ impl Celula {
 }
 
 /// `dd/mm/aaaa hh:mm:ss` in Brasília time (America/Sao_Paulo, which has had no DST since 2019).
-pub fn brasilia(v: DateTime<FixedOffset>) -> String {
+pub(crate) fn brasilia(v: DateTime<FixedOffset>) -> String {
     v.with_timezone(&Sao_Paulo)
         .format("%d/%m/%Y %H:%M:%S")
         .to_string()
 }
 
 /// A decimal with a decimal comma and no trailing zeros (`7.50` -> `7,5`).
-pub fn decimal_br(v: Decimal) -> String {
+fn decimal_br(v: Decimal) -> String {
     let n = v.normalize();
     br::format_decimal(n, n.scale())
 }
 
 /// A single object as labelled fields.
 #[derive(Debug, Clone, Default)]
-pub struct Campos(Vec<(&'static str, &'static str, Celula)>);
+pub(crate) struct Fields(Vec<(&'static str, &'static str, CellValue)>);
 
-impl Campos {
+impl Fields {
     /// Empty.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
-    /// Adds a field: `chave` is the CSV header (the API's camelCase name where there is one),
-    /// `rotulo` the Portuguese label of the table.
-    pub fn add(&mut self, chave: &'static str, rotulo: &'static str, valor: Celula) -> &mut Self {
-        self.0.push((chave, rotulo, valor));
+    /// Adds a field: `key` is the CSV header (the API's camelCase name where there is one),
+    /// `label` the Portuguese label of the table.
+    pub(crate) fn add(
+        &mut self,
+        key: &'static str,
+        label: &'static str,
+        valor: CellValue,
+    ) -> &mut Self {
+        self.0.push((key, label, valor));
         self
     }
 
-    /// A two-column table `Campo | Valor`, rendered, fitted to `largura` columns when given
-    /// ([`crate::layout::campos`]).
-    pub fn to_table(&self, color: bool, largura: Option<u16>) -> String {
+    /// A two-column table `Campo | Valor`, rendered, fitted to `width` columns when given
+    /// ([`crate::layout::fields`]).
+    pub(crate) fn to_table(&self, color: bool, width: Option<u16>) -> String {
         let mut t = base_table(color);
         t.set_header(vec![header("Campo", color), header("Valor", color)]);
-        let linhas: Vec<(&str, &str)> = self
+        let rows: Vec<(&str, &str)> = self
             .0
             .iter()
-            .map(|(_, r, v)| (*r, v.humano.as_str()))
+            .map(|(_, r, v)| (*r, v.human.as_str()))
             .collect();
-        crate::layout::campos(t, &linhas, largura)
+        crate::layout::fields(t, &rows, width)
     }
 
     /// As a one-row table (for CSV).
-    pub fn as_tabela(&self) -> Tabela {
-        let colunas = self
+    pub(crate) fn as_listing(&self) -> Listing {
+        let columns = self
             .0
             .iter()
-            .map(|(c, r, _)| Coluna {
-                chave: c,
-                rotulo: r,
-            })
+            .map(|(c, r, _)| Column { key: c, label: r })
             .collect();
-        Tabela {
-            colunas,
-            linhas: vec![self.0.iter().map(|(_, _, v)| v.clone()).collect()],
-            prioridade: vec![],
+        Listing {
+            columns,
+            rows: vec![self.0.iter().map(|(_, _, v)| v.clone()).collect()],
+            priority: vec![],
         }
     }
 }
 
 /// A column: CSV header and table label.
 #[derive(Debug, Clone, Copy)]
-pub struct Coluna {
+pub(crate) struct Column {
     /// CSV header.
-    pub chave: &'static str,
+    pub(crate) key: &'static str,
     /// Table label (Portuguese).
-    pub rotulo: &'static str,
+    pub(crate) label: &'static str,
 }
 
 /// A list of items, one row each.
 #[derive(Debug, Clone, Default)]
-pub struct Tabela {
+pub(crate) struct Listing {
     /// The columns.
-    pub colunas: Vec<Coluna>,
-    /// The rows, each as long as `colunas`.
-    pub linhas: Vec<Vec<Celula>>,
+    pub(crate) columns: Vec<Column>,
+    /// The rows, each as long as `columns`.
+    pub(crate) rows: Vec<Vec<CellValue>>,
     /// Indexes of the columns to keep first when the terminal is narrow (then the rest, in
-    /// order); see [`Tabela::prioridade`].
-    pub prioridade: Vec<usize>,
+    /// order); see [`Listing::priority`].
+    pub(crate) priority: Vec<usize>,
 }
 
-impl Tabela {
-    /// A table with these `(chave, rotulo)` columns and no rows.
-    pub fn new(colunas: &[(&'static str, &'static str)]) -> Self {
-        Tabela {
-            colunas: colunas
+impl Listing {
+    /// A table with these `(key, label)` columns and no rows.
+    pub(crate) fn new(columns: &[(&'static str, &'static str)]) -> Self {
+        Listing {
+            columns: columns
                 .iter()
-                .map(|&(chave, rotulo)| Coluna { chave, rotulo })
+                .map(|&(key, label)| Column { key, label })
                 .collect(),
-            linhas: vec![],
-            prioridade: vec![],
+            rows: vec![],
+            priority: vec![],
         }
     }
 
-    /// The columns (by [`Coluna::chave`]) a narrow terminal keeps first, most important first;
+    /// The columns (by [`Column::key`]) a narrow terminal keeps first, most important first;
     /// the others follow in their order.
-    pub fn prioridade(&mut self, chaves: &[&str]) -> &mut Self {
-        self.prioridade = chaves
+    pub(crate) fn priority(&mut self, keys: &[&str]) -> &mut Self {
+        self.priority = keys
             .iter()
-            .filter_map(|k| self.colunas.iter().position(|c| c.chave == *k))
+            .filter_map(|k| self.columns.iter().position(|c| c.key == *k))
             .collect();
         self
     }
 
     /// Appends a row.
-    pub fn linha(&mut self, celulas: Vec<Celula>) {
-        debug_assert_eq!(celulas.len(), self.colunas.len());
-        self.linhas.push(celulas);
+    pub(crate) fn push_row(&mut self, cells: Vec<CellValue>) {
+        debug_assert_eq!(cells.len(), self.columns.len());
+        self.rows.push(cells);
     }
 
-    /// The comfy-table rendering, fitted to `largura` columns when given
-    /// ([`crate::layout::lista`]), with the labels of the columns left out.
-    pub fn to_table(&self, color: bool, largura: Option<u16>) -> crate::layout::Ajuste {
+    /// The comfy-table rendering, fitted to `width` columns when given
+    /// ([`crate::layout::list`]), with the labels of the columns left out.
+    pub(crate) fn to_table(&self, color: bool, width: Option<u16>) -> crate::layout::FittedTable {
         let mut t = base_table(color);
         t.set_header(
-            self.colunas
+            self.columns
                 .iter()
-                .map(|c| header(c.rotulo, color))
+                .map(|c| header(c.label, color))
                 .collect::<Vec<_>>(),
         );
-        let cabecalho: Vec<&str> = self.colunas.iter().map(|c| c.rotulo).collect();
-        let linhas: Vec<Vec<&str>> = self
-            .linhas
+        let headings: Vec<&str> = self.columns.iter().map(|c| c.label).collect();
+        let rows: Vec<Vec<&str>> = self
+            .rows
             .iter()
-            .map(|l| l.iter().map(|c| c.humano.as_str()).collect())
+            .map(|l| l.iter().map(|c| c.human.as_str()).collect())
             .collect();
-        crate::layout::lista(t, &cabecalho, &linhas, &self.prioridade, largura)
+        crate::layout::list(t, &headings, &rows, &self.priority, width)
     }
 }
 
@@ -291,19 +293,19 @@ mod tests {
 
     #[test]
     fn cells() {
-        assert_eq!(Celula::percentual(Decimal::new(750, 2)).humano, "7,5%");
+        assert_eq!(CellValue::percent(Decimal::new(750, 2)).human, "7,5%");
         assert_eq!(
-            Celula::dinheiro(Decimal::new(123456, 2)).humano,
+            CellValue::money(Decimal::new(123456, 2)).human,
             "R$ 1.234,56"
         );
-        assert_eq!(Celula::dinheiro(Decimal::new(10, 0)).bruto, "10.00");
-        assert_eq!(Celula::booleano(true).humano, "sim");
+        assert_eq!(CellValue::money(Decimal::new(10, 0)).raw, "10.00");
+        assert_eq!(CellValue::boolean(true).human, "sim");
     }
 
     #[test]
     fn table_without_colour_has_no_escapes() {
-        let mut c = Campos::new();
-        c.add("areaTotalHa", "Área total (ha)", Celula::texto("2,0131"));
+        let mut c = Fields::new();
+        c.add("areaTotalHa", "Área total (ha)", CellValue::text("2,0131"));
         let s = c.to_table(false, None);
         assert!(s.contains("Área total (ha)") && s.contains("2,0131"));
         assert!(!s.contains('\x1b'));

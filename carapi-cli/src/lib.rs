@@ -2,34 +2,37 @@
 //! terminal, PIX QR top-ups, resumable batches, and a local mode that runs the reference server
 //! in-process.
 //!
-//! Layout (as cargo and gh do it): [`cli`] is the clap tree; each command is one file under
-//! [`commands`] with its arguments and `run(ctx, args)`, and [`executar`] is the one place that
-//! dispatches to them; the options every command shares are in [`opcoes`]; all output goes
-//! through [`output::Shell`]; [`error`] maps every failure to an exit code and a hint. Modules
-//! depend on each other one way (`cli` → `commands` → `context`/`opcoes` → `output`). API calls go
-//! through `carapi-sdk` only; local mode uses the `carapi-server` library.
+//! Layout (as cargo and gh do it): `cli` is the clap tree; each command is one file under
+//! `commands` with its arguments and `run(ctx, args)`, and `dispatch` is the one place that
+//! dispatches to them; the options every command shares are in `options`; all output goes
+//! through `output::Shell`; `error` maps every failure to an exit code and a hint. Modules
+//! depend on each other one way (`cli` → `commands` → `context`/`options` → `output`). API calls go
+//! through `carapi-sdk` only; local mode uses the `carapi-service` library.
+//!
+//! Only [`main`] (the binary) and [`help::command`] (the command tree, for the help tests) are
+//! public; every other item is `pub(crate)` (`cargo doc --document-private-items` shows them).
 #![warn(missing_docs)]
 
-pub mod ajuda;
-pub mod argumentos;
-pub mod cli;
-pub mod commands;
-pub mod config;
-pub mod context;
-pub mod credentials;
-pub mod error;
-pub mod estrangeiros;
-pub mod format;
-pub mod layout;
+pub(crate) mod cli;
+pub(crate) mod commands;
+pub(crate) mod config;
+pub(crate) mod context;
+pub(crate) mod credentials;
+pub(crate) mod error;
+pub(crate) mod foreign_errors;
+pub(crate) mod format;
+pub mod help;
+pub(crate) mod layout;
 #[cfg(feature = "local")]
-pub mod local;
-pub mod lote;
-pub mod opcoes;
-pub mod output;
-pub mod prompt;
-pub mod qr;
-pub mod valor;
-pub mod verboso;
+pub(crate) mod local;
+pub(crate) mod lote;
+pub(crate) mod options;
+pub(crate) mod output;
+pub(crate) mod parsers;
+pub(crate) mod prompt;
+pub(crate) mod qr;
+pub(crate) mod valor;
+pub(crate) mod verbose;
 
 use std::process::ExitCode;
 
@@ -42,15 +45,16 @@ use crate::output::Shell;
 
 /// Runs the CLI with the process's arguments and streams; what `main` returns.
 pub fn main() -> ExitCode {
-    let matches =
-        match ajuda::comando().try_get_matches_from(ajuda::pedido_de_ajuda(std::env::args_os())) {
-            Ok(m) => m,
-            Err(e) => return erro_de_uso(&e),
-        };
-    if let Some(comando) = geojson_fora_do_lugar(&matches) {
+    let matches = match help::command()
+        .try_get_matches_from(help::rewrite_help_request(std::env::args_os()))
+    {
+        Ok(m) => m,
+        Err(e) => return usage_error(&e),
+    };
+    if let Some(command) = misplaced_geojson(&matches) {
         let mut shell = Shell::from_std(false, false);
         shell.error(
-            &format!("o formato geojson não existe para `carapi {comando}`"),
+            &format!("o formato geojson não existe para `carapi {command}`"),
             "USO",
             Some("-o geojson vale para car e proprietario; num lote, use --saida ARQUIVO.geojson"),
         );
@@ -58,10 +62,10 @@ pub fn main() -> ExitCode {
     }
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
-        Err(e) => return erro_de_uso(&e),
+        Err(e) => return usage_error(&e),
     };
     let mut shell = Shell::from_std(cli.global.quiet, cli.global.no_color);
-    shell.set_flags_globais(&flags_globais(&cli.global));
+    shell.set_global_flags(&global_flags(&cli.global));
     init_tracing(cli.global.verbose, shell.err_color());
     let paths = match config::Paths::resolve() {
         Ok(p) => p,
@@ -70,7 +74,7 @@ pub fn main() -> ExitCode {
             return e.exit_code();
         }
     };
-    paths.limpar_legado();
+    paths.remove_legacy();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -81,7 +85,7 @@ pub fn main() -> ExitCode {
             shell.error(
                 &format!(
                     "não foi possível iniciar o runtime: {}",
-                    estrangeiros::io(&e)
+                    foreign_errors::io(&e)
                 ),
                 "ERRO",
                 None,
@@ -89,24 +93,24 @@ pub fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut ctx = Context::new(shell, cli.global, cli.formato.output, paths);
+    let mut ctx = Context::new(shell, cli.global, cli.format.output, paths);
     let result = runtime.block_on(async {
-        let r = executar(&mut ctx, cli.comando).await;
-        ctx.encerrar().await;
+        let r = dispatch(&mut ctx, cli.command).await;
+        ctx.shutdown().await;
         r
     });
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     let result = result.and_then(|()| ctx.shell.flush().map_err(Into::into));
-    ctx.shell.encerrar_pager();
+    ctx.shell.close_pager();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind == Kind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) if e.kind == Kind::Interrupted => {
-            ctx.shell.parada(&e.message, e.hint.as_deref());
+            ctx.shell.stopped(&e.message, e.hint.as_deref());
             e.exit_code()
         }
         Err(e) => {
-            let e = e.no_servidor(ctx.base_url_usada());
+            let e = e.with_server_url(ctx.used_base_url());
             ctx.shell.error(&e.message, &e.code, e.hint.as_deref());
             e.exit_code()
         }
@@ -118,9 +122,9 @@ pub fn main() -> ExitCode {
 ///
 /// # Errors
 /// The command's error, mapped to an exit code by [`crate::error`].
-pub async fn executar(ctx: &mut Context, comando: cli::Comando) -> error::Result<()> {
-    use cli::Comando as C;
-    match comando {
+async fn dispatch(ctx: &mut Context, command: cli::Command) -> error::Result<()> {
+    use cli::Command as C;
+    match command {
         C::Car(a) => commands::car::run(ctx, a).await,
         C::Recibo(a) => commands::recibo::run(ctx, a).await,
         C::Proprietario(a) => commands::proprietario::run(ctx, a).await,
@@ -134,60 +138,60 @@ pub async fn executar(ctx: &mut Context, comando: cli::Comando) -> error::Result
         C::Login(a) => commands::login::run(ctx, a).await,
         C::Logout(a) => commands::logout::run(ctx, a).await,
         C::Config(a) => commands::config::run(ctx, a).await,
-        C::Completions(a) => commands::completions::run(ctx, a, ajuda::comando()),
-        C::Man(a) => commands::man::run(ctx, a, ajuda::comando()),
+        C::Completions(a) => commands::completions::run(ctx, a, help::command()),
+        C::Man(a) => commands::man::run(ctx, a, help::command()),
         C::Local(a) => commands::local::run(ctx, a).await,
     }
 }
 
-/// The command given `-o geojson` when it is not one of [`output::Formato::COM_GEOJSON`].
-fn geojson_fora_do_lugar(m: &clap::ArgMatches) -> Option<String> {
-    let eh_geojson = |m: &clap::ArgMatches| {
-        m.try_get_one::<output::Formato>("output")
+/// The command given `-o geojson` when it is not one of [`output::OutputFormat::WITH_GEOJSON`].
+fn misplaced_geojson(m: &clap::ArgMatches) -> Option<String> {
+    let is_geojson = |m: &clap::ArgMatches| {
+        m.try_get_one::<output::OutputFormat>("output")
             .ok()
             .flatten()
-            .is_some_and(|f| *f == output::Formato::Geojson)
+            .is_some_and(|f| *f == output::OutputFormat::Geojson)
     };
-    let (nome, mut atual) = m.subcommand()?;
-    let mut usa = eh_geojson(m);
+    let (name, mut current) = m.subcommand()?;
+    let mut uses = is_geojson(m);
     loop {
-        usa |= eh_geojson(atual);
-        match atual.subcommand() {
-            Some((_, s)) => atual = s,
+        uses |= is_geojson(current);
+        match current.subcommand() {
+            Some((_, s)) => current = s,
             None => break,
         }
     }
-    (usa && !output::Formato::COM_GEOJSON.contains(&nome)).then(|| nome.to_owned())
+    (uses && !output::OutputFormat::WITH_GEOJSON.contains(&name)).then(|| name.to_owned())
 }
 
 /// Help and version on stdout (exit 0); clap's errors in the CLI's form on stderr (exit 2).
-fn erro_de_uso(e: &clap::Error) -> ExitCode {
+fn usage_error(e: &clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     use std::io::Write;
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-            let texto = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+            let text = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
                 e.render().ansi().to_string()
             } else {
                 e.render().to_string()
             };
-            let _ = write!(std::io::stdout(), "{}", ajuda::traduzir(&texto));
+            let _ = write!(std::io::stdout(), "{}", help::translate(&text));
             ExitCode::SUCCESS
         }
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             let _ = write!(
                 std::io::stderr(),
                 "{}",
-                ajuda::traduzir(&e.render().to_string())
+                help::translate(&e.render().to_string())
             );
             ExitCode::from(2)
         }
         _ => {
             let no_color = std::env::args().any(|a| a == "--sem-cor" || a == "--no-color");
             let mut shell = Shell::from_std(false, no_color);
-            shell.set_flags_globais(&flags_da_linha());
-            let (msg, dica) = ajuda::mensagem(e);
-            shell.error(&msg, "USO", dica.as_deref());
+            shell.set_global_flags(&raw_global_flags());
+            let (msg, hint) = help::message(e);
+            shell.error(&msg, "USO", hint.as_deref());
             ExitCode::from(2)
         }
     }
@@ -195,7 +199,7 @@ fn erro_de_uso(e: &clap::Error) -> ExitCode {
 
 /// The global flags a suggested command must repeat to reach the same server: `--local`, and
 /// `--url-base URL` when given on the command line (an environment variable stays in effect).
-pub fn flags_globais(g: &opcoes::Global) -> Vec<String> {
+fn global_flags(g: &options::Global) -> Vec<String> {
     let mut flags = vec![];
     if g.local {
         flags.push("--local".to_owned());
@@ -210,7 +214,7 @@ pub fn flags_globais(g: &opcoes::Global) -> Vec<String> {
 
 /// The global flags of the raw command line (when clap refused it), for the suggested command:
 /// `--local`, `--url-base URL`.
-fn flags_da_linha() -> Vec<String> {
+fn raw_global_flags() -> Vec<String> {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--local") {
         return vec!["--local".to_owned()];
@@ -223,15 +227,15 @@ fn flags_da_linha() -> Vec<String> {
 
 /// `s` as one shell word: as is when it has only safe characters, else in single quotes.
 fn shell_quote(s: &str) -> String {
-    let seguro = |c: char| c.is_ascii_alphanumeric() || ":/._-@%+=,".contains(c);
-    if !s.is_empty() && s.chars().all(seguro) {
+    let safe = |c: char| c.is_ascii_alphanumeric() || ":/._-@%+=,".contains(c);
+    if !s.is_empty() && s.chars().all(safe) {
         s.to_owned()
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
     }
 }
 
-/// `-v`: one line per HTTP request a person reads ([`verboso::Resumo`]); `-vv`: the raw debug
+/// `-v`: one line per HTTP request a person reads ([`verbose::RequestSummary`]); `-vv`: the raw debug
 /// log of the SDK, the CLI and the local server.
 fn init_tracing(verbose: u8, color: bool) {
     use tracing_subscriber::layer::SubscriberExt;
@@ -240,7 +244,7 @@ fn init_tracing(verbose: u8, color: bool) {
         1 => {
             let s = tracing_subscriber::registry()
                 .with(tracing_subscriber::EnvFilter::new("carapi_sdk::http=debug"))
-                .with(verboso::Resumo);
+                .with(verbose::RequestSummary);
             let _ = tracing::subscriber::set_global_default(s);
         }
         _ => {

@@ -1,10 +1,10 @@
-//! Local mode: the reference server (`carapi-server` library) in this process, on an ephemeral
+//! Local mode: the reference server (`carapi-service` library) in this process, on an ephemeral
 //! loopback port, over a persistent SQLite store in the user's data directory.
 //!
 //! Files (in `<data dir>/local/`, see [`crate::config`]): `carapi.sqlite3` (the store, shared by
 //! every `carapi --local ...` and `carapi local ...` process) and `api-key` (mode 0600, the local
 //! account's key). On first use (no store yet) an account is created with
-//! [`CREDITO_DEMO`] of demo credit. Commands then talk to it through the SDK over HTTP, exactly
+//! [`DEMO_CREDIT`] of demo credit. Commands then talk to it through the SDK over HTTP, exactly
 //! as to a remote server.
 
 use std::net::SocketAddr;
@@ -17,16 +17,16 @@ use crate::config::{Paths, create_private_dir, write_private};
 use crate::error::{CliError, Kind, Result};
 
 /// Demo credit of a new local account: R$ 100,00 (the server's default account).
-pub const CREDITO_DEMO: Decimal = Decimal::from_parts(10_000, 0, 0, false, 2);
+pub(crate) const DEMO_CREDIT: Decimal = Decimal::from_parts(10_000, 0, 0, false, 2);
 
 /// The in-process reference server and its local account.
 #[derive(Debug)]
-pub struct Local {
+pub(crate) struct Local {
     server: RunningServer,
     api_key: String,
     key_file: PathBuf,
     /// True when this start created the store and the account.
-    pub conta_criada: bool,
+    pub(crate) created_account: bool,
 }
 
 fn server_err(e: ServerError) -> CliError {
@@ -39,7 +39,7 @@ fn server_err(e: ServerError) -> CliError {
         .hint("confira o ID com carapi --local recargas"),
         ServerError::Io(io) => CliError::other(
             "LOCAL",
-            format!("servidor local: {}", crate::estrangeiros::io(&io)),
+            format!("servidor local: {}", crate::foreign_errors::io(&io)),
         ),
         other => CliError::other("LOCAL", format!("servidor local: {other}")),
     }
@@ -51,21 +51,21 @@ impl Local {
     ///
     /// # Errors
     /// When the directory, the store or the key file cannot be used, or the address cannot be bound.
-    pub async fn iniciar(paths: &Paths, bind: Option<SocketAddr>) -> Result<Local> {
+    pub(crate) async fn start(paths: &Paths, bind: Option<SocketAddr>) -> Result<Local> {
         let dir = paths.local_dir();
         create_private_dir(&dir)?;
         let db = dir.join("carapi.sqlite3");
         let key_file = dir.join("api-key");
-        let novo = !db.exists() || !key_file.exists();
+        let fresh = !db.exists() || !key_file.exists();
         let mut config = Config::local(format!("sqlite://{}", db.display()));
         if let Some(b) = bind {
             config.bind = b;
         }
         let server = carapi_service::spawn(config).await.map_err(server_err)?;
-        let api_key = if novo {
+        let api_key = if fresh {
             let conta = server
                 .criar_conta(NovaConta {
-                    saldo: CREDITO_DEMO,
+                    saldo: DEMO_CREDIT,
                     ..NovaConta::default()
                 })
                 .await
@@ -82,22 +82,22 @@ impl Local {
             server,
             api_key,
             key_file,
-            conta_criada: novo,
+            created_account: fresh,
         })
     }
 
     /// `http://127.0.0.1:PORT`.
-    pub fn base_url(&self) -> String {
+    pub(crate) fn base_url(&self) -> String {
         self.server.base_url()
     }
 
     /// The local account's key.
-    pub fn api_key(&self) -> &str {
+    pub(crate) fn api_key(&self) -> &str {
         &self.api_key
     }
 
     /// `<data dir>/local/api-key`.
-    pub fn key_file(&self) -> PathBuf {
+    pub(crate) fn key_file(&self) -> PathBuf {
         self.key_file.clone()
     }
 
@@ -106,7 +106,7 @@ impl Local {
     ///
     /// # Errors
     /// Unknown top-up (exit 4); other server failures (exit 1).
-    pub async fn pagar(&self, recarga_id: uuid::Uuid) -> Result<()> {
+    pub(crate) async fn pay(&self, recarga_id: uuid::Uuid) -> Result<()> {
         self.server
             .pagar_recarga(recarga_id)
             .await
@@ -114,7 +114,7 @@ impl Local {
     }
 
     /// Stops the server (in-flight requests finish).
-    pub async fn encerrar(self) {
+    pub(crate) async fn shutdown(self) {
         self.server.shutdown().await;
     }
 }

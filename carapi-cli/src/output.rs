@@ -9,22 +9,21 @@
 //! - colour only when the stream is a terminal, `--sem-cor` is off and `NO_COLOR` is unset, so
 //!   piped output never contains escape codes.
 //!
-//! Tests build a `Shell` over in-memory buffers with [`Shell::from_write`] (no terminal, no colour),
-//! as cargo's `Shell::from_write` and gh's `iostreams.Test()` do.
+//! Tests build a `Shell` over in-memory buffers with `Shell::from_write` (test builds only: no
+//! terminal, no colour), as cargo's `Shell::from_write` and gh's `iostreams.Test()` do.
 
 use std::io::{self, IsTerminal, Write};
-use std::sync::{Arc, Mutex};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
-use crate::format::{Campos, Tabela};
+use crate::format::{Fields, Listing};
 
 /// The output format chosen with `-o/--formato`. CSV has two dialects: the analyst's
 /// (`csv`: what Excel in Portuguese opens as columns and numbers) and the machine's (`csv-cru`:
 /// the raw values, for scripts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Formato {
+pub(crate) enum OutputFormat {
     /// tabela com rótulos em português, dinheiro como R$ 1.234,56, horário de Brasília
     #[default]
     #[value(name = "tabela", alias = "table")]
@@ -35,18 +34,18 @@ pub enum Formato {
     Csv,
     /// CSV de máquina: `,`, ponto decimal, datas ISO 8601, true/false, sem BOM
     #[value(name = "csv-cru")]
-    CsvCru,
+    RawCsv,
     /// GeoJSON (só car e proprietario): um ponto por imóvel, para QGIS ou geojson.io
     Geojson,
 }
 
-impl Formato {
+impl OutputFormat {
     /// The commands that take `-o geojson`.
-    pub const COM_GEOJSON: [&'static str; 2] = ["car", "proprietario"];
+    pub(crate) const WITH_GEOJSON: [&'static str; 2] = ["car", "proprietario"];
 }
 
 /// Where stdout/stderr go and what they are.
-pub struct Shell {
+pub(crate) struct Shell {
     out: Box<dyn Write + Send>,
     err: Box<dyn Write + Send>,
     out_tty: bool,
@@ -55,8 +54,8 @@ pub struct Shell {
     color: bool,
     quiet: bool,
     flags: String,
-    largura: Option<u16>,
-    largura_err: Option<u16>,
+    width: Option<u16>,
+    err_width: Option<u16>,
     pager: Option<std::process::Child>,
 }
 
@@ -74,7 +73,7 @@ impl std::fmt::Debug for Shell {
 impl Shell {
     /// The process's real stdout/stderr; `no_color` is `--sem-cor` (the `NO_COLOR` environment
     /// variable is honoured too).
-    pub fn from_std(quiet: bool, no_color: bool) -> Self {
+    pub(crate) fn from_std(quiet: bool, no_color: bool) -> Self {
         let no_color = no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         Shell {
             out_tty: io::stdout().is_terminal(),
@@ -85,14 +84,15 @@ impl Shell {
             color: !no_color,
             quiet,
             flags: String::new(),
-            largura: largura_do_terminal(),
-            largura_err: largura_do_stderr(),
+            width: terminal_width(),
+            err_width: stderr_width(),
             pager: None,
         }
     }
 
     /// A shell over arbitrary writers (tests): neither stream is a terminal, no colour.
-    pub fn from_write(out: Box<dyn Write + Send>, err: Box<dyn Write + Send>) -> Self {
+    #[cfg(test)]
+    fn from_write(out: Box<dyn Write + Send>, err: Box<dyn Write + Send>) -> Self {
         Shell {
             out,
             err,
@@ -102,32 +102,33 @@ impl Shell {
             color: false,
             quiet: false,
             flags: String::new(),
-            largura: None,
-            largura_err: None,
+            width: None,
+            err_width: None,
             pager: None,
         }
     }
 
-    /// Tables are laid out to fit `largura` columns (what [`Shell::from_std`] reads from the
+    /// Tables are laid out to fit `width` columns (what [`Shell::from_std`] reads from the
     /// terminal of stdout); `None` leaves them at their natural width (piped output).
-    pub fn set_largura(&mut self, largura: Option<u16>) {
-        self.largura = largura;
+    #[cfg(test)]
+    pub(crate) fn set_width(&mut self, width: Option<u16>) {
+        self.width = width;
     }
 
     /// The width tables must fit, when stdout is a terminal.
-    pub fn largura(&self) -> Option<u16> {
-        self.largura
+    pub(crate) fn width(&self) -> Option<u16> {
+        self.width
     }
 
     /// Sends the rest of stdout through a pager, as gh does: only when stdout is a terminal, with
     /// `CARAPI_PAGER`, else `PAGER`, else `less -FRX` (which exits at once when the text fits one
     /// screen). `CARAPI_PAGER=` (empty) or `cat` turns it off, as does `--sem-paginador`. A pager
     /// that cannot start is skipped silently.
-    pub fn iniciar_pager(&mut self) {
+    pub(crate) fn start_pager(&mut self) {
         if !self.out_tty || self.pager.is_some() {
             return;
         }
-        let Some(cmd) = comando_pager(
+        let Some(cmd) = pager_command(
             std::env::var("CARAPI_PAGER").ok(),
             std::env::var("PAGER").ok(),
         ) else {
@@ -147,7 +148,7 @@ impl Shell {
     }
 
     /// Closes the pager's input and waits for the user to leave it (no-op without a pager).
-    pub fn encerrar_pager(&mut self) {
+    pub(crate) fn close_pager(&mut self) {
         if let Some(mut child) = self.pager.take() {
             let _ = self.out.flush();
             self.out = Box::new(io::stdout());
@@ -157,42 +158,42 @@ impl Shell {
 
     /// The global flags in effect (`--local`, `--url-base URL`), repeated in every command a
     /// message on stderr suggests, so the hint works as printed.
-    pub fn set_flags_globais(&mut self, flags: &[String]) {
+    pub(crate) fn set_global_flags(&mut self, flags: &[String]) {
         self.flags = flags.join(" ");
     }
 
     /// True when stdout is a terminal.
-    pub fn out_is_tty(&self) -> bool {
+    pub(crate) fn out_is_tty(&self) -> bool {
         self.out_tty
     }
 
     /// True when stderr is a terminal.
-    pub fn err_is_tty(&self) -> bool {
+    pub(crate) fn err_is_tty(&self) -> bool {
         self.err_tty
     }
 
     /// True when escape codes may be written to stdout.
-    pub fn out_color(&self) -> bool {
+    pub(crate) fn out_color(&self) -> bool {
         self.color && self.out_tty
     }
 
     /// True when escape codes may be written to stderr.
-    pub fn err_color(&self) -> bool {
+    pub(crate) fn err_color(&self) -> bool {
         self.color && self.err_tty
     }
 
     /// True when `--silencioso` was given.
-    pub fn is_quiet(&self) -> bool {
+    pub(crate) fn is_quiet(&self) -> bool {
         self.quiet
     }
 
     /// True when a question can be asked: stdin and stderr are both terminals.
-    pub fn can_prompt(&self) -> bool {
+    pub(crate) fn can_prompt(&self) -> bool {
         self.stdin_tty && self.err_tty
     }
 
     /// The data stream (stdout).
-    pub fn out(&mut self) -> &mut dyn Write {
+    pub(crate) fn out(&mut self) -> &mut dyn Write {
         &mut *self.out
     }
 
@@ -200,53 +201,53 @@ impl Shell {
     ///
     /// # Errors
     /// The write error (a broken pipe becomes exit code 0 in [`crate::error`]).
-    pub fn line(&mut self, text: impl AsRef<str>) -> io::Result<()> {
+    pub(crate) fn line(&mut self, text: impl AsRef<str>) -> io::Result<()> {
         writeln!(self.out, "{}", text.as_ref())
     }
 
     /// A status message (progress narration) on stderr: only when stderr is a terminal and not quiet.
-    pub fn status(&mut self, text: impl AsRef<str>) {
+    pub(crate) fn status(&mut self, text: impl AsRef<str>) {
         if self.err_tty && !self.quiet {
-            let text = com_flags(text.as_ref(), &self.flags);
-            self.escrever_nota(&text);
+            let text = with_flags(text.as_ref(), &self.flags);
+            self.write_note(&text);
         }
     }
 
     /// A note on stderr a script may want too (batch plan/summary, saved file): unless quiet.
-    pub fn note(&mut self, text: impl AsRef<str>) {
+    pub(crate) fn note(&mut self, text: impl AsRef<str>) {
         if !self.quiet {
-            let text = com_flags(text.as_ref(), &self.flags);
-            self.escrever_nota(&text);
+            let text = with_flags(text.as_ref(), &self.flags);
+            self.write_note(&text);
         }
     }
 
     /// A status or note line on stderr, broken at spaces to the terminal; while a pager shows
     /// stdout, into the pager after what it shows (a person is reading it; stderr would land in
     /// the middle of the pager's screen).
-    fn escrever_nota(&mut self, text: &str) {
+    fn write_note(&mut self, text: &str) {
         if self.pager.is_some() {
-            let _ = writeln!(self.out, "{}", quebrar(text, self.largura));
+            let _ = writeln!(self.out, "{}", wrap(text, self.width));
         } else {
-            let _ = writeln!(self.err, "{}", quebrar(text, self.largura_err));
+            let _ = writeln!(self.err, "{}", wrap(text, self.err_width));
         }
     }
 
     /// A warning on stderr (always): `aviso: <text>`.
-    pub fn warn(&mut self, text: impl AsRef<str>) {
-        let text = com_flags(text.as_ref(), &self.flags);
-        let text = quebrar(&format!("aviso: {text}"), self.largura_err);
+    pub(crate) fn warn(&mut self, text: impl AsRef<str>) {
+        let text = with_flags(text.as_ref(), &self.flags);
+        let text = wrap(&format!("aviso: {text}"), self.err_width);
         let label = self.paint_err("aviso:", "33;1");
         let _ = writeln!(self.err, "{label}{}", &text["aviso:".len()..]);
     }
 
     /// An error on stderr (always): `erro: <message> (<CODE>)` and, when given, `dica: <hint>`.
-    pub fn error(&mut self, message: &str, code: &str, hint: Option<&str>) {
-        let text = quebrar(&format!("erro: {message} ({code})"), self.largura_err);
+    pub(crate) fn error(&mut self, message: &str, code: &str, hint: Option<&str>) {
+        let text = wrap(&format!("erro: {message} ({code})"), self.err_width);
         let label = self.paint_err("erro:", "31;1");
         let _ = writeln!(self.err, "{label}{}", &text["erro:".len()..]);
         if let Some(hint) = hint {
-            let hint = com_flags(hint, &self.flags);
-            let text = quebrar(&format!("dica: {hint}"), self.largura_err);
+            let hint = with_flags(hint, &self.flags);
+            let text = wrap(&format!("dica: {hint}"), self.err_width);
             let label = self.paint_err("dica:", "36");
             let _ = writeln!(self.err, "{label}{}", &text["dica:".len()..]);
         }
@@ -254,18 +255,18 @@ impl Shell {
     }
 
     /// A normal stop (Ctrl-C, exit 130): plain lines on stderr, no `erro:` label; always shown.
-    pub fn parada(&mut self, message: &str, hint: Option<&str>) {
+    pub(crate) fn stopped(&mut self, message: &str, hint: Option<&str>) {
         let _ = writeln!(self.err, "{message}.");
         if let Some(hint) = hint {
-            let hint = com_flags(hint, &self.flags);
+            let hint = with_flags(hint, &self.flags);
             let mut chars = hint.chars();
-            let primeira: String = chars
+            let first: String = chars
                 .next()
                 .map(char::to_uppercase)
                 .into_iter()
                 .flatten()
                 .collect();
-            let _ = writeln!(self.err, "{primeira}{}", chars.as_str());
+            let _ = writeln!(self.err, "{first}{}", chars.as_str());
         }
         let _ = self.err.flush();
     }
@@ -282,7 +283,7 @@ impl Shell {
     ///
     /// # Errors
     /// The flush error of stdout.
-    pub fn flush(&mut self) -> io::Result<()> {
+    pub(crate) fn flush(&mut self) -> io::Result<()> {
         let _ = self.err.flush();
         self.out.flush()
     }
@@ -291,7 +292,7 @@ impl Shell {
     ///
     /// # Errors
     /// Write errors.
-    pub fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> io::Result<()> {
+    pub(crate) fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> io::Result<()> {
         // Serialised first, written after: a closed stdout stays an `io::ErrorKind::BrokenPipe`
         // (serde_json's writer would wrap it), so `| head` exits 0.
         let mut bytes = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
@@ -304,11 +305,11 @@ impl Shell {
     ///
     /// # Errors
     /// Write errors.
-    pub fn campos(&mut self, campos: &Campos, formato: Formato) -> io::Result<()> {
-        match formato {
-            Formato::Csv | Formato::CsvCru => self.csv(&campos.as_tabela(), formato),
+    pub(crate) fn fields(&mut self, fields: &Fields, format: OutputFormat) -> io::Result<()> {
+        match format {
+            OutputFormat::Csv | OutputFormat::RawCsv => self.csv(&fields.as_listing(), format),
             _ => {
-                let table = campos.to_table(self.out_color(), self.largura);
+                let table = fields.to_table(self.out_color(), self.width);
                 writeln!(self.out, "{table}")
             }
         }
@@ -318,47 +319,47 @@ impl Shell {
     ///
     /// # Errors
     /// Write errors.
-    pub fn tabela(&mut self, tabela: &Tabela, formato: Formato) -> io::Result<()> {
-        match formato {
-            Formato::Csv | Formato::CsvCru => self.csv(tabela, formato),
+    pub(crate) fn listing(&mut self, listing: &Listing, format: OutputFormat) -> io::Result<()> {
+        match format {
+            OutputFormat::Csv | OutputFormat::RawCsv => self.csv(listing, format),
             _ => {
-                if tabela.linhas.is_empty() {
+                if listing.rows.is_empty() {
                     self.status("(nenhum item)");
                     return Ok(());
                 }
-                let ajuste = tabela.to_table(self.out_color(), self.largura);
-                writeln!(self.out, "{}", ajuste.table)?;
-                if !ajuste.omitidas.is_empty() {
-                    let nota = format!(
+                let fitted = listing.to_table(self.out_color(), self.width);
+                writeln!(self.out, "{}", fitted.table)?;
+                if !fitted.omitted.is_empty() {
+                    let note = format!(
                         "colunas omitidas para caber em {} colunas: {}; veja tudo com -o json, -o csv ou num terminal mais largo",
-                        self.largura.unwrap_or_default(),
-                        ajuste.omitidas.join(", ")
+                        self.width.unwrap_or_default(),
+                        fitted.omitted.join(", ")
                     );
-                    self.status(nota);
+                    self.status(note);
                 }
                 Ok(())
             }
         }
     }
 
-    /// `tabela` as CSV: the analyst's dialect for [`Formato::Csv`] (`;`, decimal comma, local
-    /// dates, `sim`/`não`, a BOM so Excel reads UTF-8; [`crate::format::Celula::planilha`]),
-    /// the machine's for [`Formato::CsvCru`] (`,`, the raw values).
-    fn csv(&mut self, tabela: &Tabela, formato: Formato) -> io::Result<()> {
-        let planilha = formato == Formato::Csv;
-        if planilha {
+    /// `listing` as CSV: the analyst's dialect for [`OutputFormat::Csv`] (`;`, decimal comma, local
+    /// dates, `sim`/`não`, a BOM so Excel reads UTF-8; [`crate::format::CellValue::spreadsheet`]),
+    /// the machine's for [`OutputFormat::RawCsv`] (`,`, the raw values).
+    fn csv(&mut self, listing: &Listing, format: OutputFormat) -> io::Result<()> {
+        let spreadsheet = format == OutputFormat::Csv;
+        if spreadsheet {
             self.out.write_all(crate::format::BOM.as_bytes())?;
         }
         let mut w = csv::WriterBuilder::new()
-            .delimiter(if planilha { b';' } else { b',' })
+            .delimiter(if spreadsheet { b';' } else { b',' })
             .from_writer(&mut self.out);
-        w.write_record(tabela.colunas.iter().map(|c| c.chave))
+        w.write_record(listing.columns.iter().map(|c| c.key))
             .map_err(csv_io)?;
-        for linha in &tabela.linhas {
-            if planilha {
-                w.write_record(linha.iter().map(crate::format::Celula::planilha))
+        for line in &listing.rows {
+            if spreadsheet {
+                w.write_record(line.iter().map(crate::format::CellValue::spreadsheet))
             } else {
-                w.write_record(linha.iter().map(|c| c.bruto.as_str()))
+                w.write_record(line.iter().map(|c| c.raw.as_str()))
             }
             .map_err(csv_io)?;
         }
@@ -366,7 +367,7 @@ impl Shell {
     }
 
     /// A spinner on stderr (hidden unless stderr is a terminal and not quiet).
-    pub fn spinner(&self, message: impl Into<String>) -> ProgressBar {
+    pub(crate) fn spinner(&self, message: impl Into<String>) -> ProgressBar {
         let pb = ProgressBar::with_draw_target(None, self.progress_target());
         pb.set_style(
             ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"),
@@ -378,7 +379,7 @@ impl Shell {
 
     /// A progress bar with ETA on stderr (hidden unless stderr is a terminal and not quiet).
     /// Besides indicatif's keys, `{por_seg}` is the rate with a decimal comma (`18,8/s`).
-    pub fn progress(&self, len: u64, template: &str) -> ProgressBar {
+    pub(crate) fn progress(&self, len: u64, template: &str) -> ProgressBar {
         let pb = ProgressBar::with_draw_target(Some(len), self.progress_target());
         pb.set_style(
             ProgressStyle::with_template(template)
@@ -386,7 +387,7 @@ impl Shell {
                 .with_key(
                     "por_seg",
                     |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                        let _ = w.write_str(&taxa_br(s.per_sec()));
+                        let _ = w.write_str(&rate_br(s.per_sec()));
                     },
                 )
                 .progress_chars("█▉▊▋▌▍▎▏ "),
@@ -404,13 +405,13 @@ impl Shell {
 }
 
 /// A rate per second as Brazilians write it, one decimal place: `18,8/s`.
-pub fn taxa_br(por_segundo: f64) -> String {
-    format!("{por_segundo:.1}/s").replace('.', ",")
+fn rate_br(per_second: f64) -> String {
+    format!("{per_second:.1}/s").replace('.', ",")
 }
 
 /// The pager command: `CARAPI_PAGER`, else `PAGER`, else `less -FRX`; `None` when the chosen one
 /// is empty or `cat`.
-pub fn comando_pager(carapi_pager: Option<String>, pager: Option<String>) -> Option<String> {
+fn pager_command(carapi_pager: Option<String>, pager: Option<String>) -> Option<String> {
     let cmd = carapi_pager
         .or(pager)
         .unwrap_or_else(|| "less -FRX".to_owned());
@@ -419,7 +420,7 @@ pub fn comando_pager(carapi_pager: Option<String>, pager: Option<String>) -> Opt
 }
 
 /// Columns of the terminal stderr is on; `None` when stderr is not a terminal.
-pub fn largura_do_stderr() -> Option<u16> {
+fn stderr_width() -> Option<u16> {
     if !io::stderr().is_terminal() {
         return None;
     }
@@ -428,37 +429,37 @@ pub fn largura_do_stderr() -> Option<u16> {
         .filter(|w| *w >= 20)
 }
 
-/// `texto` with every line longer than `largura` broken at spaces (never inside a word), the
+/// `text` with every line longer than `width` broken at spaces (never inside a word), the
 /// continuation lines indented by two spaces; unchanged without a width (not a terminal).
-pub fn quebrar(texto: &str, largura: Option<u16>) -> String {
-    let Some(max) = largura.map(usize::from) else {
-        return texto.to_owned();
+pub(crate) fn wrap(text: &str, width: Option<u16>) -> String {
+    let Some(max) = width.map(usize::from) else {
+        return text.to_owned();
     };
-    let mut out = String::with_capacity(texto.len());
-    for (i, linha) in texto.split('\n').enumerate() {
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.split('\n').enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        let mut atual = String::new();
-        for palavra in linha.split(' ') {
-            let n = atual.chars().count();
-            if n > 0 && n + 1 + palavra.chars().count() > max && !atual.trim().is_empty() {
-                out.push_str(atual.trim_end());
+        let mut current = String::new();
+        for word in line.split(' ') {
+            let n = current.chars().count();
+            if n > 0 && n + 1 + word.chars().count() > max && !current.trim().is_empty() {
+                out.push_str(current.trim_end());
                 out.push('\n');
-                atual = String::from(" ");
+                current = String::from(" ");
             }
-            if !atual.is_empty() {
-                atual.push(' ');
+            if !current.is_empty() {
+                current.push(' ');
             }
-            atual.push_str(palavra);
+            current.push_str(word);
         }
-        out.push_str(&atual);
+        out.push_str(&current);
     }
     out
 }
 
 /// Columns of the terminal stdout is on; `None` when stdout is not a terminal.
-pub fn largura_do_terminal() -> Option<u16> {
+fn terminal_width() -> Option<u16> {
     if !io::stdout().is_terminal() {
         return None;
     }
@@ -468,33 +469,33 @@ pub fn largura_do_terminal() -> Option<u16> {
         .filter(|w| *w >= 20)
 }
 
-/// Inserts `flags` after every `carapi ` that starts a command in `texto` (`carapi recarga ...`
-/// becomes `carapi --local recarga ...`); `texto` unchanged when `flags` is empty.
-pub fn com_flags(texto: &str, flags: &str) -> String {
+/// Inserts `flags` after every `carapi ` that starts a command in `text` (`carapi recarga ...`
+/// becomes `carapi --local recarga ...`); `text` unchanged when `flags` is empty.
+fn with_flags(text: &str, flags: &str) -> String {
     if flags.is_empty() {
-        return texto.to_owned();
+        return text.to_owned();
     }
-    let mut out = String::with_capacity(texto.len() + flags.len());
-    let mut resto = texto;
-    while let Some(i) = resto.find("carapi ") {
-        let antes = &resto[..i];
-        let depois = &resto[i + "carapi ".len()..];
-        let inicio_de_palavra = !antes
+    let mut out = String::with_capacity(text.len() + flags.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("carapi ") {
+        let before = &rest[..i];
+        let after = &rest[i + "carapi ".len()..];
+        let word_start = !before
             .chars()
             .next_back()
             .is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '/' || c == '_');
         // `carapi local ...` runs the local server itself: no global flags to repeat.
-        let comando =
-            depois.starts_with(|c: char| c.is_ascii_lowercase()) && !depois.starts_with("local ");
-        out.push_str(antes);
+        let command =
+            after.starts_with(|c: char| c.is_ascii_lowercase()) && !after.starts_with("local ");
+        out.push_str(before);
         out.push_str("carapi ");
-        if inicio_de_palavra && comando {
+        if word_start && command {
             out.push_str(flags);
             out.push(' ');
         }
-        resto = depois;
+        rest = after;
     }
-    out.push_str(resto);
+    out.push_str(rest);
     out
 }
 
@@ -505,39 +506,41 @@ fn csv_io(e: csv::Error) -> io::Error {
     }
 }
 
-/// A cloneable in-memory writer for tests of code that takes a [`Shell`].
-#[derive(Debug, Clone, Default)]
-pub struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl Buffer {
-    /// Everything written so far, as UTF-8 (lossy).
-    pub fn contents(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap_or_else(|e| e.into_inner())).into_owned()
-    }
-}
-
-impl Write for Buffer {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::sync::{Arc, Mutex};
+
     use super::*;
-    use crate::format::Celula;
+
+    /// A cloneable in-memory writer for tests of code that takes a [`Shell`].
+    #[derive(Debug, Clone, Default)]
+    struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+    impl Buffer {
+        /// Everything written so far, as UTF-8 (lossy).
+        pub(crate) fn contents(&self) -> String {
+            String::from_utf8_lossy(&self.0.lock().unwrap_or_else(|e| e.into_inner())).into_owned()
+        }
+    }
+
+    impl Write for Buffer {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    use crate::format::CellValue;
 
     #[test]
     fn the_batch_rate_has_a_decimal_comma() {
-        assert_eq!(taxa_br(18.84), "18,8/s");
-        assert_eq!(taxa_br(0.0), "0,0/s");
+        assert_eq!(rate_br(18.84), "18,8/s");
+        assert_eq!(rate_br(0.0), "0,0/s");
     }
 
     #[test]
@@ -558,55 +561,55 @@ mod tests {
 
     #[test]
     fn tables_fit_the_width() {
-        let mut t = Tabela::new(&[("a", "Coluna A"), ("b", "Coluna B"), ("c", "Coluna C")]);
-        t.linha(vec![
-            Celula::texto("x".repeat(60)),
-            Celula::texto("y".repeat(60)),
-            Celula::texto("z ".repeat(40)),
+        let mut t = Listing::new(&[("a", "Coluna A"), ("b", "Coluna B"), ("c", "Coluna C")]);
+        t.push_row(vec![
+            CellValue::text("x".repeat(60)),
+            CellValue::text("y".repeat(60)),
+            CellValue::text("z ".repeat(40)),
         ]);
         let out = Buffer::default();
         let mut sh = Shell::from_write(Box::new(out.clone()), Box::new(Buffer::default()));
-        sh.set_largura(Some(80));
-        sh.tabela(&t, Formato::Table).unwrap();
-        let texto = out.contents();
-        assert!(texto.lines().all(|l| l.chars().count() <= 80), "{texto}");
-        assert!(texto.contains("Coluna C"));
+        sh.set_width(Some(80));
+        sh.listing(&t, OutputFormat::Table).unwrap();
+        let text = out.contents();
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+        assert!(text.contains("Coluna C"));
     }
 
     #[test]
     fn stderr_lines_break_between_words() {
         let t = "colunas omitidas para caber em 60 colunas: Município, UF, Área total (ha); veja tudo com -o json";
-        let q = quebrar(t, Some(30));
+        let q = wrap(t, Some(30));
         assert!(q.lines().all(|l| l.chars().count() <= 30), "{q}");
         assert_eq!(
             q.split_whitespace().collect::<Vec<_>>(),
             t.split_whitespace().collect::<Vec<_>>()
         );
-        assert_eq!(quebrar(t, None), t);
+        assert_eq!(wrap(t, None), t);
     }
 
     #[test]
     fn pager_choice() {
         let s = |v: &str| Some(v.to_owned());
-        assert_eq!(comando_pager(None, None).as_deref(), Some("less -FRX"));
-        assert_eq!(comando_pager(None, s("most")).as_deref(), Some("most"));
-        assert_eq!(comando_pager(s("bat"), s("most")).as_deref(), Some("bat"));
-        assert_eq!(comando_pager(s(""), s("most")), None);
-        assert_eq!(comando_pager(s("cat"), None), None);
+        assert_eq!(pager_command(None, None).as_deref(), Some("less -FRX"));
+        assert_eq!(pager_command(None, s("most")).as_deref(), Some("most"));
+        assert_eq!(pager_command(s("bat"), s("most")).as_deref(), Some("bat"));
+        assert_eq!(pager_command(s(""), s("most")), None);
+        assert_eq!(pager_command(s("cat"), None), None);
     }
 
     #[test]
     fn hints_get_the_global_flags() {
         assert_eq!(
-            com_flags(
+            with_flags(
                 "para acompanhar: carapi recarga status X --esperar; veja carapi saldo. API carapi.",
                 "--local"
             ),
             "para acompanhar: carapi --local recarga status X --esperar; veja carapi --local saldo. API carapi."
         );
-        assert_eq!(com_flags("carapi login", ""), "carapi login");
+        assert_eq!(with_flags("carapi login", ""), "carapi login");
         assert_eq!(
-            com_flags("carapi-cli carapi Login", "--local"),
+            with_flags("carapi-cli carapi Login", "--local"),
             "carapi-cli carapi Login"
         );
     }
@@ -615,16 +618,16 @@ mod tests {
     fn csv_uses_raw_values_and_keys() {
         let out = Buffer::default();
         let mut sh = Shell::from_write(Box::new(out.clone()), Box::new(Buffer::default()));
-        let mut t = Tabela::new(&[("valor", "Valor"), ("nome", "Nome")]);
-        t.linha(vec![
-            Celula::dinheiro(rust_decimal::Decimal::new(123456, 2)),
-            Celula::texto("a,b"),
+        let mut t = Listing::new(&[("valor", "Valor"), ("nome", "Nome")]);
+        t.push_row(vec![
+            CellValue::money(rust_decimal::Decimal::new(123456, 2)),
+            CellValue::text("a,b"),
         ]);
-        sh.tabela(&t, Formato::CsvCru).unwrap();
+        sh.listing(&t, OutputFormat::RawCsv).unwrap();
         assert_eq!(out.contents(), "valor,nome\n1234.56,\"a,b\"\n");
         let out = Buffer::default();
         let mut sh = Shell::from_write(Box::new(out.clone()), Box::new(Buffer::default()));
-        sh.tabela(&t, Formato::Csv).unwrap();
+        sh.listing(&t, OutputFormat::Csv).unwrap();
         assert_eq!(out.contents(), "\u{feff}valor;nome\n1234,56;a,b\n");
     }
 }

@@ -7,36 +7,36 @@ use std::io::{self, BufRead, Write};
 use crate::error::{CliError, Result};
 
 /// True for the answers that mean yes: `s`, `sim`, `y`, `yes` (trimmed, any case).
-pub fn eh_sim(resposta: &str) -> bool {
+fn is_yes(response: &str) -> bool {
     matches!(
-        resposta.trim().to_lowercase().as_str(),
+        response.trim().to_lowercase().as_str(),
         "s" | "sim" | "y" | "yes"
     )
 }
 
-/// Asks `pergunta [s/N] ` on stderr and reads one line from stdin; no is the default.
+/// Asks `question [s/N] ` on stderr and reads one line from stdin; no is the default.
 ///
 /// # Errors
 /// When stdin or stderr fails (`ES`, exit 1).
-pub fn confirmar(pergunta: &str) -> Result<bool> {
+pub(crate) fn confirm(question: &str) -> Result<bool> {
     let mut err = io::stderr().lock();
-    write!(err, "{pergunta} [s/N] ")
+    write!(err, "{question} [s/N] ")
         .and_then(|()| err.flush())
         .map_err(|e| {
             CliError::other(
                 "ES",
-                format!("confirmação: {}", crate::estrangeiros::io(&e)),
+                format!("confirmação: {}", crate::foreign_errors::io(&e)),
             )
         })?;
     drop(err);
-    let mut linha = String::new();
-    io::stdin().lock().read_line(&mut linha).map_err(|e| {
+    let mut line = String::new();
+    io::stdin().lock().read_line(&mut line).map_err(|e| {
         CliError::other(
             "ES",
-            format!("confirmação: {}", crate::estrangeiros::io(&e)),
+            format!("confirmação: {}", crate::foreign_errors::io(&e)),
         )
     })?;
-    Ok(eh_sim(&linha))
+    Ok(is_yes(&line))
 }
 
 #[cfg(test)]
@@ -46,10 +46,10 @@ mod tests {
     #[test]
     fn portuguese_and_english_yes() {
         for s in ["s", "S", "sim", " Sim\n", "y", "YES"] {
-            assert!(eh_sim(s), "{s:?}");
+            assert!(is_yes(s), "{s:?}");
         }
         for n in ["", "\n", "n", "não", "nao", "no", "talvez", "si"] {
-            assert!(!eh_sim(n), "{n:?}");
+            assert!(!is_yes(n), "{n:?}");
         }
     }
 }

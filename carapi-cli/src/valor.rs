@@ -13,38 +13,38 @@
 //! | `1.500`, `1,500`, `2,505` | refused | thousands in one notation, reais and centavos in the other |
 //! | `1.5,00`, `,50`, `1.5000` | refused | not an amount in reais (centavos have two digits) |
 //!
-//! Negative amounts are refused; so are amounts over [`MAXIMO_DIGITOS`] integer digits.
+//! Negative amounts are refused; so are amounts over [`MAX_DIGITS`] integer digits.
 
 use rust_decimal::Decimal;
 
 /// The most integer digits an amount may have (R$ 9.999.999.999.999,99).
-pub const MAXIMO_DIGITOS: usize = 13;
+const MAX_DIGITS: usize = 13;
 
 /// The forms the CLI accepts, shown in every error.
-pub const FORMAS_ACEITAS: &str = "1500, 1500,00, 1.500,00, R$ 1.500,00, 2,5 ou 2.50";
+const ACCEPTED_FORMS: &str = "1500, 1500,00, 1.500,00, R$ 1.500,00, 2,5 ou 2.50";
 
 /// Why a text is not an amount.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ErroValor {
+pub(crate) enum ValorError {
     /// Nothing typed.
-    #[error("valor vazio; formas aceitas: {FORMAS_ACEITAS}")]
-    Vazio,
+    #[error("valor vazio; formas aceitas: {ACCEPTED_FORMS}")]
+    Empty,
     /// Could be read as two amounts 1,000x apart (`1.500`, `12,345`): the message gives both
     /// readings of this input and how to write each.
-    #[error("{}", ambiguo(.0))]
-    Ambiguo(String),
+    #[error("{}", ambiguous_message(.0))]
+    Ambiguous(String),
     /// More than two decimal places (`0,001`, `2,5000`): reais have centavos only.
     #[error("valor com {1} casas decimais: {0:?}; reais têm no máximo 2 (os centavos), como 12,34")]
-    CasasDemais(String, usize),
+    TooManyDecimals(String, usize),
     /// Below zero.
     #[error("valor negativo: {0:?}; o valor deve ser zero ou positivo")]
-    Negativo(String),
-    /// More than [`MAXIMO_DIGITOS`] integer digits.
+    Negative(String),
+    /// More than [`MAX_DIGITS`] integer digits.
     #[error("valor grande demais: {0:?}")]
-    GrandeDemais(String),
+    TooLarge(String),
     /// Anything else.
-    #[error("valor inválido: {0:?}; formas aceitas: {FORMAS_ACEITAS}")]
-    Invalido(String),
+    #[error("valor inválido: {0:?}; formas aceitas: {ACCEPTED_FORMS}")]
+    Invalid(String),
 }
 
 /// Parses an amount in reais typed by a person (see the module documentation for the forms).
@@ -52,90 +52,90 @@ pub enum ErroValor {
 /// Pure: no locale, no environment. The result has at most two decimal places.
 ///
 /// # Errors
-/// [`ErroValor`] when the text is empty, negative, ambiguous, too large or not an amount.
-pub fn parse_reais(input: &str) -> Result<Decimal, ErroValor> {
-    let compacto: String = input.chars().filter(|c| !c.is_whitespace()).collect();
-    let sem_moeda = compacto
+/// [`ValorError`] when the text is empty, negative, ambiguous, too large or not an amount.
+pub(crate) fn parse_reais(input: &str) -> Result<Decimal, ValorError> {
+    let compact: String = input.chars().filter(|c| !c.is_whitespace()).collect();
+    let without_currency = compact
         .strip_prefix("R$")
-        .or_else(|| compacto.strip_prefix("r$"))
-        .unwrap_or(&compacto);
-    if sem_moeda.is_empty() {
-        return Err(ErroValor::Vazio);
+        .or_else(|| compact.strip_prefix("r$"))
+        .unwrap_or(&compact);
+    if without_currency.is_empty() {
+        return Err(ValorError::Empty);
     }
-    if let Some(resto) = sem_moeda.strip_prefix('-') {
-        return match parse_reais(resto) {
+    if let Some(rest) = without_currency.strip_prefix('-') {
+        return match parse_reais(rest) {
             Ok(v) if v.is_zero() => Ok(v),
-            Ok(_) => Err(ErroValor::Negativo(input.to_owned())),
+            Ok(_) => Err(ValorError::Negative(input.to_owned())),
             Err(e) => Err(e),
         };
     }
-    let invalido = || ErroValor::Invalido(input.to_owned());
-    if !sem_moeda
+    let invalid = || ValorError::Invalid(input.to_owned());
+    if !without_currency
         .chars()
         .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
     {
-        return Err(invalido());
+        return Err(invalid());
     }
-    if let Some(casas) = casas_demais(sem_moeda) {
-        return Err(ErroValor::CasasDemais(input.to_owned(), casas));
+    if let Some(places) = excess_decimal_places(without_currency) {
+        return Err(ValorError::TooManyDecimals(input.to_owned(), places));
     }
-    let (inteiro, centavos) = separar(sem_moeda).map_err(|ambiguo| {
-        if ambiguo {
-            ErroValor::Ambiguo(input.to_owned())
+    let (integer, centavos) = split_amount(without_currency).map_err(|ambiguous| {
+        if ambiguous {
+            ValorError::Ambiguous(input.to_owned())
         } else {
-            invalido()
+            invalid()
         }
     })?;
-    let digitos = inteiro.trim_start_matches('0');
-    if digitos.len() > MAXIMO_DIGITOS {
-        return Err(ErroValor::GrandeDemais(input.to_owned()));
+    let digits = integer.trim_start_matches('0');
+    if digits.len() > MAX_DIGITS {
+        return Err(ValorError::TooLarge(input.to_owned()));
     }
-    let texto = format!(
+    let text = format!(
         "{}.{centavos:0<2}",
-        if inteiro.is_empty() { "0" } else { &inteiro }
+        if integer.is_empty() { "0" } else { &integer }
     );
-    texto.parse::<Decimal>().map_err(|_| invalido())
+    text.parse::<Decimal>().map_err(|_| invalid())
 }
 
 /// The two readings of an ambiguous input (`1.500`: 1500 with a thousands dot, or 1,5 with an
 /// English decimal point), and how to write each unambiguously.
-fn ambiguo(input: &str) -> String {
-    let texto = input.trim();
-    let sep = if texto.contains(',') { ',' } else { '.' };
-    let (int, dec) = texto.rsplit_once(sep).unwrap_or((texto, ""));
+fn ambiguous_message(input: &str) -> String {
+    let text = input.trim();
+    let sep = if text.contains(',') { ',' } else { '.' };
+    let (int, dec) = text.rsplit_once(sep).unwrap_or((text, ""));
     let int = int.trim_start_matches("R$").trim();
-    let milhar = format!("{int}{dec}");
-    let agrupado = format!("{int}.{dec},00");
+    let thousands = format!("{int}{dec}");
+    let grouped = format!("{int}.{dec},00");
     if sep == ',' {
         format!(
-            "valor ambíguo: {input:?}: com a vírgula separando milhares (como em inglês) seria {milhar}, \
-             mas no Brasil a vírgula separa os centavos, que têm 2 casas; escreva {milhar} ou {agrupado}"
+            "valor ambíguo: {input:?}: com a vírgula separando milhares (como em inglês) seria {thousands}, \
+             mas no Brasil a vírgula separa os centavos, que têm 2 casas; escreva {thousands} ou {grouped}"
         )
     } else {
         let dec2 = format!("{int},{:0<2}", dec.trim_end_matches('0'));
         format!(
-            "valor ambíguo: {input:?} pode ser {milhar} (ponto de milhar) ou {dec2} (ponto decimal, como em \
-             inglês); escreva {milhar} ou {agrupado} para o primeiro, {dec2} para o segundo"
+            "valor ambíguo: {input:?} pode ser {thousands} (ponto de milhar) ou {dec2} (ponto decimal, como em \
+             inglês); escreva {thousands} ou {grouped} para o primeiro, {dec2} para o segundo"
         )
     }
 }
 
 /// Splits into (integer digits, decimal digits). `Err(true)` when ambiguous, `Err(false)` when
 /// malformed.
-fn separar(s: &str) -> Result<(String, &str), bool> {
-    let virgulas = s.matches(',').count();
-    let pontos = s.matches('.').count();
-    match (virgulas, pontos) {
+fn split_amount(s: &str) -> Result<(String, &str), bool> {
+    let commas = s.matches(',').count();
+    let dots = s.matches('.').count();
+    match (commas, dots) {
         (0, 0) => Ok((s.to_owned(), "")),
         (1, _) => {
             let (int, dec) = s.split_once(',').expect("one comma");
-            if dec.len() == 3 && pontos == 0 && !dec.is_empty() && !int.is_empty() {
+            if dec.len() == 3 && dots == 0 && !dec.is_empty() && !int.is_empty() {
                 return Err(true); // 1,500
             }
             if dec.is_empty() || dec.len() > 2 || dec.contains('.') {
                 return Err(false);
             }
-            Ok((milhares(int).ok_or(false)?, dec))
+            Ok((ungroup_thousands(int).ok_or(false)?, dec))
         }
         (0, 1) => {
             let (int, dec) = s.split_once('.').expect("one dot");
@@ -145,7 +145,7 @@ fn separar(s: &str) -> Result<(String, &str), bool> {
                 _ => Err(false),
             }
         }
-        (0, _) => Ok((milhares(s).ok_or(false)?, "")), // 1.500.000
+        (0, _) => Ok((ungroup_thousands(s).ok_or(false)?, "")), // 1.500.000
         _ => Err(false),
     }
 }
@@ -153,9 +153,9 @@ fn separar(s: &str) -> Result<(String, &str), bool> {
 /// The decimal places of an amount that has more than two and cannot be a thousands group:
 /// after the one comma (`0,001`, `2,5000`; `12,345` is ambiguous instead), or after the one dot
 /// when not three digits (`2.5000`) or when the integer part is zero (`0.001`).
-fn casas_demais(s: &str) -> Option<usize> {
-    let (virgulas, pontos) = (s.matches(',').count(), s.matches('.').count());
-    let (int, dec) = match (virgulas, pontos) {
+fn excess_decimal_places(s: &str) -> Option<usize> {
+    let (commas, dots) = (s.matches(',').count(), s.matches('.').count());
+    let (int, dec) = match (commas, dots) {
         (1, _) => s.split_once(',')?,
         (0, 1) => s.split_once('.')?,
         _ => return None,
@@ -163,22 +163,22 @@ fn casas_demais(s: &str) -> Option<usize> {
     if dec.len() <= 2 || !dec.chars().all(|c| c.is_ascii_digit()) || int.is_empty() {
         return None;
     }
-    let grupo_possivel = dec.len() == 3 && !int.trim_start_matches('0').is_empty();
-    (!grupo_possivel).then_some(dec.len())
+    let maybe_group = dec.len() == 3 && !int.trim_start_matches('0').is_empty();
+    (!maybe_group).then_some(dec.len())
 }
 
 /// Digits grouped with dots (`1.500.000`) or plain digits, as plain digits.
-fn milhares(s: &str) -> Option<String> {
+fn ungroup_thousands(s: &str) -> Option<String> {
     if s.is_empty() {
         return None;
     }
     if !s.contains('.') {
         return Some(s.to_owned());
     }
-    let grupos: Vec<&str> = s.split('.').collect();
-    let primeiro_ok = (1..=3).contains(&grupos[0].len());
-    let resto_ok = grupos[1..].iter().all(|g| g.len() == 3);
-    (primeiro_ok && resto_ok).then(|| grupos.concat())
+    let groups: Vec<&str> = s.split('.').collect();
+    let first_ok = (1..=3).contains(&groups[0].len());
+    let rest_ok = groups[1..].iter().all(|g| g.len() == 3);
+    (first_ok && rest_ok).then(|| groups.concat())
 }
 
 #[cfg(test)]
@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     fn accepted_forms() {
-        for (entrada, reais) in [
+        for (input, reais) in [
             ("1500", "1500"),
             ("1500,00", "1500"),
             ("1.500,00", "1500"),
@@ -207,37 +207,37 @@ mod tests {
             ("R$\u{a0}750,5", "750.5"),
             ("-0", "0"),
         ] {
-            assert_eq!(parse_reais(entrada), Ok(v(reais)), "{entrada}");
+            assert_eq!(parse_reais(input), Ok(v(reais)), "{input}");
         }
     }
 
     #[test]
     fn ambiguous_forms_are_refused_with_the_accepted_forms() {
-        for (entrada, milhar) in [
+        for (input, thousands) in [
             ("1.500", "1.500,00"),
             ("1,500", "1.500,00"),
             ("10.000", "10.000,00"),
             ("999.999", "999.999,00"),
             ("12,345", "12.345,00"),
         ] {
-            let e = parse_reais(entrada).unwrap_err();
-            assert!(matches!(e, ErroValor::Ambiguo(_)), "{entrada}: {e:?}");
-            assert!(e.to_string().contains(milhar), "{e}");
+            let e = parse_reais(input).unwrap_err();
+            assert!(matches!(e, ValorError::Ambiguous(_)), "{input}: {e:?}");
+            assert!(e.to_string().contains(thousands), "{e}");
             assert!(!e.to_string().contains("mil e quinhentos"), "{e}");
         }
     }
 
     #[test]
     fn each_error_names_what_is_wrong_with_this_input() {
-        for (entrada, casas) in [("0,001", 3), ("2,5000", 4), ("0.001", 3), ("1.5000", 4)] {
-            let e = parse_reais(entrada).unwrap_err();
+        for (input, places) in [("0,001", 3), ("2,5000", 4), ("0.001", 3), ("1.5000", 4)] {
+            let e = parse_reais(input).unwrap_err();
             assert_eq!(
                 e,
-                ErroValor::CasasDemais(entrada.into(), casas),
-                "{entrada}"
+                ValorError::TooManyDecimals(input.into(), places),
+                "{input}"
             );
             assert!(
-                e.to_string().contains(&format!("{casas} casas decimais")),
+                e.to_string().contains(&format!("{places} casas decimais")),
                 "{e}"
             );
         }
@@ -247,7 +247,7 @@ mod tests {
 
     #[test]
     fn malformed_forms_are_refused() {
-        for entrada in [
+        for input in [
             "",
             "R$",
             "abc",
@@ -266,12 +266,12 @@ mod tests {
             "1234.500",
             "1,500.00",
         ] {
-            assert!(parse_reais(entrada).is_err(), "{entrada:?}");
+            assert!(parse_reais(input).is_err(), "{input:?}");
         }
-        assert!(matches!(parse_reais("-10"), Err(ErroValor::Negativo(_))));
+        assert!(matches!(parse_reais("-10"), Err(ValorError::Negative(_))));
         assert!(matches!(
             parse_reais("99999999999999"),
-            Err(ErroValor::GrandeDemais(_))
+            Err(ValorError::TooLarge(_))
         ));
         assert_eq!(parse_reais("9999999999999,99"), Ok(v("9999999999999.99")));
     }

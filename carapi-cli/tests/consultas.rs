@@ -4,8 +4,8 @@ use crate::harness::*;
 
 #[test]
 fn car_table_has_portuguese_labels_and_no_colour() {
-    let s = Servidor::novo();
-    let o = s.cmd().args(["car", CODIGOS[0]]).output().unwrap();
+    let s = TestServer::new();
+    let o = s.cmd().args(["car", CODES[0]]).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     for label in [
@@ -13,7 +13,7 @@ fn car_table_has_portuguese_labels_and_no_colour() {
         "Área total (ha)",
         "Município",
         "Data da consulta",
-        CODIGOS[0],
+        CODES[0],
     ] {
         assert!(out.contains(label), "{label} missing in {out}");
     }
@@ -23,22 +23,22 @@ fn car_table_has_portuguese_labels_and_no_colour() {
 
 #[test]
 fn car_json_is_the_api_shape_and_completo_has_owners() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
-        .args(["-o", "json", "car", &CODIGOS[1].to_lowercase()])
+        .args(["-o", "json", "car", &CODES[1].to_lowercase()])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["success"], true);
-    assert_eq!(v["dados"]["codigoCar"], CODIGOS[1]);
+    assert_eq!(v["dados"]["codigoCar"], CODES[1]);
     assert!(v["dataConsulta"].is_string());
     assert!(v["dados"].get("proprietariosNomes").is_none());
 
     let o = s
         .cmd()
-        .args(["car", CODIGOS[1], "--completo", "-o", "json"])
+        .args(["car", CODES[1], "--completo", "-o", "json"])
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -48,10 +48,10 @@ fn car_json_is_the_api_shape_and_completo_has_owners() {
 
 #[test]
 fn car_csv_is_a_header_and_one_row() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
-        .args(["car", CODIGOS[2], "-o", "csv-cru"])
+        .args(["car", CODES[2], "-o", "csv-cru"])
         .output()
         .unwrap();
     assert!(o.status.success());
@@ -62,45 +62,45 @@ fn car_csv_is_a_header_and_one_row() {
     assert!(headers.iter().any(|h| h == "areaTotalHa"));
     let rows: Vec<_> = rd.records().map(|r| r.unwrap()).collect();
     assert_eq!(rows.len(), 1);
-    assert_eq!(&rows[0][0], CODIGOS[2]);
+    assert_eq!(&rows[0][0], CODES[2]);
 }
 
 #[test]
 fn not_found_is_exit_4_and_free() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
         .args(["car", "DF-5300108-00000000000000000000000000000000"])
         .output()
         .unwrap();
-    assert_erro(&o, 4, "CAR_NAO_ENCONTRADO");
+    assert_error(&o, 4, "CAR_NAO_ENCONTRADO");
     assert!(stderr(&o).contains("dica:"));
     let o = s
         .cmd()
         .args(["car", "ZZ-0000000-SANDBOXNAOEXISTE0000000000000000"])
         .output()
         .unwrap();
-    assert_erro(&o, 4, "CAR_NAO_ENCONTRADO");
+    assert_error(&o, 4, "CAR_NAO_ENCONTRADO");
     let o = s
         .cmd()
         .args(["proprietario", "11111111111"])
         .output()
         .unwrap();
-    assert_erro(&o, 4, "CPF_CNPJ_NAO_ENCONTRADO");
+    assert_error(&o, 4, "CPF_CNPJ_NAO_ENCONTRADO");
     assert_eq!(s.saldo(), dec("100"));
 }
 
 #[test]
 fn invalid_input_is_exit_2_and_nothing_is_sent() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s.cmd().args(["car", "XX-123"]).output().unwrap();
-    assert_erro(&o, 2, "ENTRADA_INVALIDA");
+    assert_error(&o, 2, "ENTRADA_INVALIDA");
     let o = s
         .cmd()
         .args(["proprietario", "123.456.789-00"])
         .output()
         .unwrap();
-    assert_erro(&o, 2, "ENTRADA_INVALIDA");
+    assert_error(&o, 2, "ENTRADA_INVALIDA");
     // clap usage errors are exit 2 too.
     let o = s.cmd().args(["car"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
@@ -110,69 +110,69 @@ fn invalid_input_is_exit_2_and_nothing_is_sent() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(s.cobradas().is_empty());
+    assert!(s.charged().is_empty());
 }
 
 #[test]
 fn sandbox_without_balance_is_exit_5() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
         .args(["car", "ZZ-0000000-SANDBOXSEMSALDO00000000000000000"])
         .output()
         .unwrap();
-    assert_erro(&o, 5, "SALDO_INSUFICIENTE");
+    assert_error(&o, 5, "SALDO_INSUFICIENTE");
     assert!(stderr(&o).contains("carapi recarga criar"));
 }
 
 #[test]
 fn bad_or_missing_key_is_exit_3() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
         .env("CARAPI_API_KEY", "car_chave_errada")
         .args(["saldo"])
         .output()
         .unwrap();
-    assert_erro(&o, 3, "TOKEN_INVALIDO");
+    assert_error(&o, 3, "TOKEN_INVALIDO");
     assert!(!stderr(&o).contains("car_chave_errada"));
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .env("CARAPI_BASE_URL", &s.base_url)
         .args(["saldo"])
         .output()
         .unwrap();
-    assert_erro(&o, 3, "CHAVE_AUSENTE");
+    assert_error(&o, 3, "CHAVE_AUSENTE");
     assert!(stderr(&o).contains("carapi login"));
 }
 
 #[test]
 fn unreachable_server_is_exit_7_and_no_url_is_exit_2() {
-    let s = Servidor::novo();
-    let porta = std::net::TcpListener::bind("127.0.0.1:0")
+    let s = TestServer::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
     let o = s
         .cmd()
-        .env("CARAPI_BASE_URL", format!("http://127.0.0.1:{porta}"))
+        .env("CARAPI_BASE_URL", format!("http://127.0.0.1:{port}"))
         .args(["saldo"])
         .output()
         .unwrap();
-    assert_erro(&o, 7, "REDE");
+    assert_error(&o, 7, "REDE");
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .env("CARAPI_API_KEY", "x")
         .args(["saldo"])
         .output()
         .unwrap();
-    assert_erro(&o, 2, "SEM_URL");
+    assert_error(&o, 2, "SEM_URL");
 }
 
 #[test]
 fn daily_limit_is_exit_6() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
         .args(["limites", "set", "--diario", "1"])
@@ -181,20 +181,20 @@ fn daily_limit_is_exit_6() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         s.cmd()
-            .args(["car", CODIGOS[0]])
+            .args(["car", CODES[0]])
             .output()
             .unwrap()
             .status
             .success()
     );
-    let o = s.cmd().args(["car", CODIGOS[1]]).output().unwrap();
-    assert_erro(&o, 6, "LIMITE_EXCEDIDO");
+    let o = s.cmd().args(["car", CODES[1]]).output().unwrap();
+    assert_error(&o, 6, "LIMITE_EXCEDIDO");
     assert_eq!(s.saldo(), dec("99.00"));
 }
 
 #[test]
 fn proprietario_formats_and_truncation_notice() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
         .args(["proprietario", "00000000000"])
@@ -223,28 +223,28 @@ fn proprietario_formats_and_truncation_notice() {
 
 #[test]
 fn recibo_saves_never_overwrites_without_force_and_streams_to_stdout() {
-    let s = Servidor::novo();
-    let o = s.cmd().args(["recibo", CODIGOS[0]]).output().unwrap();
+    let s = TestServer::new();
+    let o = s.cmd().args(["recibo", CODES[0]]).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    let path = s.trabalho().join(format!("{}.pdf", CODIGOS[0]));
+    let path = s.work_dir().join(format!("{}.pdf", CODES[0]));
     assert!(std::fs::read(&path).unwrap().starts_with(b"%PDF"));
-    assert_eq!(stdout(&o).trim(), format!("{}.pdf", CODIGOS[0]));
+    assert_eq!(stdout(&o).trim(), format!("{}.pdf", CODES[0]));
     let saldo = s.saldo();
     assert_eq!(saldo, dec("89.00"));
 
-    let o = s.cmd().args(["recibo", CODIGOS[0]]).output().unwrap();
-    assert_erro(&o, 1, "ARQUIVO_EXISTE");
+    let o = s.cmd().args(["recibo", CODES[0]]).output().unwrap();
+    assert_error(&o, 1, "ARQUIVO_EXISTE");
     assert_eq!(s.saldo(), saldo, "a refusal costs nothing");
 
     let o = s
         .cmd()
-        .args(["recibo", CODIGOS[0], "--sobrescrever"])
+        .args(["recibo", CODES[0], "--sobrescrever"])
         .output()
         .unwrap();
     assert!(o.status.success());
     let o = s
         .cmd()
-        .args(["-o", "json", "recibo", CODIGOS[1], "--saida", "outro.pdf"])
+        .args(["-o", "json", "recibo", CODES[1], "--saida", "outro.pdf"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -269,7 +269,7 @@ fn recibo_saves_never_overwrites_without_force_and_streams_to_stdout() {
 /// the sandbox values too, free and marked as such.
 #[test]
 fn masked_sandbox_documents_are_the_sandbox_values() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     for doc in ["000.000.000-00", "00.000.000/0000-00"] {
         let o = s
             .cmd()
@@ -280,5 +280,5 @@ fn masked_sandbox_documents_are_the_sandbox_values() {
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         assert_eq!(v["sandbox"], true, "{doc}");
     }
-    assert!(s.cobradas().is_empty(), "sandbox values cost nothing");
+    assert!(s.charged().is_empty(), "sandbox values cost nothing");
 }

@@ -4,7 +4,7 @@ use crate::harness::*;
 
 #[test]
 fn saldo_in_three_formats() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s.cmd().args(["saldo"]).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
@@ -25,8 +25,8 @@ fn saldo_in_three_formats() {
 
 #[test]
 fn historico_pages_filters_all_and_formats() {
-    let s = Servidor::novo();
-    for c in &CODIGOS[..3] {
+    let s = TestServer::new();
+    for c in &CODES[..3] {
         assert!(s.cmd().args(["car", c]).output().unwrap().status.success());
     }
     let _ = s
@@ -65,20 +65,11 @@ fn historico_pages_filters_all_and_formats() {
 
     let o = s
         .cmd()
-        .args([
-            "historico",
-            "--busca",
-            &CODIGOS[1][..20],
-            "--endpoint",
-            "car",
-        ])
+        .args(["historico", "--busca", &CODES[1][..20], "--endpoint", "car"])
         .output()
         .unwrap();
     let out = stdout(&o);
-    assert!(
-        out.contains(CODIGOS[1]) && !out.contains(CODIGOS[0]),
-        "{out}"
-    );
+    assert!(out.contains(CODES[1]) && !out.contains(CODES[0]), "{out}");
     assert!(out.contains("R$ 1,00") && out.contains("Chave consultada"));
 
     let o = s
@@ -101,7 +92,7 @@ fn historico_pages_filters_all_and_formats() {
 
 #[test]
 fn limites_show_set_and_clear() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s.cmd().args(["limites"]).output().unwrap();
     assert!(o.status.success());
     assert!(stdout(&o).contains("sem limite"));
@@ -139,10 +130,10 @@ fn limites_show_set_and_clear() {
 
 #[test]
 fn uso_aggregates() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     assert!(
         s.cmd()
-            .args(["car", CODIGOS[0]])
+            .args(["car", CODES[0]])
             .output()
             .unwrap()
             .status
@@ -150,7 +141,7 @@ fn uso_aggregates() {
     );
     assert!(
         s.cmd()
-            .args(["car", CODIGOS[1]])
+            .args(["car", CODES[1]])
             .output()
             .unwrap()
             .status
@@ -175,7 +166,7 @@ fn uso_aggregates() {
 
 #[test]
 fn verbose_shows_http_summaries_on_stderr() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
         .args(["-v", "saldo", "-o", "json"])

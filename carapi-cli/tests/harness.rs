@@ -10,7 +10,7 @@ use rust_decimal::Decimal;
 use tempfile::TempDir;
 
 /// Real CAR codes of the bundled SICAR records.
-pub const CODIGOS: [&str; 5] = [
+pub const CODES: [&str; 5] = [
     "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47",
     "DF-5300108-02B2E1AB4D9A42079E1FE1FAC35A2A65",
     "DF-5300108-13EC6FAD7D144E23B0D5D5FDC71EEC18",
@@ -19,7 +19,7 @@ pub const CODIGOS: [&str; 5] = [
 ];
 
 /// A reference server with one account, plus a temporary home for the CLI.
-pub struct Servidor {
+pub struct TestServer {
     pub rt: tokio::runtime::Runtime,
     server: Option<RunningServer>,
     pub base_url: String,
@@ -27,12 +27,12 @@ pub struct Servidor {
     pub dir: TempDir,
 }
 
-impl Servidor {
-    pub fn novo() -> Self {
-        Self::com(NovaConta::default())
+impl TestServer {
+    pub fn new() -> Self {
+        Self::with(NovaConta::default())
     }
 
-    pub fn com(nova: NovaConta) -> Self {
+    pub fn with(account: NovaConta) -> Self {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -44,12 +44,12 @@ impl Servidor {
             let server = carapi_service::spawn(Config::local(format!("sqlite://{}", db.display())))
                 .await
                 .unwrap();
-            let conta = server.criar_conta(nova).await.unwrap();
+            let conta = server.criar_conta(account).await.unwrap();
             (server, conta)
         });
         let base_url = server.base_url();
         std::fs::create_dir_all(dir.path().join("trabalho")).unwrap();
-        Servidor {
+        TestServer {
             rt,
             server: Some(server),
             base_url,
@@ -59,12 +59,12 @@ impl Servidor {
     }
 
     /// The working directory of the commands.
-    pub fn trabalho(&self) -> PathBuf {
+    pub fn work_dir(&self) -> PathBuf {
         self.dir.path().join("trabalho")
     }
 
     /// `carapi` with no key and no base URL: only the temporary config/data dirs.
-    pub fn cmd_sem_credenciais(&self) -> Command {
+    pub fn cmd_without_credentials(&self) -> Command {
         let mut c = Command::cargo_bin("carapi").unwrap();
         for v in [
             "CARAPI_API_KEY",
@@ -78,21 +78,21 @@ impl Servidor {
         c.env("CARAPI_CONFIG_DIR", self.dir.path().join("config"))
             .env("CARAPI_DATA_DIR", self.dir.path().join("data"))
             .env("CARAPI_KEYRING", "off")
-            .current_dir(self.trabalho())
+            .current_dir(self.work_dir())
             .timeout(Duration::from_secs(120));
         c
     }
 
     /// `carapi` pointed at this server with the account's key.
     pub fn cmd(&self) -> Command {
-        let mut c = self.cmd_sem_credenciais();
+        let mut c = self.cmd_without_credentials();
         c.env("CARAPI_BASE_URL", &self.base_url)
             .env("CARAPI_API_KEY", &self.conta.api_key);
         c
     }
 
-    /// A std command (for spawning and signals), same environment as [`Servidor::cmd`].
-    pub fn processo(&self) -> std::process::Command {
+    /// A std command (for spawning and signals), same environment as [`TestServer::cmd`].
+    pub fn process(&self) -> std::process::Command {
         let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("carapi"));
         for v in ["CARAPI_LOCAL", "NO_COLOR", "RUST_LOG"] {
             c.env_remove(v);
@@ -102,7 +102,7 @@ impl Servidor {
             .env("CARAPI_KEYRING", "off")
             .env("CARAPI_BASE_URL", &self.base_url)
             .env("CARAPI_API_KEY", &self.conta.api_key)
-            .current_dir(self.trabalho());
+            .current_dir(self.work_dir());
         c
     }
 
@@ -121,7 +121,7 @@ impl Servidor {
     }
 
     /// Charged lookups recorded in the history, per key.
-    pub fn cobradas(&self) -> Vec<String> {
+    pub fn charged(&self) -> Vec<String> {
         let c = self.client();
         self.rt.block_on(async {
             let h = c
@@ -139,7 +139,7 @@ impl Servidor {
         })
     }
 
-    pub fn pagar(&self, id: uuid::Uuid) {
+    pub fn pay(&self, id: uuid::Uuid) {
         let s = self.server.as_ref().unwrap();
         self.rt
             .block_on(async { s.pagar_recarga(id).await.unwrap() });
@@ -152,7 +152,7 @@ impl Servidor {
     }
 }
 
-impl Drop for Servidor {
+impl Drop for TestServer {
     fn drop(&mut self) {
         if let Some(s) = self.server.take() {
             self.rt.block_on(s.shutdown());
@@ -168,9 +168,9 @@ pub fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-pub fn escrever(dir: &Path, nome: &str, texto: &str) -> PathBuf {
-    let p = dir.join(nome);
-    std::fs::write(&p, texto).unwrap();
+pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
     p
 }
 
@@ -180,17 +180,17 @@ pub fn dec(s: &str) -> Decimal {
 
 /// Asserts the exit code and the `erro: ... (CODE)` line with a hint.
 #[track_caller]
-pub fn assert_erro(o: &std::process::Output, codigo_saida: i32, codigo: &str) {
+pub fn assert_error(o: &std::process::Output, exit_status: i32, code: &str) {
     let err = stderr(o);
     assert_eq!(
         o.status.code(),
-        Some(codigo_saida),
+        Some(exit_status),
         "stderr: {err}\nstdout: {}",
         stdout(o)
     );
     assert!(
-        err.contains(&format!("({codigo})")),
-        "expected ({codigo}) in: {err}"
+        err.contains(&format!("({code})")),
+        "expected ({code}) in: {err}"
     );
     assert!(err.lines().any(|l| l.starts_with("erro: ")), "{err}");
     assert!(!err.contains('\x1b'), "colour in piped stderr: {err:?}");

@@ -7,30 +7,30 @@ use crate::harness::*;
 
 #[test]
 fn local_car_works_on_a_fresh_machine_and_the_store_persists() {
-    let s = Servidor::novo(); // only for its temporary directories
+    let s = TestServer::new(); // only for its temporary directories
     let o = s
-        .cmd_sem_credenciais()
-        .args(["--local", "car", CODIGOS[0]])
+        .cmd_without_credentials()
+        .args(["--local", "car", CODES[0]])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains(CODIGOS[0]));
+    assert!(stdout(&o).contains(CODES[0]));
     assert!(
         stderr(&o).contains("conta criada com R$ 100,00"),
         "{}",
         stderr(&o)
     );
-    let chave = s.dir.path().join("data").join("local").join("api-key");
+    let key = s.dir.path().join("data").join("local").join("api-key");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         assert_eq!(
-            std::fs::metadata(&chave).unwrap().permissions().mode() & 0o777,
+            std::fs::metadata(&key).unwrap().permissions().mode() & 0o777,
             0o600
         );
     }
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .env("CARAPI_LOCAL", "1")
         .args(["saldo", "-o", "json"])
         .output()
@@ -43,9 +43,9 @@ fn local_car_works_on_a_fresh_machine_and_the_store_persists() {
 
 #[test]
 fn local_top_up_is_paid_from_another_process() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let mut child = s
-        .processo()
+        .process()
         .env_remove("CARAPI_BASE_URL")
         .env_remove("CARAPI_API_KEY")
         .args(["--local", "recarga", "criar", "500"])
@@ -62,22 +62,22 @@ fn local_top_up_is_paid_from_another_process() {
         }
     };
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .args(["local", "pagar", &id])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    let mut resto = String::new();
-    std::io::Read::read_to_string(&mut rd, &mut resto).unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut rd, &mut rest).unwrap();
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        resto.contains("Recarga confirmada") && resto.contains("Novo saldo: R$ 6"),
-        "{resto}"
+        rest.contains("Recarga confirmada") && rest.contains("Novo saldo: R$ 6"),
+        "{rest}"
     );
 
     let o = s
-        .cmd_sem_credenciais()
+        .cmd_without_credentials()
         .args(["local", "pagar", &uuid::Uuid::new_v4().to_string()])
         .output()
         .unwrap();

@@ -6,16 +6,16 @@ use carapi_service::NovaConta;
 
 use crate::harness::*;
 
-fn entrada(s: &Servidor, chaves: &[&str]) -> std::path::PathBuf {
-    let mut texto = String::from("codigo_car\n");
-    for c in chaves {
-        texto.push_str(c);
-        texto.push('\n');
+fn input(s: &TestServer, keys: &[&str]) -> std::path::PathBuf {
+    let mut text = String::from("codigo_car\n");
+    for c in keys {
+        text.push_str(c);
+        text.push('\n');
     }
-    escrever(&s.trabalho(), "entrada.csv", &texto)
+    write_file(&s.work_dir(), "entrada.csv", &text)
 }
 
-fn linhas(path: &std::path::Path) -> Vec<serde_json::Value> {
+fn lines(path: &std::path::Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path)
         .unwrap()
         .lines()
@@ -23,7 +23,7 @@ fn linhas(path: &std::path::Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
-fn contagem(v: &[String]) -> HashMap<&str, usize> {
+fn tally(v: &[String]) -> HashMap<&str, usize> {
     let mut m = HashMap::new();
     for k in v {
         *m.entry(k.as_str()).or_default() += 1;
@@ -33,16 +33,16 @@ fn contagem(v: &[String]) -> HashMap<&str, usize> {
 
 #[test]
 fn refuses_without_terminal_or_yes_and_sends_nothing() {
-    let s = Servidor::novo();
-    let arq = entrada(&s, &CODIGOS[..2]);
+    let s = TestServer::new();
+    let file_path = input(&s, &CODES[..2]);
     let o = s
         .cmd()
         .args(["lote", "car"])
-        .arg(&arq)
+        .arg(&file_path)
         .args(["--saida", "r.jsonl"])
         .output()
         .unwrap();
-    assert_erro(&o, 2, "CONFIRMACAO_NECESSARIA");
+    assert_error(&o, 2, "CONFIRMACAO_NECESSARIA");
     let err = stderr(&o);
     assert!(
         err.contains("2 consulta(s)")
@@ -50,21 +50,21 @@ fn refuses_without_terminal_or_yes_and_sends_nothing() {
             && err.contains("saldo R$ 100,00"),
         "{err}"
     );
-    assert!(!s.trabalho().join("r.jsonl").exists());
+    assert!(!s.work_dir().join("r.jsonl").exists());
     assert_eq!(s.saldo(), dec("100"));
 }
 
 #[test]
 fn jsonl_batch_with_duplicates_invalid_and_sandbox() {
-    let s = Servidor::novo();
-    let dup = CODIGOS[0].to_lowercase();
-    let arq = entrada(
+    let s = TestServer::new();
+    let dup = CODES[0].to_lowercase();
+    let file_path = input(
         &s,
         &[
-            CODIGOS[0],
+            CODES[0],
             &dup,
             "XX-999",
-            CODIGOS[1],
+            CODES[1],
             "DF-5300108-00000000000000000000000000000000",
             "ZZ-0000000-SANDBOXCARBASICO0000000000000000",
         ],
@@ -72,7 +72,7 @@ fn jsonl_batch_with_duplicates_invalid_and_sandbox() {
     let o = s
         .cmd()
         .args(["lote", "car"])
-        .arg(&arq)
+        .arg(&file_path)
         .args(["--saida", "r.jsonl", "--sim"])
         .output()
         .unwrap();
@@ -87,12 +87,12 @@ fn jsonl_batch_with_duplicates_invalid_and_sandbox() {
         err.contains("Resumo: 3 encontrado(s), 1 não encontrado(s), 1 inválido(s), 0 erro(s); total cobrado R$ 2,00."),
         "{err}"
     );
-    let l = linhas(&s.trabalho().join("r.jsonl"));
+    let l = lines(&s.work_dir().join("r.jsonl"));
     assert_eq!(l.len(), 4);
-    let achados: Vec<_> = l.iter().filter(|r| r["status"] == "encontrado").collect();
-    assert_eq!(achados.len(), 3);
+    let found: Vec<_> = l.iter().filter(|r| r["status"] == "encontrado").collect();
+    assert_eq!(found.len(), 3);
     assert!(
-        achados
+        found
             .iter()
             .all(|r| r["resposta"]["dados"]["codigoCar"] == r["chave"])
     );
@@ -106,7 +106,7 @@ fn jsonl_batch_with_duplicates_invalid_and_sandbox() {
     let o = s
         .cmd()
         .args(["lote", "car"])
-        .arg(&arq)
+        .arg(&file_path)
         .args(["--saida", "r.jsonl"])
         .output()
         .unwrap();
@@ -116,35 +116,35 @@ fn jsonl_batch_with_duplicates_invalid_and_sandbox() {
         stderr(&o)
     );
     assert_eq!(s.saldo(), dec("98.00"));
-    assert_eq!(linhas(&s.trabalho().join("r.jsonl")).len(), 4);
+    assert_eq!(lines(&s.work_dir().join("r.jsonl")).len(), 4);
 }
 
 #[test]
 fn max_custo_stops_and_a_rerun_resumes_without_a_second_charge() {
-    let s = Servidor::novo();
-    let arq = entrada(&s, &CODIGOS);
+    let s = TestServer::new();
+    let file_path = input(&s, &CODES);
     let o = s
         .cmd()
         .args(["lote", "completo"])
-        .arg(&arq)
+        .arg(&file_path)
         .args(["--saida", "r.csv", "--sim", "--max-custo", "5"])
         .output()
         .unwrap();
-    assert_erro(&o, 1, "CUSTO_MAXIMO");
+    assert_error(&o, 1, "CUSTO_MAXIMO");
     assert!(stderr(&o).contains("mesmo --saida"), "{}", stderr(&o));
-    let texto = std::fs::read_to_string(s.trabalho().join("r.csv")).unwrap();
+    let text = std::fs::read_to_string(s.work_dir().join("r.csv")).unwrap();
     assert!(
-        texto.starts_with("\u{feff}chave;status;httpStatus;codigoErro;mensagem;cobrado;arquivo;"),
-        "{texto}"
+        text.starts_with("\u{feff}chave;status;httpStatus;codigoErro;mensagem;cobrado;arquivo;"),
+        "{text}"
     );
-    let primeira = s.cobradas();
-    assert_eq!(primeira.len(), 2, "5.00 allows two lookups at 2.30");
+    let first = s.charged();
+    assert_eq!(first.len(), 2, "5.00 allows two lookups at 2.30");
     assert_eq!(s.saldo(), dec("100") - dec("4.60"));
 
     let o = s
         .cmd()
         .args(["lote", "completo"])
-        .arg(&arq)
+        .arg(&file_path)
         .args(["--saida", "r.csv", "--sim"])
         .output()
         .unwrap();
@@ -156,14 +156,14 @@ fn max_custo_stops_and_a_rerun_resumes_without_a_second_charge() {
     );
     // The summary of a resumed batch counts the whole batch, not only this run.
     assert!(stderr(&o).contains("5 encontrado(s)"), "{}", stderr(&o));
-    let todas = s.cobradas();
-    assert_eq!(todas.len(), 5);
+    let all_keys = s.charged();
+    assert_eq!(all_keys.len(), 5);
     assert!(
-        contagem(&todas).values().all(|&n| n == 1),
-        "each key charged once: {todas:?}"
+        tally(&all_keys).values().all(|&n| n == 1),
+        "each key charged once: {all_keys:?}"
     );
     assert_eq!(s.saldo(), dec("100") - dec("11.50"));
-    let bytes = std::fs::read(s.trabalho().join("r.csv")).unwrap();
+    let bytes = std::fs::read(s.work_dir().join("r.csv")).unwrap();
     let mut rd = csv::ReaderBuilder::new()
         .delimiter(b';')
         .from_reader(&bytes[3..]);
@@ -175,13 +175,13 @@ fn max_custo_stops_and_a_rerun_resumes_without_a_second_charge() {
 #[cfg(unix)]
 #[test]
 fn killed_batch_resumes_and_no_key_is_charged_twice() {
-    let s = Servidor::novo();
-    let todos = [
-        CODIGOS[0],
-        CODIGOS[1],
-        CODIGOS[2],
-        CODIGOS[3],
-        CODIGOS[4],
+    let s = TestServer::new();
+    let all_paths = [
+        CODES[0],
+        CODES[1],
+        CODES[2],
+        CODES[3],
+        CODES[4],
         "DF-5300108-277959445CC745B68C065E77AB1F2B42",
         "DF-5300108-4AA1FE72BF3045E48DD76F4D4FBD978B",
         "DF-5300108-4BCD7B8455CA4680A0B8FEEA5CA11E78",
@@ -194,19 +194,19 @@ fn killed_batch_resumes_and_no_key_is_charged_twice() {
         "MT-5107925-CF5748D260D84C5BB9CB97A7E77E3053",
         "MT-5107925-D6C8D851BCE54F42A51A5DC123B0108B",
     ];
-    let arq = entrada(&s, &todos);
-    let saida = s.trabalho().join("r.jsonl");
+    let file_path = input(&s, &all_paths);
+    let output = s.work_dir().join("r.jsonl");
     let mut child = s
-        .processo()
+        .process()
         .args(["lote", "car"])
-        .arg(&arq)
+        .arg(&file_path)
         .args(["--saida", "r.jsonl", "--sim"])
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     // Kill it as soon as the first answer is on disk.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while std::fs::read_to_string(&saida)
+    while std::fs::read_to_string(&output)
         .map(|t| t.lines().count())
         .unwrap_or(0)
         == 0
@@ -216,28 +216,28 @@ fn killed_batch_resumes_and_no_key_is_charged_twice() {
     }
     child.kill().unwrap();
     child.wait().unwrap();
-    let gravadas: Vec<String> = std::fs::read_to_string(&saida)
+    let written: Vec<String> = std::fs::read_to_string(&output)
         .unwrap()
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .map(|v| v["chave"].as_str().unwrap().to_owned())
         .collect();
     assert!(
-        !gravadas.is_empty() && gravadas.len() < todos.len(),
-        "{gravadas:?}"
+        !written.is_empty() && written.len() < all_paths.len(),
+        "{written:?}"
     );
 
     let o = s
         .cmd()
         .args(["lote", "car"])
-        .arg(&arq)
+        .arg(&file_path)
         .args(["--saida", "r.jsonl", "--sim"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    let cobradas = s.cobradas();
-    let n = contagem(&cobradas);
-    for k in &gravadas {
+    let charged = s.charged();
+    let n = tally(&charged);
+    for k in &written {
         assert_eq!(
             n[k.as_str()],
             1,
@@ -246,46 +246,46 @@ fn killed_batch_resumes_and_no_key_is_charged_twice() {
     }
     // Keys in flight at the kill (charged, answer lost) are found in the history through the
     // journal and not bought again: every key is charged exactly once.
-    for k in &todos {
-        assert_eq!(n.get(k).copied(), Some(1), "{k}: {cobradas:?}");
+    for k in &all_paths {
+        assert_eq!(n.get(k).copied(), Some(1), "{k}: {charged:?}");
     }
     assert!(
-        !s.trabalho().join(".r.jsonl.enviando").exists(),
+        !s.work_dir().join(".r.jsonl.enviando").exists(),
         "journal removed after a clean run"
     );
-    assert!(todos.iter().all(|k| n.contains_key(k)));
-    let l = linhas(&saida);
-    let mut chaves: Vec<_> = l
+    assert!(all_paths.iter().all(|k| n.contains_key(k)));
+    let l = lines(&output);
+    let mut keys: Vec<_> = l
         .iter()
         .map(|v| v["chave"].as_str().unwrap().to_owned())
         .collect();
-    chaves.sort();
-    chaves.dedup();
-    assert_eq!(chaves.len(), todos.len());
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), all_paths.len());
 }
 
 #[test]
 fn stops_on_402_and_says_how_to_top_up() {
-    let s = Servidor::com(NovaConta {
+    let s = TestServer::with(NovaConta {
         saldo: dec("2.50"),
         ..NovaConta::default()
     });
-    let arq = entrada(&s, &CODIGOS[..3]);
+    let file_path = input(&s, &CODES[..3]);
     let o = s
         .cmd()
         .args(["lote", "completo"])
-        .arg(&arq)
+        .arg(&file_path)
         .args(["--saida", "r.jsonl", "--sim"])
         .output()
         .unwrap();
-    assert_erro(&o, 5, "SALDO_INSUFICIENTE");
+    assert_error(&o, 5, "SALDO_INSUFICIENTE");
     let err = stderr(&o);
     assert!(err.contains("carapi recarga criar"), "{err}");
     assert!(
         err.contains("o saldo cobre cerca de 1 consulta(s)"),
         "{err}"
     );
-    let l = linhas(&s.trabalho().join("r.jsonl"));
+    let l = lines(&s.work_dir().join("r.jsonl"));
     assert_eq!(l.iter().filter(|r| r["status"] == "encontrado").count(), 1);
     assert!(
         l.iter().all(|r| r["status"] != "erro"),
@@ -296,16 +296,16 @@ fn stops_on_402_and_says_how_to_top_up() {
 
 #[test]
 fn proprietario_batch_to_stdout_as_csv() {
-    let s = Servidor::novo();
-    let arq = escrever(
-        &s.trabalho(),
+    let s = TestServer::new();
+    let file_path = write_file(
+        &s.work_dir(),
         "docs.txt",
         "00000000000\n000.000.000-00\n11111111111\n00000000000000\n",
     );
     let o = s
         .cmd()
         .args(["lote", "proprietario"])
-        .arg(&arq)
+        .arg(&file_path)
         .args(["--sim", "-o", "csv"])
         .output()
         .unwrap();
@@ -317,8 +317,8 @@ fn proprietario_batch_to_stdout_as_csv() {
         .from_reader(out.as_bytes());
     assert_eq!(&rd.headers().unwrap()[0], "chave");
     let rows: Vec<_> = rd.records().map(|r| r.unwrap()).collect();
-    let chaves: std::collections::BTreeSet<&str> = rows.iter().map(|r| &r[0]).collect();
-    assert_eq!(chaves.len(), 3, "{out}");
+    let keys: std::collections::BTreeSet<&str> = rows.iter().map(|r| &r[0]).collect();
+    assert_eq!(keys.len(), 3, "{out}");
     assert!(
         rows.iter()
             .any(|r| &r[0] == "11111111111" && &r[1] == "nao_encontrado")
@@ -331,64 +331,64 @@ fn proprietario_batch_to_stdout_as_csv() {
 
 #[test]
 fn recibo_batch_saves_pdfs_next_to_the_output_and_never_pays_twice() {
-    let s = Servidor::novo();
-    let arq = entrada(&s, &CODIGOS[..2]);
-    std::fs::create_dir(s.trabalho().join("res")).unwrap();
+    let s = TestServer::new();
+    let file_path = input(&s, &CODES[..2]);
+    std::fs::create_dir(s.work_dir().join("res")).unwrap();
     let o = s
         .cmd()
         .args(["lote", "recibo"])
-        .arg(&arq)
+        .arg(&file_path)
         .args(["--saida", "res/r.jsonl", "--sim"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    for c in &CODIGOS[..2] {
+    for c in &CODES[..2] {
         assert!(
-            std::fs::read(s.trabalho().join("res").join(format!("{c}.pdf")))
+            std::fs::read(s.work_dir().join("res").join(format!("{c}.pdf")))
                 .unwrap()
                 .starts_with(b"%PDF")
         );
     }
     assert_eq!(s.saldo(), dec("78.00"));
     // Lose the output file: the PDFs alone keep a rerun from paying again.
-    std::fs::remove_file(s.trabalho().join("res/r.jsonl")).unwrap();
+    std::fs::remove_file(s.work_dir().join("res/r.jsonl")).unwrap();
     let o = s
         .cmd()
         .args(["lote", "recibo"])
-        .arg(&arq)
+        .arg(&file_path)
         .args(["--saida", "res/r.jsonl", "--sim"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(s.saldo(), dec("78.00"));
-    assert_eq!(linhas(&s.trabalho().join("res/r.jsonl")).len(), 2);
+    assert_eq!(lines(&s.work_dir().join("res/r.jsonl")).len(), 2);
 }
 
 #[test]
 fn journal_of_a_crashed_run_keeps_a_paid_key_from_being_bought_again() {
-    let s = Servidor::novo();
-    let arq = entrada(&s, &CODIGOS[..3]);
+    let s = TestServer::new();
+    let file_path = input(&s, &CODES[..3]);
     // A crashed run: CODIGOS[0] was sent and charged, CODIGOS[1] was journalled but never
     // reached the server; neither answer was written.
-    let antes = chrono::Utc::now() - chrono::Duration::seconds(1);
+    let before = chrono::Utc::now() - chrono::Duration::seconds(1);
     let c = s.client();
-    s.rt.block_on(async { c.car(CODIGOS[0]).await.unwrap() });
-    std::fs::write(s.trabalho().join("r.jsonl"), "").unwrap();
+    s.rt.block_on(async { c.car(CODES[0]).await.unwrap() });
+    std::fs::write(s.work_dir().join("r.jsonl"), "").unwrap();
     std::fs::write(
-        s.trabalho().join(".r.jsonl.enviando"),
+        s.work_dir().join(".r.jsonl.enviando"),
         format!(
             "{}\t{}\n{}\t{}\n",
-            CODIGOS[0],
-            antes.to_rfc3339(),
-            CODIGOS[1],
-            antes.to_rfc3339()
+            CODES[0],
+            before.to_rfc3339(),
+            CODES[1],
+            before.to_rfc3339()
         ),
     )
     .unwrap();
     let o = s
         .cmd()
         .args(["lote", "car"])
-        .arg(&arq)
+        .arg(&file_path)
         .args(["--saida", "r.jsonl", "--sim"])
         .output()
         .unwrap();
@@ -398,14 +398,14 @@ fn journal_of_a_crashed_run_keeps_a_paid_key_from_being_bought_again() {
         "{}",
         stderr(&o)
     );
-    let cobradas = s.cobradas();
-    let n = contagem(&cobradas);
-    assert_eq!(n.get(CODIGOS[0]).copied(), Some(1), "not bought twice");
-    assert_eq!(n.get(CODIGOS[1]).copied(), Some(1), "unpaid key fetched");
-    assert_eq!(n.get(CODIGOS[2]).copied(), Some(1));
-    let l = linhas(&s.trabalho().join("r.jsonl"));
-    let rec = l.iter().find(|r| r["chave"] == CODIGOS[0]).unwrap();
+    let charged = s.charged();
+    let n = tally(&charged);
+    assert_eq!(n.get(CODES[0]).copied(), Some(1), "not bought twice");
+    assert_eq!(n.get(CODES[1]).copied(), Some(1), "unpaid key fetched");
+    assert_eq!(n.get(CODES[2]).copied(), Some(1));
+    let l = lines(&s.work_dir().join("r.jsonl"));
+    let rec = l.iter().find(|r| r["chave"] == CODES[0]).unwrap();
     assert_eq!(rec["status"], "encontrado");
     assert_eq!(rec["cobrado"], true);
-    assert!(!s.trabalho().join(".r.jsonl.enviando").exists());
+    assert!(!s.work_dir().join(".r.jsonl.enviando").exists());
 }

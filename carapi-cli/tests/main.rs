@@ -4,20 +4,21 @@
 // A test is a scenario read top to bottom; the 80-line bound is for production functions.
 #![allow(clippy::too_many_lines)]
 
-mod ajuda;
-mod analista;
+mod analyst;
 mod consultas;
 mod conta;
-mod credenciais;
-mod dinheiro;
+mod credentials;
 mod harness;
-mod largura;
+mod help;
+mod house;
 mod local;
 mod lote;
-mod lote_saidas;
-mod portugues;
+mod lote_outputs;
+mod money;
+mod portuguese;
 mod recarga;
-mod tela;
+mod screen;
 mod terminal;
-mod verdade;
-mod vocabulario;
+mod truth;
+mod vocabulary;
+mod width;

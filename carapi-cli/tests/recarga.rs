@@ -10,9 +10,9 @@ use crate::harness::*;
 
 /// Half-block text back to modules (`true` = dark), written here independently of the CLI's
 /// code: the uncoloured QR uses blocks for light modules (light-on-dark terminals).
-fn bitmap(texto: &str) -> Vec<Vec<bool>> {
+fn bitmap(text: &str) -> Vec<Vec<bool>> {
     let mut rows = vec![];
-    for l in texto
+    for l in text
         .lines()
         .filter(|l| l.contains('█') && l.chars().all(|c| "█▀▄ ".contains(c)))
     {
@@ -58,7 +58,7 @@ fn recarga_id(out: &str) -> uuid::Uuid {
 
 #[test]
 fn terminal_qr_of_a_real_recarga_decodes_to_the_payload() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
         .args(["recarga", "criar", "500", "--sem-esperar"])
@@ -74,17 +74,17 @@ fn terminal_qr_of_a_real_recarga_decodes_to_the_payload() {
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&st.stdout).unwrap();
-    let esperado = v["qrCode"].as_str().unwrap().to_owned();
-    assert_eq!(payload(&out), esperado);
-    assert_eq!(decode(&bitmap(&out)), esperado);
+    let expected = v["qrCode"].as_str().unwrap().to_owned();
+    assert_eq!(payload(&out), expected);
+    assert_eq!(decode(&bitmap(&out)), expected);
     assert!(stderr(&o).contains(&format!("carapi recarga status {id} --esperar")));
 }
 
 #[test]
 fn criar_waits_until_confirmado_and_prints_the_new_balance() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let mut child = s
-        .processo()
+        .process()
         .args(["recarga", "criar", "500"])
         // A local server: read the status every 100 ms instead of sleeping through 5 s.
         .env("CARAPI_POLL_MS", "100")
@@ -93,38 +93,38 @@ fn criar_waits_until_confirmado_and_prints_the_new_balance() {
         .spawn()
         .unwrap();
     let mut rd = BufReader::new(child.stdout.take().unwrap());
-    let mut visto = String::new();
+    let mut seen = String::new();
     let id = loop {
         let mut l = String::new();
-        assert!(rd.read_line(&mut l).unwrap() > 0, "ended early: {visto}");
-        visto.push_str(&l);
+        assert!(rd.read_line(&mut l).unwrap() > 0, "ended early: {seen}");
+        seen.push_str(&l);
         if let Some(id) = l.strip_prefix("ID da recarga: ") {
             break id.trim().parse::<uuid::Uuid>().unwrap();
         }
     };
-    s.pagar(id);
-    let mut resto = String::new();
-    std::io::Read::read_to_string(&mut rd, &mut resto).unwrap();
+    s.pay(id);
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut rd, &mut rest).unwrap();
     let status = child.wait().unwrap();
-    assert!(status.success(), "{resto}");
+    assert!(status.success(), "{rest}");
     let saldo = s.saldo();
     assert!(saldo >= dec("600"), "{saldo}");
-    assert!(resto.contains("Recarga confirmada"), "{resto}");
+    assert!(rest.contains("Recarga confirmada"), "{rest}");
     assert!(
-        resto.contains(&format!(
+        rest.contains(&format!(
             "Novo saldo: {}",
             carapi_sdk::domain::brl::format(saldo)
         )),
-        "{resto}"
+        "{rest}"
     );
 }
 
 #[cfg(unix)]
 #[test]
 fn ctrl_c_stops_waiting_with_exit_130_and_says_how_to_resume() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let mut child = s
-        .processo()
+        .process()
         .args(["recarga", "criar", "500"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -158,19 +158,19 @@ fn ctrl_c_stops_waiting_with_exit_130_and_says_how_to_resume() {
 
 #[test]
 fn time_out_is_an_error_with_the_resume_command() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
         .args(["recarga", "criar", "500", "--tempo-limite", "1s"])
         .output()
         .unwrap();
-    assert_erro(&o, 1, "TEMPO_ESGOTADO");
+    assert_error(&o, 1, "TEMPO_ESGOTADO");
     assert!(stderr(&o).contains("--esperar"));
 }
 
 #[test]
 fn status_pending_then_wait_after_payment() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
         .args(["-o", "json", "recarga", "criar", "1000", "--sem-esperar"])
@@ -186,7 +186,7 @@ fn status_pending_then_wait_after_payment() {
         .output()
         .unwrap();
     assert!(stdout(&o).contains("Pendente"));
-    s.pagar(id);
+    s.pay(id);
     let o = s
         .cmd()
         .args(["recarga", "status", &id.to_string(), "--esperar"])
@@ -199,7 +199,7 @@ fn status_pending_then_wait_after_payment() {
         .args(["recarga", "status", &uuid::Uuid::new_v4().to_string()])
         .output()
         .unwrap();
-    assert_erro(&o, 4, "RECARGA_NAO_ENCONTRADA");
+    assert_error(&o, 4, "RECARGA_NAO_ENCONTRADA");
 
     let o = s.cmd().args(["recargas", "-o", "json"]).output().unwrap();
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -217,7 +217,7 @@ fn status_pending_then_wait_after_payment() {
 
 #[test]
 fn faixas_with_preview() {
-    let s = Servidor::novo();
+    let s = TestServer::new();
     let o = s
         .cmd()
         .args(["recarga", "faixas", "--valor", "1.000,00"])
@@ -250,12 +250,12 @@ fn faixas_with_preview() {
 
 #[test]
 fn legacy_account_without_terminal_or_flag_creates_nothing() {
-    let s = Servidor::com(NovaConta {
+    let s = TestServer::with(NovaConta {
         legado: true,
         ..NovaConta::default()
     });
     let o = s.cmd().args(["recarga", "criar", "500"]).output().unwrap();
-    assert_erro(&o, 2, "CONFIRMACAO_PRECOS_OBRIGATORIA");
+    assert_error(&o, 2, "CONFIRMACAO_PRECOS_OBRIGATORIA");
     let err = stderr(&o);
     assert!(err.contains("--confirmar-novos-precos"), "{err}");
     assert!(

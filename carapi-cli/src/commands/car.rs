@@ -4,105 +4,105 @@ use carapi_sdk::{CarDadosBasicos, CarResponse};
 
 use crate::context::Context;
 use crate::error::Result;
-use crate::format::{Campos, Celula};
-use crate::lote::TipoLote;
-use crate::lote::saida::{Resultado, StatusLote};
-use crate::opcoes::FormatoArgs;
-use crate::output::Formato;
+use crate::format::{CellValue, Fields};
+use crate::lote::BatchKind;
+use crate::lote::output::{BatchStatus, Record};
+use crate::options::FormatArgs;
+use crate::output::OutputFormat;
 
 /// Arguments of `carapi car`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Código CAR (UF-IIIIIII-<32 hex>; pontos e minúsculas são aceitos)
     #[arg(value_name = "CODIGO")]
-    pub codigo: String,
+    pub(crate) codigo: String,
     /// Consulta completa, com proprietários (preço maior)
     #[arg(long)]
-    pub completo: bool,
+    pub(crate) completo: bool,
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub(crate) format: FormatArgs,
 }
 
 /// Runs `carapi car`.
 ///
 /// # Errors
 /// Invalid code (2), 401 (3), 402 (5), 404 (4), 429 (6), network (7).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let formato = ctx.formato(args.formato);
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    let format = ctx.format(args.format);
     let client = ctx.client().await?;
     if args.completo {
         let r = client.car_completo(&args.codigo).await?;
-        ctx.mostrar_cobranca(&client, r.sandbox).await;
-        if formato == Formato::Json {
+        ctx.show_charge(&client, r.sandbox).await;
+        if format == OutputFormat::Json {
             return Ok(ctx.shell.json(&r)?);
         }
-        if formato == Formato::Geojson {
+        if format == OutputFormat::Geojson {
             return geojson(
                 ctx,
-                TipoLote::Completo,
+                BatchKind::Completo,
                 &r.dados.basicos.codigo_car,
                 &r,
                 r.sandbox,
             );
         }
-        let mut campos = campos_basicos(&r.dados.basicos);
-        campos.add(
+        let mut fields = basic_fields(&r.dados.basicos);
+        fields.add(
             "proprietariosNomes",
             "Proprietários",
-            Celula::opcional(r.dados.proprietarios_nomes.as_deref()),
+            CellValue::optional(r.dados.proprietarios_nomes.as_deref()),
         );
-        campos.add(
+        fields.add(
             "proprietariosCpfs",
             "CPF/CNPJ dos proprietários",
-            Celula::opcional(r.dados.proprietarios_cpfs.as_deref()),
+            CellValue::optional(r.dados.proprietarios_cpfs.as_deref()),
         );
-        campos_consulta(&mut campos, &r);
-        Ok(ctx.shell.campos(&campos, formato)?)
+        lookup_fields(&mut fields, &r);
+        Ok(ctx.shell.fields(&fields, format)?)
     } else {
         let r = client.car(&args.codigo).await?;
-        ctx.mostrar_cobranca(&client, r.sandbox).await;
-        if formato == Formato::Json {
+        ctx.show_charge(&client, r.sandbox).await;
+        if format == OutputFormat::Json {
             return Ok(ctx.shell.json(&r)?);
         }
-        if formato == Formato::Geojson {
-            return geojson(ctx, TipoLote::Car, &r.dados.codigo_car, &r, r.sandbox);
+        if format == OutputFormat::Geojson {
+            return geojson(ctx, BatchKind::Car, &r.dados.codigo_car, &r, r.sandbox);
         }
-        let mut campos = campos_basicos(&r.dados);
-        campos_consulta(&mut campos, &r);
-        Ok(ctx.shell.campos(&campos, formato)?)
+        let mut fields = basic_fields(&r.dados);
+        lookup_fields(&mut fields, &r);
+        Ok(ctx.shell.fields(&fields, format)?)
     }
 }
 
 /// A lookup's answer as a GeoJSON FeatureCollection of one Point (the batch's `.geojson` form,
-/// [`crate::lote::exportar::geojson`]); `cobrado` is what was charged: every 200 of a value
+/// [`crate::lote::export::geojson`]); `cobrado` is what was charged: every 200 of a value
 /// that is not a sandbox value (contract, "Prices").
-pub fn geojson<T: serde::Serialize>(
+pub(crate) fn geojson<T: serde::Serialize>(
     ctx: &mut Context,
-    tipo: TipoLote,
-    chave: &str,
-    resposta: &T,
+    kind: BatchKind,
+    key: &str,
+    response: &T,
     sandbox: bool,
 ) -> Result<()> {
-    let r = Resultado {
-        chave: chave.to_owned(),
-        status: StatusLote::Encontrado,
+    let r = Record {
+        key: key.to_owned(),
+        status: BatchStatus::Found,
         http_status: Some(200),
-        codigo_erro: None,
-        mensagem: None,
+        error_code: None,
+        message: None,
         cobrado: !sandbox,
-        arquivo: None,
-        resposta: serde_json::to_value(resposta).ok(),
+        file: None,
+        response: serde_json::to_value(response).ok(),
     };
-    ctx.shell.line(crate::lote::exportar::geojson(tipo, &[r]))?;
+    ctx.shell.line(crate::lote::export::geojson(kind, &[r]))?;
     Ok(())
 }
 
 /// The fields of `CarDadosBasicos` with Portuguese labels, in the contract's order.
-pub fn campos_basicos(d: &CarDadosBasicos) -> Campos {
-    let mut c = Campos::new();
-    let o = |s: &Option<String>| Celula::opcional(s.as_deref());
-    c.add("codigoCar", "Código CAR", Celula::texto(&d.codigo_car))
+fn basic_fields(d: &CarDadosBasicos) -> Fields {
+    let mut c = Fields::new();
+    let o = |s: &Option<String>| CellValue::optional(s.as_deref());
+    c.add("codigoCar", "Código CAR", CellValue::text(&d.codigo_car))
         .add("nomeImovel", "Nome do imóvel", o(&d.nome_imovel))
         .add("areaTotalHa", "Área total (ha)", o(&d.area_total_ha))
         .add("modulosFiscais", "Módulos fiscais", o(&d.modulos_fiscais))
@@ -123,23 +123,27 @@ pub fn campos_basicos(d: &CarDadosBasicos) -> Campos {
     c
 }
 
-fn campos_consulta<T>(c: &mut Campos, r: &CarResponse<T>) {
+fn lookup_fields<T>(c: &mut Fields, r: &CarResponse<T>) {
     c.add(
         "dataConsulta",
         "Data da consulta",
-        Celula::instante(r.data_consulta),
+        CellValue::instant(r.data_consulta),
     )
     .add(
         "dataExpiracao",
         "Atualizado na origem em",
-        Celula::instante_opcional(r.data_expiracao),
+        CellValue::optional_instant(r.data_expiracao),
     )
     .add(
         "cache",
         "Da base consolidada (cache)",
-        Celula::booleano(r.cache),
+        CellValue::boolean(r.cache),
     );
     if r.sandbox {
-        c.add("sandbox", "Sandbox (sem cobrança)", Celula::booleano(true));
+        c.add(
+            "sandbox",
+            "Sandbox (sem cobrança)",
+            CellValue::boolean(true),
+        );
     }
 }

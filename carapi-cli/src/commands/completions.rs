@@ -5,10 +5,10 @@ use crate::error::Result;
 
 /// Arguments of `carapi completar`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// O shell
     #[arg(value_enum)]
-    pub shell: clap_complete::Shell,
+    pub(crate) shell: clap_complete::Shell,
 }
 
 /// Runs `carapi completar` for `cmd`, the whole command tree: the script goes to stdout
@@ -16,7 +16,7 @@ pub struct Args {
 ///
 /// # Errors
 /// Write errors.
-pub fn run(ctx: &mut Context, args: Args, mut cmd: clap::Command) -> Result<()> {
+pub(crate) fn run(ctx: &mut Context, args: Args, mut cmd: clap::Command) -> Result<()> {
     clap_complete::generate(args.shell, &mut cmd, "carapi", ctx.shell.out());
     Ok(())
 }

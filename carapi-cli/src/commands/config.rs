@@ -6,34 +6,35 @@ use crate::config::{ConfigFile, parse_base_url};
 use crate::context::Context;
 use crate::credentials;
 use crate::error::Result;
-use crate::format::{Campos, Celula};
-use crate::opcoes::FormatoArgs;
-use crate::output::Formato;
+use crate::format::{CellValue, Fields};
+use crate::options::FormatArgs;
+use crate::output::OutputFormat;
 
 /// Arguments of `carapi config`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
+    /// The subcommand.
     #[command(subcommand)]
-    #[allow(missing_docs)]
-    pub comando: Sub,
+    pub(crate) command: Sub,
 }
 
 /// Subcommands of `carapi config`.
 #[derive(Debug, clap::Subcommand)]
-pub enum Sub {
+pub(crate) enum Sub {
     /// Mostra a configuração efetiva e de onde vem (a chave nunca é mostrada)
     #[command(name = "mostrar", alias = "show")]
     Show {
+        /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
         #[command(flatten)]
-        #[allow(missing_docs)]
-        formato: FormatoArgs,
+        format: FormatArgs,
     },
     /// Altera um valor do arquivo de configuração
     #[command(name = "definir", alias = "set")]
     Set {
         /// O que alterar
-        #[arg(value_enum)]
-        chave: Chave,
+        // The id of a positional is the label zsh's completion shows: Portuguese, as users read it.
+        #[arg(id = "chave", value_enum, value_name = "CHAVE")]
+        key: ConfigKey,
         /// O novo valor
         valor: String,
     },
@@ -41,19 +42,24 @@ pub enum Sub {
 
 /// Settable keys.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum Chave {
+pub(crate) enum ConfigKey {
     /// URL base da API
     BaseUrl,
 }
 
+/// What `carapi config mostrar` shows; its JSON names are the output's (`baseUrlOrigem`,
+/// `chaveConfigurada`, `chaveOrigem`, ...).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Mostra {
+struct Shown {
     config_file: String,
     base_url: Option<String>,
-    base_url_origem: Option<&'static str>,
-    chave_configurada: bool,
-    chave_origem: Option<String>,
+    #[serde(rename = "baseUrlOrigem")]
+    base_url_source: Option<&'static str>,
+    #[serde(rename = "chaveConfigurada")]
+    key_configured: bool,
+    #[serde(rename = "chaveOrigem")]
+    key_source: Option<String>,
     data_dir: String,
     local: bool,
 }
@@ -62,10 +68,10 @@ struct Mostra {
 ///
 /// # Errors
 /// Invalid URL (2), unreadable config (1).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    match args.comando {
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    match args.command {
         Sub::Set {
-            chave: Chave::BaseUrl,
+            key: ConfigKey::BaseUrl,
             valor,
         } => {
             let url = parse_base_url(&valor)?;
@@ -81,58 +87,62 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             }
             Ok(())
         }
-        Sub::Show { formato } => {
-            let formato = ctx.formato(formato);
-            let (base_url, origem) = match ctx.base_url() {
+        Sub::Show { format } => {
+            let format = ctx.format(format);
+            let (base_url, source) = match ctx.base_url() {
                 Ok((u, o)) => (Some(u), Some(o)),
                 Err(_) => (None, None),
             };
-            let cred = credentials::resolver(&ctx.paths)?;
-            let m = Mostra {
+            let cred = credentials::resolve(&ctx.paths)?;
+            let m = Shown {
                 config_file: ctx.paths.config_file().display().to_string(),
                 base_url,
-                base_url_origem: origem,
-                chave_configurada: cred.is_some(),
-                chave_origem: cred.map(|c| c.fonte.to_string()),
+                base_url_source: source,
+                key_configured: cred.is_some(),
+                key_source: cred.map(|c| c.source.to_string()),
                 data_dir: ctx.paths.data_dir.display().to_string(),
                 local: ctx.global.local,
             };
-            if formato == Formato::Json {
+            if format == OutputFormat::Json {
                 return Ok(ctx.shell.json(&m)?);
             }
-            let mut c = Campos::new();
+            let mut c = Fields::new();
             c.add(
                 "configFile",
                 "Arquivo de configuração",
-                Celula::texto(&m.config_file),
+                CellValue::text(&m.config_file),
             )
             .add(
                 "baseUrl",
                 "URL base",
-                Celula::opcional(m.base_url.as_deref()),
+                CellValue::optional(m.base_url.as_deref()),
             )
             .add(
                 "baseUrlOrigem",
                 "Origem da URL",
-                Celula::opcional(m.base_url_origem),
+                CellValue::optional(m.base_url_source),
             )
             .add(
                 "chaveOrigem",
                 "Chave da API",
-                match &m.chave_origem {
-                    Some(o) => Celula {
-                        humano: format!("configurada ({o})"),
-                        bruto: o.clone(),
+                match &m.key_source {
+                    Some(o) => CellValue {
+                        human: format!("configurada ({o})"),
+                        raw: o.clone(),
                     },
-                    None => Celula {
-                        humano: "não configurada (carapi login)".into(),
-                        bruto: String::new(),
+                    None => CellValue {
+                        human: "não configurada (carapi login)".into(),
+                        raw: String::new(),
                     },
                 },
             )
-            .add("dataDir", "Diretório de dados", Celula::texto(&m.data_dir))
-            .add("local", "Modo local", Celula::booleano(m.local));
-            Ok(ctx.shell.campos(&c, formato)?)
+            .add(
+                "dataDir",
+                "Diretório de dados",
+                CellValue::text(&m.data_dir),
+            )
+            .add("local", "Modo local", CellValue::boolean(m.local));
+            Ok(ctx.shell.fields(&c, format)?)
         }
     }
 }

@@ -7,55 +7,57 @@ use futures::TryStreamExt;
 
 use crate::context::Context;
 use crate::error::Result;
-use crate::format::{Celula, Tabela};
-use crate::opcoes::FormatoArgs;
-use crate::output::Formato;
+use crate::format::{CellValue, Listing};
+use crate::options::FormatArgs;
+use crate::output::OutputFormat;
 
 /// `--status`.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum Status {
+pub(crate) enum Status {
     /// só HTTP 200
-    Sucesso,
+    #[value(name = "sucesso")]
+    Success,
     /// todos os outros status
-    Erro,
+    #[value(name = "erro")]
+    Error,
 }
 
 /// Arguments of `carapi historico`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Página (a partir de 1)
-    #[arg(long = "pagina", alias = "page", value_name = "N", value_parser = crate::argumentos::parse_positivo)]
-    pub page: Option<u32>,
+    #[arg(long = "pagina", alias = "page", value_name = "N", value_parser = crate::parsers::parse_positive)]
+    pub(crate) page: Option<u32>,
     /// Itens por página (máximo 100)
-    #[arg(long = "por-pagina", alias = "size", value_name = "N", value_parser = crate::argumentos::parse_positivo)]
-    pub size: Option<u32>,
+    #[arg(long = "por-pagina", alias = "size", value_name = "N", value_parser = crate::parsers::parse_positive)]
+    pub(crate) size: Option<u32>,
     /// Trecho da chave consultada ou do endpoint (CPF/CNPJ e código CAR com ou sem máscara)
     #[arg(long, value_name = "S")]
-    pub busca: Option<String>,
+    pub(crate) busca: Option<String>,
     /// Endpoint: car, completo, recibo, proprietario (ou a forma /v1/...)
     #[arg(long, value_name = "E", value_parser = parse_endpoint)]
-    pub endpoint: Option<EndpointConsulta>,
+    pub(crate) endpoint: Option<EndpointConsulta>,
     /// Só sucessos (HTTP 200) ou só erros
     #[arg(long, value_enum)]
-    pub status: Option<Status>,
+    pub(crate) status: Option<Status>,
     /// Todas as páginas (a partir de --pagina)
     #[arg(long = "todas", alias = "all")]
-    pub all: bool,
+    pub(crate) all: bool,
     /// Só consultas a partir desta data (horário de Brasília): dd/mm/aaaa ou aaaa-mm-dd
-    #[arg(long, value_name = "DATA", value_parser = parse_data)]
-    pub desde: Option<NaiveDate>,
+    #[arg(long = "desde", value_name = "DATA", value_parser = parse_date)]
+    pub(crate) since: Option<NaiveDate>,
     /// Só consultas até esta data, inclusive (horário de Brasília)
-    #[arg(long, value_name = "DATA", value_parser = parse_data)]
-    pub ate: Option<NaiveDate>,
+    #[arg(long = "ate", value_name = "DATA", value_parser = parse_date)]
+    pub(crate) until: Option<NaiveDate>,
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub(crate) format: FormatArgs,
 }
 
 /// `--busca` as the history records keys: a CPF/CNPJ or CAR code in any form the CLI accepts
 /// or prints (`385.211.390-39`, lower case) becomes the normalised key the lookups send
 /// (`38521139039`); anything else is searched as typed.
-pub fn normalizar_busca(s: &str) -> String {
+fn normalize_busca(s: &str) -> String {
     if let Ok(d) = carapi_sdk::CpfCnpj::parse(s) {
         return d.as_str().to_owned();
     }
@@ -73,65 +75,65 @@ fn parse_endpoint(s: &str) -> Result<EndpointConsulta, String> {
 ///
 /// # Errors
 /// A Portuguese message with the accepted forms.
-pub fn parse_data(s: &str) -> Result<NaiveDate, String> {
+fn parse_date(s: &str) -> Result<NaiveDate, String> {
     let s = s.trim();
     NaiveDate::parse_from_str(s, "%d/%m/%Y")
         .or_else(|_| NaiveDate::parse_from_str(s, "%Y-%m-%d"))
         .map_err(|_| format!("data inválida {s:?}: use dd/mm/aaaa ou aaaa-mm-dd"))
 }
 
-/// True when `instante`, in Brasília time, falls on a day within `[desde, ate]`.
-pub fn no_periodo(
-    instante: DateTime<FixedOffset>,
-    desde: Option<NaiveDate>,
-    ate: Option<NaiveDate>,
+/// True when `instant`, in Brasília time, falls on a day within `[since, until]`.
+fn in_period(
+    instant: DateTime<FixedOffset>,
+    since: Option<NaiveDate>,
+    until: Option<NaiveDate>,
 ) -> bool {
-    let dia = instante.with_timezone(&Sao_Paulo).date_naive();
-    desde.is_none_or(|d| dia >= d) && ate.is_none_or(|a| dia <= a)
+    let day = instant.with_timezone(&Sao_Paulo).date_naive();
+    since.is_none_or(|d| day >= d) && until.is_none_or(|a| day <= a)
 }
 
 /// Runs `carapi historico`. With `--todas`, `-o json` prints an array of the items.
 ///
 /// # Errors
 /// 401 (3), 429 (6), network (7).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let formato = ctx.formato(args.formato);
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    let format = ctx.format(args.format);
     let client = ctx.client().await?;
     let params = HistoricoParams {
         page: args.page,
-        size: crate::argumentos::por_pagina(ctx, args.size),
-        busca: args.busca.as_deref().map(normalizar_busca),
+        size: crate::parsers::page_size(ctx, args.size),
+        busca: args.busca.as_deref().map(normalize_busca),
         endpoint: args.endpoint,
         status: args.status.map(|s| match s {
-            Status::Sucesso => StatusConsulta::Sucesso,
-            Status::Erro => StatusConsulta::Erro,
+            Status::Success => StatusConsulta::Sucesso,
+            Status::Error => StatusConsulta::Erro,
         }),
     };
-    let (desde, ate) = (args.desde, args.ate);
-    if let (Some(d), Some(a)) = (desde, ate)
+    let (since, until) = (args.since, args.until);
+    if let (Some(d), Some(a)) = (since, until)
         && d > a
     {
         return Err(crate::error::CliError::usage("--desde é depois de --ate"));
     }
-    let filtrar = desde.is_some() || ate.is_some();
-    let itens: Vec<ConsumoItem> = if args.all || filtrar {
+    let filtered = since.is_some() || until.is_some();
+    let itens: Vec<ConsumoItem> = if args.all || filtered {
         // Newest first: once an item is older than --desde, the rest are too.
         let itens: Vec<ConsumoItem> = client
             .historico_stream(params)
             .try_take_while(|i| {
-                let dia = i.data.with_timezone(&Sao_Paulo).date_naive();
-                futures::future::ready(Ok(desde.is_none_or(|d| dia >= d)))
+                let day = i.data.with_timezone(&Sao_Paulo).date_naive();
+                futures::future::ready(Ok(since.is_none_or(|d| day >= d)))
             })
-            .try_filter(|i| futures::future::ready(no_periodo(i.data, desde, ate)))
+            .try_filter(|i| futures::future::ready(in_period(i.data, since, until)))
             .try_collect()
             .await?;
-        if formato == Formato::Json {
+        if format == OutputFormat::Json {
             return Ok(ctx.shell.json(&itens)?);
         }
         itens
     } else {
         let r = client.historico(&params).await?;
-        if formato == Formato::Json {
+        if format == OutputFormat::Json {
             return Ok(ctx.shell.json(&r)?);
         }
         ctx.shell.status(format!(
@@ -142,14 +144,14 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         ));
         r.itens
     };
-    let t = tabela(&itens);
-    ctx.paginar(formato);
-    Ok(ctx.shell.tabela(&t, formato)?)
+    let t = listing(&itens);
+    ctx.use_pager(format);
+    Ok(ctx.shell.listing(&t, format)?)
 }
 
 /// The history's items as a table; a narrow terminal keeps the key and the amount first.
-fn tabela(itens: &[ConsumoItem]) -> Tabela {
-    let mut t = Tabela::new(&[
+fn listing(itens: &[ConsumoItem]) -> Listing {
+    let mut t = Listing::new(&[
         ("data", "Data"),
         ("endpoint", "Endpoint"),
         ("chaveConsulta", "Chave consultada"),
@@ -160,21 +162,21 @@ fn tabela(itens: &[ConsumoItem]) -> Tabela {
         ("saldoDepois", "Saldo depois"),
     ]);
     for i in itens {
-        t.linha(vec![
-            Celula::instante(i.data),
-            Celula {
-                humano: endpoint_curto(i.endpoint.as_str()).to_owned(),
-                bruto: i.endpoint.as_str().to_owned(),
+        t.push_row(vec![
+            CellValue::instant(i.data),
+            CellValue {
+                human: short_endpoint(i.endpoint.as_str()).to_owned(),
+                raw: i.endpoint.as_str().to_owned(),
             },
-            Celula::opcional(i.chave_consulta.as_deref()),
-            Celula::inteiro(i.status_http),
-            Celula::booleano(i.cobrado),
-            Celula::dinheiro(i.valor_cobrado),
-            Celula::dinheiro_opcional(i.saldo_antes, "—"),
-            Celula::dinheiro_opcional(i.saldo_depois, "—"),
+            CellValue::optional(i.chave_consulta.as_deref()),
+            CellValue::integer(i.status_http),
+            CellValue::boolean(i.cobrado),
+            CellValue::money(i.valor_cobrado),
+            CellValue::optional_money(i.saldo_antes, "—"),
+            CellValue::optional_money(i.saldo_depois, "—"),
         ]);
     }
-    t.prioridade(&[
+    t.priority(&[
         "chaveConsulta",
         "valorCobrado",
         "data",
@@ -187,7 +189,7 @@ fn tabela(itens: &[ConsumoItem]) -> Tabela {
 /// The lookup's name in a table (`car`, `completo`, `recibo`, `proprietario`: the names
 /// `--endpoint` takes) for the history's endpoint path (`/v1/car/{codigo}/completo`); other
 /// paths as they are.
-fn endpoint_curto(endpoint: &str) -> &str {
+fn short_endpoint(endpoint: &str) -> &str {
     match endpoint.parse::<EndpointConsulta>() {
         Ok(EndpointConsulta::CarBasico) => "car",
         Ok(EndpointConsulta::CarCompleto) => "completo",
@@ -203,23 +205,23 @@ mod tests {
 
     #[test]
     fn busca_takes_the_printed_forms() {
-        assert_eq!(normalizar_busca("385.211.390-39"), "38521139039");
+        assert_eq!(normalize_busca("385.211.390-39"), "38521139039");
         assert_eq!(
-            normalizar_busca("df-5300108-b69b317dd02c43daa77a0784aeef7d47"),
+            normalize_busca("df-5300108-b69b317dd02c43daa77a0784aeef7d47"),
             "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47"
         );
-        assert_eq!(normalizar_busca("recibo"), "recibo");
+        assert_eq!(normalize_busca("recibo"), "recibo");
     }
 
     #[test]
     fn brasilia_days() {
-        let d = |s| parse_data(s).unwrap();
+        let d = |s| parse_date(s).unwrap();
         assert_eq!(d("05/11/2026"), d("2026-11-05"));
-        assert!(parse_data("11/31/2026").is_err());
+        assert!(parse_date("11/31/2026").is_err());
         // 01:30 UTC on the 6th is 22:30 on the 5th in Brasília.
         let t = DateTime::parse_from_rfc3339("2026-11-06T01:30:00Z").unwrap();
-        assert!(no_periodo(t, Some(d("05/11/2026")), Some(d("05/11/2026"))));
-        assert!(!no_periodo(t, Some(d("06/11/2026")), None));
-        assert!(no_periodo(t, None, None));
+        assert!(in_period(t, Some(d("05/11/2026")), Some(d("05/11/2026"))));
+        assert!(!in_period(t, Some(d("06/11/2026")), None));
+        assert!(in_period(t, None, None));
     }
 }

@@ -9,26 +9,27 @@ use crate::error::Result;
 
 /// Arguments of `carapi local`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
+    /// The subcommand.
     #[command(subcommand)]
-    #[allow(missing_docs)]
-    pub comando: Sub,
+    pub(crate) command: Sub,
 }
 
 /// Subcommands of `carapi local`.
 #[derive(Debug, clap::Subcommand)]
-pub enum Sub {
+pub(crate) enum Sub {
     /// Roda o servidor de referência em primeiro plano, sobre o armazenamento local (Ctrl-C para parar)
     #[command(name = "servir", alias = "serve")]
     Serve {
         /// Endereço de escuta
-        #[arg(long = "endereco", alias = "bind", value_name = "ENDEREÇO", default_value = "127.0.0.1:8080", value_parser = crate::argumentos::parse_endereco)]
+        #[arg(long = "endereco", alias = "bind", value_name = "ENDEREÇO", default_value = "127.0.0.1:8080", value_parser = crate::parsers::parse_address)]
         bind: SocketAddr,
     },
     /// Simula o banco pagando uma recarga pendente do modo local (de outro terminal)
-    Pagar {
+    #[command(name = "pagar")]
+    Pay {
         /// ID da recarga (mostrado por `carapi --local recarga criar`)
-        #[arg(value_name = "RECARGA_ID", value_parser = crate::argumentos::parse_id)]
+        #[arg(value_name = "RECARGA_ID", value_parser = crate::parsers::parse_id)]
         recarga_id: Uuid,
     },
 }
@@ -38,8 +39,8 @@ pub enum Sub {
 /// # Errors
 /// Store or bind failures (1); unknown top-up (4).
 #[cfg(not(feature = "local"))]
-pub async fn run(_ctx: &mut Context, _args: Args) -> Result<()> {
-    Err(crate::context::sem_modo_local())
+pub(crate) async fn run(_ctx: &mut Context, _args: Args) -> Result<()> {
+    Err(crate::context::no_local_mode())
 }
 
 /// Runs `carapi local ...`.
@@ -47,12 +48,12 @@ pub async fn run(_ctx: &mut Context, _args: Args) -> Result<()> {
 /// # Errors
 /// Store or bind failures (1); unknown top-up (4).
 #[cfg(feature = "local")]
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     use crate::error::CliError;
     use crate::local::Local;
-    match args.comando {
+    match args.command {
         Sub::Serve { bind } => {
-            let local = Local::iniciar(&ctx.paths, Some(bind)).await?;
+            let local = Local::start(&ctx.paths, Some(bind)).await?;
             ctx.shell.line(local.base_url())?;
             ctx.shell.flush()?;
             ctx.shell.note(format!(
@@ -64,15 +65,15 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
                 local.key_file().display(),
             ));
             let r = tokio::signal::ctrl_c().await;
-            local.encerrar().await;
-            r.map_err(|e| CliError::other("SINAL", crate::estrangeiros::io(&e)))?;
+            local.shutdown().await;
+            r.map_err(|e| CliError::other("SINAL", crate::foreign_errors::io(&e)))?;
             ctx.shell.note("Servidor local encerrado.");
             Ok(())
         }
-        Sub::Pagar { recarga_id } => {
-            let local = Local::iniciar(&ctx.paths, None).await?;
-            let r = local.pagar(recarga_id).await;
-            local.encerrar().await;
+        Sub::Pay { recarga_id } => {
+            let local = Local::start(&ctx.paths, None).await?;
+            let r = local.pay(recarga_id).await;
+            local.shutdown().await;
             r?;
             ctx.shell
                 .note(format!("Recarga {recarga_id} paga (simulação do banco)."));

@@ -11,31 +11,31 @@ use std::io::Read;
 
 use crate::config::ConfigFile;
 use crate::context::Context;
-use crate::credentials::{self, Salvo};
+use crate::credentials::{self, Stored};
 use crate::error::{CliError, Kind, Result};
 
 /// Arguments of `carapi login`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Lê a chave do stdin (para scripts) em vez de perguntar
     #[arg(long = "chave-stdin", alias = "with-key-stdin")]
-    pub with_key_stdin: bool,
+    with_key_stdin: bool,
 }
 
 /// Runs `carapi login`.
 ///
 /// # Errors
 /// No terminal and no `--chave-stdin` (2), empty key (2), key rejected (3), storage failure (1).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     if ctx.global.local {
         return Err(CliError::usage(
             "o modo local usa a própria conta local; login não se aplica",
         ));
     }
-    let chave = if args.with_key_stdin {
+    let key = if args.with_key_stdin {
         let mut s = String::new();
         std::io::stdin().read_to_string(&mut s).map_err(|e| {
-            CliError::other("ES", format!("stdin: {}", crate::estrangeiros::io(&e)))
+            CliError::other("ES", format!("stdin: {}", crate::foreign_errors::io(&e)))
         })?;
         s
     } else if ctx.shell.can_prompt() {
@@ -47,42 +47,42 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
                 let dialoguer::Error::IO(io) = &e;
                 CliError::other(
                     "ES",
-                    format!("leitura da chave: {}", crate::estrangeiros::io(io)),
+                    format!("leitura da chave: {}", crate::foreign_errors::io(io)),
                 )
             })?
     } else {
         return Err(CliError::usage("sem terminal para perguntar a chave")
             .hint("printf %s \"$CHAVE\" | carapi login --chave-stdin"));
     };
-    let chave = chave.trim().to_owned();
-    if chave.is_empty() || chave.chars().any(char::is_whitespace) {
+    let key = key.trim().to_owned();
+    if key.is_empty() || key.chars().any(char::is_whitespace) {
         return Err(CliError::usage("chave vazia ou inválida"));
     }
-    let url_da_linha = match ctx.base_url() {
+    let url_from_flag = match ctx.base_url() {
         Ok((u, "--url-base")) => Some(u),
         _ => None,
     };
-    verificar(ctx, &chave).await?;
-    guardar(ctx, &chave)?;
-    if let Some(u) = url_da_linha {
+    verify(ctx, &key).await?;
+    save_key(ctx, &key)?;
+    if let Some(u) = url_from_flag {
         let mut cfg = ConfigFile::load(&ctx.paths)?;
         if cfg.base_url.as_deref() != Some(u.as_str()) {
             cfg.base_url = Some(u.clone());
-            let arquivo = cfg.save(&ctx.paths)?;
+            let file = cfg.save(&ctx.paths)?;
             ctx.shell
-                .note(format!("URL base {u} gravada em {}.", arquivo.display()));
+                .note(format!("URL base {u} gravada em {}.", file.display()));
         }
     }
     Ok(())
 }
 
 /// Checks the key with `GET /v1/saldo` when a base URL is known: a 401 refuses it.
-async fn verificar(ctx: &mut Context, chave: &str) -> Result<()> {
+async fn verify(ctx: &mut Context, key: &str) -> Result<()> {
     match ctx.base_url() {
         Ok((base_url, _)) => {
             let client = carapi_sdk::Client::builder()
                 .base_url(&base_url)
-                .api_key(chave)
+                .api_key(key)
                 .build()?;
             match client.saldo().await {
                 Ok(s) => ctx.shell.note(format!(
@@ -100,7 +100,7 @@ async fn verificar(ctx: &mut Context, chave: &str) -> Result<()> {
                 }
                 Err(e) => ctx.shell.warn(format!(
                     "não foi possível verificar a chave ({}); guardando mesmo assim",
-                    crate::error::mensagem(&e)
+                    crate::error::message(&e)
                 )),
             }
         }
@@ -112,10 +112,10 @@ async fn verificar(ctx: &mut Context, chave: &str) -> Result<()> {
 }
 
 /// Stores the key (keyring, else the 0600 file) and says where.
-fn guardar(ctx: &mut Context, chave: &str) -> Result<()> {
-    match credentials::salvar(&ctx.paths, chave)? {
-        Salvo::Chaveiro => ctx.shell.note("Chave guardada no chaveiro do sistema."),
-        Salvo::Arquivo(path, why) => ctx.shell.warn(format!(
+fn save_key(ctx: &mut Context, key: &str) -> Result<()> {
+    match credentials::store(&ctx.paths, key)? {
+        Stored::Keyring => ctx.shell.note("Chave guardada no chaveiro do sistema."),
+        Stored::File(path, why) => ctx.shell.warn(format!(
             "chaveiro do sistema indisponível ({why}); chave guardada em {} (permissão 0600)",
             path.display()
         )),

@@ -7,55 +7,56 @@ use rust_decimal::Decimal;
 
 use crate::context::Context;
 use crate::error::Result;
-use crate::lote::{self, TipoLote};
-use crate::opcoes::FormatoArgs;
+use crate::lote::{self, BatchKind};
+use crate::options::FormatArgs;
 use crate::valor::parse_reais;
 
 /// Arguments of `carapi lote`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = lote::AJUDA)]
-pub struct Args {
+#[command(after_help = lote::HELP)]
+pub(crate) struct Args {
     /// Tipo de consulta: car, completo, proprietario ou recibo
-    #[arg(value_enum, value_name = "TIPO")]
-    pub tipo: TipoLote,
+    // The id of a positional is the label zsh's completion shows: Portuguese, as users read it.
+    #[arg(id = "tipo", value_enum, value_name = "TIPO")]
+    pub(crate) kind: BatchKind,
     /// Arquivo de entrada (`-` para o stdin): uma chave por linha, ou CSV
-    #[arg(value_name = "ARQUIVO")]
-    pub arquivo: PathBuf,
+    #[arg(id = "arquivo", value_name = "ARQUIVO")]
+    pub(crate) file: PathBuf,
     /// Coluna do CSV com as chaves: nome do cabeçalho ou número (a partir de 1)
-    #[arg(long, value_name = "NOME|N")]
-    pub coluna: Option<String>,
+    #[arg(long = "coluna", value_name = "NOME|N")]
+    pub(crate) column: Option<String>,
     /// Arquivo de resultados (JSONL, ou CSV se terminar em .csv); rodar de novo retoma
-    #[arg(long, value_name = "FILE")]
-    pub saida: Option<PathBuf>,
+    #[arg(long = "saida", value_name = "FILE")]
+    output_file: Option<PathBuf>,
     /// Não pede confirmação antes de gastar
     #[arg(short = 's', long = "sim", alias = "yes", short_alias = 'y')]
-    pub yes: bool,
+    pub(crate) yes: bool,
     /// Gasto máximo deste lote em reais; para antes de ultrapassar
-    #[arg(long, value_name = "V", value_parser = parse_reais, allow_negative_numbers = true)]
-    pub max_custo: Option<Decimal>,
+    #[arg(long = "max-custo", value_name = "V", value_parser = parse_reais, allow_negative_numbers = true)]
+    pub(crate) max_cost: Option<Decimal>,
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub(crate) format: FormatArgs,
 }
 
 /// Runs `carapi lote`.
 ///
 /// # Errors
-/// See [`lote::executar`].
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let formato = ctx.formato(args.formato);
-    lote::executar(
+/// See [`lote::execute`].
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    let format = ctx.format(args.format);
+    lote::execute(
         ctx,
-        lote::Opcoes {
-            tipo: args.tipo,
-            arquivo: args.arquivo,
-            coluna: args.coluna,
-            saida: args.saida,
+        lote::BatchOptions {
+            kind: args.kind,
+            file: args.file,
+            column: args.column,
+            output: args.output_file,
             yes: args.yes,
-            max_custo: args.max_custo,
+            max_cost: args.max_cost,
             csv_no_stdout: matches!(
-                formato,
-                crate::output::Formato::Csv | crate::output::Formato::CsvCru
+                format,
+                crate::output::OutputFormat::Csv | crate::output::OutputFormat::RawCsv
             ),
         },
     )

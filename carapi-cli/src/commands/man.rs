@@ -8,15 +8,15 @@ use crate::error::{CliError, Result};
 
 /// Arguments of `carapi man`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Grava uma página por comando (carapi.1, carapi-car.1, ...) neste diretório, em vez de
     /// mostrar a página de `carapi` no stdout
     #[arg(long, value_name = "DIR")]
-    pub dir: Option<PathBuf>,
+    pub(crate) dir: Option<PathBuf>,
 }
 
 /// Section headings clap_mangen writes, and their Portuguese.
-const SECOES: [(&str, &str); 9] = [
+const SECTIONS: [(&str, &str); 9] = [
     (".SH NAME", ".SH NOME"),
     (".SH SYNOPSIS", ".SH SINOPSE"),
     (".SH DESCRIPTION", ".SH DESCRIÇÃO"),
@@ -32,27 +32,27 @@ const SECOES: [(&str, &str); 9] = [
 ///
 /// # Errors
 /// Write errors.
-pub fn pagina(cmd: clap::Command) -> std::io::Result<String> {
+pub(crate) fn page(cmd: clap::Command) -> std::io::Result<String> {
     let mut buf = vec![];
     clap_mangen::Man::new(cmd).render(&mut buf)?;
-    let texto = String::from_utf8_lossy(&buf).into_owned();
-    Ok(SECOES.iter().fold(texto, |t, (en, pt)| t.replace(en, pt)))
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    Ok(SECTIONS.iter().fold(text, |t, (en, pt)| t.replace(en, pt)))
 }
 
-/// Runs `carapi man` over `cmd`, the whole command tree (`crate::ajuda::comando`).
+/// Runs `carapi man` over `cmd`, the whole command tree (`crate::help::command`).
 ///
 /// # Errors
 /// Write errors (1).
-pub fn run(ctx: &mut Context, args: Args, cmd: clap::Command) -> Result<()> {
+pub(crate) fn run(ctx: &mut Context, args: Args, cmd: clap::Command) -> Result<()> {
     let Some(dir) = args.dir else {
-        ctx.shell.out().write_all(pagina(cmd)?.as_bytes())?;
+        ctx.shell.out().write_all(page(cmd)?.as_bytes())?;
         return Ok(());
     };
     std::fs::create_dir_all(&dir).map_err(|e| CliError::io_at(&dir, e))?;
     let mut n = 0;
-    for (nome, c) in paginas(cmd, "carapi") {
-        let path = dir.join(format!("{nome}.1"));
-        std::fs::write(&path, pagina(c)?).map_err(|e| CliError::io_at(&path, e))?;
+    for (name, c) in pages(cmd, "carapi") {
+        let path = dir.join(format!("{name}.1"));
+        std::fs::write(&path, page(c)?).map_err(|e| CliError::io_at(&path, e))?;
         n += 1;
     }
     ctx.shell
@@ -60,13 +60,13 @@ pub fn run(ctx: &mut Context, args: Args, cmd: clap::Command) -> Result<()> {
     Ok(())
 }
 
-fn paginas(cmd: clap::Command, nome: &str) -> Vec<(String, clap::Command)> {
+fn pages(cmd: clap::Command, name: &str) -> Vec<(String, clap::Command)> {
     let mut out = vec![];
     for s in cmd.get_subcommands() {
-        let sub = format!("{nome}-{}", s.get_name());
+        let sub = format!("{name}-{}", s.get_name());
         let c = s.clone().name(sub.clone());
-        out.extend(paginas(c, &sub));
+        out.extend(pages(c, &sub));
     }
-    out.insert(0, (nome.to_owned(), cmd.name(nome.to_owned())));
+    out.insert(0, (name.to_owned(), cmd.name(name.to_owned())));
     out
 }

@@ -1,18 +1,18 @@
 //! One file per command: its clap arguments and `run(ctx, args)`, calling library code only.
 
-pub mod car;
-pub mod completions;
-pub mod config;
-pub mod historico;
-pub mod limites;
-pub mod local;
-pub mod login;
-pub mod logout;
-pub mod lote;
-pub mod man;
-pub mod proprietario;
-pub mod recarga;
-pub mod recargas;
-pub mod recibo;
-pub mod saldo;
-pub mod uso;
+pub(crate) mod car;
+pub(crate) mod completions;
+pub(crate) mod config;
+pub(crate) mod historico;
+pub(crate) mod limites;
+pub(crate) mod local;
+pub(crate) mod login;
+pub(crate) mod logout;
+pub(crate) mod lote;
+pub(crate) mod man;
+pub(crate) mod proprietario;
+pub(crate) mod recarga;
+pub(crate) mod recargas;
+pub(crate) mod recibo;
+pub(crate) mod saldo;
+pub(crate) mod uso;

@@ -2,52 +2,52 @@
 
 use crate::context::Context;
 use crate::error::Result;
-use crate::format::{Celula, Tabela};
-use crate::opcoes::FormatoArgs;
-use crate::output::Formato;
+use crate::format::{CellValue, Listing};
+use crate::options::FormatArgs;
+use crate::output::OutputFormat;
 
 /// Arguments of `carapi proprietario`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// CPF (11 dígitos) ou CNPJ (14 caracteres), com ou sem máscara
     #[arg(value_name = "CPF_CNPJ")]
-    pub documento: String,
+    pub(crate) documento: String,
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub(crate) format: FormatArgs,
 }
 
 /// Runs `carapi proprietario`; says so on stderr when the list is truncated at `limite`.
 ///
 /// # Errors
 /// Invalid document (2), 401 (3), 402 (5), 404 (4), 429 (6), network (7).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let formato = ctx.formato(args.formato);
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    let format = ctx.format(args.format);
     let client = ctx.client().await?;
     let r = client.proprietario(&args.documento).await?;
-    ctx.mostrar_cobranca(&client, r.sandbox).await;
+    ctx.show_charge(&client, r.sandbox).await;
     if r.truncado {
         ctx.shell.warn(format!(
             "lista truncada: o documento tem mais de {} CARs; aqui estão os primeiros {} (ordem do código CAR)",
             r.limite, r.total
         ));
     }
-    if formato == Formato::Json {
+    if format == OutputFormat::Json {
         return Ok(ctx.shell.json(&r)?);
     }
-    if formato == Formato::Geojson {
+    if format == OutputFormat::Geojson {
         let doc = carapi_sdk::CpfCnpj::parse(&args.documento)
             .map(|d| d.as_str().to_owned())
             .unwrap_or(args.documento);
         return super::car::geojson(
             ctx,
-            crate::lote::TipoLote::Proprietario,
+            crate::lote::BatchKind::Proprietario,
             &doc,
             &r,
             r.sandbox,
         );
     }
-    let mut t = Tabela::new(&[
+    let mut t = Listing::new(&[
         ("registroCar", "Código CAR"),
         ("nomeImovel", "Nome do imóvel"),
         ("municipio", "Município"),
@@ -58,9 +58,9 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         ("proprietarioConsultado", "Proprietário"),
     ]);
     for i in &r.itens {
-        let o = |s: &Option<String>| Celula::opcional(s.as_deref());
-        t.linha(vec![
-            Celula::texto(&i.registro_car),
+        let o = |s: &Option<String>| CellValue::optional(s.as_deref());
+        t.push_row(vec![
+            CellValue::text(&i.registro_car),
             o(&i.nome_imovel),
             o(&i.municipio),
             o(&i.uf),
@@ -70,16 +70,16 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             o(&i.proprietario_consultado),
         ]);
     }
-    t.prioridade(&[
+    t.priority(&[
         "registroCar",
         "areaTotalHa",
         "municipio",
         "uf",
         "nomeImovel",
     ]);
-    ctx.paginar(formato);
-    ctx.shell.tabela(&t, formato)?;
-    if formato == Formato::Table {
+    ctx.use_pager(format);
+    ctx.shell.listing(&t, format)?;
+    if format == OutputFormat::Table {
         let extra = if r.truncado { " (truncado)" } else { "" };
         ctx.shell.status(format!("{} CAR(s){extra}", r.total));
     }

@@ -21,37 +21,38 @@ use carapi_sdk::{
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-use crate::argumentos::{parse_duracao, parse_id};
 use crate::context::Context;
 use crate::error::{CliError, Kind, Result};
-use crate::format::{Campos, Celula, Tabela};
-use crate::opcoes::FormatoArgs;
-use crate::output::Formato;
+use crate::format::{CellValue, Fields, Listing};
+use crate::options::FormatArgs;
+use crate::output::OutputFormat;
+use crate::parsers::{parse_duration, parse_id};
 use crate::qr;
 use crate::valor::parse_reais;
 
 /// Arguments of `carapi recarga`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
+    /// The subcommand.
     #[command(subcommand)]
-    #[allow(missing_docs)]
-    pub comando: Sub,
+    pub(crate) command: Sub,
 }
 
 /// Subcommands of `carapi recarga`.
 #[derive(Debug, clap::Subcommand)]
-pub enum Sub {
+pub(crate) enum Sub {
     /// Faixas de bônus, valor mínimo e preços; com --valor, a prévia do bônus
     Faixas {
         /// Valor da recarga para a prévia (ex.: 1000 ou 1.000,00)
         #[arg(long, value_name = "V", value_parser = parse_reais, allow_negative_numbers = true)]
         valor: Option<Decimal>,
+        /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
         #[command(flatten)]
-        #[allow(missing_docs)]
-        formato: FormatoArgs,
+        format: FormatArgs,
     },
     /// Cria uma recarga PIX, mostra o QR code e aguarda o pagamento
-    Criar(CriarArgs),
+    #[command(name = "criar")]
+    Create(CreateArgs),
     /// Status de uma recarga; com --esperar, aguarda até Confirmado ou Rejeitado
     Status {
         /// ID da recarga
@@ -61,35 +62,35 @@ pub enum Sub {
         #[arg(long = "esperar", alias = "wait")]
         wait: bool,
         /// Tempo máximo de espera com --esperar (ex.: 30m, 1h)
-        #[arg(long = "tempo-limite", alias = "timeout", value_name = "DUR", default_value = "30m", value_parser = parse_duracao)]
+        #[arg(long = "tempo-limite", alias = "timeout", value_name = "DUR", default_value = "30m", value_parser = parse_duration)]
         timeout: humantime::Duration,
+        /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
         #[command(flatten)]
-        #[allow(missing_docs)]
-        formato: FormatoArgs,
+        format: FormatArgs,
     },
 }
 
 /// Arguments of `carapi recarga criar`.
 #[derive(Debug, clap::Args)]
-pub struct CriarArgs {
+pub(crate) struct CreateArgs {
     /// Valor em reais (mínimo 500; ex.: 500, 1.000,50, R$ 2.000,00)
     #[arg(value_name = "VALOR", value_parser = parse_reais, allow_negative_numbers = true)]
-    pub valor: Decimal,
+    pub(crate) valor: Decimal,
     /// Aceita a nova tabela de preços (contas na tabela legada)
     #[arg(long)]
-    pub confirmar_novos_precos: bool,
+    confirmar_novos_precos: bool,
     /// Não aguarda o pagamento
     #[arg(long = "sem-esperar", alias = "no-wait")]
-    pub no_wait: bool,
+    no_wait: bool,
     /// Tempo máximo de espera (ex.: 30m, 1h, 90s)
-    #[arg(long = "tempo-limite", alias = "timeout", value_name = "DUR", default_value = "30m", value_parser = parse_duracao)]
-    pub timeout: humantime::Duration,
+    #[arg(long = "tempo-limite", alias = "timeout", value_name = "DUR", default_value = "30m", value_parser = parse_duration)]
+    pub(crate) timeout: humantime::Duration,
     /// Grava também a imagem PNG do QR code (para abrir em outro aparelho)
     #[arg(long, value_name = "ARQUIVO")]
-    pub qr_png: Option<std::path::PathBuf>,
+    qr_png: Option<std::path::PathBuf>,
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub(crate) format: FormatArgs,
 }
 
 /// Runs `carapi recarga ...`.
@@ -97,41 +98,41 @@ pub struct CriarArgs {
 /// # Errors
 /// Amount below the minimum (2), legacy prices not confirmed (2), 401 (3), unknown top-up (4),
 /// `Rejeitado` or time-out (1), 502 `ERRO_PIX`/network (7), Ctrl-C (130).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    match args.comando {
-        Sub::Faixas { valor, formato } => faixas(ctx, valor, ctx.formato(formato)).await,
-        Sub::Criar(args) => criar(ctx, args).await,
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    match args.command {
+        Sub::Faixas { valor, format } => faixas(ctx, valor, ctx.format(format)).await,
+        Sub::Create(args) => create(ctx, args).await,
         Sub::Status {
             id,
             wait,
             timeout,
-            formato,
+            format,
         } => {
-            let formato = ctx.formato(formato);
-            status(ctx, id, wait, timeout.into(), formato).await
+            let format = ctx.format(format);
+            status(ctx, id, wait, timeout.into(), format).await
         }
     }
 }
 
-async fn faixas(ctx: &mut Context, valor: Option<Decimal>, formato: Formato) -> Result<()> {
+async fn faixas(ctx: &mut Context, valor: Option<Decimal>, format: OutputFormat) -> Result<()> {
     let f = ctx.client().await?.faixas_recarga(valor).await?;
-    if formato == Formato::Json {
+    if format == OutputFormat::Json {
         return Ok(ctx.shell.json(&f)?);
     }
-    let mut t = Tabela::new(&[
+    let mut t = Listing::new(&[
         ("valorMinimo", "A partir de"),
         ("valorMaximo", "Até"),
         ("percentualBonus", "Bônus"),
     ]);
-    for faixa in &f.faixas {
-        t.linha(vec![
-            Celula::dinheiro(faixa.valor_minimo),
-            Celula::dinheiro_opcional(faixa.valor_maximo, "sem teto"),
-            Celula::percentual(faixa.percentual_bonus),
+    for tier in &f.faixas {
+        t.push_row(vec![
+            CellValue::money(tier.valor_minimo),
+            CellValue::optional_money(tier.valor_maximo, "sem teto"),
+            CellValue::percent(tier.percentual_bonus),
         ]);
     }
-    ctx.shell.tabela(&t, formato)?;
-    if formato == Formato::Table {
+    ctx.shell.listing(&t, format)?;
+    if format == OutputFormat::Table {
         ctx.shell.line(format!(
             "Valor mínimo de recarga: {}",
             brl::format(f.valor_minimo)
@@ -141,7 +142,7 @@ async fn faixas(ctx: &mut Context, valor: Option<Decimal>, formato: Formato) -> 
                 "Prévia: pagando {} você recebe {} de bônus ({}), total creditado {}",
                 brl::format(p.valor_pago),
                 brl::format(p.valor_bonus),
-                Celula::percentual(p.percentual_bonus).humano,
+                CellValue::percent(p.percentual_bonus).human,
                 brl::format(p.total_creditado)
             ))?;
         }
@@ -149,45 +150,45 @@ async fn faixas(ctx: &mut Context, valor: Option<Decimal>, formato: Formato) -> 
             ctx.shell.line(
                 "Sua conta usa a tabela de preços legada; a próxima recarga muda para a atual:",
             )?;
-            let t = comparar_precos(&f.precos_atuais, &f.precos_apos_recarga);
-            ctx.shell.tabela(&t, Formato::Table)?;
+            let t = compare_prices(&f.precos_atuais, &f.precos_apos_recarga);
+            ctx.shell.listing(&t, OutputFormat::Table)?;
         }
     }
     Ok(())
 }
 
 /// The price comparison of a legacy account: each lookup's price now and after the top-up.
-pub fn comparar_precos(atuais: &Precos, apos: &Precos) -> Tabela {
-    let mut t = Tabela::new(&[
+fn compare_prices(current: &Precos, after: &Precos) -> Listing {
+    let mut t = Listing::new(&[
         ("consulta", "Consulta"),
         ("precoAtual", "Preço atual"),
         ("precoAposRecarga", "Após a recarga"),
     ]);
-    for (nome, a, b) in [
-        ("CAR básico", atuais.car_basico, apos.car_basico),
-        ("CAR completo", atuais.car_completo, apos.car_completo),
-        ("Proprietário", atuais.proprietario, apos.proprietario),
-        ("Recibo", atuais.recibo, apos.recibo),
+    for (name, a, b) in [
+        ("CAR básico", current.car_basico, after.car_basico),
+        ("CAR completo", current.car_completo, after.car_completo),
+        ("Proprietário", current.proprietario, after.proprietario),
+        ("Recibo", current.recibo, after.recibo),
     ] {
-        t.linha(vec![
-            Celula::texto(nome),
-            Celula::dinheiro(a),
-            Celula::dinheiro(b),
+        t.push_row(vec![
+            CellValue::text(name),
+            CellValue::money(a),
+            CellValue::money(b),
         ]);
     }
     t
 }
 
 /// Asks a legacy account to accept the new prices. `Ok(true)` when accepted.
-fn confirmar_precos(ctx: &mut Context, f: &FaixasResponse, flag: bool) -> Result<bool> {
+fn confirm_new_prices(ctx: &mut Context, f: &FaixasResponse, flag: bool) -> Result<bool> {
     if !f.confirmar_novos_precos_obrigatorio {
         return Ok(false);
     }
-    let tabela = comparar_precos(&f.precos_atuais, &f.precos_apos_recarga)
+    let listing = compare_prices(&f.precos_atuais, &f.precos_apos_recarga)
         .to_table(ctx.shell.err_color(), None)
         .table;
     ctx.shell.note(format!(
-        "Sua conta usa a tabela de preços legada. Com esta recarga, os preços passam a ser:\n{tabela}"
+        "Sua conta usa a tabela de preços legada. Com esta recarga, os preços passam a ser:\n{listing}"
     ));
     if flag {
         return Ok(true);
@@ -200,7 +201,7 @@ fn confirmar_precos(ctx: &mut Context, f: &FaixasResponse, flag: bool) -> Result
         )
         .hint("repita com --confirmar-novos-precos para aceitar os novos preços"));
     }
-    if crate::prompt::confirmar("Aceita os novos preços e continuar com a recarga?")? {
+    if crate::prompt::confirm("Aceita os novos preços e continuar com a recarga?")? {
         Ok(true)
     } else {
         Err(CliError::other(
@@ -210,25 +211,25 @@ fn confirmar_precos(ctx: &mut Context, f: &FaixasResponse, flag: bool) -> Result
     }
 }
 
-async fn criar(ctx: &mut Context, args: CriarArgs) -> Result<()> {
-    let formato = ctx.formato(args.formato);
+async fn create(ctx: &mut Context, args: CreateArgs) -> Result<()> {
+    let format = ctx.format(args.format);
     let client = ctx.client().await?;
-    let mut ctrl_c = sinal().await;
+    let mut ctrl_c = listen_ctrl_c().await;
     let f = client.faixas_recarga(Some(args.valor)).await?;
     let flag = args.confirmar_novos_precos;
-    let confirmar = confirmar_precos(ctx, &f, flag)? || flag;
+    let confirm = confirm_new_prices(ctx, &f, flag)? || flag;
     let r = client
         .criar_recarga(&NovaRecarga {
             valor: args.valor,
-            confirmar_novos_precos: confirmar,
+            confirmar_novos_precos: confirm,
         })
         .await?;
     if let Some(p) = &args.qr_png {
-        salvar_png(p, &r.qr_code_base64)?;
+        save_png(p, &r.qr_code_base64)?;
         ctx.shell
             .note(format!("Imagem do QR code gravada em {}.", p.display()));
     }
-    mostrar_criada(ctx, &r, formato)?;
+    show_created(ctx, &r, format)?;
     if ctx.global.local {
         // The local server has no bank: the payment is simulated from another terminal (one
         // line under the amount, in the PIX screen's spare line).
@@ -245,12 +246,12 @@ async fn criar(ctx: &mut Context, args: CriarArgs) -> Result<()> {
         ));
         return Ok(());
     }
-    let st = aguardar(ctx, &client, r.recarga_id, args.timeout.into(), &mut ctrl_c).await?;
-    final_status(ctx, &st, formato)
+    let st = wait_for_payment(ctx, &client, r.recarga_id, args.timeout.into(), &mut ctrl_c).await?;
+    final_status(ctx, &st, format)
 }
 
 /// The PNG the API sent (`qrCodeBase64`), saved for another device.
-fn salvar_png(p: &std::path::Path, base64_png: &str) -> Result<()> {
+fn save_png(p: &std::path::Path, base64_png: &str) -> Result<()> {
     use base64::Engine;
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(base64_png.trim())
@@ -261,46 +262,46 @@ fn salvar_png(p: &std::path::Path, base64_png: &str) -> Result<()> {
     std::fs::write(p, bytes).map_err(|e| CliError::io_at(p, e))
 }
 
-fn mostrar_criada(
+fn show_created(
     ctx: &mut Context,
     r: &carapi_sdk::RecargaCriadaResponse,
-    formato: Formato,
+    format: OutputFormat,
 ) -> Result<()> {
-    match formato {
-        Formato::Json => ctx.shell.json(r)?,
-        Formato::Csv | Formato::CsvCru => {
-            let mut c = Campos::new();
-            c.add("recargaId", "ID", Celula::texto(r.recarga_id.to_string()))
-                .add("paymentId", "Pagamento", Celula::texto(&r.payment_id))
-                .add("valor", "Valor", Celula::dinheiro(r.valor))
-                .add("status", "Status", Celula::texto(r.status.as_str()))
+    match format {
+        OutputFormat::Json => ctx.shell.json(r)?,
+        OutputFormat::Csv | OutputFormat::RawCsv => {
+            let mut c = Fields::new();
+            c.add("recargaId", "ID", CellValue::text(r.recarga_id.to_string()))
+                .add("paymentId", "Pagamento", CellValue::text(&r.payment_id))
+                .add("valor", "Valor", CellValue::money(r.valor))
+                .add("status", "Status", CellValue::text(r.status.as_str()))
                 .add(
                     "reaproveitada",
                     "Reaproveitada",
-                    Celula::booleano(r.reaproveitada),
+                    CellValue::boolean(r.reaproveitada),
                 )
                 .add(
                     "percentualBonus",
                     "Bônus (%)",
-                    Celula::percentual(r.preview_bonus.percentual_bonus),
+                    CellValue::percent(r.preview_bonus.percentual_bonus),
                 )
                 .add(
                     "valorBonus",
                     "Bônus",
-                    Celula::dinheiro(r.preview_bonus.valor_bonus),
+                    CellValue::money(r.preview_bonus.valor_bonus),
                 )
                 .add(
                     "totalCreditado",
                     "Total creditado",
-                    Celula::dinheiro(r.preview_bonus.total_creditado),
+                    CellValue::money(r.preview_bonus.total_creditado),
                 )
-                .add("qrCode", "PIX copia e cola", Celula::texto(&r.qr_code));
-            ctx.shell.campos(&c, formato)?;
+                .add("qrCode", "PIX copia e cola", CellValue::text(&r.qr_code));
+            ctx.shell.fields(&c, format)?;
         }
-        Formato::Table | Formato::Geojson => {
-            let mut antes = vec![format!("ID da recarga: {}", r.recarga_id)];
+        OutputFormat::Table | OutputFormat::Geojson => {
+            let mut before = vec![format!("ID da recarga: {}", r.recarga_id)];
             if r.reaproveitada {
-                antes.push(
+                before.push(
                     "(reaproveitada: PIX pendente do mesmo valor, criado há menos de 10 min)"
                         .into(),
                 );
@@ -309,31 +310,31 @@ fn mostrar_criada(
                 "Recarga de {}: bônus {} ({}), total {}",
                 brl::format(r.valor),
                 brl::format(r.preview_bonus.valor_bonus),
-                Celula::percentual(r.preview_bonus.percentual_bonus).humano,
+                CellValue::percent(r.preview_bonus.percentual_bonus).human,
                 brl::format(r.preview_bonus.total_creditado)
             );
-            mostrar_pix(&mut ctx.shell, &r.qr_code, &antes, &valor)?;
+            show_pix(&mut ctx.shell, &r.qr_code, &before, &valor)?;
         }
     }
     Ok(())
 }
 
-/// The PIX screen: `PIX copia e cola:`, the payload and the `antes` lines (they may scroll
+/// The PIX screen: `PIX copia e cola:`, the payload and the `before` lines (they may scroll
 /// away), then the QR code and one line with the amount, `valor`, right under it.
 ///
 /// Sized for an 80x24 terminal: the reference server's BR Code is a version-5 QR code (37
-/// modules) at level L ([`qr::NIVEL`]), 21 lines with the quiet zone ([`qr::ZONA`]); with the
+/// modules) at level L ([`qr::EC_LEVEL`]), 21 lines with the quiet zone ([`qr::QUIET_ZONE`]); with the
 /// amount line and the waiting spinner below it, the whole code stays on screen, with one line
 /// to spare.
-fn mostrar_pix(
+fn show_pix(
     sh: &mut crate::output::Shell,
     payload: &str,
-    antes: &[String],
+    before: &[String],
     valor: &str,
 ) -> Result<()> {
     sh.line("PIX copia e cola:")?;
     sh.line(payload)?;
-    for l in antes {
+    for l in before {
         sh.line(l)?;
     }
     sh.line(qr::render(payload, sh.out_color())?)?;
@@ -343,20 +344,20 @@ fn mostrar_pix(
 
 /// A Ctrl-C listener, registered at once (before the QR is printed), so a Ctrl-C at any moment
 /// after that is seen by the wait.
-type Sinal = std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<()>> + Send>>;
+type CtrlC = std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<()>> + Send>>;
 
-async fn sinal() -> Sinal {
-    let mut s: Sinal = Box::pin(tokio::signal::ctrl_c());
+async fn listen_ctrl_c() -> CtrlC {
+    let mut s: CtrlC = Box::pin(tokio::signal::ctrl_c());
     let _ = futures::poll!(s.as_mut());
     s
 }
 
-async fn aguardar(
+async fn wait_for_payment(
     ctx: &mut Context,
     client: &Client,
     id: Uuid,
     timeout: Duration,
-    ctrl_c: &mut Sinal,
+    ctrl_c: &mut CtrlC,
 ) -> Result<RecargaStatusResponse> {
     let sp = ctx
         .shell
@@ -374,11 +375,11 @@ async fn aguardar(
     Ok(r?)
 }
 
-fn final_status(ctx: &mut Context, st: &RecargaStatusResponse, formato: Formato) -> Result<()> {
-    match formato {
-        Formato::Json => ctx.shell.json(st)?,
+fn final_status(ctx: &mut Context, st: &RecargaStatusResponse, format: OutputFormat) -> Result<()> {
+    match format {
+        OutputFormat::Json => ctx.shell.json(st)?,
         _ => {
-            if st.status == RecargaStatus::Confirmado && formato == Formato::Table {
+            if st.status == RecargaStatus::Confirmado && format == OutputFormat::Table {
                 ctx.shell.line(format!(
                     "Recarga confirmada: {} pagos + {} de bônus = {} creditados. Novo saldo: {}",
                     brl::format(st.valor),
@@ -387,7 +388,7 @@ fn final_status(ctx: &mut Context, st: &RecargaStatusResponse, formato: Formato)
                     brl::format(st.saldo_atual)
                 ))?;
             } else {
-                ctx.shell.campos(&campos_status(st), formato)?;
+                ctx.shell.fields(&status_fields(st), format)?;
             }
         }
     }
@@ -401,39 +402,43 @@ fn final_status(ctx: &mut Context, st: &RecargaStatusResponse, formato: Formato)
     Ok(())
 }
 
-fn campos_status(st: &RecargaStatusResponse) -> Campos {
-    let mut c = Campos::new();
-    c.add("recargaId", "ID", Celula::texto(st.recarga_id.to_string()))
-        .add("status", "Status", Celula::texto(st.status.as_str()))
-        .add("pago", "Pago", Celula::booleano(st.pago))
-        .add("valor", "Valor", Celula::dinheiro(st.valor))
-        .add(
-            "percentualBonus",
-            "Bônus (%)",
-            st.percentual_bonus
-                .map_or(Celula::opcional(None), Celula::percentual),
-        )
-        .add(
-            "valorBonus",
-            "Bônus",
-            Celula::dinheiro_opcional(st.valor_bonus, "—"),
-        )
-        .add(
-            "totalCreditado",
-            "Total creditado",
-            Celula::dinheiro_opcional(st.total_creditado, "—"),
-        )
-        .add(
-            "saldoAtual",
-            "Saldo atual",
-            Celula::dinheiro(st.saldo_atual),
-        )
-        .add("message", "Mensagem", Celula::texto(&st.message))
-        .add(
-            "qrCode",
-            "PIX copia e cola",
-            Celula::opcional(st.qr_code.as_deref()),
-        );
+fn status_fields(st: &RecargaStatusResponse) -> Fields {
+    let mut c = Fields::new();
+    c.add(
+        "recargaId",
+        "ID",
+        CellValue::text(st.recarga_id.to_string()),
+    )
+    .add("status", "Status", CellValue::text(st.status.as_str()))
+    .add("pago", "Pago", CellValue::boolean(st.pago))
+    .add("valor", "Valor", CellValue::money(st.valor))
+    .add(
+        "percentualBonus",
+        "Bônus (%)",
+        st.percentual_bonus
+            .map_or(CellValue::optional(None), CellValue::percent),
+    )
+    .add(
+        "valorBonus",
+        "Bônus",
+        CellValue::optional_money(st.valor_bonus, "—"),
+    )
+    .add(
+        "totalCreditado",
+        "Total creditado",
+        CellValue::optional_money(st.total_creditado, "—"),
+    )
+    .add(
+        "saldoAtual",
+        "Saldo atual",
+        CellValue::money(st.saldo_atual),
+    )
+    .add("message", "Mensagem", CellValue::text(&st.message))
+    .add(
+        "qrCode",
+        "PIX copia e cola",
+        CellValue::optional(st.qr_code.as_deref()),
+    );
     c
 }
 
@@ -442,27 +447,27 @@ async fn status(
     id: Uuid,
     wait: bool,
     timeout: Duration,
-    formato: Formato,
+    format: OutputFormat,
 ) -> Result<()> {
     let client = ctx.client().await?;
-    let mut ctrl_c = sinal().await;
+    let mut ctrl_c = listen_ctrl_c().await;
     let st = client.recarga(id).await?;
     if !wait || st.status.is_final() {
-        return final_status(ctx, &st, formato);
+        return final_status(ctx, &st, format);
     }
-    if formato == Formato::Table {
-        let linha = format!(
+    if format == OutputFormat::Table {
+        let line = format!(
             "Recarga {} de {}: {}",
             st.recarga_id,
             brl::format(st.valor),
             st.status
         );
         match &st.qr_code {
-            Some(payload) => mostrar_pix(&mut ctx.shell, payload, &[], &linha)?,
-            None => ctx.shell.line(linha)?,
+            Some(payload) => show_pix(&mut ctx.shell, payload, &[], &line)?,
+            None => ctx.shell.line(line)?,
         }
         ctx.shell.flush()?;
     }
-    let st = aguardar(ctx, &client, id, timeout, &mut ctrl_c).await?;
-    final_status(ctx, &st, formato)
+    let st = wait_for_payment(ctx, &client, id, timeout, &mut ctrl_c).await?;
+    final_status(ctx, &st, format)
 }

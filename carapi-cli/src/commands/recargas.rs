@@ -4,25 +4,25 @@ use carapi_sdk::{RecargaStatus, RecargasParams};
 
 use crate::context::Context;
 use crate::error::Result;
-use crate::format::{Celula, Tabela};
-use crate::opcoes::FormatoArgs;
-use crate::output::Formato;
+use crate::format::{CellValue, Listing};
+use crate::options::FormatArgs;
+use crate::output::OutputFormat;
 
 /// Arguments of `carapi recargas`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Só recargas neste status: Pendente, Confirmado ou Rejeitado
     #[arg(long, value_name = "STATUS", value_parser = parse_status)]
-    pub status: Option<RecargaStatus>,
+    pub(crate) status: Option<RecargaStatus>,
     /// Página (a partir de 1)
-    #[arg(long = "pagina", alias = "page", value_name = "N", value_parser = crate::argumentos::parse_positivo)]
-    pub page: Option<u32>,
+    #[arg(long = "pagina", alias = "page", value_name = "N", value_parser = crate::parsers::parse_positive)]
+    pub(crate) page: Option<u32>,
     /// Itens por página (máximo 100)
-    #[arg(long = "por-pagina", alias = "size", value_name = "N", value_parser = crate::argumentos::parse_positivo)]
-    pub size: Option<u32>,
+    #[arg(long = "por-pagina", alias = "size", value_name = "N", value_parser = crate::parsers::parse_positive)]
+    pub(crate) size: Option<u32>,
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub(crate) format: FormatArgs,
 }
 
 fn parse_status(s: &str) -> Result<RecargaStatus, String> {
@@ -33,17 +33,17 @@ fn parse_status(s: &str) -> Result<RecargaStatus, String> {
 ///
 /// # Errors
 /// 401 (3), 429 (6), network (7).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let formato = ctx.formato(args.formato);
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    let format = ctx.format(args.format);
     let client = ctx.client().await?;
     let r = client
         .recargas(&RecargasParams {
             page: args.page,
-            size: crate::argumentos::por_pagina(ctx, args.size),
+            size: crate::parsers::page_size(ctx, args.size),
             status: args.status,
         })
         .await?;
-    if formato == Formato::Json {
+    if format == OutputFormat::Json {
         return Ok(ctx.shell.json(&r)?);
     }
     ctx.shell.status(format!(
@@ -52,7 +52,7 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         r.total_paginas.max(1),
         r.total
     ));
-    let mut t = Tabela::new(&[
+    let mut t = Listing::new(&[
         ("recargaId", "ID"),
         ("data", "Criada em"),
         ("status", "Status"),
@@ -63,17 +63,17 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         ("dataConfirmacao", "Confirmada em"),
     ]);
     for i in &r.itens {
-        t.linha(vec![
-            Celula::texto(i.recarga_id.to_string()),
-            Celula::instante(i.data),
-            Celula::texto(i.status.as_str()),
-            Celula::dinheiro(i.valor_pago),
-            Celula::percentual(i.percentual_bonus),
-            Celula::dinheiro(i.valor_bonus),
-            Celula::dinheiro(i.total_creditado),
-            Celula::instante_opcional(i.data_confirmacao),
+        t.push_row(vec![
+            CellValue::text(i.recarga_id.to_string()),
+            CellValue::instant(i.data),
+            CellValue::text(i.status.as_str()),
+            CellValue::money(i.valor_pago),
+            CellValue::percent(i.percentual_bonus),
+            CellValue::money(i.valor_bonus),
+            CellValue::money(i.total_creditado),
+            CellValue::optional_instant(i.data_confirmacao),
         ]);
     }
-    ctx.paginar(formato);
-    Ok(ctx.shell.tabela(&t, formato)?)
+    ctx.use_pager(format);
+    Ok(ctx.shell.listing(&t, format)?)
 }

@@ -15,35 +15,36 @@ use serde::Serialize;
 
 use crate::context::Context;
 use crate::error::{CliError, Result};
-use crate::opcoes::FormatoArgs;
-use crate::output::Formato;
+use crate::options::FormatArgs;
+use crate::output::OutputFormat;
 
 /// Arguments of `carapi recibo`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Código CAR
     #[arg(value_name = "CODIGO")]
-    pub codigo: String,
+    pub(crate) codigo: String,
     /// Arquivo de destino (padrão: {codigoCar}.pdf; um diretório; `-` para o stdout)
     #[arg(long = "saida", value_name = "ARQUIVO")]
-    pub arquivo: Option<PathBuf>,
+    pub(crate) file: Option<PathBuf>,
     /// Sobrescreve o arquivo se já existir
     #[arg(long = "sobrescrever", alias = "force")]
-    pub force: bool,
+    force: bool,
     /// Abre o PDF salvo no visualizador do sistema
-    #[arg(long)]
-    pub abrir: bool,
+    #[arg(long = "abrir")]
+    pub(crate) open: bool,
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub(crate) format: FormatArgs,
 }
 
 /// What was saved (`carapi -o json recibo ...`).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Salvo<'a> {
+struct Saved<'a> {
     codigo_car: &'a str,
-    arquivo: String,
+    #[serde(rename = "arquivo")]
+    file: String,
     bytes: u64,
 }
 
@@ -56,75 +57,75 @@ struct Salvo<'a> {
 /// File exists without `--sobrescrever` (1, `ARQUIVO_EXISTE`, nothing charged), invalid code (2),
 /// 401 (3), 402 (5), 404 (4), 429 (6), 5xx/network (7); a file that cannot be written after the
 /// charge (1, `RECIBO_NAO_GRAVADO`, saying it was charged).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let codigo = CodigoCar::parse(&args.codigo).map_err(carapi_sdk::Error::from)?;
-    let formato = ctx.formato(args.formato);
-    let destino = destino(&args.arquivo, &codigo, args.force)?;
-    if args.abrir && destino.is_none() {
+    let format = ctx.format(args.format);
+    let destination = destination(&args.file, &codigo, args.force)?;
+    if args.open && destination.is_none() {
         return Err(CliError::usage(
             "--abrir precisa de um arquivo: não use com --saida -",
         ));
     }
     let client = ctx.client().await?;
-    let Some(destino) = destino else {
-        return para_stdout(ctx, &client, &codigo).await;
+    let Some(destination) = destination else {
+        return to_stdout(ctx, &client, &codigo).await;
     };
-    let bytes = para_arquivo(ctx, &client, &codigo, &destino).await?;
-    ctx.mostrar_cobranca(&client, codigo.is_sandbox()).await;
-    if args.abrir {
-        abrir(ctx, &destino);
+    let bytes = to_file(ctx, &client, &codigo, &destination).await?;
+    ctx.show_charge(&client, codigo.is_sandbox()).await;
+    if args.open {
+        open(ctx, &destination);
     }
-    relatar(ctx, formato, &codigo, &destino, bytes)
+    report(ctx, format, &codigo, &destination, bytes)
 }
 
 /// The file to write (`None`: stdout), refused when it exists without `--sobrescrever`.
-fn destino(arquivo: &Option<PathBuf>, codigo: &CodigoCar, force: bool) -> Result<Option<PathBuf>> {
-    let nome = format!("{}.pdf", codigo.as_str());
-    let destino = match arquivo {
+fn destination(file: &Option<PathBuf>, codigo: &CodigoCar, force: bool) -> Result<Option<PathBuf>> {
+    let name = format!("{}.pdf", codigo.as_str());
+    let destination = match file {
         Some(p) if p.as_os_str() == "-" => None,
-        Some(p) if p.is_dir() => Some(p.join(&nome)),
+        Some(p) if p.is_dir() => Some(p.join(&name)),
         Some(p) => Some(p.clone()),
-        None => Some(PathBuf::from(&nome)),
+        None => Some(PathBuf::from(&name)),
     };
-    if let Some(d) = destino.as_ref().filter(|d| d.exists() && !force) {
+    if let Some(d) = destination.as_ref().filter(|d| d.exists() && !force) {
         return Err(
             CliError::other("ARQUIVO_EXISTE", format!("{} já existe", d.display())).hint(
                 "use --sobrescrever para sobrescrever, ou --saida ARQUIVO para outro arquivo (nada foi cobrado)",
             ),
         );
     }
-    Ok(destino)
+    Ok(destination)
 }
 
 /// `--saida -`: the PDF on stdout as it arrives.
-async fn para_stdout(ctx: &mut Context, client: &Client, codigo: &CodigoCar) -> Result<()> {
+async fn to_stdout(ctx: &mut Context, client: &Client, codigo: &CodigoCar) -> Result<()> {
     let mut download = client.recibo_download(codigo.as_str()).await?;
     let pb = ctx
         .shell
-        .progress(download.content_length().unwrap_or(0), BARRA);
+        .progress(download.content_length().unwrap_or(0), PROGRESS_TEMPLATE);
     while let Some(chunk) = download.chunk().await? {
         pb.inc(chunk.len() as u64);
         ctx.shell.out().write_all(&chunk)?;
     }
     pb.finish_and_clear();
-    ctx.mostrar_cobranca(client, codigo.is_sandbox()).await;
+    ctx.show_charge(client, codigo.is_sandbox()).await;
     Ok(ctx.shell.out().flush()?)
 }
 
-const BARRA: &str = "{spinner} recibo [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}";
+const PROGRESS_TEMPLATE: &str = "{spinner} recibo [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}";
 
-/// The PDF into `destino` through the SDK ([`Client::recibo_para_arquivo_com_progresso`]); a
+/// The PDF into `destination` through the SDK ([`Client::recibo_para_arquivo_com_progresso`]); a
 /// failure after the 200 says the receipt was charged and how to get it again.
-async fn para_arquivo(
+async fn to_file(
     ctx: &mut Context,
     client: &Client,
     codigo: &CodigoCar,
-    destino: &Path,
+    destination: &Path,
 ) -> Result<u64> {
-    let pb = ctx.shell.progress(0, BARRA);
-    let mut cobrado = false;
-    let download = client.recibo_para_arquivo_com_progresso(codigo.as_str(), destino, |p| {
-        cobrado = true;
+    let pb = ctx.shell.progress(0, PROGRESS_TEMPLATE);
+    let mut charged = false;
+    let download = client.recibo_para_arquivo_com_progresso(codigo.as_str(), destination, |p| {
+        charged = true;
         pb.set_length(p.total.unwrap_or(0));
         pb.set_position(p.recebidos);
     });
@@ -135,38 +136,38 @@ async fn para_arquivo(
             pb.finish_and_clear();
             return Err(CliError::interrupted(format!(
                 "o recibo não foi gravado em {}; se a consulta já tinha sido respondida, foi cobrada (veja carapi historico)",
-                destino.display()
+                destination.display()
             )));
         }
     };
     pb.finish_and_clear();
     match r {
         Ok(info) => Ok(info.bytes),
-        Err(carapi_sdk::Error::Io(e)) if !cobrado => Err(CliError::other(
+        Err(carapi_sdk::Error::Io(e)) if !charged => Err(CliError::other(
             "ES",
             format!(
                 "não é possível gravar em {}: {}",
-                destino.display(),
-                crate::estrangeiros::io(&e)
+                destination.display(),
+                crate::foreign_errors::io(&e)
             ),
         )
         .hint("confira o diretório de --saida (nada foi cobrado)")),
-        Err(e) if cobrado && !e.may_have_charged() => {
-            let causa = match &e {
-                carapi_sdk::Error::Io(io) => crate::estrangeiros::io(io),
-                outro => CliError::from_ref(outro).message,
+        Err(e) if charged && !e.may_have_charged() => {
+            let cause = match &e {
+                carapi_sdk::Error::Io(io) => crate::foreign_errors::io(io),
+                other => CliError::from_ref(other).message,
             };
-            let (cobranca, de_novo) = if codigo.is_sandbox() {
+            let (charge, again) = if codigo.is_sandbox() {
                 ("o recibo", "sandbox, sem cobrança")
             } else {
                 ("o recibo foi cobrado, mas", "nova cobrança")
             };
             Err(CliError::other(
                 "RECIBO_NAO_GRAVADO",
-                format!("{cobranca} não foi gravado em {}: {causa}", destino.display()),
+                format!("{charge} não foi gravado em {}: {cause}", destination.display()),
             )
             .hint(format!(
-                "para obter o arquivo, consulte de novo ({de_novo}): carapi recibo {} --saida OUTRO.pdf",
+                "para obter o arquivo, consulte de novo ({again}): carapi recibo {} --saida OUTRO.pdf",
                 codigo.as_str()
             )))
         }
@@ -176,11 +177,11 @@ async fn para_arquivo(
 
 /// `--abrir`: the saved PDF in the system's viewer; a warning when none opens it (the file is
 /// saved and paid for either way: exit 0).
-fn abrir(ctx: &mut Context, destino: &Path) {
-    if let Err(motivo) = abrir_no_visualizador(destino) {
+fn open(ctx: &mut Context, destination: &Path) {
+    if let Err(reason) = open_in_viewer(destination) {
         ctx.shell.warn(format!(
-            "não foi possível abrir {} no visualizador: {motivo}; o arquivo está salvo, abra-o à mão",
-            destino.display(),
+            "não foi possível abrir {} no visualizador: {reason}; o arquivo está salvo, abra-o à mão",
+            destination.display(),
         ));
     }
 }
@@ -188,9 +189,9 @@ fn abrir(ctx: &mut Context, destino: &Path) {
 /// Linux and the BSDs: `xdg-open`, waited for, since its exit status is the only sign that no
 /// viewer took the file (opener starts it and returns at once, so a missing viewer was silent).
 #[cfg(all(unix, not(target_os = "macos")))]
-fn abrir_no_visualizador(destino: &Path) -> std::result::Result<(), String> {
+fn open_in_viewer(destination: &Path) -> std::result::Result<(), String> {
     let status = std::process::Command::new("xdg-open")
-        .arg(destino)
+        .arg(destination)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -199,7 +200,7 @@ fn abrir_no_visualizador(destino: &Path) -> std::result::Result<(), String> {
             std::io::ErrorKind::NotFound => {
                 "xdg-open não encontrado (nenhum visualizador configurado)".to_owned()
             }
-            _ => crate::estrangeiros::io(&e),
+            _ => crate::foreign_errors::io(&e),
         })?;
     if status.success() {
         Ok(())
@@ -210,45 +211,45 @@ fn abrir_no_visualizador(destino: &Path) -> std::result::Result<(), String> {
 
 /// Elsewhere: the system's opener (macOS `open`, Windows `start`), which reports its failures.
 #[cfg(not(all(unix, not(target_os = "macos"))))]
-fn abrir_no_visualizador(destino: &Path) -> std::result::Result<(), String> {
-    opener::open(destino).map_err(|e| match &e {
-        opener::OpenError::Io(io) => crate::estrangeiros::io(io),
+fn open_in_viewer(destination: &Path) -> std::result::Result<(), String> {
+    opener::open(destination).map_err(|e| match &e {
+        opener::OpenError::Io(io) => crate::foreign_errors::io(io),
         _ => "nenhum visualizador de PDF respondeu".to_owned(),
     })
 }
 
 /// What was saved, in the chosen format.
-fn relatar(
+fn report(
     ctx: &mut Context,
-    formato: Formato,
+    format: OutputFormat,
     codigo: &CodigoCar,
-    destino: &Path,
+    destination: &Path,
     bytes: u64,
 ) -> Result<()> {
-    let arquivo = destino.display().to_string();
-    match formato {
-        Formato::Json => ctx.shell.json(&Salvo {
+    let file = destination.display().to_string();
+    match format {
+        OutputFormat::Json => ctx.shell.json(&Saved {
             codigo_car: codigo.as_str(),
-            arquivo,
+            file,
             bytes,
         })?,
-        Formato::Csv | Formato::CsvCru => {
-            let mut t = crate::format::Tabela::new(&[
+        OutputFormat::Csv | OutputFormat::RawCsv => {
+            let mut t = crate::format::Listing::new(&[
                 ("codigoCar", "Código CAR"),
                 ("arquivo", "Arquivo"),
                 ("bytes", "Bytes"),
             ]);
-            t.linha(vec![
-                crate::format::Celula::texto(codigo.as_str()),
-                crate::format::Celula::texto(&arquivo),
-                crate::format::Celula::inteiro(bytes),
+            t.push_row(vec![
+                crate::format::CellValue::text(codigo.as_str()),
+                crate::format::CellValue::text(&file),
+                crate::format::CellValue::integer(bytes),
             ]);
-            ctx.shell.tabela(&t, formato)?;
+            ctx.shell.listing(&t, format)?;
         }
-        Formato::Table | Formato::Geojson => {
-            ctx.shell.line(&arquivo)?;
+        OutputFormat::Table | OutputFormat::Geojson => {
+            ctx.shell.line(&file)?;
             ctx.shell
-                .note(format!("Recibo salvo em {arquivo} ({bytes} bytes)"));
+                .note(format!("Recibo salvo em {file} ({bytes} bytes)"));
         }
     }
     Ok(())

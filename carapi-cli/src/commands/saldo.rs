@@ -2,90 +2,90 @@
 
 use crate::context::Context;
 use crate::error::Result;
-use crate::format::{Campos, Celula};
-use crate::opcoes::FormatoArgs;
-use crate::output::Formato;
+use crate::format::{CellValue, Fields};
+use crate::options::FormatArgs;
+use crate::output::OutputFormat;
 
 /// Arguments of `carapi saldo`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub(crate) format: FormatArgs,
 }
 
 /// Runs `carapi saldo`.
 ///
 /// # Errors
 /// 401 (3), 429 (6), network (7).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let formato = ctx.formato(args.formato);
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    let format = ctx.format(args.format);
     let s = ctx.client().await?.saldo().await?;
-    if formato == Formato::Json {
+    if format == OutputFormat::Json {
         return Ok(ctx.shell.json(&s)?);
     }
-    let mut c = Campos::new();
-    c.add("saldoReais", "Saldo", Celula::dinheiro(s.saldo_reais))
+    let mut c = Fields::new();
+    c.add("saldoReais", "Saldo", CellValue::money(s.saldo_reais))
         .add(
             "precoCarBasico",
             "Preço: CAR básico",
-            Celula::dinheiro(s.precos.car_basico),
+            CellValue::money(s.precos.car_basico),
         )
         .add(
             "precoCarCompleto",
             "Preço: CAR completo",
-            Celula::dinheiro(s.precos.car_completo),
+            CellValue::money(s.precos.car_completo),
         )
         .add(
             "precoProprietario",
             "Preço: proprietário",
-            Celula::dinheiro(s.precos.proprietario),
+            CellValue::money(s.precos.proprietario),
         )
         .add(
             "precoRecibo",
             "Preço: recibo",
-            Celula::dinheiro(s.precos.recibo),
+            CellValue::money(s.precos.recibo),
         )
         .add(
             "limiteDiarioRequisicoes",
             "Limite diário (requisições)",
             match s.limite_diario_requisicoes {
-                Some(n) => Celula::inteiro(n),
-                None => Celula {
-                    humano: "sem limite".into(),
-                    bruto: String::new(),
+                Some(n) => CellValue::integer(n),
+                None => CellValue {
+                    human: "sem limite".into(),
+                    raw: String::new(),
                 },
             },
         )
         .add(
             "limiteMensalReais",
             "Limite mensal",
-            Celula::dinheiro_opcional(s.limite_mensal_reais, "sem limite"),
+            CellValue::optional_money(s.limite_mensal_reais, "sem limite"),
         )
         .add(
             "usoHojeRequisicoes",
             "Hoje: requisições",
-            Celula::inteiro(s.uso_hoje.requisicoes),
+            CellValue::integer(s.uso_hoje.requisicoes),
         )
         .add(
             "usoHojeGasto",
             "Hoje: gasto",
-            Celula::dinheiro(s.uso_hoje.gasto),
+            CellValue::money(s.uso_hoje.gasto),
         )
         .add(
             "usoHojeErros",
             "Hoje: erros",
-            Celula::inteiro(s.uso_hoje.erros),
+            CellValue::integer(s.uso_hoje.erros),
         )
         .add(
             "usoMesRequisicoes",
             "Mês: requisições",
-            Celula::inteiro(s.uso_mes.requisicoes),
+            CellValue::integer(s.uso_mes.requisicoes),
         )
         .add(
             "usoMesGasto",
             "Mês: gasto",
-            Celula::dinheiro(s.uso_mes.gasto),
+            CellValue::money(s.uso_mes.gasto),
         );
-    Ok(ctx.shell.campos(&c, formato)?)
+    Ok(ctx.shell.fields(&c, format)?)
 }

@@ -6,44 +6,44 @@ use rust_decimal::prelude::ToPrimitive;
 
 use crate::context::Context;
 use crate::error::Result;
-use crate::format::{Celula, Tabela};
-use crate::opcoes::FormatoArgs;
-use crate::output::Formato;
+use crate::format::{CellValue, Listing};
+use crate::options::FormatArgs;
+use crate::output::OutputFormat;
 
 /// Arguments of `carapi uso`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
+    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
-    #[allow(missing_docs)]
-    pub formato: FormatoArgs,
+    pub(crate) format: FormatArgs,
 }
 
 /// Runs `carapi uso`.
 ///
 /// # Errors
 /// 401 (3), 429 (6), network (7).
-pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let formato = ctx.formato(args.formato);
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    let format = ctx.format(args.format);
     let u = ctx.client().await?.uso().await?;
-    if formato == Formato::Json {
+    if format == OutputFormat::Json {
         return Ok(ctx.shell.json(&u)?);
     }
-    let mut t = Tabela::new(&[
+    let mut t = Listing::new(&[
         ("endpoint", "Endpoint"),
         ("quantidade", "Quantidade"),
         ("valorTotal", "Valor total"),
     ]);
     for i in &u.itens {
-        t.linha(vec![
-            Celula::texto(i.endpoint.as_str()),
-            Celula::inteiro(i.quantidade),
-            Celula::dinheiro(i.valor_total),
+        t.push_row(vec![
+            CellValue::text(i.endpoint.as_str()),
+            CellValue::integer(i.quantidade),
+            CellValue::money(i.valor_total),
         ]);
     }
-    ctx.shell.tabela(&t, formato)?;
+    ctx.shell.listing(&t, format)?;
     ctx.shell.status(format!("Últimos {} dias", u.periodo_dias));
-    if formato == Formato::Table && ctx.shell.out_is_tty() && !u.itens.is_empty() {
-        let largura = usize::from(ctx.shell.largura().unwrap_or(80));
+    if format == OutputFormat::Table && ctx.shell.out_is_tty() && !u.itens.is_empty() {
+        let width = usize::from(ctx.shell.width().unwrap_or(80));
         let itens: Vec<(String, Decimal)> = u
             .itens
             .iter()
@@ -51,44 +51,44 @@ pub async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             .collect();
         ctx.shell.line("")?;
         ctx.shell.line("Gasto por endpoint:")?;
-        for l in grafico(&itens, largura) {
+        for l in bar_chart(&itens, width) {
             ctx.shell.line(l)?;
         }
     }
     Ok(())
 }
 
-/// A horizontal bar chart of amounts, one line per label, no line wider than `largura` columns:
+/// A horizontal bar chart of amounts, one line per label, no line wider than `width` columns:
 /// `label  ████▌ R$ 12,50`, the longest bar for the largest amount (eighth blocks for the rest).
-pub fn grafico(itens: &[(String, Decimal)], largura: usize) -> Vec<String> {
-    let rotulo = itens
+fn bar_chart(itens: &[(String, Decimal)], width: usize) -> Vec<String> {
+    let label_width = itens
         .iter()
         .map(|(r, _)| r.chars().count())
         .max()
         .unwrap_or(0)
-        .min(largura / 3);
-    let valores: Vec<String> = itens.iter().map(|(_, v)| brl::format(*v)).collect();
-    let texto_valor = valores.iter().map(|v| v.chars().count()).max().unwrap_or(0);
-    let barra_max = largura.saturating_sub(rotulo + texto_valor + 3).max(1);
-    let maior = itens.iter().map(|(_, v)| *v).max().unwrap_or_default();
+        .min(width / 3);
+    let values: Vec<String> = itens.iter().map(|(_, v)| brl::format(*v)).collect();
+    let value_width = values.iter().map(|v| v.chars().count()).max().unwrap_or(0);
+    let max_bar = width.saturating_sub(label_width + value_width + 3).max(1);
+    let largest = itens.iter().map(|(_, v)| *v).max().unwrap_or_default();
     itens
         .iter()
-        .zip(&valores)
-        .map(|((r, v), texto)| {
-            let oitavos = if maior.is_zero() {
+        .zip(&values)
+        .map(|((r, v), text)| {
+            let eighths = if largest.is_zero() {
                 0
             } else {
-                (*v * Decimal::from(barra_max * 8) / maior)
+                (*v * Decimal::from(max_bar * 8) / largest)
                     .round()
                     .to_usize()
                     .unwrap_or(0)
             };
-            let mut barra = "█".repeat(oitavos / 8);
-            if oitavos % 8 > 0 {
-                barra.push([' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'][oitavos % 8]);
+            let mut bar = "█".repeat(eighths / 8);
+            if eighths % 8 > 0 {
+                bar.push([' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'][eighths % 8]);
             }
-            let r: String = r.chars().take(rotulo).collect();
-            format!("{r:<rotulo$} {barra} {texto}")
+            let r: String = r.chars().take(label_width).collect();
+            format!("{r:<label_width$} {bar} {text}")
         })
         .collect()
 }
@@ -104,12 +104,12 @@ mod tests {
             ("/v1/proprietario".to_owned(), Decimal::new(300, 2)),
             ("/v1/car/completo".to_owned(), Decimal::ZERO),
         ];
-        let l = grafico(&itens, 60);
+        let l = bar_chart(&itens, 60);
         assert_eq!(l.len(), 3);
         assert!(l.iter().all(|l| l.chars().count() <= 60), "{l:#?}");
-        let blocos = |s: &str| s.chars().filter(|c| *c == '█').count();
-        assert!(blocos(&l[0]) > 3 * blocos(&l[1]));
-        assert_eq!(blocos(&l[2]), 0);
+        let blocks = |s: &str| s.chars().filter(|c| *c == '█').count();
+        assert!(blocks(&l[0]) > 3 * blocks(&l[1]));
+        assert_eq!(blocks(&l[2]), 0);
         assert!(l[0].ends_with("R$ 12,00"));
     }
 }

@@ -1,22 +1,22 @@
 //! Batches (`carapi lote`): read keys from a file, confirm the cost, look them up at the SDK's
 //! rate limit, write each answer as it arrives, resume without paying twice.
 //!
-//! The four stages, each in its module: [`plano`] (input, dedup, resume), [`custo`] (preview,
-//! confirm), [`rodar`] (the lookups) and [`resumo`] (summary and exit).
+//! The four stages, each in its module: [`plan`] (input, dedup, resume), [`cost`] (preview,
+//! confirm), [`run`] (the lookups) and [`summary`] (summary and exit).
 //!
-//! 1. The input (a file, or stdin with `-`) is parsed by [`entrada`]: one key per line or one CSV
+//! 1. The input (a file, or stdin with `-`) is parsed by [`input`]: one key per line or one CSV
 //!    column (`--coluna`, a known name such as `cod_imovel`, or the first), normalised,
 //!    duplicates dropped, invalid keys reported (stderr) and never sent; no valid key is an error.
-//! 2. With `--saida FILE`, keys already answered in `FILE` (found or not found, see [`saida`]) are
+//! 2. With `--saida FILE`, keys already answered in `FILE` (found or not found, see [`output`]) are
 //!    skipped. For `recibo`, PDFs are saved **in the directory of `--saida`** (the current
 //!    directory without it) as `<codigoCar>.pdf`; a key whose PDF is already there is recorded
 //!    as found without a request, so a crash between saving the PDF and writing its line never
 //!    costs a second receipt. Keys a killed run had sent without writing their answer are
-//!    checked against the free history (see [`diario`]): a charged one is not bought again.
+//!    checked against the free history (see [`journal`]): a charged one is not bought again.
 //! 3. Before spending: how many lookups, the maximum cost at the account's effective prices
 //!    (`saldo().precos`; sandbox keys are free), the balance, and `--max-custo`; then a prompt
 //!    (`--sim` skips it; with no terminal and no `--sim` the batch is refused, nothing sent).
-//! 4. Lookups run [`CONCORRENCIA`] at a time through one SDK client (its rate limiter keeps the
+//! 4. Lookups run [`CONCURRENCY`] at a time through one SDK client (its rate limiter keeps the
 //!    contract's 10 requests/s; `--max-custo` is the SDK's `max_spend` guard), with a progress
 //!    bar and ETA on stderr. Each answer is appended and flushed at once, in input order.
 //! 5. The batch stops (in-flight lookups finish and are written) on 402 (says how to top up),
@@ -28,17 +28,17 @@
 //! Without `--saida`, results go to stdout (JSON Lines, or CSV with `-o csv`) and nothing can be
 //! resumed.
 
-pub mod campos;
-pub mod custo;
-pub mod diario;
-pub mod entrada;
-pub mod exportar;
-pub mod plano;
-pub mod registro;
-pub mod resumo;
-pub mod rodar;
-pub mod saida;
-pub mod tipo;
+pub(crate) mod columns;
+pub(crate) mod cost;
+pub(crate) mod export;
+pub(crate) mod input;
+pub(crate) mod journal;
+pub(crate) mod kind;
+pub(crate) mod output;
+pub(crate) mod plan;
+pub(crate) mod record;
+pub(crate) mod run;
+pub(crate) mod summary;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -47,18 +47,18 @@ use rust_decimal::Decimal;
 
 use crate::context::Context;
 use crate::error::{CliError, Result};
-pub use resumo::Resumo;
-use saida::{Escritor, Resultado, StatusLote};
-pub use tipo::TipoLote;
+pub(crate) use kind::BatchKind;
+use output::{BatchStatus, Record, RecordWriter};
+pub(crate) use summary::Summary;
 
 /// Lookups in flight at once (the SDK's rate limiter spaces them).
-pub const CONCORRENCIA: usize = 4;
+pub(crate) const CONCURRENCY: usize = 4;
 
 /// Network/server errors in a row that stop a batch.
-pub const MAX_ERROS_SEGUIDOS: usize = 10;
+pub(crate) const MAX_ERRORS_IN_A_ROW: usize = 10;
 
 /// Text appended to `carapi lote --help`.
-pub const AJUDA: &str = "\
+pub(crate) const HELP: &str = "\
 Entrada: um arquivo, ou - para o stdin; uma chave por linha, ou um CSV (`,` ou `;`) com a coluna
 cod_imovel (exportações do SICAR), codigo_car, cpf, cnpj ou cpf_cnpj, ou a indicada em --coluna.
 Saída (--saida): JSON Lines, uma linha por chave (campos chave, status, httpStatus, cobrado,
@@ -72,21 +72,21 @@ um PDF já existente não é baixado de novo.";
 
 /// The options of a batch.
 #[derive(Debug, Clone)]
-pub struct Opcoes {
+pub(crate) struct BatchOptions {
     /// Lookup kind.
-    pub tipo: TipoLote,
+    pub(crate) kind: BatchKind,
     /// Input file, or `-` for stdin.
-    pub arquivo: PathBuf,
+    pub(crate) file: PathBuf,
     /// The CSV column holding the keys: a header name or a 1-based number.
-    pub coluna: Option<String>,
+    pub(crate) column: Option<String>,
     /// Output file (resumable), or stdout.
-    pub saida: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     /// Skip the confirmation.
-    pub yes: bool,
+    pub(crate) yes: bool,
     /// Spend cap, BRL.
-    pub max_custo: Option<Decimal>,
+    pub(crate) max_cost: Option<Decimal>,
     /// Without `--saida`: CSV on stdout instead of JSON Lines.
-    pub csv_no_stdout: bool,
+    pub(crate) csv_no_stdout: bool,
 }
 
 /// Runs a batch (see the module documentation): plan, cost, run, summary.
@@ -95,111 +95,110 @@ pub struct Opcoes {
 /// Unreadable input (1) or no valid key (2); refused confirmation (1) or no terminal without
 /// `--sim` (2); stopped on 402 (5), 401 (3), 429 (6), `--max-custo` (1), network (7); keys left
 /// with errors (7); Ctrl-C (130).
-pub async fn executar(ctx: &mut Context, op: Opcoes) -> Result<()> {
+pub(crate) async fn execute(ctx: &mut Context, op: BatchOptions) -> Result<()> {
     let base = ctx.builder().await?;
-    let plano = plano::planejar(ctx, &op, &base).await?;
-    let mut resumo = Resumo {
-        invalidos: plano.entrada.invalidas.len(),
-        ..Resumo::default()
+    let plan = plan::make_plan(ctx, &op, &base).await?;
+    let mut summary = Summary {
+        invalid: plan.input.invalid.len(),
+        ..Summary::default()
     };
     // Nothing is sent (nor any file created) before this.
-    let aprovado = custo::aprovar(ctx, &op, &plano, base).await?;
+    let approved = cost::approve(ctx, &op, &plan, base).await?;
 
     // Output (the progress bar first: the writer may borrow stdout from the shell).
     let pb = ctx
         .shell
         .progress(0, "{spinner} [{bar:25}] {pos}/{len} {por_seg} ETA {eta}");
-    let (w, novo): (Box<dyn std::io::Write + '_>, bool) = match &op.saida {
+    let (w, fresh): (Box<dyn std::io::Write + '_>, bool) = match &op.output {
         Some(p) => {
-            let r = exportar::arquivo_de_registros(p, plano.formato);
-            let (f, novo, _) =
-                saida::abrir(&r, plano.formato).map_err(|e| CliError::io_at(&r, e))?;
-            (Box::new(f), novo)
+            let r = export::records_file(p, plan.format);
+            let (f, fresh, _) =
+                output::open(&r, plan.format).map_err(|e| CliError::io_at(&r, e))?;
+            (Box::new(f), fresh)
         }
         None => (Box::new(ctx.shell.out()), true),
     };
-    let mut escritor = Escritor::new(w, plano.formato, op.tipo, novo, op.saida.is_some())?;
-    registrar_sem_consulta(&plano, &mut escritor, &mut resumo)?;
-    let diario = match (&plano.diario, &aprovado) {
+    let mut writer = RecordWriter::new(w, plan.format, op.kind, fresh, op.output.is_some())?;
+    record_without_lookup(&plan, &mut writer, &mut summary)?;
+    let journal = match (&plan.journal, &approved) {
         (Some(dp), Some(_)) => Some(Arc::new(
-            diario::Diario::abrir(dp.clone()).map_err(|e| CliError::io_at(dp, e))?,
+            journal::Journal::open(dp.clone()).map_err(|e| CliError::io_at(dp, e))?,
         )),
         _ => None,
     };
-    let fim = match aprovado {
+    let end = match approved {
         Some(a) => {
-            let ex = rodar::Execucao {
+            let ex = run::RunSetup {
                 client: a.client,
-                diario: diario.clone(),
-                tipo: op.tipo,
+                journal: journal.clone(),
+                kind: op.kind,
                 preco: a.preco,
-                pendentes: plano.pendentes.clone(),
-                pdf_dir: plano.pdf_dir.clone(),
+                pending: plan.pending.clone(),
+                pdf_dir: plan.pdf_dir.clone(),
             };
-            rodar::rodar(ex, &mut escritor, &mut resumo, pb).await?
+            run::run_lookups(ex, &mut writer, &mut summary, pb).await?
         }
-        None => rodar::Fim::default(),
+        None => run::RunEnd::default(),
     };
-    drop(escritor);
-    if let Some(d) = diario.and_then(Arc::into_inner) {
-        d.concluir();
+    drop(writer);
+    if let Some(d) = journal.and_then(Arc::into_inner) {
+        d.finish();
     }
-    if let Some(p) = &op.saida {
-        gerar_arquivo(ctx, &op, &plano, &resumo, p)?;
-        let completo = fim.parada.is_none() && !fim.interrompido && resumo.erros == 0;
-        if completo
+    if let Some(p) = &op.output {
+        write_whole_file(ctx, &op, &plan, &summary, p)?;
+        let finished = end.stop.is_none() && !end.interrupted && summary.errors == 0;
+        if finished
             && matches!(
-                plano.formato,
-                saida::FormatoSaida::Xlsx | saida::FormatoSaida::Geojson
+                plan.format,
+                output::FileFormat::Xlsx | output::FileFormat::Geojson
             )
         {
             // A finished batch leaves no hidden file beside its output; a rerun into it is
             // refused (plano::planejar), so nothing is bought again.
-            let _ = std::fs::remove_file(exportar::arquivo_de_registros(p, plano.formato));
+            let _ = std::fs::remove_file(export::records_file(p, plan.format));
         }
     }
-    resumo::encerrar(ctx, &op, &resumo, &plano.anteriores, fim)
+    summary::finish(ctx, &op, &summary, &plan.previous, end)
 }
 
 /// Writes a `.xlsx` or `.geojson` whole from its records (nothing to do for the other formats,
 /// written as the answers arrived).
-fn gerar_arquivo(
+fn write_whole_file(
     ctx: &mut Context,
-    op: &Opcoes,
-    plano: &plano::Plano,
-    resumo: &Resumo,
+    op: &BatchOptions,
+    plan: &plan::Plan,
+    summary: &Summary,
     p: &std::path::Path,
 ) -> Result<()> {
     if !matches!(
-        plano.formato,
-        saida::FormatoSaida::Xlsx | saida::FormatoSaida::Geojson
+        plan.format,
+        output::FileFormat::Xlsx | output::FileFormat::Geojson
     ) {
         return Ok(());
     }
-    let r = exportar::arquivo_de_registros(p, plano.formato);
+    let r = export::records_file(p, plan.format);
     let bytes = std::fs::read(&r).map_err(|e| CliError::io_at(&r, e))?;
-    let registros = exportar::ordenar(saida::registros_jsonl(&bytes), &plano.entrada.chaves);
-    if plano.formato == saida::FormatoSaida::Xlsx {
-        let info = exportar::InfoResumo {
-            tipo: op.tipo,
-            entrada: op.arquivo.display().to_string(),
-            resumo,
+    let records = export::sort_by_input(output::records_jsonl(&bytes), &plan.input.keys);
+    if plan.format == output::FileFormat::Xlsx {
+        let info = export::SummaryInfo {
+            kind: op.kind,
+            input: op.file.display().to_string(),
+            summary,
         };
-        exportar::xlsx(p, &registros, &info).map_err(|e| {
-            let motivo = match &e {
-                rust_xlsxwriter::XlsxError::IoError(io) => crate::estrangeiros::io(io),
+        export::xlsx(p, &records, &info).map_err(|e| {
+            let reason = match &e {
+                rust_xlsxwriter::XlsxError::IoError(io) => crate::foreign_errors::io(io),
                 _ => "falha ao gerar a planilha".to_owned(),
             };
             tracing::debug!("xlsx: {e}");
-            CliError::other("XLSX", format!("{}: {motivo}", p.display()))
+            CliError::other("XLSX", format!("{}: {reason}", p.display()))
         })?;
     } else {
-        std::fs::write(p, exportar::geojson(op.tipo, &registros))
-            .map_err(|e| CliError::io_at(p, e))?;
+        std::fs::write(p, export::geojson(op.kind, &records)).map_err(|e| CliError::io_at(p, e))?;
     }
     ctx.shell.note(format!(
         "{} registro(s) gravado(s) em {}.",
-        registros.len(),
+        records.len(),
         p.display()
     ));
     Ok(())
@@ -207,37 +206,37 @@ fn gerar_arquivo(
 
 /// Records the keys answered without a request: receipts already on disk, and keys a killed run
 /// paid for.
-fn registrar_sem_consulta(
-    plano: &plano::Plano,
-    escritor: &mut Escritor<'_>,
-    resumo: &mut Resumo,
+fn record_without_lookup(
+    plan: &plan::Plan,
+    writer: &mut RecordWriter<'_>,
+    summary: &mut Summary,
 ) -> Result<()> {
-    for k in &plano.pdfs_existentes {
-        let arquivo = plano.pdf_dir.join(format!("{k}.pdf")).display().to_string();
-        escritor.escrever(&Resultado {
-            chave: k.clone(),
-            status: StatusLote::Encontrado,
+    for k in &plan.existing_pdfs {
+        let file = plan.pdf_dir.join(format!("{k}.pdf")).display().to_string();
+        writer.append(&Record {
+            key: k.clone(),
+            status: BatchStatus::Found,
             http_status: None,
-            codigo_erro: None,
-            mensagem: Some("PDF já existia; não consultado de novo".into()),
+            error_code: None,
+            message: Some("PDF já existia; não consultado de novo".into()),
             cobrado: false,
-            arquivo: Some(arquivo),
-            resposta: None,
+            file: Some(file),
+            response: None,
         })?;
-        resumo.encontrados += 1;
+        summary.found += 1;
     }
-    for k in &plano.recuperadas {
-        escritor.escrever(&Resultado {
-            chave: k.clone(),
-            status: StatusLote::Encontrado,
+    for k in &plan.recovered {
+        writer.append(&Record {
+            key: k.clone(),
+            status: BatchStatus::Found,
             http_status: Some(200),
-            codigo_erro: None,
-            mensagem: Some("cobrada numa execução interrompida; resposta não gravada".into()),
+            error_code: None,
+            message: Some("cobrada numa execução interrompida; resposta não gravada".into()),
             cobrado: true,
-            arquivo: None,
-            resposta: None,
+            file: None,
+            response: None,
         })?;
-        resumo.encontrados += 1;
+        summary.found += 1;
     }
     Ok(())
 }

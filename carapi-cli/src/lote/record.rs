@@ -1,0 +1,174 @@
+//! A batch record and the output formats: the types [`super::output`] (writing and resuming),
+//! [`super::columns`] (columns) and [`super::export`] (spreadsheet and map) all use. A leaf
+//! module, so those three depend on each other one way only: `output` → `export` → `columns` →
+//! `record`.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+/// The outcome of one key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum BatchStatus {
+    /// HTTP 200: the answer is in `resposta` (or the PDF in `arquivo`).
+    #[serde(rename = "encontrado")]
+    Found,
+    /// HTTP 404: the registry has nothing for this key. Final.
+    #[serde(rename = "nao_encontrado")]
+    NotFound,
+    /// Anything else (5xx, network): retried by a rerun.
+    #[serde(rename = "erro")]
+    Error,
+}
+
+impl BatchStatus {
+    /// True for answers a rerun must not ask again.
+    pub(crate) fn is_final(self) -> bool {
+        matches!(self, BatchStatus::Found | BatchStatus::NotFound)
+    }
+
+    /// The name in the output (`encontrado`, `nao_encontrado`, `erro`).
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            BatchStatus::Found => "encontrado",
+            BatchStatus::NotFound => "nao_encontrado",
+            BatchStatus::Error => "erro",
+        }
+    }
+}
+
+/// One record of the output. Its names in the file (`chave`, `status`, `httpStatus`,
+/// `codigoErro`, `mensagem`, `cobrado`, `arquivo`, `resposta`) are what `carapi lote --ajuda`
+/// documents and what a rerun reads back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Record {
+    /// The normalised key.
+    #[serde(rename = "chave")]
+    pub(crate) key: String,
+    /// Outcome.
+    pub(crate) status: BatchStatus,
+    /// HTTP status, when a response arrived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) http_status: Option<u16>,
+    /// The API's error code.
+    #[serde(
+        rename = "codigoErro",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub(crate) error_code: Option<String>,
+    /// Error message.
+    #[serde(rename = "mensagem", default, skip_serializing_if = "Option::is_none")]
+    pub(crate) message: Option<String>,
+    /// True when this lookup was charged (HTTP 200 outside the sandbox).
+    #[serde(default)]
+    pub(crate) cobrado: bool,
+    /// The PDF saved (receipt batches).
+    #[serde(rename = "arquivo", default, skip_serializing_if = "Option::is_none")]
+    pub(crate) file: Option<String>,
+    /// The API's JSON answer (lookups other than the receipt).
+    #[serde(rename = "resposta", default, skip_serializing_if = "Option::is_none")]
+    pub(crate) response: Option<serde_json::Value>,
+}
+
+/// The format of a batch's output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FileFormat {
+    /// One JSON object per line.
+    Jsonl,
+    /// CSV for spreadsheets: `;`, decimal comma, one column per field, a header.
+    Csv,
+    /// Excel workbook (written at the end of each run).
+    Xlsx,
+    /// GeoJSON FeatureCollection (written at the end of each run).
+    Geojson,
+}
+
+impl FileFormat {
+    /// By extension (any case): `.csv`, `.xlsx`, `.geojson`; anything else JSON Lines.
+    pub(crate) fn by_extension(path: &Path) -> Self {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        match ext.as_str() {
+            "csv" => FileFormat::Csv,
+            "xlsx" => FileFormat::Xlsx,
+            "geojson" => FileFormat::Geojson,
+            _ => FileFormat::Jsonl,
+        }
+    }
+
+    /// How records are stored as they arrive: CSV appends CSV, every other format JSON Lines.
+    pub(crate) fn records_format(self) -> FileFormat {
+        match self {
+            FileFormat::Csv => FileFormat::Csv,
+            _ => FileFormat::Jsonl,
+        }
+    }
+}
+
+pub(crate) use crate::format::BOM;
+
+/// What an output file already holds: the keys with a final answer, the counts a cumulative
+/// summary adds to this run's, and the kinds of lookup its records answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Previous {
+    /// Keys with a final answer (`encontrado`, `nao_encontrado`): skipped by a rerun.
+    pub(crate) keys: HashSet<String>,
+    /// `encontrado` records.
+    pub(crate) found: usize,
+    /// `nao_encontrado` records.
+    pub(crate) not_found: usize,
+    /// The kinds of lookup the file answers (from the CSV header, or each answer's shape); a
+    /// batch of another kind must not resume into it.
+    pub(crate) kinds: Vec<super::kind::BatchKind>,
+    finals: std::collections::HashMap<String, BatchStatus>,
+}
+
+impl Previous {
+    /// Only the keys of `keys` (the current input): what the summary of this input counts.
+    pub(crate) fn of_input(&self, keys: &[String]) -> Previous {
+        let finals: std::collections::HashMap<String, BatchStatus> = keys
+            .iter()
+            .filter_map(|k| self.finals.get(k).map(|s| (k.clone(), *s)))
+            .collect();
+        Previous::from_finals(finals, self.kinds.clone())
+    }
+
+    /// What the final answers `finals` (by key) and the kinds `kinds` of a file make.
+    pub(super) fn from_finals(
+        finals: std::collections::HashMap<String, BatchStatus>,
+        kinds: Vec<super::kind::BatchKind>,
+    ) -> Self {
+        let count = |st| finals.values().filter(|s| **s == st).count();
+        Previous {
+            keys: finals.keys().cloned().collect(),
+            found: count(BatchStatus::Found),
+            not_found: count(BatchStatus::NotFound),
+            kinds,
+            finals,
+        }
+    }
+}
+
+/// Counters of a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Summary {
+    /// HTTP 200 answers.
+    pub(crate) found: usize,
+    /// 404 answers.
+    pub(crate) not_found: usize,
+    /// Invalid input keys.
+    pub(crate) invalid: usize,
+    /// Keys whose lookup failed (5xx, network): retried by a rerun.
+    pub(crate) errors: usize,
+    /// Keys not sent because the batch stopped.
+    pub(crate) not_sent: usize,
+    /// Total charged by this run, BRL.
+    pub(crate) cobrado: Decimal,
+}

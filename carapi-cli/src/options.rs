@@ -1,0 +1,69 @@
+//! The options every command shares: the global ones ([`Global`]) and `-o/--formato`
+//! ([`FormatArgs`]). A leaf module: [`crate::cli`] and every command use it, it uses neither.
+
+use clap::Args;
+
+use crate::output::OutputFormat;
+
+/// Options accepted by every command.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct Global {
+    /// Usa o servidor de referência local (em processo, porta efêmera, dados no diretório do usuário)
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Opções globais",
+        env = "CARAPI_LOCAL",
+        hide_env_values = true,
+        value_parser = clap::builder::FalseyValueParser::new()
+    )]
+    pub(crate) local: bool,
+    /// URL base da API (tem precedência sobre `carapi config definir base-url`)
+    #[arg(
+        long = "url-base",
+        alias = "base-url",
+        global = true,
+        help_heading = "Opções globais",
+        env = "CARAPI_BASE_URL",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub(crate) base_url: Option<String>,
+    /// Silencioso: só dados e erros
+    #[arg(
+        short,
+        long = "silencioso",
+        alias = "quiet",
+        global = true,
+        help_heading = "Opções globais"
+    )]
+    pub(crate) quiet: bool,
+    /// Sem cores (também com a variável NO_COLOR)
+    #[arg(
+        long = "sem-cor",
+        alias = "no-color",
+        global = true,
+        help_heading = "Opções globais"
+    )]
+    pub(crate) no_color: bool,
+    /// Não usa o paginador (também com CARAPI_PAGER= vazio)
+    #[arg(long = "sem-paginador", aliases = ["sem-pager", "no-pager"], global = true, help_heading = "Opções globais")]
+    pub(crate) no_pager: bool,
+    /// Mostra um resumo de cada requisição HTTP no stderr (-vv: mais detalhes)
+    #[arg(short, long = "detalhado", alias = "verbose", global = true, help_heading = "Opções globais", action = clap::ArgAction::Count)]
+    pub(crate) verbose: u8,
+}
+
+/// `-o/--formato table|json|csv`: the one meaning of `-o` in every command (files are `--saida`).
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub(crate) struct FormatArgs {
+    /// Formato da saída: tabela, o JSON da API, ou CSV (uma linha por item)
+    #[arg(
+        short = 'o',
+        long = "formato",
+        alias = "output",
+        value_enum,
+        value_name = "FORMATO"
+    )]
+    pub(crate) output: Option<OutputFormat>,
+}
