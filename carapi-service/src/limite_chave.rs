@@ -1,7 +1,7 @@
 //! The per-key request rate (contract, "Limits": 10 requests per second per key on every
 //! endpoint) behind one interface, wherever its state lives:
 //!
-//! - in this process ([`crate::limits::Limitador`], governor's GCRA): the SQLite store's
+//! - in this process ([`crate::limits::Limitador`], a keyed GCRA): the SQLite store's
 //!   choice, a server that is the only process on its database;
 //! - in the database, shared by every server process on it: the PostgreSQL store's choice
 //!   (`store::postgres` keeps one row per key, updated atomically by one statement per

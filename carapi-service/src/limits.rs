@@ -1,14 +1,21 @@
-//! Request rates with governor's GCRA: per account (contract, "Limits": 10 requests per second
-//! per key on every endpoint) and per client address for requests that fail authentication
-//! (so a flood of bad keys cannot slow the other clients down).
+//! Request rates with a keyed GCRA (the generic cell rate algorithm): per account (contract,
+//! "Limits": 10 requests per second per key on every endpoint) and per client address for
+//! requests that fail authentication (so a flood of bad keys cannot slow the other clients
+//! down).
+//!
+//! GCRA keeps one instant per key, its theoretical arrival time (TAT): a request at `t` is
+//! allowed when `TAT - t` is at most the burst tolerance `(n - 1) / n` s, and then moves the
+//! TAT one emission interval `1 / n` s past `max(TAT, t)`. So `n` requests pass at once after
+//! an idle second and then one every `1 / n` s, the same rule as the PostgreSQL store's shared
+//! limiter and the SDK's client-side limiter.
 
+use std::collections::HashMap;
 use std::hash::Hash;
+use std::hash::{BuildHasher, RandomState};
 use std::net::IpAddr;
 use std::num::NonZeroU32;
-use std::time::Duration;
-
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use crate::money::ContaId;
 
@@ -16,9 +23,17 @@ use crate::money::ContaId;
 /// client address: [`LimitadorIp`]), bursts up to `n`.
 #[derive(Debug)]
 pub struct Limitador<K: Hash + Eq + Clone = ContaId> {
-    inner: DefaultKeyedRateLimiter<K>,
-    clock: DefaultClock,
+    /// Emission interval: `1 / n` s.
+    intervalo: Duration,
+    /// Burst tolerance: `(n - 1) / n` s.
+    tolerancia: Duration,
+    /// The TAT of each key, in shards so that concurrent requests rarely wait on one lock.
+    fatias: Box<[Mutex<HashMap<K, Instant>>]>,
+    hasher: RandomState,
 }
+
+/// Shards of a [`Limitador`]'s table.
+const FATIAS: usize = 16;
 
 /// How long an address that went over its failed-authentication rate is refused before its
 /// key is even looked up.
@@ -75,7 +90,7 @@ impl LimitadorIp {
 
     /// Addresses with failures remembered now (for the bound on memory).
     pub fn enderecos(&self) -> usize {
-        self.falhas.inner.len()
+        self.falhas.len()
     }
 }
 
@@ -93,23 +108,63 @@ pub fn chave_endereco(ip: IpAddr) -> IpAddr {
 impl<K: Hash + Eq + Clone> Limitador<K> {
     /// `por_segundo` requests per second per key.
     pub fn new(por_segundo: NonZeroU32) -> Self {
+        let intervalo = Duration::from_secs(1) / por_segundo.get();
         Limitador {
-            inner: RateLimiter::keyed(Quota::per_second(por_segundo)),
-            clock: DefaultClock::default(),
+            intervalo,
+            tolerancia: intervalo * (por_segundo.get() - 1),
+            fatias: (0..FATIAS).map(|_| Mutex::default()).collect(),
+            hasher: RandomState::new(),
         }
     }
 
-    /// `Ok` when the request may proceed; otherwise how long until it would (the `Retry-After`).
+    /// `Ok` when the request may proceed (and it is counted); otherwise how long until it would
+    /// (the `Retry-After`), and nothing is counted.
     pub fn verificar(&self, chave: K) -> Result<(), Duration> {
-        self.inner
-            .check_key(&chave)
-            .map_err(|nao| nao.wait_time_from(self.clock.now()))
+        self.verificar_em(chave, Instant::now())
     }
 
-    /// Forgets accounts that have been idle long enough to be back at full burst.
-    pub fn limpar(&self) {
-        self.inner.retain_recent();
+    /// [`Limitador::verificar`] at the instant `agora`.
+    fn verificar_em(&self, chave: K, agora: Instant) -> Result<(), Duration> {
+        let mut fatia = self.fatia(&chave);
+        let tat = fatia.get(&chave).map_or(agora, |t| (*t).max(agora));
+        let adiante = tat - agora;
+        if adiante > self.tolerancia {
+            return Err(adiante - self.tolerancia);
+        }
+        fatia.insert(chave, tat + self.intervalo);
+        Ok(())
     }
+
+    /// Forgets the keys that have been idle long enough to be back at full burst.
+    pub fn limpar(&self) {
+        let agora = Instant::now();
+        for f in &self.fatias {
+            lock(f).retain(|_, tat| *tat > agora);
+        }
+    }
+
+    /// Keys remembered now.
+    pub fn len(&self) -> usize {
+        self.fatias.iter().map(|f| lock(f).len()).sum()
+    }
+
+    /// True when no key is remembered.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn fatia(&self, chave: &K) -> std::sync::MutexGuard<'_, HashMap<K, Instant>> {
+        // The remainder is below FATIAS: the cast cannot truncate.
+        #[allow(clippy::cast_possible_truncation)]
+        let i = (self.hasher.hash_one(chave) % FATIAS as u64) as usize;
+        lock(&self.fatias[i])
+    }
+}
+
+/// The table of a shard, even after a panic elsewhere left its lock poisoned (the map holds
+/// only instants: no invariant can be half-updated).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 #[cfg(test)]
@@ -128,6 +183,31 @@ mod tests {
             l.verificar(ContaId(2)).is_ok(),
             "other keys are independent"
         );
+    }
+
+    #[test]
+    fn a_burst_of_n_then_one_per_interval_and_idle_keys_are_forgotten() {
+        let l: Limitador = Limitador::new(NonZeroU32::new(10).unwrap());
+        let t0 = Instant::now();
+        for _ in 0..10 {
+            assert!(l.verificar_em(ContaId(1), t0).is_ok());
+        }
+        assert_eq!(
+            l.verificar_em(ContaId(1), t0),
+            Err(Duration::from_millis(100))
+        );
+        let depois = t0 + Duration::from_millis(100);
+        assert!(l.verificar_em(ContaId(1), depois).is_ok());
+        assert_eq!(
+            l.verificar_em(ContaId(1), depois),
+            Err(Duration::from_millis(100))
+        );
+        assert_eq!(l.len(), 1);
+        let l2: Limitador = Limitador::new(NonZeroU32::new(1000).unwrap());
+        assert!(l2.verificar(ContaId(3)).is_ok());
+        std::thread::sleep(Duration::from_millis(5));
+        l2.limpar();
+        assert!(l2.is_empty(), "an idle key at full burst is forgotten");
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::http::Acrescimos;
 use crate::http::servidor::{Conexoes, Diretas, servir_com};
 use crate::pix::pagamento::pagar_via_webhook;
 use crate::state::AppState;
-use crate::store::{ContaId, PgStore, Razao, SqliteStore, Store};
+use crate::store::{ContaId, Razao, SqliteStore, Store};
 
 /// Opens (creating and migrating) the store at `database_url`, chosen by its scheme:
 /// `postgres://` or `postgresql://` opens a [`PgStore`] (PostgreSQL, for several server
@@ -28,8 +28,16 @@ use crate::store::{ContaId, PgStore, Razao, SqliteStore, Store};
 /// # Errors
 /// [`ServerError::Store`] when it cannot be opened or migrated.
 pub async fn abrir_store(database_url: &str) -> Result<Arc<dyn Store>, ServerError> {
-    if crate::store::postgres::eh_url_postgres(database_url) {
-        return Ok(Arc::new(PgStore::connect(database_url).await?));
+    if crate::store::eh_url_postgres(database_url) {
+        #[cfg(feature = "postgres")]
+        return Ok(Arc::new(
+            crate::store::PgStore::connect(database_url).await?,
+        ));
+        #[cfg(not(feature = "postgres"))]
+        return Err(ServerError::Invalido(
+            "este build não inclui PostgreSQL (feature `postgres` de carapi-service); use sqlite://"
+                .to_owned(),
+        ));
     }
     Ok(Arc::new(SqliteStore::connect(database_url).await?))
 }

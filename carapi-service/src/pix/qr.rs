@@ -7,8 +7,6 @@
 //! requires, 8 pixels per module, grey-scale PNG.
 
 use base64::Engine;
-use image::ImageEncoder;
-use image::codecs::png::PngEncoder;
 use qrcode::{Color, EcLevel, QrCode};
 
 /// Pixels per QR module.
@@ -25,7 +23,7 @@ pub enum QrError {
     Codificacao(#[from] qrcode::types::QrError),
     /// The PNG encoder failed.
     #[error("falha ao gerar o PNG do QR code: {0}")]
-    Png(#[from] image::ImageError),
+    Png(#[from] png::EncodingError),
 }
 
 /// The PNG bytes of a QR code encoding `payload` (a PIX BR Code, or any text) byte for byte.
@@ -58,12 +56,12 @@ pub fn png(payload: &str) -> Result<Vec<u8>, QrError> {
     // At most (177 + 8) * 8 = 1,480 px: a QR code has at most 177 modules a side.
     let lado_u32 = lado as u32;
     let mut saida = Vec::with_capacity(4096);
-    PngEncoder::new(&mut saida).write_image(
-        &pixels,
-        lado_u32,
-        lado_u32,
-        image::ExtendedColorType::L8,
-    )?;
+    let mut png = png::Encoder::new(&mut saida, lado_u32, lado_u32);
+    png.set_color(png::ColorType::Grayscale);
+    png.set_depth(png::BitDepth::Eight);
+    let mut escritor = png.write_header()?;
+    escritor.write_image_data(&pixels)?;
+    escritor.finish()?;
     Ok(saida)
 }
 

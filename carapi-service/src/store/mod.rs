@@ -10,6 +10,7 @@
 //! store never decides time zones).
 
 pub mod historico;
+#[cfg(feature = "postgres")]
 pub mod postgres;
 mod sqlite;
 
@@ -33,8 +34,18 @@ pub use crate::money::limites::Patch;
 pub use crate::money::recarga::{Confirmacao, PRAZO_CRIACAO_S, Recarga};
 
 pub use historico::JANELA_BUSCA;
+#[cfg(feature = "postgres")]
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
+
+/// True for the URL schemes of the PostgreSQL store (`postgres://`, `postgresql://`), whether or
+/// not this build includes it (cargo feature `postgres`).
+pub fn eh_url_postgres(url: &str) -> bool {
+    let u = url.trim_start();
+    ["postgres://", "postgresql://"]
+        .iter()
+        .any(|p| u.get(..p.len()).is_some_and(|s| s.eq_ignore_ascii_case(p)))
+}
 
 /// A storage failure. Handlers turn it into 500 `ERRO_INTERNO` and log the detail.
 #[derive(Debug, thiserror::Error)]
@@ -565,6 +576,7 @@ pub async fn cobrar_com_desfecho(
 
 /// The SQL of the owner lookup of each store, for plan checks (`EXPLAIN`) in tests and benches.
 pub mod sql {
+    #[cfg(feature = "postgres")]
     pub use super::postgres::{
         CODIGOS_DO_DOCUMENTO as POSTGRES_CODIGOS_DO_DOCUMENTO,
         DONOS_POR_CODIGOS as POSTGRES_DONOS_POR_CODIGOS,

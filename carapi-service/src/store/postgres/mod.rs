@@ -73,13 +73,7 @@ pub const CONEXOES_HISTORICO: u32 = 3;
 /// Statement time-out of the history pool.
 pub const TEMPO_HISTORICO: Duration = Duration::from_secs(5);
 
-/// True for the URL schemes this store accepts (`postgres://`, `postgresql://`).
-pub fn eh_url_postgres(url: &str) -> bool {
-    let u = url.trim_start();
-    ["postgres://", "postgresql://"]
-        .iter()
-        .any(|p| u.get(..p.len()).is_some_and(|s| s.eq_ignore_ascii_case(p)))
-}
+pub use super::eh_url_postgres;
 
 impl PgStore {
     /// Connects to `url` (`postgres://user@host:5432/db`), creating the database when it does
