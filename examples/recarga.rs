@@ -6,7 +6,7 @@
 //! `CARAPI_RECARGA_VALOR` sets the amount in BRL (default 500, the contract's minimum) and
 //! `CARAPI_RECARGA_TIMEOUT_SECS` the wait (default 600 s). `CARAPI_POLL_MS` polls faster than
 //! the contract's 5 s, for a local reference server only. Against the reference server, pay it
-//! with `carapi-server pix pay <paymentId> --server <url>` or `carapi --local local pagar <id>`.
+//! with `carapi-server pix pay <paymentId> --server <url>` or `carapi --local local pay <id>`.
 //! Creating twice within 10 minutes reuses the same pending PIX (`reaproveitada`), so a retry
 //! never creates a second charge.
 

@@ -1,4 +1,4 @@
-//! Testing your integration with `carapi_test_double::ServidorTeste`: copy the `testes`
+//! Testing your integration with `carapi_test_double::TestServer`: copy the `testes`
 //! module into your crate's `tests/` and put in `[dev-dependencies]`
 //! `carapi-server = { version = "*", features = ["testing"] }`, `carapi-sdk` and `tokio`.
 //!
@@ -16,7 +16,7 @@ pub struct Lote {
     /// Codes answered (charged).
     pub consultados: Vec<String>,
     /// The error that stopped the batch: a 402, or a lost answer that may have been charged.
-    pub parou: Option<Error>,
+    pub stopped: Option<Error>,
 }
 
 /// Looks `codigos` up in order and stops at the first error that is not "not found".
@@ -27,7 +27,7 @@ pub async fn consultar_lote(client: &Client, codigos: &[&str]) -> Lote {
             Ok(_) => lote.consultados.push((*codigo).to_owned()),
             Err(e) if e.code() == Some(ErrorCode::CarNaoEncontrado) => {}
             Err(e) => {
-                lote.parou = Some(e);
+                lote.stopped = Some(e);
                 break;
             }
         }
@@ -46,7 +46,7 @@ mod testes {
     use std::time::Duration;
 
     use carapi_sdk::{ErrorCode, NovaRecarga, RecargaStatus, dec};
-    use carapi_test_double::{Falha, ServidorTeste};
+    use carapi_test_double::{Fault, TestServer};
 
     use super::consultar_lote;
 
@@ -54,47 +54,47 @@ mod testes {
 
     #[tokio::test]
     async fn um_402_no_meio_do_lote_para_sem_debitar() {
-        let srv = ServidorTeste::iniciar().await.unwrap();
-        let conta = srv.conta().saldo(dec!(2.50)).criar().await.unwrap();
+        let srv = TestServer::start().await.unwrap();
+        let conta = srv.conta().saldo(dec!(2.50)).create().await.unwrap();
         let client = srv.client(&conta).unwrap();
 
         let lote = consultar_lote(&client, &[CAR, CAR, CAR, CAR]).await;
 
         assert_eq!(lote.consultados.len(), 2);
-        let erro = lote.parou.expect("parou no 402");
+        let erro = lote.stopped.expect("parou no 402");
         assert_eq!(erro.code(), Some(ErrorCode::SaldoInsuficiente));
-        assert_eq!(srv.conta_de(&conta).await.unwrap().saldo, dec!(0.50));
+        assert_eq!(srv.conta_state(&conta).await.unwrap().saldo, dec!(0.50));
     }
 
     #[tokio::test]
     async fn uma_resposta_cobrada_perdida_nao_e_reenviada() {
-        let srv = ServidorTeste::iniciar().await.unwrap();
-        let conta = srv.conta().saldo(dec!(10)).criar().await.unwrap();
+        let srv = TestServer::start().await.unwrap();
+        let conta = srv.conta().saldo(dec!(10)).create().await.unwrap();
         let client = srv.client(&conta).unwrap();
-        srv.falhar(Falha::PerderRespostaAposCobrar.em("/v1/car/{codigoCar}"));
+        srv.inject(Fault::PerderRespostaAposCobrar.on("/v1/car/{codigoCar}"));
 
         let lote = consultar_lote(&client, &[CAR, CAR]).await;
 
-        let erro = lote.parou.expect("a resposta se perdeu");
+        let erro = lote.stopped.expect("a resposta se perdeu");
         assert!(erro.may_have_charged() && !erro.is_retryable());
-        let estado = srv.conta_de(&conta).await.unwrap();
+        let estado = srv.conta_state(&conta).await.unwrap();
         assert_eq!(estado.debitado, dec!(1.00), "cobrada uma vez, nunca duas");
         assert!(estado.razao_consistente);
     }
 
     #[tokio::test]
     async fn uma_recarga_sem_webhook_e_confirmada_pela_reconciliacao() {
-        let srv = ServidorTeste::iniciar().await.unwrap();
-        let conta = srv.conta().saldo(dec!(0)).criar().await.unwrap();
+        let srv = TestServer::start().await.unwrap();
+        let conta = srv.conta().saldo(dec!(0)).create().await.unwrap();
         let client = srv.client(&conta).unwrap();
         let nova = NovaRecarga::new(dec!(500));
         let recarga = client.criar_recarga(&nova).await.unwrap();
 
-        srv.pagar(recarga.recarga_id).sem_webhook().await.unwrap();
+        srv.pay(recarga.recarga_id).without_webhook().await.unwrap();
         let status = client.recarga(recarga.recarga_id).await.unwrap().status;
         assert_eq!(status, RecargaStatus::Pendente);
 
-        srv.avancar(Duration::from_secs(2 * 60)).await.unwrap();
+        srv.advance(Duration::from_secs(2 * 60)).await.unwrap();
         let status = client.recarga(recarga.recarga_id).await.unwrap();
         assert_eq!(status.status, RecargaStatus::Confirmado);
         assert_eq!(status.saldo_atual, dec!(500));

@@ -64,7 +64,7 @@ impl Local {
         let server = carapi_service::spawn(config).await.map_err(server_err)?;
         let api_key = if fresh {
             let conta = server
-                .criar_conta(NovaConta {
+                .create_conta(NovaConta {
                     saldo: DEMO_CREDIT,
                     ..NovaConta::default()
                 })
@@ -108,7 +108,7 @@ impl Local {
     /// Unknown top-up (exit 4); other server failures (exit 1).
     pub(crate) async fn pay(&self, recarga_id: uuid::Uuid) -> Result<()> {
         self.server
-            .pagar_recarga(recarga_id)
+            .pay_recarga(recarga_id)
             .await
             .map_err(server_err)
     }

@@ -9,7 +9,7 @@
 //! a dark terminal shows them). The `qrcode` crate picks the smallest segments (numeric,
 //! alphanumeric, byte), so an upper-case BR Code is much smaller than a lower-case one: the
 //! reference server's (about 150 characters, all in the alphanumeric set but the GUI
-//! `br.gov.bcb.pix`; carapi-service `pix::payload_cobranca`) is a version-5 code, 37 modules: 41
+//! `br.gov.bcb.pix`; carapi-service `pix::payload_charge`) is a version-5 code, 37 modules: 41
 //! columns and 21 lines here, which leaves an 80x24 screen room for the amount, the waiting
 //! spinner and one more line.
 //!
@@ -161,11 +161,11 @@ mod tests {
     fn the_reference_servers_br_code_fits_21_lines_and_41_columns() {
         // The simulated PSP's BR Code at the ceiling amount (carapi-service `money::recarga::VALOR_MAXIMO`).
         let c = carapi_service::Config::default();
-        let payload = carapi_service::pix::payload_cobranca(
+        let payload = carapi_service::pix::payload_charge(
             &c.pix_location_base,
             &c.pix_nome,
             &c.pix_cidade,
-            &carapi_service::pix::novo_payment_id(),
+            &carapi_service::pix::new_payment_id(),
             carapi_service::money::recarga::VALOR_MAXIMO,
         );
         let text = render(&payload, true).unwrap();

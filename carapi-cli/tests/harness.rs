@@ -44,7 +44,7 @@ impl TestServer {
             let server = carapi_service::spawn(Config::local(format!("sqlite://{}", db.display())))
                 .await
                 .unwrap();
-            let conta = server.criar_conta(account).await.unwrap();
+            let conta = server.create_conta(account).await.unwrap();
             (server, conta)
         });
         let base_url = server.base_url();
@@ -141,8 +141,7 @@ impl TestServer {
 
     pub fn pay(&self, id: uuid::Uuid) {
         let s = self.server.as_ref().unwrap();
-        self.rt
-            .block_on(async { s.pagar_recarga(id).await.unwrap() });
+        self.rt.block_on(async { s.pay_recarga(id).await.unwrap() });
     }
 
     pub fn recargas(&self) -> u64 {

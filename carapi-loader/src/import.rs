@@ -18,15 +18,15 @@ use chrono::NaiveDateTime;
 use chrono_tz::America::Sao_Paulo;
 use rust_decimal::Decimal;
 
-pub(crate) use crate::completar::RegistroSicar;
-use crate::completar::completar;
-use crate::linhas_csv::ContaLinhas;
+pub(crate) use crate::complete::SicarRecord;
+use crate::complete::complete;
+use crate::csv_lines::LineCounter;
 use carapi_service::dados::Imovel;
 
 use crate::municipios;
 
 /// The columns an import file must have (any order; others are ignored).
-pub const COLUNAS: [&str; 11] = [
+pub const COLUMNS: [&str; 11] = [
     "cod_imovel",
     "status_imovel",
     "dat_criacao",
@@ -44,7 +44,7 @@ pub const COLUNAS: [&str; 11] = [
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ImportError {
-    /// The header lacks required columns (see [`COLUNAS`]).
+    /// The header lacks required columns (see [`COLUMNS`]).
     #[error("cabeçalho sem as colunas obrigatórias: {}", faltando.join(", "))]
     Cabecalho {
         /// The missing column names.
@@ -75,14 +75,14 @@ pub enum ImportError {
 
 /// Completes a validated row into a record (owners, matrícula, protocol, municipality
 /// centroid), as [`parse_csv`] does.
-pub(crate) fn completar_registro(r: RegistroSicar) -> Imovel {
-    completar(r)
+pub(crate) fn complete_record(r: SicarRecord) -> Imovel {
+    complete(r)
 }
 
 /// One row in the public SICAR columns, as text (CSV fields, or WFS properties written out),
 /// borrowed where it can be. An absent optional value is the empty string.
 #[derive(Debug, Default)]
-pub(crate) struct Linha<'a> {
+pub(crate) struct CsvRow<'a> {
     pub cod_imovel: Cow<'a, str>,
     pub status_imovel: Cow<'a, str>,
     pub dat_criacao: Cow<'a, str>,
@@ -98,7 +98,7 @@ pub(crate) struct Linha<'a> {
 
 /// Parses a SICAR CSV (UTF-8, comma-separated, header row, optional byte-order mark) into
 /// completed records, in file order. Holds the whole file's records: for big files, stream
-/// with `LeitorCsv` instead.
+/// with `CsvReader` instead.
 ///
 /// Rules per row: `cod_imovel` a valid CAR code (not a sandbox code); `status_imovel` one of
 /// `AT`, `PE`, `SU`, `CA`; `dat_criacao` required and `data_atualizacao` optional, ISO
@@ -111,23 +111,23 @@ pub(crate) struct Linha<'a> {
 /// # Errors
 /// [`ImportError`] naming the line and the field of the first bad row.
 pub fn parse_csv(input: impl Read) -> Result<Vec<Imovel>, ImportError> {
-    LeitorCsv::new(input)?
-        .map(|r| r.map(|(_, registro)| completar(registro)))
+    CsvReader::new(input)?
+        .map(|r| r.map(|(_, registro)| complete(registro)))
         .collect()
 }
 
-/// Writes `imoveis` as a public SICAR CSV: a header with the columns of [`COLUNAS`], then one
+/// Writes `imoveis` as a public SICAR CSV: a header with the columns of [`COLUMNS`], then one
 /// row per record, dates in ISO form, decimals with a dot: what [`parse_csv`] reads back into
 /// the same public fields (the completed ones are drawn again from the CAR code).
 ///
 /// # Errors
 /// The writer's.
-pub fn escrever_csv(
+pub fn write_csv(
     w: impl std::io::Write,
     imoveis: impl IntoIterator<Item = Imovel>,
 ) -> Result<(), csv::Error> {
     let mut w = csv::Writer::from_writer(w);
-    w.write_record(COLUNAS)?;
+    w.write_record(COLUMNS)?;
     let data = |d: NaiveDateTime| d.format("%Y-%m-%dT%H:%M:%S").to_string();
     for i in imoveis {
         w.write_record([
@@ -150,40 +150,40 @@ pub fn escrever_csv(
 
 /// A streaming reader of a SICAR CSV: one validated row at a time, with its line number, in
 /// constant memory. Same rules as [`parse_csv`]; the rows are not completed yet (owners,
-/// matrícula, coordinates: [`LeitorCsv::completos`]).
+/// matrícula, coordinates: [`CsvReader::completos`]).
 #[derive(Debug)]
-pub(crate) struct LeitorCsv<R> {
-    leitor: csv::Reader<ContaLinhas<R>>,
-    colunas: Colunas,
+pub(crate) struct CsvReader<R> {
+    reader: csv::Reader<LineCounter<R>>,
+    colunas: Columns,
     registro: csv::StringRecord,
 }
 
-/// Where each of [`COLUNAS`] is in a file's rows (the first column of that name).
+/// Where each of [`COLUMNS`] is in a file's rows (the first column of that name).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Colunas([usize; COLUNAS.len()]);
+pub(crate) struct Columns([usize; COLUMNS.len()]);
 
-impl Colunas {
-    /// The positions in `cabecalho`, or the required columns it lacks.
-    fn de(cabecalho: &csv::StringRecord) -> Result<Self, ImportError> {
-        let mut posicoes = [0; COLUNAS.len()];
+impl Columns {
+    /// The positions in `header`, or the required columns it lacks.
+    fn de(header: &csv::StringRecord) -> Result<Self, ImportError> {
+        let mut posicoes = [0; COLUMNS.len()];
         let mut faltando = Vec::new();
-        for (posicao, nome) in posicoes.iter_mut().zip(COLUNAS) {
-            match cabecalho.iter().position(|h| h == nome) {
+        for (posicao, nome) in posicoes.iter_mut().zip(COLUMNS) {
+            match header.iter().position(|h| h == nome) {
                 Some(p) => *posicao = p,
                 None => faltando.push(nome),
             }
         }
         if faltando.is_empty() {
-            Ok(Colunas(posicoes))
+            Ok(Columns(posicoes))
         } else {
             Err(ImportError::Cabecalho { faltando })
         }
     }
 
-    /// The row's fields as [`Linha`] (an absent field is empty).
-    fn linha<'r>(&self, r: &'r csv::StringRecord) -> Linha<'r> {
+    /// The row's fields as [`CsvRow`] (an absent field is empty).
+    fn line_of<'r>(&self, r: &'r csv::StringRecord) -> CsvRow<'r> {
         let c = |i: usize| Cow::Borrowed(r.get(self.0[i]).unwrap_or_default().trim_ascii());
-        Linha {
+        CsvRow {
             cod_imovel: c(0),
             status_imovel: c(1),
             dat_criacao: c(2),
@@ -199,36 +199,36 @@ impl Colunas {
     }
 }
 
-impl<R: Read> LeitorCsv<R> {
+impl<R: Read> CsvReader<R> {
     /// Reads and checks the header.
     ///
     /// # Errors
     /// [`ImportError::Cabecalho`] when required columns are missing; [`ImportError::Csv`] when
     /// the header cannot be read.
     pub fn new(input: R) -> Result<Self, ImportError> {
-        // Fields are trimmed where they are read (`Colunas::linha`): the reader's own trim
+        // Fields are trimmed where they are read (`Columns::linha`): the reader's own trim
         // copies every row into a new record.
-        let mut leitor = csv::ReaderBuilder::new().from_reader(ContaLinhas::new(input));
-        let cabecalho: csv::StringRecord = leitor
+        let mut reader = csv::ReaderBuilder::new().from_reader(LineCounter::new(input));
+        let header: csv::StringRecord = reader
             .headers()
             .map_err(|source| ImportError::Csv { linha: 1, source })?
             .iter()
             .map(|h| h.trim_ascii().trim_start_matches('\u{feff}'))
             .collect();
-        Ok(LeitorCsv {
-            leitor,
-            colunas: Colunas::de(&cabecalho)?,
+        Ok(CsvReader {
+            reader,
+            colunas: Columns::de(&header)?,
             registro: csv::StringRecord::new(),
         })
     }
 
     /// The rows completed into records (owners, matrícula, protocol, centroid).
     pub fn completos(self) -> impl Iterator<Item = Result<Imovel, ImportError>> {
-        self.map(|r| r.map(|(_, registro)| completar(registro)))
+        self.map(|r| r.map(|(_, registro)| complete(registro)))
     }
 
-    /// Where the required columns are (what [`validar_bruta`] needs to read a row).
-    pub(crate) fn colunas(&self) -> Colunas {
+    /// Where the required columns are (what [`validate_raw`] needs to read a row).
+    pub(crate) fn columns(&self) -> Columns {
         self.colunas
     }
 
@@ -237,53 +237,53 @@ impl<R: Read> LeitorCsv<R> {
     ///
     /// # Errors
     /// [`ImportError::Csv`] when the file is not readable CSV at that line.
-    pub(crate) fn ler_bruta(
+    pub(crate) fn read_raw(
         &mut self,
         registro: &mut csv::StringRecord,
     ) -> Result<Option<u64>, ImportError> {
-        match self.leitor.read_record(registro) {
+        match self.reader.read_record(registro) {
             Ok(false) => Ok(None),
-            Ok(true) => Ok(Some(self.linha(registro.position()))),
+            Ok(true) => Ok(Some(self.line_of(registro.position()))),
             Err(source) => Err(ImportError::Csv {
-                linha: self.linha(source.position()),
+                linha: self.line_of(source.position()),
                 source,
             }),
         }
     }
 
     /// The physical line of a record read at `posicao` (`csv`'s own count is wrong after CRLF:
-    /// see [`ContaLinhas`]).
-    fn linha(&mut self, posicao: Option<&csv::Position>) -> u64 {
-        posicao.map_or(0, |p| self.leitor.get_mut().linha(p.byte()))
+    /// see [`LineCounter`]).
+    fn line_of(&mut self, posicao: Option<&csv::Position>) -> u64 {
+        posicao.map_or(0, |p| self.reader.get_mut().line_of(p.byte()))
     }
 
-    fn proxima(&mut self) -> Result<Option<(u64, RegistroSicar)>, ImportError> {
+    fn next_one(&mut self) -> Result<Option<(u64, SicarRecord)>, ImportError> {
         let mut registro = std::mem::take(&mut self.registro);
-        let lida = self.ler_bruta(&mut registro);
+        let lida = self.read_raw(&mut registro);
         self.registro = registro;
         match lida? {
             None => Ok(None),
             Some(linha) => Ok(Some((
                 linha,
-                validar_bruta(&self.colunas, &self.registro, linha)?,
+                validate_raw(&self.colunas, &self.registro, linha)?,
             ))),
         }
     }
 }
 
-/// Checks one row as read ([`LeitorCsv::proxima_bruta`]) against the rules of [`parse_csv`];
+/// Checks one row as read ([`CsvReader::proxima_bruta`]) against the rules of [`parse_csv`];
 /// errors carry `linha`.
-pub(crate) fn validar_bruta(
-    colunas: &Colunas,
+pub(crate) fn validate_raw(
+    colunas: &Columns,
     registro: &csv::StringRecord,
     linha: u64,
-) -> Result<RegistroSicar, ImportError> {
-    validar(colunas.linha(registro), linha)
+) -> Result<SicarRecord, ImportError> {
+    validate(colunas.line_of(registro), linha)
 }
 
 impl ImportError {
     /// The line (CSV) or feature index (WFS) the error names, when it names one.
-    pub fn linha(&self) -> Option<u64> {
+    pub fn line_of(&self) -> Option<u64> {
         match self {
             ImportError::Cabecalho { .. } => None,
             ImportError::Csv { linha, .. } | ImportError::Campo { linha, .. } => Some(*linha),
@@ -291,17 +291,17 @@ impl ImportError {
     }
 }
 
-impl<R: Read> Iterator for LeitorCsv<R> {
+impl<R: Read> Iterator for CsvReader<R> {
     /// `(line, row)`: the 1-based line of the row in the file (the header is line 1).
-    type Item = Result<(u64, RegistroSicar), ImportError>;
+    type Item = Result<(u64, SicarRecord), ImportError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.proxima().transpose()
+        self.next_one().transpose()
     }
 }
 
 /// The error of field `campo` holding `valor` at `linha`.
-fn erro_campo(linha: u64, campo: &'static str, valor: &str, motivo: &str) -> ImportError {
+fn field_error(linha: u64, campo: &'static str, valor: &str, motivo: &str) -> ImportError {
     ImportError::Campo {
         linha,
         campo,
@@ -312,9 +312,9 @@ fn erro_campo(linha: u64, campo: &'static str, valor: &str, motivo: &str) -> Imp
 
 /// Checks one row against the rules of [`parse_csv`]; errors carry `linha` (a CSV line, or a
 /// WFS feature index).
-pub(crate) fn validar(l: Linha<'_>, linha: u64) -> Result<RegistroSicar, ImportError> {
+pub(crate) fn validate(l: CsvRow<'_>, linha: u64) -> Result<SicarRecord, ImportError> {
     let erro =
-        |campo: &'static str, valor: &str, motivo: &str| erro_campo(linha, campo, valor, motivo);
+        |campo: &'static str, valor: &str, motivo: &str| field_error(linha, campo, valor, motivo);
     let codigo_car = CodigoCar::parse(&l.cod_imovel)
         .ok()
         .filter(|c| !c.is_sandbox())
@@ -333,7 +333,7 @@ pub(crate) fn validar(l: Linha<'_>, linha: u64) -> Result<RegistroSicar, ImportE
             "esperado AT, PE, SU ou CA",
         ));
     }
-    let (data_cadastro, data_atualizacao) = datas(&l, linha)?;
+    let (data_cadastro, data_atualizacao) = dates(&l, linha)?;
     let area_total_ha = decimal(&l.area)
         .ok_or_else(|| erro("area", &l.area, "esperado número de hectares não negativo"))?;
     let modulos_fiscais = match &*l.m_fiscal {
@@ -354,7 +354,7 @@ pub(crate) fn validar(l: Linha<'_>, linha: u64) -> Result<RegistroSicar, ImportE
     } else {
         l.municipio.into_owned()
     };
-    Ok(RegistroSicar {
+    Ok(SicarRecord {
         codigo_car,
         status_imovel,
         condicao: (!l.condicao.is_empty()).then(|| l.condicao.into_owned()),
@@ -370,22 +370,25 @@ pub(crate) fn validar(l: Linha<'_>, linha: u64) -> Result<RegistroSicar, ImportE
 }
 
 /// `dat_criacao` and `data_atualizacao` (optional) of a row.
-fn datas(l: &Linha<'_>, linha: u64) -> Result<(NaiveDateTime, Option<NaiveDateTime>), ImportError> {
-    const MOTIVO: &str = "esperada data ISO ou dd/MM/yyyy HH:mm:ss";
+fn dates(
+    l: &CsvRow<'_>,
+    linha: u64,
+) -> Result<(NaiveDateTime, Option<NaiveDateTime>), ImportError> {
+    const REASON: &str = "esperada data ISO ou dd/MM/yyyy HH:mm:ss";
     let cadastro = data(&l.dat_criacao)
-        .ok_or_else(|| erro_campo(linha, "dat_criacao", &l.dat_criacao, MOTIVO))?;
+        .ok_or_else(|| field_error(linha, "dat_criacao", &l.dat_criacao, REASON))?;
     let atualizacao = match &*l.data_atualizacao {
         "" => None,
-        s => Some(data(s).ok_or_else(|| erro_campo(linha, "data_atualizacao", s, MOTIVO))?),
+        s => Some(data(s).ok_or_else(|| field_error(linha, "data_atualizacao", s, REASON))?),
     };
     Ok((cadastro, atualizacao))
 }
 
 /// The IBGE code of the row's municipality, its name in the IBGE list and the row's UF
 /// (upper case), which must be the municipality's.
-fn local(l: &Linha<'_>, linha: u64) -> Result<(u32, String, String), ImportError> {
+fn local(l: &CsvRow<'_>, linha: u64) -> Result<(u32, String, String), ImportError> {
     let erro =
-        |campo: &'static str, valor: &str, motivo: &str| erro_campo(linha, campo, valor, motivo);
+        |campo: &'static str, valor: &str, motivo: &str| field_error(linha, campo, valor, motivo);
     let codigo: u32 = l.cod_municipio_ibge.parse().map_err(|_| {
         erro(
             "cod_municipio_ibge",
@@ -393,7 +396,7 @@ fn local(l: &Linha<'_>, linha: u64) -> Result<(u32, String, String), ImportError
             "esperados 7 dígitos",
         )
     })?;
-    let municipio = municipios::por_codigo(codigo).ok_or_else(|| {
+    let municipio = municipios::by_code(codigo).ok_or_else(|| {
         erro(
             "cod_municipio_ibge",
             &l.cod_municipio_ibge,
@@ -417,13 +420,13 @@ fn local(l: &Linha<'_>, linha: u64) -> Result<(u32, String, String), ImportError
 /// (`2019-05-14T22:30:08.576Z`, the WFS convention) it is converted to Brasília wall time
 /// (America/Sao_Paulo, daylight saving time included); or the registry's `dd/MM/yyyy HH:mm:ss`.
 fn data(s: &str) -> Option<NaiveDateTime> {
-    if let Some(d) = data_iso_simples(s) {
+    if let Some(d) = simple_iso_date(s) {
         return Some(d);
     }
-    if let Ok(instante) = chrono::DateTime::parse_from_rfc3339(s) {
-        return Some(instante.with_timezone(&Sao_Paulo).naive_local());
+    if let Ok(instant) = chrono::DateTime::parse_from_rfc3339(s) {
+        return Some(instant.with_timezone(&Sao_Paulo).naive_local());
     }
-    FORMATOS_ISO
+    ISO_FORMATS
         .iter()
         .find_map(|itens| {
             let mut p = chrono::format::Parsed::new();
@@ -436,7 +439,7 @@ fn data(s: &str) -> Option<NaiveDateTime> {
 /// `YYYY-MM-DDTHH:MM:SS` (or a space for the `T`) with an optional `.` and 1 to 9 digits, no
 /// zone: the public files' common shape, read by hand, to the value chrono's parser gives it
 /// (a few times faster). `None` for anything else, which [`data`] hands to chrono.
-fn data_iso_simples(s: &str) -> Option<NaiveDateTime> {
+fn simple_iso_date(s: &str) -> Option<NaiveDateTime> {
     let b = s.as_bytes();
     let forma = b.len() >= 19
         && (b[4], b[7], b[13], b[16]) == (b'-', b'-', b':', b':')
@@ -466,7 +469,7 @@ fn data_iso_simples(s: &str) -> Option<NaiveDateTime> {
 
 /// `%Y-%m-%dT%H:%M:%S%.f` and `%Y-%m-%d %H:%M:%S%.f`, parsed once (what
 /// `NaiveDateTime::parse_from_str` would parse again for every row).
-static FORMATOS_ISO: LazyLock<Vec<Vec<chrono::format::Item<'static>>>> = LazyLock::new(|| {
+static ISO_FORMATS: LazyLock<Vec<Vec<chrono::format::Item<'static>>>> = LazyLock::new(|| {
     ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f"]
         .into_iter()
         .map(|f| {
@@ -489,17 +492,17 @@ fn decimal(s: &str) -> Option<Decimal> {
 mod tests {
     use super::*;
 
-    const CABECALHO: &str = "FID,cod_imovel,status_imovel,dat_criacao,data_atualizacao,area,condicao,uf,municipio,cod_municipio_ibge,m_fiscal,tipo_imovel\n";
-    const BOA: &str = "x.1,DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47,AT,2014-05-09T17:16:10.119,2018-11-12T11:49:43.665,2.0131,\"Analisado, aguardando\",DF,Brasília,5300108,0.4026,IRU\n";
+    const HEADER: &str = "FID,cod_imovel,status_imovel,dat_criacao,data_atualizacao,area,condicao,uf,municipio,cod_municipio_ibge,m_fiscal,tipo_imovel\n";
+    const GOOD: &str = "x.1,DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47,AT,2014-05-09T17:16:10.119,2018-11-12T11:49:43.665,2.0131,\"Analisado, aguardando\",DF,Brasília,5300108,0.4026,IRU\n";
 
-    fn erro_de(linha_ruim: &str) -> ImportError {
-        let csv = format!("{CABECALHO}{BOA}{linha_ruim}");
+    fn error_of(linha_ruim: &str) -> ImportError {
+        let csv = format!("{HEADER}{GOOD}{linha_ruim}");
         parse_csv(csv.as_bytes()).expect_err(linha_ruim)
     }
 
     #[test]
     fn importa_linha_boa_com_bom_e_sem_fid() {
-        let csv = format!("\u{feff}{}{}", &CABECALHO[4..], &BOA[4..]);
+        let csv = format!("\u{feff}{}{}", &HEADER[4..], &GOOD[4..]);
         let v = parse_csv(csv.as_bytes()).expect("válido");
         assert_eq!(v.len(), 1);
         assert_eq!(
@@ -513,53 +516,53 @@ mod tests {
 
     #[test]
     fn mesma_linha_mesma_complecao() {
-        let a = parse_csv(format!("{CABECALHO}{BOA}").as_bytes()).expect("válido");
-        let b = parse_csv(format!("{CABECALHO}{BOA}").as_bytes()).expect("válido");
+        let a = parse_csv(format!("{HEADER}{GOOD}").as_bytes()).expect("válido");
+        let b = parse_csv(format!("{HEADER}{GOOD}").as_bytes()).expect("válido");
         assert_eq!(a, b);
     }
 
     #[test]
     fn erros_dizem_linha_e_campo() {
-        let casos = [
+        let cases = [
             (
-                BOA.replace("DF-5300108-B69B", "DF-5300108-XXXX"),
+                GOOD.replace("DF-5300108-B69B", "DF-5300108-XXXX"),
                 "cod_imovel",
             ),
-            (BOA.replace(",AT,", ",XX,"), "status_imovel"),
+            (GOOD.replace(",AT,", ",XX,"), "status_imovel"),
             (
-                BOA.replace("2014-05-09T17:16:10.119", "ontem"),
+                GOOD.replace("2014-05-09T17:16:10.119", "ontem"),
                 "dat_criacao",
             ),
             (
-                BOA.replace("2018-11-12T11:49:43.665", "2018-13-12T11:49:43"),
+                GOOD.replace("2018-11-12T11:49:43.665", "2018-13-12T11:49:43"),
                 "data_atualizacao",
             ),
-            (BOA.replace(",2.0131,", ",-2,"), "area"),
-            (BOA.replace(",0.4026,", ",abc,"), "m_fiscal"),
-            (BOA.replace(",DF,", ",MT,"), "uf"),
-            (BOA.replace(",5300108,", ",5399999,"), "cod_municipio_ibge"),
-            (BOA.replace(",IRU", ",XYZ"), "tipo_imovel"),
+            (GOOD.replace(",2.0131,", ",-2,"), "area"),
+            (GOOD.replace(",0.4026,", ",abc,"), "m_fiscal"),
+            (GOOD.replace(",DF,", ",MT,"), "uf"),
+            (GOOD.replace(",5300108,", ",5399999,"), "cod_municipio_ibge"),
+            (GOOD.replace(",IRU", ",XYZ"), "tipo_imovel"),
         ];
-        for (linha, esperado) in casos {
-            match erro_de(&linha) {
+        for (linha, esperado) in cases {
+            match error_of(&linha) {
                 ImportError::Campo {
                     linha: 3, campo, ..
                 } => assert_eq!(campo, esperado),
                 outro => panic!("{esperado}: {outro}"),
             }
         }
-        let msg = erro_de(&BOA.replace(",IRU", ",XYZ")).to_string();
+        let msg = error_of(&GOOD.replace(",IRU", ",XYZ")).to_string();
         assert!(msg.starts_with("linha 3: campo tipo_imovel"), "{msg}");
     }
 
     #[test]
     fn sandbox_e_recusado() {
-        let linha = BOA.replace(
+        let linha = GOOD.replace(
             "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47",
             carapi_sdk::sandbox::CAR_BASICO,
         );
         assert!(matches!(
-            erro_de(&linha),
+            error_of(&linha),
             ImportError::Campo {
                 campo: "cod_imovel",
                 ..
@@ -570,7 +573,7 @@ mod tests {
     #[test]
     fn numero_de_campos_errado_e_cabecalho_incompleto() {
         assert!(matches!(
-            erro_de("a,b,c\n"),
+            error_of("a,b,c\n"),
             ImportError::Csv { linha: 3, .. }
         ));
         match parse_csv("cod_imovel,area\n".as_bytes()) {
@@ -583,7 +586,7 @@ mod tests {
 
     #[test]
     fn instante_utc_vira_hora_de_brasilia_com_horario_de_verao() {
-        let casos = [
+        let cases = [
             // The DF bulk-update instant: the CSV shows it as 11:06:51.287 (UTC-3).
             ("2021-08-25T14:06:51.287Z", "25/08/2021 11:06:51"),
             // Daylight saving time until 2019: UTC-2 in January 2018.
@@ -592,9 +595,9 @@ mod tests {
             // Without a zone: already Brasília wall time.
             ("2018-01-15T12:00:00", "15/01/2018 12:00:00"),
         ];
-        for (entrada, esperado) in casos {
-            let linha = BOA.replace("2014-05-09T17:16:10.119", entrada);
-            let v = parse_csv(format!("{CABECALHO}{linha}").as_bytes()).expect(entrada);
+        for (entrada, esperado) in cases {
+            let linha = GOOD.replace("2014-05-09T17:16:10.119", entrada);
+            let v = parse_csv(format!("{HEADER}{linha}").as_bytes()).expect(entrada);
             assert_eq!(br::format_data(v[0].data_cadastro), esperado, "{entrada}");
         }
     }
@@ -602,14 +605,14 @@ mod tests {
     #[test]
     fn a_forma_iso_simples_da_o_que_o_chrono_da() {
         let chrono = |s: &str| {
-            FORMATOS_ISO.iter().find_map(|itens| {
+            ISO_FORMATS.iter().find_map(|itens| {
                 let mut p = chrono::format::Parsed::new();
                 chrono::format::parse(&mut p, s, itens.iter()).ok()?;
                 p.to_naive_datetime_with_offset(0).ok()
             })
         };
         let mut x = 0x2545_F491_4F6C_DD1D_u64;
-        let mut casos = vec![
+        let mut cases = vec![
             "2014-05-09T17:16:10.119".to_owned(),
             "2014-05-09 17:16:10".to_owned(),
             "2024-02-29T23:59:59.999999999".to_owned(),
@@ -625,7 +628,7 @@ mod tests {
             x ^= x >> 7;
             x ^= x << 17;
             let d = |k: u64, m: u64| x.rotate_left(k as u32) % m;
-            casos.push(format!(
+            cases.push(format!(
                 "{:04}-{:02}-{:02}{}{:02}:{:02}:{:02}{}",
                 d(3, 3000),
                 d(7, 14),
@@ -637,15 +640,15 @@ mod tests {
                 [".5", ".123", "", ".000000001"][d(31, 4) as usize]
             ));
         }
-        for c in &casos {
-            if let Some(v) = data_iso_simples(c) {
+        for c in &cases {
+            if let Some(v) = simple_iso_date(c) {
                 assert_eq!(Some(v), chrono(c), "{c}");
             }
         }
         assert!(
-            casos
+            cases
                 .iter()
-                .filter(|c| data_iso_simples(c).is_some())
+                .filter(|c| simple_iso_date(c).is_some())
                 .count()
                 > 5_000
         );
@@ -653,10 +656,10 @@ mod tests {
 
     #[test]
     fn aceita_datas_e_numeros_no_padrao_brasileiro() {
-        let linha = BOA
+        let linha = GOOD
             .replace("2014-05-09T17:16:10.119", "09/05/2014 17:16:10")
             .replace(",2.0131,", ",\"2,0131\",");
-        let v = parse_csv(format!("{CABECALHO}{linha}").as_bytes()).expect("válido");
+        let v = parse_csv(format!("{HEADER}{linha}").as_bytes()).expect("válido");
         assert_eq!(v[0].area_total_ha.to_string(), "2.0131");
         assert_eq!(br::format_data(v[0].data_cadastro), "09/05/2014 17:16:10");
     }

@@ -12,7 +12,7 @@ use rust_decimal::Decimal;
 use serde::Deserialize;
 
 const MUNICIPIOS_CSV: &str = include_str!("../data/ibge/municipios.csv");
-const ESTADOS_CSV: &str = include_str!("../data/ibge/estados.csv");
+const STATES_CSV: &str = include_str!("../data/ibge/estados.csv");
 
 /// One IBGE municipality (`data/ibge/municipios.csv`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,7 +52,7 @@ pub struct Estado {
 }
 
 #[derive(Deserialize)]
-struct LinhaMunicipio {
+struct MunicipioRow {
     codigo_ibge: u32,
     nome: String,
     latitude: String,
@@ -62,7 +62,7 @@ struct LinhaMunicipio {
 }
 
 #[derive(Deserialize)]
-struct LinhaEstado {
+struct StateRow {
     codigo_uf: u8,
     uf: String,
     nome: String,
@@ -71,7 +71,7 @@ struct LinhaEstado {
 
 static MUNICIPIOS: LazyLock<BTreeMap<u32, Municipio>> = LazyLock::new(|| {
     csv::Reader::from_reader(MUNICIPIOS_CSV.as_bytes())
-        .deserialize::<LinhaMunicipio>()
+        .deserialize::<MunicipioRow>()
         .map(|linha| {
             let l = linha.expect("data/ibge/municipios.csv: linha malformada");
             let grau = |s: &str| {
@@ -90,12 +90,12 @@ static MUNICIPIOS: LazyLock<BTreeMap<u32, Municipio>> = LazyLock::new(|| {
         .collect()
 });
 
-static ESTADOS: LazyLock<BTreeMap<u8, Estado>> = LazyLock::new(|| {
+static STATES: LazyLock<BTreeMap<u8, Estado>> = LazyLock::new(|| {
     // The file starts with a UTF-8 byte-order mark, which would otherwise be part of the first
     // header name.
-    let texto = ESTADOS_CSV.strip_prefix('\u{feff}').unwrap_or(ESTADOS_CSV);
+    let texto = STATES_CSV.strip_prefix('\u{feff}').unwrap_or(STATES_CSV);
     csv::Reader::from_reader(texto.as_bytes())
-        .deserialize::<LinhaEstado>()
+        .deserialize::<StateRow>()
         .map(|linha| {
             let l = linha.expect("data/ibge/estados.csv: linha malformada");
             (
@@ -112,18 +112,18 @@ static ESTADOS: LazyLock<BTreeMap<u8, Estado>> = LazyLock::new(|| {
 });
 
 /// The municipality with IBGE code `codigo` (7 digits), if it exists.
-pub fn por_codigo(codigo: u32) -> Option<&'static Municipio> {
+pub fn by_code(codigo: u32) -> Option<&'static Municipio> {
     MUNICIPIOS.get(&codigo)
 }
 
 /// Every municipality, ordered by IBGE code (5,571 of them).
-pub fn todos() -> impl ExactSizeIterator<Item = &'static Municipio> {
+pub fn all() -> impl ExactSizeIterator<Item = &'static Municipio> {
     MUNICIPIOS.values()
 }
 
 /// The state with IBGE code `codigo_uf` (2 digits), if it exists.
-pub fn estado(codigo_uf: u8) -> Option<&'static Estado> {
-    ESTADOS.get(&codigo_uf)
+pub fn state_of(codigo_uf: u8) -> Option<&'static Estado> {
+    STATES.get(&codigo_uf)
 }
 
 #[cfg(test)]
@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn brasilia_e_o_centroide_do_registro_do_sandbox() {
-        let m = por_codigo(5300108).expect("Brasília");
+        let m = by_code(5300108).expect("Brasília");
         assert_eq!(
             (m.latitude, m.longitude),
             (Decimal::new(-157_795, 4), Decimal::new(-479_297, 4))
@@ -142,21 +142,18 @@ mod tests {
 
     #[test]
     fn carrega_todos_os_municipios() {
-        assert_eq!(todos().len(), 5571);
-        let brasilia = por_codigo(5300108).expect("Brasília");
+        assert_eq!(all().len(), 5571);
+        let brasilia = by_code(5300108).expect("Brasília");
         assert_eq!(brasilia.nome, "Brasília");
         assert_eq!(brasilia.uf(), "DF");
         assert!(brasilia.capital);
-        assert_eq!(
-            por_codigo(5107925).map(|m| m.nome.as_str()),
-            Some("Sorriso")
-        );
-        assert!(por_codigo(9999999).is_none());
+        assert_eq!(by_code(5107925).map(|m| m.nome.as_str()), Some("Sorriso"));
+        assert!(by_code(9999999).is_none());
     }
 
     #[test]
     fn codigo_uf_bate_com_os_dois_primeiros_digitos() {
-        for m in todos() {
+        for m in all() {
             assert_eq!(
                 m.codigo_ibge / 100_000,
                 u32::from(m.codigo_uf),
@@ -172,10 +169,13 @@ mod tests {
     #[test]
     fn estados_concordam_com_a_tabela_do_sdk() {
         for (sigla, codigo, nome) in uf::UFS {
-            let e = estado(codigo).expect(sigla);
+            let e = state_of(codigo).expect(sigla);
             assert_eq!(e.sigla, sigla);
             assert_eq!(e.nome, nome);
         }
-        assert_eq!(estado(53).map(|e| e.regiao.as_str()), Some("Centro-Oeste"));
+        assert_eq!(
+            state_of(53).map(|e| e.regiao.as_str()),
+            Some("Centro-Oeste")
+        );
     }
 }

@@ -3,20 +3,20 @@
 //! set-based statements, in one transaction per batch.
 //!
 //! Within a batch the staging rows are first reduced to the newest version of each code, then
-//! upserted with the same version rule as SQLite ([`super::wfs::mais_nova`]); only the records
+//! upserted with the same version rule as SQLite ([`super::wfs::newest`]); only the records
 //! actually written get their owners replaced.
 
 use indicatif::ProgressBar;
 use sqlx::{Connection, PgConnection, Row};
 use tokio::sync::mpsc;
 
-use super::{CargaError, Contagem};
+use super::{LoadCount, LoadError};
 use carapi_service::dados::Imovel;
 
 /// The tables a load writes; their secondary indexes are rebuilt after a load into an empty base.
-const TABELAS: [&str; 2] = ["imoveis", "imovel_proprietarios"];
+const TABLES: [&str; 2] = ["imoveis", "imovel_proprietarios"];
 
-const COLUNAS: &str = "codigo_car, status_imovel, condicao, nome_imovel, area_total_ha,
+const COLUMNS: &str = "codigo_car, status_imovel, condicao, nome_imovel, area_total_ha,
     modulos_fiscais, data_cadastro, data_atualizacao, tipo_imovel, municipio,
     codigo_municipio_ibge, uf, codigo_protocolo, latitude, longitude, matricula_numero,
     matricula_data, matricula_cartorio, tem_recibo";
@@ -38,22 +38,22 @@ CREATE TEMPORARY TABLE IF NOT EXISTS carga_gravados (
 ) ON COMMIT DELETE ROWS;";
 
 /// Keeps, per code, only the newest version of the batch (the later `seq` on a tie).
-const SO_A_MAIS_NOVA: &str = "DELETE FROM carga_imoveis a USING carga_imoveis b
+const ONLY_THE_NEWEST: &str = "DELETE FROM carga_imoveis a USING carga_imoveis b
   WHERE a.codigo_car = b.codigo_car AND a.seq <> b.seq
     AND (COALESCE(b.data_atualizacao, '-infinity'), b.data_cadastro, b.seq)
       > (COALESCE(a.data_atualizacao, '-infinity'), a.data_cadastro, a.seq)";
 
-const APAGAR_DONOS: &str = "DELETE FROM imovel_proprietarios p USING carga_gravados g
+const DELETE_OWNERS: &str = "DELETE FROM imovel_proprietarios p USING carga_gravados g
   WHERE p.codigo_car = g.codigo_car AND NOT g.novo";
 
-const INSERIR_DONOS: &str = "INSERT INTO imovel_proprietarios (codigo_car, ordem, documento, nome)
+const INSERT_OWNERS: &str = "INSERT INTO imovel_proprietarios (codigo_car, ordem, documento, nome)
   SELECT i.codigo_car, p.ordem, p.documento, p.nome
   FROM carga_proprietarios p JOIN carga_imoveis i USING (seq)
   JOIN carga_gravados g ON g.codigo_car = i.codigo_car";
 
 /// The upsert of the staged records: new ones inserted, stored ones replaced unless newer.
 fn upsert() -> String {
-    let atualizar = COLUNAS
+    let atualizar = COLUMNS
         .split(',')
         .map(str::trim)
         .filter(|c| *c != "codigo_car")
@@ -62,7 +62,7 @@ fn upsert() -> String {
         .join(", ");
     format!(
         "WITH g AS (
-           INSERT INTO imoveis ({COLUNAS}) SELECT {COLUNAS} FROM carga_imoveis
+           INSERT INTO imoveis ({COLUMNS}) SELECT {COLUMNS} FROM carga_imoveis
            ON CONFLICT (codigo_car) DO UPDATE SET {atualizar}
            WHERE (COALESCE(excluded.data_atualizacao, '-infinity'), excluded.data_cadastro)
               >= (COALESCE(imoveis.data_atualizacao, '-infinity'), imoveis.data_cadastro)
@@ -73,36 +73,36 @@ fn upsert() -> String {
 
 /// Writes every batch received on `rx` into the PostgreSQL database of `url` (already
 /// migrated).
-pub(super) async fn gravar(
+pub(super) async fn write(
     url: &str,
     mut rx: mpsc::Receiver<Vec<Imovel>>,
     barra: &ProgressBar,
-) -> Result<Contagem, CargaError> {
+) -> Result<LoadCount, LoadError> {
     let mut conn = PgConnection::connect(url).await?;
     sqlx::raw_sql(STAGING).execute(&mut conn).await?;
     let vazio: bool = sqlx::query_scalar("SELECT NOT EXISTS (SELECT 1 FROM imoveis)")
         .fetch_one(&mut conn)
         .await?;
     let indices = if vazio {
-        derrubar_indices(&mut conn).await?
+        drop_indexes(&mut conn).await?
     } else {
         Vec::new()
     };
-    let mut contagem = Contagem {
+    let mut contagem = LoadCount {
         indices: indices.len(),
-        ..Contagem::default()
+        ..LoadCount::default()
     };
     let upsert = upsert();
     let mut r = Ok(());
     while let Some(lote) = rx.recv().await {
-        r = gravar_lote(&mut conn, &upsert, &lote, &mut contagem).await;
+        r = write_batch(&mut conn, &upsert, &lote, &mut contagem).await;
         if r.is_err() {
             break;
         }
         barra.inc(lote.len() as u64);
     }
     barra.set_message("índices");
-    let refeitos = recriar_indices(&mut conn, &indices).await;
+    let refeitos = rebuild_indexes(&mut conn, &indices).await;
     r?;
     refeitos?;
     sqlx::query("ANALYZE imoveis, imovel_proprietarios")
@@ -111,9 +111,9 @@ pub(super) async fn gravar(
     Ok(contagem)
 }
 
-/// Drops the secondary indexes of [`TABELAS`] (not those backing a primary key or a unique
+/// Drops the secondary indexes of [`TABLES`] (not those backing a primary key or a unique
 /// constraint), returning their definitions.
-async fn derrubar_indices(conn: &mut PgConnection) -> Result<Vec<(String, String)>, CargaError> {
+async fn drop_indexes(conn: &mut PgConnection) -> Result<Vec<(String, String)>, LoadError> {
     let mut tx = conn.begin().await?;
     let indices: Vec<(String, String)> = sqlx::query(
         "SELECT i.indexname, i.indexdef FROM pg_indexes i
@@ -122,7 +122,7 @@ async fn derrubar_indices(conn: &mut PgConnection) -> Result<Vec<(String, String
                            WHERE c.conindid = format('%I.%I', i.schemaname, i.indexname)::regclass)
          ORDER BY i.indexname",
     )
-    .bind(&TABELAS[..])
+    .bind(&TABLES[..])
     .fetch_all(&mut *tx)
     .await?
     .iter()
@@ -137,38 +137,38 @@ async fn derrubar_indices(conn: &mut PgConnection) -> Result<Vec<(String, String
     Ok(indices)
 }
 
-async fn recriar_indices(
+async fn rebuild_indexes(
     conn: &mut PgConnection,
     indices: &[(String, String)],
-) -> Result<(), CargaError> {
+) -> Result<(), LoadError> {
     for (_, sql) in indices {
         sqlx::raw_sql(sql).execute(&mut *conn).await?;
     }
     Ok(())
 }
 
-async fn gravar_lote(
+async fn write_batch(
     conn: &mut PgConnection,
     upsert: &str,
     lote: &[Imovel],
-    contagem: &mut Contagem,
-) -> Result<(), CargaError> {
-    let (imoveis, donos) = texto_copy(lote);
+    contagem: &mut LoadCount,
+) -> Result<(), LoadError> {
+    let (imoveis, owners) = copy_text(lote);
     let mut tx = conn.begin().await?;
     let mut copia = tx
-        .copy_in_raw(&format!("COPY carga_imoveis (seq, {COLUNAS}) FROM STDIN"))
+        .copy_in_raw(&format!("COPY carga_imoveis (seq, {COLUMNS}) FROM STDIN"))
         .await?;
     copia.send(imoveis.as_bytes()).await?;
     copia.finish().await?;
     let mut copia = tx
         .copy_in_raw("COPY carga_proprietarios (seq, ordem, documento, nome) FROM STDIN")
         .await?;
-    copia.send(donos.as_bytes()).await?;
+    copia.send(owners.as_bytes()).await?;
     copia.finish().await?;
-    sqlx::query(SO_A_MAIS_NOVA).execute(&mut *tx).await?;
+    sqlx::query(ONLY_THE_NEWEST).execute(&mut *tx).await?;
     let gravados = sqlx::query(upsert).execute(&mut *tx).await?.rows_affected();
-    sqlx::query(APAGAR_DONOS).execute(&mut *tx).await?;
-    sqlx::query(INSERIR_DONOS).execute(&mut *tx).await?;
+    sqlx::query(DELETE_OWNERS).execute(&mut *tx).await?;
+    sqlx::query(INSERT_OWNERS).execute(&mut *tx).await?;
     tx.commit().await?;
     contagem.gravados += gravados;
     contagem.ignorados += lote.len() as u64 - gravados;
@@ -176,9 +176,9 @@ async fn gravar_lote(
 }
 
 /// The batch in `COPY` text format: the records' rows (`seq` first) and their owners' rows.
-fn texto_copy(lote: &[Imovel]) -> (String, String) {
+fn copy_text(lote: &[Imovel]) -> (String, String) {
     let mut imoveis = String::with_capacity(lote.len() * 400);
-    let mut donos = String::with_capacity(lote.len() * 120);
+    let mut owners = String::with_capacity(lote.len() * 120);
     for (seq, i) in lote.iter().enumerate() {
         let data = |d: chrono::NaiveDateTime| d.format("%Y-%m-%d %H:%M:%S%.f").to_string();
         let campos: [Option<String>; 20] = [
@@ -203,10 +203,10 @@ fn texto_copy(lote: &[Imovel]) -> (String, String) {
             i.matricula_cartorio.clone(),
             Some(if i.tem_recibo { "t" } else { "f" }.to_owned()),
         ];
-        linha_copy(&mut imoveis, &campos);
+        copy_row(&mut imoveis, &campos);
         for (ordem, p) in i.proprietarios.iter().enumerate() {
-            linha_copy(
-                &mut donos,
+            copy_row(
+                &mut owners,
                 &[
                     Some(seq.to_string()),
                     Some(ordem.to_string()),
@@ -216,12 +216,12 @@ fn texto_copy(lote: &[Imovel]) -> (String, String) {
             );
         }
     }
-    (imoveis, donos)
+    (imoveis, owners)
 }
 
 /// Appends one row: tab-separated, `\N` for NULL, backslash, tab, newline and carriage return
 /// escaped (PostgreSQL `COPY` text format).
-fn linha_copy(saida: &mut String, campos: &[Option<String>]) {
+fn copy_row(saida: &mut String, campos: &[Option<String>]) {
     for (n, campo) in campos.iter().enumerate() {
         if n > 0 {
             saida.push('\t');

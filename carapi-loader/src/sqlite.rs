@@ -1,16 +1,16 @@
 //! The SQLite side of a load: its own rusqlite connection (the same libsqlite3-sys as sqlx),
 //! one prepared statement per table and operation, fed with the winners of the sort
-//! ([`super::ordenar`]) in code order, so that every B-tree is written in key order.
+//! ([`super::sort`]) in code order, so that every B-tree is written in key order.
 //!
 //! - Into an empty base: the secondary indexes of `imoveis` and `imovel_proprietarios` are
 //!   dropped, the records appended and the indexes built again, all in one transaction: a load
 //!   that fails or is killed leaves the base as it was. While it runs, the base leaves WAL
 //!   mode for a rollback journal when it can (no other connection open): pages appended to an
 //!   empty table need no journal, where WAL would write every page twice. A second thread
-//!   flushes the file's dirty pages as they are written ([`Descarga`]), so that the commit's
+//!   flushes the file's dirty pages as they are written ([`Flush`]), so that the commit's
 //!   `fsync` does not find the whole base still in memory.
 //! - Into a base that holds records: each record is inserted, or replaces the stored one unless
-//!   that one is newer ([`super::wfs::mais_nova`]), one transaction per batch, in WAL mode
+//!   that one is newer ([`super::wfs::newest`]), one transaction per batch, in WAL mode
 //!   (a running server keeps serving).
 
 use std::str::FromStr;
@@ -21,31 +21,31 @@ use indicatif::ProgressBar;
 use rusqlite::{CachedStatement, Connection, OptionalExtension, Transaction, TransactionBehavior};
 use sqlx::sqlite::SqliteConnectOptions;
 
-use super::registro::{CAMPOS, Pacote, Registro};
-use super::{CargaError, Contagem};
+use super::record::{FIELDS, Package, Record};
+use super::{LoadCount, LoadError};
 
 /// Page cache of the load's connection, KiB (bounds the writer's memory).
 const CACHE_KIB: i64 = 32 * 1024;
 
 /// Page cache while the indexes are built, KiB: also the memory of each of the sorter's
 /// threads (`PRAGMA threads`).
-const CACHE_INDICES_KIB: i64 = 8 * 1024;
+const INDEX_CACHE_KIB: i64 = 8 * 1024;
 
 /// The tables a load writes; their secondary indexes are rebuilt after a load into an empty base.
-const TABELAS: [&str; 2] = ["imoveis", "imovel_proprietarios"];
+const TABLES: [&str; 2] = ["imoveis", "imovel_proprietarios"];
 
 /// The columns of `imoveis` a load writes, in the order of [`super::registro`].
-pub(super) const COLUNAS: &str = "codigo_car, status_imovel, condicao, nome_imovel,
+pub(super) const COLUMNS: &str = "codigo_car, status_imovel, condicao, nome_imovel,
     area_total_ha, modulos_fiscais, data_cadastro, data_atualizacao, tipo_imovel, municipio,
     codigo_municipio_ibge, uf, codigo_protocolo, latitude, longitude, matricula_numero,
     matricula_data, matricula_cartorio, tem_recibo";
 
-const VALORES: &str =
+const VALUES: &str =
     "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19";
 
-/// Replaces a stored record unless it is newer ([`super::wfs::mais_nova`]: `data_atualizacao`,
+/// Replaces a stored record unless it is newer ([`super::wfs::newest`]: `data_atualizacao`,
 /// a missing one the oldest, then `data_cadastro`; a tie replaces).
-const SUBSTITUIR: &str = "UPDATE imoveis SET status_imovel = ?2, condicao = ?3, nome_imovel = ?4,
+const REPLACE: &str = "UPDATE imoveis SET status_imovel = ?2, condicao = ?3, nome_imovel = ?4,
     area_total_ha = ?5, modulos_fiscais = ?6, data_cadastro = ?7, data_atualizacao = ?8,
     tipo_imovel = ?9, municipio = ?10, codigo_municipio_ibge = ?11, uf = ?12,
     codigo_protocolo = ?13, latitude = ?14, longitude = ?15, matricula_numero = ?16,
@@ -54,46 +54,46 @@ const SUBSTITUIR: &str = "UPDATE imoveis SET status_imovel = ?2, condicao = ?3, 
     AND (COALESCE(?8, '') > COALESCE(data_atualizacao, '')
       OR (COALESCE(?8, '') = COALESCE(data_atualizacao, '') AND ?7 >= data_cadastro))";
 
-const APAGAR_DONOS: &str = "DELETE FROM imovel_proprietarios WHERE codigo_car = ?1";
+const DELETE_OWNERS: &str = "DELETE FROM imovel_proprietarios WHERE codigo_car = ?1";
 
-const INSERIR_DONO: &str =
+const INSERT_OWNER: &str =
     "INSERT INTO imovel_proprietarios (codigo_car, ordem, documento, nome) VALUES (?1, ?2, ?3, ?4)";
 
-/// How often [`Descarga`] flushes the base's dirty pages while an empty base is loaded.
-const INTERVALO_DESCARGA: Duration = Duration::from_millis(250);
+/// How often [`Flush`] flushes the base's dirty pages while an empty base is loaded.
+const FLUSH_INTERVAL: Duration = Duration::from_millis(250);
 
 /// The file of a SQLite URL, parsed as the store parses it.
 ///
 /// # Errors
-/// [`CargaError::Url`] for an in-memory database (nothing would outlive the load) or a URL
+/// [`LoadError::Url`] for an in-memory database (nothing would outlive the load) or a URL
 /// that does not parse.
-pub(super) fn arquivo_do_url(url: &str) -> Result<std::path::PathBuf, CargaError> {
+pub(super) fn file_of_url(url: &str) -> Result<std::path::PathBuf, LoadError> {
     if url.contains(":memory:") || url.contains("mode=memory") {
-        return Err(CargaError::Url(format!(
+        return Err(LoadError::Url(format!(
             "{url}: um banco em memória não guarda a carga; use sqlite://ARQUIVO"
         )));
     }
     let opts =
-        SqliteConnectOptions::from_str(url).map_err(|e| CargaError::Url(format!("{url}: {e}")))?;
+        SqliteConnectOptions::from_str(url).map_err(|e| LoadError::Url(format!("{url}: {e}")))?;
     Ok(opts.get_filename().to_path_buf())
 }
 
 /// The load's connection to the SQLite base of `url` (already migrated).
-pub(super) struct Gravador {
+pub(super) struct Recorder {
     conn: Connection,
-    arquivo: std::path::PathBuf,
+    file: std::path::PathBuf,
     /// Whether `imoveis` was empty when the load began.
     pub vazio: bool,
 }
 
-impl Gravador {
+impl Recorder {
     /// Opens the base of `url`.
     ///
     /// # Errors
-    /// [`CargaError::Url`], [`CargaError::Sqlite`].
-    pub fn abrir(url: &str) -> Result<Self, CargaError> {
-        let arquivo = arquivo_do_url(url)?;
-        let conn = Connection::open(&arquivo)?;
+    /// [`LoadError::Url`], [`LoadError::Sqlite`].
+    pub fn open(url: &str) -> Result<Self, LoadError> {
+        let file = file_of_url(url)?;
+        let conn = Connection::open(&file)?;
         conn.busy_timeout(Duration::from_secs(30))?;
         // Foreign keys off: a record's row is always written before its owners' rows. Worker
         // threads let the indexes' rebuild sort on both cores.
@@ -105,68 +105,60 @@ impl Gravador {
             .query_row("SELECT 1 FROM imoveis LIMIT 1", [], |_| Ok(()))
             .optional()?
             .is_none();
-        Ok(Gravador {
-            conn,
-            arquivo,
-            vazio,
-        })
+        Ok(Recorder { conn, file, vazio })
     }
 
     /// Writes every batch of winners received on `rx` (in code order); counts into a
-    /// [`Contagem`].
+    /// [`LoadCount`].
     ///
     /// # Errors
-    /// [`CargaError::Sqlite`], or the first error a batch carries (nothing of an empty base's
+    /// [`LoadError::Sqlite`], or the first error a batch carries (nothing of an empty base's
     /// load is then kept).
-    pub fn gravar(
+    pub fn write(
         mut self,
-        rx: &Receiver<Result<Pacote, CargaError>>,
-        devolver: &SyncSender<Pacote>,
+        rx: &Receiver<Result<Package, LoadError>>,
+        give_back: &SyncSender<Package>,
         barra: &ProgressBar,
-    ) -> Result<Contagem, CargaError> {
-        let c = Correia { rx, devolver };
+    ) -> Result<LoadCount, LoadError> {
+        let c = Belt { rx, give_back };
         let contagem = if self.vazio {
-            self.gravar_vazio(&c, barra)?
+            self.write_empty(&c, barra)?
         } else {
-            self.gravar_por_lote(&c, barra)?
+            self.write_by_batch(&c, barra)?
         };
         self.conn
             .execute_batch("PRAGMA optimize; PRAGMA wal_checkpoint(TRUNCATE);")?;
         Ok(contagem)
     }
 
-    fn gravar_vazio(
-        &mut self,
-        c: &Correia<'_>,
-        barra: &ProgressBar,
-    ) -> Result<Contagem, CargaError> {
+    fn write_empty(&mut self, c: &Belt<'_>, barra: &ProgressBar) -> Result<LoadCount, LoadError> {
         let sem_wal = self
             .conn
             .query_row("PRAGMA journal_mode = DELETE", [], |r| {
                 r.get::<_, String>(0)
             })
             .is_ok_and(|modo| modo.eq_ignore_ascii_case("delete"));
-        let descarga = Descarga::iniciar(&self.arquivo);
+        let descarga = Flush::start(&self.file);
         let r = (|| {
             let tx = self
                 .conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let indices = derrubar_indices(&tx)?;
-            let mut contagem = Contagem {
+            let indices = drop_indexes(&tx)?;
+            let mut contagem = LoadCount {
                 indices: indices.len(),
-                ..Contagem::default()
+                ..LoadCount::default()
             };
             {
-                let mut cmd = Comandos::preparar(&tx, false)?;
-                for pacote in c.rx.iter() {
-                    let pacote = pacote?;
-                    for r in pacote.iter() {
-                        cmd.inserir_novo(r)?;
+                let mut cmd = Commands::prepare(&tx, false)?;
+                for package in c.rx.iter() {
+                    let package = package?;
+                    for r in package.iter() {
+                        cmd.insert_new(r)?;
                     }
-                    contagem.gravados += pacote.len() as u64;
-                    contagem.ignorados += pacote.perdidas;
-                    barra.inc(pacote.len() as u64 + pacote.perdidas);
-                    c.devolver(pacote);
+                    contagem.gravados += package.len() as u64;
+                    contagem.ignorados += package.perdidas;
+                    barra.inc(package.len() as u64 + package.perdidas);
+                    c.give_back(package);
                 }
             }
             barra.set_message("índices");
@@ -174,7 +166,7 @@ impl Gravador {
             tracing::debug!("carga: registros gravados; índices");
             // Each of the sorter's threads takes up to the cache size: a small one keeps the
             // rebuild's memory bounded, and as fast (measured at 1M records).
-            tx.execute_batch(&format!("PRAGMA cache_size = -{CACHE_INDICES_KIB}"))?;
+            tx.execute_batch(&format!("PRAGMA cache_size = -{INDEX_CACHE_KIB}"))?;
             for sql in &indices {
                 tx.execute_batch(sql)?;
             }
@@ -194,21 +186,21 @@ impl Gravador {
         r
     }
 
-    fn gravar_por_lote(
+    fn write_by_batch(
         &mut self,
-        c: &Correia<'_>,
+        c: &Belt<'_>,
         barra: &ProgressBar,
-    ) -> Result<Contagem, CargaError> {
-        let mut contagem = Contagem::default();
-        for pacote in c.rx.iter() {
-            let pacote = pacote?;
+    ) -> Result<LoadCount, LoadError> {
+        let mut contagem = LoadCount::default();
+        for package in c.rx.iter() {
+            let package = package?;
             let tx = self
                 .conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)?;
             {
-                let mut c = Comandos::preparar(&tx, true)?;
-                for r in pacote.iter() {
-                    if c.inserir_ou_substituir(r)? {
+                let mut c = Commands::prepare(&tx, true)?;
+                for r in package.iter() {
+                    if c.insert_or_replace(r)? {
                         contagem.gravados += 1;
                     } else {
                         contagem.ignorados += 1;
@@ -216,37 +208,37 @@ impl Gravador {
                 }
             }
             tx.commit()?;
-            contagem.ignorados += pacote.perdidas;
-            barra.inc(pacote.len() as u64 + pacote.perdidas);
-            c.devolver(pacote);
+            contagem.ignorados += package.perdidas;
+            barra.inc(package.len() as u64 + package.perdidas);
+            c.give_back(package);
         }
         Ok(contagem)
     }
 }
 
 /// The batches of winners coming from the merge, and the way back for the written ones.
-struct Correia<'a> {
-    rx: &'a Receiver<Result<Pacote, CargaError>>,
-    devolver: &'a SyncSender<Pacote>,
+struct Belt<'a> {
+    rx: &'a Receiver<Result<Package, LoadError>>,
+    give_back: &'a SyncSender<Package>,
 }
 
-impl Correia<'_> {
+impl Belt<'_> {
     /// Hands a written batch back for its buffers to be filled again (dropped when the merge
     /// already has enough).
-    fn devolver(&self, p: Pacote) {
-        let _ = self.devolver.try_send(p);
+    fn give_back(&self, p: Package) {
+        let _ = self.give_back.try_send(p);
     }
 }
 
-/// Drops the secondary indexes of [`TABELAS`] (those with an SQL definition: not the primary
+/// Drops the secondary indexes of [`TABLES`] (those with an SQL definition: not the primary
 /// keys'), returning their definitions.
-fn derrubar_indices(tx: &Transaction<'_>) -> Result<Vec<String>, CargaError> {
+fn drop_indexes(tx: &Transaction<'_>) -> Result<Vec<String>, LoadError> {
     let indices: Vec<(String, String)> = {
         let mut st = tx.prepare(
             "SELECT name, sql FROM sqlite_master
              WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (?1, ?2) ORDER BY name",
         )?;
-        st.query_map(TABELAS, |r| Ok((r.get(0)?, r.get(1)?)))?
+        st.query_map(TABLES, |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?
     };
     for (nome, _) in &indices {
@@ -256,76 +248,76 @@ fn derrubar_indices(tx: &Transaction<'_>) -> Result<Vec<String>, CargaError> {
 }
 
 /// The prepared statements of a load.
-struct Comandos<'c> {
+struct Commands<'c> {
     inserir: CachedStatement<'c>,
     substituir: Option<CachedStatement<'c>>,
     apagar_donos: Option<CachedStatement<'c>>,
     inserir_dono: CachedStatement<'c>,
 }
 
-impl<'c> Comandos<'c> {
+impl<'c> Commands<'c> {
     /// With `upsert`, inserting a stored code does nothing (and [`Self::substituir`] runs).
-    fn preparar(tx: &'c Transaction<'_>, upsert: bool) -> Result<Self, CargaError> {
+    fn prepare(tx: &'c Transaction<'_>, upsert: bool) -> Result<Self, LoadError> {
         let conflito = if upsert {
             " ON CONFLICT (codigo_car) DO NOTHING"
         } else {
             ""
         };
-        let inserir = format!("INSERT INTO imoveis ({COLUNAS}) VALUES ({VALORES}){conflito}");
-        Ok(Comandos {
+        let inserir = format!("INSERT INTO imoveis ({COLUMNS}) VALUES ({VALUES}){conflito}");
+        Ok(Commands {
             inserir: tx.prepare_cached(&inserir)?,
-            substituir: upsert.then(|| tx.prepare_cached(SUBSTITUIR)).transpose()?,
+            substituir: upsert.then(|| tx.prepare_cached(REPLACE)).transpose()?,
             apagar_donos: upsert
-                .then(|| tx.prepare_cached(APAGAR_DONOS))
+                .then(|| tx.prepare_cached(DELETE_OWNERS))
                 .transpose()?,
-            inserir_dono: tx.prepare_cached(INSERIR_DONO)?,
+            inserir_dono: tx.prepare_cached(INSERT_OWNER)?,
         })
     }
 
     /// Binds the record's 19 columns to `st`.
-    fn ligar(st: &mut CachedStatement<'_>, r: Registro<'_>) -> Result<(), CargaError> {
-        let mut l = r.ler();
-        for k in 1..=CAMPOS {
+    fn turn_on(st: &mut CachedStatement<'_>, r: Record<'_>) -> Result<(), LoadError> {
+        let mut l = r.read();
+        for k in 1..=FIELDS {
             st.raw_bind_parameter(k, l.valor())?;
         }
         Ok(())
     }
 
     /// Inserts a record and its owners (a code not stored yet).
-    fn inserir_novo(&mut self, r: Registro<'_>) -> Result<(), CargaError> {
-        Self::ligar(&mut self.inserir, r)?;
+    fn insert_new(&mut self, r: Record<'_>) -> Result<(), LoadError> {
+        Self::turn_on(&mut self.inserir, r)?;
         self.inserir.raw_execute()?;
-        self.inserir_donos(r)
+        self.insert_owners(r)
     }
 
     /// Inserts a record, or replaces the stored one unless that one is newer; false when a
     /// newer one is stored.
-    fn inserir_ou_substituir(&mut self, r: Registro<'_>) -> Result<bool, CargaError> {
-        Self::ligar(&mut self.inserir, r)?;
+    fn insert_or_replace(&mut self, r: Record<'_>) -> Result<bool, LoadError> {
+        Self::turn_on(&mut self.inserir, r)?;
         if self.inserir.raw_execute()? == 0 {
             let (Some(substituir), Some(apagar)) = (&mut self.substituir, &mut self.apagar_donos)
             else {
                 return Ok(false);
             };
-            Self::ligar(substituir, r)?;
+            Self::turn_on(substituir, r)?;
             if substituir.raw_execute()? == 0 {
                 return Ok(false);
             }
-            apagar.raw_bind_parameter(1, super::registro::Valor::Texto(r.codigo()))?;
+            apagar.raw_bind_parameter(1, super::record::FieldValue::Texto(r.codigo()))?;
             apagar.raw_execute()?;
         }
-        self.inserir_donos(r)?;
+        self.insert_owners(r)?;
         Ok(true)
     }
 
-    fn inserir_donos(&mut self, r: Registro<'_>) -> Result<(), CargaError> {
-        let mut l = r.ler();
-        for _ in 0..CAMPOS {
+    fn insert_owners(&mut self, r: Record<'_>) -> Result<(), LoadError> {
+        let mut l = r.read();
+        for _ in 0..FIELDS {
             l.valor();
         }
         let st = &mut self.inserir_dono;
-        for (ordem, (documento, nome)) in l.donos().enumerate() {
-            use super::registro::Valor::{Inteiro, Texto};
+        for (ordem, (documento, nome)) in l.owners().enumerate() {
+            use super::record::FieldValue::{Inteiro, Texto};
             st.raw_bind_parameter(1, Texto(r.codigo()))?;
             st.raw_bind_parameter(2, Inteiro(ordem as i64))?;
             st.raw_bind_parameter(3, Texto(documento))?;
@@ -337,26 +329,26 @@ impl<'c> Comandos<'c> {
 }
 
 /// A thread that flushes the base file's dirty pages (`fdatasync` on its own handle) every
-/// [`INTERVALO_DESCARGA`] while it lives: the pages reach the disk while the load goes on,
+/// [`FLUSH_INTERVAL`] while it lives: the pages reach the disk while the load goes on,
 /// instead of all at its commit. Dropping it stops the thread.
-struct Descarga {
+struct Flush {
     _parar: Sender<()>,
 }
 
-impl Descarga {
-    fn iniciar(arquivo: &std::path::Path) -> Option<Self> {
-        let f = std::fs::File::open(arquivo).ok()?;
+impl Flush {
+    fn start(file: &std::path::Path) -> Option<Self> {
+        let f = std::fs::File::open(file).ok()?;
         let (parar, parado) = std::sync::mpsc::channel::<()>();
         std::thread::Builder::new()
             .name("carapi-carga-descarga".into())
             .spawn(move || {
-                while let Err(RecvTimeoutError::Timeout) = parado.recv_timeout(INTERVALO_DESCARGA) {
+                while let Err(RecvTimeoutError::Timeout) = parado.recv_timeout(FLUSH_INTERVAL) {
                     // Only an early start of what the commit does anyway: an error here is
                     // the commit's to report.
                     let _ = f.sync_data();
                 }
             })
             .ok()?;
-        Some(Descarga { _parar: parar })
+        Some(Flush { _parar: parar })
     }
 }

@@ -19,15 +19,15 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::import::{ImportError, Linha, completar_registro, validar};
+use crate::import::{CsvRow, ImportError, complete_record, validate};
 use carapi_service::dados::Imovel;
 
 /// Decimal places kept of a centroid's degrees (1e-7 degree is about 1 cm).
-const CASAS_CENTROIDE: u32 = 7;
+const CENTROID_DECIMALS: u32 = 7;
 
 /// Brazil's extent with a margin, degrees: `(lon_min, lat_min, lon_max, lat_max)`. Its extreme
 /// points are about 73.99 W, 33.75 S, 28.85 W (oceanic islands) and 5.27 N.
-const BRASIL: (f64, f64, f64, f64) = (-75.0, -35.0, -28.0, 6.0);
+const BRAZIL_BOUNDS: (f64, f64, f64, f64) = (-75.0, -35.0, -28.0, 6.0);
 
 /// Why a WFS GeoJSON file was refused. Nothing is imported when any feature is bad.
 #[derive(Debug, thiserror::Error)]
@@ -35,10 +35,10 @@ const BRASIL: (f64, f64, f64, f64) = (-75.0, -35.0, -28.0, 6.0);
 pub enum WfsError {
     /// The file is not a GeoJSON FeatureCollection (outside any feature).
     #[error("GeoJSON inválido (esperada uma FeatureCollection do WFS do SICAR): {0}")]
-    Colecao(String),
+    Collection(String),
     /// Feature `indice` (0-based position in `features`) is unreadable or breaks a rule.
     #[error("feição {indice} (features[{indice}]): {motivo}")]
-    Feicao {
+    Feature {
         /// 0-based index in the collection's `features` array.
         indice: u64,
         /// What is wrong, in Portuguese.
@@ -49,7 +49,7 @@ pub enum WfsError {
 /// One valid feature: the record completed like any imported record, with the polygon's
 /// centroid as coordinates when the feature has a geometry.
 #[derive(Debug, Clone)]
-pub struct Feicao {
+pub struct Feature {
     /// The completed record.
     pub imovel: Imovel,
 }
@@ -60,40 +60,40 @@ pub struct Feicao {
 ///
 /// # Errors
 /// [`WfsError`] (converted into `E`) for a bad file or feature; the error of `f` as it came.
-pub fn percorrer<E: From<WfsError>>(
+pub fn walk<E: From<WfsError>>(
     input: impl Read,
-    mut f: impl FnMut(Feicao) -> Result<(), E>,
+    mut f: impl FnMut(Feature) -> Result<(), E>,
 ) -> Result<u64, E> {
-    let mut estado = Estado {
+    let mut estado = ParseState {
         f: &mut f,
         erro: None,
         lidas: 0,
     };
     let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(input));
-    let r = Colecao(&mut estado)
+    let r = Collection(&mut estado)
         .deserialize(&mut de)
         .and_then(|()| de.end());
     match (r, estado.erro) {
         (_, Some(e)) => Err(e),
-        (Err(e), None) => Err(WfsError::Colecao(e.to_string()).into()),
+        (Err(e), None) => Err(WfsError::Collection(e.to_string()).into()),
         (Ok(()), None) => Ok(estado.lidas),
     }
 }
 
 /// Every valid feature of `input`, with the versions of one `cod_imovel` reduced to the newest
-/// ([`mais_nova`]), in order of first appearance. Holds the records in memory: for the bundled
+/// ([`newest`]), in order of first appearance. Holds the records in memory: for the bundled
 /// files and tests; the bulk import streams with [`percorrer`].
 ///
 /// # Errors
 /// [`WfsError`] for a bad file or feature.
-pub fn ler(input: impl Read) -> Result<Vec<Imovel>, WfsError> {
+pub fn read(input: impl Read) -> Result<Vec<Imovel>, WfsError> {
     let mut todos: Vec<Imovel> = Vec::new();
     let mut posicao = std::collections::HashMap::new();
-    percorrer(input, |f: Feicao| -> Result<(), WfsError> {
+    walk(input, |f: Feature| -> Result<(), WfsError> {
         match posicao.get(f.imovel.codigo_car.as_str()) {
             Some(&i) => {
                 let atual: &mut Imovel = &mut todos[i];
-                if mais_nova(&f.imovel, atual) {
+                if newest(&f.imovel, atual) {
                     *atual = f.imovel;
                 }
             }
@@ -111,19 +111,19 @@ pub fn ler(input: impl Read) -> Result<Vec<Imovel>, WfsError> {
 /// `data_atualizacao` wins (a missing one counts as the earliest), then the later
 /// `dat_criacao`; on a tie the one read last (`nova`) wins. The bulk writers apply the same
 /// rule in SQL (`carga/sqlite.rs`, `carga/postgres.rs`).
-pub fn mais_nova(nova: &Imovel, atual: &Imovel) -> bool {
+pub fn newest(nova: &Imovel, atual: &Imovel) -> bool {
     (nova.data_atualizacao, nova.data_cadastro) >= (atual.data_atualizacao, atual.data_cadastro)
 }
 
-struct Estado<'a, E> {
-    f: &'a mut dyn FnMut(Feicao) -> Result<(), E>,
+struct ParseState<'a, E> {
+    f: &'a mut dyn FnMut(Feature) -> Result<(), E>,
     erro: Option<E>,
     lidas: u64,
 }
 
-struct Colecao<'a, 'b, E>(&'a mut Estado<'b, E>);
+struct Collection<'a, 'b, E>(&'a mut ParseState<'b, E>);
 
-impl<'de, E: From<WfsError>> DeserializeSeed<'de> for Colecao<'_, '_, E> {
+impl<'de, E: From<WfsError>> DeserializeSeed<'de> for Collection<'_, '_, E> {
     type Value = ();
 
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
@@ -131,7 +131,7 @@ impl<'de, E: From<WfsError>> DeserializeSeed<'de> for Colecao<'_, '_, E> {
     }
 }
 
-impl<'de, E: From<WfsError>> Visitor<'de> for Colecao<'_, '_, E> {
+impl<'de, E: From<WfsError>> Visitor<'de> for Collection<'_, '_, E> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -165,7 +165,7 @@ impl<'de, E: From<WfsError>> Visitor<'de> for Colecao<'_, '_, E> {
     }
 }
 
-struct Features<'a, 'b, E>(&'a mut Estado<'b, E>);
+struct Features<'a, 'b, E>(&'a mut ParseState<'b, E>);
 
 impl<'de, E: From<WfsError>> DeserializeSeed<'de> for Features<'_, '_, E> {
     type Value = ();
@@ -186,16 +186,16 @@ impl<'de, E: From<WfsError>> Visitor<'de> for Features<'_, '_, E> {
         let estado = self.0;
         loop {
             let indice = estado.lidas;
-            let bruta = match seq.next_element::<FeicaoBruta>() {
+            let bruta = match seq.next_element::<RawFeature>() {
                 Ok(Some(b)) => b,
                 Ok(None) => return Ok(()),
                 Err(e) => {
                     let motivo = format!("ilegível: {e}");
-                    estado.erro = Some(WfsError::Feicao { indice, motivo }.into());
+                    estado.erro = Some(WfsError::Feature { indice, motivo }.into());
                     return Err(e);
                 }
             };
-            let r = converter(bruta, indice)
+            let r = convert(bruta, indice)
                 .map_err(E::from)
                 .and_then(|f| (estado.f)(f));
             if let Err(e) = r {
@@ -208,24 +208,24 @@ impl<'de, E: From<WfsError>> Visitor<'de> for Features<'_, '_, E> {
 }
 
 #[derive(Deserialize)]
-struct FeicaoBruta {
+struct RawFeature {
     #[serde(rename = "type")]
     tipo: Option<String>,
     #[serde(default)]
-    geometry: Option<Geometria>,
+    geometry: Option<Geometry>,
     #[serde(default)]
     properties: Option<Map<String, Value>>,
 }
 
 #[derive(Deserialize)]
-struct Geometria {
+struct Geometry {
     #[serde(rename = "type")]
     tipo: String,
     coordinates: Value,
 }
 
-fn converter(b: FeicaoBruta, indice: u64) -> Result<Feicao, WfsError> {
-    let erro = |motivo: String| WfsError::Feicao { indice, motivo };
+fn convert(b: RawFeature, indice: u64) -> Result<Feature, WfsError> {
+    let erro = |motivo: String| WfsError::Feature { indice, motivo };
     if b.tipo.as_deref() != Some("Feature") {
         return Err(erro(format!(
             "\"type\" é {:?}, esperado \"Feature\"",
@@ -235,7 +235,7 @@ fn converter(b: FeicaoBruta, indice: u64) -> Result<Feicao, WfsError> {
     let props = b
         .properties
         .ok_or_else(|| erro("sem \"properties\"".into()))?;
-    let registro = validar(linha(&props), indice).map_err(|e| match e {
+    let registro = validate(linha(&props), indice).map_err(|e| match e {
         ImportError::Campo {
             campo,
             valor,
@@ -246,53 +246,53 @@ fn converter(b: FeicaoBruta, indice: u64) -> Result<Feicao, WfsError> {
     })?;
     let centro = b
         .geometry
-        .map(|g| centroide(&g).map_err(|m| erro(format!("geometria inválida: {m}"))))
+        .map(|g| centroid(&g).map_err(|m| erro(format!("geometria inválida: {m}"))))
         .transpose()?;
-    let mut imovel = completar_registro(registro);
+    let mut imovel = complete_record(registro);
     if let Some((latitude, longitude)) = centro {
         imovel.latitude = Some(latitude);
         imovel.longitude = Some(longitude);
     }
-    Ok(Feicao { imovel })
+    Ok(Feature { imovel })
 }
 
 /// The properties written out as CSV fields: strings as they are, numbers in their shortest
 /// decimal form, `null` or a missing key as the empty string (an absent optional value).
-fn linha(p: &Map<String, Value>) -> Linha<'_> {
-    let texto = |k: &str| match p.get(k) {
+fn linha(p: &Map<String, Value>) -> CsvRow<'_> {
+    let text = |k: &str| match p.get(k) {
         None | Some(Value::Null) => Cow::Borrowed(""),
         Some(Value::String(s)) => Cow::Borrowed(s.trim()),
         Some(outro) => Cow::Owned(outro.to_string()),
     };
-    Linha {
-        cod_imovel: texto("cod_imovel"),
-        status_imovel: texto("status_imovel"),
-        dat_criacao: texto("dat_criacao"),
-        data_atualizacao: texto("data_atualizacao"),
-        area: texto("area"),
-        condicao: texto("condicao"),
-        uf: texto("uf"),
-        municipio: texto("municipio"),
-        cod_municipio_ibge: texto("cod_municipio_ibge"),
-        m_fiscal: texto("m_fiscal"),
-        tipo_imovel: texto("tipo_imovel"),
+    CsvRow {
+        cod_imovel: text("cod_imovel"),
+        status_imovel: text("status_imovel"),
+        dat_criacao: text("dat_criacao"),
+        data_atualizacao: text("data_atualizacao"),
+        area: text("area"),
+        condicao: text("condicao"),
+        uf: text("uf"),
+        municipio: text("municipio"),
+        cod_municipio_ibge: text("cod_municipio_ibge"),
+        m_fiscal: text("m_fiscal"),
+        tipo_imovel: text("tipo_imovel"),
     }
 }
 
 /// The area-weighted centroid `(latitude, longitude)` of a MultiPolygon (or Polygon), degrees
-/// rounded to [`CASAS_CENTROIDE`] places; when it falls outside the area (a concave or split
+/// rounded to [`CENTROID_DECIMALS`] places; when it falls outside the area (a concave or split
 /// property), geo's interior point instead, so the coordinates always lie on the property.
 ///
 /// # Errors
 /// The reason, in Portuguese: another geometry type, a malformed position or ring (fewer than
 /// 4 positions, not closed), a coordinate out of range or outside Brazil, or no area.
-pub fn centroide_de(tipo: &str, coordenadas: &Value) -> Result<(Decimal, Decimal), String> {
+pub fn centroid_of(tipo: &str, coordenadas: &Value) -> Result<(Decimal, Decimal), String> {
     let poligonos = match tipo {
-        "MultiPolygon" => lista(coordenadas, "MultiPolygon")?
+        "MultiPolygon" => list_of(coordenadas, "MultiPolygon")?
             .iter()
-            .map(poligono)
+            .map(polygon)
             .collect::<Result<Vec<_>, _>>()?,
-        "Polygon" => vec![poligono(coordenadas)?],
+        "Polygon" => vec![polygon(coordenadas)?],
         outro => return Err(format!("tipo {outro:?}, esperado MultiPolygon")),
     };
     if poligonos.is_empty() {
@@ -311,23 +311,23 @@ pub fn centroide_de(tipo: &str, coordenadas: &Value) -> Result<(Decimal, Decimal
     };
     let grau = |v: f64| {
         Decimal::try_from(v)
-            .map(|d| d.round_dp(CASAS_CENTROIDE))
+            .map(|d| d.round_dp(CENTROID_DECIMALS))
             .map_err(|_| format!("coordenada {v} ilegível"))
     };
     Ok((grau(c.y())?, grau(c.x())?))
 }
 
-fn centroide(g: &Geometria) -> Result<(Decimal, Decimal), String> {
-    centroide_de(&g.tipo, &g.coordinates)
+fn centroid(g: &Geometry) -> Result<(Decimal, Decimal), String> {
+    centroid_of(&g.tipo, &g.coordinates)
 }
 
-fn lista<'v>(v: &'v Value, o_que: &str) -> Result<&'v Vec<Value>, String> {
+fn list_of<'v>(v: &'v Value, o_que: &str) -> Result<&'v Vec<Value>, String> {
     v.as_array()
         .ok_or_else(|| format!("{o_que}: esperada uma lista, veio {v}"))
 }
 
-fn poligono(v: &Value) -> Result<Polygon<f64>, String> {
-    let mut aneis = lista(v, "polígono")?
+fn polygon(v: &Value) -> Result<Polygon<f64>, String> {
+    let mut aneis = list_of(v, "polígono")?
         .iter()
         .map(anel)
         .collect::<Result<Vec<_>, _>>()?
@@ -337,9 +337,9 @@ fn poligono(v: &Value) -> Result<Polygon<f64>, String> {
 }
 
 fn anel(v: &Value) -> Result<LineString<f64>, String> {
-    let pontos = lista(v, "anel")?
+    let pontos = list_of(v, "anel")?
         .iter()
-        .map(posicao)
+        .map(position)
         .collect::<Result<Vec<_>, _>>()?;
     if pontos.len() < 4 {
         return Err(format!(
@@ -353,7 +353,7 @@ fn anel(v: &Value) -> Result<LineString<f64>, String> {
     Ok(LineString::new(pontos))
 }
 
-fn posicao(v: &Value) -> Result<Coord<f64>, String> {
+fn position(v: &Value) -> Result<Coord<f64>, String> {
     let p = v
         .as_array()
         .ok_or_else(|| format!("posição {v}: esperados [longitude, latitude]"))?;
@@ -363,7 +363,7 @@ fn posicao(v: &Value) -> Result<Coord<f64>, String> {
     ) else {
         return Err(format!("posição {v}: esperados [longitude, latitude]"));
     };
-    let (lon_min, lat_min, lon_max, lat_max) = BRASIL;
+    let (lon_min, lat_min, lon_max, lat_max) = BRAZIL_BOUNDS;
     if !(lon_min..=lon_max).contains(&x) || !(lat_min..=lat_max).contains(&y) {
         return Err(format!(
             "posição [{x}, {y}] fora do Brasil (esperados graus longitude,latitude)"
@@ -380,7 +380,7 @@ mod tests {
 
     const PROPS: &str = r#""properties":{"cod_imovel":"DF-5300108-0000AE7221F4458582BE077E36495213","status_imovel":"AT","dat_criacao":"2019-05-14T22:30:08.576Z","data_atualizacao":null,"area":2,"condicao":"Aguardando análise","uf":"DF","municipio":"Brasília","cod_municipio_ibge":5300108,"m_fiscal":0.4,"tipo_imovel":"IRU"}"#;
 
-    fn colecao(feicoes: &[String]) -> String {
+    fn collection(feicoes: &[String]) -> String {
         format!(
             r#"{{"type":"FeatureCollection","totalFeatures":{},"features":[{}],"crs":null}}"#,
             feicoes.len(),
@@ -388,15 +388,15 @@ mod tests {
         )
     }
 
-    fn feicao(geometria: &str) -> String {
+    fn feature(geometria: &str) -> String {
         format!(r#"{{"type":"Feature","id":"x.1","geometry":{geometria},{PROPS}}}"#)
     }
 
-    const QUADRADO: &str = r#"{"type":"MultiPolygon","coordinates":[[[[-47.8,-15.9],[-47.7,-15.9],[-47.7,-15.8],[-47.8,-15.8],[-47.8,-15.9]]]]}"#;
+    const SQUARE: &str = r#"{"type":"MultiPolygon","coordinates":[[[[-47.8,-15.9],[-47.7,-15.9],[-47.7,-15.8],[-47.8,-15.8],[-47.8,-15.9]]]]}"#;
 
     #[test]
     fn centroide_de_um_quadrado_e_o_centro() {
-        let v = ler(colecao(&[feicao(QUADRADO)]).as_bytes()).unwrap();
+        let v = read(collection(&[feature(SQUARE)]).as_bytes()).unwrap();
         assert_eq!(v[0].latitude, Some(Decimal::new(-1585, 2)));
         assert_eq!(v[0].longitude, Some(Decimal::new(-4775, 2)));
         assert_eq!(v[0].area_total_ha, Decimal::from(2));
@@ -422,73 +422,76 @@ mod tests {
                 p[1] = json!(p[1].as_f64().unwrap() - 10.0);
             }
         }
-        let (lat, lon) = centroide_de("Polygon", &v["coordinates"]).unwrap();
+        let (lat, lon) = centroid_of("Polygon", &v["coordinates"]).unwrap();
         assert!(lon < Decimal::from(-48), "{lon}");
         assert_eq!(lat, Decimal::from(-9));
     }
 
     #[test]
     fn colecao_vazia_e_sem_features() {
-        assert!(ler(colecao(&[]).as_bytes()).unwrap().is_empty());
+        assert!(read(collection(&[]).as_bytes()).unwrap().is_empty());
         assert!(matches!(
-            ler(r#"{"type":"FeatureCollection"}"#.as_bytes()),
-            Err(WfsError::Colecao(_))
+            read(r#"{"type":"FeatureCollection"}"#.as_bytes()),
+            Err(WfsError::Collection(_))
         ));
         assert!(matches!(
-            ler(r#"{"type":"Feature","features":[]}"#.as_bytes()),
-            Err(WfsError::Colecao(_))
+            read(r#"{"type":"Feature","features":[]}"#.as_bytes()),
+            Err(WfsError::Collection(_))
         ));
-        assert!(matches!(ler("[1,2]".as_bytes()), Err(WfsError::Colecao(_))));
+        assert!(matches!(
+            read("[1,2]".as_bytes()),
+            Err(WfsError::Collection(_))
+        ));
     }
 
     #[test]
     fn feicao_ruim_diz_o_indice() {
-        let ruim = feicao(
+        let ruim = feature(
             r#"{"type":"MultiPolygon","coordinates":[[[[-47.8,-15.9],[-47.7,-15.9],[-47.8,-15.9]]]]}"#,
         );
-        let texto = colecao(&[feicao(QUADRADO), feicao("null"), ruim]);
-        match ler(texto.as_bytes()) {
-            Err(WfsError::Feicao { indice: 2, motivo }) => {
+        let texto = collection(&[feature(SQUARE), feature("null"), ruim]);
+        match read(texto.as_bytes()) {
+            Err(WfsError::Feature { indice: 2, motivo }) => {
                 assert!(motivo.contains("3 posições"), "{motivo}")
             }
             outro => panic!("{outro:?}"),
         }
-        let sem_uf = colecao(&[feicao("null").replace(r#""uf":"DF","#, "")]);
-        match ler(sem_uf.as_bytes()) {
-            Err(WfsError::Feicao { indice: 0, motivo }) => {
+        let sem_uf = collection(&[feature("null").replace(r#""uf":"DF","#, "")]);
+        match read(sem_uf.as_bytes()) {
+            Err(WfsError::Feature { indice: 0, motivo }) => {
                 assert!(motivo.contains("campo uf"), "{motivo}")
             }
             outro => panic!("{outro:?}"),
         }
-        let inteiro = colecao(&[feicao(QUADRADO), feicao(QUADRADO)]);
+        let inteiro = collection(&[feature(SQUARE), feature(SQUARE)]);
         assert!(matches!(
-            ler(&inteiro.as_bytes()[..inteiro.len() - 40]),
-            Err(WfsError::Feicao { indice: 1, .. })
+            read(&inteiro.as_bytes()[..inteiro.len() - 40]),
+            Err(WfsError::Feature { indice: 1, .. })
         ));
     }
 
     #[test]
     fn versao_mais_nova_por_atualizacao_depois_criacao() {
-        let base = ler(colecao(&[feicao("null")]).as_bytes())
+        let base = read(collection(&[feature("null")]).as_bytes())
             .unwrap()
             .remove(0);
         let em = |d: &str| chrono::NaiveDateTime::parse_from_str(d, "%Y-%m-%d %H:%M").unwrap();
-        let versao = |criacao: &str, atualizacao: Option<&str>| Imovel {
+        let version = |criacao: &str, atualizacao: Option<&str>| Imovel {
             data_cadastro: em(criacao),
             data_atualizacao: atualizacao.map(em),
             ..base.clone()
         };
-        let a = versao("2026-09-22 20:45", Some("2026-09-22 21:23"));
-        let b = versao("2026-09-22 20:00", Some("2026-09-22 21:33"));
-        assert!(mais_nova(&b, &a) && !mais_nova(&a, &b), "atualização manda");
-        let sem = versao("2026-09-22 23:00", None);
+        let a = version("2026-09-22 20:45", Some("2026-09-22 21:23"));
+        let b = version("2026-09-22 20:00", Some("2026-09-22 21:33"));
+        assert!(newest(&b, &a) && !newest(&a, &b), "atualização manda");
+        let sem = version("2026-09-22 23:00", None);
         assert!(
-            mais_nova(&a, &sem) && !mais_nova(&sem, &a),
+            newest(&a, &sem) && !newest(&sem, &a),
             "sem atualização é a mais velha"
         );
-        let c = versao("2026-09-22 17:40", None);
-        let d = versao("2026-09-22 17:37", None);
-        assert!(mais_nova(&c, &d) && !mais_nova(&d, &c), "depois a criação");
-        assert!(mais_nova(&a, &a), "empate: a lida por último");
+        let c = version("2026-09-22 17:40", None);
+        let d = version("2026-09-22 17:37", None);
+        assert!(newest(&c, &d) && !newest(&d, &c), "depois a criação");
+        assert!(newest(&a, &a), "empate: a lida por último");
     }
 }

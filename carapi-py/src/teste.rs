@@ -1,4 +1,4 @@
-//! `carapi._carapi.ServidorTeste`: [`carapi_test_double::ServidorTeste`] for Python tests
+//! `carapi._carapi.ServidorTeste`: [`carapi_test_double::TestServer`] for Python tests
 //! (wrapped by `carapi.testing.ServidorTeste`, a context manager). The server runs on the
 //! extension's runtime, so it keeps answering while Python waits on a client call.
 
@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use carapi_test_double::{self as double, ContaCriada, ContaId, RegraFalha, ServerError};
+use carapi_test_double::{self as double, ContaCriada, ContaId, FaultRule, ServerError};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -19,7 +19,7 @@ use crate::{bloquear, conv};
 #[pyclass(module = "carapi._carapi", name = "ServidorTeste", subclass, frozen)]
 #[derive(Debug)]
 pub struct ServidorTeste {
-    srv: Mutex<Option<Arc<double::ServidorTeste>>>,
+    srv: Mutex<Option<Arc<double::TestServer>>>,
     contas: Mutex<HashMap<String, ContaId>>,
 }
 
@@ -28,7 +28,7 @@ fn erro_servidor(e: ServerError) -> PyErr {
 }
 
 impl ServidorTeste {
-    fn srv(&self) -> PyResult<Arc<double::ServidorTeste>> {
+    fn srv(&self) -> PyResult<Arc<double::TestServer>> {
         self.srv
             .lock()
             .map_err(|_| PyRuntimeError::new_err("servidor de teste: estado envenenado"))?
@@ -51,7 +51,7 @@ impl ServidorTeste {
     }
 }
 
-/// The JSON form of a fault rule (`RegraFalha`): `{"falha": {"tipo": …}, "rota", "metodo",
+/// The JSON form of a fault rule (`FaultRule`): `{"falha": {"tipo": …}, "rota", "metodo",
 /// "conta", "vezes"}`; the fault's own fields come as camelCase keys.
 fn regra_json(tipo: &str, campos: Option<&Bound<'_, PyDict>>) -> PyResult<Map<String, Value>> {
     let mut falha = Map::new();
@@ -88,11 +88,11 @@ impl ServidorTeste {
     #[new]
     #[pyo3(signature = (*, limite_taxa=Some(10), banco=None))]
     fn new(py: Python<'_>, limite_taxa: Option<u32>, banco: Option<String>) -> PyResult<Self> {
-        let mut c = double::ServidorTeste::construtor().limite_taxa(limite_taxa);
+        let mut c = double::TestServer::builder().rate_limit(limite_taxa);
         if let Some(url) = banco {
-            c = c.banco(url);
+            c = c.database(url);
         }
-        let srv = bloquear(py, c.iniciar()).map_err(erro_servidor)?;
+        let srv = bloquear(py, c.start()).map_err(erro_servidor)?;
         Ok(ServidorTeste {
             srv: Mutex::new(Some(Arc::new(srv))),
             contas: Mutex::new(HashMap::new()),
@@ -128,7 +128,7 @@ impl ServidorTeste {
         for (k, v) in opcoes.into_iter().flat_map(|o| o.iter()) {
             let k: String = k.extract()?;
             b = match k.as_str() {
-                "sem_documento" if v.extract::<bool>()? => b.sem_documento(),
+                "sem_documento" if v.extract::<bool>()? => b.without_documento(),
                 "sem_documento" => b,
                 "limite_diario" => b.limite_diario(v.extract()?),
                 "limite_mensal" => b.limite_mensal(conv::dinheiro(&v)?),
@@ -139,7 +139,7 @@ impl ServidorTeste {
                 }
             };
         }
-        let conta = bloquear(py, b.criar()).map_err(erro_servidor)?;
+        let conta = bloquear(py, b.create()).map_err(erro_servidor)?;
         self.contas
             .lock()
             .map_err(|_| PyRuntimeError::new_err("servidor de teste: estado envenenado"))?
@@ -163,32 +163,32 @@ impl ServidorTeste {
         let conta = conta.map(|k| self.conta_criada(&k)).transpose()?;
         regra.insert("conta".into(), json!(conta.map(|c| c.conta_id.0)));
         regra.insert("vezes".into(), json!(vezes));
-        let regra: RegraFalha = serde_json::from_value(Value::Object(regra))
+        let regra: FaultRule = serde_json::from_value(Value::Object(regra))
             .map_err(|e| PyValueError::new_err(format!("falha inválida: {e}")))?;
         self.srv()?
-            .tentar_falhar(regra)
+            .try_inject(regra)
             .map_err(|e| PyValueError::new_err(format!("falha inválida: {e}")))
     }
 
     fn remover_falha(&self, id: u64) -> PyResult<bool> {
-        Ok(self.srv()?.remover_falha(id))
+        Ok(self.srv()?.remove_fault(id))
     }
 
     fn limpar_falhas(&self) -> PyResult<()> {
-        self.srv()?.limpar_falhas();
+        self.srv()?.clear_faults();
         Ok(())
     }
 
     /// The test clock now (UTC).
     fn agora(&self) -> PyResult<chrono::DateTime<chrono::Utc>> {
-        Ok(self.srv()?.relogio().agora())
+        Ok(self.srv()?.clock().agora())
     }
 
     fn avancar<'py>(&self, py: Python<'py>, segundos: f64) -> PyResult<Bound<'py, PyDict>> {
         let d = Duration::try_from_secs_f64(segundos)
             .map_err(|_| PyValueError::new_err(format!("segundos inválidos: {segundos}")))?;
         let srv = self.srv()?;
-        let a = bloquear(py, srv.avancar(d)).map_err(erro_servidor)?;
+        let a = bloquear(py, srv.advance(d)).map_err(erro_servidor)?;
         let r = PyDict::new(py);
         r.set_item("agora", a.agora)?;
         r.set_item("reconciliadas", a.reconciliadas)?;
@@ -206,9 +206,9 @@ impl ServidorTeste {
         let id = carapi_sdk::Uuid::parse_str(texto.trim())
             .map_err(|_| PyValueError::new_err(format!("recarga_id inválido: {texto:?}")))?;
         let srv = self.srv()?;
-        let pagamento = srv.pagar(id);
+        let pagamento = srv.pay(id);
         let pagamento = if sem_webhook {
-            pagamento.sem_webhook()
+            pagamento.without_webhook()
         } else {
             pagamento
         };
@@ -218,7 +218,7 @@ impl ServidorTeste {
     fn conta_de<'py>(&self, py: Python<'py>, api_key: &str) -> PyResult<Bound<'py, PyAny>> {
         let conta = self.conta_criada(api_key)?;
         let srv = self.srv()?;
-        let estado = bloquear(py, srv.conta_de(&conta)).map_err(erro_servidor)?;
+        let estado = bloquear(py, srv.conta_state(&conta)).map_err(erro_servidor)?;
         conv::para_py(py, &estado)
     }
 
@@ -229,7 +229,7 @@ impl ServidorTeste {
             .map_err(|_| PyRuntimeError::new_err("servidor de teste: estado envenenado"))?
             .take();
         if let Some(srv) = srv.and_then(|s| Arc::try_unwrap(s).ok()) {
-            bloquear(py, srv.encerrar());
+            bloquear(py, srv.shutdown_server());
         }
         Ok(())
     }

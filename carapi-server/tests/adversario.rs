@@ -10,10 +10,10 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
 use crate::helpers::CODIGO;
-use crate::rede::{Servidor, bruto, ler_ate_fechar, pedido, servidores};
+use crate::rede::{Servidor, ler_ate_fechar, pedido, raw, servidores};
 
 /// The contract's 13 operations: method, path, body.
-fn operacoes(recarga: &str) -> Vec<(&'static str, String, &'static [u8])> {
+fn operations(recarga: &str) -> Vec<(&'static str, String, &'static [u8])> {
     vec![
         ("GET", format!("/v1/car/{CODIGO}"), b""),
         ("GET", format!("/v1/car/{CODIGO}/completo"), b""),
@@ -64,10 +64,10 @@ async fn hostile_credentials_on_all_13_operations_get_nothing() {
     for s in servidores("adv_credenciais", |_| {}).await {
         let a = s.conta(100).await;
         let recarga = criar_recarga(&s, &a.api_key).await;
-        for (metodo, path, corpo) in operacoes(&recarga) {
+        for (method, path, corpo) in operations(&recarga) {
             for cred in credenciais_hostis(&a.api_key) {
                 let extras: Vec<&[u8]> = cred.iter().map(Vec::as_slice).collect();
-                let r = bruto(&s.srv, &pedido(metodo, &path, &extras, corpo)).await;
+                let r = raw(&s.srv, &pedido(method, &path, &extras, corpo)).await;
                 let linha = cred.as_deref().map(String::from_utf8_lossy);
                 if r.status == 400 && r.corpo.is_empty() {
                     // hyper's own refusal of a header it cannot parse (NUL): no handler ran.
@@ -75,7 +75,7 @@ async fn hostile_credentials_on_all_13_operations_get_nothing() {
                 }
                 assert_eq!(
                     r.status, 401,
-                    "[{}] {metodo} {path} with {linha:?}: {r:?}",
+                    "[{}] {method} {path} with {linha:?}: {r:?}",
                     s.nome
                 );
                 assert!(r.tem("www-authenticate: bearer"), "[{}] {r:?}", s.nome);
@@ -171,10 +171,10 @@ async fn concurrent_charged_lookups_whose_clients_hang_up_keep_the_ledger() {
         let a = s.conta(10).await;
         let addr = s.srv.addr();
         let chave = Arc::new(a.api_key.clone());
-        let mut tarefas = Vec::new();
+        let mut tasks = Vec::new();
         for i in 0..60 {
             let chave = chave.clone();
-            tarefas.push(tokio::spawn(async move {
+            tasks.push(tokio::spawn(async move {
                 let path = if i % 3 == 0 {
                     format!("/v1/car/{CODIGO}/completo")
                 } else {
@@ -195,7 +195,7 @@ async fn concurrent_charged_lookups_whose_clients_hang_up_keep_the_ledger() {
             }));
         }
         let mut status = Vec::new();
-        for t in tarefas {
+        for t in tasks {
             status.extend(t.await.unwrap());
         }
         assert!(
@@ -208,8 +208,8 @@ async fn concurrent_charged_lookups_whose_clients_hang_up_keep_the_ledger() {
         let conta = a.conta_id;
         // Shutting down waits for every handler still running.
         s.srv.shutdown().await;
-        let r = store.razao(conta).await.unwrap().unwrap();
-        assert!(r.consistente(), "[{nome}] {r:?}");
+        let r = store.ledger(conta).await.unwrap().unwrap();
+        assert!(r.is_consistent(), "[{nome}] {r:?}");
         assert_eq!(
             r.saldo,
             r.saldo_inicial - r.cobrado_historico,

@@ -20,12 +20,12 @@ mod unix {
             .await
             .unwrap();
         // A write: the secret is stored, the WAL and its index exist.
-        carapi_service::webhook::segredo_do_banco(&store)
+        carapi_service::webhook::database_secret(&store)
             .await
             .unwrap();
         for sufixo in ["", "-wal", "-shm"] {
-            let arquivo = dir.path().join(format!("carapi.db{sufixo}"));
-            assert_eq!(modo(&arquivo), 0o600, "{}", arquivo.display());
+            let file = dir.path().join(format!("carapi.db{sufixo}"));
+            assert_eq!(modo(&file), 0o600, "{}", file.display());
         }
         store.close().await;
     }

@@ -7,7 +7,7 @@ use crate::helpers::*;
 async fn every_v1_route_requires_a_valid_bearer_key() {
     let app = App::new().await;
     let conta = app.conta_com(10).await;
-    let rotas = [
+    let routes = [
         (Method::GET, format!("/v1/car/{CODIGO}")),
         (Method::GET, format!("/v1/car/{CODIGO}/completo")),
         (Method::GET, format!("/v1/car/{CODIGO}/recibo")),
@@ -32,11 +32,11 @@ async fn every_v1_route_requires_a_valid_bearer_key() {
         ),
     ];
     let errada = format!("{}x", conta.api_key);
-    for (m, rota) in rotas {
+    for (m, route) in routes {
         for chave in [None, Some("car_nada"), Some(errada.as_str()), Some("")] {
-            let r = app.req(m.clone(), chave, &rota, Some("{}")).await;
+            let r = app.req(m.clone(), chave, &route, Some("{}")).await;
             let v = r.erro(401, "TOKEN_INVALIDO");
-            assert!(v.get("sandbox").is_none(), "{m} {rota}: {v}");
+            assert!(v.get("sandbox").is_none(), "{m} {route}: {v}");
         }
     }
     // other schemes are refused
@@ -66,10 +66,7 @@ async fn keys_are_random_long_and_stored_hashed() {
     assert!(hexa.bytes().all(|c| c.is_ascii_hexdigit()));
     let conta = app.store().conta(a.conta_id).await.unwrap().unwrap();
     assert_ne!(conta.chave_hash, a.api_key);
-    assert_eq!(
-        conta.chave_hash,
-        carapi_service::auth::hash_chave(&a.api_key)
-    );
+    assert_eq!(conta.chave_hash, carapi_service::auth::key_hash(&a.api_key));
     assert!(!format!("{conta:?}").contains(&a.api_key));
     assert!(
         !format!("{a:?}").contains(&a.api_key),

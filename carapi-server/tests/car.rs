@@ -260,11 +260,11 @@ async fn legacy_accounts_pay_legacy_prices_until_their_first_confirmed_top_up() 
         .psp
         .as_ref()
         .unwrap()
-        .pagar(payment, chrono::Utc::now())
+        .pay(payment, chrono::Utc::now())
         .await
         .unwrap();
     assert_eq!(
-        carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
+        carapi_service::reconcile::run_once(&app.state.store, &app.state.pix)
             .await
             .unwrap(),
         1
@@ -302,7 +302,7 @@ async fn daily_request_limit_gives_429_and_counts_only_charged_lookups() {
     // free endpoints are not affected
     app.get(&c.api_key, "/v1/uso").await.ok();
     // the next Brasília day starts afresh
-    app.avancar(86_400);
+    app.advance(86_400);
     app.get(&c.api_key, &format!("/v1/car/{CODIGO}")).await.ok();
     // removing the limit (0 = none)
     app.put(

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use carapi_loader::sinteticos::{Sinteticos, grandes_proprietarios};
+use carapi_loader::synthetic::{Synthetic, large_owners};
 use carapi_sdk::CodigoCar;
 use carapi_sdk::domain::{br, dms};
 use carapi_service::dados::Imovel;
@@ -42,8 +42,8 @@ fn rodar(args: &[&str]) -> (bool, String, String) {
     )
 }
 
-fn importar(arquivo: &Path, url: &str) -> (bool, String, String) {
-    rodar(&["import", &arquivo.display().to_string(), "--database", url])
+fn importar(file: &Path, url: &str) -> (bool, String, String) {
+    rodar(&["import", &file.display().to_string(), "--database", url])
 }
 
 fn sqlite_url(dir: &tempfile::TempDir) -> String {
@@ -53,7 +53,7 @@ fn sqlite_url(dir: &tempfile::TempDir) -> String {
 /// `n` synthetic records written as a public SICAR CSV (header on line 1).
 fn csv_sintetico(n: usize) -> String {
     let mut bytes = Vec::new();
-    carapi_loader::import::escrever_csv(&mut bytes, Sinteticos::new(n, 11)).unwrap();
+    carapi_loader::import::write_csv(&mut bytes, Synthetic::new(n, 11)).unwrap();
     String::from_utf8(bytes).unwrap()
 }
 
@@ -96,20 +96,20 @@ async fn csv_grande_com_linha_ruim_e_recusado_sem_gravar_nada() {
         );
         let store = SqliteStore::connect(&url).await.unwrap();
         assert_eq!(
-            store.contar_imoveis().await.unwrap(),
+            store.count_imoveis().await.unwrap(),
             ja_tem,
             "nothing written"
         );
         store.close().await;
     }
 
-    let arquivo = dir.path().join("bom.csv");
-    std::fs::write(&arquivo, &bom).unwrap();
-    let (ok, out, err) = importar(&arquivo, &url);
+    let file = dir.path().join("bom.csv");
+    std::fs::write(&file, &bom).unwrap();
+    let (ok, out, err) = importar(&file, &url);
     assert!(ok, "{err}");
     assert!(out.contains("5.000 registros"), "{out}");
     let store = SqliteStore::connect(&url).await.unwrap();
-    assert_eq!(store.contar_imoveis().await.unwrap(), 5_040);
+    assert_eq!(store.count_imoveis().await.unwrap(), 5_040);
     // Each record reads back as the CSV path completes it.
     let esperados = carapi_loader::import::parse_csv(bom.as_bytes()).unwrap();
     for e in esperados.iter().step_by(97) {
@@ -129,9 +129,9 @@ async fn csv_salvo_no_windows_diz_a_linha_certa() {
     let mut linhas: Vec<&str> = ruim.lines().collect();
     linhas.insert(100, "");
     linhas.insert(100, "");
-    let arquivo = dir.path().join("windows.csv");
-    std::fs::write(&arquivo, linhas.join("\r\n") + "\r\n").unwrap();
-    let (ok, _, err) = importar(&arquivo, &url);
+    let file = dir.path().join("windows.csv");
+    std::fs::write(&file, linhas.join("\r\n") + "\r\n").unwrap();
+    let (ok, _, err) = importar(&file, &url);
     assert!(!ok, "a bad line must refuse the file");
     assert!(err.contains("linha 252:"), "{err}");
 }
@@ -179,13 +179,13 @@ async fn seed_grava_o_que_o_gerador_da_e_o_dono_grande() {
     assert!(ok, "{err}");
     assert!(out.contains("3.000 registros"), "{out}");
     let store = SqliteStore::connect(&url).await.unwrap();
-    assert_eq!(store.contar_imoveis().await.unwrap(), 3_000);
-    let gerados: Vec<Imovel> = Sinteticos::new(3000, 3).com_dono_grande(2500).collect();
+    assert_eq!(store.count_imoveis().await.unwrap(), 3_000);
+    let gerados: Vec<Imovel> = Synthetic::new(3000, 3).with_large_owner(2500).collect();
     for g in gerados.iter().step_by(131) {
         assert_eq!(store.imovel(&g.codigo_car).await.unwrap().as_ref(), Some(g));
     }
-    let dono = &grandes_proprietarios()[0].documento;
-    let (cars, truncado) = store.imoveis_do_documento(dono, 200).await.unwrap();
+    let dono = &large_owners()[0].documento;
+    let (cars, truncado) = store.imoveis_of_documento(dono, 200).await.unwrap();
     assert_eq!((cars.len(), truncado), (200, true));
     let (ok, _, err) = rodar(&[
         "seed",
@@ -201,8 +201,8 @@ async fn seed_grava_o_que_o_gerador_da_e_o_dono_grande() {
 }
 
 /// The features of a WFS GeoJSON file as JSON values.
-fn feicoes(arquivo: &Path) -> Vec<Value> {
-    let v: Value = serde_json::from_slice(&std::fs::read(arquivo).unwrap()).unwrap();
+fn feicoes(file: &Path) -> Vec<Value> {
+    let v: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
     v["features"].as_array().unwrap().clone()
 }
 
@@ -236,20 +236,20 @@ fn multipoligono(g: &Value) -> MultiPolygon<f64> {
 async fn wfs_embutido_centroide_dentro_do_poligono_e_municipio_sem_geometria() {
     let dir = tempfile::tempdir().unwrap();
     let url = sqlite_url(&dir);
-    let arquivo = dados("sicar-wfs/imoveis.geojson");
-    let (ok, out, err) = importar(&arquivo, &url);
+    let file = dados("sicar-wfs/imoveis.geojson");
+    let (ok, out, err) = importar(&file, &url);
     assert!(ok, "{err}");
     assert!(out.contains("60 registros"), "{out}");
     let store = SqliteStore::connect(&url).await.unwrap();
-    assert_eq!(store.contar_imoveis().await.unwrap(), 60);
+    assert_eq!(store.count_imoveis().await.unwrap(), 60);
     let (mut com_poligono, mut sem) = (0, 0);
-    for f in feicoes(&arquivo) {
+    for f in feicoes(&file) {
         let p = &f["properties"];
         let codigo = CodigoCar::parse(p["cod_imovel"].as_str().unwrap()).unwrap();
         let i = store.imovel(&codigo).await.unwrap().expect("importado");
         let (lat, lon) = (i.latitude.unwrap(), i.longitude.unwrap());
         if f["geometry"].is_null() {
-            let m = carapi_loader::municipios::por_codigo(i.codigo_municipio_ibge).unwrap();
+            let m = carapi_loader::municipios::by_code(i.codigo_municipio_ibge).unwrap();
             assert_eq!((lat, lon), (m.latitude, m.longitude), "{codigo}");
             sem += 1;
         } else {
@@ -285,7 +285,7 @@ async fn wfs_versoes_a_mais_nova_vence_em_qualquer_ordem() {
     let dir = tempfile::tempdir().unwrap();
     let url = sqlite_url(&dir);
     // (file, code prefix, the FID kept: later data_atualizacao, else later dat_criacao)
-    let casos = [
+    let cases = [
         (
             "ms_5007901_geo.json",
             "MS-5007901-FEB499C3",
@@ -313,20 +313,20 @@ async fn wfs_versoes_a_mais_nova_vence_em_qualquer_ordem() {
         ),
     ];
     let mut versoes = 0;
-    for arquivo in [
+    for file in [
         "ms_5007901_geo.json",
         "mt_5103353_geo.json",
         "rs_4320552_geo.json",
         "go_duplicates.json",
     ] {
-        let (ok, _, err) = importar(&dados(&format!("sicar-wfs/versoes/{arquivo}")), &url);
-        assert!(ok, "{arquivo}: {err}");
-        versoes += feicoes(&dados(&format!("sicar-wfs/versoes/{arquivo}"))).len();
+        let (ok, _, err) = importar(&dados(&format!("sicar-wfs/versoes/{file}")), &url);
+        assert!(ok, "{file}: {err}");
+        versoes += feicoes(&dados(&format!("sicar-wfs/versoes/{file}"))).len();
     }
     let store = SqliteStore::connect(&url).await.unwrap();
-    assert_eq!(store.contar_imoveis().await.unwrap() as usize, versoes - 5);
-    for (arquivo, prefixo, fid) in casos {
-        let todas = feicoes(&dados(&format!("sicar-wfs/versoes/{arquivo}")));
+    assert_eq!(store.count_imoveis().await.unwrap() as usize, versoes - 5);
+    for (file, prefixo, fid) in cases {
+        let todas = feicoes(&dados(&format!("sicar-wfs/versoes/{file}")));
         let mantida = todas.iter().find(|f| f["id"] == fid).expect(fid);
         let p = &mantida["properties"];
         let codigo = CodigoCar::parse(p["cod_imovel"].as_str().unwrap()).unwrap();
@@ -354,10 +354,10 @@ async fn wfs_versoes_a_mais_nova_vence_em_qualquer_ordem() {
     // Importing again changes nothing, and an older version alone never replaces a newer one.
     let (ok, out, err) = importar(&dados("sicar-wfs/versoes/ms_5007901_geo.json"), &url);
     assert!(ok && out.contains("ignoradas"), "{out} {err}");
-    assert_eq!(store.contar_imoveis().await.unwrap() as usize, versoes - 5);
+    assert_eq!(store.count_imoveis().await.unwrap() as usize, versoes - 5);
 }
 
-/// `arquivo` with feature `indice` changed by `estragar`, written into `dir`.
+/// `file` with feature `indice` changed by `estragar`, written into `dir`.
 fn wfs_estragado(dir: &tempfile::TempDir, indice: usize, estragar: impl Fn(&mut Value)) -> PathBuf {
     let original = dados("sicar-wfs/versoes/ms_5007901_geo.json");
     let mut v: Value = serde_json::from_slice(&std::fs::read(original).unwrap()).unwrap();
@@ -375,7 +375,7 @@ async fn wfs_geometria_ruim_e_recusada_com_o_indice_da_feicao() {
     let dir = tempfile::tempdir().unwrap();
     let url = sqlite_url(&dir);
     let anel = |f: &mut Value| f["geometry"]["coordinates"][0][0].clone();
-    let casos: Vec<(usize, Estrago, &str)> = vec![
+    let cases: Vec<(usize, Estrago, &str)> = vec![
         (
             3,
             Box::new(move |f: &mut Value| {
@@ -412,9 +412,9 @@ async fn wfs_geometria_ruim_e_recusada_com_o_indice_da_feicao() {
             "longitude, latitude",
         ),
     ];
-    for (indice, estragar, motivo) in casos {
-        let arquivo = wfs_estragado(&dir, indice, estragar);
-        let (ok, _, err) = importar(&arquivo, &url);
+    for (indice, estragar, motivo) in cases {
+        let file = wfs_estragado(&dir, indice, estragar);
+        let (ok, _, err) = importar(&file, &url);
         assert!(!ok, "feature {indice} must be refused");
         assert!(
             err.contains(&format!("feição {indice} ")) && err.contains(motivo),
@@ -422,7 +422,7 @@ async fn wfs_geometria_ruim_e_recusada_com_o_indice_da_feicao() {
         );
     }
     let store = SqliteStore::connect(&url).await.unwrap();
-    assert_eq!(store.contar_imoveis().await.unwrap(), 0, "nothing written");
+    assert_eq!(store.count_imoveis().await.unwrap(), 0, "nothing written");
 }
 
 #[tokio::test]
@@ -433,11 +433,11 @@ async fn servidor_local_responde_o_centroide_real_em_dms() {
         .await
         .unwrap();
     assert_eq!(
-        server.store().contar_imoveis().await.unwrap(),
+        server.store().count_imoveis().await.unwrap(),
         carapi_service::dados::bundled().len() as u64
     );
     let conta = server
-        .criar_conta(carapi_service::NovaConta::default())
+        .create_conta(carapi_service::NovaConta::default())
         .await
         .unwrap();
     // A DF record with its polygon (bundled data/sicar-wfs/imoveis.geojson, first feature).
@@ -455,9 +455,9 @@ async fn servidor_local_responde_o_centroide_real_em_dms() {
     let graus = |s: &str| dms::parse(s).unwrap().to_f64().unwrap();
     let f = &feicoes(&dados("sicar-wfs/imoveis.geojson"))[0];
     assert_eq!(f["properties"]["cod_imovel"], codigo);
-    let poligono = multipoligono(&f["geometry"]);
+    let polygon = multipoligono(&f["geometry"]);
     assert!(
-        poligono.contains(&Point::new(graus(lon), graus(lat))),
+        polygon.contains(&Point::new(graus(lon), graus(lat))),
         "{lat} {lon}"
     );
     // Not Brasília's IBGE centroid (15°46'46,20 S).
@@ -467,10 +467,11 @@ async fn servidor_local_responde_o_centroide_real_em_dms() {
 
 #[tokio::test]
 async fn postgres_seed_import_versoes_e_linha_ruim() {
-    let Some(banco) = BancoTeste::criar("postgres_seed_import_versoes_e_linha_ruim").await else {
+    let Some(database) = BancoTeste::create("postgres_seed_import_versoes_e_linha_ruim").await
+    else {
         return;
     };
-    let url = banco.url.clone();
+    let url = database.url.clone();
     let dir = tempfile::tempdir().unwrap();
     let (ok, _, err) = rodar(&[
         "seed",
@@ -482,9 +483,9 @@ async fn postgres_seed_import_versoes_e_linha_ruim() {
         &url,
     ]);
     assert!(ok, "{err}");
-    let store = banco.store().await;
-    assert_eq!(store.contar_imoveis().await.unwrap(), 1_500);
-    for g in Sinteticos::new(1500, 4).step_by(101) {
+    let store = database.store().await;
+    assert_eq!(store.count_imoveis().await.unwrap(), 1_500);
+    for g in Synthetic::new(1500, 4).step_by(101) {
         assert_eq!(
             store.imovel(&g.codigo_car).await.unwrap().as_ref(),
             Some(&g)
@@ -495,15 +496,15 @@ async fn postgres_seed_import_versoes_e_linha_ruim() {
     let (ok, _, err) = importar(&ruim, &url);
     assert!(!ok && err.contains("linha 1234"), "{err}");
     assert_eq!(
-        store.contar_imoveis().await.unwrap(),
+        store.count_imoveis().await.unwrap(),
         1_500,
         "nothing written"
     );
-    for arquivo in ["ms_5007901_geo.json", "mt_5103353_geo.json"] {
-        let (ok, _, err) = importar(&dados(&format!("sicar-wfs/versoes/{arquivo}")), &url);
+    for file in ["ms_5007901_geo.json", "mt_5103353_geo.json"] {
+        let (ok, _, err) = importar(&dados(&format!("sicar-wfs/versoes/{file}")), &url);
         assert!(ok, "{err}");
     }
-    assert_eq!(store.contar_imoveis().await.unwrap(), 1_500 + 4 + 2);
+    assert_eq!(store.count_imoveis().await.unwrap(), 1_500 + 4 + 2);
     let ms = feicoes(&dados("sicar-wfs/versoes/ms_5007901_geo.json"));
     let nova = ms
         .iter()

@@ -9,14 +9,14 @@ use std::time::Duration;
 const BIN: &str = env!("CARGO_BIN_EXE_carapi-server");
 const AVISO: &str = "não terminou";
 
-fn seed(url: &str, n: &str, semente: &str) -> Output {
+fn seed(url: &str, n: &str, seed_of: &str) -> Output {
     let out = Command::new(BIN)
         .args([
             "seed",
             "--synthetic",
             n,
             "--seed",
-            semente,
+            seed_of,
             "--sem-progresso",
         ])
         .args(["--database", url])
@@ -35,8 +35,8 @@ fn stderr(o: &Output) -> String {
 }
 
 /// The base's record of a load in progress, if it can be read now.
-fn carga_em_andamento(arquivo: &std::path::Path) -> Option<String> {
-    let c = rusqlite::Connection::open(arquivo).ok()?;
+fn carga_em_andamento(file: &std::path::Path) -> Option<String> {
+    let c = rusqlite::Connection::open(file).ok()?;
     c.query_row(
         "SELECT valor FROM configuracao WHERE chave = 'carga_em_andamento'",
         [],
@@ -71,8 +71,8 @@ fn inicio_de_serve(url: &str) -> String {
 #[test]
 fn a_killed_seed_is_reported_by_serve_and_by_the_next_seed() {
     let dir = tempfile::tempdir().unwrap();
-    let arquivo = dir.path().join("base.db");
-    let url = format!("sqlite://{}", arquivo.display());
+    let file = dir.path().join("base.db");
+    let url = format!("sqlite://{}", file.display());
     // A base that holds records: the next load commits batch by batch.
     let primeira = seed(&url, "2000", "1");
     assert!(!stderr(&primeira).contains(AVISO), "{}", stderr(&primeira));
@@ -93,7 +93,7 @@ fn a_killed_seed_is_reported_by_serve_and_by_the_next_seed() {
         .unwrap();
     // Killed as soon as it is writing.
     loop {
-        if carga_em_andamento(&arquivo).is_some() {
+        if carga_em_andamento(&file).is_some() {
             filho.kill().unwrap();
             break;
         }
@@ -114,7 +114,7 @@ fn a_killed_seed_is_reported_by_serve_and_by_the_next_seed() {
     let refeita = seed(&url, "100000", "7");
     assert!(stderr(&refeita).contains(AVISO), "{}", stderr(&refeita));
     // Finished: nothing to report any more.
-    assert_eq!(carga_em_andamento(&arquivo), None);
+    assert_eq!(carga_em_andamento(&file), None);
     assert!(!inicio_de_serve(&url).contains(AVISO));
     let outra = seed(&url, "10", "2");
     assert!(!stderr(&outra).contains(AVISO), "{}", stderr(&outra));

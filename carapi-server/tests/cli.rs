@@ -101,7 +101,7 @@ async fn account_create_import_seed_and_ledger_check() {
         assert!(out.contains("10"), "{out}");
     }
     assert_eq!(
-        store.contar_imoveis().await.unwrap(),
+        store.count_imoveis().await.unwrap(),
         10,
         "import is idempotent"
     );
@@ -121,7 +121,7 @@ async fn account_create_import_seed_and_ledger_check() {
         assert!(ok, "{err}");
     }
     assert_eq!(
-        store.contar_imoveis().await.unwrap(),
+        store.count_imoveis().await.unwrap(),
         50,
         "same seed, same records"
     );
@@ -200,15 +200,15 @@ async fn serve_logs_its_address_pix_pay_confirms_and_sigterm_stops_gracefully() 
         .unwrap();
     let payment = criada["paymentId"].as_str().unwrap();
     // the database's own secret signs (none is built in): `webhook-secret` prints it
-    let (ok, segredo, err) = run(&["webhook-secret", "--database", &url]);
+    let (ok, secret, err) = run(&["webhook-secret", "--database", &url]);
     assert!(ok, "{err}");
-    let segredo = segredo.trim();
+    let secret = secret.trim();
     assert!(
-        segredo.len() == 64 && segredo.bytes().all(|b| b.is_ascii_hexdigit()),
-        "{segredo}"
+        secret.len() == 64 && secret.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{secret}"
     );
     let (ok, again, _) = run(&["webhook-secret", "--database", &url]);
-    assert!(ok && again.trim() == segredo, "stored, not regenerated");
+    assert!(ok && again.trim() == secret, "stored, not regenerated");
     // without the database, the payment is not in the provider's book: nothing is credited
     let (ok, out, err) = run(&[
         "pix",
@@ -217,7 +217,7 @@ async fn serve_logs_its_address_pix_pay_confirms_and_sigterm_stops_gracefully() 
         "--server",
         &base,
         "--webhook-secret",
-        segredo,
+        secret,
         "--database",
         &format!("sqlite://{}", dir.path().join("outro.db").display()),
     ]);

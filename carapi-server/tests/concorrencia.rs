@@ -8,27 +8,27 @@ use crate::helpers::*;
 async fn two_hundred_concurrent_lookups_on_fifty_lookups_of_balance() {
     let app = Arc::new(App::new().await);
     let c = app.conta_com(50).await;
-    let mut tarefas = Vec::new();
+    let mut tasks = Vec::new();
     for _ in 0..200 {
         let app = app.clone();
         let key = c.api_key.clone();
-        tarefas.push(tokio::spawn(async move {
+        tasks.push(tokio::spawn(async move {
             app.get(&key, &format!("/v1/car/{CODIGO}")).await
         }));
     }
-    let (mut ok, mut sem_saldo) = (0, 0);
-    for t in tarefas {
+    let (mut ok, mut without_saldo) = (0, 0);
+    for t in tasks {
         let r = t.await.unwrap();
         match r.status.as_u16() {
             200 => ok += 1,
             402 => {
                 r.erro(402, "SALDO_INSUFICIENTE");
-                sem_saldo += 1;
+                without_saldo += 1;
             }
             s => panic!("unexpected {s}: {}", String::from_utf8_lossy(&r.body)),
         }
     }
-    assert_eq!((ok, sem_saldo), (50, 150));
+    assert_eq!((ok, without_saldo), (50, 150));
     let s = app.saldo(&c.api_key).await;
     assert_eq!(s["saldoReais"], 0.0);
     assert_eq!(s["usoHoje"]["requisicoes"], 200);
@@ -68,8 +68,8 @@ async fn two_hundred_concurrent_lookups_on_fifty_lookups_of_balance() {
     assert_eq!(item["endpoint"], "/v1/car/{codigo}");
     assert_eq!(item["quantidade"], 200);
     assert_eq!(item["valorTotal"], 50.0);
-    let razao = app.store().razao(c.conta_id).await.unwrap().unwrap();
-    assert!(razao.consistente(), "{razao:?}");
-    assert_eq!(razao.saldo, carapi_service::Centavos(0));
-    assert_eq!(razao.debitos, carapi_service::Centavos(5_000));
+    let ledger = app.store().ledger(c.conta_id).await.unwrap().unwrap();
+    assert!(ledger.is_consistent(), "{ledger:?}");
+    assert_eq!(ledger.saldo, carapi_service::Centavos(0));
+    assert_eq!(ledger.debitos, carapi_service::Centavos(5_000));
 }

@@ -28,10 +28,10 @@ async fn leitor_parado(addr: std::net::SocketAddr) -> TcpStream {
 #[tokio::test]
 async fn a_fourth_client_is_answered_while_three_stalled_readers_hold_connections() {
     for s in servidores("leitor_parado", |c| {
-        c.borda.conexoes_maximas = 3;
-        c.borda.tempo_envio = Duration::from_secs(1);
+        c.edge.max_connections = 3;
+        c.edge.send_timeout = Duration::from_secs(1);
         // Not the header time-out: the stalled connections sent all their headers.
-        c.borda.tempo_cabecalho = Duration::from_secs(600);
+        c.edge.header_timeout = Duration::from_secs(600);
     })
     .await
     {
@@ -54,7 +54,7 @@ async fn a_fourth_client_is_answered_while_three_stalled_readers_hold_connection
 #[tokio::test]
 async fn requests_pipelined_past_the_per_connection_bound_are_not_served() {
     for s in servidores("pedidos_por_conexao", |c| {
-        c.borda.pedidos_por_conexao = 3;
+        c.edge.requests_per_connection = 3;
     })
     .await
     {

@@ -219,7 +219,7 @@ async fn usage_aggregates_last_30_days_per_endpoint() {
     let app = App::new().await;
     let c = app.conta_com(100).await;
     app.get(&c.api_key, &format!("/v1/car/{CODIGO}")).await.ok();
-    app.avancar(20 * 86_400);
+    app.advance(20 * 86_400);
     app.get(&c.api_key, &format!("/v1/car/{CODIGO}")).await.ok();
     app.get(&c.api_key, &format!("/v1/car/{CODIGO}")).await.ok();
     app.get(&c.api_key, &format!("/v1/car/{CODIGO_INEXISTENTE}"))
@@ -238,7 +238,7 @@ async fn usage_aggregates_last_30_days_per_endpoint() {
     assert_eq!(basico["quantidade"], 4);
     assert_eq!(basico["valorTotal"], 3.0);
     // 15 days later the first lookup falls out of the window
-    app.avancar(15 * 86_400);
+    app.advance(15 * 86_400);
     let v = app.get(&c.api_key, "/v1/uso").await.ok();
     let itens = v["itens"].as_array().unwrap();
     let basico = itens

@@ -16,7 +16,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
-use crate::dinheiro::{RelogioMs, Resposta, get, pedir, servidor};
+use crate::dinheiro::{RelogioMs, Resposta, ask, get, server};
 use crate::helpers::{CODIGO, CODIGO_INEXISTENTE, CODIGO_SEM_RECIBO};
 use crate::postgres::BancoTeste;
 
@@ -47,7 +47,7 @@ enum Op {
     /// The latest top-up paid at the PSP, confirmed by a status query (reconciliation).
     PagarReconciliacao,
     /// The clock moves this many milliseconds.
-    Avancar(i64),
+    AdvanceBody(i64),
 }
 
 fn gerar_op(rng: &mut ChaCha8Rng) -> Op {
@@ -107,7 +107,7 @@ fn gerar_op(rng: &mut ChaCha8Rng) -> Op {
         },
         14 => Op::PagarWebhook,
         15 => Op::PagarReconciliacao,
-        _ => Op::Avancar(
+        _ => Op::AdvanceBody(
             [
                 1_000,
                 30_000,
@@ -150,7 +150,7 @@ fn gerar_caso(rng: &mut ChaCha8Rng) -> Caso {
 /// The two servers under test, sharing one clock.
 struct Par {
     servidores: [RunningServer; 2],
-    relogio: RelogioMs,
+    clock: RelogioMs,
     _banco: BancoTeste,
     _dir: tempfile::TempDir,
 }
@@ -182,22 +182,22 @@ async fn visao_final(srv: &RunningServer, c: &ContaCriada) -> Result<Value, Stri
             i["recargaId"] = Value::Null;
         }
     }
-    let razao = srv
-        .verificar_razao(c.conta_id)
+    let ledger = srv
+        .check_ledger(c.conta_id)
         .await
         .map_err(|e| e.to_string())?;
-    if !razao.consistente() {
-        return Err(format!("ledger check failed: {razao:?}"));
+    if !ledger.is_consistent() {
+        return Err(format!("ledger check failed: {ledger:?}"));
     }
     Ok(json!({
         "historico": h["itens"],
         "recargas": recargas["itens"],
-        "razao": [razao.saldo.0, razao.creditos.0, razao.debitos.0, razao.cobrado_historico.0, razao.creditado_recargas.0],
+        "razao": [ledger.saldo.0, ledger.creditos.0, ledger.debitos.0, ledger.cobrado_historico.0, ledger.creditado_recargas.0],
     }))
 }
 
 /// Runs `op` on server `i`; `pix` is that server's latest payment id.
-async fn executar(
+async fn run_once(
     srv: &RunningServer,
     c: &ContaCriada,
     op: &Op,
@@ -207,7 +207,7 @@ async fn executar(
     match op {
         Op::Consulta(path) => essencial(&get(srv, k, path).await),
         Op::Limites(corpo) => essencial(
-            &pedir(
+            &ask(
                 srv,
                 k,
                 reqwest::Method::PUT,
@@ -221,24 +221,24 @@ async fn executar(
                 r#"{{"valor": {valor}, "confirmarNovosPrecos": {confirmar}}}"#
             ))
             .unwrap();
-            let r = pedir(srv, k, reqwest::Method::POST, "/v1/recarga", Some(corpo)).await;
+            let r = ask(srv, k, reqwest::Method::POST, "/v1/recarga", Some(corpo)).await;
             if let Some(p) = r.corpo["paymentId"].as_str() {
                 *pix = Some(p.to_owned());
             }
             essencial(&r)
         }
         Op::PagarWebhook => match pix {
-            Some(p) => json!(srv.pagar(p).await.map_err(|e| e.to_string()).is_ok()),
+            Some(p) => json!(srv.pay(p).await.map_err(|e| e.to_string()).is_ok()),
             None => Value::Null,
         },
         Op::PagarReconciliacao => match pix {
             Some(p) => {
                 let st = srv.state();
-                let agora = st.relogio.agora();
-                carapi_service::pix::pagamento::marcar_pago(st.store.as_ref(), p, agora)
+                let agora = st.clock.agora();
+                carapi_service::pix::payment::mark_paid(st.store.as_ref(), p, agora)
                     .await
                     .unwrap();
-                let d = carapi_service::webhook::confirmar_pelo_psp(
+                let d = carapi_service::webhook::confirm_by_psp(
                     st.store.as_ref(),
                     st.pix.as_ref(),
                     p,
@@ -249,7 +249,7 @@ async fn executar(
             }
             None => Value::Null,
         },
-        Op::Avancar(_) => Value::Null,
+        Op::AdvanceBody(_) => Value::Null,
     }
 }
 
@@ -258,7 +258,7 @@ type Placar = std::collections::BTreeMap<String, u32>;
 
 /// Runs `caso` on both servers; `Err` describes the first divergence.
 async fn rodar(par: &Par, caso: &Caso, placar: &mut Placar) -> Result<(), String> {
-    par.relogio.fixar(caso.inicio);
+    par.clock.set(caso.inicio);
     let mut contas = Vec::new();
     for srv in &par.servidores {
         let nova = NovaConta {
@@ -266,17 +266,17 @@ async fn rodar(par: &Par, caso: &Caso, placar: &mut Placar) -> Result<(), String
             legado: caso.legado,
             ..NovaConta::default()
         };
-        contas.push(srv.criar_conta(nova).await.map_err(|e| e.to_string())?);
+        contas.push(srv.create_conta(nova).await.map_err(|e| e.to_string())?);
     }
     let mut pix = [None, None];
     for (n, op) in caso.ops.iter().enumerate() {
-        if let Op::Avancar(ms) = op {
-            par.relogio.mover_ms(*ms);
+        if let Op::AdvanceBody(ms) = op {
+            par.clock.mover_ms(*ms);
             continue;
         }
         let mut vistos = Vec::new();
         for (i, srv) in par.servidores.iter().enumerate() {
-            let r = executar(srv, &contas[i], op, &mut pix[i]).await;
+            let r = run_once(srv, &contas[i], op, &mut pix[i]).await;
             vistos.push((r, visao(srv, &contas[i].api_key).await));
         }
         let chave = match &vistos[0].0 {
@@ -324,40 +324,40 @@ async fn reduzir(par: &Par, mut caso: Caso, mut erro: String) -> (Caso, String) 
 }
 
 async fn par(teste: &str) -> Option<Par> {
-    let banco = BancoTeste::criar(teste).await?;
+    let database = BancoTeste::create(teste).await?;
     let dir = tempfile::tempdir().unwrap();
-    let relogio = RelogioMs::em("2026-05-04T15:00:00Z");
+    let clock = RelogioMs::on("2026-05-04T15:00:00Z");
     let sqlite = format!("sqlite://{}", dir.path().join("carapi.db").display());
     let servidores = [
-        servidor(&sqlite, &relogio).await,
-        servidor(&banco.url, &relogio).await,
+        server(&sqlite, &clock).await,
+        server(&database.url, &clock).await,
     ];
     Some(Par {
         servidores,
-        relogio,
-        _banco: banco,
+        clock,
+        _banco: database,
         _dir: dir,
     })
 }
 
-async fn diferencial(teste: &str, casos: u32, semente: u64) {
+async fn diferencial(teste: &str, cases: u32, seed_of: u64) {
     let Some(par) = par(teste).await else {
         return;
     };
-    let mut rng = ChaCha8Rng::seed_from_u64(semente);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed_of);
     let mut ops = 0;
     let mut placar = Placar::new();
-    for n in 0..casos {
+    for n in 0..cases {
         let caso = gerar_caso(&mut rng);
         ops += caso.ops.len();
         if let Err(e) = rodar(&par, &caso, &mut placar).await {
             let (menor, e) = reduzir(&par, caso, e).await;
             panic!(
-                "case {n} (seed {semente:#x}) diverges: {e}\nsmallest sequence found: {menor:#?}"
+                "case {n} (seed {seed_of:#x}) diverges: {e}\nsmallest sequence found: {menor:#?}"
             );
         }
     }
-    println!("{teste}: {casos} sequences ({ops} operations) agree on SQLite and PostgreSQL");
+    println!("{teste}: {cases} sequences ({ops} operations) agree on SQLite and PostgreSQL");
     println!("answers (SQLite side): {placar:?}");
     for srv in par.servidores {
         srv.shutdown().await;
@@ -377,13 +377,13 @@ async fn sqlite_and_postgres_agree_on_random_money_sequences() {
 #[tokio::test]
 #[ignore = "larger run: CARAPI_DIFERENCIAL_CASOS=N cargo test -p carapi-server --test main diferencial_longo -- --ignored --nocapture"]
 async fn diferencial_longo() {
-    let casos = std::env::var("CARAPI_DIFERENCIAL_CASOS")
+    let cases = std::env::var("CARAPI_DIFERENCIAL_CASOS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(2_000);
-    let semente = std::env::var("CARAPI_DIFERENCIAL_SEMENTE")
+    let seed_of = std::env::var("CARAPI_DIFERENCIAL_SEMENTE")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(SEMENTE + 1);
-    diferencial("diferencial_longo", casos, semente).await;
+    diferencial("diferencial_longo", cases, seed_of).await;
 }

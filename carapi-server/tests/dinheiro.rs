@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
-use carapi_service::startup::{abrir_store, carregar_dados_embutidos, spawn_com};
-use carapi_service::state::Relogio;
+use carapi_service::startup::{load_bundled_data, open_store, spawn_with};
+use carapi_service::state::Clock;
 use carapi_service::store::{ContasStore, Store};
 use carapi_service::{AppState, Config, ContaCriada, NovaConta, RunningServer};
 use chrono::{DateTime, Utc};
@@ -17,23 +17,23 @@ use serde_json::{Value, json};
 use crate::helpers::CODIGO;
 use crate::postgres::BancoTeste;
 use crate::proxy_pg::ProxyPg;
-use crate::servidor::bancos;
+use crate::server::bancos;
 
 /// A test clock shared by servers: milliseconds since the epoch.
 #[derive(Clone, Debug)]
 pub struct RelogioMs(Arc<AtomicI64>);
 
 impl RelogioMs {
-    /// A clock stopped at `instante` (RFC 3339).
-    pub fn em(instante: &str) -> RelogioMs {
+    /// A clock stopped at `instant` (RFC 3339).
+    pub fn on(instant: &str) -> RelogioMs {
         let r = RelogioMs(Arc::new(AtomicI64::new(0)));
-        r.fixar(instante);
+        r.set(instant);
         r
     }
 
-    /// Stops the clock at `instante` (RFC 3339).
-    pub fn fixar(&self, instante: &str) {
-        let t: DateTime<Utc> = instante.parse().unwrap();
+    /// Stops the clock at `instant` (RFC 3339).
+    pub fn set(&self, instant: &str) {
+        let t: DateTime<Utc> = instant.parse().unwrap();
         self.0.store(t.timestamp_millis(), Ordering::SeqCst);
     }
 
@@ -42,33 +42,29 @@ impl RelogioMs {
         self.0.fetch_add(ms, Ordering::SeqCst);
     }
 
-    fn relogio(&self) -> Relogio {
+    fn clock(&self) -> Clock {
         let ms = self.0.clone();
-        Relogio::de(move || {
+        Clock::from_fn(move || {
             DateTime::from_timestamp_millis(ms.load(Ordering::SeqCst)).unwrap_or_default()
         })
     }
 }
 
-/// A server over `store` (bundled data loaded) whose clock is `relogio`: per-second limiter
+/// A server over `store` (bundled data loaded) whose clock is `clock`: per-second limiter
 /// off, reconciliation only when a test asks for it.
-pub async fn servidor_sobre(
-    store: Arc<dyn Store>,
-    url: &str,
-    relogio: &RelogioMs,
-) -> RunningServer {
+pub async fn servidor_sobre(store: Arc<dyn Store>, url: &str, clock: &RelogioMs) -> RunningServer {
     let mut config = Config::local(url);
     config.rate_limit = None;
     config.reconcile_interval = Duration::from_secs(86_400);
-    carregar_dados_embutidos(store.as_ref()).await.unwrap();
-    let state = AppState::new(store, config).com_relogio(relogio.relogio());
+    load_bundled_data(store.as_ref()).await.unwrap();
+    let state = AppState::new(store, config).with_clock(clock.clock());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    spawn_com(state, listener).await.unwrap()
+    spawn_with(state, listener).await.unwrap()
 }
 
 /// [`servidor_sobre`] the store at `url`.
-pub async fn servidor(url: &str, relogio: &RelogioMs) -> RunningServer {
-    servidor_sobre(abrir_store(url).await.unwrap(), url, relogio).await
+pub async fn server(url: &str, clock: &RelogioMs) -> RunningServer {
+    servidor_sobre(open_store(url).await.unwrap(), url, clock).await
 }
 
 /// An HTTP answer: status, `Retry-After` if any, JSON body.
@@ -80,7 +76,7 @@ pub struct Resposta {
 }
 
 /// `method path` on `srv` with `key` and an optional JSON body.
-pub async fn pedir(
+pub async fn ask(
     srv: &RunningServer,
     key: &str,
     method: reqwest::Method,
@@ -110,11 +106,11 @@ pub async fn pedir(
 
 /// `GET path`.
 pub async fn get(srv: &RunningServer, key: &str, path: &str) -> Resposta {
-    pedir(srv, key, reqwest::Method::GET, path, None).await
+    ask(srv, key, reqwest::Method::GET, path, None).await
 }
 
 async fn conta(srv: &RunningServer, reais: i64) -> ContaCriada {
-    srv.criar_conta(NovaConta {
+    srv.create_conta(NovaConta {
         saldo: reais.into(),
         ..NovaConta::default()
     })
@@ -125,20 +121,20 @@ async fn conta(srv: &RunningServer, reais: i64) -> ContaCriada {
 #[tokio::test]
 async fn a_client_that_waits_the_retry_after_of_a_daily_or_monthly_limit_is_served() {
     let teste = "a_client_that_waits_the_retry_after_of_a_daily_or_monthly_limit_is_served";
-    for banco in bancos(teste).await {
+    for database in bancos(teste).await {
         // (limits, instant 5.47 s before a Brasília midnight that also ends a month)
-        let casos = [
+        let cases = [
             (
                 json!({"limiteDiarioRequisicoes": 1}),
                 "2026-05-01T02:59:54.530Z",
             ),
             (json!({"limiteMensalReais": 1}), "2026-05-01T02:59:54.530Z"),
         ];
-        for (limites, instante) in casos {
-            let relogio = RelogioMs::em("2026-05-01T02:00:00Z");
-            let srv = servidor(&banco.url, &relogio).await;
+        for (limites, instant) in cases {
+            let clock = RelogioMs::on("2026-05-01T02:00:00Z");
+            let srv = server(&database.url, &clock).await;
             let c = conta(&srv, 100).await;
-            let r = pedir(
+            let r = ask(
                 &srv,
                 &c.api_key,
                 reqwest::Method::PUT,
@@ -146,25 +142,25 @@ async fn a_client_that_waits_the_retry_after_of_a_daily_or_monthly_limit_is_serv
                 Some(limites.clone()),
             )
             .await;
-            assert_eq!(r.status, 200, "{}: {:?}", banco.nome, r.corpo);
+            assert_eq!(r.status, 200, "{}: {:?}", database.nome, r.corpo);
             let car = format!("/v1/car/{CODIGO}");
             assert_eq!(
                 get(&srv, &c.api_key, &car).await.status,
                 200,
                 "{}",
-                banco.nome
+                database.nome
             );
-            relogio.fixar(instante);
+            clock.set(instant);
             let r = get(&srv, &c.api_key, &car).await;
-            assert_eq!(r.status, 429, "{} {limites}: {:?}", banco.nome, r.corpo);
+            assert_eq!(r.status, 429, "{} {limites}: {:?}", database.nome, r.corpo);
             let espera = r.retry_after.expect("Retry-After");
-            assert_eq!(espera, 6, "{} {limites}: 5.47 s rounded up", banco.nome);
-            relogio.mover_ms(i64::try_from(espera).unwrap() * 1000);
+            assert_eq!(espera, 6, "{} {limites}: 5.47 s rounded up", database.nome);
+            clock.mover_ms(i64::try_from(espera).unwrap() * 1000);
             let r = get(&srv, &c.api_key, &car).await;
             assert_eq!(
                 r.status, 200,
                 "{} {limites}: waited {espera} s: {:?}",
-                banco.nome, r.corpo
+                database.nome, r.corpo
             );
             srv.shutdown().await;
         }
@@ -173,9 +169,9 @@ async fn a_client_that_waits_the_retry_after_of_a_daily_or_monthly_limit_is_serv
 
 #[tokio::test]
 async fn history_rows_never_go_back_in_time_in_newest_first_order() {
-    for banco in bancos("history_rows_never_go_back_in_time_in_newest_first_order").await {
-        let relogio = RelogioMs::em("2026-05-04T15:00:00Z");
-        let srv = servidor(&banco.url, &relogio).await;
+    for database in bancos("history_rows_never_go_back_in_time_in_newest_first_order").await {
+        let clock = RelogioMs::on("2026-05-04T15:00:00Z");
+        let srv = server(&database.url, &clock).await;
         let c = conta(&srv, 100).await;
         // Requests reach the store in another order than their clocks were read (here: a
         // clock that steps back), charged and uncharged alike.
@@ -189,14 +185,14 @@ async fn history_rows_never_go_back_in_time_in_newest_first_order() {
             assert!(
                 r.status == 200 || r.status == 404,
                 "{}: {:?}",
-                banco.nome,
+                database.nome,
                 r.corpo
             );
-            relogio.mover_ms(-1_500);
+            clock.mover_ms(-1_500);
         }
         let h = get(&srv, &c.api_key, "/v1/historico?size=100").await.corpo;
         let itens = h["itens"].as_array().unwrap();
-        assert_eq!(itens.len(), 6, "{}: {h}", banco.nome);
+        assert_eq!(itens.len(), 6, "{}: {h}", database.nome);
         let datas: Vec<DateTime<Utc>> = itens
             .iter()
             .map(|i| {
@@ -208,7 +204,7 @@ async fn history_rows_never_go_back_in_time_in_newest_first_order() {
         assert!(
             datas.windows(2).all(|w| w[0] >= w[1]),
             "{}: newest first, but {datas:?}",
-            banco.nome
+            database.nome
         );
         srv.shutdown().await;
     }
@@ -218,9 +214,9 @@ async fn history_rows_never_go_back_in_time_in_newest_first_order() {
 async fn the_preview_is_exact_up_to_the_largest_top_up_and_refused_above_it_as_post_refuses() {
     let teste =
         "the_preview_is_exact_up_to_the_largest_top_up_and_refused_above_it_as_post_refuses";
-    let banco = bancos(teste).await.remove(0);
-    let relogio = RelogioMs::em("2026-05-04T15:00:00Z");
-    let srv = servidor(&banco.url, &relogio).await;
+    let database = bancos(teste).await.remove(0);
+    let clock = RelogioMs::on("2026-05-04T15:00:00Z");
+    let srv = server(&database.url, &clock).await;
     let c = conta(&srv, 100).await;
     let r = get(&srv, &c.api_key, "/v1/recarga/faixas?valor=1000000").await;
     assert_eq!(r.status, 200, "{:?}", r.corpo);
@@ -254,7 +250,7 @@ async fn the_preview_is_exact_up_to_the_largest_top_up_and_refused_above_it_as_p
             f.corpo
         );
         let corpo: Value = serde_json::from_str(&format!(r#"{{"valor": {valor}}}"#)).unwrap();
-        let p = pedir(
+        let p = ask(
             &srv,
             &c.api_key,
             reqwest::Method::POST,
@@ -280,11 +276,11 @@ async fn the_preview_is_exact_up_to_the_largest_top_up_and_refused_above_it_as_p
 
 /// A PostgreSQL database, a proxy in front of it and a server through the proxy.
 async fn atras_do_proxy(teste: &str) -> Option<(BancoTeste, ProxyPg, RunningServer, RelogioMs)> {
-    let banco = BancoTeste::criar(teste).await?;
-    let proxy = ProxyPg::novo(&banco.url).await;
-    let relogio = RelogioMs::em("2026-05-04T15:00:00Z");
-    let srv = servidor(&proxy.url(&banco.url), &relogio).await;
-    Some((banco, proxy, srv, relogio))
+    let database = BancoTeste::create(teste).await?;
+    let proxy = ProxyPg::new_for(&database.url).await;
+    let clock = RelogioMs::on("2026-05-04T15:00:00Z");
+    let srv = server(&proxy.url(&database.url), &clock).await;
+    Some((database, proxy, srv, clock))
 }
 
 #[tokio::test]
@@ -312,8 +308,8 @@ async fn a_charge_whose_commit_reply_is_lost_answers_what_postgres_committed() {
         ),
         (Some(200), Some(true))
     );
-    let razao = srv.verificar_razao(c.conta_id).await.unwrap();
-    assert!(razao.consistente(), "{razao:?}");
+    let ledger = srv.check_ledger(c.conta_id).await.unwrap();
+    assert!(ledger.is_consistent(), "{ledger:?}");
     srv.shutdown().await;
 }
 
@@ -325,7 +321,7 @@ async fn a_top_up_confirmation_whose_commit_reply_is_lost_is_acknowledged_and_cr
         return;
     };
     let c = conta(&srv, 0).await;
-    let r = pedir(
+    let r = ask(
         &srv,
         &c.api_key,
         reqwest::Method::POST,
@@ -338,18 +334,18 @@ async fn a_top_up_confirmation_whose_commit_reply_is_lost_is_acknowledged_and_cr
     proxy.perder_resposta_do_commit();
     // The PSP book is written, then the signed webhook is delivered: its confirmation's
     // COMMIT reply is lost (the book's own write is not a COMMIT of a transaction).
-    srv.pagar(&payment_id).await.expect("webhook acknowledged");
+    srv.pay(&payment_id).await.expect("webhook acknowledged");
     assert_eq!(proxy.commits_perdidos(), 1, "the fault happened");
     let saldo = get(&srv, &c.api_key, "/v1/saldo").await.corpo;
     assert_eq!(saldo["saldoReais"].as_f64(), Some(1050.0), "{saldo}");
-    srv.pagar(&payment_id)
+    srv.pay(&payment_id)
         .await
         .expect("a repeat is acknowledged");
-    let razao = srv.verificar_razao(c.conta_id).await.unwrap();
-    assert!(razao.consistente(), "{razao:?}");
+    let ledger = srv.check_ledger(c.conta_id).await.unwrap();
+    assert!(ledger.is_consistent(), "{ledger:?}");
     assert_eq!(
-        razao.creditado_recargas.0, 105_000,
-        "credited once: {razao:?}"
+        ledger.creditado_recargas.0, 105_000,
+        "credited once: {ledger:?}"
     );
     srv.shutdown().await;
 }
@@ -361,7 +357,7 @@ async fn a_top_up_confirmation_whose_commit_reply_is_lost_is_acknowledged_and_cr
 #[ignore = "load run: cargo test -p carapi-server --test main crash -- --ignored --nocapture"]
 async fn crash_emulated_by_the_proxy_under_charged_load_keeps_200s_equal_to_debits() {
     let teste = "crash_emulated_by_the_proxy_under_charged_load_keeps_200s_equal_to_debits";
-    let Some((banco, proxy, srv, _relogio)) = atras_do_proxy(teste).await else {
+    let Some((database, proxy, srv, _relogio)) = atras_do_proxy(teste).await else {
         return;
     };
     let srv = Arc::new(srv);
@@ -409,30 +405,30 @@ async fn crash_emulated_by_the_proxy_under_charged_load_keeps_200s_equal_to_debi
     let cortes = cortes.await.unwrap();
     proxy.passar();
     // The ledger as PostgreSQL holds it, read directly (not through the proxy).
-    let direto = banco.store().await;
+    let direto = database.store().await;
     let (mut total_ok, mut total_debitos) = (0_i64, 0_i64);
     for r in resultados {
         let (c, ok, outros) = r.unwrap();
-        let razao = direto.razao(c.conta_id).await.unwrap().unwrap();
+        let ledger = direto.ledger(c.conta_id).await.unwrap().unwrap();
         println!(
             "conta {}: 200s {ok} ({} centavos), debits {} centavos, other statuses {outros:?}, ledger {}",
             c.conta_id,
             ok * 100,
-            razao.debitos.0,
-            if razao.consistente() {
+            ledger.debitos.0,
+            if ledger.is_consistent() {
                 "OK"
             } else {
                 "INCONSISTENTE"
             }
         );
-        assert!(razao.consistente(), "{razao:?}");
+        assert!(ledger.is_consistent(), "{ledger:?}");
         assert_eq!(
-            razao.debitos.0,
+            ledger.debitos.0,
             ok * 100,
             "client-seen 200s = debits, to the cent"
         );
         total_ok += ok;
-        total_debitos += razao.debitos.0;
+        total_debitos += ledger.debitos.0;
     }
     println!(
         "{cortes} cuts of every connection ({} with the port refused for 200 ms), {} COMMIT \

@@ -10,8 +10,7 @@ use carapi_sdk::{CpfCnpj, EndpointConsulta};
 use carapi_service::Centavos;
 use carapi_service::store::prelude::*;
 use carapi_service::store::{
-    Cobranca, ContaId, ImovelDoDono, NovaContaRegistro, PgStore, ResultadoCobranca, SqliteStore,
-    sql,
+    Cobranca, CobrancaResult, ContaId, NovaContaRecord, OwnerImovel, PgStore, SqliteStore, sql,
 };
 use chrono::{NaiveDate, Utc};
 use sqlx::Connection;
@@ -31,7 +30,7 @@ async fn sqlite() -> (Arc<SqliteStore>, String, tempfile::TempDir) {
 
 async fn conta(store: &dyn Store) -> ContaId {
     store
-        .criar_conta(NovaContaRegistro {
+        .create_conta(NovaContaRecord {
             chave_hash: format!("{:064x}", Uuid::new_v4().as_u128()),
             saldo: Centavos(10_000),
             legado: false,
@@ -50,7 +49,7 @@ fn cobranca(conta: ContaId) -> Cobranca {
         conta,
         endpoint: EndpointConsulta::CarBasico,
         chave: CODIGO.into(),
-        consolidar: Some(CODIGO.parse().unwrap()),
+        consolidate: Some(CODIGO.parse().unwrap()),
         em: Utc::now(),
         dia,
     }
@@ -59,20 +58,20 @@ fn cobranca(conta: ContaId) -> Cobranca {
 /// First lookup `cache: false`, then `cache: true`, while any UPDATE of `imoveis` aborts.
 async fn duas_cobrancas(store: &dyn Store, nome: &str) {
     let a = conta(store).await;
-    let r = store.cobrar_consulta(cobranca(a)).await;
+    let r = store.charge_consulta(cobranca(a)).await;
     assert!(
-        matches!(r, Ok(ResultadoCobranca::Cobrada { cache: false, .. })),
+        matches!(r, Ok(CobrancaResult::Cobrada { cache: false, .. })),
         "{nome}: first lookup {r:?}"
     );
-    let r = store.cobrar_consulta(cobranca(a)).await;
+    let r = store.charge_consulta(cobranca(a)).await;
     assert!(
-        matches!(r, Ok(ResultadoCobranca::Cobrada { cache: true, .. })),
+        matches!(r, Ok(CobrancaResult::Cobrada { cache: true, .. })),
         "{nome}: second lookup {r:?}"
     );
     let b = conta(store).await;
-    let r = store.cobrar_consulta(cobranca(b)).await;
+    let r = store.charge_consulta(cobranca(b)).await;
     assert!(
-        matches!(r, Ok(ResultadoCobranca::Cobrada { cache: true, .. })),
+        matches!(r, Ok(CobrancaResult::Cobrada { cache: true, .. })),
         "{nome}: another account's lookup of the same record {r:?}"
     );
 }
@@ -81,7 +80,7 @@ async fn duas_cobrancas(store: &dyn Store, nome: &str) {
 async fn first_lookup_of_a_record_writes_nothing_into_imoveis_sqlite() {
     let (store, url, _dir) = sqlite().await;
     store
-        .gravar_imoveis(&carapi_service::dados::bundled())
+        .write_imoveis(&carapi_service::dados::bundled())
         .await
         .unwrap();
     let mut c = SqliteConnection::connect(&url).await.unwrap();
@@ -98,14 +97,14 @@ async fn first_lookup_of_a_record_writes_nothing_into_imoveis_sqlite() {
 
 #[tokio::test]
 async fn first_lookup_of_a_record_writes_nothing_into_imoveis_postgres() {
-    let Some(banco) =
-        BancoTeste::criar("first_lookup_of_a_record_writes_nothing_into_imoveis_postgres").await
+    let Some(database) =
+        BancoTeste::create("first_lookup_of_a_record_writes_nothing_into_imoveis_postgres").await
     else {
         return;
     };
-    let store = banco.store().await;
+    let store = database.store().await;
     store
-        .gravar_imoveis(&carapi_service::dados::bundled())
+        .write_imoveis(&carapi_service::dados::bundled())
         .await
         .unwrap();
     sqlx::raw_sql(
@@ -124,8 +123,8 @@ async fn first_lookup_of_a_record_writes_nothing_into_imoveis_postgres() {
 async fn dono_de_250(store: &dyn Store, nome: &str) {
     let dono = CpfCnpj::from_base("ESCALA00001A").unwrap();
     let copias = copias_com_dono(250, &dono);
-    store.gravar_imoveis(&copias).await.unwrap();
-    let (v, truncado) = store.imoveis_do_documento(&dono, 200).await.unwrap();
+    store.write_imoveis(&copias).await.unwrap();
+    let (v, truncado) = store.imoveis_of_documento(&dono, 200).await.unwrap();
     assert_eq!((v.len(), truncado), (200, true), "{nome}");
     let codigos: Vec<_> = v.iter().map(|i| i.codigo_car.as_str()).collect();
     let esperado: Vec<_> = copias[..200]
@@ -135,16 +134,16 @@ async fn dono_de_250(store: &dyn Store, nome: &str) {
     assert_eq!(codigos, esperado, "{nome}");
     assert!(v.iter().all(|i| i.proprietarios == copias[0].proprietarios));
     // The owner lookup's narrow query: the same records' item columns, in the same order.
-    let (itens, truncado) = store.itens_do_documento(&dono, 200).await.unwrap();
-    let esperados: Vec<ImovelDoDono> = v.iter().map(ImovelDoDono::from).collect();
+    let (itens, truncado) = store.itens_of_documento(&dono, 200).await.unwrap();
+    let esperados: Vec<OwnerImovel> = v.iter().map(OwnerImovel::from).collect();
     assert_eq!((itens, truncado), (esperados, true), "{nome}");
-    let (v, truncado) = store.imoveis_do_documento(&dono, 250).await.unwrap();
+    let (v, truncado) = store.imoveis_of_documento(&dono, 250).await.unwrap();
     assert_eq!((v.len(), truncado), (250, false), "{nome}");
-    let (itens, truncado) = store.itens_do_documento(&dono, 250).await.unwrap();
+    let (itens, truncado) = store.itens_of_documento(&dono, 250).await.unwrap();
     assert_eq!((itens.len(), truncado), (250, false), "{nome}");
     let ninguem = CpfCnpj::from_base("ESCALA00002A").unwrap();
     assert_eq!(
-        store.itens_do_documento(&ninguem, 200).await.unwrap(),
+        store.itens_of_documento(&ninguem, 200).await.unwrap(),
         (vec![], false)
     );
 }
@@ -153,10 +152,10 @@ async fn dono_de_250(store: &dyn Store, nome: &str) {
 async fn owner_of_250_cars_gets_200_and_truncado_on_both_stores() {
     let (store, _url, _dir) = sqlite().await;
     dono_de_250(store.as_ref(), "sqlite").await;
-    if let Some(banco) =
-        BancoTeste::criar("owner_of_250_cars_gets_200_and_truncado_on_both_stores").await
+    if let Some(database) =
+        BancoTeste::create("owner_of_250_cars_gets_200_and_truncado_on_both_stores").await
     {
-        dono_de_250(banco.store().await.as_ref(), "postgres").await;
+        dono_de_250(database.store().await.as_ref(), "postgres").await;
     }
 }
 
@@ -165,7 +164,7 @@ async fn owner_of_250_cars_through_the_router_is_charged_once() {
     let app = App::new().await;
     let c = app.conta_com(10).await;
     let dono = CpfCnpj::from_base("ESCALA00002A").unwrap();
-    app.gravar(&copias_com_dono(250, &dono)).await;
+    app.write(&copias_com_dono(250, &dono)).await;
     let v = app
         .get(&c.api_key, &format!("/v1/proprietario/{}", dono.as_str()))
         .await
@@ -199,7 +198,7 @@ async fn owner_lookup_plans_use_the_indexes_sqlite() {
     let (store, url, _dir) = sqlite().await;
     let dono = CpfCnpj::from_base("ESCALA00003A").unwrap();
     store
-        .gravar_imoveis(&copias_com_dono(250, &dono))
+        .write_imoveis(&copias_com_dono(250, &dono))
         .await
         .unwrap();
     let mut c = SqliteConnection::connect(&url).await.unwrap();
@@ -231,13 +230,14 @@ async fn owner_lookup_plans_use_the_indexes_sqlite() {
 
 #[tokio::test]
 async fn owner_lookup_plans_use_the_indexes_postgres() {
-    let Some(banco) = BancoTeste::criar("owner_lookup_plans_use_the_indexes_postgres").await else {
+    let Some(database) = BancoTeste::create("owner_lookup_plans_use_the_indexes_postgres").await
+    else {
         return;
     };
-    let store: Arc<PgStore> = banco.store().await;
+    let store: Arc<PgStore> = database.store().await;
     let dono = CpfCnpj::from_base("ESCALA00004A").unwrap();
     store
-        .gravar_imoveis(&copias_com_dono(250, &dono))
+        .write_imoveis(&copias_com_dono(250, &dono))
         .await
         .unwrap();
     let mut c = store.pool().acquire().await.unwrap();

@@ -8,7 +8,7 @@ use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, Method, Request, StatusCode};
 use carapi_service::dados::Imovel;
-use carapi_service::state::Relogio;
+use carapi_service::state::Clock;
 use carapi_service::store::{SqliteStore, Store};
 use carapi_service::{AppState, Config, ContaCriada, NovaConta};
 use chrono::{Duration, Utc};
@@ -75,12 +75,12 @@ impl App {
         f(&mut config);
         let sqlite = Arc::new(SqliteStore::connect(&url).await.unwrap());
         let store: Arc<dyn Store> = sqlite.clone();
-        carapi_service::startup::carregar_dados_embutidos(store.as_ref())
+        carapi_service::startup::load_bundled_data(store.as_ref())
             .await
             .unwrap();
         let deslocamento = Arc::new(AtomicI64::new(0));
         let d = deslocamento.clone();
-        let state = AppState::new(store, config).com_relogio(Relogio::de(move || {
+        let state = AppState::new(store, config).with_clock(Clock::from_fn(move || {
             Utc::now() + Duration::seconds(d.load(Ordering::SeqCst))
         }));
         App {
@@ -92,7 +92,7 @@ impl App {
         }
     }
 
-    pub fn avancar(&self, segundos: i64) {
+    pub fn advance(&self, segundos: i64) {
         self.deslocamento.fetch_add(segundos, Ordering::SeqCst);
     }
 
@@ -101,7 +101,7 @@ impl App {
     }
 
     pub async fn conta(&self, nova: NovaConta) -> ContaCriada {
-        carapi_service::criar_conta(self.store(), nova)
+        carapi_service::create_conta(self.store(), nova)
             .await
             .unwrap()
     }
@@ -115,8 +115,8 @@ impl App {
         .await
     }
 
-    pub async fn gravar(&self, imoveis: &[Imovel]) {
-        self.store().gravar_imoveis(imoveis).await.unwrap();
+    pub async fn write(&self, imoveis: &[Imovel]) {
+        self.store().write_imoveis(imoveis).await.unwrap();
     }
 
     pub async fn send(&self, req: Request<Body>) -> Resp {

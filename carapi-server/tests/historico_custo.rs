@@ -5,10 +5,10 @@
 
 use carapi_sdk::{EndpointConsulta, StatusConsulta};
 use carapi_service::ContaId;
-use carapi_service::store::{FiltroHistorico, JANELA_BUSCA, PgStore, SqliteStore};
+use carapi_service::store::{HistoricoFilter, PgStore, SEARCH_WINDOW, SqliteStore};
 use serde_json::Value;
 
-use crate::servidor::{Banco, Servidor, bancos};
+use crate::server::{DatabaseArgs, Servidor, bancos};
 
 const LINHAS: i64 = 20_000;
 /// 2026-01-01T00:00:00Z in Unix milliseconds; row `i` is `i` seconds later.
@@ -42,11 +42,11 @@ const JANELAS: &str = "i, ROW_NUMBER() OVER (PARTITION BY endpoint ORDER BY i),
 
 /// Inserts `n` rows for `conta`, an account without history, straight into the database (as
 /// a year of traffic would), with their ordinals.
-pub async fn semear(banco: &Banco, conta: ContaId, n: i64) {
+pub async fn semear(database: &DatabaseArgs, conta: ContaId, n: i64) {
     let endpoints = "CASE i % 4 WHEN 0 THEN '/v1/car/{codigo}' WHEN 1 THEN '/v1/car/{codigo}/completo' \
         WHEN 2 THEN '/v1/car/{codigo}/recibo' ELSE '/v1/proprietario/{cpf_cnpj}' END";
-    if banco.nome == "sqlite" {
-        let pool = sqlx::SqlitePool::connect(&banco.url).await.unwrap();
+    if database.nome == "sqlite" {
+        let pool = sqlx::SqlitePool::connect(&database.url).await.unwrap();
         sqlx::query(&format!(
             "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ?2),
              g AS (SELECT i, {endpoints} AS endpoint,
@@ -65,7 +65,7 @@ pub async fn semear(banco: &Banco, conta: ContaId, n: i64) {
         .unwrap();
         pool.close().await;
     } else {
-        let pool = sqlx::PgPool::connect(&banco.url).await.unwrap();
+        let pool = sqlx::PgPool::connect(&database.url).await.unwrap();
         sqlx::query(&format!(
             "WITH g AS (SELECT i, {endpoints} AS endpoint,
                                CASE WHEN i % 3 = 0 THEN 200 ELSE 404 END AS status
@@ -94,7 +94,7 @@ pub async fn semear(banco: &Banco, conta: ContaId, n: i64) {
 /// Every filter combination: endpoint (none or one of 4) x status (none, sucesso, erro) x
 /// busca (none, a key substring, an endpoint substring, and `_` and `%`, which are text to
 /// find, not patterns).
-fn filtros() -> Vec<FiltroHistorico> {
+fn filtros() -> Vec<HistoricoFilter> {
     let mut v = Vec::new();
     for endpoint in std::iter::once(None).chain(EndpointConsulta::ALL.map(Some)) {
         for status in [
@@ -103,7 +103,7 @@ fn filtros() -> Vec<FiltroHistorico> {
             Some(StatusConsulta::Erro),
         ] {
             for busca in [None, Some("4e2"), Some("COMPLETO"), Some("_"), Some("%")] {
-                v.push(FiltroHistorico {
+                v.push(HistoricoFilter {
                     busca: busca.map(str::to_owned),
                     endpoint,
                     status,
@@ -116,7 +116,7 @@ fn filtros() -> Vec<FiltroHistorico> {
     v
 }
 
-fn query(f: &FiltroHistorico) -> String {
+fn query(f: &HistoricoFilter) -> String {
     let mut q = format!("?page={}&size={}", f.page, f.size);
     if let Some(e) = f.endpoint {
         q.push_str(&format!(
@@ -136,9 +136,9 @@ fn query(f: &FiltroHistorico) -> String {
 }
 
 /// What the store must answer: the rows matching the endpoint and status filters, newest first;
-/// with `busca`, among the newest [`JANELA_BUSCA`] of those, the ones whose key or endpoint
+/// with `busca`, among the newest [`SEARCH_WINDOW`] of those, the ones whose key or endpoint
 /// contains it (case-insensitive).
-fn esperado(f: &FiltroHistorico) -> Vec<Linha> {
+fn esperado(f: &HistoricoFilter) -> Vec<Linha> {
     let base = (1..=LINHAS).rev().map(linha).filter(|l| {
         f.endpoint.is_none_or(|e| e.as_str() == l.endpoint)
             && match f.status {
@@ -151,7 +151,7 @@ fn esperado(f: &FiltroHistorico) -> Vec<Linha> {
         None => base.collect(),
         Some(b) => {
             let b = b.to_uppercase();
-            base.take(JANELA_BUSCA as usize)
+            base.take(SEARCH_WINDOW as usize)
                 .filter(|l| l.chave.contains(&b) || l.endpoint.to_uppercase().contains(&b))
                 .collect()
         }
@@ -160,19 +160,20 @@ fn esperado(f: &FiltroHistorico) -> Vec<Linha> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_history_filter_is_answered_from_an_index_on_a_20k_row_account() {
-    for banco in bancos("every_history_filter_is_answered_from_an_index_on_a_20k_row_account").await
+    for database in
+        bancos("every_history_filter_is_answered_from_an_index_on_a_20k_row_account").await
     {
-        let s = Servidor::new(&banco).await;
+        let s = Servidor::new(&database).await;
         let outra = s.conta(10).await;
         let c = s.conta(10).await;
-        semear(&banco, outra.conta_id, 300).await;
-        semear(&banco, c.conta_id, LINHAS).await;
+        semear(&database, outra.conta_id, 300).await;
+        semear(&database, c.conta_id, LINHAS).await;
         for base in filtros() {
             let esperado = esperado(&base);
             // page 3, the last page (partial unless the total divides), one past it
             let ultima = esperado.len().div_ceil(7).max(1) as u32;
             for page in [3, ultima, ultima + 1] {
-                let f = FiltroHistorico {
+                let f = HistoricoFilter {
                     page,
                     ..base.clone()
                 };
@@ -182,24 +183,24 @@ async fn every_history_filter_is_answered_from_an_index_on_a_20k_row_account() {
         let (_, uso) = s.get(&c.api_key, "/v1/uso").await;
         // the synthetic rows are from 2026-01-01 (outside the 30 days unless today is close)
         assert!(uso["itens"].is_array(), "{uso}");
-        assert_plans(&banco, c.conta_id).await;
+        assert_plans(&database, c.conta_id).await;
     }
 }
 
 /// `GET /v1/historico` for `f` answers `esperado`'s total and its page `f.page` of 7.
-async fn confere_pagina(s: &Servidor, key: &str, f: &FiltroHistorico, esperado: &[Linha]) {
+async fn confere_pagina(s: &Servidor, key: &str, f: &HistoricoFilter, esperado: &[Linha]) {
     let (st, v) = s.get(key, &format!("/v1/historico{}", query(f))).await;
     assert_eq!(st, 200, "{} {f:?}: {v}", s.nome);
     assert_eq!(v["total"], esperado.len(), "{} {f:?}", s.nome);
     let pulados = (f.page as usize - 1) * f.size as usize;
     let pagina: Vec<&Linha> = esperado.iter().skip(pulados).take(7).collect();
     let itens = v["itens"].as_array().unwrap();
-    let chaves: Vec<&str> = itens
+    let keys: Vec<&str> = itens
         .iter()
         .map(|i| i["chaveConsulta"].as_str().unwrap())
         .collect();
     let quer: Vec<&str> = pagina.iter().map(|l| l.chave.as_str()).collect();
-    assert_eq!(chaves, quer, "{} {f:?}", s.nome);
+    assert_eq!(keys, quer, "{} {f:?}", s.nome);
     for (item, l) in itens.iter().zip(&pagina) {
         assert_eq!(
             (item["endpoint"].as_str(), item["statusHttp"].as_u64()),
@@ -211,33 +212,33 @@ async fn confere_pagina(s: &Servidor, key: &str, f: &FiltroHistorico, esperado: 
     }
 }
 
-async fn assert_plans(banco: &Banco, conta: ContaId) {
-    let planos = if banco.nome == "sqlite" {
-        let store = SqliteStore::connect(&banco.url).await.unwrap();
+async fn assert_plans(database: &DatabaseArgs, conta: ContaId) {
+    let planos = if database.nome == "sqlite" {
+        let store = SqliteStore::connect(&database.url).await.unwrap();
         let mut v = Vec::new();
         for f in filtros() {
             v.push((
                 format!("{f:?}"),
-                store.plano_historico(conta, &f).await.unwrap(),
+                store.historico_plan(conta, &f).await.unwrap(),
             ));
         }
         v.push((
             "uso".into(),
-            store.plano_uso(conta, chrono::Utc::now()).await.unwrap(),
+            store.uso_plan(conta, chrono::Utc::now()).await.unwrap(),
         ));
         v
     } else {
-        let store = PgStore::connect(&banco.url).await.unwrap();
+        let store = PgStore::connect(&database.url).await.unwrap();
         let mut v = Vec::new();
         for f in filtros() {
             v.push((
                 format!("{f:?}"),
-                store.plano_historico(conta, &f).await.unwrap(),
+                store.historico_plan(conta, &f).await.unwrap(),
             ));
         }
         v.push((
             "uso".into(),
-            store.plano_uso(conta, chrono::Utc::now()).await.unwrap(),
+            store.uso_plan(conta, chrono::Utc::now()).await.unwrap(),
         ));
         v
     };
@@ -257,13 +258,13 @@ async fn assert_plans(banco: &Banco, conta: ContaId) {
             assert!(
                 !texto_n.contains(proibido),
                 "{}: {nome}: full scan or sort:\n{texto}",
-                banco.nome
+                database.nome
             );
         }
         assert!(
             texto.contains("INDEX") || texto.contains("Index"),
             "{}: {nome}: no index:\n{texto}",
-            banco.nome
+            database.nome
         );
         // a page without `busca` is a range of the combination's ordinals, not an OFFSET
         // that steps over every newer row
@@ -271,7 +272,7 @@ async fn assert_plans(banco: &Banco, conta: ContaId) {
             assert!(
                 texto.contains("ordem_") && !texto.contains("OFFSET"),
                 "{}: {nome}: page not read as an ordinal range:\n{texto}",
-                banco.nome
+                database.nome
             );
         }
     }
@@ -281,8 +282,8 @@ async fn assert_plans(banco: &Banco, conta: ContaId) {
 /// as counting the rows.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn usage_over_30_days_counts_every_row_once() {
-    for banco in bancos("usage_over_30_days_counts_every_row_once").await {
-        let s = Servidor::new(&banco).await;
+    for database in bancos("usage_over_30_days_counts_every_row_once").await {
+        let s = Servidor::new(&database).await;
         let c = s.conta(100).await;
         for path in [
             "/v1/car/DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47",
@@ -322,15 +323,15 @@ async fn usage_over_30_days_counts_every_row_once() {
 /// boundary hour from its rows; every row at or after `desde` is counted once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn usage_window_starting_mid_hour_is_exact() {
-    for banco in bancos("usage_window_starting_mid_hour_is_exact").await {
-        let s = Servidor::new(&banco).await;
+    for database in bancos("usage_window_starting_mid_hour_is_exact").await {
+        let s = Servidor::new(&database).await;
         let c = s.conta(0).await;
-        semear(&banco, c.conta_id, 9_000).await;
+        semear(&database, c.conta_id, 9_000).await;
         let store = s.server.store().clone();
         for desde_s in [0.0, 1_800.5, 3_600.0, 5_000.0, 8_999.0, 9_000.5] {
             let desde =
                 chrono::DateTime::from_timestamp_millis(T0_MS + (desde_s * 1000.0) as i64).unwrap();
-            let uso = store.uso_por_endpoint(c.conta_id, desde).await.unwrap();
+            let uso = store.uso_by_endpoint(c.conta_id, desde).await.unwrap();
             let linhas: Vec<Linha> = (1..=9_000)
                 .filter(|i| (*i as f64) >= desde_s)
                 .map(linha)
@@ -369,11 +370,11 @@ async fn hammering_history_leaves_other_accounts_served() {
         "/v1/historico?busca=zz&status=erro",
         "/v1/historico?page=4503599627370496",
     ];
-    for banco in bancos("hammering_history_leaves_other_accounts_served").await {
-        let s = std::sync::Arc::new(Servidor::new(&banco).await);
+    for database in bancos("hammering_history_leaves_other_accounts_served").await {
+        let s = std::sync::Arc::new(Servidor::new(&database).await);
         let atacante = s.conta(0).await;
         let vitima = s.conta(100).await;
-        semear(&banco, atacante.conta_id, LINHAS).await;
+        semear(&database, atacante.conta_id, LINHAS).await;
         let ataque: Vec<_> = (0..40)
             .map(|i| {
                 let (s, key) = (s.clone(), atacante.api_key.clone());
@@ -401,7 +402,7 @@ async fn hammering_history_leaves_other_accounts_served() {
 
 /// Each group's ordinals of `conta` are exactly 1..n (dense, no duplicates): the group's
 /// count of rows, of distinct ordinals and its largest ordinal agree.
-async fn ordinais_densos(banco: &Banco, conta: ContaId) {
+async fn ordinais_densos(database: &DatabaseArgs, conta: ContaId) {
     let grupos = [
         ("ordem_conta", "conta_id"),
         ("ordem_endpoint", "endpoint"),
@@ -415,14 +416,14 @@ async fn ordinais_densos(banco: &Banco, conta: ContaId) {
              WHERE n <> d OR n <> m",
             conta.0
         );
-        let ruins: i64 = if banco.nome == "sqlite" {
-            let pool = sqlx::SqlitePool::connect(&banco.url).await.unwrap();
+        let ruins: i64 = if database.nome == "sqlite" {
+            let pool = sqlx::SqlitePool::connect(&database.url).await.unwrap();
             sqlx::query_scalar(&sql).fetch_one(&pool).await.unwrap()
         } else {
-            let pool = sqlx::PgPool::connect(&banco.url).await.unwrap();
+            let pool = sqlx::PgPool::connect(&database.url).await.unwrap();
             sqlx::query_scalar(&sql).fetch_one(&pool).await.unwrap()
         };
-        assert_eq!(ruins, 0, "{}: {coluna} not dense", banco.nome);
+        assert_eq!(ruins, 0, "{}: {coluna} not dense", database.nome);
     }
 }
 
@@ -431,8 +432,8 @@ async fn ordinais_densos(banco: &Banco, conta: ContaId) {
 /// locks the account row like a charge does.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_lookups_of_one_account_get_dense_ordinals() {
-    for banco in bancos("concurrent_lookups_of_one_account_get_dense_ordinals").await {
-        let s = Servidor::new(&banco).await;
+    for database in bancos("concurrent_lookups_of_one_account_get_dense_ordinals").await {
+        let s = Servidor::new(&database).await;
         let c = s.conta(1000).await;
         let caminhos: Vec<String> = (0..48)
             .map(|i| match i % 3 {
@@ -445,7 +446,7 @@ async fn concurrent_lookups_of_one_account_get_dense_ordinals() {
         let respostas = futures::future::join_all(pedidos).await;
         assert!(respostas.iter().any(|(st, _)| *st == 200), "{}", s.nome);
         assert!(respostas.iter().any(|(st, _)| *st == 404), "{}", s.nome);
-        ordinais_densos(&banco, c.conta_id).await;
+        ordinais_densos(&database, c.conta_id).await;
         let (_, v) = s.get(&c.api_key, "/v1/historico?size=100").await;
         assert_eq!(v["total"], 48, "{}: {v}", s.nome);
         assert_eq!(v["itens"].as_array().unwrap().len(), 48, "{}", s.nome);

@@ -7,19 +7,19 @@ use std::time::Duration;
 
 use crate::rede::{GUARDA, Servidor, servidores};
 
-/// The status of `GET /v1/saldo` with `key` and the extra header `cabecalho`.
-async fn saldo(s: &Servidor, key: &str, cabecalho: Option<(&str, &str)>) -> u16 {
+/// The status of `GET /v1/saldo` with `key` and the extra header `header`.
+async fn saldo(s: &Servidor, key: &str, header: Option<(&str, &str)>) -> u16 {
     let mut r = s.http.get(s.url("/v1/saldo")).bearer_auth(key);
-    if let Some((nome, valor)) = cabecalho {
+    if let Some((nome, valor)) = header {
         r = r.header(nome, valor);
     }
     r.send().await.unwrap().status().as_u16()
 }
 
-/// Wrong keys from the client named by `cabecalho` until one is answered 429.
-async fn bloquear(s: &Servidor, cabecalho: Option<(&str, &str)>) {
+/// Wrong keys from the client named by `header` until one is answered 429.
+async fn bloquear(s: &Servidor, header: Option<(&str, &str)>) {
     for i in 0..24 {
-        if saldo(s, &format!("car_errada_{i}"), cabecalho).await == 429 {
+        if saldo(s, &format!("car_errada_{i}"), header).await == 429 {
             return;
         }
     }
@@ -29,7 +29,7 @@ async fn bloquear(s: &Servidor, cabecalho: Option<(&str, &str)>) {
 #[tokio::test]
 async fn a_valid_key_from_a_blocked_address_is_served_and_further_failures_are_refused() {
     for s in servidores("bloqueio_chave_valida", |c| {
-        c.borda.nao_autenticados_por_segundo = NonZeroU32::new(5);
+        c.edge.unauthenticated_per_second = NonZeroU32::new(5);
     })
     .await
     {
@@ -46,7 +46,7 @@ async fn forwarded_addresses_are_believed_only_from_a_trusted_proxy_and_ipv6_cou
     let xff = |v: &'static str| Some(("x-forwarded-for", v));
     // Default: the header is ignored, every request counts for the socket's peer.
     for s in servidores("proxy_desligado", |c| {
-        c.borda.nao_autenticados_por_segundo = NonZeroU32::new(5);
+        c.edge.unauthenticated_per_second = NonZeroU32::new(5);
     })
     .await
     {
@@ -61,8 +61,8 @@ async fn forwarded_addresses_are_believed_only_from_a_trusted_proxy_and_ipv6_cou
     }
     // Behind a trusted proxy (the loopback peer): each forwarded client counts apart.
     for s in servidores("proxy_confiavel", |c| {
-        c.borda.nao_autenticados_por_segundo = NonZeroU32::new(5);
-        c.borda.proxies_confiaveis = vec!["127.0.0.1".parse().unwrap()];
+        c.edge.unauthenticated_per_second = NonZeroU32::new(5);
+        c.edge.trusted_proxies = vec!["127.0.0.1".parse().unwrap()];
     })
     .await
     {
@@ -88,28 +88,28 @@ async fn forwarded_addresses_are_believed_only_from_a_trusted_proxy_and_ipv6_cou
 #[tokio::test]
 async fn idle_addresses_are_forgotten() {
     for s in servidores("enderecos_ociosos", |c| {
-        c.borda.nao_autenticados_por_segundo = NonZeroU32::new(20);
-        c.borda.proxies_confiaveis = vec!["127.0.0.1".parse().unwrap()];
+        c.edge.unauthenticated_per_second = NonZeroU32::new(20);
+        c.edge.trusted_proxies = vec!["127.0.0.1".parse().unwrap()];
         c.reconcile_interval = Duration::from_millis(200);
     })
     .await
     {
         for i in 0..50 {
-            let cliente = format!("198.51.100.{i}");
+            let client_addr = format!("198.51.100.{i}");
             let r = s
                 .http
                 .get(s.url("/v1/saldo"))
                 .bearer_auth("car_errada")
-                .header("x-forwarded-for", cliente)
+                .header("x-forwarded-for", client_addr)
                 .send()
                 .await
                 .unwrap();
             assert_eq!(r.status(), 401);
         }
-        let limitador = s.srv.state().limitador_ip.clone().unwrap();
-        assert!(limitador.enderecos() > 0, "[{}] nothing counted", s.nome);
+        let limiter = s.srv.state().ip_limiter.clone().unwrap();
+        assert!(limiter.addresses() > 0, "[{}] nothing counted", s.nome);
         let esquecidos = async {
-            while limitador.enderecos() > 0 {
+            while limiter.addresses() > 0 {
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
         };

@@ -3,21 +3,21 @@
 
 use std::path::Path;
 
-use carapi_loader::sinteticos::sinteticos;
+use carapi_loader::synthetic::synthetic;
 use carapi_service::store::SqliteStore;
 use carapi_service::store::prelude::*;
 use sqlx::Connection;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
 
-/// A SQLite base at `url` migrated only up to `versao` (the repo's migration files copied).
-async fn base_na_versao(url: &str, versao: i64) {
+/// A SQLite base at `url` migrated only up to `version` (the repo's migration files copied).
+async fn base_na_versao(url: &str, version: i64) {
     let origem = Path::new(env!("CARGO_MANIFEST_DIR")).join("../carapi-service/migrations");
     let copia = tempfile::tempdir().unwrap();
     for f in std::fs::read_dir(&origem).unwrap() {
         let f = f.unwrap().path();
         let nome = f.file_name().unwrap().to_string_lossy().into_owned();
         let numero: Option<i64> = nome.split('_').next().and_then(|n| n.parse().ok());
-        if numero.is_some_and(|n| n <= versao) && nome.ends_with(".sql") {
+        if numero.is_some_and(|n| n <= version) && nome.ends_with(".sql") {
             std::fs::copy(&f, copia.path().join(&nome)).unwrap();
         }
     }
@@ -33,7 +33,7 @@ async fn base_na_versao(url: &str, versao: i64) {
 #[tokio::test]
 async fn owners_stored_before_migration_14_read_back_from_their_without_rowid_table() {
     // Written as the version-13 schema had them: owners in a rowid table.
-    let imoveis = sinteticos(30, 8);
+    let imoveis = synthetic(30, 8);
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("antiga.db").display());
     base_na_versao(&url, 13).await;
@@ -70,7 +70,7 @@ async fn owners_stored_before_migration_14_read_back_from_their_without_rowid_ta
         let lido = store.imovel(&i.codigo_car).await.unwrap().expect("stored");
         assert_eq!(lido.proprietarios, i.proprietarios);
         let dono = &i.proprietarios[0].documento;
-        let (itens, _) = store.itens_do_documento(dono, 200).await.unwrap();
+        let (itens, _) = store.itens_of_documento(dono, 200).await.unwrap();
         assert!(itens.iter().any(|it| it.codigo_car == i.codigo_car));
     }
     store.close().await;

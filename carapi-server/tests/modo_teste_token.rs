@@ -1,7 +1,7 @@
 //! The `/_teste` token: wrong ones count toward the per-address limit of failed
 //! authentications, and a token under 32 characters is refused at start.
 
-use crate::processo::{servir, servir_recusado};
+use crate::processo::{serve, servir_recusado};
 
 const TOKEN: &str = "token-do-modo-de-teste-com-40-caracteres";
 
@@ -9,7 +9,7 @@ const TOKEN: &str = "token-do-modo-de-teste-com-40-caracteres";
 async fn wrong_test_tokens_are_limited_per_address_and_the_right_one_still_works() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("t.db").display());
-    let s = servir(
+    let s = serve(
         &url,
         &[
             "--modo-teste",
@@ -21,11 +21,11 @@ async fn wrong_test_tokens_are_limited_per_address_and_the_right_one_still_works
         &[],
     );
     let http = reqwest::Client::new();
-    let relogio = format!("{}/_teste/relogio", s.base);
+    let clock = format!("{}/_teste/relogio", s.base);
     let mut limitadas = 0;
     for i in 0..40 {
         let r = http
-            .get(&relogio)
+            .get(&clock)
             .bearer_auth(format!("errado-{i}"))
             .send()
             .await
@@ -43,7 +43,7 @@ async fn wrong_test_tokens_are_limited_per_address_and_the_right_one_still_works
         limitadas >= 30,
         "only {limitadas} of 40 wrong tokens limited"
     );
-    let r = http.get(&relogio).bearer_auth(TOKEN).send().await.unwrap();
+    let r = http.get(&clock).bearer_auth(TOKEN).send().await.unwrap();
     assert_eq!(r.status(), 200);
 }
 
@@ -68,7 +68,7 @@ fn a_test_token_under_32_characters_is_refused_at_start() {
         assert!(err.contains("32 caracteres"), "{err}");
     }
     // 32 is enough.
-    let _ok = servir(
+    let _ok = serve(
         &url,
         &["--modo-teste", "--token-teste", &"a".repeat(32)],
         &[],

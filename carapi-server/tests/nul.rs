@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::servidor::{Servidor, bancos};
+use crate::server::{Servidor, bancos};
 
 /// What one store answered, to compare the stores.
 async fn respostas(s: &Servidor) -> Vec<Value> {
@@ -33,9 +33,9 @@ async fn respostas(s: &Servidor) -> Vec<Value> {
             "error": corpo["error"]}),
         );
     }
-    let segredo = s.segredo().await;
+    let secret = s.secret().await;
     let corpo = br#"{"paymentId":"PIX\u0000ABC","status":"pago"}"#.to_vec();
-    let (st, corpo) = s.webhook_bruto(&segredo, corpo).await;
+    let (st, corpo) = s.webhook_bruto(&secret, corpo).await;
     v.push(json!({"webhook": st, "error": corpo["error"]}));
     v
 }
@@ -43,17 +43,17 @@ async fn respostas(s: &Servidor) -> Vec<Value> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nul_bytes_get_the_same_answer_on_both_stores() {
     let mut por_loja = Vec::new();
-    for banco in bancos("nul_bytes_get_the_same_answer_on_both_stores").await {
-        let s = Servidor::new(&banco).await;
+    for database in bancos("nul_bytes_get_the_same_answer_on_both_stores").await {
+        let s = Servidor::new(&database).await;
         let r = respostas(&s).await;
         // the three lookups are recorded, keys included (a search for a NUL finds nothing:
         // no stored key holds one, both stores keep U+FFFD in its place)
         let historico = &r[6];
         assert_eq!(historico["total"], 3, "{}: {historico}", s.nome);
-        let chaves = historico["itens"].to_string();
+        let keys = historico["itens"].to_string();
         assert!(
-            chaves.contains('\u{FFFD}') && !chaves.contains("\\u0000"),
-            "{}: {chaves}",
+            keys.contains('\u{FFFD}') && !keys.contains("\\u0000"),
+            "{}: {keys}",
             s.nome
         );
         assert_eq!(r[7]["webhook"], 404, "{}: {}", s.nome, r[7]);

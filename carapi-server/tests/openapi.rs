@@ -3,7 +3,7 @@
 //! the service's, a test-mode server both merged.
 
 /// Compares (or, with `CARAPI_UPDATE_OPENAPI` set, rewrites) the committed file `relativo`.
-fn confere(relativo: &str, gerado: &str) {
+fn matches_expected(relativo: &str, gerado: &str) {
     let caminho = format!("{}/../{relativo}", env!("CARGO_MANIFEST_DIR"));
     if std::env::var_os("CARAPI_UPDATE_OPENAPI").is_some() {
         std::fs::write(&caminho, gerado).unwrap();
@@ -17,11 +17,11 @@ fn confere(relativo: &str, gerado: &str) {
 
 #[test]
 fn committed_openapi_matches_the_code() {
-    confere(
+    matches_expected(
         "carapi-service/openapi.json",
         &carapi_service::openapi::json(),
     );
-    confere(
+    matches_expected(
         "carapi-test-double/openapi.json",
         &carapi_test_double::openapi::json(),
     );
@@ -36,7 +36,7 @@ async fn a_test_mode_server_serves_its_routes_merged_and_a_normal_one_does_not()
     let paths = r.json()["paths"].as_object().unwrap().clone();
     assert!(!paths.keys().any(|p| p.starts_with("/_teste")), "{paths:?}");
 
-    let srv = carapi_test_double::ServidorTeste::iniciar().await.unwrap();
+    let srv = carapi_test_double::TestServer::start().await.unwrap();
     let v: serde_json::Value = reqwest::get(format!("{}/openapi.json", srv.base_url()))
         .await
         .unwrap()

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use async_trait::async_trait;
 use carapi_sdk::{CodigoCar, CpfCnpj, RecargaStatus};
 use carapi_service::dados::Imovel;
-use carapi_service::limite_chave::LimitePorChave;
+use carapi_service::key_rate::KeyRateLimit;
 use carapi_service::money::Centavos;
 use carapi_service::store::*;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -30,11 +30,11 @@ struct PerdeResposta {
 
 #[async_trait]
 impl ConsultasStore for PerdeResposta {
-    async fn registrar_consulta(&self, r: RegistroConsulta) -> Result<(), StoreError> {
-        self.dentro.registrar_consulta(r).await
+    async fn record_consulta(&self, r: ConsultaRecord) -> Result<(), StoreError> {
+        self.dentro.record_consulta(r).await
     }
-    async fn cobrar_consulta(&self, c: Cobranca) -> Result<ResultadoCobranca, StoreError> {
-        let r = self.dentro.cobrar_consulta(c).await;
+    async fn charge_consulta(&self, c: Cobranca) -> Result<CobrancaResult, StoreError> {
+        let r = self.dentro.charge_consulta(c).await;
         let perdeu = self
             .perder
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
@@ -46,51 +46,47 @@ impl ConsultasStore for PerdeResposta {
         }
         r
     }
-    async fn desfecho_cobranca(
+    async fn cobranca_outcome(
         &self,
         conta: ContaId,
         pedido: Uuid,
         em: DateTime<Utc>,
-    ) -> Result<Option<ConsultaRegistrada>, StoreError> {
-        self.dentro.desfecho_cobranca(conta, pedido, em).await
+    ) -> Result<Option<RecordedConsulta>, StoreError> {
+        self.dentro.cobranca_outcome(conta, pedido, em).await
     }
-    async fn uso_periodo(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriodo, StoreError> {
-        self.dentro.uso_periodo(conta, dia).await
+    async fn uso_period(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriod, StoreError> {
+        self.dentro.uso_period(conta, dia).await
     }
     async fn historico(
         &self,
         conta: ContaId,
-        filtro: &FiltroHistorico,
-    ) -> Result<(Vec<ConsultaRegistrada>, u64), StoreError> {
+        filtro: &HistoricoFilter,
+    ) -> Result<(Vec<RecordedConsulta>, u64), StoreError> {
         self.dentro.historico(conta, filtro).await
     }
-    async fn uso_por_endpoint(
+    async fn uso_by_endpoint(
         &self,
         conta: ContaId,
         desde: DateTime<Utc>,
     ) -> Result<Vec<UsoEndpoint>, StoreError> {
-        self.dentro.uso_por_endpoint(conta, desde).await
+        self.dentro.uso_by_endpoint(conta, desde).await
     }
 }
 
 #[async_trait]
-impl ConfiguracaoStore for PerdeResposta {
-    async fn configuracao_ou_inserir(
-        &self,
-        chave: &str,
-        valor: &str,
-    ) -> Result<String, StoreError> {
-        self.dentro.configuracao_ou_inserir(chave, valor).await
+impl SettingsStore for PerdeResposta {
+    async fn settings_or_insert(&self, chave: &str, valor: &str) -> Result<String, StoreError> {
+        self.dentro.settings_or_insert(chave, valor).await
     }
 }
 
 #[async_trait]
 impl ContasStore for PerdeResposta {
-    async fn criar_conta(&self, nova: NovaContaRegistro) -> Result<ContaId, StoreError> {
-        self.dentro.criar_conta(nova).await
+    async fn create_conta(&self, nova: NovaContaRecord) -> Result<ContaId, StoreError> {
+        self.dentro.create_conta(nova).await
     }
-    async fn conta_por_chave(&self, chave_hash: &str) -> Result<Option<Conta>, StoreError> {
-        self.dentro.conta_por_chave(chave_hash).await
+    async fn conta_by_key(&self, chave_hash: &str) -> Result<Option<Conta>, StoreError> {
+        self.dentro.conta_by_key(chave_hash).await
     }
     async fn conta(&self, id: ContaId) -> Result<Option<Conta>, StoreError> {
         self.dentro.conta(id).await
@@ -106,74 +102,69 @@ impl ContasStore for PerdeResposta {
     ) -> Result<Option<Conta>, StoreError> {
         self.dentro.atualizar_limites(id, diario, mensal).await
     }
-    async fn razao(&self, conta: ContaId) -> Result<Option<Razao>, StoreError> {
-        self.dentro.razao(conta).await
+    async fn ledger(&self, conta: ContaId) -> Result<Option<Ledger>, StoreError> {
+        self.dentro.ledger(conta).await
     }
 }
 
 #[async_trait]
 impl ImoveisStore for PerdeResposta {
-    async fn contar_imoveis(&self) -> Result<u64, StoreError> {
-        self.dentro.contar_imoveis().await
+    async fn count_imoveis(&self) -> Result<u64, StoreError> {
+        self.dentro.count_imoveis().await
     }
-    async fn gravar_imoveis(&self, imoveis: &[Imovel]) -> Result<u64, StoreError> {
-        self.dentro.gravar_imoveis(imoveis).await
+    async fn write_imoveis(&self, imoveis: &[Imovel]) -> Result<u64, StoreError> {
+        self.dentro.write_imoveis(imoveis).await
     }
     async fn imovel(&self, codigo: &CodigoCar) -> Result<Option<Imovel>, StoreError> {
         self.dentro.imovel(codigo).await
     }
-    async fn imoveis_do_documento(
+    async fn imoveis_of_documento(
         &self,
         documento: &CpfCnpj,
         limite: u32,
     ) -> Result<(Vec<Imovel>, bool), StoreError> {
-        self.dentro.imoveis_do_documento(documento, limite).await
+        self.dentro.imoveis_of_documento(documento, limite).await
     }
-    async fn itens_do_documento(
+    async fn itens_of_documento(
         &self,
         documento: &CpfCnpj,
         limite: u32,
-    ) -> Result<(Vec<ImovelDoDono>, bool), StoreError> {
-        self.dentro.itens_do_documento(documento, limite).await
+    ) -> Result<(Vec<OwnerImovel>, bool), StoreError> {
+        self.dentro.itens_of_documento(documento, limite).await
     }
 }
 
 #[async_trait]
 impl RecargasStore for PerdeResposta {
-    async fn recarga_reaproveitavel(
+    async fn reusable_recarga(
         &self,
         conta: ContaId,
         valor: Centavos,
         desde: DateTime<Utc>,
     ) -> Result<Option<Recarga>, StoreError> {
-        self.dentro
-            .recarga_reaproveitavel(conta, valor, desde)
-            .await
+        self.dentro.reusable_recarga(conta, valor, desde).await
     }
-    async fn inserir_recarga(
+    async fn insert_recarga(
         &self,
         nova: Recarga,
         desde: DateTime<Utc>,
     ) -> Result<(Recarga, bool), StoreError> {
-        self.dentro.inserir_recarga(nova, desde).await
+        self.dentro.insert_recarga(nova, desde).await
     }
-    async fn completar_recarga(&self, id: Uuid, qr_code: &str) -> Result<(), StoreError> {
-        self.dentro.completar_recarga(id, qr_code).await
+    async fn complete_recarga(&self, id: Uuid, qr_code: &str) -> Result<(), StoreError> {
+        self.dentro.complete_recarga(id, qr_code).await
     }
-    async fn descartar_recarga(&self, id: Uuid) -> Result<(), StoreError> {
-        self.dentro.descartar_recarga(id).await
+    async fn discard_recarga(&self, id: Uuid) -> Result<(), StoreError> {
+        self.dentro.discard_recarga(id).await
     }
     async fn recarga(&self, conta: ContaId, id: Uuid) -> Result<Option<Recarga>, StoreError> {
         self.dentro.recarga(conta, id).await
     }
-    async fn recarga_por_id(&self, id: Uuid) -> Result<Option<Recarga>, StoreError> {
-        self.dentro.recarga_por_id(id).await
+    async fn recarga_by_id(&self, id: Uuid) -> Result<Option<Recarga>, StoreError> {
+        self.dentro.recarga_by_id(id).await
     }
-    async fn recarga_por_payment_id(
-        &self,
-        payment_id: &str,
-    ) -> Result<Option<Recarga>, StoreError> {
-        self.dentro.recarga_por_payment_id(payment_id).await
+    async fn recarga_by_payment_id(&self, payment_id: &str) -> Result<Option<Recarga>, StoreError> {
+        self.dentro.recarga_by_payment_id(payment_id).await
     }
     async fn recargas(
         &self,
@@ -184,21 +175,21 @@ impl RecargasStore for PerdeResposta {
     ) -> Result<(Vec<Recarga>, u64), StoreError> {
         self.dentro.recargas(conta, status, page, size).await
     }
-    async fn recargas_pendentes(&self, limite: u32) -> Result<Vec<Recarga>, StoreError> {
-        self.dentro.recargas_pendentes(limite).await
+    async fn pending_recargas(&self, limite: u32) -> Result<Vec<Recarga>, StoreError> {
+        self.dentro.pending_recargas(limite).await
     }
-    async fn confirmar_recarga(
+    async fn confirm_recarga(
         &self,
         payment_id: &str,
         em: DateTime<Utc>,
-    ) -> Result<Confirmacao, StoreError> {
-        self.dentro.confirmar_recarga(payment_id, em).await
+    ) -> Result<Confirmation, StoreError> {
+        self.dentro.confirm_recarga(payment_id, em).await
     }
 }
 
 #[async_trait]
 impl PspStore for PerdeResposta {
-    async fn psp_registrar(
+    async fn psp_register(
         &self,
         payment_id: &str,
         valor: Centavos,
@@ -207,30 +198,30 @@ impl PspStore for PerdeResposta {
         em: DateTime<Utc>,
     ) -> Result<(), StoreError> {
         self.dentro
-            .psp_registrar(payment_id, valor, documento, email, em)
+            .psp_register(payment_id, valor, documento, email, em)
             .await
     }
-    async fn psp_pagar(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, StoreError> {
-        self.dentro.psp_pagar(payment_id, em).await
+    async fn psp_pay(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, StoreError> {
+        self.dentro.psp_pay(payment_id, em).await
     }
-    async fn psp_situacao(&self, payment_id: &str) -> Result<Option<CobrancaPsp>, StoreError> {
-        self.dentro.psp_situacao(payment_id).await
+    async fn psp_state(&self, payment_id: &str) -> Result<Option<PspCharge>, StoreError> {
+        self.dentro.psp_state(payment_id).await
     }
 }
 
 #[async_trait]
-impl CoordenacaoStore for PerdeResposta {
-    fn limitador(&self, por_segundo: NonZeroU32) -> Arc<dyn LimitePorChave> {
-        self.dentro.limitador(por_segundo)
+impl CoordinationStore for PerdeResposta {
+    fn limiter(&self, per_second: NonZeroU32) -> Arc<dyn KeyRateLimit> {
+        self.dentro.limiter(per_second)
     }
-    async fn reservar_tarefa(
+    async fn reserve_task(
         &self,
         nome: &str,
         dono: &str,
         agora: DateTime<Utc>,
         ate: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        self.dentro.reservar_tarefa(nome, dono, agora, ate).await
+        self.dentro.reserve_task(nome, dono, agora, ate).await
     }
 }
 
@@ -243,10 +234,10 @@ async fn a_charge_whose_sqlite_writer_reply_is_lost_answers_what_was_committed()
         dentro,
         perder: AtomicUsize::new(0),
     });
-    let relogio = RelogioMs::em("2026-05-04T15:00:00Z");
-    let srv = servidor_sobre(loja.clone(), &url, &relogio).await;
+    let clock = RelogioMs::on("2026-05-04T15:00:00Z");
+    let srv = servidor_sobre(loja.clone(), &url, &clock).await;
     let c = srv
-        .criar_conta(carapi_service::NovaConta {
+        .create_conta(carapi_service::NovaConta {
             saldo: 10.into(),
             ..carapi_service::NovaConta::default()
         })
@@ -259,7 +250,7 @@ async fn a_charge_whose_sqlite_writer_reply_is_lost_answers_what_was_committed()
     assert_eq!(r.corpo["dados"]["codigoCar"], CODIGO, "{:?}", r.corpo);
     let saldo = get(&srv, &c.api_key, "/v1/saldo").await.corpo;
     assert_eq!(saldo["saldoReais"].as_f64(), Some(9.0), "{saldo}");
-    let razao = srv.verificar_razao(c.conta_id).await.unwrap();
-    assert!(razao.consistente(), "{razao:?}");
+    let ledger = srv.check_ledger(c.conta_id).await.unwrap();
+    assert!(ledger.is_consistent(), "{ledger:?}");
     srv.shutdown().await;
 }

@@ -41,9 +41,9 @@ pub fn comando(args: &[&str]) -> Command {
     c
 }
 
-/// `serve --bind 127.0.0.1:0 --database URL --sem-dados-embutidos` plus `args`; panics when it
+/// `serve --bind 127.0.0.1:0 --database URL --sem-dados-bundled` plus `args`; panics when it
 /// ends before listening.
-pub fn servir(url: &str, args: &[&str], env: &[(&str, &str)]) -> Servico {
+pub fn serve(url: &str, args: &[&str], env: &[(&str, &str)]) -> Servico {
     let mut c = comando(&["serve", "--bind", "127.0.0.1:0", "--database", url]);
     c.arg("--sem-dados-embutidos").args(args);
     for (k, v) in env {

@@ -32,7 +32,7 @@ impl Drop for Processo {
 }
 
 /// Starts the real binary on `url` with an ephemeral port; returns once it listens.
-fn servir(url: &str) -> Processo {
+fn serve(url: &str) -> Processo {
     let mut filho = Command::new(env!("CARGO_BIN_EXE_carapi-server"))
         .args(["serve", "--database", url, "--bind", "127.0.0.1:0"])
         .arg("--sem-dados-embutidos")
@@ -57,9 +57,9 @@ fn servir(url: &str) -> Processo {
     Processo { filho, base }
 }
 
-async fn preparar(banco: &BancoTeste) -> Arc<PgStore> {
-    let store = banco.store().await;
-    carapi_service::startup::carregar_dados_embutidos(store.as_ref())
+async fn prepare(database: &BancoTeste) -> Arc<PgStore> {
+    let store = database.store().await;
+    carapi_service::startup::load_bundled_data(store.as_ref())
         .await
         .unwrap();
     store
@@ -68,11 +68,11 @@ async fn preparar(banco: &BancoTeste) -> Arc<PgStore> {
 #[tokio::test]
 async fn two_processes_on_one_postgres_keep_the_per_key_rate_and_the_ledger() {
     let teste = "two_processes_on_one_postgres_keep_the_per_key_rate_and_the_ledger";
-    let Some(banco) = BancoTeste::criar(teste).await else {
+    let Some(database) = BancoTeste::create(teste).await else {
         return;
     };
-    let store = preparar(&banco).await;
-    let conta = carapi_service::criar_conta(
+    let store = prepare(&database).await;
+    let conta = carapi_service::create_conta(
         store.as_ref(),
         NovaConta {
             saldo: Decimal::from(100),
@@ -81,7 +81,7 @@ async fn two_processes_on_one_postgres_keep_the_per_key_rate_and_the_ledger() {
     )
     .await
     .unwrap();
-    let processos = [servir(&banco.url), servir(&banco.url)];
+    let processos = [serve(&database.url), serve(&database.url)];
     let http = reqwest::Client::new();
     let rajada = |caminho: String, n: usize| {
         let pedidos = (0..n).map(|i| {
@@ -124,31 +124,31 @@ async fn two_processes_on_one_postgres_keep_the_per_key_rate_and_the_ledger() {
     let cobradas = respostas.iter().filter(|(s, _)| *s == 200).count();
     assert!(cobradas >= 10, "{respostas:?}");
     assert!(respostas.iter().all(|(s, _)| *s == 200 || *s == 429));
-    let razao = store.razao(conta.conta_id).await.unwrap().unwrap();
-    assert!(razao.consistente(), "{razao:?}");
+    let ledger = store.ledger(conta.conta_id).await.unwrap().unwrap();
+    assert!(ledger.is_consistent(), "{ledger:?}");
     let preco = carapi_service::money::tarifa::preco(false, EndpointConsulta::CarBasico);
-    assert_eq!(razao.debitos, Centavos(preco.get() * cobradas as i64));
-    assert_eq!(razao.saldo, Centavos(10_000) - razao.debitos);
+    assert_eq!(ledger.debitos, Centavos(preco.get() * cobradas as i64));
+    assert_eq!(ledger.saldo, Centavos(10_000) - ledger.debitos);
 }
 
 #[tokio::test]
 async fn a_record_written_by_one_process_is_served_by_the_others_at_once() {
     let teste = "a_record_written_by_one_process_is_served_by_the_others_at_once";
-    let Some(banco) = BancoTeste::criar(teste).await else {
+    let Some(database) = BancoTeste::create(teste).await else {
         return;
     };
-    let store = preparar(&banco).await;
-    let conta = carapi_service::criar_conta(store.as_ref(), NovaConta::default())
+    let store = prepare(&database).await;
+    let conta = carapi_service::create_conta(store.as_ref(), NovaConta::default())
         .await
         .unwrap();
-    let p = servir(&banco.url);
+    let p = serve(&database.url);
     let http = reqwest::Client::new();
     let novo = copias_com_dono(1, &CpfCnpj::from_base("PROCESSO001A").unwrap()).remove(0);
     let url = format!("{}/v1/car/{}", p.base, novo.codigo_car.as_str());
     let r = http.get(&url).bearer_auth(&conta.api_key).send().await;
     assert_eq!(r.unwrap().status(), 404);
     // Written by "another process" (this one, through its own store): a miss is never cached.
-    store.gravar_imoveis(&[novo]).await.unwrap();
+    store.write_imoveis(&[novo]).await.unwrap();
     let r = http.get(&url).bearer_auth(&conta.api_key).send().await;
     assert_eq!(r.unwrap().status(), 200);
 }
@@ -160,54 +160,39 @@ async fn job_lease_has_one_holder_at_a_time_on_both_stores() {
         let n = l.nome;
         let t0 = Utc::now();
         let ate = t0 + Duration::seconds(60);
-        assert!(s.reservar_tarefa("job", "a", t0, ate).await.unwrap(), "{n}");
-        assert!(
-            !s.reservar_tarefa("job", "b", t0, ate).await.unwrap(),
-            "{n}"
-        );
+        assert!(s.reserve_task("job", "a", t0, ate).await.unwrap(), "{n}");
+        assert!(!s.reserve_task("job", "b", t0, ate).await.unwrap(), "{n}");
         // the holder renews
         let t1 = t0 + Duration::seconds(30);
         let ate = t1 + Duration::seconds(60);
-        assert!(s.reservar_tarefa("job", "a", t1, ate).await.unwrap(), "{n}");
+        assert!(s.reserve_task("job", "a", t1, ate).await.unwrap(), "{n}");
         // still held at t0 + 60 s (renewed to t0 + 90 s)
         let t2 = t0 + Duration::seconds(60);
         let novo = t2 + Duration::seconds(60);
-        assert!(
-            !s.reservar_tarefa("job", "b", t2, novo).await.unwrap(),
-            "{n}"
-        );
+        assert!(!s.reserve_task("job", "b", t2, novo).await.unwrap(), "{n}");
         // another job is independent
-        assert!(
-            s.reservar_tarefa("outro", "b", t2, novo).await.unwrap(),
-            "{n}"
-        );
+        assert!(s.reserve_task("outro", "b", t2, novo).await.unwrap(), "{n}");
         // expired: another holder takes it, and the old one cannot
         let t3 = t0 + Duration::seconds(90);
         let novo = t3 + Duration::seconds(60);
-        assert!(
-            s.reservar_tarefa("job", "b", t3, novo).await.unwrap(),
-            "{n}"
-        );
-        assert!(
-            !s.reservar_tarefa("job", "a", t3, novo).await.unwrap(),
-            "{n}"
-        );
+        assert!(s.reserve_task("job", "b", t3, novo).await.unwrap(), "{n}");
+        assert!(!s.reserve_task("job", "a", t3, novo).await.unwrap(), "{n}");
     }
 }
 
 #[tokio::test]
 async fn concurrent_lease_takers_on_two_postgres_pools_get_one_holder() {
     let teste = "concurrent_lease_takers_on_two_postgres_pools_get_one_holder";
-    let Some(banco) = BancoTeste::criar(teste).await else {
+    let Some(database) = BancoTeste::create(teste).await else {
         return;
     };
-    let (a, b) = (banco.store().await, banco.store().await);
+    let (a, b) = (database.store().await, database.store().await);
     let t0 = Utc::now();
     let ate = t0 + Duration::seconds(60);
     let tentativas = (0..20).map(|i| {
         let s = if i % 2 == 0 { a.clone() } else { b.clone() };
         async move {
-            s.reservar_tarefa("reconciliacao", &format!("p{i}"), t0, ate)
+            s.reserve_task("reconciliacao", &format!("p{i}"), t0, ate)
                 .await
                 .unwrap()
         }

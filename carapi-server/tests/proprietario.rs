@@ -48,7 +48,7 @@ async fn alphanumeric_cnpj_with_slash_encoded_or_not() {
     let doc = CpfCnpj::from_base("ZQ9XW8V70A1B").unwrap();
     let mascarado = doc.formatado();
     assert!(mascarado.contains('/'));
-    app.gravar(&copias_com_dono(2, &doc)).await;
+    app.write(&copias_com_dono(2, &doc)).await;
     for caminho in [
         mascarado.clone(),
         mascarado.replace('/', "%2F"),
@@ -97,7 +97,7 @@ async fn more_than_200_cars_are_truncated() {
     let app = App::new().await;
     let c = app.conta_com(10).await;
     let doc = CpfCnpj::parse("11.222.333/0001-81").unwrap();
-    app.gravar(&copias_com_dono(201, &doc)).await;
+    app.write(&copias_com_dono(201, &doc)).await;
     let v = app
         .get(&c.api_key, "/v1/proprietario/11222333000181")
         .await
@@ -113,7 +113,7 @@ async fn more_than_200_cars_are_truncated() {
             .parse()
             .unwrap();
     }
-    app.gravar(&lote).await;
+    app.write(&lote).await;
     let v = app
         .get(&c.api_key, "/v1/proprietario/00000000000191")
         .await

@@ -49,7 +49,7 @@ struct Estado {
 #[derive(Debug)]
 pub struct ProxyPg {
     /// `127.0.0.1:<port>` the proxy listens on.
-    pub endereco: String,
+    pub address: String,
     estado: Arc<Estado>,
     _aceitar: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
@@ -71,9 +71,9 @@ impl ProxyPg {
     ///
     /// # Panics
     /// When no loopback port can be bound.
-    pub async fn novo(database_url: &str) -> ProxyPg {
+    pub async fn new_for(database_url: &str) -> ProxyPg {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind proxy");
-        let endereco = listener.local_addr().unwrap().to_string();
+        let address = listener.local_addr().unwrap().to_string();
         let estado = Arc::new(Estado {
             modo: watch::channel(Modo::Passar).0,
             corte: watch::channel(0).0,
@@ -82,9 +82,9 @@ impl ProxyPg {
             conexoes: AtomicUsize::new(0),
             destino: endereco_de(database_url),
         });
-        let tarefa = tokio::spawn(aceitar(listener, endereco.clone(), estado.clone()));
+        let tarefa = tokio::spawn(aceitar(listener, address.clone(), estado.clone()));
         ProxyPg {
-            endereco,
+            address,
             estado,
             _aceitar: Mutex::new(Some(tarefa)),
         }
@@ -104,7 +104,7 @@ impl ProxyPg {
         let separador = if caminho.contains('?') { '&' } else { '?' };
         format!(
             "{esquema}://{usuario}{}{caminho}{separador}sslmode=disable",
-            self.endereco
+            self.address
         )
     }
 
@@ -148,7 +148,7 @@ impl ProxyPg {
 
 /// The accept loop: closes the listener while the mode is [`Modo::Recusar`] and binds the same
 /// port again when it changes.
-async fn aceitar(listener: TcpListener, endereco: String, estado: Arc<Estado>) {
+async fn aceitar(listener: TcpListener, address: String, estado: Arc<Estado>) {
     let mut listener = Some(listener);
     let mut modo = estado.modo.subscribe();
     loop {
@@ -162,7 +162,7 @@ async fn aceitar(listener: TcpListener, endereco: String, estado: Arc<Estado>) {
         }
         let l = match listener.take() {
             Some(l) => l,
-            None => match TcpListener::bind(&endereco).await {
+            None => match TcpListener::bind(&address).await {
                 Ok(l) => l,
                 Err(_) => {
                     tokio::time::sleep(std::time::Duration::from_millis(10)).await;
@@ -172,9 +172,9 @@ async fn aceitar(listener: TcpListener, endereco: String, estado: Arc<Estado>) {
         };
         tokio::select! {
             aceito = l.accept() => {
-                if let Ok((cliente, _)) = aceito {
+                if let Ok((client_addr, _)) = aceito {
                     estado.conexoes.fetch_add(1, Ordering::SeqCst);
-                    tokio::spawn(conexao(cliente, estado.clone()));
+                    tokio::spawn(connection(client_addr, estado.clone()));
                 }
                 listener = Some(l);
             }
@@ -189,14 +189,14 @@ async fn aceitar(listener: TcpListener, endereco: String, estado: Arc<Estado>) {
 }
 
 /// One proxied connection: two pumps, cut together.
-async fn conexao(cliente: TcpStream, estado: Arc<Estado>) {
-    let Ok(servidor) = TcpStream::connect(&estado.destino).await else {
+async fn connection(client_addr: TcpStream, estado: Arc<Estado>) {
+    let Ok(server) = TcpStream::connect(&estado.destino).await else {
         return;
     };
-    let _ = cliente.set_nodelay(true);
-    let _ = servidor.set_nodelay(true);
-    let (cl_leitura, cl_escrita) = cliente.into_split();
-    let (sv_leitura, sv_escrita) = servidor.into_split();
+    let _ = client_addr.set_nodelay(true);
+    let _ = server.set_nodelay(true);
+    let (cl_leitura, cl_escrita) = client_addr.into_split();
+    let (sv_leitura, sv_escrita) = server.into_split();
     let perder = Arc::new(AtomicBool::new(false));
     let mut corte = estado.corte.subscribe();
     corte.borrow_and_update();
@@ -277,11 +277,13 @@ mod testes {
 
     #[tokio::test]
     async fn a_lost_commit_reply_fails_the_commit_although_postgres_committed() {
-        let Some(banco) = BancoTeste::criar("proxy_pg commit perdido").await else {
+        let Some(database) = BancoTeste::create("proxy_pg commit perdido").await else {
             return;
         };
-        let proxy = ProxyPg::novo(&banco.url).await;
-        let mut c = PgConnection::connect(&proxy.url(&banco.url)).await.unwrap();
+        let proxy = ProxyPg::new_for(&database.url).await;
+        let mut c = PgConnection::connect(&proxy.url(&database.url))
+            .await
+            .unwrap();
         c.execute("CREATE TABLE t (x int)").await.unwrap();
         let mut tx = c.begin().await.unwrap();
         tx.execute("INSERT INTO t VALUES (1)").await.unwrap();
@@ -292,7 +294,7 @@ mod testes {
         );
         assert_eq!(proxy.commits_perdidos(), 1);
 
-        let mut direto = PgConnection::connect(&banco.url).await.unwrap();
+        let mut direto = PgConnection::connect(&database.url).await.unwrap();
         let (n,): (i64,) = sqlx::query_as("SELECT count(*) FROM t")
             .fetch_one(&mut direto)
             .await
@@ -302,11 +304,11 @@ mod testes {
 
     #[tokio::test]
     async fn a_refusing_port_refuses_and_opens_again() {
-        let Some(banco) = BancoTeste::criar("proxy_pg recusar").await else {
+        let Some(database) = BancoTeste::create("proxy_pg recusar").await else {
             return;
         };
-        let proxy = ProxyPg::novo(&banco.url).await;
-        let url = proxy.url(&banco.url);
+        let proxy = ProxyPg::new_for(&database.url).await;
+        let url = proxy.url(&database.url);
         proxy.recusar();
         tokio::time::sleep(Duration::from_millis(50)).await;
         let erro = PgConnection::connect(&url).await.unwrap_err().to_string();
@@ -327,11 +329,11 @@ mod testes {
 
     #[tokio::test]
     async fn a_cut_ends_open_connections_and_a_swallowing_proxy_answers_nothing() {
-        let Some(banco) = BancoTeste::criar("proxy_pg cortar").await else {
+        let Some(database) = BancoTeste::create("proxy_pg cortar").await else {
             return;
         };
-        let proxy = ProxyPg::novo(&banco.url).await;
-        let url = proxy.url(&banco.url);
+        let proxy = ProxyPg::new_for(&database.url).await;
+        let url = proxy.url(&database.url);
         let mut c = PgConnection::connect(&url).await.unwrap();
         proxy.cortar_conexoes();
         tokio::time::sleep(Duration::from_millis(50)).await;

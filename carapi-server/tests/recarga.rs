@@ -225,7 +225,7 @@ async fn same_amount_within_10_minutes_is_reused() {
         .post(&c.api_key, "/v1/recarga", r#"{"valor": 500}"#)
         .await
         .ok();
-    app.avancar(9 * 60);
+    app.advance(9 * 60);
     let b = app
         .post(&c.api_key, "/v1/recarga", r#"{"valor": 500.00}"#)
         .await
@@ -246,7 +246,7 @@ async fn same_amount_within_10_minutes_is_reused() {
         .ok();
     assert_eq!(e["reaproveitada"], false);
     // after 10 minutes: new charge
-    app.avancar(2 * 60);
+    app.advance(2 * 60);
     let f = app
         .post(&c.api_key, "/v1/recarga", r#"{"valor": 500}"#)
         .await
@@ -258,10 +258,10 @@ async fn same_amount_within_10_minutes_is_reused() {
         .psp
         .as_ref()
         .unwrap()
-        .pagar(f["paymentId"].as_str().unwrap(), chrono::Utc::now())
+        .pay(f["paymentId"].as_str().unwrap(), chrono::Utc::now())
         .await
         .unwrap();
-    carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
+    carapi_service::reconcile::run_once(&app.state.store, &app.state.pix)
         .await
         .unwrap();
     let g = app
@@ -288,7 +288,7 @@ async fn status_and_list_only_read() {
         .psp
         .as_ref()
         .unwrap()
-        .pagar(payment, chrono::Utc::now())
+        .pay(payment, chrono::Utc::now())
         .await
         .unwrap();
     for _ in 0..3 {
@@ -321,7 +321,7 @@ async fn status_and_list_only_read() {
         0
     );
 
-    carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
+    carapi_service::reconcile::run_once(&app.state.store, &app.state.pix)
         .await
         .unwrap();
     let r = app.get(&c.api_key, &format!("/v1/recarga/{id}")).await;
@@ -373,7 +373,7 @@ async fn list_is_newest_first_and_paginated() {
                 .ok()["recargaId"]
                 .clone(),
         );
-        app.avancar(1);
+        app.advance(1);
     }
     let l = app.get(&c.api_key, "/v1/recargas?size=2").await.ok();
     assert_eq!(l["total"], 3);

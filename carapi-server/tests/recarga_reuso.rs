@@ -6,56 +6,54 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use async_trait::async_trait;
-use carapi_service::pix::{
-    CobrancaCriada, PedidoCobranca, PixError, PixProvider, SituacaoPagamento,
-};
+use carapi_service::pix::{ChargeCreated, CobrancaRequest, PaymentState, PixError, PixProvider};
 
-use crate::servidor::{Servidor, bancos};
+use crate::server::{Servidor, bancos};
 
-/// The simulated provider, counting the charges it is asked to create; the first `falhas`
+/// The simulated provider, counting the charges it is asked to create; the first `faults`
 /// creations fail.
 #[derive(Debug)]
 struct PspContado {
     interno: Arc<dyn PixProvider>,
     criadas: Arc<AtomicU32>,
-    falhas: AtomicU32,
+    faults: AtomicU32,
 }
 
 #[async_trait]
 impl PixProvider for PspContado {
-    async fn criar_cobranca(&self, p: PedidoCobranca) -> Result<CobrancaCriada, PixError> {
+    async fn create_charge(&self, p: CobrancaRequest) -> Result<ChargeCreated, PixError> {
         self.criadas.fetch_add(1, Ordering::SeqCst);
         // a provider that takes a moment, so that concurrent requests overlap its call
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         if self
-            .falhas
+            .faults
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
             .is_ok()
         {
             return Err(PixError("falha simulada".into()));
         }
-        self.interno.criar_cobranca(p).await
+        self.interno.create_charge(p).await
     }
 
-    async fn consultar(&self, payment_id: &str) -> Result<SituacaoPagamento, PixError> {
-        self.interno.consultar(payment_id).await
+    async fn query(&self, payment_id: &str) -> Result<PaymentState, PixError> {
+        self.interno.query(payment_id).await
     }
 }
 
 async fn servidor_contado(
-    banco: &crate::servidor::Banco,
-    falhas: u32,
+    database: &crate::server::DatabaseArgs,
+    faults: u32,
 ) -> (Servidor, Arc<AtomicU32>) {
     let criadas = Arc::new(AtomicU32::new(0));
     let c = criadas.clone();
     let s = Servidor::com(
-        banco,
+        database,
         |_| {},
         move |interno| {
             Arc::new(PspContado {
                 interno,
                 criadas: c,
-                falhas: AtomicU32::new(falhas),
+                faults: AtomicU32::new(faults),
             })
         },
     )
@@ -65,11 +63,11 @@ async fn servidor_contado(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_concurrent_identical_top_ups_make_one_provider_charge() {
-    for banco in bancos("fifty_concurrent_identical_top_ups_make_one_provider_charge").await {
-        let (s, criadas) = servidor_contado(&banco, 0).await;
+    for database in bancos("fifty_concurrent_identical_top_ups_make_one_provider_charge").await {
+        let (s, criadas) = servidor_contado(&database, 0).await;
         let s = Arc::new(s);
         let c = s.conta(0).await;
-        let tarefas: Vec<_> = (0..50)
+        let tasks: Vec<_> = (0..50)
             .map(|_| {
                 let (s, key) = (s.clone(), c.api_key.clone());
                 tokio::spawn(
@@ -78,7 +76,7 @@ async fn fifty_concurrent_identical_top_ups_make_one_provider_charge() {
             })
             .collect();
         let (mut ids, mut payments, mut reusadas) = (HashSet::new(), HashSet::new(), 0);
-        for t in tarefas {
+        for t in tasks {
             let (st, v) = t.await.unwrap();
             assert_eq!(st, 200, "{}: {v}", s.nome);
             ids.insert(v["recargaId"].as_str().unwrap().to_owned());
@@ -108,8 +106,8 @@ async fn fifty_concurrent_identical_top_ups_make_one_provider_charge() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_provider_failure_leaves_nothing_to_reuse() {
-    for banco in bancos("a_provider_failure_leaves_nothing_to_reuse").await {
-        let (s, criadas) = servidor_contado(&banco, 1).await;
+    for database in bancos("a_provider_failure_leaves_nothing_to_reuse").await {
+        let (s, criadas) = servidor_contado(&database, 1).await;
         let c = s.conta(0).await;
         let (st, v) = s.post(&c.api_key, "/v1/recarga", r#"{"valor": 700}"#).await;
         assert_eq!(

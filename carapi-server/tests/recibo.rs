@@ -1,5 +1,5 @@
 use carapi_sdk::sandbox;
-use carapi_service::ReciboModo;
+use carapi_service::ReciboMode;
 
 use crate::helpers::*;
 
@@ -52,7 +52,7 @@ async fn record_without_receipt_is_404_recibo_nao_encontrado() {
 
 #[tokio::test]
 async fn sandbox_receipts() {
-    let app = App::com(|c| c.recibo = ReciboModo::Indisponivel).await;
+    let app = App::com(|c| c.recibo = ReciboMode::Indisponivel).await;
     let c = app.conta_com(0).await;
     let r = app
         .get(
@@ -80,7 +80,7 @@ async fn sandbox_receipts() {
 
 #[tokio::test]
 async fn service_unavailable_503_is_reachable_by_configuration_and_not_charged() {
-    let app = App::com(|c| c.recibo = ReciboModo::Indisponivel).await;
+    let app = App::com(|c| c.recibo = ReciboMode::Indisponivel).await;
     let c = app.conta_com(20).await;
     app.get(&c.api_key, &format!("/v1/car/{CODIGO}/recibo"))
         .await
@@ -97,7 +97,7 @@ async fn service_unavailable_503_is_reachable_by_configuration_and_not_charged()
 
 #[tokio::test]
 async fn streaming_failure_502_is_reachable_by_configuration_and_not_charged() {
-    let app = App::com(|c| c.recibo = ReciboModo::FalhaStream).await;
+    let app = App::com(|c| c.recibo = ReciboMode::FalhaStream).await;
     let c = app.conta_com(20).await;
     app.get(&c.api_key, &format!("/v1/car/{CODIGO}/recibo"))
         .await

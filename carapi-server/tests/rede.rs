@@ -36,32 +36,32 @@ pub struct Servidor {
 pub async fn servidores(teste: &str, ajuste: impl Fn(&mut Config)) -> Vec<Servidor> {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("carapi.db").display());
-    let mut v = vec![Servidor::novo("sqlite", &url, &ajuste, Some(dir), None).await];
-    if let Some(banco) = BancoTeste::criar(teste).await {
-        let url = banco.url.clone();
-        v.push(Servidor::novo("postgres", &url, &ajuste, None, Some(banco)).await);
+    let mut v = vec![Servidor::new_for("sqlite", &url, &ajuste, Some(dir), None).await];
+    if let Some(database) = BancoTeste::create(teste).await {
+        let url = database.url.clone();
+        v.push(Servidor::new_for("postgres", &url, &ajuste, None, Some(database)).await);
     }
     v
 }
 
 impl Servidor {
-    async fn novo(
+    async fn new_for(
         nome: &'static str,
         url: &str,
         ajuste: &impl Fn(&mut Config),
         dir: Option<TempDir>,
-        banco: Option<BancoTeste>,
+        database: Option<BancoTeste>,
     ) -> Servidor {
         let mut config = Config::local(url);
         config.rate_limit = None;
-        config.borda.nao_autenticados_por_segundo = None;
+        config.edge.unauthenticated_per_second = None;
         ajuste(&mut config);
         Servidor {
             nome,
             srv: spawn(config).await.unwrap(),
             http: reqwest::Client::builder().timeout(GUARDA).build().unwrap(),
             _dir: dir,
-            _banco: banco,
+            _banco: database,
         }
     }
 
@@ -73,7 +73,7 @@ impl Servidor {
     /// An account with `saldo` BRL.
     pub async fn conta(&self, saldo: i64) -> ContaCriada {
         self.srv
-            .criar_conta(NovaConta {
+            .create_conta(NovaConta {
                 saldo: saldo.into(),
                 ..NovaConta::default()
             })
@@ -119,11 +119,11 @@ impl Servidor {
     }
 }
 
-/// Asserts [`carapi_service::Razao::consistente`] for every account of `store`.
+/// Asserts [`carapi_service::Ledger::is_consistent`] for every account of `store`.
 pub async fn verificar_razoes(nome: &str, store: &dyn Store) {
     for id in store.contas().await.unwrap() {
-        let r = store.razao(id).await.unwrap().unwrap();
-        assert!(r.consistente(), "[{nome}] ledger check failed: {r:?}");
+        let r = store.ledger(id).await.unwrap().unwrap();
+        assert!(r.is_consistent(), "[{nome}] ledger check failed: {r:?}");
     }
 }
 
@@ -159,7 +159,7 @@ impl Bruta {
 
 /// Sends `bytes` on a new connection to `srv`, then reads the answer until the server closes
 /// (send `Connection: close`). Fails when nothing comes back within [`GUARDA`].
-pub async fn bruto(srv: &RunningServer, bytes: &[u8]) -> Bruta {
+pub async fn raw(srv: &RunningServer, bytes: &[u8]) -> Bruta {
     let mut tcp = TcpStream::connect(srv.addr()).await.unwrap();
     tcp.write_all(bytes).await.unwrap();
     ler_ate_fechar(&mut tcp).await
@@ -168,7 +168,7 @@ pub async fn bruto(srv: &RunningServer, bytes: &[u8]) -> Bruta {
 /// Reads what the server sends until it closes the connection (a reset counts as closed).
 pub async fn ler_ate_fechar(tcp: &mut TcpStream) -> Bruta {
     let mut tudo = Vec::new();
-    let leitura = async {
+    let reading = async {
         let mut buf = [0u8; 8192];
         loop {
             match tcp.read(&mut buf).await {
@@ -177,7 +177,7 @@ pub async fn ler_ate_fechar(tcp: &mut TcpStream) -> Bruta {
             }
         }
     };
-    tokio::time::timeout(GUARDA, leitura)
+    tokio::time::timeout(GUARDA, reading)
         .await
         .expect("the server neither answered nor closed the connection");
     separar(&tudo)
@@ -202,14 +202,14 @@ fn separar(tudo: &[u8]) -> Bruta {
 }
 
 /// A request head with `Connection: close` and the given extra header lines.
-pub fn pedido(metodo: &str, path: &str, extras: &[&[u8]], corpo: &[u8]) -> Vec<u8> {
-    let mut v = format!("{metodo} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n")
+pub fn pedido(method: &str, path: &str, extras: &[&[u8]], corpo: &[u8]) -> Vec<u8> {
+    let mut v = format!("{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n")
         .into_bytes();
     for e in extras {
         v.extend_from_slice(e);
         v.extend_from_slice(b"\r\n");
     }
-    if !corpo.is_empty() || matches!(metodo, "POST" | "PUT") {
+    if !corpo.is_empty() || matches!(method, "POST" | "PUT") {
         v.extend_from_slice(format!("Content-Length: {}\r\n", corpo.len()).as_bytes());
     }
     v.extend_from_slice(b"\r\n");

@@ -19,7 +19,7 @@ async fn spawn_serves_the_contract_and_pays_top_ups() {
     assert_ne!(server.addr().port(), 0);
     let base = server.base_url();
     assert_eq!(base, format!("http://{}", server.addr()));
-    let conta = server.criar_conta(NovaConta::default()).await.unwrap();
+    let conta = server.create_conta(NovaConta::default()).await.unwrap();
     let json = serde_json::to_value(&conta).unwrap();
     assert!(json["contaId"].is_number() && json["apiKey"].is_string());
 
@@ -44,22 +44,22 @@ async fn spawn_serves_the_contract_and_pays_top_ups() {
         .await
         .unwrap();
     let id: uuid::Uuid = criada["recargaId"].as_str().unwrap().parse().unwrap();
-    server.pagar_recarga(id).await.unwrap();
-    server.pagar_recarga(id).await.unwrap();
+    server.pay_recarga(id).await.unwrap();
+    server.pay_recarga(id).await.unwrap();
     let (_, v) = get(&http, &format!("{base}/v1/recarga/{id}"), &conta.api_key).await;
     assert_eq!(v["status"], "Confirmado");
     assert_eq!(v["saldoAtual"], 599.0);
     assert!(matches!(
-        server.pagar("PIXNAOEXISTE").await,
+        server.pay("PIXNAOEXISTE").await,
         Err(carapi_service::ServerError::NaoEncontrado(_))
     ));
     assert!(matches!(
-        server.pagar_recarga(uuid::Uuid::nil()).await,
+        server.pay_recarga(uuid::Uuid::nil()).await,
         Err(carapi_service::ServerError::NaoEncontrado(_))
     ));
-    let razao = server.verificar_razao(conta.conta_id).await.unwrap();
-    assert!(razao.consistente(), "{razao:?}");
-    assert_eq!(razao.saldo, carapi_service::Centavos(59_900));
+    let ledger = server.check_ledger(conta.conta_id).await.unwrap();
+    assert!(ledger.is_consistent(), "{ledger:?}");
+    assert_eq!(ledger.saldo, carapi_service::Centavos(59_900));
     server.shutdown().await;
     assert!(
         http.get(format!("{base}/v1/saldo")).send().await.is_err(),
@@ -86,7 +86,7 @@ async fn two_servers_on_one_database_confirm_through_the_store() {
     let a = spawn(Config::local(&url)).await.unwrap();
     let b = spawn(Config::local(&url)).await.unwrap();
     let conta = a
-        .criar_conta(NovaConta {
+        .create_conta(NovaConta {
             saldo: 0.into(),
             ..NovaConta::default()
         })
@@ -103,9 +103,7 @@ async fn two_servers_on_one_database_confirm_through_the_store() {
         .json()
         .await
         .unwrap();
-    b.pagar(criada["paymentId"].as_str().unwrap())
-        .await
-        .unwrap();
+    b.pay(criada["paymentId"].as_str().unwrap()).await.unwrap();
     let (_, v) = get(&http, &format!("{}/v1/saldo", a.base_url()), &conta.api_key).await;
     assert_eq!(v["saldoReais"], 1050.0);
     a.shutdown().await;
@@ -115,7 +113,7 @@ async fn two_servers_on_one_database_confirm_through_the_store() {
 #[tokio::test]
 async fn an_in_memory_url_charges_through_the_same_writer() {
     let server = spawn(Config::local("sqlite::memory:")).await.unwrap();
-    let conta = server.criar_conta(NovaConta::default()).await.unwrap();
+    let conta = server.create_conta(NovaConta::default()).await.unwrap();
     let http = reqwest::Client::new();
     let base = server.base_url();
     let (s, v) = get(&http, &format!("{base}/v1/car/{CODIGO}"), &conta.api_key).await;
@@ -134,10 +132,10 @@ async fn an_in_memory_url_charges_through_the_same_writer() {
     );
     assert!(
         server
-            .verificar_razao(conta.conta_id)
+            .check_ledger(conta.conta_id)
             .await
             .unwrap()
-            .consistente()
+            .is_consistent()
     );
     // Another in-memory server is a separate database.
     let outro = spawn(Config::local("sqlite::memory:")).await.unwrap();

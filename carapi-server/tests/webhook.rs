@@ -2,18 +2,15 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::Request;
-use carapi_service::webhook::{CABECALHO_ASSINATURA, EventoPix, assinar};
+use carapi_service::webhook::{PixEvent, SIGNATURE_HEADER, sign};
 
 use crate::helpers::*;
 
-fn entrega(segredo: &str, evento: &EventoPix) -> Request<Body> {
+fn entrega(secret: &str, evento: &PixEvent) -> Request<Body> {
     let corpo = serde_json::to_vec(evento).unwrap();
     Request::post("/webhooks/pix")
         .header("content-type", "application/json")
-        .header(
-            CABECALHO_ASSINATURA,
-            assinar(segredo, &corpo, chrono::Utc::now()),
-        )
+        .header(SIGNATURE_HEADER, sign(secret, &corpo, chrono::Utc::now()))
         .body(Body::from(corpo))
         .unwrap()
 }
@@ -39,14 +36,14 @@ async fn signed_webhook_credits_amount_plus_bonus_once() {
         .psp
         .as_ref()
         .unwrap()
-        .pagar(&payment, chrono::Utc::now())
+        .pay(&payment, chrono::Utc::now())
         .await
         .unwrap();
-    let segredo = app.state.segredo_webhook().await.unwrap().to_string();
+    let secret = app.state.webhook_secret().await.unwrap().to_string();
     let v = app
         .send(entrega(
-            &segredo,
-            &EventoPix::pago(&payment, chrono::Utc::now()),
+            &secret,
+            &PixEvent::pago(&payment, chrono::Utc::now()),
         ))
         .await
         .ok();
@@ -57,22 +54,22 @@ async fn signed_webhook_credits_amount_plus_bonus_once() {
     for _ in 0..3 {
         let v = app
             .send(entrega(
-                &segredo,
-                &EventoPix::pago(&payment, chrono::Utc::now()),
+                &secret,
+                &PixEvent::pago(&payment, chrono::Utc::now()),
             ))
             .await
             .ok();
         assert_eq!(v["creditada"], false);
     }
     assert_eq!(
-        carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
+        carapi_service::reconcile::run_once(&app.state.store, &app.state.pix)
             .await
             .unwrap(),
         0
     );
     assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 2703.0);
-    let razao = app.store().razao(c.conta_id).await.unwrap().unwrap();
-    assert!(razao.consistente(), "{razao:?}");
+    let ledger = app.store().ledger(c.conta_id).await.unwrap().unwrap();
+    assert!(ledger.is_consistent(), "{ledger:?}");
 }
 
 #[tokio::test]
@@ -85,16 +82,16 @@ async fn a_replayed_delivery_older_than_five_minutes_is_refused_and_credits_noth
         .psp
         .as_ref()
         .unwrap()
-        .pagar(&payment, agora)
+        .pay(&payment, agora)
         .await
         .unwrap();
-    let segredo = app.state.segredo_webhook().await.unwrap().to_string();
-    let corpo = serde_json::to_vec(&EventoPix::pago(&payment, agora)).unwrap();
+    let secret = app.state.webhook_secret().await.unwrap().to_string();
+    let corpo = serde_json::to_vec(&PixEvent::pago(&payment, agora)).unwrap();
     // A delivery captured six minutes ago: its MAC is valid, its timestamp is not.
     let antiga = agora - chrono::Duration::minutes(6);
     let replay = Request::post("/webhooks/pix")
         .header("content-type", "application/json")
-        .header(CABECALHO_ASSINATURA, assinar(&segredo, &corpo, antiga))
+        .header(SIGNATURE_HEADER, sign(&secret, &corpo, antiga))
         .body(Body::from(corpo.clone()))
         .unwrap();
     let v = app.send(replay).await.erro(401, "TOKEN_INVALIDO");
@@ -102,7 +99,7 @@ async fn a_replayed_delivery_older_than_five_minutes_is_refused_and_credits_noth
     assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 0.0);
     // The same event signed now is credited.
     let v = app
-        .send(entrega(&segredo, &EventoPix::pago(&payment, agora)))
+        .send(entrega(&secret, &PixEvent::pago(&payment, agora)))
         .await
         .ok();
     assert_eq!(v["creditada"], true);
@@ -113,7 +110,7 @@ async fn bad_or_missing_signature_is_rejected_and_changes_nothing() {
     let app = App::new().await;
     let c = app.conta_com(0).await;
     let (_, payment) = recarga(&app, &c.api_key, 500).await;
-    let evento = EventoPix::pago(&payment, chrono::Utc::now());
+    let evento = PixEvent::pago(&payment, chrono::Utc::now());
     app.send(entrega("segredo-errado", &evento))
         .await
         .erro(401, "TOKEN_INVALIDO");
@@ -123,12 +120,12 @@ async fn bad_or_missing_signature_is_rejected_and_changes_nothing() {
         .unwrap();
     app.send(sem).await.erro(401, "TOKEN_INVALIDO");
     // signature of another body
-    let outro = serde_json::to_vec(&EventoPix::pago("PIXOUTRO", chrono::Utc::now())).unwrap();
+    let outro = serde_json::to_vec(&PixEvent::pago("PIXOUTRO", chrono::Utc::now())).unwrap();
     let trocada = Request::post("/webhooks/pix")
         .header(
-            CABECALHO_ASSINATURA,
-            assinar(
-                &app.state.segredo_webhook().await.unwrap(),
+            SIGNATURE_HEADER,
+            sign(
+                &app.state.webhook_secret().await.unwrap(),
                 &outro,
                 chrono::Utc::now(),
             ),
@@ -148,20 +145,20 @@ async fn bad_or_missing_signature_is_rejected_and_changes_nothing() {
         .await;
     r.erro(401, "TOKEN_INVALIDO");
     // unknown payment (well signed) is 404; other statuses are acknowledged and ignored
-    let segredo = app.state.segredo_webhook().await.unwrap().to_string();
+    let secret = app.state.webhook_secret().await.unwrap().to_string();
     app.send(entrega(
-        &segredo,
-        &EventoPix::pago("PIXDESCONHECIDO", chrono::Utc::now()),
+        &secret,
+        &PixEvent::pago("PIXDESCONHECIDO", chrono::Utc::now()),
     ))
     .await
     .erro(404, "RECARGA_NAO_ENCONTRADA");
-    let ignorado = EventoPix {
+    let ignorado = PixEvent {
         payment_id: payment.clone(),
         status: "criado".into(),
         pago_em: None,
     };
     assert_eq!(
-        app.send(entrega(&segredo, &ignorado)).await.ok()["creditada"],
+        app.send(entrega(&secret, &ignorado)).await.ok()["creditada"],
         false
     );
     assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 0.0);
@@ -175,7 +172,7 @@ async fn reconciliation_credits_when_the_webhook_never_arrives() {
     let (_, outro) = recarga(&app, &c.api_key, 700).await;
     // not paid yet: nothing happens
     assert_eq!(
-        carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
+        carapi_service::reconcile::run_once(&app.state.store, &app.state.pix)
             .await
             .unwrap(),
         0
@@ -184,17 +181,17 @@ async fn reconciliation_credits_when_the_webhook_never_arrives() {
         .psp
         .as_ref()
         .unwrap()
-        .pagar(&payment, chrono::Utc::now())
+        .pay(&payment, chrono::Utc::now())
         .await
         .unwrap();
     assert_eq!(
-        carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
+        carapi_service::reconcile::run_once(&app.state.store, &app.state.pix)
             .await
             .unwrap(),
         1
     );
     assert_eq!(
-        carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
+        carapi_service::reconcile::run_once(&app.state.store, &app.state.pix)
             .await
             .unwrap(),
         0
@@ -205,11 +202,11 @@ async fn reconciliation_credits_when_the_webhook_never_arrives() {
         "Confirmado"
     );
     // a late webhook for it changes nothing; the other one is still pending
-    let segredo = app.state.segredo_webhook().await.unwrap().to_string();
+    let secret = app.state.webhook_secret().await.unwrap().to_string();
     assert_eq!(
         app.send(entrega(
-            &segredo,
-            &EventoPix::pago(&payment, chrono::Utc::now())
+            &secret,
+            &PixEvent::pago(&payment, chrono::Utc::now())
         ))
         .await
         .ok()["creditada"],
@@ -235,27 +232,27 @@ async fn same_webhook_20_times_concurrently_while_reconciliation_runs_credits_on
             .psp
             .as_ref()
             .unwrap()
-            .pagar(&payment, chrono::Utc::now())
+            .pay(&payment, chrono::Utc::now())
             .await
             .unwrap();
-        let segredo = app.state.segredo_webhook().await.unwrap().to_string();
-        let mut tarefas = Vec::new();
+        let secret = app.state.webhook_secret().await.unwrap().to_string();
+        let mut tasks = Vec::new();
         for i in 0..20 {
             let app = app.clone();
             let payment = payment.clone();
-            let segredo = segredo.clone();
-            tarefas.push(tokio::spawn(async move {
+            let secret = secret.clone();
+            tasks.push(tokio::spawn(async move {
                 let mut n = 0;
                 if i % 5 == 0 {
                     // reconciliation passes interleaved with the deliveries
-                    n += carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
+                    n += carapi_service::reconcile::run_once(&app.state.store, &app.state.pix)
                         .await
                         .unwrap();
                 }
                 let v = app
                     .send(entrega(
-                        &segredo,
-                        &EventoPix::pago(&payment, chrono::Utc::now()),
+                        &secret,
+                        &PixEvent::pago(&payment, chrono::Utc::now()),
                     ))
                     .await
                     .ok();
@@ -265,13 +262,13 @@ async fn same_webhook_20_times_concurrently_while_reconciliation_runs_credits_on
         let reconciliadas = {
             let app = app.clone();
             tokio::spawn(async move {
-                carapi_service::reconcile::executar(&app.state.store, &app.state.pix)
+                carapi_service::reconcile::run_once(&app.state.store, &app.state.pix)
                     .await
                     .unwrap()
             })
         };
         let mut creditos = 0;
-        for t in tarefas {
+        for t in tasks {
             creditos += t.await.unwrap();
         }
         creditos += reconciliadas.await.unwrap();
@@ -281,7 +278,7 @@ async fn same_webhook_20_times_concurrently_while_reconciliation_runs_credits_on
     let esperado = 1.0 + (1000.0 + 50.0) + (1001.0 + 50.05) + (1002.0 + 50.10);
     let saldo = app.saldo(&c.api_key).await["saldoReais"].as_f64().unwrap();
     assert!((saldo - esperado).abs() < 1e-9, "{saldo} != {esperado}");
-    let razao = app.store().razao(c.conta_id).await.unwrap().unwrap();
-    assert!(razao.consistente(), "{razao:?}");
-    assert_eq!(razao.creditado_recargas, carapi_service::Centavos(315_315));
+    let ledger = app.store().ledger(c.conta_id).await.unwrap().unwrap();
+    assert!(ledger.is_consistent(), "{ledger:?}");
+    assert_eq!(ledger.creditado_recargas, carapi_service::Centavos(315_315));
 }

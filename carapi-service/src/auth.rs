@@ -6,23 +6,23 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 /// Prefix of every key, so a leaked key is recognisable by secret scanners.
-pub const PREFIXO: &str = "car_";
+pub const PREFIX: &str = "car_";
 
 /// A new random API key: `car_` followed by 64 hex characters (256 bits from the OS RNG).
-pub fn gerar_chave() -> String {
+pub fn generate_key() -> String {
     let mut bytes = [0u8; 32];
     rand::rng().fill_bytes(&mut bytes);
-    format!("{PREFIXO}{}", hex::encode(bytes))
+    format!("{PREFIX}{}", hex::encode(bytes))
 }
 
 /// Hex SHA-256 of `chave`, the form stored and looked up.
-pub fn hash_chave(chave: &str) -> String {
+pub fn key_hash(chave: &str) -> String {
     hex::encode(Sha256::digest(chave.as_bytes()))
 }
 
 /// True when `chave` hashes to `armazenado`, compared in constant time.
-pub fn confere(chave: &str, armazenado: &str) -> bool {
-    hash_chave(chave)
+pub fn matches_expected(chave: &str, armazenado: &str) -> bool {
+    key_hash(chave)
         .as_bytes()
         .ct_eq(armazenado.as_bytes())
         .into()
@@ -41,14 +41,14 @@ mod tests {
 
     #[test]
     fn keys_are_long_random_and_hashed() {
-        let a = gerar_chave();
-        let b = gerar_chave();
+        let a = generate_key();
+        let b = generate_key();
         assert_ne!(a, b);
-        assert_eq!(a.len(), PREFIXO.len() + 64);
-        let h = hash_chave(&a);
+        assert_eq!(a.len(), PREFIX.len() + 64);
+        let h = key_hash(&a);
         assert_eq!(h.len(), 64);
-        assert!(confere(&a, &h));
-        assert!(!confere(&b, &h));
+        assert!(matches_expected(&a, &h));
+        assert!(!matches_expected(&b, &h));
         assert_eq!(bearer("Bearer abc"), Some("abc"));
         assert_eq!(bearer("bearer  abc "), Some("abc"));
         assert_eq!(bearer("Basic abc"), None);

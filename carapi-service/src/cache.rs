@@ -1,6 +1,6 @@
 //! In-memory caches for the reads every lookup makes, in front of any [`Store`]:
 //!
-//! - API key hash -> account id, kept at most [`VALIDADE_CHAVE`]: a key rotated or revoked
+//! - API key hash -> account id, kept at most [`KEY_TTL`]: a key rotated or revoked
 //!   (`carapi-server account rotate | revoke`, another process) is refused by every server
 //!   process within that time, on either store. Only hits are kept: a key unknown here (an
 //!   account created by another process, e.g. `carapi-server account create`) is looked up in
@@ -10,7 +10,7 @@
 //! - CAR code -> record. Records only change through `import` (or the bundled load at start).
 //!   Misses are not cached, so a record imported by another process is found at once; a record
 //!   that `import` *replaces* while the server runs is served as it was for at most
-//!   [`VALIDADE_IMOVEL`]. The charge never reads this cache: `cache` in the answer comes from the
+//!   [`IMOVEL_TTL`]. The charge never reads this cache: `cache` in the answer comes from the
 //!   store, inside the charge's transaction.
 
 use std::sync::Arc;
@@ -24,27 +24,27 @@ use crate::store::{Conta, ContaId, Store, StoreError};
 
 /// How long a key -> account entry is trusted before the store is asked again: the longest
 /// a revoked or rotated key still opens its account on a running server.
-pub const VALIDADE_CHAVE: Duration = Duration::from_secs(5);
+pub const KEY_TTL: Duration = Duration::from_secs(5);
 
 /// How long a cached CAR record is served before it is read from the store again.
-pub const VALIDADE_IMOVEL: Duration = Duration::from_secs(60);
+pub const IMOVEL_TTL: Duration = Duration::from_secs(60);
 
 /// Most keys remembered (a 64-byte hash and an id each).
-const MAX_CHAVES: u64 = 100_000;
+const MAX_KEYS: u64 = 100_000;
 /// Most CAR records remembered.
 const MAX_IMOVEIS: u64 = 10_000;
 
 /// The caches of one server (shared by its handlers).
 #[derive(Clone)]
 pub struct Caches {
-    chaves: Cache<String, ContaId>,
+    keys: Cache<String, ContaId>,
     imoveis: Cache<String, Arc<Imovel>>,
 }
 
 impl std::fmt::Debug for Caches {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Caches")
-            .field("chaves", &self.chaves.entry_count())
+            .field("chaves", &self.keys.entry_count())
             .field("imoveis", &self.imoveis.entry_count())
             .finish()
     }
@@ -56,21 +56,21 @@ impl Default for Caches {
     }
 }
 
-/// Who a key belongs to, as [`Caches::conta_da_chave`] found it.
+/// Who a key belongs to, as [`Caches::conta_of_key`] found it.
 #[derive(Debug)]
-pub enum Titular {
+pub enum KeyOwner {
     /// From the cache: only the id is known.
     Id(ContaId),
     /// From the store: the account as it is now.
     Conta(Conta),
 }
 
-impl Titular {
+impl KeyOwner {
     /// The account id.
     pub fn id(&self) -> ContaId {
         match self {
-            Titular::Id(id) => *id,
-            Titular::Conta(c) => c.id,
+            KeyOwner::Id(id) => *id,
+            KeyOwner::Conta(c) => c.id,
         }
     }
 }
@@ -79,36 +79,36 @@ impl Caches {
     /// Empty caches.
     pub fn new() -> Self {
         Caches {
-            chaves: Cache::builder()
-                .max_capacity(MAX_CHAVES)
-                .time_to_live(VALIDADE_CHAVE)
+            keys: Cache::builder()
+                .max_capacity(MAX_KEYS)
+                .time_to_live(KEY_TTL)
                 .build(),
             imoveis: Cache::builder()
                 .max_capacity(MAX_IMOVEIS)
-                .time_to_live(VALIDADE_IMOVEL)
+                .time_to_live(IMOVEL_TTL)
                 .build(),
         }
     }
 
     /// The owner of the key whose hex SHA-256 is `chave_hash`; `None` when no account has it.
-    /// `confere` is the constant-time check of the key against the stored hash, applied to a
+    /// `matches_expected` is the constant-time check of the key against the stored hash, applied to a
     /// store answer before it is cached.
     ///
     /// # Errors
     /// The store's, on a cache miss.
-    pub async fn conta_da_chave(
+    pub async fn conta_of_key(
         &self,
         store: &dyn Store,
         chave_hash: &str,
-        confere: impl FnOnce(&str) -> bool,
-    ) -> Result<Option<Titular>, StoreError> {
-        if let Some(id) = self.chaves.get(chave_hash) {
-            return Ok(Some(Titular::Id(id)));
+        matches_expected: impl FnOnce(&str) -> bool,
+    ) -> Result<Option<KeyOwner>, StoreError> {
+        if let Some(id) = self.keys.get(chave_hash) {
+            return Ok(Some(KeyOwner::Id(id)));
         }
-        match store.conta_por_chave(chave_hash).await? {
-            Some(c) if confere(&c.chave_hash) => {
-                self.chaves.insert(chave_hash.to_owned(), c.id);
-                Ok(Some(Titular::Conta(c)))
+        match store.conta_by_key(chave_hash).await? {
+            Some(c) if matches_expected(&c.chave_hash) => {
+                self.keys.insert(chave_hash.to_owned(), c.id);
+                Ok(Some(KeyOwner::Conta(c)))
             }
             _ => Ok(None),
         }

@@ -5,18 +5,18 @@ use std::num::NonZeroU32;
 use std::time::Duration;
 
 /// Default database URL of the command line.
-pub const DATABASE_URL_PADRAO: &str = "sqlite://carapi.db";
-/// Default bound of open connections per client address ([`Borda::conexoes_por_endereco`]).
-pub const CONEXOES_POR_ENDERECO_PADRAO: usize = 100;
-/// Default bound of requests served on one connection ([`Borda::pedidos_por_conexao`]).
-pub const PEDIDOS_POR_CONEXAO_PADRAO: u32 = 100;
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://carapi.db";
+/// Default bound of open connections per client address ([`Edge::connections_per_address`]).
+pub const DEFAULT_CONNECTIONS_PER_ADDRESS: usize = 100;
+/// Default bound of requests served on one connection ([`Edge::requests_per_connection`]).
+pub const DEFAULT_REQUESTS_PER_CONNECTION: u32 = 100;
 /// Default bind address of `carapi-server serve`.
-pub const BIND_PADRAO: &str = "127.0.0.1:8080";
+pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
 
 /// How `GET /v1/car/{codigoCar}/recibo` behaves for real (non-sandbox) codes, so that the
 /// contract's receipt errors are reachable (docs/contrato.md, receipt errors).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ReciboModo {
+pub enum ReciboMode {
     /// Receipts are rendered and served.
     #[default]
     Normal,
@@ -26,7 +26,7 @@ pub enum ReciboModo {
     FalhaStream,
 }
 
-impl std::str::FromStr for ReciboModo {
+impl std::str::FromStr for ReciboMode {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
@@ -46,7 +46,7 @@ impl std::str::FromStr for ReciboModo {
 pub struct Config {
     /// Address to bind (`127.0.0.1:0` picks a free port).
     pub bind: SocketAddr,
-    /// Database URL; its scheme picks the store ([`crate::startup::abrir_store`]):
+    /// Database URL; its scheme picks the store ([`crate::startup::open_store`]):
     /// `sqlite://carapi.db` (embedded SQLite, the default; created when missing;
     /// `sqlite::memory:` works for a single-process server) or `postgres://user@host:5432/db`
     /// / `postgresql://...` (PostgreSQL for scale; the database is created when missing and
@@ -54,13 +54,13 @@ pub struct Config {
     pub database_url: String,
     /// HMAC-SHA256 secret of `POST /webhooks/pix` (`CARAPI_WEBHOOK_SECRET`). `None` (the
     /// default) uses the database's own secret: 32 random bytes in hex, generated on first
-    /// start and stored in the `configuracao` table ([`crate::webhook::segredo_do_banco`];
+    /// start and stored in the `configuracao` table ([`crate::webhook::database_secret`];
     /// `carapi-server webhook-secret` prints it). No secret is built into the server.
     pub webhook_secret: Option<String>,
     /// Period of the reconciliation job for pending top-ups (contract: 2 minutes).
     pub reconcile_interval: Duration,
-    /// Receipt behaviour (see [`ReciboModo`]).
-    pub recibo: ReciboModo,
+    /// Receipt behaviour (see [`ReciboMode`]).
+    pub recibo: ReciboMode,
     /// When true the simulated PSP refuses to create charges: `POST /v1/recarga` answers
     /// 502 `ERRO_PIX`.
     pub pix_falha: bool,
@@ -76,25 +76,25 @@ pub struct Config {
     pub pix_nome: String,
     /// Merchant city in the BR Code (field 60).
     pub pix_cidade: String,
-    /// Time-outs and bounds of the HTTP edge (see [`Borda`]).
-    pub borda: Borda,
+    /// Time-outs and bounds of the HTTP edge (see [`Edge`]).
+    pub edge: Edge,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Config {
-            bind: BIND_PADRAO.parse().expect("valid default bind address"),
-            database_url: DATABASE_URL_PADRAO.to_owned(),
+            bind: DEFAULT_BIND.parse().expect("valid default bind address"),
+            database_url: DEFAULT_DATABASE_URL.to_owned(),
             webhook_secret: None,
             reconcile_interval: Duration::from_secs(120),
-            recibo: ReciboModo::Normal,
+            recibo: ReciboMode::Normal,
             pix_falha: false,
             load_bundled_data: true,
             rate_limit: NonZeroU32::new(10),
             pix_location_base: "CARAPI.EXAMPLE/PIX".to_owned(),
             pix_nome: "CARAPI".to_owned(),
             pix_cidade: "BRASILIA".to_owned(),
-            borda: Borda::default(),
+            edge: Edge::default(),
         }
     }
 }
@@ -105,14 +105,14 @@ impl Config {
     /// an in-process server shares the loopback address (tests that try bad keys on purpose
     /// would block the next test's good ones).
     pub fn local(database_url: impl Into<String>) -> Self {
-        let borda = Borda {
-            nao_autenticados_por_segundo: None,
+        let edge = Edge {
+            unauthenticated_per_second: None,
             ..Default::default()
         };
         Config {
             bind: SocketAddr::from(([127, 0, 0, 1], 0)),
             database_url: database_url.into(),
-            borda,
+            edge,
             ..Config::default()
         }
     }
@@ -120,52 +120,52 @@ impl Config {
 
 /// The knobs of the HTTP edge (`carapi-server serve --help` shows the defaults).
 #[derive(Debug, Clone)]
-pub struct Borda {
+pub struct Edge {
     /// Time a client has to send a request's headers; hyper starts it when it begins waiting
     /// for a request, so it is also how long an idle keep-alive connection stays open.
-    pub tempo_cabecalho: Duration,
+    pub header_timeout: Duration,
     /// Time a client has to send a whole request body (408 after it).
-    pub tempo_corpo: Duration,
+    pub body_timeout: Duration,
     /// Largest request body, bytes (413 above it).
-    pub corpo_maximo: usize,
+    pub max_body: usize,
     /// Open connections at most; above it the server stops accepting until one closes.
-    pub conexoes_maximas: usize,
+    pub max_connections: usize,
     /// Open connections per client address at most; past it that address's new connections
     /// are closed at once while other addresses are still served. `None` disables this bound.
-    pub conexoes_por_endereco: Option<usize>,
+    pub connections_per_address: Option<usize>,
     /// Requests per second per client address that fail authentication (401) before they
     /// are answered 429; `None` disables this limit.
-    pub nao_autenticados_por_segundo: Option<NonZeroU32>,
+    pub unauthenticated_per_second: Option<NonZeroU32>,
     /// Longest time the server waits for a peer to accept bytes of an answer: a connection
     /// whose peer reads nothing for this long is closed (a client that pipelines requests and
     /// never reads cannot hold its connection).
-    pub tempo_envio: Duration,
+    pub send_timeout: Duration,
     /// Requests served on one connection at most: the answer to the last one says
     /// `Connection: close` and the connection closes after it (requests pipelined past it are
     /// not served).
-    pub pedidos_por_conexao: u32,
+    pub requests_per_connection: u32,
     /// Reverse proxies whose `Forwarded` / `X-Forwarded-For` headers name the client address
     /// (see the server README's "Security"); empty (the default): those headers are ignored and the
     /// client is the socket's peer.
-    pub proxies_confiaveis: Vec<IpAddr>,
+    pub trusted_proxies: Vec<IpAddr>,
 }
 
-impl Default for Borda {
+impl Default for Edge {
     /// 10 s for headers (and idle keep-alive), 30 s for a body, 64 KiB bodies, 1,000
     /// connections, 100 of them per client address, 20 failed authentications per second per
     /// address, 10 s for a peer to accept bytes of an answer, 100 requests per connection, no
     /// trusted proxy.
     fn default() -> Self {
-        Borda {
-            tempo_cabecalho: Duration::from_secs(10),
-            tempo_corpo: Duration::from_secs(30),
-            corpo_maximo: 64 * 1024,
-            conexoes_maximas: 1_000,
-            conexoes_por_endereco: Some(CONEXOES_POR_ENDERECO_PADRAO),
-            nao_autenticados_por_segundo: NonZeroU32::new(20),
-            tempo_envio: Duration::from_secs(10),
-            pedidos_por_conexao: PEDIDOS_POR_CONEXAO_PADRAO,
-            proxies_confiaveis: Vec::new(),
+        Edge {
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            max_body: 64 * 1024,
+            max_connections: 1_000,
+            connections_per_address: Some(DEFAULT_CONNECTIONS_PER_ADDRESS),
+            unauthenticated_per_second: NonZeroU32::new(20),
+            send_timeout: Duration::from_secs(10),
+            requests_per_connection: DEFAULT_REQUESTS_PER_CONNECTION,
+            trusted_proxies: Vec::new(),
         }
     }
 }

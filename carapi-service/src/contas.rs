@@ -7,9 +7,9 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::auth;
-use crate::erro::ServerError;
+use crate::error::ServerError;
 use crate::money::Centavos;
-use crate::store::{ContaId, NovaContaRegistro, Store};
+use crate::store::{ContaId, NovaContaRecord, Store};
 
 /// An account to create (`carapi-server account create`, or the library).
 #[derive(Debug, Clone)]
@@ -25,15 +25,15 @@ pub struct NovaConta {
 }
 
 /// A fictitious but valid CPF used by default (`529.982.247-25`, docs/dominio.md test vector).
-pub const DOCUMENTO_PADRAO: &str = "52998224725";
+pub const DEFAULT_DOCUMENT: &str = "52998224725";
 
 impl Default for NovaConta {
-    /// Balance 100.00, current prices, a valid fictitious CPF, `cliente@example.com`.
+    /// Balance 100.00, current prices, a valid fictitious CPF, `client_addr@example.com`.
     fn default() -> Self {
         NovaConta {
             saldo: Decimal::new(10_000, 2),
             legado: false,
-            documento: CpfCnpj::parse(DOCUMENTO_PADRAO).ok(),
+            documento: CpfCnpj::parse(DEFAULT_DOCUMENT).ok(),
             email: Some("cliente@example.com".into()),
         }
     }
@@ -64,15 +64,15 @@ impl std::fmt::Debug for ContaCriada {
 /// # Errors
 /// [`ServerError::Invalido`] for a negative balance or one with fractions of a centavo;
 /// [`ServerError::Store`] when the store fails.
-pub async fn criar_conta(store: &dyn Store, nova: NovaConta) -> Result<ContaCriada, ServerError> {
-    criar_conta_em(store, nova, Utc::now()).await
+pub async fn create_conta(store: &dyn Store, nova: NovaConta) -> Result<ContaCriada, ServerError> {
+    create_conta_at(store, nova, Utc::now()).await
 }
 
-/// [`criar_conta`] with the creation instant `em` (a server's clock).
+/// [`create_conta`] with the creation instant `em` (a server's clock).
 ///
 /// # Errors
-/// As [`criar_conta`].
-pub async fn criar_conta_em(
+/// As [`create_conta`].
+pub async fn create_conta_at(
     store: &dyn Store,
     nova: NovaConta,
     em: DateTime<Utc>,
@@ -80,10 +80,10 @@ pub async fn criar_conta_em(
     let saldo = Centavos::from_reais(nova.saldo)
         .filter(|c| c.0 >= 0)
         .ok_or_else(|| ServerError::Invalido(format!("saldo inválido: {}", nova.saldo)))?;
-    let api_key = auth::gerar_chave();
+    let api_key = auth::generate_key();
     let conta_id = store
-        .criar_conta(NovaContaRegistro {
-            chave_hash: auth::hash_chave(&api_key),
+        .create_conta(NovaContaRecord {
+            chave_hash: auth::key_hash(&api_key),
             saldo,
             legado: nova.legado,
             documento: nova.documento,

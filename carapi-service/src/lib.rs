@@ -8,7 +8,7 @@
 //! # async fn demo() -> Result<(), carapi_service::ServerError> {
 //! use carapi_service::{Config, NovaConta, spawn};
 //! let server = spawn(Config::local("sqlite://demo.db")).await?;
-//! let conta = server.criar_conta(NovaConta::default()).await?;
+//! let conta = server.create_conta(NovaConta::default()).await?;
 //! println!("{} {}", server.base_url(), conta.api_key);
 //! server.shutdown().await;
 //! # Ok(()) }
@@ -20,9 +20,9 @@ pub mod cache;
 pub mod config;
 pub mod contas;
 pub mod dados;
-mod erro;
+mod error;
 pub mod http;
-pub mod limite_chave;
+pub mod key_rate;
 pub mod limits;
 pub mod money;
 #[cfg(feature = "openapi")]
@@ -35,11 +35,11 @@ pub mod state;
 pub mod store;
 pub mod webhook;
 
-pub use config::{Borda, Config, ReciboModo};
-pub use contas::{ContaCriada, NovaConta, criar_conta};
-pub use erro::ServerError;
+pub use config::{Config, Edge, ReciboMode};
+pub use contas::{ContaCriada, NovaConta, create_conta};
+pub use error::ServerError;
 pub use money::Centavos;
 pub use startup::{RunningServer, spawn};
 
 pub use state::AppState;
-pub use store::{ContaId, Razao};
+pub use store::{ContaId, Ledger};

@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 use crate::money::ContaId;
 
 /// A keyed rate limiter: `n` requests per second per key `K` (an account by default, or a
-/// client address: [`LimitadorIp`]), bursts up to `n`.
+/// client address: [`AddressLimiter`]), bursts up to `n`.
 #[derive(Debug)]
-pub struct Limitador<K: Hash + Eq + Clone = ContaId> {
+pub struct RateLimiter<K: Hash + Eq + Clone = ContaId> {
     /// Emission interval: `1 / n` s.
     intervalo: Duration,
     /// Burst tolerance: `(n - 1) / n` s.
@@ -32,22 +32,22 @@ pub struct Limitador<K: Hash + Eq + Clone = ContaId> {
     hasher: RandomState,
 }
 
-/// Shards of a [`Limitador`]'s table.
-const FATIAS: usize = 16;
+/// Shards of a [`RateLimiter`]'s table.
+const SHARDS: usize = 16;
 
 /// How long an address that went over its failed-authentication rate is refused before its
 /// key is even looked up.
-pub const BLOQUEIO_IP: Duration = Duration::from_secs(1);
+pub const IP_BLOCK: Duration = Duration::from_secs(1);
 
 /// Failed authentications per client address: each 401 takes a cell of a per-address
-/// [`Limitador`]; an address with none left is blocked for [`BLOQUEIO_IP`], during which its
+/// [`RateLimiter`]; an address with none left is blocked for [`IP_BLOCK`], during which its
 /// requests are answered 429 before any key lookup.
-pub struct LimitadorIp {
-    falhas: Limitador<IpAddr>,
+pub struct AddressLimiter {
+    faults: RateLimiter<IpAddr>,
     bloqueados: moka::sync::Cache<IpAddr, ()>,
 }
 
-impl std::fmt::Debug for LimitadorIp {
+impl std::fmt::Debug for AddressLimiter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LimitadorIp")
             .field("bloqueados", &self.bloqueados.entry_count())
@@ -55,42 +55,42 @@ impl std::fmt::Debug for LimitadorIp {
     }
 }
 
-impl LimitadorIp {
-    /// `por_segundo` failed authentications per second per address, bursts up to that.
-    pub fn new(por_segundo: NonZeroU32) -> Self {
-        LimitadorIp {
-            falhas: Limitador::new(por_segundo),
+impl AddressLimiter {
+    /// `per_second` failed authentications per second per address, bursts up to that.
+    pub fn new(per_second: NonZeroU32) -> Self {
+        AddressLimiter {
+            faults: RateLimiter::new(per_second),
             bloqueados: moka::sync::Cache::builder()
                 .max_capacity(100_000)
-                .time_to_live(BLOQUEIO_IP)
+                .time_to_live(IP_BLOCK)
                 .build(),
         }
     }
 
-    /// True while `ip` (counted per [`chave_endereco`]) is blocked.
-    pub fn bloqueado(&self, ip: IpAddr) -> bool {
-        self.bloqueados.contains_key(&chave_endereco(ip))
+    /// True while `ip` (counted per [`address_key`]) is blocked.
+    pub fn is_blocked(&self, ip: IpAddr) -> bool {
+        self.bloqueados.contains_key(&address_key(ip))
     }
 
-    /// Counts a failed authentication of `ip` (per [`chave_endereco`]); `Err` (and a block)
+    /// Counts a failed authentication of `ip` (per [`address_key`]); `Err` (and a block)
     /// when it went over the rate.
-    pub fn falhou(&self, ip: IpAddr) -> Result<(), Duration> {
-        let ip = chave_endereco(ip);
-        self.falhas.verificar(ip).inspect_err(|_| {
+    pub fn failed(&self, ip: IpAddr) -> Result<(), Duration> {
+        let ip = address_key(ip);
+        self.faults.check(ip).inspect_err(|_| {
             self.bloqueados.insert(ip, ());
         })
     }
 
     /// Forgets the addresses whose failures are old enough to be back at a full burst (an
     /// idle address holds no memory); the reconciliation loop calls it every interval.
-    pub fn limpar(&self) {
-        self.falhas.limpar();
+    pub fn clear(&self) {
+        self.faults.clear();
         self.bloqueados.run_pending_tasks();
     }
 
     /// Addresses with failures remembered now (for the bound on memory).
-    pub fn enderecos(&self) -> usize {
-        self.falhas.len()
+    pub fn addresses(&self) -> usize {
+        self.faults.len()
     }
 }
 
@@ -98,34 +98,34 @@ impl LimitadorIp {
 /// IPv4-mapped IPv6 address as its IPv4), an IPv6 address by its /64 prefix (one host is
 /// usually given a whole /64, so counting single IPv6 addresses would let it pick a fresh
 /// one for every request).
-pub fn chave_endereco(ip: IpAddr) -> IpAddr {
+pub fn address_key(ip: IpAddr) -> IpAddr {
     match ip.to_canonical() {
         IpAddr::V4(v4) => IpAddr::V4(v4),
         IpAddr::V6(v6) => IpAddr::V6((u128::from(v6) & !u128::from(u64::MAX)).into()),
     }
 }
 
-impl<K: Hash + Eq + Clone> Limitador<K> {
-    /// `por_segundo` requests per second per key.
-    pub fn new(por_segundo: NonZeroU32) -> Self {
-        let intervalo = Duration::from_secs(1) / por_segundo.get();
-        Limitador {
+impl<K: Hash + Eq + Clone> RateLimiter<K> {
+    /// `per_second` requests per second per key.
+    pub fn new(per_second: NonZeroU32) -> Self {
+        let intervalo = Duration::from_secs(1) / per_second.get();
+        RateLimiter {
             intervalo,
-            tolerancia: intervalo * (por_segundo.get() - 1),
-            fatias: (0..FATIAS).map(|_| Mutex::default()).collect(),
+            tolerancia: intervalo * (per_second.get() - 1),
+            fatias: (0..SHARDS).map(|_| Mutex::default()).collect(),
             hasher: RandomState::new(),
         }
     }
 
     /// `Ok` when the request may proceed (and it is counted); otherwise how long until it would
     /// (the `Retry-After`), and nothing is counted.
-    pub fn verificar(&self, chave: K) -> Result<(), Duration> {
-        self.verificar_em(chave, Instant::now())
+    pub fn check(&self, chave: K) -> Result<(), Duration> {
+        self.check_at(chave, Instant::now())
     }
 
-    /// [`Limitador::verificar`] at the instant `agora`.
-    fn verificar_em(&self, chave: K, agora: Instant) -> Result<(), Duration> {
-        let mut fatia = self.fatia(&chave);
+    /// [`RateLimiter::check`] at the instant `agora`.
+    fn check_at(&self, chave: K, agora: Instant) -> Result<(), Duration> {
+        let mut fatia = self.shard(&chave);
         let tat = fatia.get(&chave).map_or(agora, |t| (*t).max(agora));
         let adiante = tat - agora;
         if adiante > self.tolerancia {
@@ -136,7 +136,7 @@ impl<K: Hash + Eq + Clone> Limitador<K> {
     }
 
     /// Forgets the keys that have been idle long enough to be back at full burst.
-    pub fn limpar(&self) {
+    pub fn clear(&self) {
         let agora = Instant::now();
         for f in &self.fatias {
             lock(f).retain(|_, tat| *tat > agora);
@@ -153,10 +153,10 @@ impl<K: Hash + Eq + Clone> Limitador<K> {
         self.len() == 0
     }
 
-    fn fatia(&self, chave: &K) -> std::sync::MutexGuard<'_, HashMap<K, Instant>> {
+    fn shard(&self, chave: &K) -> std::sync::MutexGuard<'_, HashMap<K, Instant>> {
         // The remainder is below FATIAS: the cast cannot truncate.
         #[allow(clippy::cast_possible_truncation)]
-        let i = (self.hasher.hash_one(chave) % FATIAS as u64) as usize;
+        let i = (self.hasher.hash_one(chave) % SHARDS as u64) as usize;
         lock(&self.fatias[i])
     }
 }
@@ -173,40 +173,34 @@ mod tests {
 
     #[test]
     fn eleventh_request_in_a_second_waits() {
-        let l: Limitador = Limitador::new(NonZeroU32::new(10).unwrap());
+        let l: RateLimiter = RateLimiter::new(NonZeroU32::new(10).unwrap());
         for _ in 0..10 {
-            assert!(l.verificar(ContaId(1)).is_ok());
+            assert!(l.check(ContaId(1)).is_ok());
         }
-        let espera = l.verificar(ContaId(1)).unwrap_err();
+        let espera = l.check(ContaId(1)).unwrap_err();
         assert!(espera <= Duration::from_millis(100));
-        assert!(
-            l.verificar(ContaId(2)).is_ok(),
-            "other keys are independent"
-        );
+        assert!(l.check(ContaId(2)).is_ok(), "other keys are independent");
     }
 
     #[test]
     fn a_burst_of_n_then_one_per_interval_and_idle_keys_are_forgotten() {
-        let l: Limitador = Limitador::new(NonZeroU32::new(10).unwrap());
+        let l: RateLimiter = RateLimiter::new(NonZeroU32::new(10).unwrap());
         let t0 = Instant::now();
         for _ in 0..10 {
-            assert!(l.verificar_em(ContaId(1), t0).is_ok());
+            assert!(l.check_at(ContaId(1), t0).is_ok());
         }
-        assert_eq!(
-            l.verificar_em(ContaId(1), t0),
-            Err(Duration::from_millis(100))
-        );
+        assert_eq!(l.check_at(ContaId(1), t0), Err(Duration::from_millis(100)));
         let depois = t0 + Duration::from_millis(100);
-        assert!(l.verificar_em(ContaId(1), depois).is_ok());
+        assert!(l.check_at(ContaId(1), depois).is_ok());
         assert_eq!(
-            l.verificar_em(ContaId(1), depois),
+            l.check_at(ContaId(1), depois),
             Err(Duration::from_millis(100))
         );
         assert_eq!(l.len(), 1);
-        let l2: Limitador = Limitador::new(NonZeroU32::new(1000).unwrap());
-        assert!(l2.verificar(ContaId(3)).is_ok());
+        let l2: RateLimiter = RateLimiter::new(NonZeroU32::new(1000).unwrap());
+        assert!(l2.check(ContaId(3)).is_ok());
         std::thread::sleep(Duration::from_millis(5));
-        l2.limpar();
+        l2.clear();
         assert!(l2.is_empty(), "an idle key at full burst is forgotten");
     }
 
@@ -215,10 +209,10 @@ mod tests {
         let a: IpAddr = "2001:db8:1:2::1".parse().unwrap();
         let b: IpAddr = "2001:db8:1:2:ffff::9".parse().unwrap();
         let c: IpAddr = "2001:db8:1:3::1".parse().unwrap();
-        assert_eq!(chave_endereco(a), chave_endereco(b));
-        assert_ne!(chave_endereco(a), chave_endereco(c));
+        assert_eq!(address_key(a), address_key(b));
+        assert_ne!(address_key(a), address_key(c));
         let v4: IpAddr = "192.0.2.1".parse().unwrap();
         let mapeado: IpAddr = "::ffff:192.0.2.1".parse().unwrap();
-        assert_eq!(chave_endereco(mapeado), v4);
+        assert_eq!(address_key(mapeado), v4);
     }
 }

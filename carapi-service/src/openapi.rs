@@ -20,10 +20,10 @@ use crate::http::{car, conta, proprietario, recarga, webhooks};
     paths(
         car::basico, car::completo, car::recibo, proprietario::proprietario,
         conta::saldo, conta::historico, conta::limites, conta::atualizar_limites, conta::uso,
-        recarga::faixas, recarga::criar, recarga::status, recarga::listar,
-        webhooks::receber,
+        recarga::faixas, recarga::create, recarga::status, recarga::list_all,
+        webhooks::receive,
     ),
-    modifiers(&Seguranca),
+    modifiers(&Security),
     tags(
         (name = "consultas", description = "Charged lookups"),
         (name = "conta", description = "Free account endpoints"),
@@ -34,9 +34,9 @@ use crate::http::{car, conta, proprietario, recarga, webhooks};
 pub struct ApiDoc;
 
 #[derive(Debug)]
-struct Seguranca;
+struct Security;
 
-impl utoipa::Modify for Seguranca {
+impl utoipa::Modify for Security {
     fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
         let components = doc.components.get_or_insert_with(Default::default);
         components.add_security_scheme(

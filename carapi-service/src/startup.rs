@@ -12,13 +12,13 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::config::Config;
-use crate::contas::{ContaCriada, NovaConta, criar_conta_em};
-use crate::erro::ServerError;
-use crate::http::Acrescimos;
-use crate::http::servidor::{Conexoes, Diretas, servir_com};
-use crate::pix::pagamento::pagar_via_webhook;
+use crate::contas::{ContaCriada, NovaConta, create_conta_at};
+use crate::error::ServerError;
+use crate::http::Extensions;
+use crate::http::server::{Connections, Plain, serve_with};
+use crate::pix::payment::pay_via_webhook;
 use crate::state::AppState;
-use crate::store::{ContaId, Razao, SqliteStore, Store};
+use crate::store::{ContaId, Ledger, SqliteStore, Store};
 
 /// Opens (creating and migrating) the store at `database_url`, chosen by its scheme:
 /// `postgres://` or `postgresql://` opens a [`PgStore`] (PostgreSQL, for several server
@@ -27,8 +27,8 @@ use crate::store::{ContaId, Razao, SqliteStore, Store};
 ///
 /// # Errors
 /// [`ServerError::Store`] when it cannot be opened or migrated.
-pub async fn abrir_store(database_url: &str) -> Result<Arc<dyn Store>, ServerError> {
-    if crate::store::eh_url_postgres(database_url) {
+pub async fn open_store(database_url: &str) -> Result<Arc<dyn Store>, ServerError> {
+    if crate::store::is_postgres_url(database_url) {
         #[cfg(feature = "postgres")]
         return Ok(Arc::new(
             crate::store::PgStore::connect(database_url).await?,
@@ -46,11 +46,11 @@ pub async fn abrir_store(database_url: &str) -> Result<Arc<dyn Store>, ServerErr
 ///
 /// # Errors
 /// [`ServerError::Store`].
-pub async fn carregar_dados_embutidos(store: &dyn Store) -> Result<u64, ServerError> {
-    if store.contar_imoveis().await? > 0 {
+pub async fn load_bundled_data(store: &dyn Store) -> Result<u64, ServerError> {
+    if store.count_imoveis().await? > 0 {
         return Ok(0);
     }
-    Ok(store.gravar_imoveis(&crate::dados::bundled()).await?)
+    Ok(store.write_imoveis(&crate::dados::bundled()).await?)
 }
 
 /// A server running in this process (started by [`spawn`]).
@@ -59,7 +59,7 @@ pub struct RunningServer {
     addr: SocketAddr,
     state: AppState,
     cancelar: CancellationToken,
-    servidor: JoinHandle<()>,
+    server: JoinHandle<()>,
     reconciliacao: JoinHandle<()>,
 }
 
@@ -70,10 +70,10 @@ pub struct RunningServer {
 /// # Errors
 /// [`ServerError::Store`] when the database cannot be opened; [`ServerError::Io`] when the
 /// address cannot be bound; [`ServerError::Invalido`] when [`Config::webhook_secret`] is
-/// shorter than [`crate::webhook::SEGREDO_MINIMO`] bytes.
+/// shorter than [`crate::webhook::MIN_SECRET_LEN`] bytes.
 pub async fn spawn(config: Config) -> Result<RunningServer, ServerError> {
-    let (state, listener) = preparar(config).await?;
-    spawn_com(state, listener).await
+    let (state, listener) = prepare(config).await?;
+    spawn_with(state, listener).await
 }
 
 /// What every server needs before serving: the store opened and migrated, the bundled data in
@@ -82,11 +82,11 @@ pub async fn spawn(config: Config) -> Result<RunningServer, ServerError> {
 ///
 /// # Errors
 /// As [`spawn`].
-pub async fn preparar(config: Config) -> Result<(AppState, TcpListener), ServerError> {
-    crate::webhook::validar_segredo(config.webhook_secret.as_deref())?;
-    let store = abrir_store(&config.database_url).await?;
+pub async fn prepare(config: Config) -> Result<(AppState, TcpListener), ServerError> {
+    crate::webhook::validate_secret(config.webhook_secret.as_deref())?;
+    let store = open_store(&config.database_url).await?;
     if config.load_bundled_data {
-        let n = carregar_dados_embutidos(store.as_ref()).await?;
+        let n = load_bundled_data(store.as_ref()).await?;
         if n > 0 {
             tracing::info!(registros = n, "dados CAR embutidos carregados");
         }
@@ -94,7 +94,7 @@ pub async fn preparar(config: Config) -> Result<(AppState, TcpListener), ServerE
     let listener = TcpListener::bind(config.bind).await?;
     let state = AppState::new(store, config);
     // The database's webhook secret exists from the first start on.
-    state.segredo_webhook().await?;
+    state.webhook_secret().await?;
     Ok((state, listener))
 }
 
@@ -102,49 +102,49 @@ pub async fn preparar(config: Config) -> Result<(AppState, TcpListener), ServerE
 ///
 /// # Errors
 /// [`ServerError::Io`] when the listener has no local address.
-pub async fn spawn_com(
+pub async fn spawn_with(
     state: AppState,
     listener: TcpListener,
 ) -> Result<RunningServer, ServerError> {
     let intervalo = state.config.reconcile_interval;
-    iniciar(
+    start(
         state,
         listener,
-        Acrescimos::default(),
-        Diretas,
-        move |st, parar| crate::reconcile::laco(st, intervalo, parar),
+        Extensions::default(),
+        Plain,
+        move |st, parar| crate::reconcile::run_loop(st, intervalo, parar),
     )
 }
 
 /// Serves `state` on `listener` with what the assembler adds (`acrescimos`, `conexoes`) and
-/// runs `tarefas` (the background jobs) until shutdown.
+/// runs `tasks` (the background jobs) until shutdown.
 ///
 /// # Errors
 /// [`ServerError::Io`] when the listener has no local address.
-pub fn iniciar<C, F, T>(
+pub fn start<C, F, T>(
     state: AppState,
     listener: TcpListener,
-    acrescimos: Acrescimos,
+    acrescimos: Extensions,
     conexoes: C,
-    tarefas: F,
+    tasks: F,
 ) -> Result<RunningServer, ServerError>
 where
-    C: Conexoes,
+    C: Connections,
     F: FnOnce(AppState, CancellationToken) -> T,
     T: Future<Output = ()> + Send + 'static,
 {
     let addr = listener.local_addr()?;
     let cancelar = CancellationToken::new();
-    let app = crate::http::router_com(state.clone(), acrescimos);
-    let borda = state.config.borda.clone();
-    let servidor = tokio::spawn(servir_com(listener, app, borda, cancelar.clone(), conexoes));
-    let reconciliacao = tokio::spawn(tarefas(state.clone(), cancelar.child_token()));
+    let app = crate::http::router_with(state.clone(), acrescimos);
+    let edge = state.config.edge.clone();
+    let server = tokio::spawn(serve_with(listener, app, edge, cancelar.clone(), conexoes));
+    let reconciliacao = tokio::spawn(tasks(state.clone(), cancelar.child_token()));
     tracing::info!(%addr, "carapi-server ouvindo");
     Ok(RunningServer {
         addr,
         state,
         cancelar,
-        servidor,
+        server,
         reconciliacao,
     })
 }
@@ -173,9 +173,9 @@ impl RunningServer {
     /// Creates an account, at the server clock's instant, and returns its key (shown once).
     ///
     /// # Errors
-    /// As [`crate::criar_conta`].
-    pub async fn criar_conta(&self, nova: NovaConta) -> Result<ContaCriada, ServerError> {
-        criar_conta_em(self.state.store.as_ref(), nova, self.state.relogio.agora()).await
+    /// As [`crate::create_conta`].
+    pub async fn create_conta(&self, nova: NovaConta) -> Result<ContaCriada, ServerError> {
+        create_conta_at(self.state.store.as_ref(), nova, self.state.clock.agora()).await
     }
 
     /// Plays the payer and the PSP: marks `payment_id` paid and delivers the signed webhook to
@@ -183,49 +183,49 @@ impl RunningServer {
     ///
     /// # Errors
     /// [`ServerError::NaoEncontrado`] when no charge has this id; [`ServerError::Webhook`].
-    pub async fn pagar(&self, payment_id: &str) -> Result<(), ServerError> {
-        let segredo = self.state.segredo_webhook().await?;
-        pagar_via_webhook(
+    pub async fn pay(&self, payment_id: &str) -> Result<(), ServerError> {
+        let secret = self.state.webhook_secret().await?;
+        pay_via_webhook(
             self.state.store.as_ref(),
             &self.base_url(),
-            Some(&segredo),
+            Some(&secret),
             payment_id,
-            self.state.relogio.agora(),
+            self.state.clock.agora(),
         )
         .await
     }
 
-    /// [`RunningServer::pagar`] by top-up id.
+    /// [`RunningServer::pay`] by top-up id.
     ///
     /// # Errors
-    /// [`ServerError::NaoEncontrado`] when no top-up has this id; as [`RunningServer::pagar`].
-    pub async fn pagar_recarga(&self, recarga_id: Uuid) -> Result<(), ServerError> {
+    /// [`ServerError::NaoEncontrado`] when no top-up has this id; as [`RunningServer::pay`].
+    pub async fn pay_recarga(&self, recarga_id: Uuid) -> Result<(), ServerError> {
         let r = self
             .state
             .store
-            .recarga_por_id(recarga_id)
+            .recarga_by_id(recarga_id)
             .await?
             .ok_or_else(|| ServerError::NaoEncontrado(format!("recarga {recarga_id}")))?;
-        self.pagar(&r.payment_id).await
+        self.pay(&r.payment_id).await
     }
 
     /// Runs one reconciliation pass now; returns how many top-ups it credited.
     ///
     /// # Errors
     /// [`ServerError::Store`].
-    pub async fn reconciliar(&self) -> Result<u32, ServerError> {
-        Ok(crate::reconcile::executar(&self.state.store, &self.state.pix).await?)
+    pub async fn reconcile_now(&self) -> Result<u32, ServerError> {
+        Ok(crate::reconcile::run_once(&self.state.store, &self.state.pix).await?)
     }
 
     /// The ledger check of `conta_id`: balance, credits, debits and what the history and the
-    /// top-ups say ([`Razao::consistente`]).
+    /// top-ups say ([`Ledger::is_consistent`]).
     ///
     /// # Errors
     /// [`ServerError::NaoEncontrado`] for an unknown account; [`ServerError::Store`].
-    pub async fn verificar_razao(&self, conta_id: ContaId) -> Result<Razao, ServerError> {
+    pub async fn check_ledger(&self, conta_id: ContaId) -> Result<Ledger, ServerError> {
         self.state
             .store
-            .razao(conta_id)
+            .ledger(conta_id)
             .await?
             .ok_or_else(|| ServerError::NaoEncontrado(format!("conta {conta_id}")))
     }
@@ -233,7 +233,7 @@ impl RunningServer {
     /// Stops accepting connections, lets in-flight requests finish, stops the jobs.
     pub async fn shutdown(self) {
         self.cancelar.cancel();
-        let _ = self.servidor.await;
+        let _ = self.server.await;
         let _ = self.reconciliacao.await;
     }
 

@@ -7,25 +7,25 @@ use chrono::{DateTime, Utc};
 
 use crate::cache::Caches;
 use crate::config::Config;
-use crate::limite_chave::LimitePorChave;
-use crate::limits::LimitadorIp;
-use crate::pix::{PixProvider, PspRecusando, PspSimulado};
-use crate::recibo::servico::{self, ServicoRecibo};
+use crate::key_rate::KeyRateLimit;
+use crate::limits::AddressLimiter;
+use crate::pix::{PixProvider, RefusingPsp, SimulatedPsp};
+use crate::recibo::service::{self, ReciboService};
 use crate::store::{Store, StoreError};
 
 /// Source of the current instant (a fixed or movable one in tests).
 #[derive(Clone)]
-pub struct Relogio(Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>);
+pub struct Clock(Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>);
 
-impl Relogio {
+impl Clock {
     /// The system clock.
-    pub fn sistema() -> Self {
-        Relogio(Arc::new(Utc::now))
+    pub fn system() -> Self {
+        Clock(Arc::new(Utc::now))
     }
 
     /// A clock driven by `f`.
-    pub fn de(f: impl Fn() -> DateTime<Utc> + Send + Sync + 'static) -> Self {
-        Relogio(Arc::new(f))
+    pub fn from_fn(f: impl Fn() -> DateTime<Utc> + Send + Sync + 'static) -> Self {
+        Clock(Arc::new(f))
     }
 
     /// The current instant.
@@ -34,7 +34,7 @@ impl Relogio {
     }
 }
 
-impl fmt::Debug for Relogio {
+impl fmt::Debug for Clock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Relogio")
     }
@@ -47,23 +47,23 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     /// The PIX provider used by `POST /v1/recarga` and reconciliation.
     pub pix: Arc<dyn PixProvider>,
-    /// The simulated PSP (for `pagar`), when it is the provider.
-    pub psp: Option<Arc<PspSimulado>>,
+    /// The simulated PSP (for `pay`), when it is the provider.
+    pub psp: Option<Arc<SimulatedPsp>>,
     /// Per-key rate limiter (shared by the processes of a PostgreSQL database, see
-    /// [`crate::limite_chave`]); `None` when disabled.
-    pub limitador: Option<Arc<dyn LimitePorChave>>,
+    /// [`crate::key_rate`]); `None` when disabled.
+    pub limiter: Option<Arc<dyn KeyRateLimit>>,
     /// Per-address limiter of requests that fail authentication; `None` when disabled.
-    pub limitador_ip: Option<Arc<LimitadorIp>>,
+    pub ip_limiter: Option<Arc<AddressLimiter>>,
     /// Configuration.
     pub config: Arc<Config>,
     /// Clock.
-    pub relogio: Relogio,
+    pub clock: Clock,
     /// Caches of key owners and CAR records.
     pub caches: Caches,
     /// The receipt service of `GET /v1/car/{codigoCar}/recibo` ([`Config::recibo`]).
-    pub recibos: Arc<dyn ServicoRecibo>,
-    /// The webhook secret once resolved ([`AppState::segredo_webhook`]).
-    segredo: Arc<tokio::sync::OnceCell<Arc<str>>>,
+    pub recibo_service: Arc<dyn ReciboService>,
+    /// The webhook secret once resolved ([`AppState::webhook_secret_of`]).
+    secret: Arc<tokio::sync::OnceCell<Arc<str>>>,
 }
 
 impl AppState {
@@ -71,48 +71,48 @@ impl AppState {
     /// the simulated PSP (one that refuses new charges with [`Config::pix_falha`]) and the
     /// receipt service of [`Config::recibo`].
     pub fn new(store: Arc<dyn Store>, config: Config) -> Self {
-        let psp = Arc::new(PspSimulado::new(
+        let psp = Arc::new(SimulatedPsp::new(
             store.clone(),
             &config.pix_location_base,
             &config.pix_nome,
             &config.pix_cidade,
         ));
         let pix: Arc<dyn PixProvider> = if config.pix_falha {
-            Arc::new(PspRecusando(psp.clone()))
+            Arc::new(RefusingPsp(psp.clone()))
         } else {
             psp.clone()
         };
-        let limitador = config.rate_limit.map(|n| store.limitador(n));
+        let limiter = config.rate_limit.map(|n| store.limiter(n));
         AppState {
             store,
             pix,
             psp: Some(psp),
-            recibos: servico::servico(config.recibo),
-            limitador,
-            limitador_ip: config
-                .borda
-                .nao_autenticados_por_segundo
-                .map(|n| Arc::new(LimitadorIp::new(n))),
+            recibo_service: service::service(config.recibo),
+            limiter,
+            ip_limiter: config
+                .edge
+                .unauthenticated_per_second
+                .map(|n| Arc::new(AddressLimiter::new(n))),
             config: Arc::new(config),
-            relogio: Relogio::sistema(),
+            clock: Clock::system(),
             caches: Caches::new(),
-            segredo: Arc::default(),
+            secret: Arc::default(),
         }
     }
 
     /// The HMAC secret of `POST /webhooks/pix`: the configured one
     /// ([`Config::webhook_secret`], when not blank), else the database's own
-    /// ([`crate::webhook::segredo_do_banco`], generated on first use). Read once, then kept.
+    /// ([`crate::webhook::database_secret`], generated on first use). Read once, then kept.
     ///
     /// # Errors
     /// [`StoreError`] when the stored secret cannot be read or created.
-    pub async fn segredo_webhook(&self) -> Result<Arc<str>, StoreError> {
-        self.segredo
+    pub async fn webhook_secret(&self) -> Result<Arc<str>, StoreError> {
+        self.secret
             .get_or_try_init(|| async {
                 let configurado = self.config.webhook_secret.as_deref();
                 Ok::<_, StoreError>(match configurado.filter(|s| !s.trim().is_empty()) {
                     Some(s) => Arc::from(s),
-                    None => Arc::from(crate::webhook::segredo_do_banco(self.store.as_ref()).await?),
+                    None => Arc::from(crate::webhook::database_secret(self.store.as_ref()).await?),
                 })
             })
             .await
@@ -120,13 +120,13 @@ impl AppState {
     }
 
     /// The same state with another clock.
-    pub fn com_relogio(mut self, relogio: Relogio) -> Self {
-        self.relogio = relogio;
+    pub fn with_clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
         self
     }
 
     /// The same state with another PIX provider.
-    pub fn com_pix(mut self, pix: Arc<dyn PixProvider>) -> Self {
+    pub fn with_pix(mut self, pix: Arc<dyn PixProvider>) -> Self {
         self.pix = pix;
         self
     }

@@ -1,17 +1,17 @@
 //! The PSP's payment webhook: payload and HMAC-SHA256 signature (the contract leaves path,
 //! payload and signature to the implementation).
 //!
-//! `POST /webhooks/pix` with a JSON [`EventoPix`] body and the header
+//! `POST /webhooks/pix` with a JSON [`PixEvent`] body and the header
 //! `X-Carapi-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>." and the raw body>`
 //! (Stripe's scheme). A missing or wrong signature, or one more than
-//! [`TOLERANCIA_ASSINATURA_S`] from the server's clock (a replay), is refused with 401 and
+//! [`SIGNATURE_TOLERANCE_S`] from the server's clock (a replay), is refused with 401 and
 //! changes nothing; a delivery within the window that repeats an earlier one credits nothing
 //! more (the confirmation is a conditional transition).
 //!
 //! No secret is built in: unless the operator sets one (`CARAPI_WEBHOOK_SECRET`), each database
-//! gets its own on first start ([`segredo_do_banco`]). And a signed webhook is only a hint: the
+//! gets its own on first start ([`database_secret`]). And a signed webhook is only a hint: the
 //! top-up is credited only when the provider's own record says the charge is paid, for the
-//! amount of the top-up ([`confirmar_pelo_psp`]; reconciliation uses the same function).
+//! amount of the top-up ([`confirm_by_psp`]; reconciliation uses the same function).
 
 use chrono::{DateTime, Utc};
 use hmac::{Hmac, Mac};
@@ -19,17 +19,18 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
-use crate::pix::{PixError, PixProvider, SituacaoPagamento};
-use crate::store::{Confirmacao, Recarga, Store, StoreError};
+use crate::pix::{PaymentState, PixError, PixProvider};
+use crate::store::{Confirmation, Recarga, Store, StoreError};
 
 /// Name of the signature header.
-pub const CABECALHO_ASSINATURA: &str = "x-carapi-signature";
+pub const SIGNATURE_HEADER: &str = "x-carapi-signature";
 
 /// The webhook body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = EventoPix))]
 #[serde(rename_all = "camelCase")]
-pub struct EventoPix {
+pub struct PixEvent {
     /// The PSP's payment id.
     pub payment_id: String,
     /// `"pago"` confirms the payment; other values are acknowledged and ignored.
@@ -39,10 +40,10 @@ pub struct EventoPix {
     pub pago_em: Option<DateTime<Utc>>,
 }
 
-impl EventoPix {
+impl PixEvent {
     /// A payment confirmation of `payment_id`.
     pub fn pago(payment_id: impl Into<String>, em: DateTime<Utc>) -> Self {
-        EventoPix {
+        PixEvent {
             payment_id: payment_id.into(),
             status: "pago".into(),
             pago_em: Some(em),
@@ -51,23 +52,23 @@ impl EventoPix {
 }
 
 /// Key of the webhook secret in the `configuracao` table.
-pub const CHAVE_SEGREDO: &str = "webhook_secret";
+pub const SECRET_KEY: &str = "webhook_secret";
 
 /// Fewest bytes of a configured webhook secret ([`crate::Config::webhook_secret`]): 256 bits
 /// if it is random bytes, as a key of HMAC-SHA256 should be (RFC 2104 section 3: a key
 /// shorter than the hash's output weakens it). The generated secret has 64.
-pub const SEGREDO_MINIMO: usize = 32;
+pub const MIN_SECRET_LEN: usize = 32;
 
-/// Refuses a configured webhook secret shorter than [`SEGREDO_MINIMO`] bytes (a blank one
+/// Refuses a configured webhook secret shorter than [`MIN_SECRET_LEN`] bytes (a blank one
 /// means none: the database's own secret is used).
 ///
 /// # Errors
 /// [`crate::ServerError::Invalido`] with the reason.
-pub fn validar_segredo(segredo: Option<&str>) -> Result<(), crate::ServerError> {
-    match segredo {
-        Some(s) if !s.trim().is_empty() && s.len() < SEGREDO_MINIMO => {
+pub fn validate_secret(secret: Option<&str>) -> Result<(), crate::ServerError> {
+    match secret {
+        Some(s) if !s.trim().is_empty() && s.len() < MIN_SECRET_LEN => {
             Err(crate::ServerError::Invalido(format!(
-                "o segredo do webhook precisa de ao menos {SEGREDO_MINIMO} bytes (tem {})",
+                "o segredo do webhook precisa de ao menos {MIN_SECRET_LEN} bytes (tem {})",
                 s.len()
             )))
         }
@@ -77,7 +78,7 @@ pub fn validar_segredo(segredo: Option<&str>) -> Result<(), crate::ServerError> 
 
 /// A new secret: 32 bytes from the thread-local CSPRNG (seeded by the OS), in hex (64
 /// characters).
-pub fn gerar_segredo() -> String {
+pub fn generate_secret() -> String {
     let mut bytes = [0u8; 32];
     rand::rng().fill_bytes(&mut bytes);
     hex::encode(bytes)
@@ -88,15 +89,15 @@ pub fn gerar_segredo() -> String {
 ///
 /// # Errors
 /// [`StoreError`] when the store fails.
-pub async fn segredo_do_banco(store: &dyn Store) -> Result<String, StoreError> {
+pub async fn database_secret(store: &dyn Store) -> Result<String, StoreError> {
     store
-        .configuracao_ou_inserir(CHAVE_SEGREDO, &gerar_segredo())
+        .settings_or_insert(SECRET_KEY, &generate_secret())
         .await
 }
 
 /// What a payment confirmation (webhook or reconciliation) did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Desfecho {
+pub enum Outcome {
     /// This call moved the top-up to `Confirmado` and credited amount plus bonus.
     Creditada(Recarga),
     /// The top-up was already final; nothing changed.
@@ -111,7 +112,7 @@ pub enum Desfecho {
 
 /// A failure while confirming: the store or the provider (retried by reconciliation).
 #[derive(Debug, thiserror::Error)]
-pub enum ErroConfirmacao {
+pub enum ConfirmationError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -122,99 +123,99 @@ pub enum ErroConfirmacao {
 
 /// Credits the top-up of `payment_id` only if the provider's own record says its charge is
 /// paid with the top-up's amount; the credit is the store's conditional transition
-/// ([`crate::store::RecargasStore::confirmar_recarga`]), so repeats and races credit once. The
+/// ([`crate::store::RecargasStore::confirm_recarga`]), so repeats and races credit once. The
 /// confirmation instant is `em`, or the provider's payment instant when `None`.
 ///
 /// # Errors
-/// [`ErroConfirmacao`] when the store or the provider fails (nothing changed).
-pub async fn confirmar_pelo_psp(
+/// [`ConfirmationError`] when the store or the provider fails (nothing changed).
+pub async fn confirm_by_psp(
     store: &dyn Store,
     pix: &dyn PixProvider,
     payment_id: &str,
     em: Option<DateTime<Utc>>,
-) -> Result<Desfecho, ErroConfirmacao> {
-    let Some(recarga) = store.recarga_por_payment_id(payment_id).await? else {
-        return Ok(Desfecho::NaoEncontrada);
+) -> Result<Outcome, ConfirmationError> {
+    let Some(recarga) = store.recarga_by_payment_id(payment_id).await? else {
+        return Ok(Outcome::NaoEncontrada);
     };
     if recarga.status != carapi_sdk::RecargaStatus::Pendente {
-        return Ok(Desfecho::JaFinal(recarga));
+        return Ok(Outcome::JaFinal(recarga));
     }
-    let pago_em = match pix.consultar(payment_id).await? {
-        SituacaoPagamento::Pago { valor, .. } if valor != recarga.valor => {
+    let pago_em = match pix.query(payment_id).await? {
+        PaymentState::Pago { valor, .. } if valor != recarga.valor => {
             tracing::warn!(%payment_id, pago = %valor, esperado = %recarga.valor,
                 "PSP registra pagamento de outro valor; nada creditado");
-            return Ok(Desfecho::ValorDivergente(recarga));
+            return Ok(Outcome::ValorDivergente(recarga));
         }
-        SituacaoPagamento::Pago { em, .. } => em,
-        SituacaoPagamento::Pendente | SituacaoPagamento::Desconhecido => {
-            return Ok(Desfecho::NaoPaga(recarga));
+        PaymentState::Pago { em, .. } => em,
+        PaymentState::Pendente | PaymentState::Desconhecido => {
+            return Ok(Outcome::NaoPaga(recarga));
         }
     };
     Ok(
         match store
-            .confirmar_recarga(payment_id, em.unwrap_or(pago_em))
+            .confirm_recarga(payment_id, em.unwrap_or(pago_em))
             .await?
         {
-            Confirmacao::Creditada(r) => Desfecho::Creditada(r),
-            Confirmacao::JaFinal(r) => Desfecho::JaFinal(r),
-            Confirmacao::NaoEncontrada => Desfecho::NaoEncontrada,
+            Confirmation::Creditada(r) => Outcome::Creditada(r),
+            Confirmation::JaFinal(r) => Outcome::JaFinal(r),
+            Confirmation::NaoEncontrada => Outcome::NaoEncontrada,
         },
     )
 }
 
-fn mac(segredo: &str) -> Hmac<Sha256> {
-    Hmac::<Sha256>::new_from_slice(segredo.as_bytes()).expect("HMAC accepts keys of any length")
+fn mac(secret: &str) -> Hmac<Sha256> {
+    Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC accepts keys of any length")
 }
 
 /// How far a signature's timestamp may be from the server's clock, in seconds (5 minutes, as
 /// Stripe's webhooks): an older delivery is refused as a replay, even with a valid MAC.
-pub const TOLERANCIA_ASSINATURA_S: i64 = 300;
+pub const SIGNATURE_TOLERANCE_S: i64 = 300;
 
 /// Why a webhook signature was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum AssinaturaRecusada {
+pub enum SignatureRefused {
     /// No header, or not `t=<unix seconds>,v1=<hex>`.
     #[error("cabeçalho de assinatura ausente ou malformado (esperado t=<segundos>,v1=<hex>)")]
     Malformada,
     /// The MAC does not match the timestamp and body.
     #[error("assinatura inválida")]
     Invalida,
-    /// The timestamp is more than [`TOLERANCIA_ASSINATURA_S`] away from the server's clock.
-    #[error("assinatura fora da janela de {TOLERANCIA_ASSINATURA_S} s (reenvio antigo?)")]
+    /// The timestamp is more than [`SIGNATURE_TOLERANCE_S`] away from the server's clock.
+    #[error("assinatura fora da janela de {SIGNATURE_TOLERANCE_S} s (reenvio antigo?)")]
     ForaDaJanela,
 }
 
 /// The header value signing `corpo` at `em`: `t=<unix seconds>,v1=<hex HMAC-SHA256 of
 /// "<t>." followed by the raw body>` (the signed payload carries the timestamp, so a captured
-/// delivery cannot be replayed after [`TOLERANCIA_ASSINATURA_S`]).
-pub fn assinar(segredo: &str, corpo: &[u8], em: DateTime<Utc>) -> String {
+/// delivery cannot be replayed after [`SIGNATURE_TOLERANCE_S`]).
+pub fn sign(secret: &str, corpo: &[u8], em: DateTime<Utc>) -> String {
     let t = em.timestamp();
-    let mac = mac_de(segredo, t, corpo).finalize().into_bytes();
+    let mac = mac_of(secret, t, corpo).finalize().into_bytes();
     format!("t={t},v1={}", hex::encode(mac))
 }
 
 /// The MAC state over the signed payload: `"<t>."` then the raw body.
-fn mac_de(segredo: &str, t: i64, corpo: &[u8]) -> Hmac<Sha256> {
-    let mut m = mac(segredo);
+fn mac_of(secret: &str, t: i64, corpo: &[u8]) -> Hmac<Sha256> {
+    let mut m = mac(secret);
     m.update(format!("{t}.").as_bytes());
     m.update(corpo);
     m
 }
 
-/// Checks that `cabecalho` signs `corpo` (constant-time comparison of the MAC) with a timestamp
-/// within [`TOLERANCIA_ASSINATURA_S`] of `agora`.
+/// Checks that `header` signs `corpo` (constant-time comparison of the MAC) with a timestamp
+/// within [`SIGNATURE_TOLERANCE_S`] of `agora`.
 ///
 /// # Errors
-/// [`AssinaturaRecusada`] saying why the signature is refused.
-pub fn verificar(
-    segredo: &str,
+/// [`SignatureRefused`] saying why the signature is refused.
+pub fn check(
+    secret: &str,
     corpo: &[u8],
-    cabecalho: &str,
+    header: &str,
     agora: DateTime<Utc>,
-) -> Result<(), AssinaturaRecusada> {
+) -> Result<(), SignatureRefused> {
     let mut t = None;
     let mut v1 = None;
-    for parte in cabecalho.trim().split(',') {
+    for parte in header.trim().split(',') {
         match parte.trim().split_once('=') {
             Some(("t", valor)) => t = valor.parse::<i64>().ok(),
             Some(("v1", valor)) => v1 = hex::decode(valor).ok(),
@@ -222,13 +223,13 @@ pub fn verificar(
         }
     }
     let (Some(t), Some(v1)) = (t, v1) else {
-        return Err(AssinaturaRecusada::Malformada);
+        return Err(SignatureRefused::Malformada);
     };
-    mac_de(segredo, t, corpo)
+    mac_of(secret, t, corpo)
         .verify_slice(&v1)
-        .map_err(|_| AssinaturaRecusada::Invalida)?;
-    if (agora.timestamp() - t).abs() > TOLERANCIA_ASSINATURA_S {
-        return Err(AssinaturaRecusada::ForaDaJanela);
+        .map_err(|_| SignatureRefused::Invalida)?;
+    if (agora.timestamp() - t).abs() > SIGNATURE_TOLERANCE_S {
+        return Err(SignatureRefused::ForaDaJanela);
     }
     Ok(())
 }
@@ -239,7 +240,7 @@ mod tests {
 
     #[test]
     fn secrets_are_random_hex_of_32_bytes() {
-        let (a, b) = (gerar_segredo(), gerar_segredo());
+        let (a, b) = (generate_secret(), generate_secret());
         assert_eq!(a.len(), 64);
         assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
         assert_ne!(a, b);
@@ -249,25 +250,25 @@ mod tests {
     fn signs_and_verifies_within_the_window() {
         let corpo = br#"{"paymentId":"PIX1","status":"pago"}"#;
         let agora = Utc::now();
-        let s = assinar("segredo", corpo, agora);
+        let s = sign("segredo", corpo, agora);
         assert!(
             s.starts_with(&format!("t={},v1=", agora.timestamp())),
             "{s}"
         );
-        assert_eq!(verificar("segredo", corpo, &s, agora), Ok(()));
-        let dentro = agora + chrono::Duration::seconds(TOLERANCIA_ASSINATURA_S);
-        assert_eq!(verificar("segredo", corpo, &s, dentro), Ok(()));
+        assert_eq!(check("segredo", corpo, &s, agora), Ok(()));
+        let dentro = agora + chrono::Duration::seconds(SIGNATURE_TOLERANCE_S);
+        assert_eq!(check("segredo", corpo, &s, dentro), Ok(()));
         assert_eq!(
-            verificar("outro", corpo, &s, agora),
-            Err(AssinaturaRecusada::Invalida)
+            check("outro", corpo, &s, agora),
+            Err(SignatureRefused::Invalida)
         );
         assert_eq!(
-            verificar("segredo", b"{}", &s, agora),
-            Err(AssinaturaRecusada::Invalida)
+            check("segredo", b"{}", &s, agora),
+            Err(SignatureRefused::Invalida)
         );
         assert_eq!(
-            verificar("segredo", corpo, "t=1,v1=zz", agora),
-            Err(AssinaturaRecusada::Malformada)
+            check("segredo", corpo, "t=1,v1=zz", agora),
+            Err(SignatureRefused::Malformada)
         );
     }
 
@@ -275,15 +276,15 @@ mod tests {
     fn an_old_or_future_signature_is_a_replay_even_with_a_valid_mac() {
         let corpo = br#"{"paymentId":"PIX1","status":"pago"}"#;
         let em = Utc::now();
-        let s = assinar("segredo", corpo, em);
-        let fora = chrono::Duration::seconds(TOLERANCIA_ASSINATURA_S + 1);
+        let s = sign("segredo", corpo, em);
+        let fora = chrono::Duration::seconds(SIGNATURE_TOLERANCE_S + 1);
         assert_eq!(
-            verificar("segredo", corpo, &s, em + fora),
-            Err(AssinaturaRecusada::ForaDaJanela)
+            check("segredo", corpo, &s, em + fora),
+            Err(SignatureRefused::ForaDaJanela)
         );
         assert_eq!(
-            verificar("segredo", corpo, &s, em - fora),
-            Err(AssinaturaRecusada::ForaDaJanela)
+            check("segredo", corpo, &s, em - fora),
+            Err(SignatureRefused::ForaDaJanela)
         );
     }
 
@@ -291,20 +292,20 @@ mod tests {
     fn the_timestamp_is_part_of_the_signed_payload() {
         let corpo = br#"{"paymentId":"PIX1","status":"pago"}"#;
         let em = Utc::now();
-        let s = assinar("segredo", corpo, em);
+        let s = sign("segredo", corpo, em);
         // An old capture with its timestamp rewritten to now does not verify.
         let reescrita = s.replace(
             &format!("t={}", em.timestamp()),
             &format!("t={}", em.timestamp() + 1),
         );
         assert_eq!(
-            verificar("segredo", corpo, &reescrita, em),
-            Err(AssinaturaRecusada::Invalida)
+            check("segredo", corpo, &reescrita, em),
+            Err(SignatureRefused::Invalida)
         );
         // The previous scheme (a MAC of the body alone) is refused.
         assert_eq!(
-            verificar("segredo", corpo, "sha256=00", em),
-            Err(AssinaturaRecusada::Malformada)
+            check("segredo", corpo, "sha256=00", em),
+            Err(SignatureRefused::Malformada)
         );
     }
 }

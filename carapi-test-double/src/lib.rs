@@ -1,7 +1,7 @@
 //! The reference server as a test double for code built on `carapi-sdk` (cargo feature
 //! `testing`, meant for `[dev-dependencies]`).
 //!
-//! [`ServidorTeste`] is a real server on `127.0.0.1:0` over an in-memory SQLite database (or any
+//! [`TestServer`] is a real server on `127.0.0.1:0` over an in-memory SQLite database (or any
 //! database URL), in test mode: a movable clock that every time-based
 //! rule reads, faults on demand per endpoint, account and count, and direct access to
 //! accounts and payments without HTTP.
@@ -10,21 +10,21 @@
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::time::Duration;
 //! use carapi_sdk::dec;
-//! use carapi_test_double::{Falha, ServidorTeste};
+//! use carapi_test_double::{Fault, TestServer};
 //!
-//! let srv = ServidorTeste::iniciar().await?;
-//! let conta = srv.conta().saldo(dec!(50)).legado().criar().await?;
+//! let srv = TestServer::start().await?;
+//! let conta = srv.conta().saldo(dec!(50)).legado().create().await?;
 //! let client = srv.client(&conta)?;
-//! srv.falhar(Falha::PerderRespostaAposCobrar.em("/v1/car/{codigoCar}"));
-//! srv.avancar(Duration::from_secs(11 * 60)).await?;     // the PIX reuse window is over
-//! assert_eq!(srv.conta_de(&conta).await?.saldo, dec!(50));
+//! srv.inject(Fault::PerderRespostaAposCobrar.em("/v1/car/{codigoCar}"));
+//! srv.advance(Duration::from_secs(11 * 60)).await?;     // the PIX reuse window is over
+//! assert_eq!(srv.conta_state(&conta).await?.saldo, dec!(50));
 //! # let _ = client; Ok(()) }
 //! ```
 
-mod construtor;
-pub mod modo_teste;
+mod builder;
 #[cfg(feature = "openapi")]
 pub mod openapi;
+pub mod test_mode;
 
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
@@ -34,55 +34,55 @@ use std::time::Duration;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-pub use crate::modo_teste::falhas::{Falha, IdFalha, LimiteFalha, RegraFalha, RegraInvalida};
-pub use crate::modo_teste::operacoes::EstadoConta;
-pub use crate::modo_teste::{Avanco, RelogioTeste};
+pub use crate::test_mode::faults::{Fault, FaultId, FaultLimit, FaultRule, InvalidRule};
+pub use crate::test_mode::operations::ContaState;
+pub use crate::test_mode::{Advance, TestClock};
+pub use builder::TestServerBuilder;
 pub use carapi_service::ServerError;
 pub use carapi_service::contas::ContaCriada;
 pub use carapi_service::store::ContaId;
-pub use construtor::ConstrutorTeste;
 
-use crate::modo_teste::ModoTeste;
-use crate::modo_teste::operacoes::{self, NovaContaTeste};
+use crate::test_mode::TestMode;
+use crate::test_mode::operations::{self, TestNovaConta};
 use carapi_service::startup::RunningServer;
 use carapi_service::state::AppState;
-use carapi_service::store::Razao;
+use carapi_service::store::Ledger;
 
 /// A test-mode server running in this process. Dropping it stops nothing until the runtime
-/// ends; call [`ServidorTeste::encerrar`] for a graceful stop.
+/// ends; call [`TestServer::shutdown_server`] for a graceful stop.
 #[derive(Debug)]
-pub struct ServidorTeste {
-    servidor: RunningServer,
-    teste: Arc<ModoTeste>,
+pub struct TestServer {
+    server: RunningServer,
+    teste: Arc<TestMode>,
 }
 
-impl ServidorTeste {
+impl TestServer {
     /// Starts a server on `127.0.0.1:0` over a fresh in-memory SQLite database with the bundled
     /// CAR records and the contract's limits (10 requests per second per key).
     ///
     /// # Errors
     /// [`ServerError`] when the store cannot be opened or the port bound.
-    pub async fn iniciar() -> Result<Self, ServerError> {
-        Self::construtor().iniciar().await
+    pub async fn start() -> Result<Self, ServerError> {
+        Self::builder().start().await
     }
 
     /// A builder for another database, rate limit or configuration.
-    pub fn construtor() -> ConstrutorTeste {
-        ConstrutorTeste::default()
+    pub fn builder() -> TestServerBuilder {
+        TestServerBuilder::default()
     }
 
     /// `http://127.0.0.1:<port>` (no trailing slash).
     pub fn base_url(&self) -> String {
-        self.servidor.base_url()
+        self.server.base_url()
     }
 
     /// The running server (store, state, shutdown token).
-    pub fn servidor(&self) -> &RunningServer {
-        &self.servidor
+    pub fn server(&self) -> &RunningServer {
+        &self.server
     }
 
     fn state(&self) -> &AppState {
-        self.servidor.state()
+        self.server.state()
     }
 
     /// A builder of a new account: balance 100.00 BRL, current prices, a valid fictitious
@@ -90,7 +90,7 @@ impl ServidorTeste {
     pub fn conta(&self) -> NovaContaBuilder<'_> {
         NovaContaBuilder {
             srv: self,
-            nova: NovaContaTeste::default(),
+            nova: TestNovaConta::default(),
         }
     }
 
@@ -110,45 +110,45 @@ impl ServidorTeste {
         self.client_builder(conta).build()
     }
 
-    /// Registers a fault rule ([`Falha`] alone: the next request of any account on any route;
-    /// narrow it with [`Falha::em`], [`Falha::da_conta`], [`RegraFalha::proximas`],
-    /// [`RegraFalha::sempre`]); rules apply in the order registered.
+    /// Registers a fault rule ([`Fault`] alone: the next request of any account on any route;
+    /// narrow it with [`Fault::em`], [`Fault::of_conta`], [`FaultRule::next_ones`],
+    /// [`FaultRule::sempre`]); rules apply in the order registered.
     ///
     /// # Panics
     /// When the rule names a route that is not a `/v1` route template, or an invalid method: a
     /// mistake in the test, not a condition to handle.
-    pub fn falhar(&self, regra: impl Into<RegraFalha>) -> IdFalha {
-        match self.tentar_falhar(regra) {
+    pub fn inject(&self, regra: impl Into<FaultRule>) -> FaultId {
+        match self.try_inject(regra) {
             Ok(id) => id,
             Err(e) => panic!("regra de falha inválida: {e}"),
         }
     }
 
-    /// As [`ServidorTeste::falhar`], but an invalid rule is returned, not a panic: for callers
-    /// whose rules come from outside Rust (the Python package's `ServidorTeste.falhar`).
+    /// As [`TestServer::inject`], but an invalid rule is returned, not a panic: for callers
+    /// whose rules come from outside Rust (the Python package's `TestServer.inject`).
     ///
     /// # Errors
-    /// [`RegraInvalida`] when the rule names a route that is not a `/v1` route template, or an
+    /// [`InvalidRule`] when the rule names a route that is not a `/v1` route template, or an
     /// invalid method.
-    pub fn tentar_falhar(&self, regra: impl Into<RegraFalha>) -> Result<IdFalha, RegraInvalida> {
-        self.teste.falhas.registrar(regra.into())
+    pub fn try_inject(&self, regra: impl Into<FaultRule>) -> Result<FaultId, InvalidRule> {
+        self.teste.faults.registrar(regra.into())
     }
 
-    /// Removes the fault rule `id` (returned by [`ServidorTeste::falhar`]); false when it is
+    /// Removes the fault rule `id` (returned by [`TestServer::inject`]); false when it is
     /// gone already.
-    pub fn remover_falha(&self, id: IdFalha) -> bool {
-        self.teste.falhas.remover(id)
+    pub fn remove_fault(&self, id: FaultId) -> bool {
+        self.teste.faults.remove(id)
     }
 
     /// Removes every fault rule.
-    pub fn limpar_falhas(&self) {
-        self.teste.falhas.limpar();
+    pub fn clear_faults(&self) {
+        self.teste.faults.clear();
     }
 
-    /// The server's clock. Moving it with [`RelogioTeste::avancar`] runs nothing by itself;
-    /// [`ServidorTeste::avancar`] also runs the jobs that became due.
-    pub fn relogio(&self) -> &RelogioTeste {
-        &self.teste.relogio
+    /// The server's clock. Moving it with [`TestClock::advance`] runs nothing by itself;
+    /// [`TestServer::advance`] also runs the jobs that became due.
+    pub fn clock(&self) -> &TestClock {
+        &self.teste.clock
     }
 
     /// Moves the clock `d` forward and runs what became due before returning: reconciliation
@@ -158,15 +158,15 @@ impl ServidorTeste {
     ///
     /// # Errors
     /// [`ServerError::Store`] when the reconciliation pass fails.
-    pub async fn avancar(&self, d: Duration) -> Result<Avanco, ServerError> {
-        Ok(self.teste.avancar(self.state(), d).await?)
+    pub async fn advance(&self, d: Duration) -> Result<Advance, ServerError> {
+        Ok(self.teste.advance(self.state(), d).await?)
     }
 
     /// Pays top-up `recarga_id` as the payer and the PSP would (await it): with the signed
     /// webhook by default (the top-up is `Confirmado` when it returns), or
-    /// [`Pagamento::sem_webhook`] (only the next reconciliation pass will see it).
-    pub fn pagar(&self, recarga_id: Uuid) -> Pagamento<'_> {
-        Pagamento {
+    /// [`Payment::without_webhook`] (only the next reconciliation pass will see it).
+    pub fn pay(&self, recarga_id: Uuid) -> Payment<'_> {
+        Payment {
             srv: self,
             recarga_id,
             webhook: true,
@@ -177,30 +177,30 @@ impl ServidorTeste {
     ///
     /// # Errors
     /// [`ServerError::NaoEncontrado`] for an unknown account; [`ServerError::Store`].
-    pub async fn conta_de(&self, conta: &ContaCriada) -> Result<EstadoConta, ServerError> {
-        operacoes::estado_conta(self.state(), conta.conta_id).await
+    pub async fn conta_state(&self, conta: &ContaCriada) -> Result<ContaState, ServerError> {
+        operations::conta_state_of(self.state(), conta.conta_id).await
     }
 
-    /// The ledger sums of `conta` ([`Razao::consistente`] is `carapi-server ledger check`).
+    /// The ledger sums of `conta` ([`Ledger::is_consistent`] is `carapi-server ledger check`).
     ///
     /// # Errors
-    /// As [`RunningServer::verificar_razao`].
-    pub async fn razao(&self, conta: &ContaCriada) -> Result<Razao, ServerError> {
-        self.servidor.verificar_razao(conta.conta_id).await
+    /// As [`RunningServer::check_ledger`].
+    pub async fn ledger(&self, conta: &ContaCriada) -> Result<Ledger, ServerError> {
+        self.server.check_ledger(conta.conta_id).await
     }
 
     /// Stops the server gracefully.
-    pub async fn encerrar(self) {
-        self.servidor.shutdown().await;
+    pub async fn shutdown_server(self) {
+        self.server.shutdown().await;
     }
 }
 
-/// A new account for [`ServidorTeste::conta`]; [`NovaContaBuilder::criar`] creates it.
+/// A new account for [`TestServer::conta`]; [`NovaContaBuilder::create`] creates it.
 #[derive(Debug)]
 #[must_use = "nothing is created until `criar().await`"]
 pub struct NovaContaBuilder<'a> {
-    srv: &'a ServidorTeste,
-    nova: NovaContaTeste,
+    srv: &'a TestServer,
+    nova: TestNovaConta,
 }
 
 impl NovaContaBuilder<'_> {
@@ -223,7 +223,7 @@ impl NovaContaBuilder<'_> {
     }
 
     /// No document: `POST /v1/recarga` answers 400 `DOCUMENTO_AUSENTE`.
-    pub fn sem_documento(mut self) -> Self {
+    pub fn without_documento(mut self) -> Self {
         self.nova.documento = None;
         self
     }
@@ -245,35 +245,35 @@ impl NovaContaBuilder<'_> {
     /// # Errors
     /// [`ServerError::Invalido`] for a bad balance, document or limit;
     /// [`ServerError::Store`].
-    pub async fn criar(self) -> Result<ContaCriada, ServerError> {
-        operacoes::criar_conta(self.srv.state(), self.nova).await
+    pub async fn create(self) -> Result<ContaCriada, ServerError> {
+        operations::create_conta(self.srv.state(), self.nova).await
     }
 }
 
-/// A payment of [`ServidorTeste::pagar`]; await it.
+/// A payment of [`TestServer::pay`]; await it.
 #[derive(Debug)]
 #[must_use = "nothing is paid until awaited"]
-pub struct Pagamento<'a> {
-    srv: &'a ServidorTeste,
+pub struct Payment<'a> {
+    srv: &'a TestServer,
     recarga_id: Uuid,
     webhook: bool,
 }
 
-impl Pagamento<'_> {
+impl Payment<'_> {
     /// Pays at the PSP without delivering the webhook: the top-up stays `Pendente` until a
-    /// reconciliation pass ([`ServidorTeste::avancar`] by 2 minutes) confirms it.
-    pub fn sem_webhook(mut self) -> Self {
+    /// reconciliation pass ([`TestServer::advance`] by 2 minutes) confirms it.
+    pub fn without_webhook(mut self) -> Self {
         self.webhook = false;
         self
     }
 }
 
-impl<'a> IntoFuture for Pagamento<'a> {
+impl<'a> IntoFuture for Payment<'a> {
     type Output = Result<(), ServerError>;
     type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send + 'a>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(operacoes::pagar(
+        Box::pin(operations::pay(
             self.srv.state(),
             &self.srv.teste,
             self.recarga_id,

@@ -2,12 +2,12 @@
 //! `/_teste` routes, their schemas and the `tokenTeste` security scheme. The result is
 //! committed as `carapi-test-double/openapi.json` (a test fails when the two drift); a
 //! test-mode server serves the service's document merged with it
-//! ([`crate::modo_teste::montagem::iniciar`]), a normal server never shows it.
+//! ([`crate::test_mode::assembly::start`]), a normal server never shows it.
 
 use utoipa::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
-use crate::modo_teste::rotas as teste;
+use crate::test_mode::routes as teste;
 
 /// The fragment's definition (feature `openapi`).
 #[derive(Debug, OpenApi)]
@@ -18,10 +18,10 @@ use crate::modo_teste::rotas as teste;
         description = "Test mode only (`carapi-server serve --modo-teste`, loopback)."
     ),
     paths(
-        teste::falhar, teste::limpar_falhas, teste::relogio, teste::avancar,
-        teste::criar_conta, teste::conta, teste::pagar,
+        teste::inject, teste::clear_faults, teste::clock, teste::advance,
+        teste::create_conta, teste::conta, teste::pay,
     ),
-    modifiers(&Seguranca),
+    modifiers(&Security),
     tags(
         (name = "teste", description = "Test mode only (`carapi-server serve --modo-teste`, loopback): faults on demand, the server clock, accounts and payments. Bearer: the test token, not an API key. Absent from a normal server."),
     )
@@ -29,9 +29,9 @@ use crate::modo_teste::rotas as teste;
 pub struct ApiDoc;
 
 #[derive(Debug)]
-struct Seguranca;
+struct Security;
 
-impl utoipa::Modify for Seguranca {
+impl utoipa::Modify for Security {
     fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
         let components = doc.components.get_or_insert_with(Default::default);
         components.add_security_scheme(

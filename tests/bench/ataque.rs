@@ -47,7 +47,7 @@ async fn vitima(base: &str, key: &str) -> (Histogram<u64>, u64) {
         .build()
         .expect("client");
     let mut h = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).expect("histogram");
-    let mut falhas = 0;
+    let mut faults = 0;
     let fim = Instant::now() + DURACAO;
     while Instant::now() < fim {
         let t = Instant::now();
@@ -60,10 +60,10 @@ async fn vitima(base: &str, key: &str) -> (Histogram<u64>, u64) {
         let us = u64::try_from(t.elapsed().as_micros()).unwrap_or(u64::MAX);
         h.saturating_record(us);
         if !ok {
-            falhas += 1;
+            faults += 1;
         }
     }
-    (h, falhas)
+    (h, faults)
 }
 
 /// One attacking socket: connects from 127.0.0.1, sends nothing, reconnects when closed.
@@ -90,14 +90,14 @@ async fn atacante(destino: SocketAddr, parar: Arc<AtomicBool>, aberturas: Arc<At
     }
 }
 
-fn resumo(h: &Histogram<u64>, falhas: u64) -> String {
+fn resumo(h: &Histogram<u64>, faults: u64) -> String {
     format!(
         "p99 {:.1} ms, p50 {:.1} ms, max {:.0} ms, {} requests, {} failed",
         h.value_at_quantile(0.99) as f64 / 1000.0,
         h.value_at_quantile(0.5) as f64 / 1000.0,
         h.max() as f64 / 1000.0,
         h.len(),
-        falhas
+        faults
     )
 }
 
@@ -108,7 +108,7 @@ pub async fn run() -> Vec<Figura> {
     let amb = Ambiente::com(|c| {
         c.rate_limit = None;
         if sem_limite {
-            c.borda.conexoes_por_endereco = None;
+            c.edge.connections_per_address = None;
         }
     })
     .await;
@@ -118,7 +118,7 @@ pub async fn run() -> Vec<Figura> {
 
     let parar = Arc::new(AtomicBool::new(false));
     let aberturas = Arc::new(AtomicU64::new(0));
-    let tarefas: Vec<_> = (0..SOCKETS)
+    let tasks: Vec<_> = (0..SOCKETS)
         .map(|_| {
             tokio::spawn(atacante(
                 amb.server.addr(),
@@ -130,7 +130,7 @@ pub async fn run() -> Vec<Figura> {
     tokio::time::sleep(Duration::from_secs(1)).await;
     let (com, falhas_com) = vitima(&base, &key).await;
     parar.store(true, Ordering::Relaxed);
-    for t in tarefas {
+    for t in tasks {
         let _ = t.await;
     }
     eprintln!(
@@ -144,7 +144,7 @@ pub async fn run() -> Vec<Figura> {
         nome: "attack: another address's p99 during 2,000 idle sockets from one address",
         medido: resumo(&com, falhas_com),
         referencia: resumo(&sem, falhas_sem),
-        razao: p99 / p99_sem.max(0.001),
+        ledger: p99 / p99_sem.max(0.001),
         alvo: "p99 < 50 ms",
         ok: p99 < 50.0 && falhas_com == 0,
     }]

@@ -23,9 +23,9 @@ pub async fn run() -> Figura {
     // Global: the SDK's requests run on the runtime's worker threads.
     tracing::subscriber::set_global_default(subscriber).expect("no other subscriber in the bench");
 
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     let conta = amb.conta(Decimal::from(1_000)).await;
-    let client = amb.cliente(&conta.api_key);
+    let client = amb.client_addr(&conta.api_key);
 
     let inicio = Instant::now();
     let ok = stream::iter(0..CONSULTAS)
@@ -38,16 +38,16 @@ pub async fn run() -> Figura {
         .count()
         .await;
     let segundos = inicio.elapsed().as_secs_f64();
-    let taxa = ok as f64 / segundos;
+    let rate = ok as f64 / segundos;
     let n429 = contador.load(Ordering::Relaxed);
-    let razao = taxa / 10.0;
+    let ledger = rate / 10.0;
     Figura {
         nome: "batch: 200 lookups at the SDK's default limit",
-        medido: format!("{taxa:.2}/s, {ok} ok, {n429} × 429"),
+        medido: format!("{rate:.2}/s, {ok} ok, {n429} × 429"),
         referencia: "10/s".into(),
-        razao,
+        ledger,
         alvo: ">= 0.97, no 429",
-        ok: razao >= 0.97 && n429 == 0 && ok == CONSULTAS,
+        ok: ledger >= 0.97 && n429 == 0 && ok == CONSULTAS,
     }
 }
 

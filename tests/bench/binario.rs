@@ -66,7 +66,7 @@ pub struct Servidor {
 
 impl Servidor {
     /// Starts the server and waits until it listens.
-    pub fn iniciar(url: &str) -> Self {
+    pub fn start(url: &str) -> Self {
         let mut filho = comando(&[
             "serve",
             "--bind",

@@ -12,7 +12,7 @@ use rust_decimal::Decimal;
 
 use crate::Figura;
 
-const RODADAS: usize = 30;
+const ROUNDS: usize = 30;
 const CODIGO_REAL: &str = "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47";
 
 pub async fn run() -> Vec<Figura> {
@@ -33,14 +33,14 @@ pub async fn run() -> Vec<Figura> {
         ),
     ] {
         let (cli, curl) = medir(&amb.server.base_url(), &chave, config.path(), codigo).await;
-        let razao = cli.as_secs_f64() / curl.as_secs_f64();
+        let ledger = cli.as_secs_f64() / curl.as_secs_f64();
         figuras.push(Figura {
             nome,
             medido: format!("{:.1} ms", cli.as_secs_f64() * 1000.0),
             referencia: format!("{:.1} ms", curl.as_secs_f64() * 1000.0),
-            razao,
+            ledger,
             alvo,
-            ok: alvo == "info" || razao <= 1.5,
+            ok: alvo == "info" || ledger <= 1.5,
         });
     }
     figuras
@@ -82,7 +82,7 @@ async fn medir(
     };
     tokio::task::spawn_blocking(move || {
         let (mut t_cli, mut t_curl) = (Vec::new(), Vec::new());
-        for i in 0..=RODADAS {
+        for i in 0..=ROUNDS {
             let a = cronometrar(carapi());
             let b = cronometrar(curl());
             if i > 0 {

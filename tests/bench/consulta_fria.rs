@@ -30,7 +30,7 @@ const CODIGOS_GRANDE: usize = 300_000;
 const QUENTES: usize = 2_000;
 const CONEXOES: usize = 8;
 const DONO_CARS: usize = 10_000;
-/// The first large owner of a synthetic base (`dados::grandes_proprietarios`).
+/// The first large owner of a synthetic base (`dados::large_owners`).
 const DONO: &str = "98765432000198";
 
 /// A base of `n` synthetic records whose first large owner has [`DONO_CARS`] CARs.
@@ -70,19 +70,19 @@ async fn amostra(url: &str, k: usize) -> Vec<String> {
 struct Carga {
     p50: Duration,
     p99: Duration,
-    por_segundo: f64,
-    falhas: usize,
+    per_second: f64,
+    faults: usize,
 }
 
 impl Carga {
-    fn texto(&self) -> String {
+    fn text(&self) -> String {
         format!(
             "p50 {}, p99 {}, {:.0}/s{}",
             ms(self.p50),
             ms(self.p99),
-            self.por_segundo,
-            if self.falhas > 0 {
-                format!(", {} FAILED", self.falhas)
+            self.per_second,
+            if self.faults > 0 {
+                format!(", {} FAILED", self.faults)
             } else {
                 String::new()
             }
@@ -92,27 +92,22 @@ impl Carga {
 
 /// Charged lookups of `codigos` from [`CONEXOES`] tasks, each code once, or round and round
 /// until `ate` when given.
-async fn consultar(
-    srv: &Servidor,
-    chave: &str,
-    codigos: Vec<String>,
-    ate: Option<Instant>,
-) -> Carga {
+async fn query(srv: &Servidor, chave: &str, codigos: Vec<String>, ate: Option<Instant>) -> Carga {
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(CONEXOES)
         .build()
         .expect("client");
-    let (codigos, proximo) = (Arc::new(codigos), Arc::new(AtomicUsize::new(0)));
+    let (codigos, next_item) = (Arc::new(codigos), Arc::new(AtomicUsize::new(0)));
     let inicio = Instant::now();
-    let tarefas: Vec<_> = (0..CONEXOES)
+    let tasks: Vec<_> = (0..CONEXOES)
         .map(|_| {
             let (http, base, chave) = (http.clone(), srv.base_url.clone(), chave.to_owned());
-            let (codigos, proximo) = (codigos.clone(), proximo.clone());
+            let (codigos, next_item) = (codigos.clone(), next_item.clone());
             tokio::spawn(async move {
                 let mut hist = Histogram::<u64>::new(3).expect("histogram");
-                let mut falhas = 0;
+                let mut faults = 0;
                 loop {
-                    let i = proximo.fetch_add(1, Ordering::Relaxed);
+                    let i = next_item.fetch_add(1, Ordering::Relaxed);
                     let c = match ate {
                         Some(fim) if Instant::now() < fim => &codigos[i % codigos.len()],
                         Some(_) => break,
@@ -134,26 +129,26 @@ async fn consultar(
                     if ok {
                         hist.record(t.elapsed().as_micros() as u64).ok();
                     } else {
-                        falhas += 1;
+                        faults += 1;
                     }
                 }
-                (hist, falhas)
+                (hist, faults)
             })
         })
         .collect();
     let mut total = Histogram::<u64>::new(3).expect("histogram");
-    let mut falhas = 0;
-    for t in tarefas {
+    let mut faults = 0;
+    for t in tasks {
         let (h, f) = t.await.expect("task");
         total.add(h).expect("same bounds");
-        falhas += f;
+        faults += f;
     }
     let q = |x| Duration::from_micros(total.value_at_quantile(x));
     Carga {
         p50: q(0.50),
         p99: q(0.99),
-        por_segundo: total.len() as f64 / inicio.elapsed().as_secs_f64(),
-        falhas,
+        per_second: total.len() as f64 / inicio.elapsed().as_secs_f64(),
+        faults,
     }
 }
 
@@ -203,9 +198,9 @@ pub async fn run() -> Vec<Figura> {
     let url = base(&dir, PEQUENA);
     let chave = conta(&url, "100000000");
     let codigos = amostra(&url, PEQUENA).await;
-    let srv = Servidor::iniciar(&url);
-    let fria_p = consultar(&srv, &chave, codigos.clone(), None).await;
-    let quente = consultar(
+    let srv = Servidor::start(&url);
+    let fria_p = query(&srv, &chave, codigos.clone(), None).await;
+    let quente = query(
         &srv,
         &chave,
         codigos[..QUENTES].to_vec(),
@@ -217,36 +212,36 @@ pub async fn run() -> Vec<Figura> {
     let url = base(&dir, grande);
     let chave = conta(&url, "100000000");
     let codigos = amostra(&url, k_grande).await;
-    let srv = Servidor::iniciar(&url);
-    let fria_g = consultar(&srv, &chave, codigos, None).await;
+    let srv = Servidor::start(&url);
+    let fria_g = query(&srv, &chave, codigos, None).await;
     let (dono_p50, dono_p99) = proprietario(&srv, &chave).await;
     drop(srv);
 
-    let razao = fria_g.p50.as_secs_f64() / fria_p.p50.as_secs_f64().max(1e-9);
+    let ledger = fria_g.p50.as_secs_f64() / fria_p.p50.as_secs_f64().max(1e-9);
     vec![
         Figura {
             nome: "cold lookup p50, large base / 10k base",
-            medido: format!("{grande} records, {k_grande} codes: {}", fria_g.texto()),
-            referencia: format!("10k records, 10k codes: {}", fria_p.texto()),
-            razao,
+            medido: format!("{grande} records, {k_grande} codes: {}", fria_g.text()),
+            referencia: format!("10k records, 10k codes: {}", fria_p.text()),
+            ledger,
             alvo: "<= 1.2, p99 <= 10 ms",
-            ok: razao <= 1.2
+            ok: ledger <= 1.2
                 && fria_g.p99 <= Duration::from_millis(10)
-                && fria_g.falhas + fria_p.falhas == 0,
+                && fria_g.faults + fria_p.faults == 0,
         },
         Figura {
             nome: "2,000 codes over the 10k base, cached, p99",
-            medido: quente.texto(),
+            medido: quente.text(),
             referencia: "issue: p50 0.36 ms, p99 17.6 ms".into(),
-            razao: quente.p99.as_secs_f64() * 1000.0 / 17.6,
+            ledger: quente.p99.as_secs_f64() * 1000.0 / 17.6,
             alvo: "<= 1 (unchanged or better)",
-            ok: quente.p99 <= Duration::from_micros(17_600) && quente.falhas == 0,
+            ok: quente.p99 <= Duration::from_micros(17_600) && quente.faults == 0,
         },
         Figura {
             nome: "owner of 10,000 CARs (200 + truncado), p50",
             medido: format!("{} (p99 {})", ms(dono_p50), ms(dono_p99)),
             referencia: "5 ms".into(),
-            razao: dono_p50.as_secs_f64() * 1000.0 / 5.0,
+            ledger: dono_p50.as_secs_f64() * 1000.0 / 5.0,
             alvo: "<= 5 ms",
             ok: dono_p50 <= Duration::from_millis(5),
         },

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use carapi_loader::sinteticos::Sinteticos;
+use carapi_loader::synthetic::Synthetic;
 
 use crate::Figura;
 
@@ -77,19 +77,19 @@ fn vm_hwm_kb(status: &str) -> Option<u64> {
 
 /// Writes `n` synthetic records as a public SICAR CSV, on disk before the import's clock
 /// starts (its write-back would otherwise compete with the import).
-fn escrever_csv(caminho: &Path, n: usize) {
+fn write_csv(caminho: &Path, n: usize) {
     let f = std::fs::File::create(caminho).expect("create CSV");
-    carapi_loader::import::escrever_csv(std::io::BufWriter::new(&f), Sinteticos::new(n, 99))
+    carapi_loader::import::write_csv(std::io::BufWriter::new(&f), Synthetic::new(n, 99))
         .expect("write CSV");
     f.sync_all().expect("sync CSV");
 }
 
-/// Runs `carapi-server args…` `vezes` times on a fresh base each (`preparar(i)` gives run
+/// Runs `carapi-server args…` `vezes` times on a fresh base each (`prepare(i)` gives run
 /// `i`'s arguments and leaves its folder ready): the median time and the largest peak RSS.
-fn repetir(vezes: usize, mut preparar: impl FnMut(usize) -> Vec<String>) -> (Medida, Vec<f64>) {
+fn repetir(vezes: usize, mut prepare: impl FnMut(usize) -> Vec<String>) -> (Medida, Vec<f64>) {
     let mut medidas: Vec<Medida> = (0..vezes)
         .map(|i| {
-            let args = preparar(i);
+            let args = prepare(i);
             medir(&args.iter().map(String::as_str).collect::<Vec<_>>())
         })
         .collect();
@@ -107,8 +107,8 @@ fn repetir(vezes: usize, mut preparar: impl FnMut(usize) -> Vec<String>) -> (Med
 }
 
 fn figura(nome: &'static str, n: usize, (m, tempos): &(Medida, Vec<f64>), sqlite: bool) -> Figura {
-    let por_segundo = n as f64 / m.segundos;
-    let ok = !sqlite || (por_segundo >= ALVO_POR_SEGUNDO && m.pico_mb <= ALVO_RSS_MB);
+    let per_second = n as f64 / m.segundos;
+    let ok = !sqlite || (per_second >= ALVO_POR_SEGUNDO && m.pico_mb <= ALVO_RSS_MB);
     let runs: Vec<String> = tempos.iter().map(|t| format!("{t:.1}")).collect();
     Figura {
         nome,
@@ -116,11 +116,11 @@ fn figura(nome: &'static str, n: usize, (m, tempos): &(Medida, Vec<f64>), sqlite
             "{n} records in {:.1} s (median of {} s) = {:.0} records/s, peak RSS {:.0} MB",
             m.segundos,
             runs.join(", "),
-            por_segundo,
+            per_second,
             m.pico_mb
         ),
         referencia: format!("{ALVO_POR_SEGUNDO:.0} records/s, {ALVO_RSS_MB:.0} MB"),
-        razao: por_segundo / ALVO_POR_SEGUNDO,
+        ledger: per_second / ALVO_POR_SEGUNDO,
         alvo: if sqlite { ">= 1 and <= 200 MB" } else { "info" },
         ok,
     }
@@ -152,7 +152,7 @@ pub async fn run() -> Vec<Figura> {
     figuras.push(figura("Scale: `seed --synthetic N`, SQLite", n, &m, true));
 
     let csv = dir.path().join("imoveis.csv");
-    escrever_csv(&csv, n);
+    write_csv(&csv, n);
     let caminho = csv.display().to_string();
     let m = repetir(vezes, |i| {
         [

@@ -27,7 +27,7 @@ const VITIMAS: usize = 4;
 /// Requests per second of each victim (under the contract's 10/s).
 const RITMO_VITIMA: u64 = 8;
 const FASE: Duration = Duration::from_secs(20);
-const DOCUMENTO: &str = "52998224725";
+const OPENAPI_DOCUMENT: &str = "52998224725";
 
 /// The attacker's requests, in turn.
 const ATAQUE: [&str; 8] = [
@@ -73,17 +73,17 @@ async fn semear(url: &str, conta: i64, n: i64) {
 struct Medida {
     saldo: Histogram<u64>,
     proprietario: Histogram<u64>,
-    falhas: u64,
+    faults: u64,
 }
 
-async fn vitimas(base: &str, chaves: &[String]) -> Medida {
+async fn vitimas(base: &str, keys: &[String]) -> Medida {
     let medida = Arc::new(Mutex::new(Medida {
         saldo: Histogram::new(3).expect("histogram"),
         proprietario: Histogram::new(3).expect("histogram"),
-        falhas: 0,
+        faults: 0,
     }));
     let fim = Instant::now() + FASE;
-    let tarefas: Vec<_> = chaves
+    let tasks: Vec<_> = keys
         .iter()
         .map(|key| {
             let (key, base, medida) = (key.clone(), base.to_owned(), medida.clone());
@@ -96,7 +96,7 @@ async fn vitimas(base: &str, chaves: &[String]) -> Medida {
                     n += 1;
                     let pago = n.is_multiple_of(2);
                     let url = if pago {
-                        format!("{base}/v1/proprietario/{DOCUMENTO}")
+                        format!("{base}/v1/proprietario/{OPENAPI_DOCUMENT}")
                     } else {
                         format!("{base}/v1/saldo")
                     };
@@ -110,7 +110,7 @@ async fn vitimas(base: &str, chaves: &[String]) -> Medida {
                     let us = t.elapsed().as_micros() as u64;
                     let mut m = medida.lock().await;
                     if !ok {
-                        m.falhas += 1;
+                        m.faults += 1;
                     }
                     let h = if pago {
                         &mut m.proprietario
@@ -122,7 +122,7 @@ async fn vitimas(base: &str, chaves: &[String]) -> Medida {
             })
         })
         .collect();
-    for t in tarefas {
+    for t in tasks {
         t.await.expect("victim");
     }
     Arc::try_unwrap(medida)
@@ -202,7 +202,7 @@ async fn paginas_historico(base: &str, key: &str, linhas: i64) -> Figura {
         nome: "history page of a 1M-row account, slowest filter p50",
         medido: format!("{pior_ms:.2} ms ({pior_path}, {linhas} rows)"),
         referencia: format!("{:.2} ms (fastest filter)", melhor.as_secs_f64() * 1000.0),
-        razao: pior_ms / 5.0,
+        ledger: pior_ms / 5.0,
         alvo: "<= 5 ms for any filter",
         ok: pior_ms <= 5.0,
     }
@@ -217,7 +217,7 @@ pub async fn run() -> Vec<Figura> {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(LINHAS_PADRAO);
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     let base = amb.server.base_url();
     let atacante = amb.conta(Decimal::from(10)).await;
     let t = Instant::now();
@@ -227,22 +227,22 @@ pub async fn run() -> Vec<Figura> {
         t.elapsed()
     );
     let pagina = paginas_historico(&base, &atacante.api_key, linhas).await;
-    let mut chaves = Vec::new();
+    let mut keys = Vec::new();
     for _ in 0..VITIMAS {
-        chaves.push(amb.conta(Decimal::from(100_000)).await.api_key);
+        keys.push(amb.conta(Decimal::from(100_000)).await.api_key);
     }
-    let ocioso = vitimas(&base, &chaves).await;
+    let ocioso = vitimas(&base, &keys).await;
     let parar = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let ataque = atacar(base.clone(), atacante.api_key.clone(), parar.clone());
-    let carregado = vitimas(&base, &chaves).await;
+    let carregado = vitimas(&base, &keys).await;
     parar.store(true, std::sync::atomic::Ordering::Relaxed);
     let (enviados, ruins) = ataque.await.expect("attacker");
     eprintln!(
         "isolamento: attacker sent {enviados} history/usage requests, {ruins} not 200; victims' failures idle {} / attacked {}",
-        ocioso.falhas, carregado.falhas
+        ocioso.faults, carregado.faults
     );
     let figura = |nome, o: &Histogram<u64>, c: &Histogram<u64>| {
-        let razao = c.value_at_quantile(0.99) as f64 / o.value_at_quantile(0.99).max(1) as f64;
+        let ledger = c.value_at_quantile(0.99) as f64 / o.value_at_quantile(0.99).max(1) as f64;
         Figura {
             nome,
             medido: format!(
@@ -255,9 +255,9 @@ pub async fn run() -> Vec<Figura> {
                 ms(o.value_at_quantile(0.5)),
                 ms(o.value_at_quantile(0.99))
             ),
-            razao,
+            ledger,
             alvo: "p99 <= 2x idle",
-            ok: razao <= 2.0 && carregado.falhas == 0,
+            ok: ledger <= 2.0 && carregado.faults == 0,
         }
     };
     vec![

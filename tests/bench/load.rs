@@ -9,16 +9,16 @@ use hdrhistogram::Histogram;
 
 /// What one load run measured.
 pub struct Resultado {
-    pub por_segundo: f64,
+    pub per_second: f64,
     pub p50: Duration,
     pub p99: Duration,
-    pub falhas: u64,
+    pub faults: u64,
 }
 
 /// Sends `GET url` with the bearer keys in round-robin from `conexoes` concurrent tasks.
-pub async fn gerar(
+pub async fn generate(
     url: &str,
-    chaves: Arc<Vec<String>>,
+    keys: Arc<Vec<String>>,
     conexoes: usize,
     duracao: Duration,
 ) -> Resultado {
@@ -26,22 +26,18 @@ pub async fn gerar(
         .pool_max_idle_per_host(conexoes)
         .build()
         .expect("client");
-    let proxima = Arc::new(AtomicUsize::new(0));
+    let next_one = Arc::new(AtomicUsize::new(0));
     let inicio = Instant::now();
     let fim = inicio + duracao;
-    let tarefas: Vec<_> = (0..conexoes)
+    let tasks: Vec<_> = (0..conexoes)
         .map(|_| {
-            let (http, url, chaves, proxima) = (
-                http.clone(),
-                url.to_owned(),
-                chaves.clone(),
-                proxima.clone(),
-            );
+            let (http, url, keys, next_one) =
+                (http.clone(), url.to_owned(), keys.clone(), next_one.clone());
             tokio::spawn(async move {
                 let mut hist = Histogram::<u64>::new(3).expect("histogram");
-                let mut falhas = 0u64;
+                let mut faults = 0u64;
                 while Instant::now() < fim {
-                    let chave = &chaves[proxima.fetch_add(1, Ordering::Relaxed) % chaves.len()];
+                    let chave = &keys[next_one.fetch_add(1, Ordering::Relaxed) % keys.len()];
                     let t = Instant::now();
                     let ok = match http.get(&url).bearer_auth(chave).send().await {
                         Ok(r) => r.status().is_success() && r.bytes().await.is_ok(),
@@ -50,25 +46,25 @@ pub async fn gerar(
                     if ok {
                         hist.record(t.elapsed().as_micros() as u64).ok();
                     } else {
-                        falhas += 1;
+                        faults += 1;
                     }
                 }
-                (hist, falhas)
+                (hist, faults)
             })
         })
         .collect();
     let mut total = Histogram::<u64>::new(3).expect("histogram");
-    let mut falhas = 0;
-    for t in tarefas {
+    let mut faults = 0;
+    for t in tasks {
         let (h, f) = t.await.expect("load task");
         total.add(h).expect("same histogram bounds");
-        falhas += f;
+        faults += f;
     }
     let segundos = inicio.elapsed().as_secs_f64();
     Resultado {
-        por_segundo: total.len() as f64 / segundos,
+        per_second: total.len() as f64 / segundos,
         p50: Duration::from_micros(total.value_at_quantile(0.50)),
         p99: Duration::from_micros(total.value_at_quantile(0.99)),
-        falhas,
+        faults,
     }
 }

@@ -37,7 +37,7 @@ pub struct Figura {
     pub nome: &'static str,
     pub medido: String,
     pub referencia: String,
-    pub razao: f64,
+    pub ledger: f64,
     pub alvo: &'static str,
     pub ok: bool,
 }
@@ -86,7 +86,7 @@ async fn main() {
             f.nome,
             f.medido,
             f.referencia,
-            f.razao,
+            f.ledger,
             f.alvo,
             if f.ok { "ok" } else { "MISSED" }
         );

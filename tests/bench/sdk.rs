@@ -24,7 +24,7 @@ pub async fn run() -> Figura {
     let url = format!("{}/v1/car/{}", amb.server.base_url(), sandbox::CAR_BASICO);
 
     let (mut t_sdk, mut t_raw) = (Duration::ZERO, Duration::ZERO);
-    for bloco in 0..=BLOCOS {
+    for block in 0..=BLOCOS {
         let t = Instant::now();
         for _ in 0..POR_BLOCO {
             sdk.car(sandbox::CAR_BASICO).await.expect("sdk call");
@@ -47,20 +47,20 @@ pub async fn run() -> Figura {
             std::hint::black_box(v);
         }
         let b = t.elapsed();
-        if bloco > 0 {
+        if block > 0 {
             t_sdk += a;
             t_raw += b;
         }
     }
     let n = (BLOCOS * POR_BLOCO) as f64;
     let (sdk_us, raw_us) = (t_sdk.as_secs_f64() * 1e6 / n, t_raw.as_secs_f64() * 1e6 / n);
-    let razao = sdk_us / raw_us;
+    let ledger = sdk_us / raw_us;
     Figura {
         nome: "SDK: time per call vs raw reqwest",
         medido: format!("{sdk_us:.0} µs"),
         referencia: format!("{raw_us:.0} µs"),
-        razao,
+        ledger,
         alvo: "<= 1.10",
-        ok: razao <= 1.10,
+        ok: ledger <= 1.10,
     }
 }

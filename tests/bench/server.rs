@@ -22,19 +22,19 @@ const CONEXOES: usize = 32;
 const DURACAO: Duration = Duration::from_secs(5);
 
 /// A server over 1,000 funded accounts, the lookup URL, and the keys.
-async fn servidor(limitador: bool) -> (Ambiente, String, Arc<Vec<String>>) {
+async fn server(limiter: bool) -> (Ambiente, String, Arc<Vec<String>>) {
     let amb = Ambiente::com(|c| {
-        if !limitador {
+        if !limiter {
             c.rate_limit = None;
         }
     })
     .await;
-    let mut chaves = Vec::with_capacity(CHAVES);
+    let mut keys = Vec::with_capacity(CHAVES);
     for _ in 0..CHAVES {
-        chaves.push(amb.conta(Decimal::from(100_000)).await.api_key);
+        keys.push(amb.conta(Decimal::from(100_000)).await.api_key);
     }
     let url = format!("{}/v1/car/{CODIGO}", amb.server.base_url());
-    (amb, url, Arc::new(chaves))
+    (amb, url, Arc::new(keys))
 }
 
 /// A bare axum handler answering `corpo` byte for byte; returns its URL.
@@ -58,10 +58,10 @@ async fn bare(corpo: axum::body::Bytes) -> String {
 }
 
 pub async fn run() -> Vec<Figura> {
-    let (_amb, url, chaves) = servidor(false).await;
+    let (_amb, url, keys) = server(false).await;
     let corpo = reqwest::Client::new()
         .get(&url)
-        .bearer_auth(&chaves[0])
+        .bearer_auth(&keys[0])
         .send()
         .await
         .and_then(|r| r.error_for_status())
@@ -72,21 +72,21 @@ pub async fn run() -> Vec<Figura> {
     let bare_url = bare(corpo).await;
 
     // Warm both, then measure side by side.
-    load::gerar(
+    load::generate(
         &bare_url,
-        chaves.clone(),
+        keys.clone(),
         CONEXOES,
         Duration::from_millis(500),
     )
     .await;
-    load::gerar(&url, chaves.clone(), CONEXOES, Duration::from_millis(500)).await;
-    let base = load::gerar(&bare_url, chaves.clone(), CONEXOES, DURACAO).await;
-    let real = load::gerar(&url, chaves.clone(), CONEXOES, DURACAO).await;
+    load::generate(&url, keys.clone(), CONEXOES, Duration::from_millis(500)).await;
+    let base = load::generate(&bare_url, keys.clone(), CONEXOES, DURACAO).await;
+    let real = load::generate(&url, keys.clone(), CONEXOES, DURACAO).await;
     drop(_amb);
 
-    let (_amb, url, chaves) = servidor(true).await;
-    load::gerar(&url, chaves.clone(), CONEXOES, Duration::from_millis(500)).await;
-    let limitado = load::gerar(&url, chaves.clone(), CONEXOES, DURACAO).await;
+    let (_amb, url, keys) = server(true).await;
+    load::generate(&url, keys.clone(), CONEXOES, Duration::from_millis(500)).await;
+    let limitado = load::generate(&url, keys.clone(), CONEXOES, DURACAO).await;
 
     for (nome, r) in [
         ("server", &real),
@@ -95,25 +95,25 @@ pub async fn run() -> Vec<Figura> {
     ] {
         eprintln!(
             "{nome}: {:.0}/s (p50 {:?}, p99 {:?}, {} not 200)",
-            r.por_segundo, r.p50, r.p99, r.falhas
+            r.per_second, r.p50, r.p99, r.faults
         );
     }
-    let razao = real.por_segundo / base.por_segundo;
-    let razao_limitado = limitado.por_segundo / base.por_segundo;
+    let ledger = real.per_second / base.per_second;
+    let razao_limitado = limitado.per_second / base.per_second;
     vec![
         Figura {
             nome: "server: charged lookups/s vs bare axum (1,000 keys)",
             medido: resumo(&real),
             referencia: resumo(&base),
-            razao,
+            ledger,
             alvo: ">= 0.25",
-            ok: razao >= 0.25 && real.falhas == 0,
+            ok: ledger >= 0.25 && real.faults == 0,
         },
         Figura {
             nome: "server, per-key limiter on (info: ceiling 1,000 keys × 10/s)",
-            medido: format!("{}, {} × 429", resumo(&limitado), limitado.falhas),
+            medido: format!("{}, {} × 429", resumo(&limitado), limitado.faults),
             referencia: resumo(&base),
-            razao: razao_limitado,
+            ledger: razao_limitado,
             alvo: "info",
             ok: true,
         },
@@ -124,7 +124,7 @@ fn resumo(r: &load::Resultado) -> String {
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     format!(
         "{:.0}/s, p50 {:.1} ms, p99 {:.1} ms",
-        r.por_segundo,
+        r.per_second,
         ms(r.p50),
         ms(r.p99)
     )

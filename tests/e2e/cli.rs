@@ -30,13 +30,13 @@ async fn rodar(mut cmd: Command) -> Output {
         .unwrap()
 }
 
-fn texto(b: &[u8]) -> String {
+fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
 #[tokio::test]
 async fn car_proprietario_and_recibo_charge_exactly_what_they_show() {
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     let (sdk, conta) = amb.cliente_com_saldo(dec!(50)).await;
 
     let o = rodar({
@@ -45,8 +45,8 @@ async fn car_proprietario_and_recibo_charge_exactly_what_they_show() {
         c
     })
     .await;
-    assert!(o.status.success(), "{}", texto(&o.stderr));
-    let tabela = texto(&o.stdout);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let tabela = text(&o.stdout);
     assert!(
         tabela.contains(CODIGO_REAL)
             && tabela.contains("Área total (ha)")
@@ -68,16 +68,16 @@ async fn car_proprietario_and_recibo_charge_exactly_what_they_show() {
         serde_json::from_slice(&o.stdout).expect("the API's JSON shape");
     assert_eq!(json.dados.codigo_car, CODIGO_REAL);
 
-    let dono = carapi_service::dados::exemplo_documento().formatado();
+    let dono = carapi_service::dados::example_documento().formatado();
     let o = rodar({
         let mut c = carapi(&amb, &conta.api_key);
         c.args(["-o", "csv", "proprietario", &dono]);
         c
     })
     .await;
-    assert!(o.status.success(), "{}", texto(&o.stderr));
+    assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(
-        texto(&o.stdout).lines().count() >= 3,
+        text(&o.stdout).lines().count() >= 3,
         "header plus one row per CAR"
     );
 
@@ -88,7 +88,7 @@ async fn car_proprietario_and_recibo_charge_exactly_what_they_show() {
         c
     })
     .await;
-    assert!(o.status.success(), "{}", texto(&o.stderr));
+    assert!(o.status.success(), "{}", text(&o.stderr));
     assert_pdf_com_codigo(&pdf, CODIGO_REAL);
 
     // Without --force the file is kept and nothing is charged.
@@ -104,23 +104,23 @@ async fn car_proprietario_and_recibo_charge_exactly_what_they_show() {
     assert_eq!(sdk.saldo().await.unwrap().saldo_reais, dec!(50) - cobrado);
     assert!(
         amb.server
-            .verificar_razao(conta.conta_id)
+            .check_ledger(conta.conta_id)
             .await
             .unwrap()
-            .consistente()
+            .is_consistent()
     );
 }
 
 fn assert_pdf_com_codigo(path: &Path, codigo: &str) {
     let doc = lopdf::Document::load(path).expect("a valid PDF");
-    let paginas: Vec<u32> = doc.get_pages().keys().copied().collect();
-    let texto = doc.extract_text(&paginas).expect("text extracts");
+    let pages: Vec<u32> = doc.get_pages().keys().copied().collect();
+    let texto = doc.extract_text(&pages).expect("text extracts");
     assert!(texto.contains(codigo), "the receipt names its code");
 }
 
 #[tokio::test]
 async fn lote_interrupted_then_resumed_never_pays_twice() {
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     let (sdk, conta) = amb.cliente_com_saldo(dec!(100)).await;
     let codigos: Vec<String> = carapi_service::dados::bundled()
         .iter()
@@ -147,7 +147,7 @@ async fn lote_interrupted_then_resumed_never_pays_twice() {
     assert!(
         !primeira.status.success(),
         "stopped by --max-custo: {}",
-        texto(&primeira.stderr)
+        text(&primeira.stderr)
     );
     assert_eq!(
         sdk.saldo().await.unwrap().saldo_reais,
@@ -156,7 +156,7 @@ async fn lote_interrupted_then_resumed_never_pays_twice() {
     );
 
     let segunda = rodar(lote(None)).await;
-    assert!(segunda.status.success(), "{}", texto(&segunda.stderr));
+    assert!(segunda.status.success(), "{}", text(&segunda.stderr));
     assert_eq!(
         sdk.saldo().await.unwrap().saldo_reais,
         dec!(94),
@@ -183,7 +183,7 @@ async fn lote_interrupted_then_resumed_never_pays_twice() {
 
 #[tokio::test]
 async fn local_topup_is_confirmed_after_local_pagar() {
-    let amb = Ambiente::novo().await; // only for its folders: local mode runs its own server
+    let amb = Ambiente::new_for().await; // only for its folders: local mode runs its own server
     let local = |args: &[&str]| {
         let mut c = carapi(&amb, "");
         c.env_remove("CARAPI_BASE_URL")
@@ -192,12 +192,12 @@ async fn local_topup_is_confirmed_after_local_pagar() {
             .args(args);
         c
     };
-    let mut criar = local(&["recarga", "criar", "500"])
+    let mut create = local(&["recarga", "criar", "500"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut saida = BufReader::new(criar.stdout.take().unwrap());
+    let mut saida = BufReader::new(create.stdout.take().unwrap());
     let (id, saida) = tokio::task::spawn_blocking(move || {
         let mut linha = String::new();
         loop {
@@ -214,7 +214,7 @@ async fn local_topup_is_confirmed_after_local_pagar() {
     .await
     .unwrap();
 
-    let pagar = rodar({
+    let pay = rodar({
         let mut c = carapi(&amb, "");
         c.env_remove("CARAPI_BASE_URL")
             .env_remove("CARAPI_API_KEY")
@@ -222,11 +222,11 @@ async fn local_topup_is_confirmed_after_local_pagar() {
         c
     })
     .await;
-    assert!(pagar.status.success(), "{}", texto(&pagar.stderr));
+    assert!(pay.status.success(), "{}", text(&pay.stderr));
 
     let fim = tokio::task::spawn_blocking(move || {
         let resto: Vec<String> = saida.lines().map_while(Result::ok).collect();
-        (criar.wait().unwrap(), resto)
+        (create.wait().unwrap(), resto)
     })
     .await
     .unwrap();

@@ -2,7 +2,7 @@
 //! typed error, and that none of them debits.
 
 use carapi_sdk::{ErrorCode, LimitesUpdate, NovaRecarga};
-use carapi_service::{NovaConta, ReciboModo};
+use carapi_service::{NovaConta, ReciboMode};
 use carapi_tests::Ambiente;
 use rust_decimal_macros::dec;
 
@@ -10,7 +10,7 @@ use crate::{CODIGO_INEXISTENTE, CODIGO_REAL, assert_api_error, codigo_sem_recibo
 
 #[tokio::test]
 async fn lookup_errors_never_debit() {
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     let (c, conta) = amb.cliente_com_saldo(dec!(5)).await;
 
     assert_api_error(c.car(CODIGO_INEXISTENTE).await, ErrorCode::CarNaoEncontrado);
@@ -46,16 +46,16 @@ async fn lookup_errors_never_debit() {
     );
     assert!(
         amb.server
-            .verificar_razao(conta.conta_id)
+            .check_ledger(conta.conta_id)
             .await
             .unwrap()
-            .consistente()
+            .is_consistent()
     );
 }
 
 #[tokio::test]
 async fn malformed_input_is_refused_by_the_sdk_and_by_the_server() {
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     let (c, conta) = amb.cliente_com_saldo(dec!(5)).await;
 
     // The SDK refuses before sending...
@@ -99,8 +99,8 @@ async fn malformed_input_is_refused_by_the_sdk_and_by_the_server() {
 
 #[tokio::test]
 async fn bad_key_gets_401_everywhere() {
-    let amb = Ambiente::novo().await;
-    let c = amb.cliente("chave-que-nao-existe");
+    let amb = Ambiente::new_for().await;
+    let c = amb.client_addr("chave-que-nao-existe");
     assert_api_error(c.saldo().await, ErrorCode::TokenInvalido);
     assert_api_error(
         c.car(carapi_sdk::sandbox::CAR_BASICO).await,
@@ -139,7 +139,7 @@ async fn topup_errors() {
             ..NovaConta::default()
         })
         .await;
-    let legado = amb.cliente(&legado.api_key);
+    let legado = amb.client_addr(&legado.api_key);
     assert_api_error(
         legado.criar_recarga(&nova(dec!(500))).await,
         ErrorCode::ConfirmacaoPrecosObrigatoria,
@@ -161,7 +161,7 @@ async fn topup_errors() {
         })
         .await;
     assert_api_error(
-        amb.cliente(&sem_doc.api_key)
+        amb.client_addr(&sem_doc.api_key)
             .criar_recarga(&nova(dec!(500)))
             .await,
         ErrorCode::DocumentoAusente,
@@ -206,8 +206,8 @@ async fn provider_failure_is_erro_pix() {
 #[tokio::test]
 async fn receipt_service_failures_are_never_charged() {
     for (modo, code) in [
-        (ReciboModo::Indisponivel, ErrorCode::ServicoIndisponivel),
-        (ReciboModo::FalhaStream, ErrorCode::ReciboIndisponivel),
+        (ReciboMode::Indisponivel, ErrorCode::ServicoIndisponivel),
+        (ReciboMode::FalhaStream, ErrorCode::ReciboIndisponivel),
     ] {
         let amb = Ambiente::com(|c| c.recibo = modo).await;
         let conta = amb.conta(dec!(50)).await;
@@ -224,7 +224,7 @@ async fn receipt_service_failures_are_never_charged() {
 
 #[tokio::test]
 async fn daily_and_monthly_limits_give_429() {
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     let (c, _) = amb.cliente_com_saldo(dec!(100)).await;
     let diario = LimitesUpdate {
         limite_diario_requisicoes: Some(Some(2)),

@@ -20,7 +20,7 @@ fn comando(amb: &Ambiente, nome: &str, api_key: &str) -> Command {
 
 #[tokio::test]
 async fn quickstart_lote_and_historico_exit_0() {
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     let conta = amb.conta(dec!(100)).await;
     for nome in ["quickstart", "lote", "historico"] {
         let mut cmd = comando(&amb, nome, &conta.api_key);
@@ -45,7 +45,7 @@ async fn quickstart_lote_and_historico_exit_0() {
     }
     // The batch example never spent past its 3.00 BRL cap (the quickstart spent the rest).
     let h = amb
-        .cliente(&conta.api_key)
+        .client_addr(&conta.api_key)
         .historico(&Default::default())
         .await
         .unwrap();
@@ -63,7 +63,7 @@ async fn quickstart_lote_and_historico_exit_0() {
 
 #[tokio::test]
 async fn recarga_example_waits_for_the_payment() {
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     let conta = amb.conta(dec!(0)).await;
     let mut child = comando(&amb, "recarga", &conta.api_key)
         .env("CARAPI_RECARGA_TIMEOUT_SECS", "60")
@@ -85,7 +85,7 @@ async fn recarga_example_waits_for_the_payment() {
     .await
     .unwrap();
 
-    amb.server.pagar_recarga(id.parse().unwrap()).await.unwrap();
+    amb.server.pay_recarga(id.parse().unwrap()).await.unwrap();
     let status = tokio::time::timeout(
         Duration::from_secs(60),
         tokio::task::spawn_blocking(move || child.wait()),
@@ -119,7 +119,7 @@ async fn rodar(mut cmd: Command, nome: &str) -> String {
 
 #[tokio::test]
 async fn car_completo_example_stays_under_its_cap() {
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     let conta = amb.conta(dec!(100)).await;
     let mut cmd = comando(&amb, "car_completo", &conta.api_key);
     cmd.env("CARAPI_MAX_SPEND", "5.00");
@@ -134,7 +134,7 @@ async fn car_completo_example_stays_under_its_cap() {
 
 #[tokio::test]
 async fn saldo_insuficiente_example_prints_the_shortfall() {
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     let conta = amb.conta(dec!(2.50)).await;
     let stdout = rodar(
         comando(&amb, "saldo_insuficiente", &conta.api_key),
@@ -150,13 +150,13 @@ async fn saldo_insuficiente_example_prints_the_shortfall() {
 
 #[tokio::test]
 async fn resposta_perdida_example_resolves_against_the_history() {
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     let conta = amb.conta(dec!(100)).await;
     // The example's first lookup (after the free saldo request that reads the prices; the proxy
     // sees each request on its own connection) has its answer lost.
     let perdeu = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let p = perdeu.clone();
-    let proxy = Proxy::novo(&amb.server.base_url(), move |linha| {
+    let proxy = Proxy::new_for(&amb.server.base_url(), move |linha| {
         if linha.contains(CODIGO_REAL) && !p.swap(true, std::sync::atomic::Ordering::SeqCst) {
             Acao::PerderResposta
         } else {
@@ -176,7 +176,7 @@ async fn resposta_perdida_example_resolves_against_the_history() {
         "{stdout}"
     );
     let h = amb
-        .cliente(&conta.api_key)
+        .client_addr(&conta.api_key)
         .historico(&HistoricoParams::default())
         .await
         .unwrap();

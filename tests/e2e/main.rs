@@ -9,7 +9,7 @@ mod duble;
 mod erros;
 mod exemplos;
 mod limites;
-mod operacoes;
+mod operations;
 mod precos;
 mod proxy;
 mod sandbox;
@@ -58,13 +58,13 @@ pub fn codigo_sem_recibo() -> String {
 
 /// A valid CPF that owns no CAR in the bundled data (404 `CPF_CNPJ_NAO_ENCONTRADO`).
 pub fn cpf_sem_cars() -> String {
-    let donos: Vec<String> = carapi_service::dados::bundled()
+    let owners: Vec<String> = carapi_service::dados::bundled()
         .iter()
         .flat_map(|i| i.proprietarios.iter().map(|p| p.documento.to_string()))
         .collect();
     (100_000_000u32..)
         .filter_map(|base| carapi_sdk::CpfCnpj::from_base(&base.to_string()))
         .map(|d| d.to_string())
-        .find(|d| !donos.contains(d))
+        .find(|d| !owners.contains(d))
         .expect("some CPF owns nothing")
 }

@@ -12,7 +12,7 @@ use crate::CODIGO_REAL;
 
 #[tokio::test]
 async fn legacy_account_moves_to_current_prices_on_its_first_confirmed_topup() {
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     let conta = amb
         .conta_com(NovaConta {
             saldo: dec!(20),
@@ -20,7 +20,7 @@ async fn legacy_account_moves_to_current_prices_on_its_first_confirmed_topup() {
             ..NovaConta::default()
         })
         .await;
-    let c = amb.cliente(&conta.api_key);
+    let c = amb.client_addr(&conta.api_key);
 
     assert_eq!(c.saldo().await.unwrap().precos, Precos::LEGADOS);
     c.car(CODIGO_REAL).await.unwrap();
@@ -48,7 +48,7 @@ async fn legacy_account_moves_to_current_prices_on_its_first_confirmed_topup() {
     c.car(CODIGO_REAL).await.unwrap();
     assert_eq!(c.saldo().await.unwrap().saldo_reais, dec!(19.00));
 
-    amb.server.pagar_recarga(criada.recarga_id).await.unwrap();
+    amb.server.pay_recarga(criada.recarga_id).await.unwrap();
     let fim = c
         .wait_for_recarga(criada.recarga_id, Duration::from_secs(60))
         .await
@@ -72,9 +72,9 @@ async fn legacy_account_moves_to_current_prices_on_its_first_confirmed_topup() {
     );
     assert!(
         amb.server
-            .verificar_razao(conta.conta_id)
+            .check_ledger(conta.conta_id)
             .await
             .unwrap()
-            .consistente()
+            .is_consistent()
     );
 }

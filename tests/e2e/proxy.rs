@@ -37,7 +37,10 @@ pub struct Proxy {
 impl Proxy {
     /// Starts a proxy to `destino` (`http://host:port`) applying `regra` to each request line
     /// (`GET /v1/car/... HTTP/1.1`).
-    pub async fn novo(destino: &str, regra: impl Fn(&str) -> Acao + Send + Sync + 'static) -> Self {
+    pub async fn new_for(
+        destino: &str,
+        regra: impl Fn(&str) -> Acao + Send + Sync + 'static,
+    ) -> Self {
         let destino = destino
             .trim_start_matches("http://")
             .trim_end_matches('/')
@@ -49,10 +52,10 @@ impl Proxy {
         let segurando = Arc::new(Notify::new());
         let (r, l, s) = (regra.clone(), liberar.clone(), segurando.clone());
         tokio::spawn(async move {
-            while let Ok((cliente, _)) = listener.accept().await {
+            while let Ok((client_addr, _)) = listener.accept().await {
                 let (destino, r, l, s) = (destino.clone(), r.clone(), l.clone(), s.clone());
                 tokio::spawn(async move {
-                    let _ = conexao(cliente, &destino, &r, &l, &s).await;
+                    let _ = connection(client_addr, &destino, &r, &l, &s).await;
                 });
             }
         });
@@ -80,14 +83,14 @@ impl Proxy {
     }
 }
 
-async fn conexao(
-    mut cliente: TcpStream,
+async fn connection(
+    mut client_addr: TcpStream,
     destino: &str,
     regra: &Mutex<Regra>,
     liberar: &Semaphore,
     segurando: &Notify,
 ) -> std::io::Result<()> {
-    let cabeca = ler_cabeca(&mut cliente).await?;
+    let cabeca = ler_cabeca(&mut client_addr).await?;
     let linha = String::from_utf8_lossy(&cabeca);
     let linha = linha.lines().next().unwrap_or_default().to_owned();
     let acao = (regra.lock().unwrap())(&linha);
@@ -95,17 +98,17 @@ async fn conexao(
         segurando.notify_one();
         liberar.acquire().await.unwrap().forget();
     }
-    let mut servidor = TcpStream::connect(destino).await?;
-    servidor
+    let mut server = TcpStream::connect(destino).await?;
+    server
         .write_all(&uma_requisicao_por_conexao(cabeca))
         .await?;
     if acao == Acao::PerderResposta {
         let mut buf = [0u8; 1];
-        servidor.read_exact(&mut buf).await?;
+        server.read_exact(&mut buf).await?;
         // The answer exists: drop it, and the client's connection with it.
         return Ok(());
     }
-    tokio::io::copy_bidirectional(&mut cliente, &mut servidor).await?;
+    tokio::io::copy_bidirectional(&mut client_addr, &mut server).await?;
     Ok(())
 }
 
@@ -125,11 +128,11 @@ fn uma_requisicao_por_conexao(cabeca: Vec<u8>) -> Vec<u8> {
 }
 
 /// Reads up to the end of the request head (`\r\n\r\n`); the SDK's GETs have no body.
-async fn ler_cabeca(cliente: &mut TcpStream) -> std::io::Result<Vec<u8>> {
+async fn ler_cabeca(client_addr: &mut TcpStream) -> std::io::Result<Vec<u8>> {
     let mut cabeca = Vec::new();
     let mut buf = [0u8; 4096];
     while !cabeca.windows(4).any(|w| w == b"\r\n\r\n") {
-        let n = cliente.read(&mut buf).await?;
+        let n = client_addr.read(&mut buf).await?;
         if n == 0 {
             break;
         }

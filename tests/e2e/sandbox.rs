@@ -8,7 +8,7 @@ use crate::assert_api_error;
 
 #[tokio::test]
 async fn every_reserved_value_answers_as_the_table_says_and_moves_nothing() {
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     // Zero balance and a daily limit of 1: a real lookup would be refused, sandbox ones are not.
     let (c, conta) = amb.cliente_com_saldo(dec!(0)).await;
     c.atualizar_limites(&carapi_sdk::LimitesUpdate {
@@ -35,12 +35,12 @@ async fn every_reserved_value_answers_as_the_table_says_and_moves_nothing() {
             let e = assert_api_error(nao_existe, ErrorCode::CarNaoEncontrado);
             assert!(e.sandbox, "sandbox errors carry sandbox: true");
         }
-        for sem_saldo in [
+        for without_saldo in [
             c.car(sandbox::CAR_SEM_SALDO).await.map(|_| ()),
             c.car_completo(sandbox::CAR_SEM_SALDO).await.map(|_| ()),
             c.recibo(sandbox::CAR_SEM_SALDO).await.map(|_| ()),
         ] {
-            assert!(assert_api_error(sem_saldo, ErrorCode::SaldoInsuficiente).sandbox);
+            assert!(assert_api_error(without_saldo, ErrorCode::SaldoInsuficiente).sandbox);
         }
 
         let dois = c.proprietario(sandbox::CPF_DOIS_CARS).await.unwrap();
@@ -67,10 +67,10 @@ async fn every_reserved_value_answers_as_the_table_says_and_moves_nothing() {
     );
     assert!(
         amb.server
-            .verificar_razao(conta.conta_id)
+            .check_ledger(conta.conta_id)
             .await
             .unwrap()
-            .consistente()
+            .is_consistent()
     );
 
     // The daily limit of 1 is still entirely available for a real lookup.
@@ -80,8 +80,8 @@ async fn every_reserved_value_answers_as_the_table_says_and_moves_nothing() {
 
 #[tokio::test]
 async fn a_bad_key_still_gets_401_for_reserved_values() {
-    let amb = Ambiente::novo().await;
-    let c = amb.cliente("x".repeat(43).as_str());
+    let amb = Ambiente::new_for().await;
+    let c = amb.client_addr("x".repeat(43).as_str());
     for r in [
         c.car(sandbox::CAR_BASICO).await.map(|_| ()),
         c.car(sandbox::CAR_SEM_SALDO).await.map(|_| ()),

@@ -20,14 +20,14 @@ fn via(proxy: &Proxy, api_key: &str) -> ClientBuilder {
 
 #[tokio::test]
 async fn gasto_is_exact_after_a_charged_lookup_with_no_prior_saldo_and_no_cap() {
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     let conta = amb
         .conta_com(carapi_service::NovaConta {
             legado: true,
             ..Default::default()
         })
         .await;
-    let c = amb.cliente(&conta.api_key);
+    let c = amb.client_addr(&conta.api_key);
     c.car(CODIGO_REAL).await.unwrap();
     let g = c.gasto();
     assert_eq!(
@@ -53,9 +53,9 @@ async fn gasto_is_exact_after_a_charged_lookup_with_no_prior_saldo_and_no_cap() 
 
 #[tokio::test]
 async fn a_lost_answer_to_a_charged_lookup_is_uncertain_capped_and_resolved_against_history() {
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     let conta = amb.conta(dec!(100)).await;
-    let proxy = Proxy::novo(&amb.server.base_url(), |linha| {
+    let proxy = Proxy::new_for(&amb.server.base_url(), |linha| {
         if linha.contains(CODIGO_REAL) {
             Acao::PerderResposta
         } else {
@@ -103,9 +103,9 @@ async fn a_lost_answer_to_a_charged_lookup_is_uncertain_capped_and_resolved_agai
 
 #[tokio::test]
 async fn a_404_in_flight_does_not_refuse_a_lookup_that_fits() {
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     let conta = amb.conta(dec!(100)).await;
-    let proxy = Proxy::novo(&amb.server.base_url(), |linha| {
+    let proxy = Proxy::new_for(&amb.server.base_url(), |linha| {
         if linha.contains(CODIGO_INEXISTENTE) {
             Acao::Segurar
         } else {
@@ -141,9 +141,9 @@ async fn a_404_in_flight_does_not_refuse_a_lookup_that_fits() {
 
 #[tokio::test]
 async fn a_402_carries_operation_and_price_and_the_shortfall_takes_one_saldo() {
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     let conta = amb.conta(dec!(1.50)).await;
-    let c = amb.cliente(&conta.api_key);
+    let c = amb.client_addr(&conta.api_key);
     let e = c.car_completo(CODIGO_REAL).await.unwrap_err();
     let api = e.api().expect("API error");
     assert_eq!(api.code, ErrorCode::SaldoInsuficiente);
@@ -162,7 +162,7 @@ async fn a_402_carries_operation_and_price_and_the_shortfall_takes_one_saldo() {
 
 #[tokio::test]
 async fn a_429_tells_the_daily_and_monthly_limits_from_the_rate_and_is_not_retried() {
-    let amb = Ambiente::novo().await;
+    let amb = Ambiente::new_for().await;
     for (update, escopo) in [
         (
             LimitesUpdate {
@@ -180,7 +180,7 @@ async fn a_429_tells_the_daily_and_monthly_limits_from_the_rate_and_is_not_retri
         ),
     ] {
         let conta = amb.conta(dec!(100)).await;
-        let c = amb.cliente(&conta.api_key);
+        let c = amb.client_addr(&conta.api_key);
         c.atualizar_limites(&update).await.unwrap();
         c.car(CODIGO_REAL).await.unwrap();
         let e = c.car(CODIGO_REAL).await.unwrap_err();

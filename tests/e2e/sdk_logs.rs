@@ -37,13 +37,13 @@ fn dono() -> CpfCnpj {
 /// runs on its own runtime's threads (its own logs are not the SDK's).
 #[test]
 fn trace_output_of_lookups_never_holds_the_document_or_the_code() {
-    let servidor = tokio::runtime::Builder::new_multi_thread()
+    let server = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
         .unwrap();
-    let amb = servidor.block_on(Ambiente::novo());
-    let conta = servidor.block_on(amb.conta(dec!(100)));
+    let amb = server.block_on(Ambiente::new_for());
+    let conta = server.block_on(amb.conta(dec!(100)));
     let doc = dono();
     let sem_cars = cpf_sem_cars();
 
@@ -71,8 +71,8 @@ fn trace_output_of_lookups_never_holds_the_document_or_the_code() {
             c.car(CODIGO_REAL).await.unwrap();
         });
     });
-    servidor.block_on(async move { drop(amb) });
-    servidor.shutdown_background();
+    server.block_on(async move { drop(amb) });
+    server.shutdown_background();
 
     let out = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
     assert!(
@@ -80,13 +80,13 @@ fn trace_output_of_lookups_never_holds_the_document_or_the_code() {
         "events carry the route template: {out}"
     );
     assert!(out.contains("/v1/car/{codigoCar}"), "{out}");
-    for segredo in [
+    for secret in [
         doc.as_str().to_owned(),
         doc.formatado(),
         sem_cars.clone(),
         CODIGO_REAL.to_owned(),
         CODIGO_REAL[11..].to_owned(),
     ] {
-        assert!(!out.contains(&segredo), "{segredo} in the logs:\n{out}");
+        assert!(!out.contains(&secret), "{secret} in the logs:\n{out}");
     }
 }

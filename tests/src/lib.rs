@@ -27,7 +27,7 @@ impl Ambiente {
     ///
     /// # Panics
     /// When the temporary folder or the server cannot be created: the test cannot go on.
-    pub async fn novo() -> Self {
+    pub async fn new_for() -> Self {
         Self::com(|_| {}).await
     }
 
@@ -37,7 +37,7 @@ impl Ambiente {
     /// # Panics
     /// As [`Ambiente::novo`].
     pub async fn com(ajustar: impl FnOnce(&mut Config)) -> Self {
-        Self::em(tempfile::tempdir().expect("temporary folder"), ajustar).await
+        Self::on(tempfile::tempdir().expect("temporary folder"), ajustar).await
     }
 
     /// As [`Ambiente::com`], over the SQLite file `carapi.db` of `dir` (created when missing;
@@ -45,7 +45,7 @@ impl Ambiente {
     ///
     /// # Panics
     /// As [`Ambiente::novo`].
-    pub async fn em(dir: tempfile::TempDir, ajustar: impl FnOnce(&mut Config)) -> Self {
+    pub async fn on(dir: tempfile::TempDir, ajustar: impl FnOnce(&mut Config)) -> Self {
         let database_url = format!("sqlite://{}", dir.path().join("carapi.db").display());
         let mut config = Config::local(database_url.clone());
         ajustar(&mut config);
@@ -77,7 +77,7 @@ impl Ambiente {
     /// When the store refuses the account.
     pub async fn conta_com(&self, nova: NovaConta) -> ContaCriada {
         self.server
-            .criar_conta(nova)
+            .create_conta(nova)
             .await
             .expect("account created")
     }
@@ -86,7 +86,7 @@ impl Ambiente {
     ///
     /// # Panics
     /// When the client cannot be built.
-    pub fn cliente(&self, api_key: &str) -> Client {
+    pub fn client_addr(&self, api_key: &str) -> Client {
         self.builder(api_key).build().expect("client builds")
     }
 
@@ -100,7 +100,7 @@ impl Ambiente {
     /// An account funded with `saldo` BRL and a default client for it.
     pub async fn cliente_com_saldo(&self, saldo: Decimal) -> (Client, ContaCriada) {
         let conta = self.conta(saldo).await;
-        (self.cliente(&conta.api_key), conta)
+        (self.client_addr(&conta.api_key), conta)
     }
 }
 
@@ -156,8 +156,8 @@ fn construido(relativo: &Path) -> Option<PathBuf> {
     fresco.then_some(caminho)
 }
 
-/// True when no file under `pasta` (sources, manifests, data) was modified after `instante`.
-fn mais_novo_que_fontes(pasta: &Path, instante: std::time::SystemTime) -> bool {
+/// True when no file under `pasta` (sources, manifests, data) was modified after `instant`.
+fn mais_novo_que_fontes(pasta: &Path, instant: std::time::SystemTime) -> bool {
     let Ok(entradas) = std::fs::read_dir(pasta) else {
         return true;
     };
@@ -165,12 +165,12 @@ fn mais_novo_que_fontes(pasta: &Path, instante: std::time::SystemTime) -> bool {
         let caminho = e.path();
         match e.file_type() {
             Ok(t) if t.is_dir() => {
-                e.file_name() == "tests" || mais_novo_que_fontes(&caminho, instante)
+                e.file_name() == "tests" || mais_novo_que_fontes(&caminho, instant)
             }
             Ok(_) => e
                 .metadata()
                 .and_then(|m| m.modified())
-                .is_ok_and(|m| m <= instante),
+                .is_ok_and(|m| m <= instant),
             Err(_) => false,
         }
     })

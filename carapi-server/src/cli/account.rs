@@ -6,59 +6,62 @@ use anyhow::Context;
 use carapi_sdk::CpfCnpj;
 use rust_decimal::Decimal;
 
-use super::chaves::ChaveArgs;
-use carapi_service::contas::{NovaConta, criar_conta};
-use carapi_service::startup::abrir_store;
+use super::keys::KeyArgs;
+use carapi_service::contas::{NovaConta, create_conta};
+use carapi_service::startup::open_store;
 
 /// Account subcommands.
 #[derive(Debug, clap::Subcommand)]
-pub enum Comando {
+pub enum Command {
     /// Create an account and print its API key (shown once).
+    #[command(name = "criar", alias = "create")]
     Create(CreateArgs),
     /// Give an account a new API key, printed once; the old key is refused from now on (by
     /// running servers within a few seconds, see the server README's "Security").
-    Rotate(ChaveArgs),
+    #[command(name = "rotacionar", alias = "rotate")]
+    Rotate(KeyArgs),
     /// Revoke an account's API key: every request with it is refused (401) from now on (by
     /// running servers within a few seconds); `rotate` gives the account a new one.
-    Revoke(ChaveArgs),
+    #[command(name = "revogar", alias = "revoke")]
+    Revoke(KeyArgs),
 }
 
 /// Options of `account create`.
 #[derive(Debug, clap::Args)]
 pub struct CreateArgs {
     /// Initial balance in BRL.
-    #[arg(long, default_value = "100.00")]
+    #[arg(long = "saldo", default_value = "100.00")]
     saldo: Decimal,
     /// Put the account on the legacy price table (until its first confirmed top-up).
-    #[arg(long)]
+    #[arg(long = "legado")]
     legado: bool,
     /// CPF/CNPJ of the linked user (masked or bare); default a valid fictitious CPF.
-    #[arg(long, conflicts_with = "sem_documento")]
+    #[arg(long = "documento", conflicts_with = "sem_documento")]
     documento: Option<String>,
     /// Create the account without a document (top-ups answer DOCUMENTO_AUSENTE).
-    #[arg(long)]
-    sem_documento: bool,
+    #[arg(long = "sem-documento", id = "sem_documento")]
+    without_documento: bool,
     /// E-mail of the linked user.
-    #[arg(long)]
+    #[arg(long = "email")]
     email: Option<String>,
     #[command(flatten)]
-    banco: super::Banco,
+    database: super::DatabaseArgs,
     /// Print one JSON object with contaId and apiKey.
-    #[arg(long)]
+    #[arg(long = "json")]
     json: bool,
 }
 
-pub(super) async fn run(c: Comando) -> anyhow::Result<ExitCode> {
+pub(super) async fn run(c: Command) -> anyhow::Result<ExitCode> {
     match c {
-        Comando::Create(a) => criar(a).await,
-        Comando::Rotate(a) => super::chaves::trocar(a, true).await,
-        Comando::Revoke(a) => super::chaves::trocar(a, false).await,
+        Command::Create(a) => create(a).await,
+        Command::Rotate(a) => super::keys::rotate(a, true).await,
+        Command::Revoke(a) => super::keys::rotate(a, false).await,
     }
 }
 
-async fn criar(a: CreateArgs) -> anyhow::Result<ExitCode> {
+async fn create(a: CreateArgs) -> anyhow::Result<ExitCode> {
     let padrao = NovaConta::default();
-    let documento = if a.sem_documento {
+    let documento = if a.without_documento {
         None
     } else if let Some(d) = &a.documento {
         Some(CpfCnpj::parse(d).map_err(|e| anyhow::anyhow!("--documento: {e}"))?)
@@ -71,10 +74,10 @@ async fn criar(a: CreateArgs) -> anyhow::Result<ExitCode> {
         documento,
         email: a.email.or(padrao.email),
     };
-    let store = abrir_store(&a.banco.database)
+    let store = open_store(&a.database.database)
         .await
         .context("abrindo o banco")?;
-    let conta = criar_conta(store.as_ref(), nova).await?;
+    let conta = create_conta(store.as_ref(), nova).await?;
     if a.json {
         println!("{}", serde_json::to_string(&conta)?);
     } else {

@@ -4,14 +4,15 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use carapi_service::startup::abrir_store;
+use carapi_service::startup::open_store;
 use carapi_service::store::ContaId;
 
 /// Ledger subcommands.
 #[derive(Debug, clap::Subcommand)]
-pub enum Comando {
+pub enum Command {
     /// Check every account (or one): balance == credits - debits, debits == charged history,
     /// credits == initial balance + confirmed top-ups. Exit code 1 when any account fails.
+    #[command(name = "conferir", alias = "check")]
     Check(CheckArgs),
 }
 
@@ -19,18 +20,18 @@ pub enum Comando {
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
     /// Only this account.
-    #[arg(long)]
+    #[arg(long = "conta")]
     conta: Option<i64>,
     #[command(flatten)]
-    banco: super::Banco,
+    database: super::DatabaseArgs,
     /// One JSON object per account.
-    #[arg(long)]
+    #[arg(long = "json")]
     json: bool,
 }
 
-pub(super) async fn run(c: Comando) -> anyhow::Result<ExitCode> {
-    let Comando::Check(a) = c;
-    let store = abrir_store(&a.banco.database)
+pub(super) async fn run(c: Command) -> anyhow::Result<ExitCode> {
+    let Command::Check(a) = c;
+    let store = open_store(&a.database.database)
         .await
         .context("abrindo o banco")?;
     let contas = match a.conta {
@@ -39,14 +40,14 @@ pub(super) async fn run(c: Comando) -> anyhow::Result<ExitCode> {
     };
     let mut ok = true;
     for id in contas {
-        let Some(r) = store.razao(id).await? else {
+        let Some(r) = store.ledger(id).await? else {
             anyhow::bail!("conta {id} não existe");
         };
-        let consistente = r.consistente();
-        ok &= consistente;
+        let is_consistent = r.is_consistent();
+        ok &= is_consistent;
         if a.json {
             let mut v = serde_json::to_value(&r)?;
-            v["consistente"] = consistente.into();
+            v["consistente"] = is_consistent.into();
             println!("{v}");
         } else {
             println!(
@@ -57,7 +58,7 @@ pub(super) async fn run(c: Comando) -> anyhow::Result<ExitCode> {
                 r.debitos,
                 r.cobrado_historico,
                 r.creditado_recargas,
-                if consistente { "OK" } else { "INCONSISTENTE" }
+                if is_consistent { "OK" } else { "INCONSISTENTE" }
             );
         }
     }

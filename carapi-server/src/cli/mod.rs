@@ -2,19 +2,19 @@
 //! `import`, `seed --synthetic`, `pix pay`, `ledger check`, `webhook-secret`.
 
 mod account;
-mod chaves;
 mod import;
+mod keys;
 mod ledger;
 mod pix;
+mod secret;
 mod seed;
-mod segredo;
 mod serve;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use carapi_service::config::DATABASE_URL_PADRAO;
+use carapi_service::config::DEFAULT_DATABASE_URL;
 
 /// Reference server for the carapi /v1 API.
 #[derive(Debug, Parser)]
@@ -22,22 +22,27 @@ use carapi_service::config::DATABASE_URL_PADRAO;
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
-    pub comando: Comando,
+    pub comando: Command,
 }
 
 /// The `--database` option shared by the commands that open the store.
 #[derive(Debug, clap::Args)]
-pub struct Banco {
+pub struct DatabaseArgs {
     /// Database URL (created when missing): `sqlite://FILE` (embedded, the default) or
     /// `postgres://USER@HOST/DB`.
-    #[arg(long = "database", env = "CARAPI_DATABASE_URL", default_value = DATABASE_URL_PADRAO)]
+    #[arg(
+        long = "banco",
+        alias = "database",
+        env = "CARAPI_DATABASE_URL",
+        default_value = DEFAULT_DATABASE_URL
+    )]
     pub database: String,
 }
 
 /// Says on stderr when a load on the base of `url` started and did not finish
-/// ([`carapi_loader::marca`]): `serve` at start, `import` and `seed` before they load.
-async fn avisar_carga_interrompida(url: &str) {
-    if let Some(carga) = carapi_loader::marca::interrompida(url).await {
+/// ([`carapi_loader::mark`]): `serve` at start, `import` and `seed` before they load.
+async fn warn_interrupted_load(url: &str) {
+    if let Some(carga) = carapi_loader::mark::interrupted(url).await {
         tracing::warn!(%carga, "carga interrompida nesta base");
         eprintln!(
             "atenção: a carga \"{carga}\" começou nesta base e não terminou; a base pode estar \
@@ -48,46 +53,53 @@ async fn avisar_carga_interrompida(url: &str) {
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Comando {
+pub enum Command {
     /// Serve the API (creates and migrates the database, loads bundled data into an empty one).
+    #[command(name = "servir", alias = "serve")]
     Serve(serve::Args),
     /// Manage API accounts.
+    #[command(name = "conta", alias = "account")]
     Account {
         /// Account subcommand.
         #[command(subcommand)]
-        comando: account::Comando,
+        comando: account::Command,
     },
     /// Import CAR records from a public SICAR CSV or a SICAR WFS GeoJSON (idempotent; streamed).
+    #[command(name = "importar", alias = "import")]
     Import(import::Args),
     /// Generate realistic synthetic CAR records.
+    #[command(name = "semear", alias = "seed")]
     Seed(seed::Args),
     /// Play the PIX payment provider.
+    #[command(name = "pix")]
     Pix {
         /// PIX subcommand.
         #[command(subcommand)]
-        comando: pix::Comando,
+        comando: pix::Command,
     },
     /// Ledger checks.
+    #[command(name = "razao", alias = "ledger")]
     Ledger {
         /// Ledger subcommand.
         #[command(subcommand)]
-        comando: ledger::Comando,
+        comando: ledger::Command,
     },
     /// Print the database's webhook secret (HMAC-SHA256 of POST /webhooks/pix), generated on
     /// first start; CARAPI_WEBHOOK_SECRET overrides it in `serve`.
-    WebhookSecret(segredo::Args),
+    #[command(name = "segredo-webhook", alias = "webhook-secret")]
+    WebhookSecret(secret::Args),
 }
 
 /// Parses the arguments and runs the command; errors go to stderr with exit code 1.
 pub async fn run(cli: Cli) -> ExitCode {
     let r = match cli.comando {
-        Comando::Serve(a) => serve::run(a).await,
-        Comando::Account { comando } => account::run(comando).await,
-        Comando::Import(a) => import::run(a).await,
-        Comando::Seed(a) => seed::run(a).await,
-        Comando::Pix { comando } => pix::run(comando).await,
-        Comando::Ledger { comando } => ledger::run(comando).await,
-        Comando::WebhookSecret(a) => segredo::run(a).await,
+        Command::Serve(a) => serve::run(a).await,
+        Command::Account { comando } => account::run(comando).await,
+        Command::Import(a) => import::run(a).await,
+        Command::Seed(a) => seed::run(a).await,
+        Command::Pix { comando } => pix::run(comando).await,
+        Command::Ledger { comando } => ledger::run(comando).await,
+        Command::WebhookSecret(a) => secret::run(a).await,
     };
     match r {
         Ok(code) => code,

@@ -4,17 +4,17 @@ use std::process::ExitCode;
 
 use carapi_sdk::domain::br;
 
-use carapi_loader::progresso::segundos_br;
-use carapi_loader::{self as carga, Origem};
+use carapi_loader::progress::seconds_br;
+use carapi_loader::{self as carga, Origin};
 
 /// Options of `seed`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Number of synthetic records to generate (streamed in batches: any size, bounded memory).
-    #[arg(long = "synthetic")]
+    #[arg(long = "sinteticos", alias = "synthetic")]
     synthetic: usize,
     /// Seed of the generator (same seed, same records).
-    #[arg(long, default_value_t = 42)]
+    #[arg(long = "semente", alias = "seed", default_value_t = 42)]
     seed: u64,
     /// Give the large owner 98.765.432/0001-98 this many CARs (default 210 when N >= 1000).
     #[arg(long = "dono-grande", value_name = "CARS")]
@@ -23,7 +23,7 @@ pub struct Args {
     #[arg(long = "sem-progresso")]
     sem_progresso: bool,
     #[command(flatten)]
-    banco: super::Banco,
+    database: super::DatabaseArgs,
 }
 
 pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
@@ -35,18 +35,18 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
             a.synthetic
         );
     }
-    super::avisar_carga_interrompida(&a.banco.database).await;
-    let origem = Origem::Sinteticos {
+    super::warn_interrupted_load(&a.database.database).await;
+    let origem = Origin::Synthetic {
         n: a.synthetic,
         seed: a.seed,
         dono_grande: a.dono_grande,
     };
-    let r = carga::carregar(&a.banco.database, origem, !a.sem_progresso).await?;
+    let r = carga::load(&a.database.database, origem, !a.sem_progresso).await?;
     println!(
         "{} registros sintéticos gravados em {} s ({}/s, seed {})",
         br::format_inteiro(r.gravados),
-        segundos_br(r.segundos),
-        br::format_inteiro(r.por_segundo() as u64),
+        seconds_br(r.segundos),
+        br::format_inteiro(r.per_second() as u64),
         a.seed
     );
     Ok(ExitCode::SUCCESS)

@@ -4,38 +4,38 @@ use std::sync::Arc;
 
 use carapi_service::Centavos;
 use carapi_service::store::prelude::*;
-use carapi_service::store::{Confirmacao, ResultadoCobranca};
+use carapi_service::store::{CobrancaResult, Confirmation};
 
-use super::loja::{cobranca, instante, nova_conta, nova_recarga};
+use super::loja::{cobranca, instant, new_recarga, nova_conta};
 use super::lojas;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_concurrent_charges_on_fifty_of_balance_on_both_stores() {
     for l in lojas("two_hundred_concurrent_charges_on_fifty_of_balance_on_both_stores").await {
         let s = l.store.clone();
-        s.gravar_imoveis(&carapi_service::dados::bundled())
+        s.write_imoveis(&carapi_service::dados::bundled())
             .await
             .unwrap();
         let a = nova_conta(s.as_ref(), 5_000, false).await;
         let dia = "2024-05-31".parse().unwrap();
-        let tarefas: Vec<_> = (0..200)
+        let tasks: Vec<_> = (0..200)
             .map(|i| {
                 let s = s.clone();
                 tokio::spawn(async move {
-                    s.cobrar_consulta(cobranca(a, dia, instante(i)))
+                    s.charge_consulta(cobranca(a, dia, instant(i)))
                         .await
                         .unwrap()
                 })
             })
             .collect();
         let (mut ok, mut recusa, mut caches) = (0, 0, 0);
-        for t in tarefas {
+        for t in tasks {
             match t.await.unwrap() {
-                ResultadoCobranca::Cobrada { cache, .. } => {
+                CobrancaResult::Cobrada { cache, .. } => {
                     ok += 1;
                     caches += i32::from(cache);
                 }
-                ResultadoCobranca::SaldoInsuficiente {
+                CobrancaResult::SaldoInsuficiente {
                     preco: Centavos(100),
                     ..
                 } => recusa += 1,
@@ -43,7 +43,7 @@ async fn two_hundred_concurrent_charges_on_fifty_of_balance_on_both_stores() {
             }
         }
         assert_eq!((ok, recusa, caches), (50, 150, 49), "{}", l.nome);
-        let u = s.uso_periodo(a, dia).await.unwrap();
+        let u = s.uso_period(a, dia).await.unwrap();
         assert_eq!(
             (
                 u.hoje_requisicoes,
@@ -53,10 +53,10 @@ async fn two_hundred_concurrent_charges_on_fifty_of_balance_on_both_stores() {
             ),
             (200, 50, 150, Centavos(5_000))
         );
-        let razao = s.razao(a).await.unwrap().unwrap();
-        assert!(razao.consistente(), "{}: {razao:?}", l.nome);
+        let ledger = s.ledger(a).await.unwrap().unwrap();
+        assert!(ledger.is_consistent(), "{}: {ledger:?}", l.nome);
         assert_eq!(
-            (razao.saldo, razao.debitos),
+            (ledger.saldo, ledger.debitos),
             (Centavos::ZERO, Centavos(5_000)),
             "{}",
             l.nome
@@ -70,36 +70,36 @@ async fn twenty_concurrent_confirmations_credit_once_on_both_stores() {
         let s = l.store.clone();
         let a = nova_conta(s.as_ref(), 100, true).await;
         for rodada in 0..3 {
-            let r = nova_recarga(a, 100_000 + rodada, instante(rodada));
-            s.inserir_recarga(r.clone(), instante(-600)).await.unwrap();
-            let tarefas: Vec<_> = (0..20)
+            let r = new_recarga(a, 100_000 + rodada, instant(rodada));
+            s.insert_recarga(r.clone(), instant(-600)).await.unwrap();
+            let tasks: Vec<_> = (0..20)
                 .map(|i| {
                     let (s, p) = (s.clone(), r.payment_id.clone());
-                    tokio::spawn(async move {
-                        s.confirmar_recarga(&p, instante(1_000 + i)).await.unwrap()
-                    })
+                    tokio::spawn(
+                        async move { s.confirm_recarga(&p, instant(1_000 + i)).await.unwrap() },
+                    )
                 })
                 .collect();
             let mut creditadas = 0;
-            for t in tarefas {
+            for t in tasks {
                 match t.await.unwrap() {
-                    Confirmacao::Creditada(_) => creditadas += 1,
-                    Confirmacao::JaFinal(_) => {}
-                    Confirmacao::NaoEncontrada => panic!("{}", l.nome),
+                    Confirmation::Creditada(_) => creditadas += 1,
+                    Confirmation::JaFinal(_) => {}
+                    Confirmation::NaoEncontrada => panic!("{}", l.nome),
                 }
             }
             assert_eq!(creditadas, 1, "{}: round {rodada}", l.nome);
         }
-        let razao = s.razao(a).await.unwrap().unwrap();
-        assert!(razao.consistente(), "{}: {razao:?}", l.nome);
+        let ledger = s.ledger(a).await.unwrap().unwrap();
+        assert!(ledger.is_consistent(), "{}: {ledger:?}", l.nome);
         // 1000.00 + 1000.01 + 1000.02 plus 5 % (rounded down by the test's bonus) each
         assert_eq!(
-            razao.creditado_recargas,
+            ledger.creditado_recargas,
             Centavos(100_000 + 5_000 + 100_001 + 5_000 + 100_002 + 5_000)
         );
         assert_eq!(
-            razao.saldo,
-            Centavos(100) + razao.creditado_recargas,
+            ledger.saldo,
+            Centavos(100) + ledger.creditado_recargas,
             "{}",
             l.nome
         );
@@ -111,39 +111,36 @@ async fn twenty_concurrent_confirmations_credit_once_on_both_stores() {
 /// charges from both still never overdraw.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_processes_sharing_one_postgres_database_never_overdraw() {
-    let Some(banco) =
-        super::BancoTeste::criar("two_processes_sharing_one_postgres_database_never_overdraw")
+    let Some(database) =
+        super::BancoTeste::create("two_processes_sharing_one_postgres_database_never_overdraw")
             .await
     else {
         return;
     };
-    let (p1, p2) = (banco.store().await, banco.store().await);
-    p1.gravar_imoveis(&carapi_service::dados::bundled())
+    let (p1, p2) = (database.store().await, database.store().await);
+    p1.write_imoveis(&carapi_service::dados::bundled())
         .await
         .unwrap();
     let a = nova_conta(p1.as_ref(), 1_000, false).await;
     let dia = "2024-05-31".parse().unwrap();
-    let tarefas: Vec<_> = (0..40)
+    let tasks: Vec<_> = (0..40)
         .map(|i| {
             let s: Arc<dyn Store> = if i % 2 == 0 { p1.clone() } else { p2.clone() };
             tokio::spawn(async move {
-                s.cobrar_consulta(cobranca(a, dia, instante(i)))
+                s.charge_consulta(cobranca(a, dia, instant(i)))
                     .await
                     .unwrap()
             })
         })
         .collect();
     let mut ok = 0;
-    for t in tarefas {
-        ok += i32::from(matches!(
-            t.await.unwrap(),
-            ResultadoCobranca::Cobrada { .. }
-        ));
+    for t in tasks {
+        ok += i32::from(matches!(t.await.unwrap(), CobrancaResult::Cobrada { .. }));
     }
     assert_eq!(ok, 10);
-    let razao = p2.razao(a).await.unwrap().unwrap();
+    let ledger = p2.ledger(a).await.unwrap().unwrap();
     assert!(
-        razao.consistente() && razao.saldo == Centavos::ZERO,
-        "{razao:?}"
+        ledger.is_consistent() && ledger.saldo == Centavos::ZERO,
+        "{ledger:?}"
     );
 }

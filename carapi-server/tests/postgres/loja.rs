@@ -3,8 +3,8 @@
 use carapi_sdk::{CpfCnpj, EndpointConsulta, RecargaStatus, StatusConsulta};
 use carapi_service::Centavos;
 use carapi_service::store::{
-    Cobranca, Confirmacao, ContaId, FiltroHistorico, NovaContaRegistro, Recarga, RegistroConsulta,
-    ResultadoCobranca, Store,
+    Cobranca, CobrancaResult, Confirmation, ConsultaRecord, ContaId, HistoricoFilter,
+    NovaContaRecord, Recarga, Store,
 };
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use uuid::Uuid;
@@ -12,19 +12,19 @@ use uuid::Uuid;
 use super::lojas;
 use crate::helpers::{CODIGO, copias_com_dono};
 
-pub fn instante(s: i64) -> DateTime<Utc> {
+pub fn instant(s: i64) -> DateTime<Utc> {
     Utc.timestamp_opt(1_717_000_000 + s, 0).unwrap()
 }
 
 pub async fn nova_conta(store: &dyn Store, saldo: i64, legado: bool) -> ContaId {
     store
-        .criar_conta(NovaContaRegistro {
+        .create_conta(NovaContaRecord {
             chave_hash: format!("{:064x}", Uuid::new_v4().as_u128()),
             saldo: Centavos(saldo),
             legado,
             documento: CpfCnpj::parse("52998224725").ok(),
             email: Some("cliente@example.com".into()),
-            em: instante(0),
+            em: instant(0),
         })
         .await
         .unwrap()
@@ -36,7 +36,7 @@ pub fn cobranca(conta: ContaId, dia: NaiveDate, em: DateTime<Utc>) -> Cobranca {
         conta,
         endpoint: EndpointConsulta::CarBasico,
         chave: CODIGO.into(),
-        consolidar: Some(CODIGO.parse().unwrap()),
+        consolidate: Some(CODIGO.parse().unwrap()),
         em,
         dia,
     }
@@ -59,12 +59,12 @@ async fn accounts_limits_patch_and_initial_ledger_on_both_stores() {
             (Centavos(12_345), false, None, None)
         );
         assert_eq!(
-            s.conta_por_chave(&ca.chave_hash).await.unwrap(),
+            s.conta_by_key(&ca.chave_hash).await.unwrap(),
             Some(ca.clone()),
             "{}",
             l.nome
         );
-        assert!(s.conta_por_chave("nada").await.unwrap().is_none());
+        assert!(s.conta_by_key("nada").await.unwrap().is_none());
         assert!(s.conta(ContaId(999_999)).await.unwrap().is_none());
         // merge-patch: set, keep, remove
         let c = s
@@ -93,16 +93,19 @@ async fn accounts_limits_patch_and_initial_ledger_on_both_stores() {
                 .unwrap()
                 .is_none()
         );
-        let ra = s.razao(a).await.unwrap().unwrap();
+        let ra = s.ledger(a).await.unwrap().unwrap();
         assert!(
-            ra.consistente()
+            ra.is_consistent()
                 && ra.saldo_inicial == Centavos(12_345)
                 && ra.creditos == Centavos(12_345),
             "{ra:?}"
         );
-        let rb = s.razao(b).await.unwrap().unwrap();
-        assert!(rb.consistente() && rb.creditos == Centavos::ZERO, "{rb:?}");
-        assert!(s.razao(ContaId(999_999)).await.unwrap().is_none());
+        let rb = s.ledger(b).await.unwrap().unwrap();
+        assert!(
+            rb.is_consistent() && rb.creditos == Centavos::ZERO,
+            "{rb:?}"
+        );
+        assert!(s.ledger(ContaId(999_999)).await.unwrap().is_none());
     }
 }
 
@@ -111,10 +114,10 @@ async fn car_records_round_trip_exactly_and_owner_lookup_truncates() {
     for l in lojas("car_records_round_trip_exactly_and_owner_lookup_truncates").await {
         let s = l.store.as_ref();
         let todos = carapi_service::dados::bundled();
-        assert_eq!(s.gravar_imoveis(&todos).await.unwrap(), todos.len() as u64);
-        assert_eq!(s.gravar_imoveis(&todos).await.unwrap(), todos.len() as u64);
+        assert_eq!(s.write_imoveis(&todos).await.unwrap(), todos.len() as u64);
+        assert_eq!(s.write_imoveis(&todos).await.unwrap(), todos.len() as u64);
         assert_eq!(
-            s.contar_imoveis().await.unwrap(),
+            s.count_imoveis().await.unwrap(),
             todos.len() as u64,
             "{}",
             l.nome
@@ -132,12 +135,12 @@ async fn car_records_round_trip_exactly_and_owner_lookup_truncates() {
         }
         let dono = CpfCnpj::from_base("PGTESTE0001A").unwrap();
         assert_eq!(
-            s.imoveis_do_documento(&dono, 10).await.unwrap(),
+            s.imoveis_of_documento(&dono, 10).await.unwrap(),
             (vec![], false)
         );
         let copias = copias_com_dono(5, &dono);
-        s.gravar_imoveis(&copias).await.unwrap();
-        let (v, mais) = s.imoveis_do_documento(&dono, 3).await.unwrap();
+        s.write_imoveis(&copias).await.unwrap();
+        let (v, mais) = s.imoveis_of_documento(&dono, 3).await.unwrap();
         assert!(mais, "{}", l.nome);
         let codigos: Vec<_> = v.iter().map(|i| i.codigo_car.as_str().to_owned()).collect();
         let esperado: Vec<_> = copias[..3]
@@ -146,14 +149,14 @@ async fn car_records_round_trip_exactly_and_owner_lookup_truncates() {
             .collect();
         assert_eq!(codigos, esperado, "{}", l.nome);
         assert_eq!(v[0].proprietarios, copias[0].proprietarios);
-        let (v, mais) = s.imoveis_do_documento(&dono, 5).await.unwrap();
+        let (v, mais) = s.imoveis_of_documento(&dono, 5).await.unwrap();
         assert_eq!((v.len(), mais), (5, false));
         // replacing a record replaces its owners
         let mut outra = copias[0].clone();
         outra.proprietarios.clear();
-        s.gravar_imoveis(&[outra]).await.unwrap();
+        s.write_imoveis(&[outra]).await.unwrap();
         assert_eq!(
-            s.imoveis_do_documento(&dono, 10).await.unwrap().0.len(),
+            s.imoveis_of_documento(&dono, 10).await.unwrap().0.len(),
             4,
             "{}",
             l.nome
@@ -165,17 +168,17 @@ async fn car_records_round_trip_exactly_and_owner_lookup_truncates() {
 async fn charges_limits_cache_history_and_usage_on_both_stores() {
     for l in lojas("charges_limits_cache_history_and_usage_on_both_stores").await {
         let s = l.store.as_ref();
-        s.gravar_imoveis(&carapi_service::dados::bundled())
+        s.write_imoveis(&carapi_service::dados::bundled())
             .await
             .unwrap();
         let n = &l.nome;
         let a = nova_conta(s, 350, false).await;
         let d1 = dia("2024-05-31");
         let r = s
-            .cobrar_consulta(cobranca(a, d1, instante(1)))
+            .charge_consulta(cobranca(a, d1, instant(1)))
             .await
             .unwrap();
-        let esperado = ResultadoCobranca::Cobrada {
+        let esperado = CobrancaResult::Cobrada {
             valor: Centavos(100),
             saldo_antes: Centavos(350),
             saldo_depois: Centavos(250),
@@ -183,33 +186,33 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
         };
         assert_eq!(r, esperado, "{n}");
         let r = s
-            .cobrar_consulta(cobranca(a, d1, instante(2)))
+            .charge_consulta(cobranca(a, d1, instant(2)))
             .await
             .unwrap();
         assert!(
-            matches!(r, ResultadoCobranca::Cobrada { cache: true, .. }),
+            matches!(r, CobrancaResult::Cobrada { cache: true, .. }),
             "{n}: {r:?}"
         );
         // daily limit of 2 charged lookups
         s.atualizar_limites(a, Some(Some(2)), None).await.unwrap();
         let r = s
-            .cobrar_consulta(cobranca(a, d1, instante(3)))
+            .charge_consulta(cobranca(a, d1, instant(3)))
             .await
             .unwrap();
-        assert_eq!(r, ResultadoCobranca::LimiteDiario { limite: 2 }, "{n}");
+        assert_eq!(r, CobrancaResult::LimiteDiario { limite: 2 }, "{n}");
         // next day (also next month): daily counter restarts, monthly ceiling of 1.50 applies
         let d2 = dia("2024-06-01");
         s.atualizar_limites(a, None, Some(Some(Centavos(150))))
             .await
             .unwrap();
         let r = s
-            .cobrar_consulta(cobranca(a, d2, instante(90_000)))
+            .charge_consulta(cobranca(a, d2, instant(90_000)))
             .await
             .unwrap();
         assert!(
             matches!(
                 r,
-                ResultadoCobranca::Cobrada {
+                CobrancaResult::Cobrada {
                     saldo_depois: Centavos(50),
                     ..
                 }
@@ -217,12 +220,12 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
             "{n}: {r:?}"
         );
         let r = s
-            .cobrar_consulta(cobranca(a, d2, instante(90_001)))
+            .charge_consulta(cobranca(a, d2, instant(90_001)))
             .await
             .unwrap();
         assert_eq!(
             r,
-            ResultadoCobranca::LimiteMensal {
+            CobrancaResult::LimiteMensal {
                 limite: Centavos(150),
                 gasto: Centavos(100)
             },
@@ -232,29 +235,29 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
             .await
             .unwrap();
         let r = s
-            .cobrar_consulta(cobranca(a, d2, instante(90_002)))
+            .charge_consulta(cobranca(a, d2, instant(90_002)))
             .await
             .unwrap();
         assert_eq!(
             r,
-            ResultadoCobranca::SaldoInsuficiente {
+            CobrancaResult::SaldoInsuficiente {
                 saldo: Centavos(50),
                 preco: Centavos(100)
             },
             "{n}"
         );
         // an uncharged record (404)
-        let reg = RegistroConsulta {
+        let reg = ConsultaRecord {
             conta: a,
             endpoint: EndpointConsulta::Proprietario,
             chave: Some("52998224725".into()),
             status: 404,
-            em: instante(90_003),
+            em: instant(90_003),
             dia: d2,
         };
-        s.registrar_consulta(reg).await.unwrap();
+        s.record_consulta(reg).await.unwrap();
 
-        let u1 = s.uso_periodo(a, d1).await.unwrap();
+        let u1 = s.uso_period(a, d1).await.unwrap();
         assert_eq!(
             (
                 u1.hoje_requisicoes,
@@ -270,7 +273,7 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
             (3, Centavos(200)),
             "{n}"
         );
-        let u2 = s.uso_periodo(a, d2).await.unwrap();
+        let u2 = s.uso_period(a, d2).await.unwrap();
         assert_eq!(
             (
                 u2.hoje_requisicoes,
@@ -287,12 +290,12 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
             "{n}"
         );
         assert_eq!(
-            s.uso_periodo(a, dia("2024-07-01")).await.unwrap(),
+            s.uso_period(a, dia("2024-07-01")).await.unwrap(),
             Default::default()
         );
 
         // history: newest first, filters, pages
-        let f = |busca: Option<&str>, endpoint, status, page, size| FiltroHistorico {
+        let f = |busca: Option<&str>, endpoint, status, page, size| HistoricoFilter {
             busca: busca.map(Into::into),
             endpoint,
             status,
@@ -318,7 +321,7 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
             (itens[1].valor, itens[1].cobrado, itens[1].saldo_antes),
             (Centavos::ZERO, false, Some(Centavos(50)))
         );
-        assert_eq!(itens[0].em, instante(90_003), "{n}");
+        assert_eq!(itens[0].em, instant(90_003), "{n}");
         assert_eq!(itens[0].endpoint, "/v1/proprietario/{cpf_cnpj}");
         let (p2, _) = s.historico(a, &f(None, None, None, 2, 3)).await.unwrap();
         assert_eq!(
@@ -386,7 +389,7 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
             3
         );
 
-        let uso = s.uso_por_endpoint(a, instante(0)).await.unwrap();
+        let uso = s.uso_by_endpoint(a, instant(0)).await.unwrap();
         let uso: Vec<_> = uso
             .iter()
             .map(|u| (u.endpoint.as_str(), u.quantidade, u.valor_total))
@@ -400,27 +403,30 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
             "{n}"
         );
         assert_eq!(
-            s.uso_por_endpoint(a, instante(90_000)).await.unwrap().len(),
+            s.uso_by_endpoint(a, instant(90_000)).await.unwrap().len(),
             2
         );
         assert_eq!(
-            s.uso_por_endpoint(a, instante(90_004)).await.unwrap().len(),
+            s.uso_by_endpoint(a, instant(90_004)).await.unwrap().len(),
             0
         );
-        let razao = s.razao(a).await.unwrap().unwrap();
-        assert!(razao.consistente(), "{n}: {razao:?}");
-        assert_eq!((razao.saldo, razao.debitos), (Centavos(50), Centavos(300)));
+        let ledger = s.ledger(a).await.unwrap().unwrap();
+        assert!(ledger.is_consistent(), "{n}: {ledger:?}");
+        assert_eq!(
+            (ledger.saldo, ledger.debitos),
+            (Centavos(50), Centavos(300))
+        );
 
         // the legacy table is read inside the transaction (basic lookup: 0.50 legacy)
         let b = nova_conta(s, 1_000, true).await;
         let r = s
-            .cobrar_consulta(cobranca(b, d1, instante(5)))
+            .charge_consulta(cobranca(b, d1, instant(5)))
             .await
             .unwrap();
         assert!(
             matches!(
                 r,
-                ResultadoCobranca::Cobrada {
+                CobrancaResult::Cobrada {
                     valor: Centavos(50),
                     cache: true,
                     ..
@@ -431,7 +437,7 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
     }
 }
 
-pub fn nova_recarga(conta: ContaId, valor: i64, em: DateTime<Utc>) -> Recarga {
+pub fn new_recarga(conta: ContaId, valor: i64, em: DateTime<Utc>) -> Recarga {
     let id = Uuid::new_v4();
     Recarga {
         id,
@@ -454,55 +460,52 @@ async fn top_ups_reuse_listing_confirmation_and_psp_book_on_both_stores() {
         let n = &l.nome;
         let a = nova_conta(s, 0, true).await;
         let b = nova_conta(s, 0, false).await;
-        let r1 = nova_recarga(a, 100_000, instante(0));
-        let (r, reusada) = s.inserir_recarga(r1.clone(), instante(-600)).await.unwrap();
+        let r1 = new_recarga(a, 100_000, instant(0));
+        let (r, reusada) = s.insert_recarga(r1.clone(), instant(-600)).await.unwrap();
         assert_eq!((r.id, reusada), (r1.id, false));
         // same amount within the window: reused; another amount or after the window: new
         let (r, reusada) = s
-            .inserir_recarga(nova_recarga(a, 100_000, instante(60)), instante(60 - 600))
+            .insert_recarga(new_recarga(a, 100_000, instant(60)), instant(60 - 600))
             .await
             .unwrap();
         assert_eq!((r.id, reusada), (r1.id, true), "{n}");
         assert_eq!(r, r1, "{n}: stored top-up reads back equal");
         assert_eq!(
-            s.recarga_reaproveitavel(a, Centavos(100_000), instante(-1))
+            s.reusable_recarga(a, Centavos(100_000), instant(-1))
                 .await
                 .unwrap()
                 .map(|r| r.id),
             Some(r1.id)
         );
         assert!(
-            s.recarga_reaproveitavel(a, Centavos(100_000), instante(1))
+            s.reusable_recarga(a, Centavos(100_000), instant(1))
                 .await
                 .unwrap()
                 .is_none()
         );
         assert!(
-            s.recarga_reaproveitavel(b, Centavos(100_000), instante(-1))
+            s.reusable_recarga(b, Centavos(100_000), instant(-1))
                 .await
                 .unwrap()
                 .is_none()
         );
-        let r2 = nova_recarga(a, 70_000, instante(120));
+        let r2 = new_recarga(a, 70_000, instant(120));
         assert!(
-            !s.inserir_recarga(r2.clone(), instante(120 - 600))
+            !s.insert_recarga(r2.clone(), instant(120 - 600))
                 .await
                 .unwrap()
                 .1
         );
-        let r3 = nova_recarga(a, 100_000, instante(700));
+        let r3 = new_recarga(a, 100_000, instant(700));
         assert!(
-            !s.inserir_recarga(r3.clone(), instante(100))
-                .await
-                .unwrap()
-                .1,
+            !s.insert_recarga(r3.clone(), instant(100)).await.unwrap().1,
             "{n}"
         );
 
         assert_eq!(s.recarga(a, r2.id).await.unwrap(), Some(r2.clone()));
         assert!(s.recarga(b, r2.id).await.unwrap().is_none(), "{n}");
         assert_eq!(
-            s.recarga_por_id(r2.id).await.unwrap().map(|r| r.conta),
+            s.recarga_by_id(r2.id).await.unwrap().map(|r| r.conta),
             Some(a)
         );
         let (v, total) = s.recargas(a, None, 1, 2).await.unwrap();
@@ -514,7 +517,7 @@ async fn top_ups_reuse_listing_confirmation_and_psp_book_on_both_stores() {
         let (v, _) = s.recargas(a, None, 2, 2).await.unwrap();
         assert_eq!(v.iter().map(|r| r.id).collect::<Vec<_>>(), vec![r1.id]);
         let pend: Vec<_> = s
-            .recargas_pendentes(10)
+            .pending_recargas(10)
             .await
             .unwrap()
             .iter()
@@ -523,8 +526,8 @@ async fn top_ups_reuse_listing_confirmation_and_psp_book_on_both_stores() {
         assert_eq!(pend, vec![r1.id, r2.id, r3.id], "{n}: oldest first");
 
         // exactly once; the account leaves the legacy table
-        let em = instante(800);
-        let Confirmacao::Creditada(c) = s.confirmar_recarga(&r2.payment_id, em).await.unwrap()
+        let em = instant(800);
+        let Confirmation::Creditada(c) = s.confirm_recarga(&r2.payment_id, em).await.unwrap()
         else {
             panic!("{n}")
         };
@@ -533,8 +536,8 @@ async fn top_ups_reuse_listing_confirmation_and_psp_book_on_both_stores() {
             (RecargaStatus::Confirmado, Some(em)),
             "{n}"
         );
-        let Confirmacao::JaFinal(c) = s
-            .confirmar_recarga(&r2.payment_id, instante(900))
+        let Confirmation::JaFinal(c) = s
+            .confirm_recarga(&r2.payment_id, instant(900))
             .await
             .unwrap()
         else {
@@ -542,8 +545,8 @@ async fn top_ups_reuse_listing_confirmation_and_psp_book_on_both_stores() {
         };
         assert_eq!(c.confirmada_em, Some(em), "{n}");
         assert_eq!(
-            s.confirmar_recarga("PIXNADA", em).await.unwrap(),
-            Confirmacao::NaoEncontrada
+            s.confirm_recarga("PIXNADA", em).await.unwrap(),
+            Confirmation::NaoEncontrada
         );
         let conta = s.conta(a).await.unwrap().unwrap();
         assert_eq!(
@@ -565,45 +568,41 @@ async fn top_ups_reuse_listing_confirmation_and_psp_book_on_both_stores() {
                 .1,
             2
         );
-        assert_eq!(s.recargas_pendentes(1).await.unwrap()[0].id, r1.id);
-        let razao = s.razao(a).await.unwrap().unwrap();
+        assert_eq!(s.pending_recargas(1).await.unwrap()[0].id, r1.id);
+        let ledger = s.ledger(a).await.unwrap().unwrap();
         assert!(
-            razao.consistente() && razao.creditado_recargas == Centavos(73_500),
-            "{n}: {razao:?}"
+            ledger.is_consistent() && ledger.creditado_recargas == Centavos(73_500),
+            "{n}: {ledger:?}"
         );
 
         // the simulated PSP's book
         let doc = CpfCnpj::parse("52998224725").unwrap();
-        s.psp_registrar(
+        s.psp_register(
             "PIXPSP1",
             Centavos(50_000),
             &doc,
             Some("a@example.com"),
-            instante(0),
+            instant(0),
         )
         .await
         .unwrap();
-        let pendente = carapi_service::store::CobrancaPsp {
+        let pending = carapi_service::store::PspCharge {
             valor: Centavos(50_000),
             paga_em: None,
         };
+        assert_eq!(s.psp_state("PIXPSP1").await.unwrap(), Some(pending), "{n}");
+        assert!(s.psp_pay("PIXPSP1", instant(10)).await.unwrap());
+        assert!(s.psp_pay("PIXPSP1", instant(20)).await.unwrap());
         assert_eq!(
-            s.psp_situacao("PIXPSP1").await.unwrap(),
-            Some(pendente),
-            "{n}"
-        );
-        assert!(s.psp_pagar("PIXPSP1", instante(10)).await.unwrap());
-        assert!(s.psp_pagar("PIXPSP1", instante(20)).await.unwrap());
-        assert_eq!(
-            s.psp_situacao("PIXPSP1").await.unwrap(),
-            Some(carapi_service::store::CobrancaPsp {
-                paga_em: Some(instante(10)),
-                ..pendente
+            s.psp_state("PIXPSP1").await.unwrap(),
+            Some(carapi_service::store::PspCharge {
+                paga_em: Some(instant(10)),
+                ..pending
             }),
             "{n}: first payment kept"
         );
-        assert!(!s.psp_pagar("PIXNADA", instante(10)).await.unwrap());
-        assert_eq!(s.psp_situacao("PIXNADA").await.unwrap(), None);
+        assert!(!s.psp_pay("PIXNADA", instant(10)).await.unwrap());
+        assert_eq!(s.psp_state("PIXNADA").await.unwrap(), None);
         let _ = Duration::zero();
     }
 }

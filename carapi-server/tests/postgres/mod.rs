@@ -10,7 +10,7 @@
 
 mod concorrencia;
 mod loja;
-mod rotas;
+mod routes;
 
 use std::sync::Arc;
 
@@ -65,7 +65,7 @@ impl BancoTeste {
     }
 
     /// [`BancoTeste::reservar`] and create it.
-    pub async fn criar(teste: &str) -> Option<BancoTeste> {
+    pub async fn create(teste: &str) -> Option<BancoTeste> {
         let b = Self::reservar(teste)?;
         let mut c = PgConnection::connect(&b.admin)
             .await
@@ -131,12 +131,12 @@ pub async fn loja_sqlite() -> Loja {
 
 /// A fresh PostgreSQL store in its own database, when `DATABASE_URL` is set.
 pub async fn loja_postgres(teste: &str) -> Option<Loja> {
-    let banco = BancoTeste::criar(teste).await?;
-    let store = banco.store().await;
+    let database = BancoTeste::create(teste).await?;
+    let store = database.store().await;
     Some(Loja {
         nome: "postgres",
         store,
-        _banco: Some(banco),
+        _banco: Some(database),
         _dir: None,
     })
 }

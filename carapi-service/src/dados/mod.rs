@@ -7,10 +7,10 @@
 //! fictitious owners (valid CPF/CNPJ check digits), a matrícula in a fictitious cartório and a
 //! made-up protocol code, seeded from the CAR code so every build gives the same data.
 
-mod embutidos;
+mod bundled;
 pub(crate) mod sandbox;
 
-pub use embutidos::{bundled, exemplo_documento};
+pub use bundled::{bundled, example_documento};
 
 use carapi_sdk::domain::{br, dms, uf};
 use carapi_sdk::{CarDadosBasicos, CarDadosCompletos, CodigoCar, CpfCnpj};

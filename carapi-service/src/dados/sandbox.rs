@@ -9,7 +9,7 @@ use rust_decimal::Decimal;
 use super::{Imovel, Proprietario};
 
 /// Ceiling of items per owner lookup (contract, "Limits": 200).
-pub const LIMITE_ITENS: u32 = 200;
+pub const ITEMS_LIMIT: u32 = 200;
 
 /// The example record answered for [`sandbox::CAR_BASICO`] by the basic, complete and receipt
 /// lookups (the receipt is rendered from it): a 12.3456 ha chácara in Brasília (DF) at the
@@ -64,7 +64,7 @@ pub fn imovel() -> Imovel {
 pub fn proprietario(documento: &str) -> Option<ProprietarioResponse> {
     let (quantos, truncado) = match documento.trim() {
         sandbox::CPF_DOIS_CARS => (2, false),
-        sandbox::CNPJ_TRUNCADO => (LIMITE_ITENS, true),
+        sandbox::CNPJ_TRUNCADO => (ITEMS_LIMIT, true),
         _ => return None,
     };
     let consultado = CpfCnpj::parse(documento.trim()).ok().map(|d| d.formatado());
@@ -99,7 +99,7 @@ pub fn proprietario(documento: &str) -> Option<ProprietarioResponse> {
         success: true,
         sandbox: true,
         total: quantos,
-        limite: LIMITE_ITENS,
+        limite: ITEMS_LIMIT,
         truncado,
         itens,
     })

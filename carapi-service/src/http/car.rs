@@ -14,9 +14,9 @@ use chrono::{DateTime, FixedOffset};
 use chrono_tz::America::Sao_Paulo;
 use serde::Serialize;
 
-use super::consulta::{Consulta, Segmento, codigo_car_invalido};
+use super::consulta::{Consulta, Segment, codigo_car_invalido};
 use super::error::ApiError;
-use super::extract::ContaAutenticada;
+use super::extract::AuthenticatedConta;
 use crate::dados::{self, Imovel};
 use crate::state::AppState;
 
@@ -28,7 +28,7 @@ pub fn router() -> Router<AppState> {
         .route("/v1/car/{codigoCar}/recibo", get(recibo))
 }
 
-fn nao_encontrado(codigo: &CodigoCar) -> ApiError {
+fn not_found(codigo: &CodigoCar) -> ApiError {
     ApiError::new(
         ErrorCode::CarNaoEncontrado,
         format!("CAR {codigo} não encontrado."),
@@ -39,7 +39,7 @@ fn nao_encontrado(codigo: &CodigoCar) -> ApiError {
 /// fixed error (contract, "Sandbox").
 fn sandbox_car(codigo: &CodigoCar) -> Result<Imovel, ApiError> {
     match codigo.as_str() {
-        sandbox::CAR_NAO_EXISTE => Err(nao_encontrado(codigo).sandbox()),
+        sandbox::CAR_NAO_EXISTE => Err(not_found(codigo).sandbox()),
         sandbox::CAR_SEM_SALDO => Err(ApiError::new(
             ErrorCode::SaldoInsuficiente,
             "Saldo insuficiente (valor reservado de sandbox). Nada foi cobrado.",
@@ -60,13 +60,13 @@ async fn lookup<T: Serialize>(
     st: &AppState,
     conta: crate::store::ContaId,
     endpoint: EndpointConsulta,
-    bruto: String,
+    raw: String,
     dados: fn(&Imovel) -> T,
 ) -> Result<Response, ApiError> {
-    let mut c = Consulta::new(st, conta, endpoint, bruto);
+    let mut c = Consulta::new(st, conta, endpoint, raw);
     let codigo = match CodigoCar::parse(&c.chave) {
         Ok(codigo) => codigo,
-        Err(_) => return Err(c.falhou(codigo_car_invalido(&c.chave)).await),
+        Err(_) => return Err(c.failed(codigo_car_invalido(&c.chave)).await),
     };
     c.chave = codigo.to_string();
     if codigo.is_sandbox() {
@@ -83,11 +83,11 @@ async fn lookup<T: Serialize>(
     }
     let imovel = match st.caches.imovel(st.store.as_ref(), &codigo).await {
         Ok(Some(i)) => i,
-        Ok(None) => return Err(c.falhou(nao_encontrado(&codigo)).await),
-        Err(e) => return Err(c.falhou_no_banco(e).await),
+        Ok(None) => return Err(c.failed(not_found(&codigo)).await),
+        Err(e) => return Err(c.failed_in_database(e).await),
     };
     let corpo = dados(&imovel);
-    let cache = c.cobrar(Some(&codigo)).await?;
+    let cache = c.charge(Some(&codigo)).await?;
     Ok(axum::Json(CarResponse {
         success: true,
         sandbox: false,
@@ -115,14 +115,14 @@ async fn lookup<T: Serialize>(
     )))]
 pub async fn basico(
     State(st): State<AppState>,
-    ContaAutenticada(conta): ContaAutenticada,
-    Segmento(bruto): Segmento,
+    AuthenticatedConta(conta): AuthenticatedConta,
+    Segment(raw): Segment,
 ) -> Result<Response, ApiError> {
     lookup::<CarDadosBasicos>(
         &st,
         conta,
         EndpointConsulta::CarBasico,
-        bruto,
+        raw,
         Imovel::dados_basicos,
     )
     .await
@@ -144,14 +144,14 @@ pub async fn basico(
     )))]
 pub async fn completo(
     State(st): State<AppState>,
-    ContaAutenticada(conta): ContaAutenticada,
-    Segmento(bruto): Segmento,
+    AuthenticatedConta(conta): AuthenticatedConta,
+    Segment(raw): Segment,
 ) -> Result<Response, ApiError> {
     lookup::<CarDadosCompletos>(
         &st,
         conta,
         EndpointConsulta::CarCompleto,
-        bruto,
+        raw,
         Imovel::dados_completos,
     )
     .await
@@ -198,13 +198,13 @@ fn recibo_indisponivel() -> ApiError {
     )))]
 pub async fn recibo(
     State(st): State<AppState>,
-    ContaAutenticada(conta): ContaAutenticada,
-    Segmento(bruto): Segmento,
+    AuthenticatedConta(conta): AuthenticatedConta,
+    Segment(raw): Segment,
 ) -> Result<Response, ApiError> {
-    let mut c = Consulta::new(&st, conta, EndpointConsulta::Recibo, bruto);
+    let mut c = Consulta::new(&st, conta, EndpointConsulta::Recibo, raw);
     let codigo = match CodigoCar::parse(&c.chave) {
         Ok(codigo) => codigo,
-        Err(_) => return Err(c.falhou(codigo_car_invalido(&c.chave)).await),
+        Err(_) => return Err(c.failed(codigo_car_invalido(&c.chave)).await),
     };
     c.chave = codigo.to_string();
     if codigo.is_sandbox() {
@@ -215,9 +215,9 @@ pub async fn recibo(
         })?;
         return Ok(pdf(&codigo, bytes));
     }
-    if !st.recibos.disponivel() {
+    if !st.recibo_service.is_available() {
         return Err(c
-            .falhou(ApiError::new(
+            .failed(ApiError::new(
                 ErrorCode::ServicoIndisponivel,
                 "Serviço de recibos temporariamente indisponível. Nada foi cobrado.",
             ))
@@ -225,24 +225,24 @@ pub async fn recibo(
     }
     let imovel = match st.caches.imovel(st.store.as_ref(), &codigo).await {
         Ok(Some(i)) => i,
-        Ok(None) => return Err(c.falhou(nao_encontrado(&codigo)).await),
-        Err(e) => return Err(c.falhou_no_banco(e).await),
+        Ok(None) => return Err(c.failed(not_found(&codigo)).await),
+        Err(e) => return Err(c.failed_in_database(e).await),
     };
     if !imovel.tem_recibo {
         return Err(c
-            .falhou(ApiError::new(
+            .failed(ApiError::new(
                 ErrorCode::ReciboNaoEncontrado,
                 format!("Recibo do CAR {codigo} não disponível."),
             ))
             .await);
     }
-    let bytes = match st.recibos.gerar(&imovel, c.data_consulta()) {
+    let bytes = match st.recibo_service.generate(&imovel, c.data_consulta()) {
         Ok(b) => b,
         Err(e) => {
             tracing::error!(erro = %e, codigo = %codigo, "falha ao gerar recibo");
-            return Err(c.falhou(recibo_indisponivel()).await);
+            return Err(c.failed(recibo_indisponivel()).await);
         }
     };
-    c.cobrar(Some(&codigo)).await?;
+    c.charge(Some(&codigo)).await?;
     Ok(pdf(&codigo, bytes))
 }

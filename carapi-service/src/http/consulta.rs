@@ -10,26 +10,26 @@ use chrono::{DateTime, FixedOffset, SubsecRound, Utc};
 use uuid::Uuid;
 
 use super::error::{ApiError, Limite};
-use crate::money::{Centavos, calendario, cobranca};
+use crate::money::{Centavos, calendar, cobranca};
 use crate::state::AppState;
 use crate::store::{
-    Cobranca, ContaId, RegistroConsulta, ResultadoCobranca, StoreError, cobrar_com_desfecho,
+    Cobranca, CobrancaResult, ConsultaRecord, ContaId, StoreError, charge_with_outcome,
 };
 
 /// The single path parameter of a route, decoded; one that does not decode to UTF-8 gets the
-/// route's own contract error ([`super::borda::erro_de_segmento`]).
+/// route's own contract error ([`super::edge::segment_error`]).
 #[derive(Debug)]
-pub struct Segmento(pub String);
+pub struct Segment(pub String);
 
-impl<S: Send + Sync> FromRequestParts<S> for Segmento {
+impl<S: Send + Sync> FromRequestParts<S> for Segment {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         Path::<String>::from_request_parts(parts, state)
             .await
-            .map(|Path(s)| Segmento(s))
+            .map(|Path(s)| Segment(s))
             .map_err(|e| {
-                super::borda::erro_de_segmento(
+                super::edge::segment_error(
                     parts.uri.path(),
                     format!("Parâmetro de caminho inválido: {e}"),
                 )
@@ -40,14 +40,14 @@ impl<S: Send + Sync> FromRequestParts<S> for Segmento {
 /// At most this many characters of a looked-up key are stored in the history: a valid CAR
 /// code has 43 and a masked CNPJ 18, so only garbage is cut, and a free 400 cannot grow the
 /// database by more than a bounded row.
-pub const CHAVE_MAXIMA_HISTORICO: usize = 64;
+pub const MAX_HISTORY_KEY: usize = 64;
 
-/// The first [`CHAVE_MAXIMA_HISTORICO`] characters of `chave`, each NUL replaced by U+FFFD:
+/// The first [`MAX_HISTORY_KEY`] characters of `chave`, each NUL replaced by U+FFFD:
 /// the form stored in the history (PostgreSQL text cannot hold NUL, and both stores must
 /// record the same thing).
-pub fn chave_registrada(chave: &str) -> String {
-    let curta: String = chave.chars().take(CHAVE_MAXIMA_HISTORICO).collect();
-    crate::store::historico::sem_nul(&curta).into_owned()
+pub fn recorded_key(chave: &str) -> String {
+    let curta: String = chave.chars().take(MAX_HISTORY_KEY).collect();
+    crate::store::historico::without_nul(&curta).into_owned()
 }
 
 /// One charged lookup in progress.
@@ -74,7 +74,7 @@ impl<'a> Consulta<'a> {
             conta,
             endpoint,
             chave: chave.into(),
-            agora: st.relogio.agora().trunc_subsecs(3),
+            agora: st.clock.agora().trunc_subsecs(3),
         }
     }
 
@@ -84,59 +84,59 @@ impl<'a> Consulta<'a> {
     }
 
     /// Records a failed lookup (never for sandbox values) and hands the error back.
-    pub async fn falhou(&self, erro: ApiError) -> ApiError {
+    pub async fn failed(&self, erro: ApiError) -> ApiError {
         if !erro.is_sandbox() {
-            let registro = RegistroConsulta {
+            let registro = ConsultaRecord {
                 conta: self.conta,
                 endpoint: self.endpoint,
-                chave: Some(chave_registrada(&self.chave)),
+                chave: Some(recorded_key(&self.chave)),
                 status: erro.status().as_u16(),
                 em: self.agora,
-                dia: calendario::dia_brasilia(self.agora),
+                dia: calendar::brasilia_day(self.agora),
             };
-            if let Err(e) = self.st.store.registrar_consulta(registro).await {
+            if let Err(e) = self.st.store.record_consulta(registro).await {
                 tracing::error!(erro = %e, "falha ao registrar consulta no histórico");
             }
         }
         erro
     }
 
-    /// [`Consulta::falhou`] for a store error; a database that is away
-    /// ([`super::error::banco_fora`]) is not asked to record anything.
-    pub async fn falhou_no_banco(&self, e: StoreError) -> ApiError {
-        if super::error::banco_fora(&e) {
+    /// [`Consulta::failed`] for a store error; a database that is away
+    /// ([`super::error::database_down`]) is not asked to record anything.
+    pub async fn failed_in_database(&self, e: StoreError) -> ApiError {
+        if super::error::database_down(&e) {
             return e.into();
         }
-        self.falhou(e.into()).await
+        self.failed(e.into()).await
     }
 
-    /// Debits the lookup; `consolidar` is the CAR record whose earlier consolidation gives
+    /// Debits the lookup; `consolidate` is the CAR record whose earlier consolidation gives
     /// `cache`. Returns `cache`. A refusal (402, 429) has been recorded by the store.
-    pub async fn cobrar(&self, consolidar: Option<&CodigoCar>) -> Result<bool, ApiError> {
+    pub async fn charge(&self, consolidate: Option<&CodigoCar>) -> Result<bool, ApiError> {
         let cobranca = Cobranca {
             pedido: Uuid::new_v4(),
             conta: self.conta,
             endpoint: self.endpoint,
-            chave: chave_registrada(&self.chave),
-            consolidar: consolidar.cloned(),
+            chave: recorded_key(&self.chave),
+            consolidate: consolidate.cloned(),
             em: self.agora,
-            dia: calendario::dia_brasilia(self.agora),
+            dia: calendar::brasilia_day(self.agora),
         };
-        let resultado = cobrar_com_desfecho(self.st.store.as_ref(), cobranca).await?;
-        let espera = cobranca::espera(&resultado, self.agora).unwrap_or(1);
+        let resultado = charge_with_outcome(self.st.store.as_ref(), cobranca).await?;
+        let espera = cobranca::retry_after_secs(&resultado, self.agora).unwrap_or(1);
         match resultado {
-            ResultadoCobranca::Cobrada { cache, .. } => Ok(cache),
-            ResultadoCobranca::SaldoInsuficiente { saldo, preco } => {
+            CobrancaResult::Cobrada { cache, .. } => Ok(cache),
+            CobrancaResult::SaldoInsuficiente { saldo, preco } => {
                 Err(saldo_insuficiente(saldo, preco))
             }
-            ResultadoCobranca::LimiteDiario { limite } => Err(ApiError::limite_excedido(
+            CobrancaResult::LimiteDiario { limite } => Err(ApiError::limit_exceeded(
                 Limite::Diario,
                 espera,
                 format!(
                     "Limite diário de {limite} consultas cobradas atingido (horário de Brasília)."
                 ),
             )),
-            ResultadoCobranca::LimiteMensal { limite, gasto } => Err(ApiError::limite_excedido(
+            CobrancaResult::LimiteMensal { limite, gasto } => Err(ApiError::limit_exceeded(
                 Limite::Mensal,
                 espera,
                 format!(
@@ -159,12 +159,12 @@ pub fn saldo_insuficiente(saldo: Centavos, preco: Centavos) -> ApiError {
     )
 }
 
-/// 400 `CODIGO_CAR_INVALIDO` for `bruto`.
-pub fn codigo_car_invalido(bruto: &str) -> ApiError {
+/// 400 `CODIGO_CAR_INVALIDO` for `raw`.
+pub fn codigo_car_invalido(raw: &str) -> ApiError {
     ApiError::new(
         ErrorCode::CodigoCarInvalido,
         format!(
-            "Código CAR inválido: {bruto:?}. Formato: UF-CodigoMunicipio-Hash (32 hexadecimais)."
+            "Código CAR inválido: {raw:?}. Formato: UF-CodigoMunicipio-Hash (32 hexadecimais)."
         ),
     )
 }

@@ -12,15 +12,15 @@ use carapi_sdk::{
 use chrono::Duration;
 
 use super::error::ApiError;
-use super::extract::{Autenticado, Corpo, Parametros};
-use super::paginacao;
-use crate::money::{calendario, limites, tarifa};
+use super::extract::{Authenticated, JsonBody, Params};
+use super::pagination;
+use crate::money::{calendar, limites, tarifa};
 
 /// Usage period of `GET /v1/uso`, days.
 pub const PERIODO_USO_DIAS: u32 = 30;
 use crate::money::Centavos;
 use crate::state::AppState;
-use crate::store::{Conta, FiltroHistorico};
+use crate::store::{Conta, HistoricoFilter};
 
 /// Routes of this group.
 pub fn router() -> Router<AppState> {
@@ -43,19 +43,19 @@ pub fn router() -> Router<AppState> {
     )))]
 pub async fn saldo(
     State(st): State<AppState>,
-    Autenticado(conta): Autenticado,
+    Authenticated(conta): Authenticated,
 ) -> Result<Json<SaldoResponse>, ApiError> {
-    let agora = st.relogio.agora();
+    let agora = st.clock.agora();
     let uso = st
         .store
-        .uso_periodo(conta.id, calendario::dia_brasilia(agora))
+        .uso_period(conta.id, calendar::brasilia_day(agora))
         .await?;
     Ok(Json(SaldoResponse {
         success: true,
         saldo_reais: conta.saldo.reais(),
         limite_diario_requisicoes: conta.limite_diario,
         limite_mensal_reais: conta.limite_mensal.map(Centavos::reais),
-        precos: tarifa::tabela(conta.legado),
+        precos: tarifa::table(conta.legado),
         uso_hoje: UsoHoje {
             requisicoes: uso.hoje_requisicoes,
             gasto: uso.hoje_gasto.reais(),
@@ -81,18 +81,18 @@ pub async fn saldo(
     )))]
 pub async fn historico(
     State(st): State<AppState>,
-    Autenticado(conta): Autenticado,
-    Parametros(p): Parametros<HistoricoParams>,
+    Authenticated(conta): Authenticated,
+    Params(p): Params<HistoricoParams>,
 ) -> Result<Json<HistoricoResponse>, ApiError> {
-    let (page, size) = paginacao::pagina(p.page, p.size)?;
-    let filtro = FiltroHistorico {
+    let (page, size) = pagination::page_params(p.page, p.size)?;
+    let filtro = HistoricoFilter {
         busca: p.busca.filter(|b| !b.is_empty()),
         endpoint: p.endpoint,
         status: p.status,
         page,
         size,
     };
-    // No stored key holds a NUL (see `consulta::chave_registrada`): nothing to search for.
+    // No stored key holds a NUL (see `consulta::recorded_key`): nothing to search for.
     let (itens, total) = if filtro.busca.as_deref().is_some_and(|b| b.contains('\0')) {
         (Vec::new(), 0)
     } else {
@@ -103,7 +103,7 @@ pub async fn historico(
         page,
         size,
         total,
-        total_paginas: paginacao::total_paginas(total, size),
+        total_paginas: pagination::total_paginas(total, size),
         itens: itens
             .into_iter()
             .map(|c| ConsumoItem {
@@ -120,7 +120,7 @@ pub async fn historico(
     }))
 }
 
-fn limites_de(conta: &Conta, message: &str) -> LimitesResponse {
+fn limites_of(conta: &Conta, message: &str) -> LimitesResponse {
     LimitesResponse {
         success: true,
         message: message.to_owned(),
@@ -138,11 +138,11 @@ fn limites_de(conta: &Conta, message: &str) -> LimitesResponse {
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     )))]
-pub async fn limites(Autenticado(conta): Autenticado) -> Json<LimitesResponse> {
-    Json(limites_de(&conta, "Limites atuais da conta."))
+pub async fn limites(Authenticated(conta): Authenticated) -> Json<LimitesResponse> {
+    Json(limites_of(&conta, "Limites atuais da conta."))
 }
 
-fn limite_invalido(msg: impl Into<String>) -> ApiError {
+fn limite_invalid(msg: impl Into<String>) -> ApiError {
     ApiError::new(ErrorCode::LimiteInvalido, msg)
 }
 
@@ -162,23 +162,23 @@ fn limite_invalido(msg: impl Into<String>) -> ApiError {
     )))]
 pub async fn atualizar_limites(
     State(st): State<AppState>,
-    Autenticado(conta): Autenticado,
-    Corpo(patch): Corpo<LimitesUpdate>,
+    Authenticated(conta): Authenticated,
+    JsonBody(patch): JsonBody<LimitesUpdate>,
 ) -> Result<Json<LimitesResponse>, ApiError> {
     if patch.limite_diario_requisicoes.is_none() && patch.limite_mensal_reais.is_none() {
-        return Err(limite_invalido(
+        return Err(limite_invalid(
             "Informe limiteDiarioRequisicoes e/ou limiteMensalReais.",
         ));
     }
     let (diario, mensal) =
-        limites::limites_do_patch(patch.limite_diario_requisicoes, patch.limite_mensal_reais)
-            .map_err(limite_invalido)?;
+        limites::limites_of_patch(patch.limite_diario_requisicoes, patch.limite_mensal_reais)
+            .map_err(limite_invalid)?;
     let conta = st
         .store
         .atualizar_limites(conta.id, diario, mensal)
         .await?
-        .ok_or_else(|| ApiError::interno("conta autenticada sumiu"))?;
-    Ok(Json(limites_de(&conta, "Limites atualizados com sucesso.")))
+        .ok_or_else(|| ApiError::internal("conta autenticada sumiu"))?;
+    Ok(Json(limites_of(&conta, "Limites atualizados com sucesso.")))
 }
 
 /// `GET /v1/uso`: per-endpoint lookups and amounts over the last 30 days.
@@ -192,10 +192,10 @@ pub async fn atualizar_limites(
     )))]
 pub async fn uso(
     State(st): State<AppState>,
-    Autenticado(conta): Autenticado,
+    Authenticated(conta): Authenticated,
 ) -> Result<Json<UsoResponse>, ApiError> {
-    let desde = st.relogio.agora() - Duration::days(i64::from(PERIODO_USO_DIAS));
-    let itens = st.store.uso_por_endpoint(conta.id, desde).await?;
+    let desde = st.clock.agora() - Duration::days(i64::from(PERIODO_USO_DIAS));
+    let itens = st.store.uso_by_endpoint(conta.id, desde).await?;
     Ok(Json(UsoResponse {
         success: true,
         periodo_dias: PERIODO_USO_DIAS,

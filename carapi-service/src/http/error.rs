@@ -11,14 +11,14 @@ use crate::store::StoreError;
 pub const PARAMETRO_INVALIDO: &str = "PARAMETRO_INVALIDO";
 /// Code of an unknown route or wrong method (`SPEC_NAO_ENCONTRADA` is in the contract's set
 /// without a stated condition; this server uses it for "no such operation").
-pub const ROTA_NAO_ENCONTRADA: ErrorCode = ErrorCode::SpecNaoEncontrada;
+pub const ROUTE_NOT_FOUND: ErrorCode = ErrorCode::SpecNaoEncontrada;
 
 /// Header of every 429 telling which limit was hit: `taxa` (requests per second, per key or,
 /// before authentication, per client address), `diario` (charged lookups per day) or `mensal`
 /// (spending per month). Clients use it to tell a wait of a second from one until tomorrow.
-pub const CABECALHO_LIMITE: &str = "carapi-limite";
+pub const LIMIT_HEADER: &str = "carapi-limite";
 
-/// Which limit a 429 `LIMITE_EXCEDIDO` hit (the [`CABECALHO_LIMITE`] value).
+/// Which limit a 429 `LIMITE_EXCEDIDO` hit (the [`LIMIT_HEADER`] value).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limite {
     /// Requests per second (contract, "Limits": 10 per key), or unauthenticated requests per
@@ -54,7 +54,7 @@ pub enum ApiError {
         mensagem: String,
         /// From a sandbox reserved value.
         sandbox: bool,
-        /// Extra response headers (`Retry-After`, `Allow`, [`CABECALHO_LIMITE`]).
+        /// Extra response headers (`Retry-After`, `Allow`, [`LIMIT_HEADER`]).
         cabecalhos: Vec<(HeaderName, HeaderValue)>,
     },
     /// 500 `ERRO_INTERNO`; the detail is logged only.
@@ -78,7 +78,7 @@ impl ApiError {
     }
 
     /// An error with an explicit status.
-    pub fn com_status(status: StatusCode, codigo: ErrorCode, mensagem: impl Into<String>) -> Self {
+    pub fn with_status(status: StatusCode, codigo: ErrorCode, mensagem: impl Into<String>) -> Self {
         ApiError::Contrato {
             status,
             codigo,
@@ -89,7 +89,7 @@ impl ApiError {
     }
 
     /// 400 `PARAMETRO_INVALIDO`.
-    pub fn parametro(mensagem: impl Into<String>) -> Self {
+    pub fn param(mensagem: impl Into<String>) -> Self {
         Self::new(ErrorCode::Other(PARAMETRO_INVALIDO.into()), mensagem)
     }
 
@@ -99,11 +99,11 @@ impl ApiError {
             ErrorCode::TokenInvalido,
             "Chave de API ausente ou inválida (Authorization: Bearer <chave>).",
         )
-        .cabecalho(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"))
+        .header(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"))
     }
 
     /// 500 `ERRO_INTERNO` with a detail for the log.
-    pub fn interno(detalhe: impl std::fmt::Display) -> Self {
+    pub fn internal(detalhe: impl std::fmt::Display) -> Self {
         ApiError::Interno(detalhe.to_string())
     }
 
@@ -116,7 +116,7 @@ impl ApiError {
     }
 
     /// Adds a response header.
-    pub fn cabecalho(mut self, nome: HeaderName, valor: HeaderValue) -> Self {
+    pub fn header(mut self, nome: HeaderName, valor: HeaderValue) -> Self {
         if let ApiError::Contrato { cabecalhos, .. } = &mut self {
             cabecalhos.push((nome, valor));
         }
@@ -125,16 +125,16 @@ impl ApiError {
 
     /// Adds `Retry-After` (seconds, at least 1).
     pub fn retry_after(self, segundos: u64) -> Self {
-        self.cabecalho(header::RETRY_AFTER, HeaderValue::from(segundos.max(1)))
+        self.header(header::RETRY_AFTER, HeaderValue::from(segundos.max(1)))
     }
 
     /// 429 `LIMITE_EXCEDIDO` for `limite`, with `Retry-After` (seconds, rounded up, at least 1)
-    /// and the [`CABECALHO_LIMITE`] header.
-    pub fn limite_excedido(limite: Limite, retry_after: u64, mensagem: impl Into<String>) -> Self {
+    /// and the [`LIMIT_HEADER`] header.
+    pub fn limit_exceeded(limite: Limite, retry_after: u64, mensagem: impl Into<String>) -> Self {
         Self::new(ErrorCode::LimiteExcedido, mensagem)
             .retry_after(retry_after)
-            .cabecalho(
-                HeaderName::from_static(CABECALHO_LIMITE),
+            .header(
+                HeaderName::from_static(LIMIT_HEADER),
                 HeaderValue::from_static(limite.as_str()),
             )
     }
@@ -154,27 +154,27 @@ impl ApiError {
 }
 
 /// Seconds of `Retry-After` on a 503 for a database that is away.
-pub const RETRY_BANCO_FORA: u64 = 5;
+pub const RETRY_DATABASE_DOWN: u64 = 5;
 
 /// True when `e` says the database could not be reached in time (no connection within the
 /// store's wait): nothing was read or written, and the request can be retried.
-pub fn banco_fora(e: &StoreError) -> bool {
+pub fn database_down(e: &StoreError) -> bool {
     matches!(e, StoreError::Database(sqlx::Error::PoolTimedOut))
 }
 
 impl From<StoreError> for ApiError {
     /// 503 `SERVICO_INDISPONIVEL` with `Retry-After` when the database is away
-    /// ([`banco_fora`]; nothing was done, nothing debited), else 500 `ERRO_INTERNO`.
+    /// ([`database_down`]; nothing was done, nothing debited), else 500 `ERRO_INTERNO`.
     fn from(e: StoreError) -> Self {
-        if banco_fora(&e) {
+        if database_down(&e) {
             tracing::warn!(erro = %e, "banco de dados indisponível");
             return ApiError::new(
                 ErrorCode::ServicoIndisponivel,
                 "Banco de dados temporariamente indisponível. Nada foi cobrado; tente novamente.",
             )
-            .retry_after(RETRY_BANCO_FORA);
+            .retry_after(RETRY_DATABASE_DOWN);
         }
-        ApiError::interno(e)
+        ApiError::internal(e)
     }
 }
 

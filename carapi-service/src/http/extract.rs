@@ -11,79 +11,79 @@ use crate::state::AppState;
 use crate::store::{Conta, ContaId};
 
 /// The error code of a JSON body that does not decode, per body type, and its number fields.
-pub trait CodigoCorpo {
+pub trait CodeBody {
     /// Code of a malformed or missing body.
-    const CODIGO: ErrorCode;
+    const CODE: ErrorCode;
     /// Fields that must be JSON numbers (or `null`) when present: a string such as `"500"` is
-    /// refused with [`CodigoCorpo::CODIGO`] (contract: these fields are of type number).
-    const NUMEROS: &'static [&'static str];
+    /// refused with [`CodeBody::CODE`] (contract: these fields are of type number).
+    const NUMBERS: &'static [&'static str];
 }
 
-impl CodigoCorpo for NovaRecarga {
-    const CODIGO: ErrorCode = ErrorCode::ValorInvalido;
-    const NUMEROS: &'static [&'static str] = &["valor"];
+impl CodeBody for NovaRecarga {
+    const CODE: ErrorCode = ErrorCode::ValorInvalido;
+    const NUMBERS: &'static [&'static str] = &["valor"];
 }
 
-impl CodigoCorpo for LimitesUpdate {
-    const CODIGO: ErrorCode = ErrorCode::LimiteInvalido;
-    const NUMEROS: &'static [&'static str] = &["limiteDiarioRequisicoes", "limiteMensalReais"];
+impl CodeBody for LimitesUpdate {
+    const CODE: ErrorCode = ErrorCode::LimiteInvalido;
+    const NUMBERS: &'static [&'static str] = &["limiteDiarioRequisicoes", "limiteMensalReais"];
 }
 
 /// A JSON body (any or no `Content-Type`); a missing, malformed or mistyped body is a 400 with
 /// the body type's code and the path of the field that failed.
 #[derive(Debug)]
-pub struct Corpo<T>(pub T);
+pub struct JsonBody<T>(pub T);
 
-impl<S, T> FromRequest<S> for Corpo<T>
+impl<S, T> FromRequest<S> for JsonBody<T>
 where
     S: Send + Sync,
-    T: DeserializeOwned + CodigoCorpo,
+    T: DeserializeOwned + CodeBody,
 {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        ler_corpo(&bytes_do_corpo::<T, S>(req, state).await?).map(Corpo)
+        read_body(&body_bytes::<T, S>(req, state).await?).map(JsonBody)
     }
 }
 
-/// The raw body; one that cannot be read is a 400 with `T`'s [`CodigoCorpo::CODIGO`].
-async fn bytes_do_corpo<T: CodigoCorpo, S: Send + Sync>(
+/// The raw body; one that cannot be read is a 400 with `T`'s [`CodeBody::CODE`].
+async fn body_bytes<T: CodeBody, S: Send + Sync>(
     req: Request,
     state: &S,
 ) -> Result<Bytes, ApiError> {
     Bytes::from_request(req, state)
         .await
-        .map_err(|_| ApiError::new(T::CODIGO, "Corpo da requisição ilegível."))
+        .map_err(|_| ApiError::new(T::CODE, "Corpo da requisição ilegível."))
 }
 
-/// Decodes a JSON body of type `T` with the rules of [`Corpo`].
+/// Decodes a JSON body of type `T` with the rules of [`JsonBody`].
 ///
 /// # Errors
-/// 400 with `T`'s [`CodigoCorpo::CODIGO`] for an empty, malformed or mistyped body, naming the
+/// 400 with `T`'s [`CodeBody::CODE`] for an empty, malformed or mistyped body, naming the
 /// field that failed.
-pub fn ler_corpo<T: DeserializeOwned + CodigoCorpo>(bytes: &[u8]) -> Result<T, ApiError> {
+pub fn read_body<T: DeserializeOwned + CodeBody>(bytes: &[u8]) -> Result<T, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(ApiError::new(T::CODIGO, "Corpo JSON obrigatório."));
+        return Err(ApiError::new(T::CODE, "Corpo JSON obrigatório."));
     }
     let valor: serde_json::Value = serde_json::from_slice(bytes)
-        .map_err(|e| ApiError::new(T::CODIGO, format!("JSON inválido: {e}")))?;
+        .map_err(|e| ApiError::new(T::CODE, format!("JSON inválido: {e}")))?;
     let Some(objeto) = valor.as_object() else {
-        return Err(ApiError::new(T::CODIGO, "O corpo deve ser um objeto JSON."));
+        return Err(ApiError::new(T::CODE, "O corpo deve ser um objeto JSON."));
     };
-    for campo in T::NUMEROS {
+    for campo in T::NUMBERS {
         if objeto
             .get(*campo)
             .is_some_and(|v| !v.is_number() && !v.is_null())
         {
             return Err(ApiError::new(
-                T::CODIGO,
+                T::CODE,
                 format!("Campo '{campo}' deve ser um número JSON."),
             ));
         }
     }
     serde_path_to_error::deserialize(valor).map_err(|e| {
         ApiError::new(
-            T::CODIGO,
+            T::CODE,
             format!("Campo '{}' inválido: {}", e.path(), e.inner()),
         )
     })
@@ -96,34 +96,34 @@ pub fn ler_corpo<T: DeserializeOwned + CodigoCorpo>(bytes: &[u8]) -> Result<T, A
 /// exponent), `None` when it does not fit a `Decimal` (28 significant digits) or the body
 /// repeats the field, so that every amount with more than 2 decimals is refused alike.
 #[derive(Debug)]
-pub struct CorpoRecarga {
+pub struct RecargaBody {
     /// The body as the contract's type.
     pub pedido: NovaRecarga,
     /// `valor` exactly as sent, BRL.
     pub exato: Option<rust_decimal::Decimal>,
 }
 
-impl<S: Send + Sync> FromRequest<S> for CorpoRecarga {
+impl<S: Send + Sync> FromRequest<S> for RecargaBody {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        let bytes = bytes_do_corpo::<NovaRecarga, S>(req, state).await?;
-        Ok(CorpoRecarga {
-            pedido: ler_corpo::<NovaRecarga>(&bytes)?,
-            exato: valor_exato(&bytes),
+        let bytes = body_bytes::<NovaRecarga, S>(req, state).await?;
+        Ok(RecargaBody {
+            pedido: read_body::<NovaRecarga>(&bytes)?,
+            exato: exact_valor(&bytes),
         })
     }
 }
 
 /// `valor` of a JSON object as written, read without floating point.
-fn valor_exato(bytes: &[u8]) -> Option<rust_decimal::Decimal> {
+fn exact_valor(bytes: &[u8]) -> Option<rust_decimal::Decimal> {
     #[derive(serde::Deserialize)]
-    struct Bruto<'a> {
+    struct RawBody<'a> {
         #[serde(borrow)]
         valor: &'a serde_json::value::RawValue,
     }
-    let bruto: Bruto<'_> = serde_json::from_slice(bytes).ok()?;
-    let texto = bruto.valor.get();
+    let raw: RawBody<'_> = serde_json::from_slice(bytes).ok()?;
+    let texto = raw.valor.get();
     if texto.contains(['e', 'E']) {
         rust_decimal::Decimal::from_scientific(texto).ok()
     } else {
@@ -135,9 +135,9 @@ fn valor_exato(bytes: &[u8]) -> Option<rust_decimal::Decimal> {
 /// `size` made only of digits is inside the contract's schema however large it is: one that
 /// does not fit 32 bits is read as `u32::MAX` (a page past the end; a size reduced to 100).
 #[derive(Debug)]
-pub struct Parametros<T>(pub T);
+pub struct Params<T>(pub T);
 
-impl<S, T> FromRequestParts<S> for Parametros<T>
+impl<S, T> FromRequestParts<S> for Params<T>
 where
     S: Send + Sync,
     T: DeserializeOwned,
@@ -145,15 +145,15 @@ where
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
-        let query = saturar_paginacao(parts.uri.query().unwrap_or(""));
+        let query = clamp_pagination(parts.uri.query().unwrap_or(""));
         serde_urlencoded::from_str(&query)
-            .map(Parametros)
-            .map_err(|e| ApiError::parametro(format!("Parâmetro de consulta inválido: {e}")))
+            .map(Params)
+            .map_err(|e| ApiError::param(format!("Parâmetro de consulta inválido: {e}")))
     }
 }
 
 /// `query` with every all-digit `page`/`size` too large for `u32` replaced by `u32::MAX`.
-fn saturar_paginacao(query: &str) -> std::borrow::Cow<'_, str> {
+fn clamp_pagination(query: &str) -> std::borrow::Cow<'_, str> {
     let Ok(pares) = serde_urlencoded::from_str::<Vec<(String, String)>>(query) else {
         return query.into();
     };
@@ -183,20 +183,20 @@ fn saturar_paginacao(query: &str) -> std::borrow::Cow<'_, str> {
 /// The authenticated account as it is now (balance, limits, price table): the one the auth
 /// middleware read, or read here when the middleware found the key in its cache.
 #[derive(Debug, Clone)]
-pub struct Autenticado(pub Conta);
+pub struct Authenticated(pub Conta);
 
-impl FromRequestParts<AppState> for Autenticado {
+impl FromRequestParts<AppState> for Authenticated {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, st: &AppState) -> Result<Self, ApiError> {
         if let Some(conta) = parts.extensions.get::<Conta>() {
-            return Ok(Autenticado(conta.clone()));
+            return Ok(Authenticated(conta.clone()));
         }
-        let ContaAutenticada(id) = ContaAutenticada::from_request_parts(parts, st).await?;
+        let AuthenticatedConta(id) = AuthenticatedConta::from_request_parts(parts, st).await?;
         st.store
             .conta(id)
             .await?
-            .map(Autenticado)
+            .map(Authenticated)
             .ok_or_else(ApiError::token_invalido)
     }
 }
@@ -204,9 +204,9 @@ impl FromRequestParts<AppState> for Autenticado {
 /// Only the id of the authenticated account (the lookups: the charge reads the account inside
 /// its own transaction), put in the request by the auth middleware.
 #[derive(Debug, Clone, Copy)]
-pub struct ContaAutenticada(pub ContaId);
+pub struct AuthenticatedConta(pub ContaId);
 
-impl<S: Send + Sync> FromRequestParts<S> for ContaAutenticada {
+impl<S: Send + Sync> FromRequestParts<S> for AuthenticatedConta {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
@@ -214,7 +214,7 @@ impl<S: Send + Sync> FromRequestParts<S> for ContaAutenticada {
             .extensions
             .get::<ContaId>()
             .copied()
-            .map(ContaAutenticada)
+            .map(AuthenticatedConta)
             .ok_or_else(ApiError::token_invalido)
     }
 }

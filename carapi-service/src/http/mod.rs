@@ -1,22 +1,22 @@
 //! The HTTP layer: one module per route group, each exporting `router()`, composed here behind
-//! the edge middleware ([`borda`]: route table, methods, absurd paths, bodies) with
+//! the edge middleware ([`edge`]: route table, methods, absurd paths, bodies) with
 //! authentication, the per-key rate limit (sandbox lookups exempt), the per-address limit of
 //! failed authentications and JSON answers for panics.
 
-pub mod borda;
+pub mod api_doc;
 pub(crate) mod car;
-pub mod cliente;
+pub mod client_addr;
 pub mod consulta;
 pub(crate) mod conta;
-pub mod documento;
-pub(crate) mod envio;
+pub mod edge;
 pub mod error;
 pub(crate) mod extract;
-pub(crate) mod paginacao;
+pub(crate) mod pagination;
 pub(crate) mod proprietario;
 pub(crate) mod recarga;
-pub mod rotas;
-pub mod servidor;
+pub mod routes;
+pub(crate) mod send;
+pub mod server;
 pub(crate) mod webhooks;
 
 use std::any::Any;
@@ -31,7 +31,7 @@ use carapi_sdk::{CodigoCar, sandbox};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
-use crate::cache::Titular;
+use crate::cache::KeyOwner;
 use crate::state::AppState;
 use crate::{auth, limits};
 use error::{ApiError, Limite};
@@ -39,39 +39,39 @@ use error::{ApiError, Limite};
 /// The whole application: `/v1` (bearer key and rate limit on every route), `/webhooks/pix`
 /// and `/openapi.json`, behind the edge middleware, which runs before routing.
 pub fn router(state: AppState) -> Router {
-    router_com(state, Acrescimos::default())
+    router_with(state, Extensions::default())
 }
 
 /// A change to the `/v1` router (e.g. one more `route_layer`).
-pub type CamadaV1 = Box<dyn FnOnce(Router<AppState>) -> Router<AppState> + Send>;
+pub type V1Layer = Box<dyn FnOnce(Router<AppState>) -> Router<AppState> + Send>;
 
 /// What the place that assembles a server may add to [`router`]'s application (a test double
-/// does: its fault layer and its own routes); [`Acrescimos::default`] adds nothing.
+/// does: its fault layer and its own routes); [`Extensions::default`] adds nothing.
 #[derive(Default)]
-pub struct Acrescimos {
+pub struct Extensions {
     /// Applied to the `/v1` routes inside authentication: a layer added here sees the
     /// authenticated account ([`crate::store::ContaId`] in the request's extensions).
-    pub v1: Option<CamadaV1>,
+    pub v1: Option<V1Layer>,
     /// More routes outside `/v1`, with the table the edge checks their paths and methods
-    /// against ([`borda::borda`]).
-    pub rotas: Option<(Router<AppState>, &'static [rotas::Rota])>,
+    /// against ([`edge::edge`]).
+    pub routes: Option<(Router<AppState>, &'static [routes::Route])>,
     /// The OpenAPI document served at `GET /openapi.json` instead of the committed one
-    /// ([`documento::DOCUMENTO`]): a test double serves it merged with its own routes'.
+    /// ([`api_doc::OPENAPI_DOCUMENT`]): a test double serves it merged with its own routes'.
     pub documento: Option<String>,
 }
 
-impl std::fmt::Debug for Acrescimos {
+impl std::fmt::Debug for Extensions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Acrescimos")
             .field("v1", &self.v1.is_some())
-            .field("rotas", &self.rotas.as_ref().map(|r| r.1))
+            .field("rotas", &self.routes.as_ref().map(|r| r.1))
             .field("documento", &self.documento.as_ref().map(String::len))
             .finish()
     }
 }
 
 /// [`router`] with `acrescimos`.
-pub fn router_com(state: AppState, acrescimos: Acrescimos) -> Router {
+pub fn router_with(state: AppState, acrescimos: Extensions) -> Router {
     let mut v1 = Router::new()
         .merge(car::router())
         .merge(proprietario::router())
@@ -80,34 +80,34 @@ pub fn router_com(state: AppState, acrescimos: Acrescimos) -> Router {
     if let Some(camada) = acrescimos.v1 {
         v1 = camada(v1);
     }
-    let v1 = v1.route_layer(middleware::from_fn_with_state(state.clone(), autenticar));
+    let v1 = v1.route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
     let mut todas = Router::new().merge(v1);
-    let mut tabela_extra: &'static [rotas::Rota] = &[];
-    if let Some((extra, tabela)) = acrescimos.rotas {
+    let mut tabela_extra: &'static [routes::Route] = &[];
+    if let Some((extra, tabela)) = acrescimos.routes {
         todas = todas.merge(extra);
         tabela_extra = tabela;
     }
     let todas = todas
         .merge(webhooks::router())
-        .merge(documento::router(acrescimos.documento))
-        .fallback(rota_desconhecida)
+        .merge(api_doc::router(acrescimos.documento))
+        .fallback(unknown_route)
         .with_state(state.clone());
-    let borda = borda::EstadoBorda {
+    let edge = edge::EdgeState {
         st: state,
-        rotas_extra: tabela_extra,
+        extra_routes: tabela_extra,
     };
     // A router with only a fallback: its layers run before the inner router picks a route.
     Router::new()
         .fallback_service(todas)
-        .layer(middleware::from_fn_with_state(borda, borda::borda))
-        .layer(CatchPanicLayer::custom(panico))
+        .layer(middleware::from_fn_with_state(edge, edge::edge))
+        .layer(CatchPanicLayer::custom(panic_answer))
         .layer(TraceLayer::new_for_http())
 }
 
 /// Bearer authentication then the per-key rate limit; puts the [`crate::store::ContaId`] in
 /// the request, and the [`crate::store::Conta`] too when it was read from the store (a key
-/// found in the cache gives only the id; [`extract::Autenticado`] reads the account then).
-async fn autenticar(
+/// found in the cache gives only the id; [`extract::Authenticated`] reads the account then).
+async fn authenticate(
     State(st): State<AppState>,
     mut req: Request,
     next: Next,
@@ -117,73 +117,73 @@ async fn autenticar(
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(auth::bearer);
-    let ip = cliente::endereco_cliente(&req, &st.config.borda.proxies_confiaveis);
+    let ip = client_addr::client_address(&req, &st.config.edge.trusted_proxies);
     let titular = match token {
         None => None,
         Some(token) => st
             .caches
-            .conta_da_chave(st.store.as_ref(), &auth::hash_chave(token), |h| {
-                auth::confere(token, h)
+            .conta_of_key(st.store.as_ref(), &auth::key_hash(token), |h| {
+                auth::matches_expected(token, h)
             })
             .await
             .map_err(ApiError::from)?,
     };
     let Some(titular) = titular else {
-        return Err(nao_autenticado(&st, ip, ApiError::token_invalido()));
+        return Err(unauthenticated(&st, ip, ApiError::token_invalido()));
     };
     let id = titular.id();
-    if let Some(limitador) = &st.limitador
-        && !eh_sandbox(req.uri().path())
-        && let Err(espera) = limitador.verificar(id).await
+    if let Some(limiter) = &st.limiter
+        && !is_sandbox_request(req.uri().path())
+        && let Err(espera) = limiter.check(id).await
     {
-        return Err(ApiError::limite_excedido(
+        return Err(ApiError::limit_exceeded(
             Limite::Taxa,
-            segundos_acima(espera),
+            seconds_above(espera),
             "Limite de requisições por segundo excedido para esta chave.",
         ));
     }
     req.extensions_mut().insert(id);
-    if let Titular::Conta(conta) = titular {
+    if let KeyOwner::Conta(conta) = titular {
         req.extensions_mut().insert(conta);
     }
     Ok(next.run(req).await)
 }
 
-/// 401 `TOKEN_INVALIDO`, or 429 (`Carapi-Limite: taxa`) when the client address has failed
-/// authentication more often than [`borda::Borda::nao_autenticados_por_segundo`] allows.
+/// 401 `TOKEN_INVALIDO`, or 429 (`Carapi-Limite: rate`) when the client address has failed
+/// authentication more often than [`edge::Edge::unauthenticated_per_second`] allows.
 /// Only failures are refused this way: a valid key from a blocked address is served (the
 /// key is looked up first), so one client typing wrong keys behind a shared address locks
 /// out nobody else there.
 /// `recusa` is the 401 to answer (a wrong API key's, or a wrong test-mode token's).
-pub fn nao_autenticado(st: &AppState, ip: Option<IpAddr>, recusa: ApiError) -> ApiError {
-    if let (Some(limitador), Some(ip)) = (&st.limitador_ip, ip) {
-        if limitador.bloqueado(ip) {
-            return muitas_falhas(limits::BLOQUEIO_IP);
+pub fn unauthenticated(st: &AppState, ip: Option<IpAddr>, recusa: ApiError) -> ApiError {
+    if let (Some(limiter), Some(ip)) = (&st.ip_limiter, ip) {
+        if limiter.is_blocked(ip) {
+            return too_many_failures(limits::IP_BLOCK);
         }
-        if let Err(espera) = limitador.falhou(ip) {
-            return muitas_falhas(espera);
+        if let Err(espera) = limiter.failed(ip) {
+            return too_many_failures(espera);
         }
     }
     recusa
 }
 
-fn muitas_falhas(espera: std::time::Duration) -> ApiError {
-    ApiError::limite_excedido(
+fn too_many_failures(espera: std::time::Duration) -> ApiError {
+    ApiError::limit_exceeded(
         Limite::Taxa,
-        segundos_acima(espera),
+        seconds_above(espera),
         "Muitas requisições sem chave válida deste endereço; aguarde.",
     )
 }
 
 /// Whole seconds of `espera`, rounded up.
-fn segundos_acima(espera: std::time::Duration) -> u64 {
+fn seconds_above(espera: std::time::Duration) -> u64 {
     espera.as_secs() + u64::from(espera.subsec_nanos() > 0)
 }
 
 /// True for a lookup of a reserved sandbox value, which counts toward no limit (contract,
 /// "Limits": "Sandbox reserved values do not count toward any limit"), the request rate
 /// included.
-fn eh_sandbox(path: &str) -> bool {
+fn is_sandbox_request(path: &str) -> bool {
     if let Some(resto) = path.strip_prefix("/v1/car/") {
         let codigo = resto.split('/').next().unwrap_or("");
         CodigoCar::parse(codigo).is_ok_and(|c| c.is_sandbox())
@@ -194,15 +194,15 @@ fn eh_sandbox(path: &str) -> bool {
     }
 }
 
-async fn rota_desconhecida(req: Request) -> ApiError {
-    borda::rota_desconhecida(req.method(), req.uri().path())
+async fn unknown_route(req: Request) -> ApiError {
+    edge::unknown_route(req.method(), req.uri().path())
 }
 
-fn panico(erro: Box<dyn Any + Send + 'static>) -> Response {
+fn panic_answer(erro: Box<dyn Any + Send + 'static>) -> Response {
     let detalhe = erro
         .downcast_ref::<String>()
         .cloned()
         .or_else(|| erro.downcast_ref::<&str>().map(|s| (*s).to_owned()))
         .unwrap_or_else(|| "pânico sem mensagem".into());
-    ApiError::interno(format!("pânico num handler: {detalhe}")).into_response()
+    ApiError::internal(format!("pânico num handler: {detalhe}")).into_response()
 }

@@ -11,27 +11,27 @@ use carapi_sdk::{
     CpfCnpj, EndpointConsulta, ErrorCode, ProprietarioItem, ProprietarioResponse, sandbox,
 };
 
-use super::consulta::{Consulta, Segmento};
+use super::consulta::{Consulta, Segment};
 use super::error::ApiError;
-use super::extract::ContaAutenticada;
+use super::extract::AuthenticatedConta;
 /// Ceiling of items of an owner lookup.
 pub const LIMITE_PROPRIETARIO: u32 = 200;
 use crate::state::AppState;
-use crate::store::ImovelDoDono;
+use crate::store::OwnerImovel;
 
 /// Routes of this group.
 pub fn router() -> Router<AppState> {
     Router::new().route("/v1/proprietario/{*cpfCnpj}", get(proprietario))
 }
 
-fn nao_encontrado(doc: &str) -> ApiError {
+fn not_found(doc: &str) -> ApiError {
     ApiError::new(
         ErrorCode::CpfCnpjNaoEncontrado,
         format!("Nenhum CAR vinculado ao documento {doc}."),
     )
 }
 
-fn item(imovel: &ImovelDoDono, documento: &CpfCnpj) -> ProprietarioItem {
+fn item(imovel: &OwnerImovel, documento: &CpfCnpj) -> ProprietarioItem {
     ProprietarioItem {
         registro_car: imovel.codigo_car.to_string(),
         codigo_protocolo: imovel.codigo_protocolo.clone(),
@@ -60,11 +60,11 @@ fn item(imovel: &ImovelDoDono, documento: &CpfCnpj) -> ProprietarioItem {
     )))]
 pub async fn proprietario(
     State(st): State<AppState>,
-    ContaAutenticada(conta): ContaAutenticada,
-    Segmento(bruto): Segmento,
+    AuthenticatedConta(conta): AuthenticatedConta,
+    Segment(raw): Segment,
 ) -> Result<Json<ProprietarioResponse>, ApiError> {
-    let bruto = bruto.trim_start_matches('/').to_owned();
-    let mut c = Consulta::new(&st, conta, EndpointConsulta::Proprietario, bruto);
+    let raw = raw.trim_start_matches('/').to_owned();
+    let mut c = Consulta::new(&st, conta, EndpointConsulta::Proprietario, raw);
     let documento = match CpfCnpj::parse(&c.chave) {
         Ok(d) => d,
         Err(_) => {
@@ -75,7 +75,7 @@ pub async fn proprietario(
                     c.chave
                 ),
             );
-            return Err(c.falhou(e).await);
+            return Err(c.failed(e).await);
         }
     };
     c.chave = documento.to_string();
@@ -85,7 +85,7 @@ pub async fn proprietario(
             crate::dados::sandbox::proprietario(documento.as_str()),
         ) {
             (sandbox::CPF_NAO_ENCONTRADO, _) | (_, None) => {
-                Err(nao_encontrado(documento.as_str()).sandbox())
+                Err(not_found(documento.as_str()).sandbox())
             }
             (_, Some(mut r)) => {
                 r.sandbox = true;
@@ -95,17 +95,17 @@ pub async fn proprietario(
     }
     let (imoveis, truncado) = match st
         .store
-        .itens_do_documento(&documento, LIMITE_PROPRIETARIO)
+        .itens_of_documento(&documento, LIMITE_PROPRIETARIO)
         .await
     {
         Ok(r) => r,
-        Err(e) => return Err(c.falhou_no_banco(e).await),
+        Err(e) => return Err(c.failed_in_database(e).await),
     };
     if imoveis.is_empty() {
-        return Err(c.falhou(nao_encontrado(&documento.formatado())).await);
+        return Err(c.failed(not_found(&documento.formatado())).await);
     }
     let itens: Vec<ProprietarioItem> = imoveis.iter().map(|i| item(i, &documento)).collect();
-    c.cobrar(None).await?;
+    c.charge(None).await?;
     Ok(Json(ProprietarioResponse {
         success: true,
         sandbox: false,

@@ -14,22 +14,22 @@ use rust_decimal::Decimal;
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::consulta::Segmento;
+use super::consulta::Segment;
 use super::error::ApiError;
-use super::extract::{Autenticado, CorpoRecarga, Parametros};
-use super::paginacao;
-use crate::money::recarga::{self, VALOR_MAXIMO, VALOR_MINIMO, ValorRecusado};
+use super::extract::{Authenticated, Params, RecargaBody};
+use super::pagination;
+use crate::money::recarga::{self, VALOR_MAXIMO, VALOR_MINIMO, ValorRefused};
 use crate::money::tarifa;
-use crate::pix::reserva::{ErroRecarga, PedidoRecarga, criar_ou_reaproveitar};
+use crate::pix::reservation::{RecargaError, RecargaRequest, create_or_reuse};
 use crate::state::AppState;
 
 /// Routes of this group.
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/v1/recarga/faixas", get(faixas))
-        .route("/v1/recarga", post(criar))
+        .route("/v1/recarga", post(create))
         .route("/v1/recarga/{recargaId}", get(status))
-        .route("/v1/recargas", get(listar))
+        .route("/v1/recargas", get(list_all))
 }
 
 /// Query of `GET /v1/recarga/faixas`.
@@ -41,7 +41,7 @@ pub struct FaixasQuery {
 
 /// 400 `VALOR_INVALIDO` for the amount `valor` as sent (`POST /v1/recarga` and the preview of
 /// `GET /v1/recarga/faixas` refuse the same amounts with it).
-fn valor_invalido(valor: impl std::fmt::Display) -> ApiError {
+fn valor_invalid(valor: impl std::fmt::Display) -> ApiError {
     ApiError::new(
         ErrorCode::ValorInvalido,
         format!(
@@ -55,7 +55,7 @@ fn valor_invalido(valor: impl std::fmt::Display) -> ApiError {
 /// [`VALOR_MAXIMO`] gets exact centavo arithmetic ([`recarga::preview`]); above it, the
 /// 400 `VALOR_INVALIDO` that `POST /v1/recarga` answers. Not a JSON number: 400
 /// `VALOR_INVALIDO`.
-fn preview_de(texto: &str) -> Result<PreviewRecarga, ApiError> {
+fn preview_of(texto: &str) -> Result<PreviewRecarga, ApiError> {
     // Only to tell a number from text (and `NaN`/`inf`); the amount itself is a Decimal.
     if !texto.parse::<f64>().is_ok_and(f64::is_finite) {
         return Err(ApiError::new(
@@ -76,8 +76,8 @@ fn preview_de(texto: &str) -> Result<PreviewRecarga, ApiError> {
                 Err(())
             }
         })
-        .map_err(|()| valor_invalido(texto))?;
-    let p = recarga::preview(exato).map_err(|_| valor_invalido(texto))?;
+        .map_err(|()| valor_invalid(texto))?;
+    let p = recarga::preview(exato).map_err(|_| valor_invalid(texto))?;
     Ok(PreviewRecarga {
         valor_pago: p.valor.reais(),
         percentual_bonus: Decimal::from(p.percentual),
@@ -99,21 +99,21 @@ fn preview_de(texto: &str) -> Result<PreviewRecarga, ApiError> {
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     )))]
 pub async fn faixas(
-    Autenticado(conta): Autenticado,
-    Parametros(q): Parametros<FaixasQuery>,
+    Authenticated(conta): Authenticated,
+    Params(q): Params<FaixasQuery>,
 ) -> Result<Json<FaixasResponse>, ApiError> {
     let preview = q
         .valor
         .as_deref()
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(preview_de)
+        .map(preview_of)
         .transpose()?;
     Ok(Json(FaixasResponse {
         success: true,
         valor_minimo: VALOR_MINIMO.reais(),
         usa_preco_legado: conta.legado,
-        precos_atuais: tarifa::tabela(conta.legado),
+        precos_atuais: tarifa::table(conta.legado),
         precos_apos_recarga: Precos::ATUAIS,
         confirmar_novos_precos_obrigatorio: conta.legado,
         faixas: tarifa::faixas(),
@@ -122,7 +122,7 @@ pub async fn faixas(
 }
 
 fn qr_base64(payload: &str) -> Result<String, ApiError> {
-    crate::pix::qr::png_base64(payload).map_err(ApiError::interno)
+    crate::pix::qr::png_base64(payload).map_err(ApiError::internal)
 }
 
 /// `POST /v1/recarga`: creates (or reuses, within 10 minutes) a PIX charge.
@@ -140,16 +140,16 @@ fn qr_base64(payload: &str) -> Result<String, ApiError> {
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     )))]
-pub async fn criar(
+pub async fn create(
     State(st): State<AppState>,
-    Autenticado(conta): Autenticado,
-    CorpoRecarga { pedido, exato }: CorpoRecarga,
+    Authenticated(conta): Authenticated,
+    RecargaBody { pedido, exato }: RecargaBody,
 ) -> Result<Json<RecargaCriadaResponse>, ApiError> {
-    let exato = exato.ok_or_else(|| valor_invalido(pedido.valor))?;
-    let valor = match recarga::valor_da_recarga(exato) {
+    let exato = exato.ok_or_else(|| valor_invalid(pedido.valor))?;
+    let valor = match recarga::recarga_valor(exato) {
         Ok(v) => v,
-        Err(ValorRecusado::Invalido) => return Err(valor_invalido(exato)),
-        Err(ValorRecusado::AbaixoDoMinimo) => {
+        Err(ValorRefused::Invalido) => return Err(valor_invalid(exato)),
+        Err(ValorRefused::AbaixoDoMinimo) => {
             return Err(ApiError::new(
                 ErrorCode::ValorMinimo,
                 format!(
@@ -171,29 +171,25 @@ pub async fn criar(
             "O usuário vinculado à conta não tem CPF/CNPJ cadastrado; ele é obrigatório para a cobrança PIX.",
         ));
     };
-    let pedido = PedidoRecarga {
+    let pedido = RecargaRequest {
         conta: conta.id,
         valor,
         documento,
         email: conta.email.clone(),
-        agora: st.relogio.agora(),
+        agora: st.clock.agora(),
     };
-    let (recarga, reaproveitada) = criar_ou_reaproveitar(
-        st.store.as_ref(),
-        st.pix.as_ref(),
-        pedido,
-    )
-    .await
-    .map_err(|e| match e {
-        ErroRecarga::Store(e) => ApiError::from(e),
-        ErroRecarga::Pix(e) => {
-            tracing::warn!(erro = %e, "falha no provedor PIX");
-            ApiError::new(
-                ErrorCode::ErroPix,
-                "Falha no provedor PIX ao criar a cobrança. Nada foi criado; tente novamente.",
-            )
-        }
-    })?;
+    let (recarga, reaproveitada) = create_or_reuse(st.store.as_ref(), st.pix.as_ref(), pedido)
+        .await
+        .map_err(|e| match e {
+            RecargaError::Store(e) => ApiError::from(e),
+            RecargaError::Pix(e) => {
+                tracing::warn!(erro = %e, "falha no provedor PIX");
+                ApiError::new(
+                    ErrorCode::ErroPix,
+                    "Falha no provedor PIX ao criar a cobrança. Nada foi criado; tente novamente.",
+                )
+            }
+        })?;
     let qr_code_base64 = qr_base64(&recarga.qr_code)?;
     let total = recarga.valor + recarga.bonus;
     Ok(Json(RecargaCriadaResponse {
@@ -222,7 +218,7 @@ pub async fn criar(
     }))
 }
 
-fn nao_encontrada() -> ApiError {
+fn not_found_recarga() -> ApiError {
     ApiError::new(ErrorCode::RecargaNaoEncontrada, "Recarga não encontrada.")
 }
 
@@ -239,23 +235,23 @@ fn nao_encontrada() -> ApiError {
     )))]
 pub async fn status(
     State(st): State<AppState>,
-    Autenticado(conta): Autenticado,
-    Segmento(bruto): Segmento,
+    Authenticated(conta): Authenticated,
+    Segment(raw): Segment,
 ) -> Result<Json<RecargaStatusResponse>, ApiError> {
-    let id = Uuid::parse_str(bruto.trim()).map_err(|_| nao_encontrada())?;
+    let id = Uuid::parse_str(raw.trim()).map_err(|_| not_found_recarga())?;
     let recarga = st
         .store
         .recarga(conta.id, id)
         .await?
-        .ok_or_else(nao_encontrada)?;
+        .ok_or_else(not_found_recarga)?;
     let saldo = st
         .store
         .conta(conta.id)
         .await?
         .map_or(conta.saldo, |c| c.saldo);
     let pago = recarga.status == RecargaStatus::Confirmado;
-    let pendente = recarga.status == RecargaStatus::Pendente;
-    let (qr_code, qr_code_base64) = if pendente {
+    let pending = recarga.status == RecargaStatus::Pendente;
+    let (qr_code, qr_code_base64) = if pending {
         (
             Some(recarga.qr_code.clone()),
             Some(qr_base64(&recarga.qr_code)?),
@@ -294,19 +290,19 @@ pub async fn status(
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     )))]
-pub async fn listar(
+pub async fn list_all(
     State(st): State<AppState>,
-    Autenticado(conta): Autenticado,
-    Parametros(p): Parametros<RecargasParams>,
+    Authenticated(conta): Authenticated,
+    Params(p): Params<RecargasParams>,
 ) -> Result<Json<RecargasResponse>, ApiError> {
-    let (page, size) = paginacao::pagina(p.page, p.size)?;
+    let (page, size) = pagination::page_params(p.page, p.size)?;
     let (itens, total) = st.store.recargas(conta.id, p.status, page, size).await?;
     Ok(Json(RecargasResponse {
         success: true,
         page,
         size,
         total,
-        total_paginas: paginacao::total_paginas(total, size),
+        total_paginas: pagination::total_paginas(total, size),
         itens: itens
             .into_iter()
             .map(|r| RecargaItem {

@@ -14,12 +14,12 @@ use uuid::Uuid;
 use super::error::ApiError;
 use crate::state::AppState;
 use crate::webhook::{
-    CABECALHO_ASSINATURA, Desfecho, ErroConfirmacao, EventoPix, confirmar_pelo_psp, verificar,
+    ConfirmationError, Outcome, PixEvent, SIGNATURE_HEADER, check, confirm_by_psp,
 };
 
 /// Routes of this group.
 pub fn router() -> Router<AppState> {
-    Router::new().route("/webhooks/pix", post(receber))
+    Router::new().route("/webhooks/pix", post(receive))
 }
 
 /// Acknowledgement of a webhook.
@@ -39,7 +39,7 @@ pub struct WebhookAck {
 
 /// `POST /webhooks/pix`.
 #[cfg_attr(feature = "openapi", utoipa::path(post, path = "/webhooks/pix", tag = "webhooks",
-    request_body = EventoPix,
+    request_body = PixEvent,
     params(("X-Carapi-Signature" = String, Header, description = "`t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.\" and the raw body>`; refused more than 300 s from the server's clock")),
     responses(
         (status = 200, description = "Acknowledged; `creditada` is true for the delivery that credited (only when the provider's record has the charge paid with the top-up's amount)", body = WebhookAck),
@@ -50,26 +50,26 @@ pub struct WebhookAck {
         (status = 408, description = "`PARAMETRO_INVALIDO`: the body did not arrive within the server's body time-out", body = carapi_sdk::ApiErrorBody),
         (status = 413, description = "`PARAMETRO_INVALIDO`: the body is larger than the server's limit", body = carapi_sdk::ApiErrorBody),
     )))]
-pub async fn receber(
+pub async fn receive(
     State(st): State<AppState>,
     headers: HeaderMap,
     corpo: Bytes,
 ) -> Result<Json<WebhookAck>, ApiError> {
     let assinatura = headers
-        .get(CABECALHO_ASSINATURA)
+        .get(SIGNATURE_HEADER)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let agora = st.relogio.agora();
-    if let Err(motivo) = verificar(&st.segredo_webhook().await?, &corpo, assinatura, agora) {
+    let agora = st.clock.agora();
+    if let Err(motivo) = check(&st.webhook_secret().await?, &corpo, assinatura, agora) {
         tracing::warn!(%motivo, "webhook PIX com assinatura recusada");
-        return Err(ApiError::com_status(
+        return Err(ApiError::with_status(
             StatusCode::UNAUTHORIZED,
             ErrorCode::TokenInvalido,
-            format!("Webhook recusado (cabeçalho {CABECALHO_ASSINATURA}): {motivo}."),
+            format!("Webhook recusado (cabeçalho {SIGNATURE_HEADER}): {motivo}."),
         ));
     }
-    let evento: EventoPix = serde_json::from_slice(&corpo)
-        .map_err(|e| ApiError::parametro(format!("Evento de webhook inválido: {e}")))?;
+    let evento: PixEvent = serde_json::from_slice(&corpo)
+        .map_err(|e| ApiError::param(format!("Evento de webhook inválido: {e}")))?;
     if !evento.status.eq_ignore_ascii_case("pago") {
         return Ok(Json(WebhookAck {
             success: true,
@@ -78,7 +78,7 @@ pub async fn receber(
             message: format!("Evento {:?} ignorado.", evento.status),
         }));
     }
-    let desfecho = confirmar_pelo_psp(
+    let outcome = confirm_by_psp(
         st.store.as_ref(),
         st.pix.as_ref(),
         &evento.payment_id,
@@ -86,8 +86,8 @@ pub async fn receber(
     )
     .await
     .map_err(|e| match e {
-        ErroConfirmacao::Store(e) => ApiError::from(e),
-        ErroConfirmacao::Pix(e) => {
+        ConfirmationError::Store(e) => ApiError::from(e),
+        ConfirmationError::Pix(e) => {
             tracing::warn!(erro = %e, "falha ao consultar o provedor PIX");
             ApiError::new(
                 ErrorCode::ErroPix,
@@ -95,26 +95,26 @@ pub async fn receber(
             )
         }
     })?;
-    let (r, creditada, message) = match desfecho {
-        Desfecho::Creditada(r) => {
+    let (r, creditada, message) = match outcome {
+        Outcome::Creditada(r) => {
             tracing::info!(recarga = %r.id, conta = %r.conta, "recarga confirmada por webhook");
             (r, true, "Pagamento confirmado; saldo creditado.".to_owned())
         }
-        Desfecho::JaFinal(r) => {
+        Outcome::JaFinal(r) => {
             let m = format!("Recarga já estava {}; nada mudou.", r.status);
             (r, false, m)
         }
-        Desfecho::NaoPaga(r) => (
+        Outcome::NaoPaga(r) => (
             r,
             false,
             "O provedor não registra o pagamento desta cobrança; nada mudou.".into(),
         ),
-        Desfecho::ValorDivergente(r) => (
+        Outcome::ValorDivergente(r) => (
             r,
             false,
             "O provedor registra um pagamento de outro valor; nada mudou.".into(),
         ),
-        Desfecho::NaoEncontrada => {
+        Outcome::NaoEncontrada => {
             return Err(ApiError::new(
                 ErrorCode::RecargaNaoEncontrada,
                 "Nenhuma recarga com este paymentId.",

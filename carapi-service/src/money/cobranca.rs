@@ -1,8 +1,8 @@
 //! The charge plan: what a store writes for a charged lookup answered with 200, and for a
 //! lookup recorded without a charge (contract, "Limits" and "Prices"; docs/dominio.md).
 //!
-//! [`planejar_cobranca`] decides; the store reads [`EstadoCobranca`] in its transaction and
-//! applies the [`PlanoCobranca`] (debit, history row, ledger row, counters, consolidation) in
+//! [`plan_cobranca`] decides; the store reads [`CobrancaState`] in its transaction and
+//! applies the [`CobrancaPlan`] (debit, history row, ledger row, counters, consolidation) in
 //! the same transaction. Order of the checks, first refusal wins:
 //! 1. daily limit of charged lookups reached (`cobradas_hoje >= limite_diario`): 429;
 //! 2. the charge would pass the monthly spending cap (`gasto_mes + preco > limite_mensal`): 429;
@@ -15,21 +15,21 @@
 //! limit (contract, "Sandbox").
 //!
 //! History order: a row's `data` is never earlier than the account's previous row
-//! (`ultima_data`), so the newest-first order of the history and its timestamps agree even when
+//! (`last_date`), so the newest-first order of the history and its timestamps agree even when
 //! concurrent requests reach the store in another order than their clocks were read.
 
 use carapi_sdk::EndpointConsulta;
 use chrono::{DateTime, Utc};
 
-use super::{Centavos, calendario, tarifa};
+use super::{Centavos, calendar, tarifa};
 
 /// What the plan needs to know about an account, read in the charge's transaction.
 ///
-/// A counter is read only when its limit is set ([`leituras`]): with no daily limit
+/// A counter is read only when its limit is set ([`readings`]): with no daily limit
 /// `cobradas_hoje` is not looked at, with no monthly cap `gasto_mes` is not looked at (the
 /// store passes zero then).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct EstadoCobranca {
+pub struct CobrancaState {
     /// Balance, in centavos.
     pub saldo: Centavos,
     /// On the legacy price table.
@@ -43,12 +43,12 @@ pub struct EstadoCobranca {
     /// Spent in this Brasília month so far, in centavos.
     pub gasto_mes: Centavos,
     /// `data` of the account's latest history row, if any.
-    pub ultima_data: Option<DateTime<Utc>>,
+    pub last_date: Option<DateTime<Utc>>,
 }
 
 /// Which counters a store must read for an account's limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Leituras {
+pub struct Readings {
     /// The Brasília day's charged lookups (only with a daily limit).
     pub cobradas_hoje: bool,
     /// The Brasília month's spending (only with a monthly cap).
@@ -56,8 +56,8 @@ pub struct Leituras {
 }
 
 /// The counters the limits `limite_diario` and `limite_mensal` need.
-pub fn leituras(limite_diario: Option<u32>, limite_mensal: Option<Centavos>) -> Leituras {
-    Leituras {
+pub fn readings(limite_diario: Option<u32>, limite_mensal: Option<Centavos>) -> Readings {
+    Readings {
         cobradas_hoje: limite_diario.is_some(),
         gasto_mes: limite_mensal.is_some(),
     }
@@ -66,7 +66,7 @@ pub fn leituras(limite_diario: Option<u32>, limite_mensal: Option<Centavos>) -> 
 /// Outcome of a charge as the store reports it to the handler. Every variant has been
 /// recorded in the history, in the same transaction as the debit and the counters.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ResultadoCobranca {
+pub enum CobrancaResult {
     /// Debited.
     Cobrada {
         /// Price charged.
@@ -99,13 +99,13 @@ pub enum ResultadoCobranca {
     },
 }
 
-impl ResultadoCobranca {
+impl CobrancaResult {
     /// HTTP status answered for this outcome (200, 402 or 429).
     pub fn status(&self) -> u16 {
         match self {
-            ResultadoCobranca::Cobrada { .. } => 200,
-            ResultadoCobranca::SaldoInsuficiente { .. } => 402,
-            ResultadoCobranca::LimiteDiario { .. } | ResultadoCobranca::LimiteMensal { .. } => 429,
+            CobrancaResult::Cobrada { .. } => 200,
+            CobrancaResult::SaldoInsuficiente { .. } => 402,
+            CobrancaResult::LimiteDiario { .. } | CobrancaResult::LimiteMensal { .. } => 429,
         }
     }
 }
@@ -113,17 +113,17 @@ impl ResultadoCobranca {
 /// The `Retry-After` of a refusal at `em`, in whole seconds rounded up: to the next Brasília
 /// midnight for the daily limit, to the next Brasília month for the monthly cap; `None` for a
 /// charge or a 402.
-pub fn espera(resultado: &ResultadoCobranca, em: DateTime<Utc>) -> Option<u64> {
+pub fn retry_after_secs(resultado: &CobrancaResult, em: DateTime<Utc>) -> Option<u64> {
     match resultado {
-        ResultadoCobranca::LimiteDiario { .. } => Some(calendario::segundos_ate_amanha(em)),
-        ResultadoCobranca::LimiteMensal { .. } => Some(calendario::segundos_ate_proximo_mes(em)),
+        CobrancaResult::LimiteDiario { .. } => Some(calendar::seconds_until_tomorrow(em)),
+        CobrancaResult::LimiteMensal { .. } => Some(calendar::seconds_until_next_month(em)),
         _ => None,
     }
 }
 
 /// One history row (`GET /v1/historico`), as the plan fixes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LinhaHistorico {
+pub struct HistoricoRow {
     /// HTTP status answered.
     pub status: u16,
     /// Amount charged (zero when not charged).
@@ -138,7 +138,7 @@ pub struct LinhaHistorico {
 
 /// What one lookup adds to the Brasília day's counters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Contagem {
+pub struct Counters {
     /// Counts as a charged lookup.
     pub cobrada: bool,
     /// Counts as an error (any status but 200).
@@ -149,35 +149,35 @@ pub struct Contagem {
 
 /// Everything a store writes for one charged lookup, in one transaction.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlanoCobranca {
+pub struct CobrancaPlan {
     /// Subtract this from the balance (zero on a refusal or for a free endpoint); the store's
     /// `UPDATE` stays conditional on the balance covering it.
     pub debito: Centavos,
     /// The history row.
-    pub historico: LinhaHistorico,
+    pub historico: HistoricoRow,
     /// The ledger's debit row (`lancamentos`), when something is debited.
     pub lancamento: Option<Centavos>,
     /// The day's counters.
-    pub contagem: Contagem,
+    pub contagem: Counters,
     /// Mark the looked-up record consolidated (charged lookups only).
-    pub consolidar: bool,
+    pub consolidate: bool,
     /// The outcome; for a charge `cache` is false here and set by the store from the
-    /// consolidation it applied ([`PlanoCobranca::resultado_com`]).
-    pub resultado: ResultadoCobranca,
+    /// consolidation it applied ([`CobrancaPlan::result_with`]).
+    pub resultado: CobrancaResult,
     /// `Retry-After` of a refusal, seconds ([`espera`]).
     pub retry_after: Option<u64>,
 }
 
-impl PlanoCobranca {
+impl CobrancaPlan {
     /// The outcome once applied: `cache` is whether the record had already been consolidated.
-    pub fn resultado_com(&self, cache: bool) -> ResultadoCobranca {
+    pub fn result_with(&self, cache: bool) -> CobrancaResult {
         match self.resultado.clone() {
-            ResultadoCobranca::Cobrada {
+            CobrancaResult::Cobrada {
                 valor,
                 saldo_antes,
                 saldo_depois,
                 ..
-            } => ResultadoCobranca::Cobrada {
+            } => CobrancaResult::Cobrada {
                 valor,
                 saldo_antes,
                 saldo_depois,
@@ -189,39 +189,39 @@ impl PlanoCobranca {
 }
 
 /// The instant of a new history row at `em`: never before the account's latest row.
-fn data_da_linha(em: DateTime<Utc>, ultima: Option<DateTime<Utc>>) -> DateTime<Utc> {
+fn date_of_row(em: DateTime<Utc>, ultima: Option<DateTime<Utc>>) -> DateTime<Utc> {
     ultima.map_or(em, |u| u.max(em))
 }
 
 /// The decision on a charged lookup of `endpoint` at `em` for `estado` (see the module docs for
 /// the order of the checks).
-pub fn planejar_cobranca(
-    estado: &EstadoCobranca,
+pub fn plan_cobranca(
+    estado: &CobrancaState,
     endpoint: EndpointConsulta,
     em: DateTime<Utc>,
-) -> PlanoCobranca {
+) -> CobrancaPlan {
     let preco = tarifa::preco(estado.legado, endpoint);
-    let data = data_da_linha(em, estado.ultima_data);
+    let data = date_of_row(em, estado.last_date);
     let recusa = if let Some(limite) = estado.limite_diario
         && estado.cobradas_hoje >= u64::from(limite)
     {
-        Some(ResultadoCobranca::LimiteDiario { limite })
+        Some(CobrancaResult::LimiteDiario { limite })
     } else if let Some(limite) = estado.limite_mensal
         && estado.gasto_mes + preco > limite
     {
         let gasto = estado.gasto_mes;
-        Some(ResultadoCobranca::LimiteMensal { limite, gasto })
+        Some(CobrancaResult::LimiteMensal { limite, gasto })
     } else if estado.saldo < preco {
         let saldo = estado.saldo;
-        Some(ResultadoCobranca::SaldoInsuficiente { saldo, preco })
+        Some(CobrancaResult::SaldoInsuficiente { saldo, preco })
     } else {
         None
     };
     let saldo = estado.saldo;
     if let Some(resultado) = recusa {
-        return PlanoCobranca {
+        return CobrancaPlan {
             debito: Centavos::ZERO,
-            historico: LinhaHistorico {
+            historico: HistoricoRow {
                 status: resultado.status(),
                 valor: Centavos::ZERO,
                 saldo_antes: Some(saldo),
@@ -229,20 +229,20 @@ pub fn planejar_cobranca(
                 data,
             },
             lancamento: None,
-            contagem: Contagem {
+            contagem: Counters {
                 cobrada: false,
                 erro: true,
                 gasto: Centavos::ZERO,
             },
-            consolidar: false,
-            retry_after: espera(&resultado, em),
+            consolidate: false,
+            retry_after: retry_after_secs(&resultado, em),
             resultado,
         };
     }
     let depois = saldo - preco;
-    PlanoCobranca {
+    CobrancaPlan {
         debito: preco,
-        historico: LinhaHistorico {
+        historico: HistoricoRow {
             status: 200,
             valor: preco,
             saldo_antes: Some(saldo),
@@ -250,13 +250,13 @@ pub fn planejar_cobranca(
             data,
         },
         lancamento: (preco.0 > 0).then_some(preco),
-        contagem: Contagem {
+        contagem: Counters {
             cobrada: true,
             erro: false,
             gasto: preco,
         },
-        consolidar: true,
-        resultado: ResultadoCobranca::Cobrada {
+        consolidate: true,
+        resultado: CobrancaResult::Cobrada {
             valor: preco,
             saldo_antes: saldo,
             saldo_depois: depois,
@@ -268,22 +268,22 @@ pub fn planejar_cobranca(
 
 /// The history row and counters of a lookup recorded without a charge (answered `status`
 /// before any charge) at `em`, for an account whose balance is `saldo` (`None`: no such
-/// account) and whose latest row is at `ultima_data`.
-pub fn planejar_registro(
+/// account) and whose latest row is at `last_date`.
+pub fn plan_record(
     saldo: Option<Centavos>,
     status: u16,
     em: DateTime<Utc>,
-    ultima_data: Option<DateTime<Utc>>,
-) -> (LinhaHistorico, Contagem) {
+    last_date: Option<DateTime<Utc>>,
+) -> (HistoricoRow, Counters) {
     (
-        LinhaHistorico {
+        HistoricoRow {
             status,
             valor: Centavos::ZERO,
             saldo_antes: saldo,
             saldo_depois: saldo,
-            data: data_da_linha(em, ultima_data),
+            data: date_of_row(em, last_date),
         },
-        Contagem {
+        Counters {
             cobrada: false,
             erro: status != 200,
             gasto: Centavos::ZERO,
@@ -292,5 +292,5 @@ pub fn planejar_registro(
 }
 
 #[cfg(test)]
-#[path = "cobranca_casos.rs"]
-mod casos;
+#[path = "cobranca_cases.rs"]
+mod cases;

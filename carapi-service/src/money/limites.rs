@@ -19,7 +19,7 @@ pub type Patch<T> = Option<Option<T>>;
 /// # Errors
 /// The Portuguese message of `LIMITE_INVALIDO` when a value is out of range or has fractions
 /// of a centavo.
-pub fn limites_do_patch(
+pub fn limites_of_patch(
     diario: Patch<u32>,
     mensal: Patch<Decimal>,
 ) -> Result<(Patch<u32>, Patch<Centavos>), String> {
@@ -55,17 +55,17 @@ mod tests {
     #[test]
     fn ranges_and_removal() {
         assert_eq!(
-            limites_do_patch(Some(Some(0)), Some(Some(Decimal::ZERO))),
+            limites_of_patch(Some(Some(0)), Some(Some(Decimal::ZERO))),
             Ok((Some(None), Some(None)))
         );
         assert_eq!(
-            limites_do_patch(Some(Some(5)), Some(Some(Decimal::new(1050, 2)))),
+            limites_of_patch(Some(Some(5)), Some(Some(Decimal::new(1050, 2)))),
             Ok((Some(Some(5)), Some(Some(Centavos(1050)))))
         );
-        assert_eq!(limites_do_patch(None, None), Ok((None, None)));
-        assert!(limites_do_patch(Some(Some(100_001)), None).is_err());
-        assert!(limites_do_patch(None, Some(Some(Decimal::new(1, 3)))).is_err());
-        assert!(limites_do_patch(None, Some(Some(Decimal::from(-1)))).is_err());
-        assert!(limites_do_patch(None, Some(Some(Decimal::from(1_000_001)))).is_err());
+        assert_eq!(limites_of_patch(None, None), Ok((None, None)));
+        assert!(limites_of_patch(Some(Some(100_001)), None).is_err());
+        assert!(limites_of_patch(None, Some(Some(Decimal::new(1, 3)))).is_err());
+        assert!(limites_of_patch(None, Some(Some(Decimal::from(-1)))).is_err());
+        assert!(limites_of_patch(None, Some(Some(Decimal::from(1_000_001)))).is_err());
     }
 }

@@ -13,7 +13,7 @@
 //! - [`tarifa`]: the price of each endpoint under the account's table and the bonus of an
 //!   amount (the tables themselves are the SDK's, [`carapi_sdk::FAIXAS_BONUS`] and
 //!   [`carapi_sdk::Precos`]);
-//! - [`calendario`]: the Brasília day and month that scope the limits, and their
+//! - [`calendar`]: the Brasília day and month that scope the limits, and their
 //!   `Retry-After`;
 //! - [`limites`]: the range rules of `PUT /v1/limites`.
 //!
@@ -21,14 +21,14 @@
 //! anywhere in this module. This module imports nothing else of the crate: the stores, the
 //! HTTP handlers and the limiters depend on it, never the reverse.
 
-pub mod calendario;
+pub mod calendar;
 pub mod cobranca;
 pub mod limites;
 pub mod recarga;
 pub mod tarifa;
 
-pub use cobranca::ResultadoCobranca;
-pub use recarga::{Confirmacao, Recarga};
+pub use cobranca::CobrancaResult;
+pub use recarga::{Confirmation, Recarga};
 
 use std::fmt;
 

@@ -16,10 +16,10 @@ pub const VALOR_MINIMO: Centavos = Centavos(50_000);
 /// monthly-limit ceiling); above it `VALOR_INVALIDO`, on `POST /v1/recarga` and on the preview.
 pub const VALOR_MAXIMO: Centavos = Centavos(100_000_000);
 /// PIX reuse window, minutes (contract, "Limits").
-pub const JANELA_REAPROVEITAMENTO_MIN: i64 = 10;
+pub const REUSE_WINDOW_MIN: i64 = 10;
 /// Seconds after which a top-up row still being created (its provider call never returned:
 /// the process died) is no longer reused.
-pub const PRAZO_CRIACAO_S: i64 = 15;
+pub const CREATION_DEADLINE_S: i64 = 15;
 
 /// A stored top-up.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,14 +50,14 @@ impl Recarga {
     /// True while the provider charge is being created: the row exists (reuse is decided on
     /// it) but its BR Code is not filled in yet. Such a row is not listed, not shown to its
     /// account and not reconciled.
-    pub fn em_criacao(&self) -> bool {
+    pub fn being_created(&self) -> bool {
         self.qr_code.is_empty()
     }
 }
 
 /// Outcome of a confirmation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Confirmacao {
+pub enum Confirmation {
     /// This call moved it Pendente -> Confirmado and credited amount plus bonus.
     Creditada(Recarga),
     /// It was already final; nothing changed.
@@ -68,7 +68,7 @@ pub enum Confirmacao {
 
 /// Why an amount is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ValorRecusado {
+pub enum ValorRefused {
     /// `VALOR_INVALIDO`: not positive, fractions of a centavo, or above [`VALOR_MAXIMO`].
     Invalido,
     /// `VALOR_MINIMO`: below [`VALOR_MINIMO`].
@@ -79,13 +79,13 @@ pub enum ValorRecusado {
 /// [`VALOR_MAXIMO`], at least [`VALOR_MINIMO`].
 ///
 /// # Errors
-/// [`ValorRecusado`] as above (`Invalido` is checked first).
-pub fn valor_da_recarga(valor: Decimal) -> Result<Centavos, ValorRecusado> {
+/// [`ValorRefused`] as above (`Invalido` is checked first).
+pub fn recarga_valor(valor: Decimal) -> Result<Centavos, ValorRefused> {
     let c = Centavos::from_reais(valor)
         .filter(|c| c.0 > 0 && *c <= VALOR_MAXIMO)
-        .ok_or(ValorRecusado::Invalido)?;
+        .ok_or(ValorRefused::Invalido)?;
     if c < VALOR_MINIMO {
-        return Err(ValorRecusado::AbaixoDoMinimo);
+        return Err(ValorRefused::AbaixoDoMinimo);
     }
     Ok(c)
 }
@@ -112,12 +112,12 @@ impl Preview {
 /// (zero below the tiers and for negative amounts), the bonus rounded down to the centavo.
 ///
 /// # Errors
-/// [`ValorRecusado::Invalido`] above [`VALOR_MAXIMO`] (the largest amount `POST /v1/recarga`
+/// [`ValorRefused::Invalido`] above [`VALOR_MAXIMO`] (the largest amount `POST /v1/recarga`
 /// accepts) or beyond what centavos can hold: the same refusal `POST /v1/recarga` gives it.
-pub fn preview(valor: Decimal) -> Result<Preview, ValorRecusado> {
+pub fn preview(valor: Decimal) -> Result<Preview, ValorRefused> {
     let c = Centavos::from_reais(valor.round_dp(2))
         .filter(|c| *c <= VALOR_MAXIMO)
-        .ok_or(ValorRecusado::Invalido)?;
+        .ok_or(ValorRefused::Invalido)?;
     let (percentual, bonus) = tarifa::bonus(c);
     Ok(Preview {
         valor: c,
@@ -127,7 +127,7 @@ pub fn preview(valor: Decimal) -> Result<Preview, ValorRecusado> {
 }
 
 /// A new pending top-up of `valor` with its bonus fixed now (tier of the amount paid).
-pub fn nova_recarga(
+pub fn new_recarga(
     conta: ContaId,
     valor: Centavos,
     payment_id: String,
@@ -150,44 +150,46 @@ pub fn nova_recarga(
 
 /// Start of the reuse window of a request at `agora`: pending top-ups created at or after it
 /// are reused.
-pub fn desde_reuso(agora: DateTime<Utc>) -> DateTime<Utc> {
-    agora - Duration::minutes(JANELA_REAPROVEITAMENTO_MIN)
+pub fn since_reuse(agora: DateTime<Utc>) -> DateTime<Utc> {
+    agora - Duration::minutes(REUSE_WINDOW_MIN)
 }
 
-/// The top-up a request for `valor` reuses among `candidatas` (the account's top-ups a store
+/// The top-up a request for `valor` reuses among `candidates` (the account's top-ups a store
 /// read, in insertion order), or `None`: same amount, pending, created at or after `desde`;
 /// a row still being created counts only when `em_criacao_desde` is given and it was created
 /// at or after that instant (an older one was abandoned). Among several, the latest created,
 /// and of equal instants the last inserted.
-pub fn reaproveitavel(
-    candidatas: &[Recarga],
+pub fn reusable(
+    candidates: &[Recarga],
     valor: Centavos,
     desde: DateTime<Utc>,
     em_criacao_desde: Option<DateTime<Utc>>,
 ) -> Option<&Recarga> {
-    candidatas
+    candidates
         .iter()
         .filter(|r| r.valor == valor && r.status == RecargaStatus::Pendente)
         .filter(|r| r.criada_em >= desde)
-        .filter(|r| !r.em_criacao() || em_criacao_desde.is_some_and(|limite| r.criada_em >= limite))
+        .filter(|r| {
+            !r.being_created() || em_criacao_desde.is_some_and(|limite| r.criada_em >= limite)
+        })
         .max_by_key(|r| r.criada_em)
 }
 
 /// The reuse decision of `POST /v1/recarga` creating `nova` with the window starting at
-/// `desde` ([`desde_reuso`]; see [`reaproveitavel`]): a row being created counts for
-/// [`PRAZO_CRIACAO_S`] seconds before `nova.criada_em`.
-pub fn reuso<'a>(
-    candidatas: &'a [Recarga],
+/// `desde` ([`since_reuse`]; see [`reusable`]): a row being created counts for
+/// [`CREATION_DEADLINE_S`] seconds before `nova.criada_em`.
+pub fn reuse<'a>(
+    candidates: &'a [Recarga],
     nova: &Recarga,
     desde: DateTime<Utc>,
 ) -> Option<&'a Recarga> {
-    let abandono = nova.criada_em - Duration::seconds(PRAZO_CRIACAO_S);
-    reaproveitavel(candidatas, nova.valor, desde, Some(abandono))
+    let abandono = nova.criada_em - Duration::seconds(CREATION_DEADLINE_S);
+    reusable(candidates, nova.valor, desde, Some(abandono))
 }
 
 /// What a store writes to confirm a top-up.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PlanoConfirmacao {
+pub enum ConfirmationPlan {
     /// Move the top-up to `Confirmado` at the given instant, credit `credito` (amount plus
     /// the bonus fixed at creation) with a ledger credit row of the same amount, and put the
     /// account on the current price table.
@@ -206,27 +208,27 @@ pub enum PlanoConfirmacao {
     NaoEncontrada,
 }
 
-impl PlanoConfirmacao {
+impl ConfirmationPlan {
     /// The outcome to report once applied.
-    pub fn confirmacao(&self) -> Confirmacao {
+    pub fn confirmation(&self) -> Confirmation {
         match self {
-            PlanoConfirmacao::Creditar { recarga, .. } => Confirmacao::Creditada(recarga.clone()),
-            PlanoConfirmacao::JaFinal(r) => Confirmacao::JaFinal(r.clone()),
-            PlanoConfirmacao::NaoEncontrada => Confirmacao::NaoEncontrada,
+            ConfirmationPlan::Creditar { recarga, .. } => Confirmation::Creditada(recarga.clone()),
+            ConfirmationPlan::JaFinal(r) => Confirmation::JaFinal(r.clone()),
+            ConfirmationPlan::NaoEncontrada => Confirmation::NaoEncontrada,
         }
     }
 }
 
 /// The confirmation at `em` of the top-up a store read (`None`: not found): only a pending
 /// top-up whose provider charge exists (not being created) is credited, once.
-pub fn planejar_confirmacao(recarga: Option<&Recarga>, em: DateTime<Utc>) -> PlanoConfirmacao {
+pub fn plan_confirmation(recarga: Option<&Recarga>, em: DateTime<Utc>) -> ConfirmationPlan {
     let Some(r) = recarga else {
-        return PlanoConfirmacao::NaoEncontrada;
+        return ConfirmationPlan::NaoEncontrada;
     };
-    if r.status != RecargaStatus::Pendente || r.em_criacao() {
-        return PlanoConfirmacao::JaFinal(r.clone());
+    if r.status != RecargaStatus::Pendente || r.being_created() {
+        return ConfirmationPlan::JaFinal(r.clone());
     }
-    PlanoConfirmacao::Creditar {
+    ConfirmationPlan::Creditar {
         credito: r.valor + r.bonus,
         legado_depois: false,
         recarga: Recarga {
@@ -238,5 +240,5 @@ pub fn planejar_confirmacao(recarga: Option<&Recarga>, em: DateTime<Utc>) -> Pla
 }
 
 #[cfg(test)]
-#[path = "recarga_casos.rs"]
-mod casos;
+#[path = "recarga_cases.rs"]
+mod cases;

@@ -8,7 +8,7 @@ use super::Centavos;
 
 /// The price table of an account: the legacy one while `legado`, else the current one
 /// (contract, "Prices": a legacy account keeps its table until its first confirmed top-up).
-pub fn tabela(legado: bool) -> Precos {
+pub fn table(legado: bool) -> Precos {
     if legado {
         Precos::LEGADOS
     } else {
@@ -20,7 +20,7 @@ pub fn tabela(legado: bool) -> Precos {
 /// in centavos.
 pub fn preco(legado: bool, endpoint: EndpointConsulta) -> Centavos {
     // The tables hold whole centavos (checked by the unit test below).
-    Centavos::from_reais(tabela(legado).preco(endpoint)).unwrap_or(Centavos::ZERO)
+    Centavos::from_reais(table(legado).preco(endpoint)).unwrap_or(Centavos::ZERO)
 }
 
 /// Bonus of a top-up of `valor`: (percent of its tier, bonus rounded down to the centavo).
@@ -41,7 +41,7 @@ mod tests {
 
     #[test]
     fn prices_in_centavos_and_bonus_rounded_down() {
-        let casos = [
+        let cases = [
             (false, EndpointConsulta::CarBasico, 100),
             (false, EndpointConsulta::CarCompleto, 230),
             (false, EndpointConsulta::Proprietario, 260),
@@ -51,10 +51,10 @@ mod tests {
             (true, EndpointConsulta::Proprietario, 150),
             (true, EndpointConsulta::Recibo, 1000),
         ];
-        for (legado, e, c) in casos {
+        for (legado, e, c) in cases {
             assert_eq!(preco(legado, e), Centavos(c), "{legado} {e:?}");
             assert_eq!(
-                Centavos::from_reais(tabela(legado).preco(e)),
+                Centavos::from_reais(table(legado).preco(e)),
                 Some(Centavos(c))
             );
         }

@@ -4,9 +4,9 @@
 //! keeps its book of charges in the server's store, so a charge created by one process can be
 //! paid from another (the CLI's local mode) and seen by the reconciliation job.
 
-pub mod pagamento;
+pub mod payment;
 pub mod qr;
-pub mod reserva;
+pub mod reservation;
 
 use std::fmt;
 use std::sync::Arc;
@@ -17,15 +17,15 @@ use carapi_sdk::domain::pix::CobrancaPix;
 use chrono::{DateTime, Utc};
 
 use crate::money::Centavos;
-use crate::store::{CobrancaPsp, Store};
+use crate::store::{PspCharge, Store};
 
 /// A charge to create. The server chooses the payment id (the charge's txid) before asking, as
 /// in the BCB PIX API (`PUT /cob/{txid}`), so that the top-up row exists, under its unique
-/// payment id, before any provider charge does ([`reserva`]).
+/// payment id, before any provider charge does ([`reservation`]).
 #[derive(Debug, Clone)]
-pub struct PedidoCobranca {
-    /// The payment id (txid) of the charge, from [`novo_payment_id`]; the last segment of the
-    /// BR Code's location ([`payload_cobranca`]).
+pub struct CobrancaRequest {
+    /// The payment id (txid) of the charge, from [`new_payment_id`]; the last segment of the
+    /// BR Code's location ([`payload_charge`]).
     pub payment_id: String,
     /// Amount.
     pub valor: Centavos,
@@ -39,8 +39,8 @@ pub struct PedidoCobranca {
 
 /// A charge created at the PSP.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CobrancaCriada {
-    /// The PSP's payment id (the BR Code's location names it: [`payload_cobranca`]).
+pub struct ChargeCreated {
+    /// The PSP's payment id (the BR Code's location names it: [`payload_charge`]).
     pub payment_id: String,
     /// The BR Code copy-and-paste payload.
     pub qr_code: String,
@@ -48,7 +48,7 @@ pub struct CobrancaCriada {
 
 /// What the PSP says about a charge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SituacaoPagamento {
+pub enum PaymentState {
     /// Not paid yet.
     Pendente,
     /// Paid.
@@ -71,26 +71,26 @@ pub struct PixError(pub String);
 #[async_trait]
 pub trait PixProvider: Send + Sync + fmt::Debug + 'static {
     /// Creates a dynamic charge.
-    async fn criar_cobranca(&self, pedido: PedidoCobranca) -> Result<CobrancaCriada, PixError>;
+    async fn create_charge(&self, pedido: CobrancaRequest) -> Result<ChargeCreated, PixError>;
     /// The provider's own record of a charge: whether and how much was paid. The server
     /// credits a top-up only on this answer (webhook and reconciliation alike).
-    async fn consultar(&self, payment_id: &str) -> Result<SituacaoPagamento, PixError>;
+    async fn query(&self, payment_id: &str) -> Result<PaymentState, PixError>;
 }
 
 /// The built-in PSP simulator.
 #[derive(Debug, Clone)]
-pub struct PspSimulado {
+pub struct SimulatedPsp {
     store: Arc<dyn Store>,
     location_base: String,
     nome: String,
     cidade: String,
 }
 
-impl PspSimulado {
+impl SimulatedPsp {
     /// A simulator over `store` whose BR Codes carry `location_base`, `nome` and `cidade`
-    /// ([`payload_cobranca`]).
+    /// ([`payload_charge`]).
     pub fn new(store: Arc<dyn Store>, location_base: &str, nome: &str, cidade: &str) -> Self {
-        PspSimulado {
+        SimulatedPsp {
             store,
             location_base: location_base.trim_end_matches('/').to_owned(),
             nome: nome.to_owned(),
@@ -103,33 +103,33 @@ impl PspSimulado {
     ///
     /// # Errors
     /// [`PixError`] when the book cannot be written.
-    pub async fn pagar(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, PixError> {
+    pub async fn pay(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, PixError> {
         self.store
-            .psp_pagar(payment_id, em)
+            .psp_pay(payment_id, em)
             .await
             .map_err(|e| PixError(e.to_string()))
     }
 }
 
 /// Letters of a payment id: Crockford's base-32 letters (no `I`, `L`, `O`, `U`, which read as
-/// digits or as each other). Upper case, no digits: see [`novo_payment_id`].
-const LETRAS_PAYMENT_ID: &[u8; 22] = b"ABCDEFGHJKMNPQRSTVWXYZ";
+/// digits or as each other). Upper case, no digits: see [`new_payment_id`].
+const PAYMENT_ID_LETTERS: &[u8; 22] = b"ABCDEFGHJKMNPQRSTVWXYZ";
 
 /// Characters of a payment id (22^16, about 2^71 ids).
-pub const TAMANHO_PAYMENT_ID: usize = 16;
+pub const PAYMENT_ID_LEN: usize = 16;
 
-/// A new payment id: [`TAMANHO_PAYMENT_ID`] random upper-case letters from
-/// Crockford's base-32 letters (`LETRAS_PAYMENT_ID`), e.g. `KQZMBXTRAHWDNFJE`.
+/// A new payment id: [`PAYMENT_ID_LEN`] random upper-case letters from
+/// Crockford's base-32 letters (`PAYMENT_ID_LETTERS`), e.g. `KQZMBXTRAHWDNFJE`.
 ///
 /// Short and in the QR code's alphanumeric set (digits, upper-case letters, space and
 /// `$%*+-./:`, 5.5 bits a character instead of 8), because the id is part of the BR Code's
-/// location URL ([`payload_cobranca`]); letters only, because a digit run inside the URL makes the
+/// location URL ([`payload_charge`]); letters only, because a digit run inside the URL makes the
 /// `qrcode` crate's segment optimizer switch modes and spend more bits than it saves.
-pub fn novo_payment_id() -> String {
+pub fn new_payment_id() -> String {
     use rand::Rng;
     let mut rng = rand::rng();
-    (0..TAMANHO_PAYMENT_ID)
-        .map(|_| char::from(LETRAS_PAYMENT_ID[rng.random_range(0..LETRAS_PAYMENT_ID.len())]))
+    (0..PAYMENT_ID_LEN)
+        .map(|_| char::from(PAYMENT_ID_LETTERS[rng.random_range(0..PAYMENT_ID_LETTERS.len())]))
         .collect()
 }
 
@@ -149,7 +149,7 @@ pub fn novo_payment_id() -> String {
 ///
 /// The txid (field `62`/`05`) is `***`: in a dynamic BR Code the charge is identified by its
 /// location, which already carries the payment id (docs/dominio.md: `***` when none is given).
-pub fn payload_cobranca(
+pub fn payload_charge(
     location_base: &str,
     nome: &str,
     cidade: &str,
@@ -167,10 +167,10 @@ pub fn payload_cobranca(
 }
 
 #[async_trait]
-impl PixProvider for PspSimulado {
-    async fn criar_cobranca(&self, pedido: PedidoCobranca) -> Result<CobrancaCriada, PixError> {
+impl PixProvider for SimulatedPsp {
+    async fn create_charge(&self, pedido: CobrancaRequest) -> Result<ChargeCreated, PixError> {
         let payment_id = pedido.payment_id;
-        let qr_code = payload_cobranca(
+        let qr_code = payload_charge(
             &self.location_base,
             &self.nome,
             &self.cidade,
@@ -178,7 +178,7 @@ impl PixProvider for PspSimulado {
             pedido.valor,
         );
         self.store
-            .psp_registrar(
+            .psp_register(
                 &payment_id,
                 pedido.valor,
                 &pedido.documento,
@@ -187,26 +187,26 @@ impl PixProvider for PspSimulado {
             )
             .await
             .map_err(|e| PixError(e.to_string()))?;
-        Ok(CobrancaCriada {
+        Ok(ChargeCreated {
             payment_id,
             qr_code,
         })
     }
 
-    async fn consultar(&self, payment_id: &str) -> Result<SituacaoPagamento, PixError> {
+    async fn query(&self, payment_id: &str) -> Result<PaymentState, PixError> {
         Ok(
             match self
                 .store
-                .psp_situacao(payment_id)
+                .psp_state(payment_id)
                 .await
                 .map_err(|e| PixError(e.to_string()))?
             {
-                None => SituacaoPagamento::Desconhecido,
-                Some(CobrancaPsp { paga_em: None, .. }) => SituacaoPagamento::Pendente,
-                Some(CobrancaPsp {
+                None => PaymentState::Desconhecido,
+                Some(PspCharge { paga_em: None, .. }) => PaymentState::Pendente,
+                Some(PspCharge {
                     paga_em: Some(em),
                     valor,
-                }) => SituacaoPagamento::Pago { em, valor },
+                }) => PaymentState::Pago { em, valor },
             },
         )
     }
@@ -216,18 +216,18 @@ impl PixProvider for PspSimulado {
 /// asks the provider it wraps about the charges it has: `carapi-server serve --pix-falha`
 /// ([`crate::Config::pix_falha`]), so that clients can meet the contract's `ERRO_PIX`.
 #[derive(Debug)]
-pub struct PspRecusando(pub Arc<dyn PixProvider>);
+pub struct RefusingPsp(pub Arc<dyn PixProvider>);
 
 #[async_trait]
-impl PixProvider for PspRecusando {
-    async fn criar_cobranca(&self, _pedido: PedidoCobranca) -> Result<CobrancaCriada, PixError> {
+impl PixProvider for RefusingPsp {
+    async fn create_charge(&self, _pedido: CobrancaRequest) -> Result<ChargeCreated, PixError> {
         Err(PixError(
             "PSP simulado configurado para falhar (pix_falha)".into(),
         ))
     }
 
-    async fn consultar(&self, payment_id: &str) -> Result<SituacaoPagamento, PixError> {
-        self.0.consultar(payment_id).await
+    async fn query(&self, payment_id: &str) -> Result<PaymentState, PixError> {
+        self.0.query(payment_id).await
     }
 }
 
@@ -240,9 +240,9 @@ mod tests {
     use crate::config::Config;
     use crate::money::recarga::VALOR_MAXIMO;
 
-    fn payload_padrao(payment_id: &str, valor: Centavos) -> String {
+    fn default_payload(payment_id: &str, valor: Centavos) -> String {
         let c = Config::default();
-        payload_cobranca(
+        payload_charge(
             &c.pix_location_base,
             &c.pix_nome,
             &c.pix_cidade,
@@ -253,15 +253,15 @@ mod tests {
 
     #[test]
     fn payment_id_is_16_upper_case_letters() {
-        let id = novo_payment_id();
-        assert_eq!(id.len(), TAMANHO_PAYMENT_ID);
-        assert!(id.bytes().all(|b| LETRAS_PAYMENT_ID.contains(&b)), "{id}");
-        assert_ne!(id, novo_payment_id());
+        let id = new_payment_id();
+        assert_eq!(id.len(), PAYMENT_ID_LEN);
+        assert!(id.bytes().all(|b| PAYMENT_ID_LETTERS.contains(&b)), "{id}");
+        assert_ne!(id, new_payment_id());
     }
 
     #[test]
     fn br_code_is_valid_and_names_the_charge() {
-        let p = payload_padrao("KQZMBXTRAHWDNFJE", Centavos(50_000));
+        let p = default_payload("KQZMBXTRAHWDNFJE", Centavos(50_000));
         let campos = pix::parse(&p).expect("BR Code");
         let conta = &campos.iter().find(|f| f.id == "26").expect("26").valor;
         assert_eq!(
@@ -284,7 +284,7 @@ mod tests {
         // the segments the encoder picks.
         for i in 0..2_000_i64 {
             let valor = [Centavos(50_000), Centavos(9_999_999), VALOR_MAXIMO][(i % 3) as usize];
-            let p = payload_padrao(&novo_payment_id(), valor);
+            let p = default_payload(&new_payment_id(), valor);
             let qr = QrCode::with_error_correction_level(p.as_bytes(), EcLevel::L).unwrap();
             assert!(qr.width() <= 37, "{} modules for {p}", qr.width());
         }

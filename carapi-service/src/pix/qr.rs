@@ -10,9 +10,9 @@ use base64::Engine;
 use qrcode::{Color, EcLevel, QrCode};
 
 /// Pixels per QR module.
-const PIXELS_POR_MODULO: usize = 8;
+const PIXELS_PER_MODULE: usize = 8;
 /// Light modules around the symbol (ISO/IEC 18004 quiet zone).
-const ZONA_DE_SILENCIO: usize = 4;
+const QUIET_ZONE: usize = 4;
 
 /// Why a QR image could not be produced.
 #[derive(Debug, thiserror::Error)]
@@ -38,19 +38,16 @@ pub fn png(payload: &str) -> Result<Vec<u8>, QrError> {
     let codigo = QrCode::with_error_correction_level(payload.as_bytes(), EcLevel::M)?;
     let modulos = codigo.width();
     let cores = codigo.to_colors();
-    let lado = (modulos + 2 * ZONA_DE_SILENCIO) * PIXELS_POR_MODULO;
+    let lado = (modulos + 2 * QUIET_ZONE) * PIXELS_PER_MODULE;
     let mut pixels = vec![u8::MAX; lado * lado];
     for (i, cor) in cores.iter().enumerate() {
         if *cor != Color::Dark {
             continue;
         }
-        let (mx, my) = (
-            i % modulos + ZONA_DE_SILENCIO,
-            i / modulos + ZONA_DE_SILENCIO,
-        );
-        for y in my * PIXELS_POR_MODULO..(my + 1) * PIXELS_POR_MODULO {
+        let (mx, my) = (i % modulos + QUIET_ZONE, i / modulos + QUIET_ZONE);
+        for y in my * PIXELS_PER_MODULE..(my + 1) * PIXELS_PER_MODULE {
             let linha = y * lado;
-            pixels[linha + mx * PIXELS_POR_MODULO..linha + (mx + 1) * PIXELS_POR_MODULO].fill(0);
+            pixels[linha + mx * PIXELS_PER_MODULE..linha + (mx + 1) * PIXELS_PER_MODULE].fill(0);
         }
     }
     // At most (177 + 8) * 8 = 1,480 px: a QR code has at most 177 modules a side.
@@ -59,9 +56,9 @@ pub fn png(payload: &str) -> Result<Vec<u8>, QrError> {
     let mut png = png::Encoder::new(&mut saida, lado_u32, lado_u32);
     png.set_color(png::ColorType::Grayscale);
     png.set_depth(png::BitDepth::Eight);
-    let mut escritor = png.write_header()?;
-    escritor.write_image_data(&pixels)?;
-    escritor.finish()?;
+    let mut writer = png.write_header()?;
+    writer.write_image_data(&pixels)?;
+    writer.finish()?;
     Ok(saida)
 }
 
@@ -81,7 +78,7 @@ mod tests {
 
     use super::*;
 
-    fn decodificar(png_bytes: &[u8]) -> String {
+    fn decode(png_bytes: &[u8]) -> String {
         let img = image::load_from_memory_with_format(png_bytes, image::ImageFormat::Png)
             .expect("PNG válido")
             .to_luma8();
@@ -92,8 +89,8 @@ mod tests {
             });
         let grades = preparada.detect_grids();
         assert_eq!(grades.len(), 1, "um QR code na imagem");
-        let (_, conteudo) = grades[0].decode().expect("QR legível");
-        conteudo
+        let (_, content) = grades[0].decode().expect("QR legível");
+        content
     }
 
     fn cobranca() -> String {
@@ -117,7 +114,7 @@ mod tests {
         );
         let bytes = png(&payload).expect("png");
         assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"));
-        assert_eq!(decodificar(&bytes), payload);
+        assert_eq!(decode(&bytes), payload);
     }
 
     #[test]
@@ -128,7 +125,7 @@ mod tests {
             .decode(&b64)
             .expect("base64");
         assert_eq!(bytes, png(&payload).expect("png"));
-        assert_eq!(decodificar(&bytes), payload);
+        assert_eq!(decode(&bytes), payload);
     }
 
     #[test]

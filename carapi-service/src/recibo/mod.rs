@@ -1,7 +1,7 @@
 //! The receipt PDF of `GET /v1/car/{codigoCar}/recibo` (contract, "Lookups"), modelled on the
 //! official "Recibo de Inscrição do Imóvel Rural no CAR" (docs/dominio.md "Official receipt").
 //!
-//! Layout (A4): every page starts with the title and a box with `Registro no CAR` (the code in
+//! Layout (A4): every page starts with the title and a box with `Record no CAR` (the code in
 //! the receipt's dotted form) and `Data de Cadastro`, and ends with `Página n/N` and a note that
 //! this is a reference document with fictitious owners. Page 1: Nome do Imóvel Rural, Município,
 //! UF, centroid coordinates in DMS, Área Total (ha), Módulos Fiscais, Código do Protocolo, type,
@@ -14,9 +14,9 @@
 //! every string, the CAR code included, can be extracted and searched. Rendering is pure and
 //! cheap (no font embedding, no images): a few milliseconds per receipt.
 
-mod conteudo;
+mod content;
 mod pdf;
-pub mod servico;
+pub mod service;
 
 use chrono::{DateTime, FixedOffset};
 
@@ -33,7 +33,7 @@ pub enum ReciboError {
     /// The CAR code did not fit in a QR code (cannot happen for a valid code).
     #[error("falha ao gerar o QR code do recibo: {0}")]
     Qr(#[from] qrcode::types::QrError),
-    /// The receipt service refused ([`servico::ServicoRecibo`]).
+    /// The receipt service refused ([`service::ReciboService`]).
     #[error("{0}")]
     Servico(String),
 }
@@ -48,20 +48,20 @@ pub enum ReciboError {
 /// # Errors
 /// [`ReciboError`] if the PDF cannot be assembled.
 pub fn render(imovel: &Imovel, emitido_em: DateTime<FixedOffset>) -> Result<Vec<u8>, ReciboError> {
-    let paginas = conteudo::paginas(imovel, emitido_em)?;
-    let meta = pdf::Metadados {
+    let pages = content::pages(imovel, emitido_em)?;
+    let meta = pdf::Metadata {
         titulo: format!(
             "Recibo de Inscrição do Imóvel Rural no CAR - {}",
             imovel.codigo_car
         ),
         assunto: "Cadastro Ambiental Rural (documento de referência)".to_owned(),
-        criado_em: data_pdf(emitido_em),
+        criado_em: pdf_date(emitido_em),
     };
-    pdf::montar(paginas, &meta)
+    pdf::assemble(pages, &meta)
 }
 
 /// PDF date string (ISO 32000-1 §7.9.4): `D:YYYYMMDDHHmmSS-03'00'`.
-fn data_pdf(t: DateTime<FixedOffset>) -> String {
+fn pdf_date(t: DateTime<FixedOffset>) -> String {
     let segundos = t.offset().local_minus_utc();
     let sinal = if segundos < 0 { '-' } else { '+' };
     let minutos = segundos.unsigned_abs() / 60;
@@ -97,10 +97,10 @@ mod tests {
     }
 
     /// Text of each page, extracted with lopdf (decoding WinAnsiEncoding back to Unicode).
-    fn textos(bytes: &[u8]) -> Vec<String> {
+    fn texts(bytes: &[u8]) -> Vec<String> {
         let doc = lopdf::Document::load_mem(bytes).expect("PDF legível");
-        let paginas: Vec<u32> = doc.get_pages().keys().copied().collect();
-        paginas
+        let pages: Vec<u32> = doc.get_pages().keys().copied().collect();
+        pages
             .iter()
             .map(|&n| doc.extract_text(&[n]).expect("texto da página"))
             .collect()
@@ -112,12 +112,12 @@ mod tests {
         let bytes = render(&imovel, emitido()).expect("recibo");
         assert!(bytes.starts_with(b"%PDF-1.5"));
         assert!(bytes.trim_ascii_end().ends_with(b"%%EOF"));
-        let paginas = textos(&bytes);
-        assert_eq!(paginas.len(), 2);
-        let tudo = paginas.concat();
+        let pages = texts(&bytes);
+        assert_eq!(pages.len(), 2);
+        let tudo = pages.concat();
         assert!(tudo.contains(CODIGO), "{tudo}");
 
-        let p1 = &paginas[0];
+        let p1 = &pages[0];
         for esperado in [
             "Recibo de Inscrição do Imóvel Rural no CAR",
             "DF-5300108-B69B.317D.D02C.43DA.A77A.0784.AEEF.7D47",
@@ -140,7 +140,7 @@ mod tests {
         ] {
             assert!(p1.contains(esperado), "página 1 sem {esperado:?}:\n{p1}");
         }
-        let p2 = &paginas[1];
+        let p2 = &pages[1];
         for p in &imovel.proprietarios {
             assert!(p2.contains(&p.documento.formatado()), "{p2}");
             assert!(p2.contains(&p.nome), "{p2}");
@@ -166,10 +166,10 @@ mod tests {
                 nome: format!("Herdeiro Número {n} de Tal"),
             })
             .collect();
-        let paginas = textos(&render(&imovel, emitido()).expect("recibo"));
-        assert!(paginas.len() >= 4, "{} páginas", paginas.len());
-        let total = paginas.len();
-        for (n, texto) in paginas.iter().enumerate() {
+        let pages = texts(&render(&imovel, emitido()).expect("recibo"));
+        assert!(pages.len() >= 4, "{} páginas", pages.len());
+        let total = pages.len();
+        for (n, texto) in pages.iter().enumerate() {
             assert!(texto.contains("Registro no CAR:"), "página {}", n + 1);
             assert!(texto.contains("Data de Cadastro:"), "página {}", n + 1);
             assert!(
@@ -178,7 +178,7 @@ mod tests {
                 n + 1
             );
         }
-        let tudo = paginas.concat();
+        let tudo = pages.concat();
         assert!(tudo.contains("Herdeiro Número 119 de Tal") && tudo.contains(CODIGO));
     }
 
@@ -191,11 +191,11 @@ mod tests {
         vazio.codigo_protocolo = None;
         vazio.matricula_numero = None;
         vazio.proprietarios.clear();
-        let texto = textos(&render(&vazio, emitido()).expect("recibo")).concat();
+        let texto = texts(&render(&vazio, emitido()).expect("recibo")).concat();
         assert!(texto.contains("Não informado") && texto.contains(CODIGO));
 
         let sandbox = dados::sandbox::imovel();
-        let texto = textos(&render(&sandbox, emitido()).expect("recibo")).concat();
+        let texto = texts(&render(&sandbox, emitido()).expect("recibo")).concat();
         assert!(texto.contains(carapi_sdk::sandbox::CAR_BASICO), "{texto}");
         assert!(texto.contains("Chácara Sandbox Exemplo"));
     }
@@ -226,7 +226,7 @@ mod tests {
     fn qr_do_recibo_decodifica_para_o_codigo() {
         // Rasterise the QR rectangles at 4 px per point and read them back with rqrr.
         let lado = 110.0_f32;
-        let rets = conteudo::qr_retangulos(CODIGO, 0.0, 0.0, lado).expect("QR");
+        let rets = content::qr_rects(CODIGO, 0.0, 0.0, lado).expect("QR");
         let px = (lado * 4.0) as usize;
         let mut img = vec![255u8; px * px];
         for (x, y, w, h) in rets {

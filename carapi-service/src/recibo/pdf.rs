@@ -8,30 +8,30 @@ use lopdf::{Dictionary, Document, Object, Stream, StringFormat, dictionary};
 use super::ReciboError;
 
 /// A4 width in points (1/72 in).
-pub(crate) const LARGURA: f32 = 595.0;
+pub(crate) const WIDTH: f32 = 595.0;
 /// A4 height in points.
-pub(crate) const ALTURA: f32 = 842.0;
+pub(crate) const HEIGHT: f32 = 842.0;
 
 /// The two fonts of the receipt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Fonte {
+pub(crate) enum Font {
     /// Helvetica.
     Normal,
     /// Helvetica-Bold.
     Negrito,
 }
 
-impl Fonte {
-    fn recurso(self) -> &'static str {
+impl Font {
+    fn resource(self) -> &'static str {
         match self {
-            Fonte::Normal => "F1",
-            Fonte::Negrito => "F2",
+            Font::Normal => "F1",
+            Font::Negrito => "F2",
         }
     }
 }
 
 /// Advance widths (1/1000 em) of ASCII 32..=126 in Helvetica, from Adobe's AFM metrics.
-const LARGURAS_NORMAL: [u16; 95] = [
+const NORMAL_WIDTHS: [u16; 95] = [
     278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, 556, 556, 556,
     556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556, 1015, 667, 667, 722, 722, 667,
     611, 778, 722, 278, 500, 667, 556, 833, 722, 778, 667, 778, 722, 667, 611, 722, 667, 944, 667,
@@ -39,7 +39,7 @@ const LARGURAS_NORMAL: [u16; 95] = [
     222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584,
 ];
 /// Advance widths (1/1000 em) of ASCII 32..=126 in Helvetica-Bold, from Adobe's AFM metrics.
-const LARGURAS_NEGRITO: [u16; 95] = [
+const BOLD_WIDTHS: [u16; 95] = [
     278, 333, 474, 556, 556, 889, 722, 238, 333, 333, 389, 584, 278, 333, 278, 278, 556, 556, 556,
     556, 556, 556, 556, 556, 556, 556, 333, 333, 584, 584, 584, 611, 975, 722, 722, 722, 722, 667,
     611, 778, 722, 278, 556, 722, 611, 833, 722, 778, 667, 778, 722, 667, 611, 722, 667, 944, 667,
@@ -49,10 +49,10 @@ const LARGURAS_NEGRITO: [u16; 95] = [
 
 /// Width of `texto` in points at `tamanho` points. Accented letters take their base letter's
 /// width (true for Helvetica's Latin-1 glyphs); other characters count as a digit.
-pub(crate) fn largura(texto: &str, fonte: Fonte, tamanho: f32) -> f32 {
+pub(crate) fn width(texto: &str, fonte: Font, tamanho: f32) -> f32 {
     let tabela = match fonte {
-        Fonte::Normal => &LARGURAS_NORMAL,
-        Fonte::Negrito => &LARGURAS_NEGRITO,
+        Font::Normal => &NORMAL_WIDTHS,
+        Font::Negrito => &BOLD_WIDTHS,
     };
     let milesimos: u32 = texto
         .chars()
@@ -74,7 +74,7 @@ pub(crate) fn largura(texto: &str, fonte: Fonte, tamanho: f32) -> f32 {
 
 /// Splits `texto` into lines no wider than `maximo` points (breaking at spaces; a single word
 /// wider than the line stays whole).
-pub(crate) fn quebrar(texto: &str, fonte: Fonte, tamanho: f32, maximo: f32) -> Vec<String> {
+pub(crate) fn wrap(texto: &str, fonte: Font, tamanho: f32, maximo: f32) -> Vec<String> {
     let mut linhas = Vec::new();
     let mut atual = String::new();
     for palavra in texto.split_whitespace() {
@@ -83,7 +83,7 @@ pub(crate) fn quebrar(texto: &str, fonte: Fonte, tamanho: f32, maximo: f32) -> V
         } else {
             format!("{atual} {palavra}")
         };
-        if !atual.is_empty() && largura(&candidata, fonte, tamanho) > maximo {
+        if !atual.is_empty() && width(&candidata, fonte, tamanho) > maximo {
             linhas.push(std::mem::replace(&mut atual, palavra.to_owned()));
         } else {
             atual = candidata;
@@ -97,20 +97,20 @@ pub(crate) fn quebrar(texto: &str, fonte: Fonte, tamanho: f32, maximo: f32) -> V
 
 /// The drawing operations of one page, in PDF user space (origin bottom-left, points).
 #[derive(Debug, Default)]
-pub(crate) struct Pagina {
+pub(crate) struct PdfPage {
     ops: Vec<Operation>,
 }
 
-impl Pagina {
+impl PdfPage {
     /// Draws `texto` with its baseline starting at `(x, y)`.
-    pub(crate) fn texto(&mut self, x: f32, y: f32, fonte: Fonte, tamanho: f32, texto: &str) {
+    pub(crate) fn text(&mut self, x: f32, y: f32, fonte: Font, tamanho: f32, texto: &str) {
         let bytes =
             Document::encode_text(&lopdf::Encoding::SimpleEncoding(b"WinAnsiEncoding"), texto);
         self.ops.extend([
             Operation::new("BT", vec![]),
             Operation::new(
                 "Tf",
-                vec![Object::Name(fonte.recurso().into()), tamanho.into()],
+                vec![Object::Name(fonte.resource().into()), tamanho.into()],
             ),
             Operation::new("Td", vec![x.into(), y.into()]),
             Operation::new("Tj", vec![Object::String(bytes, StringFormat::Literal)]),
@@ -119,21 +119,21 @@ impl Pagina {
     }
 
     /// Draws `texto` ending at `x` (right-aligned).
-    pub(crate) fn texto_a_direita(
+    pub(crate) fn right_aligned_text(
         &mut self,
         x: f32,
         y: f32,
-        fonte: Fonte,
+        fonte: Font,
         tamanho: f32,
         texto: &str,
     ) {
-        self.texto(x - largura(texto, fonte, tamanho), y, fonte, tamanho, texto);
+        self.text(x - width(texto, fonte, tamanho), y, fonte, tamanho, texto);
     }
 
     /// Draws `texto` centred on the page.
-    pub(crate) fn texto_centrado(&mut self, y: f32, fonte: Fonte, tamanho: f32, texto: &str) {
-        self.texto(
-            (LARGURA - largura(texto, fonte, tamanho)) / 2.0,
+    pub(crate) fn centered_text(&mut self, y: f32, fonte: Font, tamanho: f32, texto: &str) {
+        self.text(
+            (WIDTH - width(texto, fonte, tamanho)) / 2.0,
             y,
             fonte,
             tamanho,
@@ -142,7 +142,7 @@ impl Pagina {
     }
 
     /// A horizontal line from `x1` to `x2` at height `y`, 0.5 pt, grey.
-    pub(crate) fn linha(&mut self, x1: f32, x2: f32, y: f32) {
+    pub(crate) fn line(&mut self, x1: f32, x2: f32, y: f32) {
         self.ops.extend([
             Operation::new("q", vec![]),
             Operation::new("G", vec![0.6.into()]),
@@ -155,10 +155,10 @@ impl Pagina {
     }
 
     /// Rectangles `(x, y, width, height)` filled with the grey level `cinza` (0 black, 1 white).
-    pub(crate) fn retangulos(&mut self, cinza: f32, retangulos: &[(f32, f32, f32, f32)]) {
+    pub(crate) fn rects(&mut self, cinza: f32, rects: &[(f32, f32, f32, f32)]) {
         self.ops.push(Operation::new("q", vec![]));
         self.ops.push(Operation::new("g", vec![cinza.into()]));
-        for &(x, y, w, h) in retangulos {
+        for &(x, y, w, h) in rects {
             self.ops.push(Operation::new(
                 "re",
                 vec![x.into(), y.into(), w.into(), h.into()],
@@ -171,7 +171,7 @@ impl Pagina {
 
 /// Document metadata written to the PDF's Info dictionary.
 #[derive(Debug)]
-pub(crate) struct Metadados {
+pub(crate) struct Metadata {
     pub titulo: String,
     pub assunto: String,
     /// PDF date string, `D:YYYYMMDDHHmmSS+HH'mm'`.
@@ -179,7 +179,7 @@ pub(crate) struct Metadados {
 }
 
 /// Assembles the pages into a PDF 1.5 file with compressed content streams.
-pub(crate) fn montar(paginas: Vec<Pagina>, meta: &Metadados) -> Result<Vec<u8>, ReciboError> {
+pub(crate) fn assemble(pages: Vec<PdfPage>, meta: &Metadata) -> Result<Vec<u8>, ReciboError> {
     let mut doc = Document::with_version("1.5");
     let id_paginas = doc.new_object_id();
     let fonte = |nome: &str| -> Dictionary {
@@ -194,13 +194,13 @@ pub(crate) fn montar(paginas: Vec<Pagina>, meta: &Metadados) -> Result<Vec<u8>, 
     let f2 = doc.add_object(fonte("Helvetica-Bold"));
     let recursos = doc.add_object(dictionary! { "Font" => dictionary! { "F1" => f1, "F2" => f2 } });
 
-    let mut filhos = Vec::with_capacity(paginas.len());
-    for pagina in paginas {
-        let conteudo = Content {
+    let mut filhos = Vec::with_capacity(pages.len());
+    for pagina in pages {
+        let content = Content {
             operations: pagina.ops,
         }
         .encode()?;
-        let mut stream = Stream::new(dictionary! {}, conteudo);
+        let mut stream = Stream::new(dictionary! {}, content);
         // Compression failing only leaves the stream uncompressed, which is still valid.
         let _ = stream.compress();
         let id_conteudo = doc.add_object(stream);
@@ -211,29 +211,29 @@ pub(crate) fn montar(paginas: Vec<Pagina>, meta: &Metadados) -> Result<Vec<u8>, 
         });
         filhos.push(Object::Reference(id));
     }
-    let quantas = i64::try_from(filhos.len()).unwrap_or(i64::MAX);
+    let how_many = i64::try_from(filhos.len()).unwrap_or(i64::MAX);
     doc.objects.insert(
         id_paginas,
         Object::Dictionary(dictionary! {
             "Type" => "Pages",
             "Kids" => filhos,
-            "Count" => quantas,
+            "Count" => how_many,
             "Resources" => recursos,
-            "MediaBox" => vec![0.into(), 0.into(), LARGURA.into(), ALTURA.into()],
+            "MediaBox" => vec![0.into(), 0.into(), WIDTH.into(), HEIGHT.into()],
         }),
     );
     let catalogo = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => id_paginas });
-    let texto = |s: &str| {
+    let text = |s: &str| {
         Object::String(
             Document::encode_text(&lopdf::Encoding::SimpleEncoding(b"WinAnsiEncoding"), s),
             StringFormat::Literal,
         )
     };
     let info = doc.add_object(dictionary! {
-        "Title" => texto(&meta.titulo),
-        "Subject" => texto(&meta.assunto),
-        "Producer" => texto("carapi-server (servidor de referência)"),
-        "CreationDate" => texto(&meta.criado_em),
+        "Title" => text(&meta.titulo),
+        "Subject" => text(&meta.assunto),
+        "Producer" => text("carapi-server (servidor de referência)"),
+        "CreationDate" => text(&meta.criado_em),
     });
     doc.trailer.set("Root", catalogo);
     doc.trailer.set("Info", info);
@@ -249,24 +249,20 @@ mod tests {
 
     #[test]
     fn largura_usa_a_tabela_e_acentos_tomam_a_letra_base() {
-        assert!((largura("Helvetica", Fonte::Normal, 10.0) - 41.12).abs() < 0.01);
+        assert!((width("Helvetica", Font::Normal, 10.0) - 41.12).abs() < 0.01);
         assert_eq!(
-            largura("Município", Fonte::Normal, 10.0),
-            largura("Municipio", Fonte::Normal, 10.0)
+            width("Município", Font::Normal, 10.0),
+            width("Municipio", Font::Normal, 10.0)
         );
-        assert!(largura("W", Fonte::Negrito, 10.0) > largura("i", Fonte::Negrito, 10.0));
+        assert!(width("W", Font::Negrito, 10.0) > width("i", Font::Negrito, 10.0));
     }
 
     #[test]
     fn quebra_respeita_a_largura() {
         let texto = "As informações prestadas no CAR são de caráter declaratório ".repeat(5);
-        let linhas = quebrar(&texto, Fonte::Normal, 9.0, 200.0);
+        let linhas = wrap(&texto, Font::Normal, 9.0, 200.0);
         assert!(linhas.len() > 3);
-        assert!(
-            linhas
-                .iter()
-                .all(|l| largura(l, Fonte::Normal, 9.0) <= 200.0)
-        );
+        assert!(linhas.iter().all(|l| width(l, Font::Normal, 9.0) <= 200.0));
         assert_eq!(linhas.join(" "), texto.trim());
     }
 }

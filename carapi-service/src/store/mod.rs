@@ -1,7 +1,7 @@
 //! Storage behind one trait per area: accounts and the ledger ([`ContasStore`]), CAR records
 //! ([`ImoveisStore`]), lookups with their history and limit counters ([`ConsultasStore`]),
 //! top-ups ([`RecargasStore`]), the simulated PSP's book ([`PspStore`]) and what processes on
-//! one database share ([`CoordenacaoStore`]); [`Store`] is all of them. All SQL lives in the
+//! one database share ([`CoordinationStore`]); [`Store`] is all of them. All SQL lives in the
 //! implementations ([`SqliteStore`], [`PgStore`], one file per area); handlers only call these
 //! methods. The money rules are not here: both stores read state, call the plan functions of
 //! [`crate::money`] and apply the plans.
@@ -25,22 +25,22 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use crate::dados::Imovel;
-use crate::limite_chave::LimitePorChave;
-use crate::limits::Limitador;
+use crate::key_rate::KeyRateLimit;
+use crate::limits::RateLimiter;
 use crate::money::Centavos;
 pub use crate::money::ContaId;
-pub use crate::money::cobranca::ResultadoCobranca;
+pub use crate::money::cobranca::CobrancaResult;
 pub use crate::money::limites::Patch;
-pub use crate::money::recarga::{Confirmacao, PRAZO_CRIACAO_S, Recarga};
+pub use crate::money::recarga::{CREATION_DEADLINE_S, Confirmation, Recarga};
 
-pub use historico::JANELA_BUSCA;
+pub use historico::SEARCH_WINDOW;
 #[cfg(feature = "postgres")]
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
 /// True for the URL schemes of the PostgreSQL store (`postgres://`, `postgresql://`), whether or
 /// not this build includes it (cargo feature `postgres`).
-pub fn eh_url_postgres(url: &str) -> bool {
+pub fn is_postgres_url(url: &str) -> bool {
     let u = url.trim_start();
     ["postgres://", "postgresql://"]
         .iter()
@@ -71,7 +71,7 @@ pub enum StoreError {
     Corrupt(String),
     /// The reply of a commit was lost (the database connection dropped after the `COMMIT` was
     /// sent, or the SQLite writer's reply never came) and whether it committed is not known
-    /// yet: [`ConsultasStore::desfecho_cobranca`] tells.
+    /// yet: [`ConsultasStore::cobranca_outcome`] tells.
     #[error("database: commit outcome unknown: {0}")]
     RespostaPerdida(String),
 }
@@ -79,13 +79,13 @@ pub enum StoreError {
 impl StoreError {
     /// True when the operation may have been committed although it failed
     /// ([`StoreError::RespostaPerdida`]).
-    pub fn desfecho_incerto(&self) -> bool {
+    pub fn uncertain_outcome(&self) -> bool {
         matches!(self, StoreError::RespostaPerdida(_))
     }
 
     /// The error of a commit whose reply was lost (`commit`) and whose outcome could not be
     /// learned either (`busca`).
-    pub fn desfecho_desconhecido(commit: &impl fmt::Display, busca: &StoreError) -> StoreError {
+    pub fn unknown_outcome(commit: &impl fmt::Display, busca: &StoreError) -> StoreError {
         StoreError::RespostaPerdida(format!("{commit}; lookup failed: {busca}"))
     }
 }
@@ -125,7 +125,7 @@ impl fmt::Debug for Conta {
 
 /// A new account to store.
 #[derive(Debug, Clone)]
-pub struct NovaContaRegistro {
+pub struct NovaContaRecord {
     /// Hex SHA-256 of the API key.
     pub chave_hash: String,
     /// Initial balance (recorded in the ledger as an `saldo_inicial` credit).
@@ -142,7 +142,7 @@ pub struct NovaContaRegistro {
 
 /// A lookup that is recorded without a debit (any non-200 outcome decided before charging).
 #[derive(Debug, Clone)]
-pub struct RegistroConsulta {
+pub struct ConsultaRecord {
     /// The account.
     pub conta: ContaId,
     /// Which endpoint.
@@ -158,12 +158,12 @@ pub struct RegistroConsulta {
 }
 
 /// A charged lookup about to be answered with 200. The price is not here: the store reads the
-/// account's table in its transaction and [`crate::money::cobranca::planejar_cobranca`] prices
+/// account's table in its transaction and [`crate::money::cobranca::plan_cobranca`] prices
 /// it.
 #[derive(Debug, Clone)]
 pub struct Cobranca {
     /// Id of this charge, stored with its history row: when the outcome of the commit is
-    /// unknown (the database's reply was lost), [`ConsultasStore::desfecho_cobranca`] looks it
+    /// unknown (the database's reply was lost), [`ConsultasStore::cobranca_outcome`] looks it
     /// up.
     pub pedido: Uuid,
     /// The account.
@@ -173,7 +173,7 @@ pub struct Cobranca {
     /// The looked-up key, normalised.
     pub chave: String,
     /// CAR record to mark as consolidated (its previous state gives `cache`).
-    pub consolidar: Option<CodigoCar>,
+    pub consolidate: Option<CodigoCar>,
     /// When.
     pub em: DateTime<Utc>,
     /// Brasília day of `em`.
@@ -182,7 +182,7 @@ pub struct Cobranca {
 
 /// Counters for `usoHoje` / `usoMes` of `GET /v1/saldo`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct UsoPeriodo {
+pub struct UsoPeriod {
     /// Lookups today.
     pub hoje_requisicoes: u64,
     /// Charged lookups today.
@@ -199,7 +199,7 @@ pub struct UsoPeriodo {
 
 /// Filter and page of `GET /v1/historico`.
 #[derive(Debug, Clone, Default)]
-pub struct FiltroHistorico {
+pub struct HistoricoFilter {
     /// Substring of the key or the endpoint (case-insensitive).
     pub busca: Option<String>,
     /// Exact endpoint.
@@ -214,7 +214,7 @@ pub struct FiltroHistorico {
 
 /// One stored lookup.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConsultaRegistrada {
+pub struct RecordedConsulta {
     /// When.
     pub em: DateTime<Utc>,
     /// Registered endpoint form.
@@ -247,7 +247,7 @@ pub struct UsoEndpoint {
 /// Ledger check of one account.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Razao {
+pub struct Ledger {
     /// The account.
     pub conta_id: ContaId,
     /// Stored balance.
@@ -264,10 +264,10 @@ pub struct Razao {
     pub saldo_inicial: Centavos,
 }
 
-impl Razao {
+impl Ledger {
     /// True when `saldo == creditos - debitos`, the debits equal what the history says was
     /// charged, and the credits equal the initial balance plus confirmed top-ups.
-    pub fn consistente(&self) -> bool {
+    pub fn is_consistent(&self) -> bool {
         self.saldo == self.creditos - self.debitos
             && self.debitos == self.cobrado_historico
             && self.creditos == self.saldo_inicial + self.creditado_recargas
@@ -277,7 +277,7 @@ impl Razao {
 
 /// A charge in the simulated PSP's book.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CobrancaPsp {
+pub struct PspCharge {
     /// Amount of the charge.
     pub valor: Centavos,
     /// When it was paid; `None` while pending.
@@ -286,20 +286,19 @@ pub struct CobrancaPsp {
 
 /// Server settings kept in the database (`configuracao` table).
 #[async_trait]
-pub trait ConfiguracaoStore {
+pub trait SettingsStore {
     /// The value of `chave`, storing `valor` first when there is none; atomic: concurrent
     /// first calls, in any process, all get the value that was stored.
-    async fn configuracao_ou_inserir(&self, chave: &str, valor: &str)
-    -> Result<String, StoreError>;
+    async fn settings_or_insert(&self, chave: &str, valor: &str) -> Result<String, StoreError>;
 }
 
 /// Accounts, their limits and the ledger check.
 #[async_trait]
 pub trait ContasStore {
     /// Creates an account (and its initial-balance ledger credit).
-    async fn criar_conta(&self, nova: NovaContaRegistro) -> Result<ContaId, StoreError>;
+    async fn create_conta(&self, nova: NovaContaRecord) -> Result<ContaId, StoreError>;
     /// The account whose key hashes to `chave_hash`.
-    async fn conta_por_chave(&self, chave_hash: &str) -> Result<Option<Conta>, StoreError>;
+    async fn conta_by_key(&self, chave_hash: &str) -> Result<Option<Conta>, StoreError>;
     /// The account `id`.
     async fn conta(&self, id: ContaId) -> Result<Option<Conta>, StoreError>;
     /// Every account id, ascending.
@@ -312,21 +311,21 @@ pub trait ContasStore {
         mensal: Patch<Centavos>,
     ) -> Result<Option<Conta>, StoreError>;
     /// The ledger sums of an account.
-    async fn razao(&self, conta: ContaId) -> Result<Option<Razao>, StoreError>;
+    async fn ledger(&self, conta: ContaId) -> Result<Option<Ledger>, StoreError>;
 }
 
 /// CAR records and their owners.
 #[async_trait]
 pub trait ImoveisStore {
     /// Number of stored records.
-    async fn contar_imoveis(&self) -> Result<u64, StoreError>;
+    async fn count_imoveis(&self) -> Result<u64, StoreError>;
     /// Inserts or replaces records by CAR code (idempotent); returns how many were written.
-    async fn gravar_imoveis(&self, imoveis: &[Imovel]) -> Result<u64, StoreError>;
+    async fn write_imoveis(&self, imoveis: &[Imovel]) -> Result<u64, StoreError>;
     /// The record of `codigo`.
     async fn imovel(&self, codigo: &CodigoCar) -> Result<Option<Imovel>, StoreError>;
     /// The first `limite` records tied to `documento`, ordered by CAR code, and whether there
     /// are more.
-    async fn imoveis_do_documento(
+    async fn imoveis_of_documento(
         &self,
         documento: &CpfCnpj,
         limite: u32,
@@ -334,16 +333,16 @@ pub trait ImoveisStore {
     /// What `GET /v1/proprietario/{cpfCnpj}` shows of the first `limite` records tied to
     /// `documento`, ordered by CAR code, and whether there are more: one indexed query reading
     /// only the item's columns (no owners, no dates), whatever the owner's size.
-    async fn itens_do_documento(
+    async fn itens_of_documento(
         &self,
         documento: &CpfCnpj,
         limite: u32,
-    ) -> Result<(Vec<ImovelDoDono>, bool), StoreError>;
+    ) -> Result<(Vec<OwnerImovel>, bool), StoreError>;
 }
 
 /// The columns of a record that an owner lookup's item shows (contract, `ProprietarioItem`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImovelDoDono {
+pub struct OwnerImovel {
     /// CAR code.
     pub codigo_car: CodigoCar,
     /// Protocol number.
@@ -360,9 +359,9 @@ pub struct ImovelDoDono {
     pub area_total_ha: rust_decimal::Decimal,
 }
 
-impl From<&Imovel> for ImovelDoDono {
+impl From<&Imovel> for OwnerImovel {
     fn from(i: &Imovel) -> Self {
-        ImovelDoDono {
+        OwnerImovel {
             codigo_car: i.codigo_car.clone(),
             codigo_protocolo: i.codigo_protocolo.clone(),
             nome_imovel: i.nome_imovel.clone(),
@@ -378,36 +377,36 @@ impl From<&Imovel> for ImovelDoDono {
 #[async_trait]
 pub trait ConsultasStore {
     /// Records a lookup that is not charged (and counts it in the day's counters).
-    async fn registrar_consulta(&self, registro: RegistroConsulta) -> Result<(), StoreError>;
+    async fn record_consulta(&self, registro: ConsultaRecord) -> Result<(), StoreError>;
     /// In one transaction: reads the account, the counters its limits need and its latest
-    /// history instant, plans with [`crate::money::cobranca::planejar_cobranca`] and applies
+    /// history instant, plans with [`crate::money::cobranca::plan_cobranca`] and applies
     /// the plan (debit, history row, ledger row, counters, consolidation); a refusal is
     /// recorded with its status and debits nothing. Atomic and safe under concurrency
     /// (including other processes sharing the database).
     ///
     /// # Errors
-    /// [`StoreError`]; when [`StoreError::desfecho_incerto`] is true the charge may have been
-    /// committed: [`ConsultasStore::desfecho_cobranca`] tells.
-    async fn cobrar_consulta(&self, cobranca: Cobranca) -> Result<ResultadoCobranca, StoreError>;
+    /// [`StoreError`]; when [`StoreError::uncertain_outcome`] is true the charge may have been
+    /// committed: [`ConsultasStore::cobranca_outcome`] tells.
+    async fn charge_consulta(&self, cobranca: Cobranca) -> Result<CobrancaResult, StoreError>;
     /// The history row of the charge `pedido` of `conta` made at `em`, once the transaction
     /// that wrote it is over (committed or not): `None` when it was not committed. Read on a
     /// connection other than the one whose reply was lost.
-    async fn desfecho_cobranca(
+    async fn cobranca_outcome(
         &self,
         conta: ContaId,
         pedido: Uuid,
         em: DateTime<Utc>,
-    ) -> Result<Option<ConsultaRegistrada>, StoreError>;
+    ) -> Result<Option<RecordedConsulta>, StoreError>;
     /// Counters of `dia` and of its month.
-    async fn uso_periodo(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriodo, StoreError>;
+    async fn uso_period(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriod, StoreError>;
     /// A page of the history, newest first, and the total matching the filter.
     async fn historico(
         &self,
         conta: ContaId,
-        filtro: &FiltroHistorico,
-    ) -> Result<(Vec<ConsultaRegistrada>, u64), StoreError>;
+        filtro: &HistoricoFilter,
+    ) -> Result<(Vec<RecordedConsulta>, u64), StoreError>;
     /// Per-endpoint aggregates since `desde`.
-    async fn uso_por_endpoint(
+    async fn uso_by_endpoint(
         &self,
         conta: ContaId,
         desde: DateTime<Utc>,
@@ -419,32 +418,31 @@ pub trait ConsultasStore {
 pub trait RecargasStore {
     /// A pending top-up of `conta` for `valor` created at or after `desde` (one still being
     /// created is not returned).
-    async fn recarga_reaproveitavel(
+    async fn reusable_recarga(
         &self,
         conta: ContaId,
         valor: Centavos,
         desde: DateTime<Utc>,
     ) -> Result<Option<Recarga>, StoreError>;
     /// Stores `nova` unless a reusable one (same account and amount, pending, created at or
-    /// after `desde`; one still being created counts unless older than [`PRAZO_CRIACAO_S`]
+    /// after `desde`; one still being created counts unless older than [`CREATION_DEADLINE_S`]
     /// before `nova.criada_em`) exists, in one transaction; returns the top-up and whether it
     /// was reused. `nova` may be a row being created (empty `qr_code`).
-    async fn inserir_recarga(
+    async fn insert_recarga(
         &self,
         nova: Recarga,
         desde: DateTime<Utc>,
     ) -> Result<(Recarga, bool), StoreError>;
     /// Fills in the BR Code of the top-up `id` being created.
-    async fn completar_recarga(&self, id: Uuid, qr_code: &str) -> Result<(), StoreError>;
+    async fn complete_recarga(&self, id: Uuid, qr_code: &str) -> Result<(), StoreError>;
     /// Deletes the top-up `id` if it is still being created (its provider call failed).
-    async fn descartar_recarga(&self, id: Uuid) -> Result<(), StoreError>;
+    async fn discard_recarga(&self, id: Uuid) -> Result<(), StoreError>;
     /// The top-up `id` of `conta` (None when missing, another account's or being created).
     async fn recarga(&self, conta: ContaId, id: Uuid) -> Result<Option<Recarga>, StoreError>;
     /// The top-up `id`, whatever the account, also while being created (operator tools).
-    async fn recarga_por_id(&self, id: Uuid) -> Result<Option<Recarga>, StoreError>;
+    async fn recarga_by_id(&self, id: Uuid) -> Result<Option<Recarga>, StoreError>;
     /// The top-up whose payment id is `payment_id` (webhook).
-    async fn recarga_por_payment_id(&self, payment_id: &str)
-    -> Result<Option<Recarga>, StoreError>;
+    async fn recarga_by_payment_id(&self, payment_id: &str) -> Result<Option<Recarga>, StoreError>;
     /// A page of the account's top-ups, newest first, and the total.
     async fn recargas(
         &self,
@@ -454,24 +452,24 @@ pub trait RecargasStore {
         size: u32,
     ) -> Result<(Vec<Recarga>, u64), StoreError>;
     /// Up to `limite` pending top-ups of every account, oldest first.
-    async fn recargas_pendentes(&self, limite: u32) -> Result<Vec<Recarga>, StoreError>;
+    async fn pending_recargas(&self, limite: u32) -> Result<Vec<Recarga>, StoreError>;
     /// In one transaction: reads the top-up, plans with
-    /// [`crate::money::recarga::planejar_confirmacao`] and applies the plan (conditional
+    /// [`crate::money::recarga::plan_confirmation`] and applies the plan (conditional
     /// transition Pendente -> Confirmado, credit of amount plus bonus with its ledger row, move
     /// to the current price table): whatever the order and the repeats, a top-up is credited
     /// once. Safe under concurrency (including other processes).
-    async fn confirmar_recarga(
+    async fn confirm_recarga(
         &self,
         payment_id: &str,
         em: DateTime<Utc>,
-    ) -> Result<Confirmacao, StoreError>;
+    ) -> Result<Confirmation, StoreError>;
 }
 
 /// The simulated PSP's book of PIX charges.
 #[async_trait]
 pub trait PspStore {
     /// Records a charge created at the simulated PSP.
-    async fn psp_registrar(
+    async fn psp_register(
         &self,
         payment_id: &str,
         valor: Centavos,
@@ -480,26 +478,26 @@ pub trait PspStore {
         em: DateTime<Utc>,
     ) -> Result<(), StoreError>;
     /// Marks a PSP charge paid (idempotent); false when unknown.
-    async fn psp_pagar(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, StoreError>;
+    async fn psp_pay(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, StoreError>;
     /// The charge `payment_id` in the book: amount and payment instant; `None` when unknown.
-    async fn psp_situacao(&self, payment_id: &str) -> Result<Option<CobrancaPsp>, StoreError>;
+    async fn psp_state(&self, payment_id: &str) -> Result<Option<PspCharge>, StoreError>;
 }
 
 /// What several server processes on one database share besides the data: the per-key request
 /// rate and the leases of the periodic jobs.
 #[async_trait]
-pub trait CoordenacaoStore {
-    /// The per-key rate limiter of a server over this store: `por_segundo` requests per second
+pub trait CoordinationStore {
+    /// The per-key rate limiter of a server over this store: `per_second` requests per second
     /// per key. The default keeps its state in this process (right for a database used by one
     /// process); a store shared by several processes keeps it in the database.
-    fn limitador(&self, por_segundo: NonZeroU32) -> Arc<dyn LimitePorChave> {
-        Arc::new(Limitador::<ContaId>::new(por_segundo))
+    fn limiter(&self, per_second: NonZeroU32) -> Arc<dyn KeyRateLimit> {
+        Arc::new(RateLimiter::<ContaId>::new(per_second))
     }
 
     /// Takes (or renews) the lease of the job `nome` for the process `dono` until `ate`, when it
     /// is free, expired at `agora`, or already `dono`'s; returns whether `dono` holds it now.
     /// Atomic across processes: at any instant at most one holder.
-    async fn reservar_tarefa(
+    async fn reserve_task(
         &self,
         nome: &str,
         dono: &str,
@@ -517,8 +515,8 @@ pub trait Store:
     + ConsultasStore
     + RecargasStore
     + PspStore
-    + ConfiguracaoStore
-    + CoordenacaoStore
+    + SettingsStore
+    + CoordinationStore
     + Send
     + Sync
     + fmt::Debug
@@ -532,8 +530,8 @@ impl<T> Store for T where
         + ConsultasStore
         + RecargasStore
         + PspStore
-        + ConfiguracaoStore
-        + CoordenacaoStore
+        + SettingsStore
+        + CoordinationStore
         + Send
         + Sync
         + fmt::Debug
@@ -541,28 +539,28 @@ impl<T> Store for T where
 {
 }
 
-/// [`ConsultasStore::cobrar_consulta`], and when its outcome is unknown
-/// ([`StoreError::desfecho_incerto`]: the reply of the commit was lost), the outcome learned
-/// with [`ConsultasStore::desfecho_cobranca`]: the charge as its history row recorded it when
+/// [`ConsultasStore::charge_consulta`], and when its outcome is unknown
+/// ([`StoreError::uncertain_outcome`]: the reply of the commit was lost), the outcome learned
+/// with [`ConsultasStore::cobranca_outcome`]: the charge as its history row recorded it when
 /// it was committed (`cache` is then reported as `false`: the consolidation's earlier state is
 /// not recorded), the error when it was not (nothing was debited). A refusal whose reply was
 /// lost (recorded as 402 or 429, nothing debited) stays an error.
 ///
 /// # Errors
 /// The store's error when the charge was not committed or its outcome cannot be learned.
-pub async fn cobrar_com_desfecho(
+pub async fn charge_with_outcome(
     store: &dyn Store,
     cobranca: Cobranca,
-) -> Result<ResultadoCobranca, StoreError> {
+) -> Result<CobrancaResult, StoreError> {
     let (conta, pedido, em) = (cobranca.conta, cobranca.pedido, cobranca.em);
-    let erro = match store.cobrar_consulta(cobranca).await {
-        Err(e) if e.desfecho_incerto() => e,
+    let erro = match store.charge_consulta(cobranca).await {
+        Err(e) if e.uncertain_outcome() => e,
         outro => return outro,
     };
-    match store.desfecho_cobranca(conta, pedido, em).await {
+    match store.cobranca_outcome(conta, pedido, em).await {
         Ok(Some(linha)) if linha.status == 200 => {
             tracing::warn!(%conta, %pedido, "resposta do commit perdida; a cobrança foi gravada");
-            Ok(ResultadoCobranca::Cobrada {
+            Ok(CobrancaResult::Cobrada {
                 valor: linha.valor,
                 saldo_antes: linha.saldo_antes.unwrap_or_default(),
                 saldo_depois: linha.saldo_depois.unwrap_or_default(),
@@ -570,7 +568,7 @@ pub async fn cobrar_com_desfecho(
             })
         }
         Ok(_) => Err(erro),
-        Err(busca) => Err(StoreError::desfecho_desconhecido(&erro, &busca)),
+        Err(busca) => Err(StoreError::unknown_outcome(&erro, &busca)),
     }
 }
 
@@ -581,7 +579,7 @@ pub mod sql {
         CODIGOS_DO_DOCUMENTO as POSTGRES_CODIGOS_DO_DOCUMENTO,
         DONOS_POR_CODIGOS as POSTGRES_DONOS_POR_CODIGOS,
         ITENS_DO_DOCUMENTO as POSTGRES_ITENS_DO_DOCUMENTO,
-        imoveis_por_codigos as postgres_imoveis_por_codigos,
+        imoveis_by_codigos as postgres_imoveis_por_codigos,
     };
     pub use super::sqlite::{
         CODIGOS_DO_DOCUMENTO as SQLITE_CODIGOS_DO_DOCUMENTO,
@@ -593,7 +591,7 @@ pub mod sql {
 /// The area traits, to call any [`Store`] method on a `dyn Store`.
 pub mod prelude {
     pub use super::{
-        ConfiguracaoStore, ConsultasStore, ContasStore, CoordenacaoStore, ImoveisStore, PspStore,
-        RecargasStore, Store,
+        ConsultasStore, ContasStore, CoordinationStore, ImoveisStore, PspStore, RecargasStore,
+        SettingsStore, Store,
     };
 }

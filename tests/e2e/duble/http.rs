@@ -1,7 +1,7 @@
 //! The double over HTTP (`/_teste/...`), as a test in another language would drive it.
 
 use carapi_sdk::{NovaRecarga, dec};
-use carapi_test_double::ServidorTeste;
+use carapi_test_double::TestServer;
 use serde_json::{Value, json};
 
 use crate::CODIGO_REAL;
@@ -14,15 +14,15 @@ struct Http {
 }
 
 impl Http {
-    async fn enviar(
+    async fn send(
         &self,
-        metodo: reqwest::Method,
+        method: reqwest::Method,
         path: &str,
         corpo: Option<Value>,
     ) -> (u16, Value) {
         let mut req = self
             .http
-            .request(metodo, format!("{}{path}", self.base))
+            .request(method, format!("{}{path}", self.base))
             .bearer_auth(TOKEN);
         if let Some(c) = corpo {
             req = req.json(&c);
@@ -34,18 +34,18 @@ impl Http {
     }
 
     async fn post(&self, path: &str, corpo: Value) -> (u16, Value) {
-        self.enviar(reqwest::Method::POST, path, Some(corpo)).await
+        self.send(reqwest::Method::POST, path, Some(corpo)).await
     }
 
     async fn get(&self, path: &str) -> (u16, Value) {
-        self.enviar(reqwest::Method::GET, path, None).await
+        self.send(reqwest::Method::GET, path, None).await
     }
 }
 
-async fn servidor() -> (ServidorTeste, Http) {
-    let srv = ServidorTeste::construtor()
+async fn server() -> (TestServer, Http) {
+    let srv = TestServer::builder()
         .token_http(TOKEN)
-        .iniciar()
+        .start()
         .await
         .unwrap();
     let http = Http {
@@ -57,7 +57,7 @@ async fn servidor() -> (ServidorTeste, Http) {
 
 #[tokio::test]
 async fn the_test_routes_need_their_own_token() {
-    let (srv, _) = servidor().await;
+    let (srv, _) = server().await;
     let http = reqwest::Client::new();
     let url = format!("{}/_teste/relogio", srv.base_url());
     for token in [None, Some("errado"), Some("car_0000")] {
@@ -96,7 +96,7 @@ async fn a_normal_server_has_no_test_routes() {
 
 #[tokio::test]
 async fn accounts_faults_clock_and_payments_over_http() {
-    let (_srv, h) = servidor().await;
+    let (_srv, h) = server().await;
     let (st, conta) = h
         .post("/_teste/contas", json!({"saldo": 10, "limiteDiario": 5}))
         .await;
@@ -128,13 +128,13 @@ async fn accounts_faults_clock_and_payments_over_http() {
         .await;
     assert_eq!(st, 400, "unknown route template");
     let (st, _) = h
-        .enviar(reqwest::Method::DELETE, "/_teste/falhas", None)
+        .send(reqwest::Method::DELETE, "/_teste/falhas", None)
         .await;
     assert_eq!(st, 204);
 
     let r = c.criar_recarga(&NovaRecarga::new(dec!(500))).await.unwrap();
-    let pagar = format!("/_teste/recargas/{}/pagar", r.recarga_id);
-    let (st, _) = h.post(&pagar, json!({"webhook": false})).await;
+    let pay = format!("/_teste/recargas/{}/pagar", r.recarga_id);
+    let (st, _) = h.post(&pay, json!({"webhook": false})).await;
     assert_eq!(st, 204);
     let (_, antes) = h.get("/_teste/relogio").await;
     let (st, avanco) = h
@@ -149,7 +149,7 @@ async fn accounts_faults_clock_and_payments_over_http() {
 
 #[tokio::test]
 async fn bad_test_requests_get_api_errors() {
-    let (_srv, h) = servidor().await;
+    let (_srv, h) = server().await;
     for (path, corpo) in [
         ("/_teste/relogio/avancar", json!({"segundos": -1})),
         ("/_teste/relogio/avancar", json!({"segundos": "1"})),
@@ -171,8 +171,6 @@ async fn bad_test_requests_get_api_errors() {
     assert_eq!(st, 404, "{e}");
     let (st, _) = h.get("/_teste/contas/999999").await;
     assert_eq!(st, 404);
-    let (st, e) = h
-        .enviar(reqwest::Method::PUT, "/_teste/relogio", None)
-        .await;
+    let (st, e) = h.send(reqwest::Method::PUT, "/_teste/relogio", None).await;
     assert_eq!(st, 405, "{e}");
 }

@@ -3,14 +3,14 @@
 //! PostgreSQL; the SDK's retry, lost-answer, spend-cap and waiter behaviours against it; the
 //! same over the `/_teste` HTTP routes.
 
-mod falhas;
+mod clock;
+mod faults;
 mod http;
-mod relogio;
 mod sdk;
 
 use std::future::Future;
 
-use carapi_test_double::ServidorTeste;
+use carapi_test_double::TestServer;
 use carapi_tests::pg;
 
 /// Runs `cenario` against a fresh test server over in-memory SQLite, then, when
@@ -18,10 +18,10 @@ use carapi_tests::pg;
 /// message says when it is skipped).
 async fn em_cada_banco<F, Fut>(cenario: F)
 where
-    F: Fn(ServidorTeste) -> Fut,
+    F: Fn(TestServer) -> Fut,
     Fut: Future<Output = ()>,
 {
-    let srv = ServidorTeste::iniciar()
+    let srv = TestServer::start()
         .await
         .expect("servidor de teste em SQLite");
     cenario(srv).await;
@@ -30,9 +30,9 @@ where
         return;
     };
     let nome = pg::nome_unico("carapi_duble");
-    let srv = ServidorTeste::construtor()
-        .banco(pg::com_banco(&admin, &nome))
-        .iniciar()
+    let srv = TestServer::builder()
+        .database(pg::com_banco(&admin, &nome))
+        .start()
         .await
         .unwrap_or_else(|e| panic!("servidor de teste em PostgreSQL: {e}"));
     cenario(srv).await;

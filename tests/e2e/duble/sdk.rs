@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use carapi_sdk::{Error, ErrorCode, NovaRecarga, RecargaStatus, dec};
-use carapi_test_double::{Falha, LimiteFalha};
+use carapi_test_double::{Fault, FaultLimit};
 
 use super::em_cada_banco;
 use crate::CODIGO_REAL;
@@ -13,16 +13,16 @@ use crate::CODIGO_REAL;
 #[tokio::test]
 async fn a_503_with_retry_after_is_retried_and_charged_once() {
     em_cada_banco(|srv| async move {
-        let conta = srv.conta().saldo(dec!(50)).criar().await.unwrap();
+        let conta = srv.conta().saldo(dec!(50)).create().await.unwrap();
         let c = srv.client(&conta).unwrap();
-        srv.falhar(
-            Falha::Erro {
+        srv.inject(
+            Fault::Erro {
                 codigo: ErrorCode::ServicoIndisponivel,
                 retry_after: Some(1),
                 limite: None,
             }
-            .em("/v1/car/{codigoCar}/recibo")
-            .proximas(2),
+            .on("/v1/car/{codigoCar}/recibo")
+            .next_ones(2),
         );
         let inicio = Instant::now();
         let recibo = c.recibo(CODIGO_REAL).await.unwrap();
@@ -31,7 +31,7 @@ async fn a_503_with_retry_after_is_retried_and_charged_once() {
             inicio.elapsed() >= Duration::from_secs(2),
             "waited Retry-After twice"
         );
-        let estado = srv.conta_de(&conta).await.unwrap();
+        let estado = srv.conta_state(&conta).await.unwrap();
         assert_eq!(estado.debitado, dec!(11.00), "three attempts, one charge");
         assert!(estado.razao_consistente);
     })
@@ -41,11 +41,11 @@ async fn a_503_with_retry_after_is_retried_and_charged_once() {
 #[tokio::test]
 async fn a_rate_429_is_retried_after_its_retry_after() {
     em_cada_banco(|srv| async move {
-        let conta = srv.conta().criar().await.unwrap();
+        let conta = srv.conta().create().await.unwrap();
         let c = srv.client(&conta).unwrap();
-        srv.falhar(Falha::limite(LimiteFalha::Taxa, 1).em("/v1/car/{codigoCar}"));
+        srv.inject(Fault::limite(FaultLimit::Taxa, 1).on("/v1/car/{codigoCar}"));
         c.car(CODIGO_REAL).await.unwrap();
-        assert_eq!(srv.conta_de(&conta).await.unwrap().debitado, dec!(1.00));
+        assert_eq!(srv.conta_state(&conta).await.unwrap().debitado, dec!(1.00));
     })
     .await;
 }
@@ -53,16 +53,16 @@ async fn a_rate_429_is_retried_after_its_retry_after() {
 #[tokio::test]
 async fn a_reset_free_call_is_retried_but_a_lost_charged_answer_is_not() {
     em_cada_banco(|srv| async move {
-        let conta = srv.conta().criar().await.unwrap();
+        let conta = srv.conta().create().await.unwrap();
         let c = srv.client(&conta).unwrap();
-        srv.falhar(Falha::ResetarConexao.em("/v1/saldo"));
+        srv.inject(Fault::ResetarConexao.on("/v1/saldo"));
         c.saldo()
             .await
             .expect("a free call is re-sent after a reset");
-        srv.falhar(Falha::PerderRespostaAposCobrar.em("/v1/car/{codigoCar}/completo"));
+        srv.inject(Fault::PerderRespostaAposCobrar.on("/v1/car/{codigoCar}/completo"));
         let e = c.car_completo(CODIGO_REAL).await.unwrap_err();
         assert!(matches!(e, Error::Transport { sent: true, .. }), "{e:?}");
-        assert_eq!(srv.conta_de(&conta).await.unwrap().debitado, dec!(2.30));
+        assert_eq!(srv.conta_state(&conta).await.unwrap().debitado, dec!(2.30));
     })
     .await;
 }
@@ -70,13 +70,13 @@ async fn a_reset_free_call_is_retried_but_a_lost_charged_answer_is_not() {
 #[tokio::test]
 async fn the_spend_cap_counts_an_uncertain_charge_until_history_settles_it() {
     em_cada_banco(|srv| async move {
-        let conta = srv.conta().saldo(dec!(10)).criar().await.unwrap();
+        let conta = srv.conta().saldo(dec!(10)).create().await.unwrap();
         let c = srv
             .client_builder(&conta)
             .max_spend(dec!(3.00))
             .build()
             .unwrap();
-        srv.falhar(Falha::PerderRespostaAposCobrar.em("/v1/car/{codigoCar}"));
+        srv.inject(Fault::PerderRespostaAposCobrar.on("/v1/car/{codigoCar}"));
         assert!(c.car(CODIGO_REAL).await.unwrap_err().may_have_charged());
         assert_eq!(c.gasto().incerto, dec!(1.00));
         // 1.00 uncertain + 2.30 > 3.00: refused before sending.
@@ -86,7 +86,7 @@ async fn the_spend_cap_counts_an_uncertain_charge_until_history_settles_it() {
         assert_eq!(r.cobradas, 1);
         let g = c.gasto();
         assert_eq!((g.confirmado, g.incerto), (dec!(1.00), dec!(0)));
-        assert_eq!(srv.conta_de(&conta).await.unwrap().debitado, dec!(1.00));
+        assert_eq!(srv.conta_state(&conta).await.unwrap().debitado, dec!(1.00));
     })
     .await;
 }
@@ -94,7 +94,7 @@ async fn the_spend_cap_counts_an_uncertain_charge_until_history_settles_it() {
 #[tokio::test]
 async fn a_402_in_the_middle_of_a_batch_stops_it_without_a_debit() {
     em_cada_banco(|srv| async move {
-        let conta = srv.conta().saldo(dec!(2.50)).criar().await.unwrap();
+        let conta = srv.conta().saldo(dec!(2.50)).create().await.unwrap();
         let c = srv.client(&conta).unwrap();
         let mut feitas = 0;
         let erro = loop {
@@ -111,7 +111,7 @@ async fn a_402_in_the_middle_of_a_batch_stops_it_without_a_debit() {
             .unwrap()
             .expect("a 402 has a shortfall");
         assert_eq!(falta.falta, dec!(0.50));
-        let estado = srv.conta_de(&conta).await.unwrap();
+        let estado = srv.conta_state(&conta).await.unwrap();
         assert_eq!((estado.saldo, estado.debitado), (dec!(0.50), dec!(2.00)));
     })
     .await;
@@ -120,14 +120,14 @@ async fn a_402_in_the_middle_of_a_batch_stops_it_without_a_debit() {
 #[tokio::test]
 async fn the_waiter_sees_a_top_up_that_only_reconciliation_confirms() {
     em_cada_banco(|srv| async move {
-        let conta = srv.conta().saldo(dec!(0)).criar().await.unwrap();
+        let conta = srv.conta().saldo(dec!(0)).create().await.unwrap();
         let c = srv
             .client_builder(&conta)
             .poll_interval_unchecked(Duration::from_millis(50))
             .build()
             .unwrap();
         let r = c.criar_recarga(&NovaRecarga::new(dec!(500))).await.unwrap();
-        srv.pagar(r.recarga_id).sem_webhook().await.unwrap();
+        srv.pay(r.recarga_id).without_webhook().await.unwrap();
         let espera = {
             let c = c.clone();
             tokio::spawn(async move {
@@ -140,7 +140,7 @@ async fn the_waiter_sees_a_top_up_that_only_reconciliation_confirms() {
             !espera.is_finished(),
             "still pending before the clock moves"
         );
-        srv.avancar(Duration::from_secs(120)).await.unwrap();
+        srv.advance(Duration::from_secs(120)).await.unwrap();
         let st = espera.await.unwrap().unwrap();
         assert_eq!(st.status, RecargaStatus::Confirmado);
         assert_eq!(st.saldo_atual, dec!(500));

@@ -3,9 +3,9 @@
 //!
 //! A charge locks its account row (`SELECT ... FOR UPDATE`) before reading the limit counters,
 //! the balance and the latest history instant, plans with
-//! [`crate::money::cobranca::planejar_cobranca`] and applies the plan; the debit itself is still
+//! [`crate::money::cobranca::plan_cobranca`] and applies the plan; the debit itself is still
 //! conditional (`WHERE saldo_centavos >= debit`) and its row count checked. When the reply of
-//! its `COMMIT` is lost, the outcome is looked up ([`super::desfecho`]).
+//! its `COMMIT` is lost, the outcome is looked up ([`super::outcome`]).
 
 use async_trait::async_trait;
 use carapi_sdk::{CodigoCar, EndpointConsulta};
@@ -14,23 +14,18 @@ use sqlx::{Postgres, Transaction};
 use uuid::Uuid;
 
 use super::PgStore;
-use super::linhas::{conta_de, corrupt, mes_de};
+use super::rows::{conta_state, corrupt, month_of};
 use crate::money::Centavos;
-use crate::money::cobranca::{self, Contagem, EstadoCobranca, LinhaHistorico, PlanoCobranca};
+use crate::money::cobranca::{self, CobrancaPlan, CobrancaState, Counters, HistoricoRow};
 use crate::store::{
-    Cobranca, ConsultaRegistrada, ConsultasStore, ContaId, FiltroHistorico, RegistroConsulta,
-    ResultadoCobranca, StoreError, UsoEndpoint, UsoPeriodo,
+    Cobranca, CobrancaResult, ConsultaRecord, ConsultasStore, ContaId, HistoricoFilter,
+    RecordedConsulta, StoreError, UsoEndpoint, UsoPeriod,
 };
 
 type Tx = Transaction<'static, Postgres>;
 
 /// Adds one lookup to the day's counters (same transaction as its history row).
-async fn contar(
-    tx: &mut Tx,
-    conta: ContaId,
-    dia: NaiveDate,
-    c: Contagem,
-) -> Result<(), StoreError> {
+async fn count(tx: &mut Tx, conta: ContaId, dia: NaiveDate, c: Counters) -> Result<(), StoreError> {
     sqlx::query(
         "INSERT INTO uso_diario AS u (conta_id, dia, requisicoes, cobradas, erros, gasto_centavos)
          VALUES ($1, $2, 1, $3, $4, $5)
@@ -59,11 +54,7 @@ struct Chave<'a> {
 /// Inserts one history row with its ordinals: each group's count plus one (rules in
 /// [`crate::store::historico`]). The caller has locked the account row, so that the account's
 /// inserts are serialised and the ordinals dense.
-async fn inserir_consulta(
-    tx: &mut Tx,
-    k: &Chave<'_>,
-    l: &LinhaHistorico,
-) -> Result<i64, StoreError> {
+async fn insert_consulta(tx: &mut Tx, k: &Chave<'_>, l: &HistoricoRow) -> Result<i64, StoreError> {
     let id: i64 = sqlx::query_scalar(
         "INSERT INTO consultas (conta_id, data, endpoint, chave, status_http, cobrado,
              valor_centavos, saldo_antes, saldo_depois, pedido,
@@ -80,7 +71,7 @@ async fn inserir_consulta(
     .bind(k.conta.0)
     .bind(l.data)
     .bind(k.endpoint.as_str())
-    .bind(crate::store::historico::sem_nul_opt(k.chave))
+    .bind(crate::store::historico::without_nul_opt(k.chave))
     .bind(i64::from(l.status))
     .bind(l.valor.0 > 0)
     .bind(l.valor.0)
@@ -93,7 +84,7 @@ async fn inserir_consulta(
 }
 
 /// `data` of the account's latest history row (after its row is locked).
-async fn ultima_data(tx: &mut Tx, conta: ContaId) -> Result<Option<DateTime<Utc>>, StoreError> {
+async fn last_date(tx: &mut Tx, conta: ContaId) -> Result<Option<DateTime<Utc>>, StoreError> {
     Ok(sqlx::query_scalar(
         "SELECT data FROM consultas WHERE conta_id = $1 ORDER BY ordem_conta DESC LIMIT 1",
     )
@@ -103,16 +94,16 @@ async fn ultima_data(tx: &mut Tx, conta: ContaId) -> Result<Option<DateTime<Utc>
 }
 
 /// What the charge plan needs, read after the account row is locked: the counters only for the
-/// limits the account has ([`cobranca::leituras`]).
-async fn estado(tx: &mut Tx, c: &Cobranca) -> Result<EstadoCobranca, StoreError> {
+/// limits the account has ([`cobranca::readings`]).
+async fn state_of(tx: &mut Tx, c: &Cobranca) -> Result<CobrancaState, StoreError> {
     let row = sqlx::query("SELECT * FROM contas WHERE id = $1 FOR UPDATE")
         .bind(c.conta.0)
         .fetch_one(&mut **tx)
         .await?;
-    let conta = conta_de(&row)?;
-    let leituras = cobranca::leituras(conta.limite_diario, conta.limite_mensal);
-    let (cobradas_hoje, gasto_mes) = if leituras.cobradas_hoje || leituras.gasto_mes {
-        let (inicio, fim) = mes_de(c.dia);
+    let conta = conta_state(&row)?;
+    let readings = cobranca::readings(conta.limite_diario, conta.limite_mensal);
+    let (cobradas_hoje, gasto_mes) = if readings.cobradas_hoje || readings.gasto_mes {
+        let (inicio, fim) = month_of(c.dia);
         sqlx::query_as(
             "SELECT COALESCE(SUM(cobradas) FILTER (WHERE dia = $2), 0)::BIGINT,
                     COALESCE(SUM(gasto_centavos), 0)::BIGINT
@@ -127,20 +118,20 @@ async fn estado(tx: &mut Tx, c: &Cobranca) -> Result<EstadoCobranca, StoreError>
     } else {
         (0_i64, 0_i64)
     };
-    Ok(EstadoCobranca {
+    Ok(CobrancaState {
         saldo: conta.saldo,
         legado: conta.legado,
         limite_diario: conta.limite_diario,
         limite_mensal: conta.limite_mensal,
         cobradas_hoje: cobradas_hoje.unsigned_abs(),
         gasto_mes: Centavos(gasto_mes),
-        ultima_data: ultima_data(tx, c.conta).await?,
+        last_date: last_date(tx, c.conta).await?,
     })
 }
 
 /// Writes `plano` for the charge `c`; returns `cache` (whether the record was already
 /// consolidated).
-async fn aplicar(tx: &mut Tx, c: &Cobranca, plano: &PlanoCobranca) -> Result<bool, StoreError> {
+async fn apply(tx: &mut Tx, c: &Cobranca, plano: &CobrancaPlan) -> Result<bool, StoreError> {
     if plano.debito.0 > 0 {
         let debitou = sqlx::query(
             "UPDATE contas SET saldo_centavos = saldo_centavos - $1
@@ -162,7 +153,7 @@ async fn aplicar(tx: &mut Tx, c: &Cobranca, plano: &PlanoCobranca) -> Result<boo
         chave: Some(&c.chave),
         pedido: Some(c.pedido),
     };
-    let id = inserir_consulta(tx, &chave, &plano.historico).await?;
+    let id = insert_consulta(tx, &chave, &plano.historico).await?;
     if let Some(valor) = plano.lancamento {
         sqlx::query(
             "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, referencia, criado_em)
@@ -175,16 +166,16 @@ async fn aplicar(tx: &mut Tx, c: &Cobranca, plano: &PlanoCobranca) -> Result<boo
         .execute(&mut **tx)
         .await?;
     }
-    contar(tx, c.conta, c.dia, plano.contagem).await?;
-    match (&c.consolidar, plano.consolidar) {
-        (Some(codigo), true) => consolidar(tx, codigo, c.em).await,
+    count(tx, c.conta, c.dia, plano.contagem).await?;
+    match (&c.consolidate, plano.consolidate) {
+        (Some(codigo), true) => consolidate(tx, codigo, c.em).await,
         _ => Ok(false),
     }
 }
 
 /// Marks `codigo` consolidated at `em` unless it already was; returns whether it already was
 /// (the answer's `cache`).
-async fn consolidar(
+async fn consolidate(
     tx: &mut Tx,
     codigo: &CodigoCar,
     em: DateTime<Utc>,
@@ -206,59 +197,58 @@ async fn consolidar(
 
 #[async_trait]
 impl ConsultasStore for PgStore {
-    async fn registrar_consulta(&self, r: RegistroConsulta) -> Result<(), StoreError> {
+    async fn record_consulta(&self, r: ConsultaRecord) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         // Locks the account row: the history row's ordinals need the account's inserts
-        // serialised (`inserir_consulta`).
+        // serialised (`insert_consulta`).
         let saldo: Option<i64> =
             sqlx::query_scalar("SELECT saldo_centavos FROM contas WHERE id = $1 FOR UPDATE")
                 .bind(r.conta.0)
                 .fetch_optional(&mut *tx)
                 .await?;
-        let ultima = ultima_data(&mut tx, r.conta).await?;
-        let (linha, contagem) =
-            cobranca::planejar_registro(saldo.map(Centavos), r.status, r.em, ultima);
+        let ultima = last_date(&mut tx, r.conta).await?;
+        let (linha, contagem) = cobranca::plan_record(saldo.map(Centavos), r.status, r.em, ultima);
         let chave = Chave {
             conta: r.conta,
             endpoint: r.endpoint,
             chave: r.chave.as_deref(),
             pedido: None,
         };
-        inserir_consulta(&mut tx, &chave, &linha).await?;
-        contar(&mut tx, r.conta, r.dia, contagem).await?;
+        insert_consulta(&mut tx, &chave, &linha).await?;
+        count(&mut tx, r.conta, r.dia, contagem).await?;
         tx.commit().await?;
         Ok(())
     }
 
-    async fn cobrar_consulta(&self, c: Cobranca) -> Result<ResultadoCobranca, StoreError> {
+    async fn charge_consulta(&self, c: Cobranca) -> Result<CobrancaResult, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let estado = estado(&mut tx, &c).await?;
-        let plano = cobranca::planejar_cobranca(&estado, c.endpoint, c.em);
-        let cache = aplicar(&mut tx, &c, &plano).await?;
+        let estado = state_of(&mut tx, &c).await?;
+        let plano = cobranca::plan_cobranca(&estado, c.endpoint, c.em);
+        let cache = apply(&mut tx, &c, &plano).await?;
         match tx.commit().await {
-            Ok(()) => Ok(plano.resultado_com(cache)),
+            Ok(()) => Ok(plano.result_with(cache)),
             Err(e) => {
                 // The reply was lost or the commit refused: learn which on another connection.
-                match self.desfecho_cobranca(c.conta, c.pedido, c.em).await {
-                    Ok(Some(_)) => Ok(plano.resultado_com(cache)),
+                match self.cobranca_outcome(c.conta, c.pedido, c.em).await {
+                    Ok(Some(_)) => Ok(plano.result_with(cache)),
                     Ok(None) => Err(e.into()),
-                    Err(d) => Err(StoreError::desfecho_desconhecido(&e, &d)),
+                    Err(d) => Err(StoreError::unknown_outcome(&e, &d)),
                 }
             }
         }
     }
 
-    async fn desfecho_cobranca(
+    async fn cobranca_outcome(
         &self,
         conta: ContaId,
         pedido: Uuid,
         em: DateTime<Utc>,
-    ) -> Result<Option<ConsultaRegistrada>, StoreError> {
-        super::desfecho::cobranca(&self.pool, conta, pedido, em).await
+    ) -> Result<Option<RecordedConsulta>, StoreError> {
+        super::outcome::cobranca(&self.pool, conta, pedido, em).await
     }
 
-    async fn uso_periodo(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriodo, StoreError> {
-        let (inicio, fim) = mes_de(dia);
+    async fn uso_period(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriod, StoreError> {
+        let (inicio, fim) = month_of(dia);
         let (r, c, e, g, mes_req, mes_gasto): (i64, i64, i64, i64, i64, i64) = sqlx::query_as(
             "SELECT COALESCE(SUM(requisicoes) FILTER (WHERE dia = $2), 0)::BIGINT,
                 COALESCE(SUM(cobradas) FILTER (WHERE dia = $2), 0)::BIGINT,
@@ -274,7 +264,7 @@ impl ConsultasStore for PgStore {
         .bind(fim)
         .fetch_one(&self.pool)
         .await?;
-        Ok(UsoPeriodo {
+        Ok(UsoPeriod {
             hoje_requisicoes: r.unsigned_abs(),
             hoje_cobradas: c.unsigned_abs(),
             hoje_erros: e.unsigned_abs(),
@@ -287,16 +277,16 @@ impl ConsultasStore for PgStore {
     async fn historico(
         &self,
         conta: ContaId,
-        filtro: &FiltroHistorico,
-    ) -> Result<(Vec<ConsultaRegistrada>, u64), StoreError> {
+        filtro: &HistoricoFilter,
+    ) -> Result<(Vec<RecordedConsulta>, u64), StoreError> {
         super::historico::historico(&self.historico, conta, filtro).await
     }
 
-    async fn uso_por_endpoint(
+    async fn uso_by_endpoint(
         &self,
         conta: ContaId,
         desde: DateTime<Utc>,
     ) -> Result<Vec<UsoEndpoint>, StoreError> {
-        super::historico::uso_por_endpoint(&self.historico, conta, desde).await
+        super::historico::uso_by_endpoint(&self.historico, conta, desde).await
     }
 }

@@ -3,13 +3,13 @@
 use async_trait::async_trait;
 
 use super::PgStore;
-use super::linhas::conta_de;
+use super::rows::conta_state;
 use crate::money::Centavos;
-use crate::store::{Conta, ContaId, ContasStore, NovaContaRegistro, Patch, Razao, StoreError};
+use crate::store::{Conta, ContaId, ContasStore, Ledger, NovaContaRecord, Patch, StoreError};
 
 #[async_trait]
 impl ContasStore for PgStore {
-    async fn criar_conta(&self, nova: NovaContaRegistro) -> Result<ContaId, StoreError> {
+    async fn create_conta(&self, nova: NovaContaRecord) -> Result<ContaId, StoreError> {
         let mut tx = self.pool.begin().await?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO contas (chave_hash, saldo_centavos, legado, documento, email, criada_em)
@@ -38,12 +38,12 @@ impl ContasStore for PgStore {
         Ok(ContaId(id))
     }
 
-    async fn conta_por_chave(&self, chave_hash: &str) -> Result<Option<Conta>, StoreError> {
+    async fn conta_by_key(&self, chave_hash: &str) -> Result<Option<Conta>, StoreError> {
         let row = sqlx::query("SELECT * FROM contas WHERE chave_hash = $1")
             .bind(chave_hash)
             .fetch_optional(&self.pool)
             .await?;
-        row.as_ref().map(conta_de).transpose()
+        row.as_ref().map(conta_state).transpose()
     }
 
     async fn conta(&self, id: ContaId) -> Result<Option<Conta>, StoreError> {
@@ -51,7 +51,7 @@ impl ContasStore for PgStore {
             .bind(id.0)
             .fetch_optional(&self.pool)
             .await?;
-        row.as_ref().map(conta_de).transpose()
+        row.as_ref().map(conta_state).transpose()
     }
 
     async fn contas(&self) -> Result<Vec<ContaId>, StoreError> {
@@ -87,12 +87,12 @@ impl ContasStore for PgStore {
             .fetch_optional(&mut *tx)
             .await?;
         tx.commit().await?;
-        row.as_ref().map(conta_de).transpose()
+        row.as_ref().map(conta_state).transpose()
     }
 
     /// The ledger sums of `conta` from one snapshot (a `REPEATABLE READ` read-only transaction,
     /// so a charge committing meanwhile cannot make the sums disagree).
-    async fn razao(&self, conta: ContaId) -> Result<Option<Razao>, StoreError> {
+    async fn ledger(&self, conta: ContaId) -> Result<Option<Ledger>, StoreError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
             .execute(&mut *tx)
@@ -118,7 +118,7 @@ impl ContasStore for PgStore {
     .await?;
         tx.commit().await?;
         let (creditos, debitos, inicial, historico, recargas) = sums;
-        Ok(Some(Razao {
+        Ok(Some(Ledger {
             conta_id: conta,
             saldo: Centavos(saldo),
             creditos: Centavos(creditos),

@@ -7,12 +7,12 @@ use carapi_sdk::{CodigoCar, CpfCnpj};
 use sqlx::Row;
 
 use super::PgStore;
-use super::linhas::{COLUNAS_IMOVEL, corrupt, imovel_de, item_do_dono_de, proprietarios_de};
+use super::rows::{IMOVEL_COLUMNS, corrupt, imovel_of, owner_item_of, proprietarios_of};
 use crate::dados::{Imovel, Proprietario};
-use crate::store::{ImoveisStore, ImovelDoDono, StoreError};
+use crate::store::{ImoveisStore, OwnerImovel, StoreError};
 
-/// Records written per transaction by [`gravar_imoveis`].
-const LOTE: usize = 2000;
+/// Records written per transaction by [`write_imoveis`].
+const BATCH: usize = 2000;
 
 /// The first codes of an owner, by the index `(documento, codigo_car)`: binds the document and
 /// how many codes.
@@ -29,22 +29,22 @@ pub const ITENS_DO_DOCUMENTO: &str = "SELECT i.codigo_car, i.codigo_protocolo, i
 pub const DONOS_POR_CODIGOS: &str = "SELECT codigo_car, documento, nome FROM imovel_proprietarios WHERE codigo_car = ANY($1) ORDER BY codigo_car, ordem";
 
 /// The records of an array of codes, by primary key, in code order.
-pub fn imoveis_por_codigos() -> String {
-    format!("SELECT {COLUNAS_IMOVEL} FROM imoveis WHERE codigo_car = ANY($1) ORDER BY codigo_car")
+pub fn imoveis_by_codigos() -> String {
+    format!("SELECT {IMOVEL_COLUMNS} FROM imoveis WHERE codigo_car = ANY($1) ORDER BY codigo_car")
 }
 
 #[async_trait]
 impl ImoveisStore for PgStore {
-    async fn contar_imoveis(&self) -> Result<u64, StoreError> {
+    async fn count_imoveis(&self) -> Result<u64, StoreError> {
         let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM imoveis")
             .fetch_one(&self.pool)
             .await?;
         Ok(n.unsigned_abs())
     }
 
-    async fn gravar_imoveis(&self, imoveis: &[Imovel]) -> Result<u64, StoreError> {
+    async fn write_imoveis(&self, imoveis: &[Imovel]) -> Result<u64, StoreError> {
         let mut total = 0;
-        for lote in imoveis.chunks(LOTE) {
+        for lote in imoveis.chunks(BATCH) {
             let mut tx = self.pool.begin().await?;
             for i in lote {
                 let codigo = i.codigo_car.as_str();
@@ -119,7 +119,7 @@ impl ImoveisStore for PgStore {
 
     async fn imovel(&self, codigo: &CodigoCar) -> Result<Option<Imovel>, StoreError> {
         let Some(row) = sqlx::query(&format!(
-            "SELECT {COLUNAS_IMOVEL} FROM imoveis WHERE codigo_car = $1"
+            "SELECT {IMOVEL_COLUMNS} FROM imoveis WHERE codigo_car = $1"
         ))
         .bind(codigo.as_str())
         .fetch_optional(&self.pool)
@@ -127,13 +127,13 @@ impl ImoveisStore for PgStore {
         else {
             return Ok(None);
         };
-        let mut imovel = imovel_de(&row)?;
-        imovel.proprietarios = proprietarios_de(&self.pool, codigo.as_str()).await?;
+        let mut imovel = imovel_of(&row)?;
+        imovel.proprietarios = proprietarios_of(&self.pool, codigo.as_str()).await?;
         Ok(Some(imovel))
     }
 
     /// The first `limite` records of `documento` by CAR code (byte order), in two queries.
-    async fn imoveis_do_documento(
+    async fn imoveis_of_documento(
         &self,
         documento: &CpfCnpj,
         limite: u32,
@@ -145,18 +145,18 @@ impl ImoveisStore for PgStore {
             .await?;
         let truncado = codigos.len() > limite as usize;
         let codigos: Vec<String> = codigos.into_iter().take(limite as usize).collect();
-        let rows = sqlx::query(&imoveis_por_codigos())
+        let rows = sqlx::query(&imoveis_by_codigos())
             .bind(&codigos)
             .fetch_all(&self.pool)
             .await?;
-        let mut donos: HashMap<String, Vec<Proprietario>> = HashMap::new();
+        let mut owners: HashMap<String, Vec<Proprietario>> = HashMap::new();
         for r in sqlx::query(DONOS_POR_CODIGOS)
             .bind(&codigos)
             .fetch_all(&self.pool)
             .await?
         {
             let d: String = r.try_get("documento")?;
-            donos
+            owners
                 .entry(r.try_get("codigo_car")?)
                 .or_default()
                 .push(Proprietario {
@@ -166,18 +166,20 @@ impl ImoveisStore for PgStore {
         }
         let mut out = Vec::with_capacity(rows.len());
         for row in &rows {
-            let mut imovel = imovel_de(row)?;
-            imovel.proprietarios = donos.remove(imovel.codigo_car.as_str()).unwrap_or_default();
+            let mut imovel = imovel_of(row)?;
+            imovel.proprietarios = owners
+                .remove(imovel.codigo_car.as_str())
+                .unwrap_or_default();
             out.push(imovel);
         }
         Ok((out, truncado))
     }
 
-    async fn itens_do_documento(
+    async fn itens_of_documento(
         &self,
         documento: &CpfCnpj,
         limite: u32,
-    ) -> Result<(Vec<ImovelDoDono>, bool), StoreError> {
+    ) -> Result<(Vec<OwnerImovel>, bool), StoreError> {
         let rows = sqlx::query(ITENS_DO_DOCUMENTO)
             .bind(documento.as_str())
             .bind(i64::from(limite) + 1)
@@ -187,7 +189,7 @@ impl ImoveisStore for PgStore {
         let itens = rows
             .iter()
             .take(limite as usize)
-            .map(item_do_dono_de)
+            .map(owner_item_of)
             .collect::<Result<_, _>>()?;
         Ok((itens, truncado))
     }

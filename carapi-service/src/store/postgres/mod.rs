@@ -1,7 +1,7 @@
 //! [`Store`] over PostgreSQL (sqlx 0.8): the same semantics as the SQLite store, for several
 //! server processes sharing one database.
 //!
-//! Selected by [`crate::startup::abrir_store`] for `postgres://` and `postgresql://` URLs.
+//! Selected by [`crate::startup::open_store`] for `postgres://` and `postgresql://` URLs.
 //! Schema: `migrations/postgres/` (applied on connect; sqlx takes an advisory lock, so
 //! processes starting together do not race).
 //!
@@ -20,23 +20,23 @@
 //! milliseconds), Brasília days `DATE`, decimals of CAR records `NUMERIC` (read back as text,
 //! so their scale is kept).
 
-mod chaves;
-mod configuracao;
 mod consultas;
 mod contas;
-mod coordenacao;
-mod desfecho;
+mod coordination;
 mod historico;
 mod imoveis;
-mod linhas;
+mod keys;
+mod outcome;
 mod psp;
+mod rate;
 mod recargas;
-mod taxa;
+mod rows;
+mod settings;
 
 pub use imoveis::{
-    CODIGOS_DO_DOCUMENTO, DONOS_POR_CODIGOS, ITENS_DO_DOCUMENTO, imoveis_por_codigos,
+    CODIGOS_DO_DOCUMENTO, DONOS_POR_CODIGOS, ITENS_DO_DOCUMENTO, imoveis_by_codigos,
 };
-pub use taxa::LimitadorPostgres;
+pub use rate::PostgresRateLimiter;
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -50,14 +50,14 @@ use super::*;
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
 /// Connections of the pool opened by [`PgStore::connect`].
-pub const CONEXOES_PADRAO: u32 = 10;
+pub const DEFAULT_CONNECTIONS: u32 = 10;
 
 /// PostgreSQL implementation of [`Store`].
 #[derive(Debug, Clone)]
 pub struct PgStore {
     pool: PgPool,
     /// History and usage reads: their own small pool whose statements time out after
-    /// [`TEMPO_HISTORICO`] (and never plan a sequential scan), so that they never hold the
+    /// [`HISTORY_TIMEOUT`] (and never plan a sequential scan), so that they never hold the
     /// connections balance reads and charges need.
     historico: PgPool,
 }
@@ -66,32 +66,32 @@ pub struct PgStore {
 /// (`sqlx::Error::PoolTimedOut`, which the HTTP layer answers 503 `SERVICO_INDISPONIVEL` with
 /// `Retry-After`) instead of hanging while the database is away; the pool reconnects by itself
 /// when it returns.
-pub const ESPERA_CONEXAO: Duration = Duration::from_secs(5);
+pub const CONNECTION_WAIT: Duration = Duration::from_secs(5);
 
 /// Connections of the history pool.
-pub const CONEXOES_HISTORICO: u32 = 3;
+pub const HISTORY_CONNECTIONS: u32 = 3;
 /// Statement time-out of the history pool.
-pub const TEMPO_HISTORICO: Duration = Duration::from_secs(5);
+pub const HISTORY_TIMEOUT: Duration = Duration::from_secs(5);
 
-pub use super::eh_url_postgres;
+pub use super::is_postgres_url;
 
 impl PgStore {
     /// Connects to `url` (`postgres://user@host:5432/db`), creating the database when it does
     /// not exist and the user may create it, and applies the migrations. Pool of
-    /// [`CONEXOES_PADRAO`] connections.
+    /// [`DEFAULT_CONNECTIONS`] connections.
     ///
     /// # Errors
     /// [`StoreError::Database`] when the URL is invalid or the server unreachable;
     /// [`StoreError::Migrate`] when migrations fail.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        Self::connect_com(url, CONEXOES_PADRAO).await
+        Self::connect_with(url, DEFAULT_CONNECTIONS).await
     }
 
     /// [`PgStore::connect`] with a pool of `conexoes` connections (at least 1).
     ///
     /// # Errors
     /// As [`PgStore::connect`].
-    pub async fn connect_com(url: &str, conexoes: u32) -> Result<Self, StoreError> {
+    pub async fn connect_with(url: &str, conexoes: u32) -> Result<Self, StoreError> {
         let opts = PgConnectOptions::from_str(url)?;
         // Best effort, like SQLite's create_if_missing: a user without CREATEDB, or another
         // process creating it at the same time, still gets a meaningful error from connect.
@@ -102,14 +102,14 @@ impl PgStore {
         }
         let pool = PgPoolOptions::new()
             .max_connections(conexoes.max(1))
-            .acquire_timeout(ESPERA_CONEXAO)
+            .acquire_timeout(CONNECTION_WAIT)
             .connect_with(opts.clone())
             .await?;
         MIGRATOR.run(&pool).await?;
-        let tempo = format!("{}ms", TEMPO_HISTORICO.as_millis());
+        let tempo = format!("{}ms", HISTORY_TIMEOUT.as_millis());
         let historico = PgPoolOptions::new()
-            .max_connections(CONEXOES_HISTORICO)
-            .acquire_timeout(ESPERA_CONEXAO)
+            .max_connections(HISTORY_CONNECTIONS)
+            .acquire_timeout(CONNECTION_WAIT)
             .connect_lazy_with(opts.options([
                 ("statement_timeout", tempo.as_str()),
                 // every history and usage statement is served by an index (migrations
@@ -119,7 +119,7 @@ impl PgStore {
         Ok(PgStore { pool, historico })
     }
 
-    /// Over an existing pool (already migrated, or call [`PgStore::migrar`]); history reads
+    /// Over an existing pool (already migrated, or call [`PgStore::migrate`]); history reads
     /// share it.
     pub fn from_pool(pool: PgPool) -> Self {
         PgStore {
@@ -133,31 +133,31 @@ impl PgStore {
     ///
     /// # Errors
     /// [`StoreError`] when the database fails.
-    pub async fn plano_historico(
+    pub async fn historico_plan(
         &self,
         conta: ContaId,
-        f: &FiltroHistorico,
+        f: &HistoricoFilter,
     ) -> Result<Vec<String>, StoreError> {
-        historico::plano_historico(&self.historico, conta, f).await
+        historico::historico_plan(&self.historico, conta, f).await
     }
 
     /// `EXPLAIN` lines of the usage statements since `desde`.
     ///
     /// # Errors
     /// [`StoreError`] when the database fails.
-    pub async fn plano_uso(
+    pub async fn uso_plan(
         &self,
         conta: ContaId,
         desde: DateTime<Utc>,
     ) -> Result<Vec<String>, StoreError> {
-        historico::plano_uso(&self.historico, conta, desde).await
+        historico::uso_plan(&self.historico, conta, desde).await
     }
 
     /// Applies the PostgreSQL migrations.
     ///
     /// # Errors
     /// [`StoreError::Migrate`].
-    pub async fn migrar(&self) -> Result<(), StoreError> {
+    pub async fn migrate(&self) -> Result<(), StoreError> {
         MIGRATOR.run(&self.pool).await?;
         Ok(())
     }

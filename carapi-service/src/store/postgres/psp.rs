@@ -7,12 +7,12 @@ use chrono::{DateTime, Utc};
 use super::PgStore;
 
 use crate::money::Centavos;
-use crate::store::historico::sem_nul;
-use crate::store::{CobrancaPsp, PspStore, StoreError};
+use crate::store::historico::without_nul;
+use crate::store::{PspCharge, PspStore, StoreError};
 
 #[async_trait]
 impl PspStore for PgStore {
-    async fn psp_registrar(
+    async fn psp_register(
         &self,
         payment_id: &str,
         valor: Centavos,
@@ -35,25 +35,25 @@ impl PspStore for PgStore {
     }
 
     /// Idempotent: the first payment instant is kept.
-    async fn psp_pagar(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, StoreError> {
+    async fn psp_pay(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, StoreError> {
         let existe: Option<bool> = sqlx::query_scalar(
         "UPDATE psp_cobrancas SET paga_em = COALESCE(paga_em, $1) WHERE payment_id = $2 RETURNING TRUE",
     )
     .bind(em)
-    .bind(sem_nul(payment_id))
+    .bind(without_nul(payment_id))
     .fetch_optional(&self.pool)
     .await?;
         Ok(existe.is_some())
     }
 
-    async fn psp_situacao(&self, payment_id: &str) -> Result<Option<CobrancaPsp>, StoreError> {
+    async fn psp_state(&self, payment_id: &str) -> Result<Option<PspCharge>, StoreError> {
         let v: Option<(i64, Option<DateTime<Utc>>)> = sqlx::query_as(
             "SELECT valor_centavos, paga_em FROM psp_cobrancas WHERE payment_id = $1",
         )
-        .bind(sem_nul(payment_id))
+        .bind(without_nul(payment_id))
         .fetch_optional(&self.pool)
         .await?;
-        Ok(v.map(|(valor, paga_em)| CobrancaPsp {
+        Ok(v.map(|(valor, paga_em)| PspCharge {
             valor: Centavos(valor),
             paga_em,
         }))

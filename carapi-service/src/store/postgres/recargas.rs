@@ -6,51 +6,51 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::PgStore;
-use super::linhas::{COLUNAS_RECARGA, corrupt, recarga_de};
+use super::rows::{RECARGA_COLUMNS, corrupt, recarga_of};
 use crate::money::Centavos;
-use crate::money::recarga::{self, PlanoConfirmacao};
-use crate::store::historico::sem_nul;
-use crate::store::{Confirmacao, ContaId, Recarga, RecargasStore, StoreError};
+use crate::money::recarga::{self, ConfirmationPlan};
+use crate::store::historico::without_nul;
+use crate::store::{Confirmation, ContaId, Recarga, RecargasStore, StoreError};
 
 /// The account's pending top-ups of amount `$2` created at or after `$3`, in insertion order:
-/// the candidates of the reuse decision ([`recarga::reaproveitavel`]).
-fn sql_candidatas() -> String {
+/// the candidates of the reuse decision ([`recarga::reusable`]).
+fn candidates_sql() -> String {
     format!(
-        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE conta_id = $1 AND valor_centavos = $2
+        "SELECT {RECARGA_COLUMNS} FROM recargas WHERE conta_id = $1 AND valor_centavos = $2
          AND status = 'Pendente' AND criada_em >= $3 ORDER BY seq"
     )
 }
 
-async fn candidatas<'e, E: sqlx::PgExecutor<'e>>(
+async fn candidates<'e, E: sqlx::PgExecutor<'e>>(
     e: E,
     conta: ContaId,
     valor: Centavos,
     desde: DateTime<Utc>,
 ) -> Result<Vec<Recarga>, StoreError> {
-    let rows = sqlx::query(&sql_candidatas())
+    let rows = sqlx::query(&candidates_sql())
         .bind(conta.0)
         .bind(valor.0)
         .bind(desde)
         .fetch_all(e)
         .await?;
-    rows.iter().map(recarga_de).collect()
+    rows.iter().map(recarga_of).collect()
 }
 
 #[async_trait]
 impl RecargasStore for PgStore {
-    async fn recarga_reaproveitavel(
+    async fn reusable_recarga(
         &self,
         conta: ContaId,
         valor: Centavos,
         desde: DateTime<Utc>,
     ) -> Result<Option<Recarga>, StoreError> {
-        let c = candidatas(&self.pool, conta, valor, desde).await?;
-        Ok(recarga::reaproveitavel(&c, valor, desde, None).cloned())
+        let c = candidates(&self.pool, conta, valor, desde).await?;
+        Ok(recarga::reusable(&c, valor, desde, None).cloned())
     }
 
     /// Locks the account row first, so two concurrent requests for the same amount cannot both
     /// miss the reusable top-up and insert two.
-    async fn inserir_recarga(
+    async fn insert_recarga(
         &self,
         nova: Recarga,
         desde: DateTime<Utc>,
@@ -60,13 +60,13 @@ impl RecargasStore for PgStore {
             .bind(nova.conta.0)
             .execute(&mut *tx)
             .await?;
-        let c = candidatas(&mut *tx, nova.conta, nova.valor, desde).await?;
-        if let Some(r) = recarga::reuso(&c, &nova, desde) {
+        let c = candidates(&mut *tx, nova.conta, nova.valor, desde).await?;
+        if let Some(r) = recarga::reuse(&c, &nova, desde) {
             tx.commit().await?;
             return Ok((r.clone(), true));
         }
         sqlx::query(&format!(
-            "INSERT INTO recargas ({COLUNAS_RECARGA}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+            "INSERT INTO recargas ({RECARGA_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
         ))
         .bind(nova.id)
         .bind(nova.conta.0)
@@ -84,7 +84,7 @@ impl RecargasStore for PgStore {
         Ok((nova, false))
     }
 
-    async fn completar_recarga(&self, id: Uuid, qr_code: &str) -> Result<(), StoreError> {
+    async fn complete_recarga(&self, id: Uuid, qr_code: &str) -> Result<(), StoreError> {
         sqlx::query("UPDATE recargas SET qr_code = $1 WHERE id = $2 AND qr_code = ''")
             .bind(qr_code)
             .bind(id)
@@ -93,7 +93,7 @@ impl RecargasStore for PgStore {
         Ok(())
     }
 
-    async fn descartar_recarga(&self, id: Uuid) -> Result<(), StoreError> {
+    async fn discard_recarga(&self, id: Uuid) -> Result<(), StoreError> {
         sqlx::query("DELETE FROM recargas WHERE id = $1 AND qr_code = ''")
             .bind(id)
             .execute(&self.pool)
@@ -101,38 +101,35 @@ impl RecargasStore for PgStore {
         Ok(())
     }
 
-    async fn recarga_por_payment_id(
-        &self,
-        payment_id: &str,
-    ) -> Result<Option<Recarga>, StoreError> {
+    async fn recarga_by_payment_id(&self, payment_id: &str) -> Result<Option<Recarga>, StoreError> {
         let row = sqlx::query(&format!(
-            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE payment_id = $1"
+            "SELECT {RECARGA_COLUMNS} FROM recargas WHERE payment_id = $1"
         ))
-        .bind(sem_nul(payment_id))
+        .bind(without_nul(payment_id))
         .fetch_optional(&self.pool)
         .await?;
-        row.as_ref().map(recarga_de).transpose()
+        row.as_ref().map(recarga_of).transpose()
     }
 
     async fn recarga(&self, conta: ContaId, id: Uuid) -> Result<Option<Recarga>, StoreError> {
         let row = sqlx::query(&format!(
-            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE id = $1 AND conta_id = $2 AND qr_code <> ''"
+            "SELECT {RECARGA_COLUMNS} FROM recargas WHERE id = $1 AND conta_id = $2 AND qr_code <> ''"
         ))
         .bind(id)
         .bind(conta.0)
         .fetch_optional(&self.pool)
         .await?;
-        row.as_ref().map(recarga_de).transpose()
+        row.as_ref().map(recarga_of).transpose()
     }
 
-    async fn recarga_por_id(&self, id: Uuid) -> Result<Option<Recarga>, StoreError> {
+    async fn recarga_by_id(&self, id: Uuid) -> Result<Option<Recarga>, StoreError> {
         let row = sqlx::query(&format!(
-            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE id = $1"
+            "SELECT {RECARGA_COLUMNS} FROM recargas WHERE id = $1"
         ))
         .bind(id)
         .fetch_optional(&self.pool)
         .await?;
-        row.as_ref().map(recarga_de).transpose()
+        row.as_ref().map(recarga_of).transpose()
     }
 
     async fn recargas(
@@ -150,7 +147,7 @@ impl RecargasStore for PgStore {
             .fetch_one(&self.pool)
             .await?;
         let rows = sqlx::query(&format!(
-            "SELECT {COLUNAS_RECARGA} {filtro} ORDER BY criada_em DESC, seq DESC LIMIT $3 OFFSET $4"
+            "SELECT {RECARGA_COLUMNS} {filtro} ORDER BY criada_em DESC, seq DESC LIMIT $3 OFFSET $4"
         ))
         .bind(conta.0)
         .bind(status)
@@ -158,46 +155,46 @@ impl RecargasStore for PgStore {
         .bind(i64::from(page.max(1) - 1) * i64::from(size))
         .fetch_all(&self.pool)
         .await?;
-        let itens = rows.iter().map(recarga_de).collect::<Result<Vec<_>, _>>()?;
+        let itens = rows.iter().map(recarga_of).collect::<Result<Vec<_>, _>>()?;
         Ok((itens, total.unsigned_abs()))
     }
 
-    async fn recargas_pendentes(&self, limite: u32) -> Result<Vec<Recarga>, StoreError> {
+    async fn pending_recargas(&self, limite: u32) -> Result<Vec<Recarga>, StoreError> {
         let rows = sqlx::query(&format!(
-        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE status = 'Pendente' AND qr_code <> '' ORDER BY criada_em, seq LIMIT $1"
+        "SELECT {RECARGA_COLUMNS} FROM recargas WHERE status = 'Pendente' AND qr_code <> '' ORDER BY criada_em, seq LIMIT $1"
     ))
     .bind(i64::from(limite))
     .fetch_all(&self.pool)
     .await?;
-        rows.iter().map(recarga_de).collect()
+        rows.iter().map(recarga_of).collect()
     }
 
     /// The top-up row is locked (`SELECT ... FOR UPDATE`) before it is planned on: a
     /// concurrent confirmation waits for it, then reads `Confirmado` and changes nothing. The
     /// credit commits or rolls back with the transition; when the reply of the `COMMIT` is
-    /// lost, the outcome is looked up on another connection (module `desfecho` of this store).
-    async fn confirmar_recarga(
+    /// lost, the outcome is looked up on another connection (module `outcome` of this store).
+    async fn confirm_recarga(
         &self,
         payment_id: &str,
         em: DateTime<Utc>,
-    ) -> Result<Confirmacao, StoreError> {
+    ) -> Result<Confirmation, StoreError> {
         let mut tx = self.pool.begin().await?;
         let row = sqlx::query(&format!(
-            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE payment_id = $1 FOR UPDATE"
+            "SELECT {RECARGA_COLUMNS} FROM recargas WHERE payment_id = $1 FOR UPDATE"
         ))
-        .bind(sem_nul(payment_id))
+        .bind(without_nul(payment_id))
         .fetch_optional(&mut *tx)
         .await?;
-        let atual = row.as_ref().map(recarga_de).transpose()?;
-        let plano = recarga::planejar_confirmacao(atual.as_ref(), em);
-        let PlanoConfirmacao::Creditar {
+        let atual = row.as_ref().map(recarga_of).transpose()?;
+        let plano = recarga::plan_confirmation(atual.as_ref(), em);
+        let ConfirmationPlan::Creditar {
             credito,
             legado_depois,
             recarga: r,
         } = &plano
         else {
             tx.commit().await?;
-            return Ok(plano.confirmacao());
+            return Ok(plano.confirmation());
         };
         let movida = sqlx::query(
             "UPDATE recargas SET status = $1, confirmada_em = $2 WHERE id = $3 AND status = 'Pendente'",
@@ -230,8 +227,8 @@ impl RecargasStore for PgStore {
         .execute(&mut *tx)
         .await?;
         match tx.commit().await {
-            Ok(()) => Ok(plano.confirmacao()),
-            Err(e) => super::desfecho::confirmacao(&self.pool, e, r).await,
+            Ok(()) => Ok(plano.confirmation()),
+            Err(e) => super::outcome::confirmation(&self.pool, e, r).await,
         }
     }
 }

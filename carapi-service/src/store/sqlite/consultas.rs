@@ -1,38 +1,38 @@
 //! Lookups: the charge and the uncharged record (both run by the lookup writer thread,
-//! [`super::escritor`]) and the day's counters; history and usage queries are in
+//! [`super::writer`]) and the day's counters; history and usage queries are in
 //! [`super::historico`].
 
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use super::SqliteStore;
-use super::linhas::{ms, primeiro_dia_mes};
+use super::rows::{first_day_of_month, ms};
 use crate::money::Centavos;
 use crate::store::{
-    Cobranca, ConsultaRegistrada, ConsultasStore, ContaId, FiltroHistorico, RegistroConsulta,
-    ResultadoCobranca, StoreError, UsoEndpoint, UsoPeriodo,
+    Cobranca, CobrancaResult, ConsultaRecord, ConsultasStore, ContaId, HistoricoFilter,
+    RecordedConsulta, StoreError, UsoEndpoint, UsoPeriod,
 };
 use uuid::Uuid;
 
 #[async_trait]
 impl ConsultasStore for SqliteStore {
-    async fn registrar_consulta(&self, r: RegistroConsulta) -> Result<(), StoreError> {
-        self.escritor.registrar(r).await
+    async fn record_consulta(&self, r: ConsultaRecord) -> Result<(), StoreError> {
+        self.writer.record(r).await
     }
 
-    async fn cobrar_consulta(&self, c: Cobranca) -> Result<ResultadoCobranca, StoreError> {
-        self.escritor.cobrar(c).await
+    async fn charge_consulta(&self, c: Cobranca) -> Result<CobrancaResult, StoreError> {
+        self.writer.charge(c).await
     }
 
     /// Read on the read pool: once the writer's reply is lost its transaction is over (the
     /// reply is dropped after the group's `COMMIT` or `ROLLBACK`, or with the connection
     /// when the thread stops).
-    async fn desfecho_cobranca(
+    async fn cobranca_outcome(
         &self,
         conta: ContaId,
         pedido: Uuid,
         em: DateTime<Utc>,
-    ) -> Result<Option<ConsultaRegistrada>, StoreError> {
+    ) -> Result<Option<RecordedConsulta>, StoreError> {
         let row = sqlx::query(
             "SELECT id, data_ms, endpoint, chave, status_http, cobrado, valor_centavos,
                     saldo_antes, saldo_depois
@@ -41,24 +41,24 @@ impl ConsultasStore for SqliteStore {
         .bind(conta.0)
         .bind(ms(em))
         .bind(pedido.to_string())
-        .fetch_optional(&self.leitura)
+        .fetch_optional(&self.reading)
         .await?;
         Ok(row
             .as_ref()
-            .map(super::historico::consulta_de)
+            .map(super::historico::consulta_of)
             .transpose()?
             .map(|(_, c)| c))
     }
 
-    async fn uso_periodo(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriodo, StoreError> {
+    async fn uso_period(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriod, StoreError> {
         let hoje: Option<(i64, i64, i64, i64)> = sqlx::query_as(
         "SELECT requisicoes, cobradas, erros, gasto_centavos FROM uso_diario WHERE conta_id = ? AND dia = ?",
     )
     .bind(conta.0)
     .bind(dia.to_string())
-    .fetch_optional(&self.leitura)
+    .fetch_optional(&self.reading)
     .await?;
-        let (inicio, fim) = primeiro_dia_mes(dia);
+        let (inicio, fim) = first_day_of_month(dia);
         let (mes_req, mes_gasto): (i64, i64) = sqlx::query_as(
             "SELECT COALESCE(SUM(requisicoes), 0), COALESCE(SUM(gasto_centavos), 0) FROM uso_diario
          WHERE conta_id = ? AND dia >= ? AND dia < ?",
@@ -66,10 +66,10 @@ impl ConsultasStore for SqliteStore {
         .bind(conta.0)
         .bind(&inicio)
         .bind(&fim)
-        .fetch_one(&self.leitura)
+        .fetch_one(&self.reading)
         .await?;
         let (r, c, e, g) = hoje.unwrap_or_default();
-        Ok(UsoPeriodo {
+        Ok(UsoPeriod {
             hoje_requisicoes: r as u64,
             hoje_cobradas: c as u64,
             hoje_erros: e as u64,
@@ -82,16 +82,16 @@ impl ConsultasStore for SqliteStore {
     async fn historico(
         &self,
         conta: ContaId,
-        f: &FiltroHistorico,
-    ) -> Result<(Vec<ConsultaRegistrada>, u64), StoreError> {
+        f: &HistoricoFilter,
+    ) -> Result<(Vec<RecordedConsulta>, u64), StoreError> {
         super::historico::historico(self, conta, f).await
     }
 
-    async fn uso_por_endpoint(
+    async fn uso_by_endpoint(
         &self,
         conta: ContaId,
         desde: DateTime<Utc>,
     ) -> Result<Vec<UsoEndpoint>, StoreError> {
-        super::historico::uso_por_endpoint(self, conta, desde).await
+        super::historico::uso_by_endpoint(self, conta, desde).await
     }
 }

@@ -1,15 +1,15 @@
 //! Accounts, their limits and the ledger check.
 
 use super::SqliteStore;
-use super::linhas::{conta_de, ms};
+use super::rows::{conta_state, ms};
 use crate::money::Centavos;
-use crate::store::{Conta, ContaId, ContasStore, NovaContaRegistro, Patch, Razao, StoreError};
+use crate::store::{Conta, ContaId, ContasStore, Ledger, NovaContaRecord, Patch, StoreError};
 use async_trait::async_trait;
 
 #[async_trait]
 impl ContasStore for SqliteStore {
-    async fn criar_conta(&self, nova: NovaContaRegistro) -> Result<ContaId, StoreError> {
-        let mut tx = self.imediata().await?;
+    async fn create_conta(&self, nova: NovaContaRecord) -> Result<ContaId, StoreError> {
+        let mut tx = self.begin_immediate().await?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO contas (chave_hash, saldo_centavos, legado, documento, email, criada_em)
          VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
@@ -36,25 +36,25 @@ impl ContasStore for SqliteStore {
         Ok(ContaId(id))
     }
 
-    async fn conta_por_chave(&self, chave_hash: &str) -> Result<Option<Conta>, StoreError> {
+    async fn conta_by_key(&self, chave_hash: &str) -> Result<Option<Conta>, StoreError> {
         let row = sqlx::query("SELECT * FROM contas WHERE chave_hash = ?")
             .bind(chave_hash)
-            .fetch_optional(&self.leitura)
+            .fetch_optional(&self.reading)
             .await?;
-        row.as_ref().map(conta_de).transpose()
+        row.as_ref().map(conta_state).transpose()
     }
 
     async fn conta(&self, id: ContaId) -> Result<Option<Conta>, StoreError> {
         let row = sqlx::query("SELECT * FROM contas WHERE id = ?")
             .bind(id.0)
-            .fetch_optional(&self.leitura)
+            .fetch_optional(&self.reading)
             .await?;
-        row.as_ref().map(conta_de).transpose()
+        row.as_ref().map(conta_state).transpose()
     }
 
     async fn contas(&self) -> Result<Vec<ContaId>, StoreError> {
         let ids: Vec<i64> = sqlx::query_scalar("SELECT id FROM contas ORDER BY id")
-            .fetch_all(&self.leitura)
+            .fetch_all(&self.reading)
             .await?;
         Ok(ids.into_iter().map(ContaId).collect())
     }
@@ -65,7 +65,7 @@ impl ContasStore for SqliteStore {
         diario: Patch<u32>,
         mensal: Patch<Centavos>,
     ) -> Result<Option<Conta>, StoreError> {
-        let mut tx = self.imediata().await?;
+        let mut tx = self.begin_immediate().await?;
         if let Some(d) = diario {
             sqlx::query("UPDATE contas SET limite_diario = ? WHERE id = ?")
                 .bind(d.map(i64::from))
@@ -85,12 +85,12 @@ impl ContasStore for SqliteStore {
             .fetch_optional(&mut *tx)
             .await?;
         tx.commit().await?;
-        row.as_ref().map(conta_de).transpose()
+        row.as_ref().map(conta_state).transpose()
     }
 
-    async fn razao(&self, conta: ContaId) -> Result<Option<Razao>, StoreError> {
+    async fn ledger(&self, conta: ContaId) -> Result<Option<Ledger>, StoreError> {
         // One read transaction: a consistent snapshot of the balance and the sums.
-        let mut tx = self.leitura.begin().await?;
+        let mut tx = self.reading.begin().await?;
         let Some(saldo): Option<i64> =
             sqlx::query_scalar("SELECT saldo_centavos FROM contas WHERE id = ?")
                 .bind(conta.0)
@@ -122,7 +122,7 @@ impl ContasStore for SqliteStore {
     .fetch_one(&mut *tx)
     .await?;
         tx.commit().await?;
-        Ok(Some(Razao {
+        Ok(Some(Ledger {
             conta_id: conta,
             saldo: Centavos(saldo),
             creditos: Centavos(creditos),

@@ -12,22 +12,22 @@ use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
 use super::SqliteStore;
-use super::linhas::{instante, ms};
+use super::rows::{instant, ms};
 use crate::money::Centavos;
 use crate::store::historico::{
-    JANELA_BUSCA, coluna_ordem, faixa_da_pagina, hora_utc, indice, sem_nul,
+    SEARCH_WINDOW, index_of, order_column, page_range, utc_hour, without_nul,
 };
-use crate::store::{ConsultaRegistrada, ContaId, FiltroHistorico, StoreError, UsoEndpoint};
+use crate::store::{ContaId, HistoricoFilter, RecordedConsulta, StoreError, UsoEndpoint};
 
-const COLUNAS: &str = "c.id, c.data_ms, c.endpoint, c.chave, c.status_http, c.cobrado, \
+const COLUMNS: &str = "c.id, c.data_ms, c.endpoint, c.chave, c.status_http, c.cobrado, \
     c.valor_centavos, c.saldo_antes, c.saldo_depois";
 
 /// `WHERE` of the filter's index (account, endpoint, status); parameters: account, then the
 /// endpoint when filtered.
-fn onde(f: &FiltroHistorico) -> String {
+fn where_sql(f: &HistoricoFilter) -> String {
     let mut s = format!(
         " FROM consultas INDEXED BY {} WHERE conta_id = ?",
-        indice(f)
+        index_of(f)
     );
     if f.endpoint.is_some() {
         s.push_str(" AND endpoint = ?");
@@ -41,23 +41,23 @@ fn onde(f: &FiltroHistorico) -> String {
 }
 
 /// The page statement without `busca` (`?` in order: account, endpoint?, the page's first and
-/// last ordinals, [`faixa_da_pagina`]).
-fn sql_pagina(f: &FiltroHistorico) -> String {
+/// last ordinals, [`page_range`]).
+fn page_sql(f: &HistoricoFilter) -> String {
     format!(
-        "SELECT {COLUNAS} FROM (SELECT id{} AND {} BETWEEN ? AND ?) AS p
+        "SELECT {COLUMNS} FROM (SELECT id{} AND {} BETWEEN ? AND ?) AS p
          CROSS JOIN consultas AS c ON c.id = p.id",
-        onde(f),
-        coluna_ordem(f)
+        where_sql(f),
+        order_column(f)
     )
 }
 
 /// The `busca` statement: in one pass over the window's ordinal range (the newest
-/// [`JANELA_BUSCA`] of the combination, by its index, in order), how many rows match and the
+/// [`SEARCH_WINDOW`] of the combination, by its index, in order), how many rows match and the
 /// ids of the page's ones as a JSON array. `?` in order: the page's first and last positions
 /// among the matches, account, endpoint?, the window's first and last ordinals, the key's
 /// `LIKE` pattern, each matching endpoint ([`busca`]).
-fn sql_busca(f: &FiltroHistorico, endpoints: usize) -> String {
-    let ordem = coluna_ordem(f);
+fn busca_sql(f: &HistoricoFilter, endpoints: usize) -> String {
+    let ordem = order_column(f);
     let mut condicao = String::from("chave LIKE ? ESCAPE '\\'");
     if endpoints > 0 {
         let lista = vec!["?"; endpoints].join(", ");
@@ -67,17 +67,17 @@ fn sql_busca(f: &FiltroHistorico, endpoints: usize) -> String {
         "SELECT COUNT(*), COALESCE(json_group_array(id) FILTER (WHERE n BETWEEN ? AND ?), '[]')
          FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY {ordem} DESC) AS n{}
                AND {ordem} BETWEEN ? AND ? AND ({condicao}))",
-        onde(f)
+        where_sql(f)
     )
 }
 
-/// The page's rows by id (`?`: the ids as a JSON array; [`ordenadas`] puts them in order).
-fn sql_por_ids() -> String {
-    format!("SELECT {COLUNAS} FROM consultas AS c WHERE c.id IN (SELECT value FROM json_each(?))")
+/// The page's rows by id (`?`: the ids as a JSON array; [`sorted`] puts them in order).
+fn by_ids_sql() -> String {
+    format!("SELECT {COLUMNS} FROM consultas AS c WHERE c.id IN (SELECT value FROM json_each(?))")
 }
 
 /// The total statement of a filter combination (`?`: account, endpoint?).
-fn sql_total(f: &FiltroHistorico) -> String {
+fn total_sql(f: &HistoricoFilter) -> String {
     let mut s = String::from(
         "SELECT COALESCE(SUM(quantidade), 0) FROM consultas_contagem WHERE conta_id = ?",
     );
@@ -102,11 +102,11 @@ macro_rules! bind_filtro {
     }};
 }
 
-pub(super) fn consulta_de(r: &SqliteRow) -> Result<(i64, ConsultaRegistrada), StoreError> {
+pub(super) fn consulta_of(r: &SqliteRow) -> Result<(i64, RecordedConsulta), StoreError> {
     Ok((
         r.try_get("id")?,
-        ConsultaRegistrada {
-            em: instante(r.try_get("data_ms")?),
+        RecordedConsulta {
+            em: instant(r.try_get("data_ms")?),
             endpoint: r.try_get("endpoint")?,
             chave: r.try_get("chave")?,
             status: r.try_get::<i64, _>("status_http")? as u16,
@@ -121,9 +121,9 @@ pub(super) fn consulta_de(r: &SqliteRow) -> Result<(i64, ConsultaRegistrada), St
 pub(super) async fn historico(
     store: &SqliteStore,
     conta: ContaId,
-    f: &FiltroHistorico,
-) -> Result<(Vec<ConsultaRegistrada>, u64), StoreError> {
-    let sql = sql_total(f);
+    f: &HistoricoFilter,
+) -> Result<(Vec<RecordedConsulta>, u64), StoreError> {
+    let sql = total_sql(f);
     let total: i64 = bind_filtro!(sqlx::query_scalar(&sql), conta, f)
         .fetch_one(&store.historico)
         .await?;
@@ -131,16 +131,16 @@ pub(super) async fn historico(
     if let Some(b) = &f.busca {
         return historico_busca(store, conta, f, b, total).await;
     }
-    let Some((de, ate)) = faixa_da_pagina(total, f.page, f.size) else {
+    let Some((de, ate)) = page_range(total, f.page, f.size) else {
         return Ok((Vec::new(), total));
     };
-    let sql = sql_pagina(f);
+    let sql = page_sql(f);
     let rows = bind_filtro!(sqlx::query(&sql), conta, f)
         .bind(de)
         .bind(ate)
         .fetch_all(&store.historico)
         .await?;
-    Ok((ordenadas(&rows)?, total))
+    Ok((sorted(&rows)?, total))
 }
 
 /// A `busca` page: the matches among the window of the combination's `total` rows
@@ -148,15 +148,15 @@ pub(super) async fn historico(
 async fn historico_busca(
     store: &SqliteStore,
     conta: ContaId,
-    f: &FiltroHistorico,
+    f: &HistoricoFilter,
     texto: &str,
     total: u64,
-) -> Result<(Vec<ConsultaRegistrada>, u64), StoreError> {
-    let Some((de, ate)) = faixa_da_pagina(total, 1, JANELA_BUSCA) else {
+) -> Result<(Vec<RecordedConsulta>, u64), StoreError> {
+    let Some((de, ate)) = page_range(total, 1, SEARCH_WINDOW) else {
         return Ok((Vec::new(), 0));
     };
     let b = busca(texto);
-    let sql = sql_busca(f, b.endpoints.len());
+    let sql = busca_sql(f, b.endpoints.len());
     let inicio = i64::from(f.page.max(1) - 1) * i64::from(f.size);
     let mut q = sqlx::query_as::<_, (i64, String)>(&sql)
         .bind(inicio + 1)
@@ -173,12 +173,12 @@ async fn historico_busca(
     let rows = if ids == "[]" {
         Vec::new()
     } else {
-        sqlx::query(&sql_por_ids())
+        sqlx::query(&by_ids_sql())
             .bind(ids)
             .fetch_all(&store.historico)
             .await?
     };
-    Ok((ordenadas(&rows)?, achados.unsigned_abs()))
+    Ok((sorted(&rows)?, achados.unsigned_abs()))
 }
 
 /// What a `busca` matches (a substring of the key or of the endpoint, ASCII letters in any
@@ -190,7 +190,7 @@ struct Busca {
 }
 
 fn busca(texto: &str) -> Busca {
-    let texto = sem_nul(texto);
+    let texto = without_nul(texto);
     let mut padrao = String::with_capacity(texto.len() + 2);
     padrao.push('%');
     for ch in texto.chars() {
@@ -210,10 +210,10 @@ fn busca(texto: &str) -> Busca {
 }
 
 /// The rows, newest first.
-fn ordenadas(rows: &[SqliteRow]) -> Result<Vec<ConsultaRegistrada>, StoreError> {
+fn sorted(rows: &[SqliteRow]) -> Result<Vec<RecordedConsulta>, StoreError> {
     let mut itens = rows
         .iter()
-        .map(consulta_de)
+        .map(consulta_of)
         .collect::<Result<Vec<_>, _>>()?;
     itens.sort_by_key(|(id, _)| std::cmp::Reverse(*id));
     Ok(itens.into_iter().map(|(_, c)| c).collect())
@@ -226,25 +226,25 @@ const SQL_USO_BORDA: &str = "SELECT endpoint, COUNT(*), COALESCE(SUM(valor_centa
      FROM consultas INDEXED BY consultas_conta_data
      WHERE conta_id = ? AND data_ms >= ? AND data_ms < ? GROUP BY endpoint";
 
-pub(super) async fn uso_por_endpoint(
+pub(super) async fn uso_by_endpoint(
     store: &SqliteStore,
     conta: ContaId,
     desde: DateTime<Utc>,
 ) -> Result<Vec<UsoEndpoint>, StoreError> {
-    let hora = hora_utc(desde);
+    let hora = utc_hour(desde);
     let mut linhas: Vec<(String, i64, i64)> = sqlx::query_as(SQL_USO_HORAS)
         .bind(conta.0)
         .bind(hora)
         .fetch_all(&store.historico)
         .await?;
-    let borda: Vec<(String, i64, i64)> = sqlx::query_as(SQL_USO_BORDA)
+    let edge: Vec<(String, i64, i64)> = sqlx::query_as(SQL_USO_BORDA)
         .bind(conta.0)
         .bind(ms(desde))
         .bind((hora + 1) * 3_600_000)
         .fetch_all(&store.historico)
         .await?;
-    linhas.extend(borda);
-    Ok(crate::store::historico::somar_uso(linhas))
+    linhas.extend(edge);
+    Ok(crate::store::historico::add_uso(linhas))
 }
 
 /// `EXPLAIN QUERY PLAN` of the total and page statements of `f` for `conta`, one line per
@@ -252,29 +252,29 @@ pub(super) async fn uso_por_endpoint(
 ///
 /// # Errors
 /// [`StoreError`] when the database fails.
-pub async fn plano_historico(
+pub async fn historico_plan(
     store: &SqliteStore,
     conta: ContaId,
-    f: &FiltroHistorico,
+    f: &HistoricoFilter,
 ) -> Result<Vec<String>, StoreError> {
     let (sql, binds): (String, Vec<String>) = match &f.busca {
         Some(texto) => {
             let b = busca(texto);
             let mut binds = vec!["1".into(), f.size.to_string(), conta.0.to_string()];
             binds.extend(f.endpoint.map(|e| e.as_str().to_owned()));
-            binds.extend(["1".into(), JANELA_BUSCA.to_string(), b.padrao]);
+            binds.extend(["1".into(), SEARCH_WINDOW.to_string(), b.padrao]);
             binds.extend(b.endpoints.iter().map(|e| (*e).to_owned()));
-            (sql_busca(f, b.endpoints.len()), binds)
+            (busca_sql(f, b.endpoints.len()), binds)
         }
         None => {
             let mut binds = vec![conta.0.to_string()];
             binds.extend(f.endpoint.map(|e| e.as_str().to_owned()));
             binds.extend(["1".into(), f.size.to_string()]);
-            (sql_pagina(f), binds)
+            (page_sql(f), binds)
         }
     };
     let mut v = Vec::new();
-    for (sql, binds) in [(sql_total(f), Vec::new()), (sql, binds)] {
+    for (sql, binds) in [(total_sql(f), Vec::new()), (sql, binds)] {
         let sql = format!("EXPLAIN QUERY PLAN {sql}");
         let mut q = sqlx::query(&sql);
         if binds.is_empty() {
@@ -294,20 +294,20 @@ pub async fn plano_historico(
 ///
 /// # Errors
 /// [`StoreError`] when the database fails.
-pub async fn plano_uso(
+pub async fn uso_plan(
     store: &SqliteStore,
     conta: ContaId,
     desde: DateTime<Utc>,
 ) -> Result<Vec<String>, StoreError> {
     let mut v = Vec::new();
-    let h = hora_utc(desde);
+    let h = utc_hour(desde);
     let horas = format!("EXPLAIN QUERY PLAN {SQL_USO_HORAS}");
     let q = sqlx::query(&horas).bind(conta.0).bind(h);
     for r in q.fetch_all(&store.historico).await? {
         v.push(r.try_get::<String, _>("detail")?);
     }
-    let borda = format!("EXPLAIN QUERY PLAN {SQL_USO_BORDA}");
-    let q = sqlx::query(&borda)
+    let edge = format!("EXPLAIN QUERY PLAN {SQL_USO_BORDA}");
+    let q = sqlx::query(&edge)
         .bind(conta.0)
         .bind(ms(desde))
         .bind((h + 1) * 3_600_000);

@@ -4,23 +4,23 @@ use async_trait::async_trait;
 use carapi_sdk::{CodigoCar, CpfCnpj};
 
 use super::SqliteStore;
-use super::linhas::DATA_HORA;
+use super::rows::DATE_TIME;
 use crate::dados::Imovel;
-use crate::store::{ImoveisStore, ImovelDoDono, StoreError};
+use crate::store::{ImoveisStore, OwnerImovel, StoreError};
 
 #[async_trait]
 impl ImoveisStore for SqliteStore {
-    async fn contar_imoveis(&self) -> Result<u64, StoreError> {
+    async fn count_imoveis(&self) -> Result<u64, StoreError> {
         let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM imoveis")
-            .fetch_one(&self.leitura)
+            .fetch_one(&self.reading)
             .await?;
         Ok(n as u64)
     }
 
-    async fn gravar_imoveis(&self, imoveis: &[Imovel]) -> Result<u64, StoreError> {
+    async fn write_imoveis(&self, imoveis: &[Imovel]) -> Result<u64, StoreError> {
         let mut total = 0;
         for lote in imoveis.chunks(2000) {
-            let mut tx = self.imediata().await?;
+            let mut tx = self.begin_immediate().await?;
             for i in lote {
                 let codigo = i.codigo_car.as_str();
                 sqlx::query(
@@ -45,8 +45,8 @@ impl ImoveisStore for SqliteStore {
             .bind(&i.nome_imovel)
             .bind(i.area_total_ha.to_string())
             .bind(i.modulos_fiscais.map(|d| d.to_string()))
-            .bind(i.data_cadastro.format(DATA_HORA).to_string())
-            .bind(i.data_atualizacao.map(|d| d.format(DATA_HORA).to_string()))
+            .bind(i.data_cadastro.format(DATE_TIME).to_string())
+            .bind(i.data_atualizacao.map(|d| d.format(DATE_TIME).to_string()))
             .bind(&i.tipo_imovel)
             .bind(&i.municipio)
             .bind(i64::from(i.codigo_municipio_ibge))
@@ -84,19 +84,19 @@ impl ImoveisStore for SqliteStore {
         self.leitores.imovel(codigo).await
     }
 
-    async fn imoveis_do_documento(
+    async fn imoveis_of_documento(
         &self,
         documento: &CpfCnpj,
         limite: u32,
     ) -> Result<(Vec<Imovel>, bool), StoreError> {
-        self.leitores.imoveis_do_documento(documento, limite).await
+        self.leitores.imoveis_of_documento(documento, limite).await
     }
 
-    async fn itens_do_documento(
+    async fn itens_of_documento(
         &self,
         documento: &CpfCnpj,
         limite: u32,
-    ) -> Result<(Vec<ImovelDoDono>, bool), StoreError> {
-        self.leitores.itens_do_documento(documento, limite).await
+    ) -> Result<(Vec<OwnerImovel>, bool), StoreError> {
+        self.leitores.itens_of_documento(documento, limite).await
     }
 }

@@ -6,26 +6,26 @@
 //! instead of failing). Reads use a separate pool and never block writers (WAL).
 //!
 //! The lookups (charges and uncharged history rows) go to a dedicated writer thread instead
-//! ([`escritor`]): one transaction per lookup, in one hop, group-committed. An in-memory URL
+//! ([`writer`]): one transaction per lookup, in one hop, group-committed. An in-memory URL
 //! (`sqlite::memory:`) gets a private temporary database file, removed with the store, so that
 //! the writer's connection sees the same database as the pools.
 
-mod arquivo;
-mod chaves;
-mod configuracao;
 mod consultas;
 mod contas;
-mod coordenacao;
-mod escritor;
+mod coordination;
+mod file;
 mod historico;
 mod imoveis;
-mod leitor;
-mod linhas;
+mod keys;
 mod psp;
+mod reader;
 mod recargas;
+mod rows;
+mod settings;
 mod wal;
+mod writer;
 
-pub use leitor::{CODIGOS_DO_DOCUMENTO, DONOS_POR_CODIGO, IMOVEL_POR_CODIGO, ITENS_DO_DOCUMENTO};
+pub use reader::{CODIGOS_DO_DOCUMENTO, DONOS_POR_CODIGO, IMOVEL_POR_CODIGO, ITENS_DO_DOCUMENTO};
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -34,8 +34,8 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, SqlitePool, Transaction};
 
-// `escritor` reaches these as `super::{ms, primeiro_dia_mes}`.
-use linhas::{ms, primeiro_dia_mes};
+// `writer` reaches these as `super::{ms, first_day_of_month}`.
+use rows::{first_day_of_month, ms};
 
 use super::*;
 
@@ -45,14 +45,14 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     escrita: SqlitePool,
-    leitura: SqlitePool,
+    reading: SqlitePool,
     /// History and usage reads: their own small pool, so that they never hold the
     /// connections balance reads and lookups need.
     historico: SqlitePool,
     /// The lookup writer thread.
-    escritor: escritor::Escritor,
+    writer: writer::Writer,
     /// The record reads' threads.
-    leitores: leitor::Leitores,
+    leitores: reader::Readers,
     /// The folder of an in-memory URL's database file; declared last, so it is removed after
     /// the connections above are dropped.
     _temporario: Option<Arc<tempfile::TempDir>>,
@@ -85,16 +85,16 @@ impl SqliteStore {
             .busy_timeout(Duration::from_secs(30))
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal);
-        arquivo::tornar_privado(opts.get_filename()).map_err(sqlx::Error::Io)?;
+        file::make_private(opts.get_filename()).map_err(sqlx::Error::Io)?;
         let escrita = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(Duration::from_secs(60))
             .connect_with(opts.clone())
             .await?;
         MIGRATOR.run(&escrita).await?;
-        let escritor = escritor::Escritor::abrir(opts.get_filename())?;
-        let leitores = leitor::Leitores::abrir(opts.get_filename())?;
-        let leitura = SqlitePoolOptions::new()
+        let writer = writer::Writer::open(opts.get_filename())?;
+        let leitores = reader::Readers::open(opts.get_filename())?;
+        let reading = SqlitePoolOptions::new()
             .max_connections(4)
             .acquire_timeout(Duration::from_secs(60))
             .connect_with(opts.clone())
@@ -106,22 +106,22 @@ impl SqliteStore {
             .await?;
         Ok(SqliteStore {
             escrita,
-            leitura,
+            reading,
             historico,
-            escritor,
+            writer,
             leitores,
             _temporario: temporario,
         })
     }
 
-    async fn imediata(&self) -> Result<Transaction<'static, Sqlite>, StoreError> {
+    async fn begin_immediate(&self) -> Result<Transaction<'static, Sqlite>, StoreError> {
         Ok(self.escrita.begin_with("BEGIN IMMEDIATE").await?)
     }
 
     /// Closes the pools.
     pub async fn close(&self) {
         self.escrita.close().await;
-        self.leitura.close().await;
+        self.reading.close().await;
         self.historico.close().await;
     }
 
@@ -130,23 +130,23 @@ impl SqliteStore {
     ///
     /// # Errors
     /// [`StoreError`] when the database fails.
-    pub async fn plano_historico(
+    pub async fn historico_plan(
         &self,
         conta: ContaId,
-        f: &FiltroHistorico,
+        f: &HistoricoFilter,
     ) -> Result<Vec<String>, StoreError> {
-        historico::plano_historico(self, conta, f).await
+        historico::historico_plan(self, conta, f).await
     }
 
     /// `EXPLAIN QUERY PLAN` lines of the usage statements since `desde`.
     ///
     /// # Errors
     /// [`StoreError`] when the database fails.
-    pub async fn plano_uso(
+    pub async fn uso_plan(
         &self,
         conta: ContaId,
         desde: DateTime<Utc>,
     ) -> Result<Vec<String>, StoreError> {
-        historico::plano_uso(self, conta, desde).await
+        historico::uso_plan(self, conta, desde).await
     }
 }

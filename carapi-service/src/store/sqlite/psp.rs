@@ -5,14 +5,14 @@ use carapi_sdk::CpfCnpj;
 use chrono::{DateTime, Utc};
 
 use super::SqliteStore;
-use super::linhas::{instante, ms};
+use super::rows::{instant, ms};
 use crate::money::Centavos;
-use crate::store::historico::sem_nul;
-use crate::store::{CobrancaPsp, PspStore, StoreError};
+use crate::store::historico::without_nul;
+use crate::store::{PspCharge, PspStore, StoreError};
 
 #[async_trait]
 impl PspStore for SqliteStore {
-    async fn psp_registrar(
+    async fn psp_register(
         &self,
         payment_id: &str,
         valor: Centavos,
@@ -20,7 +20,7 @@ impl PspStore for SqliteStore {
         email: Option<&str>,
         em: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.imediata().await?;
+        let mut tx = self.begin_immediate().await?;
         sqlx::query("INSERT INTO psp_cobrancas (payment_id, valor_centavos, documento, email, criada_em) VALUES (?, ?, ?, ?, ?)")
         .bind(payment_id)
         .bind(valor.0)
@@ -33,11 +33,11 @@ impl PspStore for SqliteStore {
         Ok(())
     }
 
-    async fn psp_pagar(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, StoreError> {
-        let mut tx = self.imediata().await?;
+    async fn psp_pay(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, StoreError> {
+        let mut tx = self.begin_immediate().await?;
         let existe: Option<i64> =
             sqlx::query_scalar("SELECT 1 FROM psp_cobrancas WHERE payment_id = ?")
-                .bind(sem_nul(payment_id))
+                .bind(without_nul(payment_id))
                 .fetch_optional(&mut *tx)
                 .await?;
         if existe.is_some() {
@@ -53,16 +53,16 @@ impl PspStore for SqliteStore {
         Ok(existe.is_some())
     }
 
-    async fn psp_situacao(&self, payment_id: &str) -> Result<Option<CobrancaPsp>, StoreError> {
+    async fn psp_state(&self, payment_id: &str) -> Result<Option<PspCharge>, StoreError> {
         let v: Option<(i64, Option<i64>)> = sqlx::query_as(
             "SELECT valor_centavos, paga_em FROM psp_cobrancas WHERE payment_id = ?",
         )
-        .bind(sem_nul(payment_id))
-        .fetch_optional(&self.leitura)
+        .bind(without_nul(payment_id))
+        .fetch_optional(&self.reading)
         .await?;
-        Ok(v.map(|(valor, paga_em)| CobrancaPsp {
+        Ok(v.map(|(valor, paga_em)| PspCharge {
             valor: Centavos(valor),
-            paga_em: paga_em.map(instante),
+            paga_em: paga_em.map(instant),
         }))
     }
 }

@@ -6,22 +6,22 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::SqliteStore;
-use super::linhas::{COLUNAS_RECARGA, corrupt, ms, recarga_de};
+use super::rows::{RECARGA_COLUMNS, corrupt, ms, recarga_of};
 use crate::money::Centavos;
-use crate::money::recarga::{self, PlanoConfirmacao};
-use crate::store::historico::sem_nul;
-use crate::store::{Confirmacao, ContaId, Recarga, RecargasStore, StoreError};
+use crate::money::recarga::{self, ConfirmationPlan};
+use crate::store::historico::without_nul;
+use crate::store::{Confirmation, ContaId, Recarga, RecargasStore, StoreError};
 
 /// The account's pending top-ups of amount `valor` created at or after `desde`, in insertion
-/// order: the candidates of the reuse decision ([`recarga::reaproveitavel`]).
-async fn candidatas<'e, E: sqlx::SqliteExecutor<'e>>(
+/// order: the candidates of the reuse decision ([`recarga::reusable`]).
+async fn candidates<'e, E: sqlx::SqliteExecutor<'e>>(
     e: E,
     conta: ContaId,
     valor: Centavos,
     desde: DateTime<Utc>,
 ) -> Result<Vec<Recarga>, StoreError> {
     let rows = sqlx::query(&format!(
-        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE conta_id = ? AND valor_centavos = ?
+        "SELECT {RECARGA_COLUMNS} FROM recargas WHERE conta_id = ? AND valor_centavos = ?
          AND status = 'Pendente' AND criada_em >= ? ORDER BY rowid"
     ))
     .bind(conta.0)
@@ -29,34 +29,34 @@ async fn candidatas<'e, E: sqlx::SqliteExecutor<'e>>(
     .bind(ms(desde))
     .fetch_all(e)
     .await?;
-    rows.iter().map(recarga_de).collect()
+    rows.iter().map(recarga_of).collect()
 }
 
 #[async_trait]
 impl RecargasStore for SqliteStore {
-    async fn recarga_reaproveitavel(
+    async fn reusable_recarga(
         &self,
         conta: ContaId,
         valor: Centavos,
         desde: DateTime<Utc>,
     ) -> Result<Option<Recarga>, StoreError> {
-        let c = candidatas(&self.leitura, conta, valor, desde).await?;
-        Ok(recarga::reaproveitavel(&c, valor, desde, None).cloned())
+        let c = candidates(&self.reading, conta, valor, desde).await?;
+        Ok(recarga::reusable(&c, valor, desde, None).cloned())
     }
 
-    async fn inserir_recarga(
+    async fn insert_recarga(
         &self,
         nova: Recarga,
         desde: DateTime<Utc>,
     ) -> Result<(Recarga, bool), StoreError> {
-        let mut tx = self.imediata().await?;
-        let c = candidatas(&mut *tx, nova.conta, nova.valor, desde).await?;
-        if let Some(r) = recarga::reuso(&c, &nova, desde) {
+        let mut tx = self.begin_immediate().await?;
+        let c = candidates(&mut *tx, nova.conta, nova.valor, desde).await?;
+        if let Some(r) = recarga::reuse(&c, &nova, desde) {
             tx.commit().await?;
             return Ok((r.clone(), true));
         }
         sqlx::query(&format!(
-            "INSERT INTO recargas ({COLUNAS_RECARGA}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            "INSERT INTO recargas ({RECARGA_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         ))
         .bind(nova.id.to_string())
         .bind(nova.conta.0)
@@ -74,8 +74,8 @@ impl RecargasStore for SqliteStore {
         Ok((nova, false))
     }
 
-    async fn completar_recarga(&self, id: Uuid, qr_code: &str) -> Result<(), StoreError> {
-        let mut tx = self.imediata().await?;
+    async fn complete_recarga(&self, id: Uuid, qr_code: &str) -> Result<(), StoreError> {
+        let mut tx = self.begin_immediate().await?;
         sqlx::query("UPDATE recargas SET qr_code = ? WHERE id = ? AND qr_code = ''")
             .bind(qr_code)
             .bind(id.to_string())
@@ -85,8 +85,8 @@ impl RecargasStore for SqliteStore {
         Ok(())
     }
 
-    async fn descartar_recarga(&self, id: Uuid) -> Result<(), StoreError> {
-        let mut tx = self.imediata().await?;
+    async fn discard_recarga(&self, id: Uuid) -> Result<(), StoreError> {
+        let mut tx = self.begin_immediate().await?;
         sqlx::query("DELETE FROM recargas WHERE id = ? AND qr_code = ''")
             .bind(id.to_string())
             .execute(&mut *tx)
@@ -95,38 +95,35 @@ impl RecargasStore for SqliteStore {
         Ok(())
     }
 
-    async fn recarga_por_payment_id(
-        &self,
-        payment_id: &str,
-    ) -> Result<Option<Recarga>, StoreError> {
+    async fn recarga_by_payment_id(&self, payment_id: &str) -> Result<Option<Recarga>, StoreError> {
         let row = sqlx::query(&format!(
-            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE payment_id = ?"
+            "SELECT {RECARGA_COLUMNS} FROM recargas WHERE payment_id = ?"
         ))
-        .bind(sem_nul(payment_id))
-        .fetch_optional(&self.leitura)
+        .bind(without_nul(payment_id))
+        .fetch_optional(&self.reading)
         .await?;
-        row.as_ref().map(recarga_de).transpose()
+        row.as_ref().map(recarga_of).transpose()
     }
 
     async fn recarga(&self, conta: ContaId, id: Uuid) -> Result<Option<Recarga>, StoreError> {
         let row = sqlx::query(&format!(
-            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE id = ? AND conta_id = ? AND qr_code <> ''"
+            "SELECT {RECARGA_COLUMNS} FROM recargas WHERE id = ? AND conta_id = ? AND qr_code <> ''"
         ))
         .bind(id.to_string())
         .bind(conta.0)
-        .fetch_optional(&self.leitura)
+        .fetch_optional(&self.reading)
         .await?;
-        row.as_ref().map(recarga_de).transpose()
+        row.as_ref().map(recarga_of).transpose()
     }
 
-    async fn recarga_por_id(&self, id: Uuid) -> Result<Option<Recarga>, StoreError> {
+    async fn recarga_by_id(&self, id: Uuid) -> Result<Option<Recarga>, StoreError> {
         let row = sqlx::query(&format!(
-            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE id = ?"
+            "SELECT {RECARGA_COLUMNS} FROM recargas WHERE id = ?"
         ))
         .bind(id.to_string())
-        .fetch_optional(&self.leitura)
+        .fetch_optional(&self.reading)
         .await?;
-        row.as_ref().map(recarga_de).transpose()
+        row.as_ref().map(recarga_of).transpose()
     }
 
     async fn recargas(
@@ -141,15 +138,15 @@ impl RecargasStore for SqliteStore {
         } else {
             ""
         };
-        let sql_total =
+        let total_sql =
             format!("SELECT COUNT(*) FROM recargas WHERE conta_id = ? AND qr_code <> ''{filtro}");
-        let mut q = sqlx::query_scalar(&sql_total).bind(conta.0);
+        let mut q = sqlx::query_scalar(&total_sql).bind(conta.0);
         if let Some(s) = status {
             q = q.bind(s.as_str());
         }
-        let total: i64 = q.fetch_one(&self.leitura).await?;
+        let total: i64 = q.fetch_one(&self.reading).await?;
         let sql = format!(
-            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE conta_id = ? AND qr_code <> ''{filtro} ORDER BY criada_em DESC, rowid DESC LIMIT ? OFFSET ?"
+            "SELECT {RECARGA_COLUMNS} FROM recargas WHERE conta_id = ? AND qr_code <> ''{filtro} ORDER BY criada_em DESC, rowid DESC LIMIT ? OFFSET ?"
         );
         let mut q = sqlx::query(&sql).bind(conta.0);
         if let Some(s) = status {
@@ -158,46 +155,46 @@ impl RecargasStore for SqliteStore {
         let rows = q
             .bind(i64::from(size))
             .bind(i64::from(page.max(1) - 1) * i64::from(size))
-            .fetch_all(&self.leitura)
+            .fetch_all(&self.reading)
             .await?;
-        let itens = rows.iter().map(recarga_de).collect::<Result<Vec<_>, _>>()?;
+        let itens = rows.iter().map(recarga_of).collect::<Result<Vec<_>, _>>()?;
         Ok((itens, total as u64))
     }
 
-    async fn recargas_pendentes(&self, limite: u32) -> Result<Vec<Recarga>, StoreError> {
+    async fn pending_recargas(&self, limite: u32) -> Result<Vec<Recarga>, StoreError> {
         let rows = sqlx::query(&format!(
-        "SELECT {COLUNAS_RECARGA} FROM recargas WHERE status = 'Pendente' AND qr_code <> '' ORDER BY criada_em LIMIT ?"
+        "SELECT {RECARGA_COLUMNS} FROM recargas WHERE status = 'Pendente' AND qr_code <> '' ORDER BY criada_em LIMIT ?"
     ))
     .bind(i64::from(limite))
-    .fetch_all(&self.leitura)
+    .fetch_all(&self.reading)
     .await?;
-        rows.iter().map(recarga_de).collect()
+        rows.iter().map(recarga_of).collect()
     }
 
     /// Under `BEGIN IMMEDIATE` (no other writer in between): reads the top-up, plans with
-    /// [`recarga::planejar_confirmacao`] and applies the plan.
-    async fn confirmar_recarga(
+    /// [`recarga::plan_confirmation`] and applies the plan.
+    async fn confirm_recarga(
         &self,
         payment_id: &str,
         em: DateTime<Utc>,
-    ) -> Result<Confirmacao, StoreError> {
-        let mut tx = self.imediata().await?;
+    ) -> Result<Confirmation, StoreError> {
+        let mut tx = self.begin_immediate().await?;
         let row = sqlx::query(&format!(
-            "SELECT {COLUNAS_RECARGA} FROM recargas WHERE payment_id = ?"
+            "SELECT {RECARGA_COLUMNS} FROM recargas WHERE payment_id = ?"
         ))
-        .bind(sem_nul(payment_id))
+        .bind(without_nul(payment_id))
         .fetch_optional(&mut *tx)
         .await?;
-        let atual = row.as_ref().map(recarga_de).transpose()?;
-        let plano = recarga::planejar_confirmacao(atual.as_ref(), em);
-        let PlanoConfirmacao::Creditar {
+        let atual = row.as_ref().map(recarga_of).transpose()?;
+        let plano = recarga::plan_confirmation(atual.as_ref(), em);
+        let ConfirmationPlan::Creditar {
             credito,
             legado_depois,
             recarga: r,
         } = &plano
         else {
             tx.commit().await?;
-            return Ok(plano.confirmacao());
+            return Ok(plano.confirmation());
         };
         let movida = sqlx::query(
             "UPDATE recargas SET status = ?, confirmada_em = ? WHERE id = ? AND status = 'Pendente'",
@@ -229,6 +226,6 @@ impl RecargasStore for SqliteStore {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        Ok(plano.confirmacao())
+        Ok(plano.confirmation())
     }
 }

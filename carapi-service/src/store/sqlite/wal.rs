@@ -7,17 +7,17 @@
 //! for 5 to 25 ms several times a second, and every request queued behind it waited too.
 //! Here:
 //!
-//! - a thread of its own checkpoints every [`INTERVALO`] in `PASSIVE` mode, which never waits
+//! - a thread of its own checkpoints every [`INTERVAL`] in `PASSIVE` mode, which never waits
 //!   for, nor blocks, readers or the writer;
-//! - once the WAL holds [`QUADROS_REINICIO`] frames, it catches up in `PASSIVE` rounds until
+//! - once the WAL holds [`RESTART_FRAMES`] frames, it catches up in `PASSIVE` rounds until
 //!   little is left, then asks for a `RESTART`: that one holds the writer back while it copies
 //!   the last frames and waits for the readers still on the log, so it runs when there is
-//!   little to copy, and waits for readers at most about [`ESPERA_LEITORES_MS`] ms (else it is
+//!   little to copy, and waits for readers at most about [`READERS_WAIT_MS`] ms (else it is
 //!   tried again at the next pass). It still holds the writer back for its two `fsync`s
 //!   (about 10 ms here), a few times a second under a saturating load: what the writer's
-//!   group commit ([`super::escritor`]) keeps rare by writing fewer pages per charge;
-//! - the writer checkpoints by itself only past [`QUADROS_EMERGENCIA`] frames, a backstop;
-//! - the writer and this thread wait for a lock in steps of 50 µs to 2 ms ([`esperar_trava`])
+//!   group commit ([`super::writer`]) keeps rare by writing fewer pages per charge;
+//! - the writer checkpoints by itself only past [`EMERGENCY_FRAMES`] frames, a backstop;
+//! - the writer and this thread wait for a lock in steps of 50 µs to 2 ms ([`wait_for_lock`])
 //!   instead of SQLite's 1, 2, 5, 10, 15 ... 100 ms, so that a lock released after 1 ms is
 //!   taken after about 1 ms, not 5.
 //!
@@ -33,27 +33,27 @@ use rusqlite::{Connection, OpenFlags};
 use crate::store::StoreError;
 
 /// Between two checkpoints.
-const INTERVALO: Duration = Duration::from_millis(100);
+const INTERVAL: Duration = Duration::from_millis(100);
 
 /// WAL frames (pages of 4 KiB) past which the log is restarted: 64 MiB.
-const QUADROS_REINICIO: i64 = 16_384;
+const RESTART_FRAMES: i64 = 16_384;
 
 /// Frames left uncopied below which the `RESTART` is asked for.
-const QUADROS_RESTANTES: i64 = 512;
+const REMAINING_FRAMES: i64 = 512;
 
 /// `PASSIVE` rounds at most before a `RESTART`.
-const RODADAS: usize = 4;
+const ROUNDS: usize = 4;
 
 /// WAL pages past which the writer checkpoints by itself (1 GiB): only if this thread cannot
 /// keep up.
-pub(super) const QUADROS_EMERGENCIA: u32 = 262_144;
+pub(super) const EMERGENCY_FRAMES: u32 = 262_144;
 
 /// About how long a `RESTART` waits for the readers still on the log.
-const ESPERA_LEITORES_MS: u64 = 20;
+const READERS_WAIT_MS: u64 = 20;
 
 /// A busy handler for a connection that must get its lock (about 30 s in all): sleeps 50 µs
 /// more at each try, up to 2 ms.
-pub(super) fn esperar_trava(tentativa: i32) -> bool {
+pub(super) fn wait_for_lock(tentativa: i32) -> bool {
     let t = u64::try_from(tentativa).unwrap_or(0);
     std::thread::sleep(Duration::from_micros((50 * (t + 1)).min(2_000)));
     // 40 tries of growing sleeps (41 ms), then 2 ms each: about 30 s.
@@ -61,30 +61,30 @@ pub(super) fn esperar_trava(tentativa: i32) -> bool {
 }
 
 /// The busy handler of the checkpoint connection: the same steps, for about
-/// [`ESPERA_LEITORES_MS`] ms.
-fn esperar_leitores(tentativa: i32) -> bool {
+/// [`READERS_WAIT_MS`] ms.
+fn wait_for_readers(tentativa: i32) -> bool {
     let t = u64::try_from(tentativa).unwrap_or(0);
     std::thread::sleep(Duration::from_micros((50 * (t + 1)).min(2_000)));
     // Sleeps of 50, 100, ... 1,400 µs: about 20 ms over 28 tries.
-    (50 * (t + 1) * (t + 2) / 2) < ESPERA_LEITORES_MS * 1_000
+    (50 * (t + 1) * (t + 2) / 2) < READERS_WAIT_MS * 1_000
 }
 
-/// Starts the checkpoint thread on `arquivo`; it stops when `parado` is disconnected.
+/// Starts the checkpoint thread on `file`; it stops when `parado` is disconnected.
 ///
 /// # Errors
 /// [`StoreError::Sqlite`] when the file cannot be opened; [`StoreError::EscritorParado`] when
 /// the thread cannot be started.
-pub(super) fn iniciar(arquivo: &Path, parado: mpsc::Receiver<()>) -> Result<(), StoreError> {
+pub(super) fn start(file: &Path, parado: mpsc::Receiver<()>) -> Result<(), StoreError> {
     let conn = Connection::open_with_flags(
-        arquivo,
+        file,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
-    conn.busy_handler(Some(esperar_leitores))?;
+    conn.busy_handler(Some(wait_for_readers))?;
     std::thread::Builder::new()
         .name("carapi-sqlite-checkpoint".into())
         .spawn(move || {
-            while let Err(mpsc::RecvTimeoutError::Timeout) = parado.recv_timeout(INTERVALO) {
-                if let Err(e) = passo(&conn) {
+            while let Err(mpsc::RecvTimeoutError::Timeout) = parado.recv_timeout(INTERVAL) {
+                if let Err(e) = step(&conn) {
                     tracing::warn!(erro = %e, "checkpoint do WAL falhou; tentado de novo a seguir");
                 }
             }
@@ -101,13 +101,13 @@ fn checkpoint(conn: &Connection, modo: &str) -> rusqlite::Result<(i64, i64)> {
 }
 
 /// One pass: a `PASSIVE` checkpoint, and a restart once the WAL is long.
-fn passo(conn: &Connection) -> rusqlite::Result<()> {
+fn step(conn: &Connection) -> rusqlite::Result<()> {
     let (mut quadros, mut copiados) = checkpoint(conn, "PASSIVE")?;
-    if quadros < QUADROS_REINICIO {
+    if quadros < RESTART_FRAMES {
         return Ok(());
     }
-    for _ in 0..RODADAS {
-        if quadros - copiados < QUADROS_RESTANTES {
+    for _ in 0..ROUNDS {
+        if quadros - copiados < REMAINING_FRAMES {
             break;
         }
         (quadros, copiados) = checkpoint(conn, "PASSIVE")?;
@@ -134,7 +134,7 @@ mod tests {
                 t += 1;
             }
         };
-        let (_, leitores) = total(esperar_leitores);
+        let (_, leitores) = total(wait_for_readers);
         assert!((15_000..=25_000).contains(&leitores), "{leitores} µs");
         let t = 15_040u64;
         let trava: u64 = (0..=t).map(|t| (50 * (t + 1)).min(2_000)).sum();

@@ -1,0 +1,26 @@
+//! `carapi-server webhook-secret [--database URL]`: prints the database's webhook secret.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use carapi_service::startup::open_store;
+use carapi_service::webhook::database_secret;
+
+/// Options of `webhook-secret`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    database: super::DatabaseArgs,
+}
+
+/// Prints the HMAC secret of `POST /webhooks/pix` stored in the database (generated now when
+/// the database has none yet). A server started with `CARAPI_WEBHOOK_SECRET` uses that one
+/// instead.
+pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let store = open_store(&a.database.database)
+        .await
+        .context("abrindo o banco")?;
+    println!("{}", database_secret(store.as_ref()).await?);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,312 @@
+//! The table of unit cases of [`super::plan_cobranca`] and [`super::plan_record`].
+
+use super::*;
+
+const COMPLETO: EndpointConsulta = EndpointConsulta::CarCompleto;
+
+fn t(s: &str) -> DateTime<Utc> {
+    s.parse().unwrap()
+}
+
+/// Noon in Brasília, far from any midnight.
+fn midday() -> DateTime<Utc> {
+    t("2026-05-04T15:00:00Z")
+}
+
+fn state_of(saldo: i64) -> CobrancaState {
+    CobrancaState {
+        saldo: Centavos(saldo),
+        ..CobrancaState::default()
+    }
+}
+
+fn debit(saldo: i64, preco: i64) -> CobrancaResult {
+    CobrancaResult::Cobrada {
+        valor: Centavos(preco),
+        saldo_antes: Centavos(saldo),
+        saldo_depois: Centavos(saldo - preco),
+        cache: false,
+    }
+}
+
+fn without_saldo(saldo: i64, preco: i64) -> CobrancaResult {
+    CobrancaResult::SaldoInsuficiente {
+        saldo: Centavos(saldo),
+        preco: Centavos(preco),
+    }
+}
+
+fn diario(limite: u32) -> CobrancaResult {
+    CobrancaResult::LimiteDiario { limite }
+}
+
+fn mensal(limite: i64, gasto: i64) -> CobrancaResult {
+    CobrancaResult::LimiteMensal {
+        limite: Centavos(limite),
+        gasto: Centavos(gasto),
+    }
+}
+
+#[test]
+#[allow(clippy::too_many_lines)] // one table of cases
+fn table_of_cases() {
+    let legado = |e: CobrancaState| CobrancaState { legado: true, ..e };
+    let cases: Vec<(&str, CobrancaState, EndpointConsulta, CobrancaResult)> = vec![
+        (
+            "enough balance, current table",
+            state_of(1000),
+            COMPLETO,
+            debit(1000, 230),
+        ),
+        (
+            "legacy table",
+            legado(state_of(1000)),
+            COMPLETO,
+            debit(1000, 150),
+        ),
+        (
+            "legacy receipt",
+            legado(state_of(1000)),
+            EndpointConsulta::Recibo,
+            debit(1000, 1000),
+        ),
+        (
+            "current owner lookup",
+            state_of(260),
+            EndpointConsulta::Proprietario,
+            debit(260, 260),
+        ),
+        (
+            "basic lookup",
+            state_of(100),
+            EndpointConsulta::CarBasico,
+            debit(100, 100),
+        ),
+        (
+            "balance exactly the price",
+            state_of(230),
+            COMPLETO,
+            debit(230, 230),
+        ),
+        (
+            "one centavo short",
+            state_of(229),
+            COMPLETO,
+            without_saldo(229, 230),
+        ),
+        ("zero balance", state_of(0), COMPLETO, without_saldo(0, 230)),
+        (
+            "legacy price above the balance",
+            legado(state_of(900)),
+            EndpointConsulta::Recibo,
+            without_saldo(900, 1000),
+        ),
+        (
+            "daily limit below count",
+            CobrancaState {
+                limite_diario: Some(3),
+                cobradas_hoje: 2,
+                ..state_of(1000)
+            },
+            COMPLETO,
+            debit(1000, 230),
+        ),
+        (
+            "daily limit reached",
+            CobrancaState {
+                limite_diario: Some(3),
+                cobradas_hoje: 3,
+                ..state_of(1000)
+            },
+            COMPLETO,
+            diario(3),
+        ),
+        (
+            "daily limit zero",
+            CobrancaState {
+                limite_diario: Some(0),
+                ..state_of(1000)
+            },
+            COMPLETO,
+            diario(0),
+        ),
+        (
+            "counters ignored without limits",
+            CobrancaState {
+                cobradas_hoje: 1_000_000,
+                gasto_mes: Centavos(1_000_000),
+                ..state_of(1000)
+            },
+            COMPLETO,
+            debit(1000, 230),
+        ),
+        (
+            "monthly cap reached exactly",
+            CobrancaState {
+                limite_mensal: Some(Centavos(1000)),
+                gasto_mes: Centavos(770),
+                ..state_of(1000)
+            },
+            COMPLETO,
+            debit(1000, 230),
+        ),
+        (
+            "monthly cap passed by one centavo",
+            CobrancaState {
+                limite_mensal: Some(Centavos(1000)),
+                gasto_mes: Centavos(771),
+                ..state_of(1000)
+            },
+            COMPLETO,
+            mensal(1000, 771),
+        ),
+        (
+            "monthly cap uses the legacy price",
+            legado(CobrancaState {
+                limite_mensal: Some(Centavos(1000)),
+                gasto_mes: Centavos(900),
+                ..state_of(1000)
+            }),
+            COMPLETO,
+            mensal(1000, 900),
+        ),
+        (
+            "daily limit wins over monthly cap and balance",
+            CobrancaState {
+                limite_diario: Some(1),
+                cobradas_hoje: 1,
+                limite_mensal: Some(Centavos(0)),
+                ..state_of(0)
+            },
+            COMPLETO,
+            diario(1),
+        ),
+        (
+            "monthly cap wins over balance",
+            CobrancaState {
+                limite_mensal: Some(Centavos(100)),
+                ..state_of(0)
+            },
+            COMPLETO,
+            mensal(100, 0),
+        ),
+    ];
+    for (nome, e, endpoint, esperado) in cases {
+        let p = plan_cobranca(&e, endpoint, midday());
+        assert_eq!(p.resultado, esperado, "{nome}");
+        let cobrada = matches!(esperado, CobrancaResult::Cobrada { .. });
+        let debito = match esperado {
+            CobrancaResult::Cobrada { valor, .. } => valor,
+            _ => Centavos::ZERO,
+        };
+        assert_eq!(p.debito, debito, "{nome}");
+        assert_eq!(p.historico.status, esperado.status(), "{nome}");
+        assert_eq!(p.historico.valor, debito, "{nome}");
+        assert_eq!(p.historico.saldo_antes, Some(e.saldo), "{nome}");
+        assert_eq!(p.historico.saldo_depois, Some(e.saldo - debito), "{nome}");
+        assert_eq!(p.lancamento, cobrada.then_some(debito), "{nome}");
+        assert_eq!(
+            p.contagem,
+            Counters {
+                cobrada,
+                erro: !cobrada,
+                gasto: debito
+            },
+            "{nome}"
+        );
+        assert_eq!(p.consolidate, cobrada, "{nome}");
+        assert_eq!(p.retry_after.is_some(), esperado.status() == 429, "{nome}");
+    }
+}
+
+#[test]
+fn retry_after_is_rounded_up_to_brasilia_midnight_and_month() {
+    // 5.47 s before Brasília midnight (03:00 UTC), on the last day of a month.
+    let em = t("2026-05-01T02:59:54.530Z");
+    let e = CobrancaState {
+        limite_diario: Some(1),
+        cobradas_hoje: 1,
+        ..state_of(1000)
+    };
+    assert_eq!(plan_cobranca(&e, COMPLETO, em).retry_after, Some(6));
+    let e = CobrancaState {
+        limite_mensal: Some(Centavos(100)),
+        ..state_of(1000)
+    };
+    assert_eq!(plan_cobranca(&e, COMPLETO, em).retry_after, Some(6));
+    assert_eq!(plan_cobranca(&state_of(0), COMPLETO, em).retry_after, None);
+}
+
+#[test]
+fn rows_never_go_back_in_time_and_cache_comes_from_the_store() {
+    let antes = t("2026-05-04T15:00:00.100Z");
+    let depois = t("2026-05-04T15:00:00.250Z");
+    let e = CobrancaState {
+        last_date: Some(depois),
+        ..state_of(1000)
+    };
+    let p = plan_cobranca(&e, COMPLETO, antes);
+    assert_eq!(p.historico.data, depois);
+    assert_eq!(
+        p.result_with(true),
+        CobrancaResult::Cobrada {
+            valor: Centavos(230),
+            saldo_antes: Centavos(1000),
+            saldo_depois: Centavos(770),
+            cache: true,
+        }
+    );
+    let e = CobrancaState {
+        last_date: Some(antes),
+        ..state_of(1000)
+    };
+    assert_eq!(plan_cobranca(&e, COMPLETO, depois).historico.data, depois);
+    let (linha, contagem) = plan_record(Some(Centavos(5)), 404, antes, Some(depois));
+    assert_eq!(
+        (
+            linha.status,
+            linha.valor,
+            linha.saldo_antes,
+            linha.saldo_depois,
+            linha.data
+        ),
+        (
+            404,
+            Centavos::ZERO,
+            Some(Centavos(5)),
+            Some(Centavos(5)),
+            depois
+        )
+    );
+    assert_eq!(
+        contagem,
+        Counters {
+            cobrada: false,
+            erro: true,
+            gasto: Centavos::ZERO
+        }
+    );
+    let (linha, contagem) = plan_record(None, 200, antes, None);
+    assert_eq!(
+        (linha.saldo_antes, linha.data, contagem.erro),
+        (None, antes, false)
+    );
+}
+
+#[test]
+fn counters_needed_only_with_their_limit() {
+    assert_eq!(
+        readings(None, None),
+        Readings {
+            cobradas_hoje: false,
+            gasto_mes: false
+        }
+    );
+    assert_eq!(
+        readings(Some(0), Some(Centavos(1))),
+        Readings {
+            cobradas_hoje: true,
+            gasto_mes: true
+        }
+    );
+}

@@ -1,0 +1,174 @@
+//! The tables of unit cases of the top-up plans.
+
+use super::*;
+
+fn t(s: &str) -> DateTime<Utc> {
+    s.parse().unwrap()
+}
+
+fn agora() -> DateTime<Utc> {
+    t("2026-05-04T15:00:00Z")
+}
+
+fn recarga(valor: i64, status: RecargaStatus, qr: &str, criada_s_atras: i64) -> Recarga {
+    let mut r = new_recarga(
+        ContaId(1),
+        Centavos(valor),
+        format!("PIX{valor}-{criada_s_atras}"),
+        agora() - Duration::seconds(criada_s_atras),
+    );
+    r.status = status;
+    r.qr_code = qr.into();
+    r
+}
+
+#[test]
+fn amounts_of_post_and_of_the_preview_follow_one_rule() {
+    let d = |s: &str| s.parse::<Decimal>().unwrap();
+    let post = [
+        ("500", Ok(Centavos(50_000))),
+        ("499.99", Err(ValorRefused::AbaixoDoMinimo)),
+        ("0.01", Err(ValorRefused::AbaixoDoMinimo)),
+        ("1000000", Ok(VALOR_MAXIMO)),
+        ("1000000.01", Err(ValorRefused::Invalido)),
+        ("0", Err(ValorRefused::Invalido)),
+        ("-500", Err(ValorRefused::Invalido)),
+        ("500.001", Err(ValorRefused::Invalido)),
+        ("79228162514264337593543950335", Err(ValorRefused::Invalido)),
+    ];
+    for (v, esperado) in post {
+        assert_eq!(recarga_valor(d(v)), esperado, "POST {v}");
+    }
+    let prev = |v: &str| preview(d(v)).map(|p| (p.valor.0, p.percentual, p.bonus.0, p.total().0));
+    let cases = [
+        ("2500", Ok((250_000, 8, 20_000, 270_000))),
+        ("1000000", Ok((100_000_000, 10, 10_000_000, 110_000_000))),
+        ("999999.999", Ok((100_000_000, 10, 10_000_000, 110_000_000))),
+        ("1000000.01", Err(ValorRefused::Invalido)),
+        ("79228162514264337593543950335", Err(ValorRefused::Invalido)),
+        ("-3", Ok((-300, 0, 0, -300))),
+        ("0.001", Ok((0, 0, 0, 0))),
+        ("10.005", Ok((1000, 0, 0, 1000))),
+        ("1000.33", Ok((100_033, 5, 5_001, 105_034))),
+    ];
+    for (v, esperado) in cases {
+        assert_eq!(prev(v), esperado, "preview {v}");
+    }
+    // Every amount POST accepts previews to what its creation fixes.
+    for v in ["500", "1000", "2499.99", "5000", "1000000"] {
+        let c = recarga_valor(d(v)).unwrap();
+        let p = preview(d(v)).unwrap();
+        let n = new_recarga(ContaId(1), c, "P".into(), agora());
+        assert_eq!(
+            (p.valor, p.percentual, p.bonus),
+            (n.valor, n.percentual_bonus, n.bonus)
+        );
+    }
+}
+
+#[test]
+fn reuse_decisions() {
+    use RecargaStatus::{Confirmado, Pendente};
+    let nova = new_recarga(ContaId(1), Centavos(100_000), "NOVA".into(), agora());
+    let cases: Vec<(&str, Vec<Recarga>, Option<usize>)> = vec![
+        ("nothing to reuse", vec![], None),
+        (
+            "pending, same amount, 1 min ago",
+            vec![recarga(100_000, Pendente, "qr", 60)],
+            Some(0),
+        ),
+        (
+            "exactly 10 min ago",
+            vec![recarga(100_000, Pendente, "qr", 600)],
+            Some(0),
+        ),
+        (
+            "10 min and 1 s ago",
+            vec![recarga(100_000, Pendente, "qr", 601)],
+            None,
+        ),
+        (
+            "other amount",
+            vec![recarga(100_001, Pendente, "qr", 60)],
+            None,
+        ),
+        (
+            "confirmed",
+            vec![recarga(100_000, Confirmado, "qr", 60)],
+            None,
+        ),
+        (
+            "being created, 15 s ago",
+            vec![recarga(100_000, Pendente, "", 15)],
+            Some(0),
+        ),
+        (
+            "being created, abandoned",
+            vec![recarga(100_000, Pendente, "", 16)],
+            None,
+        ),
+        (
+            "the latest created wins",
+            vec![
+                recarga(100_000, Pendente, "a", 30),
+                recarga(100_000, Pendente, "b", 90),
+            ],
+            Some(0),
+        ),
+        (
+            "equal instants: the last inserted wins",
+            vec![
+                recarga(100_000, Pendente, "a", 30),
+                recarga(100_000, Pendente, "b", 30),
+            ],
+            Some(1),
+        ),
+    ];
+    for (nome, candidates, esperado) in cases {
+        let r = reuse(&candidates, &nova, since_reuse(agora()))
+            .map(|r| candidates.iter().position(|c| std::ptr::eq(c, r)).unwrap());
+        assert_eq!(r, esperado, "{nome}");
+    }
+    // The read-only question never returns a row being created.
+    let sendo_criada = [recarga(100_000, Pendente, "", 1)];
+    assert!(reusable(&sendo_criada, Centavos(100_000), since_reuse(agora()), None).is_none());
+}
+
+#[test]
+fn confirmation_credits_a_pending_top_up_once() {
+    use RecargaStatus::{Confirmado, Pendente, Rejeitado};
+    let em = agora();
+    let pending = recarga(100_000, Pendente, "qr", 60);
+    match plan_confirmation(Some(&pending), em) {
+        ConfirmationPlan::Creditar {
+            credito,
+            legado_depois,
+            recarga,
+        } => {
+            assert_eq!(credito, Centavos(105_000));
+            assert!(!legado_depois);
+            assert_eq!(
+                (recarga.status, recarga.confirmada_em),
+                (Confirmado, Some(em))
+            );
+            assert_eq!(recarga.id, pending.id);
+        }
+        outro => panic!("{outro:?}"),
+    }
+    for (nome, r) in [
+        ("confirmed", recarga(100_000, Confirmado, "qr", 60)),
+        ("rejected", recarga(100_000, Rejeitado, "qr", 60)),
+        ("being created", recarga(100_000, Pendente, "", 1)),
+    ] {
+        assert_eq!(
+            plan_confirmation(Some(&r), em),
+            ConfirmationPlan::JaFinal(r.clone()),
+            "{nome}"
+        );
+    }
+    assert_eq!(plan_confirmation(None, em), ConfirmationPlan::NaoEncontrada);
+    assert_eq!(
+        ConfirmationPlan::NaoEncontrada.confirmation(),
+        Confirmation::NaoEncontrada
+    );
+}

@@ -1,0 +1,42 @@
+//! What the server processes on one database share: the per-key request rate
+//! ([`super::PostgresRateLimiter`]) and the job leases.
+
+use std::num::NonZeroU32;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use super::{PgStore, PostgresRateLimiter};
+use crate::key_rate::KeyRateLimit;
+use crate::store::{CoordinationStore, StoreError};
+
+#[async_trait]
+impl CoordinationStore for PgStore {
+    /// Kept in the database, so the limit holds across every process on it.
+    fn limiter(&self, per_second: NonZeroU32) -> Arc<dyn KeyRateLimit> {
+        Arc::new(PostgresRateLimiter::new(self.pool.clone(), per_second))
+    }
+
+    async fn reserve_task(
+        &self,
+        nome: &str,
+        dono: &str,
+        agora: DateTime<Utc>,
+        ate: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let n = sqlx::query(
+            "INSERT INTO tarefas AS t (nome, dono, ate) VALUES ($1, $2, $3)
+             ON CONFLICT (nome) DO UPDATE SET dono = excluded.dono, ate = excluded.ate
+             WHERE t.ate <= $4 OR t.dono = excluded.dono",
+        )
+        .bind(nome)
+        .bind(dono)
+        .bind(ate)
+        .bind(agora)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        Ok(n == 1)
+    }
+}

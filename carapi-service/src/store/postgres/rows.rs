@@ -1,0 +1,146 @@
+//! Rows to domain types, and the small helpers shared by the PostgreSQL queries.
+
+use carapi_sdk::{CodigoCar, CpfCnpj};
+use chrono::{Datelike, NaiveDate};
+use rust_decimal::Decimal;
+use sqlx::postgres::PgRow;
+use sqlx::{PgPool, Row};
+
+use crate::dados::{Imovel, Proprietario};
+use crate::money::Centavos;
+use crate::store::{Conta, ContaId, OwnerImovel, Recarga, StoreError};
+
+/// Columns of `recargas` in the order [`recarga_of`] reads them.
+pub(super) const RECARGA_COLUMNS: &str = "id, conta_id, payment_id, valor_centavos, percentual_bonus, bonus_centavos, status, qr_code, criada_em, confirmada_em";
+
+/// Columns of `imoveis` for [`imovel_of`] (decimals as text: their scale survives exactly).
+pub(super) const IMOVEL_COLUMNS: &str = "codigo_car, status_imovel, condicao, nome_imovel,
+    area_total_ha::text AS area_total_ha, modulos_fiscais::text AS modulos_fiscais, data_cadastro,
+    data_atualizacao, tipo_imovel, municipio, codigo_municipio_ibge, uf, codigo_protocolo,
+    latitude::text AS latitude, longitude::text AS longitude, matricula_numero, matricula_data,
+    matricula_cartorio, tem_recibo";
+
+pub(super) fn corrupt(what: impl Into<String>) -> StoreError {
+    StoreError::Corrupt(what.into())
+}
+
+/// First day of `dia`'s month and first day of the next month (a half-open range).
+pub(super) fn month_of(dia: NaiveDate) -> (NaiveDate, NaiveDate) {
+    let inicio = dia.with_day(1).unwrap_or(dia);
+    let (y, m) = if dia.month() == 12 {
+        (dia.year() + 1, 1)
+    } else {
+        (dia.year(), dia.month() + 1)
+    };
+    (inicio, NaiveDate::from_ymd_opt(y, m, 1).unwrap_or(dia))
+}
+
+pub(super) fn conta_state(row: &PgRow) -> Result<Conta, StoreError> {
+    let documento: Option<String> = row.try_get("documento")?;
+    Ok(Conta {
+        id: ContaId(row.try_get("id")?),
+        chave_hash: row.try_get("chave_hash")?,
+        saldo: Centavos(row.try_get("saldo_centavos")?),
+        legado: row.try_get("legado")?,
+        documento: documento
+            .map(|d| CpfCnpj::parse(&d).map_err(|_| corrupt("documento da conta")))
+            .transpose()?,
+        email: row.try_get("email")?,
+        limite_diario: row
+            .try_get::<Option<i64>, _>("limite_diario")?
+            .map(|v| u32::try_from(v).map_err(|_| corrupt("limite diário")))
+            .transpose()?,
+        limite_mensal: row
+            .try_get::<Option<i64>, _>("limite_mensal_centavos")?
+            .map(Centavos),
+    })
+}
+
+fn decimal(row: &PgRow, campo: &str) -> Result<Option<Decimal>, StoreError> {
+    row.try_get::<Option<String>, _>(campo)?
+        .map(|s| s.parse().map_err(|_| corrupt(format!("imóvel: {campo}"))))
+        .transpose()
+}
+
+/// A row of `imoveis::ITENS_DO_DOCUMENTO`.
+pub(super) fn owner_item_of(row: &PgRow) -> Result<OwnerImovel, StoreError> {
+    let codigo: String = row.try_get("codigo_car")?;
+    Ok(OwnerImovel {
+        codigo_car: CodigoCar::parse(&codigo)
+            .map_err(|_| corrupt(format!("código CAR {codigo}")))?,
+        codigo_protocolo: row.try_get("codigo_protocolo")?,
+        nome_imovel: row.try_get("nome_imovel")?,
+        matricula_numero: row.try_get("matricula_numero")?,
+        municipio: row.try_get("municipio")?,
+        uf: row.try_get("uf")?,
+        area_total_ha: decimal(row, "area_total_ha")?.unwrap_or_default(),
+    })
+}
+
+/// An `imoveis` row selected with [`IMOVEL_COLUMNS`], without its owners.
+pub(super) fn imovel_of(row: &PgRow) -> Result<Imovel, StoreError> {
+    let codigo: String = row.try_get("codigo_car")?;
+    Ok(Imovel {
+        codigo_car: CodigoCar::parse(&codigo)
+            .map_err(|_| corrupt(format!("código CAR {codigo}")))?,
+        status_imovel: row.try_get("status_imovel")?,
+        condicao: row.try_get("condicao")?,
+        nome_imovel: row.try_get("nome_imovel")?,
+        area_total_ha: decimal(row, "area_total_ha")?.unwrap_or_default(),
+        modulos_fiscais: decimal(row, "modulos_fiscais")?,
+        data_cadastro: row.try_get("data_cadastro")?,
+        data_atualizacao: row.try_get("data_atualizacao")?,
+        tipo_imovel: row.try_get("tipo_imovel")?,
+        municipio: row.try_get("municipio")?,
+        codigo_municipio_ibge: u32::try_from(row.try_get::<i64, _>("codigo_municipio_ibge")?)
+            .map_err(|_| corrupt("código IBGE"))?,
+        uf: row.try_get("uf")?,
+        codigo_protocolo: row.try_get("codigo_protocolo")?,
+        latitude: decimal(row, "latitude")?,
+        longitude: decimal(row, "longitude")?,
+        matricula_numero: row.try_get("matricula_numero")?,
+        matricula_data: row.try_get("matricula_data")?,
+        matricula_cartorio: row.try_get("matricula_cartorio")?,
+        proprietarios: Vec::new(),
+        tem_recibo: row.try_get("tem_recibo")?,
+    })
+}
+
+pub(super) fn recarga_of(row: &PgRow) -> Result<Recarga, StoreError> {
+    let status: String = row.try_get("status")?;
+    Ok(Recarga {
+        id: row.try_get("id")?,
+        conta: ContaId(row.try_get("conta_id")?),
+        payment_id: row.try_get("payment_id")?,
+        valor: Centavos(row.try_get("valor_centavos")?),
+        percentual_bonus: u32::try_from(row.try_get::<i64, _>("percentual_bonus")?)
+            .map_err(|_| corrupt("percentual de bônus"))?,
+        bonus: Centavos(row.try_get("bonus_centavos")?),
+        status: status.parse().map_err(|_| corrupt("status da recarga"))?,
+        qr_code: row.try_get("qr_code")?,
+        criada_em: row.try_get("criada_em")?,
+        confirmada_em: row.try_get("confirmada_em")?,
+    })
+}
+
+/// The owners of `codigo`, in their stored order.
+pub(super) async fn proprietarios_of(
+    pool: &PgPool,
+    codigo: &str,
+) -> Result<Vec<Proprietario>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT documento, nome FROM imovel_proprietarios WHERE codigo_car = $1 ORDER BY ordem",
+    )
+    .bind(codigo)
+    .fetch_all(pool)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            let d: String = r.try_get("documento")?;
+            Ok(Proprietario {
+                documento: CpfCnpj::parse(&d).map_err(|_| corrupt(format!("documento {d}")))?,
+                nome: r.try_get("nome")?,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,36 @@
+//! Job leases (the per-key rate stays in the process: [`CoordinationStore::limiter`]'s
+//! default).
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use super::SqliteStore;
+use super::rows::ms;
+use crate::store::{CoordinationStore, StoreError};
+
+#[async_trait]
+impl CoordinationStore for SqliteStore {
+    async fn reserve_task(
+        &self,
+        nome: &str,
+        dono: &str,
+        agora: DateTime<Utc>,
+        ate: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.begin_immediate().await?;
+        let n = sqlx::query(
+            "INSERT INTO tarefas (nome, dono, ate_ms) VALUES (?, ?, ?)
+             ON CONFLICT (nome) DO UPDATE SET dono = excluded.dono, ate_ms = excluded.ate_ms
+             WHERE tarefas.ate_ms <= ? OR tarefas.dono = excluded.dono",
+        )
+        .bind(nome)
+        .bind(dono)
+        .bind(ms(ate))
+        .bind(ms(agora))
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        tx.commit().await?;
+        Ok(n == 1)
+    }
+}

@@ -1,0 +1,473 @@
+//! The lookup writer of the SQLite store: one thread owning a `rusqlite` connection to the
+//! database file runs every charge ([`Store::charge_consulta`]) and every uncharged history
+//! row ([`Store::record_consulta`]) with prepared, cached statements, so a charge is one
+//! hop to this thread instead of one hop per statement.
+//!
+//! Group commit: the thread takes every request queued at that moment (up to [`BATCH`]; under
+//! concurrent load, waiting up to [`GROUP_WAIT`] for a group of [`EXPECTED_GROUP`]) and
+//! runs them in one `BEGIN IMMEDIATE ... COMMIT`, each inside its own `SAVEPOINT`, so one
+//! failing request is rolled back alone. Nobody is answered before the `COMMIT` succeeds: a
+//! charge reported as done is durable (WAL, `synchronous = NORMAL`, as the sqlx pools). When
+//! the `COMMIT` fails, every request of the group gets the error and nothing of it was
+//! written.
+//!
+//! The charge is planned by [`crate::money::cobranca::plan_cobranca`]: inside one
+//! transaction the account row, the counters its limits need and its latest history instant
+//! are read, and the plan is applied (the conditional debit, `saldo_centavos >= debit`, the
+//! history row, the ledger row, the day's counters, the consolidation). `BEGIN IMMEDIATE` takes the write lock first,
+//! so no other writer (the sqlx pool of this process, or another process on the same file,
+//! which waits thanks to its busy handler) can interleave between the check and the debit.
+//!
+//! [`Store::charge_consulta`]: crate::store::ConsultasStore::cobrar_consulta
+//! [`Store::record_consulta`]: crate::store::ConsultasStore::registrar_consulta
+
+use std::fmt;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use tokio::sync::oneshot;
+
+use super::rows::instant;
+use super::{first_day_of_month, ms};
+use crate::money::Centavos;
+use crate::money::cobranca::{self, CobrancaState, Counters, HistoricoRow};
+use crate::store::{Cobranca, CobrancaResult, ConsultaRecord, ContaId, StoreError};
+
+/// Most requests committed together in one transaction.
+pub(super) const BATCH: usize = 256;
+
+/// A group waits for up to this many requests when the previous one had them: fewer,
+/// fuller commits under concurrent load write fewer WAL pages per charge (each commit
+/// rewrites the account's, history's and ledger's pages whatever it holds).
+const EXPECTED_GROUP: usize = 4;
+
+/// How long a group waits for [`EXPECTED_GROUP`] requests at most (then commits what it has).
+const GROUP_WAIT: Duration = Duration::from_micros(200);
+
+enum WriterRequest {
+    Cobrar(
+        Cobranca,
+        oneshot::Sender<Result<CobrancaResult, StoreError>>,
+    ),
+    Registrar(ConsultaRecord, oneshot::Sender<Result<(), StoreError>>),
+}
+
+/// Handle to the writer thread; cloning it shares the thread. The thread stops when the last
+/// handle is dropped.
+#[derive(Clone)]
+pub(super) struct Writer {
+    fila: mpsc::Sender<WriterRequest>,
+}
+
+impl fmt::Debug for Writer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Escritor")
+    }
+}
+
+impl Writer {
+    /// Opens `file` (already created and migrated) and starts the writer thread.
+    ///
+    /// # Errors
+    /// [`StoreError::Sqlite`] when the file cannot be opened or configured;
+    /// [`StoreError::EscritorParado`] when the thread cannot be started.
+    pub(super) fn open(file: &Path) -> Result<Self, StoreError> {
+        let conn = Connection::open_with_flags(
+            file,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_handler(Some(super::wal::wait_for_lock))?;
+        // The file is already in WAL mode (set by the sqlx pools, persistent); synchronous and
+        // foreign keys are per connection. The statement journals of the requests' savepoints
+        // stay in memory (on disk, SQLite created and deleted a file for every group). The WAL
+        // is checkpointed by its own thread (`wal.rs`); this connection only past a backstop.
+        conn.execute_batch(&format!(
+            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;
+             PRAGMA wal_autocheckpoint = {};",
+            super::wal::EMERGENCY_FRAMES
+        ))?;
+        conn.set_prepared_statement_cache_capacity(32);
+        let (fila, entrada) = mpsc::channel();
+        // The writer holds `vivo`; when it stops, the checkpoint thread sees the channel
+        // disconnected and stops too.
+        let (vivo, parado) = mpsc::channel::<()>();
+        super::wal::start(file, parado)?;
+        std::thread::Builder::new()
+            .name("carapi-sqlite-escritor".into())
+            .spawn(move || {
+                let _vivo = vivo;
+                run_loop(conn, entrada)
+            })
+            .map_err(|_| StoreError::EscritorParado)?;
+        Ok(Writer { fila })
+    }
+
+    /// Runs `c` as [`crate::store::ConsultasStore::charge_consulta`] documents, once committed.
+    ///
+    /// # Errors
+    /// [`StoreError::RespostaPerdida`] when the writer took the charge but its reply never
+    /// came (the thread stopped): it may have been committed.
+    pub(super) async fn charge(&self, c: Cobranca) -> Result<CobrancaResult, StoreError> {
+        let (tx, rx) = oneshot::channel();
+        self.fila
+            .send(WriterRequest::Cobrar(c, tx))
+            .map_err(|_| StoreError::EscritorParado)?;
+        rx.await
+            .map_err(|_| StoreError::RespostaPerdida("resposta do escritor perdida".into()))?
+    }
+
+    /// Runs `r` as [`crate::store::ConsultasStore::record_consulta`] documents, once committed.
+    pub(super) async fn record(&self, r: ConsultaRecord) -> Result<(), StoreError> {
+        let (tx, rx) = oneshot::channel();
+        self.fila
+            .send(WriterRequest::Registrar(r, tx))
+            .map_err(|_| StoreError::EscritorParado)?;
+        rx.await.map_err(|_| StoreError::EscritorParado)?
+    }
+}
+
+/// The outcome of one request, held until the group's `COMMIT`.
+enum Done {
+    Cobrar(
+        Result<CobrancaResult, StoreError>,
+        oneshot::Sender<Result<CobrancaResult, StoreError>>,
+    ),
+    Registrar(
+        Result<(), StoreError>,
+        oneshot::Sender<Result<(), StoreError>>,
+    ),
+}
+
+fn run_loop(conn: Connection, entrada: mpsc::Receiver<WriterRequest>) {
+    let mut lote = Vec::with_capacity(BATCH);
+    let mut anterior = 1;
+    // Blocks until a request arrives; ends when every handle is dropped.
+    while let Ok(primeiro) = entrada.recv() {
+        lote.push(primeiro);
+        gather(
+            &entrada,
+            &mut lote,
+            anterior.min(EXPECTED_GROUP),
+            GROUP_WAIT,
+        );
+        anterior = lote.len();
+        run_batch(&conn, &mut lote);
+    }
+}
+
+/// Adds to `lote` what is queued; while it holds fewer than `esperado` requests, waits up to
+/// `espera` for more. `esperado` is the last group's size (at most [`EXPECTED_GROUP`]): a lone
+/// client never waits, concurrent ones share commits.
+fn gather<T>(entrada: &mpsc::Receiver<T>, lote: &mut Vec<T>, esperado: usize, espera: Duration) {
+    let limite = Instant::now() + espera;
+    while lote.len() < BATCH {
+        match entrada.try_recv() {
+            Ok(p) => lote.push(p),
+            Err(_) if lote.len() >= esperado => return,
+            Err(_) => {
+                let falta = limite.saturating_duration_since(Instant::now());
+                match entrada.recv_timeout(falta) {
+                    Ok(p) => lote.push(p),
+                    Err(_) => return,
+                }
+            }
+        }
+    }
+}
+
+fn run_batch(conn: &Connection, lote: &mut Vec<WriterRequest>) {
+    if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+        let msg = e.to_string();
+        for p in lote.drain(..) {
+            answer_error(p, &msg);
+        }
+        return;
+    }
+    let mut feitos = Vec::with_capacity(lote.len());
+    let mut fatal: Option<String> = None;
+    for p in lote.drain(..) {
+        if let Some(msg) = &fatal {
+            answer_error(p, msg);
+            continue;
+        }
+        let feito = match p {
+            WriterRequest::Cobrar(c, tx) => {
+                in_savepoint(conn, |conn| charge(conn, &c)).map(|r| Done::Cobrar(r, tx))
+            }
+            WriterRequest::Registrar(r, tx) => {
+                in_savepoint(conn, |conn| record(conn, &r)).map(|r| Done::Registrar(r, tx))
+            }
+        };
+        match feito {
+            Ok(f) => feitos.push(f),
+            // The savepoint could not be undone: the transaction is unusable; drop it all.
+            Err(e) => fatal = Some(e.to_string()),
+        }
+    }
+    let fim = match fatal {
+        Some(msg) => Err(msg),
+        None => conn.execute_batch("COMMIT").map_err(|e| e.to_string()),
+    };
+    match fim {
+        Ok(()) => {
+            for f in feitos {
+                // A caller that went away (request cancelled) cannot be told; what was
+                // committed stays committed, as with the sqlx path.
+                match f {
+                    Done::Cobrar(r, tx) => drop(tx.send(r)),
+                    Done::Registrar(r, tx) => drop(tx.send(r)),
+                }
+            }
+        }
+        Err(msg) => {
+            // Nothing of the group was written: make sure the transaction is gone, then tell
+            // everyone.
+            let _ = conn.execute_batch("ROLLBACK");
+            for f in feitos {
+                match f {
+                    Done::Cobrar(_, tx) => drop(tx.send(Err(commit_failure(&msg)))),
+                    Done::Registrar(_, tx) => drop(tx.send(Err(commit_failure(&msg)))),
+                }
+            }
+        }
+    }
+}
+
+fn commit_failure(msg: &str) -> StoreError {
+    StoreError::Lote(msg.to_owned())
+}
+
+fn answer_error(p: WriterRequest, msg: &str) {
+    match p {
+        WriterRequest::Cobrar(_, tx) => drop(tx.send(Err(commit_failure(msg)))),
+        WriterRequest::Registrar(_, tx) => drop(tx.send(Err(commit_failure(msg)))),
+    }
+}
+
+/// Runs `f` inside `SAVEPOINT pedido`: released on success, rolled back (alone) on failure.
+/// The outer error means the savepoint itself failed: the group's transaction must be dropped.
+fn in_savepoint<T>(
+    conn: &Connection,
+    f: impl FnOnce(&Connection) -> Result<T, StoreError>,
+) -> Result<Result<T, StoreError>, rusqlite::Error> {
+    conn.prepare_cached("SAVEPOINT pedido")?.execute([])?;
+    let r = f(conn);
+    if r.is_err() {
+        conn.prepare_cached("ROLLBACK TO pedido")?.execute([])?;
+    }
+    conn.prepare_cached("RELEASE pedido")?.execute([])?;
+    Ok(r)
+}
+
+/// Adds one lookup to the day's counters.
+fn count(conn: &Connection, conta: ContaId, dia: NaiveDate, c: Counters) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "INSERT INTO uso_diario (conta_id, dia, requisicoes, cobradas, erros, gasto_centavos) VALUES (?, ?, 1, ?, ?, ?)
+         ON CONFLICT (conta_id, dia) DO UPDATE SET requisicoes = requisicoes + 1,
+           cobradas = cobradas + excluded.cobradas, erros = erros + excluded.erros,
+           gasto_centavos = gasto_centavos + excluded.gasto_centavos",
+    )?
+    .execute(params![
+        conta.0,
+        dia.to_string(),
+        i64::from(c.cobrada),
+        i64::from(c.erro),
+        c.gasto.0
+    ])?;
+    Ok(())
+}
+
+/// Who and what a history row is about; its amounts come from the plan.
+struct Chave<'a> {
+    conta: ContaId,
+    endpoint: &'a str,
+    chave: Option<&'a str>,
+    pedido: Option<String>,
+}
+
+/// One history row with its ordinals (each group's count plus one: the writer is the only
+/// inserter, rules in [`crate::store::historico`]); returns its id.
+fn insert_consulta(conn: &Connection, k: &Chave<'_>, l: &HistoricoRow) -> Result<i64, StoreError> {
+    let chave = crate::store::historico::without_nul_opt(k.chave);
+    conn.prepare_cached(
+        "INSERT INTO consultas (conta_id, data_ms, endpoint, chave, status_http, cobrado,
+             valor_centavos, saldo_antes, saldo_depois, pedido,
+             ordem_conta, ordem_endpoint, ordem_status, ordem_endpoint_status)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
+             COALESCE(SUM(quantidade), 0) + 1,
+             COALESCE(SUM(quantidade) FILTER (WHERE endpoint = ?3), 0) + 1,
+             COALESCE(SUM(quantidade) FILTER (WHERE sucesso = (?5 = 200)), 0) + 1,
+             COALESCE(SUM(quantidade) FILTER (WHERE endpoint = ?3 AND sucesso = (?5 = 200)), 0) + 1
+         FROM consultas_contagem WHERE conta_id = ?1",
+    )?
+    .execute(params![
+        k.conta.0,
+        ms(l.data),
+        k.endpoint,
+        chave,
+        i64::from(l.status),
+        i64::from(l.valor.0 > 0),
+        l.valor.0,
+        l.saldo_antes.map(|c| c.0),
+        l.saldo_depois.map(|c| c.0),
+        k.pedido
+    ])?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// `data` of the account's latest history row.
+fn last_date(conn: &Connection, conta: ContaId) -> Result<Option<DateTime<Utc>>, StoreError> {
+    let ms: Option<i64> = conn
+        .prepare_cached(
+            "SELECT data_ms FROM consultas WHERE conta_id = ? ORDER BY ordem_conta DESC LIMIT 1",
+        )?
+        .query_row([conta.0], |r| r.get(0))
+        .optional()?;
+    Ok(ms.map(instant))
+}
+
+fn record(conn: &Connection, r: &ConsultaRecord) -> Result<(), StoreError> {
+    let saldo: Option<i64> = conn
+        .prepare_cached("SELECT saldo_centavos FROM contas WHERE id = ?")?
+        .query_row([r.conta.0], |row| row.get(0))
+        .optional()?;
+    let ultima = last_date(conn, r.conta)?;
+    let (linha, contagem) = cobranca::plan_record(saldo.map(Centavos), r.status, r.em, ultima);
+    let chave = Chave {
+        conta: r.conta,
+        endpoint: r.endpoint.as_str(),
+        chave: r.chave.as_deref(),
+        pedido: None,
+    };
+    insert_consulta(conn, &chave, &linha)?;
+    count(conn, r.conta, r.dia, contagem)
+}
+
+/// What the charge plan needs: the account, the counters its limits need
+/// ([`cobranca::readings`]) and its latest history instant.
+fn state_of(conn: &Connection, c: &Cobranca) -> Result<CobrancaState, StoreError> {
+    let (saldo, legado, limite_diario, limite_mensal): (i64, i64, Option<i64>, Option<i64>) =
+        conn.prepare_cached(
+            "SELECT saldo_centavos, legado, limite_diario, limite_mensal_centavos FROM contas WHERE id = ?",
+        )?
+        .query_row([c.conta.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+    let limite_diario = limite_diario.and_then(|v| u32::try_from(v).ok());
+    let limite_mensal = limite_mensal.map(Centavos);
+    let readings = cobranca::readings(limite_diario, limite_mensal);
+    let cobradas_hoje = if readings.cobradas_hoje {
+        conn.prepare_cached("SELECT cobradas FROM uso_diario WHERE conta_id = ? AND dia = ?")?
+            .query_row(params![c.conta.0, c.dia.to_string()], |r| {
+                r.get::<_, i64>(0)
+            })
+            .optional()?
+            .unwrap_or(0)
+    } else {
+        0
+    };
+    let gasto_mes = if readings.gasto_mes {
+        let (inicio, fim) = first_day_of_month(c.dia);
+        conn.prepare_cached(
+            "SELECT COALESCE(SUM(gasto_centavos), 0) FROM uso_diario WHERE conta_id = ? AND dia >= ? AND dia < ?",
+        )?
+        .query_row(params![c.conta.0, inicio, fim], |r| r.get::<_, i64>(0))?
+    } else {
+        0
+    };
+    Ok(CobrancaState {
+        saldo: Centavos(saldo),
+        legado: legado != 0,
+        limite_diario,
+        limite_mensal,
+        cobradas_hoje: cobradas_hoje.unsigned_abs(),
+        gasto_mes: Centavos(gasto_mes),
+        last_date: last_date(conn, c.conta)?,
+    })
+}
+
+/// Reads the state, plans the charge and applies the plan.
+fn charge(conn: &Connection, c: &Cobranca) -> Result<CobrancaResult, StoreError> {
+    let plano = cobranca::plan_cobranca(&state_of(conn, c)?, c.endpoint, c.em);
+    if plano.debito.0 > 0 {
+        let debitou = conn
+            .prepare_cached(
+                "UPDATE contas SET saldo_centavos = saldo_centavos - ? WHERE id = ? AND saldo_centavos >= ?",
+            )?
+            .execute(params![plano.debito.0, c.conta.0, plano.debito.0])?;
+        if debitou != 1 {
+            // Cannot happen under BEGIN IMMEDIATE; refuse (the savepoint is rolled back)
+            // rather than go negative.
+            return Err(StoreError::Corrupt(
+                "saldo mudou durante a transação".into(),
+            ));
+        }
+    }
+    let chave = Chave {
+        conta: c.conta,
+        endpoint: c.endpoint.as_str(),
+        chave: Some(&c.chave),
+        pedido: Some(c.pedido.to_string()),
+    };
+    let id = insert_consulta(conn, &chave, &plano.historico)?;
+    if let Some(valor) = plano.lancamento {
+        conn.prepare_cached(
+            "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, referencia, criado_em) VALUES (?, 'debito', ?, 'consulta', ?, ?)",
+        )?
+        .execute(params![c.conta.0, valor.0, id.to_string(), ms(c.em)])?;
+    }
+    count(conn, c.conta, c.dia, plano.contagem)?;
+    let cache = match (&c.consolidate, plano.consolidate) {
+        (Some(codigo), true) => consolidate(conn, codigo.as_str(), ms(c.em))?,
+        _ => false,
+    };
+    Ok(plano.result_with(cache))
+}
+
+/// Marks `codigo` consolidated at `em_ms` unless it already was; returns whether it already was
+/// (the answer's `cache`). One insert into the small side table `imoveis_consolidados`, never a
+/// write into `imoveis` (migration 0002).
+fn consolidate(conn: &Connection, codigo: &str, em_ms: i64) -> Result<bool, StoreError> {
+    let novo = conn
+        .prepare_cached(
+            "INSERT INTO imoveis_consolidados (codigo_car, consolidado_em) VALUES (?, ?) ON CONFLICT (codigo_car) DO NOTHING",
+        )?
+        .execute(params![codigo, em_ms])?;
+    Ok(novo == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_group_waits_for_company_only_after_a_group_had_it() {
+        let (tx, rx) = mpsc::channel();
+        // A lone client: nothing queued, nothing waited for.
+        let mut lote = vec![0];
+        let t = Instant::now();
+        gather(&rx, &mut lote, 1, Duration::from_secs(5));
+        assert_eq!(lote, [0]);
+        assert!(t.elapsed() < Duration::from_secs(1));
+        // Concurrent ones: what is queued, then what arrives within the wait.
+        tx.send(1).unwrap();
+        let tarde = tx.clone();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            tarde.send(2).unwrap();
+            tarde.send(3).unwrap();
+            tarde.send(4).unwrap();
+        });
+        let mut lote = vec![0];
+        gather(&rx, &mut lote, 4, Duration::from_secs(5));
+        t.join().unwrap();
+        assert!(lote.len() >= 4, "{lote:?}");
+        assert_eq!(&lote[..4], [0, 1, 2, 3]);
+        // Nobody else comes: the group goes as it is after the wait.
+        while rx.try_recv().is_ok() {}
+        let mut lote = vec![9];
+        gather(&rx, &mut lote, 4, Duration::from_millis(10));
+        assert_eq!(lote, [9]);
+    }
+}

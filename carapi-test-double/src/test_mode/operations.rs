@@ -1,0 +1,167 @@
+//! What the test mode does on request, shared by the Rust API
+//! (`carapi_test_double::TestServer`) and the `/_teste` routes: create an account with
+//! its limits, pay a top-up with or without the webhook, read an account's state.
+
+use carapi_sdk::CpfCnpj;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::TestMode;
+use carapi_service::ServerError;
+use carapi_service::contas::{self, ContaCriada, NovaConta};
+use carapi_service::money::Centavos;
+use carapi_service::pix::payment;
+use carapi_service::state::AppState;
+use carapi_service::store::ContaId;
+
+/// An account to create in a test: [`NovaConta`] plus its consumption limits.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = NovaContaTeste))]
+#[serde(rename_all = "camelCase", default)]
+pub struct TestNovaConta {
+    /// Initial balance in BRL (default 100.00).
+    pub saldo: Decimal,
+    /// On the legacy price table (docs/contrato.md, "Prices").
+    pub legado: bool,
+    /// The linked user's CPF/CNPJ (default a valid fictitious CPF); `None` makes
+    /// `POST /v1/recarga` answer `DOCUMENTO_AUSENTE`.
+    pub documento: Option<String>,
+    /// Daily limit of charged lookups (Brasília day); `None` = none.
+    pub limite_diario: Option<u32>,
+    /// Monthly spending limit in BRL (Brasília month); `None` = none.
+    pub limite_mensal: Option<Decimal>,
+}
+
+impl Default for TestNovaConta {
+    fn default() -> Self {
+        TestNovaConta {
+            saldo: NovaConta::default().saldo,
+            legado: false,
+            documento: Some(contas::DEFAULT_DOCUMENT.to_owned()),
+            limite_diario: None,
+            limite_mensal: None,
+        }
+    }
+}
+
+/// An account's state as the store has it, read without HTTP.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = EstadoConta))]
+#[serde(rename_all = "camelCase")]
+pub struct ContaState {
+    /// Account id.
+    #[cfg_attr(feature = "openapi", schema(value_type = i64))]
+    pub conta_id: ContaId,
+    /// Balance in BRL.
+    pub saldo: Decimal,
+    /// Still on the legacy price table.
+    pub legado: bool,
+    /// Daily limit of charged lookups.
+    pub limite_diario: Option<u32>,
+    /// Monthly spending limit in BRL.
+    pub limite_mensal: Option<Decimal>,
+    /// Total charged so far in BRL (the ledger's debits).
+    pub debitado: Decimal,
+    /// The ledger check ([`carapi_service::store::Ledger::is_consistent`]): balance = credits - debits,
+    /// debits = what the history charged, credits = initial balance + confirmed top-ups.
+    pub razao_consistente: bool,
+}
+
+/// Creates the account `nova` with the test clock's time and sets its limits.
+///
+/// # Errors
+/// [`ServerError::Invalido`] for a negative balance, fractions of a centavo, an invalid
+/// document or limits outside the contract's ranges ([`carapi_service::money::limites::limites_of_patch`]);
+/// [`ServerError::Store`].
+pub async fn create_conta(st: &AppState, nova: TestNovaConta) -> Result<ContaCriada, ServerError> {
+    let documento = nova
+        .documento
+        .as_deref()
+        .map(|d| {
+            CpfCnpj::parse(d).map_err(|e| ServerError::Invalido(format!("documento {d:?}: {e}")))
+        })
+        .transpose()?;
+    let (diario, mensal) = carapi_service::money::limites::limites_of_patch(
+        Some(nova.limite_diario),
+        Some(nova.limite_mensal),
+    )
+    .map_err(ServerError::Invalido)?;
+    let criada = contas::create_conta_at(
+        st.store.as_ref(),
+        NovaConta {
+            saldo: nova.saldo,
+            legado: nova.legado,
+            documento,
+            email: Some("cliente@example.com".into()),
+        },
+        st.clock.agora(),
+    )
+    .await?;
+    if nova.limite_diario.is_some() || nova.limite_mensal.is_some() {
+        st.store
+            .atualizar_limites(criada.conta_id, diario, mensal)
+            .await?;
+    }
+    Ok(criada)
+}
+
+/// Plays the payer and the PSP for the top-up `recarga_id`: marks its charge paid in the
+/// simulated PSP's book at the test clock's time and, when `webhook`, delivers the signed
+/// webhook to this server (the top-up is then `Confirmado`); without it only reconciliation
+/// will see the payment.
+///
+/// # Errors
+/// [`ServerError::NaoEncontrado`] for an unknown top-up or charge; [`ServerError::Webhook`]
+/// when the delivery fails; [`ServerError::Store`].
+pub async fn pay(
+    st: &AppState,
+    modo: &TestMode,
+    recarga_id: Uuid,
+    webhook: bool,
+) -> Result<(), ServerError> {
+    let recarga = st
+        .store
+        .recarga_by_id(recarga_id)
+        .await?
+        .ok_or_else(|| ServerError::NaoEncontrado(format!("recarga {recarga_id}")))?;
+    let agora = st.clock.agora();
+    if !webhook {
+        return payment::mark_paid(st.store.as_ref(), &recarga.payment_id, agora).await;
+    }
+    let address = modo
+        .address
+        .get()
+        .copied()
+        .ok_or_else(|| ServerError::Webhook("servidor ainda sem endereço".into()))?;
+    let secret = st.webhook_secret().await?;
+    payment::pay_via_webhook(
+        st.store.as_ref(),
+        &format!("http://{address}"),
+        Some(&secret),
+        &recarga.payment_id,
+        agora,
+    )
+    .await
+}
+
+/// The state of account `id`.
+///
+/// # Errors
+/// [`ServerError::NaoEncontrado`] for an unknown account; [`ServerError::Store`].
+pub async fn conta_state_of(st: &AppState, id: ContaId) -> Result<ContaState, ServerError> {
+    let nao_ha = || ServerError::NaoEncontrado(format!("conta {id}"));
+    let conta = st.store.conta(id).await?.ok_or_else(nao_ha)?;
+    let ledger = st.store.ledger(id).await?.ok_or_else(nao_ha)?;
+    Ok(ContaState {
+        conta_id: id,
+        saldo: conta.saldo.reais(),
+        legado: conta.legado,
+        limite_diario: conta.limite_diario,
+        limite_mensal: conta.limite_mensal.map(Centavos::reais),
+        debitado: ledger.debitos.reais(),
+        razao_consistente: ledger.is_consistent(),
+    })
+}

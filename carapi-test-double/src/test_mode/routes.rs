@@ -1,0 +1,306 @@
+//! The test mode over HTTP: `/_teste/...` routes for tests written in other languages and for
+//! the CLI, behind their own bearer token (`Authorization: Bearer <token>`, never an API key).
+//! Present only on a test-mode server; documented in `openapi.json` under the tag `teste`.
+//!
+//! | method and path | body | answer |
+//! |---|---|---|
+//! | `POST /_teste/falhas` | a [`FaultRule`] | 201 `{"id": n}` |
+//! | `DELETE /_teste/falhas` | | 204, every rule removed |
+//! | `GET /_teste/relogio` | | 200 `{"agora": "<UTC>"}` |
+//! | `POST /_teste/relogio/avancar` | `{"segundos": n}` | 200 [`super::Advance`] |
+//! | `POST /_teste/contas` | a [`TestNovaConta`] | 201 `{"contaId": n, "apiKey": "car_..."}` |
+//! | `GET /_teste/contas/{contaId}` | | 200 [`super::operations::ContaState`] |
+//! | `POST /_teste/recargas/{recargaId}/pagar` | `{"webhook": true}` (default) | 204 |
+
+use axum::body::Bytes;
+use std::sync::Arc;
+
+use axum::extract::{FromRef, Request, State};
+use axum::http::{Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use carapi_sdk::ErrorCode;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use uuid::Uuid;
+
+use super::TestMode;
+use super::faults::FaultRule;
+use super::operations::{self, TestNovaConta};
+use carapi_service::ServerError;
+use carapi_service::auth;
+use carapi_service::http::client_addr::client_address;
+use carapi_service::http::consulta::Segment;
+use carapi_service::http::error::{ApiError, PARAMETRO_INVALIDO};
+use carapi_service::http::routes::Route;
+use carapi_service::http::unauthenticated;
+use carapi_service::state::AppState;
+use carapi_service::store::ContaId;
+
+const POST: &[Method] = &[Method::POST];
+const GET: &[Method] = &[Method::GET];
+
+/// The `/_teste` routes and their methods (the edge middleware checks requests against them
+/// on a test-mode server, as it does [`carapi_service::http::routes::ROUTES`]).
+pub const ROUTES: &[Route] = &[
+    Route {
+        padrao: "/_teste/falhas",
+        methods: &[Method::POST, Method::DELETE],
+    },
+    Route {
+        padrao: "/_teste/relogio",
+        methods: GET,
+    },
+    Route {
+        padrao: "/_teste/relogio/avancar",
+        methods: POST,
+    },
+    Route {
+        padrao: "/_teste/contas",
+        methods: POST,
+    },
+    Route {
+        padrao: "/_teste/contas/{contaId}",
+        methods: GET,
+    },
+    Route {
+        padrao: "/_teste/recargas/{recargaId}/pagar",
+        methods: POST,
+    },
+];
+
+/// What the `/_teste` handlers reach: the server's state and the test mode's.
+#[derive(Debug, Clone)]
+pub struct TestState {
+    /// The server's state (its clock is the test clock).
+    pub st: AppState,
+    /// The test mode.
+    pub modo: Arc<TestMode>,
+}
+
+impl FromRef<TestState> for AppState {
+    fn from_ref(e: &TestState) -> AppState {
+        e.st.clone()
+    }
+}
+
+impl FromRef<TestState> for Arc<TestMode> {
+    fn from_ref(e: &TestState) -> Arc<TestMode> {
+        e.modo.clone()
+    }
+}
+
+/// The `/_teste` router, behind the token check.
+pub fn router(st: AppState, modo: Arc<TestMode>) -> Router<AppState> {
+    Router::new()
+        .route("/_teste/falhas", post(inject).delete(clear_faults))
+        .route("/_teste/relogio", get(clock))
+        .route("/_teste/relogio/avancar", post(advance))
+        .route("/_teste/contas", post(create_conta))
+        .route("/_teste/contas/{contaId}", get(conta))
+        .route("/_teste/recargas/{recargaId}/pagar", post(pay))
+        .route_layer(middleware::from_fn_with_state(
+            TestState {
+                st: st.clone(),
+                modo: modo.clone(),
+            },
+            require_token,
+        ))
+        .with_state(TestState { st, modo })
+}
+
+/// 401 `TOKEN_INVALIDO` unless the request carries the test mode's token. A wrong or missing
+/// token counts as a failed authentication of the client address, like a wrong API key
+/// ([`carapi_service::http::unauthenticated`]: 429 once the address is over its rate).
+async fn require_token(State(e): State<TestState>, req: Request, next: Next) -> Response {
+    let token = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(auth::bearer);
+    let ok = token.is_some_and(|t| e.modo.token_matches(t));
+    if !ok {
+        let ip = client_address(&req, &e.st.config.edge.trusted_proxies);
+        let invalido = ApiError::new(
+            ErrorCode::TokenInvalido,
+            "Token do modo de teste ausente ou inválido (Authorization: Bearer <token-teste>).",
+        );
+        return unauthenticated(&e.st, ip, invalido).into_response();
+    }
+    next.run(req).await
+}
+
+fn invalid(msg: impl Into<String>) -> ApiError {
+    ApiError::with_status(
+        StatusCode::BAD_REQUEST,
+        ErrorCode::Other(PARAMETRO_INVALIDO.into()),
+        msg,
+    )
+}
+
+/// A JSON body; an empty one reads as `{}`.
+fn json<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, ApiError> {
+    let texto: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
+        b"{}"
+    } else {
+        bytes
+    };
+    let mut de = serde_json::Deserializer::from_slice(texto);
+    serde_path_to_error::deserialize(&mut de)
+        .map_err(|e| invalid(format!("Campo '{}' inválido: {}", e.path(), e.inner())))
+}
+
+fn server_error(e: ServerError) -> ApiError {
+    match e {
+        ServerError::Invalido(m) => invalid(m),
+        ServerError::NaoEncontrado(m) => ApiError::with_status(
+            StatusCode::NOT_FOUND,
+            ErrorCode::Other("NAO_ENCONTRADO".into()),
+            format!("Não encontrado: {m}."),
+        ),
+        ServerError::Store(e) => e.into(),
+        outro => ApiError::internal(outro),
+    }
+}
+
+/// `POST /_teste/falhas`: registers a fault rule ([`FaultRule`]).
+#[cfg_attr(feature = "openapi", utoipa::path(post, path = "/_teste/falhas", tag = "teste", security(("tokenTeste" = [])),
+    request_body = FaultRule,
+    responses(
+        (status = 201, description = "Rule registered: `{\"id\": n}`", body = serde_json::Value),
+        (status = 400, description = "`PARAMETRO_INVALIDO`: malformed body or value", body = carapi_sdk::ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
+    )))]
+pub async fn inject(State(modo): State<Arc<TestMode>>, corpo: Bytes) -> Result<Response, ApiError> {
+    let regra: FaultRule = json(&corpo)?;
+    let id = modo.faults.registrar(regra).map_err(|e| invalid(e.0))?;
+    Ok((StatusCode::CREATED, Json(serde_json::json!({ "id": id }))).into_response())
+}
+
+/// `DELETE /_teste/falhas`: removes every fault rule.
+#[cfg_attr(feature = "openapi", utoipa::path(delete, path = "/_teste/falhas", tag = "teste", security(("tokenTeste" = [])),
+    responses(
+        (status = 204, description = "Every rule removed"),
+        (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
+    )))]
+pub async fn clear_faults(State(modo): State<Arc<TestMode>>) -> StatusCode {
+    modo.faults.clear();
+    StatusCode::NO_CONTENT
+}
+
+/// `GET /_teste/relogio`: the server clock (UTC).
+#[cfg_attr(feature = "openapi", utoipa::path(get, path = "/_teste/relogio", tag = "teste", security(("tokenTeste" = [])),
+    responses(
+        (status = 200, description = "The server clock: `{\"agora\": \"<UTC>\"}`", body = serde_json::Value),
+        (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
+    )))]
+pub async fn clock(State(st): State<AppState>) -> Json<serde_json::Value> {
+    Json(serde_json::json!({ "agora": st.clock.agora() }))
+}
+
+/// Body of `POST /_teste/relogio/avancar`.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = Avancar))]
+#[serde(deny_unknown_fields)]
+pub struct AdvanceBody {
+    /// Seconds to move the clock forward.
+    pub segundos: u64,
+}
+
+/// `POST /_teste/relogio/avancar`: moves the clock and runs what became due.
+#[cfg_attr(feature = "openapi", utoipa::path(post, path = "/_teste/relogio/avancar", tag = "teste", security(("tokenTeste" = [])),
+    request_body = AdvanceBody,
+    responses(
+        (status = 200, description = "Clock moved; due jobs ran (reconciliation every 2 minutes of clock)", body = super::Advance),
+        (status = 400, description = "`PARAMETRO_INVALIDO`: malformed body or value", body = carapi_sdk::ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
+    )))]
+pub async fn advance(
+    State(st): State<AppState>,
+    State(modo): State<Arc<TestMode>>,
+    corpo: Bytes,
+) -> Result<Response, ApiError> {
+    let AdvanceBody { segundos } = json(&corpo)?;
+    let avanco = modo
+        .advance(&st, std::time::Duration::from_secs(segundos))
+        .await?;
+    Ok(Json(avanco).into_response())
+}
+
+/// `POST /_teste/contas`: creates an account ([`TestNovaConta`]); the key is in the answer.
+#[cfg_attr(feature = "openapi", utoipa::path(post, path = "/_teste/contas", tag = "teste", security(("tokenTeste" = [])),
+    request_body = TestNovaConta,
+    responses(
+        (status = 201, description = "Account created: `contaId` and `apiKey`", body = serde_json::Value),
+        (status = 400, description = "`PARAMETRO_INVALIDO`: malformed body or value", body = carapi_sdk::ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
+    )))]
+pub async fn create_conta(State(st): State<AppState>, corpo: Bytes) -> Result<Response, ApiError> {
+    let nova: TestNovaConta = json(&corpo)?;
+    let criada = operations::create_conta(&st, nova)
+        .await
+        .map_err(server_error)?;
+    Ok((StatusCode::CREATED, Json(criada)).into_response())
+}
+
+/// `GET /_teste/contas/{contaId}`: the account as stored, with the ledger check.
+#[cfg_attr(feature = "openapi", utoipa::path(get, path = "/_teste/contas/{contaId}", tag = "teste", security(("tokenTeste" = [])),
+    params(("contaId" = i64, Path, description = "Account id")),
+    responses(
+        (status = 200, description = "The account as stored, with the ledger check", body = super::operations::ContaState),
+        (status = 404, description = "No such account", body = carapi_sdk::ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
+    )))]
+pub async fn conta(State(st): State<AppState>, Segment(id): Segment) -> Result<Response, ApiError> {
+    let id: ContaId = id
+        .parse()
+        .map_err(|_| invalid(format!("contaId inválido: {id:?}")))?;
+    let estado = operations::conta_state_of(&st, id)
+        .await
+        .map_err(server_error)?;
+    Ok(Json(estado).into_response())
+}
+
+/// Body of `POST /_teste/recargas/{recargaId}/pagar`.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = Pagamento))]
+#[serde(deny_unknown_fields)]
+pub struct Payment {
+    /// Deliver the signed webhook (default true); false leaves it to reconciliation.
+    #[serde(default = "yes")]
+    pub webhook: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `POST /_teste/recargas/{recargaId}/pagar`: pays a top-up at the simulated PSP.
+#[cfg_attr(feature = "openapi", utoipa::path(post, path = "/_teste/recargas/{recargaId}/pagar", tag = "teste", security(("tokenTeste" = [])),
+    params(("recargaId" = uuid::Uuid, Path, description = "Top-up id")),
+    request_body = Payment,
+    responses(
+        (status = 204, description = "Paid at the PSP (and the webhook delivered unless `webhook: false`)"),
+        (status = 404, description = "No such top-up", body = carapi_sdk::ApiErrorBody),
+        (status = 400, description = "`PARAMETRO_INVALIDO`: malformed body or value", body = carapi_sdk::ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
+    )))]
+pub async fn pay(
+    State(st): State<AppState>,
+    State(modo): State<Arc<TestMode>>,
+    Segment(id): Segment,
+    corpo: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let id: Uuid = id
+        .parse()
+        .map_err(|_| invalid(format!("recargaId inválido: {id:?}")))?;
+    let Payment { webhook } = json(&corpo)?;
+    operations::pay(&st, &modo, id, webhook)
+        .await
+        .map_err(server_error)?;
+    Ok(StatusCode::NO_CONTENT)
+}

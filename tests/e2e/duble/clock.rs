@@ -1,0 +1,162 @@
+//! One test per clock-driven rule: the PIX reuse window, the daily and monthly limits on the
+//! Brasília calendar, reconciliation every 2 minutes, `uso`'s 30 days, timestamps.
+
+use std::time::Duration;
+
+use carapi_sdk::{ErrorCode, EscopoLimite, NovaRecarga, RecargaStatus, dec};
+use carapi_service::money::calendar;
+use carapi_test_double::TestServer;
+
+use super::em_cada_banco;
+use crate::{CODIGO_REAL, assert_api_error};
+
+fn quinhentos() -> NovaRecarga {
+    NovaRecarga::new(dec!(500))
+}
+
+/// Seconds from the server clock to one minute past the next Brasília midnight.
+fn ate_amanha(srv: &TestServer) -> Duration {
+    Duration::from_secs(calendar::seconds_until_tomorrow(srv.clock().agora()) + 60)
+}
+
+#[tokio::test]
+async fn the_reuse_window_ends_after_ten_minutes() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().create().await.unwrap();
+        let c = srv.client(&conta).unwrap();
+        let primeira = c.criar_recarga(&quinhentos()).await.unwrap();
+        srv.advance(Duration::from_secs(9 * 60)).await.unwrap();
+        let de_novo = c.criar_recarga(&quinhentos()).await.unwrap();
+        assert!(de_novo.reaproveitada, "within 10 minutes");
+        assert_eq!(de_novo.recarga_id, primeira.recarga_id);
+        srv.advance(Duration::from_secs(2 * 60)).await.unwrap();
+        let nova = c.criar_recarga(&quinhentos()).await.unwrap();
+        assert!(!nova.reaproveitada, "11 minutes later");
+        assert_ne!(nova.recarga_id, primeira.recarga_id);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_daily_limit_starts_over_after_midnight_in_brasilia() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().limite_diario(1).create().await.unwrap();
+        let c = srv.client(&conta).unwrap();
+        c.car(CODIGO_REAL).await.unwrap();
+        let e = assert_api_error(c.car(CODIGO_REAL).await, ErrorCode::LimiteExcedido);
+        assert_eq!(e.limite, Some(EscopoLimite::Diario));
+        srv.advance(ate_amanha(&srv)).await.unwrap();
+        c.car(CODIGO_REAL).await.unwrap();
+        assert_eq!(srv.conta_state(&conta).await.unwrap().debitado, dec!(2.00));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_monthly_limit_starts_over_next_month() {
+    em_cada_banco(|srv| async move {
+        let conta = srv
+            .conta()
+            .limite_mensal(dec!(1.00))
+            .create()
+            .await
+            .unwrap();
+        let c = srv.client(&conta).unwrap();
+        c.car(CODIGO_REAL).await.unwrap();
+        let e = assert_api_error(c.car(CODIGO_REAL).await, ErrorCode::LimiteExcedido);
+        assert_eq!(e.limite, Some(EscopoLimite::Mensal));
+        // Tomorrow is still this month (unless today is the last day): a day is not enough.
+        let ate_o_mes = calendar::seconds_until_next_month(srv.clock().agora());
+        if ate_o_mes > 2 * 86_400 {
+            srv.advance(ate_amanha(&srv)).await.unwrap();
+            assert_api_error(c.car(CODIGO_REAL).await, ErrorCode::LimiteExcedido);
+        }
+        let ate_o_mes = calendar::seconds_until_next_month(srv.clock().agora());
+        srv.advance(Duration::from_secs(ate_o_mes + 60))
+            .await
+            .unwrap();
+        c.car(CODIGO_REAL).await.unwrap();
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn reconciliation_confirms_a_payment_without_webhook_when_two_minutes_pass() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().saldo(dec!(0)).create().await.unwrap();
+        let c = srv.client(&conta).unwrap();
+        let r = c.criar_recarga(&quinhentos()).await.unwrap();
+        srv.pay(r.recarga_id).without_webhook().await.unwrap();
+        assert_eq!(
+            c.recarga(r.recarga_id).await.unwrap().status,
+            RecargaStatus::Pendente,
+            "no webhook: pending until reconciliation"
+        );
+        let meio = srv.advance(Duration::from_secs(60)).await.unwrap();
+        assert_eq!(meio.reconciliadas, 0, "one minute is not an interval");
+        let passo = srv.advance(Duration::from_secs(60)).await.unwrap();
+        assert!(passo.reconciliadas >= 1, "{passo:?}");
+        let st = c.recarga(r.recarga_id).await.unwrap();
+        assert_eq!(st.status, RecargaStatus::Confirmado);
+        let estado = srv.conta_state(&conta).await.unwrap();
+        assert_eq!(estado.saldo, dec!(500));
+        assert!(estado.razao_consistente);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_webhook_confirms_at_once() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().saldo(dec!(0)).create().await.unwrap();
+        let c = srv.client(&conta).unwrap();
+        let r = c.criar_recarga(&quinhentos()).await.unwrap();
+        srv.pay(r.recarga_id).await.unwrap();
+        let st = c.recarga(r.recarga_id).await.unwrap();
+        assert_eq!(st.status, RecargaStatus::Confirmado);
+        assert_eq!(srv.conta_state(&conta).await.unwrap().saldo, dec!(500));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn uso_counts_30_days_of_the_server_clock() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().create().await.unwrap();
+        let c = srv.client(&conta).unwrap();
+        c.car(CODIGO_REAL).await.unwrap();
+        let total = |u: &carapi_sdk::UsoResponse| u.itens.iter().map(|i| i.quantidade).sum::<u64>();
+        assert_eq!(total(&c.uso().await.unwrap()), 1);
+        srv.advance(Duration::from_secs(29 * 86_400)).await.unwrap();
+        assert_eq!(total(&c.uso().await.unwrap()), 1, "29 days later");
+        srv.advance(Duration::from_secs(2 * 86_400)).await.unwrap();
+        assert_eq!(total(&c.uso().await.unwrap()), 0, "31 days later");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn history_and_top_ups_carry_the_server_clock() {
+    em_cada_banco(|srv| async move {
+        let conta = srv.conta().create().await.unwrap();
+        let c = srv.client(&conta).unwrap();
+        let uma_semana = Duration::from_secs(7 * 86_400);
+        srv.advance(uma_semana).await.unwrap();
+        let esperado = srv.clock().agora();
+        c.car(CODIGO_REAL).await.unwrap();
+        c.criar_recarga(&quinhentos()).await.unwrap();
+        let h = c.historico(&Default::default()).await.unwrap();
+        let data = h.itens[0].data.with_timezone(&chrono::Utc);
+        assert!(
+            (data - esperado).num_seconds().abs() < 60,
+            "{data} vs {esperado}"
+        );
+        let recargas = c.recargas(&Default::default()).await.unwrap();
+        let criada = recargas.itens[0].data.with_timezone(&chrono::Utc);
+        assert!(
+            (criada - esperado).num_seconds().abs() < 60,
+            "{criada} vs {esperado}"
+        );
+    })
+    .await;
+}
