@@ -32,7 +32,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::cache::Titular;
-use crate::state::AppState;
+use crate::state::{AppState, Relogio};
 use crate::{auth, limits};
 use error::{ApiError, Limite};
 
@@ -88,6 +88,7 @@ pub fn router_com(state: AppState, acrescimos: Acrescimos) -> Router {
         .merge(documento::router())
         .fallback(rota_desconhecida)
         .with_state(state.clone());
+    let relogio = state.relogio.clone();
     let borda = borda::EstadoBorda {
         st: state,
         rotas_extra: tabela_extra,
@@ -98,6 +99,24 @@ pub fn router_com(state: AppState, acrescimos: Acrescimos) -> Router {
         .layer(middleware::from_fn_with_state(borda, borda::borda))
         .layer(CatchPanicLayer::custom(panico))
         .layer(TraceLayer::new_for_http())
+        .layer(middleware::map_response_with_state(
+            relogio,
+            data_do_relogio,
+        ))
+}
+
+/// The `Date` header of every answer, from the server's clock (a test double's movable clock
+/// included), so that a client can place what it sent in the server's time (RFC 9110
+/// §6.6.1; hyper adds its own, from the system clock, only when the answer has none).
+async fn data_do_relogio(State(relogio): State<Relogio>, mut resp: Response) -> Response {
+    let data = relogio
+        .agora()
+        .format("%a, %d %b %Y %H:%M:%S GMT")
+        .to_string();
+    if let Ok(v) = header::HeaderValue::from_str(&data) {
+        resp.headers_mut().insert(header::DATE, v);
+    }
+    resp
 }
 
 /// Bearer authentication then the per-key rate limit; puts the [`crate::store::ContaId`] in

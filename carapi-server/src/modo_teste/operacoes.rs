@@ -20,7 +20,8 @@ use crate::store::ContaId;
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", default)]
 pub struct NovaContaTeste {
-    /// Initial balance in BRL (default 100.00).
+    /// Initial balance in BRL (default 100.00); a JSON number.
+    #[serde(with = "rust_decimal::serde::float")]
     pub saldo: Decimal,
     /// On the legacy price table (docs/contrato.md, "Prices").
     pub legado: bool,
@@ -30,6 +31,7 @@ pub struct NovaContaTeste {
     /// Daily limit of charged lookups (Brasília day); `None` = none.
     pub limite_diario: Option<u32>,
     /// Monthly spending limit in BRL (Brasília month); `None` = none.
+    #[serde(with = "rust_decimal::serde::float_option")]
     pub limite_mensal: Option<Decimal>,
 }
 
@@ -53,15 +55,18 @@ pub struct EstadoConta {
     /// Account id.
     #[cfg_attr(feature = "openapi", schema(value_type = i64))]
     pub conta_id: ContaId,
-    /// Balance in BRL.
+    /// Balance in BRL (a JSON number, as every amount of the contract).
+    #[serde(with = "rust_decimal::serde::float")]
     pub saldo: Decimal,
     /// Still on the legacy price table.
     pub legado: bool,
     /// Daily limit of charged lookups.
     pub limite_diario: Option<u32>,
     /// Monthly spending limit in BRL.
+    #[serde(with = "rust_decimal::serde::float_option")]
     pub limite_mensal: Option<Decimal>,
     /// Total charged so far in BRL (the ledger's debits).
+    #[serde(with = "rust_decimal::serde::float")]
     pub debitado: Decimal,
     /// The ledger check ([`crate::store::Razao::consistente`]): balance = credits - debits,
     /// debits = what the history charged, credits = initial balance + confirmed top-ups.
