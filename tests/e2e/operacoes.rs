@@ -74,7 +74,7 @@ async fn receipt_streams_to_a_file() {
     let amb = Ambiente::novo().await;
     let (c, _) = amb.cliente_com_saldo(dec!(50)).await;
     let path = amb.dir.path().join("recibo.pdf");
-    c.recibo_para_arquivo(CODIGO_REAL, &path).await.unwrap();
+    c.recibo_to_file(CODIGO_REAL, &path).await.unwrap();
     let bytes = std::fs::read(&path).unwrap();
     assert!(bytes.starts_with(b"%PDF-") && bytes.len() > 1000);
 }

@@ -147,10 +147,10 @@ async fn a_402_carries_operation_and_price_and_the_shortfall_takes_one_saldo() {
     let e = c.car_completo(CODIGO_REAL).await.unwrap_err();
     let api = e.api().expect("API error");
     assert_eq!(api.code, ErrorCode::SaldoInsuficiente);
-    assert_eq!(api.operacao, Some("car_completo"));
+    assert_eq!(api.operation, Some("car_completo"));
     // Prices were not known without a cap: the shortfall helper learns them in its one call.
     let f = c.falta(&e).await.unwrap().expect("a 402 of a lookup");
-    assert_eq!(f.operacao, "car_completo");
+    assert_eq!(f.operation, "car_completo");
     assert_eq!(f.preco, dec!(2.30));
     assert_eq!(f.saldo, dec!(1.50));
     assert_eq!(f.falta, dec!(0.80));

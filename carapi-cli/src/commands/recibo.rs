@@ -113,7 +113,7 @@ async fn para_stdout(ctx: &mut Context, client: &Client, codigo: &CodigoCar) -> 
 
 const BARRA: &str = "{spinner} recibo [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}";
 
-/// The PDF into `destino` through the SDK ([`Client::recibo_para_arquivo_com_progresso`]); a
+/// The PDF into `destino` through the SDK ([`Client::recibo_to_file_with_progress`]); a
 /// failure after the 200 says the receipt was charged and how to get it again.
 async fn para_arquivo(
     ctx: &mut Context,
@@ -123,10 +123,10 @@ async fn para_arquivo(
 ) -> Result<u64> {
     let pb = ctx.shell.progress(0, BARRA);
     let mut cobrado = false;
-    let download = client.recibo_para_arquivo_com_progresso(codigo.as_str(), destino, |p| {
+    let download = client.recibo_to_file_with_progress(codigo.as_str(), destino, |p| {
         cobrado = true;
-        pb.set_length(p.total.unwrap_or(0));
-        pb.set_position(p.recebidos);
+        pb.set_length(p.content_length.unwrap_or(0));
+        pb.set_position(p.received);
     });
     let r = tokio::select! {
         r = download => r,

@@ -83,7 +83,7 @@ async fn consultar(
         }
         TipoLote::Recibo => {
             let info = client
-                .recibo_para_arquivo(chave, pdf_dir.join(format!("{chave}.pdf")))
+                .recibo_to_file(chave, pdf_dir.join(format!("{chave}.pdf")))
                 .await?;
             return Ok(Resposta {
                 sandbox: tipo.is_sandbox(chave),

@@ -1,34 +1,46 @@
 //! The spend guard: this client's running spend ([`Gasto`]) and the optional cap.
 //!
 //! A charged lookup reserves its price before it is sent, commits the reservation when the
-//! answer is a 200 (contract, "Prices": only HTTP 200 is charged) and releases it otherwise,
-//! also when the call is cancelled (the reservation is released on drop). A lookup whose answer
-//! was lost after sending is recorded as uncertain ([`Incerto`]): it counts as spent until
+//! answer is a 200 (contract, "Prices": only HTTP 200 is charged) and releases it when the
+//! answer is any other status. A lookup whose request may have reached the server and whose
+//! answer never came back, because it was lost (time-out, connection reset) or because the
+//! caller dropped the future (a `tokio::time::timeout`, a `select!`, an aborted task), is
+//! recorded as uncertain ([`Incerto`]): it counts as spent until
 //! [`Client::settle_uncertain`](crate::Client::settle_uncertain) settles it against the
-//! history.
+//! history. The reservation's drop guard does that, so no caller needs to wrap a call in a
+//! task of its own.
 //!
 //! The cap: a lookup that would pass it only because of reservations in flight waits for them
 //! to settle (a 404 releases its reservation); one that would pass it even with no reservation
 //! is refused with [`Error::SpendLimit`].
 //!
-//! The client learns the account's prices before its first charged lookup, so every lookup is
-//! reserved at its price. Only when they could not be read (and there is no cap) is a lookup
-//! counted per operation without a price, and priced as soon as the client learns them
-//! ([`SpendGuard::precificar`]).
+//! Prices: given to the builder, or learned from `GET /v1/saldo`. A lookup sent while they are
+//! unknown (no cap) is priced as soon as the client learns them ([`SpendGuard::precificar`]).
+
+mod janela;
+mod reserva;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
-use chrono::{DateTime, TimeDelta, Utc};
 use rust_decimal::Decimal;
 use tokio::sync::Notify;
 
-use crate::Error;
-use crate::op::Op;
+pub(crate) use janela::{Janela, Resposta, data_do_cabecalho};
+pub(crate) use reserva::Reserva;
 
-/// How far apart the client's clock and the server's may be, and how long after a lost answer
-/// a later 200 of the same key is still told apart from it when settling against the history.
-pub(crate) const TOLERANCIA: TimeDelta = TimeDelta::seconds(30);
+use crate::op::Op;
+use crate::{Error, Precos};
+use janela::RelogioServidor;
+
+/// How long after a lost answer the request may still be in process at the server, by
+/// default: until then a lookup the history does not show stays uncertain.
+pub(crate) const CARENCIA_PADRAO: Duration = Duration::from_secs(30);
+
+/// How long the 200s this client got are remembered to tell them from lost answers of the same
+/// key (longer while an uncertain lookup of that key waits to be settled).
+const MEMORIA_200: Duration = Duration::from_secs(60);
 
 /// What this client (and its clones) spent on lookups, BRL (contract, "Prices").
 ///
@@ -38,8 +50,9 @@ pub(crate) const TOLERANCIA: TimeDelta = TimeDelta::seconds(30);
 pub struct Gasto {
     /// Priced HTTP 200s: certainly charged, BRL.
     pub confirmado: Decimal,
-    /// Lookups whose answer was lost after the request was sent (time-out, connection reset),
-    /// at their price: possibly charged, BRL. [`ClientBuilder::max_spend`](crate::ClientBuilder::max_spend)
+    /// Lookups whose request may have reached the server and whose answer never came back
+    /// (time-out, connection reset, or the call's future dropped after sending), at their
+    /// price: possibly charged, BRL. [`ClientBuilder::max_spend`](crate::ClientBuilder::max_spend)
     /// counts them as spent; [`Client::settle_uncertain`](crate::Client::settle_uncertain)
     /// moves each one to `confirmado` or drops it.
     pub incerto: Decimal,
@@ -59,26 +72,23 @@ impl Gasto {
     }
 }
 
-/// A lookup whose answer was lost after its request was sent.
+/// A lookup that may have reached the server and whose answer never came back.
 #[derive(Debug, Clone)]
 pub(crate) struct Incerto {
     pub(crate) id: u64,
     pub(crate) op: Op,
     /// The normalised key (CAR code or bare document), as the history records it.
     pub(crate) chave: String,
-    pub(crate) enviado: DateTime<Utc>,
-    pub(crate) perdido: DateTime<Utc>,
     pub(crate) preco: Option<Decimal>,
-    /// 200s of the same operation and key this client got within the tolerance window: history
-    /// items they account for are not this lookup's.
-    pub(crate) conhecidas: u32,
+    pub(crate) janela: Janela,
 }
 
-#[derive(Debug)]
-struct Recente {
-    op: Op,
-    chave: String,
-    em: DateTime<Utc>,
+/// A 200 this client got: its history item is not a lost lookup's.
+#[derive(Debug, Clone)]
+pub(crate) struct Conhecida {
+    pub(crate) op: Op,
+    pub(crate) chave: String,
+    pub(crate) janela: Janela,
 }
 
 #[derive(Debug, Default)]
@@ -88,9 +98,11 @@ struct State {
     /// 200s answered before the prices were known, by charged operation.
     sem_preco: Vec<Op>,
     incertos: Vec<Incerto>,
-    /// 200s of the last [`TOLERANCIA`], to tell them from lost answers of the same key.
-    recentes: VecDeque<Recente>,
+    conhecidas: VecDeque<Conhecida>,
     proximo_id: u64,
+    /// The account's prices, once known.
+    precos: Option<Precos>,
+    relogio: RelogioServidor,
 }
 
 impl State {
@@ -106,18 +118,56 @@ impl State {
             nao_precificadas: (self.sem_preco.len() + sem_preco) as u64,
         }
     }
+
+    fn preco(&self, op: Op) -> Option<Decimal> {
+        self.precos.map(|p| op.preco(&p))
+    }
+
+    /// Records an uncertain lookup; its id.
+    fn incerta(&mut self, op: Op, chave: &str, preco: Option<Decimal>, janela: Janela) -> u64 {
+        self.proximo_id += 1;
+        let id = self.proximo_id;
+        let preco = preco.or_else(|| self.preco(op));
+        self.incertos.push(Incerto {
+            id,
+            op,
+            chave: chave.to_owned(),
+            preco,
+            janela,
+        });
+        id
+    }
+
+    /// Remembers a 200, forgetting old ones no uncertain lookup of their key needs.
+    fn conhecida(&mut self, c: Conhecida, memoria: Duration) {
+        self.conhecidas.push_back(c);
+        if self.conhecidas.len() > 256 {
+            let agora = Instant::now();
+            let incertos = &self.incertos;
+            self.conhecidas.retain(|c| {
+                agora.duration_since(c.janela.fim) < memoria
+                    || incertos.iter().any(|i| i.op == c.op && i.chave == c.chave)
+            });
+        }
+    }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Shared {
     state: Mutex<State>,
     /// Woken whenever a reservation settles (commit, release, lost answer).
     settled: Notify,
+    /// How long a lost request may still be in process at the server.
+    carencia: Duration,
 }
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn memoria(&self) -> Duration {
+        MEMORIA_200.max(self.carencia.saturating_mul(2))
     }
 }
 
@@ -129,15 +179,25 @@ pub(crate) struct SpendGuard {
 }
 
 impl SpendGuard {
-    pub(crate) fn new(limite: Option<Decimal>) -> Self {
+    /// A guard with the cap `limite` (BRL); `carencia` is how long a lost request may still be
+    /// in process at the server.
+    pub(crate) fn new(limite: Option<Decimal>, carencia: Duration) -> Self {
         Self {
             limite,
-            shared: Arc::default(),
+            shared: Arc::new(Shared {
+                state: Mutex::default(),
+                settled: Notify::new(),
+                carencia,
+            }),
         }
     }
 
     pub(crate) fn limite(&self) -> Option<Decimal> {
         self.limite
+    }
+
+    pub(crate) fn carencia(&self) -> Duration {
+        self.shared.carencia
     }
 
     pub(crate) fn gasto(&self) -> Gasto {
@@ -157,29 +217,36 @@ impl SpendGuard {
             let settled = self.shared.settled.notified();
             tokio::pin!(settled);
             settled.as_mut().enable();
-            if self.try_reserve(preco)? {
-                return Ok(Reserva {
-                    shared: Some(self.shared.clone()),
-                    op,
-                    chave: chave.to_owned(),
-                    preco: Some(preco),
-                });
+            if self.try_reserve(op, preco)? {
+                return Ok(Reserva::new(self.shared.clone(), op, chave, Some(preco)));
             }
             settled.await;
         }
     }
 
     /// Reserves `preco` now (`Ok(true)`), or tells to wait for reservations to settle
-    /// (`Ok(false)`), or refuses.
-    fn try_reserve(&self, preco: Decimal) -> Result<bool, Error> {
+    /// (`Ok(false)`), or refuses (a WARN event: a money event).
+    fn try_reserve(&self, op: Op, preco: Decimal) -> Result<bool, Error> {
         let mut s = self.shared.lock();
         if let Some(limite) = self.limite {
             let gasto = s.confirmado + s.incerto();
             if gasto + preco > limite {
+                let reservado = s.reservado;
+                drop(s);
+                tracing::warn!(
+                    target: "carapi_sdk::spend",
+                    operation = op.name(),
+                    route = op.route(),
+                    preco = %preco,
+                    gasto = %gasto,
+                    reservado = %reservado,
+                    limite = %limite,
+                    "consulta recusada antes do envio: ultrapassaria o limite de gasto do cliente"
+                );
                 return Err(Error::SpendLimit {
                     limite,
                     gasto,
-                    reservado: s.reservado,
+                    reservado,
                     preco,
                 });
             }
@@ -191,31 +258,60 @@ impl SpendGuard {
         Ok(true)
     }
 
-    /// A lookup of `op` sent while the prices cannot be read (only without a cap): when answered
-    /// with 200 it is counted, and priced by the next [`SpendGuard::precificar`].
+    /// A lookup of `op` sent while the prices are unknown (only without a cap): when answered
+    /// with 200 or lost it is counted, priced with the prices known by then or by the next
+    /// [`SpendGuard::precificar`].
     pub(crate) fn pendente(&self, op: Op, chave: &str) -> Reserva {
-        Reserva {
-            shared: Some(self.shared.clone()),
-            op,
-            chave: chave.to_owned(),
-            preco: None,
-        }
+        Reserva::new(self.shared.clone(), op, chave, None)
     }
 
-    /// The client learned the account's prices (`preco` of each operation, BRL): the lookups
+    /// The client learned the account's prices: kept for the lookups to come, and the lookups
     /// answered or lost before are priced now.
-    pub(crate) fn precificar(&self, preco: impl Fn(Op) -> Decimal) {
+    pub(crate) fn precificar(&self, precos: Precos) {
         let mut s = self.shared.lock();
-        let devido: Decimal = s.sem_preco.drain(..).map(&preco).sum();
+        s.precos = Some(precos);
+        let devido: Decimal = s.sem_preco.drain(..).map(|op| op.preco(&precos)).sum();
         s.confirmado += devido;
         for i in s.incertos.iter_mut().filter(|i| i.preco.is_none()) {
-            i.preco = Some(preco(i.op));
+            i.preco = Some(i.op.preco(&precos));
         }
     }
 
-    /// The uncertain lookups now (a snapshot).
-    pub(crate) fn incertos(&self) -> Vec<Incerto> {
-        self.shared.lock().incertos.clone()
+    /// The account's prices, once known.
+    pub(crate) fn precos(&self) -> Option<Precos> {
+        self.shared.lock().precos
+    }
+
+    /// Forgets the prices (a confirmed top-up moves a legacy account to the current table).
+    pub(crate) fn esquecer_precos(&self) {
+        self.shared.lock().precos = None;
+    }
+
+    /// An answer arrived with the server's `Date`: the server's time moves on, and the bounds
+    /// of the uncertain lookups narrow.
+    pub(crate) fn observar(&self, resposta: Resposta) {
+        let carencia = self.shared.carencia;
+        let mut s = self.shared.lock();
+        s.relogio.observar(resposta);
+        for i in &mut s.incertos {
+            i.janela.observar(&resposta, carencia);
+        }
+    }
+
+    /// The uncertain lookups and the remembered 200s now (a snapshot).
+    pub(crate) fn para_assentar(&self) -> (Vec<Incerto>, Vec<Conhecida>) {
+        let s = self.shared.lock();
+        (s.incertos.clone(), s.conhecidas.iter().cloned().collect())
+    }
+
+    /// The uncertain lookups with these ids now (their bounds may have narrowed).
+    pub(crate) fn incertos(&self, ids: &[u64]) -> Vec<Incerto> {
+        let s = self.shared.lock();
+        s.incertos
+            .iter()
+            .filter(|i| ids.contains(&i.id))
+            .cloned()
+            .collect()
     }
 
     /// Settles uncertain lookups: `cobrados` (id and the amount the history shows) move to
@@ -234,220 +330,5 @@ impl SpendGuard {
     }
 }
 
-/// A reserved price; released on drop unless committed.
-#[derive(Debug)]
-pub(crate) struct Reserva {
-    shared: Option<Arc<Shared>>,
-    op: Op,
-    chave: String,
-    /// `None` when the prices were unknown at send time.
-    preco: Option<Decimal>,
-}
-
-impl Reserva {
-    /// A reservation of nothing (sandbox values, free operations).
-    pub(crate) fn nenhuma() -> Self {
-        Self {
-            shared: None,
-            op: Op::Saldo,
-            chave: String::new(),
-            preco: None,
-        }
-    }
-
-    /// The price of the lookup when the client knew it, BRL (`None` for free operations,
-    /// sandbox values and unknown prices).
-    pub(crate) fn preco(&self) -> Option<Decimal> {
-        self.shared.as_ref().and(self.preco)
-    }
-
-    /// The lookup was answered with 200: the price becomes spend.
-    pub(crate) fn commit(mut self) {
-        let Some(shared) = self.shared.take() else {
-            return;
-        };
-        let agora = Utc::now();
-        let mut s = shared.lock();
-        match self.preco {
-            Some(p) => {
-                s.reservado -= p;
-                s.confirmado += p;
-            }
-            None => s.sem_preco.push(self.op),
-        }
-        for i in s.incertos.iter_mut() {
-            if i.op == self.op && i.chave == self.chave && agora <= i.perdido + TOLERANCIA {
-                i.conhecidas += 1;
-            }
-        }
-        while s
-            .recentes
-            .front()
-            .is_some_and(|r| r.em + TOLERANCIA < agora)
-        {
-            s.recentes.pop_front();
-        }
-        s.recentes.push_back(Recente {
-            op: self.op,
-            chave: std::mem::take(&mut self.chave),
-            em: agora,
-        });
-        drop(s);
-        shared.settled.notify_waiters();
-    }
-
-    /// The request was sent at `enviado` and its answer lost: the lookup may have been
-    /// charged. Recorded as uncertain at its price; the reservation itself is released on drop.
-    pub(crate) fn perdida(&self, enviado: DateTime<Utc>) {
-        let Some(shared) = &self.shared else {
-            return;
-        };
-        let perdido = Utc::now();
-        let mut s = shared.lock();
-        let conhecidas = s
-            .recentes
-            .iter()
-            .filter(|r| r.op == self.op && r.chave == self.chave && r.em + TOLERANCIA >= enviado)
-            .count() as u32;
-        s.proximo_id += 1;
-        let id = s.proximo_id;
-        s.incertos.push(Incerto {
-            id,
-            op: self.op,
-            chave: self.chave.clone(),
-            enviado,
-            perdido,
-            preco: self.preco,
-            conhecidas,
-        });
-    }
-}
-
-impl Drop for Reserva {
-    fn drop(&mut self) {
-        if let Some(shared) = self.shared.take() {
-            if let Some(p) = self.preco {
-                shared.lock().reservado -= p;
-            }
-            shared.settled.notify_waiters();
-        }
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Precos;
-
-    /// The price table as the client hands it over.
-    fn tabela(p: Precos) -> impl Fn(Op) -> Decimal {
-        move |op| op.preco(&p)
-    }
-
-    fn guard(limite: Option<i64>) -> SpendGuard {
-        SpendGuard::new(limite.map(|c| Decimal::new(c, 2)))
-    }
-
-    #[test]
-    fn lookups_answered_before_prices_are_priced_when_learned() {
-        let g = guard(None);
-        g.pendente(Op::Car, "a").commit();
-        g.pendente(Op::Recibo, "b").commit();
-        g.pendente(Op::Proprietario, "c").perdida(Utc::now());
-        drop(g.pendente(Op::CarCompleto, "d")); // not a 200: never counted
-        assert_eq!(g.gasto().total(), Decimal::ZERO, "unknown prices");
-        assert_eq!(g.gasto().nao_precificadas, 3);
-        g.precificar(tabela(Precos::ATUAIS));
-        let gasto = g.gasto();
-        assert_eq!(gasto.confirmado, Decimal::new(1200, 2), "1.00 + 11.00");
-        assert_eq!(gasto.incerto, Decimal::new(260, 2));
-        assert_eq!(gasto.nao_precificadas, 0);
-        g.precificar(tabela(Precos::LEGADOS));
-        assert_eq!(g.gasto().confirmado, Decimal::new(1200, 2), "priced once");
-    }
-
-    #[tokio::test]
-    async fn reserve_commit_release_and_refusal_reports_spent_and_reserved_apart() {
-        let g = guard(Some(300));
-        let a = g.reserve(Op::Car, "a", Decimal::ONE).await.unwrap();
-        let b = g.reserve(Op::Car, "b", Decimal::ONE).await.unwrap();
-        a.commit();
-        let e = g
-            .reserve(Op::Car, "c", Decimal::new(25, 1))
-            .await
-            .unwrap_err();
-        match e {
-            Error::SpendLimit {
-                gasto, reservado, ..
-            } => {
-                assert_eq!(gasto, Decimal::ONE);
-                assert_eq!(reservado, Decimal::ONE);
-            }
-            other => panic!("{other:?}"),
-        }
-        drop(b);
-        let c = g.reserve(Op::Car, "c", Decimal::ONE).await.unwrap();
-        c.perdida(Utc::now());
-        drop(c);
-        let gasto = g.gasto();
-        assert_eq!(
-            (gasto.confirmado, gasto.incerto),
-            (Decimal::ONE, Decimal::ONE)
-        );
-        assert!(
-            g.reserve(Op::Car, "d", Decimal::new(101, 2)).await.is_err(),
-            "incerto counts"
-        );
-        assert!(
-            g.reserve(Op::Car, "d", Decimal::ZERO).await.is_ok(),
-            "a free lookup fits"
-        );
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_lookup_that_fits_once_reservations_settle_waits_for_them() {
-        let g = Arc::new(guard(Some(300)));
-        let em_voo = g.reserve(Op::Car, "404", Decimal::new(3, 0)).await.unwrap();
-        let g2 = g.clone();
-        let espera = tokio::spawn(async move { g2.reserve(Op::Car, "a", Decimal::ONE).await });
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        assert!(!espera.is_finished(), "waits while the 3.00 is in flight");
-        drop(em_voo); // answered 404: released
-        let r = espera.await.unwrap().expect("fits after the release");
-        r.commit();
-        assert_eq!(g.gasto().confirmado, Decimal::ONE);
-    }
-
-    #[test]
-    fn settling_moves_or_drops() {
-        let g = guard(None);
-        g.precificar(tabela(Precos::ATUAIS));
-        let r = g.pendente(Op::Car, "a");
-        r.perdida(Utc::now());
-        r.perdida(Utc::now());
-        let ids: Vec<u64> = g.incertos().iter().map(|i| i.id).collect();
-        assert_eq!(
-            g.gasto().nao_precificadas,
-            2,
-            "lost before the prices were known"
-        );
-        g.precificar(tabela(Precos::ATUAIS));
-        g.assentar(&[(ids[0], Decimal::ONE)], &[ids[1]]);
-        let gasto = g.gasto();
-        assert_eq!(
-            (gasto.confirmado, gasto.incerto),
-            (Decimal::ONE, Decimal::ZERO)
-        );
-    }
-
-    #[test]
-    fn a_later_200_of_the_same_key_is_known() {
-        let g = guard(None);
-        let r = g.pendente(Op::Car, "a");
-        r.perdida(Utc::now());
-        drop(r);
-        g.pendente(Op::Car, "a").commit();
-        g.pendente(Op::Car, "b").commit();
-        assert_eq!(g.incertos()[0].conhecidas, 1);
-    }
-}
+mod tests;
