@@ -157,6 +157,13 @@ impl Client {
             crate::join::ambos(self.execute(req, buffer, reserva), self.precos()).await;
         if let Err(e) = precos {
             tracing::debug!(target: "carapi_sdk::spend", operation = op.name(), error = %e, "preços desconhecidos: consulta contada sem preço");
+            if resposta.as_ref().err().is_some_and(Error::may_have_charged) {
+                crate::spend::avisar(
+                    op,
+                    None,
+                    "resposta perdida de consulta cobrável, preço desconhecido: pode ter sido cobrada",
+                );
+            }
         }
         resposta
     }
@@ -444,7 +451,9 @@ fn esgotadas(op: Op, attempts: u32, reserva: Option<&Reserva>, error: &Error, mo
         operation = op.name(),
         route = op.route(),
         attempts,
-        preco = reserva.and_then(Reserva::preco).map(tracing::field::display),
+        preco = reserva
+            .and_then(Reserva::preco)
+            .map(|p| tracing::field::display(crate::spend::brl(p))),
         error = %cadeia(error),
         "{motivo}"
     );

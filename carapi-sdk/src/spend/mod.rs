@@ -42,6 +42,23 @@ pub(crate) const CARENCIA_PADRAO: Duration = Duration::from_secs(30);
 /// key (longer while an uncertain lookup of that key waits to be settled).
 const MEMORIA_200: Duration = Duration::from_secs(60);
 
+/// The WARN of a lookup that may have been charged (a money event): operation, route template
+/// and price, never the key.
+pub(crate) fn avisar(op: Op, preco: Option<Decimal>, mensagem: &str) {
+    tracing::warn!(
+        target: "carapi_sdk::spend",
+        operation = op.name(),
+        route = op.route(),
+        preco = preco.map(|p| tracing::field::display(brl(p))),
+        "{mensagem}"
+    );
+}
+
+/// An amount for a log event: BRL with two decimals (`2.30`, also when it came as `2.3`).
+pub(crate) fn brl(valor: Decimal) -> String {
+    format!("{valor:.2}")
+}
+
 /// What this client (and its clones) spent on lookups, BRL (contract, "Prices").
 ///
 /// Sandbox values and errors cost nothing and are not counted.
@@ -81,6 +98,8 @@ pub(crate) struct Incerto {
     pub(crate) chave: String,
     pub(crate) preco: Option<Decimal>,
     pub(crate) janela: Janela,
+    /// The WARN of an uncertain lookup without a price yet, given once it is priced.
+    pub(crate) aviso: Option<&'static str>,
 }
 
 /// A 200 this client got: its history item is not a lost lookup's.
@@ -123,19 +142,27 @@ impl State {
         self.precos.map(|p| op.preco(&p))
     }
 
-    /// Records an uncertain lookup; its id.
-    fn incerta(&mut self, op: Op, chave: &str, preco: Option<Decimal>, janela: Janela) -> u64 {
+    /// Records an uncertain lookup; its price when known (then the caller gives the WARN
+    /// `aviso`; otherwise [`SpendGuard::precificar`] gives it with the price).
+    fn incerta(
+        &mut self,
+        op: Op,
+        chave: &str,
+        preco: Option<Decimal>,
+        janela: Janela,
+        aviso: &'static str,
+    ) -> Option<Decimal> {
         self.proximo_id += 1;
-        let id = self.proximo_id;
         let preco = preco.or_else(|| self.preco(op));
         self.incertos.push(Incerto {
-            id,
+            id: self.proximo_id,
             op,
             chave: chave.to_owned(),
             preco,
             janela,
+            aviso: preco.is_none().then_some(aviso),
         });
-        id
+        preco
     }
 
     /// Remembers a 200, forgetting old ones no uncertain lookup of their key needs.
@@ -237,10 +264,10 @@ impl SpendGuard {
                     target: "carapi_sdk::spend",
                     operation = op.name(),
                     route = op.route(),
-                    preco = %preco,
-                    gasto = %gasto,
-                    reservado = %reservado,
-                    limite = %limite,
+                    preco = %brl(preco),
+                    gasto = %brl(gasto),
+                    reservado = %brl(reservado),
+                    limite = %brl(limite),
                     "consulta recusada antes do envio: ultrapassaria o limite de gasto do cliente"
                 );
                 return Err(Error::SpendLimit {
@@ -272,8 +299,17 @@ impl SpendGuard {
         s.precos = Some(precos);
         let devido: Decimal = s.sem_preco.drain(..).map(|op| op.preco(&precos)).sum();
         s.confirmado += devido;
+        let mut avisos = Vec::new();
         for i in s.incertos.iter_mut().filter(|i| i.preco.is_none()) {
-            i.preco = Some(i.op.preco(&precos));
+            let preco = i.op.preco(&precos);
+            i.preco = Some(preco);
+            if let Some(aviso) = i.aviso.take() {
+                avisos.push((i.op, preco, aviso));
+            }
+        }
+        drop(s);
+        for (op, preco, aviso) in avisos {
+            avisar(op, Some(preco), aviso);
         }
     }
 

@@ -100,7 +100,8 @@ impl Reserva {
     }
 
     /// The request was sent and its answer lost (time-out, reset): the lookup may have been
-    /// charged. Recorded as uncertain at its price (a WARN event); the reservation itself stays
+    /// charged. Recorded as uncertain at its price (a WARN event, once the price is known); the
+    /// reservation itself stays
     /// until dropped (a retry may use it).
     pub(crate) fn perdida(&mut self) {
         self.incerta("resposta perdida de consulta cobrável: pode ter sido cobrada");
@@ -113,17 +114,11 @@ impl Reserva {
         let carencia = shared.carencia;
         let mut s = shared.lock();
         let janela = s.relogio.janela(envio, Instant::now(), carencia);
-        let preco = self.preco;
-        s.incerta(self.op, &self.chave, preco, janela);
-        let preco = preco.or_else(|| s.preco(self.op));
+        let preco = s.incerta(self.op, &self.chave, self.preco, janela, mensagem);
         drop(s);
-        tracing::warn!(
-            target: "carapi_sdk::spend",
-            operation = self.op.name(),
-            route = self.op.route(),
-            preco = preco.map(tracing::field::display),
-            "{mensagem}"
-        );
+        if preco.is_some() {
+            super::avisar(self.op, preco, mensagem);
+        }
     }
 }
 

@@ -21,6 +21,7 @@ fn incerto(id: u64, mono: Instant, desde: DateTime<Utc>) -> Incerto {
         chave: "k".into(),
         preco: Some(Decimal::ONE),
         janela: janela(mono, desde, None),
+        aviso: None,
     }
 }
 
