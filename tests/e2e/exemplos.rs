@@ -183,3 +183,25 @@ async fn resposta_perdida_example_resolves_against_the_history() {
     let cobrado: rust_decimal::Decimal = h.itens.iter().map(|i| i.valor_cobrado).sum();
     assert_eq!(cobrado, preco_basico(), "charged once, never re-sent");
 }
+
+#[tokio::test]
+async fn blocking_example_looks_up_from_a_plain_main() {
+    let amb = Ambiente::novo().await;
+    let conta = amb.conta(dec!(10)).await;
+    let stdout = rodar(comando(&amb, "blocking", &conta.api_key), "blocking").await;
+    assert!(stdout.contains(CODIGO_REAL), "{stdout}");
+    assert!(
+        stdout.contains("gasto deste cliente: R$ 1,00 (incerto R$ 0,00)"),
+        "{stdout}"
+    );
+    let h = amb
+        .cliente(&conta.api_key)
+        .historico(&HistoricoParams::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        h.itens.len(),
+        1,
+        "the sandbox lookup is free and not recorded"
+    );
+}

@@ -140,6 +140,24 @@ pub fn example_bin(name: &str) -> PathBuf {
     })
 }
 
+/// The `carapi-server` binary, built once per process with this test binary's profile (the
+/// one `cargo test --workspace` built when it is fresh, as [`carapi_bin`]).
+///
+/// # Panics
+/// When cargo cannot build it.
+pub fn servidor_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        construido(Path::new("carapi-server")).unwrap_or_else(|| {
+            build(
+                escargot::CargoBuild::new()
+                    .package("carapi-server")
+                    .bin("carapi-server"),
+            )
+        })
+    })
+}
+
 /// `relativo` under this test binary's profile folder (`target/<profile>/`), when it exists
 /// and is newer than every source of the workspace's crates.
 fn construido(relativo: &Path) -> Option<PathBuf> {
