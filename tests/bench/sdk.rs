@@ -60,7 +60,7 @@ pub async fn run() -> Figura {
         medido: format!("{sdk_us:.0} µs"),
         referencia: format!("{raw_us:.0} µs"),
         razao,
-        alvo: "<= 1.10",
-        ok: razao <= 1.10,
+        alvo: "<= 1.05",
+        ok: razao <= 1.05,
     }
 }
