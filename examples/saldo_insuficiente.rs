@@ -21,7 +21,7 @@ async fn main() -> Result<(), Error> {
             if let Some(f) = client.falta(&e).await? {
                 println!(
                     "{} custa {}; saldo {}; faltam {}",
-                    f.operacao,
+                    f.operation,
                     brl::format(f.preco),
                     brl::format(f.saldo),
                     brl::format(f.falta)

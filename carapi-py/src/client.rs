@@ -188,7 +188,7 @@ impl Client {
         codigo: &str,
         caminho: PathBuf,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let info = chamar(py, self.sdk.recibo_para_arquivo(codigo, caminho))?;
+        let info = chamar(py, self.sdk.recibo_to_file(codigo, caminho))?;
         let d = PyDict::new(py);
         d.set_item("path", info.path)?;
         d.set_item("filename", info.filename)?;

@@ -53,7 +53,7 @@ fn classificar(
     Ok(match e {
         Error::Api(api) => {
             kw.set_item("codigo", api.code.as_str())?;
-            kw.set_item("operacao", api.operacao)?;
+            kw.set_item("operacao", api.operation)?;
             kw.set_item("detalhes", e.to_string())?;
             let classe = match api.status {
                 400 => "EntradaInvalida",
@@ -101,11 +101,11 @@ fn classificar(
         }
         Error::Timeout {
             recarga_id,
-            ultimo_status,
+            last_status,
             ..
         } => {
             kw.set_item("recarga_id", recarga_id.to_string())?;
-            kw.set_item("ultimo_status", ultimo_status.map(|s| s.as_str()))?;
+            kw.set_item("ultimo_status", last_status.map(|s| s.as_str()))?;
             ("TempoEsgotado", e.to_string())
         }
         Error::Config(_) => ("ConfiguracaoInvalida", e.to_string()),

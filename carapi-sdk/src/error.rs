@@ -6,13 +6,17 @@ use std::time::Duration;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-use crate::domain::{ValidationError, brl};
+use crate::domain::{ValidationError, brl, mascara};
 use crate::{ApiErrorBody, ErrorCode, RecargaStatus};
 
 /// `Result` with the SDK's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Everything a call of the SDK can fail with.
+///
+/// Its `Display` and `Debug`, and those of its parts, never show a CPF/CNPJ or a value that may
+/// be a name unmasked (see [`ValidationError`], [`ApiError`], [`DecodeError`]), so logging an
+/// error (`error = %e`, `{e:?}`) writes no personal data; a CAR code may appear.
 ///
 /// Match on the variant, or use the helpers ([`Error::status`], [`Error::code`],
 /// [`Error::is_retryable`], [`Error::is_transport`]). New variants may be added in a minor
@@ -84,9 +88,9 @@ pub enum Error {
         status: u16,
         /// JSON path of the value that failed to decode.
         path: String,
-        /// The serde error.
+        /// serde_json's error, with the values it quotes from the body masked.
         #[source]
-        source: serde_json::Error,
+        source: DecodeError,
     },
 
     /// Refused before sending: the lookup would take this client's spend past the cap set with
@@ -112,14 +116,14 @@ pub enum Error {
 
     /// [`Client::wait_for_recarga`](crate::Client::wait_for_recarga) gave up: the top-up was
     /// still not final when the time was up.
-    #[error("recarga {recarga_id} ainda {} após {}s", ultimo_status.map_or("sem status", |s| s.as_str()), waited.as_secs())]
+    #[error("recarga {recarga_id} ainda {} após {}s", last_status.map_or("sem status", |s| s.as_str()), waited.as_secs())]
     Timeout {
         /// The top-up being waited on.
         recarga_id: Uuid,
         /// How long the waiter waited.
         waited: Duration,
         /// The last status read (`Pendente`), if any read succeeded.
-        ultimo_status: Option<RecargaStatus>,
+        last_status: Option<RecargaStatus>,
     },
 
     /// A local file could not be written (receipt to a file); the I/O error is the `source`.
@@ -229,8 +233,9 @@ impl Error {
 ///
 /// `Display` reads `402 SALDO_INSUFICIENTE: <message>`. When the body is not an `ApiError`
 /// (a proxy's HTML page, an empty body), `code` is [`ErrorCode::Other`] with `HTTP_<status>` and
-/// `message` is the start of the body or the status reason.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `message` is the start of the body or the status reason. `Display` and `Debug` mask any
+/// CPF/CNPJ in the message (`***.456.789-**`); the `message` field holds it as the server sent it.
+#[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ApiError {
     /// HTTP status (400, 401, 402, 404, 429, 500, 502, 503).
@@ -248,7 +253,7 @@ pub struct ApiError {
     pub limite: Option<EscopoLimite>,
     /// The SDK method that got the error (`"car"`, `"proprietario"`, …), when it came through
     /// a [`Client`](crate::Client).
-    pub operacao: Option<&'static str>,
+    pub operation: Option<&'static str>,
     /// For an error of a charged lookup: its price at the account's prices, BRL, when the
     /// client knew them (given to the builder or learned from `GET /v1/saldo`). On a 402
     /// `SALDO_INSUFICIENTE` this is what the balance lacked room for;
@@ -336,7 +341,7 @@ impl ApiError {
             sandbox: false,
             retry_after: None,
             limite: None,
-            operacao: None,
+            operation: None,
             preco: None,
         }
     }
@@ -375,9 +380,90 @@ impl ApiError {
 
 impl fmt::Display for ApiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}: {}", self.status, self.code, self.message)
+        write!(
+            f,
+            "{} {}: {}",
+            self.status,
+            self.code,
+            mascara::documentos(&self.message)
+        )
     }
 }
+
+impl fmt::Debug for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ApiError")
+            .field("status", &self.status)
+            .field("code", &self.code)
+            .field("message", &mascara::documentos(&self.message))
+            .field("sandbox", &self.sandbox)
+            .field("retry_after", &self.retry_after)
+            .field("limite", &self.limite)
+            .field("operation", &self.operation)
+            .field("preco", &self.preco)
+            .finish()
+    }
+}
+
+/// Why a response body did not decode ([`Error::Decode`]): serde_json's error, with the values
+/// it quotes from the body masked (`invalid type: string "***", expected u32`), since a body
+/// may hold owner names and documents.
+#[derive(Clone, PartialEq, Eq)]
+pub struct DecodeError {
+    message: String,
+    line: usize,
+    column: usize,
+    category: serde_json::error::Category,
+}
+
+impl DecodeError {
+    /// Line of the body where decoding stopped (1-based; 0 when unknown).
+    #[must_use]
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// Column of the body where decoding stopped (1-based; 0 when unknown).
+    #[must_use]
+    pub fn column(&self) -> usize {
+        self.column
+    }
+
+    /// serde_json's kind of error: `Syntax` (not JSON), `Data` (JSON of another shape), `Eof`
+    /// (cut off), `Io`.
+    #[must_use]
+    pub fn category(&self) -> serde_json::error::Category {
+        self.category
+    }
+}
+
+impl From<serde_json::Error> for DecodeError {
+    fn from(e: serde_json::Error) -> Self {
+        Self {
+            message: mascara::serde(&e.to_string()),
+            line: e.line(),
+            column: e.column(),
+            category: e.classify(),
+        }
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Debug for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DecodeError")
+            .field("message", &self.message)
+            .field("category", &self.category)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::error::Error for DecodeError {}
 
 impl std::error::Error for ApiError {}
 
@@ -402,6 +488,40 @@ mod tests {
         assert_eq!(
             Error::Api(e).to_string(),
             "402 SALDO_INSUFICIENTE: Saldo insuficiente"
+        );
+    }
+
+    #[test]
+    fn display_and_debug_mask_documents_and_names() {
+        let e = Error::Api(ApiError::from_body(
+            404,
+            br#"{"success":false,"error":"CPF_CNPJ_NAO_ENCONTRADO","message":"Nenhum CAR para 529.982.247-25 (52998224725)"}"#,
+            None,
+        ));
+        for texto in [e.to_string(), format!("{e:?}"), format!("{e:#?}")] {
+            assert!(
+                !texto.contains("529.982.247-25") && !texto.contains("52998224725"),
+                "{texto}"
+            );
+            assert!(texto.contains("***.982.247-**"), "{texto}");
+        }
+        let v = Error::from(crate::CpfCnpj::parse("Fulano de Tal").unwrap_err());
+        for texto in [v.to_string(), format!("{v:?}")] {
+            assert!(!texto.contains("Fulano"), "{texto}");
+        }
+        let v = Error::from(crate::CodigoCar::parse("123.456.789-00").unwrap_err());
+        assert!(v.to_string().contains("***.456.789-**"), "{v}");
+        let json = serde_json::from_str::<u32>("\"Fulano de Tal 529.982.247-25\"").unwrap_err();
+        let d = Error::Decode {
+            operation: "car",
+            status: 200,
+            path: ".".into(),
+            source: json.into(),
+        };
+        let cadeia = format!("{d} {d:?} {}", std::error::Error::source(&d).unwrap());
+        assert!(
+            !cadeia.contains("Fulano") && !cadeia.contains("982"),
+            "{cadeia}"
         );
     }
 

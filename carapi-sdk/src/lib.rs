@@ -5,6 +5,7 @@
 //! - [`models`]: every resource of the contract (re-exported at the root).
 //! - [`domain`]: CAR codes, CPF/CNPJ, Brazilian numbers/dates/coordinates, BRL, PIX BR Code.
 //! - [`sandbox`]: the contract's reserved test values.
+//! - `blocking` (cargo feature `blocking`): the same client for synchronous programs.
 //!
 //! # Names
 //!
@@ -17,71 +18,74 @@
 //! [`ClientBuilder::receipt_timeout`], [`Client::with_timeout`], [`Client::settle_uncertain`],
 //! [`Client::wait_for_recarga`], [`Paginator`], `parse`, `as_str`, `is_*`, `ALL`). An operation
 //! delivered another way keeps its contract name with an English suffix
-//! ([`Client::historico_stream`], [`Client::recibo_download`]).
-//!
-//! Renamed items keep their former name as a `#[deprecated]` alias for a while:
-//! `com_timeout` → [`Client::with_timeout`], `resolver_incertos` → [`Client::settle_uncertain`],
-//! `Resolucao` → [`Settlement`], `aguardar_recarga` → [`Client::wait_for_recarga`],
-//! `ClientBuilder::recibo_timeout` → [`ClientBuilder::receipt_timeout`],
-//! `DEFAULT_RECIBO_TIMEOUT` → [`DEFAULT_RECEIPT_TIMEOUT`], `EndpointConsulta::TODOS` →
-//! [`EndpointConsulta::ALL`].
+//! ([`Client::historico_stream`], [`Client::recibo_download`], [`Client::recibo_to_file`]).
+//! The renames of 0.2.0 are listed in the repository's `CHANGELOG.md`.
 //!
 //! # Types from other crates
 //!
 //! Every type of another crate that appears in this API is re-exported, so an application never
 //! needs (nor pins) a second copy: [`Decimal`], [`Uuid`], [`DateTime`] and the other chrono types,
-//! [`Url`], [`Bytes`], the [`serde_json`] crate (for `Error::Decode`'s source) and [`reqwest`]
-//! (for [`ClientBuilder::http_client`]).
+//! [`Url`], [`Bytes`], the [`serde_json`] crate (the models are its types' `Serialize` /
+//! `Deserialize`; [`DecodeError::category`] is its `Category`) and [`reqwest`] (for
+//! [`ClientBuilder::http_client`]).
 //!
 //! ```
 //! fn uses_only_the_sdk<'e>(
 //!     client: &carapi_sdk::Client,
 //!     recibo: carapi_sdk::Recibo,
 //!     erro: &'e carapi_sdk::Error,
-//! ) -> (carapi_sdk::Url, carapi_sdk::Bytes, Option<&'e carapi_sdk::serde_json::Error>) {
+//! ) -> (carapi_sdk::Url, carapi_sdk::Bytes, Option<carapi_sdk::serde_json::error::Category>) {
 //!     let json = match erro {
-//!         carapi_sdk::Error::Decode { source, .. } => Some(source),
+//!         carapi_sdk::Error::Decode { source, .. } => Some(source.category()),
 //!         _ => None,
 //!     };
 //!     (client.base_url().clone(), recibo.bytes, json)
 //! }
 //! ```
 //!
+//! Depending on this crate changes nothing in how your own types serialise: the models say per
+//! field how their amounts are written (a JSON number, as the contract has them), and the SDK
+//! turns no crate-wide feature of `rust_decimal` on (`serde_json::to_string(&dec!(1.30))` stays
+//! `"1.30"` in your application).
+//!
 //! # Cargo features
 //!
 #![cfg_attr(feature = "document-features", doc = document_features::document_features!())]
 #![cfg_attr(
     not(feature = "document-features"),
-    doc = "`rustls` (default), `rustls-tls-native-roots`, `native-tls`, `openapi`: see `Cargo.toml` (described on docs.rs)."
+    doc = "`rustls` (default), `rustls-tls-native-roots`, `native-tls`, `blocking`, `openapi`: see `Cargo.toml` (described on docs.rs)."
 )]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+#[cfg(feature = "blocking")]
+#[cfg_attr(docsrs, doc(cfg(feature = "blocking")))]
+pub mod blocking;
 mod client;
 mod dec;
 pub mod domain;
 mod error;
 mod error_code;
+mod join;
 mod limiter;
 pub mod models;
 mod op;
 mod page;
 mod retry;
+mod runtime;
 pub mod sandbox;
 mod spend;
 mod wait;
 
 pub use client::{
     Client, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_RECEIPT_TIMEOUT, DEFAULT_TIMEOUT,
-    ENV_API_KEY, ENV_BASE_URL, Falta, MIN_POLL_INTERVAL, ProgressoRecibo, ReciboDownload,
-    ReciboInfo, Settlement,
+    ENV_API_KEY, ENV_BASE_URL, Falta, MIN_POLL_INTERVAL, ReciboDownload, ReciboInfo,
+    ReciboProgress, Settlement,
 };
-#[allow(deprecated)]
-pub use client::{DEFAULT_RECIBO_TIMEOUT, Resolucao};
 #[doc(hidden)]
 pub use dec::__dec_parse;
 pub use domain::{CodigoCar, CpfCnpj};
-pub use error::{ApiError, Error, EscopoLimite, HEADER_LIMITE, Result};
+pub use error::{ApiError, DecodeError, Error, EscopoLimite, HEADER_LIMITE, Result};
 pub use spend::Gasto;
 
 /// The receipt's bytes ([`Recibo::bytes`], [`ReciboDownload::chunk`]); bytes'.
@@ -101,8 +105,7 @@ pub use retry::RetryPolicy;
 /// BRL amounts and prices: every amount of the API ([`dec!`] builds one); rust_decimal's.
 #[doc(no_inline)]
 pub use rust_decimal::Decimal;
-/// The JSON library the models are decoded with: [`serde_json::Error`] is the source of
-/// [`Error::Decode`] (same version as the SDK's).
+/// The JSON library the models are decoded with (same version as the SDK's).
 pub use serde_json;
 /// The base address of a client ([`Client::base_url`]); url's.
 #[doc(no_inline)]

@@ -1,8 +1,10 @@
-//! The operations of the contract ([`Op`]): names, routes, which are charged. A leaf module:
-//! the client, the spend guard and the retry policy all read it, and it reads none of them.
-//! (Prices per operation are the client's: `Op::preco` in `client/mod.rs`.)
+//! The operations of the contract ([`Op`]): names, routes, which are charged, their prices. A
+//! leaf module: the client, the spend guard and the retry policy all read it, and it reads none
+//! of them (only the models).
 
-use crate::EndpointConsulta;
+use rust_decimal::Decimal;
+
+use crate::{EndpointConsulta, Precos};
 
 /// The operations of the contract, for pricing, retry safety and tracing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,5 +86,12 @@ impl Op {
             self,
             Op::Car | Op::CarCompleto | Op::Proprietario | Op::Recibo
         )
+    }
+
+    /// The price of a charged lookup under `p`, BRL (zero for free operations; contract,
+    /// "Prices").
+    pub(crate) fn preco(self, p: &Precos) -> Decimal {
+        self.endpoint_consulta()
+            .map_or(Decimal::ZERO, |e| p.preco(e))
     }
 }

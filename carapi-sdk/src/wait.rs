@@ -36,7 +36,7 @@ where
             return Err(Error::Timeout {
                 recarga_id,
                 waited: start.elapsed(),
-                ultimo_status: Some(st.status),
+                last_status: Some(st.status),
             });
         }
         sleep_until(next).await;
@@ -122,7 +122,7 @@ mod tests {
         assert!(matches!(
             e,
             Error::Timeout {
-                ultimo_status: Some(RecargaStatus::Pendente),
+                last_status: Some(RecargaStatus::Pendente),
                 ..
             }
         ));

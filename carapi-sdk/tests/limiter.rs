@@ -78,10 +78,38 @@ async fn retries_pass_through_the_limiter() {
         .build()
         .unwrap();
     let t = Instant::now();
+    // Two requests fit in a second at 2/s: the first call and its retry; the next call is
+    // the third request.
+    c.uso().await.unwrap();
+    assert!(t.elapsed() < Duration::from_millis(900), "a burst of 2");
     c.uso().await.unwrap();
     assert!(
-        t.elapsed() >= Duration::from_millis(450),
+        t.elapsed() >= Duration::from_millis(950),
         "the retry went out after {:?}",
+        t.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn the_contracts_ten_per_second_go_at_once() {
+    let server = MockServer::start().await;
+    get("/v1/uso")
+        .respond_with(ok(
+            serde_json::json!({"success": true, "periodoDias": 30, "itens": []}),
+        ))
+        .mount(&server)
+        .await;
+    let c = carapi_sdk::Client::builder()
+        .base_url(server.uri())
+        .api_key(KEY)
+        .build()
+        .unwrap();
+    let t = Instant::now();
+    join_all((0..10).map(|_| c.uso())).await;
+    // Spaced 100 ms apart, as before, they took at least 900 ms.
+    assert!(
+        t.elapsed() < Duration::from_millis(900),
+        "10 requests at 10/s took {:?}",
         t.elapsed()
     );
 }

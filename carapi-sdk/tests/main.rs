@@ -12,3 +12,4 @@ mod spend;
 mod tracing_logs;
 mod validation;
 mod wait;
+mod wire;

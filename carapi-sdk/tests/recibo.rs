@@ -77,11 +77,11 @@ async fn recibo_to_a_file_and_into_a_directory() {
     let c = client(&server);
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("meu.pdf");
-    let info = c.recibo_para_arquivo(CODIGO, &target).await.unwrap();
+    let info = c.recibo_to_file(CODIGO, &target).await.unwrap();
     assert_eq!(info.path, target);
     assert_eq!(info.bytes, pdf().len() as u64);
     assert_eq!(std::fs::read(&target).unwrap(), pdf());
-    let info = c.recibo_para_arquivo(CODIGO, dir.path()).await.unwrap();
+    let info = c.recibo_to_file(CODIGO, dir.path()).await.unwrap();
     assert_eq!(info.path, dir.path().join(format!("{CODIGO}.pdf")));
     assert_eq!(std::fs::read(&info.path).unwrap(), pdf());
     let names: Vec<_> = std::fs::read_dir(dir.path())
@@ -102,7 +102,7 @@ async fn a_failed_receipt_leaves_no_file_and_keeps_the_old_one() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("recibo.pdf");
     std::fs::write(&target, b"antigo").unwrap();
-    let e = c.recibo_para_arquivo(CODIGO, &target).await.unwrap_err();
+    let e = c.recibo_to_file(CODIGO, &target).await.unwrap_err();
     assert_eq!(e.code(), Some(carapi_sdk::ErrorCode::ReciboNaoEncontrado));
     assert_eq!(std::fs::read(&target).unwrap(), b"antigo");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
@@ -118,7 +118,7 @@ async fn an_unwritable_target_is_an_io_error_and_leaves_nothing() {
         .await;
     let dir = tempfile::tempdir().unwrap();
     let e = client(&server)
-        .recibo_para_arquivo(CODIGO, dir.path().join("nao/existe/x.pdf"))
+        .recibo_to_file(CODIGO, dir.path().join("nao/existe/x.pdf"))
         .await
         .unwrap_err();
     assert!(matches!(e, Error::Io(_)), "{e:?}");
@@ -143,19 +143,19 @@ async fn recibo_to_a_file_reports_progress_from_the_charge_on() {
     let target = dir.path().join("r.pdf");
     let mut vistos = vec![];
     let info = c
-        .recibo_para_arquivo_com_progresso(CODIGO, &target, |p| vistos.push(p))
+        .recibo_to_file_with_progress(CODIGO, &target, |p| vistos.push(p))
         .await
         .unwrap();
     let total = pdf().len() as u64;
     assert_eq!(info.bytes, total);
     assert_eq!(
-        vistos.first().map(|p| p.recebidos),
+        vistos.first().map(|p| p.received),
         Some(0),
         "first call at the 200"
     );
-    assert!(vistos.iter().all(|p| p.total == Some(total)));
-    assert_eq!(vistos.last().map(|p| p.recebidos), Some(total));
-    assert!(vistos.windows(2).all(|w| w[0].recebidos <= w[1].recebidos));
+    assert!(vistos.iter().all(|p| p.content_length == Some(total)));
+    assert_eq!(vistos.last().map(|p| p.received), Some(total));
+    assert!(vistos.windows(2).all(|w| w[0].received <= w[1].received));
     assert_eq!(std::fs::read(&target).unwrap(), pdf());
 }
 
@@ -169,7 +169,7 @@ async fn a_refused_receipt_never_calls_progress() {
     let dir = tempfile::tempdir().unwrap();
     let mut chamadas = 0;
     let e = client(&server)
-        .recibo_para_arquivo_com_progresso(CODIGO, dir.path().join("r.pdf"), |_| chamadas += 1)
+        .recibo_to_file_with_progress(CODIGO, dir.path().join("r.pdf"), |_| chamadas += 1)
         .await
         .unwrap_err();
     assert_eq!(e.code(), Some(carapi_sdk::ErrorCode::ReciboNaoEncontrado));

@@ -181,3 +181,78 @@ async fn with_a_cap_unknown_prices_refuse_before_sending() {
         Some(carapi_sdk::ErrorCode::TokenInvalido)
     );
 }
+
+#[tokio::test]
+async fn without_a_cap_the_prices_are_read_alongside_the_first_lookup() {
+    let server = MockServer::start().await;
+    get("/v1/saldo")
+        .respond_with(ok(saldo_body(&Precos::LEGADOS)).set_delay(Duration::from_millis(1500)))
+        .expect(1)
+        .mount(&server)
+        .await;
+    get(&car_path(CODIGO))
+        .respond_with(ok(car_body(CODIGO)))
+        .mount(&server)
+        .await;
+    let c = Client::builder()
+        .base_url(server.uri())
+        .api_key(KEY)
+        .build()
+        .unwrap();
+    let c2 = c.clone();
+    let consulta = tokio::spawn(async move { c2.car(CODIGO).await });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        received(&server, &car_path(CODIGO)).await,
+        1,
+        "the lookup went out without waiting for the prices"
+    );
+    assert!(
+        !consulta.is_finished(),
+        "it returns once the prices are known"
+    );
+    consulta.await.unwrap().unwrap();
+    let g = c.gasto();
+    assert_eq!(
+        (g.confirmado, g.nao_precificadas),
+        (dec!(0.50), 0),
+        "exact when the call returns"
+    );
+}
+
+#[tokio::test]
+async fn a_lookup_dropped_after_sending_counts_as_uncertain_and_one_dropped_before_does_not() {
+    let server = MockServer::start().await;
+    get(&car_path(CODIGO))
+        .respond_with(ok(car_body(CODIGO)).set_delay(Duration::from_millis(400)))
+        .mount(&server)
+        .await;
+    let c = builder(&server)
+        .max_spend(dec!(1.50))
+        .rate_limit(std::num::NonZeroU32::new(1))
+        .build()
+        .unwrap();
+    // Sent, then the caller gave up (a timeout, a select!, an aborted handler).
+    let r = tokio::time::timeout(Duration::from_millis(150), c.car(CODIGO)).await;
+    assert!(r.is_err(), "cancelled");
+    assert_eq!(received(&server, &car_path(CODIGO)).await, 1);
+    let g = c.gasto();
+    assert_eq!(
+        (g.confirmado, g.incerto),
+        (dec!(0), dec!(1.00)),
+        "possibly charged"
+    );
+    assert!(
+        matches!(c.car(CODIGO).await, Err(Error::SpendLimit { .. })),
+        "the cap counts it: 1.00 + 1.00 > 1.50"
+    );
+    // Cancelled while waiting for the rate limiter: never sent, never counted.
+    let c = builder(&server)
+        .rate_limit(std::num::NonZeroU32::new(1))
+        .build()
+        .unwrap();
+    c.car(CODIGO).await.unwrap();
+    let r = tokio::time::timeout(Duration::from_millis(100), c.car(CODIGO)).await;
+    assert!(r.is_err());
+    assert_eq!(c.gasto().incerto, dec!(0));
+}

@@ -29,7 +29,10 @@ async fn every_response_emits_a_debug_event_without_the_key() {
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    // The global subscriber (the only test here that sets one): a thread-local one loses the
+    // events of callsites that the tests running in parallel registered first (their interest
+    // is cached without it). Other tests' events land in the buffer too; none may hold the key.
+    tracing::subscriber::set_global_default(subscriber).expect("the only global subscriber");
 
     let server = MockServer::start().await;
     get("/v1/uso")

@@ -77,7 +77,7 @@ async fn invalid_documents_and_codes_never_reach_the_server() {
     }
     let dir = tempfile::tempdir().unwrap();
     let e = c
-        .recibo_para_arquivo("nada", dir.path().join("x.pdf"))
+        .recibo_to_file("nada", dir.path().join("x.pdf"))
         .await
         .unwrap_err();
     assert!(matches!(e, Error::Validation(_)));

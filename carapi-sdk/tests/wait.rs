@@ -80,11 +80,11 @@ async fn times_out_without_polling_faster() {
     match e {
         Error::Timeout {
             recarga_id,
-            ultimo_status,
+            last_status,
             ..
         } => {
             assert_eq!(recarga_id, id());
-            assert_eq!(ultimo_status, Some(RecargaStatus::Pendente));
+            assert_eq!(last_status, Some(RecargaStatus::Pendente));
         }
         e => panic!("{e:?}"),
     }

@@ -144,7 +144,7 @@ pub async fn run() -> Vec<Figura> {
         nome: "attack: another address's p99 during 2,000 idle sockets from one address",
         medido: resumo(&com, falhas_com),
         referencia: resumo(&sem, falhas_sem),
-        ledger: p99 / p99_sem.max(0.001),
+        ratio: p99 / p99_sem.max(0.001),
         alvo: "p99 < 50 ms",
         ok: p99 < 50.0 && falhas_com == 0,
     }]

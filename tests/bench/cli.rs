@@ -1,7 +1,7 @@
 //! Figure 2: wall time of `carapi car <code>` against `curl` doing the same request to the same
-//! running server, process start included (median of alternating runs). The target row uses the
-//! sandbox code; a second row, for information, a real charged code (the SDK then also keeps
-//! its spend, and must not add a request for prices).
+//! running server, process start included (median of alternating runs). Two target rows: the
+//! sandbox code, and a real charged code (the SDK then also reads the account's prices for its
+//! spend figures, alongside the lookup, so the lookup does not wait for them).
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -28,19 +28,19 @@ pub async fn run() -> Vec<Figura> {
         ),
         (
             CODIGO_REAL,
-            "CLI: `carapi car <real, charged>` vs curl (info)",
-            "info",
+            "CLI: `carapi car <real, charged>` wall time vs curl",
+            "<= 1.5",
         ),
     ] {
         let (cli, curl) = medir(&amb.server.base_url(), &chave, config.path(), codigo).await;
-        let ledger = cli.as_secs_f64() / curl.as_secs_f64();
+        let ratio = cli.as_secs_f64() / curl.as_secs_f64();
         figuras.push(Figura {
             nome,
             medido: format!("{:.1} ms", cli.as_secs_f64() * 1000.0),
             referencia: format!("{:.1} ms", curl.as_secs_f64() * 1000.0),
-            ledger,
+            ratio,
             alvo,
-            ok: alvo == "info" || ledger <= 1.5,
+            ok: ratio <= 1.5,
         });
     }
     figuras

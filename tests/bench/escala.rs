@@ -120,7 +120,7 @@ fn figura(nome: &'static str, n: usize, (m, tempos): &(Medida, Vec<f64>), sqlite
             m.pico_mb
         ),
         referencia: format!("{ALVO_POR_SEGUNDO:.0} records/s, {ALVO_RSS_MB:.0} MB"),
-        ledger: per_second / ALVO_POR_SEGUNDO,
+        ratio: per_second / ALVO_POR_SEGUNDO,
         alvo: if sqlite { ">= 1 and <= 200 MB" } else { "info" },
         ok,
     }

@@ -37,7 +37,7 @@ pub struct Figura {
     pub nome: &'static str,
     pub medido: String,
     pub referencia: String,
-    pub ledger: f64,
+    pub ratio: f64,
     pub alvo: &'static str,
     pub ok: bool,
 }
@@ -86,7 +86,7 @@ async fn main() {
             f.nome,
             f.medido,
             f.referencia,
-            f.ledger,
+            f.ratio,
             f.alvo,
             if f.ok { "ok" } else { "MISSED" }
         );

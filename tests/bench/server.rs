@@ -98,22 +98,22 @@ pub async fn run() -> Vec<Figura> {
             r.per_second, r.p50, r.p99, r.faults
         );
     }
-    let ledger = real.per_second / base.per_second;
+    let ratio = real.per_second / base.per_second;
     let razao_limitado = limitado.per_second / base.per_second;
     vec![
         Figura {
             nome: "server: charged lookups/s vs bare axum (1,000 keys)",
             medido: resumo(&real),
             referencia: resumo(&base),
-            ledger,
+            ratio,
             alvo: ">= 0.25",
-            ok: ledger >= 0.25 && real.faults == 0,
+            ok: ratio >= 0.25 && real.faults == 0,
         },
         Figura {
             nome: "server, per-key limiter on (info: ceiling 1,000 keys × 10/s)",
             medido: format!("{}, {} × 429", resumo(&limitado), limitado.faults),
             referencia: resumo(&base),
-            ledger: razao_limitado,
+            ratio: razao_limitado,
             alvo: "info",
             ok: true,
         },

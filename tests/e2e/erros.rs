@@ -10,7 +10,7 @@ use crate::{CODIGO_INEXISTENTE, CODIGO_REAL, assert_api_error, codigo_sem_recibo
 
 #[tokio::test]
 async fn lookup_errors_never_debit() {
-    let amb = Ambiente::new_for().await;
+    let amb = Ambiente::new().await;
     let (c, conta) = amb.cliente_com_saldo(dec!(5)).await;
 
     assert_api_error(c.car(CODIGO_INEXISTENTE).await, ErrorCode::CarNaoEncontrado);
@@ -55,7 +55,7 @@ async fn lookup_errors_never_debit() {
 
 #[tokio::test]
 async fn malformed_input_is_refused_by_the_sdk_and_by_the_server() {
-    let amb = Ambiente::new_for().await;
+    let amb = Ambiente::new().await;
     let (c, conta) = amb.cliente_com_saldo(dec!(5)).await;
 
     // The SDK refuses before sending...
@@ -99,7 +99,7 @@ async fn malformed_input_is_refused_by_the_sdk_and_by_the_server() {
 
 #[tokio::test]
 async fn bad_key_gets_401_everywhere() {
-    let amb = Ambiente::new_for().await;
+    let amb = Ambiente::new().await;
     let c = amb.client_addr("chave-que-nao-existe");
     assert_api_error(c.saldo().await, ErrorCode::TokenInvalido);
     assert_api_error(
@@ -224,7 +224,7 @@ async fn receipt_service_failures_are_never_charged() {
 
 #[tokio::test]
 async fn daily_and_monthly_limits_give_429() {
-    let amb = Ambiente::new_for().await;
+    let amb = Ambiente::new().await;
     let (c, _) = amb.cliente_com_saldo(dec!(100)).await;
     let diario = LimitesUpdate {
         limite_diario_requisicoes: Some(Some(2)),

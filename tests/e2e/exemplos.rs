@@ -20,7 +20,7 @@ fn comando(amb: &Ambiente, nome: &str, api_key: &str) -> Command {
 
 #[tokio::test]
 async fn quickstart_lote_and_historico_exit_0() {
-    let amb = Ambiente::new_for().await;
+    let amb = Ambiente::new().await;
     let conta = amb.conta(dec!(100)).await;
     for nome in ["quickstart", "lote", "historico"] {
         let mut cmd = comando(&amb, nome, &conta.api_key);
@@ -63,7 +63,7 @@ async fn quickstart_lote_and_historico_exit_0() {
 
 #[tokio::test]
 async fn recarga_example_waits_for_the_payment() {
-    let amb = Ambiente::new_for().await;
+    let amb = Ambiente::new().await;
     let conta = amb.conta(dec!(0)).await;
     let mut child = comando(&amb, "recarga", &conta.api_key)
         .env("CARAPI_RECARGA_TIMEOUT_SECS", "60")
@@ -119,7 +119,7 @@ async fn rodar(mut cmd: Command, nome: &str) -> String {
 
 #[tokio::test]
 async fn car_completo_example_stays_under_its_cap() {
-    let amb = Ambiente::new_for().await;
+    let amb = Ambiente::new().await;
     let conta = amb.conta(dec!(100)).await;
     let mut cmd = comando(&amb, "car_completo", &conta.api_key);
     cmd.env("CARAPI_MAX_SPEND", "5.00");
@@ -134,7 +134,7 @@ async fn car_completo_example_stays_under_its_cap() {
 
 #[tokio::test]
 async fn saldo_insuficiente_example_prints_the_shortfall() {
-    let amb = Ambiente::new_for().await;
+    let amb = Ambiente::new().await;
     let conta = amb.conta(dec!(2.50)).await;
     let stdout = rodar(
         comando(&amb, "saldo_insuficiente", &conta.api_key),
@@ -150,7 +150,7 @@ async fn saldo_insuficiente_example_prints_the_shortfall() {
 
 #[tokio::test]
 async fn resposta_perdida_example_resolves_against_the_history() {
-    let amb = Ambiente::new_for().await;
+    let amb = Ambiente::new().await;
     let conta = amb.conta(dec!(100)).await;
     // The example's first lookup (after the free saldo request that reads the prices; the proxy
     // sees each request on its own connection) has its answer lost.
@@ -182,4 +182,26 @@ async fn resposta_perdida_example_resolves_against_the_history() {
         .unwrap();
     let cobrado: rust_decimal::Decimal = h.itens.iter().map(|i| i.valor_cobrado).sum();
     assert_eq!(cobrado, preco_basico(), "charged once, never re-sent");
+}
+
+#[tokio::test]
+async fn blocking_example_looks_up_from_a_plain_main() {
+    let amb = Ambiente::new().await;
+    let conta = amb.conta(dec!(10)).await;
+    let stdout = rodar(comando(&amb, "blocking", &conta.api_key), "blocking").await;
+    assert!(stdout.contains(CODIGO_REAL), "{stdout}");
+    assert!(
+        stdout.contains("gasto deste cliente: R$ 1,00 (incerto R$ 0,00)"),
+        "{stdout}"
+    );
+    let h = amb
+        .client_addr(&conta.api_key)
+        .historico(&HistoricoParams::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        h.itens.len(),
+        1,
+        "the sandbox lookup is free and not recorded"
+    );
 }

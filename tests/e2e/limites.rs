@@ -8,7 +8,7 @@ use crate::{CODIGO_INEXISTENTE, CODIGO_REAL};
 
 #[tokio::test]
 async fn history_filters_pagination_and_usage() {
-    let amb = Ambiente::new_for().await;
+    let amb = Ambiente::new().await;
     let conta = amb.conta(dec!(100)).await;
     let c = amb.builder(&conta.api_key).build().unwrap();
 
@@ -118,7 +118,7 @@ async fn history_filters_pagination_and_usage() {
 
 #[tokio::test]
 async fn page_zero_is_a_clear_error() {
-    let amb = Ambiente::new_for().await;
+    let amb = Ambiente::new().await;
     let conta = amb.conta(dec!(1)).await;
     let r = reqwest::Client::new()
         .get(format!("{}/v1/historico?page=0", amb.server.base_url()))

@@ -11,10 +11,13 @@ mod exemplos;
 mod limites;
 mod operations;
 mod precos;
+mod processo;
 mod proxy;
 mod sandbox;
+mod sdk_cancelamento;
 mod sdk_gasto;
 mod sdk_logs;
+mod sdk_relogio;
 
 use carapi_sdk::{ErrorCode, Precos};
 use rust_decimal::Decimal;

@@ -12,7 +12,7 @@ use crate::CODIGO_REAL;
 
 #[tokio::test]
 async fn legacy_account_moves_to_current_prices_on_its_first_confirmed_topup() {
-    let amb = Ambiente::new_for().await;
+    let amb = Ambiente::new().await;
     let conta = amb
         .conta_com(NovaConta {
             saldo: dec!(20),

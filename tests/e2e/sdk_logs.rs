@@ -1,10 +1,12 @@
-//! No document nor CAR code in the SDK's tracing output, at any level (the client is the data
-//! controller of what it looks up: docs/contrato.md, "What the service does").
+//! No document nor CAR code in the SDK's tracing output, at any level, and no document nor
+//! owner name in the errors an application logs (the client is the data controller of what it
+//! looks up: docs/contrato.md, "What the service does"); money events are WARNs.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use carapi_sdk::{CpfCnpj, RetryPolicy};
+use carapi_test_double::{Fault, TestServer};
 use carapi_tests::Ambiente;
 use rust_decimal_macros::dec;
 use tracing_subscriber::fmt::format::FmtSpan;
@@ -42,10 +44,11 @@ fn trace_output_of_lookups_never_holds_the_document_or_the_code() {
         .enable_all()
         .build()
         .unwrap();
-    let amb = server.block_on(Ambiente::new_for());
+    let amb = server.block_on(Ambiente::new());
     let conta = server.block_on(amb.conta(dec!(100)));
     let doc = dono();
     let sem_cars = cpf_sem_cars();
+    let nomes = donos_de(CODIGO_REAL);
 
     let buffer = Buffer::default();
     let writer = buffer.clone();
@@ -67,8 +70,21 @@ fn trace_output_of_lookups_never_holds_the_document_or_the_code() {
                 .build()
                 .unwrap();
             c.proprietario(doc.formatado()).await.unwrap();
-            c.proprietario(&sem_cars).await.unwrap_err(); // 404 whose message names it
             c.car(CODIGO_REAL).await.unwrap();
+            c.car_completo(CODIGO_REAL).await.unwrap(); // owner names and documents
+            // The errors an application logs as they come, at every level.
+            let erros = [
+                c.proprietario(&sem_cars).await.unwrap_err(), // 404 whose message names it
+                c.proprietario(errado(&doc)).await.unwrap_err(), // wrong check digits
+                c.proprietario(&nomes[0]).await.unwrap_err(), // a name where a document goes
+                c.car(doc.formatado()).await.unwrap_err(),    // a document where a code goes
+            ];
+            for e in &erros {
+                tracing::error!(error = %e, "falhou");
+                tracing::warn!(error = ?e, "falhou");
+                tracing::info!("{e:#?}");
+                tracing::debug!(error = %e, source = ?std::error::Error::source(e));
+            }
         });
     });
     server.block_on(async move { drop(amb) });
@@ -80,13 +96,102 @@ fn trace_output_of_lookups_never_holds_the_document_or_the_code() {
         "events carry the route template: {out}"
     );
     assert!(out.contains("/v1/car/{codigoCar}"), "{out}");
-    for secret in [
+    let errado = errado(&doc);
+    let mut segredos = vec![
         doc.as_str().to_owned(),
         doc.formatado(),
         sem_cars.clone(),
-        CODIGO_REAL.to_owned(),
-        CODIGO_REAL[11..].to_owned(),
-    ] {
-        assert!(!out.contains(&secret), "{secret} in the logs:\n{out}");
+        errado.clone(),
+        errado.chars().filter(char::is_ascii_digit).collect(),
+    ];
+    for p in carapi_service::dados::bundled()
+        .iter()
+        .filter(|i| i.codigo_car.as_str() == CODIGO_REAL)
+        .flat_map(|i| i.proprietarios.iter())
+    {
+        segredos.push(p.documento.as_str().to_owned());
+        segredos.push(p.documento.formatado());
+        segredos.push(p.nome.clone());
     }
+    assert!(!nomes.is_empty());
+    for secret in &segredos {
+        assert!(
+            !out.contains(secret.as_str()),
+            "{secret} in the logs:\n{out}"
+        );
+    }
+    // The SDK's own events carry no code either (an error the application logs may).
+    for linha in out.lines().filter(|l| l.contains("carapi_sdk")) {
+        assert!(!linha.contains(&CODIGO_REAL[11..]), "{linha}");
+    }
+}
+
+/// The owner names of a bundled record.
+fn donos_de(codigo: &str) -> Vec<String> {
+    carapi_service::dados::bundled()
+        .iter()
+        .filter(|i| i.codigo_car.as_str() == codigo)
+        .flat_map(|i| i.proprietarios.iter().map(|p| p.nome.clone()))
+        .collect()
+}
+
+/// `doc` formatted with its last check digit changed: a document a user mistyped.
+fn errado(doc: &CpfCnpj) -> String {
+    let mut f = doc.formatado();
+    let ultimo = f.pop().unwrap();
+    f.push(if ultimo == '9' {
+        '0'
+    } else {
+        char::from(ultimo as u8 + 1)
+    });
+    f
+}
+
+/// A subscriber at INFO sees a WARN for a lost charged answer, with the operation and the price
+/// (and without the code).
+#[test]
+fn a_lost_charged_answer_is_a_warn_with_operation_and_price() {
+    let server = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let srv = server.block_on(TestServer::start()).unwrap();
+    let conta = server
+        .block_on(srv.conta().saldo(dec!(10)).create())
+        .unwrap();
+    let buffer = Buffer::default();
+    let writer = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::INFO)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let cliente_rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    tracing::subscriber::with_default(subscriber, || {
+        cliente_rt.block_on(async {
+            let c = srv.client(&conta).unwrap();
+            srv.inject(Fault::PerderRespostaAposCobrar.on("/v1/car/{codigoCar}/completo"));
+            assert!(
+                c.car_completo(CODIGO_REAL)
+                    .await
+                    .unwrap_err()
+                    .may_have_charged()
+            );
+        });
+    });
+    server.block_on(async move { drop(srv) });
+    server.shutdown_background();
+    let out = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    let warn = out
+        .lines()
+        .find(|l| l.contains("WARN") && l.contains("carapi_sdk"))
+        .unwrap_or_else(|| panic!("no WARN at INFO:\n{out}"));
+    assert!(warn.contains("operation=\"car_completo\""), "{warn}");
+    assert!(warn.contains("preco=2.30"), "{warn}");
+    assert!(warn.contains("/v1/car/{codigoCar}/completo"), "{warn}");
+    assert!(!out.contains(&CODIGO_REAL[11..]), "{out}");
 }

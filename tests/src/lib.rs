@@ -27,7 +27,7 @@ impl Ambiente {
     ///
     /// # Panics
     /// When the temporary folder or the server cannot be created: the test cannot go on.
-    pub async fn new_for() -> Self {
+    pub async fn new() -> Self {
         Self::com(|_| {}).await
     }
 
@@ -137,6 +137,24 @@ pub fn example_bin(name: &str) -> PathBuf {
                 .package("carapi-examples")
                 .example(name),
         )
+    })
+}
+
+/// The `carapi-server` binary, built once per process with this test binary's profile (the
+/// one `cargo test --workspace` built when it is fresh, as [`carapi_bin`]).
+///
+/// # Panics
+/// When cargo cannot build it.
+pub fn servidor_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        construido(Path::new("carapi-server")).unwrap_or_else(|| {
+            build(
+                escargot::CargoBuild::new()
+                    .package("carapi-server")
+                    .bin("carapi-server"),
+            )
+        })
     })
 }
 

@@ -114,7 +114,7 @@ async fn to_stdout(ctx: &mut Context, client: &Client, codigo: &CodigoCar) -> Re
 
 const PROGRESS_TEMPLATE: &str = "{spinner} recibo [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}";
 
-/// The PDF into `destination` through the SDK ([`Client::recibo_para_arquivo_com_progresso`]); a
+/// The PDF into `destination` through the SDK ([`Client::recibo_to_file_with_progress`]); a
 /// failure after the 200 says the receipt was charged and how to get it again.
 async fn to_file(
     ctx: &mut Context,
@@ -124,10 +124,10 @@ async fn to_file(
 ) -> Result<u64> {
     let pb = ctx.shell.progress(0, PROGRESS_TEMPLATE);
     let mut charged = false;
-    let download = client.recibo_para_arquivo_com_progresso(codigo.as_str(), destination, |p| {
+    let download = client.recibo_to_file_with_progress(codigo.as_str(), destination, |p| {
         charged = true;
-        pb.set_length(p.total.unwrap_or(0));
-        pb.set_position(p.recebidos);
+        pb.set_length(p.content_length.unwrap_or(0));
+        pb.set_position(p.received);
     });
     let r = tokio::select! {
         r = download => r,

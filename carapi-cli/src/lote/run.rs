@@ -83,7 +83,7 @@ async fn lookup(
         }
         BatchKind::Recibo => {
             let info = client
-                .recibo_para_arquivo(key, pdf_dir.join(format!("{key}.pdf")))
+                .recibo_to_file(key, pdf_dir.join(format!("{key}.pdf")))
                 .await?;
             return Ok(Answer {
                 sandbox: kind.is_sandbox(key),

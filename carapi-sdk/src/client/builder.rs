@@ -12,7 +12,7 @@ use url::Url;
 use super::{Client, Inner};
 use crate::limiter::{DEFAULT_RATE_LIMIT, Limiter};
 use crate::retry::RetryPolicy;
-use crate::spend::SpendGuard;
+use crate::spend::{CARENCIA_PADRAO, SpendGuard};
 use crate::{Error, Precos, Result};
 
 /// Environment variable read for the base URL when none is given.
@@ -26,12 +26,6 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default time-out of the receipt download (headers and whole body): 120 s.
 pub const DEFAULT_RECEIPT_TIMEOUT: Duration = Duration::from_secs(120);
-/// Former name of [`DEFAULT_RECEIPT_TIMEOUT`].
-#[deprecated(
-    since = "0.1.0",
-    note = "renamed `DEFAULT_RECEIPT_TIMEOUT` (English for the client's machinery)"
-)]
-pub const DEFAULT_RECIBO_TIMEOUT: Duration = DEFAULT_RECEIPT_TIMEOUT;
 /// Shortest interval between two status reads of [`Client::wait_for_recarga`]: 5 s
 /// (contract, "Top-up endpoints" rule 7: "poll at intervals of 5 seconds or more").
 pub const MIN_POLL_INTERVAL: Duration = Duration::from_secs(5);
@@ -47,8 +41,9 @@ pub const MIN_POLL_INTERVAL: Duration = Duration::from_secs(5);
 /// | [`receipt_timeout`](Self::receipt_timeout) | 120 s (receipt PDF, whole body) |
 /// | [`retry`](Self::retry) | [`RetryPolicy::default`] |
 /// | [`retry_charged_lookups`](Self::retry_charged_lookups) | false |
-/// | [`rate_limit`](Self::rate_limit) | 10 requests/s (contract, "Limits") |
+/// | [`rate_limit`](Self::rate_limit) | 10 requests in any second (contract, "Limits"), a burst of 10 |
 /// | [`max_spend`](Self::max_spend) | none |
+/// | [`settle_grace`](Self::settle_grace) | 30 s |
 /// | [`precos`](Self::precos) | learned from `GET /v1/saldo` (free), read once before the first charged lookup |
 /// | [`poll_interval`](Self::poll_interval) | 5 s (minimum 5 s; [`poll_interval_unchecked`](Self::poll_interval_unchecked) for local servers) |
 /// | [`user_agent`](Self::user_agent) | `carapi-sdk/<version>` |
@@ -66,6 +61,7 @@ pub struct ClientBuilder {
     retry_charged_lookups: bool,
     rate_limit: Option<NonZeroU32>,
     max_spend: Option<Decimal>,
+    settle_grace: Duration,
     precos: Option<Precos>,
     poll_interval: Duration,
     user_agent: String,
@@ -84,6 +80,7 @@ impl Default for ClientBuilder {
             retry_charged_lookups: false,
             rate_limit: Some(DEFAULT_RATE_LIMIT),
             max_spend: None,
+            settle_grace: CARENCIA_PADRAO,
             precos: None,
             poll_interval: MIN_POLL_INTERVAL,
             user_agent: concat!("carapi-sdk/", env!("CARGO_PKG_VERSION")).to_owned(),
@@ -102,7 +99,9 @@ impl ClientBuilder {
     }
 
     /// The API key sent as `Authorization: Bearer <key>` on every request (contract,
-    /// "Authentication"). Default: `$CARAPI_API_KEY`. Never logged nor shown by `Debug`.
+    /// "Authentication"). Default: `$CARAPI_API_KEY`. Never logged nor shown by `Debug`. A
+    /// blank key given here is an error of [`build`](Self::build) (it never falls back to the
+    /// environment).
     #[must_use]
     pub fn api_key(mut self, key: impl Into<String>) -> Self {
         self.api_key = Some(key.into());
@@ -131,16 +130,6 @@ impl ClientBuilder {
         self
     }
 
-    /// Former name of [`receipt_timeout`](Self::receipt_timeout).
-    #[deprecated(
-        since = "0.1.0",
-        note = "renamed `ClientBuilder::receipt_timeout` (English for the client's machinery)"
-    )]
-    #[must_use]
-    pub fn recibo_timeout(self, timeout: Duration) -> Self {
-        self.receipt_timeout(timeout)
-    }
-
     /// The retry policy (default [`RetryPolicy::default`]; [`RetryPolicy::disabled`] turns
     /// retries off).
     #[must_use]
@@ -161,8 +150,9 @@ impl ClientBuilder {
 
     /// Client-side rate limit in requests per second, every request and retry included;
     /// `None` turns it off. Default 10/s, the contract's limit per key (contract, "Limits").
-    /// Requests are spaced at least `1/n` s apart, so no one-second window holds more than `n`.
-    /// Clones of the client share the limit; separate clients on the same key do not.
+    /// Up to `n` requests go at once (a burst), and no one-second window ever holds more than
+    /// `n`: request `k + n` waits until one second after request `k` left. Clones of the client
+    /// share the limit; separate clients on the same key do not.
     #[must_use]
     pub fn rate_limit(mut self, per_second: Option<NonZeroU32>) -> Self {
         self.rate_limit = per_second;
@@ -179,6 +169,18 @@ impl ClientBuilder {
     #[must_use]
     pub fn max_spend(mut self, max: Decimal) -> Self {
         self.max_spend = Some(max);
+        self
+    }
+
+    /// How long after a lost answer (or a call dropped after sending) its request may still be
+    /// in process at the server (default 30 s). Until then
+    /// [`Client::settle_uncertain`] leaves a lookup the history does not show uncertain
+    /// ([`Settlement::pendentes`](crate::Settlement::pendentes)); after it, such a lookup is
+    /// settled as not charged. Measured on this client's monotonic clock. A short grace suits a
+    /// local test server whose requests end in milliseconds.
+    #[must_use]
+    pub fn settle_grace(mut self, grace: Duration) -> Self {
+        self.settle_grace = grace;
         self
     }
 
@@ -234,25 +236,35 @@ impl ClientBuilder {
         self
     }
 
+    /// True when the HTTP client was given ([`ClientBuilder::http_client`]).
+    #[cfg(feature = "blocking")]
+    pub(crate) fn tem_http_client(&self) -> bool {
+        self.http_client.is_some()
+    }
+
     /// Builds the client, reading `CARAPI_BASE_URL` / `CARAPI_API_KEY` for what was not given.
     ///
     /// # Errors
-    /// [`Error::Config`] when the base URL or key is missing, the URL is not `http(s)`, or the
-    /// key holds characters not allowed in a header.
+    /// [`Error::Config`] when the base URL or key is missing or given blank, the URL is not
+    /// `http(s)`, or the key holds characters not allowed in a header.
     pub fn build(self) -> Result<Client> {
         self.build_with_env(|name| std::env::var(name).ok())
     }
 
     pub(crate) fn build_with_env(self, env: impl Fn(&str) -> Option<String>) -> Result<Client> {
         let non_empty = |s: Option<String>| s.filter(|s| !s.trim().is_empty());
-        let base = non_empty(self.base_url.clone())
+        let given = |s: &Option<String>, what: &str| match s {
+            Some(v) if v.trim().is_empty() => Err(Error::Config(format!("{what} em branco"))),
+            _ => Ok(non_empty(s.clone())),
+        };
+        let base = given(&self.base_url, "URL base")?
             .or_else(|| non_empty(env(ENV_BASE_URL)))
             .ok_or_else(|| {
                 Error::Config(format!(
                     "URL base não definida: use ClientBuilder::base_url ou {ENV_BASE_URL}"
                 ))
             })?;
-        let key = non_empty(self.api_key.clone())
+        let key = given(&self.api_key, "chave de API")?
             .or_else(|| non_empty(env(ENV_API_KEY)))
             .ok_or_else(|| {
                 Error::Config(format!(
@@ -278,6 +290,10 @@ impl ClientBuilder {
                 .build()
                 .map_err(|e| Error::Config(format!("cliente HTTP: {e}")))?,
         };
+        let spend = SpendGuard::new(self.max_spend, self.settle_grace);
+        if let Some(p) = self.precos {
+            spend.precificar(p);
+        }
         Ok(Client {
             timeout: None,
             inner: Arc::new(Inner {
@@ -290,11 +306,11 @@ impl ClientBuilder {
                 budget: self.retry.new_budget(),
                 retry: self.retry,
                 limiter: self.rate_limit.map(Limiter::new),
-                spend: SpendGuard::new(self.max_spend),
+                spend,
                 retry_charged_lookups: self.retry_charged_lookups,
                 poll_interval: self.poll_interval,
                 precos_fixos: self.precos,
-                precos_cache: tokio::sync::Mutex::new(None),
+                leitura_precos: tokio::sync::Mutex::new(()),
             }),
         })
     }
@@ -312,6 +328,7 @@ impl fmt::Debug for ClientBuilder {
             .field("retry_charged_lookups", &self.retry_charged_lookups)
             .field("rate_limit", &self.rate_limit)
             .field("max_spend", &self.max_spend)
+            .field("settle_grace", &self.settle_grace)
             .field("precos", &self.precos)
             .field("poll_interval", &self.poll_interval)
             .field("user_agent", &self.user_agent)
@@ -386,6 +403,29 @@ mod tests {
                 .api_key("a\nb")
                 .build_with_env(&none)
                 .is_err()
+        );
+    }
+
+    #[test]
+    fn a_blank_key_given_is_an_error_not_the_environments_key() {
+        let env_key = env(&[(ENV_API_KEY, "chave-do-ambiente")]);
+        for blank in ["", " ", "\t\n"] {
+            let e = ClientBuilder::default()
+                .base_url("http://h")
+                .api_key(blank)
+                .build_with_env(&env_key)
+                .unwrap_err();
+            assert!(
+                matches!(&e, Error::Config(m) if m.contains("em branco")),
+                "{e:?}"
+            );
+        }
+        assert!(
+            ClientBuilder::default()
+                .base_url("http://h")
+                .build_with_env(&env_key)
+                .is_ok(),
+            "not given: the environment's"
         );
     }
 

@@ -9,8 +9,8 @@ use crate::{Error, ErrorCode, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Falta {
-    /// The refused lookup, e.g. `"car_completo"`.
-    pub operacao: &'static str,
+    /// The refused lookup, e.g. `"car_completo"` (the SDK method).
+    pub operation: &'static str,
     /// Its price at the account's effective prices (`precos` of `GET /v1/saldo`).
     pub preco: Decimal,
     /// The balance now (`saldoReais`).
@@ -31,7 +31,7 @@ impl Client {
     /// match client.car("DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47").await {
     ///     Err(e) => {
     ///         if let Some(f) = client.falta(&e).await? {
-    ///             println!("{} custa R$ {}; saldo R$ {}; faltam R$ {}", f.operacao, f.preco, f.saldo, f.falta);
+    ///             println!("{} custa R$ {}; saldo R$ {}; faltam R$ {}", f.operation, f.preco, f.saldo, f.falta);
     ///         }
     ///     }
     ///     Ok(car) => println!("{}", car.dados.codigo_car),
@@ -48,13 +48,13 @@ impl Client {
         if api.code != ErrorCode::SaldoInsuficiente || api.sandbox {
             return Ok(None);
         }
-        let Some(op) = api.operacao.and_then(Op::charged_by_name) else {
+        let Some(op) = api.operation.and_then(Op::charged_by_name) else {
             return Ok(None);
         };
         let saldo = self.saldo().await?;
         let preco = op.preco(&saldo.precos);
         Ok(Some(Falta {
-            operacao: op.name(),
+            operation: op.name(),
             preco,
             saldo: saldo.saldo_reais,
             falta: (preco - saldo.saldo_reais).max(Decimal::ZERO),

@@ -14,7 +14,7 @@ use url::Url;
 use super::{Client, Op};
 use crate::error::HEADER_LIMITE;
 use crate::retry::Outcome;
-use crate::spend::Reserva;
+use crate::spend::{Reserva, Resposta, data_do_cabecalho};
 use crate::{ApiError, Error, EscopoLimite, Result};
 
 /// One request of an operation.
@@ -135,13 +135,37 @@ impl Client {
     pub(crate) async fn call_json<T: DeserializeOwned>(&self, req: Req) -> Result<T> {
         let op = req.op;
         let chargeable = req.chargeable();
-        let reserva = self.reservar(op, req.sandbox, &req.chave).await?;
         let (status, _, bytes) = self
-            .execute(req, true, reserva)
+            .execute_charged(req, true)
             .await?
             .into_parts(op, chargeable)
             .await?;
         decode(op, status, &bytes)
+    }
+
+    /// [`Client::execute`] with the spend guard: a charged lookup reserves its price first
+    /// ([`Client::reservar`]); when the account's prices are still unknown and there is no
+    /// cap, they are read alongside the lookup (one free `GET /v1/saldo`, off the lookup's
+    /// path), and the call returns once both ended, so [`Client::gasto`] is exact then.
+    pub(crate) async fn execute_charged(&self, req: Req, buffer: bool) -> Result<Answer> {
+        let (reserva, ler_precos) = self.reservar(req.op, req.sandbox, &req.chave).await?;
+        if !ler_precos {
+            return self.execute(req, buffer, reserva).await;
+        }
+        let op = req.op;
+        let (resposta, precos) =
+            crate::join::ambos(self.execute(req, buffer, reserva), self.precos()).await;
+        if let Err(e) = precos {
+            tracing::debug!(target: "carapi_sdk::spend", operation = op.name(), error = %e, "preços desconhecidos: consulta contada sem preço");
+            if resposta.as_ref().err().is_some_and(Error::may_have_charged) {
+                crate::spend::avisar(
+                    op,
+                    None,
+                    "resposta perdida de consulta cobrável, preço desconhecido: pode ter sido cobrada",
+                );
+            }
+        }
+        resposta
     }
 
     /// The pipeline. Error statuses become [`Error::Api`]; with `buffer` the body of the 2xx
@@ -152,6 +176,7 @@ impl Client {
     /// holds the CAR code or the owner's document (contract, "What the service does": the client
     /// is the data controller of what it looks up).
     pub(crate) async fn execute(&self, req: Req, buffer: bool, reserva: Reserva) -> Result<Answer> {
+        crate::runtime::verificar()?;
         let span = tracing::debug_span!(
             "carapi_sdk.request",
             operation = req.op.name(),
@@ -188,11 +213,26 @@ impl Client {
                 return Err(error);
             };
             let Some(wait) = inner.retry.decide(attempt, &outcome, resend_safe) else {
+                if inner.retry.decide(0, &outcome, resend_safe).is_some() {
+                    esgotadas(
+                        op,
+                        attempt,
+                        reserva.as_ref(),
+                        &error,
+                        "tentativas esgotadas",
+                    );
+                }
                 return Err(error);
             };
             let cost = inner.retry.cost(&outcome);
             if !inner.budget.try_acquire(cost) {
-                tracing::debug!(target: "carapi_sdk::http", operation = op.name(), route = op.route(), "orçamento de novas tentativas esgotado");
+                esgotadas(
+                    op,
+                    attempt,
+                    reserva.as_ref(),
+                    &error,
+                    "orçamento de novas tentativas esgotado",
+                );
                 return Err(error);
             }
             tokens_spent += cost;
@@ -218,28 +258,41 @@ impl Client {
         attempt: u32,
         reserva: &mut Option<Reserva>,
     ) -> Attempt {
-        let sent_at = SentAt::now();
-        let started = sent_at.started;
-        let resp = match self.request(req).send().await {
+        let started = Instant::now();
+        if let Some(r) = reserva.as_mut() {
+            // From here until an answer, dropping the call leaves the lookup uncertain.
+            r.enviando();
+        }
+        let mut resp = match self.request(req).send().await {
             Ok(resp) => resp,
-            Err(e) => return send_failed(req, e, attempt, sent_at, reserva.as_ref()),
+            Err(e) => return send_failed(req, e, attempt, started, reserva.as_mut()),
         };
+        let data = data_do_cabecalho(resp.headers());
+        if let Some(data) = data {
+            self.inner.spend.observar(Resposta {
+                data,
+                enviado: Some(started),
+                recebido: Instant::now(),
+            });
+        }
         let status = resp.status();
         tracing::Span::current().record("status", status.as_u16());
         log_response(req, status, started, attempt);
+        if status == StatusCode::OK {
+            // Charged on every 200 (contract, "Prices"), whatever happens to the body.
+            if let Some(r) = reserva.take() {
+                r.commit(data);
+            }
+        } else if let Some(r) = reserva.as_mut() {
+            r.sem_cobranca();
+        }
         if !status.is_success() {
             return self.failed_status(req, resp, reserva.as_ref()).await;
-        }
-        // Charged on every 200 (contract, "Prices"), whatever happens to the body.
-        if status == StatusCode::OK
-            && let Some(r) = reserva.take()
-        {
-            r.commit();
         }
         if !buffer {
             return Attempt::Done(Answer::Streaming(resp));
         }
-        let headers = resp.headers().clone();
+        let headers = std::mem::take(resp.headers_mut());
         match resp.bytes().await {
             Ok(bytes) => Attempt::Done(Answer::Buffered {
                 status: status.as_u16(),
@@ -298,10 +351,10 @@ impl Client {
             .map(str::to_owned);
         let body = resp.bytes().await.unwrap_or_default();
         let mut api = ApiError::from_body(status, &body, retry_after);
-        api.operacao = Some(req.op.name());
+        api.operation = Some(req.op.name());
         api.preco = match reserva.and_then(Reserva::preco) {
             Some(p) => Some(p),
-            None if req.chargeable() => self.precos_conhecidos().await.map(|p| req.op.preco(&p)),
+            None if req.chargeable() => self.precos_conhecidos().map(|p| req.op.preco(&p)),
             None => None,
         };
         let mut outcome = Some(Outcome::Status {
@@ -320,53 +373,40 @@ impl Client {
     }
 }
 
-/// When an attempt was sent: the wall clock (to match the history) and the monotonic one (for
-/// the elapsed time in logs).
-#[derive(Clone, Copy)]
-struct SentAt {
-    wall: chrono::DateTime<chrono::Utc>,
-    started: Instant,
-}
-
-impl SentAt {
-    fn now() -> Self {
-        Self {
-            wall: chrono::Utc::now(),
-            started: Instant::now(),
-        }
-    }
-}
-
 /// The request could not be sent, or its answer was lost: a lookup whose request left
 /// (`sent`) may have been charged and is recorded as uncertain on its reservation.
 fn send_failed(
     req: &Req,
     e: reqwest::Error,
     attempt: u32,
-    sent_at: SentAt,
-    reserva: Option<&Reserva>,
+    started: Instant,
+    reserva: Option<&mut Reserva>,
 ) -> Attempt {
     let e = e.without_url();
     let sent = !e.is_connect();
     tracing::debug!(
         target: "carapi_sdk::http",
+        operation = req.op.name(),
         method = %req.method,
         route = req.op.route(),
-        error = %e,
+        error = %cadeia(&e),
         sent,
-        elapsed_ms = elapsed_ms(sent_at.started),
+        elapsed_ms = elapsed_ms(started),
         attempt,
         "falha de transporte"
     );
     if !sent {
+        if let Some(r) = reserva {
+            r.sem_cobranca();
+        }
         return Attempt::Failed(
             Some(Outcome::NotSent),
             transport(req.op, req.chargeable(), false, attempt, e),
         );
     }
     if let Some(r) = reserva {
-        // The server may have charged it: counted as uncertain.
-        r.perdida(sent_at.wall);
+        // The server may have charged it: counted as uncertain (a WARN event).
+        r.perdida();
     }
     let outcome = Outcome::LostAfterSend {
         timeout: e.is_timeout(),
@@ -385,6 +425,38 @@ fn transport(op: Op, chargeable: bool, sent: bool, attempts: u32, source: reqwes
         attempts,
         source: source.without_url(),
     }
+}
+
+/// An error and its causes, `: `-separated (`error sending request: client error (Connect):
+/// tcp connect error: Connection refused`): the URL is never in it (`without_url`).
+pub(crate) fn cadeia(e: &dyn std::error::Error) -> String {
+    let mut texto = e.to_string();
+    let mut causa = e.source();
+    while let Some(c) = causa {
+        let t = c.to_string();
+        if !texto.ends_with(&t) {
+            texto.push_str(": ");
+            texto.push_str(&t);
+        }
+        causa = c.source();
+    }
+    texto
+}
+
+/// The retries of a call ran out (attempts or budget): a WARN event, with the price when the
+/// operation is a charged lookup.
+fn esgotadas(op: Op, attempts: u32, reserva: Option<&Reserva>, error: &Error, motivo: &str) {
+    tracing::warn!(
+        target: "carapi_sdk::http",
+        operation = op.name(),
+        route = op.route(),
+        attempts,
+        preco = reserva
+            .and_then(Reserva::preco)
+            .map(|p| tracing::field::display(crate::spend::brl(p))),
+        error = %cadeia(error),
+        "{motivo}"
+    );
 }
 
 fn elapsed_ms(started: Instant) -> u64 {
@@ -414,7 +486,7 @@ pub(crate) fn decode<T: DeserializeOwned>(op: Op, status: u16, bytes: &[u8]) -> 
         operation: op.name(),
         status,
         path: e.path().to_string(),
-        source: e.into_inner(),
+        source: e.into_inner().into(),
     })
 }
 

@@ -1,12 +1,14 @@
 //! Settling lost answers against the free history: [`Client::settle_uncertain`].
 
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 
 use super::Client;
-use crate::spend::{Incerto, TOLERANCIA};
+use crate::op::Op;
+use crate::spend::{Conhecida, Incerto, Janela};
 use crate::{ConsumoItem, HistoricoParams, Result, StatusConsulta};
 
 /// What [`Client::settle_uncertain`] found.
@@ -17,44 +19,70 @@ pub struct Settlement {
     pub cobradas: u32,
     /// Lookups the history shows no charge for: dropped from [`Gasto::incerto`](crate::Gasto::incerto).
     pub nao_cobradas: u32,
-    /// Lookups left uncertain: lost less than 30 s ago and not (yet) in the history, which a
-    /// request still being processed by the server may reach later. Call again later.
+    /// Lookups left uncertain: lost less than the settle grace ago
+    /// ([`ClientBuilder::settle_grace`](crate::ClientBuilder::settle_grace), 30 s by default,
+    /// on this client's monotonic clock) and not (yet) in the history, which a request still in
+    /// process at the server may reach later. Call again later.
     pub pendentes: u32,
 }
 
-/// Former name of [`Settlement`].
-#[deprecated(
-    since = "0.1.0",
-    note = "renamed `Settlement` (English for the client's machinery)"
-)]
-pub type Resolucao = Settlement;
-
 impl Client {
-    /// Settles the lookups whose answer was lost after sending ([`Gasto::incerto`](crate::Gasto::incerto))
-    /// against the free history (`GET /v1/historico`, contract "Account endpoints"): a lookup
-    /// is matched by endpoint, key (CAR code or document) and time (from 30 s before it was sent
-    /// to 30 s after its answer was lost, for clock differences). Found: moved to
-    /// `confirmado` at the amount the history shows. Not found: dropped when lost more than
-    /// 30 s ago, otherwise left uncertain ([`Settlement::pendentes`]).
+    /// Settles the lookups whose answer never came back ([`Gasto::incerto`](crate::Gasto::incerto):
+    /// lost, or the call's future dropped after sending) against the free history
+    /// (`GET /v1/historico`, contract "Account endpoints").
     ///
-    /// A 200 of the same key this client got within that window is told apart (each history
-    /// item accounts for one lookup). Costs one history request per distinct key (more when it
-    /// has many charged lookups in the window).
+    /// A lookup is matched by endpoint, key (CAR code or document) and the server's own time:
+    /// its history item is recorded after the `Date` of the last answer this client had before
+    /// sending it (RFC 9110 §6.6.1), and, once it can no longer be in process, before the
+    /// `Date` of an answer to a later request. The client's wall clock is never compared with
+    /// the server's, so a client clock that is off, or a test double's clock moved by hours,
+    /// changes nothing. The 200s this client got for the same key are told apart (each history
+    /// item accounts for one lookup). Found: moved to `confirmado` at the amount the history
+    /// shows. Not found: dropped once the settle grace has passed since the loss, otherwise left
+    /// uncertain ([`Settlement::pendentes`]).
+    ///
+    /// Costs one history request per distinct key (more when it has many charged lookups in
+    /// the window).
     ///
     /// # Errors
     /// Those of [`Client::historico`]; nothing is settled for the keys not yet read.
     pub async fn settle_uncertain(&self) -> Result<Settlement> {
-        let mut grupos: BTreeMap<(&'static str, String), Vec<Incerto>> = BTreeMap::new();
-        for i in self.inner.spend.incertos() {
+        let (incertos, conhecidas) = self.inner.spend.para_assentar();
+        let mut grupos: BTreeMap<(&'static str, String), Vec<u64>> = BTreeMap::new();
+        for i in &incertos {
             grupos
                 .entry((i.op.name(), i.chave.clone()))
                 .or_default()
-                .push(i);
+                .push(i.id);
         }
         let mut total = Settlement::default();
-        for grupo in grupos.into_values() {
-            let itens = self.cobrados_desde(&grupo).await?;
-            let r = classificar(grupo, &itens, Utc::now());
+        for ids in grupos.into_values() {
+            let Some(primeiro) = incertos.iter().find(|i| i.id == ids[0]) else {
+                continue;
+            };
+            let (op, chave) = (primeiro.op, primeiro.chave.clone());
+            let suas: Vec<Conhecida> = conhecidas
+                .iter()
+                .filter(|c| c.op == op && c.chave == chave)
+                .cloned()
+                .collect();
+            let grupo: Vec<Incerto> = incertos
+                .iter()
+                .filter(|i| ids.contains(&i.id))
+                .cloned()
+                .collect();
+            let itens = self
+                .cobrados_desde(op, &chave, desde(&grupo, &suas))
+                .await?;
+            // The history's answers narrowed the bounds: read them again.
+            let grupo = self.inner.spend.incertos(&ids);
+            let r = classificar(
+                grupo,
+                &suas,
+                &itens,
+                Instant::now(),
+                self.inner.spend.carencia(),
+            );
             self.inner.spend.assentar(&r.cobrados, &r.nao_cobrados);
             total.cobradas += r.cobrados.len() as u32;
             total.nao_cobradas += r.nao_cobrados.len() as u32;
@@ -63,30 +91,17 @@ impl Client {
         Ok(total)
     }
 
-    /// Former name of [`Client::settle_uncertain`].
-    ///
-    /// # Errors
-    /// Those of [`Client::settle_uncertain`].
-    #[deprecated(
-        since = "0.1.0",
-        note = "renamed `Client::settle_uncertain` (English for the client's machinery)"
-    )]
-    pub async fn resolver_incertos(&self) -> Result<Settlement> {
-        self.settle_uncertain().await
-    }
-
-    /// The charged history items of the group's endpoint and key since the earliest window.
-    async fn cobrados_desde(&self, grupo: &[Incerto]) -> Result<Vec<ConsumoItem>> {
-        let primeiro = &grupo[0];
-        let desde = grupo
-            .iter()
-            .map(|i| i.enviado)
-            .min()
-            .unwrap_or(primeiro.enviado)
-            - TOLERANCIA;
+    /// The charged history items of `op` and `chave` recorded at or after `desde` (all of them
+    /// when `None`), newest first as the history lists them.
+    async fn cobrados_desde(
+        &self,
+        op: Op,
+        chave: &str,
+        desde: Option<DateTime<Utc>>,
+    ) -> Result<Vec<ConsumoItem>> {
         let params = HistoricoParams {
-            busca: Some(primeiro.chave.clone()),
-            endpoint: primeiro.op.endpoint_consulta(),
+            busca: Some(chave.to_owned()),
+            endpoint: op.endpoint_consulta(),
             status: Some(StatusConsulta::Sucesso),
             ..HistoricoParams::default()
         };
@@ -94,15 +109,33 @@ impl Client {
         let mut cobrados = Vec::new();
         while let Some(i) = itens.next().await {
             let i = i?;
-            if i.data < desde {
+            if desde.is_some_and(|d| i.data < d) {
                 break;
             }
-            if i.cobrado && i.chave_consulta.as_deref() == Some(primeiro.chave.as_str()) {
+            if i.cobrado && i.chave_consulta.as_deref() == Some(chave) {
                 cobrados.push(i);
             }
         }
         Ok(cobrados)
     }
+}
+
+/// How far back the history is read for a group: the earliest lower bound of its uncertain
+/// lookups and of the 200s whose windows reach theirs (`None`: unbounded).
+fn desde(grupo: &[Incerto], conhecidas: &[Conhecida]) -> Option<DateTime<Utc>> {
+    let mut desde: Option<DateTime<Utc>> = None;
+    for j in grupo
+        .iter()
+        .map(|i| &i.janela)
+        .chain(conhecidas.iter().map(|c| &c.janela))
+    {
+        desde = Some(match (desde, j.desde) {
+            (_, None) => return None,
+            (None, Some(d)) => d,
+            (Some(a), Some(d)) => a.min(d),
+        });
+    }
+    desde
 }
 
 /// How the lookups of one endpoint and key were settled.
@@ -113,115 +146,75 @@ pub(crate) struct Classificacao {
     pub(crate) pendentes: u32,
 }
 
-/// Matches uncertain lookups of one endpoint and key with the charged history items of that
-/// key. Earliest first, each lookup takes the unused items of its window: the first
-/// `conhecidas` belong to 200s this client got, one more means it was charged.
+/// Who may have caused a history item: a 200 this client got, or an uncertain lookup (by index).
+struct Candidato<'a> {
+    janela: &'a Janela,
+    incerto: Option<usize>,
+}
+
+/// Matches the uncertain lookups of one endpoint and key, and the 200s this client got for it,
+/// with the charged history items of that key (in any order): oldest item first, each goes to
+/// the unmatched candidate whose window holds it and closes first (a known 200 before an
+/// uncertain lookup, then the earliest sent). An uncertain lookup that gets an item was charged
+/// that item's amount; one that gets none was not charged once `carencia` has passed since it
+/// was lost (at `agora`, monotonic), and is pending before.
 pub(crate) fn classificar(
-    mut grupo: Vec<Incerto>,
+    grupo: Vec<Incerto>,
+    conhecidas: &[Conhecida],
     itens: &[ConsumoItem],
-    agora: DateTime<Utc>,
+    agora: Instant,
+    carencia: Duration,
 ) -> Classificacao {
-    grupo.sort_by_key(|i| i.enviado);
-    let mut usados = vec![false; itens.len()];
+    let mut itens: Vec<&ConsumoItem> = itens.iter().collect();
+    itens.sort_by_key(|i| i.data);
+    let mut candidatos: Vec<Candidato<'_>> = conhecidas
+        .iter()
+        .map(|c| Candidato {
+            janela: &c.janela,
+            incerto: None,
+        })
+        .chain(grupo.iter().enumerate().map(|(k, i)| Candidato {
+            janela: &i.janela,
+            incerto: Some(k),
+        }))
+        .collect();
+    candidatos.sort_by_key(|c| {
+        (
+            c.janela.ate.unwrap_or(DateTime::<Utc>::MAX_UTC),
+            c.incerto.is_some(),
+            c.janela.enviado,
+        )
+    });
+    let mut usado = vec![false; candidatos.len()];
+    let mut valor: Vec<Option<Decimal>> = vec![None; grupo.len()];
+    for item in itens {
+        let data = item.data.with_timezone(&Utc);
+        let escolhido =
+            (0..candidatos.len()).find(|&k| !usado[k] && candidatos[k].janela.contem(data));
+        if let Some(k) = escolhido {
+            usado[k] = true;
+            if let Some(i) = candidatos[k].incerto {
+                valor[i] = Some(item.valor_cobrado);
+            }
+        }
+    }
     let mut c = Classificacao::default();
-    for inc in grupo {
-        let (ini, fim) = (inc.enviado - TOLERANCIA, inc.perdido + TOLERANCIA);
-        let candidatos: Vec<usize> = (0..itens.len())
-            .filter(|&k| !usados[k] && itens[k].data >= ini && itens[k].data <= fim)
-            .collect();
-        let conhecidas = inc.conhecidas as usize;
-        if candidatos.len() > conhecidas {
-            let mut por_data = candidatos;
-            por_data.sort_by_key(|&k| itens[k].data);
-            for &k in por_data.iter().take(conhecidas + 1) {
-                usados[k] = true;
+    for (inc, valor) in grupo.iter().zip(valor) {
+        match valor {
+            Some(v) => c.cobrados.push((inc.id, v)),
+            None if inc
+                .janela
+                .fim
+                .checked_add(carencia)
+                .is_some_and(|t| agora >= t) =>
+            {
+                c.nao_cobrados.push(inc.id);
             }
-            c.cobrados
-                .push((inc.id, itens[por_data[conhecidas]].valor_cobrado));
-        } else if fim < agora {
-            for k in candidatos {
-                usados[k] = true;
-            }
-            c.nao_cobrados.push(inc.id);
-        } else {
-            c.pendentes += 1;
+            None => c.pendentes += 1,
         }
     }
     c
 }
 
 #[cfg(test)]
-mod tests {
-    use chrono::TimeDelta;
-
-    use super::*;
-    use crate::op::Op;
-
-    fn incerto(id: u64, em: DateTime<Utc>, conhecidas: u32) -> Incerto {
-        Incerto {
-            id,
-            op: Op::Car,
-            chave: "k".into(),
-            enviado: em,
-            perdido: em + TimeDelta::seconds(1),
-            preco: Some(Decimal::ONE),
-            conhecidas,
-        }
-    }
-
-    fn item(em: DateTime<Utc>) -> ConsumoItem {
-        ConsumoItem {
-            data: em.fixed_offset(),
-            endpoint: "/v1/car/{codigo}".into(),
-            chave_consulta: Some("k".into()),
-            status_http: 200,
-            cobrado: true,
-            valor_cobrado: Decimal::new(50, 2),
-            saldo_antes: None,
-            saldo_depois: None,
-        }
-    }
-
-    #[test]
-    fn charged_not_charged_and_pending() {
-        let t0 = Utc::now() - TimeDelta::minutes(10);
-        let s = TimeDelta::seconds;
-        // Lost at t0 and charged; lost at t0+5min, no item; lost now, no item yet.
-        let grupo = vec![
-            incerto(1, t0, 0),
-            incerto(2, t0 + TimeDelta::minutes(5), 0),
-            incerto(3, Utc::now(), 0),
-        ];
-        let c = classificar(grupo, &[item(t0 + s(1))], Utc::now());
-        assert_eq!(
-            c.cobrados,
-            vec![(1, Decimal::new(50, 2))],
-            "the history's amount"
-        );
-        assert_eq!(c.nao_cobrados, vec![2]);
-        assert_eq!(c.pendentes, 1);
-    }
-
-    #[test]
-    fn a_known_200_of_the_same_key_is_not_the_lost_one() {
-        let t0 = Utc::now() - TimeDelta::minutes(10);
-        let s = TimeDelta::seconds;
-        // The client got a 200 for "k" 2 s before losing an answer for "k": one item is its.
-        let c = classificar(vec![incerto(1, t0, 1)], &[item(t0 - s(2))], Utc::now());
-        assert_eq!(c.nao_cobrados, vec![1]);
-        let c = classificar(
-            vec![incerto(1, t0, 1)],
-            &[item(t0 - s(2)), item(t0 + s(1))],
-            Utc::now(),
-        );
-        assert_eq!(c.cobrados.len(), 1);
-        // Two lost answers, one charge: the earliest takes it.
-        let c = classificar(
-            vec![incerto(2, t0 + s(3), 0), incerto(1, t0, 0)],
-            &[item(t0 + s(1))],
-            Utc::now(),
-        );
-        assert_eq!(c.cobrados[0].0, 1);
-        assert_eq!(c.nao_cobrados, vec![2]);
-    }
-}
+mod tests;

@@ -21,16 +21,13 @@ use std::time::Duration;
 use rust_decimal::Decimal;
 use url::Url;
 
-#[allow(deprecated)]
-pub use builder::DEFAULT_RECIBO_TIMEOUT;
 pub use builder::{
     ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_RECEIPT_TIMEOUT, DEFAULT_TIMEOUT, ENV_API_KEY,
     ENV_BASE_URL, MIN_POLL_INTERVAL,
 };
 pub use falta::Falta;
-#[allow(deprecated)]
-pub use incertos::{Resolucao, Settlement};
-pub use recibo::{ProgressoRecibo, ReciboDownload, ReciboInfo};
+pub use incertos::Settlement;
+pub use recibo::{ReciboDownload, ReciboInfo, ReciboProgress};
 
 use crate::limiter::Limiter;
 pub(crate) use crate::op::Op;
@@ -48,7 +45,7 @@ use crate::{Error, Gasto, Precos, Result};
 /// |---|---|---|
 /// | [`car`](Client::car) | `GET /v1/car/{codigoCar}` | 1.00 |
 /// | [`car_completo`](Client::car_completo) | `GET /v1/car/{codigoCar}/completo` | 2.30 |
-/// | [`recibo`](Client::recibo), [`recibo_download`](Client::recibo_download), [`recibo_para_arquivo`](Client::recibo_para_arquivo) | `GET /v1/car/{codigoCar}/recibo` | 11.00 |
+/// | [`recibo`](Client::recibo), [`recibo_download`](Client::recibo_download), [`recibo_to_file`](Client::recibo_to_file) | `GET /v1/car/{codigoCar}/recibo` | 11.00 |
 /// | [`proprietario`](Client::proprietario) | `GET /v1/proprietario/{cpfCnpj}` | 2.60 |
 /// | [`saldo`](Client::saldo) | `GET /v1/saldo` | free |
 /// | [`historico`](Client::historico), [`historico_stream`](Client::historico_stream) | `GET /v1/historico` | free |
@@ -80,7 +77,9 @@ struct Inner {
     retry_charged_lookups: bool,
     poll_interval: Duration,
     precos_fixos: Option<Precos>,
-    precos_cache: tokio::sync::Mutex<Option<Precos>>,
+    /// Held while the prices are read, so that concurrent lookups share one read (the prices
+    /// themselves live in the spend guard).
+    leitura_precos: tokio::sync::Mutex<()>,
 }
 
 impl Client {
@@ -107,16 +106,18 @@ impl Client {
 
     /// What this client (and its clones) spent on lookups, BRL: `confirmado` (priced HTTP 200s
     /// of `car`, `car_completo`, `proprietario` and the receipt, at the account's prices,
-    /// contract "Prices"), `incerto` (answers lost after the request was sent: possibly charged)
+    /// contract "Prices"), `incerto` (lookups whose request may have reached the server and whose
+    /// answer never came back, lost or because the call's future was dropped: possibly charged)
     /// and `nao_precificadas` (lookups not yet priced). Sandbox values and errors cost nothing.
     /// [`ClientBuilder::max_spend`] compares `confirmado + incerto` against the cap.
     ///
     /// Prices are those given with [`ClientBuilder::precos`], or `precos` of `GET /v1/saldo`
-    /// (free), which the client reads once before its first charged lookup when it has not read
-    /// them yet ([`Client::saldo`] and [`Client::precos`] refresh them). So after any charged
-    /// call `confirmado` is exact, with or without a cap; `nao_precificadas` counts only the
-    /// lookups made while the prices could not be read (the saldo request itself failed), priced
-    /// as soon as the client learns them.
+    /// (free), which the client reads once, alongside its first charged lookup (before it when
+    /// there is a cap), when it has not read them yet ([`Client::saldo`] and [`Client::precos`]
+    /// refresh them); the lookup returns once both ended. So after any charged call
+    /// `confirmado` is exact, with or without a cap; `nao_precificadas` counts only the lookups
+    /// made while the prices could not be read (the saldo request itself failed), priced as
+    /// soon as the client learns them.
     ///
     /// [`Client::settle_uncertain`] settles the uncertain lookups against the free history.
     #[must_use]
@@ -141,16 +142,6 @@ impl Client {
         }
     }
 
-    /// Former name of [`Client::with_timeout`].
-    #[deprecated(
-        since = "0.1.0",
-        note = "renamed `Client::with_timeout` (English for the client's machinery)"
-    )]
-    #[must_use]
-    pub fn com_timeout(&self, timeout: Duration) -> Client {
-        self.with_timeout(timeout)
-    }
-
     /// The spend cap set with [`ClientBuilder::max_spend`], BRL.
     #[must_use]
     pub fn max_spend(&self) -> Option<Decimal> {
@@ -166,64 +157,70 @@ impl Client {
     /// # Errors
     /// Those of [`Client::saldo`].
     pub async fn precos(&self) -> Result<Precos> {
-        if let Some(p) = self.inner.precos_fixos {
+        if let Some(p) = self.precos_conhecidos() {
             return Ok(p);
         }
-        let mut cache = self.inner.precos_cache.lock().await;
-        if let Some(p) = *cache {
+        let _uma_leitura = self.inner.leitura_precos.lock().await;
+        if let Some(p) = self.precos_conhecidos() {
             return Ok(p);
         }
         let p = self.fetch_saldo().await?.precos;
-        *cache = Some(p);
-        self.inner.spend.precificar(|op| op.preco(&p));
+        self.inner.spend.precificar(p);
         Ok(p)
     }
 
-    /// Forgets the cached prices (after a confirmed top-up).
-    pub(crate) async fn esquecer_precos(&self) {
-        *self.inner.precos_cache.lock().await = None;
+    /// Forgets the learned prices (after a confirmed top-up); the builder's stay.
+    pub(crate) fn esquecer_precos(&self) {
+        if self.inner.precos_fixos.is_none() {
+            self.inner.spend.esquecer_precos();
+        }
     }
 
-    /// Reserves the price of a charged lookup (nothing for sandbox values and free operations).
-    /// The account's prices are learned first when unknown (one free `GET /v1/saldo` per
-    /// client, shared by concurrent lookups), so that [`Client::gasto`] is exact after the
-    /// lookup. When they cannot be read: with a cap the lookup fails with that error (the cap
-    /// needs them); without one it goes on, counted in [`Gasto::nao_precificadas`] until the
-    /// client learns them.
-    pub(crate) async fn reservar(&self, op: Op, sandbox: bool, chave: &str) -> Result<Reserva> {
+    /// Reserves the price of a charged lookup (nothing for sandbox values and free operations);
+    /// the `bool` tells the caller to read the account's prices alongside the lookup.
+    ///
+    /// With the prices known (given to the builder or learned), the lookup is reserved at its
+    /// price. With a cap and unknown prices, they are read first (one free `GET /v1/saldo`,
+    /// shared by concurrent lookups): the cap needs them, and when they cannot be read the
+    /// lookup fails with that error. Without a cap the lookup does not wait for them: it goes
+    /// out at once, counted without a price, and priced as soon as the read alongside it
+    /// answers ([`Gasto::nao_precificadas`] only while they cannot be read).
+    pub(crate) async fn reservar(
+        &self,
+        op: Op,
+        sandbox: bool,
+        chave: &str,
+    ) -> Result<(Reserva, bool)> {
         if sandbox || !op.is_charged() {
-            return Ok(Reserva::nenhuma());
+            return Ok((Reserva::nenhuma(), false));
         }
-        let precos = match self.precos().await {
-            Ok(p) => p,
-            Err(e) if self.inner.spend.limite().is_some() => return Err(e),
-            Err(e) => {
-                tracing::debug!(target: "carapi_sdk::spend", operation = op.name(), error = %e, "preços desconhecidos: consulta contada sem preço");
-                return Ok(self.inner.spend.pendente(op, chave));
-            }
+        let precos = match self.precos_conhecidos() {
+            Some(p) => p,
+            None if self.inner.spend.limite().is_some() => self.precos().await?,
+            None => return Ok((self.inner.spend.pendente(op, chave), true)),
         };
-        self.inner.spend.reserve(op, chave, op.preco(&precos)).await
+        Ok((
+            self.inner
+                .spend
+                .reserve(op, chave, op.preco(&precos))
+                .await?,
+            false,
+        ))
     }
 
     /// The prices given to the builder or already learned, without any request.
-    pub(crate) async fn precos_conhecidos(&self) -> Option<Precos> {
-        match self.inner.precos_fixos {
-            Some(p) => Some(p),
-            None => *self.inner.precos_cache.lock().await,
-        }
+    pub(crate) fn precos_conhecidos(&self) -> Option<Precos> {
+        self.inner
+            .precos_fixos
+            .or_else(|| self.inner.spend.precos())
     }
 
     /// Keeps the account's prices from an answer that carries them (`saldo`), unless fixed by
     /// the builder, and prices the lookups answered before they were known.
-    pub(crate) async fn aprender_precos(&self, precos: Precos) {
-        let precos = match self.inner.precos_fixos {
-            Some(fixos) => fixos,
-            None => {
-                *self.inner.precos_cache.lock().await = Some(precos);
-                precos
-            }
-        };
-        self.inner.spend.precificar(|op| op.preco(&precos));
+    pub(crate) fn aprender_precos(&self, precos: Precos) {
+        self.inner
+            .spend
+            .precificar(self.inner.precos_fixos.unwrap_or(precos));
     }
 
     /// `{base}/v1/{segments…}`, each segment percent-encoded.
@@ -253,13 +250,5 @@ impl fmt::Debug for Client {
             .field("retry_charged_lookups", &i.retry_charged_lookups)
             .field("poll_interval", &i.poll_interval)
             .finish_non_exhaustive()
-    }
-}
-
-impl Op {
-    /// The price of a charged lookup (zero for free operations).
-    pub(crate) fn preco(self, p: &Precos) -> Decimal {
-        self.endpoint_consulta()
-            .map_or(Decimal::ZERO, |e| p.preco(e))
     }
 }

@@ -65,7 +65,7 @@ impl Client {
             .await?;
         if st.status == RecargaStatus::Confirmado {
             // A confirmed top-up moves a legacy account to the current prices.
-            self.esquecer_precos().await;
+            self.esquecer_precos();
         }
         Ok(st)
     }
@@ -87,22 +87,6 @@ impl Client {
             self.recarga(recarga_id)
         })
         .await
-    }
-
-    /// Former name of [`Client::wait_for_recarga`].
-    ///
-    /// # Errors
-    /// Those of [`Client::wait_for_recarga`].
-    #[deprecated(
-        since = "0.1.0",
-        note = "renamed `Client::wait_for_recarga` (English for the client's machinery)"
-    )]
-    pub async fn aguardar_recarga(
-        &self,
-        recarga_id: Uuid,
-        timeout: Duration,
-    ) -> Result<RecargaStatusResponse> {
-        self.wait_for_recarga(recarga_id, timeout).await
     }
 
     /// One page of the account's top-ups: `GET /v1/recargas` (free), filter `status`.

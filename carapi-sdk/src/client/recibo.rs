@@ -15,7 +15,7 @@ impl Client {
     /// The receipt ("Recibo de Inscrição do Imóvel Rural no CAR") as a PDF in memory:
     /// `GET /v1/car/{codigoCar}/recibo` (contract, "Lookup rules" 3). Uses the longer
     /// [`receipt_timeout`](crate::ClientBuilder::receipt_timeout). Charged on 200 (11.00 BRL,
-    /// legacy 10.00). For large files prefer [`Client::recibo_para_arquivo`] or
+    /// legacy 10.00). For large files prefer [`Client::recibo_to_file`] or
     /// [`Client::recibo_download`].
     ///
     /// # Errors
@@ -29,10 +29,9 @@ impl Client {
     pub async fn recibo(&self, codigo: impl AsRef<str>) -> Result<Recibo> {
         let codigo = CodigoCar::parse(codigo)?;
         let req = self.recibo_req(&codigo)?;
-        let reserva = self.reservar(Op::Recibo, req.sandbox, &req.chave).await?;
         let chargeable = req.chargeable();
         let (_, headers, bytes) = self
-            .execute(req, true, reserva)
+            .execute_charged(req, true)
             .await?
             .into_parts(Op::Recibo, chargeable)
             .await?;
@@ -51,9 +50,8 @@ impl Client {
     pub async fn recibo_download(&self, codigo: impl AsRef<str>) -> Result<ReciboDownload> {
         let codigo = CodigoCar::parse(codigo)?;
         let req = self.recibo_req(&codigo)?;
-        let reserva = self.reservar(Op::Recibo, req.sandbox, &req.chave).await?;
         let chargeable = req.chargeable();
-        let resp = match self.execute(req, false, reserva).await? {
+        let resp = match self.execute_charged(req, false).await? {
             Answer::Streaming(resp) => resp,
             Answer::Buffered { .. } => {
                 return Err(Error::Config("download não pôde ser iniciado".into()));
@@ -75,38 +73,38 @@ impl Client {
     ///
     /// The temporary file is created **before** the request, so a missing or read-only
     /// directory costs nothing; it is removed on an error and when the returned future is
-    /// dropped before the end. Same as [`Client::recibo_para_arquivo_com_progresso`] without
-    /// the progress callback.
+    /// dropped before the end. Same as [`Client::recibo_to_file_with_progress`] without the
+    /// progress callback.
     ///
     /// # Errors
     /// Those of [`Client::recibo`]; [`Error::Io`] when the file cannot be written (the
     /// temporary file is removed): before the request (nothing charged) when the temporary file
     /// cannot be created, after it (charged) when writing or renaming fails; [`Error::Transport`]
     /// when the body breaks off (charged: the 200 arrived).
-    pub async fn recibo_para_arquivo(
+    pub async fn recibo_to_file(
         &self,
         codigo: impl AsRef<str>,
         path: impl AsRef<Path>,
     ) -> Result<ReciboInfo> {
-        self.recibo_para_arquivo_com_progresso(codigo, path, |_| {})
+        self.recibo_to_file_with_progress(codigo, path, |_| {})
             .await
     }
 
-    /// [`Client::recibo_para_arquivo`] with a progress callback, e.g. to draw a progress bar.
+    /// [`Client::recibo_to_file`] with a progress callback, e.g. to draw a progress bar.
     ///
-    /// `progresso` is called once with [`ProgressoRecibo::recebidos`] `0` when the 200 headers
+    /// `progress` is called once with [`ReciboProgress::received`] `0` when the 200 headers
     /// arrived (from then on the receipt is charged: 11.00 BRL, contract "Prices"), then after
     /// each piece of the PDF written to the temporary file. A caller can tell from that first
     /// call whether a later [`Error::Io`] came after the charge. Nothing is called when the
     /// request fails before the 200 (nothing charged).
     ///
     /// # Errors
-    /// As [`Client::recibo_para_arquivo`].
-    pub async fn recibo_para_arquivo_com_progresso(
+    /// As [`Client::recibo_to_file`].
+    pub async fn recibo_to_file_with_progress(
         &self,
         codigo: impl AsRef<str>,
         path: impl AsRef<Path>,
-        mut progresso: impl FnMut(ProgressoRecibo) + Send,
+        mut progress: impl FnMut(ReciboProgress) + Send,
     ) -> Result<ReciboInfo> {
         let path = path.as_ref();
         let eh_dir = tokio::fs::metadata(path)
@@ -143,19 +141,19 @@ impl Client {
             } else {
                 path.to_path_buf()
             };
-            let total = download.content_length();
-            progresso(ProgressoRecibo {
-                recebidos: 0,
-                total,
+            let content_length = download.content_length();
+            progress(ReciboProgress {
+                received: 0,
+                content_length,
             });
             let mut file = file;
             let mut bytes = 0u64;
             while let Some(chunk) = download.chunk().await? {
                 file.write_all(&chunk).await?;
                 bytes += chunk.len() as u64;
-                progresso(ProgressoRecibo {
-                    recebidos: bytes,
-                    total,
+                progress(ReciboProgress {
+                    received: bytes,
+                    content_length,
                 });
             }
             file.flush().await?;
@@ -251,17 +249,18 @@ impl Drop for Parcial {
     }
 }
 
-/// How far a receipt download is ([`Client::recibo_para_arquivo_com_progresso`]).
+/// How far a receipt download is ([`Client::recibo_to_file_with_progress`]): the same two
+/// quantities as [`ReciboDownload::received`] and [`ReciboDownload::content_length`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct ProgressoRecibo {
+pub struct ReciboProgress {
     /// Bytes of the PDF written so far (`0` on the first call, when the 200 arrived).
-    pub recebidos: u64,
+    pub received: u64,
     /// Size of the PDF in bytes, when the server sent `Content-Length`.
-    pub total: Option<u64>,
+    pub content_length: Option<u64>,
 }
 
-/// What [`Client::recibo_para_arquivo`] wrote.
+/// What [`Client::recibo_to_file`] wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ReciboInfo {

@@ -10,8 +10,11 @@ pub mod brl;
 mod codigo_car;
 mod cpf_cnpj;
 pub mod dms;
+pub(crate) mod mascara;
 pub mod pix;
 pub mod uf;
+
+use std::fmt;
 
 pub use codigo_car::CodigoCar;
 pub use cpf_cnpj::{CpfCnpj, TipoDocumento, completar_digitos};
@@ -19,20 +22,35 @@ pub use cpf_cnpj::{CpfCnpj, TipoDocumento, completar_digitos};
 /// Why a value given to the SDK was refused before any request was sent.
 ///
 /// Returned by [`CodigoCar::parse`], [`CpfCnpj::parse`] and the parsers of [`br`], [`dms`] and
-/// [`pix`]. Each variant carries the value as the user gave it, for the message.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// [`pix`]. Each variant carries the value as the user gave it. Its `Display` and `Debug` show
+/// that value masked (it may be personal data, and error texts end up in logs): a CPF/CNPJ as
+/// `***.456.789-**`, anything that is not a CAR code without its letters (`Fulano` becomes
+/// `******`); a CAR code as given.
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ValidationError {
     /// Not a CAR code of shape `UF-IIIIIII-<32 hex>` (docs/dominio.md "CAR code"), nor a sandbox code.
-    #[error("código CAR inválido: {0:?} (formato esperado UF-IIIIIII-<32 hexadecimais>)")]
+    #[error("código CAR inválido: {:?} (formato esperado UF-IIIIIII-<32 hexadecimais>)", mascara::entrada(.0))]
     CodigoCar(String),
     /// Not a CPF (11 digits) or CNPJ (14 characters) with correct check digits (Receita mod-11).
-    #[error("CPF/CNPJ inválido: {0:?}")]
+    #[error("CPF/CNPJ inválido: {:?}", mascara::entrada(.0))]
     CpfCnpj(String),
     /// A registry string (area, date, coordinate) not in the contract's Brazilian pattern.
-    #[error("valor fora do padrão do registro: {0:?}")]
+    #[error("valor fora do padrão do registro: {:?}", mascara::entrada(.0))]
     Formato(String),
     /// A PIX BR Code whose layout or CRC16 is wrong (BCB BR Code manual).
-    #[error("BR Code PIX inválido: {0}")]
+    #[error("BR Code PIX inválido: {}", mascara::documentos(.0))]
     BrCode(String),
+}
+
+impl fmt::Debug for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (variante, valor) = match self {
+            Self::CodigoCar(v) => ("CodigoCar", mascara::entrada(v)),
+            Self::CpfCnpj(v) => ("CpfCnpj", mascara::entrada(v)),
+            Self::Formato(v) => ("Formato", mascara::entrada(v)),
+            Self::BrCode(v) => ("BrCode", mascara::documentos(v).into_owned()),
+        };
+        f.debug_tuple(variante).field(&valor).finish()
+    }
 }

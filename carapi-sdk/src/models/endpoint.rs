@@ -31,13 +31,6 @@ impl EndpointConsulta {
         Self::Proprietario,
     ];
 
-    /// Every endpoint, in the contract's order.
-    #[deprecated(
-        since = "0.1.0",
-        note = "renamed `EndpointConsulta::ALL`, as `ErrorCode::ALL`"
-    )]
-    pub const TODOS: [EndpointConsulta; 4] = Self::ALL;
-
     /// The registered form, e.g. `/v1/car/{codigo}`.
     #[must_use]
     pub fn as_str(self) -> &'static str {

@@ -32,7 +32,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::cache::KeyOwner;
-use crate::state::AppState;
+use crate::state::{AppState, Clock};
 use crate::{auth, limits};
 use error::{ApiError, Limite};
 
@@ -92,6 +92,7 @@ pub fn router_with(state: AppState, acrescimos: Extensions) -> Router {
         .merge(api_doc::router(acrescimos.documento))
         .fallback(unknown_route)
         .with_state(state.clone());
+    let clock = state.clock.clone();
     let edge = edge::EdgeState {
         st: state,
         extra_routes: tabela_extra,
@@ -102,6 +103,21 @@ pub fn router_with(state: AppState, acrescimos: Extensions) -> Router {
         .layer(middleware::from_fn_with_state(edge, edge::edge))
         .layer(CatchPanicLayer::custom(panic_answer))
         .layer(TraceLayer::new_for_http())
+        .layer(middleware::map_response_with_state(clock, date_of_clock))
+}
+
+/// The `Date` header of every answer, from the server's clock (a test double's movable clock
+/// included), so that a client can place what it sent in the server's time (RFC 9110
+/// §6.6.1; hyper adds its own, from the system clock, only when the answer has none).
+async fn date_of_clock(State(clock): State<Clock>, mut resp: Response) -> Response {
+    let date = clock
+        .agora()
+        .format("%a, %d %b %Y %H:%M:%S GMT")
+        .to_string();
+    if let Ok(v) = header::HeaderValue::from_str(&date) {
+        resp.headers_mut().insert(header::DATE, v);
+    }
+    resp
 }
 
 /// Bearer authentication then the per-key rate limit; puts the [`crate::store::ContaId`] in

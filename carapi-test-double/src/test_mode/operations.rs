@@ -21,7 +21,8 @@ use carapi_service::store::ContaId;
 #[cfg_attr(feature = "openapi", schema(as = NovaContaTeste))]
 #[serde(rename_all = "camelCase", default)]
 pub struct TestNovaConta {
-    /// Initial balance in BRL (default 100.00).
+    /// Initial balance in BRL (default 100.00); a JSON number.
+    #[serde(with = "rust_decimal::serde::float")]
     pub saldo: Decimal,
     /// On the legacy price table (docs/contrato.md, "Prices").
     pub legado: bool,
@@ -31,6 +32,7 @@ pub struct TestNovaConta {
     /// Daily limit of charged lookups (Brasília day); `None` = none.
     pub limite_diario: Option<u32>,
     /// Monthly spending limit in BRL (Brasília month); `None` = none.
+    #[serde(with = "rust_decimal::serde::float_option")]
     pub limite_mensal: Option<Decimal>,
 }
 
@@ -55,15 +57,18 @@ pub struct ContaState {
     /// Account id.
     #[cfg_attr(feature = "openapi", schema(value_type = i64))]
     pub conta_id: ContaId,
-    /// Balance in BRL.
+    /// Balance in BRL (a JSON number, as every amount of the contract).
+    #[serde(with = "rust_decimal::serde::float")]
     pub saldo: Decimal,
     /// Still on the legacy price table.
     pub legado: bool,
     /// Daily limit of charged lookups.
     pub limite_diario: Option<u32>,
     /// Monthly spending limit in BRL.
+    #[serde(with = "rust_decimal::serde::float_option")]
     pub limite_mensal: Option<Decimal>,
     /// Total charged so far in BRL (the ledger's debits).
+    #[serde(with = "rust_decimal::serde::float")]
     pub debitado: Decimal,
     /// The ledger check ([`carapi_service::store::Ledger::is_consistent`]): balance = credits - debits,
     /// debits = what the history charged, credits = initial balance + confirmed top-ups.

@@ -103,10 +103,7 @@ async fn a_receipt_cut_after_its_headers_leaves_no_file_and_one_charge() {
         srv.inject(Fault::CortarCorpo { bytes: 500 }.on("/v1/car/{codigoCar}/recibo"));
         let dir = tempfile::tempdir().unwrap();
         let destino = dir.path().join("recibo.pdf");
-        let e = c
-            .recibo_para_arquivo(CODIGO_REAL, &destino)
-            .await
-            .unwrap_err();
+        let e = c.recibo_to_file(CODIGO_REAL, &destino).await.unwrap_err();
         assert!(e.may_have_charged(), "the 200 arrived: {e:?}");
         assert!(!destino.exists(), "no half PDF");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);

@@ -16,7 +16,7 @@ use carapi_tests::pg;
 /// Runs `cenario` against a fresh test server over in-memory SQLite, then, when
 /// `DATABASE_URL` is set, over a PostgreSQL database of its own (created, then dropped; a
 /// message says when it is skipped).
-async fn em_cada_banco<F, Fut>(cenario: F)
+pub(crate) async fn em_cada_banco<F, Fut>(cenario: F)
 where
     F: Fn(TestServer) -> Fut,
     Fut: Future<Output = ()>,

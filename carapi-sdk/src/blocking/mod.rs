@@ -1,0 +1,237 @@
+//! The client for synchronous code (cargo feature `blocking`), as `reqwest::blocking` is for
+//! reqwest: [`Client`] has every operation of [`crate::Client`], with the same spend guard,
+//! retries, rate limit and errors, and blocks the calling thread until the answer.
+//!
+//! ```no_run
+//! fn main() -> Result<(), carapi_sdk::Error> {
+//!     let client = carapi_sdk::blocking::Client::from_env()?;
+//!     let car = client.car(carapi_sdk::sandbox::CAR_BASICO)?;
+//!     println!("{} ({:?} ha)", car.dados.codigo_car, car.dados.area_total());
+//!     Ok(())
+//! }
+//! ```
+//!
+//! # The runtime inside
+//!
+//! Each client owns a tokio runtime with one worker thread (it keeps the pooled connections
+//! alive between calls); a call runs on the calling thread (`block_on`), so many threads may
+//! share one client (`Clone`, `Send + Sync`). Calling it from inside a tokio runtime is refused
+//! with [`Error::Config`] (blocking there would stall the runtime): use [`crate::Client`].
+//!
+//! # `fork()`
+//!
+//! A child process made by `fork()` (Python's `multiprocessing` and `ProcessPoolExecutor` on
+//! Linux, a pre-forking server) has none of the parent's threads, so the parent's runtime
+//! cannot run there. The client notices on its first call in the child (the process id
+//! changed), leaves the parent's runtime and connections alone (never dropped in the child:
+//! that would wait on threads that are not there) and builds its own: a fresh runtime, a fresh
+//! connection pool, and fresh spend figures. **A child counts its own spending from the fork
+//! on**: its [`Client::gasto`] starts at zero and [`ClientBuilder::max_spend`](crate::ClientBuilder::max_spend)
+//! caps the child's spending alone (the parent's figures and cap go on in the parent). A client
+//! built with [`ClientBuilder::http_client`](crate::ClientBuilder::http_client) cannot be
+//! rebuilt after a fork (that HTTP client's connections are the parent's): there its calls
+//! return [`Error::Config`]; build the client in the child instead.
+
+mod operacoes;
+mod paginas;
+
+use std::fmt;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use url::Url;
+
+pub use operacoes::ReciboDownload;
+pub use paginas::Pages;
+
+use crate::{ClientBuilder, Error, Gasto, Result};
+
+/// Blocking client of the carapi `/v1` API: [`crate::Client`]'s operations for synchronous
+/// code. See the [module docs](self) for the runtime inside and `fork()`.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Compartilhado>,
+    /// Per-call time-out override ([`Client::with_timeout`]).
+    timeout: Option<Duration>,
+}
+
+struct Compartilhado {
+    builder: ClientBuilder,
+    base: Url,
+    estado: Mutex<Arc<Estado>>,
+}
+
+/// The runtime and async client of one process.
+struct Estado {
+    pid: u32,
+    runtime: Option<tokio::runtime::Runtime>,
+    client: Option<crate::Client>,
+}
+
+impl Estado {
+    fn novo(builder: &ClientBuilder) -> Result<Self> {
+        let client = builder.clone().build()?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("carapi-sdk-blocking")
+            .enable_all()
+            .build()
+            .map_err(|e| Error::Config(format!("runtime do cliente blocking: {e}")))?;
+        Ok(Self {
+            pid: pid(),
+            runtime: Some(runtime),
+            client: Some(client),
+        })
+    }
+
+    fn client(&self) -> &crate::Client {
+        self.client.as_ref().expect("set until dropped")
+    }
+}
+
+impl Drop for Estado {
+    fn drop(&mut self) {
+        if self.pid == pid() {
+            // Never waits (a client dropped inside an async context must not panic).
+            if let Some(rt) = self.runtime.take() {
+                rt.shutdown_background();
+            }
+        } else {
+            // The parent's, dropped in a child after fork(): its threads are not here.
+            std::mem::forget(self.runtime.take());
+            std::mem::forget(self.client.take());
+        }
+    }
+}
+
+impl Client {
+    /// A builder with the defaults; finish it with [`ClientBuilder::build_blocking`].
+    #[must_use]
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// A client configured from the environment (`CARAPI_BASE_URL`, `CARAPI_API_KEY`), as
+    /// [`crate::Client::from_env`].
+    ///
+    /// # Errors
+    /// [`Error::Config`] when a variable is missing or the URL is invalid, or the runtime cannot
+    /// be started.
+    pub fn from_env() -> Result<Client> {
+        ClientBuilder::default().build_blocking()
+    }
+
+    pub(crate) fn new(builder: ClientBuilder) -> Result<Client> {
+        let estado = Estado::novo(&builder)?;
+        let base = estado.client().base_url().clone();
+        Ok(Client {
+            inner: Arc::new(Compartilhado {
+                builder,
+                base,
+                estado: Mutex::new(Arc::new(estado)),
+            }),
+            timeout: None,
+        })
+    }
+
+    /// The base address requests go to (without `/v1`).
+    #[must_use]
+    pub fn base_url(&self) -> &Url {
+        &self.inner.base
+    }
+
+    /// A handle on the same client whose calls use `timeout` per attempt, as
+    /// [`crate::Client::with_timeout`].
+    #[must_use]
+    pub fn with_timeout(&self, timeout: Duration) -> Client {
+        Client {
+            inner: self.inner.clone(),
+            timeout: Some(timeout),
+        }
+    }
+
+    /// What this client (and its clones) spent in this process, as [`crate::Client::gasto`]; in a
+    /// child after `fork()`, from the fork on.
+    #[must_use]
+    pub fn gasto(&self) -> Gasto {
+        self.estado()
+            .map(|e| e.client().gasto())
+            .unwrap_or_default()
+    }
+
+    /// The spend cap, BRL ([`crate::Client::max_spend`]).
+    #[must_use]
+    pub fn max_spend(&self) -> Option<rust_decimal::Decimal> {
+        self.estado().ok().and_then(|e| e.client().max_spend())
+    }
+
+    /// This process's runtime and async client: the ones built here, or new ones in a child
+    /// after `fork()`.
+    fn estado(&self) -> Result<Arc<Estado>> {
+        let mut estado = self.inner.estado.lock().unwrap_or_else(|p| p.into_inner());
+        if estado.pid != pid() {
+            if self.inner.builder.tem_http_client() {
+                return Err(Error::Config(
+                    "cliente blocking com http_client próprio usado após fork(): construa o cliente no processo filho".into(),
+                ));
+            }
+            *estado = Arc::new(Estado::novo(&self.inner.builder)?);
+        }
+        Ok(estado.clone())
+    }
+
+    /// Runs `chamada` on this process's runtime, blocking the calling thread.
+    fn rodar<T, F>(&self, chamada: impl FnOnce(crate::Client) -> F) -> Result<T>
+    where
+        F: Future<Output = Result<T>>,
+    {
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return Err(Error::Config(
+                "carapi_sdk::blocking::Client chamado dentro de um runtime tokio: use carapi_sdk::Client (assíncrono)".into(),
+            ));
+        }
+        let estado = self.estado()?;
+        let client = match self.timeout {
+            Some(t) => estado.client().with_timeout(t),
+            None => estado.client().clone(),
+        };
+        let rt = estado.runtime.as_ref().expect("set until dropped");
+        rt.block_on(chamada(client))
+    }
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("blocking::Client")
+            .field("base_url", &self.inner.base.as_str())
+            .field("timeout", &self.timeout)
+            .field("builder", &self.inner.builder)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientBuilder {
+    /// Builds a [`blocking::Client`](Client) (cargo feature `blocking`) with these settings.
+    ///
+    /// # Errors
+    /// Those of [`ClientBuilder::build`]; [`Error::Config`] when the runtime cannot be started.
+    pub fn build_blocking(self) -> Result<Client> {
+        Client::new(self)
+    }
+}
+
+/// This process's id (a test may pretend to be a child after fork).
+fn pid() -> u32 {
+    #[cfg(test)]
+    {
+        let falso = tests::PID_FALSO.load(std::sync::atomic::Ordering::SeqCst);
+        if falso != 0 {
+            return falso;
+        }
+    }
+    std::process::id()
+}
+
+#[cfg(test)]
+mod tests;

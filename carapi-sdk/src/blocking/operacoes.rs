@@ -1,0 +1,254 @@
+//! Every operation of [`crate::Client`], blocking: same endpoint, price, spend guard, retries
+//! and errors (see each async method), plus [`Error::Config`](crate::Error::Config) when called
+//! inside a tokio runtime.
+
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use rust_decimal::Decimal;
+use uuid::Uuid;
+
+use super::{Client, Estado, pid};
+use crate::{
+    CarDadosBasicos, CarDadosCompletos, CarResponse, Error, FaixasResponse, Falta, HistoricoParams,
+    HistoricoResponse, LimitesResponse, LimitesUpdate, NovaRecarga, Precos, ProprietarioResponse,
+    RecargaCriadaResponse, RecargaStatusResponse, RecargasParams, RecargasResponse, Recibo,
+    ReciboInfo, ReciboProgress, Result, SaldoResponse, Settlement, UsoResponse,
+};
+
+impl Client {
+    /// `GET /v1/car/{codigoCar}`, blocking: [`crate::Client::car`] (charged on 200).
+    ///
+    /// # Errors
+    /// As [`crate::Client::car`].
+    pub fn car(&self, codigo: impl AsRef<str>) -> Result<CarResponse<CarDadosBasicos>> {
+        self.rodar(|c| async move { c.car(codigo).await })
+    }
+
+    /// `GET /v1/car/{codigoCar}/completo`, blocking: [`crate::Client::car_completo`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::car_completo`].
+    pub fn car_completo(&self, codigo: impl AsRef<str>) -> Result<CarResponse<CarDadosCompletos>> {
+        self.rodar(|c| async move { c.car_completo(codigo).await })
+    }
+
+    /// `GET /v1/proprietario/{cpfCnpj}`, blocking: [`crate::Client::proprietario`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::proprietario`].
+    pub fn proprietario(&self, documento: impl AsRef<str>) -> Result<ProprietarioResponse> {
+        self.rodar(|c| async move { c.proprietario(documento).await })
+    }
+
+    /// The receipt PDF in memory, blocking: [`crate::Client::recibo`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::recibo`].
+    pub fn recibo(&self, codigo: impl AsRef<str>) -> Result<Recibo> {
+        self.rodar(|c| async move { c.recibo(codigo).await })
+    }
+
+    /// Starts the receipt download, blocking: [`crate::Client::recibo_download`]; read it with
+    /// [`ReciboDownload::chunk`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::recibo_download`].
+    pub fn recibo_download(&self, codigo: impl AsRef<str>) -> Result<ReciboDownload> {
+        let estado = self.estado()?;
+        let download = self.rodar(|c| async move { c.recibo_download(codigo).await })?;
+        Ok(ReciboDownload { estado, download })
+    }
+
+    /// The receipt into a file, blocking: [`crate::Client::recibo_to_file`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::recibo_to_file`].
+    pub fn recibo_to_file(
+        &self,
+        codigo: impl AsRef<str>,
+        path: impl AsRef<Path>,
+    ) -> Result<ReciboInfo> {
+        self.rodar(|c| async move { c.recibo_to_file(codigo, path).await })
+    }
+
+    /// The receipt into a file with a progress callback, blocking:
+    /// [`crate::Client::recibo_to_file_with_progress`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::recibo_to_file_with_progress`].
+    pub fn recibo_to_file_with_progress(
+        &self,
+        codigo: impl AsRef<str>,
+        path: impl AsRef<Path>,
+        progress: impl FnMut(ReciboProgress) + Send,
+    ) -> Result<ReciboInfo> {
+        self.rodar(|c| async move { c.recibo_to_file_with_progress(codigo, path, progress).await })
+    }
+
+    /// `GET /v1/saldo` (free), blocking: [`crate::Client::saldo`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::saldo`].
+    pub fn saldo(&self) -> Result<SaldoResponse> {
+        self.rodar(|c| async move { c.saldo().await })
+    }
+
+    /// The account's prices, blocking: [`crate::Client::precos`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::precos`].
+    pub fn precos(&self) -> Result<Precos> {
+        self.rodar(|c| async move { c.precos().await })
+    }
+
+    /// One page of `GET /v1/historico` (free), blocking: [`crate::Client::historico`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::historico`].
+    pub fn historico(&self, params: &HistoricoParams) -> Result<HistoricoResponse> {
+        self.rodar(|c| async move { c.historico(params).await })
+    }
+
+    /// `GET /v1/limites` (free), blocking: [`crate::Client::limites`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::limites`].
+    pub fn limites(&self) -> Result<LimitesResponse> {
+        self.rodar(|c| async move { c.limites().await })
+    }
+
+    /// `PUT /v1/limites` (free), blocking: [`crate::Client::atualizar_limites`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::atualizar_limites`].
+    pub fn atualizar_limites(&self, update: &LimitesUpdate) -> Result<LimitesResponse> {
+        self.rodar(|c| async move { c.atualizar_limites(update).await })
+    }
+
+    /// `GET /v1/uso` (free), blocking: [`crate::Client::uso`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::uso`].
+    pub fn uso(&self) -> Result<UsoResponse> {
+        self.rodar(|c| async move { c.uso().await })
+    }
+
+    /// `GET /v1/recarga/faixas` (free), blocking: [`crate::Client::faixas_recarga`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::faixas_recarga`].
+    pub fn faixas_recarga(&self, valor: Option<Decimal>) -> Result<FaixasResponse> {
+        self.rodar(|c| async move { c.faixas_recarga(valor).await })
+    }
+
+    /// `POST /v1/recarga`, blocking: [`crate::Client::criar_recarga`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::criar_recarga`].
+    pub fn criar_recarga(&self, nova: &NovaRecarga) -> Result<RecargaCriadaResponse> {
+        self.rodar(|c| async move { c.criar_recarga(nova).await })
+    }
+
+    /// `GET /v1/recarga/{recargaId}` (free), blocking: [`crate::Client::recarga`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::recarga`].
+    pub fn recarga(&self, recarga_id: Uuid) -> Result<RecargaStatusResponse> {
+        self.rodar(|c| async move { c.recarga(recarga_id).await })
+    }
+
+    /// Waits until the top-up is final, blocking: [`crate::Client::wait_for_recarga`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::wait_for_recarga`].
+    pub fn wait_for_recarga(
+        &self,
+        recarga_id: Uuid,
+        timeout: Duration,
+    ) -> Result<RecargaStatusResponse> {
+        self.rodar(|c| async move { c.wait_for_recarga(recarga_id, timeout).await })
+    }
+
+    /// One page of `GET /v1/recargas` (free), blocking: [`crate::Client::recargas`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::recargas`].
+    pub fn recargas(&self, params: &RecargasParams) -> Result<RecargasResponse> {
+        self.rodar(|c| async move { c.recargas(params).await })
+    }
+
+    /// Settles the uncertain lookups against the history, blocking:
+    /// [`crate::Client::settle_uncertain`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::settle_uncertain`].
+    pub fn settle_uncertain(&self) -> Result<Settlement> {
+        self.rodar(|c| async move { c.settle_uncertain().await })
+    }
+
+    /// The shortfall of a 402, blocking: [`crate::Client::falta`].
+    ///
+    /// # Errors
+    /// As [`crate::Client::falta`].
+    pub fn falta(&self, erro: &Error) -> Result<Option<Falta>> {
+        self.rodar(|c| async move { c.falta(erro).await })
+    }
+}
+
+/// A receipt being downloaded, blocking ([`Client::recibo_download`]).
+pub struct ReciboDownload {
+    estado: Arc<Estado>,
+    download: crate::ReciboDownload,
+}
+
+impl ReciboDownload {
+    /// The server's file name (`<codigoCar>.pdf`).
+    #[must_use]
+    pub fn filename(&self) -> &str {
+        self.download.filename()
+    }
+
+    /// Size of the PDF in bytes, when the server sent `Content-Length`.
+    #[must_use]
+    pub fn content_length(&self) -> Option<u64> {
+        self.download.content_length()
+    }
+
+    /// Bytes received so far.
+    #[must_use]
+    pub fn received(&self) -> u64 {
+        self.download.received()
+    }
+
+    /// The next piece of the PDF; `Ok(None)` at the end.
+    ///
+    /// # Errors
+    /// As [`crate::ReciboDownload::chunk`]; [`Error::Config`] in a child process after
+    /// `fork()` (the download belongs to the parent) or inside a tokio runtime.
+    pub fn chunk(&mut self) -> Result<Option<Bytes>> {
+        if self.estado.pid != pid() {
+            return Err(Error::Config(
+                "download de recibo iniciado antes do fork(): recomece-o no processo filho".into(),
+            ));
+        }
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return Err(Error::Config(
+                "carapi_sdk::blocking chamado dentro de um runtime tokio".into(),
+            ));
+        }
+        let rt = self.estado.runtime.as_ref().expect("set until dropped");
+        rt.block_on(self.download.chunk())
+    }
+}
+
+impl fmt::Debug for ReciboDownload {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("blocking::ReciboDownload")
+            .field("download", &self.download)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,119 @@
+use chrono::TimeDelta;
+
+use super::*;
+
+const CARENCIA: Duration = Duration::from_secs(30);
+
+/// A lookup's window: sent and ended at `mono`, at or after `desde` in the server's time.
+fn janela(mono: Instant, desde: DateTime<Utc>, ate: Option<DateTime<Utc>>) -> Janela {
+    Janela {
+        enviado: mono,
+        fim: mono,
+        desde: Some(desde),
+        ate,
+    }
+}
+
+fn incerto(id: u64, mono: Instant, desde: DateTime<Utc>) -> Incerto {
+    Incerto {
+        id,
+        op: Op::Car,
+        chave: "k".into(),
+        preco: Some(Decimal::ONE),
+        janela: janela(mono, desde, None),
+        aviso: None,
+    }
+}
+
+fn item(em: DateTime<Utc>) -> ConsumoItem {
+    ConsumoItem {
+        data: em.fixed_offset(),
+        endpoint: "/v1/car/{codigo}".into(),
+        chave_consulta: Some("k".into()),
+        status_http: 200,
+        cobrado: true,
+        valor_cobrado: Decimal::new(50, 2),
+        saldo_antes: None,
+        saldo_depois: None,
+    }
+}
+
+#[test]
+fn charged_not_charged_and_pending() {
+    let s = TimeDelta::seconds;
+    // The server's time is whatever it is: hours away from any client clock.
+    let t0 = DateTime::from_timestamp(1_900_000_000, 0).unwrap();
+    let antigo = Instant::now();
+    let depois = antigo + Duration::from_secs(120);
+    // Lost and charged; lost with no item, the grace over; lost just now, no item yet.
+    let grupo = vec![
+        incerto(1, antigo, t0),
+        incerto(2, antigo + Duration::from_secs(60), t0 + s(3600)),
+        incerto(3, depois, t0 + s(7200)),
+    ];
+    let c = classificar(grupo, &[], &[item(t0 + s(1))], depois, CARENCIA);
+    assert_eq!(
+        c.cobrados,
+        vec![(1, Decimal::new(50, 2))],
+        "the history's amount"
+    );
+    assert_eq!(c.nao_cobrados, vec![2]);
+    assert_eq!(c.pendentes, 1);
+}
+
+#[test]
+fn a_known_200_of_the_same_key_is_not_the_lost_one() {
+    let s = TimeDelta::seconds;
+    let t0 = DateTime::from_timestamp(1_900_000_000, 0).unwrap();
+    let mono = Instant::now();
+    let tarde = mono + Duration::from_secs(600);
+    // The client got a 200 for "k" (stamped t0 - 1) just before it lost an answer for "k".
+    let conhecida = Conhecida {
+        op: Op::Car,
+        chave: "k".into(),
+        janela: janela(mono, t0 - s(3), Some(t0)),
+    };
+    let c = classificar(
+        vec![incerto(1, mono, t0 - s(1))],
+        std::slice::from_ref(&conhecida),
+        &[item(t0 - s(1))],
+        tarde,
+        CARENCIA,
+    );
+    assert_eq!(c.nao_cobrados, vec![1], "the one item is the 200's");
+    let c = classificar(
+        vec![incerto(1, mono, t0 - s(1))],
+        std::slice::from_ref(&conhecida),
+        &[item(t0 - s(1)), item(t0 + s(1))],
+        tarde,
+        CARENCIA,
+    );
+    assert_eq!(c.cobrados.len(), 1);
+    // Two lost answers, one charge: the earliest sent takes it.
+    let c = classificar(
+        vec![
+            incerto(2, mono + Duration::from_secs(3), t0),
+            incerto(1, mono, t0),
+        ],
+        &[],
+        &[item(t0 + s(1))],
+        tarde,
+        CARENCIA,
+    );
+    assert_eq!(c.cobrados[0].0, 1);
+    assert_eq!(c.nao_cobrados, vec![2]);
+}
+
+#[test]
+fn an_item_before_the_last_answer_seen_is_not_the_lost_lookups() {
+    let t0 = DateTime::from_timestamp(1_900_000_000, 0).unwrap();
+    let mono = Instant::now();
+    let c = classificar(
+        vec![incerto(1, mono, t0)],
+        &[],
+        &[item(t0 - TimeDelta::seconds(1))],
+        mono + CARENCIA,
+        CARENCIA,
+    );
+    assert_eq!(c.nao_cobrados, vec![1], "someone else's earlier lookup");
+}

@@ -1,0 +1,110 @@
+//! Which tokio runtime a call runs on: the SDK needs one with its time and I/O drivers
+//! (`Builder::enable_all()`, which `#[tokio::main]` and `#[tokio::test]` do). Without them tokio
+//! would panic deep inside a timer or a socket; the SDK answers [`Error::Config`] instead.
+//!
+//! The drivers are probed once per runtime and thread: tokio has no query for them, so the
+//! probe creates a timer and a socket under `catch_unwind`, with tokio's panic message kept off
+//! the panic hook (a hook installed once that passes every other panic on to the one before it).
+
+use std::cell::Cell;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Once;
+use std::time::Duration;
+
+use tokio::runtime::{Handle, Id};
+
+use crate::Error;
+
+thread_local! {
+    /// The runtime last found complete on this thread.
+    static COMPLETO: Cell<Option<Id>> = const { Cell::new(None) };
+    /// True while this thread probes (its panic is expected and not shown).
+    static SONDANDO: Cell<bool> = const { Cell::new(false) };
+}
+
+/// `Ok` inside a tokio runtime with its time and I/O drivers.
+///
+/// # Errors
+/// [`Error::Config`] outside a runtime, or in one built without `enable_time` / `enable_io`.
+pub(crate) fn verificar() -> Result<(), Error> {
+    let handle = Handle::try_current().map_err(|_| {
+        Error::Config(
+            "chamada fora de um runtime tokio: use #[tokio::main], um Runtime com enable_all(), ou o cliente blocking (feature `blocking`)".into(),
+        )
+    })?;
+    let id = handle.id();
+    if COMPLETO.get() == Some(id) {
+        return Ok(());
+    }
+    if !sondar(|| drop(tokio::time::sleep(Duration::ZERO))) {
+        return Err(Error::Config(
+            "o runtime tokio não tem temporizador: construa-o com Builder::enable_all() (ou enable_time() e enable_io())".into(),
+        ));
+    }
+    if !sondar(socket_tokio) {
+        return Err(Error::Config(
+            "o runtime tokio não tem E/S: construa-o com Builder::enable_all() (ou enable_io() e enable_time())".into(),
+        ));
+    }
+    COMPLETO.set(Some(id));
+    Ok(())
+}
+
+/// A loopback UDP socket registered with the runtime's I/O driver (a machine without loopback
+/// is not asked).
+fn socket_tokio() {
+    if let Ok(s) = std::net::UdpSocket::bind(("127.0.0.1", 0))
+        && s.set_nonblocking(true).is_ok()
+    {
+        drop(tokio::net::UdpSocket::from_std(s));
+    }
+}
+
+/// True when `f` returns; false when it panics (its message kept off the panic hook).
+fn sondar(f: impl FnOnce()) -> bool {
+    static GANCHO: Once = Once::new();
+    GANCHO.call_once(|| {
+        let anterior = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !SONDANDO.get() {
+                anterior(info);
+            }
+        }));
+    });
+    SONDANDO.set(true);
+    let ok = catch_unwind(AssertUnwindSafe(f)).is_ok();
+    SONDANDO.set(false);
+    ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_runtime_without_drivers_is_a_config_error_not_a_panic() {
+        assert!(matches!(verificar(), Err(Error::Config(m)) if m.contains("fora de um runtime")));
+        let sem_nada = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let e = sem_nada.block_on(async { verificar() }).unwrap_err();
+        assert!(
+            matches!(&e, Error::Config(m) if m.contains("enable_all")),
+            "{e}"
+        );
+        let sem_io = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let e = sem_io.block_on(async { verificar() }).unwrap_err();
+        assert!(matches!(&e, Error::Config(m) if m.contains("E/S")), "{e}");
+        let completo = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        completo.block_on(async {
+            verificar().unwrap();
+            verificar().unwrap();
+        });
+    }
+}

@@ -1,0 +1,188 @@
+//! Where a lookup falls in the server's time, without comparing the client's clock with the
+//! server's: the `Date` of the answers (RFC 9110 §6.6.1, whole seconds) and this client's
+//! monotonic clock, never its wall clock.
+//!
+//! - **From** (`desde`): the latest `Date` received before the request was sent. The server
+//!   stamped it before the request left, so the lookup is recorded at or after it, however the
+//!   server's clock was moved before (a test double's clock moves forward only). When the client
+//!   had no answer yet, an answer received after the send gives `Date - (received - sent) - 2 s`,
+//!   valid when the server's clock did not jump forward within that round trip.
+//! - **Until** (`ate`): once a lost request may no longer be in process at the server (the
+//!   client's settle grace after the loss, 30 s by default), the `Date` of an answer to a request
+//!   sent after that, plus one second.
+
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, TimeDelta, Utc};
+
+/// Margin of a lower bound taken from an answer after the send: the `Date`'s whole second and
+/// scheduling.
+const FOLGA: TimeDelta = TimeDelta::seconds(2);
+
+/// How far after a send an answer may come and still bound it from below.
+const IDA_E_VOLTA_MAXIMA: Duration = Duration::from_secs(30);
+
+/// A request in flight: when it left (monotonic) and the server's time before it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Envio {
+    pub(crate) enviado: Instant,
+    pub(crate) desde: Option<DateTime<Utc>>,
+}
+
+/// The server's time of one lookup: at or after `desde`, at or before `ate` (`None`: unbounded).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Janela {
+    pub(crate) enviado: Instant,
+    /// When the answer arrived (a known 200) or was lost.
+    pub(crate) fim: Instant,
+    pub(crate) desde: Option<DateTime<Utc>>,
+    pub(crate) ate: Option<DateTime<Utc>>,
+}
+
+impl Janela {
+    /// True when a history item recorded at `data` (server time) may be this lookup's.
+    pub(crate) fn contem(&self, data: DateTime<Utc>) -> bool {
+        self.desde.is_none_or(|d| data >= d) && self.ate.is_none_or(|a| data <= a)
+    }
+
+    /// Narrows the bounds with an answer stamped `data` by the server, to a request of this
+    /// client sent at `enviado_resposta` and received at `recebido`; `carencia` is how long a
+    /// lost request may still be in process at the server.
+    pub(crate) fn observar(&mut self, resposta: &Resposta, carencia: Duration) {
+        if self.desde.is_none()
+            && resposta.recebido >= self.enviado
+            && resposta.recebido - self.enviado <= IDA_E_VOLTA_MAXIMA
+        {
+            let ida_e_volta =
+                TimeDelta::from_std(resposta.recebido - self.enviado).unwrap_or(TimeDelta::MAX / 2);
+            self.desde = Some(resposta.data - ida_e_volta - FOLGA);
+        }
+        let depois_da_carencia = self.fim.checked_add(carencia);
+        if self.ate.is_none()
+            && let (Some(e), Some(limite)) = (resposta.enviado, depois_da_carencia)
+            && e >= limite
+        {
+            self.ate = Some(resposta.data + TimeDelta::seconds(1));
+        }
+    }
+}
+
+/// One answer's `Date` and when its request left and it arrived (monotonic).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Resposta {
+    pub(crate) data: DateTime<Utc>,
+    /// `None` when unknown (then it only bounds from below).
+    pub(crate) enviado: Option<Instant>,
+    pub(crate) recebido: Instant,
+}
+
+/// The latest server time this client has seen (the largest `Date`).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct RelogioServidor {
+    maior: Option<Resposta>,
+}
+
+impl RelogioServidor {
+    /// Keeps `r` when its `Date` is the latest (the earliest arrival of that second).
+    pub(crate) fn observar(&mut self, r: Resposta) {
+        if self.maior.is_none_or(|m| r.data > m.data) {
+            self.maior = Some(r);
+        }
+    }
+
+    /// A request leaves now.
+    pub(crate) fn envio(&self) -> Envio {
+        Envio {
+            enviado: Instant::now(),
+            desde: self.maior.map(|m| m.data),
+        }
+    }
+
+    /// The bounds of a request sent as `envio` that ended at `fim` (answered or lost).
+    pub(crate) fn janela(&self, envio: Envio, fim: Instant, carencia: Duration) -> Janela {
+        let mut j = Janela {
+            enviado: envio.enviado,
+            fim,
+            desde: envio.desde,
+            ate: None,
+        };
+        if let Some(m) = self.maior {
+            j.observar(&m, carencia);
+        }
+        j
+    }
+}
+
+/// The `Date` header's instant, if the answer has a valid one.
+pub(crate) fn data_do_cabecalho(headers: &reqwest::header::HeaderMap) -> Option<DateTime<Utc>> {
+    let v = headers.get(reqwest::header::DATE)?.to_str().ok()?;
+    DateTime::parse_from_rfc2822(v.trim())
+        .ok()
+        .map(|d| d.with_timezone(&Utc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_800_000_000 + s, 0).unwrap()
+    }
+
+    #[test]
+    fn the_date_before_the_send_bounds_from_below_whatever_the_wall_clocks() {
+        let mut r = RelogioServidor::default();
+        let antes = Instant::now();
+        r.observar(Resposta {
+            data: t(0),
+            enviado: Some(antes),
+            recebido: antes,
+        });
+        let envio = r.envio();
+        assert_eq!(envio.desde, Some(t(0)));
+        let j = r.janela(envio, Instant::now(), Duration::from_secs(30));
+        assert!(
+            j.contem(t(0)) && j.contem(t(3 * 3600)),
+            "moved by hours: still in"
+        );
+        assert!(!j.contem(t(-1)));
+    }
+
+    #[test]
+    fn without_a_date_before_an_answer_after_the_send_gives_the_bound() {
+        let r = RelogioServidor::default();
+        let envio = r.envio();
+        assert_eq!(envio.desde, None);
+        let mut j = r.janela(envio, Instant::now(), Duration::ZERO);
+        assert!(j.contem(t(-100_000)), "unbounded until an answer arrives");
+        let depois = Instant::now();
+        j.observar(
+            &Resposta {
+                data: t(10),
+                enviado: Some(depois),
+                recebido: depois,
+            },
+            Duration::ZERO,
+        );
+        assert!(j.contem(t(8)) && !j.contem(t(7)), "{j:?}");
+        assert_eq!(j.ate, Some(t(11)), "sent after the grace: an upper bound");
+    }
+
+    #[test]
+    fn reads_the_date_header() {
+        let mut h = reqwest::header::HeaderMap::new();
+        assert_eq!(data_do_cabecalho(&h), None);
+        h.insert(
+            reqwest::header::DATE,
+            reqwest::header::HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
+        assert_eq!(
+            data_do_cabecalho(&h),
+            Some(
+                DateTime::parse_from_rfc3339("2015-10-21T07:28:00Z")
+                    .unwrap()
+                    .into()
+            )
+        );
+    }
+}

@@ -1,0 +1,169 @@
+use std::time::Duration;
+
+use super::*;
+
+fn guard(limite: Option<i64>) -> SpendGuard {
+    SpendGuard::new(limite.map(|c| Decimal::new(c, 2)), CARENCIA_PADRAO)
+}
+
+/// A reservation whose request left and whose answer was lost.
+fn perdida(mut r: Reserva) {
+    r.enviando();
+    r.perdida();
+}
+
+/// A reservation whose request left and was answered 200.
+fn respondida_200(mut r: Reserva) {
+    r.enviando();
+    r.commit(None);
+}
+
+#[test]
+fn lookups_answered_before_prices_are_priced_when_learned() {
+    let g = guard(None);
+    respondida_200(g.pendente(Op::Car, "a"));
+    respondida_200(g.pendente(Op::Recibo, "b"));
+    perdida(g.pendente(Op::Proprietario, "c"));
+    drop(g.pendente(Op::CarCompleto, "d")); // never sent: never counted
+    assert_eq!(g.gasto().total(), Decimal::ZERO, "unknown prices");
+    assert_eq!(g.gasto().nao_precificadas, 3);
+    g.precificar(Precos::ATUAIS);
+    let gasto = g.gasto();
+    assert_eq!(gasto.confirmado, Decimal::new(1200, 2), "1.00 + 11.00");
+    assert_eq!(gasto.incerto, Decimal::new(260, 2));
+    assert_eq!(gasto.nao_precificadas, 0);
+    g.precificar(Precos::LEGADOS);
+    assert_eq!(g.gasto().confirmado, Decimal::new(1200, 2), "priced once");
+    respondida_200(g.pendente(Op::Car, "e"));
+    assert_eq!(
+        g.gasto().confirmado,
+        Decimal::new(1250, 2),
+        "answered once the prices are known: priced at once"
+    );
+}
+
+#[tokio::test]
+async fn reserve_commit_release_and_refusal_reports_spent_and_reserved_apart() {
+    let g = guard(Some(300));
+    let a = g.reserve(Op::Car, "a", Decimal::ONE).await.unwrap();
+    let b = g.reserve(Op::Car, "b", Decimal::ONE).await.unwrap();
+    respondida_200(a);
+    let e = g
+        .reserve(Op::Car, "c", Decimal::new(25, 1))
+        .await
+        .unwrap_err();
+    match e {
+        Error::SpendLimit {
+            gasto, reservado, ..
+        } => {
+            assert_eq!(gasto, Decimal::ONE);
+            assert_eq!(reservado, Decimal::ONE);
+        }
+        other => panic!("{other:?}"),
+    }
+    drop(b);
+    perdida(g.reserve(Op::Car, "c", Decimal::ONE).await.unwrap());
+    let gasto = g.gasto();
+    assert_eq!(
+        (gasto.confirmado, gasto.incerto),
+        (Decimal::ONE, Decimal::ONE)
+    );
+    assert!(
+        g.reserve(Op::Car, "d", Decimal::new(101, 2)).await.is_err(),
+        "incerto counts"
+    );
+    assert!(
+        g.reserve(Op::Car, "d", Decimal::ZERO).await.is_ok(),
+        "a free lookup fits"
+    );
+}
+
+#[test]
+fn a_reservation_dropped_in_flight_is_uncertain_and_one_dropped_before_sending_is_released() {
+    let g = guard(None);
+    g.precificar(Precos::ATUAIS);
+    let mut em_voo = g.pendente(Op::CarCompleto, "a");
+    em_voo.enviando();
+    drop(em_voo); // the caller's future was dropped: a timeout, a select!
+    let mut respondida = g.pendente(Op::Car, "b");
+    respondida.enviando();
+    respondida.sem_cobranca(); // a 404: known, not charged
+    drop(respondida);
+    drop(g.pendente(Op::Car, "c")); // waiting for the limiter
+    let gasto = g.gasto();
+    assert_eq!(
+        (gasto.confirmado, gasto.incerto),
+        (Decimal::ZERO, Decimal::new(230, 2))
+    );
+    let (incertos, _) = g.para_assentar();
+    assert_eq!(incertos.len(), 1);
+    assert_eq!(incertos[0].chave, "a");
+}
+
+#[tokio::test]
+async fn a_capped_reservation_dropped_in_flight_keeps_counting_against_the_cap() {
+    let g = guard(Some(150));
+    let mut r = g.reserve(Op::Car, "a", Decimal::ONE).await.unwrap();
+    r.enviando();
+    drop(r);
+    assert!(
+        matches!(
+            g.reserve(Op::Car, "b", Decimal::ONE).await,
+            Err(Error::SpendLimit { .. })
+        ),
+        "1.00 possibly charged + 1.00 > 1.50"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_lookup_that_fits_once_reservations_settle_waits_for_them() {
+    let g = Arc::new(guard(Some(300)));
+    let em_voo = g.reserve(Op::Car, "404", Decimal::new(3, 0)).await.unwrap();
+    let g2 = g.clone();
+    let espera = tokio::spawn(async move { g2.reserve(Op::Car, "a", Decimal::ONE).await });
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    assert!(!espera.is_finished(), "waits while the 3.00 is in flight");
+    drop(em_voo); // answered 404: released
+    let r = espera.await.unwrap().expect("fits after the release");
+    respondida_200(r);
+    assert_eq!(g.gasto().confirmado, Decimal::ONE);
+}
+
+#[test]
+fn settling_moves_or_drops() {
+    let g = guard(None);
+    perdida(g.pendente(Op::Car, "a"));
+    perdida(g.pendente(Op::Car, "a"));
+    let ids: Vec<u64> = g.para_assentar().0.iter().map(|i| i.id).collect();
+    assert_eq!(
+        g.gasto().nao_precificadas,
+        2,
+        "lost before the prices were known"
+    );
+    g.precificar(Precos::ATUAIS);
+    g.assentar(&[(ids[0], Decimal::ONE)], &[ids[1]]);
+    let gasto = g.gasto();
+    assert_eq!(
+        (gasto.confirmado, gasto.incerto),
+        (Decimal::ONE, Decimal::ZERO)
+    );
+}
+
+#[test]
+fn a_200_is_remembered_with_its_server_time() {
+    let g = guard(None);
+    let agora = chrono::Utc::now();
+    g.observar(Resposta {
+        data: agora,
+        enviado: None,
+        recebido: Instant::now(),
+    });
+    let mut r = g.pendente(Op::Car, "a");
+    r.enviando();
+    r.commit(Some(agora + chrono::TimeDelta::seconds(3)));
+    let (_, conhecidas) = g.para_assentar();
+    assert_eq!(conhecidas.len(), 1);
+    let j = conhecidas[0].janela;
+    assert_eq!(j.desde, Some(agora));
+    assert_eq!(j.ate, Some(agora + chrono::TimeDelta::seconds(4)));
+}
