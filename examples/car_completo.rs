@@ -6,7 +6,7 @@
 //! ```
 //! Four lookups run at once. One that would pass the cap only because of the lookups in flight
 //! waits for them (a 404 costs nothing and frees its share); one that cannot fit is refused
-//! before it is sent (`Error::SpendLimit`). A lost answer counts as spent (`Gasto::incerto`).
+//! before it is sent (`Error::SpendLimit`). A lost answer counts as spent (`Gasto::uncertain`).
 
 use std::str::FromStr;
 
@@ -49,7 +49,7 @@ async fn main() -> Result<(), Error> {
     println!(
         "gasto: {} confirmado, {} incerto, limite {}",
         brl::format(gasto.confirmado),
-        brl::format(gasto.incerto),
+        brl::format(gasto.uncertain),
         brl::format(cap)
     );
     Ok(())

@@ -42,7 +42,7 @@ async fn main() -> Result<(), Error> {
     println!(
         "gasto: {} confirmado, {} incerto, {} sem preço",
         brl::format(gasto.confirmado),
-        brl::format(gasto.incerto),
+        brl::format(gasto.uncertain),
         gasto.nao_precificadas
     );
     Ok(())

@@ -40,7 +40,7 @@ impl Municipio {
 
 /// One IBGE state (`data/ibge/estados.csv`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Estado {
+pub struct Uf {
     /// 2-digit IBGE state code (`53`).
     pub codigo_uf: u8,
     /// Two-letter code (`"DF"`).
@@ -90,7 +90,7 @@ static MUNICIPIOS: LazyLock<BTreeMap<u32, Municipio>> = LazyLock::new(|| {
         .collect()
 });
 
-static STATES: LazyLock<BTreeMap<u8, Estado>> = LazyLock::new(|| {
+static STATES: LazyLock<BTreeMap<u8, Uf>> = LazyLock::new(|| {
     // The file starts with a UTF-8 byte-order mark, which would otherwise be part of the first
     // header name.
     let texto = STATES_CSV.strip_prefix('\u{feff}').unwrap_or(STATES_CSV);
@@ -100,7 +100,7 @@ static STATES: LazyLock<BTreeMap<u8, Estado>> = LazyLock::new(|| {
             let l = linha.expect("data/ibge/estados.csv: linha malformada");
             (
                 l.codigo_uf,
-                Estado {
+                Uf {
                     codigo_uf: l.codigo_uf,
                     sigla: l.uf,
                     nome: l.nome,
@@ -122,7 +122,7 @@ pub fn all() -> impl ExactSizeIterator<Item = &'static Municipio> {
 }
 
 /// The state with IBGE code `codigo_uf` (2 digits), if it exists.
-pub fn state_of(codigo_uf: u8) -> Option<&'static Estado> {
+pub fn state_of(codigo_uf: u8) -> Option<&'static Uf> {
     STATES.get(&codigo_uf)
 }
 

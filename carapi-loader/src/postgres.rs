@@ -88,14 +88,14 @@ pub(super) async fn write(
     } else {
         Vec::new()
     };
-    let mut contagem = LoadCount {
+    let mut counters = LoadCount {
         indices: indices.len(),
         ..LoadCount::default()
     };
     let upsert = upsert();
     let mut r = Ok(());
     while let Some(lote) = rx.recv().await {
-        r = write_batch(&mut conn, &upsert, &lote, &mut contagem).await;
+        r = write_batch(&mut conn, &upsert, &lote, &mut counters).await;
         if r.is_err() {
             break;
         }
@@ -108,7 +108,7 @@ pub(super) async fn write(
     sqlx::query("ANALYZE imoveis, imovel_proprietarios")
         .execute(&mut conn)
         .await?;
-    Ok(contagem)
+    Ok(counters)
 }
 
 /// Drops the secondary indexes of [`TABLES`] (not those backing a primary key or a unique
@@ -151,7 +151,7 @@ async fn write_batch(
     conn: &mut PgConnection,
     upsert: &str,
     lote: &[Imovel],
-    contagem: &mut LoadCount,
+    counters: &mut LoadCount,
 ) -> Result<(), LoadError> {
     let (imoveis, owners) = copy_text(lote);
     let mut tx = conn.begin().await?;
@@ -170,8 +170,8 @@ async fn write_batch(
     sqlx::query(DELETE_OWNERS).execute(&mut *tx).await?;
     sqlx::query(INSERT_OWNERS).execute(&mut *tx).await?;
     tx.commit().await?;
-    contagem.gravados += gravados;
-    contagem.ignorados += lote.len() as u64 - gravados;
+    counters.gravados += gravados;
+    counters.ignorados += lote.len() as u64 - gravados;
     Ok(())
 }
 

@@ -83,7 +83,7 @@ pub(super) struct Recorder {
     conn: Connection,
     file: std::path::PathBuf,
     /// Whether `imoveis` was empty when the load began.
-    pub vazio: bool,
+    pub empty: bool,
 }
 
 impl Recorder {
@@ -101,11 +101,11 @@ impl Recorder {
             "PRAGMA foreign_keys = OFF; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -{CACHE_KIB};
              PRAGMA threads = 2;"
         ))?;
-        let vazio = conn
+        let empty = conn
             .query_row("SELECT 1 FROM imoveis LIMIT 1", [], |_| Ok(()))
             .optional()?
             .is_none();
-        Ok(Recorder { conn, file, vazio })
+        Ok(Recorder { conn, file, empty })
     }
 
     /// Writes every batch of winners received on `rx` (in code order); counts into a
@@ -121,14 +121,14 @@ impl Recorder {
         barra: &ProgressBar,
     ) -> Result<LoadCount, LoadError> {
         let c = Belt { rx, give_back };
-        let contagem = if self.vazio {
+        let counters = if self.empty {
             self.write_empty(&c, barra)?
         } else {
             self.write_by_batch(&c, barra)?
         };
         self.conn
             .execute_batch("PRAGMA optimize; PRAGMA wal_checkpoint(TRUNCATE);")?;
-        Ok(contagem)
+        Ok(counters)
     }
 
     fn write_empty(&mut self, c: &Belt<'_>, barra: &ProgressBar) -> Result<LoadCount, LoadError> {
@@ -144,7 +144,7 @@ impl Recorder {
                 .conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)?;
             let indices = drop_indexes(&tx)?;
-            let mut contagem = LoadCount {
+            let mut counters = LoadCount {
                 indices: indices.len(),
                 ..LoadCount::default()
             };
@@ -155,8 +155,8 @@ impl Recorder {
                     for r in package.iter() {
                         cmd.insert_new(r)?;
                     }
-                    contagem.gravados += package.len() as u64;
-                    contagem.ignorados += package.perdidas;
+                    counters.gravados += package.len() as u64;
+                    counters.ignorados += package.perdidas;
                     barra.inc(package.len() as u64 + package.perdidas);
                     c.give_back(package);
                 }
@@ -176,7 +176,7 @@ impl Recorder {
             );
             tx.commit()?;
             tracing::debug!("carga: transação confirmada");
-            Ok(contagem)
+            Ok(counters)
         })();
         drop(descarga);
         if sem_wal {
@@ -191,7 +191,7 @@ impl Recorder {
         c: &Belt<'_>,
         barra: &ProgressBar,
     ) -> Result<LoadCount, LoadError> {
-        let mut contagem = LoadCount::default();
+        let mut counters = LoadCount::default();
         for package in c.rx.iter() {
             let package = package?;
             let tx = self
@@ -201,18 +201,18 @@ impl Recorder {
                 let mut c = Commands::prepare(&tx, true)?;
                 for r in package.iter() {
                     if c.insert_or_replace(r)? {
-                        contagem.gravados += 1;
+                        counters.gravados += 1;
                     } else {
-                        contagem.ignorados += 1;
+                        counters.ignorados += 1;
                     }
                 }
             }
             tx.commit()?;
-            contagem.ignorados += package.perdidas;
+            counters.ignorados += package.perdidas;
             barra.inc(package.len() as u64 + package.perdidas);
             c.give_back(package);
         }
-        Ok(contagem)
+        Ok(counters)
     }
 }
 

@@ -235,7 +235,7 @@ fn convert(b: RawFeature, indice: u64) -> Result<Feature, WfsError> {
     let props = b
         .properties
         .ok_or_else(|| erro("sem \"properties\"".into()))?;
-    let registro = validate(linha(&props), indice).map_err(|e| match e {
+    let registro = validate(csv_row(&props), indice).map_err(|e| match e {
         ImportError::Campo {
             campo,
             valor,
@@ -258,7 +258,7 @@ fn convert(b: RawFeature, indice: u64) -> Result<Feature, WfsError> {
 
 /// The properties written out as CSV fields: strings as they are, numbers in their shortest
 /// decimal form, `null` or a missing key as the empty string (an absent optional value).
-fn linha(p: &Map<String, Value>) -> CsvRow<'_> {
+fn csv_row(p: &Map<String, Value>) -> CsvRow<'_> {
     let text = |k: &str| match p.get(k) {
         None | Some(Value::Null) => Cow::Borrowed(""),
         Some(Value::String(s)) => Cow::Borrowed(s.trim()),

@@ -343,7 +343,7 @@ impl Client {
         let g = self.sdk.gasto();
         let d = PyDict::new(py);
         d.set_item("confirmado", conv::brl(g.confirmado))?;
-        d.set_item("incerto", conv::brl(g.incerto))?;
+        d.set_item("incerto", conv::brl(g.uncertain))?;
         d.set_item("total", conv::brl(g.total()))?;
         d.set_item("nao_precificadas", g.nao_precificadas)?;
         Ok(d)

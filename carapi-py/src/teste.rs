@@ -180,8 +180,8 @@ impl ServidorTeste {
     }
 
     /// The test clock now (UTC).
-    fn agora(&self) -> PyResult<chrono::DateTime<chrono::Utc>> {
-        Ok(self.srv()?.clock().agora())
+    fn now(&self) -> PyResult<chrono::DateTime<chrono::Utc>> {
+        Ok(self.srv()?.clock().now())
     }
 
     fn avancar<'py>(&self, py: Python<'py>, segundos: f64) -> PyResult<Bound<'py, PyDict>> {
@@ -190,7 +190,7 @@ impl ServidorTeste {
         let srv = self.srv()?;
         let a = bloquear(py, srv.advance(d)).map_err(erro_servidor)?;
         let r = PyDict::new(py);
-        r.set_item("agora", a.agora)?;
+        r.set_item("agora", a.now)?;
         r.set_item("reconciliadas", a.reconciliadas)?;
         Ok(r)
     }

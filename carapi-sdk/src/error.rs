@@ -6,7 +6,7 @@ use std::time::Duration;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-use crate::domain::{ValidationError, brl, mascara};
+use crate::domain::{ValidationError, brl, mask};
 use crate::{ApiErrorBody, ErrorCode, RecargaStatus};
 
 /// `Result` with the SDK's [`Error`].
@@ -195,7 +195,7 @@ impl Error {
     /// request of a charged lookup (not a sandbox value) was sent and its answer was lost
     /// (time-out, connection reset, body cut off). Every 200 of a lookup is charged (contract,
     /// "Prices"), so re-sending may charge twice; [`Client::gasto`](crate::Client::gasto)
-    /// counts it as `incerto` until
+    /// counts it as `uncertain` until
     /// [`Client::settle_uncertain`](crate::Client::settle_uncertain) settles it against the
     /// free history. False for every other error (errors never debit, contract "Errors").
     #[must_use]
@@ -385,7 +385,7 @@ impl fmt::Display for ApiError {
             "{} {}: {}",
             self.status,
             self.code,
-            mascara::documentos(&self.message)
+            mask::documentos(&self.message)
         )
     }
 }
@@ -395,7 +395,7 @@ impl fmt::Debug for ApiError {
         f.debug_struct("ApiError")
             .field("status", &self.status)
             .field("code", &self.code)
-            .field("message", &mascara::documentos(&self.message))
+            .field("message", &mask::documentos(&self.message))
             .field("sandbox", &self.sandbox)
             .field("retry_after", &self.retry_after)
             .field("limite", &self.limite)
@@ -440,7 +440,7 @@ impl DecodeError {
 impl From<serde_json::Error> for DecodeError {
     fn from(e: serde_json::Error) -> Self {
         Self {
-            message: mascara::serde(&e.to_string()),
+            message: mask::serde(&e.to_string()),
             line: e.line(),
             column: e.column(),
             category: e.classify(),

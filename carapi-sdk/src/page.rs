@@ -10,13 +10,13 @@ use std::task::{Context, Poll};
 use crate::Result;
 
 /// One fetched page, reduced to what the paginator needs.
-pub(crate) struct Pagina<T> {
+pub(crate) struct FetchedPage<T> {
     pub(crate) page: u32,
     pub(crate) total_paginas: u32,
     pub(crate) itens: Vec<T>,
 }
 
-type PageFuture<T> = Pin<Box<dyn Future<Output = Result<Pagina<T>>> + Send>>;
+type PageFuture<T> = Pin<Box<dyn Future<Output = Result<FetchedPage<T>>> + Send>>;
 type Fetch<T> = Box<dyn FnMut(u32) -> PageFuture<T> + Send>;
 
 /// The items of a paginated list, page after page, fetched as they are needed
@@ -57,7 +57,7 @@ impl<T: Send + 'static> Paginator<T> {
     pub(crate) fn new<F, Fut>(start: u32, mut fetch: F) -> Self
     where
         F: FnMut(u32) -> Fut + Send + 'static,
-        Fut: Future<Output = Result<Pagina<T>>> + Send + 'static,
+        Fut: Future<Output = Result<FetchedPage<T>>> + Send + 'static,
     {
         Self {
             fetch: Box::new(move |page| Box::pin(fetch(page))),
@@ -149,9 +149,9 @@ mod tests {
     use super::*;
     use crate::{ApiError, Error, ErrorCode};
 
-    fn paginas(total_paginas: u32) -> Paginator<u32> {
+    fn pages(total_paginas: u32) -> Paginator<u32> {
         Paginator::new(1, move |page| async move {
-            Ok(Pagina {
+            Ok(FetchedPage {
                 page,
                 total_paginas,
                 itens: vec![page * 10, page * 10 + 1],
@@ -161,14 +161,14 @@ mod tests {
 
     #[tokio::test]
     async fn walks_pages_then_stops() {
-        let all = paginas(3).try_collect().await.unwrap();
+        let all = pages(3).try_collect().await.unwrap();
         assert_eq!(all, [10, 11, 20, 21, 30, 31]);
     }
 
     #[test]
     fn is_a_stream_too() {
         fn unpin_send_stream<S: futures_core::Stream + Unpin + Send>(_: &S) {}
-        let p = paginas(2);
+        let p = pages(2);
         unpin_send_stream(&p);
         let all: Vec<Result<u32>> = std::iter::from_fn({
             let mut p = p;
@@ -188,7 +188,7 @@ mod tests {
     #[tokio::test]
     async fn stops_at_empty_page_and_after_error() {
         let mut empty = Paginator::new(1, |page| async move {
-            Ok(Pagina::<u32> {
+            Ok(FetchedPage::<u32> {
                 page,
                 total_paginas: 99,
                 itens: vec![],
@@ -199,7 +199,7 @@ mod tests {
             if page == 2 {
                 Err(Error::Api(ApiError::new(500, ErrorCode::ErroInterno, "x")))
             } else {
-                Ok(Pagina {
+                Ok(FetchedPage {
                     page,
                     total_paginas: 5,
                     itens: vec![page],

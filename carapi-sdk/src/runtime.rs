@@ -26,7 +26,7 @@ thread_local! {
 ///
 /// # Errors
 /// [`Error::Config`] outside a runtime, or in one built without `enable_time` / `enable_io`.
-pub(crate) fn verificar() -> Result<(), Error> {
+pub(crate) fn check() -> Result<(), Error> {
     let handle = Handle::try_current().map_err(|_| {
         Error::Config(
             "chamada fora de um runtime tokio: use #[tokio::main], um Runtime com enable_all(), ou o cliente blocking (feature `blocking`)".into(),
@@ -36,12 +36,12 @@ pub(crate) fn verificar() -> Result<(), Error> {
     if COMPLETO.get() == Some(id) {
         return Ok(());
     }
-    if !sondar(|| drop(tokio::time::sleep(Duration::ZERO))) {
+    if !probe(|| drop(tokio::time::sleep(Duration::ZERO))) {
         return Err(Error::Config(
             "o runtime tokio não tem temporizador: construa-o com Builder::enable_all() (ou enable_time() e enable_io())".into(),
         ));
     }
-    if !sondar(socket_tokio) {
+    if !probe(socket_tokio) {
         return Err(Error::Config(
             "o runtime tokio não tem E/S: construa-o com Builder::enable_all() (ou enable_io() e enable_time())".into(),
         ));
@@ -61,9 +61,9 @@ fn socket_tokio() {
 }
 
 /// True when `f` returns; false when it panics (its message kept off the panic hook).
-fn sondar(f: impl FnOnce()) -> bool {
-    static GANCHO: Once = Once::new();
-    GANCHO.call_once(|| {
+fn probe(f: impl FnOnce()) -> bool {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
         let anterior = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             if !SONDANDO.get() {
@@ -83,11 +83,11 @@ mod tests {
 
     #[test]
     fn a_runtime_without_drivers_is_a_config_error_not_a_panic() {
-        assert!(matches!(verificar(), Err(Error::Config(m)) if m.contains("fora de um runtime")));
+        assert!(matches!(check(), Err(Error::Config(m)) if m.contains("fora de um runtime")));
         let sem_nada = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
-        let e = sem_nada.block_on(async { verificar() }).unwrap_err();
+        let e = sem_nada.block_on(async { check() }).unwrap_err();
         assert!(
             matches!(&e, Error::Config(m) if m.contains("enable_all")),
             "{e}"
@@ -96,15 +96,15 @@ mod tests {
             .enable_time()
             .build()
             .unwrap();
-        let e = sem_io.block_on(async { verificar() }).unwrap_err();
+        let e = sem_io.block_on(async { check() }).unwrap_err();
         assert!(matches!(&e, Error::Config(m) if m.contains("E/S")), "{e}");
         let completo = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap();
         completo.block_on(async {
-            verificar().unwrap();
-            verificar().unwrap();
+            check().unwrap();
+            check().unwrap();
         });
     }
 }

@@ -29,7 +29,7 @@ fn dados(relativo: &str) -> PathBuf {
 }
 
 /// Runs the binary; `(success, stdout, stderr)`.
-fn rodar(args: &[&str]) -> (bool, String, String) {
+fn run(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(BIN)
         .args(args)
         .env_remove("CARAPI_DATABASE_URL")
@@ -43,7 +43,7 @@ fn rodar(args: &[&str]) -> (bool, String, String) {
 }
 
 fn importar(file: &Path, url: &str) -> (bool, String, String) {
-    rodar(&["import", &file.display().to_string(), "--database", url])
+    run(&["import", &file.display().to_string(), "--database", url])
 }
 
 fn sqlite_url(dir: &tempfile::TempDir) -> String {
@@ -85,7 +85,7 @@ async fn csv_grande_com_linha_ruim_e_recusado_sem_gravar_nada() {
     // On an empty base, then on a base that already holds records: nothing changes.
     for ja_tem in [0u64, 40] {
         if ja_tem > 0 {
-            let (ok, _, err) = rodar(&["seed", "--synthetic", "40", "--database", &url]);
+            let (ok, _, err) = run(&["seed", "--synthetic", "40", "--database", &url]);
             assert!(ok, "{err}");
         }
         let (ok, _, err) = importar(&ruim, &url);
@@ -165,7 +165,7 @@ async fn assert_indices_inteiros(url: &str) {
 async fn seed_grava_o_que_o_gerador_da_e_o_dono_grande() {
     let dir = tempfile::tempdir().unwrap();
     let url = sqlite_url(&dir);
-    let (ok, out, err) = rodar(&[
+    let (ok, out, err) = run(&[
         "seed",
         "--synthetic",
         "3000",
@@ -187,7 +187,7 @@ async fn seed_grava_o_que_o_gerador_da_e_o_dono_grande() {
     let dono = &large_owners()[0].documento;
     let (cars, truncado) = store.imoveis_of_documento(dono, 200).await.unwrap();
     assert_eq!((cars.len(), truncado), (200, true));
-    let (ok, _, err) = rodar(&[
+    let (ok, _, err) = run(&[
         "seed",
         "--synthetic",
         "10",
@@ -473,7 +473,7 @@ async fn postgres_seed_import_versoes_e_linha_ruim() {
     };
     let url = database.url.clone();
     let dir = tempfile::tempdir().unwrap();
-    let (ok, _, err) = rodar(&[
+    let (ok, _, err) = run(&[
         "seed",
         "--synthetic",
         "1500",

@@ -234,8 +234,8 @@ async fn run_once(
         Op::PagarReconciliacao => match pix {
             Some(p) => {
                 let st = srv.state();
-                let agora = st.clock.agora();
-                carapi_service::pix::payment::mark_paid(st.store.as_ref(), p, agora)
+                let now = st.clock.now();
+                carapi_service::pix::payment::mark_paid(st.store.as_ref(), p, now)
                     .await
                     .unwrap();
                 let d = carapi_service::webhook::confirm_by_psp(
@@ -257,7 +257,7 @@ async fn run_once(
 type Placar = std::collections::BTreeMap<String, u32>;
 
 /// Runs `caso` on both servers; `Err` describes the first divergence.
-async fn rodar(par: &Par, caso: &Caso, placar: &mut Placar) -> Result<(), String> {
+async fn run(par: &Par, caso: &Caso, placar: &mut Placar) -> Result<(), String> {
     par.clock.set(caso.inicio);
     let mut contas = Vec::new();
     for srv in &par.servidores {
@@ -312,7 +312,7 @@ async fn reduzir(par: &Par, mut caso: Caso, mut erro: String) -> (Caso, String) 
         let mut menor = caso.clone();
         menor.ops.remove(i);
         passos += 1;
-        match rodar(par, &menor, &mut Placar::new()).await {
+        match run(par, &menor, &mut Placar::new()).await {
             Err(e) => {
                 caso = menor;
                 erro = e;
@@ -350,7 +350,7 @@ async fn diferencial(teste: &str, cases: u32, seed_of: u64) {
     for n in 0..cases {
         let caso = gerar_caso(&mut rng);
         ops += caso.ops.len();
-        if let Err(e) = rodar(&par, &caso, &mut placar).await {
+        if let Err(e) = run(&par, &caso, &mut placar).await {
             let (menor, e) = reduzir(&par, caso, e).await;
             panic!(
                 "case {n} (seed {seed_of:#x}) diverges: {e}\nsmallest sequence found: {menor:#?}"

@@ -45,7 +45,7 @@ async fn conta(store: &dyn Store) -> ContaId {
 fn cobranca(conta: ContaId) -> Cobranca {
     let dia: NaiveDate = "2026-05-04".parse().unwrap();
     Cobranca {
-        pedido: uuid::Uuid::new_v4(),
+        request_id: uuid::Uuid::new_v4(),
         conta,
         endpoint: EndpointConsulta::CarBasico,
         chave: CODIGO.into(),

@@ -218,10 +218,10 @@ impl CoordinationStore for PerdeResposta {
         &self,
         nome: &str,
         dono: &str,
-        agora: DateTime<Utc>,
+        now: DateTime<Utc>,
         ate: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        self.dentro.reserve_task(nome, dono, agora, ate).await
+        self.dentro.reserve_task(nome, dono, now, ate).await
     }
 }
 

@@ -208,7 +208,7 @@ async fn an_amount_with_more_than_two_decimals_is_refused_however_it_is_written(
 
 #[tokio::test]
 async fn provider_failure_is_502_erro_pix_and_creates_nothing() {
-    let app = App::com(|c| c.pix_falha = true).await;
+    let app = App::com(|c| c.pix_failure = true).await;
     let c = app.conta_com(0).await;
     app.post(&c.api_key, "/v1/recarga", r#"{"valor": 500}"#)
         .await

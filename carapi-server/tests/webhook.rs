@@ -77,18 +77,18 @@ async fn a_replayed_delivery_older_than_five_minutes_is_refused_and_credits_noth
     let app = App::new().await;
     let c = app.conta_com(0).await;
     let (_, payment) = recarga(&app, &c.api_key, 500).await;
-    let agora = chrono::Utc::now();
+    let now = chrono::Utc::now();
     app.state
         .psp
         .as_ref()
         .unwrap()
-        .pay(&payment, agora)
+        .pay(&payment, now)
         .await
         .unwrap();
     let secret = app.state.webhook_secret().await.unwrap().to_string();
-    let corpo = serde_json::to_vec(&PixEvent::pago(&payment, agora)).unwrap();
+    let corpo = serde_json::to_vec(&PixEvent::pago(&payment, now)).unwrap();
     // A delivery captured six minutes ago: its MAC is valid, its timestamp is not.
-    let antiga = agora - chrono::Duration::minutes(6);
+    let antiga = now - chrono::Duration::minutes(6);
     let replay = Request::post("/webhooks/pix")
         .header("content-type", "application/json")
         .header(SIGNATURE_HEADER, sign(&secret, &corpo, antiga))
@@ -99,7 +99,7 @@ async fn a_replayed_delivery_older_than_five_minutes_is_refused_and_credits_noth
     assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 0.0);
     // The same event signed now is credited.
     let v = app
-        .send(entrega(&secret, &PixEvent::pago(&payment, agora)))
+        .send(entrega(&secret, &PixEvent::pago(&payment, now)))
         .await
         .ok();
     assert_eq!(v["creditada"], true);

@@ -63,7 +63,7 @@ pub struct Config {
     pub recibo: ReciboMode,
     /// When true the simulated PSP refuses to create charges: `POST /v1/recarga` answers
     /// 502 `ERRO_PIX`.
-    pub pix_falha: bool,
+    pub pix_failure: bool,
     /// Load the bundled CAR records when the database has none.
     pub load_bundled_data: bool,
     /// Requests per second allowed per API key on every `/v1` route (contract: 10). `None`
@@ -88,7 +88,7 @@ impl Default for Config {
             webhook_secret: None,
             reconcile_interval: Duration::from_secs(120),
             recibo: ReciboMode::Normal,
-            pix_falha: false,
+            pix_failure: false,
             load_bundled_data: true,
             rate_limit: NonZeroU32::new(10),
             pix_location_base: "CARAPI.EXAMPLE/PIX".to_owned(),

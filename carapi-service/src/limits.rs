@@ -123,11 +123,11 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
         self.check_at(chave, Instant::now())
     }
 
-    /// [`RateLimiter::check`] at the instant `agora`.
-    fn check_at(&self, chave: K, agora: Instant) -> Result<(), Duration> {
+    /// [`RateLimiter::check`] at the instant `now`.
+    fn check_at(&self, chave: K, now: Instant) -> Result<(), Duration> {
         let mut fatia = self.shard(&chave);
-        let tat = fatia.get(&chave).map_or(agora, |t| (*t).max(agora));
-        let adiante = tat - agora;
+        let tat = fatia.get(&chave).map_or(now, |t| (*t).max(now));
+        let adiante = tat - now;
         if adiante > self.tolerancia {
             return Err(adiante - self.tolerancia);
         }
@@ -137,9 +137,9 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
 
     /// Forgets the keys that have been idle long enough to be back at full burst.
     pub fn clear(&self) {
-        let agora = Instant::now();
+        let now = Instant::now();
         for f in &self.fatias {
-            lock(f).retain(|_, tat| *tat > agora);
+            lock(f).retain(|_, tat| *tat > now);
         }
     }
 

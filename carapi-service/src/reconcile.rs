@@ -79,9 +79,9 @@ pub async fn run_loop(st: AppState, intervalo: Duration, cancelar: CancellationT
 /// Takes or renews the reconciliation lease for `dono`; false when another process holds it
 /// (or the store failed, logged).
 async fn turn_of(st: &AppState, dono: &str, intervalo: Duration) -> bool {
-    let agora = st.clock.agora();
-    let ate = agora + chrono::Duration::from_std(intervalo * 2).unwrap_or(chrono::Duration::MAX);
-    match st.store.reserve_task(TASK, dono, agora, ate).await {
+    let now = st.clock.now();
+    let ate = now + chrono::Duration::from_std(intervalo * 2).unwrap_or(chrono::Duration::MAX);
+    match st.store.reserve_task(TASK, dono, now, ate).await {
         Ok(vez) => vez,
         Err(e) => {
             tracing::error!(erro = %e, "reserva da reconciliação falhou");

@@ -175,7 +175,7 @@ impl RunningServer {
     /// # Errors
     /// As [`crate::create_conta`].
     pub async fn create_conta(&self, nova: NovaConta) -> Result<ContaCriada, ServerError> {
-        create_conta_at(self.state.store.as_ref(), nova, self.state.clock.agora()).await
+        create_conta_at(self.state.store.as_ref(), nova, self.state.clock.now()).await
     }
 
     /// Plays the payer and the PSP: marks `payment_id` paid and delivers the signed webhook to
@@ -190,7 +190,7 @@ impl RunningServer {
             &self.base_url(),
             Some(&secret),
             payment_id,
-            self.state.clock.agora(),
+            self.state.clock.now(),
         )
         .await
     }

@@ -29,7 +29,7 @@ impl Clock {
     }
 
     /// The current instant.
-    pub fn agora(&self) -> DateTime<Utc> {
+    pub fn now(&self) -> DateTime<Utc> {
         (self.0)()
     }
 }
@@ -68,7 +68,7 @@ pub struct AppState {
 
 impl AppState {
     /// State over `store` with the system clock and the implementations `config` asks for:
-    /// the simulated PSP (one that refuses new charges with [`Config::pix_falha`]) and the
+    /// the simulated PSP (one that refuses new charges with [`Config::pix_failure`]) and the
     /// receipt service of [`Config::recibo`].
     pub fn new(store: Arc<dyn Store>, config: Config) -> Self {
         let psp = Arc::new(SimulatedPsp::new(
@@ -77,7 +77,7 @@ impl AppState {
             &config.pix_nome,
             &config.pix_cidade,
         ));
-        let pix: Arc<dyn PixProvider> = if config.pix_falha {
+        let pix: Arc<dyn PixProvider> = if config.pix_failure {
             Arc::new(RefusingPsp(psp.clone()))
         } else {
             psp.clone()

@@ -203,7 +203,7 @@ fn mac_of(secret: &str, t: i64, corpo: &[u8]) -> Hmac<Sha256> {
 }
 
 /// Checks that `header` signs `corpo` (constant-time comparison of the MAC) with a timestamp
-/// within [`SIGNATURE_TOLERANCE_S`] of `agora`.
+/// within [`SIGNATURE_TOLERANCE_S`] of `now`.
 ///
 /// # Errors
 /// [`SignatureRefused`] saying why the signature is refused.
@@ -211,7 +211,7 @@ pub fn check(
     secret: &str,
     corpo: &[u8],
     header: &str,
-    agora: DateTime<Utc>,
+    now: DateTime<Utc>,
 ) -> Result<(), SignatureRefused> {
     let mut t = None;
     let mut v1 = None;
@@ -228,7 +228,7 @@ pub fn check(
     mac_of(secret, t, corpo)
         .verify_slice(&v1)
         .map_err(|_| SignatureRefused::Invalida)?;
-    if (agora.timestamp() - t).abs() > SIGNATURE_TOLERANCE_S {
+    if (now.timestamp() - t).abs() > SIGNATURE_TOLERANCE_S {
         return Err(SignatureRefused::ForaDaJanela);
     }
     Ok(())
@@ -249,25 +249,22 @@ mod tests {
     #[test]
     fn signs_and_verifies_within_the_window() {
         let corpo = br#"{"paymentId":"PIX1","status":"pago"}"#;
-        let agora = Utc::now();
-        let s = sign("segredo", corpo, agora);
-        assert!(
-            s.starts_with(&format!("t={},v1=", agora.timestamp())),
-            "{s}"
-        );
-        assert_eq!(check("segredo", corpo, &s, agora), Ok(()));
-        let dentro = agora + chrono::Duration::seconds(SIGNATURE_TOLERANCE_S);
+        let now = Utc::now();
+        let s = sign("segredo", corpo, now);
+        assert!(s.starts_with(&format!("t={},v1=", now.timestamp())), "{s}");
+        assert_eq!(check("segredo", corpo, &s, now), Ok(()));
+        let dentro = now + chrono::Duration::seconds(SIGNATURE_TOLERANCE_S);
         assert_eq!(check("segredo", corpo, &s, dentro), Ok(()));
         assert_eq!(
-            check("outro", corpo, &s, agora),
+            check("outro", corpo, &s, now),
             Err(SignatureRefused::Invalida)
         );
         assert_eq!(
-            check("segredo", b"{}", &s, agora),
+            check("segredo", b"{}", &s, now),
             Err(SignatureRefused::Invalida)
         );
         assert_eq!(
-            check("segredo", corpo, "t=1,v1=zz", agora),
+            check("segredo", corpo, "t=1,v1=zz", now),
             Err(SignatureRefused::Malformada)
         );
     }

@@ -31,7 +31,7 @@ pub fn comando(args: &[&str]) -> Command {
 }
 
 /// Runs `carapi-server args…` to its end; its stdout.
-pub fn rodar(args: &[&str]) -> String {
+pub fn run_bin(args: &[&str]) -> String {
     let saida = comando(args).output().expect("carapi-server runs");
     assert!(
         saida.status.success(),
@@ -43,7 +43,7 @@ pub fn rodar(args: &[&str]) -> String {
 
 /// An account with `saldo` BRL in the base at `url`; its API key.
 pub fn conta(url: &str, saldo: &str) -> String {
-    let json = rodar(&[
+    let json = run_bin(&[
         "account",
         "create",
         "--saldo",

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 
 use crate::Figura;
-use crate::binario::{Servidor, conta, rodar};
+use crate::binario::{Servidor, conta, run_bin};
 
 const PEQUENA: usize = 10_000;
 const GRANDE: usize = 1_000_000;
@@ -38,7 +38,7 @@ fn base(dir: &tempfile::TempDir, n: usize) -> String {
     let url = format!("sqlite://{}", dir.path().join(format!("{n}.db")).display());
     crate::binario::servidor_bin();
     let inicio = Instant::now();
-    rodar(&[
+    run_bin(&[
         "seed",
         "--synthetic",
         &n.to_string(),

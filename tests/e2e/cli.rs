@@ -23,7 +23,7 @@ fn carapi(amb: &Ambiente, api_key: &str) -> Command {
     cmd
 }
 
-async fn rodar(mut cmd: Command) -> Output {
+async fn run(mut cmd: Command) -> Output {
     tokio::task::spawn_blocking(move || cmd.output())
         .await
         .unwrap()
@@ -39,7 +39,7 @@ async fn car_proprietario_and_recibo_charge_exactly_what_they_show() {
     let amb = Ambiente::new().await;
     let (sdk, conta) = amb.cliente_com_saldo(dec!(50)).await;
 
-    let o = rodar({
+    let o = run({
         let mut c = carapi(&amb, &conta.api_key);
         c.args(["car", CODIGO_REAL]);
         c
@@ -58,7 +58,7 @@ async fn car_proprietario_and_recibo_charge_exactly_what_they_show() {
         "piped output has no colour codes"
     );
 
-    let o = rodar({
+    let o = run({
         let mut c = carapi(&amb, &conta.api_key);
         c.args(["-o", "json", "car", CODIGO_REAL]);
         c
@@ -69,7 +69,7 @@ async fn car_proprietario_and_recibo_charge_exactly_what_they_show() {
     assert_eq!(json.dados.codigo_car, CODIGO_REAL);
 
     let dono = carapi_service::dados::example_documento().formatado();
-    let o = rodar({
+    let o = run({
         let mut c = carapi(&amb, &conta.api_key);
         c.args(["-o", "csv", "proprietario", &dono]);
         c
@@ -82,7 +82,7 @@ async fn car_proprietario_and_recibo_charge_exactly_what_they_show() {
     );
 
     let pdf = amb.dir.path().join("recibo.pdf");
-    let o = rodar({
+    let o = run({
         let mut c = carapi(&amb, &conta.api_key);
         c.args(["recibo", CODIGO_REAL, "--saida"]).arg(&pdf);
         c
@@ -92,7 +92,7 @@ async fn car_proprietario_and_recibo_charge_exactly_what_they_show() {
     assert_pdf_com_codigo(&pdf, CODIGO_REAL);
 
     // Without --force the file is kept and nothing is charged.
-    let o = rodar({
+    let o = run({
         let mut c = carapi(&amb, &conta.api_key);
         c.args(["recibo", CODIGO_REAL, "--saida"]).arg(&pdf);
         c
@@ -143,7 +143,7 @@ async fn lote_interrupted_then_resumed_never_pays_twice() {
         }
         c
     };
-    let primeira = rodar(lote(Some("2"))).await;
+    let primeira = run(lote(Some("2"))).await;
     assert!(
         !primeira.status.success(),
         "stopped by --max-custo: {}",
@@ -155,7 +155,7 @@ async fn lote_interrupted_then_resumed_never_pays_twice() {
         "two lookups paid"
     );
 
-    let segunda = rodar(lote(None)).await;
+    let segunda = run(lote(None)).await;
     assert!(segunda.status.success(), "{}", text(&segunda.stderr));
     assert_eq!(
         sdk.saldo().await.unwrap().saldo_reais,
@@ -214,7 +214,7 @@ async fn local_topup_is_confirmed_after_local_pagar() {
     .await
     .unwrap();
 
-    let pay = rodar({
+    let pay = run({
         let mut c = carapi(&amb, "");
         c.env_remove("CARAPI_BASE_URL")
             .env_remove("CARAPI_API_KEY")
@@ -239,7 +239,7 @@ async fn local_topup_is_confirmed_after_local_pagar() {
         fim.1
     );
 
-    let lista = rodar(local(&["-o", "json", "recargas", "--status", "Confirmado"])).await;
+    let lista = run(local(&["-o", "json", "recargas", "--status", "Confirmado"])).await;
     let v: serde_json::Value = serde_json::from_slice(&lista.stdout).expect("json");
     assert!(v.to_string().contains(&id), "{v}");
 }

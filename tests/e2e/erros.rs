@@ -114,7 +114,7 @@ async fn bad_key_gets_401_everywhere() {
 
 #[tokio::test]
 async fn topup_errors() {
-    let amb = Ambiente::com(|c| c.pix_falha = false).await;
+    let amb = Ambiente::com(|c| c.pix_failure = false).await;
     let (c, _) = amb.cliente_com_saldo(dec!(0)).await;
     let nova = |valor| NovaRecarga {
         valor,
@@ -194,7 +194,7 @@ async fn topup_errors() {
 
 #[tokio::test]
 async fn provider_failure_is_erro_pix() {
-    let amb = Ambiente::com(|c| c.pix_falha = true).await;
+    let amb = Ambiente::com(|c| c.pix_failure = true).await;
     let (c, _) = amb.cliente_com_saldo(dec!(0)).await;
     let nova = NovaRecarga {
         valor: dec!(500),

@@ -103,7 +103,7 @@ async fn recarga_example_waits_for_the_payment() {
 }
 
 /// Runs example `nome` with `envs` and returns its stdout; panics unless it exits 0.
-async fn rodar(mut cmd: Command, nome: &str) -> String {
+async fn run(mut cmd: Command, nome: &str) -> String {
     let out = tokio::task::spawn_blocking(move || cmd.output())
         .await
         .unwrap()
@@ -123,7 +123,7 @@ async fn car_completo_example_stays_under_its_cap() {
     let conta = amb.conta(dec!(100)).await;
     let mut cmd = comando(&amb, "car_completo", &conta.api_key);
     cmd.env("CARAPI_MAX_SPEND", "5.00");
-    let stdout = rodar(cmd, "car_completo").await;
+    let stdout = run(cmd, "car_completo").await;
     // 4 real codes at 2.30: two fit in 5.00 (the 404 in flight never refuses one), two are refused.
     let linhas = |prefixo: &str| stdout.lines().filter(|l| l.starts_with(prefixo)).count();
     assert_eq!(linhas("ok "), 2, "{stdout}");
@@ -136,7 +136,7 @@ async fn car_completo_example_stays_under_its_cap() {
 async fn saldo_insuficiente_example_prints_the_shortfall() {
     let amb = Ambiente::new().await;
     let conta = amb.conta(dec!(2.50)).await;
-    let stdout = rodar(
+    let stdout = run(
         comando(&amb, "saldo_insuficiente", &conta.api_key),
         "saldo_insuficiente",
     )
@@ -167,7 +167,7 @@ async fn resposta_perdida_example_resolves_against_the_history() {
     let mut cmd = Command::new(example_bin("resposta_perdida"));
     cmd.env("CARAPI_BASE_URL", &proxy.base_url)
         .env("CARAPI_API_KEY", &conta.api_key);
-    let stdout = rodar(cmd, "resposta_perdida").await;
+    let stdout = run(cmd, "resposta_perdida").await;
     assert!(stdout.contains("resposta perdida"), "{stdout}");
     assert!(stdout.contains("is_retryable: false"), "{stdout}");
     assert!(stdout.contains("cobradas: 1, não cobradas: 0"), "{stdout}");
@@ -188,7 +188,7 @@ async fn resposta_perdida_example_resolves_against_the_history() {
 async fn blocking_example_looks_up_from_a_plain_main() {
     let amb = Ambiente::new().await;
     let conta = amb.conta(dec!(10)).await;
-    let stdout = rodar(comando(&amb, "blocking", &conta.api_key), "blocking").await;
+    let stdout = run(comando(&amb, "blocking", &conta.api_key), "blocking").await;
     assert!(stdout.contains(CODIGO_REAL), "{stdout}");
     assert!(
         stdout.contains("gasto deste cliente: R$ 1,00 (incerto R$ 0,00)"),

@@ -21,7 +21,7 @@ const PONTOS: u32 = 40;
 const TENTATIVAS: u32 = 60;
 
 /// The settle grace of these clients: the servers here end a request in milliseconds.
-const CARENCIA: Duration = Duration::from_millis(300);
+const SETTLE_GRACE: Duration = Duration::from_millis(300);
 
 /// What the sweep needs of a server.
 trait Alvo {
@@ -78,7 +78,7 @@ async fn duracao<A: Alvo>(alvo: &A) -> Duration {
 #[track_caller]
 fn conta_tudo(debitado: Decimal, g: Gasto, ponto: &str) {
     assert!(
-        debitado <= g.confirmado + g.incerto,
+        debitado <= g.confirmado + g.uncertain,
         "{ponto}: the server debited {debitado}, gasto() counts {g:?}"
     );
 }
@@ -91,7 +91,11 @@ async fn varrer<A: Alvo>(alvo: &A) {
     let mut cancelados = 0;
     for k in 0..PONTOS {
         let conta = alvo.conta(dec!(100)).await;
-        let c = alvo.builder(&conta).settle_grace(CARENCIA).build().unwrap();
+        let c = alvo
+            .builder(&conta)
+            .settle_grace(SETTLE_GRACE)
+            .build()
+            .unwrap();
         if k % 2 == 0 {
             c.saldo().await.unwrap();
         }
@@ -117,7 +121,7 @@ async fn varrer<A: Alvo>(alvo: &A) {
         "the sweep cancelled only {cancelados} lookups"
     );
     // Every request has ended at the server; the grace of each loss is over.
-    tokio::time::sleep(CARENCIA * 3).await;
+    tokio::time::sleep(SETTLE_GRACE * 3).await;
     let mut cobradas_incertas = 0;
     for (k, conta, c) in clientes {
         let debitado = alvo.debitado(&conta).await;
@@ -127,7 +131,7 @@ async fn varrer<A: Alvo>(alvo: &A) {
         let g = c.gasto();
         assert_eq!(r.pendentes, 0, "point {k}: {r:?}");
         assert_eq!(
-            (g.confirmado, g.incerto),
+            (g.confirmado, g.uncertain),
             (debitado, dec!(0)),
             "point {k}: after settle_uncertain(), gasto() is what the server debited ({r:?})"
         );
@@ -143,7 +147,7 @@ async fn retomar_sob_limite<A: Alvo>(alvo: &A) {
     let c = alvo
         .builder(&conta)
         .max_spend(dec!(10))
-        .settle_grace(CARENCIA)
+        .settle_grace(SETTLE_GRACE)
         .build()
         .unwrap();
     let mut recusadas = 0;
@@ -163,7 +167,7 @@ async fn retomar_sob_limite<A: Alvo>(alvo: &A) {
         // Not a cancel inside the client's rate limiter: each try gets sent.
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    tokio::time::sleep(CARENCIA * 3).await;
+    tokio::time::sleep(SETTLE_GRACE * 3).await;
     c.settle_uncertain().await.unwrap();
     // Resumed after settling: the cap still holds, and now it is reached exactly.
     let fim = loop {
@@ -177,7 +181,7 @@ async fn retomar_sob_limite<A: Alvo>(alvo: &A) {
     let debitado = alvo.debitado(&conta).await;
     assert!(debitado <= dec!(10), "the server debited {debitado}");
     let g = c.gasto();
-    assert_eq!((g.confirmado, g.incerto), (debitado, dec!(0)));
+    assert_eq!((g.confirmado, g.uncertain), (debitado, dec!(0)));
     assert_eq!(
         debitado,
         dec!(10),

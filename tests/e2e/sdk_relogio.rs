@@ -11,7 +11,7 @@ use chrono::Utc;
 use crate::CODIGO_REAL;
 use crate::duble::em_cada_banco;
 
-const CARENCIA: Duration = Duration::from_millis(300);
+const SETTLE_GRACE: Duration = Duration::from_millis(300);
 
 /// One lost charged answer (charged) and one reset before the handler (not charged), settled.
 async fn perder_e_assentar(srv: &TestServer, c: &Client, antes_de_assentar: Duration) {
@@ -24,11 +24,11 @@ async fn perder_e_assentar(srv: &TestServer, c: &Client, antes_de_assentar: Dura
             .unwrap_err()
             .may_have_charged()
     );
-    assert_eq!(c.gasto().incerto, dec!(3.30));
+    assert_eq!(c.gasto().uncertain, dec!(3.30));
     if !antes_de_assentar.is_zero() {
         srv.advance(antes_de_assentar).await.unwrap();
     }
-    tokio::time::sleep(CARENCIA * 2).await;
+    tokio::time::sleep(SETTLE_GRACE * 2).await;
     let r = c.settle_uncertain().await.unwrap();
     assert_eq!(
         (r.cobradas, r.nao_cobradas, r.pendentes),
@@ -43,7 +43,7 @@ async fn settling_is_right_with_the_double_clock_moved_by_hours() {
         let conta = srv.conta().saldo(dec!(10)).create().await.unwrap();
         let c = srv
             .client_builder(&conta)
-            .settle_grace(CARENCIA)
+            .settle_grace(SETTLE_GRACE)
             .build()
             .unwrap();
         c.saldo().await.unwrap();
@@ -53,7 +53,7 @@ async fn settling_is_right_with_the_double_clock_moved_by_hours() {
         perder_e_assentar(&srv, &c, Duration::from_secs(3 * 3600)).await;
         let g = c.gasto();
         let estado = srv.conta_state(&conta).await.unwrap();
-        assert_eq!((g.confirmado, g.incerto), (estado.debitado, dec!(0)));
+        assert_eq!((g.confirmado, g.uncertain), (estado.debitado, dec!(0)));
         assert_eq!(estado.debitado, dec!(1.00));
 
         // The server's `Date` is its clock's, not the system's.
@@ -65,13 +65,13 @@ async fn settling_is_right_with_the_double_clock_moved_by_hours() {
             .unwrap()
             .to_owned();
         let data = chrono::DateTime::parse_from_rfc2822(&data).unwrap();
-        let desvio = (data.with_timezone(&Utc) - srv.clock().agora())
+        let desvio = (data.with_timezone(&Utc) - srv.clock().now())
             .num_seconds()
             .abs();
         assert!(
             desvio <= 2,
             "Date {data} vs the double's clock {}",
-            srv.clock().agora()
+            srv.clock().now()
         );
     })
     .await;
@@ -88,14 +88,14 @@ async fn settling_is_right_with_the_client_clock_five_minutes_off_either_way() {
             let conta = srv.conta().saldo(dec!(10)).create().await.unwrap();
             let c = srv
                 .client_builder(&conta)
-                .settle_grace(CARENCIA)
+                .settle_grace(SETTLE_GRACE)
                 .build()
                 .unwrap();
             perder_e_assentar(&srv, &c, Duration::ZERO).await;
             let g = c.gasto();
             let debitado = srv.conta_state(&conta).await.unwrap().debitado;
             assert_eq!(
-                (g.confirmado, g.incerto),
+                (g.confirmado, g.uncertain),
                 (debitado, dec!(0)),
                 "{minutos} min"
             );

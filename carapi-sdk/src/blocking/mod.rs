@@ -32,8 +32,8 @@
 //! rebuilt after a fork (that HTTP client's connections are the parent's): there its calls
 //! return [`Error::Config`]; build the client in the child instead.
 
-mod operacoes;
-mod paginas;
+mod operations;
+mod pages;
 
 use std::fmt;
 use std::future::Future;
@@ -42,8 +42,8 @@ use std::time::Duration;
 
 use url::Url;
 
-pub use operacoes::ReciboDownload;
-pub use paginas::Pages;
+pub use operations::ReciboDownload;
+pub use pages::Pages;
 
 use crate::{ClientBuilder, Error, Gasto, Result};
 
@@ -59,17 +59,17 @@ pub struct Client {
 struct Compartilhado {
     builder: ClientBuilder,
     base: Url,
-    estado: Mutex<Arc<Estado>>,
+    process_runtime: Mutex<Arc<ProcessRuntime>>,
 }
 
 /// The runtime and async client of one process.
-struct Estado {
+struct ProcessRuntime {
     pid: u32,
     runtime: Option<tokio::runtime::Runtime>,
     client: Option<crate::Client>,
 }
 
-impl Estado {
+impl ProcessRuntime {
     fn novo(builder: &ClientBuilder) -> Result<Self> {
         let client = builder.clone().build()?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -90,7 +90,7 @@ impl Estado {
     }
 }
 
-impl Drop for Estado {
+impl Drop for ProcessRuntime {
     fn drop(&mut self) {
         if self.pid == pid() {
             // Never waits (a client dropped inside an async context must not panic).
@@ -123,13 +123,13 @@ impl Client {
     }
 
     pub(crate) fn new(builder: ClientBuilder) -> Result<Client> {
-        let estado = Estado::novo(&builder)?;
-        let base = estado.client().base_url().clone();
+        let process_runtime = ProcessRuntime::novo(&builder)?;
+        let base = process_runtime.client().base_url().clone();
         Ok(Client {
             inner: Arc::new(Compartilhado {
                 builder,
                 base,
-                estado: Mutex::new(Arc::new(estado)),
+                process_runtime: Mutex::new(Arc::new(process_runtime)),
             }),
             timeout: None,
         })
@@ -155,7 +155,7 @@ impl Client {
     /// child after `fork()`, from the fork on.
     #[must_use]
     pub fn gasto(&self) -> Gasto {
-        self.estado()
+        self.process_runtime()
             .map(|e| e.client().gasto())
             .unwrap_or_default()
     }
@@ -163,26 +163,32 @@ impl Client {
     /// The spend cap, BRL ([`crate::Client::max_spend`]).
     #[must_use]
     pub fn max_spend(&self) -> Option<rust_decimal::Decimal> {
-        self.estado().ok().and_then(|e| e.client().max_spend())
+        self.process_runtime()
+            .ok()
+            .and_then(|e| e.client().max_spend())
     }
 
     /// This process's runtime and async client: the ones built here, or new ones in a child
     /// after `fork()`.
-    fn estado(&self) -> Result<Arc<Estado>> {
-        let mut estado = self.inner.estado.lock().unwrap_or_else(|p| p.into_inner());
-        if estado.pid != pid() {
+    fn process_runtime(&self) -> Result<Arc<ProcessRuntime>> {
+        let mut process_runtime = self
+            .inner
+            .process_runtime
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if process_runtime.pid != pid() {
             if self.inner.builder.tem_http_client() {
                 return Err(Error::Config(
                     "cliente blocking com http_client próprio usado após fork(): construa o cliente no processo filho".into(),
                 ));
             }
-            *estado = Arc::new(Estado::novo(&self.inner.builder)?);
+            *process_runtime = Arc::new(ProcessRuntime::novo(&self.inner.builder)?);
         }
-        Ok(estado.clone())
+        Ok(process_runtime.clone())
     }
 
     /// Runs `chamada` on this process's runtime, blocking the calling thread.
-    fn rodar<T, F>(&self, chamada: impl FnOnce(crate::Client) -> F) -> Result<T>
+    fn run<T, F>(&self, chamada: impl FnOnce(crate::Client) -> F) -> Result<T>
     where
         F: Future<Output = Result<T>>,
     {
@@ -191,12 +197,12 @@ impl Client {
                 "carapi_sdk::blocking::Client chamado dentro de um runtime tokio: use carapi_sdk::Client (assíncrono)".into(),
             ));
         }
-        let estado = self.estado()?;
+        let process_runtime = self.process_runtime()?;
         let client = match self.timeout {
-            Some(t) => estado.client().with_timeout(t),
-            None => estado.client().clone(),
+            Some(t) => process_runtime.client().with_timeout(t),
+            None => process_runtime.client().clone(),
         };
-        let rt = estado.runtime.as_ref().expect("set until dropped");
+        let rt = process_runtime.runtime.as_ref().expect("set until dropped");
         rt.block_on(chamada(client))
     }
 }

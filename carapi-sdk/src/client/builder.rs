@@ -12,7 +12,7 @@ use url::Url;
 use super::{Client, Inner};
 use crate::limiter::{DEFAULT_RATE_LIMIT, Limiter};
 use crate::retry::RetryPolicy;
-use crate::spend::{CARENCIA_PADRAO, SpendGuard};
+use crate::spend::{DEFAULT_SETTLE_GRACE, SpendGuard};
 use crate::{Error, Precos, Result};
 
 /// Environment variable read for the base URL when none is given.
@@ -80,7 +80,7 @@ impl Default for ClientBuilder {
             retry_charged_lookups: false,
             rate_limit: Some(DEFAULT_RATE_LIMIT),
             max_spend: None,
-            settle_grace: CARENCIA_PADRAO,
+            settle_grace: DEFAULT_SETTLE_GRACE,
             precos: None,
             poll_interval: MIN_POLL_INTERVAL,
             user_agent: concat!("carapi-sdk/", env!("CARGO_PKG_VERSION")).to_owned(),
@@ -160,7 +160,7 @@ impl ClientBuilder {
     }
 
     /// Spend cap of this client and its clones, BRL. It counts [`Client::gasto`]'s
-    /// `confirmado + incerto` (an answer lost after sending may have been charged) plus the
+    /// `confirmado + uncertain` (an answer lost after sending may have been charged) plus the
     /// prices reserved by lookups in flight. A lookup that fits once those in flight settle
     /// (a 404 releases its reservation) waits for them; one that would pass the cap even then
     /// is refused before it is sent with [`Error::SpendLimit`]. Sandbox values are free and

@@ -4,7 +4,7 @@ use reqwest::Method;
 
 use super::http::Req;
 use super::{Client, Op};
-use crate::page::{Pagina, Paginator};
+use crate::page::{FetchedPage, Paginator};
 use crate::{
     ConsumoItem, Error, HistoricoParams, HistoricoResponse, LimitesResponse, LimitesUpdate, Result,
     SaldoResponse, UsoResponse,
@@ -64,7 +64,7 @@ impl Client {
             };
             async move {
                 let r = client.historico(&params).await?;
-                Ok(Pagina {
+                Ok(FetchedPage {
                     page: r.page,
                     total_paginas: r.total_paginas,
                     itens: r.itens,

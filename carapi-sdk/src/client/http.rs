@@ -14,7 +14,7 @@ use url::Url;
 use super::{Client, Op};
 use crate::error::HEADER_LIMITE;
 use crate::retry::Outcome;
-use crate::spend::{Reserva, Resposta, data_do_cabecalho};
+use crate::spend::{DatedAnswer, Reservation, date_of_header};
 use crate::{ApiError, Error, EscopoLimite, Result};
 
 /// One request of an operation.
@@ -123,7 +123,7 @@ impl Client {
     pub(crate) async fn fetch_saldo(&self) -> Result<crate::SaldoResponse> {
         let req = Req::get(Op::Saldo, self.url(&["saldo"])?);
         let (status, _, bytes) = self
-            .execute(req, true, Reserva::nenhuma())
+            .execute(req, true, Reservation::nenhuma())
             .await?
             .into_parts(Op::Saldo, false)
             .await?;
@@ -144,21 +144,22 @@ impl Client {
     }
 
     /// [`Client::execute`] with the spend guard: a charged lookup reserves its price first
-    /// ([`Client::reservar`]); when the account's prices are still unknown and there is no
+    /// ([`Client::reserve_lookup`]); when the account's prices are still unknown and there is no
     /// cap, they are read alongside the lookup (one free `GET /v1/saldo`, off the lookup's
     /// path), and the call returns once both ended, so [`Client::gasto`] is exact then.
     pub(crate) async fn execute_charged(&self, req: Req, buffer: bool) -> Result<Answer> {
-        let (reserva, ler_precos) = self.reservar(req.op, req.sandbox, &req.chave).await?;
+        let (reservation, ler_precos) =
+            self.reserve_lookup(req.op, req.sandbox, &req.chave).await?;
         if !ler_precos {
-            return self.execute(req, buffer, reserva).await;
+            return self.execute(req, buffer, reservation).await;
         }
         let op = req.op;
         let (resposta, precos) =
-            crate::join::ambos(self.execute(req, buffer, reserva), self.precos()).await;
+            crate::join::ambos(self.execute(req, buffer, reservation), self.precos()).await;
         if let Err(e) = precos {
             tracing::debug!(target: "carapi_sdk::spend", operation = op.name(), error = %e, "preços desconhecidos: consulta contada sem preço");
             if resposta.as_ref().err().is_some_and(Error::may_have_charged) {
-                crate::spend::avisar(
+                crate::spend::warn_money(
                     op,
                     None,
                     "resposta perdida de consulta cobrável, preço desconhecido: pode ter sido cobrada",
@@ -170,13 +171,18 @@ impl Client {
 
     /// The pipeline. Error statuses become [`Error::Api`]; with `buffer` the body of the 2xx
     /// answer is read inside the retry loop (a body cut off counts as a lost answer).
-    /// `reserva` is the spend-guard reservation of a charged lookup, committed on 200.
+    /// `reservation` is the spend-guard reservation of a charged lookup, committed on 200.
     ///
     /// Spans and events carry the route template ([`Op::route`]), never the path: the path
     /// holds the CAR code or the owner's document (contract, "What the service does": the client
     /// is the data controller of what it looks up).
-    pub(crate) async fn execute(&self, req: Req, buffer: bool, reserva: Reserva) -> Result<Answer> {
-        crate::runtime::verificar()?;
+    pub(crate) async fn execute(
+        &self,
+        req: Req,
+        buffer: bool,
+        reservation: Reservation,
+    ) -> Result<Answer> {
+        crate::runtime::check()?;
         let span = tracing::debug_span!(
             "carapi_sdk.request",
             operation = req.op.name(),
@@ -185,15 +191,17 @@ impl Client {
             attempt = Empty,
             status = Empty,
         );
-        self.attempts(req, buffer, reserva).instrument(span).await
+        self.attempts(req, buffer, reservation)
+            .instrument(span)
+            .await
     }
 
-    async fn attempts(&self, req: Req, buffer: bool, reserva: Reserva) -> Result<Answer> {
+    async fn attempts(&self, req: Req, buffer: bool, reservation: Reservation) -> Result<Answer> {
         let inner = &self.inner;
         let op = req.op;
         let resend_safe = !req.chargeable() || inner.retry_charged_lookups;
         let span = tracing::Span::current();
-        let mut reserva = Some(reserva);
+        let mut reservation = Some(reservation);
         let mut tokens_spent = 0u32;
         let mut attempt = 0u32;
         loop {
@@ -202,7 +210,8 @@ impl Client {
             if let Some(limiter) = &inner.limiter {
                 limiter.until_ready().await;
             }
-            let (outcome, error) = match self.attempt(&req, buffer, attempt, &mut reserva).await {
+            let (outcome, error) = match self.attempt(&req, buffer, attempt, &mut reservation).await
+            {
                 Attempt::Done(answer) => {
                     inner.budget.refund(tokens_spent.max(1));
                     return Ok(answer);
@@ -217,7 +226,7 @@ impl Client {
                     esgotadas(
                         op,
                         attempt,
-                        reserva.as_ref(),
+                        reservation.as_ref(),
                         &error,
                         "tentativas esgotadas",
                     );
@@ -229,7 +238,7 @@ impl Client {
                 esgotadas(
                     op,
                     attempt,
-                    reserva.as_ref(),
+                    reservation.as_ref(),
                     &error,
                     "orçamento de novas tentativas esgotado",
                 );
@@ -256,20 +265,20 @@ impl Client {
         req: &Req,
         buffer: bool,
         attempt: u32,
-        reserva: &mut Option<Reserva>,
+        reservation: &mut Option<Reservation>,
     ) -> Attempt {
         let started = Instant::now();
-        if let Some(r) = reserva.as_mut() {
+        if let Some(r) = reservation.as_mut() {
             // From here until an answer, dropping the call leaves the lookup uncertain.
             r.enviando();
         }
         let mut resp = match self.request(req).send().await {
             Ok(resp) => resp,
-            Err(e) => return send_failed(req, e, attempt, started, reserva.as_mut()),
+            Err(e) => return send_failed(req, e, attempt, started, reservation.as_mut()),
         };
-        let data = data_do_cabecalho(resp.headers());
+        let data = date_of_header(resp.headers());
         if let Some(data) = data {
-            self.inner.spend.observar(Resposta {
+            self.inner.spend.observar(DatedAnswer {
                 data,
                 enviado: Some(started),
                 recebido: Instant::now(),
@@ -280,14 +289,14 @@ impl Client {
         log_response(req, status, started, attempt);
         if status == StatusCode::OK {
             // Charged on every 200 (contract, "Prices"), whatever happens to the body.
-            if let Some(r) = reserva.take() {
+            if let Some(r) = reservation.take() {
                 r.commit(data);
             }
-        } else if let Some(r) = reserva.as_mut() {
+        } else if let Some(r) = reservation.as_mut() {
             r.sem_cobranca();
         }
         if !status.is_success() {
-            return self.failed_status(req, resp, reserva.as_ref()).await;
+            return self.failed_status(req, resp, reservation.as_ref()).await;
         }
         if !buffer {
             return Attempt::Done(Answer::Streaming(resp));
@@ -340,7 +349,7 @@ impl Client {
         &self,
         req: &Req,
         resp: reqwest::Response,
-        reserva: Option<&Reserva>,
+        reservation: Option<&Reservation>,
     ) -> Attempt {
         let status = resp.status().as_u16();
         let retry_after = retry_after(resp.headers());
@@ -352,7 +361,7 @@ impl Client {
         let body = resp.bytes().await.unwrap_or_default();
         let mut api = ApiError::from_body(status, &body, retry_after);
         api.operation = Some(req.op.name());
-        api.preco = match reserva.and_then(Reserva::preco) {
+        api.preco = match reservation.and_then(Reservation::preco) {
             Some(p) => Some(p),
             None if req.chargeable() => self.precos_conhecidos().map(|p| req.op.preco(&p)),
             None => None,
@@ -380,7 +389,7 @@ fn send_failed(
     e: reqwest::Error,
     attempt: u32,
     started: Instant,
-    reserva: Option<&mut Reserva>,
+    reservation: Option<&mut Reservation>,
 ) -> Attempt {
     let e = e.without_url();
     let sent = !e.is_connect();
@@ -396,7 +405,7 @@ fn send_failed(
         "falha de transporte"
     );
     if !sent {
-        if let Some(r) = reserva {
+        if let Some(r) = reservation {
             r.sem_cobranca();
         }
         return Attempt::Failed(
@@ -404,9 +413,9 @@ fn send_failed(
             transport(req.op, req.chargeable(), false, attempt, e),
         );
     }
-    if let Some(r) = reserva {
+    if let Some(r) = reservation {
         // The server may have charged it: counted as uncertain (a WARN event).
-        r.perdida();
+        r.lost();
     }
     let outcome = Outcome::LostAfterSend {
         timeout: e.is_timeout(),
@@ -445,14 +454,20 @@ pub(crate) fn cadeia(e: &dyn std::error::Error) -> String {
 
 /// The retries of a call ran out (attempts or budget): a WARN event, with the price when the
 /// operation is a charged lookup.
-fn esgotadas(op: Op, attempts: u32, reserva: Option<&Reserva>, error: &Error, motivo: &str) {
+fn esgotadas(
+    op: Op,
+    attempts: u32,
+    reservation: Option<&Reservation>,
+    error: &Error,
+    motivo: &str,
+) {
     tracing::warn!(
         target: "carapi_sdk::http",
         operation = op.name(),
         route = op.route(),
         attempts,
-        preco = reserva
-            .and_then(Reserva::preco)
+        preco = reservation
+            .and_then(Reservation::preco)
             .map(|p| tracing::field::display(crate::spend::brl(p))),
         error = %cadeia(error),
         "{motivo}"

@@ -9,10 +9,10 @@ mod car;
 mod conta;
 mod falta;
 mod http;
-mod incertos;
 mod proprietario;
 mod recarga;
 mod recibo;
+mod uncertain;
 
 use std::fmt;
 use std::sync::Arc;
@@ -26,13 +26,13 @@ pub use builder::{
     ENV_BASE_URL, MIN_POLL_INTERVAL,
 };
 pub use falta::Falta;
-pub use incertos::Settlement;
 pub use recibo::{ReciboDownload, ReciboInfo, ReciboProgress};
+pub use uncertain::Settlement;
 
 use crate::limiter::Limiter;
 pub(crate) use crate::op::Op;
 use crate::retry::{RetryBudget, RetryPolicy};
-use crate::spend::{Reserva, SpendGuard};
+use crate::spend::{Reservation, SpendGuard};
 use crate::{Error, Gasto, Precos, Result};
 
 /// Async client of the carapi `/v1` API: one method per operation of the contract.
@@ -106,10 +106,10 @@ impl Client {
 
     /// What this client (and its clones) spent on lookups, BRL: `confirmado` (priced HTTP 200s
     /// of `car`, `car_completo`, `proprietario` and the receipt, at the account's prices,
-    /// contract "Prices"), `incerto` (lookups whose request may have reached the server and whose
+    /// contract "Prices"), `uncertain` (lookups whose request may have reached the server and whose
     /// answer never came back, lost or because the call's future was dropped: possibly charged)
     /// and `nao_precificadas` (lookups not yet priced). Sandbox values and errors cost nothing.
-    /// [`ClientBuilder::max_spend`] compares `confirmado + incerto` against the cap.
+    /// [`ClientBuilder::max_spend`] compares `confirmado + uncertain` against the cap.
     ///
     /// Prices are those given with [`ClientBuilder::precos`], or `precos` of `GET /v1/saldo`
     /// (free), which the client reads once, alongside its first charged lookup (before it when
@@ -185,14 +185,14 @@ impl Client {
     /// lookup fails with that error. Without a cap the lookup does not wait for them: it goes
     /// out at once, counted without a price, and priced as soon as the read alongside it
     /// answers ([`Gasto::nao_precificadas`] only while they cannot be read).
-    pub(crate) async fn reservar(
+    pub(crate) async fn reserve_lookup(
         &self,
         op: Op,
         sandbox: bool,
         chave: &str,
-    ) -> Result<(Reserva, bool)> {
+    ) -> Result<(Reservation, bool)> {
         if sandbox || !op.is_charged() {
-            return Ok((Reserva::nenhuma(), false));
+            return Ok((Reservation::nenhuma(), false));
         }
         let precos = match self.precos_conhecidos() {
             Some(p) => p,

@@ -9,7 +9,7 @@ use uuid::Uuid;
 use super::conta::set_query;
 use super::http::Req;
 use super::{Client, Op};
-use crate::page::{Pagina, Paginator};
+use crate::page::{FetchedPage, Paginator};
 use crate::wait::poll_until_final;
 use crate::{
     FaixasResponse, NovaRecarga, RecargaCriadaResponse, RecargaItem, RecargaStatus,
@@ -125,7 +125,7 @@ impl Client {
             };
             async move {
                 let r = client.recargas(&params).await?;
-                Ok(Pagina {
+                Ok(FetchedPage {
                     page: r.page,
                     total_paginas: r.total_paginas,
                     itens: r.itens,

@@ -140,7 +140,7 @@ fn is_valid(bare: &str) -> bool {
 /// `[0-9A-Z]`) and returns the full bare document; `None` when the base has another shape.
 ///
 /// Used to synthesise valid fictitious owners in reference data.
-pub fn completar_digitos(base: &str) -> Option<String> {
+pub fn complete_check_digits(base: &str) -> Option<String> {
     let b = base.as_bytes();
     let (w1, w2): (&[u32], &[u32]) = match b.len() {
         9 if b.iter().all(u8::is_ascii_digit) => (
@@ -168,10 +168,10 @@ pub fn completar_digitos(base: &str) -> Option<String> {
 }
 
 impl CpfCnpj {
-    /// See [`completar_digitos`]: builds a valid document from its base.
+    /// See [`complete_check_digits`]: builds a valid document from its base.
     #[must_use]
     pub fn from_base(base: &str) -> Option<Self> {
-        completar_digitos(base).and_then(|s| Self::parse(s).ok())
+        complete_check_digits(base).and_then(|s| Self::parse(s).ok())
     }
 }
 
@@ -308,13 +308,13 @@ mod tests {
     #[test]
     fn completes_check_digits() {
         assert_eq!(
-            completar_digitos("529982247").as_deref(),
+            complete_check_digits("529982247").as_deref(),
             Some("52998224725")
         );
         assert_eq!(
-            completar_digitos("12ABC34501DE").as_deref(),
+            complete_check_digits("12ABC34501DE").as_deref(),
             Some("12ABC34501DE35")
         );
-        assert_eq!(completar_digitos("12AB"), None);
+        assert_eq!(complete_check_digits("12AB"), None);
     }
 }

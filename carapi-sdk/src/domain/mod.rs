@@ -10,14 +10,14 @@ pub mod brl;
 mod codigo_car;
 mod cpf_cnpj;
 pub mod dms;
-pub(crate) mod mascara;
+pub(crate) mod mask;
 pub mod pix;
 pub mod uf;
 
 use std::fmt;
 
 pub use codigo_car::CodigoCar;
-pub use cpf_cnpj::{CpfCnpj, TipoDocumento, completar_digitos};
+pub use cpf_cnpj::{CpfCnpj, TipoDocumento, complete_check_digits};
 
 /// Why a value given to the SDK was refused before any request was sent.
 ///
@@ -30,26 +30,26 @@ pub use cpf_cnpj::{CpfCnpj, TipoDocumento, completar_digitos};
 #[non_exhaustive]
 pub enum ValidationError {
     /// Not a CAR code of shape `UF-IIIIIII-<32 hex>` (docs/dominio.md "CAR code"), nor a sandbox code.
-    #[error("código CAR inválido: {:?} (formato esperado UF-IIIIIII-<32 hexadecimais>)", mascara::entrada(.0))]
+    #[error("código CAR inválido: {:?} (formato esperado UF-IIIIIII-<32 hexadecimais>)", mask::input(.0))]
     CodigoCar(String),
     /// Not a CPF (11 digits) or CNPJ (14 characters) with correct check digits (Receita mod-11).
-    #[error("CPF/CNPJ inválido: {:?}", mascara::entrada(.0))]
+    #[error("CPF/CNPJ inválido: {:?}", mask::input(.0))]
     CpfCnpj(String),
     /// A registry string (area, date, coordinate) not in the contract's Brazilian pattern.
-    #[error("valor fora do padrão do registro: {:?}", mascara::entrada(.0))]
+    #[error("valor fora do padrão do registro: {:?}", mask::input(.0))]
     Formato(String),
     /// A PIX BR Code whose layout or CRC16 is wrong (BCB BR Code manual).
-    #[error("BR Code PIX inválido: {}", mascara::documentos(.0))]
+    #[error("BR Code PIX inválido: {}", mask::documentos(.0))]
     BrCode(String),
 }
 
 impl fmt::Debug for ValidationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (variante, valor) = match self {
-            Self::CodigoCar(v) => ("CodigoCar", mascara::entrada(v)),
-            Self::CpfCnpj(v) => ("CpfCnpj", mascara::entrada(v)),
-            Self::Formato(v) => ("Formato", mascara::entrada(v)),
-            Self::BrCode(v) => ("BrCode", mascara::documentos(v).into_owned()),
+            Self::CodigoCar(v) => ("CodigoCar", mask::input(v)),
+            Self::CpfCnpj(v) => ("CpfCnpj", mask::input(v)),
+            Self::Formato(v) => ("Formato", mask::input(v)),
+            Self::BrCode(v) => ("BrCode", mask::documentos(v).into_owned()),
         };
         f.debug_tuple(variante).field(&valor).finish()
     }

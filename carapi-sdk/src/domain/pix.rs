@@ -86,7 +86,7 @@ impl CobrancaPix {
 
 /// One parsed top-level field of a BR Code.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Campo {
+pub struct Field {
     /// The 2-digit ID.
     pub id: String,
     /// The raw value.
@@ -99,7 +99,7 @@ pub struct Campo {
 /// [`ValidationError::BrCode`] when an id or length is not two digits, a length runs past the
 /// end, the payload does not start with
 /// `000201`, the last field is not `63` with 4 hex digits, or the CRC does not match.
-pub fn parse(payload: &str) -> Result<Vec<Campo>, ValidationError> {
+pub fn parse(payload: &str) -> Result<Vec<Field>, ValidationError> {
     let err = |m: &str| ValidationError::BrCode(m.to_owned());
     if !payload.is_ascii() {
         return Err(err("payload não é ASCII"));
@@ -122,7 +122,7 @@ pub fn parse(payload: &str) -> Result<Vec<Campo>, ValidationError> {
         let value = rest
             .get(4..4 + len)
             .ok_or_else(|| err("tamanho além do fim"))?;
-        fields.push(Campo {
+        fields.push(Field {
             id: id.to_owned(),
             valor: value.to_owned(),
         });

@@ -15,7 +15,7 @@
 mod car;
 mod conta;
 mod endpoint;
-mod erro;
+mod error;
 mod params;
 mod proprietario;
 mod recarga;
@@ -28,7 +28,7 @@ pub use conta::{
     UsoItem, UsoMes, UsoResponse,
 };
 pub use endpoint::{EndpointConsulta, EndpointRegistrado};
-pub use erro::ApiErrorBody;
+pub use error::ApiErrorBody;
 pub use params::{HistoricoParams, RecargasParams, StatusConsulta};
 pub use proprietario::{ProprietarioItem, ProprietarioResponse};
 pub use recarga::{

@@ -5,7 +5,7 @@
 //! answer is any other status. A lookup whose request may have reached the server and whose
 //! answer never came back, because it was lost (time-out, connection reset) or because the
 //! caller dropped the future (a `tokio::time::timeout`, a `select!`, an aborted task), is
-//! recorded as uncertain ([`Incerto`]): it counts as spent until
+//! recorded as uncertain ([`Uncertain`]): it counts as spent until
 //! [`Client::settle_uncertain`](crate::Client::settle_uncertain) settles it against the
 //! history. The reservation's drop guard does that, so no caller needs to wrap a call in a
 //! task of its own.
@@ -17,8 +17,8 @@
 //! Prices: given to the builder, or learned from `GET /v1/saldo`. A lookup sent while they are
 //! unknown (no cap) is priced as soon as the client learns them ([`SpendGuard::precificar`]).
 
-mod janela;
-mod reserva;
+mod reservation;
+mod window;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -27,24 +27,24 @@ use std::time::{Duration, Instant};
 use rust_decimal::Decimal;
 use tokio::sync::Notify;
 
-pub(crate) use janela::{Janela, Resposta, data_do_cabecalho};
-pub(crate) use reserva::Reserva;
+pub(crate) use reservation::Reservation;
+pub(crate) use window::{DatedAnswer, Window, date_of_header};
 
 use crate::op::Op;
 use crate::{Error, Precos};
-use janela::RelogioServidor;
+use window::ServerClock;
 
 /// How long after a lost answer the request may still be in process at the server, by
 /// default: until then a lookup the history does not show stays uncertain.
-pub(crate) const CARENCIA_PADRAO: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_SETTLE_GRACE: Duration = Duration::from_secs(30);
 
 /// How long the 200s this client got are remembered to tell them from lost answers of the same
 /// key (longer while an uncertain lookup of that key waits to be settled).
-const MEMORIA_200: Duration = Duration::from_secs(60);
+const MEMORY_200: Duration = Duration::from_secs(60);
 
 /// The WARN of a lookup that may have been charged (a money event): operation, route template
 /// and price, never the key.
-pub(crate) fn avisar(op: Op, preco: Option<Decimal>, mensagem: &str) {
+pub(crate) fn warn_money(op: Op, preco: Option<Decimal>, mensagem: &str) {
     tracing::warn!(
         target: "carapi_sdk::spend",
         operation = op.name(),
@@ -72,7 +72,7 @@ pub struct Gasto {
     /// price: possibly charged, BRL. [`ClientBuilder::max_spend`](crate::ClientBuilder::max_spend)
     /// counts them as spent; [`Client::settle_uncertain`](crate::Client::settle_uncertain)
     /// moves each one to `confirmado` or drops it.
-    pub incerto: Decimal,
+    pub uncertain: Decimal,
     /// Lookups answered (200) or lost while the client could not read the account's prices
     /// (its `GET /v1/saldo` failed), not yet in the amounts above; they are priced as soon as
     /// the client learns the prices ([`Client::precos`](crate::Client::precos),
@@ -81,23 +81,23 @@ pub struct Gasto {
 }
 
 impl Gasto {
-    /// `confirmado + incerto`: the most this client may have been charged for its priced
+    /// `confirmado + uncertain`: the most this client may have been charged for its priced
     /// lookups, BRL.
     #[must_use]
     pub fn total(&self) -> Decimal {
-        self.confirmado + self.incerto
+        self.confirmado + self.uncertain
     }
 }
 
 /// A lookup that may have reached the server and whose answer never came back.
 #[derive(Debug, Clone)]
-pub(crate) struct Incerto {
+pub(crate) struct Uncertain {
     pub(crate) id: u64,
     pub(crate) op: Op,
     /// The normalised key (CAR code or bare document), as the history records it.
     pub(crate) chave: String,
     pub(crate) preco: Option<Decimal>,
-    pub(crate) janela: Janela,
+    pub(crate) window: Window,
     /// The WARN of an uncertain lookup without a price yet, given once it is priced.
     pub(crate) aviso: Option<&'static str>,
 }
@@ -107,7 +107,7 @@ pub(crate) struct Incerto {
 pub(crate) struct Conhecida {
     pub(crate) op: Op,
     pub(crate) chave: String,
-    pub(crate) janela: Janela,
+    pub(crate) window: Window,
 }
 
 #[derive(Debug, Default)]
@@ -116,24 +116,24 @@ struct State {
     reservado: Decimal,
     /// 200s answered before the prices were known, by charged operation.
     sem_preco: Vec<Op>,
-    incertos: Vec<Incerto>,
+    uncertain: Vec<Uncertain>,
     conhecidas: VecDeque<Conhecida>,
     proximo_id: u64,
     /// The account's prices, once known.
     precos: Option<Precos>,
-    relogio: RelogioServidor,
+    relogio: ServerClock,
 }
 
 impl State {
-    fn incerto(&self) -> Decimal {
-        self.incertos.iter().filter_map(|i| i.preco).sum()
+    fn uncertain(&self) -> Decimal {
+        self.uncertain.iter().filter_map(|i| i.preco).sum()
     }
 
     fn gasto(&self) -> Gasto {
-        let sem_preco = self.incertos.iter().filter(|i| i.preco.is_none()).count();
+        let sem_preco = self.uncertain.iter().filter(|i| i.preco.is_none()).count();
         Gasto {
             confirmado: self.confirmado,
-            incerto: self.incerto(),
+            uncertain: self.uncertain(),
             nao_precificadas: (self.sem_preco.len() + sem_preco) as u64,
         }
     }
@@ -144,36 +144,36 @@ impl State {
 
     /// Records an uncertain lookup; its price when known (then the caller gives the WARN
     /// `aviso`; otherwise [`SpendGuard::precificar`] gives it with the price).
-    fn incerta(
+    fn mark_uncertain(
         &mut self,
         op: Op,
         chave: &str,
         preco: Option<Decimal>,
-        janela: Janela,
+        window: Window,
         aviso: &'static str,
     ) -> Option<Decimal> {
         self.proximo_id += 1;
         let preco = preco.or_else(|| self.preco(op));
-        self.incertos.push(Incerto {
+        self.uncertain.push(Uncertain {
             id: self.proximo_id,
             op,
             chave: chave.to_owned(),
             preco,
-            janela,
+            window,
             aviso: preco.is_none().then_some(aviso),
         });
         preco
     }
 
     /// Remembers a 200, forgetting old ones no uncertain lookup of their key needs.
-    fn conhecida(&mut self, c: Conhecida, memoria: Duration) {
+    fn conhecida(&mut self, c: Conhecida, memory: Duration) {
         self.conhecidas.push_back(c);
         if self.conhecidas.len() > 256 {
-            let agora = Instant::now();
-            let incertos = &self.incertos;
+            let now = Instant::now();
+            let uncertain = &self.uncertain;
             self.conhecidas.retain(|c| {
-                agora.duration_since(c.janela.fim) < memoria
-                    || incertos.iter().any(|i| i.op == c.op && i.chave == c.chave)
+                now.duration_since(c.window.fim) < memory
+                    || uncertain.iter().any(|i| i.op == c.op && i.chave == c.chave)
             });
         }
     }
@@ -185,7 +185,7 @@ struct Shared {
     /// Woken whenever a reservation settles (commit, release, lost answer).
     settled: Notify,
     /// How long a lost request may still be in process at the server.
-    carencia: Duration,
+    grace: Duration,
 }
 
 impl Shared {
@@ -193,8 +193,8 @@ impl Shared {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn memoria(&self) -> Duration {
-        MEMORIA_200.max(self.carencia.saturating_mul(2))
+    fn memory(&self) -> Duration {
+        MEMORY_200.max(self.grace.saturating_mul(2))
     }
 }
 
@@ -206,15 +206,15 @@ pub(crate) struct SpendGuard {
 }
 
 impl SpendGuard {
-    /// A guard with the cap `limite` (BRL); `carencia` is how long a lost request may still be
+    /// A guard with the cap `limite` (BRL); `grace` is how long a lost request may still be
     /// in process at the server.
-    pub(crate) fn new(limite: Option<Decimal>, carencia: Duration) -> Self {
+    pub(crate) fn new(limite: Option<Decimal>, grace: Duration) -> Self {
         Self {
             limite,
             shared: Arc::new(Shared {
                 state: Mutex::default(),
                 settled: Notify::new(),
-                carencia,
+                grace,
             }),
         }
     }
@@ -223,8 +223,8 @@ impl SpendGuard {
         self.limite
     }
 
-    pub(crate) fn carencia(&self) -> Duration {
-        self.shared.carencia
+    pub(crate) fn grace(&self) -> Duration {
+        self.shared.grace
     }
 
     pub(crate) fn gasto(&self) -> Gasto {
@@ -239,13 +239,18 @@ impl SpendGuard {
         op: Op,
         chave: &str,
         preco: Decimal,
-    ) -> Result<Reserva, Error> {
+    ) -> Result<Reservation, Error> {
         loop {
             let settled = self.shared.settled.notified();
             tokio::pin!(settled);
             settled.as_mut().enable();
             if self.try_reserve(op, preco)? {
-                return Ok(Reserva::new(self.shared.clone(), op, chave, Some(preco)));
+                return Ok(Reservation::new(
+                    self.shared.clone(),
+                    op,
+                    chave,
+                    Some(preco),
+                ));
             }
             settled.await;
         }
@@ -256,7 +261,7 @@ impl SpendGuard {
     fn try_reserve(&self, op: Op, preco: Decimal) -> Result<bool, Error> {
         let mut s = self.shared.lock();
         if let Some(limite) = self.limite {
-            let gasto = s.confirmado + s.incerto();
+            let gasto = s.confirmado + s.uncertain();
             if gasto + preco > limite {
                 let reservado = s.reservado;
                 drop(s);
@@ -288,8 +293,8 @@ impl SpendGuard {
     /// A lookup of `op` sent while the prices are unknown (only without a cap): when answered
     /// with 200 or lost it is counted, priced with the prices known by then or by the next
     /// [`SpendGuard::precificar`].
-    pub(crate) fn pendente(&self, op: Op, chave: &str) -> Reserva {
-        Reserva::new(self.shared.clone(), op, chave, None)
+    pub(crate) fn pendente(&self, op: Op, chave: &str) -> Reservation {
+        Reservation::new(self.shared.clone(), op, chave, None)
     }
 
     /// The client learned the account's prices: kept for the lookups to come, and the lookups
@@ -300,7 +305,7 @@ impl SpendGuard {
         let devido: Decimal = s.sem_preco.drain(..).map(|op| op.preco(&precos)).sum();
         s.confirmado += devido;
         let mut avisos = Vec::new();
-        for i in s.incertos.iter_mut().filter(|i| i.preco.is_none()) {
+        for i in s.uncertain.iter_mut().filter(|i| i.preco.is_none()) {
             let preco = i.op.preco(&precos);
             i.preco = Some(preco);
             if let Some(aviso) = i.aviso.take() {
@@ -309,7 +314,7 @@ impl SpendGuard {
         }
         drop(s);
         for (op, preco, aviso) in avisos {
-            avisar(op, Some(preco), aviso);
+            warn_money(op, Some(preco), aviso);
         }
     }
 
@@ -325,25 +330,25 @@ impl SpendGuard {
 
     /// An answer arrived with the server's `Date`: the server's time moves on, and the bounds
     /// of the uncertain lookups narrow.
-    pub(crate) fn observar(&self, resposta: Resposta) {
-        let carencia = self.shared.carencia;
+    pub(crate) fn observar(&self, resposta: DatedAnswer) {
+        let grace = self.shared.grace;
         let mut s = self.shared.lock();
         s.relogio.observar(resposta);
-        for i in &mut s.incertos {
-            i.janela.observar(&resposta, carencia);
+        for i in &mut s.uncertain {
+            i.window.observar(&resposta, grace);
         }
     }
 
     /// The uncertain lookups and the remembered 200s now (a snapshot).
-    pub(crate) fn para_assentar(&self) -> (Vec<Incerto>, Vec<Conhecida>) {
+    pub(crate) fn to_settle(&self) -> (Vec<Uncertain>, Vec<Conhecida>) {
         let s = self.shared.lock();
-        (s.incertos.clone(), s.conhecidas.iter().cloned().collect())
+        (s.uncertain.clone(), s.conhecidas.iter().cloned().collect())
     }
 
     /// The uncertain lookups with these ids now (their bounds may have narrowed).
-    pub(crate) fn incertos(&self, ids: &[u64]) -> Vec<Incerto> {
+    pub(crate) fn uncertain(&self, ids: &[u64]) -> Vec<Uncertain> {
         let s = self.shared.lock();
-        s.incertos
+        s.uncertain
             .iter()
             .filter(|i| ids.contains(&i.id))
             .cloned()
@@ -352,15 +357,15 @@ impl SpendGuard {
 
     /// Settles uncertain lookups: `cobrados` (id and the amount the history shows) move to
     /// `confirmado`; `nao_cobrados` are dropped.
-    pub(crate) fn assentar(&self, cobrados: &[(u64, Decimal)], nao_cobrados: &[u64]) {
+    pub(crate) fn settle(&self, cobrados: &[(u64, Decimal)], nao_cobrados: &[u64]) {
         let mut s = self.shared.lock();
         for (id, valor) in cobrados {
-            if let Some(pos) = s.incertos.iter().position(|i| i.id == *id) {
-                s.incertos.remove(pos);
+            if let Some(pos) = s.uncertain.iter().position(|i| i.id == *id) {
+                s.uncertain.remove(pos);
                 s.confirmado += *valor;
             }
         }
-        s.incertos.retain(|i| !nao_cobrados.contains(&i.id));
+        s.uncertain.retain(|i| !nao_cobrados.contains(&i.id));
         drop(s);
         self.shared.settled.notify_waiters();
     }

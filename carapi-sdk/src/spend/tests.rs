@@ -3,17 +3,17 @@ use std::time::Duration;
 use super::*;
 
 fn guard(limite: Option<i64>) -> SpendGuard {
-    SpendGuard::new(limite.map(|c| Decimal::new(c, 2)), CARENCIA_PADRAO)
+    SpendGuard::new(limite.map(|c| Decimal::new(c, 2)), DEFAULT_SETTLE_GRACE)
 }
 
 /// A reservation whose request left and whose answer was lost.
-fn perdida(mut r: Reserva) {
+fn lost(mut r: Reservation) {
     r.enviando();
-    r.perdida();
+    r.lost();
 }
 
 /// A reservation whose request left and was answered 200.
-fn respondida_200(mut r: Reserva) {
+fn answered_200(mut r: Reservation) {
     r.enviando();
     r.commit(None);
 }
@@ -21,20 +21,20 @@ fn respondida_200(mut r: Reserva) {
 #[test]
 fn lookups_answered_before_prices_are_priced_when_learned() {
     let g = guard(None);
-    respondida_200(g.pendente(Op::Car, "a"));
-    respondida_200(g.pendente(Op::Recibo, "b"));
-    perdida(g.pendente(Op::Proprietario, "c"));
+    answered_200(g.pendente(Op::Car, "a"));
+    answered_200(g.pendente(Op::Recibo, "b"));
+    lost(g.pendente(Op::Proprietario, "c"));
     drop(g.pendente(Op::CarCompleto, "d")); // never sent: never counted
     assert_eq!(g.gasto().total(), Decimal::ZERO, "unknown prices");
     assert_eq!(g.gasto().nao_precificadas, 3);
     g.precificar(Precos::ATUAIS);
     let gasto = g.gasto();
     assert_eq!(gasto.confirmado, Decimal::new(1200, 2), "1.00 + 11.00");
-    assert_eq!(gasto.incerto, Decimal::new(260, 2));
+    assert_eq!(gasto.uncertain, Decimal::new(260, 2));
     assert_eq!(gasto.nao_precificadas, 0);
     g.precificar(Precos::LEGADOS);
     assert_eq!(g.gasto().confirmado, Decimal::new(1200, 2), "priced once");
-    respondida_200(g.pendente(Op::Car, "e"));
+    answered_200(g.pendente(Op::Car, "e"));
     assert_eq!(
         g.gasto().confirmado,
         Decimal::new(1250, 2),
@@ -47,7 +47,7 @@ async fn reserve_commit_release_and_refusal_reports_spent_and_reserved_apart() {
     let g = guard(Some(300));
     let a = g.reserve(Op::Car, "a", Decimal::ONE).await.unwrap();
     let b = g.reserve(Op::Car, "b", Decimal::ONE).await.unwrap();
-    respondida_200(a);
+    answered_200(a);
     let e = g
         .reserve(Op::Car, "c", Decimal::new(25, 1))
         .await
@@ -62,10 +62,10 @@ async fn reserve_commit_release_and_refusal_reports_spent_and_reserved_apart() {
         other => panic!("{other:?}"),
     }
     drop(b);
-    perdida(g.reserve(Op::Car, "c", Decimal::ONE).await.unwrap());
+    lost(g.reserve(Op::Car, "c", Decimal::ONE).await.unwrap());
     let gasto = g.gasto();
     assert_eq!(
-        (gasto.confirmado, gasto.incerto),
+        (gasto.confirmado, gasto.uncertain),
         (Decimal::ONE, Decimal::ONE)
     );
     assert!(
@@ -92,12 +92,12 @@ fn a_reservation_dropped_in_flight_is_uncertain_and_one_dropped_before_sending_i
     drop(g.pendente(Op::Car, "c")); // waiting for the limiter
     let gasto = g.gasto();
     assert_eq!(
-        (gasto.confirmado, gasto.incerto),
+        (gasto.confirmado, gasto.uncertain),
         (Decimal::ZERO, Decimal::new(230, 2))
     );
-    let (incertos, _) = g.para_assentar();
-    assert_eq!(incertos.len(), 1);
-    assert_eq!(incertos[0].chave, "a");
+    let (uncertain, _) = g.to_settle();
+    assert_eq!(uncertain.len(), 1);
+    assert_eq!(uncertain[0].chave, "a");
 }
 
 #[tokio::test]
@@ -125,26 +125,26 @@ async fn a_lookup_that_fits_once_reservations_settle_waits_for_them() {
     assert!(!espera.is_finished(), "waits while the 3.00 is in flight");
     drop(em_voo); // answered 404: released
     let r = espera.await.unwrap().expect("fits after the release");
-    respondida_200(r);
+    answered_200(r);
     assert_eq!(g.gasto().confirmado, Decimal::ONE);
 }
 
 #[test]
 fn settling_moves_or_drops() {
     let g = guard(None);
-    perdida(g.pendente(Op::Car, "a"));
-    perdida(g.pendente(Op::Car, "a"));
-    let ids: Vec<u64> = g.para_assentar().0.iter().map(|i| i.id).collect();
+    lost(g.pendente(Op::Car, "a"));
+    lost(g.pendente(Op::Car, "a"));
+    let ids: Vec<u64> = g.to_settle().0.iter().map(|i| i.id).collect();
     assert_eq!(
         g.gasto().nao_precificadas,
         2,
         "lost before the prices were known"
     );
     g.precificar(Precos::ATUAIS);
-    g.assentar(&[(ids[0], Decimal::ONE)], &[ids[1]]);
+    g.settle(&[(ids[0], Decimal::ONE)], &[ids[1]]);
     let gasto = g.gasto();
     assert_eq!(
-        (gasto.confirmado, gasto.incerto),
+        (gasto.confirmado, gasto.uncertain),
         (Decimal::ONE, Decimal::ZERO)
     );
 }
@@ -152,18 +152,18 @@ fn settling_moves_or_drops() {
 #[test]
 fn a_200_is_remembered_with_its_server_time() {
     let g = guard(None);
-    let agora = chrono::Utc::now();
-    g.observar(Resposta {
-        data: agora,
+    let now = chrono::Utc::now();
+    g.observar(DatedAnswer {
+        data: now,
         enviado: None,
         recebido: Instant::now(),
     });
     let mut r = g.pendente(Op::Car, "a");
     r.enviando();
-    r.commit(Some(agora + chrono::TimeDelta::seconds(3)));
-    let (_, conhecidas) = g.para_assentar();
+    r.commit(Some(now + chrono::TimeDelta::seconds(3)));
+    let (_, conhecidas) = g.to_settle();
     assert_eq!(conhecidas.len(), 1);
-    let j = conhecidas[0].janela;
-    assert_eq!(j.desde, Some(agora));
-    assert_eq!(j.ate, Some(agora + chrono::TimeDelta::seconds(4)));
+    let j = conhecidas[0].window;
+    assert_eq!(j.desde, Some(now));
+    assert_eq!(j.ate, Some(now + chrono::TimeDelta::seconds(4)));
 }

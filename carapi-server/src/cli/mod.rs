@@ -22,7 +22,7 @@ use carapi_service::config::DEFAULT_DATABASE_URL;
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
-    pub comando: Command,
+    pub command: Command,
 }
 
 /// The `--database` option shared by the commands that open the store.
@@ -62,7 +62,7 @@ pub enum Command {
     Account {
         /// Account subcommand.
         #[command(subcommand)]
-        comando: account::Command,
+        command: account::Command,
     },
     /// Import CAR records from a public SICAR CSV or a SICAR WFS GeoJSON (idempotent; streamed).
     #[command(name = "importar", alias = "import")]
@@ -75,14 +75,14 @@ pub enum Command {
     Pix {
         /// PIX subcommand.
         #[command(subcommand)]
-        comando: pix::Command,
+        command: pix::Command,
     },
     /// Ledger checks.
     #[command(name = "razao", alias = "ledger")]
     Ledger {
         /// Ledger subcommand.
         #[command(subcommand)]
-        comando: ledger::Command,
+        command: ledger::Command,
     },
     /// Print the database's webhook secret (HMAC-SHA256 of POST /webhooks/pix), generated on
     /// first start; CARAPI_WEBHOOK_SECRET overrides it in `serve`.
@@ -92,13 +92,13 @@ pub enum Command {
 
 /// Parses the arguments and runs the command; errors go to stderr with exit code 1.
 pub async fn run(cli: Cli) -> ExitCode {
-    let r = match cli.comando {
+    let r = match cli.command {
         Command::Serve(a) => serve::run(a).await,
-        Command::Account { comando } => account::run(comando).await,
+        Command::Account { command } => account::run(command).await,
         Command::Import(a) => import::run(a).await,
         Command::Seed(a) => seed::run(a).await,
-        Command::Pix { comando } => pix::run(comando).await,
-        Command::Ledger { comando } => ledger::run(comando).await,
+        Command::Pix { command } => pix::run(command).await,
+        Command::Ledger { command } => ledger::run(command).await,
         Command::WebhookSecret(a) => secret::run(a).await,
     };
     match r {

@@ -62,7 +62,7 @@ pub struct Args {
     recibo: ReciboMode,
     /// Make the simulated PSP fail (POST /v1/recarga answers 502 ERRO_PIX).
     #[arg(long = "pix-falha", env = "CARAPI_PIX_FALHA")]
-    pix_falha: bool,
+    pix_failure: bool,
     /// Do not load the bundled CAR records into an empty database.
     #[arg(long = "sem-dados-embutidos")]
     sem_dados_embutidos: bool,
@@ -160,7 +160,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         webhook_secret,
         reconcile_interval: Duration::from_secs(a.reconcile_interval.max(1)),
         recibo: a.recibo,
-        pix_falha: a.pix_falha,
+        pix_failure: a.pix_failure,
         load_bundled_data: !a.sem_dados_embutidos,
         rate_limit: NonZeroU32::new(a.rate_limit),
         edge: Edge {

@@ -32,7 +32,7 @@ pub async fn nova_conta(store: &dyn Store, saldo: i64, legado: bool) -> ContaId 
 
 pub fn cobranca(conta: ContaId, dia: NaiveDate, em: DateTime<Utc>) -> Cobranca {
     Cobranca {
-        pedido: uuid::Uuid::new_v4(),
+        request_id: uuid::Uuid::new_v4(),
         conta,
         endpoint: EndpointConsulta::CarBasico,
         chave: CODIGO.into(),

@@ -332,7 +332,7 @@ async fn postgres_limits_top_up_reuse_and_price_switch_through_the_router() {
 /// the bundled data loaded, and the API answers over a real socket.
 #[tokio::test]
 async fn postgres_url_spawns_a_server_that_creates_its_database_and_answers_over_a_socket() {
-    let Some(database) = BancoTeste::reservar(
+    let Some(database) = BancoTeste::reserve_lookup(
         "postgres_url_spawns_a_server_that_creates_its_database_and_answers_over_a_socket",
     ) else {
         return;

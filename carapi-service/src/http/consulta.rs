@@ -58,7 +58,7 @@ pub struct Consulta<'a> {
     endpoint: EndpointConsulta,
     /// The key recorded in the history: the raw input until it parses, then its normal form.
     pub chave: String,
-    agora: DateTime<Utc>,
+    now: DateTime<Utc>,
 }
 
 impl<'a> Consulta<'a> {
@@ -74,13 +74,13 @@ impl<'a> Consulta<'a> {
             conta,
             endpoint,
             chave: chave.into(),
-            agora: st.clock.agora().trunc_subsecs(3),
+            now: st.clock.now().trunc_subsecs(3),
         }
     }
 
     /// Time of the lookup in Brasília time (`dataConsulta`).
     pub fn data_consulta(&self) -> DateTime<FixedOffset> {
-        self.agora.with_timezone(&brasilia())
+        self.now.with_timezone(&brasilia())
     }
 
     /// Records a failed lookup (never for sandbox values) and hands the error back.
@@ -91,8 +91,8 @@ impl<'a> Consulta<'a> {
                 endpoint: self.endpoint,
                 chave: Some(recorded_key(&self.chave)),
                 status: erro.status().as_u16(),
-                em: self.agora,
-                dia: calendar::brasilia_day(self.agora),
+                em: self.now,
+                dia: calendar::brasilia_day(self.now),
             };
             if let Err(e) = self.st.store.record_consulta(registro).await {
                 tracing::error!(erro = %e, "falha ao registrar consulta no histórico");
@@ -114,16 +114,16 @@ impl<'a> Consulta<'a> {
     /// `cache`. Returns `cache`. A refusal (402, 429) has been recorded by the store.
     pub async fn charge(&self, consolidate: Option<&CodigoCar>) -> Result<bool, ApiError> {
         let cobranca = Cobranca {
-            pedido: Uuid::new_v4(),
+            request_id: Uuid::new_v4(),
             conta: self.conta,
             endpoint: self.endpoint,
             chave: recorded_key(&self.chave),
             consolidate: consolidate.cloned(),
-            em: self.agora,
-            dia: calendar::brasilia_day(self.agora),
+            em: self.now,
+            dia: calendar::brasilia_day(self.now),
         };
         let resultado = charge_with_outcome(self.st.store.as_ref(), cobranca).await?;
-        let espera = cobranca::retry_after_secs(&resultado, self.agora).unwrap_or(1);
+        let espera = cobranca::retry_after_secs(&resultado, self.now).unwrap_or(1);
         match resultado {
             CobrancaResult::Cobrada { cache, .. } => Ok(cache),
             CobrancaResult::SaldoInsuficiente { saldo, preco } => {

@@ -45,10 +45,10 @@ pub async fn saldo(
     State(st): State<AppState>,
     Authenticated(conta): Authenticated,
 ) -> Result<Json<SaldoResponse>, ApiError> {
-    let agora = st.clock.agora();
+    let now = st.clock.now();
     let uso = st
         .store
-        .uso_period(conta.id, calendar::brasilia_day(agora))
+        .uso_period(conta.id, calendar::brasilia_day(now))
         .await?;
     Ok(Json(SaldoResponse {
         success: true,
@@ -194,7 +194,7 @@ pub async fn uso(
     State(st): State<AppState>,
     Authenticated(conta): Authenticated,
 ) -> Result<Json<UsoResponse>, ApiError> {
-    let desde = st.clock.agora() - Duration::days(i64::from(PERIODO_USO_DIAS));
+    let desde = st.clock.now() - Duration::days(i64::from(PERIODO_USO_DIAS));
     let itens = st.store.uso_by_endpoint(conta.id, desde).await?;
     Ok(Json(UsoResponse {
         success: true,

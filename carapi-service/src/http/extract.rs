@@ -98,7 +98,7 @@ pub fn read_body<T: DeserializeOwned + CodeBody>(bytes: &[u8]) -> Result<T, ApiE
 #[derive(Debug)]
 pub struct RecargaBody {
     /// The body as the contract's type.
-    pub pedido: NovaRecarga,
+    pub request_id: NovaRecarga,
     /// `valor` exactly as sent, BRL.
     pub exato: Option<rust_decimal::Decimal>,
 }
@@ -109,7 +109,7 @@ impl<S: Send + Sync> FromRequest<S> for RecargaBody {
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
         let bytes = body_bytes::<NovaRecarga, S>(req, state).await?;
         Ok(RecargaBody {
-            pedido: read_body::<NovaRecarga>(&bytes)?,
+            request_id: read_body::<NovaRecarga>(&bytes)?,
             exato: exact_valor(&bytes),
         })
     }

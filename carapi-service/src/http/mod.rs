@@ -110,10 +110,7 @@ pub fn router_with(state: AppState, acrescimos: Extensions) -> Router {
 /// included), so that a client can place what it sent in the server's time (RFC 9110
 /// §6.6.1; hyper adds its own, from the system clock, only when the answer has none).
 async fn date_of_clock(State(clock): State<Clock>, mut resp: Response) -> Response {
-    let date = clock
-        .agora()
-        .format("%a, %d %b %Y %H:%M:%S GMT")
-        .to_string();
+    let date = clock.now().format("%a, %d %b %Y %H:%M:%S GMT").to_string();
     if let Ok(v) = header::HeaderValue::from_str(&date) {
         resp.headers_mut().insert(header::DATE, v);
     }

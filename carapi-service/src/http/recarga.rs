@@ -143,9 +143,9 @@ fn qr_base64(payload: &str) -> Result<String, ApiError> {
 pub async fn create(
     State(st): State<AppState>,
     Authenticated(conta): Authenticated,
-    RecargaBody { pedido, exato }: RecargaBody,
+    RecargaBody { request_id, exato }: RecargaBody,
 ) -> Result<Json<RecargaCriadaResponse>, ApiError> {
-    let exato = exato.ok_or_else(|| valor_invalid(pedido.valor))?;
+    let exato = exato.ok_or_else(|| valor_invalid(request_id.valor))?;
     let valor = match recarga::recarga_valor(exato) {
         Ok(v) => v,
         Err(ValorRefused::Invalido) => return Err(valor_invalid(exato)),
@@ -159,7 +159,7 @@ pub async fn create(
             ));
         }
     };
-    if conta.legado && !pedido.confirmar_novos_precos {
+    if conta.legado && !request_id.confirmar_novos_precos {
         return Err(ApiError::new(
             ErrorCode::ConfirmacaoPrecosObrigatoria,
             "Esta conta usa a tabela de preços legada; após a recarga valem os preços atuais. Envie confirmarNovosPrecos: true.",
@@ -171,14 +171,14 @@ pub async fn create(
             "O usuário vinculado à conta não tem CPF/CNPJ cadastrado; ele é obrigatório para a cobrança PIX.",
         ));
     };
-    let pedido = RecargaRequest {
+    let request_id = RecargaRequest {
         conta: conta.id,
         valor,
         documento,
         email: conta.email.clone(),
-        agora: st.clock.agora(),
+        now: st.clock.now(),
     };
-    let (recarga, reaproveitada) = create_or_reuse(st.store.as_ref(), st.pix.as_ref(), pedido)
+    let (recarga, reaproveitada) = create_or_reuse(st.store.as_ref(), st.pix.as_ref(), request_id)
         .await
         .map_err(|e| match e {
             RecargaError::Store(e) => ApiError::from(e),

@@ -102,23 +102,23 @@ struct PerAddress {
 
 /// One connection counted in [`PerAddress`]; the count goes down when it is dropped.
 struct Slot {
-    contagem: Arc<PerAddress>,
+    counters: Arc<PerAddress>,
     ip: IpAddr,
 }
 
 impl PerAddress {
     /// A place for one more connection from `ip`, or `None` when it has its bound already.
-    fn take(contagem: &Arc<Self>, ip: IpAddr) -> Option<Slot> {
-        let limite = contagem.limite?;
+    fn take(counters: &Arc<Self>, ip: IpAddr) -> Option<Slot> {
+        let limite = counters.limite?;
         let ip = crate::limits::address_key(ip);
-        let mut abertas = contagem.abertas.lock().unwrap_or_else(|e| e.into_inner());
+        let mut abertas = counters.abertas.lock().unwrap_or_else(|e| e.into_inner());
         let n = abertas.entry(ip).or_insert(0);
         if *n >= limite {
             return None;
         }
         *n += 1;
         Some(Slot {
-            contagem: contagem.clone(),
+            counters: counters.clone(),
             ip,
         })
     }
@@ -127,7 +127,7 @@ impl PerAddress {
 impl Drop for Slot {
     fn drop(&mut self) {
         let mut abertas = self
-            .contagem
+            .counters
             .abertas
             .lock()
             .unwrap_or_else(|e| e.into_inner());

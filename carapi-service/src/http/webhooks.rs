@@ -59,8 +59,8 @@ pub async fn receive(
         .get(SIGNATURE_HEADER)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let agora = st.clock.agora();
-    if let Err(motivo) = check(&st.webhook_secret().await?, &corpo, assinatura, agora) {
+    let now = st.clock.now();
+    if let Err(motivo) = check(&st.webhook_secret().await?, &corpo, assinatura, now) {
         tracing::warn!(%motivo, "webhook PIX com assinatura recusada");
         return Err(ApiError::with_status(
             StatusCode::UNAUTHORIZED,
@@ -82,7 +82,7 @@ pub async fn receive(
         st.store.as_ref(),
         st.pix.as_ref(),
         &evento.payment_id,
-        Some(agora),
+        Some(now),
     )
     .await
     .map_err(|e| match e {

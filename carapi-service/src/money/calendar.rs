@@ -4,9 +4,9 @@
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, Utc};
 use chrono_tz::America::Sao_Paulo;
 
-/// The Brasília calendar day of `agora`, which scopes the daily limit and `usoHoje`.
-pub fn brasilia_day(agora: DateTime<Utc>) -> NaiveDate {
-    agora.with_timezone(&Sao_Paulo).date_naive()
+/// The Brasília calendar day of `now`, which scopes the daily limit and `usoHoje`.
+pub fn brasilia_day(now: DateTime<Utc>) -> NaiveDate {
+    now.with_timezone(&Sao_Paulo).date_naive()
 }
 
 /// First day of the Brasília month of `dia` and first day of the next month (`[inicio, fim)`).
@@ -20,27 +20,27 @@ pub fn month(dia: NaiveDate) -> (NaiveDate, NaiveDate) {
     (inicio, fim.unwrap_or(inicio))
 }
 
-/// Whole seconds from `agora` to the next Brasília midnight, rounded up (the `Retry-After` of
+/// Whole seconds from `now` to the next Brasília midnight, rounded up (the `Retry-After` of
 /// a daily limit: a client that waits that long is on the next day).
-pub fn seconds_until_tomorrow(agora: DateTime<Utc>) -> u64 {
-    let amanha = brasilia_day(agora)
+pub fn seconds_until_tomorrow(now: DateTime<Utc>) -> u64 {
+    let amanha = brasilia_day(now)
         .succ_opt()
         .and_then(|d| d.and_hms_opt(0, 0, 0));
-    seconds_until(agora, amanha)
+    seconds_until(now, amanha)
 }
 
-/// Whole seconds from `agora` to the first Brasília midnight of next month, rounded up (the
+/// Whole seconds from `now` to the first Brasília midnight of next month, rounded up (the
 /// `Retry-After` of a monthly cap).
-pub fn seconds_until_next_month(agora: DateTime<Utc>) -> u64 {
-    let (_, fim) = month(brasilia_day(agora));
-    seconds_until(agora, fim.and_hms_opt(0, 0, 0))
+pub fn seconds_until_next_month(now: DateTime<Utc>) -> u64 {
+    let (_, fim) = month(brasilia_day(now));
+    seconds_until(now, fim.and_hms_opt(0, 0, 0))
 }
 
-/// Seconds from `agora` to the local Brasília instant `alvo`, rounded up to a whole second and
+/// Seconds from `now` to the local Brasília instant `alvo`, rounded up to a whole second and
 /// at least 1 (an hour when the instant does not exist).
-fn seconds_until(agora: DateTime<Utc>, alvo: Option<NaiveDateTime>) -> u64 {
+fn seconds_until(now: DateTime<Utc>, alvo: Option<NaiveDateTime>) -> u64 {
     alvo.and_then(|a| a.and_local_timezone(Sao_Paulo).earliest())
-        .and_then(|a| (a.with_timezone(&Utc) - agora).num_microseconds())
+        .and_then(|a| (a.with_timezone(&Utc) - now).num_microseconds())
         .map_or(3600, |us| {
             let s = us.div_euclid(1_000_000) + i64::from(us.rem_euclid(1_000_000) > 0);
             s.max(1).unsigned_abs()

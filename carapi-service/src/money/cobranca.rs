@@ -142,7 +142,7 @@ pub struct Counters {
     /// Counts as a charged lookup.
     pub cobrada: bool,
     /// Counts as an error (any status but 200).
-    pub erro: bool,
+    pub is_error: bool,
     /// Spent.
     pub gasto: Centavos,
 }
@@ -158,7 +158,7 @@ pub struct CobrancaPlan {
     /// The ledger's debit row (`lancamentos`), when something is debited.
     pub lancamento: Option<Centavos>,
     /// The day's counters.
-    pub contagem: Counters,
+    pub counters: Counters,
     /// Mark the looked-up record consolidated (charged lookups only).
     pub consolidate: bool,
     /// The outcome; for a charge `cache` is false here and set by the store from the
@@ -229,9 +229,9 @@ pub fn plan_cobranca(
                 data,
             },
             lancamento: None,
-            contagem: Counters {
+            counters: Counters {
                 cobrada: false,
-                erro: true,
+                is_error: true,
                 gasto: Centavos::ZERO,
             },
             consolidate: false,
@@ -250,9 +250,9 @@ pub fn plan_cobranca(
             data,
         },
         lancamento: (preco.0 > 0).then_some(preco),
-        contagem: Counters {
+        counters: Counters {
             cobrada: true,
-            erro: false,
+            is_error: false,
             gasto: preco,
         },
         consolidate: true,
@@ -285,7 +285,7 @@ pub fn plan_record(
         },
         Counters {
             cobrada: false,
-            erro: status != 200,
+            is_error: status != 200,
             gasto: Centavos::ZERO,
         },
     )

@@ -206,10 +206,10 @@ fn table_of_cases() {
         assert_eq!(p.historico.saldo_depois, Some(e.saldo - debito), "{nome}");
         assert_eq!(p.lancamento, cobrada.then_some(debito), "{nome}");
         assert_eq!(
-            p.contagem,
+            p.counters,
             Counters {
                 cobrada,
-                erro: !cobrada,
+                is_error: !cobrada,
                 gasto: debito
             },
             "{nome}"
@@ -261,7 +261,7 @@ fn rows_never_go_back_in_time_and_cache_comes_from_the_store() {
         ..state_of(1000)
     };
     assert_eq!(plan_cobranca(&e, COMPLETO, depois).historico.data, depois);
-    let (linha, contagem) = plan_record(Some(Centavos(5)), 404, antes, Some(depois));
+    let (linha, counters) = plan_record(Some(Centavos(5)), 404, antes, Some(depois));
     assert_eq!(
         (
             linha.status,
@@ -279,16 +279,16 @@ fn rows_never_go_back_in_time_and_cache_comes_from_the_store() {
         )
     );
     assert_eq!(
-        contagem,
+        counters,
         Counters {
             cobrada: false,
-            erro: true,
+            is_error: true,
             gasto: Centavos::ZERO
         }
     );
-    let (linha, contagem) = plan_record(None, 200, antes, None);
+    let (linha, counters) = plan_record(None, 200, antes, None);
     assert_eq!(
-        (linha.saldo_antes, linha.data, contagem.erro),
+        (linha.saldo_antes, linha.data, counters.is_error),
         (None, antes, false)
     );
 }

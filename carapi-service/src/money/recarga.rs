@@ -131,7 +131,7 @@ pub fn new_recarga(
     conta: ContaId,
     valor: Centavos,
     payment_id: String,
-    agora: DateTime<Utc>,
+    now: DateTime<Utc>,
 ) -> Recarga {
     let (percentual_bonus, bonus) = tarifa::bonus(valor);
     Recarga {
@@ -143,15 +143,15 @@ pub fn new_recarga(
         bonus,
         status: RecargaStatus::Pendente,
         qr_code: String::new(),
-        criada_em: agora,
+        criada_em: now,
         confirmada_em: None,
     }
 }
 
-/// Start of the reuse window of a request at `agora`: pending top-ups created at or after it
+/// Start of the reuse window of a request at `now`: pending top-ups created at or after it
 /// are reused.
-pub fn since_reuse(agora: DateTime<Utc>) -> DateTime<Utc> {
-    agora - Duration::minutes(REUSE_WINDOW_MIN)
+pub fn since_reuse(now: DateTime<Utc>) -> DateTime<Utc> {
+    now - Duration::minutes(REUSE_WINDOW_MIN)
 }
 
 /// The top-up a request for `valor` reuses among `candidates` (the account's top-ups a store

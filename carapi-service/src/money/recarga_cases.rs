@@ -6,7 +6,7 @@ fn t(s: &str) -> DateTime<Utc> {
     s.parse().unwrap()
 }
 
-fn agora() -> DateTime<Utc> {
+fn now() -> DateTime<Utc> {
     t("2026-05-04T15:00:00Z")
 }
 
@@ -15,7 +15,7 @@ fn recarga(valor: i64, status: RecargaStatus, qr: &str, criada_s_atras: i64) -> 
         ContaId(1),
         Centavos(valor),
         format!("PIX{valor}-{criada_s_atras}"),
-        agora() - Duration::seconds(criada_s_atras),
+        now() - Duration::seconds(criada_s_atras),
     );
     r.status = status;
     r.qr_code = qr.into();
@@ -58,7 +58,7 @@ fn amounts_of_post_and_of_the_preview_follow_one_rule() {
     for v in ["500", "1000", "2499.99", "5000", "1000000"] {
         let c = recarga_valor(d(v)).unwrap();
         let p = preview(d(v)).unwrap();
-        let n = new_recarga(ContaId(1), c, "P".into(), agora());
+        let n = new_recarga(ContaId(1), c, "P".into(), now());
         assert_eq!(
             (p.valor, p.percentual, p.bonus),
             (n.valor, n.percentual_bonus, n.bonus)
@@ -69,7 +69,7 @@ fn amounts_of_post_and_of_the_preview_follow_one_rule() {
 #[test]
 fn reuse_decisions() {
     use RecargaStatus::{Confirmado, Pendente};
-    let nova = new_recarga(ContaId(1), Centavos(100_000), "NOVA".into(), agora());
+    let nova = new_recarga(ContaId(1), Centavos(100_000), "NOVA".into(), now());
     let cases: Vec<(&str, Vec<Recarga>, Option<usize>)> = vec![
         ("nothing to reuse", vec![], None),
         (
@@ -125,19 +125,19 @@ fn reuse_decisions() {
         ),
     ];
     for (nome, candidates, esperado) in cases {
-        let r = reuse(&candidates, &nova, since_reuse(agora()))
+        let r = reuse(&candidates, &nova, since_reuse(now()))
             .map(|r| candidates.iter().position(|c| std::ptr::eq(c, r)).unwrap());
         assert_eq!(r, esperado, "{nome}");
     }
     // The read-only question never returns a row being created.
     let sendo_criada = [recarga(100_000, Pendente, "", 1)];
-    assert!(reusable(&sendo_criada, Centavos(100_000), since_reuse(agora()), None).is_none());
+    assert!(reusable(&sendo_criada, Centavos(100_000), since_reuse(now()), None).is_none());
 }
 
 #[test]
 fn confirmation_credits_a_pending_top_up_once() {
     use RecargaStatus::{Confirmado, Pendente, Rejeitado};
-    let em = agora();
+    let em = now();
     let pending = recarga(100_000, Pendente, "qr", 60);
     match plan_confirmation(Some(&pending), em) {
         ConfirmationPlan::Creditar {

@@ -214,7 +214,7 @@ impl PixProvider for SimulatedPsp {
 
 /// A provider that refuses every new charge (`POST /v1/recarga` answers 502 `ERRO_PIX`) and
 /// asks the provider it wraps about the charges it has: `carapi-server serve --pix-falha`
-/// ([`crate::Config::pix_falha`]), so that clients can meet the contract's `ERRO_PIX`.
+/// ([`crate::Config::pix_failure`]), so that clients can meet the contract's `ERRO_PIX`.
 #[derive(Debug)]
 pub struct RefusingPsp(pub Arc<dyn PixProvider>);
 

@@ -7,7 +7,7 @@ use crate::error::ServerError;
 use crate::store::Store;
 use crate::webhook::{self, PixEvent, SIGNATURE_HEADER};
 
-/// Marks `payment_id` paid at `agora` in the simulated PSP's book in `store`, without any
+/// Marks `payment_id` paid at `now` in the simulated PSP's book in `store`, without any
 /// webhook: only a status query (reconciliation) will see it.
 ///
 /// # Errors
@@ -15,9 +15,9 @@ use crate::webhook::{self, PixEvent, SIGNATURE_HEADER};
 pub async fn mark_paid(
     store: &dyn Store,
     payment_id: &str,
-    agora: DateTime<Utc>,
+    now: DateTime<Utc>,
 ) -> Result<(), ServerError> {
-    if store.psp_pay(payment_id, agora).await? {
+    if store.psp_pay(payment_id, now).await? {
         Ok(())
     } else {
         Err(ServerError::NaoEncontrado(format!(
@@ -26,7 +26,7 @@ pub async fn mark_paid(
     }
 }
 
-/// Marks `payment_id` paid at `agora` in the simulated PSP's book in `store` and delivers the
+/// Marks `payment_id` paid at `now` in the simulated PSP's book in `store` and delivers the
 /// signed webhook to `base_url` (`carapi-server pix pay`). The server credits only what the
 /// provider's book has paid, so the book is written first. `webhook_secret` is the server's
 /// configured secret, or `None` for the database's own ([`webhook::database_secret`]).
@@ -39,14 +39,14 @@ pub async fn pay_via_webhook(
     base_url: &str,
     webhook_secret: Option<&str>,
     payment_id: &str,
-    agora: DateTime<Utc>,
+    now: DateTime<Utc>,
 ) -> Result<(), ServerError> {
-    mark_paid(store, payment_id, agora).await?;
+    mark_paid(store, payment_id, now).await?;
     let webhook_secret = match webhook_secret {
         Some(s) => s.to_owned(),
         None => webhook::database_secret(store).await?,
     };
-    let corpo = serde_json::to_vec(&PixEvent::pago(payment_id, agora))
+    let corpo = serde_json::to_vec(&PixEvent::pago(payment_id, now))
         .map_err(|e| ServerError::Webhook(e.to_string()))?;
     let url = format!("{}/webhooks/pix", base_url.trim_end_matches('/'));
     let resp = reqwest::Client::new()
@@ -54,7 +54,7 @@ pub async fn pay_via_webhook(
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .header(
             SIGNATURE_HEADER,
-            webhook::sign(&webhook_secret, &corpo, agora),
+            webhook::sign(&webhook_secret, &corpo, now),
         )
         .body(corpo)
         .send()

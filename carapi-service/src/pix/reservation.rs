@@ -44,7 +44,7 @@ pub struct RecargaRequest {
     /// Payer's e-mail.
     pub email: Option<String>,
     /// Now.
-    pub agora: DateTime<Utc>,
+    pub now: DateTime<Utc>,
 }
 
 /// Why no top-up could be returned.
@@ -69,9 +69,9 @@ pub async fn create_or_reuse(
     pix: &dyn PixProvider,
     pedido: RecargaRequest,
 ) -> Result<(Recarga, bool), RecargaError> {
-    let agora = pedido.agora;
-    let nova = recarga::new_recarga(pedido.conta, pedido.valor, new_payment_id(), agora);
-    let desde = recarga::since_reuse(agora);
+    let now = pedido.now;
+    let nova = recarga::new_recarga(pedido.conta, pedido.valor, new_payment_id(), now);
+    let desde = recarga::since_reuse(now);
     let (recarga, reaproveitada) = store.insert_recarga(nova, desde).await?;
     if reaproveitada {
         return Ok((wait_until_ready(store, recarga).await?, true));
@@ -81,7 +81,7 @@ pub async fn create_or_reuse(
         valor: recarga.valor,
         documento: pedido.documento,
         email: pedido.email,
-        em: agora,
+        em: now,
     };
     let criada = match tokio::time::timeout(PSP_DEADLINE, pix.create_charge(cobranca)).await {
         Ok(Ok(c)) => c,

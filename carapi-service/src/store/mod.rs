@@ -165,7 +165,7 @@ pub struct Cobranca {
     /// Id of this charge, stored with its history row: when the outcome of the commit is
     /// unknown (the database's reply was lost), [`ConsultasStore::cobranca_outcome`] looks it
     /// up.
-    pub pedido: Uuid,
+    pub request_id: Uuid,
     /// The account.
     pub conta: ContaId,
     /// Which endpoint.
@@ -388,13 +388,13 @@ pub trait ConsultasStore {
     /// [`StoreError`]; when [`StoreError::uncertain_outcome`] is true the charge may have been
     /// committed: [`ConsultasStore::cobranca_outcome`] tells.
     async fn charge_consulta(&self, cobranca: Cobranca) -> Result<CobrancaResult, StoreError>;
-    /// The history row of the charge `pedido` of `conta` made at `em`, once the transaction
+    /// The history row of the charge `request_id` of `conta` made at `em`, once the transaction
     /// that wrote it is over (committed or not): `None` when it was not committed. Read on a
     /// connection other than the one whose reply was lost.
     async fn cobranca_outcome(
         &self,
         conta: ContaId,
-        pedido: Uuid,
+        request_id: Uuid,
         em: DateTime<Utc>,
     ) -> Result<Option<RecordedConsulta>, StoreError>;
     /// Counters of `dia` and of its month.
@@ -495,13 +495,13 @@ pub trait CoordinationStore {
     }
 
     /// Takes (or renews) the lease of the job `nome` for the process `dono` until `ate`, when it
-    /// is free, expired at `agora`, or already `dono`'s; returns whether `dono` holds it now.
+    /// is free, expired at `now`, or already `dono`'s; returns whether `dono` holds it now.
     /// Atomic across processes: at any instant at most one holder.
     async fn reserve_task(
         &self,
         nome: &str,
         dono: &str,
-        agora: DateTime<Utc>,
+        now: DateTime<Utc>,
         ate: DateTime<Utc>,
     ) -> Result<bool, StoreError>;
 }
@@ -552,14 +552,14 @@ pub async fn charge_with_outcome(
     store: &dyn Store,
     cobranca: Cobranca,
 ) -> Result<CobrancaResult, StoreError> {
-    let (conta, pedido, em) = (cobranca.conta, cobranca.pedido, cobranca.em);
+    let (conta, request_id, em) = (cobranca.conta, cobranca.request_id, cobranca.em);
     let erro = match store.charge_consulta(cobranca).await {
         Err(e) if e.uncertain_outcome() => e,
         outro => return outro,
     };
-    match store.cobranca_outcome(conta, pedido, em).await {
+    match store.cobranca_outcome(conta, request_id, em).await {
         Ok(Some(linha)) if linha.status == 200 => {
-            tracing::warn!(%conta, %pedido, "resposta do commit perdida; a cobrança foi gravada");
+            tracing::warn!(%conta, %request_id, "resposta do commit perdida; a cobrança foi gravada");
             Ok(CobrancaResult::Cobrada {
                 valor: linha.valor,
                 saldo_antes: linha.saldo_antes.unwrap_or_default(),

@@ -31,7 +31,7 @@ impl TestClock {
     }
 
     /// The current instant: the system clock plus the offset.
-    pub fn agora(&self) -> DateTime<Utc> {
+    pub fn now(&self) -> DateTime<Utc> {
         Utc::now() + chrono::Duration::milliseconds(self.deslocamento_ms.load(Ordering::SeqCst))
     }
 
@@ -44,7 +44,7 @@ impl TestClock {
                 Some(atual.saturating_add(ms).min(MAX_OFFSET_MS))
             })
             .ok();
-        self.agora()
+        self.now()
     }
 
     /// Sets the clock to `instant` (earlier instants too: a test may start "yesterday"),
@@ -58,7 +58,7 @@ impl TestClock {
     /// The [`Clock`] the server reads: this clock.
     pub fn clock(&self) -> Clock {
         let eu = self.clone();
-        Clock::from_fn(move || eu.agora())
+        Clock::from_fn(move || eu.now())
     }
 }
 
@@ -70,9 +70,9 @@ mod tests {
     fn advancing_moves_every_clone_forward() {
         let r = TestClock::new();
         let outro = r.clock();
-        let antes = outro.agora();
+        let antes = outro.now();
         r.advance(Duration::from_secs(11 * 60));
-        let depois = outro.agora();
+        let depois = outro.now();
         assert!(depois - antes >= chrono::Duration::minutes(11));
         assert!(depois - antes < chrono::Duration::minutes(12));
     }
@@ -82,7 +82,7 @@ mod tests {
         let r = TestClock::new();
         let ontem = Utc::now() - chrono::Duration::days(1);
         r.set(ontem);
-        assert!((r.agora() - ontem).num_seconds().abs() < 2);
+        assert!((r.now() - ontem).num_seconds().abs() < 2);
     }
 
     #[test]
@@ -93,6 +93,6 @@ mod tests {
         assert_eq!(r.deslocamento_ms.load(Ordering::SeqCst), MAX_OFFSET_MS);
         r.set(DateTime::<Utc>::MIN_UTC);
         assert_eq!(r.deslocamento_ms.load(Ordering::SeqCst), -MAX_OFFSET_MS);
-        let _ = r.agora();
+        let _ = r.now();
     }
 }

@@ -134,7 +134,8 @@ impl Fault {
 #[serde(rename_all = "camelCase")]
 pub struct FaultRule {
     /// The fault.
-    pub falha: Fault,
+    #[serde(rename = "falha")]
+    pub fault: Fault,
     /// Route template (`/v1/car/{codigoCar}`); `None` = every `/v1` route.
     #[serde(default, rename = "rota")]
     pub route: Option<String>,
@@ -157,7 +158,7 @@ fn once() -> Option<u32> {
 impl From<Fault> for FaultRule {
     fn from(falha: Fault) -> Self {
         FaultRule {
-            falha,
+            fault: falha,
             route: None,
             method: None,
             conta: None,
@@ -281,7 +282,7 @@ impl Faults {
                 && r.method.as_ref().is_none_or(|m| m == method)
                 && r.regra.conta.is_none_or(|c| c == conta)
         })?;
-        let falha = regras[i].regra.falha.clone();
+        let falha = regras[i].regra.fault.clone();
         if let Some(n) = regras[i].regra.vezes.as_mut() {
             *n -= 1;
             if *n == 0 {
@@ -388,12 +389,12 @@ mod tests {
             r#"{"falha":{"tipo":"erro","codigo":"LIMITE_EXCEDIDO","retryAfter":3,"limite":"diario"},"rota":"/v1/car/{c}"}"#,
         )
         .unwrap();
-        assert_eq!(r.falha, Fault::limite(FaultLimit::Diario, 3));
+        assert_eq!(r.fault, Fault::limite(FaultLimit::Diario, 3));
         assert_eq!(r.vezes, Some(1));
         let r: FaultRule =
             serde_json::from_str(r#"{"falha":{"tipo":"cortar_corpo","bytes":100},"vezes":null}"#)
                 .unwrap();
-        assert_eq!(r.falha, Fault::CortarCorpo { bytes: 100 });
+        assert_eq!(r.fault, Fault::CortarCorpo { bytes: 100 });
         assert_eq!(r.vezes, None);
     }
 }

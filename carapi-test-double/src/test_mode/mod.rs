@@ -75,7 +75,8 @@ pub struct TestMode {
 #[serde(rename_all = "camelCase")]
 pub struct Advance {
     /// The clock after the move (UTC).
-    pub agora: DateTime<Utc>,
+    #[serde(rename = "agora")]
+    pub now: DateTime<Utc>,
     /// Top-ups the reconciliation pass it triggered confirmed (0 when none ran).
     pub reconciliadas: u32,
 }
@@ -85,7 +86,7 @@ impl TestMode {
     pub fn new(config: &TestModeConfig) -> Self {
         let clock = TestClock::new();
         TestMode {
-            ultima_reconciliacao: tokio::sync::Mutex::new(clock.agora()),
+            ultima_reconciliacao: tokio::sync::Mutex::new(clock.now()),
             clock,
             faults: Faults::default(),
             token: config.token.clone().filter(|t| !t.is_empty()),
@@ -106,12 +107,9 @@ impl TestMode {
     /// # Errors
     /// [`StoreError`] when the reconciliation pass fails.
     pub async fn advance(&self, st: &AppState, d: Duration) -> Result<Advance, StoreError> {
-        let agora = self.clock.advance(d);
+        let now = self.clock.advance(d);
         let reconciliadas = self.run_tasks(st).await?;
-        Ok(Advance {
-            agora,
-            reconciliadas,
-        })
+        Ok(Advance { now, reconciliadas })
     }
 
     /// Runs a reconciliation pass when the test clock is at least
@@ -124,14 +122,14 @@ impl TestMode {
     /// [`StoreError`] when the pass fails (the last-pass instant is then kept).
     pub async fn run_tasks(&self, st: &AppState) -> Result<u32, StoreError> {
         let mut ultima = self.ultima_reconciliacao.lock().await;
-        let agora = self.clock.agora();
+        let now = self.clock.now();
         let intervalo = chrono::Duration::from_std(st.config.reconcile_interval)
             .unwrap_or(chrono::Duration::MAX);
-        if agora.signed_duration_since(*ultima) < intervalo {
+        if now.signed_duration_since(*ultima) < intervalo {
             return Ok(0);
         }
         let n = carapi_service::reconcile::run_once(&st.store, &st.pix).await?;
-        *ultima = agora;
+        *ultima = now;
         Ok(n)
     }
 }

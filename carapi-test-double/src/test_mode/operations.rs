@@ -23,6 +23,7 @@ use carapi_service::store::ContaId;
 pub struct TestNovaConta {
     /// Initial balance in BRL (default 100.00); a JSON number.
     #[serde(with = "rust_decimal::serde::float")]
+    #[cfg_attr(feature = "openapi", schema(default = 100.0))]
     pub saldo: Decimal,
     /// On the legacy price table (docs/contrato.md, "Prices").
     pub legado: bool,
@@ -102,7 +103,7 @@ pub async fn create_conta(st: &AppState, nova: TestNovaConta) -> Result<ContaCri
             documento,
             email: Some("cliente@example.com".into()),
         },
-        st.clock.agora(),
+        st.clock.now(),
     )
     .await?;
     if nova.limite_diario.is_some() || nova.limite_mensal.is_some() {
@@ -132,9 +133,9 @@ pub async fn pay(
         .recarga_by_id(recarga_id)
         .await?
         .ok_or_else(|| ServerError::NaoEncontrado(format!("recarga {recarga_id}")))?;
-    let agora = st.clock.agora();
+    let now = st.clock.now();
     if !webhook {
-        return payment::mark_paid(st.store.as_ref(), &recarga.payment_id, agora).await;
+        return payment::mark_paid(st.store.as_ref(), &recarga.payment_id, now).await;
     }
     let address = modo
         .address
@@ -147,7 +148,7 @@ pub async fn pay(
         &format!("http://{address}"),
         Some(&secret),
         &recarga.payment_id,
-        agora,
+        now,
     )
     .await
 }

@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | `POST /_teste/falhas` | a [`FaultRule`] | 201 `{"id": n}` |
 //! | `DELETE /_teste/falhas` | | 204, every rule removed |
-//! | `GET /_teste/relogio` | | 200 `{"agora": "<UTC>"}` |
+//! | `GET /_teste/relogio` | | 200 `{"now": "<UTC>"}` |
 //! | `POST /_teste/relogio/avancar` | `{"segundos": n}` | 200 [`super::Advance`] |
 //! | `POST /_teste/contas` | a [`TestNovaConta`] | 201 `{"contaId": n, "apiKey": "car_..."}` |
 //! | `GET /_teste/contas/{contaId}` | | 200 [`super::operations::ContaState`] |
@@ -197,7 +197,7 @@ pub async fn clear_faults(State(modo): State<Arc<TestMode>>) -> StatusCode {
         (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
     )))]
 pub async fn clock(State(st): State<AppState>) -> Json<serde_json::Value> {
-    Json(serde_json::json!({ "agora": st.clock.agora() }))
+    Json(serde_json::json!({ "agora": st.clock.now() }))
 }
 
 /// Body of `POST /_teste/relogio/avancar`.

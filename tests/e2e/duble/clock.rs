@@ -16,7 +16,7 @@ fn quinhentos() -> NovaRecarga {
 
 /// Seconds from the server clock to one minute past the next Brasília midnight.
 fn ate_amanha(srv: &TestServer) -> Duration {
-    Duration::from_secs(calendar::seconds_until_tomorrow(srv.clock().agora()) + 60)
+    Duration::from_secs(calendar::seconds_until_tomorrow(srv.clock().now()) + 60)
 }
 
 #[tokio::test]
@@ -66,12 +66,12 @@ async fn the_monthly_limit_starts_over_next_month() {
         let e = assert_api_error(c.car(CODIGO_REAL).await, ErrorCode::LimiteExcedido);
         assert_eq!(e.limite, Some(EscopoLimite::Mensal));
         // Tomorrow is still this month (unless today is the last day): a day is not enough.
-        let ate_o_mes = calendar::seconds_until_next_month(srv.clock().agora());
+        let ate_o_mes = calendar::seconds_until_next_month(srv.clock().now());
         if ate_o_mes > 2 * 86_400 {
             srv.advance(ate_amanha(&srv)).await.unwrap();
             assert_api_error(c.car(CODIGO_REAL).await, ErrorCode::LimiteExcedido);
         }
-        let ate_o_mes = calendar::seconds_until_next_month(srv.clock().agora());
+        let ate_o_mes = calendar::seconds_until_next_month(srv.clock().now());
         srv.advance(Duration::from_secs(ate_o_mes + 60))
             .await
             .unwrap();
@@ -142,7 +142,7 @@ async fn history_and_top_ups_carry_the_server_clock() {
         let c = srv.client(&conta).unwrap();
         let uma_semana = Duration::from_secs(7 * 86_400);
         srv.advance(uma_semana).await.unwrap();
-        let esperado = srv.clock().agora();
+        let esperado = srv.clock().now();
         c.car(CODIGO_REAL).await.unwrap();
         c.criar_recarga(&quinhentos()).await.unwrap();
         let h = c.historico(&Default::default()).await.unwrap();

@@ -36,7 +36,7 @@ async fn count(tx: &mut Tx, conta: ContaId, dia: NaiveDate, c: Counters) -> Resu
     .bind(conta.0)
     .bind(dia)
     .bind(i64::from(c.cobrada))
-    .bind(i64::from(c.erro))
+    .bind(i64::from(c.is_error))
     .bind(c.gasto.0)
     .execute(&mut **tx)
     .await?;
@@ -48,7 +48,7 @@ struct Chave<'a> {
     conta: ContaId,
     endpoint: EndpointConsulta,
     chave: Option<&'a str>,
-    pedido: Option<Uuid>,
+    request_id: Option<Uuid>,
 }
 
 /// Inserts one history row with its ordinals: each group's count plus one (rules in
@@ -77,7 +77,7 @@ async fn insert_consulta(tx: &mut Tx, k: &Chave<'_>, l: &HistoricoRow) -> Result
     .bind(l.valor.0)
     .bind(l.saldo_antes.map(|c| c.0))
     .bind(l.saldo_depois.map(|c| c.0))
-    .bind(k.pedido)
+    .bind(k.request_id)
     .fetch_one(&mut **tx)
     .await?;
     Ok(id)
@@ -151,7 +151,7 @@ async fn apply(tx: &mut Tx, c: &Cobranca, plano: &CobrancaPlan) -> Result<bool, 
         conta: c.conta,
         endpoint: c.endpoint,
         chave: Some(&c.chave),
-        pedido: Some(c.pedido),
+        request_id: Some(c.request_id),
     };
     let id = insert_consulta(tx, &chave, &plano.historico).await?;
     if let Some(valor) = plano.lancamento {
@@ -166,7 +166,7 @@ async fn apply(tx: &mut Tx, c: &Cobranca, plano: &CobrancaPlan) -> Result<bool, 
         .execute(&mut **tx)
         .await?;
     }
-    count(tx, c.conta, c.dia, plano.contagem).await?;
+    count(tx, c.conta, c.dia, plano.counters).await?;
     match (&c.consolidate, plano.consolidate) {
         (Some(codigo), true) => consolidate(tx, codigo, c.em).await,
         _ => Ok(false),
@@ -207,15 +207,15 @@ impl ConsultasStore for PgStore {
                 .fetch_optional(&mut *tx)
                 .await?;
         let ultima = last_date(&mut tx, r.conta).await?;
-        let (linha, contagem) = cobranca::plan_record(saldo.map(Centavos), r.status, r.em, ultima);
+        let (linha, counters) = cobranca::plan_record(saldo.map(Centavos), r.status, r.em, ultima);
         let chave = Chave {
             conta: r.conta,
             endpoint: r.endpoint,
             chave: r.chave.as_deref(),
-            pedido: None,
+            request_id: None,
         };
         insert_consulta(&mut tx, &chave, &linha).await?;
-        count(&mut tx, r.conta, r.dia, contagem).await?;
+        count(&mut tx, r.conta, r.dia, counters).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -229,7 +229,7 @@ impl ConsultasStore for PgStore {
             Ok(()) => Ok(plano.result_with(cache)),
             Err(e) => {
                 // The reply was lost or the commit refused: learn which on another connection.
-                match self.cobranca_outcome(c.conta, c.pedido, c.em).await {
+                match self.cobranca_outcome(c.conta, c.request_id, c.em).await {
                     Ok(Some(_)) => Ok(plano.result_with(cache)),
                     Ok(None) => Err(e.into()),
                     Err(d) => Err(StoreError::unknown_outcome(&e, &d)),
@@ -241,10 +241,10 @@ impl ConsultasStore for PgStore {
     async fn cobranca_outcome(
         &self,
         conta: ContaId,
-        pedido: Uuid,
+        request_id: Uuid,
         em: DateTime<Utc>,
     ) -> Result<Option<RecordedConsulta>, StoreError> {
-        super::outcome::cobranca(&self.pool, conta, pedido, em).await
+        super::outcome::cobranca(&self.pool, conta, request_id, em).await
     }
 
     async fn uso_period(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriod, StoreError> {

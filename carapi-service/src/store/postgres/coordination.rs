@@ -22,7 +22,7 @@ impl CoordinationStore for PgStore {
         &self,
         nome: &str,
         dono: &str,
-        agora: DateTime<Utc>,
+        now: DateTime<Utc>,
         ate: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let n = sqlx::query(
@@ -33,7 +33,7 @@ impl CoordinationStore for PgStore {
         .bind(nome)
         .bind(dono)
         .bind(ate)
-        .bind(agora)
+        .bind(now)
         .execute(&self.pool)
         .await?
         .rows_affected();

@@ -162,7 +162,7 @@ pub(super) async fn historico(
 
 const SQL_USO_HORAS: &str = "SELECT endpoint, quantidade, valor_centavos FROM consultas_uso_hora
      WHERE conta_id = $1 AND hora > $2";
-const SQL_USO_BORDA: &str = "SELECT endpoint, COUNT(*), COALESCE(SUM(valor_centavos), 0)::BIGINT
+const SQL_USO_BOUNDARY: &str = "SELECT endpoint, COUNT(*), COALESCE(SUM(valor_centavos), 0)::BIGINT
      FROM consultas WHERE conta_id = $1 AND data >= $2 AND data < $3 GROUP BY endpoint";
 
 fn end_of_hour(hora: i64) -> DateTime<Utc> {
@@ -180,7 +180,7 @@ pub(super) async fn uso_by_endpoint(
         .bind(hora)
         .fetch_all(pool)
         .await?;
-    let edge: Vec<(String, i64, i64)> = sqlx::query_as(SQL_USO_BORDA)
+    let edge: Vec<(String, i64, i64)> = sqlx::query_as(SQL_USO_BOUNDARY)
         .bind(conta.0)
         .bind(desde)
         .bind(end_of_hour(hora))
@@ -228,7 +228,7 @@ pub(super) async fn uso_plan(
     let hora = utc_hour(desde);
     let horas = format!("EXPLAIN {SQL_USO_HORAS}");
     let mut v = explain(pool, sqlx::query(&horas).bind(conta.0).bind(hora)).await?;
-    let edge = format!("EXPLAIN {SQL_USO_BORDA}");
+    let edge = format!("EXPLAIN {SQL_USO_BOUNDARY}");
     let q = sqlx::query(&edge)
         .bind(conta.0)
         .bind(desde)

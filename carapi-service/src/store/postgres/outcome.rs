@@ -3,7 +3,7 @@
 //! connection (never the pool's, which may hold other connections to a server that went away):
 //! lock the row the transaction had locked, which waits until that transaction is over on the
 //! server (committed, or rolled back when its connection closed), then read whether its rows
-//! are there. A charge is found by its id (`consultas.pedido`); a top-up confirmation by the
+//! are there. A charge is found by its id (`consultas.request_id`); a top-up confirmation by the
 //! top-up's state and instant.
 //!
 //! The lookup is retried for a few seconds (the server may be restarting); when it still
@@ -52,12 +52,12 @@ where
     Err(ultimo)
 }
 
-/// The history row of the charge `pedido` of `conta` made at `em`, once the transaction that
+/// The history row of the charge `request_id` of `conta` made at `em`, once the transaction that
 /// held the account row is over; `None` when it was not committed.
 pub(super) async fn cobranca(
     pool: &PgPool,
     conta: ContaId,
-    pedido: Uuid,
+    request_id: Uuid,
     em: DateTime<Utc>,
 ) -> Result<Option<RecordedConsulta>, StoreError> {
     on_fresh_connection(pool, |conn| {
@@ -78,7 +78,7 @@ pub(super) async fn cobranca(
             )
             .bind(conta.0)
             .bind(em)
-            .bind(pedido)
+            .bind(request_id)
             .fetch_optional(&mut *tx)
             .await?;
             tx.rollback().await?;

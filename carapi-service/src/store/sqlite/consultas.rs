@@ -30,7 +30,7 @@ impl ConsultasStore for SqliteStore {
     async fn cobranca_outcome(
         &self,
         conta: ContaId,
-        pedido: Uuid,
+        request_id: Uuid,
         em: DateTime<Utc>,
     ) -> Result<Option<RecordedConsulta>, StoreError> {
         let row = sqlx::query(
@@ -40,7 +40,7 @@ impl ConsultasStore for SqliteStore {
         )
         .bind(conta.0)
         .bind(ms(em))
-        .bind(pedido.to_string())
+        .bind(request_id.to_string())
         .fetch_optional(&self.reading)
         .await?;
         Ok(row

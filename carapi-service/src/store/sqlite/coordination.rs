@@ -14,7 +14,7 @@ impl CoordinationStore for SqliteStore {
         &self,
         nome: &str,
         dono: &str,
-        agora: DateTime<Utc>,
+        now: DateTime<Utc>,
         ate: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let mut tx = self.begin_immediate().await?;
@@ -26,7 +26,7 @@ impl CoordinationStore for SqliteStore {
         .bind(nome)
         .bind(dono)
         .bind(ms(ate))
-        .bind(ms(agora))
+        .bind(ms(now))
         .execute(&mut *tx)
         .await?
         .rows_affected();

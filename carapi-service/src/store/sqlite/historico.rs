@@ -222,7 +222,7 @@ fn sorted(rows: &[SqliteRow]) -> Result<Vec<RecordedConsulta>, StoreError> {
 /// `?`: account, hour, account, from, to.
 const SQL_USO_HORAS: &str = "SELECT endpoint, quantidade, valor_centavos FROM consultas_uso_hora
      WHERE conta_id = ? AND hora > ?";
-const SQL_USO_BORDA: &str = "SELECT endpoint, COUNT(*), COALESCE(SUM(valor_centavos), 0)
+const SQL_USO_BOUNDARY: &str = "SELECT endpoint, COUNT(*), COALESCE(SUM(valor_centavos), 0)
      FROM consultas INDEXED BY consultas_conta_data
      WHERE conta_id = ? AND data_ms >= ? AND data_ms < ? GROUP BY endpoint";
 
@@ -237,7 +237,7 @@ pub(super) async fn uso_by_endpoint(
         .bind(hora)
         .fetch_all(&store.historico)
         .await?;
-    let edge: Vec<(String, i64, i64)> = sqlx::query_as(SQL_USO_BORDA)
+    let edge: Vec<(String, i64, i64)> = sqlx::query_as(SQL_USO_BOUNDARY)
         .bind(conta.0)
         .bind(ms(desde))
         .bind((hora + 1) * 3_600_000)
@@ -306,7 +306,7 @@ pub async fn uso_plan(
     for r in q.fetch_all(&store.historico).await? {
         v.push(r.try_get::<String, _>("detail")?);
     }
-    let edge = format!("EXPLAIN QUERY PLAN {SQL_USO_BORDA}");
+    let edge = format!("EXPLAIN QUERY PLAN {SQL_USO_BOUNDARY}");
     let q = sqlx::query(&edge)
         .bind(conta.0)
         .bind(ms(desde))

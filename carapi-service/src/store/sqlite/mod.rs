@@ -66,8 +66,8 @@ impl SqliteStore {
     /// # Errors
     /// [`StoreError`] when the URL is invalid, the file cannot be opened or migrations fail.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        let memoria = url.contains(":memory:") || url.contains("mode=memory");
-        let (url, temporario) = if memoria {
+        let memory = url.contains(":memory:") || url.contains("mode=memory");
+        let (url, temporario) = if memory {
             let dir = tempfile::Builder::new()
                 .prefix("carapi-memoria-")
                 .tempdir()

@@ -247,7 +247,7 @@ fn answer_error(p: WriterRequest, msg: &str) {
     }
 }
 
-/// Runs `f` inside `SAVEPOINT pedido`: released on success, rolled back (alone) on failure.
+/// Runs `f` inside `SAVEPOINT request_id`: released on success, rolled back (alone) on failure.
 /// The outer error means the savepoint itself failed: the group's transaction must be dropped.
 fn in_savepoint<T>(
     conn: &Connection,
@@ -274,7 +274,7 @@ fn count(conn: &Connection, conta: ContaId, dia: NaiveDate, c: Counters) -> Resu
         conta.0,
         dia.to_string(),
         i64::from(c.cobrada),
-        i64::from(c.erro),
+        i64::from(c.is_error),
         c.gasto.0
     ])?;
     Ok(())
@@ -285,7 +285,7 @@ struct Chave<'a> {
     conta: ContaId,
     endpoint: &'a str,
     chave: Option<&'a str>,
-    pedido: Option<String>,
+    request_id: Option<String>,
 }
 
 /// One history row with its ordinals (each group's count plus one: the writer is the only
@@ -313,7 +313,7 @@ fn insert_consulta(conn: &Connection, k: &Chave<'_>, l: &HistoricoRow) -> Result
         l.valor.0,
         l.saldo_antes.map(|c| c.0),
         l.saldo_depois.map(|c| c.0),
-        k.pedido
+        k.request_id
     ])?;
     Ok(conn.last_insert_rowid())
 }
@@ -335,15 +335,15 @@ fn record(conn: &Connection, r: &ConsultaRecord) -> Result<(), StoreError> {
         .query_row([r.conta.0], |row| row.get(0))
         .optional()?;
     let ultima = last_date(conn, r.conta)?;
-    let (linha, contagem) = cobranca::plan_record(saldo.map(Centavos), r.status, r.em, ultima);
+    let (linha, counters) = cobranca::plan_record(saldo.map(Centavos), r.status, r.em, ultima);
     let chave = Chave {
         conta: r.conta,
         endpoint: r.endpoint.as_str(),
         chave: r.chave.as_deref(),
-        pedido: None,
+        request_id: None,
     };
     insert_consulta(conn, &chave, &linha)?;
-    count(conn, r.conta, r.dia, contagem)
+    count(conn, r.conta, r.dia, counters)
 }
 
 /// What the charge plan needs: the account, the counters its limits need
@@ -408,7 +408,7 @@ fn charge(conn: &Connection, c: &Cobranca) -> Result<CobrancaResult, StoreError>
         conta: c.conta,
         endpoint: c.endpoint.as_str(),
         chave: Some(&c.chave),
-        pedido: Some(c.pedido.to_string()),
+        request_id: Some(c.request_id.to_string()),
     };
     let id = insert_consulta(conn, &chave, &plano.historico)?;
     if let Some(valor) = plano.lancamento {
@@ -417,7 +417,7 @@ fn charge(conn: &Connection, c: &Cobranca) -> Result<CobrancaResult, StoreError>
         )?
         .execute(params![c.conta.0, valor.0, id.to_string(), ms(c.em)])?;
     }
-    count(conn, c.conta, c.dia, plano.contagem)?;
+    count(conn, c.conta, c.dia, plano.counters)?;
     let cache = match (&c.consolidate, plano.consolidate) {
         (Some(codigo), true) => consolidate(conn, codigo.as_str(), ms(c.em))?,
         _ => false,

@@ -11,7 +11,7 @@ use bytes::Bytes;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-use super::{Client, Estado, pid};
+use super::{Client, ProcessRuntime, pid};
 use crate::{
     CarDadosBasicos, CarDadosCompletos, CarResponse, Error, FaixasResponse, Falta, HistoricoParams,
     HistoricoResponse, LimitesResponse, LimitesUpdate, NovaRecarga, Precos, ProprietarioResponse,
@@ -25,7 +25,7 @@ impl Client {
     /// # Errors
     /// As [`crate::Client::car`].
     pub fn car(&self, codigo: impl AsRef<str>) -> Result<CarResponse<CarDadosBasicos>> {
-        self.rodar(|c| async move { c.car(codigo).await })
+        self.run(|c| async move { c.car(codigo).await })
     }
 
     /// `GET /v1/car/{codigoCar}/completo`, blocking: [`crate::Client::car_completo`].
@@ -33,7 +33,7 @@ impl Client {
     /// # Errors
     /// As [`crate::Client::car_completo`].
     pub fn car_completo(&self, codigo: impl AsRef<str>) -> Result<CarResponse<CarDadosCompletos>> {
-        self.rodar(|c| async move { c.car_completo(codigo).await })
+        self.run(|c| async move { c.car_completo(codigo).await })
     }
 
     /// `GET /v1/proprietario/{cpfCnpj}`, blocking: [`crate::Client::proprietario`].
@@ -41,7 +41,7 @@ impl Client {
     /// # Errors
     /// As [`crate::Client::proprietario`].
     pub fn proprietario(&self, documento: impl AsRef<str>) -> Result<ProprietarioResponse> {
-        self.rodar(|c| async move { c.proprietario(documento).await })
+        self.run(|c| async move { c.proprietario(documento).await })
     }
 
     /// The receipt PDF in memory, blocking: [`crate::Client::recibo`].
@@ -49,7 +49,7 @@ impl Client {
     /// # Errors
     /// As [`crate::Client::recibo`].
     pub fn recibo(&self, codigo: impl AsRef<str>) -> Result<Recibo> {
-        self.rodar(|c| async move { c.recibo(codigo).await })
+        self.run(|c| async move { c.recibo(codigo).await })
     }
 
     /// Starts the receipt download, blocking: [`crate::Client::recibo_download`]; read it with
@@ -58,9 +58,12 @@ impl Client {
     /// # Errors
     /// As [`crate::Client::recibo_download`].
     pub fn recibo_download(&self, codigo: impl AsRef<str>) -> Result<ReciboDownload> {
-        let estado = self.estado()?;
-        let download = self.rodar(|c| async move { c.recibo_download(codigo).await })?;
-        Ok(ReciboDownload { estado, download })
+        let process_runtime = self.process_runtime()?;
+        let download = self.run(|c| async move { c.recibo_download(codigo).await })?;
+        Ok(ReciboDownload {
+            process_runtime,
+            download,
+        })
     }
 
     /// The receipt into a file, blocking: [`crate::Client::recibo_to_file`].
@@ -72,7 +75,7 @@ impl Client {
         codigo: impl AsRef<str>,
         path: impl AsRef<Path>,
     ) -> Result<ReciboInfo> {
-        self.rodar(|c| async move { c.recibo_to_file(codigo, path).await })
+        self.run(|c| async move { c.recibo_to_file(codigo, path).await })
     }
 
     /// The receipt into a file with a progress callback, blocking:
@@ -86,7 +89,7 @@ impl Client {
         path: impl AsRef<Path>,
         progress: impl FnMut(ReciboProgress) + Send,
     ) -> Result<ReciboInfo> {
-        self.rodar(|c| async move { c.recibo_to_file_with_progress(codigo, path, progress).await })
+        self.run(|c| async move { c.recibo_to_file_with_progress(codigo, path, progress).await })
     }
 
     /// `GET /v1/saldo` (free), blocking: [`crate::Client::saldo`].
@@ -94,7 +97,7 @@ impl Client {
     /// # Errors
     /// As [`crate::Client::saldo`].
     pub fn saldo(&self) -> Result<SaldoResponse> {
-        self.rodar(|c| async move { c.saldo().await })
+        self.run(|c| async move { c.saldo().await })
     }
 
     /// The account's prices, blocking: [`crate::Client::precos`].
@@ -102,7 +105,7 @@ impl Client {
     /// # Errors
     /// As [`crate::Client::precos`].
     pub fn precos(&self) -> Result<Precos> {
-        self.rodar(|c| async move { c.precos().await })
+        self.run(|c| async move { c.precos().await })
     }
 
     /// One page of `GET /v1/historico` (free), blocking: [`crate::Client::historico`].
@@ -110,7 +113,7 @@ impl Client {
     /// # Errors
     /// As [`crate::Client::historico`].
     pub fn historico(&self, params: &HistoricoParams) -> Result<HistoricoResponse> {
-        self.rodar(|c| async move { c.historico(params).await })
+        self.run(|c| async move { c.historico(params).await })
     }
 
     /// `GET /v1/limites` (free), blocking: [`crate::Client::limites`].
@@ -118,7 +121,7 @@ impl Client {
     /// # Errors
     /// As [`crate::Client::limites`].
     pub fn limites(&self) -> Result<LimitesResponse> {
-        self.rodar(|c| async move { c.limites().await })
+        self.run(|c| async move { c.limites().await })
     }
 
     /// `PUT /v1/limites` (free), blocking: [`crate::Client::atualizar_limites`].
@@ -126,7 +129,7 @@ impl Client {
     /// # Errors
     /// As [`crate::Client::atualizar_limites`].
     pub fn atualizar_limites(&self, update: &LimitesUpdate) -> Result<LimitesResponse> {
-        self.rodar(|c| async move { c.atualizar_limites(update).await })
+        self.run(|c| async move { c.atualizar_limites(update).await })
     }
 
     /// `GET /v1/uso` (free), blocking: [`crate::Client::uso`].
@@ -134,7 +137,7 @@ impl Client {
     /// # Errors
     /// As [`crate::Client::uso`].
     pub fn uso(&self) -> Result<UsoResponse> {
-        self.rodar(|c| async move { c.uso().await })
+        self.run(|c| async move { c.uso().await })
     }
 
     /// `GET /v1/recarga/faixas` (free), blocking: [`crate::Client::faixas_recarga`].
@@ -142,7 +145,7 @@ impl Client {
     /// # Errors
     /// As [`crate::Client::faixas_recarga`].
     pub fn faixas_recarga(&self, valor: Option<Decimal>) -> Result<FaixasResponse> {
-        self.rodar(|c| async move { c.faixas_recarga(valor).await })
+        self.run(|c| async move { c.faixas_recarga(valor).await })
     }
 
     /// `POST /v1/recarga`, blocking: [`crate::Client::criar_recarga`].
@@ -150,7 +153,7 @@ impl Client {
     /// # Errors
     /// As [`crate::Client::criar_recarga`].
     pub fn criar_recarga(&self, nova: &NovaRecarga) -> Result<RecargaCriadaResponse> {
-        self.rodar(|c| async move { c.criar_recarga(nova).await })
+        self.run(|c| async move { c.criar_recarga(nova).await })
     }
 
     /// `GET /v1/recarga/{recargaId}` (free), blocking: [`crate::Client::recarga`].
@@ -158,7 +161,7 @@ impl Client {
     /// # Errors
     /// As [`crate::Client::recarga`].
     pub fn recarga(&self, recarga_id: Uuid) -> Result<RecargaStatusResponse> {
-        self.rodar(|c| async move { c.recarga(recarga_id).await })
+        self.run(|c| async move { c.recarga(recarga_id).await })
     }
 
     /// Waits until the top-up is final, blocking: [`crate::Client::wait_for_recarga`].
@@ -170,7 +173,7 @@ impl Client {
         recarga_id: Uuid,
         timeout: Duration,
     ) -> Result<RecargaStatusResponse> {
-        self.rodar(|c| async move { c.wait_for_recarga(recarga_id, timeout).await })
+        self.run(|c| async move { c.wait_for_recarga(recarga_id, timeout).await })
     }
 
     /// One page of `GET /v1/recargas` (free), blocking: [`crate::Client::recargas`].
@@ -178,7 +181,7 @@ impl Client {
     /// # Errors
     /// As [`crate::Client::recargas`].
     pub fn recargas(&self, params: &RecargasParams) -> Result<RecargasResponse> {
-        self.rodar(|c| async move { c.recargas(params).await })
+        self.run(|c| async move { c.recargas(params).await })
     }
 
     /// Settles the uncertain lookups against the history, blocking:
@@ -187,7 +190,7 @@ impl Client {
     /// # Errors
     /// As [`crate::Client::settle_uncertain`].
     pub fn settle_uncertain(&self) -> Result<Settlement> {
-        self.rodar(|c| async move { c.settle_uncertain().await })
+        self.run(|c| async move { c.settle_uncertain().await })
     }
 
     /// The shortfall of a 402, blocking: [`crate::Client::falta`].
@@ -195,13 +198,13 @@ impl Client {
     /// # Errors
     /// As [`crate::Client::falta`].
     pub fn falta(&self, erro: &Error) -> Result<Option<Falta>> {
-        self.rodar(|c| async move { c.falta(erro).await })
+        self.run(|c| async move { c.falta(erro).await })
     }
 }
 
 /// A receipt being downloaded, blocking ([`Client::recibo_download`]).
 pub struct ReciboDownload {
-    estado: Arc<Estado>,
+    process_runtime: Arc<ProcessRuntime>,
     download: crate::ReciboDownload,
 }
 
@@ -230,7 +233,7 @@ impl ReciboDownload {
     /// As [`crate::ReciboDownload::chunk`]; [`Error::Config`] in a child process after
     /// `fork()` (the download belongs to the parent) or inside a tokio runtime.
     pub fn chunk(&mut self) -> Result<Option<Bytes>> {
-        if self.estado.pid != pid() {
+        if self.process_runtime.pid != pid() {
             return Err(Error::Config(
                 "download de recibo iniciado antes do fork(): recomece-o no processo filho".into(),
             ));
@@ -240,7 +243,11 @@ impl ReciboDownload {
                 "carapi_sdk::blocking chamado dentro de um runtime tokio".into(),
             ));
         }
-        let rt = self.estado.runtime.as_ref().expect("set until dropped");
+        let rt = self
+            .process_runtime
+            .runtime
+            .as_ref()
+            .expect("set until dropped");
         rt.block_on(self.download.chunk())
     }
 }

@@ -8,7 +8,7 @@ use rust_decimal::Decimal;
 
 use super::Client;
 use crate::op::Op;
-use crate::spend::{Conhecida, Incerto, Janela};
+use crate::spend::{Conhecida, Uncertain, Window};
 use crate::{ConsumoItem, HistoricoParams, Result, StatusConsulta};
 
 /// What [`Client::settle_uncertain`] found.
@@ -17,7 +17,7 @@ use crate::{ConsumoItem, HistoricoParams, Result, StatusConsulta};
 pub struct Settlement {
     /// Lookups the history shows as charged: moved to [`Gasto::confirmado`](crate::Gasto::confirmado).
     pub cobradas: u32,
-    /// Lookups the history shows no charge for: dropped from [`Gasto::incerto`](crate::Gasto::incerto).
+    /// Lookups the history shows no charge for: dropped from [`Gasto::uncertain`](crate::Gasto::incerto).
     pub nao_cobradas: u32,
     /// Lookups left uncertain: lost less than the settle grace ago
     /// ([`ClientBuilder::settle_grace`](crate::ClientBuilder::settle_grace), 30 s by default,
@@ -27,7 +27,7 @@ pub struct Settlement {
 }
 
 impl Client {
-    /// Settles the lookups whose answer never came back ([`Gasto::incerto`](crate::Gasto::incerto):
+    /// Settles the lookups whose answer never came back ([`Gasto::uncertain`](crate::Gasto::incerto):
     /// lost, or the call's future dropped after sending) against the free history
     /// (`GET /v1/historico`, contract "Account endpoints").
     ///
@@ -47,9 +47,9 @@ impl Client {
     /// # Errors
     /// Those of [`Client::historico`]; nothing is settled for the keys not yet read.
     pub async fn settle_uncertain(&self) -> Result<Settlement> {
-        let (incertos, conhecidas) = self.inner.spend.para_assentar();
+        let (uncertain, conhecidas) = self.inner.spend.to_settle();
         let mut grupos: BTreeMap<(&'static str, String), Vec<u64>> = BTreeMap::new();
-        for i in &incertos {
+        for i in &uncertain {
             grupos
                 .entry((i.op.name(), i.chave.clone()))
                 .or_default()
@@ -57,7 +57,7 @@ impl Client {
         }
         let mut total = Settlement::default();
         for ids in grupos.into_values() {
-            let Some(primeiro) = incertos.iter().find(|i| i.id == ids[0]) else {
+            let Some(primeiro) = uncertain.iter().find(|i| i.id == ids[0]) else {
                 continue;
             };
             let (op, chave) = (primeiro.op, primeiro.chave.clone());
@@ -66,7 +66,7 @@ impl Client {
                 .filter(|c| c.op == op && c.chave == chave)
                 .cloned()
                 .collect();
-            let grupo: Vec<Incerto> = incertos
+            let grupo: Vec<Uncertain> = uncertain
                 .iter()
                 .filter(|i| ids.contains(&i.id))
                 .cloned()
@@ -75,15 +75,15 @@ impl Client {
                 .cobrados_desde(op, &chave, desde(&grupo, &suas))
                 .await?;
             // The history's answers narrowed the bounds: read them again.
-            let grupo = self.inner.spend.incertos(&ids);
+            let grupo = self.inner.spend.uncertain(&ids);
             let r = classificar(
                 grupo,
                 &suas,
                 &itens,
                 Instant::now(),
-                self.inner.spend.carencia(),
+                self.inner.spend.grace(),
             );
-            self.inner.spend.assentar(&r.cobrados, &r.nao_cobrados);
+            self.inner.spend.settle(&r.cobrados, &r.nao_cobrados);
             total.cobradas += r.cobrados.len() as u32;
             total.nao_cobradas += r.nao_cobrados.len() as u32;
             total.pendentes += r.pendentes;
@@ -122,12 +122,12 @@ impl Client {
 
 /// How far back the history is read for a group: the earliest lower bound of its uncertain
 /// lookups and of the 200s whose windows reach theirs (`None`: unbounded).
-fn desde(grupo: &[Incerto], conhecidas: &[Conhecida]) -> Option<DateTime<Utc>> {
+fn desde(grupo: &[Uncertain], conhecidas: &[Conhecida]) -> Option<DateTime<Utc>> {
     let mut desde: Option<DateTime<Utc>> = None;
     for j in grupo
         .iter()
-        .map(|i| &i.janela)
-        .chain(conhecidas.iter().map(|c| &c.janela))
+        .map(|i| &i.window)
+        .chain(conhecidas.iter().map(|c| &c.window))
     {
         desde = Some(match (desde, j.desde) {
             (_, None) => return None,
@@ -148,41 +148,41 @@ pub(crate) struct Classificacao {
 
 /// Who may have caused a history item: a 200 this client got, or an uncertain lookup (by index).
 struct Candidato<'a> {
-    janela: &'a Janela,
-    incerto: Option<usize>,
+    window: &'a Window,
+    uncertain: Option<usize>,
 }
 
 /// Matches the uncertain lookups of one endpoint and key, and the 200s this client got for it,
 /// with the charged history items of that key (in any order): oldest item first, each goes to
 /// the unmatched candidate whose window holds it and closes first (a known 200 before an
 /// uncertain lookup, then the earliest sent). An uncertain lookup that gets an item was charged
-/// that item's amount; one that gets none was not charged once `carencia` has passed since it
-/// was lost (at `agora`, monotonic), and is pending before.
+/// that item's amount; one that gets none was not charged once `grace` has passed since it
+/// was lost (at `now`, monotonic), and is pending before.
 pub(crate) fn classificar(
-    grupo: Vec<Incerto>,
+    grupo: Vec<Uncertain>,
     conhecidas: &[Conhecida],
     itens: &[ConsumoItem],
-    agora: Instant,
-    carencia: Duration,
+    now: Instant,
+    grace: Duration,
 ) -> Classificacao {
     let mut itens: Vec<&ConsumoItem> = itens.iter().collect();
     itens.sort_by_key(|i| i.data);
     let mut candidatos: Vec<Candidato<'_>> = conhecidas
         .iter()
         .map(|c| Candidato {
-            janela: &c.janela,
-            incerto: None,
+            window: &c.window,
+            uncertain: None,
         })
         .chain(grupo.iter().enumerate().map(|(k, i)| Candidato {
-            janela: &i.janela,
-            incerto: Some(k),
+            window: &i.window,
+            uncertain: Some(k),
         }))
         .collect();
     candidatos.sort_by_key(|c| {
         (
-            c.janela.ate.unwrap_or(DateTime::<Utc>::MAX_UTC),
-            c.incerto.is_some(),
-            c.janela.enviado,
+            c.window.ate.unwrap_or(DateTime::<Utc>::MAX_UTC),
+            c.uncertain.is_some(),
+            c.window.enviado,
         )
     });
     let mut usado = vec![false; candidatos.len()];
@@ -190,10 +190,10 @@ pub(crate) fn classificar(
     for item in itens {
         let data = item.data.with_timezone(&Utc);
         let escolhido =
-            (0..candidatos.len()).find(|&k| !usado[k] && candidatos[k].janela.contem(data));
+            (0..candidatos.len()).find(|&k| !usado[k] && candidatos[k].window.contem(data));
         if let Some(k) = escolhido {
             usado[k] = true;
-            if let Some(i) = candidatos[k].incerto {
+            if let Some(i) = candidatos[k].uncertain {
                 valor[i] = Some(item.valor_cobrado);
             }
         }
@@ -202,12 +202,7 @@ pub(crate) fn classificar(
     for (inc, valor) in grupo.iter().zip(valor) {
         match valor {
             Some(v) => c.cobrados.push((inc.id, v)),
-            None if inc
-                .janela
-                .fim
-                .checked_add(carencia)
-                .is_some_and(|t| agora >= t) =>
-            {
+            None if inc.window.fim.checked_add(grace).is_some_and(|t| now >= t) => {
                 c.nao_cobrados.push(inc.id);
             }
             None => c.pendentes += 1,

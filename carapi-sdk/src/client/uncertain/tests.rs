@@ -2,11 +2,11 @@ use chrono::TimeDelta;
 
 use super::*;
 
-const CARENCIA: Duration = Duration::from_secs(30);
+const SETTLE_GRACE: Duration = Duration::from_secs(30);
 
 /// A lookup's window: sent and ended at `mono`, at or after `desde` in the server's time.
-fn janela(mono: Instant, desde: DateTime<Utc>, ate: Option<DateTime<Utc>>) -> Janela {
-    Janela {
+fn window(mono: Instant, desde: DateTime<Utc>, ate: Option<DateTime<Utc>>) -> Window {
+    Window {
         enviado: mono,
         fim: mono,
         desde: Some(desde),
@@ -14,13 +14,13 @@ fn janela(mono: Instant, desde: DateTime<Utc>, ate: Option<DateTime<Utc>>) -> Ja
     }
 }
 
-fn incerto(id: u64, mono: Instant, desde: DateTime<Utc>) -> Incerto {
-    Incerto {
+fn uncertain(id: u64, mono: Instant, desde: DateTime<Utc>) -> Uncertain {
+    Uncertain {
         id,
         op: Op::Car,
         chave: "k".into(),
         preco: Some(Decimal::ONE),
-        janela: janela(mono, desde, None),
+        window: window(mono, desde, None),
         aviso: None,
     }
 }
@@ -47,11 +47,11 @@ fn charged_not_charged_and_pending() {
     let depois = antigo + Duration::from_secs(120);
     // Lost and charged; lost with no item, the grace over; lost just now, no item yet.
     let grupo = vec![
-        incerto(1, antigo, t0),
-        incerto(2, antigo + Duration::from_secs(60), t0 + s(3600)),
-        incerto(3, depois, t0 + s(7200)),
+        uncertain(1, antigo, t0),
+        uncertain(2, antigo + Duration::from_secs(60), t0 + s(3600)),
+        uncertain(3, depois, t0 + s(7200)),
     ];
-    let c = classificar(grupo, &[], &[item(t0 + s(1))], depois, CARENCIA);
+    let c = classificar(grupo, &[], &[item(t0 + s(1))], depois, SETTLE_GRACE);
     assert_eq!(
         c.cobrados,
         vec![(1, Decimal::new(50, 2))],
@@ -71,34 +71,34 @@ fn a_known_200_of_the_same_key_is_not_the_lost_one() {
     let conhecida = Conhecida {
         op: Op::Car,
         chave: "k".into(),
-        janela: janela(mono, t0 - s(3), Some(t0)),
+        window: window(mono, t0 - s(3), Some(t0)),
     };
     let c = classificar(
-        vec![incerto(1, mono, t0 - s(1))],
+        vec![uncertain(1, mono, t0 - s(1))],
         std::slice::from_ref(&conhecida),
         &[item(t0 - s(1))],
         tarde,
-        CARENCIA,
+        SETTLE_GRACE,
     );
     assert_eq!(c.nao_cobrados, vec![1], "the one item is the 200's");
     let c = classificar(
-        vec![incerto(1, mono, t0 - s(1))],
+        vec![uncertain(1, mono, t0 - s(1))],
         std::slice::from_ref(&conhecida),
         &[item(t0 - s(1)), item(t0 + s(1))],
         tarde,
-        CARENCIA,
+        SETTLE_GRACE,
     );
     assert_eq!(c.cobrados.len(), 1);
     // Two lost answers, one charge: the earliest sent takes it.
     let c = classificar(
         vec![
-            incerto(2, mono + Duration::from_secs(3), t0),
-            incerto(1, mono, t0),
+            uncertain(2, mono + Duration::from_secs(3), t0),
+            uncertain(1, mono, t0),
         ],
         &[],
         &[item(t0 + s(1))],
         tarde,
-        CARENCIA,
+        SETTLE_GRACE,
     );
     assert_eq!(c.cobrados[0].0, 1);
     assert_eq!(c.nao_cobrados, vec![2]);
@@ -109,11 +109,11 @@ fn an_item_before_the_last_answer_seen_is_not_the_lost_lookups() {
     let t0 = DateTime::from_timestamp(1_900_000_000, 0).unwrap();
     let mono = Instant::now();
     let c = classificar(
-        vec![incerto(1, mono, t0)],
+        vec![uncertain(1, mono, t0)],
         &[],
         &[item(t0 - TimeDelta::seconds(1))],
-        mono + CARENCIA,
-        CARENCIA,
+        mono + SETTLE_GRACE,
+        SETTLE_GRACE,
     );
     assert_eq!(c.nao_cobrados, vec![1], "someone else's earlier lookup");
 }

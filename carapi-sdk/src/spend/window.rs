@@ -17,21 +17,21 @@ use chrono::{DateTime, TimeDelta, Utc};
 
 /// Margin of a lower bound taken from an answer after the send: the `Date`'s whole second and
 /// scheduling.
-const FOLGA: TimeDelta = TimeDelta::seconds(2);
+const SLACK: TimeDelta = TimeDelta::seconds(2);
 
 /// How far after a send an answer may come and still bound it from below.
 const IDA_E_VOLTA_MAXIMA: Duration = Duration::from_secs(30);
 
 /// A request in flight: when it left (monotonic) and the server's time before it.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Envio {
+pub(crate) struct Sending {
     pub(crate) enviado: Instant,
     pub(crate) desde: Option<DateTime<Utc>>,
 }
 
 /// The server's time of one lookup: at or after `desde`, at or before `ate` (`None`: unbounded).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Janela {
+pub(crate) struct Window {
     pub(crate) enviado: Instant,
     /// When the answer arrived (a known 200) or was lost.
     pub(crate) fim: Instant,
@@ -39,25 +39,25 @@ pub(crate) struct Janela {
     pub(crate) ate: Option<DateTime<Utc>>,
 }
 
-impl Janela {
+impl Window {
     /// True when a history item recorded at `data` (server time) may be this lookup's.
     pub(crate) fn contem(&self, data: DateTime<Utc>) -> bool {
         self.desde.is_none_or(|d| data >= d) && self.ate.is_none_or(|a| data <= a)
     }
 
     /// Narrows the bounds with an answer stamped `data` by the server, to a request of this
-    /// client sent at `enviado_resposta` and received at `recebido`; `carencia` is how long a
+    /// client sent at `enviado_resposta` and received at `recebido`; `grace` is how long a
     /// lost request may still be in process at the server.
-    pub(crate) fn observar(&mut self, resposta: &Resposta, carencia: Duration) {
+    pub(crate) fn observar(&mut self, resposta: &DatedAnswer, grace: Duration) {
         if self.desde.is_none()
             && resposta.recebido >= self.enviado
             && resposta.recebido - self.enviado <= IDA_E_VOLTA_MAXIMA
         {
             let ida_e_volta =
                 TimeDelta::from_std(resposta.recebido - self.enviado).unwrap_or(TimeDelta::MAX / 2);
-            self.desde = Some(resposta.data - ida_e_volta - FOLGA);
+            self.desde = Some(resposta.data - ida_e_volta - SLACK);
         }
-        let depois_da_carencia = self.fim.checked_add(carencia);
+        let depois_da_carencia = self.fim.checked_add(grace);
         if self.ate.is_none()
             && let (Some(e), Some(limite)) = (resposta.enviado, depois_da_carencia)
             && e >= limite
@@ -69,7 +69,7 @@ impl Janela {
 
 /// One answer's `Date` and when its request left and it arrived (monotonic).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Resposta {
+pub(crate) struct DatedAnswer {
     pub(crate) data: DateTime<Utc>,
     /// `None` when unknown (then it only bounds from below).
     pub(crate) enviado: Option<Instant>,
@@ -78,43 +78,43 @@ pub(crate) struct Resposta {
 
 /// The latest server time this client has seen (the largest `Date`).
 #[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct RelogioServidor {
-    maior: Option<Resposta>,
+pub(crate) struct ServerClock {
+    maior: Option<DatedAnswer>,
 }
 
-impl RelogioServidor {
+impl ServerClock {
     /// Keeps `r` when its `Date` is the latest (the earliest arrival of that second).
-    pub(crate) fn observar(&mut self, r: Resposta) {
+    pub(crate) fn observar(&mut self, r: DatedAnswer) {
         if self.maior.is_none_or(|m| r.data > m.data) {
             self.maior = Some(r);
         }
     }
 
     /// A request leaves now.
-    pub(crate) fn envio(&self) -> Envio {
-        Envio {
+    pub(crate) fn sending(&self) -> Sending {
+        Sending {
             enviado: Instant::now(),
             desde: self.maior.map(|m| m.data),
         }
     }
 
-    /// The bounds of a request sent as `envio` that ended at `fim` (answered or lost).
-    pub(crate) fn janela(&self, envio: Envio, fim: Instant, carencia: Duration) -> Janela {
-        let mut j = Janela {
-            enviado: envio.enviado,
+    /// The bounds of a request sent as `sending` that ended at `fim` (answered or lost).
+    pub(crate) fn window(&self, sending: Sending, fim: Instant, grace: Duration) -> Window {
+        let mut j = Window {
+            enviado: sending.enviado,
             fim,
-            desde: envio.desde,
+            desde: sending.desde,
             ate: None,
         };
         if let Some(m) = self.maior {
-            j.observar(&m, carencia);
+            j.observar(&m, grace);
         }
         j
     }
 }
 
 /// The `Date` header's instant, if the answer has a valid one.
-pub(crate) fn data_do_cabecalho(headers: &reqwest::header::HeaderMap) -> Option<DateTime<Utc>> {
+pub(crate) fn date_of_header(headers: &reqwest::header::HeaderMap) -> Option<DateTime<Utc>> {
     let v = headers.get(reqwest::header::DATE)?.to_str().ok()?;
     DateTime::parse_from_rfc2822(v.trim())
         .ok()
@@ -131,16 +131,16 @@ mod tests {
 
     #[test]
     fn the_date_before_the_send_bounds_from_below_whatever_the_wall_clocks() {
-        let mut r = RelogioServidor::default();
+        let mut r = ServerClock::default();
         let antes = Instant::now();
-        r.observar(Resposta {
+        r.observar(DatedAnswer {
             data: t(0),
             enviado: Some(antes),
             recebido: antes,
         });
-        let envio = r.envio();
-        assert_eq!(envio.desde, Some(t(0)));
-        let j = r.janela(envio, Instant::now(), Duration::from_secs(30));
+        let sending = r.sending();
+        assert_eq!(sending.desde, Some(t(0)));
+        let j = r.window(sending, Instant::now(), Duration::from_secs(30));
         assert!(
             j.contem(t(0)) && j.contem(t(3 * 3600)),
             "moved by hours: still in"
@@ -150,14 +150,14 @@ mod tests {
 
     #[test]
     fn without_a_date_before_an_answer_after_the_send_gives_the_bound() {
-        let r = RelogioServidor::default();
-        let envio = r.envio();
-        assert_eq!(envio.desde, None);
-        let mut j = r.janela(envio, Instant::now(), Duration::ZERO);
+        let r = ServerClock::default();
+        let sending = r.sending();
+        assert_eq!(sending.desde, None);
+        let mut j = r.window(sending, Instant::now(), Duration::ZERO);
         assert!(j.contem(t(-100_000)), "unbounded until an answer arrives");
         let depois = Instant::now();
         j.observar(
-            &Resposta {
+            &DatedAnswer {
                 data: t(10),
                 enviado: Some(depois),
                 recebido: depois,
@@ -171,13 +171,13 @@ mod tests {
     #[test]
     fn reads_the_date_header() {
         let mut h = reqwest::header::HeaderMap::new();
-        assert_eq!(data_do_cabecalho(&h), None);
+        assert_eq!(date_of_header(&h), None);
         h.insert(
             reqwest::header::DATE,
             reqwest::header::HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
         );
         assert_eq!(
-            data_do_cabecalho(&h),
+            date_of_header(&h),
             Some(
                 DateTime::parse_from_rfc3339("2015-10-21T07:28:00Z")
                     .unwrap()

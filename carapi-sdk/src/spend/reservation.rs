@@ -1,4 +1,4 @@
-//! [`Reserva`]: one charged lookup's price, from before it is sent until its outcome is known,
+//! [`Reservation`]: one charged lookup's price, from before it is sent until its outcome is known,
 //! with a drop guard for the outcome nobody saw.
 
 use std::sync::Arc;
@@ -7,7 +7,7 @@ use std::time::Instant;
 use chrono::{DateTime, TimeDelta, Utc};
 use rust_decimal::Decimal;
 
-use super::janela::{Envio, Janela};
+use super::window::{Sending, Window};
 use super::{Conhecida, Shared};
 use crate::op::Op;
 
@@ -15,17 +15,17 @@ use crate::op::Op;
 /// request is in flight (sent, not answered), it is recorded as uncertain first: the lookup
 /// may have been charged.
 #[derive(Debug)]
-pub(crate) struct Reserva {
+pub(crate) struct Reservation {
     shared: Option<Arc<Shared>>,
     op: Op,
     chave: String,
     /// `None` when the prices were unknown when it was made.
     preco: Option<Decimal>,
     /// The attempt sent and not answered yet.
-    em_voo: Option<Envio>,
+    em_voo: Option<Sending>,
 }
 
-impl Reserva {
+impl Reservation {
     pub(super) fn new(shared: Arc<Shared>, op: Op, chave: &str, preco: Option<Decimal>) -> Self {
         Self {
             shared: Some(shared),
@@ -57,7 +57,7 @@ impl Reserva {
     /// The request is about to leave: from now until an answer, it may reach the server.
     pub(crate) fn enviando(&mut self) {
         if let Some(shared) = &self.shared {
-            self.em_voo = Some(shared.lock().relogio.envio());
+            self.em_voo = Some(shared.lock().relogio.sending());
         }
     }
 
@@ -73,9 +73,9 @@ impl Reserva {
         let Some(shared) = self.shared.take() else {
             return;
         };
-        let agora = Instant::now();
-        let envio = self.em_voo.take();
-        let memoria = shared.memoria();
+        let now = Instant::now();
+        let sending = self.em_voo.take();
+        let memory = shared.memory();
         let mut s = shared.lock();
         match self.preco.or_else(|| s.preco(self.op)) {
             Some(p) => {
@@ -86,14 +86,14 @@ impl Reserva {
             }
             None => s.sem_preco.push(self.op),
         }
-        if let Some(envio) = envio {
-            let janela = janela_de_200(envio, agora, data);
+        if let Some(sending) = sending {
+            let window = window_of_200(sending, now, data);
             let c = Conhecida {
                 op: self.op,
                 chave: std::mem::take(&mut self.chave),
-                janela,
+                window,
             };
-            s.conhecida(c, memoria);
+            s.conhecida(c, memory);
         }
         drop(s);
         shared.settled.notify_waiters();
@@ -103,48 +103,48 @@ impl Reserva {
     /// charged. Recorded as uncertain at its price (a WARN event, once the price is known); the
     /// reservation itself stays
     /// until dropped (a retry may use it).
-    pub(crate) fn perdida(&mut self) {
-        self.incerta("resposta perdida de consulta cobrável: pode ter sido cobrada");
+    pub(crate) fn lost(&mut self) {
+        self.mark_uncertain("resposta perdida de consulta cobrável: pode ter sido cobrada");
     }
 
-    fn incerta(&mut self, mensagem: &'static str) {
-        let (Some(shared), Some(envio)) = (&self.shared, self.em_voo.take()) else {
+    fn mark_uncertain(&mut self, mensagem: &'static str) {
+        let (Some(shared), Some(sending)) = (&self.shared, self.em_voo.take()) else {
             return;
         };
-        let carencia = shared.carencia;
+        let grace = shared.grace;
         let mut s = shared.lock();
-        let janela = s.relogio.janela(envio, Instant::now(), carencia);
-        let preco = s.incerta(self.op, &self.chave, self.preco, janela, mensagem);
+        let window = s.relogio.window(sending, Instant::now(), grace);
+        let preco = s.mark_uncertain(self.op, &self.chave, self.preco, window, mensagem);
         drop(s);
         if preco.is_some() {
-            super::avisar(self.op, preco, mensagem);
+            super::warn_money(self.op, preco, mensagem);
         }
     }
 }
 
 /// The server's time of a 200: from the send's bound (or its own `Date` less its round trip)
 /// to its own `Date` plus the second it rounds down.
-fn janela_de_200(envio: Envio, recebido: Instant, data: Option<DateTime<Utc>>) -> Janela {
-    let ida_e_volta = TimeDelta::from_std(recebido.saturating_duration_since(envio.enviado))
+fn window_of_200(sending: Sending, recebido: Instant, data: Option<DateTime<Utc>>) -> Window {
+    let ida_e_volta = TimeDelta::from_std(recebido.saturating_duration_since(sending.enviado))
         .unwrap_or(TimeDelta::MAX / 2);
-    let desde = envio
+    let desde = sending
         .desde
         .or_else(|| data.map(|d| d - ida_e_volta - TimeDelta::seconds(2)));
-    Janela {
-        enviado: envio.enviado,
+    Window {
+        enviado: sending.enviado,
         fim: recebido,
         desde,
         ate: data.map(|d| d + TimeDelta::seconds(1)),
     }
 }
 
-impl Drop for Reserva {
+impl Drop for Reservation {
     fn drop(&mut self) {
         if self.shared.is_none() {
             return;
         }
         if self.em_voo.is_some() {
-            self.incerta("consulta cobrável cancelada após o envio: pode ter sido cobrada");
+            self.mark_uncertain("consulta cobrável cancelada após o envio: pode ter sido cobrada");
         }
         if let Some(shared) = self.shared.take() {
             if let Some(p) = self.preco {

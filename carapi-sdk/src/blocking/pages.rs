@@ -5,10 +5,10 @@ use std::collections::VecDeque;
 use std::fmt;
 
 use super::Client;
-use crate::page::Pagina;
+use crate::page::FetchedPage;
 use crate::{ConsumoItem, HistoricoParams, RecargaItem, RecargasParams, Result};
 
-type Busca<T> = Box<dyn FnMut(&Client, u32) -> Result<Pagina<T>> + Send>;
+type Busca<T> = Box<dyn FnMut(&Client, u32) -> Result<FetchedPage<T>> + Send>;
 
 /// The items of a paginated list, page after page (each page one free request, made when the
 /// items before are used up), as an [`Iterator`] of `Result<T>`: the blocking
@@ -73,7 +73,7 @@ impl Client {
                 size,
                 ..params.clone()
             };
-            c.historico(&p).map(|r| Pagina {
+            c.historico(&p).map(|r| FetchedPage {
                 page: r.page,
                 total_paginas: r.total_paginas,
                 itens: r.itens,
@@ -93,7 +93,7 @@ impl Client {
                 size,
                 ..params.clone()
             };
-            c.recargas(&p).map(|r| Pagina {
+            c.recargas(&p).map(|r| FetchedPage {
                 page: r.page,
                 total_paginas: r.total_paginas,
                 itens: r.itens,

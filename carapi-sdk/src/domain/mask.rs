@@ -17,8 +17,8 @@ pub(crate) fn documentos(texto: &str) -> Cow<'_, str> {
     let mut mudou = false;
     let mut k = 0;
     while k < chars.len() {
-        if let Some((fim, mascara)) = documento_em(&chars, k) {
-            saida.push_str(&mascara);
+        if let Some((fim, mask)) = documento_em(&chars, k) {
+            saida.push_str(&mask);
             mudou = true;
             k = fim;
         } else {
@@ -53,21 +53,21 @@ fn documento_em(chars: &[char], k: usize) -> Option<(usize, String)> {
     let token: String = chars[k..fim].iter().collect();
     let bare: String = token.chars().filter(|c| !separador(*c)).collect();
     let so_digitos = bare.chars().all(|c| c.is_ascii_digit());
-    let mascara = match bare.len() {
+    let mask = match bare.len() {
         11 if so_digitos => format!("***.{}.{}-**", &bare[3..6], &bare[6..9]),
         14 if so_digitos || CpfCnpj::parse(&bare).is_ok() => {
             format!("**.{}.{}/****-**", &bare[2..5], &bare[5..8])
         }
         _ => return None,
     };
-    Some((fim, mascara))
+    Some((fim, mask))
 }
 
 /// A value given by the user, for an error text: a CAR-code-like value (`UF-...`, letters,
 /// digits, `.` and `-` only) as given, documents masked; anything else with its letters masked
 /// too (`Fulano de Tal` becomes `****** ** ***`).
 #[must_use]
-pub(crate) fn entrada(valor: &str) -> String {
+pub(crate) fn input(valor: &str) -> String {
     let v = valor.trim();
     let b = v.as_bytes();
     let parece_car = b.len() >= 3
@@ -144,10 +144,10 @@ mod tests {
 
     #[test]
     fn a_value_that_is_not_a_car_code_loses_its_letters() {
-        assert_eq!(entrada("Fulano de Tal"), "****** ** ***");
-        assert_eq!(entrada("DF-123"), "DF-123");
-        assert_eq!(entrada("529.982.247-25"), "***.982.247-**");
-        assert_eq!(entrada("João 529.982.247-25"), "**** ***.982.247-**");
+        assert_eq!(input("Fulano de Tal"), "****** ** ***");
+        assert_eq!(input("DF-123"), "DF-123");
+        assert_eq!(input("529.982.247-25"), "***.982.247-**");
+        assert_eq!(input("João 529.982.247-25"), "**** ***.982.247-**");
     }
 
     #[test]
