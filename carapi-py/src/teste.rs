@@ -229,7 +229,7 @@ impl ServidorTeste {
             .map_err(|_| PyRuntimeError::new_err("servidor de teste: estado envenenado"))?
             .take();
         if let Some(srv) = srv.and_then(|s| Arc::try_unwrap(s).ok()) {
-            bloquear(py, srv.shutdown_server());
+            bloquear(py, srv.shutdown());
         }
         Ok(())
     }

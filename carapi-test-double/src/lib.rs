@@ -15,7 +15,7 @@
 //! let srv = TestServer::start().await?;
 //! let conta = srv.conta().saldo(dec!(50)).legado().create().await?;
 //! let client = srv.client(&conta)?;
-//! srv.inject(Fault::PerderRespostaAposCobrar.em("/v1/car/{codigoCar}"));
+//! srv.inject(Fault::PerderRespostaAposCobrar.on("/v1/car/{codigoCar}"));
 //! srv.advance(Duration::from_secs(11 * 60)).await?;     // the PIX reuse window is over
 //! assert_eq!(srv.conta_state(&conta).await?.saldo, dec!(50));
 //! # let _ = client; Ok(()) }
@@ -49,7 +49,7 @@ use carapi_service::state::AppState;
 use carapi_service::store::Ledger;
 
 /// A test-mode server running in this process. Dropping it stops nothing until the runtime
-/// ends; call [`TestServer::shutdown_server`] for a graceful stop.
+/// ends; call [`TestServer::shutdown`] for a graceful stop.
 #[derive(Debug)]
 pub struct TestServer {
     server: RunningServer,
@@ -190,7 +190,7 @@ impl TestServer {
     }
 
     /// Stops the server gracefully.
-    pub async fn shutdown_server(self) {
+    pub async fn shutdown(self) {
         self.server.shutdown().await;
     }
 }
