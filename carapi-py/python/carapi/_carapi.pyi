@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 import os
 from decimal import Decimal
-from typing import Any, Dict, Iterator, List, Literal, Optional, TypeVar, Union
+from typing import Dict, Iterator, List, Literal, Optional, TypeVar, Union
 
 from .testing import ImovelTeste
 

@@ -19,11 +19,11 @@ from typing import (
 )
 from zoneinfo import ZoneInfo
 
-from . import _carapi
+from ._carapi import SANDBOX, parse_data, parse_decimal, parse_dms
 from .erros import ApiError, RespostaPerdida
 
 if TYPE_CHECKING:  # pragma: no cover
-    import geopandas
+    import geopandas  # type: ignore[import-untyped, unused-ignore]
     import pandas
 
     from ._carapi import Client
@@ -43,7 +43,7 @@ CONSULTAS: Dict[str, Tuple[str, str]] = {
 }
 """`consulta` of `lote` -> (client method, key of its price in `precos`)."""
 
-_SANDBOX = frozenset(_carapi.SANDBOX.values())
+_SANDBOX = frozenset(SANDBOX.values())
 _FUSO = ZoneInfo(FUSO_REGISTRO)
 
 # Registry strings turned into numbers/dates by `to_pandas` (the SDK's parsers).
@@ -139,7 +139,7 @@ class Lote:
         linhas = self.registros()
         for linha in linhas:
             _converter(linha)
-        df = pd.DataFrame(linhas, columns=_colunas(linhas))
+        df: "pandas.DataFrame" = pd.DataFrame(linhas, columns=_colunas(linhas))
         for coluna in _DATAS:
             if coluna in df.columns:
                 df[coluna] = pd.Series(
@@ -182,11 +182,11 @@ def _colunas(linhas: List[Dict[str, Any]]) -> List[str]:
 def _converter(linha: Dict[str, Any]) -> None:
     for k in _DECIMAIS:
         if isinstance(linha.get(k), str):
-            d = _carapi.parse_decimal(linha[k])
+            d = parse_decimal(linha[k])
             linha[k] = float(d) if d is not None else None
     for k in _COORDENADAS:
         if isinstance(linha.get(k), str):
-            d = _carapi.parse_dms(linha[k])
+            d = parse_dms(linha[k])
             linha[k] = float(d) if d is not None else None
     for k in _DATAS:
         if isinstance(linha.get(k), str):
@@ -195,7 +195,7 @@ def _converter(linha: Dict[str, Any]) -> None:
 
 def _data_registro(texto: str) -> Optional[datetime]:
     """A registry date-time (`dd/MM/yyyy HH:mm:ss`, Brasília wall time) as an aware datetime."""
-    d = _carapi.parse_data(texto)
+    d = parse_data(texto)
     return d.replace(tzinfo=_FUSO) if d is not None else None
 
 
@@ -216,7 +216,7 @@ def _barra(total: int, progresso: bool) -> Callable[[], None]:
     if not progresso or total < 20:
         return lambda: None
     try:
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # type: ignore[import-untyped, unused-ignore]
 
         barra = tqdm(total=total, unit="consulta", desc="carapi lote")
         feitos = [0]
@@ -266,7 +266,7 @@ def _uma(client: "Client", metodo: str, chave: str) -> ResultadoLote:
         return ResultadoLote(chave, "erro", erro=e.codigo, http=e.status, sandbox=e.sandbox, excecao=e)
     sandbox = bool(r.get("sandbox"))
     if metodo == "proprietario":
-        dados = {k: r[k] for k in ("total", "limite", "truncado", "itens") if k in r}
+        dados: Dict[str, Any] = {k: r[k] for k in ("total", "limite", "truncado", "itens") if k in r}
     else:
         dados = r["dados"]
     return ResultadoLote(chave, "ok", dados=dados, http=200, cobrado=not sandbox, sandbox=sandbox)
