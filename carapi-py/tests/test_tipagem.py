@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,12 +19,13 @@ import carapi
 
 TIPAGEM = Path(__file__).resolve().parent / "tipagem"
 PACOTE = Path(carapi.__file__).resolve().parent
+CACHE_MYPY = str(Path(tempfile.gettempdir()) / "carapi-mypy-cache")
 
 
 def _mypy(*args):
     pytest.importorskip("mypy", reason="mypy not installed (pip install mypy pandas-stubs)")
     r = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--python-executable", sys.executable, *args],
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", CACHE_MYPY, "--python-executable", sys.executable, *args],
         cwd=TIPAGEM, capture_output=True, text=True, timeout=600,
     )
     return r.returncode, r.stdout + r.stderr
