@@ -30,7 +30,7 @@ texto textos topo trabalho vaga validacao validar vazio verboso verificar
 
 # Whole names that are the contract's own (fields of its resources) though a word of them is
 # also a machinery word elsewhere.
-CONTRATO = {"total_paginas", "hoje_erros", "erros", "registro_car"}
+CONTRATO = {"total_paginas", "hoje_erros", "erros", "registro_car", "incerto"}
 
 DECL = re.compile(
     r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|const|unsafe|extern)\s+)*"

@@ -33,7 +33,7 @@ fn main() -> Result<(), carapi_sdk::Error> {
         "saldo: {} | gasto deste cliente: {} (incerto {})",
         brl::format(saldo.saldo_reais),
         brl::format(gasto.confirmado),
-        brl::format(gasto.uncertain)
+        brl::format(gasto.incerto)
     );
     for item in client.historico_stream(Default::default()).take(3) {
         let item = item?;

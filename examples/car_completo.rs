@@ -49,7 +49,7 @@ async fn main() -> Result<(), Error> {
     println!(
         "gasto: {} confirmado, {} incerto, limite {}",
         brl::format(gasto.confirmado),
-        brl::format(gasto.uncertain),
+        brl::format(gasto.incerto),
         brl::format(cap)
     );
     Ok(())

@@ -52,7 +52,7 @@ async fn main() -> Result<(), Error> {
     println!(
         "gasto: {} (incerto: {})",
         carapi_sdk::domain::brl::format(gasto.confirmado),
-        carapi_sdk::domain::brl::format(gasto.uncertain)
+        carapi_sdk::domain::brl::format(gasto.incerto)
     );
     Ok(())
 }

@@ -42,7 +42,7 @@ async fn main() -> Result<(), Error> {
     println!(
         "gasto: {} confirmado, {} incerto, {} sem preço",
         brl::format(gasto.confirmado),
-        brl::format(gasto.uncertain),
+        brl::format(gasto.incerto),
         gasto.nao_precificadas
     );
     Ok(())

@@ -4,8 +4,8 @@ Session, against the same local reference server, in one run.
     pip install requests
     python carapi-py/bench/sandbox_vs_requests.py [N]
 
-Measure with a release build of the extension (`maturin build --release`, then pip install the
-wheel). Both sides run with no client-side rate limit and the server's per-key limiter off
+Measure with a release build of the extension (`maturin build --release --zig` in carapi-py,
+then pip install the wheel); a dev wheel (`.ci/run`'s) is slower on the carapi side. Both sides run with no client-side rate limit and the server's per-key limiter off
 (`ServidorTeste(limite_taxa=None)`), so the figure is the client's cost per call, not the
 contract's 10 requests/s. Both decode the JSON body; carapi also turns it into the typed dict
 (Decimal, datetime). Prints a markdown table; the target is a ratio of at most 1.0.

@@ -23,25 +23,18 @@ use serde_json::Value;
 /// Keys of the contract's ISO 8601 date-time fields (the SDK's `DateTime<FixedOffset>` fields).
 const TIMESTAMPS: [&str; 4] = ["dataConsulta", "dataExpiracao", "data", "dataConfirmacao"];
 
-/// `valor` (an SDK model) as a Python dict/list/scalar (see the module docs).
-pub(crate) fn para_py<'py, T: Serialize>(
-    py: Python<'py>,
-    valor: &T,
-) -> PyResult<Bound<'py, PyAny>> {
-    let json = serde_json::to_value(valor).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    json_para_py(py, None, &json)
+/// `value` (an SDK model) as a Python dict/list/scalar (see the module docs).
+pub(crate) fn to_py<'py, T: Serialize>(py: Python<'py>, value: &T) -> PyResult<Bound<'py, PyAny>> {
+    let json = serde_json::to_value(value).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    json_to_py(py, None, &json)
 }
 
-fn json_para_py<'py>(
-    py: Python<'py>,
-    chave: Option<&str>,
-    v: &Value,
-) -> PyResult<Bound<'py, PyAny>> {
+fn json_to_py<'py>(py: Python<'py>, key: Option<&str>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
     Ok(match v {
         Value::Null => py.None().into_bound(py),
         Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
-        Value::Number(n) => numero(py, n)?,
-        Value::String(s) => match chave {
+        Value::Number(n) => number(py, n)?,
+        Value::String(s) => match key {
             Some(k) if TIMESTAMPS.contains(&k) => {
                 match DateTime::<FixedOffset>::parse_from_rfc3339(s) {
                     Ok(dt) => dt.into_pyobject(py)?.into_any(),
@@ -50,17 +43,17 @@ fn json_para_py<'py>(
             }
             _ => s.into_pyobject(py)?.into_any(),
         },
-        Value::Array(itens) => {
-            let lista = PyList::empty(py);
-            for item in itens {
-                lista.append(json_para_py(py, None, item)?)?;
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(json_to_py(py, None, item)?)?;
             }
-            lista.into_any()
+            list.into_any()
         }
-        Value::Object(campos) => {
+        Value::Object(fields) => {
             let dict = PyDict::new(py);
-            for (k, item) in campos {
-                dict.set_item(k, json_para_py(py, Some(k), item)?)?;
+            for (k, item) in fields {
+                dict.set_item(k, json_to_py(py, Some(k), item)?)?;
             }
             dict.into_any()
         }
@@ -68,19 +61,19 @@ fn json_para_py<'py>(
 }
 
 /// Integers stay `int`; the non-integer numbers the models write are `Decimal` fields.
-fn numero<'py>(py: Python<'py>, n: &serde_json::Number) -> PyResult<Bound<'py, PyAny>> {
+fn number<'py>(py: Python<'py>, n: &serde_json::Number) -> PyResult<Bound<'py, PyAny>> {
     if let Some(i) = n.as_i64() {
         return Ok(i.into_pyobject(py)?.into_any());
     }
     if let Some(u) = n.as_u64() {
         return Ok(u.into_pyobject(py)?.into_any());
     }
-    decimal(py, decimal_de_json(n)?)
+    decimal(py, decimal_from_json(n)?)
 }
 
 /// The decimal a model's `Decimal` field was: the shortest text that reads back as the same
 /// JSON number (what `rust_decimal::serde::float` wrote), with at least the 2 places of BRL.
-pub(crate) fn decimal_de_json(n: &serde_json::Number) -> PyResult<Decimal> {
+pub(crate) fn decimal_from_json(n: &serde_json::Number) -> PyResult<Decimal> {
     let d = Decimal::from_str(&n.to_string())
         .or_else(|_| Decimal::from_scientific(&n.to_string()))
         .map_err(|e| PyValueError::new_err(format!("número {n}: {e}")))?;
@@ -102,13 +95,13 @@ pub(crate) fn decimal(py: Python<'_>, d: Decimal) -> PyResult<Bound<'_, PyAny>> 
 
 /// An amount in BRL from Python: `decimal.Decimal`, `int` or `str` (`"12.50"`); a `float` is
 /// refused (money is never binary floating point).
-pub(crate) fn dinheiro(valor: &Bound<'_, PyAny>) -> PyResult<Decimal> {
-    if valor.is_instance_of::<pyo3::types::PyFloat>() {
+pub(crate) fn money(value: &Bound<'_, PyAny>) -> PyResult<Decimal> {
+    if value.is_instance_of::<pyo3::types::PyFloat>() {
         return Err(pyo3::exceptions::PyTypeError::new_err(
             "valor em reais como float: use decimal.Decimal, int ou str",
         ));
     }
-    let texto = valor.str()?.to_string();
+    let texto = value.str()?.to_string();
     Decimal::from_str(texto.trim())
         .map_err(|_| PyValueError::new_err(format!("valor em reais inválido: {texto:?}")))
 }

@@ -59,16 +59,42 @@ def test_not_found_real_and_sandbox(client):
     assert client.saldo()["saldoReais"] == Decimal("100.00"), "errors never debit"
 
 
-def test_insufficient_balance(carapi_servidor):
+def test_insufficient_balance_says_price_balance_and_shortfall(carapi_servidor):
     client = carapi_servidor.client(saldo="0.50")
     with pytest.raises(carapi.SaldoInsuficiente) as e:
         client.car(CODIGO)
     assert (e.value.status, e.value.codigo) == (402, "SALDO_INSUFICIENTE")
     assert str(e.value).startswith("402 SALDO_INSUFICIENTE: ")
+    assert (e.value.preco, e.value.saldo, e.value.falta) == (Decimal("1.00"), Decimal("0.50"), Decimal("0.50"))
+    with pytest.raises(carapi.SaldoInsuficiente) as e:
+        client.car_completo(CODIGO)
+    assert (e.value.preco, e.value.falta) == (Decimal("2.30"), Decimal("1.80"))
     with pytest.raises(carapi.SaldoInsuficiente) as e:
         client.car(sandbox.CAR_SEM_SALDO)
     assert e.value.sandbox is True
+    assert (e.value.preco, e.value.saldo, e.value.falta) == (None, None, None), "the sandbox lacks nothing"
     assert client.saldo()["saldoReais"] == Decimal("0.50")
+
+
+def test_no_attribute_repeats_the_message(client):
+    with pytest.raises(carapi.NaoEncontrado) as e:
+        client.car(CODIGO_INEXISTENTE)
+    assert not hasattr(e.value, "detalhes")
+    textos = [v for k, v in vars(e.value).items() if isinstance(v, str) and k != "mensagem"]
+    assert str(e.value) not in textos
+
+
+def test_every_error_has_a_code_and_a_lost_answer_matches_its_lote_row(carapi_servidor):
+    client = carapi_servidor.client(saldo="10", max_spend="1.00")
+    carapi_servidor.falhar("perder_resposta_apos_cobrar", rota="car")
+    with pytest.raises(carapi.RespostaPerdida) as perdida:
+        client.car(CODIGO)
+    with pytest.raises(carapi.LimiteDeGasto) as gasto:
+        client.car(CODIGO)
+    assert (perdida.value.codigo, gasto.value.codigo) == ("RESPOSTA_PERDIDA", "LIMITE_DE_GASTO")
+    outro = carapi_servidor.client(saldo="10")
+    carapi_servidor.falhar("perder_resposta_apos_cobrar", rota="car", conta=outro)
+    assert outro.lote([CODIGO], progresso=False).resultados[0].erro == perdida.value.codigo
 
 
 def test_invalid_token(carapi_servidor):
@@ -103,7 +129,7 @@ def test_transport_failure_is_erro_de_rede(carapi_servidor):
     client = carapi.Client(base_url=url, api_key="car_" + "0" * 64, timeout=2)
     with pytest.raises(carapi.ErroDeRede) as e:
         client.saldo()
-    assert not isinstance(e.value, carapi.RespostaPerdida)
+    assert not isinstance(e.value, carapi.RespostaPerdida) and e.value.codigo == "ERRO_DE_REDE"
     assert e.value.may_have_charged is False and e.value.status is None
 
 

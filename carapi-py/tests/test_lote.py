@@ -6,7 +6,7 @@ import pytest
 
 import carapi
 from carapi import sandbox
-from conftest import CODIGO, CODIGO_2, CODIGO_3, CODIGO_INEXISTENTE, PRECO_COMPLETO
+from conftest import CODIGO, CODIGO_2, CODIGO_3, CODIGO_COM_POSICAO, CODIGO_INEXISTENTE, PRECO_COMPLETO
 
 CHAVES = [CODIGO_3, "invalido", CODIGO, CODIGO_INEXISTENTE, sandbox.CAR_BASICO, CODIGO_2]
 
@@ -26,24 +26,40 @@ def test_lote_keeps_input_order_status_and_charges(client):
 
 def test_lote_to_pandas(client):
     pd = pytest.importorskip("pandas")
-    df = client.lote(CHAVES, progresso=False).to_pandas()
-    assert list(df["chave"]) == CHAVES
-    assert len(df) == len(CHAVES)
+    df = client.lote(CHAVES + [CODIGO_COM_POSICAO], progresso=False).to_pandas()
+    assert list(df["chave"]) == CHAVES + [CODIGO_COM_POSICAO]
     linha = df[df["chave"] == CODIGO].iloc[0]
     assert linha["areaTotalHa"] == pytest.approx(2.0131)
     assert linha["modulosFiscais"] == pytest.approx(0.4026)
-    assert -16.1 < linha["latitude"] < -15.4 and -48.3 < linha["longitude"] < -47.3
+    com_posicao = df[df["chave"] == CODIGO_COM_POSICAO].iloc[0]
+    assert -16.1 < com_posicao["latitude"] < -15.4 and -48.3 < com_posicao["longitude"] < -47.3
     assert isinstance(linha["dataCadastro"], pd.Timestamp)
     assert pd.api.types.is_float_dtype(df["areaTotalHa"])
     assert df[df["chave"] == "invalido"].iloc[0]["erro"] == "CODIGO_CAR_INVALIDO"
 
 
+def test_every_timestamp_of_to_pandas_is_aware_in_brasilia(client):
+    pd = pytest.importorskip("pandas")
+    df = client.lote([CODIGO, "invalido", CODIGO_2], progresso=False).to_pandas()
+    assert str(df["dataCadastro"].dt.tz) == "America/Sao_Paulo"
+    # The registry's wall time 09/05/2014 17:16:10 in Brasília (UTC-3 then, no daylight saving in May).
+    assert df["dataCadastro"].iloc[0] == pd.Timestamp("2014-05-09T20:16:10Z")
+    assert pd.isna(df["dataCadastro"].iloc[1])
+    historico = pd.DataFrame(client.historico()["itens"])
+    historico["data"] = pd.to_datetime(historico["data"], utc=True)
+    # Comparable with the history's instants (aware): no "tz-naive and tz-aware" TypeError.
+    assert (df["dataCadastro"].dropna() < historico["data"].min()).all()
+    for coluna in df.columns:
+        if pd.api.types.is_datetime64_any_dtype(df[coluna]):
+            assert df[coluna].dt.tz is not None, coluna
+
+
 def test_lote_to_geopandas(client):
     gpd = pytest.importorskip("geopandas")
-    gdf = client.lote([CODIGO, "invalido", CODIGO_2], progresso=False).to_geopandas()
+    gdf = client.lote([CODIGO_COM_POSICAO, "invalido", CODIGO_2], progresso=False).to_geopandas()
     assert isinstance(gdf, gpd.GeoDataFrame)
     assert gdf.crs.to_epsg() == 4326
-    assert list(gdf["chave"]) == [CODIGO, "invalido", CODIGO_2]
+    assert list(gdf["chave"]) == [CODIGO_COM_POSICAO, "invalido", CODIGO_2]
     ponto = gdf.geometry.iloc[0]
     assert ponto.x == pytest.approx(gdf["longitude"].iloc[0])
     assert ponto.y == pytest.approx(gdf["latitude"].iloc[0])

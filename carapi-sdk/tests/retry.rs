@@ -202,7 +202,7 @@ async fn a_lost_charged_response_is_not_retried() {
     assert_eq!(received(&server, &car_path(CODIGO)).await, 1);
     assert_eq!(c.gasto().confirmado, dec!(0));
     assert_eq!(
-        c.gasto().uncertain,
+        c.gasto().incerto,
         dec!(1.00),
         "possibly charged: counted as uncertain"
     );

@@ -238,7 +238,7 @@ async fn a_lookup_dropped_after_sending_counts_as_uncertain_and_one_dropped_befo
     assert_eq!(received(&server, &car_path(CODIGO)).await, 1);
     let g = c.gasto();
     assert_eq!(
-        (g.confirmado, g.uncertain),
+        (g.confirmado, g.incerto),
         (dec!(0), dec!(1.00)),
         "possibly charged"
     );
@@ -254,5 +254,5 @@ async fn a_lookup_dropped_after_sending_counts_as_uncertain_and_one_dropped_befo
     c.car(CODIGO).await.unwrap();
     let r = tokio::time::timeout(Duration::from_millis(100), c.car(CODIGO)).await;
     assert!(r.is_err());
-    assert_eq!(c.gasto().uncertain, dec!(0));
+    assert_eq!(c.gasto().incerto, dec!(0));
 }

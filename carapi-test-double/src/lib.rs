@@ -40,6 +40,9 @@ pub use crate::test_mode::{Advance, TestClock};
 pub use builder::TestServerBuilder;
 pub use carapi_service::ServerError;
 pub use carapi_service::contas::ContaCriada;
+/// The CAR records the double serves (the 80 bundled real SICAR records, the sandbox
+/// answers): [`dados::bundled`], [`dados::example_documento`].
+pub use carapi_service::dados;
 pub use carapi_service::store::ContaId;
 
 use crate::test_mode::TestMode;

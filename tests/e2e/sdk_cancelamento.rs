@@ -78,7 +78,7 @@ async fn duracao<A: Alvo>(alvo: &A) -> Duration {
 #[track_caller]
 fn conta_tudo(debitado: Decimal, g: Gasto, ponto: &str) {
     assert!(
-        debitado <= g.confirmado + g.uncertain,
+        debitado <= g.confirmado + g.incerto,
         "{ponto}: the server debited {debitado}, gasto() counts {g:?}"
     );
 }
@@ -131,7 +131,7 @@ async fn varrer<A: Alvo>(alvo: &A) {
         let g = c.gasto();
         assert_eq!(r.pendentes, 0, "point {k}: {r:?}");
         assert_eq!(
-            (g.confirmado, g.uncertain),
+            (g.confirmado, g.incerto),
             (debitado, dec!(0)),
             "point {k}: after settle_uncertain(), gasto() is what the server debited ({r:?})"
         );
@@ -181,7 +181,7 @@ async fn retomar_sob_limite<A: Alvo>(alvo: &A) {
     let debitado = alvo.debitado(&conta).await;
     assert!(debitado <= dec!(10), "the server debited {debitado}");
     let g = c.gasto();
-    assert_eq!((g.confirmado, g.uncertain), (debitado, dec!(0)));
+    assert_eq!((g.confirmado, g.incerto), (debitado, dec!(0)));
     assert_eq!(
         debitado,
         dec!(10),

@@ -31,7 +31,7 @@ async fn gasto_is_exact_after_a_charged_lookup_with_no_prior_saldo_and_no_cap() 
     c.car(CODIGO_REAL).await.unwrap();
     let g = c.gasto();
     assert_eq!(
-        (g.confirmado, g.uncertain, g.nao_precificadas),
+        (g.confirmado, g.incerto, g.nao_precificadas),
         (Precos::LEGADOS.car_basico, dec!(0), 0),
         "the client read the account's (legacy) prices before its first charged lookup"
     );
@@ -75,7 +75,7 @@ async fn a_lost_answer_to_a_charged_lookup_is_uncertain_capped_and_resolved_agai
     let g: Gasto = c.gasto();
     assert_eq!(g.confirmado, dec!(0));
     assert_eq!(
-        g.uncertain,
+        g.incerto,
         Precos::ATUAIS.car_basico,
         "possibly charged, at its price"
     );
@@ -98,7 +98,7 @@ async fn a_lost_answer_to_a_charged_lookup_is_uncertain_capped_and_resolved_agai
     let r = c.settle_uncertain().await.unwrap();
     assert_eq!((r.cobradas, r.nao_cobradas, r.pendentes), (1, 0, 0));
     let g = c.gasto();
-    assert_eq!((g.confirmado, g.uncertain), (dec!(1.00), dec!(0)));
+    assert_eq!((g.confirmado, g.incerto), (dec!(1.00), dec!(0)));
 }
 
 #[tokio::test]

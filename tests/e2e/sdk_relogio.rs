@@ -24,7 +24,7 @@ async fn perder_e_assentar(srv: &TestServer, c: &Client, antes_de_assentar: Dura
             .unwrap_err()
             .may_have_charged()
     );
-    assert_eq!(c.gasto().uncertain, dec!(3.30));
+    assert_eq!(c.gasto().incerto, dec!(3.30));
     if !antes_de_assentar.is_zero() {
         srv.advance(antes_de_assentar).await.unwrap();
     }
@@ -53,7 +53,7 @@ async fn settling_is_right_with_the_double_clock_moved_by_hours() {
         perder_e_assentar(&srv, &c, Duration::from_secs(3 * 3600)).await;
         let g = c.gasto();
         let estado = srv.conta_state(&conta).await.unwrap();
-        assert_eq!((g.confirmado, g.uncertain), (estado.debitado, dec!(0)));
+        assert_eq!((g.confirmado, g.incerto), (estado.debitado, dec!(0)));
         assert_eq!(estado.debitado, dec!(1.00));
 
         // The server's `Date` is its clock's, not the system's.
@@ -95,7 +95,7 @@ async fn settling_is_right_with_the_client_clock_five_minutes_off_either_way() {
             let g = c.gasto();
             let debitado = srv.conta_state(&conta).await.unwrap().debitado;
             assert_eq!(
-                (g.confirmado, g.uncertain),
+                (g.confirmado, g.incerto),
                 (debitado, dec!(0)),
                 "{minutos} min"
             );

@@ -12,14 +12,15 @@ again by the client (`RespostaPerdida`), and `max_spend` caps what a client may 
     r["dados"]["areaTotalHa"]           # the registry's string, e.g. "20,1310"
     client.gasto()["confirmado"]        # Decimal('1.00')
 
-`carapi.testing.ServidorTeste` runs the reference server in-process as a test double; the
-pytest fixture `carapi_servidor` gives one per test.
+`carapi.AsyncClient` has the same methods as coroutines. `carapi.testing.ServidorTeste` runs
+the reference server in-process as a test double; the pytest fixture `carapi_servidor` gives one
+per test.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, Iterable, Optional, Union
+from typing import Iterable, Optional, Union
 
 from . import sandbox
 from ._carapi import SDK_VERSION
@@ -37,7 +38,7 @@ from .erros import (
     TempoEsgotado,
     TokenInvalido,
 )
-from .lote import Lote, ResultadoLote
+from .lote import Consulta, Lote, ResultadoLote
 
 __version__ = SDK_VERSION
 
@@ -46,6 +47,7 @@ __all__ = [
     "AsyncClient",
     "Lote",
     "ResultadoLote",
+    "Consulta",
     "sandbox",
     "ApiError",
     "ConfiguracaoInvalida",
@@ -75,34 +77,58 @@ class Client(_ClientNativo):
             limit); None turns the client's limiter off.
         poll_interval: seconds between reads of `aguardar_recarga` (5 or more).
 
-    Thread-safe: clones share nothing in Python, but one client may be used from many threads
-    (the GIL is released while a request waits).
+    Raises:
+        ConfiguracaoInvalida: no base URL or key, or a URL that is not http(s).
+        TypeError: `max_spend` given as `float`.
+
+    One client may be used from many threads (the GIL is released while a request waits).
+    `with carapi.Client() as client:` closes it at the end of the block (`close()`).
+
+    Processes: after `os.fork` (multiprocessing's `fork` start method, the default on Linux
+    before Python 3.14) a child makes its own runtime and connections on its first call, and
+    the parent's client keeps working. In the child, `gasto()` counts the child's own spending
+    from the fork on and `max_spend` caps that spending: each process has the whole cap, so give
+    each worker its share (e.g. build the client in the pool's initializer with
+    `max_spend=total / workers`).
     """
 
     def lote(
         self,
         chaves: Iterable[str],
-        consulta: str = "car",
+        consulta: Consulta = "car",
         max_custo: Optional[Union[Decimal, int, str]] = None,
         progresso: bool = True,
     ) -> Lote:
-        """Looks up every key in `chaves` with `consulta` (`"car"`, `"completo"` or
-        `"proprietario"`) and returns a `Lote` with one `ResultadoLote` per key, in input order.
+        """Looks up every key in `chaves` with `consulta` and returns a `Lote` with one
+        `ResultadoLote` per key, in input order.
 
-        An error of a key (invalid code, not found, lost answer) is kept in its entry; the batch
-        goes on. `max_custo` (BRL) stops sending once the batch's spend plus the next lookup's
-        price would pass it (the remaining keys get status `"nao_consultada"`). `progresso`
-        shows a progress bar on long batches (tqdm when installed).
+        Endpoint and price per key: `"car"` `GET /v1/car/{codigoCar}` R$ 1,00 (legado R$ 0,50),
+        `"completo"` `GET /v1/car/{codigoCar}/completo` R$ 2,30 (legado R$ 1,50),
+        `"proprietario"` `GET /v1/proprietario/{cpfCnpj}` R$ 2,60 (legado R$ 1,50); charged
+        only on HTTP 200, sandbox values free. One free `GET /v1/saldo` first (the prices).
+
+        Args:
+            chaves: CAR codes (or CPF/CNPJ for `"proprietario"`).
+            consulta: `"car"`, `"completo"` or `"proprietario"`.
+            max_custo: stop sending once the batch's spend plus the next lookup's price would
+                pass it, BRL (`Decimal`, `int` or `str`); the rest get status
+                `"nao_consultada"`, `erro` `"MAX_CUSTO"`.
+            progresso: a progress bar for 20 keys or more (tqdm when installed, in a terminal
+                or in Jupyter with the `notebook` extra).
+
+        Returns:
+            `Lote`: `.resultados` (`ResultadoLote`: chave, status `"ok"`/`"erro"`/
+            `"nao_consultada"`, dados, erro code, http, cobrado, sandbox, excecao), `.gasto`
+            (BRL), `.to_pandas()`, `.to_geopandas()`.
+
+        Raises:
+            ValueError: unknown `consulta`. TypeError: `max_custo` as `float`. The exceptions
+            of `precos()`. An error of one key (invalid code, not found, lost answer, spend cap)
+            is kept in its entry (`erro` is the exception's `codigo`); the batch goes on.
         """
         from .lote import executar
 
         return executar(self, chaves, consulta, max_custo, progresso)
 
 
-def __getattr__(nome: str) -> Any:
-    # `carapi.AsyncClient` without importing asyncio for every user of the synchronous client.
-    if nome == "AsyncClient":
-        from .aio import AsyncClient
-
-        return AsyncClient
-    raise AttributeError(f"module 'carapi' has no attribute {nome!r}")
+from .aio import AsyncClient  # noqa: E402  (aio subclasses nothing but needs Client)

@@ -32,7 +32,11 @@ class ApiError(Exception):
     Attributes:
         status: HTTP status (400, 401, 402, 404, 429, 500, 502, 503), or None for an error found
             before any answer (local validation, network, spend cap).
-        codigo: the contract's stable error code (`"SALDO_INSUFICIENTE"`), or None.
+        codigo: a stable code: the contract's (`"SALDO_INSUFICIENTE"`, `"CAR_NAO_ENCONTRADO"`,
+            ...) for an answer of the server and for the input refused locally
+            (`"CODIGO_CAR_INVALIDO"`), the package's own for what happened before or without
+            an answer (`"RESPOSTA_PERDIDA"`, `"ERRO_DE_REDE"`, `"LIMITE_DE_GASTO"`,
+            `"TEMPO_ESGOTADO"`, `"CONFIGURACAO_INVALIDA"`). `Lote` rows carry the same code.
         mensagem: the readable message (Portuguese).
         sandbox: True when the error came from a reserved sandbox value.
         may_have_charged: True only when a charged lookup was sent and its answer lost.
@@ -50,7 +54,6 @@ class ApiError(Exception):
         may_have_charged: bool = False,
         is_retryable: bool = False,
         operacao: Optional[str] = None,
-        detalhes: Optional[str] = None,
         **extras: Any,
     ) -> None:
         super().__init__(mensagem)
@@ -61,7 +64,6 @@ class ApiError(Exception):
         self.may_have_charged = may_have_charged
         self.is_retryable = is_retryable
         self.operacao = operacao
-        self.detalhes = detalhes
         for nome, valor in extras.items():
             setattr(self, nome, valor)
 
@@ -84,7 +86,18 @@ class TokenInvalido(ApiError):
 
 
 class SaldoInsuficiente(ApiError):
-    """402 `SALDO_INSUFICIENTE`: the balance does not cover the lookup (nothing was debited)."""
+    """402 `SALDO_INSUFICIENTE`: the balance does not cover the lookup (nothing was debited).
+
+    Attributes (BRL, `Decimal`; read with one free `GET /v1/saldo` right after the 402, None
+    when that read failed and for the sandbox's fixed 402):
+        preco: the lookup's price at the account's prices.
+        saldo: the balance.
+        falta: what the balance lacks for one such lookup (`preco - saldo`, at least 0).
+    """
+
+    preco: Optional[Decimal] = None
+    saldo: Optional[Decimal] = None
+    falta: Optional[Decimal] = None
 
 
 class NaoEncontrado(ApiError):
@@ -109,9 +122,9 @@ class ErroDeRede(ApiError):
 
 
 class RespostaPerdida(ErroDeRede):
-    """A charged lookup was sent and its answer lost: it may have been charged, so it is never
-    re-sent automatically. `Client.gasto()["incerto"]` counts it until
-    `Client.resolver_incertos()` settles it against the free history."""
+    """A charged lookup was sent and its answer lost (`codigo` `"RESPOSTA_PERDIDA"`): it may
+    have been charged, so it is never re-sent automatically. `Client.gasto()["incerto"]` counts
+    it until `Client.resolver_incertos()` settles it against the free history."""
 
 
 class LimiteDeGasto(ApiError):

@@ -8,31 +8,43 @@ in its entry and the batch goes on.
 
 from __future__ import annotations
 
-import re
 import sys
+import threading
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional
+from typing import (
+    TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Tuple,
+    Union, cast,
+)
+from zoneinfo import ZoneInfo
 
-from . import _carapi
+from ._carapi import SANDBOX, parse_data, parse_decimal, parse_dms
 from .erros import ApiError, RespostaPerdida
 
 if TYPE_CHECKING:  # pragma: no cover
-    import geopandas
+    import geopandas  # type: ignore[import-untyped, unused-ignore]
     import pandas
 
-    from . import Client
+    from ._carapi import Client
 
-__all__ = ["Lote", "ResultadoLote", "CONSULTAS"]
+__all__ = ["Lote", "ResultadoLote", "CONSULTAS", "Consulta", "FUSO_REGISTRO"]
 
-CONSULTAS = {
+Consulta = Literal["car", "completo", "proprietario"]
+"""`consulta` of `Client.lote`: which lookup each key gets."""
+
+FUSO_REGISTRO = "America/Sao_Paulo"
+"""The registry's wall times (`dataCadastro`) are Brasília's (docs/contrato.md, "Resources")."""
+
+CONSULTAS: Dict[str, Tuple[str, str]] = {
     "car": ("car", "carBasico"),
     "completo": ("car_completo", "carCompleto"),
     "proprietario": ("proprietario", "proprietario"),
 }
 """`consulta` of `lote` -> (client method, key of its price in `precos`)."""
 
-_SANDBOX = frozenset(_carapi.SANDBOX.values())
+_SANDBOX = frozenset(SANDBOX.values())
+_FUSO = ZoneInfo(FUSO_REGISTRO)
 
 # Registry strings turned into numbers/dates by `to_pandas` (the SDK's parsers).
 _DECIMAIS = ("areaTotalHa", "modulosFiscais")
@@ -86,8 +98,11 @@ class Lote:
     def __len__(self) -> int:
         return len(self.resultados)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[ResultadoLote]:
         return iter(self.resultados)
+
+    def __getitem__(self, i: int) -> ResultadoLote:
+        return self.resultados[i]
 
     def __repr__(self) -> str:
         ok = sum(r.status == "ok" for r in self.resultados)
@@ -96,7 +111,7 @@ class Lote:
     def registros(self) -> List[Dict[str, Any]]:
         """One flat dict per key: `chave`, `status`, `erro`, `http`, `cobrado`, `sandbox`, then
         every field of `dados` (registry strings as sent)."""
-        linhas = []
+        linhas: List[Dict[str, Any]] = []
         for r in self.resultados:
             linha: Dict[str, Any] = {
                 "chave": r.chave,
@@ -113,8 +128,9 @@ class Lote:
 
     def to_pandas(self) -> "pandas.DataFrame":
         """A `pandas.DataFrame`, one row per key in input order, one column per field: areas and
-        fiscal modules as floats, `dataCadastro` as datetime (Brasília local time), latitude and
-        longitude in decimal degrees (negative south and west).
+        fiscal modules as floats, `dataCadastro` as a timezone-aware datetime in
+        `America/Sao_Paulo` (the registry's Brasília wall time), latitude and longitude in
+        decimal degrees (negative south and west; None when the record has no position).
 
         Raises:
             ImportError: pandas is not installed (`pip install carapi[pandas]`).
@@ -123,10 +139,12 @@ class Lote:
         linhas = self.registros()
         for linha in linhas:
             _converter(linha)
-        df = pd.DataFrame(linhas, columns=_colunas(linhas))
+        df: "pandas.DataFrame" = pd.DataFrame(linhas, columns=_colunas(linhas))
         for coluna in _DATAS:
             if coluna in df.columns:
-                df[coluna] = pd.to_datetime(df[coluna])
+                df[coluna] = pd.Series(
+                    pd.to_datetime(df[coluna], utc=True), index=df.index
+                ).dt.tz_convert(FUSO_REGISTRO)
         return df
 
     def to_geopandas(self) -> "geopandas.GeoDataFrame":
@@ -139,7 +157,7 @@ class Lote:
         gpd = _importar("geopandas", "geo")
         shapely = _importar("shapely.geometry", "geo")
         df = self.to_pandas()
-        pontos = []
+        pontos: List[Any] = []
         for _, linha in df.iterrows():
             lon, lat = linha.get("longitude"), linha.get("latitude")
             if _numero(lon) and _numero(lat):
@@ -164,15 +182,21 @@ def _colunas(linhas: List[Dict[str, Any]]) -> List[str]:
 def _converter(linha: Dict[str, Any]) -> None:
     for k in _DECIMAIS:
         if isinstance(linha.get(k), str):
-            d = _carapi.parse_decimal(linha[k])
+            d = parse_decimal(linha[k])
             linha[k] = float(d) if d is not None else None
     for k in _COORDENADAS:
         if isinstance(linha.get(k), str):
-            d = _carapi.parse_dms(linha[k])
+            d = parse_dms(linha[k])
             linha[k] = float(d) if d is not None else None
     for k in _DATAS:
         if isinstance(linha.get(k), str):
-            linha[k] = _carapi.parse_data(linha[k])
+            linha[k] = _data_registro(linha[k])
+
+
+def _data_registro(texto: str) -> Optional[datetime]:
+    """A registry date-time (`dd/MM/yyyy HH:mm:ss`, Brasília wall time) as an aware datetime."""
+    d = parse_data(texto)
+    return d.replace(tzinfo=_FUSO) if d is not None else None
 
 
 def _importar(modulo: str, extra: str) -> Any:
@@ -192,7 +216,7 @@ def _barra(total: int, progresso: bool) -> Callable[[], None]:
     if not progresso or total < 20:
         return lambda: None
     try:
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # type: ignore[import-untyped, unused-ignore]
 
         barra = tqdm(total=total, unit="consulta", desc="carapi lote")
         feitos = [0]
@@ -222,15 +246,11 @@ def _barra(total: int, progresso: bool) -> Callable[[], None]:
     return linha
 
 
-def _e_sandbox(chave: str, consulta: str) -> bool:
+def e_sandbox(chave: str, consulta: str) -> bool:
+    """True when `chave` is a reserved sandbox value (free) for `consulta`."""
     if consulta == "proprietario":
         return "".join(c for c in chave if c.isdigit()) in _SANDBOX
     return chave.strip().upper() in _SANDBOX
-
-
-def _codigo_local(e: ApiError) -> str:
-    """A code for the errors without a contract code: `LimiteDeGasto` -> `LIMITE_DE_GASTO`."""
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(e).__name__).upper()
 
 
 def _gasto_total(client: "Client") -> Decimal:
@@ -239,16 +259,14 @@ def _gasto_total(client: "Client") -> Decimal:
 
 def _uma(client: "Client", metodo: str, chave: str) -> ResultadoLote:
     try:
-        r = getattr(client, metodo)(chave)
+        r: Dict[str, Any] = getattr(client, metodo)(chave)
     except RespostaPerdida as e:
-        return ResultadoLote(chave, "erro", erro="RESPOSTA_PERDIDA", cobrado=None, excecao=e)
+        return ResultadoLote(chave, "erro", erro=e.codigo, cobrado=None, excecao=e)
     except ApiError as e:
-        return ResultadoLote(
-            chave, "erro", erro=e.codigo or _codigo_local(e), http=e.status, sandbox=e.sandbox, excecao=e
-        )
+        return ResultadoLote(chave, "erro", erro=e.codigo, http=e.status, sandbox=e.sandbox, excecao=e)
     sandbox = bool(r.get("sandbox"))
     if metodo == "proprietario":
-        dados = {k: r[k] for k in ("total", "limite", "truncado", "itens") if k in r}
+        dados: Dict[str, Any] = {k: r[k] for k in ("total", "limite", "truncado", "itens") if k in r}
     else:
         dados = r["dados"]
     return ResultadoLote(chave, "ok", dados=dados, http=200, cobrado=not sandbox, sandbox=sandbox)
@@ -258,28 +276,32 @@ def executar(
     client: "Client",
     chaves: Iterable[str],
     consulta: str = "car",
-    max_custo: Any = None,
+    max_custo: Union[Decimal, int, str, None] = None,
     progresso: bool = True,
+    parar: Optional[threading.Event] = None,
 ) -> Lote:
-    """See `Client.lote`."""
+    """See `Client.lote`. `parar` (set by `AsyncClient.lote` when its task is cancelled) stops
+    sending: the keys not yet sent get status `"nao_consultada"` (`erro` `"CANCELADO"`)."""
     if consulta not in CONSULTAS:
         raise ValueError(f"consulta inválida: {consulta!r} (car, completo ou proprietario)")
     metodo, chave_preco = CONSULTAS[consulta]
-    chaves = [str(c) for c in chaves]
+    lista = [str(c) for c in chaves]
     limite: Optional[Decimal] = None
     if max_custo is not None:
         if isinstance(max_custo, float):
             raise TypeError("max_custo em reais como float: use decimal.Decimal, int ou str")
         limite = Decimal(str(max_custo))
     # The account's prices (free): the batch's spend is priced as it goes.
-    preco: Decimal = client.precos()[chave_preco]
+    preco = cast(Mapping[str, Decimal], client.precos())[chave_preco]
     inicio = _gasto_total(client)
-    passo = _barra(len(chaves), progresso)
-    resultados = []
-    for chave in chaves:
+    passo = _barra(len(lista), progresso)
+    resultados: List[ResultadoLote] = []
+    for chave in lista:
         gasto = _gasto_total(client) - inicio
-        caro = not _e_sandbox(chave, consulta)
-        if limite is not None and caro and gasto + preco > limite:
+        caro = not e_sandbox(chave, consulta)
+        if parar is not None and parar.is_set():
+            resultados.append(ResultadoLote(chave, "nao_consultada", erro="CANCELADO"))
+        elif limite is not None and caro and gasto + preco > limite:
             resultados.append(ResultadoLote(chave, "nao_consultada", erro="MAX_CUSTO"))
         else:
             resultados.append(_uma(client, metodo, chave))

@@ -72,7 +72,7 @@ pub struct Gasto {
     /// price: possibly charged, BRL. [`ClientBuilder::max_spend`](crate::ClientBuilder::max_spend)
     /// counts them as spent; [`Client::settle_uncertain`](crate::Client::settle_uncertain)
     /// moves each one to `confirmado` or drops it.
-    pub uncertain: Decimal,
+    pub incerto: Decimal,
     /// Lookups answered (200) or lost while the client could not read the account's prices
     /// (its `GET /v1/saldo` failed), not yet in the amounts above; they are priced as soon as
     /// the client learns the prices ([`Client::precos`](crate::Client::precos),
@@ -85,7 +85,7 @@ impl Gasto {
     /// lookups, BRL.
     #[must_use]
     pub fn total(&self) -> Decimal {
-        self.confirmado + self.uncertain
+        self.confirmado + self.incerto
     }
 }
 
@@ -133,7 +133,7 @@ impl State {
         let sem_preco = self.uncertain.iter().filter(|i| i.preco.is_none()).count();
         Gasto {
             confirmado: self.confirmado,
-            uncertain: self.uncertain(),
+            incerto: self.uncertain(),
             nao_precificadas: (self.sem_preco.len() + sem_preco) as u64,
         }
     }

@@ -30,7 +30,7 @@ fn lookups_answered_before_prices_are_priced_when_learned() {
     g.precificar(Precos::ATUAIS);
     let gasto = g.gasto();
     assert_eq!(gasto.confirmado, Decimal::new(1200, 2), "1.00 + 11.00");
-    assert_eq!(gasto.uncertain, Decimal::new(260, 2));
+    assert_eq!(gasto.incerto, Decimal::new(260, 2));
     assert_eq!(gasto.nao_precificadas, 0);
     g.precificar(Precos::LEGADOS);
     assert_eq!(g.gasto().confirmado, Decimal::new(1200, 2), "priced once");
@@ -65,7 +65,7 @@ async fn reserve_commit_release_and_refusal_reports_spent_and_reserved_apart() {
     lost(g.reserve(Op::Car, "c", Decimal::ONE).await.unwrap());
     let gasto = g.gasto();
     assert_eq!(
-        (gasto.confirmado, gasto.uncertain),
+        (gasto.confirmado, gasto.incerto),
         (Decimal::ONE, Decimal::ONE)
     );
     assert!(
@@ -92,7 +92,7 @@ fn a_reservation_dropped_in_flight_is_uncertain_and_one_dropped_before_sending_i
     drop(g.pendente(Op::Car, "c")); // waiting for the limiter
     let gasto = g.gasto();
     assert_eq!(
-        (gasto.confirmado, gasto.uncertain),
+        (gasto.confirmado, gasto.incerto),
         (Decimal::ZERO, Decimal::new(230, 2))
     );
     let (uncertain, _) = g.to_settle();
@@ -144,7 +144,7 @@ fn settling_moves_or_drops() {
     g.settle(&[(ids[0], Decimal::ONE)], &[ids[1]]);
     let gasto = g.gasto();
     assert_eq!(
-        (gasto.confirmado, gasto.uncertain),
+        (gasto.confirmado, gasto.incerto),
         (Decimal::ONE, Decimal::ZERO)
     );
 }

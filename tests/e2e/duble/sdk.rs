@@ -78,14 +78,14 @@ async fn the_spend_cap_counts_an_uncertain_charge_until_history_settles_it() {
             .unwrap();
         srv.inject(Fault::PerderRespostaAposCobrar.on("/v1/car/{codigoCar}"));
         assert!(c.car(CODIGO_REAL).await.unwrap_err().may_have_charged());
-        assert_eq!(c.gasto().uncertain, dec!(1.00));
+        assert_eq!(c.gasto().incerto, dec!(1.00));
         // 1.00 uncertain + 2.30 > 3.00: refused before sending.
         let e = c.car_completo(CODIGO_REAL).await.unwrap_err();
         assert!(matches!(e, Error::SpendLimit { .. }), "{e:?}");
         let r = c.settle_uncertain().await.unwrap();
         assert_eq!(r.cobradas, 1);
         let g = c.gasto();
-        assert_eq!((g.confirmado, g.uncertain), (dec!(1.00), dec!(0)));
+        assert_eq!((g.confirmado, g.incerto), (dec!(1.00), dec!(0)));
         assert_eq!(srv.conta_state(&conta).await.unwrap().debitado, dec!(1.00));
     })
     .await;

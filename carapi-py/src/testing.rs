@@ -1,6 +1,8 @@
-//! `carapi._carapi.ServidorTeste`: [`carapi_test_double::TestServer`] for Python tests
-//! (wrapped by `carapi.testing.ServidorTeste`, a context manager). The server runs on the
-//! extension's runtime, so it keeps answering while Python waits on a client call.
+//! `carapi._carapi.TestServer`: [`carapi_server::double::TestServer`] for Python tests
+//! (wrapped by `carapi.testing.TestServer`, a context manager). The server runs on the
+//! process's runtime, so it keeps answering while Python waits on a client call (also while
+//! the parent waits on forked children that call it). It belongs to the process that started
+//! it: in a child after a fork its methods raise `RuntimeError` (its threads are not there).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -12,23 +14,36 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::{Map, Value, json};
 
-use crate::{bloquear, conv};
+use crate::{block_on, conv, process};
 
-/// The test double; `None` once stopped. Keys of the accounts it created, for `conta=` of
-/// `falhar` and for `conta_de`.
+/// The reference server in-process as a test double (`carapi.testing.TestServer`).
+///
+/// ServidorTeste(*, limite_taxa=10, banco=None)
+///
+/// Args:
+///     limite_taxa: requests per second per key (the contract's 10); None turns the
+///         server's limiter off.
+///     banco: a database URL (`postgres://...`); default a fresh in-memory SQLite database
+///         with the bundled records (`carapi.testing.IMOVEIS`).
 #[pyclass(module = "carapi._carapi", name = "ServidorTeste", subclass, frozen)]
 #[derive(Debug)]
-pub struct ServidorTeste {
+pub struct TestServer {
     srv: Mutex<Option<Arc<double::TestServer>>>,
-    contas: Mutex<HashMap<String, ContaId>>,
+    accounts: Mutex<HashMap<String, ContaId>>,
+    pid: u32,
 }
 
-fn erro_servidor(e: ServerError) -> PyErr {
+fn server_error(e: ServerError) -> PyErr {
     PyRuntimeError::new_err(format!("servidor de teste: {e}"))
 }
 
-impl ServidorTeste {
+impl TestServer {
     fn srv(&self) -> PyResult<Arc<double::TestServer>> {
+        if !process::is_current(self.pid) {
+            return Err(PyRuntimeError::new_err(
+                "servidor de teste iniciado em outro processo (antes do fork): use-o no processo que o iniciou",
+            ));
+        }
         self.srv
             .lock()
             .map_err(|_| PyRuntimeError::new_err("servidor de teste: estado envenenado"))?
@@ -36,12 +51,12 @@ impl ServidorTeste {
             .ok_or_else(|| PyRuntimeError::new_err("servidor de teste encerrado"))
     }
 
-    fn conta_criada(&self, api_key: &str) -> PyResult<ContaCriada> {
-        let contas = self
-            .contas
+    fn created_account(&self, api_key: &str) -> PyResult<ContaCriada> {
+        let accounts = self
+            .accounts
             .lock()
             .map_err(|_| PyRuntimeError::new_err("servidor de teste: estado envenenado"))?;
-        let conta_id = *contas.get(api_key).ok_or_else(|| {
+        let conta_id = *accounts.get(api_key).ok_or_else(|| {
             PyValueError::new_err("conta desconhecida: use uma chave criada por este servidor")
         })?;
         Ok(ContaCriada {
@@ -53,17 +68,17 @@ impl ServidorTeste {
 
 /// The JSON form of a fault rule (`FaultRule`): `{"falha": {"tipo": …}, "rota", "metodo",
 /// "conta", "vezes"}`; the fault's own fields come as camelCase keys.
-fn regra_json(tipo: &str, campos: Option<&Bound<'_, PyDict>>) -> PyResult<Map<String, Value>> {
+fn fault_rule_json(tipo: &str, fields: Option<&Bound<'_, PyDict>>) -> PyResult<Map<String, Value>> {
     let mut falha = Map::new();
     falha.insert("tipo".into(), Value::String(tipo.to_owned()));
-    if let Some(c) = campos {
+    if let Some(c) = fields {
         for (k, v) in c.iter() {
             let k: String = k.extract()?;
             let chave = match k.as_str() {
                 "retry_after" => "retryAfter".to_owned(),
                 _ => k,
             };
-            falha.insert(chave, py_para_json(&v)?);
+            falha.insert(chave, py_to_json(&v)?);
         }
     }
     let mut regra = Map::new();
@@ -71,7 +86,7 @@ fn regra_json(tipo: &str, campos: Option<&Bound<'_, PyDict>>) -> PyResult<Map<St
     Ok(regra)
 }
 
-fn py_para_json(v: &Bound<'_, PyAny>) -> PyResult<Value> {
+fn py_to_json(v: &Bound<'_, PyAny>) -> PyResult<Value> {
     if v.is_none() {
         Ok(Value::Null)
     } else if let Ok(b) = v.extract::<bool>() {
@@ -84,7 +99,7 @@ fn py_para_json(v: &Bound<'_, PyAny>) -> PyResult<Value> {
 }
 
 #[pymethods]
-impl ServidorTeste {
+impl TestServer {
     #[new]
     #[pyo3(signature = (*, limite_taxa=Some(10), banco=None))]
     fn new(py: Python<'_>, limite_taxa: Option<u32>, banco: Option<String>) -> PyResult<Self> {
@@ -92,19 +107,33 @@ impl ServidorTeste {
         if let Some(url) = banco {
             c = c.database(url);
         }
-        let srv = bloquear(py, c.start()).map_err(erro_servidor)?;
-        Ok(ServidorTeste {
+        let srv = block_on(py, c.start()).map_err(server_error)?;
+        Ok(TestServer {
             srv: Mutex::new(Some(Arc::new(srv))),
-            contas: Mutex::new(HashMap::new()),
+            accounts: Mutex::new(HashMap::new()),
+            pid: process::current_pid(),
         })
     }
 
+    /// The server's address, `http://127.0.0.1:<port>` (without `/v1`).
     #[getter]
     fn base_url(&self) -> PyResult<String> {
         Ok(self.srv()?.base_url())
     }
 
-    /// `**opcoes`: `sem_documento=True`, `limite_diario=<int>`, `limite_mensal=<BRL>`.
+    /// Creates an account and returns its API key (`str`).
+    ///
+    /// Args:
+    ///     saldo: the balance, BRL (`Decimal`, `int` or `str`), default 0.
+    ///     legado: True puts the account on the legacy price table (until its next top-up).
+    ///     documento: the CPF/CNPJ of the account's user (PIX top-ups need one; a valid
+    ///         fictitious one by default).
+    ///     sem_documento: True leaves the user without a document (400 DOCUMENTO_AUSENTE).
+    ///     limite_diario: charged lookups per Brasília day.
+    ///     limite_mensal: spending per Brasília month, BRL.
+    ///
+    /// Raises:
+    ///     TypeError: another keyword. RuntimeError: the server was stopped.
     #[pyo3(signature = (saldo=None, legado=false, documento=None, **opcoes))]
     fn conta(
         &self,
@@ -117,7 +146,7 @@ impl ServidorTeste {
         let srv = self.srv()?;
         let mut b = srv.conta();
         if let Some(s) = saldo {
-            b = b.saldo(conv::dinheiro(s)?);
+            b = b.saldo(conv::money(s)?);
         }
         if legado {
             b = b.legado();
@@ -131,7 +160,7 @@ impl ServidorTeste {
                 "sem_documento" if v.extract::<bool>()? => b.without_documento(),
                 "sem_documento" => b,
                 "limite_diario" => b.limite_diario(v.extract()?),
-                "limite_mensal" => b.limite_mensal(conv::dinheiro(&v)?),
+                "limite_mensal" => b.limite_mensal(conv::money(&v)?),
                 _ => {
                     return Err(PyTypeError::new_err(format!(
                         "conta(): argumento desconhecido {k:?} (sem_documento, limite_diario, limite_mensal)"
@@ -139,14 +168,15 @@ impl ServidorTeste {
                 }
             };
         }
-        let conta = bloquear(py, b.create()).map_err(erro_servidor)?;
-        self.contas
+        let conta = block_on(py, b.create()).map_err(server_error)?;
+        self.accounts
             .lock()
             .map_err(|_| PyRuntimeError::new_err("servidor de teste: estado envenenado"))?
             .insert(conta.api_key.clone(), conta.conta_id);
         Ok(conta.api_key)
     }
 
+    /// Adds a fault rule; returns its id. See `carapi.testing.TestServer.falhar`.
     #[pyo3(signature = (tipo, *, rota=None, metodo=None, conta=None, vezes=Some(1), **campos))]
     fn falhar(
         &self,
@@ -157,10 +187,10 @@ impl ServidorTeste {
         vezes: Option<u32>,
         campos: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<u64> {
-        let mut regra = regra_json(tipo, campos)?;
+        let mut regra = fault_rule_json(tipo, campos)?;
         regra.insert("rota".into(), json!(rota));
         regra.insert("metodo".into(), json!(metodo));
-        let conta = conta.map(|k| self.conta_criada(&k)).transpose()?;
+        let conta = conta.map(|k| self.created_account(&k)).transpose()?;
         regra.insert("conta".into(), json!(conta.map(|c| c.conta_id.0)));
         regra.insert("vezes".into(), json!(vezes));
         let regra: FaultRule = serde_json::from_value(Value::Object(regra))
@@ -170,31 +200,43 @@ impl ServidorTeste {
             .map_err(|e| PyValueError::new_err(format!("falha inválida: {e}")))
     }
 
+    /// Removes the fault rule `id`; True when it was there.
     fn remover_falha(&self, id: u64) -> PyResult<bool> {
         Ok(self.srv()?.remove_fault(id))
     }
 
+    /// Removes every fault rule.
     fn limpar_falhas(&self) -> PyResult<()> {
         self.srv()?.clear_faults();
         Ok(())
     }
 
-    /// The test clock now (UTC).
-    fn now(&self) -> PyResult<chrono::DateTime<chrono::Utc>> {
+    /// The test clock now, an aware `datetime` in UTC (every time-based rule of the server
+    /// reads it: PIX reuse window, reconciliation, daily and monthly limits).
+    fn agora(&self) -> PyResult<chrono::DateTime<chrono::Utc>> {
         Ok(self.srv()?.clock().now())
     }
 
+    /// Moves the test clock forward `segundos` seconds and runs what became due (the
+    /// reconciliation of pending top-ups every 2 minutes).
+    ///
+    /// Returns:
+    ///     dict (`carapi.tipos.Advance`): agora (the clock after the move), reconciliadas
+    ///     (top-ups confirmed by reconciliation).
     fn avancar<'py>(&self, py: Python<'py>, segundos: f64) -> PyResult<Bound<'py, PyDict>> {
         let d = Duration::try_from_secs_f64(segundos)
             .map_err(|_| PyValueError::new_err(format!("segundos inválidos: {segundos}")))?;
         let srv = self.srv()?;
-        let a = bloquear(py, srv.advance(d)).map_err(erro_servidor)?;
+        let a = block_on(py, srv.advance(d)).map_err(server_error)?;
         let r = PyDict::new(py);
         r.set_item("agora", a.now)?;
         r.set_item("reconciliadas", a.reconciliadas)?;
         Ok(r)
     }
 
+    /// Pays a PIX top-up at the (simulated) bank. With the webhook (default) the top-up is
+    /// confirmed at once; with `sem_webhook=True` it stays `Pendente` until the
+    /// reconciliation (`advance(120)`).
     #[pyo3(signature = (recarga_id, *, sem_webhook=false))]
     fn pagar(
         &self,
@@ -212,16 +254,25 @@ impl ServidorTeste {
         } else {
             pagamento
         };
-        bloquear(py, async move { pagamento.await }).map_err(erro_servidor)
+        block_on(py, async move { pagamento.await }).map_err(server_error)
     }
 
+    /// The account of `api_key` (a key made by `conta()`) as the store has it.
+    ///
+    /// Returns:
+    ///     dict (`carapi.tipos.ContaState`): contaId, saldo, legado, limiteDiario,
+    ///     limiteMensal, debitado (BRL debited in total), razaoConsistente (the ledger adds up).
+    ///
+    /// Raises:
+    ///     ValueError: a key this server did not make.
     fn conta_de<'py>(&self, py: Python<'py>, api_key: &str) -> PyResult<Bound<'py, PyAny>> {
-        let conta = self.conta_criada(api_key)?;
+        let conta = self.created_account(api_key)?;
         let srv = self.srv()?;
-        let estado = bloquear(py, srv.conta_state(&conta)).map_err(erro_servidor)?;
-        conv::para_py(py, &estado)
+        let estado = block_on(py, srv.conta_state(&conta)).map_err(server_error)?;
+        conv::to_py(py, &estado)
     }
 
+    /// Stops the server (gracefully); later calls raise `RuntimeError`. Idempotent.
     fn encerrar(&self, py: Python<'_>) -> PyResult<()> {
         let srv = self
             .srv
@@ -229,8 +280,31 @@ impl ServidorTeste {
             .map_err(|_| PyRuntimeError::new_err("servidor de teste: estado envenenado"))?
             .take();
         if let Some(srv) = srv.and_then(|s| Arc::try_unwrap(s).ok()) {
-            bloquear(py, srv.shutdown());
+            block_on(py, srv.shutdown());
         }
         Ok(())
     }
+}
+
+/// The bundled real records the test double answers (`double::dados::bundled`), as
+/// dicts: codigoCar, uf, municipio, status (SICAR `status_imovel`), recibo (False for status
+/// `PE` and `CA`: 404 `RECIBO_NAO_ENCONTRADO`).
+pub(crate) fn bundled_records(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyList>> {
+    let list = pyo3::types::PyList::empty(py);
+    for i in double::dados::bundled() {
+        let d = PyDict::new(py);
+        d.set_item("codigoCar", i.codigo_car.as_str())?;
+        d.set_item("uf", &i.uf)?;
+        d.set_item("municipio", &i.municipio)?;
+        d.set_item("recibo", !matches!(i.status_imovel.as_str(), "PE" | "CA"))?;
+        d.set_item("status", i.status_imovel)?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
+/// An owner document tied to several bundled records (`double::dados::exemplo_documento`),
+/// formatted (`"385.211.390-39"`).
+pub(crate) fn example_document() -> String {
+    double::dados::example_documento().formatado().to_string()
 }

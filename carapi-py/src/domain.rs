@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rust_decimal::Decimal;
 
-use crate::erros;
+use crate::errors;
 
 /// A registry decimal with a decimal comma (`"20,1310"`, `"1.234,5"`) as `Decimal`; `None`
 /// when it is not one (`carapi_sdk::domain::br::parse_decimal`).
@@ -17,8 +17,9 @@ pub(crate) fn parse_decimal(texto: &str) -> Option<Decimal> {
     br::parse_decimal(texto).ok()
 }
 
-/// A registry date (`"21/11/2026"`, `"21/11/2026 10:00:00"`) as a naive `datetime` in
-/// Brasília's local time; `None` when malformed (`carapi_sdk::domain::br::parse_data`).
+/// A registry date-time (`"21/11/2026 10:00:00"`) as a naive `datetime`: a Brasília wall time
+/// (`America/Sao_Paulo`; `carapi.lote` attaches the zone); `None` when malformed
+/// (`carapi_sdk::domain::br::parse_data`).
 #[pyfunction]
 pub(crate) fn parse_data(texto: &str) -> Option<NaiveDateTime> {
     br::parse_data(texto).ok()
@@ -39,7 +40,7 @@ pub(crate) fn parse_dms(texto: &str) -> Option<Decimal> {
 pub(crate) fn validar_codigo_car(py: Python<'_>, codigo: &str) -> PyResult<String> {
     CodigoCar::parse(codigo)
         .map(|c| c.as_str().to_owned())
-        .map_err(|e| erros::para_py(py, e.into()))
+        .map_err(|e| errors::to_py(py, e.into()))
 }
 
 /// The CPF/CNPJ as bare digits (`CpfCnpj::parse`: mask removed, check digits verified).
@@ -50,11 +51,11 @@ pub(crate) fn validar_codigo_car(py: Python<'_>, codigo: &str) -> PyResult<Strin
 pub(crate) fn validar_documento(py: Python<'_>, documento: &str) -> PyResult<String> {
     CpfCnpj::parse(documento)
         .map(|c| c.as_str().to_owned())
-        .map_err(|e| erros::para_py(py, e.into()))
+        .map_err(|e| errors::to_py(py, e.into()))
 }
 
 /// The contract's reserved sandbox values (`carapi_sdk::sandbox`), by constant name.
-pub(crate) fn valores_sandbox(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+pub(crate) fn sandbox_values(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("CAR_BASICO", sandbox::CAR_BASICO)?;
     d.set_item("CAR_NAO_EXISTE", sandbox::CAR_NAO_EXISTE)?;

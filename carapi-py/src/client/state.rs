@@ -1,0 +1,150 @@
+//! What a `Client` holds: its settings, this process's SDK client (remade in a child after a
+//! fork, module `process`) and whether it was closed.
+
+use std::future::Future;
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use arc_swap::ArcSwapOption;
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+
+use crate::process::{Owned, PerProcess};
+use crate::{block_on, errors};
+
+/// Options of `Client(...)` beyond the URL and the key.
+#[derive(Debug)]
+pub(crate) struct Options {
+    pub(crate) max_spend: Option<rust_decimal::Decimal>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) rate_limit: Option<u32>,
+    pub(crate) poll_interval: Option<Duration>,
+}
+
+/// The SDK client of this process, the settings to make another, and the closed flag.
+#[derive(Debug)]
+pub(crate) struct State {
+    builder: carapi_sdk::ClientBuilder,
+    sdk: PerProcess<carapi_sdk::Client>,
+    closed: AtomicBool,
+    /// `gasto()` at the close (the SDK client is gone after it).
+    final_gasto: ArcSwapOption<carapi_sdk::Gasto>,
+    base_url: String,
+    max_spend: Option<rust_decimal::Decimal>,
+}
+
+/// The SDK client a call uses (this process's; kept alive by the call).
+pub(crate) type Sdk = Arc<Owned<carapi_sdk::Client>>;
+
+impl State {
+    /// Builds the SDK client now, so a bad setting fails here and not at the first call.
+    pub(crate) fn build(
+        py: Python<'_>,
+        mut b: carapi_sdk::ClientBuilder,
+        o: Options,
+    ) -> PyResult<Self> {
+        if let Some(m) = o.max_spend {
+            b = b.max_spend(m);
+        }
+        if let Some(t) = o.timeout {
+            b = b.timeout(t);
+        }
+        if let Some(p) = o.poll_interval {
+            b = b.poll_interval(p);
+        }
+        b = b.rate_limit(o.rate_limit.and_then(NonZeroU32::new));
+        let sdk = b.clone().build().map_err(|e| errors::to_py(py, e))?;
+        Ok(State {
+            builder: b,
+            base_url: sdk.base_url().as_str().trim_end_matches('/').to_owned(),
+            max_spend: sdk.max_spend(),
+            sdk: PerProcess::with(sdk),
+            closed: AtomicBool::new(false),
+            final_gasto: ArcSwapOption::const_empty(),
+        })
+    }
+
+    /// This process's SDK client: the one built here, or (first call in a child after a fork)
+    /// a new one from the same settings.
+    ///
+    /// # Errors
+    /// `RuntimeError` once closed; the builder's error (as the package's exception).
+    pub(crate) fn sdk(&self, py: Python<'_>) -> PyResult<Sdk> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(PyRuntimeError::new_err(
+                "carapi.Client fechado (close() ou fim do bloco with): crie outro",
+            ));
+        }
+        self.sdk
+            .get(|| self.builder.clone().build())
+            .map_err(|e| errors::to_py(py, e))
+    }
+
+    /// The base address, without `/v1` and without a trailing slash.
+    pub(crate) fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The spend cap, BRL.
+    pub(crate) fn max_spend(&self) -> Option<rust_decimal::Decimal> {
+        self.max_spend
+    }
+
+    /// What this process's client spent (zero in a child that has not called yet; the
+    /// figure at the close once closed).
+    pub(crate) fn gasto(&self) -> carapi_sdk::Gasto {
+        if let Some(g) = self.final_gasto.load_full() {
+            return *g;
+        }
+        self.sdk.current().map(|s| s.gasto()).unwrap_or_default()
+    }
+
+    /// Closes: later calls raise; the connections go when the calls in flight are done.
+    pub(crate) fn close(&self) {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let g = self.gasto();
+        self.final_gasto.store(Some(Arc::new(g)));
+        self.sdk.clear();
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    /// Runs one SDK call on this process's client with the GIL released.
+    pub(crate) fn call<T, F, Fut>(&self, py: Python<'_>, f: F) -> PyResult<T>
+    where
+        T: Send,
+        F: FnOnce(carapi_sdk::Client) -> Fut,
+        Fut: Future<Output = carapi_sdk::Result<T>> + Send,
+    {
+        let sdk = self.sdk(py)?;
+        block_on(py, f(carapi_sdk::Client::clone(&sdk))).map_err(|e| errors::to_py(py, e))
+    }
+
+    /// Runs one charged lookup; a 402 `SALDO_INSUFICIENTE` gets its price, the balance and
+    /// the shortfall from one free `GET /v1/saldo` (`carapi_sdk::Client::falta`).
+    pub(crate) fn lookup<T, F, Fut>(&self, py: Python<'_>, f: F) -> PyResult<T>
+    where
+        T: Send,
+        F: FnOnce(carapi_sdk::Client) -> Fut,
+        Fut: Future<Output = carapi_sdk::Result<T>> + Send,
+    {
+        let sdk = self.sdk(py)?;
+        let fut = f(carapi_sdk::Client::clone(&sdk));
+        let r = block_on(py, async {
+            match fut.await {
+                Ok(v) => Ok(v),
+                Err(e) => {
+                    let falta = sdk.falta(&e).await.ok().flatten();
+                    Err((e, falta))
+                }
+            }
+        });
+        r.map_err(|(e, falta)| errors::to_py_with_shortfall(py, e, falta))
+    }
+}
