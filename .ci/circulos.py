@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Import circles between the files of a crate's `src/`.
+"""Import circles between the files of a crate's `src/`, and between its folders.
 
 A file depends on another when it names an item the other defines, by path (`crate::a::b`,
 `super::x`, `self::x`, a child's name) in a `use` line or in code; a name re-exported with
 `pub use` resolves to the file that defines it, and the re-export itself is not a use. Module
-declarations (`mod x;`) are ownership, not use, and are not counted. Prints every strongly connected component of more than one file; exits 1 when there is
-any. Usage: .ci/circulos.py CRATE_DIR [CRATE_DIR...]
+declarations (`mod x;`) are ownership, not use, and are not counted. Prints every strongly
+connected component of more than one file, and of more than one folder: inside every folder,
+its files and subfolders are grouped (a subfolder counts as one node with all it holds), so
+`a.rs` using `b/x.rs` while `b/y.rs` uses `a.rs` is a circle even though no two files form one.
+Exits 1 when there is any. Usage: .ci/circulos.py CRATE_DIR [CRATE_DIR...]
 """
 import os
 import re
@@ -177,9 +180,40 @@ def main():
                     for a in sorted(comp):
                         for b in sorted(grafo[a] & set(comp)):
                             print(f"    {os.path.relpath(mods[a], crate)} -> {os.path.relpath(mods[b], crate)}")
+        total += circulos_de_pastas(crate, mods, grafo)
     if total:
         sys.exit(1)
     print("no import circles")
+
+
+def circulos_de_pastas(crate, mods, grafo):
+    """Circles between the children (files and subfolders) of every folder of the crate; a
+    circle of files alone is already reported by the file check."""
+    total = 0
+    pastas = {m[:i] for m in mods for i in range(len(m))}
+    for pai in sorted(pastas):
+        filhos = [m for m in mods if len(m) > len(pai) and m[: len(pai)] == pai]
+        # Each child is grouped under its first step below `pai`: a subfolder is one node with
+        # everything it holds (its mod.rs included).
+        grupo = {m: m[: len(pai) + 1] for m in filhos}
+        arestas = {n: set() for n in grupo.values()}
+        for a in filhos:
+            for b in grafo[a]:
+                if b in grupo and grupo[a] != grupo[b]:
+                    arestas[grupo[a]].add(grupo[b])
+        for comp in componentes(arestas):
+            if len(comp) < 2 or not any(n in pastas for n in comp):
+                continue
+            total += 1
+            nomes = sorted("/".join(n) + ("/" if n in pastas else ".rs") for n in comp)
+            onde = "/".join(pai) or "src"
+            print(f"{crate}: circle of {len(comp)} folders and files in {onde}: {' '.join(nomes)}")
+            if os.environ.get("CIRCULOS_ARESTAS"):
+                for a in filhos:
+                    for b in sorted(grafo[a]):
+                        if b in grupo and grupo[a] != grupo[b] and grupo[a] in comp and grupo[b] in comp:
+                            print(f"    {os.path.relpath(mods[a], crate)} -> {os.path.relpath(mods[b], crate)}")
+    return total
 
 
 if __name__ == "__main__":

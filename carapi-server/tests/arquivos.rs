@@ -20,7 +20,7 @@ mod unix {
             .await
             .unwrap();
         // A write: the secret is stored, the WAL and its index exist.
-        carapi_service::webhook::database_secret(&store)
+        carapi_service::pix::webhook::database_secret(&store)
             .await
             .unwrap();
         for sufixo in ["", "-wal", "-shm"] {

@@ -238,7 +238,7 @@ async fn run_once(
                 carapi_service::pix::payment::mark_paid(st.store.as_ref(), p, now)
                     .await
                     .unwrap();
-                let d = carapi_service::webhook::confirm_by_psp(
+                let d = carapi_service::pix::webhook::confirm_by_psp(
                     st.store.as_ref(),
                     st.pix.as_ref(),
                     p,

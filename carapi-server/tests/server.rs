@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use carapi_service::pix::PixProvider;
+use carapi_service::pix::webhook::{PixEvent, SIGNATURE_HEADER, sign};
 use carapi_service::startup::{load_bundled_data, open_store, spawn_with};
-use carapi_service::webhook::{PixEvent, SIGNATURE_HEADER, sign};
 use carapi_service::{AppState, Config, ContaCriada, NovaConta, RunningServer};
 use serde_json::Value;
 use tempfile::TempDir;

@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::Request;
-use carapi_service::webhook::{PixEvent, SIGNATURE_HEADER, sign};
+use carapi_service::pix::webhook::{PixEvent, SIGNATURE_HEADER, sign};
 
 use crate::helpers::*;
 

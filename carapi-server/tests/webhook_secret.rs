@@ -1,7 +1,7 @@
 //! The webhook secret: at least 32 bytes, from the environment or a file; the command-line
 //! flag still works but is warned against (it shows in /proc/*/cmdline).
 
-use carapi_service::webhook::{PixEvent, SIGNATURE_HEADER, sign};
+use carapi_service::pix::webhook::{PixEvent, SIGNATURE_HEADER, sign};
 use carapi_service::{Config, ServerError, spawn};
 
 use crate::processo::{serve, servir_recusado};

@@ -54,7 +54,7 @@ pub struct Config {
     pub database_url: String,
     /// HMAC-SHA256 secret of `POST /webhooks/pix` (`CARAPI_WEBHOOK_SECRET`). `None` (the
     /// default) uses the database's own secret: 32 random bytes in hex, generated on first
-    /// start and stored in the `configuracao` table ([`crate::webhook::database_secret`];
+    /// start and stored in the `configuracao` table ([`crate::pix::webhook::database_secret`];
     /// `carapi-server webhook-secret` prints it). No secret is built into the server.
     pub webhook_secret: Option<String>,
     /// Period of the reconciliation job for pending top-ups (contract: 2 minutes).

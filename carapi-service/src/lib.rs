@@ -33,7 +33,6 @@ pub mod reconcile;
 pub mod startup;
 pub mod state;
 pub mod store;
-pub mod webhook;
 
 pub use config::{Config, Edge, ReciboMode};
 pub use contas::{ContaCriada, NovaConta, create_conta};

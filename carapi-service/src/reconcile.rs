@@ -9,9 +9,9 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::pix::PixProvider;
+use crate::pix::webhook::{ConfirmationError, Outcome, confirm_by_psp};
 use crate::state::AppState;
 use crate::store::{Store, StoreError};
-use crate::webhook::{ConfirmationError, Outcome, confirm_by_psp};
 
 /// Pending top-ups examined per pass.
 const BATCH: u32 = 500;

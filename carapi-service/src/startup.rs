@@ -70,7 +70,7 @@ pub struct RunningServer {
 /// # Errors
 /// [`ServerError::Store`] when the database cannot be opened; [`ServerError::Io`] when the
 /// address cannot be bound; [`ServerError::Invalido`] when [`Config::webhook_secret`] is
-/// shorter than [`crate::webhook::MIN_SECRET_LEN`] bytes.
+/// shorter than [`crate::pix::webhook::MIN_SECRET_LEN`] bytes.
 pub async fn spawn(config: Config) -> Result<RunningServer, ServerError> {
     let (state, listener) = prepare(config).await?;
     spawn_with(state, listener).await
@@ -83,7 +83,7 @@ pub async fn spawn(config: Config) -> Result<RunningServer, ServerError> {
 /// # Errors
 /// As [`spawn`].
 pub async fn prepare(config: Config) -> Result<(AppState, TcpListener), ServerError> {
-    crate::webhook::validate_secret(config.webhook_secret.as_deref())?;
+    crate::pix::webhook::validate_secret(config.webhook_secret.as_deref())?;
     let store = open_store(&config.database_url).await?;
     if config.load_bundled_data {
         let n = load_bundled_data(store.as_ref()).await?;

@@ -102,7 +102,7 @@ impl AppState {
 
     /// The HMAC secret of `POST /webhooks/pix`: the configured one
     /// ([`Config::webhook_secret`], when not blank), else the database's own
-    /// ([`crate::webhook::database_secret`], generated on first use). Read once, then kept.
+    /// ([`crate::pix::webhook::database_secret`], generated on first use). Read once, then kept.
     ///
     /// # Errors
     /// [`StoreError`] when the stored secret cannot be read or created.
@@ -112,7 +112,9 @@ impl AppState {
                 let configurado = self.config.webhook_secret.as_deref();
                 Ok::<_, StoreError>(match configurado.filter(|s| !s.trim().is_empty()) {
                     Some(s) => Arc::from(s),
-                    None => Arc::from(crate::webhook::database_secret(self.store.as_ref()).await?),
+                    None => {
+                        Arc::from(crate::pix::webhook::database_secret(self.store.as_ref()).await?)
+                    }
                 })
             })
             .await

@@ -4,8 +4,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
+use carapi_service::pix::webhook::database_secret;
 use carapi_service::startup::open_store;
-use carapi_service::webhook::database_secret;
 
 /// Options of `webhook-secret`.
 #[derive(Debug, clap::Args)]

@@ -206,7 +206,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
 
 /// The webhook secret of `a`: from `--webhook-secret-file`, else from `--webhook-secret` /
 /// `CARAPI_WEBHOOK_SECRET` (with a warning on stderr when it came on the command line), checked
-/// against [`carapi_service::webhook::MIN_SECRET_LEN`]; `Err` is the message for stderr.
+/// against [`carapi_service::pix::webhook::MIN_SECRET_LEN`]; `Err` is the message for stderr.
 fn webhook_secret(a: &Args) -> Result<Option<String>, String> {
     let secret = if let Some(file) = &a.webhook_secret_file {
         let texto = std::fs::read_to_string(file)
@@ -223,7 +223,7 @@ fn webhook_secret(a: &Args) -> Result<Option<String>, String> {
         }
         a.webhook_secret.clone()
     };
-    carapi_service::webhook::validate_secret(secret.as_deref()).map_err(|e| e.to_string())?;
+    carapi_service::pix::webhook::validate_secret(secret.as_deref()).map_err(|e| e.to_string())?;
     Ok(secret)
 }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Method, Request};
-use carapi_service::webhook::{PixEvent, SIGNATURE_HEADER, sign};
+use carapi_service::pix::webhook::{PixEvent, SIGNATURE_HEADER, sign};
 use carapi_service::{AppState, Centavos, Config, ContaCriada, NovaConta};
 use serde_json::Value;
 use tower::ServiceExt;

@@ -10,7 +10,7 @@ use chrono::{DateTime, FixedOffset, SubsecRound, Utc};
 use uuid::Uuid;
 
 use super::error::{ApiError, Limite};
-use crate::money::{Centavos, calendar, cobranca};
+use crate::money::{Centavos, calendar};
 use crate::state::AppState;
 use crate::store::{
     Cobranca, CobrancaResult, ConsultaRecord, ContaId, StoreError, charge_with_outcome,
@@ -122,23 +122,28 @@ impl<'a> Consulta<'a> {
             em: self.now,
             dia: calendar::brasilia_day(self.now),
         };
-        let resultado = charge_with_outcome(self.st.store.as_ref(), cobranca).await?;
-        let espera = cobranca::retry_after_secs(&resultado, self.now).unwrap_or(1);
-        match resultado {
+        match charge_with_outcome(self.st.store.as_ref(), cobranca).await? {
             CobrancaResult::Cobrada { cache, .. } => Ok(cache),
             CobrancaResult::SaldoInsuficiente { saldo, preco } => {
                 Err(saldo_insuficiente(saldo, preco))
             }
-            CobrancaResult::LimiteDiario { limite } => Err(ApiError::limit_exceeded(
+            CobrancaResult::LimiteDiario {
+                limite,
+                retry_after,
+            } => Err(ApiError::limit_exceeded(
                 Limite::Diario,
-                espera,
+                retry_after,
                 format!(
                     "Limite diário de {limite} consultas cobradas atingido (horário de Brasília)."
                 ),
             )),
-            CobrancaResult::LimiteMensal { limite, gasto } => Err(ApiError::limit_exceeded(
+            CobrancaResult::LimiteMensal {
+                limite,
+                gasto,
+                retry_after,
+            } => Err(ApiError::limit_exceeded(
                 Limite::Mensal,
-                espera,
+                retry_after,
                 format!(
                     "Limite mensal de gastos de {limite} seria ultrapassado (gasto no mês: {gasto})."
                 ),

@@ -1,5 +1,5 @@
 //! `POST /webhooks/pix`: payment confirmation from the PSP (outside `/v1`, authenticated by an
-//! HMAC-SHA256 signature instead of a bearer key; see [`crate::webhook`]). The webhook is only a
+//! HMAC-SHA256 signature instead of a bearer key; see [`crate::pix::webhook`]). The webhook is only a
 //! hint: the top-up is credited when the provider's own record has it paid with its amount.
 
 use axum::body::Bytes;
@@ -12,10 +12,10 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::error::ApiError;
-use crate::state::AppState;
-use crate::webhook::{
+use crate::pix::webhook::{
     ConfirmationError, Outcome, PixEvent, SIGNATURE_HEADER, check, confirm_by_psp,
 };
+use crate::state::AppState;
 
 /// Routes of this group.
 pub fn router() -> Router<AppState> {

@@ -44,6 +44,9 @@ pub struct CobrancaState {
     pub gasto_mes: Centavos,
     /// `data` of the account's latest history row, if any.
     pub last_date: Option<DateTime<Utc>>,
+    /// The looked-up CAR record had already been consolidated by an earlier charged lookup
+    /// (the answer's `cache`); false for the owner lookup, which consolidates nothing.
+    pub consolidated: bool,
 }
 
 /// Which counters a store must read for an account's limits.
@@ -89,6 +92,8 @@ pub enum CobrancaResult {
     LimiteDiario {
         /// The limit.
         limite: u32,
+        /// `Retry-After`, seconds: to the next Brasília midnight, rounded up.
+        retry_after: u64,
     },
     /// 429: the charge would pass the monthly spending ceiling.
     LimiteMensal {
@@ -96,6 +101,8 @@ pub enum CobrancaResult {
         limite: Centavos,
         /// Spent this month.
         gasto: Centavos,
+        /// `Retry-After`, seconds: to the first day of the next Brasília month, rounded up.
+        retry_after: u64,
     },
 }
 
@@ -110,14 +117,15 @@ impl CobrancaResult {
     }
 }
 
-/// The `Retry-After` of a refusal at `em`, in whole seconds rounded up: to the next Brasília
-/// midnight for the daily limit, to the next Brasília month for the monthly cap; `None` for a
-/// charge or a 402.
-pub fn retry_after_secs(resultado: &CobrancaResult, em: DateTime<Utc>) -> Option<u64> {
-    match resultado {
-        CobrancaResult::LimiteDiario { .. } => Some(calendar::seconds_until_tomorrow(em)),
-        CobrancaResult::LimiteMensal { .. } => Some(calendar::seconds_until_next_month(em)),
-        _ => None,
+impl CobrancaResult {
+    /// The `Retry-After` of a refusal, seconds (`None` for a charge or a 402): decided by the
+    /// plan ([`plan_cobranca`]), never recomputed by its callers.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            CobrancaResult::LimiteDiario { retry_after, .. }
+            | CobrancaResult::LimiteMensal { retry_after, .. } => Some(*retry_after),
+            _ => None,
+        }
     }
 }
 
@@ -161,31 +169,9 @@ pub struct CobrancaPlan {
     pub counters: Counters,
     /// Mark the looked-up record consolidated (charged lookups only).
     pub consolidate: bool,
-    /// The outcome; for a charge `cache` is false here and set by the store from the
-    /// consolidation it applied ([`CobrancaPlan::result_with`]).
+    /// The outcome the store hands back as it is, once applied: `cache` and `Retry-After`
+    /// included.
     pub resultado: CobrancaResult,
-    /// `Retry-After` of a refusal, seconds ([`espera`]).
-    pub retry_after: Option<u64>,
-}
-
-impl CobrancaPlan {
-    /// The outcome once applied: `cache` is whether the record had already been consolidated.
-    pub fn result_with(&self, cache: bool) -> CobrancaResult {
-        match self.resultado.clone() {
-            CobrancaResult::Cobrada {
-                valor,
-                saldo_antes,
-                saldo_depois,
-                ..
-            } => CobrancaResult::Cobrada {
-                valor,
-                saldo_antes,
-                saldo_depois,
-                cache,
-            },
-            outro => outro,
-        }
-    }
 }
 
 /// The instant of a new history row at `em`: never before the account's latest row.
@@ -205,12 +191,19 @@ pub fn plan_cobranca(
     let recusa = if let Some(limite) = estado.limite_diario
         && estado.cobradas_hoje >= u64::from(limite)
     {
-        Some(CobrancaResult::LimiteDiario { limite })
+        Some(CobrancaResult::LimiteDiario {
+            limite,
+            retry_after: calendar::seconds_until_tomorrow(em),
+        })
     } else if let Some(limite) = estado.limite_mensal
         && estado.gasto_mes + preco > limite
     {
         let gasto = estado.gasto_mes;
-        Some(CobrancaResult::LimiteMensal { limite, gasto })
+        Some(CobrancaResult::LimiteMensal {
+            limite,
+            gasto,
+            retry_after: calendar::seconds_until_next_month(em),
+        })
     } else if estado.saldo < preco {
         let saldo = estado.saldo;
         Some(CobrancaResult::SaldoInsuficiente { saldo, preco })
@@ -235,7 +228,6 @@ pub fn plan_cobranca(
                 gasto: Centavos::ZERO,
             },
             consolidate: false,
-            retry_after: retry_after_secs(&resultado, em),
             resultado,
         };
     }
@@ -260,9 +252,8 @@ pub fn plan_cobranca(
             valor: preco,
             saldo_antes: saldo,
             saldo_depois: depois,
-            cache: false,
+            cache: estado.consolidated,
         },
-        retry_after: None,
     }
 }
 

@@ -36,14 +36,22 @@ fn without_saldo(saldo: i64, preco: i64) -> CobrancaResult {
     }
 }
 
+/// Seconds from [`midday`] to the next Brasília midnight.
+const TO_MIDNIGHT: u64 = 12 * 3600;
+
 fn diario(limite: u32) -> CobrancaResult {
-    CobrancaResult::LimiteDiario { limite }
+    CobrancaResult::LimiteDiario {
+        limite,
+        retry_after: TO_MIDNIGHT,
+    }
 }
 
 fn mensal(limite: i64, gasto: i64) -> CobrancaResult {
     CobrancaResult::LimiteMensal {
         limite: Centavos(limite),
         gasto: Centavos(gasto),
+        // 2026-05-04 12:00 to 2026-06-01 00:00 in Brasília.
+        retry_after: TO_MIDNIGHT + 27 * 86_400,
     }
 }
 
@@ -215,8 +223,34 @@ fn table_of_cases() {
             "{nome}"
         );
         assert_eq!(p.consolidate, cobrada, "{nome}");
-        assert_eq!(p.retry_after.is_some(), esperado.status() == 429, "{nome}");
+        assert_eq!(
+            p.resultado.retry_after().is_some(),
+            esperado.status() == 429,
+            "{nome}"
+        );
     }
+}
+
+#[test]
+fn the_plan_decides_cache_from_the_consolidation_it_read() {
+    let novo = plan_cobranca(&state_of(1000), COMPLETO, midday());
+    assert!(matches!(
+        novo.resultado,
+        CobrancaResult::Cobrada { cache: false, .. }
+    ));
+    let ja = CobrancaState {
+        consolidated: true,
+        ..state_of(1000)
+    };
+    let p = plan_cobranca(&ja, COMPLETO, midday());
+    assert!(matches!(
+        p.resultado,
+        CobrancaResult::Cobrada { cache: true, .. }
+    ));
+    assert!(
+        p.consolidate,
+        "consolidating again is harmless and keeps one rule"
+    );
 }
 
 #[test]
@@ -228,27 +262,39 @@ fn retry_after_is_rounded_up_to_brasilia_midnight_and_month() {
         cobradas_hoje: 1,
         ..state_of(1000)
     };
-    assert_eq!(plan_cobranca(&e, COMPLETO, em).retry_after, Some(6));
+    assert_eq!(
+        plan_cobranca(&e, COMPLETO, em).resultado.retry_after(),
+        Some(6)
+    );
     let e = CobrancaState {
         limite_mensal: Some(Centavos(100)),
         ..state_of(1000)
     };
-    assert_eq!(plan_cobranca(&e, COMPLETO, em).retry_after, Some(6));
-    assert_eq!(plan_cobranca(&state_of(0), COMPLETO, em).retry_after, None);
+    assert_eq!(
+        plan_cobranca(&e, COMPLETO, em).resultado.retry_after(),
+        Some(6)
+    );
+    assert_eq!(
+        plan_cobranca(&state_of(0), COMPLETO, em)
+            .resultado
+            .retry_after(),
+        None
+    );
 }
 
 #[test]
-fn rows_never_go_back_in_time_and_cache_comes_from_the_store() {
+fn rows_never_go_back_in_time_and_cache_comes_from_the_state() {
     let antes = t("2026-05-04T15:00:00.100Z");
     let depois = t("2026-05-04T15:00:00.250Z");
     let e = CobrancaState {
         last_date: Some(depois),
+        consolidated: true,
         ..state_of(1000)
     };
     let p = plan_cobranca(&e, COMPLETO, antes);
     assert_eq!(p.historico.data, depois);
     assert_eq!(
-        p.result_with(true),
+        p.resultado,
         CobrancaResult::Cobrada {
             valor: Centavos(230),
             saldo_antes: Centavos(1000),

@@ -7,6 +7,7 @@
 pub mod payment;
 pub mod qr;
 pub mod reservation;
+pub mod webhook;
 
 use std::fmt;
 use std::sync::Arc;

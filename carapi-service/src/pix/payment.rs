@@ -3,9 +3,9 @@
 
 use chrono::{DateTime, Utc};
 
+use super::webhook::{self, PixEvent, SIGNATURE_HEADER};
 use crate::error::ServerError;
 use crate::store::Store;
-use crate::webhook::{self, PixEvent, SIGNATURE_HEADER};
 
 /// Marks `payment_id` paid at `now` in the simulated PSP's book in `store`, without any
 /// webhook: only a status query (reconciliation) will see it.

@@ -126,12 +126,27 @@ async fn state_of(tx: &mut Tx, c: &Cobranca) -> Result<CobrancaState, StoreError
         cobradas_hoje: cobradas_hoje.unsigned_abs(),
         gasto_mes: Centavos(gasto_mes),
         last_date: last_date(tx, c.conta).await?,
+        consolidated: match &c.consolidate {
+            Some(codigo) => consolidated(tx, codigo).await?,
+            None => false,
+        },
     })
 }
 
-/// Writes `plano` for the charge `c`; returns `cache` (whether the record was already
-/// consolidated).
-async fn apply(tx: &mut Tx, c: &Cobranca, plano: &CobrancaPlan) -> Result<bool, StoreError> {
+/// Whether `codigo` was consolidated by an earlier charged lookup (read after the account's
+/// row lock, so one account's lookups see each other's consolidation in order).
+async fn consolidated(tx: &mut Tx, codigo: &CodigoCar) -> Result<bool, StoreError> {
+    Ok(
+        sqlx::query_scalar::<_, i32>("SELECT 1 FROM imoveis_consolidados WHERE codigo_car = $1")
+            .bind(codigo.as_str())
+            .fetch_optional(&mut **tx)
+            .await?
+            .is_some(),
+    )
+}
+
+/// Writes `plano` for the charge `c`.
+async fn apply(tx: &mut Tx, c: &Cobranca, plano: &CobrancaPlan) -> Result<(), StoreError> {
     if plano.debito.0 > 0 {
         let debitou = sqlx::query(
             "UPDATE contas SET saldo_centavos = saldo_centavos - $1
@@ -169,30 +184,22 @@ async fn apply(tx: &mut Tx, c: &Cobranca, plano: &CobrancaPlan) -> Result<bool, 
     count(tx, c.conta, c.dia, plano.counters).await?;
     match (&c.consolidate, plano.consolidate) {
         (Some(codigo), true) => consolidate(tx, codigo, c.em).await,
-        _ => Ok(false),
+        _ => Ok(()),
     }
 }
 
-/// Marks `codigo` consolidated at `em` unless it already was; returns whether it already was
-/// (the answer's `cache`).
-async fn consolidate(
-    tx: &mut Tx,
-    codigo: &CodigoCar,
-    em: DateTime<Utc>,
-) -> Result<bool, StoreError> {
-    // One insert into the small side table (migration 0002), never a write into `imoveis`. Two
-    // first lookups of one code cannot both see "new": the second waits on the first's key and
-    // then finds the conflict.
-    let novo = sqlx::query(
+/// Marks `codigo` consolidated at `em` unless it already was.
+async fn consolidate(tx: &mut Tx, codigo: &CodigoCar, em: DateTime<Utc>) -> Result<(), StoreError> {
+    // One insert into the small side table (migration 0002), never a write into `imoveis`.
+    sqlx::query(
         "INSERT INTO imoveis_consolidados (codigo_car, consolidado_em) VALUES ($1, $2)
          ON CONFLICT (codigo_car) DO NOTHING",
     )
     .bind(codigo.as_str())
     .bind(em)
     .execute(&mut **tx)
-    .await?
-    .rows_affected();
-    Ok(novo == 0)
+    .await?;
+    Ok(())
 }
 
 #[async_trait]
@@ -224,13 +231,13 @@ impl ConsultasStore for PgStore {
         let mut tx = self.pool.begin().await?;
         let estado = state_of(&mut tx, &c).await?;
         let plano = cobranca::plan_cobranca(&estado, c.endpoint, c.em);
-        let cache = apply(&mut tx, &c, &plano).await?;
+        apply(&mut tx, &c, &plano).await?;
         match tx.commit().await {
-            Ok(()) => Ok(plano.result_with(cache)),
+            Ok(()) => Ok(plano.resultado),
             Err(e) => {
                 // The reply was lost or the commit refused: learn which on another connection.
                 match self.cobranca_outcome(c.conta, c.request_id, c.em).await {
-                    Ok(Some(_)) => Ok(plano.result_with(cache)),
+                    Ok(Some(_)) => Ok(plano.resultado),
                     Ok(None) => Err(e.into()),
                     Err(d) => Err(StoreError::unknown_outcome(&e, &d)),
                 }

@@ -384,7 +384,20 @@ fn state_of(conn: &Connection, c: &Cobranca) -> Result<CobrancaState, StoreError
         cobradas_hoje: cobradas_hoje.unsigned_abs(),
         gasto_mes: Centavos(gasto_mes),
         last_date: last_date(conn, c.conta)?,
+        consolidated: match &c.consolidate {
+            Some(codigo) => consolidated(conn, codigo.as_str())?,
+            None => false,
+        },
     })
+}
+
+/// Whether `codigo` was consolidated by an earlier charged lookup.
+fn consolidated(conn: &Connection, codigo: &str) -> Result<bool, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT 1 FROM imoveis_consolidados WHERE codigo_car = ?")?
+        .query_row([codigo], |_| Ok(()))
+        .optional()?
+        .is_some())
 }
 
 /// Reads the state, plans the charge and applies the plan.
@@ -418,23 +431,21 @@ fn charge(conn: &Connection, c: &Cobranca) -> Result<CobrancaResult, StoreError>
         .execute(params![c.conta.0, valor.0, id.to_string(), ms(c.em)])?;
     }
     count(conn, c.conta, c.dia, plano.counters)?;
-    let cache = match (&c.consolidate, plano.consolidate) {
-        (Some(codigo), true) => consolidate(conn, codigo.as_str(), ms(c.em))?,
-        _ => false,
-    };
-    Ok(plano.result_with(cache))
+    if let (Some(codigo), true) = (&c.consolidate, plano.consolidate) {
+        consolidate(conn, codigo.as_str(), ms(c.em))?;
+    }
+    Ok(plano.resultado)
 }
 
-/// Marks `codigo` consolidated at `em_ms` unless it already was; returns whether it already was
-/// (the answer's `cache`). One insert into the small side table `imoveis_consolidados`, never a
-/// write into `imoveis` (migration 0002).
-fn consolidate(conn: &Connection, codigo: &str, em_ms: i64) -> Result<bool, StoreError> {
-    let novo = conn
+/// Marks `codigo` consolidated at `em_ms` unless it already was. One insert into the small
+/// side table `imoveis_consolidados`, never a write into `imoveis` (migration 0002).
+fn consolidate(conn: &Connection, codigo: &str, em_ms: i64) -> Result<(), StoreError> {
+    conn
         .prepare_cached(
             "INSERT INTO imoveis_consolidados (codigo_car, consolidado_em) VALUES (?, ?) ON CONFLICT (codigo_car) DO NOTHING",
         )?
         .execute(params![codigo, em_ms])?;
-    Ok(novo == 0)
+    Ok(())
 }
 
 #[cfg(test)]
