@@ -1,6 +1,6 @@
 //! The SQLite writer's reply to a charge lost after its `COMMIT`: a store composed at the root
 //! of the test server around the real [`SqliteStore`] answers the charge's caller with
-//! [`StoreError::RespostaPerdida`] (as the writer does when its reply never comes) once the
+//! [`StoreError::ReplyLost`] (as the writer does when its reply never comes) once the
 //! real store has committed. The server must learn what happened and answer it: the 200 with
 //! its body, and the debit once.
 
@@ -21,7 +21,7 @@ use crate::dinheiro::{RelogioMs, get, servidor_sobre};
 use crate::helpers::CODIGO;
 
 /// Every call goes to `dentro`; the reply of the next `perder` charges is replaced by
-/// [`StoreError::RespostaPerdida`] after `dentro` answered.
+/// [`StoreError::ReplyLost`] after `dentro` answered.
 #[derive(Debug)]
 struct PerdeResposta {
     dentro: Arc<dyn Store>,
@@ -40,9 +40,7 @@ impl ConsultasStore for PerdeResposta {
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
             .is_ok();
         if perdeu {
-            return Err(StoreError::RespostaPerdida(
-                "resposta do escritor perdida".into(),
-            ));
+            return Err(StoreError::ReplyLost("resposta do escritor perdida".into()));
         }
         r
     }

@@ -15,6 +15,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod api_error;
 pub mod auth;
 pub mod cache;
 pub mod config;

@@ -15,8 +15,8 @@ use chrono_tz::America::Sao_Paulo;
 use serde::Serialize;
 
 use super::consulta::{Consulta, Segment, codigo_car_invalido};
-use super::error::ApiError;
 use super::extract::AuthenticatedConta;
+use crate::api_error::ApiError;
 use crate::dados::{self, Imovel};
 use crate::state::AppState;
 

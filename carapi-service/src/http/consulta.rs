@@ -9,7 +9,7 @@ use carapi_sdk::{CodigoCar, EndpointConsulta, ErrorCode};
 use chrono::{DateTime, FixedOffset, SubsecRound, Utc};
 use uuid::Uuid;
 
-use super::error::{ApiError, Limite};
+use crate::api_error::{ApiError, Limite};
 use crate::money::{Centavos, calendar};
 use crate::state::AppState;
 use crate::store::{
@@ -102,9 +102,9 @@ impl<'a> Consulta<'a> {
     }
 
     /// [`Consulta::failed`] for a store error; a database that is away
-    /// ([`super::error::database_down`]) is not asked to record anything.
+    /// ([`crate::api_error::database_down`]) is not asked to record anything.
     pub async fn failed_in_database(&self, e: StoreError) -> ApiError {
-        if super::error::database_down(&e) {
+        if crate::api_error::database_down(&e) {
             return e.into();
         }
         self.failed(e.into()).await

@@ -11,9 +11,9 @@ use carapi_sdk::{
 };
 use chrono::Duration;
 
-use super::error::ApiError;
 use super::extract::{Authenticated, JsonBody, Params};
 use super::pagination;
+use crate::api_error::ApiError;
 use crate::money::{calendar, limites, tarifa};
 
 /// Usage period of `GET /v1/uso`, days.

@@ -18,8 +18,8 @@ use axum::response::{IntoResponse, Response};
 use carapi_sdk::ErrorCode;
 use http_body_util::{BodyExt, Limited};
 
-use super::error::{ApiError, PARAMETRO_INVALIDO, ROUTE_NOT_FOUND};
 use super::routes;
+use crate::api_error::{ApiError, PARAMETRO_INVALIDO, ROUTE_NOT_FOUND};
 pub use crate::config::Edge;
 use crate::state::AppState;
 

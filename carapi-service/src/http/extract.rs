@@ -6,7 +6,7 @@ use axum::http::request::Parts;
 use carapi_sdk::{ErrorCode, LimitesUpdate, NovaRecarga};
 use serde::de::DeserializeOwned;
 
-use super::error::ApiError;
+use crate::api_error::ApiError;
 use crate::state::AppState;
 use crate::store::{Conta, ContaId};
 

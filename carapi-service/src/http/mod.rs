@@ -9,7 +9,6 @@ pub mod client_addr;
 pub mod consulta;
 pub(crate) mod conta;
 pub mod edge;
-pub mod error;
 pub(crate) mod extract;
 pub(crate) mod pagination;
 pub(crate) mod proprietario;
@@ -31,10 +30,10 @@ use carapi_sdk::{CodigoCar, sandbox};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
+use crate::api_error::{ApiError, Limite};
 use crate::cache::KeyOwner;
 use crate::state::{AppState, Clock};
 use crate::{auth, limits};
-use error::{ApiError, Limite};
 
 /// The whole application: `/v1` (bearer key and rate limit on every route), `/webhooks/pix`
 /// and `/openapi.json`, behind the edge middleware, which runs before routing.

@@ -2,7 +2,7 @@
 //! parameters"): `page` 1-based, default 1, minimum 1; `size` default 20, minimum 1, values
 //! above 100 reduced to 100.
 
-use super::error::ApiError;
+use crate::api_error::ApiError;
 
 /// Default page size.
 pub const DEFAULT_SIZE: u32 = 20;

@@ -12,8 +12,8 @@ use carapi_sdk::{
 };
 
 use super::consulta::{Consulta, Segment};
-use super::error::ApiError;
 use super::extract::AuthenticatedConta;
+use crate::api_error::ApiError;
 /// Ceiling of items of an owner lookup.
 pub const LIMITE_PROPRIETARIO: u32 = 200;
 use crate::state::AppState;

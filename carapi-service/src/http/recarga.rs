@@ -15,9 +15,9 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use super::consulta::Segment;
-use super::error::ApiError;
 use super::extract::{Authenticated, Params, RecargaBody};
 use super::pagination;
+use crate::api_error::ApiError;
 use crate::money::recarga::{self, VALOR_MAXIMO, VALOR_MINIMO, ValorRefused};
 use crate::money::tarifa;
 use crate::pix::reservation::{RecargaError, RecargaRequest, create_or_reuse};

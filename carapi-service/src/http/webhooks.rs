@@ -11,7 +11,7 @@ use carapi_sdk::ErrorCode;
 use serde::Serialize;
 use uuid::Uuid;
 
-use super::error::ApiError;
+use crate::api_error::ApiError;
 use crate::pix::webhook::{
     ConfirmationError, Outcome, PixEvent, SIGNATURE_HEADER, check, confirm_by_psp,
 };

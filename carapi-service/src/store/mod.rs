@@ -47,25 +47,27 @@ pub fn is_postgres_url(url: &str) -> bool {
         .any(|p| u.get(..p.len()).is_some_and(|s| s.eq_ignore_ascii_case(p)))
 }
 
-/// A storage failure. Handlers turn it into 500 `ERRO_INTERNO` and log the detail.
+/// A storage failure, said as what happened, not which driver said it. Handlers turn it into
+/// 500 `ERRO_INTERNO` (503 for [`StoreError::Unavailable`]) and log the detail.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// The database driver failed.
+    /// The database could not be reached in time (no connection within the store's wait):
+    /// nothing was read or written, and the operation can be retried.
+    #[error("database unavailable: {0}")]
+    Unavailable(#[source] DriverError),
+    /// The database failed or refused the operation.
     #[error("database: {0}")]
-    Database(#[from] sqlx::Error),
+    Database(#[source] DriverError),
     /// Migrations failed.
     #[error("migrations: {0}")]
-    Migrate(#[from] sqlx::migrate::MigrateError),
-    /// The SQLite lookup writer's connection (rusqlite) failed.
-    #[error("database: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Migration(#[source] DriverError),
     /// The SQLite lookup writer could not commit the group this request was part of (nothing
     /// of the group was written).
     #[error("database: group commit failed: {0}")]
-    Lote(String),
+    GroupCommit(String),
     /// The SQLite lookup writer thread is gone (store closed or thread not started).
     #[error("database writer stopped")]
-    EscritorParado,
+    WriterStopped,
     /// A stored value could not be read back (corrupt or foreign data).
     #[error("stored value unreadable: {0}")]
     Corrupt(String),
@@ -73,20 +75,47 @@ pub enum StoreError {
     /// sent, or the SQLite writer's reply never came) and whether it committed is not known
     /// yet: [`ConsultasStore::cobranca_outcome`] tells.
     #[error("database: commit outcome unknown: {0}")]
-    RespostaPerdida(String),
+    ReplyLost(String),
+}
+
+/// The driver's own error behind a [`StoreError`] (for the log and `source()`), without naming
+/// the driver in the port.
+pub type DriverError = Box<dyn std::error::Error + Send + Sync>;
+
+impl From<sqlx::Error> for StoreError {
+    /// A pool that gave no connection in time is [`StoreError::Unavailable`]; anything else
+    /// [`StoreError::Database`].
+    fn from(e: sqlx::Error) -> Self {
+        match e {
+            sqlx::Error::PoolTimedOut => StoreError::Unavailable(Box::new(e)),
+            e => StoreError::Database(Box::new(e)),
+        }
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for StoreError {
+    fn from(e: sqlx::migrate::MigrateError) -> Self {
+        StoreError::Migration(Box::new(e))
+    }
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError::Database(Box::new(e))
+    }
 }
 
 impl StoreError {
     /// True when the operation may have been committed although it failed
-    /// ([`StoreError::RespostaPerdida`]).
+    /// ([`StoreError::ReplyLost`]).
     pub fn uncertain_outcome(&self) -> bool {
-        matches!(self, StoreError::RespostaPerdida(_))
+        matches!(self, StoreError::ReplyLost(_))
     }
 
     /// The error of a commit whose reply was lost (`commit`) and whose outcome could not be
     /// learned either (`busca`).
     pub fn unknown_outcome(commit: &impl fmt::Display, busca: &StoreError) -> StoreError {
-        StoreError::RespostaPerdida(format!("{commit}; lookup failed: {busca}"))
+        StoreError::ReplyLost(format!("{commit}; lookup failed: {busca}"))
     }
 }
 

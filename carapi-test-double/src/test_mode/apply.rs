@@ -14,7 +14,7 @@ use futures::{StreamExt, stream};
 use super::TestMode;
 use super::connection::ConnectionHandle;
 use super::faults::{Fault, FaultLimit};
-use carapi_service::http::error::{ApiError, Limite};
+use carapi_service::api_error::{ApiError, Limite};
 use carapi_service::http::routes;
 use carapi_service::store::ContaId;
 

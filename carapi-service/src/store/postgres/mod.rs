@@ -82,7 +82,7 @@ impl PgStore {
     ///
     /// # Errors
     /// [`StoreError::Database`] when the URL is invalid or the server unreachable;
-    /// [`StoreError::Migrate`] when migrations fail.
+    /// [`StoreError::Migration`] when migrations fail.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         Self::connect_with(url, DEFAULT_CONNECTIONS).await
     }
@@ -156,7 +156,7 @@ impl PgStore {
     /// Applies the PostgreSQL migrations.
     ///
     /// # Errors
-    /// [`StoreError::Migrate`].
+    /// [`StoreError::Migration`].
     pub async fn migrate(&self) -> Result<(), StoreError> {
         MIGRATOR.run(&self.pool).await?;
         Ok(())

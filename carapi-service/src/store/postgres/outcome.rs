@@ -7,7 +7,7 @@
 //! top-up's state and instant.
 //!
 //! The lookup is retried for a few seconds (the server may be restarting); when it still
-//! fails, the outcome is unknown ([`StoreError::RespostaPerdida`]).
+//! fails, the outcome is unknown ([`StoreError::ReplyLost`]).
 
 use std::time::Duration;
 
@@ -32,7 +32,7 @@ where
     F: for<'c> Fn(&'c mut PgConnection) -> futures::future::BoxFuture<'c, Result<T, StoreError>>,
 {
     let opcoes = pool.connect_options();
-    let mut ultimo = StoreError::RespostaPerdida("nenhuma tentativa".into());
+    let mut ultimo = StoreError::ReplyLost("nenhuma tentativa".into());
     for ms in WAITS_MS {
         tokio::time::sleep(Duration::from_millis(ms)).await;
         let mut conn = match PgConnection::connect_with(&opcoes).await {
@@ -94,7 +94,7 @@ pub(super) async fn cobranca(
 /// (nothing was committed).
 ///
 /// # Errors
-/// `erro` when nothing was committed; [`StoreError::RespostaPerdida`] when the outcome could
+/// `erro` when nothing was committed; [`StoreError::ReplyLost`] when the outcome could
 /// not be learned.
 pub(super) async fn confirmation(
     pool: &PgPool,

@@ -75,7 +75,7 @@ impl Readers {
     /// (2 to 8) and starts a thread for each.
     ///
     /// # Errors
-    /// [`StoreError::Sqlite`] when the file cannot be opened; [`StoreError::EscritorParado`]
+    /// [`StoreError::Database`] when the file cannot be opened; [`StoreError::WriterStopped`]
     /// when a thread cannot be started.
     pub(super) fn open(file: &Path) -> Result<Self, StoreError> {
         let n = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 8));
@@ -90,7 +90,7 @@ impl Readers {
             std::thread::Builder::new()
                 .name(format!("carapi-sqlite-leitor-{i}"))
                 .spawn(move || run_loop(&conn, &tasks))
-                .map_err(|_| StoreError::EscritorParado)?;
+                .map_err(|_| StoreError::WriterStopped)?;
         }
         Ok(Readers { fila })
     }
@@ -99,8 +99,8 @@ impl Readers {
         let (tx, rx) = oneshot::channel();
         self.fila
             .send(tarefa(tx))
-            .map_err(|_| StoreError::EscritorParado)?;
-        rx.await.map_err(|_| StoreError::EscritorParado)?
+            .map_err(|_| StoreError::WriterStopped)?;
+        rx.await.map_err(|_| StoreError::WriterStopped)?
     }
 
     /// The record of `codigo` with its owners; `None` when there is none.

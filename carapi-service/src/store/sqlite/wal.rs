@@ -72,7 +72,7 @@ fn wait_for_readers(tentativa: i32) -> bool {
 /// Starts the checkpoint thread on `file`; it stops when `parado` is disconnected.
 ///
 /// # Errors
-/// [`StoreError::Sqlite`] when the file cannot be opened; [`StoreError::EscritorParado`] when
+/// [`StoreError::Database`] when the file cannot be opened; [`StoreError::WriterStopped`] when
 /// the thread cannot be started.
 pub(super) fn start(file: &Path, parado: mpsc::Receiver<()>) -> Result<(), StoreError> {
     let conn = Connection::open_with_flags(
@@ -89,7 +89,7 @@ pub(super) fn start(file: &Path, parado: mpsc::Receiver<()>) -> Result<(), Store
                 }
             }
         })
-        .map_err(|_| StoreError::EscritorParado)?;
+        .map_err(|_| StoreError::WriterStopped)?;
     Ok(())
 }
 

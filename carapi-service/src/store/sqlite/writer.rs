@@ -72,8 +72,8 @@ impl Writer {
     /// Opens `file` (already created and migrated) and starts the writer thread.
     ///
     /// # Errors
-    /// [`StoreError::Sqlite`] when the file cannot be opened or configured;
-    /// [`StoreError::EscritorParado`] when the thread cannot be started.
+    /// [`StoreError::Database`] when the file cannot be opened or configured;
+    /// [`StoreError::WriterStopped`] when the thread cannot be started.
     pub(super) fn open(file: &Path) -> Result<Self, StoreError> {
         let conn = Connection::open_with_flags(
             file,
@@ -101,22 +101,22 @@ impl Writer {
                 let _vivo = vivo;
                 run_loop(conn, entrada)
             })
-            .map_err(|_| StoreError::EscritorParado)?;
+            .map_err(|_| StoreError::WriterStopped)?;
         Ok(Writer { fila })
     }
 
     /// Runs `c` as [`crate::store::ConsultasStore::charge_consulta`] documents, once committed.
     ///
     /// # Errors
-    /// [`StoreError::RespostaPerdida`] when the writer took the charge but its reply never
+    /// [`StoreError::ReplyLost`] when the writer took the charge but its reply never
     /// came (the thread stopped): it may have been committed.
     pub(super) async fn charge(&self, c: Cobranca) -> Result<CobrancaResult, StoreError> {
         let (tx, rx) = oneshot::channel();
         self.fila
             .send(WriterRequest::Cobrar(c, tx))
-            .map_err(|_| StoreError::EscritorParado)?;
+            .map_err(|_| StoreError::WriterStopped)?;
         rx.await
-            .map_err(|_| StoreError::RespostaPerdida("resposta do escritor perdida".into()))?
+            .map_err(|_| StoreError::ReplyLost("resposta do escritor perdida".into()))?
     }
 
     /// Runs `r` as [`crate::store::ConsultasStore::record_consulta`] documents, once committed.
@@ -124,8 +124,8 @@ impl Writer {
         let (tx, rx) = oneshot::channel();
         self.fila
             .send(WriterRequest::Registrar(r, tx))
-            .map_err(|_| StoreError::EscritorParado)?;
-        rx.await.map_err(|_| StoreError::EscritorParado)?
+            .map_err(|_| StoreError::WriterStopped)?;
+        rx.await.map_err(|_| StoreError::WriterStopped)?
     }
 }
 
@@ -237,7 +237,7 @@ fn run_batch(conn: &Connection, lote: &mut Vec<WriterRequest>) {
 }
 
 fn commit_failure(msg: &str) -> StoreError {
-    StoreError::Lote(msg.to_owned())
+    StoreError::GroupCommit(msg.to_owned())
 }
 
 fn answer_error(p: WriterRequest, msg: &str) {

@@ -1,5 +1,6 @@
-//! The one error type of the HTTP layer: every failure becomes the contract's `ApiError` JSON
-//! body with a stable code; 5xx details are logged, never sent.
+//! The contract's error answer (`ApiError` in docs/contrato.md, "Errors"): every failure of a
+//! use case or handler becomes its JSON body with a stable code; 5xx details are logged, never
+//! sent.
 
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -159,7 +160,7 @@ pub const RETRY_DATABASE_DOWN: u64 = 5;
 /// True when `e` says the database could not be reached in time (no connection within the
 /// store's wait): nothing was read or written, and the request can be retried.
 pub fn database_down(e: &StoreError) -> bool {
-    matches!(e, StoreError::Database(sqlx::Error::PoolTimedOut))
+    matches!(e, StoreError::Unavailable(_))
 }
 
 impl From<StoreError> for ApiError {
