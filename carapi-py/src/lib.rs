@@ -1,6 +1,6 @@
 //! `carapi._carapi`: the native part of the Python package `carapi` (carapi-py/python/carapi).
 //!
-//! A synchronous face over [`carapi_sdk::Client`] and [`carapi_server::testing::ServidorTeste`]:
+//! A synchronous face over [`carapi_sdk::Client`] and [`carapi_test_double::TestServer`]:
 //! every call runs on the process's tokio runtime (module `process`, remade in a child after a
 //! fork), with the GIL released while it waits, so other Python threads keep running. No HTTP,
 //! retry, spend or validation logic lives here: results are the SDK's models turned into Python

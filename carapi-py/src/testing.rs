@@ -1,4 +1,4 @@
-//! `carapi._carapi.TestServer`: [`carapi_server::double::TestServer`] for Python tests
+//! `carapi._carapi.TestServer`: [`carapi_test_double::TestServer`] for Python tests
 //! (wrapped by `carapi.testing.TestServer`, a context manager). The server runs on the
 //! process's runtime, so it keeps answering while Python waits on a client call (also while
 //! the parent waits on forked children that call it). It belongs to the process that started

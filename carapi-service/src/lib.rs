@@ -22,6 +22,7 @@ pub mod config;
 pub mod contas;
 pub mod dados;
 mod error;
+mod flow;
 pub mod http;
 pub mod key_rate;
 pub mod limits;

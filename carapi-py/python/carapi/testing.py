@@ -1,5 +1,5 @@
 """`ServidorTeste`: the reference server in-process as a stateful test double (the Rust
-`carapi_server::testing::ServidorTeste`): a real server on `127.0.0.1:<free port>` over an
+`carapi_test_double::TestServer`): a real server on `127.0.0.1:<free port>` over an
 in-memory database with the bundled CAR records (`IMOVEIS`), a movable clock, faults on demand,
 and payment of PIX top-ups without a bank.
 

@@ -1,23 +1,17 @@
-//! The CAR lookups: `GET /v1/car/{codigoCar}`, `/completo` and `/recibo` (contract, "Lookups").
+//! The CAR lookups: `GET /v1/car/{codigoCar}`, `/completo` and `/recibo` (contract, "Lookups"),
+//! thin over the lookup use case ([`crate::flow::lookup`]).
 
 use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use carapi_sdk::models::timestamp::brasilia;
-use carapi_sdk::{
-    CarDadosBasicos, CarDadosCompletos, CarResponse, CodigoCar, EndpointConsulta, ErrorCode,
-    sandbox,
-};
-use chrono::{DateTime, FixedOffset};
-use chrono_tz::America::Sao_Paulo;
-use serde::Serialize;
+#[cfg(feature = "openapi")]
+use carapi_sdk::{CarDadosBasicos, CarDadosCompletos, CarResponse};
 
-use super::consulta::{Consulta, Segment, codigo_car_invalido};
-use super::extract::AuthenticatedConta;
+use super::extract::{AuthenticatedConta, Lookup};
 use crate::api_error::ApiError;
-use crate::dados::{self, Imovel};
+use crate::flow::lookup::{self, Answer};
 use crate::state::AppState;
 
 /// Routes of this group.
@@ -28,75 +22,27 @@ pub fn router() -> Router<AppState> {
         .route("/v1/car/{codigoCar}/recibo", get(recibo))
 }
 
-fn not_found(codigo: &CodigoCar) -> ApiError {
-    ApiError::new(
-        ErrorCode::CarNaoEncontrado,
-        format!("CAR {codigo} não encontrado."),
-    )
-}
-
-/// The sandbox answer for a reserved CAR code: `Ok(record)` for the 200 code, otherwise its
-/// fixed error (contract, "Sandbox").
-fn sandbox_car(codigo: &CodigoCar) -> Result<Imovel, ApiError> {
-    match codigo.as_str() {
-        sandbox::CAR_NAO_EXISTE => Err(not_found(codigo).sandbox()),
-        sandbox::CAR_SEM_SALDO => Err(ApiError::new(
-            ErrorCode::SaldoInsuficiente,
-            "Saldo insuficiente (valor reservado de sandbox). Nada foi cobrado.",
-        )
-        .sandbox()),
-        _ => Ok(dados::sandbox::imovel()),
+/// The HTTP answer of a lookup: JSON, or the receipt PDF with its headers (contract,
+/// "Lookups" 3).
+pub(super) fn respond(answer: Answer) -> Response {
+    match answer {
+        Answer::Basico(r) => axum::Json(r).into_response(),
+        Answer::Completo(r) => axum::Json(r).into_response(),
+        Answer::Proprietario(r) => axum::Json(r).into_response(),
+        Answer::Recibo { codigo, pdf } => {
+            let disposicao = format!("attachment; filename=\"{codigo}.pdf\"");
+            let mut resp = pdf.into_response();
+            let h = resp.headers_mut();
+            h.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/pdf"),
+            );
+            if let Ok(v) = HeaderValue::from_str(&disposicao) {
+                h.insert(header::CONTENT_DISPOSITION, v);
+            }
+            resp
+        }
     }
-}
-
-fn data_expiracao(imovel: &Imovel) -> Option<DateTime<FixedOffset>> {
-    imovel
-        .data_atualizacao
-        .and_then(|d| d.and_local_timezone(Sao_Paulo).earliest())
-        .map(|d| d.with_timezone(&brasilia()))
-}
-
-async fn lookup<T: Serialize>(
-    st: &AppState,
-    conta: crate::store::ContaId,
-    endpoint: EndpointConsulta,
-    raw: String,
-    dados: fn(&Imovel) -> T,
-) -> Result<Response, ApiError> {
-    let mut c = Consulta::new(st, conta, endpoint, raw);
-    let codigo = match CodigoCar::parse(&c.chave) {
-        Ok(codigo) => codigo,
-        Err(_) => return Err(c.failed(codigo_car_invalido(&c.chave)).await),
-    };
-    c.chave = codigo.to_string();
-    if codigo.is_sandbox() {
-        let imovel = sandbox_car(&codigo)?;
-        return Ok(axum::Json(CarResponse {
-            success: true,
-            sandbox: true,
-            cache: false,
-            dados: dados(&imovel),
-            data_consulta: c.data_consulta(),
-            data_expiracao: data_expiracao(&imovel),
-        })
-        .into_response());
-    }
-    let imovel = match st.caches.imovel(st.store.as_ref(), &codigo).await {
-        Ok(Some(i)) => i,
-        Ok(None) => return Err(c.failed(not_found(&codigo)).await),
-        Err(e) => return Err(c.failed_in_database(e).await),
-    };
-    let corpo = dados(&imovel);
-    let cache = c.charge(Some(&codigo)).await?;
-    Ok(axum::Json(CarResponse {
-        success: true,
-        sandbox: false,
-        cache,
-        dados: corpo,
-        data_consulta: c.data_consulta(),
-        data_expiracao: data_expiracao(&imovel),
-    })
-    .into_response())
 }
 
 /// `GET /v1/car/{codigoCar}`: basic data, charged on 200.
@@ -116,16 +62,9 @@ async fn lookup<T: Serialize>(
 pub async fn basico(
     State(st): State<AppState>,
     AuthenticatedConta(conta): AuthenticatedConta,
-    Segment(raw): Segment,
+    Lookup(req): Lookup,
 ) -> Result<Response, ApiError> {
-    lookup::<CarDadosBasicos>(
-        &st,
-        conta,
-        EndpointConsulta::CarBasico,
-        raw,
-        Imovel::dados_basicos,
-    )
-    .await
+    lookup::run(&st, conta, req).await.map(respond)
 }
 
 /// `GET /v1/car/{codigoCar}/completo`: complete data with owners, charged on 200.
@@ -145,37 +84,9 @@ pub async fn basico(
 pub async fn completo(
     State(st): State<AppState>,
     AuthenticatedConta(conta): AuthenticatedConta,
-    Segment(raw): Segment,
+    Lookup(req): Lookup,
 ) -> Result<Response, ApiError> {
-    lookup::<CarDadosCompletos>(
-        &st,
-        conta,
-        EndpointConsulta::CarCompleto,
-        raw,
-        Imovel::dados_completos,
-    )
-    .await
-}
-
-fn pdf(codigo: &CodigoCar, bytes: Vec<u8>) -> Response {
-    let disposicao = format!("attachment; filename=\"{codigo}.pdf\"");
-    let mut resp = bytes.into_response();
-    let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/pdf"),
-    );
-    if let Ok(v) = HeaderValue::from_str(&disposicao) {
-        h.insert(header::CONTENT_DISPOSITION, v);
-    }
-    resp
-}
-
-fn recibo_indisponivel() -> ApiError {
-    ApiError::new(
-        ErrorCode::ReciboIndisponivel,
-        "Falha ao gerar o PDF do recibo. Nada foi cobrado; tente novamente.",
-    )
+    lookup::run(&st, conta, req).await.map(respond)
 }
 
 /// `GET /v1/car/{codigoCar}/recibo`: the receipt PDF, charged on 200. 503 and 502 are never
@@ -199,50 +110,7 @@ fn recibo_indisponivel() -> ApiError {
 pub async fn recibo(
     State(st): State<AppState>,
     AuthenticatedConta(conta): AuthenticatedConta,
-    Segment(raw): Segment,
+    Lookup(req): Lookup,
 ) -> Result<Response, ApiError> {
-    let mut c = Consulta::new(&st, conta, EndpointConsulta::Recibo, raw);
-    let codigo = match CodigoCar::parse(&c.chave) {
-        Ok(codigo) => codigo,
-        Err(_) => return Err(c.failed(codigo_car_invalido(&c.chave)).await),
-    };
-    c.chave = codigo.to_string();
-    if codigo.is_sandbox() {
-        let imovel = sandbox_car(&codigo)?;
-        let bytes = crate::recibo::render(&imovel, c.data_consulta()).map_err(|e| {
-            tracing::error!(erro = %e, "recibo de sandbox");
-            recibo_indisponivel().sandbox()
-        })?;
-        return Ok(pdf(&codigo, bytes));
-    }
-    if !st.recibo_service.is_available() {
-        return Err(c
-            .failed(ApiError::new(
-                ErrorCode::ServicoIndisponivel,
-                "Serviço de recibos temporariamente indisponível. Nada foi cobrado.",
-            ))
-            .await);
-    }
-    let imovel = match st.caches.imovel(st.store.as_ref(), &codigo).await {
-        Ok(Some(i)) => i,
-        Ok(None) => return Err(c.failed(not_found(&codigo)).await),
-        Err(e) => return Err(c.failed_in_database(e).await),
-    };
-    if !imovel.tem_recibo {
-        return Err(c
-            .failed(ApiError::new(
-                ErrorCode::ReciboNaoEncontrado,
-                format!("Recibo do CAR {codigo} não disponível."),
-            ))
-            .await);
-    }
-    let bytes = match st.recibo_service.generate(&imovel, c.data_consulta()) {
-        Ok(b) => b,
-        Err(e) => {
-            tracing::error!(erro = %e, codigo = %codigo, "falha ao gerar recibo");
-            return Err(c.failed(recibo_indisponivel()).await);
-        }
-    };
-    c.charge(Some(&codigo)).await?;
-    Ok(pdf(&codigo, bytes))
+    lookup::run(&st, conta, req).await.map(respond)
 }

@@ -1,26 +1,19 @@
 //! Free account endpoints: `GET /v1/saldo`, `GET /v1/historico`, `GET/PUT /v1/limites`,
-//! `GET /v1/uso` (contract, "Account endpoints").
+//! `GET /v1/uso` (contract, "Account endpoints"), thin over the account use case
+//! ([`crate::flow::conta`]).
 
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
-use carapi_sdk::models::timestamp::brasilia;
 use carapi_sdk::{
-    ConsumoItem, ErrorCode, HistoricoParams, HistoricoResponse, LimitesResponse, LimitesUpdate,
-    SaldoResponse, UsoHoje, UsoItem, UsoMes, UsoResponse,
+    HistoricoParams, HistoricoResponse, LimitesResponse, LimitesUpdate, SaldoResponse, UsoResponse,
 };
-use chrono::Duration;
 
 use super::extract::{Authenticated, JsonBody, Params};
-use super::pagination;
 use crate::api_error::ApiError;
-use crate::money::{calendar, limites, tarifa};
-
-/// Usage period of `GET /v1/uso`, days.
-pub const PERIODO_USO_DIAS: u32 = 30;
-use crate::money::Centavos;
+use crate::flow::{conta, pagination};
 use crate::state::AppState;
-use crate::store::{Conta, HistoricoFilter};
+use crate::store::HistoricoFilter;
 
 /// Routes of this group.
 pub fn router() -> Router<AppState> {
@@ -45,27 +38,7 @@ pub async fn saldo(
     State(st): State<AppState>,
     Authenticated(conta): Authenticated,
 ) -> Result<Json<SaldoResponse>, ApiError> {
-    let now = st.clock.now();
-    let uso = st
-        .store
-        .uso_period(conta.id, calendar::brasilia_day(now))
-        .await?;
-    Ok(Json(SaldoResponse {
-        success: true,
-        saldo_reais: conta.saldo.reais(),
-        limite_diario_requisicoes: conta.limite_diario,
-        limite_mensal_reais: conta.limite_mensal.map(Centavos::reais),
-        precos: tarifa::table(conta.legado),
-        uso_hoje: UsoHoje {
-            requisicoes: uso.hoje_requisicoes,
-            gasto: uso.hoje_gasto.reais(),
-            erros: uso.hoje_erros,
-        },
-        uso_mes: UsoMes {
-            requisicoes: uso.mes_requisicoes,
-            gasto: uso.mes_gasto.reais(),
-        },
-    }))
+    Ok(Json(conta::saldo(&st, &conta).await?))
 }
 
 /// `GET /v1/historico`: every recorded lookup, newest first, filtered and paginated.
@@ -92,41 +65,7 @@ pub async fn historico(
         page,
         size,
     };
-    // No stored key holds a NUL (see `consulta::recorded_key`): nothing to search for.
-    let (itens, total) = if filtro.busca.as_deref().is_some_and(|b| b.contains('\0')) {
-        (Vec::new(), 0)
-    } else {
-        st.store.historico(conta.id, &filtro).await?
-    };
-    Ok(Json(HistoricoResponse {
-        success: true,
-        page,
-        size,
-        total,
-        total_paginas: pagination::total_paginas(total, size),
-        itens: itens
-            .into_iter()
-            .map(|c| ConsumoItem {
-                data: c.em.with_timezone(&brasilia()),
-                endpoint: c.endpoint.into(),
-                chave_consulta: c.chave,
-                status_http: c.status,
-                cobrado: c.cobrado,
-                valor_cobrado: c.valor.reais(),
-                saldo_antes: c.saldo_antes.map(Centavos::reais),
-                saldo_depois: c.saldo_depois.map(Centavos::reais),
-            })
-            .collect(),
-    }))
-}
-
-fn limites_of(conta: &Conta, message: &str) -> LimitesResponse {
-    LimitesResponse {
-        success: true,
-        message: message.to_owned(),
-        limite_diario_requisicoes: conta.limite_diario,
-        limite_mensal_reais: conta.limite_mensal.map(Centavos::reais),
-    }
+    Ok(Json(conta::historico(&st, &conta, filtro).await?))
 }
 
 /// `GET /v1/limites`.
@@ -139,11 +78,7 @@ fn limites_of(conta: &Conta, message: &str) -> LimitesResponse {
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     )))]
 pub async fn limites(Authenticated(conta): Authenticated) -> Json<LimitesResponse> {
-    Json(limites_of(&conta, "Limites atuais da conta."))
-}
-
-fn limite_invalid(msg: impl Into<String>) -> ApiError {
-    ApiError::new(ErrorCode::LimiteInvalido, msg)
+    Json(conta::limites(&conta, "Limites atuais da conta."))
 }
 
 /// `PUT /v1/limites`: merge-patch per field (omitted keeps, `null` or 0 removes, > 0 sets);
@@ -165,20 +100,7 @@ pub async fn atualizar_limites(
     Authenticated(conta): Authenticated,
     JsonBody(patch): JsonBody<LimitesUpdate>,
 ) -> Result<Json<LimitesResponse>, ApiError> {
-    if patch.limite_diario_requisicoes.is_none() && patch.limite_mensal_reais.is_none() {
-        return Err(limite_invalid(
-            "Informe limiteDiarioRequisicoes e/ou limiteMensalReais.",
-        ));
-    }
-    let (diario, mensal) =
-        limites::limites_of_patch(patch.limite_diario_requisicoes, patch.limite_mensal_reais)
-            .map_err(limite_invalid)?;
-    let conta = st
-        .store
-        .atualizar_limites(conta.id, diario, mensal)
-        .await?
-        .ok_or_else(|| ApiError::internal("conta autenticada sumiu"))?;
-    Ok(Json(limites_of(&conta, "Limites atualizados com sucesso.")))
+    Ok(Json(conta::atualizar_limites(&st, &conta, patch).await?))
 }
 
 /// `GET /v1/uso`: per-endpoint lookups and amounts over the last 30 days.
@@ -194,18 +116,5 @@ pub async fn uso(
     State(st): State<AppState>,
     Authenticated(conta): Authenticated,
 ) -> Result<Json<UsoResponse>, ApiError> {
-    let desde = st.clock.now() - Duration::days(i64::from(PERIODO_USO_DIAS));
-    let itens = st.store.uso_by_endpoint(conta.id, desde).await?;
-    Ok(Json(UsoResponse {
-        success: true,
-        periodo_dias: PERIODO_USO_DIAS,
-        itens: itens
-            .into_iter()
-            .map(|u| UsoItem {
-                endpoint: u.endpoint.into(),
-                quantidade: u.quantidade,
-                valor_total: u.valor_total.reais(),
-            })
-            .collect(),
-    }))
+    Ok(Json(conta::uso(&st, &conta).await?))
 }

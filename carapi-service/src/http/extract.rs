@@ -1,12 +1,13 @@
 //! Extractors whose rejections are contract `ApiError`s, never axum's plain-text ones.
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Path, Request};
 use axum::http::request::Parts;
 use carapi_sdk::{ErrorCode, LimitesUpdate, NovaRecarga};
 use serde::de::DeserializeOwned;
 
 use crate::api_error::ApiError;
+use crate::flow::lookup;
 use crate::state::AppState;
 use crate::store::{Conta, ContaId};
 
@@ -217,4 +218,59 @@ impl<S: Send + Sync> FromRequestParts<S> for AuthenticatedConta {
             .map(AuthenticatedConta)
             .ok_or_else(ApiError::token_invalido)
     }
+}
+
+/// The single path parameter of a route, decoded; one that does not decode to UTF-8 gets the
+/// route's own contract error ([`super::edge::segment_error`]).
+#[derive(Debug)]
+pub struct Segment(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for Segment {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        Path::<String>::from_request_parts(parts, state)
+            .await
+            .map(|Path(s)| Segment(s))
+            .map_err(|e| {
+                super::edge::segment_error(
+                    parts.uri.path(),
+                    format!("Parâmetro de caminho inválido: {e}"),
+                )
+            })
+    }
+}
+
+/// The lookup of a lookup route, its key parsed once per request: taken as authentication
+/// parsed it ([`super::authenticate`] puts it in the request), else parsed here from the path
+/// parameter ([`Segment`]).
+#[derive(Debug)]
+pub struct Lookup(pub lookup::Request);
+
+impl<S: Send + Sync> FromRequestParts<S> for Lookup {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        if let Some(req) = parts.extensions.remove::<lookup::Request>() {
+            return Ok(Lookup(req));
+        }
+        let endpoint = parts
+            .extensions
+            .get::<MatchedPath>()
+            .and_then(|m| lookup::Request::endpoint_of_route(m.as_str()))
+            .ok_or_else(|| ApiError::internal("rota de consulta sem padrão conhecido"))?;
+        let Segment(raw) = Segment::from_request_parts(parts, state).await?;
+        Ok(Lookup(lookup::Request::new(endpoint, raw)))
+    }
+}
+
+/// The lookup a request to a lookup route asks for, parsed once (`None` for another route or a
+/// path parameter that does not decode, which the handler then answers).
+pub(super) async fn lookup_of(parts: &mut Parts) -> Option<lookup::Request> {
+    let endpoint = parts
+        .extensions
+        .get::<MatchedPath>()
+        .and_then(|m| lookup::Request::endpoint_of_route(m.as_str()))?;
+    let Path(raw) = Path::<String>::from_request_parts(parts, &()).await.ok()?;
+    Some(lookup::Request::new(endpoint, raw))
 }

@@ -6,11 +6,10 @@
 pub mod api_doc;
 pub(crate) mod car;
 pub mod client_addr;
-pub mod consulta;
 pub(crate) mod conta;
 pub mod edge;
 pub(crate) mod extract;
-pub(crate) mod pagination;
+pub use extract::Segment;
 pub(crate) mod proprietario;
 pub(crate) mod recarga;
 pub mod routes;
@@ -26,12 +25,12 @@ use axum::extract::{Request, State};
 use axum::http::header;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use carapi_sdk::{CodigoCar, sandbox};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::api_error::{ApiError, Limite};
 use crate::cache::KeyOwner;
+use crate::flow::lookup;
 use crate::state::{AppState, Clock};
 use crate::{auth, limits};
 
@@ -121,7 +120,7 @@ async fn date_of_clock(State(clock): State<Clock>, mut resp: Response) -> Respon
 /// found in the cache gives only the id; [`extract::Authenticated`] reads the account then).
 async fn authenticate(
     State(st): State<AppState>,
-    mut req: Request,
+    req: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
     let token = req
@@ -144,8 +143,13 @@ async fn authenticate(
         return Err(unauthenticated(&st, ip, ApiError::token_invalido()));
     };
     let id = titular.id();
+    // A lookup's key is parsed here, once: the sandbox exemption reads it, the handler takes it.
+    let (mut parts, body) = req.into_parts();
+    let lookup = extract::lookup_of(&mut parts).await;
+    let mut req = Request::from_parts(parts, body);
+    let sandbox = lookup.as_ref().is_some_and(lookup::Request::is_sandbox);
     if let Some(limiter) = &st.limiter
-        && !is_sandbox_request(req.uri().path())
+        && !sandbox
         && let Err(espera) = limiter.check(id).await
     {
         return Err(ApiError::limit_exceeded(
@@ -155,6 +159,9 @@ async fn authenticate(
         ));
     }
     req.extensions_mut().insert(id);
+    if let Some(lookup) = lookup {
+        req.extensions_mut().insert(lookup);
+    }
     if let KeyOwner::Conta(conta) = titular {
         req.extensions_mut().insert(conta);
     }
@@ -190,20 +197,6 @@ fn too_many_failures(espera: std::time::Duration) -> ApiError {
 /// Whole seconds of `espera`, rounded up.
 fn seconds_above(espera: std::time::Duration) -> u64 {
     espera.as_secs() + u64::from(espera.subsec_nanos() > 0)
-}
-
-/// True for a lookup of a reserved sandbox value, which counts toward no limit (contract,
-/// "Limits": "Sandbox reserved values do not count toward any limit"), the request rate
-/// included.
-fn is_sandbox_request(path: &str) -> bool {
-    if let Some(resto) = path.strip_prefix("/v1/car/") {
-        let codigo = resto.split('/').next().unwrap_or("");
-        CodigoCar::parse(codigo).is_ok_and(|c| c.is_sandbox())
-    } else if let Some(doc) = path.strip_prefix("/v1/proprietario/") {
-        sandbox::is_documento(doc)
-    } else {
-        false
-    }
 }
 
 async fn unknown_route(req: Request) -> ApiError {

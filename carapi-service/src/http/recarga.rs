@@ -14,10 +14,10 @@ use rust_decimal::Decimal;
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::consulta::Segment;
+use super::extract::Segment;
 use super::extract::{Authenticated, Params, RecargaBody};
-use super::pagination;
 use crate::api_error::ApiError;
+use crate::flow::pagination;
 use crate::money::recarga::{self, VALOR_MAXIMO, VALOR_MINIMO, ValorRefused};
 use crate::money::tarifa;
 use crate::pix::reservation::{RecargaError, RecargaRequest, create_or_reuse};

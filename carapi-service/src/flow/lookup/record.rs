@@ -1,69 +1,46 @@
-//! What the four charged lookups share: recording every non-sandbox outcome, and the debit
-//! (balance, limits, history row and counters in one store transaction).
+//! Recording a lookup's outcome and charging it: every non-sandbox outcome becomes a history
+//! row; the charge debits the balance and writes the row, the ledger entry and the day's
+//! counters in one store transaction (docs/contrato.md, "Limits", "Prices").
 
-use axum::extract::{FromRequestParts, Path};
-use axum::http::request::Parts;
 use carapi_sdk::domain::brl;
 use carapi_sdk::models::timestamp::brasilia;
 use carapi_sdk::{CodigoCar, EndpointConsulta, ErrorCode};
 use chrono::{DateTime, FixedOffset, SubsecRound, Utc};
 use uuid::Uuid;
 
+use super::Failure;
 use crate::api_error::{ApiError, Limite};
 use crate::money::{Centavos, calendar};
 use crate::state::AppState;
-use crate::store::{
-    Cobranca, CobrancaResult, ConsultaRecord, ContaId, StoreError, charge_with_outcome,
-};
-
-/// The single path parameter of a route, decoded; one that does not decode to UTF-8 gets the
-/// route's own contract error ([`super::edge::segment_error`]).
-#[derive(Debug)]
-pub struct Segment(pub String);
-
-impl<S: Send + Sync> FromRequestParts<S> for Segment {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        Path::<String>::from_request_parts(parts, state)
-            .await
-            .map(|Path(s)| Segment(s))
-            .map_err(|e| {
-                super::edge::segment_error(
-                    parts.uri.path(),
-                    format!("Parâmetro de caminho inválido: {e}"),
-                )
-            })
-    }
-}
+use crate::store::{Cobranca, CobrancaResult, ConsultaRecord, ContaId, charge_with_outcome};
 
 /// At most this many characters of a looked-up key are stored in the history: a valid CAR
 /// code has 43 and a masked CNPJ 18, so only garbage is cut, and a free 400 cannot grow the
 /// database by more than a bounded row.
-pub const MAX_HISTORY_KEY: usize = 64;
+pub(crate) const MAX_HISTORY_KEY: usize = 64;
 
 /// The first [`MAX_HISTORY_KEY`] characters of `chave`, each NUL replaced by U+FFFD:
 /// the form stored in the history (PostgreSQL text cannot hold NUL, and both stores must
 /// record the same thing).
-pub fn recorded_key(chave: &str) -> String {
+pub(crate) fn recorded_key(chave: &str) -> String {
     let curta: String = chave.chars().take(MAX_HISTORY_KEY).collect();
     crate::store::historico::without_nul(&curta).into_owned()
 }
 
 /// One charged lookup in progress.
 #[derive(Debug)]
-pub struct Consulta<'a> {
+pub(super) struct Consulta<'a> {
     st: &'a AppState,
     conta: ContaId,
     endpoint: EndpointConsulta,
-    /// The key recorded in the history: the raw input until it parses, then its normal form.
-    pub chave: String,
+    /// The key recorded in the history (the normal form once it parses, else as sent).
+    chave: String,
     now: DateTime<Utc>,
 }
 
 impl<'a> Consulta<'a> {
     /// Starts a lookup of `chave` (raw) on `endpoint`.
-    pub fn new(
+    pub(super) fn new(
         st: &'a AppState,
         conta: ContaId,
         endpoint: EndpointConsulta,
@@ -79,12 +56,12 @@ impl<'a> Consulta<'a> {
     }
 
     /// Time of the lookup in Brasília time (`dataConsulta`).
-    pub fn data_consulta(&self) -> DateTime<FixedOffset> {
+    pub(super) fn data_consulta(&self) -> DateTime<FixedOffset> {
         self.now.with_timezone(&brasilia())
     }
 
     /// Records a failed lookup (never for sandbox values) and hands the error back.
-    pub async fn failed(&self, erro: ApiError) -> ApiError {
+    pub(super) async fn failed(&self, erro: ApiError) -> ApiError {
         if !erro.is_sandbox() {
             let registro = ConsultaRecord {
                 conta: self.conta,
@@ -101,24 +78,26 @@ impl<'a> Consulta<'a> {
         erro
     }
 
-    /// [`Consulta::failed`] for a store error; a database that is away
+    /// [`Consulta::failed`] for a failure before the charge; a database that is away
     /// ([`crate::api_error::database_down`]) is not asked to record anything.
-    pub async fn failed_in_database(&self, e: StoreError) -> ApiError {
-        if crate::api_error::database_down(&e) {
-            return e.into();
+    pub(super) async fn failed_or_away(&self, f: Failure) -> ApiError {
+        match f {
+            Failure::Api(e) => self.failed(e).await,
+            Failure::Store(e) if crate::api_error::database_down(&e) => e.into(),
+            Failure::Store(e) => self.failed(e.into()).await,
         }
-        self.failed(e.into()).await
     }
 
     /// Debits the lookup; `consolidate` is the CAR record whose earlier consolidation gives
-    /// `cache`. Returns `cache`. A refusal (402, 429) has been recorded by the store.
-    pub async fn charge(&self, consolidate: Option<&CodigoCar>) -> Result<bool, ApiError> {
+    /// `cache`. Returns `cache`. A refusal (402, 429, with the plan's `Retry-After`) has been
+    /// recorded by the store.
+    pub(super) async fn charge(&self, consolidate: Option<CodigoCar>) -> Result<bool, ApiError> {
         let cobranca = Cobranca {
             request_id: Uuid::new_v4(),
             conta: self.conta,
             endpoint: self.endpoint,
             chave: recorded_key(&self.chave),
-            consolidate: consolidate.cloned(),
+            consolidate,
             em: self.now,
             dia: calendar::brasilia_day(self.now),
         };
@@ -153,23 +132,13 @@ impl<'a> Consulta<'a> {
 }
 
 /// 402 `SALDO_INSUFICIENTE`.
-pub fn saldo_insuficiente(saldo: Centavos, preco: Centavos) -> ApiError {
+fn saldo_insuficiente(saldo: Centavos, preco: Centavos) -> ApiError {
     ApiError::new(
         ErrorCode::SaldoInsuficiente,
         format!(
             "Saldo insuficiente: a consulta custa {} e o saldo é {}. Nada foi cobrado.",
             brl::format(preco.reais()),
             brl::format(saldo.reais())
-        ),
-    )
-}
-
-/// 400 `CODIGO_CAR_INVALIDO` for `raw`.
-pub fn codigo_car_invalido(raw: &str) -> ApiError {
-    ApiError::new(
-        ErrorCode::CodigoCarInvalido,
-        format!(
-            "Código CAR inválido: {raw:?}. Formato: UF-CodigoMunicipio-Hash (32 hexadecimais)."
         ),
     )
 }

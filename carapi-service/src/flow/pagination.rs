@@ -24,7 +24,7 @@ pub fn page_params(page: Option<u32>, size: Option<u32>) -> Result<(u32, u32), A
 
 /// Number of pages of `total` items in pages of `size`.
 pub fn total_paginas(total: u64, size: u32) -> u32 {
-    total.div_ceil(u64::from(size.max(1))) as u32
+    u32::try_from(total.div_ceil(u64::from(size.max(1)))).unwrap_or(u32::MAX)
 }
 
 #[cfg(test)]
