@@ -15,3 +15,4 @@
 pub mod conta;
 pub mod lookup;
 pub mod pagination;
+pub mod recarga;

@@ -99,7 +99,7 @@ pub fn read_body<T: DeserializeOwned + CodeBody>(bytes: &[u8]) -> Result<T, ApiE
 #[derive(Debug)]
 pub struct RecargaBody {
     /// The body as the contract's type.
-    pub request_id: NovaRecarga,
+    pub body: NovaRecarga,
     /// `valor` exactly as sent, BRL.
     pub exato: Option<rust_decimal::Decimal>,
 }
@@ -110,7 +110,7 @@ impl<S: Send + Sync> FromRequest<S> for RecargaBody {
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
         let bytes = body_bytes::<NovaRecarga, S>(req, state).await?;
         Ok(RecargaBody {
-            request_id: read_body::<NovaRecarga>(&bytes)?,
+            body: read_body::<NovaRecarga>(&bytes)?,
             exato: exact_valor(&bytes),
         })
     }
