@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
+use carapi_service::clock::Clock;
 use carapi_service::startup::{load_bundled_data, open_store, spawn_with};
-use carapi_service::state::Clock;
 use carapi_service::store::{ContasStore, Store};
 use carapi_service::{AppState, Config, ContaCriada, NovaConta, RunningServer};
 use chrono::{DateTime, Utc};

@@ -18,18 +18,18 @@
 pub mod api_error;
 pub mod auth;
 pub mod cache;
+pub mod clock;
 pub mod config;
 pub mod contas;
 pub mod dados;
 mod error;
 mod flow;
 pub mod http;
-pub mod key_rate;
-pub mod limits;
 pub mod money;
 #[cfg(feature = "openapi")]
 pub mod openapi;
 pub mod pix;
+pub mod rate_limit;
 mod recibo;
 pub mod reconcile;
 pub mod startup;

@@ -6,11 +6,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio_util::sync::CancellationToken;
-
+use crate::clock::Clock;
 use crate::pix::PixProvider;
 use crate::pix::webhook::{ConfirmationError, Outcome, confirm_by_psp};
-use crate::state::AppState;
 use crate::store::{Store, StoreError};
 
 /// Pending top-ups examined per pass.
@@ -45,47 +43,49 @@ pub async fn run_once(
 /// Name of the reconciliation job's lease (see [`run_loop`]).
 pub const TASK: &str = "reconciliacao";
 
-/// Runs [`run_once`] every `intervalo` until `cancelar` fires; also trims the rate limiters
-/// (per key and per address: idle entries are forgotten).
-///
-/// Every server process runs this loop; with several processes on one database, a pass runs
-/// only in the process holding the job's lease ([`crate::store::CoordinationStore`]), taken for
-/// two intervals and renewed by its holder at each pass: one process does the work, and
-/// another takes over at most two intervals after it stops.
-pub async fn run_loop(st: AppState, intervalo: Duration, cancelar: CancellationToken) {
-    let dono = uuid::Uuid::new_v4().to_string();
-    let mut tick = tokio::time::interval(intervalo.max(Duration::from_millis(10)));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            () = cancelar.cancelled() => break,
-            _ = tick.tick() => {
-                if turn_of(&st, &dono, intervalo).await
-                    && let Err(e) = run_once(&st.store, &st.pix).await
-                {
-                    tracing::error!(erro = %e, "reconciliação falhou");
-                }
-                if let Some(l) = &st.limiter {
-                    l.clear();
-                }
-                if let Some(l) = &st.ip_limiter {
-                    l.clear();
-                }
-            }
-        }
-    }
+/// One process's turn at reconciliation: several server processes on one database take turns
+/// through a lease in the store ([`TASK`]), so a pass runs once per interval in all.
+#[derive(Debug)]
+pub struct Reconciler {
+    store: Arc<dyn Store>,
+    pix: Arc<dyn PixProvider>,
+    clock: Clock,
+    /// This process's name in the lease.
+    owner: String,
 }
 
-/// Takes or renews the reconciliation lease for `dono`; false when another process holds it
-/// (or the store failed, logged).
-async fn turn_of(st: &AppState, dono: &str, intervalo: Duration) -> bool {
-    let now = st.clock.now();
-    let ate = now + chrono::Duration::from_std(intervalo * 2).unwrap_or(chrono::Duration::MAX);
-    match st.store.reserve_task(TASK, dono, now, ate).await {
-        Ok(vez) => vez,
-        Err(e) => {
-            tracing::error!(erro = %e, "reserva da reconciliação falhou");
-            false
+impl Reconciler {
+    /// The reconciler of `store` asking `pix`, on `clock`.
+    pub fn new(store: Arc<dyn Store>, pix: Arc<dyn PixProvider>, clock: Clock) -> Self {
+        Reconciler {
+            store,
+            pix,
+            clock,
+            owner: uuid::Uuid::new_v4().to_string(),
+        }
+    }
+
+    /// Runs a pass when this process holds (or takes) the lease for the next two intervals;
+    /// a failure is logged.
+    pub async fn turn(&self, intervalo: Duration) {
+        if self.turn_of(intervalo).await
+            && let Err(e) = run_once(&self.store, &self.pix).await
+        {
+            tracing::error!(erro = %e, "reconciliação falhou");
+        }
+    }
+
+    /// Takes or renews the lease; false when another process holds it (or the store failed,
+    /// logged).
+    async fn turn_of(&self, intervalo: Duration) -> bool {
+        let now = self.clock.now();
+        let ate = now + chrono::Duration::from_std(intervalo * 2).unwrap_or(chrono::Duration::MAX);
+        match self.store.reserve_task(TASK, &self.owner, now, ate).await {
+            Ok(vez) => vez,
+            Err(e) => {
+                tracing::error!(erro = %e, "reserva da reconciliação falhou");
+                false
+            }
         }
     }
 }

@@ -5,6 +5,7 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
@@ -112,7 +113,7 @@ pub async fn spawn_with(
         listener,
         Extensions::default(),
         Plain,
-        move |st, parar| crate::reconcile::run_loop(st, intervalo, parar),
+        move |st, parar| jobs(st, intervalo, parar),
     )
 }
 
@@ -240,5 +241,29 @@ impl RunningServer {
     /// Resolves when the server has stopped (e.g. after a signal triggered the token).
     pub fn cancellation_token(&self) -> CancellationToken {
         self.cancelar.clone()
+    }
+}
+
+/// The background jobs of a server, every `intervalo` until `cancelar` fires: its turn at
+/// reconciliation ([`crate::reconcile::Reconciler`]) and forgetting the rate limiters' idle
+/// keys.
+async fn jobs(st: AppState, intervalo: Duration, cancelar: CancellationToken) {
+    let reconciler =
+        crate::reconcile::Reconciler::new(st.store.clone(), st.pix.clone(), st.clock.clone());
+    let mut tick = tokio::time::interval(intervalo.max(Duration::from_millis(10)));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = cancelar.cancelled() => break,
+            _ = tick.tick() => {
+                reconciler.turn(intervalo).await;
+                if let Some(l) = &st.limiter {
+                    l.clear();
+                }
+                if let Some(l) = &st.ip_limiter {
+                    l.clear();
+                }
+            }
+        }
     }
 }

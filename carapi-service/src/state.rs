@@ -1,44 +1,15 @@
 //! Shared state of the HTTP handlers and background jobs.
 
-use std::fmt;
 use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
-
 use crate::cache::Caches;
+use crate::clock::Clock;
 use crate::config::Config;
-use crate::key_rate::KeyRateLimit;
-use crate::limits::AddressLimiter;
 use crate::pix::{PixProvider, RefusingPsp, SimulatedPsp};
+use crate::rate_limit::AddressLimiter;
+use crate::rate_limit::KeyRateLimit;
 use crate::recibo::service::{self, ReciboService};
 use crate::store::{Store, StoreError};
-
-/// Source of the current instant (a fixed or movable one in tests).
-#[derive(Clone)]
-pub struct Clock(Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>);
-
-impl Clock {
-    /// The system clock.
-    pub fn system() -> Self {
-        Clock(Arc::new(Utc::now))
-    }
-
-    /// A clock driven by `f`.
-    pub fn from_fn(f: impl Fn() -> DateTime<Utc> + Send + Sync + 'static) -> Self {
-        Clock(Arc::new(f))
-    }
-
-    /// The current instant.
-    pub fn now(&self) -> DateTime<Utc> {
-        (self.0)()
-    }
-}
-
-impl fmt::Debug for Clock {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Relogio")
-    }
-}
 
 /// What every handler can reach: store, PSP, limiter, configuration, clock.
 #[derive(Debug, Clone)]
@@ -50,7 +21,7 @@ pub struct AppState {
     /// The simulated PSP (for `pay`), when it is the provider.
     pub psp: Option<Arc<SimulatedPsp>>,
     /// Per-key rate limiter (shared by the processes of a PostgreSQL database, see
-    /// [`crate::key_rate`]); `None` when disabled.
+    /// [`crate::rate_limit`]); `None` when disabled.
     pub limiter: Option<Arc<dyn KeyRateLimit>>,
     /// Per-address limiter of requests that fail authentication; `None` when disabled.
     pub ip_limiter: Option<Arc<AddressLimiter>>,

@@ -29,10 +29,12 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::api_error::{ApiError, Limite};
+use crate::auth;
 use crate::cache::KeyOwner;
+use crate::clock::Clock;
 use crate::flow::lookup;
-use crate::state::{AppState, Clock};
-use crate::{auth, limits};
+use crate::rate_limit::{self, seconds_above};
+use crate::state::AppState;
 
 /// The whole application: `/v1` (bearer key and rate limit on every route), `/webhooks/pix`
 /// and `/openapi.json`, behind the edge middleware, which runs before routing.
@@ -177,7 +179,7 @@ async fn authenticate(
 pub fn unauthenticated(st: &AppState, ip: Option<IpAddr>, recusa: ApiError) -> ApiError {
     if let (Some(limiter), Some(ip)) = (&st.ip_limiter, ip) {
         if limiter.is_blocked(ip) {
-            return too_many_failures(limits::IP_BLOCK);
+            return too_many_failures(rate_limit::IP_BLOCK);
         }
         if let Err(espera) = limiter.failed(ip) {
             return too_many_failures(espera);
@@ -192,11 +194,6 @@ fn too_many_failures(espera: std::time::Duration) -> ApiError {
         seconds_above(espera),
         "Muitas requisições sem chave válida deste endereço; aguarde.",
     )
-}
-
-/// Whole seconds of `espera`, rounded up.
-fn seconds_above(espera: std::time::Duration) -> u64 {
-    espera.as_secs() + u64::from(espera.subsec_nanos() > 0)
 }
 
 async fn unknown_route(req: Request) -> ApiError {

@@ -93,7 +93,7 @@ impl Connections for Plain {
 }
 
 /// Open connections per client address, bounded ([`Edge::connections_per_address`]); IPv6
-/// addresses count per /64 ([`crate::limits::address_key`]).
+/// addresses count per /64 ([`crate::rate_limit::address_key`]).
 #[derive(Debug)]
 struct PerAddress {
     limite: Option<usize>,
@@ -110,7 +110,7 @@ impl PerAddress {
     /// A place for one more connection from `ip`, or `None` when it has its bound already.
     fn take(counters: &Arc<Self>, ip: IpAddr) -> Option<Slot> {
         let limite = counters.limite?;
-        let ip = crate::limits::address_key(ip);
+        let ip = crate::rate_limit::address_key(ip);
         let mut abertas = counters.abertas.lock().unwrap_or_else(|e| e.into_inner());
         let n = abertas.entry(ip).or_insert(0);
         if *n >= limite {

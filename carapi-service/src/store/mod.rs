@@ -25,13 +25,13 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use crate::dados::Imovel;
-use crate::key_rate::KeyRateLimit;
-use crate::limits::RateLimiter;
 use crate::money::Centavos;
 pub use crate::money::ContaId;
 pub use crate::money::cobranca::CobrancaResult;
 pub use crate::money::limites::Patch;
 pub use crate::money::recarga::{CREATION_DEADLINE_S, Confirmation, Recarga};
+use crate::rate_limit::KeyRateLimit;
+use crate::rate_limit::RateLimiter;
 
 pub use historico::SEARCH_WINDOW;
 #[cfg(feature = "postgres")]

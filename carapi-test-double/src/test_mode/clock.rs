@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use carapi_service::state::Clock;
+use carapi_service::clock::Clock;
 
 /// Largest offset from the system clock either way: 100 years, in milliseconds. Moves beyond it
 /// saturate, so no instant the server computes (day and month bounds, timestamps) can leave

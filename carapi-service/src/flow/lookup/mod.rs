@@ -23,7 +23,7 @@ use crate::api_error::ApiError;
 use crate::dados::Imovel;
 use crate::state::AppState;
 use crate::store::{ContaId, OwnerImovel};
-use record::Consulta;
+use record::{Consulta, Failure};
 
 /// Ceiling of items of an owner lookup (contract, "Lookups" 4).
 pub const LIMITE_PROPRIETARIO: u32 = 200;
@@ -140,24 +140,6 @@ pub async fn run(st: &AppState, conta: ContaId, req: Request) -> Result<Answer, 
     };
     let cache = c.charge(consolidate).await?;
     Ok(answer(req.endpoint, fetched, cache, c.data_consulta()))
-}
-
-/// A failure before the charge: the contract error to record and answer.
-enum Failure {
-    Api(ApiError),
-    Store(crate::store::StoreError),
-}
-
-impl From<ApiError> for Failure {
-    fn from(e: ApiError) -> Self {
-        Failure::Api(e)
-    }
-}
-
-impl From<crate::store::StoreError> for Failure {
-    fn from(e: crate::store::StoreError) -> Self {
-        Failure::Store(e)
-    }
 }
 
 /// The record, owner list or receipt the lookup will charge for.

@@ -8,7 +8,6 @@ use carapi_sdk::{CodigoCar, EndpointConsulta, ErrorCode};
 use chrono::{DateTime, FixedOffset, SubsecRound, Utc};
 use uuid::Uuid;
 
-use super::Failure;
 use crate::api_error::{ApiError, Limite};
 use crate::money::{Centavos, calendar};
 use crate::state::AppState;
@@ -141,4 +140,24 @@ fn saldo_insuficiente(saldo: Centavos, preco: Centavos) -> ApiError {
             brl::format(saldo.reais())
         ),
     )
+}
+
+/// A failure before the charge: the contract error to record and answer.
+pub(super) enum Failure {
+    /// A contract error.
+    Api(ApiError),
+    /// A store failure (recorded unless the database is away).
+    Store(crate::store::StoreError),
+}
+
+impl From<ApiError> for Failure {
+    fn from(e: ApiError) -> Self {
+        Failure::Api(e)
+    }
+}
+
+impl From<crate::store::StoreError> for Failure {
+    fn from(e: crate::store::StoreError) -> Self {
+        Failure::Store(e)
+    }
 }

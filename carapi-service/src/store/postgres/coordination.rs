@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::{PgStore, PostgresRateLimiter};
-use crate::key_rate::KeyRateLimit;
+use crate::rate_limit::KeyRateLimit;
 use crate::store::{CoordinationStore, StoreError};
 
 #[async_trait]

@@ -15,7 +15,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use sqlx::PgPool;
 
-use crate::key_rate::KeyRateLimit;
+use crate::rate_limit::KeyRateLimit;
 use crate::store::ContaId;
 
 /// GCRA over `rate_limit`: `per_second` requests per second per key, bursts up to

@@ -1,8 +1,14 @@
-//! The per-key request rate (contract, "Limits": 10 requests per second per key on every
-//! endpoint) behind one interface, wherever its state lives:
+//! Request rates, the one home of the service's rate limits:
 //!
-//! - in this process ([`crate::limits::RateLimiter`], a keyed GCRA): the SQLite store's
-//!   choice, a server that is the only process on its database;
+//! - per key (contract, "Limits": 10 requests per second per key on every endpoint), behind
+//!   [`KeyRateLimit`] wherever its state lives, checked by authentication for every `/v1`
+//!   request but a sandbox lookup;
+//! - per client address for requests that fail authentication ([`AddressLimiter`]).
+//!
+//! The per-key state lives
+//!
+//! - in this process ([`RateLimiter`], a keyed GCRA): the SQLite store's choice, a server that
+//!   is the only process on its database;
 //! - in the database, shared by every server process on it: the PostgreSQL store's choice
 //!   (`store::postgres` keeps one row per key, updated atomically by one statement per
 //!   request; see [`crate::store::CoordinationStore::limiter`]).
@@ -15,8 +21,13 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use crate::limits::RateLimiter;
 use crate::money::ContaId;
+
+mod address;
+mod gcra;
+
+pub use address::{AddressLimiter, IP_BLOCK, address_key};
+pub use gcra::RateLimiter;
 
 /// A per-key request-rate limiter.
 #[async_trait]
@@ -39,4 +50,9 @@ impl KeyRateLimit for RateLimiter {
     fn clear(&self) {
         RateLimiter::clear(self);
     }
+}
+
+/// Whole seconds of `espera`, rounded up: the `Retry-After` of a refusal.
+pub fn seconds_above(espera: Duration) -> u64 {
+    espera.as_secs() + u64::from(espera.subsec_nanos() > 0)
 }
