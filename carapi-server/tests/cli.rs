@@ -84,7 +84,7 @@ async fn account_create_import_seed_and_ledger_check() {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(c.saldo, carapi_service::Centavos(1234));
+    assert_eq!(c.saldo, carapi_service::Centavos::new(1234));
     assert!(!c.legado && c.documento.is_some());
     let ids = store.contas().await.unwrap();
     let legado = store.conta(ids[1]).await.unwrap().unwrap();

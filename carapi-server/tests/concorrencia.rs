@@ -70,6 +70,6 @@ async fn two_hundred_concurrent_lookups_on_fifty_lookups_of_balance() {
     assert_eq!(item["valorTotal"], 50.0);
     let ledger = app.store().ledger(c.conta_id).await.unwrap().unwrap();
     assert!(ledger.is_consistent(), "{ledger:?}");
-    assert_eq!(ledger.saldo, carapi_service::Centavos(0));
-    assert_eq!(ledger.debitos, carapi_service::Centavos(5_000));
+    assert_eq!(ledger.saldo, carapi_service::Centavos::new(0));
+    assert_eq!(ledger.debitos, carapi_service::Centavos::new(5_000));
 }

@@ -192,7 +192,7 @@ async fn visao_final(srv: &RunningServer, c: &ContaCriada) -> Result<Value, Stri
     Ok(json!({
         "historico": h["itens"],
         "recargas": recargas["itens"],
-        "razao": [ledger.saldo.0, ledger.creditos.0, ledger.debitos.0, ledger.cobrado_historico.0, ledger.creditado_recargas.0],
+        "razao": [ledger.saldo.get(), ledger.creditos.get(), ledger.debitos.get(), ledger.cobrado_historico.get(), ledger.creditado_recargas.get()],
     }))
 }
 

@@ -344,7 +344,8 @@ async fn a_top_up_confirmation_whose_commit_reply_is_lost_is_acknowledged_and_cr
     let ledger = srv.check_ledger(c.conta_id).await.unwrap();
     assert!(ledger.is_consistent(), "{ledger:?}");
     assert_eq!(
-        ledger.creditado_recargas.0, 105_000,
+        ledger.creditado_recargas.get(),
+        105_000,
         "credited once: {ledger:?}"
     );
     srv.shutdown().await;
@@ -414,7 +415,7 @@ async fn crash_emulated_by_the_proxy_under_charged_load_keeps_200s_equal_to_debi
             "conta {}: 200s {ok} ({} centavos), debits {} centavos, other statuses {outros:?}, ledger {}",
             c.conta_id,
             ok * 100,
-            ledger.debitos.0,
+            ledger.debitos.get(),
             if ledger.is_consistent() {
                 "OK"
             } else {
@@ -423,12 +424,12 @@ async fn crash_emulated_by_the_proxy_under_charged_load_keeps_200s_equal_to_debi
         );
         assert!(ledger.is_consistent(), "{ledger:?}");
         assert_eq!(
-            ledger.debitos.0,
+            ledger.debitos.get(),
             ok * 100,
             "client-seen 200s = debits, to the cent"
         );
         total_ok += ok;
-        total_debitos += ledger.debitos.0;
+        total_debitos += ledger.debitos.get();
     }
     println!(
         "{cortes} cuts of every connection ({} with the port refused for 200 ms), {} COMMIT \

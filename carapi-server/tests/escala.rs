@@ -32,7 +32,7 @@ async fn conta(store: &dyn Store) -> ContaId {
     store
         .create_conta(NovaContaRecord {
             chave_hash: format!("{:064x}", Uuid::new_v4().as_u128()),
-            saldo: Centavos(10_000),
+            saldo: Centavos::new(10_000),
             legado: false,
             documento: None,
             email: None,

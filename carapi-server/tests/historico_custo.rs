@@ -345,7 +345,7 @@ async fn usage_window_starting_mid_hour_is_exact() {
                         .count() as i64;
                 let achado = uso.iter().find(|u| u.endpoint == e.as_str());
                 assert_eq!(
-                    achado.map(|u| (u.quantidade, u.valor_total.0)),
+                    achado.map(|u| (u.quantidade, u.valor_total.get())),
                     (n > 0).then_some((n, valor)),
                     "{} desde {desde_s}: {e:?}",
                     s.nome

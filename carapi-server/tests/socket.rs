@@ -59,7 +59,7 @@ async fn spawn_serves_the_contract_and_pays_top_ups() {
     ));
     let ledger = server.check_ledger(conta.conta_id).await.unwrap();
     assert!(ledger.is_consistent(), "{ledger:?}");
-    assert_eq!(ledger.saldo, carapi_service::Centavos(59_900));
+    assert_eq!(ledger.saldo, carapi_service::Centavos::new(59_900));
     server.shutdown().await;
     assert!(
         http.get(format!("{base}/v1/saldo")).send().await.is_err(),

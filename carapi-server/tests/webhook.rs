@@ -280,5 +280,8 @@ async fn same_webhook_20_times_concurrently_while_reconciliation_runs_credits_on
     assert!((saldo - esperado).abs() < 1e-9, "{saldo} != {esperado}");
     let ledger = app.store().ledger(c.conta_id).await.unwrap().unwrap();
     assert!(ledger.is_consistent(), "{ledger:?}");
-    assert_eq!(ledger.creditado_recargas, carapi_service::Centavos(315_315));
+    assert_eq!(
+        ledger.creditado_recargas,
+        carapi_service::Centavos::new(315_315)
+    );
 }

@@ -132,7 +132,7 @@ impl PixProvider for PspCentavoAMenos {
         Ok(match self.0.query(payment_id).await? {
             PaymentState::Pago { em, valor } => PaymentState::Pago {
                 em,
-                valor: valor - carapi_service::Centavos(1),
+                valor: valor.checked_sub(carapi_service::Centavos::new(1)).unwrap(),
             },
             outra => outra,
         })

@@ -78,7 +78,7 @@ pub async fn create_conta_at(
     em: DateTime<Utc>,
 ) -> Result<ContaCriada, ServerError> {
     let saldo = Centavos::from_reais(nova.saldo)
-        .filter(|c| c.0 >= 0)
+        .filter(|c| c.get() >= 0)
         .ok_or_else(|| ServerError::Invalido(format!("saldo inválido: {}", nova.saldo)))?;
     let api_key = auth::generate_key();
     let conta_id = store

@@ -20,7 +20,7 @@ pub async fn nova_conta(store: &dyn Store, saldo: i64, legado: bool) -> ContaId 
     store
         .create_conta(NovaContaRecord {
             chave_hash: format!("{:064x}", Uuid::new_v4().as_u128()),
-            saldo: Centavos(saldo),
+            saldo: Centavos::new(saldo),
             legado,
             documento: CpfCnpj::parse("52998224725").ok(),
             email: Some("cliente@example.com".into()),
@@ -56,7 +56,7 @@ async fn accounts_limits_patch_and_initial_ledger_on_both_stores() {
         let ca = s.conta(a).await.unwrap().unwrap();
         assert_eq!(
             (ca.saldo, ca.legado, ca.limite_diario, ca.limite_mensal),
-            (Centavos(12_345), false, None, None)
+            (Centavos::new(12_345), false, None, None)
         );
         assert_eq!(
             s.conta_by_key(&ca.chave_hash).await.unwrap(),
@@ -68,13 +68,13 @@ async fn accounts_limits_patch_and_initial_ledger_on_both_stores() {
         assert!(s.conta(ContaId(999_999)).await.unwrap().is_none());
         // merge-patch: set, keep, remove
         let c = s
-            .atualizar_limites(a, Some(Some(7)), Some(Some(Centavos(5_000))))
+            .atualizar_limites(a, Some(Some(7)), Some(Some(Centavos::new(5_000))))
             .await
             .unwrap()
             .unwrap();
         assert_eq!(
             (c.limite_diario, c.limite_mensal),
-            (Some(7), Some(Centavos(5_000)))
+            (Some(7), Some(Centavos::new(5_000)))
         );
         let c = s
             .atualizar_limites(a, None, Some(None))
@@ -96,8 +96,8 @@ async fn accounts_limits_patch_and_initial_ledger_on_both_stores() {
         let ra = s.ledger(a).await.unwrap().unwrap();
         assert!(
             ra.is_consistent()
-                && ra.saldo_inicial == Centavos(12_345)
-                && ra.creditos == Centavos(12_345),
+                && ra.saldo_inicial == Centavos::new(12_345)
+                && ra.creditos == Centavos::new(12_345),
             "{ra:?}"
         );
         let rb = s.ledger(b).await.unwrap().unwrap();
@@ -179,9 +179,9 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
             .await
             .unwrap();
         let esperado = CobrancaResult::Cobrada {
-            valor: Centavos(100),
-            saldo_antes: Centavos(350),
-            saldo_depois: Centavos(250),
+            valor: Centavos::new(100),
+            saldo_antes: Centavos::new(350),
+            saldo_depois: Centavos::new(250),
             cache: false,
         };
         assert_eq!(r, esperado, "{n}");
@@ -205,7 +205,7 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
         );
         // next day (also next month): daily counter restarts, monthly ceiling of 1.50 applies
         let d2 = dia("2024-06-01");
-        s.atualizar_limites(a, None, Some(Some(Centavos(150))))
+        s.atualizar_limites(a, None, Some(Some(Centavos::new(150))))
             .await
             .unwrap();
         let r = s
@@ -215,10 +215,7 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
         assert!(
             matches!(
                 r,
-                CobrancaResult::Cobrada {
-                    saldo_depois: Centavos(50),
-                    ..
-                }
+                CobrancaResult::Cobrada { saldo_depois, .. } if saldo_depois == Centavos::new(50)
             ),
             "{n}: {r:?}"
         );
@@ -230,10 +227,10 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
             matches!(
                 r,
                 CobrancaResult::LimiteMensal {
-                    limite: Centavos(150),
-                    gasto: Centavos(100),
+                    limite,
+                    gasto,
                     retry_after,
-                } if retry_after > 0
+                } if limite == Centavos::new(150) && gasto == Centavos::new(100) && retry_after > 0
             ),
             "{n}: {r:?}"
         );
@@ -247,8 +244,8 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
         assert_eq!(
             r,
             CobrancaResult::SaldoInsuficiente {
-                saldo: Centavos(50),
-                preco: Centavos(100)
+                saldo: Centavos::new(50),
+                preco: Centavos::new(100)
             },
             "{n}"
         );
@@ -271,12 +268,12 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
                 u1.hoje_erros,
                 u1.hoje_gasto
             ),
-            (3, 2, 1, Centavos(200)),
+            (3, 2, 1, Centavos::new(200)),
             "{n}"
         );
         assert_eq!(
             (u1.mes_requisicoes, u1.mes_gasto),
-            (3, Centavos(200)),
+            (3, Centavos::new(200)),
             "{n}"
         );
         let u2 = s.uso_period(a, d2).await.unwrap();
@@ -287,12 +284,12 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
                 u2.hoje_erros,
                 u2.hoje_gasto
             ),
-            (4, 1, 3, Centavos(100)),
+            (4, 1, 3, Centavos::new(100)),
             "{n}"
         );
         assert_eq!(
             (u2.mes_requisicoes, u2.mes_gasto),
-            (4, Centavos(100)),
+            (4, Centavos::new(100)),
             "{n}"
         );
         assert_eq!(
@@ -321,11 +318,11 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
                 itens[3].saldo_depois,
                 itens[3].cobrado
             ),
-            (Some(Centavos(150)), Some(Centavos(50)), true)
+            (Some(Centavos::new(150)), Some(Centavos::new(50)), true)
         );
         assert_eq!(
             (itens[1].valor, itens[1].cobrado, itens[1].saldo_antes),
-            (Centavos::ZERO, false, Some(Centavos(50)))
+            (Centavos::ZERO, false, Some(Centavos::new(50)))
         );
         assert_eq!(itens[0].em, instant(90_003), "{n}");
         assert_eq!(itens[0].endpoint, "/v1/proprietario/{cpf_cnpj}");
@@ -403,7 +400,7 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
         assert_eq!(
             uso,
             vec![
-                ("/v1/car/{codigo}", 6, Centavos(300)),
+                ("/v1/car/{codigo}", 6, Centavos::new(300)),
                 ("/v1/proprietario/{cpf_cnpj}", 1, Centavos::ZERO)
             ],
             "{n}"
@@ -420,7 +417,7 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
         assert!(ledger.is_consistent(), "{n}: {ledger:?}");
         assert_eq!(
             (ledger.saldo, ledger.debitos),
-            (Centavos(50), Centavos(300))
+            (Centavos::new(50), Centavos::new(300))
         );
 
         // the legacy table is read inside the transaction (basic lookup: 0.50 legacy)
@@ -433,10 +430,10 @@ async fn charges_limits_cache_history_and_usage_on_both_stores() {
             matches!(
                 r,
                 CobrancaResult::Cobrada {
-                    valor: Centavos(50),
+                    valor,
                     cache: true,
                     ..
-                }
+                } if valor == Centavos::new(50)
             ),
             "{n}: {r:?}"
         );
@@ -449,9 +446,9 @@ pub fn new_recarga(conta: ContaId, valor: i64, em: DateTime<Utc>) -> Recarga {
         id,
         conta,
         payment_id: format!("PIX{}", id.simple()),
-        valor: Centavos(valor),
+        valor: Centavos::new(valor),
         percentual_bonus: 5,
-        bonus: Centavos(valor / 20),
+        bonus: Centavos::new(valor / 20),
         status: RecargaStatus::Pendente,
         qr_code: "000201".into(),
         criada_em: em,
@@ -477,20 +474,20 @@ async fn top_ups_reuse_listing_confirmation_and_psp_book_on_both_stores() {
         assert_eq!((r.id, reusada), (r1.id, true), "{n}");
         assert_eq!(r, r1, "{n}: stored top-up reads back equal");
         assert_eq!(
-            s.reusable_recarga(a, Centavos(100_000), instant(-1))
+            s.reusable_recarga(a, Centavos::new(100_000), instant(-1))
                 .await
                 .unwrap()
                 .map(|r| r.id),
             Some(r1.id)
         );
         assert!(
-            s.reusable_recarga(a, Centavos(100_000), instant(1))
+            s.reusable_recarga(a, Centavos::new(100_000), instant(1))
                 .await
                 .unwrap()
                 .is_none()
         );
         assert!(
-            s.reusable_recarga(b, Centavos(100_000), instant(-1))
+            s.reusable_recarga(b, Centavos::new(100_000), instant(-1))
                 .await
                 .unwrap()
                 .is_none()
@@ -557,7 +554,7 @@ async fn top_ups_reuse_listing_confirmation_and_psp_book_on_both_stores() {
         let conta = s.conta(a).await.unwrap().unwrap();
         assert_eq!(
             (conta.saldo, conta.legado),
-            (Centavos(73_500), false),
+            (Centavos::new(73_500), false),
             "{n}"
         );
         assert_eq!(
@@ -577,7 +574,7 @@ async fn top_ups_reuse_listing_confirmation_and_psp_book_on_both_stores() {
         assert_eq!(s.pending_recargas(1).await.unwrap()[0].id, r1.id);
         let ledger = s.ledger(a).await.unwrap().unwrap();
         assert!(
-            ledger.is_consistent() && ledger.creditado_recargas == Centavos(73_500),
+            ledger.is_consistent() && ledger.creditado_recargas == Centavos::new(73_500),
             "{n}: {ledger:?}"
         );
 
@@ -585,7 +582,7 @@ async fn top_ups_reuse_listing_confirmation_and_psp_book_on_both_stores() {
         let doc = CpfCnpj::parse("52998224725").unwrap();
         s.psp_register(
             "PIXPSP1",
-            Centavos(50_000),
+            Centavos::new(50_000),
             &doc,
             Some("a@example.com"),
             instant(0),
@@ -593,7 +590,7 @@ async fn top_ups_reuse_listing_confirmation_and_psp_book_on_both_stores() {
         .await
         .unwrap();
         let pending = carapi_service::store::PspCharge {
-            valor: Centavos(50_000),
+            valor: Centavos::new(50_000),
             paga_em: None,
         };
         assert_eq!(s.psp_state("PIXPSP1").await.unwrap(), Some(pending), "{n}");

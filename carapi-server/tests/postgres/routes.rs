@@ -172,7 +172,7 @@ async fn postgres_two_hundred_concurrent_lookups_on_fifty_lookups_of_balance() {
     assert!(ledger.is_consistent(), "{ledger:?}");
     assert_eq!(
         (ledger.saldo, ledger.debitos),
-        (Centavos(0), Centavos(5_000))
+        (Centavos::new(0), Centavos::new(5_000))
     );
 }
 
@@ -233,7 +233,7 @@ async fn postgres_same_webhook_20_times_concurrently_while_reconciliation_runs_c
     assert!((saldo - esperado).abs() < 1e-9, "{saldo} != {esperado}");
     let ledger = app.state.store.ledger(c.conta_id).await.unwrap().unwrap();
     assert!(ledger.is_consistent(), "{ledger:?}");
-    assert_eq!(ledger.creditado_recargas, Centavos(315_315));
+    assert_eq!(ledger.creditado_recargas, Centavos::new(315_315));
 }
 
 #[tokio::test]

@@ -85,7 +85,7 @@ fn preview_of(texto: &str) -> Result<PreviewRecarga, ApiError> {
         valor_pago: p.valor.reais(),
         percentual_bonus: Decimal::from(p.percentual),
         valor_bonus: p.bonus.reais(),
-        total_creditado: p.total().reais(),
+        total_creditado: p.total().map_err(|_| valor_invalid(texto))?.reais(),
     })
 }
 
@@ -147,7 +147,7 @@ pub(crate) async fn create(
             }
         })?;
     let qr_code_base64 = qr_base64(&recarga.qr_code)?;
-    let total = recarga.valor + recarga.bonus;
+    let total = recarga.total().map_err(ApiError::internal)?;
     Ok(RecargaCriadaResponse {
         success: true,
         reaproveitada,
@@ -204,6 +204,7 @@ pub(crate) async fn status(
         .conta(conta.id)
         .await?
         .map_or(conta.saldo, |c| c.saldo);
+    let total = recarga.total().map_err(ApiError::internal)?;
     let pago = recarga.status == RecargaStatus::Confirmado;
     let pending = recarga.status == RecargaStatus::Pendente;
     let (qr_code, qr_code_base64) = if pending {
@@ -221,7 +222,7 @@ pub(crate) async fn status(
         valor: recarga.valor.reais(),
         valor_bonus: pago.then(|| recarga.bonus.reais()),
         percentual_bonus: pago.then(|| Decimal::from(recarga.percentual_bonus)),
-        total_creditado: pago.then(|| (recarga.valor + recarga.bonus).reais()),
+        total_creditado: pago.then_some(total.reais()),
         status: recarga.status,
         qr_code,
         qr_code_base64,
@@ -254,16 +255,18 @@ pub(crate) async fn list(
         total_paginas: super::pagination::total_paginas(total, size),
         itens: itens
             .into_iter()
-            .map(|r| RecargaItem {
-                recarga_id: r.id,
-                data: r.criada_em.with_timezone(&brasilia()),
-                data_confirmacao: r.confirmada_em.map(|d| d.with_timezone(&brasilia())),
-                valor_pago: r.valor.reais(),
-                valor_bonus: r.bonus.reais(),
-                percentual_bonus: Decimal::from(r.percentual_bonus),
-                total_creditado: (r.valor + r.bonus).reais(),
-                status: r.status,
+            .map(|r| -> Result<RecargaItem, StoreError> {
+                Ok(RecargaItem {
+                    recarga_id: r.id,
+                    data: r.criada_em.with_timezone(&brasilia()),
+                    data_confirmacao: r.confirmada_em.map(|d| d.with_timezone(&brasilia())),
+                    valor_pago: r.valor.reais(),
+                    valor_bonus: r.bonus.reais(),
+                    percentual_bonus: Decimal::from(r.percentual_bonus),
+                    total_creditado: r.total()?.reais(),
+                    status: r.status,
+                })
             })
-            .collect(),
+            .collect::<Result<_, _>>()?,
     })
 }

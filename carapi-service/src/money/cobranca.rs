@@ -188,6 +188,12 @@ pub fn plan_cobranca(
 ) -> CobrancaPlan {
     let preco = tarifa::preco(estado.legado, endpoint);
     let data = date_of_row(em, estado.last_date);
+    // The balance after the debit, when the balance covers the price.
+    let depois = estado
+        .saldo
+        .checked_sub(preco)
+        .ok()
+        .filter(|d| *d >= Centavos::ZERO);
     let recusa = if let Some(limite) = estado.limite_diario
         && estado.cobradas_hoje >= u64::from(limite)
     {
@@ -196,7 +202,10 @@ pub fn plan_cobranca(
             retry_after: calendar::seconds_until_tomorrow(em),
         })
     } else if let Some(limite) = estado.limite_mensal
-        && estado.gasto_mes + preco > limite
+        && !estado
+            .gasto_mes
+            .checked_add(preco)
+            .is_ok_and(|total| total <= limite)
     {
         let gasto = estado.gasto_mes;
         Some(CobrancaResult::LimiteMensal {
@@ -204,14 +213,15 @@ pub fn plan_cobranca(
             gasto,
             retry_after: calendar::seconds_until_next_month(em),
         })
-    } else if estado.saldo < preco {
+    } else if depois.is_none() {
         let saldo = estado.saldo;
         Some(CobrancaResult::SaldoInsuficiente { saldo, preco })
     } else {
         None
     };
     let saldo = estado.saldo;
-    if let Some(resultado) = recusa {
+    let (None, Some(depois)) = (&recusa, depois) else {
+        let resultado = recusa.unwrap_or(CobrancaResult::SaldoInsuficiente { saldo, preco });
         return CobrancaPlan {
             debito: Centavos::ZERO,
             historico: HistoricoRow {
@@ -230,8 +240,7 @@ pub fn plan_cobranca(
             consolidate: false,
             resultado,
         };
-    }
-    let depois = saldo - preco;
+    };
     CobrancaPlan {
         debito: preco,
         historico: HistoricoRow {

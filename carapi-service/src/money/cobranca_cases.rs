@@ -15,24 +15,24 @@ fn midday() -> DateTime<Utc> {
 
 fn state_of(saldo: i64) -> CobrancaState {
     CobrancaState {
-        saldo: Centavos(saldo),
+        saldo: Centavos::new(saldo),
         ..CobrancaState::default()
     }
 }
 
 fn debit(saldo: i64, preco: i64) -> CobrancaResult {
     CobrancaResult::Cobrada {
-        valor: Centavos(preco),
-        saldo_antes: Centavos(saldo),
-        saldo_depois: Centavos(saldo - preco),
+        valor: Centavos::new(preco),
+        saldo_antes: Centavos::new(saldo),
+        saldo_depois: Centavos::new(saldo - preco),
         cache: false,
     }
 }
 
 fn without_saldo(saldo: i64, preco: i64) -> CobrancaResult {
     CobrancaResult::SaldoInsuficiente {
-        saldo: Centavos(saldo),
-        preco: Centavos(preco),
+        saldo: Centavos::new(saldo),
+        preco: Centavos::new(preco),
     }
 }
 
@@ -48,8 +48,8 @@ fn diario(limite: u32) -> CobrancaResult {
 
 fn mensal(limite: i64, gasto: i64) -> CobrancaResult {
     CobrancaResult::LimiteMensal {
-        limite: Centavos(limite),
-        gasto: Centavos(gasto),
+        limite: Centavos::new(limite),
+        gasto: Centavos::new(gasto),
         // 2026-05-04 12:00 to 2026-06-01 00:00 in Brasília.
         retry_after: TO_MIDNIGHT + 27 * 86_400,
     }
@@ -142,7 +142,7 @@ fn table_of_cases() {
             "counters ignored without limits",
             CobrancaState {
                 cobradas_hoje: 1_000_000,
-                gasto_mes: Centavos(1_000_000),
+                gasto_mes: Centavos::new(1_000_000),
                 ..state_of(1000)
             },
             COMPLETO,
@@ -151,8 +151,8 @@ fn table_of_cases() {
         (
             "monthly cap reached exactly",
             CobrancaState {
-                limite_mensal: Some(Centavos(1000)),
-                gasto_mes: Centavos(770),
+                limite_mensal: Some(Centavos::new(1000)),
+                gasto_mes: Centavos::new(770),
                 ..state_of(1000)
             },
             COMPLETO,
@@ -161,8 +161,8 @@ fn table_of_cases() {
         (
             "monthly cap passed by one centavo",
             CobrancaState {
-                limite_mensal: Some(Centavos(1000)),
-                gasto_mes: Centavos(771),
+                limite_mensal: Some(Centavos::new(1000)),
+                gasto_mes: Centavos::new(771),
                 ..state_of(1000)
             },
             COMPLETO,
@@ -171,8 +171,8 @@ fn table_of_cases() {
         (
             "monthly cap uses the legacy price",
             legado(CobrancaState {
-                limite_mensal: Some(Centavos(1000)),
-                gasto_mes: Centavos(900),
+                limite_mensal: Some(Centavos::new(1000)),
+                gasto_mes: Centavos::new(900),
                 ..state_of(1000)
             }),
             COMPLETO,
@@ -183,7 +183,7 @@ fn table_of_cases() {
             CobrancaState {
                 limite_diario: Some(1),
                 cobradas_hoje: 1,
-                limite_mensal: Some(Centavos(0)),
+                limite_mensal: Some(Centavos::new(0)),
                 ..state_of(0)
             },
             COMPLETO,
@@ -192,7 +192,7 @@ fn table_of_cases() {
         (
             "monthly cap wins over balance",
             CobrancaState {
-                limite_mensal: Some(Centavos(100)),
+                limite_mensal: Some(Centavos::new(100)),
                 ..state_of(0)
             },
             COMPLETO,
@@ -211,7 +211,11 @@ fn table_of_cases() {
         assert_eq!(p.historico.status, esperado.status(), "{nome}");
         assert_eq!(p.historico.valor, debito, "{nome}");
         assert_eq!(p.historico.saldo_antes, Some(e.saldo), "{nome}");
-        assert_eq!(p.historico.saldo_depois, Some(e.saldo - debito), "{nome}");
+        assert_eq!(
+            p.historico.saldo_depois,
+            Some(e.saldo.checked_sub(debito).unwrap()),
+            "{nome}"
+        );
         assert_eq!(p.lancamento, cobrada.then_some(debito), "{nome}");
         assert_eq!(
             p.counters,
@@ -267,7 +271,7 @@ fn retry_after_is_rounded_up_to_brasilia_midnight_and_month() {
         Some(6)
     );
     let e = CobrancaState {
-        limite_mensal: Some(Centavos(100)),
+        limite_mensal: Some(Centavos::new(100)),
         ..state_of(1000)
     };
     assert_eq!(
@@ -296,9 +300,9 @@ fn rows_never_go_back_in_time_and_cache_comes_from_the_state() {
     assert_eq!(
         p.resultado,
         CobrancaResult::Cobrada {
-            valor: Centavos(230),
-            saldo_antes: Centavos(1000),
-            saldo_depois: Centavos(770),
+            valor: Centavos::new(230),
+            saldo_antes: Centavos::new(1000),
+            saldo_depois: Centavos::new(770),
             cache: true,
         }
     );
@@ -307,7 +311,7 @@ fn rows_never_go_back_in_time_and_cache_comes_from_the_state() {
         ..state_of(1000)
     };
     assert_eq!(plan_cobranca(&e, COMPLETO, depois).historico.data, depois);
-    let (linha, counters) = plan_record(Some(Centavos(5)), 404, antes, Some(depois));
+    let (linha, counters) = plan_record(Some(Centavos::new(5)), 404, antes, Some(depois));
     assert_eq!(
         (
             linha.status,
@@ -319,8 +323,8 @@ fn rows_never_go_back_in_time_and_cache_comes_from_the_state() {
         (
             404,
             Centavos::ZERO,
-            Some(Centavos(5)),
-            Some(Centavos(5)),
+            Some(Centavos::new(5)),
+            Some(Centavos::new(5)),
             depois
         )
     );
@@ -349,7 +353,7 @@ fn counters_needed_only_with_their_limit() {
         }
     );
     assert_eq!(
-        readings(Some(0), Some(Centavos(1))),
+        readings(Some(0), Some(Centavos::new(1))),
         Readings {
             cobradas_hoje: true,
             gasto_mes: true

@@ -8,7 +8,7 @@ use super::Centavos;
 /// Highest daily request limit accepted by `PUT /v1/limites`.
 pub const LIMITE_DIARIO_MAXIMO: u32 = 100_000;
 /// Highest monthly spending limit accepted by `PUT /v1/limites`: 1,000,000 BRL.
-pub const LIMITE_MENSAL_MAXIMO: Centavos = Centavos(100_000_000);
+pub const LIMITE_MENSAL_MAXIMO: Centavos = Centavos::new(100_000_000);
 
 /// Merge-patch of one limit: `None` keeps, `Some(None)` removes, `Some(Some(v))` sets.
 pub type Patch<T> = Option<Option<T>>;
@@ -60,7 +60,7 @@ mod tests {
         );
         assert_eq!(
             limites_of_patch(Some(Some(5)), Some(Some(Decimal::new(1050, 2)))),
-            Ok((Some(Some(5)), Some(Some(Centavos(1050)))))
+            Ok((Some(Some(5)), Some(Some(Centavos::new(1050)))))
         );
         assert_eq!(limites_of_patch(None, None), Ok((None, None)));
         assert!(limites_of_patch(Some(Some(100_001)), None).is_err());

@@ -36,16 +36,44 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 /// An amount of money in centavos (1/100 BRL). Signed so that sums and differences are
-/// representable; the balance itself is kept non-negative by the store.
+/// representable; the balance itself is kept non-negative by the store. Arithmetic is checked:
+/// a sum or difference out of `i64` is [`Overflow`], never a wrapped amount.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
 )]
 #[serde(transparent)]
-pub struct Centavos(pub i64);
+pub struct Centavos(i64);
+
+/// A sum or difference of [`Centavos`] that `i64` cannot hold (about 92 quadrillion BRL): no
+/// real amount, so an input or stored value is wrong, and nothing is computed with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("valor em centavos fora do intervalo representável")]
+pub struct Overflow;
 
 impl Centavos {
     /// Zero BRL.
     pub const ZERO: Centavos = Centavos(0);
+
+    /// `centavos` (1/100 BRL).
+    pub const fn new(centavos: i64) -> Centavos {
+        Centavos(centavos)
+    }
+
+    /// `self + o`.
+    ///
+    /// # Errors
+    /// [`Overflow`] when the sum does not fit.
+    pub fn checked_add(self, o: Centavos) -> Result<Centavos, Overflow> {
+        self.0.checked_add(o.0).map(Centavos).ok_or(Overflow)
+    }
+
+    /// `self - o`.
+    ///
+    /// # Errors
+    /// [`Overflow`] when the difference does not fit.
+    pub fn checked_sub(self, o: Centavos) -> Result<Centavos, Overflow> {
+        self.0.checked_sub(o.0).map(Centavos).ok_or(Overflow)
+    }
 
     /// The amount in BRL, with 2 decimal places.
     pub fn reais(self) -> Decimal {
@@ -95,20 +123,6 @@ impl fmt::Display for Centavos {
     }
 }
 
-impl std::ops::Add for Centavos {
-    type Output = Centavos;
-    fn add(self, o: Centavos) -> Centavos {
-        Centavos(self.0 + o.0)
-    }
-}
-
-impl std::ops::Sub for Centavos {
-    type Output = Centavos;
-    fn sub(self, o: Centavos) -> Centavos {
-        Centavos(self.0 - o.0)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,5 +144,23 @@ mod tests {
         assert_eq!(Centavos::from_reais(Decimal::new(1, 3)), None);
         assert_eq!(Centavos(1100).reais().to_string(), "11.00");
         assert_eq!(Centavos(123456).to_string(), "R$ 1.234,56");
+    }
+
+    #[test]
+    fn sums_and_differences_out_of_range_are_errors_not_wraps() {
+        let max = Centavos::new(i64::MAX);
+        assert_eq!(max.checked_add(Centavos::new(1)), Err(Overflow));
+        assert_eq!(
+            Centavos::new(i64::MIN).checked_sub(Centavos::new(1)),
+            Err(Overflow)
+        );
+        assert_eq!(
+            Centavos::new(230).checked_add(Centavos::new(770)),
+            Ok(Centavos::new(1000))
+        );
+        assert_eq!(
+            Centavos::new(1000).checked_sub(Centavos::new(230)),
+            Ok(Centavos::new(770))
+        );
     }
 }

@@ -8,13 +8,13 @@ use chrono::{DateTime, Duration, Utc};
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-use super::{Centavos, ContaId, tarifa};
+use super::{Centavos, ContaId, Overflow, tarifa};
 
 /// Minimum top-up: 500 BRL (contract, "Limits").
-pub const VALOR_MINIMO: Centavos = Centavos(50_000);
+pub const VALOR_MINIMO: Centavos = Centavos::new(50_000);
 /// Maximum top-up accepted by this server: 1,000,000 BRL (a sanity ceiling, equal to the
 /// monthly-limit ceiling); above it `VALOR_INVALIDO`, on `POST /v1/recarga` and on the preview.
-pub const VALOR_MAXIMO: Centavos = Centavos(100_000_000);
+pub const VALOR_MAXIMO: Centavos = Centavos::new(100_000_000);
 /// PIX reuse window, minutes (contract, "Limits").
 pub const REUSE_WINDOW_MIN: i64 = 10;
 /// Seconds after which a top-up row still being created (its provider call never returned:
@@ -52,6 +52,14 @@ impl Recarga {
     /// account and not reconciled.
     pub fn being_created(&self) -> bool {
         self.qr_code.is_empty()
+    }
+
+    /// Amount plus bonus: what a confirmation credits.
+    ///
+    /// # Errors
+    /// [`Overflow`] when the stored amounts cannot be summed (corrupt data).
+    pub fn total(&self) -> Result<Centavos, Overflow> {
+        self.valor.checked_add(self.bonus)
     }
 }
 
@@ -103,8 +111,11 @@ pub struct Preview {
 
 impl Preview {
     /// Amount plus bonus.
-    pub fn total(&self) -> Centavos {
-        self.valor + self.bonus
+    ///
+    /// # Errors
+    /// [`Overflow`] when the sum does not fit (no amount the preview accepts does that).
+    pub fn total(&self) -> Result<Centavos, Overflow> {
+        self.valor.checked_add(self.bonus)
     }
 }
 
@@ -221,22 +232,28 @@ impl ConfirmationPlan {
 
 /// The confirmation at `em` of the top-up a store read (`None`: not found): only a pending
 /// top-up whose provider charge exists (not being created) is credited, once.
-pub fn plan_confirmation(recarga: Option<&Recarga>, em: DateTime<Utc>) -> ConfirmationPlan {
+///
+/// # Errors
+/// [`Overflow`] when the stored amount plus bonus cannot be summed: nothing is credited.
+pub fn plan_confirmation(
+    recarga: Option<&Recarga>,
+    em: DateTime<Utc>,
+) -> Result<ConfirmationPlan, Overflow> {
     let Some(r) = recarga else {
-        return ConfirmationPlan::NaoEncontrada;
+        return Ok(ConfirmationPlan::NaoEncontrada);
     };
     if r.status != RecargaStatus::Pendente || r.being_created() {
-        return ConfirmationPlan::JaFinal(r.clone());
+        return Ok(ConfirmationPlan::JaFinal(r.clone()));
     }
-    ConfirmationPlan::Creditar {
-        credito: r.valor + r.bonus,
+    Ok(ConfirmationPlan::Creditar {
+        credito: r.total()?,
         legado_depois: false,
         recarga: Recarga {
             status: RecargaStatus::Confirmado,
             confirmada_em: Some(em),
             ..r.clone()
         },
-    }
+    })
 }
 
 #[cfg(test)]

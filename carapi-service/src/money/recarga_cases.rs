@@ -13,7 +13,7 @@ fn now() -> DateTime<Utc> {
 fn recarga(valor: i64, status: RecargaStatus, qr: &str, criada_s_atras: i64) -> Recarga {
     let mut r = new_recarga(
         ContaId(1),
-        Centavos(valor),
+        Centavos::new(valor),
         format!("PIX{valor}-{criada_s_atras}"),
         now() - Duration::seconds(criada_s_atras),
     );
@@ -26,7 +26,7 @@ fn recarga(valor: i64, status: RecargaStatus, qr: &str, criada_s_atras: i64) -> 
 fn amounts_of_post_and_of_the_preview_follow_one_rule() {
     let d = |s: &str| s.parse::<Decimal>().unwrap();
     let post = [
-        ("500", Ok(Centavos(50_000))),
+        ("500", Ok(Centavos::new(50_000))),
         ("499.99", Err(ValorRefused::AbaixoDoMinimo)),
         ("0.01", Err(ValorRefused::AbaixoDoMinimo)),
         ("1000000", Ok(VALOR_MAXIMO)),
@@ -39,7 +39,9 @@ fn amounts_of_post_and_of_the_preview_follow_one_rule() {
     for (v, esperado) in post {
         assert_eq!(recarga_valor(d(v)), esperado, "POST {v}");
     }
-    let prev = |v: &str| preview(d(v)).map(|p| (p.valor.0, p.percentual, p.bonus.0, p.total().0));
+    let prev = |v: &str| {
+        preview(d(v)).map(|p| (p.valor.0, p.percentual, p.bonus.0, p.total().unwrap().get()))
+    };
     let cases = [
         ("2500", Ok((250_000, 8, 20_000, 270_000))),
         ("1000000", Ok((100_000_000, 10, 10_000_000, 110_000_000))),
@@ -69,7 +71,7 @@ fn amounts_of_post_and_of_the_preview_follow_one_rule() {
 #[test]
 fn reuse_decisions() {
     use RecargaStatus::{Confirmado, Pendente};
-    let nova = new_recarga(ContaId(1), Centavos(100_000), "NOVA".into(), now());
+    let nova = new_recarga(ContaId(1), Centavos::new(100_000), "NOVA".into(), now());
     let cases: Vec<(&str, Vec<Recarga>, Option<usize>)> = vec![
         ("nothing to reuse", vec![], None),
         (
@@ -131,7 +133,15 @@ fn reuse_decisions() {
     }
     // The read-only question never returns a row being created.
     let sendo_criada = [recarga(100_000, Pendente, "", 1)];
-    assert!(reusable(&sendo_criada, Centavos(100_000), since_reuse(now()), None).is_none());
+    assert!(
+        reusable(
+            &sendo_criada,
+            Centavos::new(100_000),
+            since_reuse(now()),
+            None
+        )
+        .is_none()
+    );
 }
 
 #[test]
@@ -139,13 +149,13 @@ fn confirmation_credits_a_pending_top_up_once() {
     use RecargaStatus::{Confirmado, Pendente, Rejeitado};
     let em = now();
     let pending = recarga(100_000, Pendente, "qr", 60);
-    match plan_confirmation(Some(&pending), em) {
+    match plan_confirmation(Some(&pending), em).unwrap() {
         ConfirmationPlan::Creditar {
             credito,
             legado_depois,
             recarga,
         } => {
-            assert_eq!(credito, Centavos(105_000));
+            assert_eq!(credito, Centavos::new(105_000));
             assert!(!legado_depois);
             assert_eq!(
                 (recarga.status, recarga.confirmada_em),
@@ -162,11 +172,21 @@ fn confirmation_credits_a_pending_top_up_once() {
     ] {
         assert_eq!(
             plan_confirmation(Some(&r), em),
-            ConfirmationPlan::JaFinal(r.clone()),
+            Ok(ConfirmationPlan::JaFinal(r.clone())),
             "{nome}"
         );
     }
-    assert_eq!(plan_confirmation(None, em), ConfirmationPlan::NaoEncontrada);
+    assert_eq!(
+        plan_confirmation(None, em),
+        Ok(ConfirmationPlan::NaoEncontrada)
+    );
+    let mut corrompida = recarga(100_000, Pendente, "qr", 60);
+    corrompida.bonus = Centavos::new(i64::MAX);
+    assert_eq!(
+        plan_confirmation(Some(&corrompida), em),
+        Err(Overflow),
+        "an amount plus bonus out of range credits nothing"
+    );
     assert_eq!(
         ConfirmationPlan::NaoEncontrada.confirmation(),
         Confirmation::NaoEncontrada

@@ -27,7 +27,7 @@ pub fn preco(legado: bool, endpoint: EndpointConsulta) -> Centavos {
 /// Zero below the first tier (and for a negative amount).
 pub fn bonus(valor: Centavos) -> (u32, Centavos) {
     let pct = carapi_sdk::percentual_bonus(valor.reais());
-    (pct, Centavos(valor.0 * i64::from(pct) / 100))
+    (pct, Centavos::new(valor.0 * i64::from(pct) / 100))
 }
 
 /// The active bonus tiers as the contract's `faixas` list.
@@ -52,10 +52,10 @@ mod tests {
             (true, EndpointConsulta::Recibo, 1000),
         ];
         for (legado, e, c) in cases {
-            assert_eq!(preco(legado, e), Centavos(c), "{legado} {e:?}");
+            assert_eq!(preco(legado, e), Centavos::new(c), "{legado} {e:?}");
             assert_eq!(
                 Centavos::from_reais(table(legado).preco(e)),
-                Some(Centavos(c))
+                Some(Centavos::new(c))
             );
         }
         let bonus_casos = [
@@ -71,7 +71,11 @@ mod tests {
             (100_000_000, 10, 10_000_000),
         ];
         for (valor, pct, b) in bonus_casos {
-            assert_eq!(bonus(Centavos(valor)), (pct, Centavos(b)), "{valor}");
+            assert_eq!(
+                bonus(Centavos::new(valor)),
+                (pct, Centavos::new(b)),
+                "{valor}"
+            );
         }
         assert_eq!(faixas().len(), 4);
     }

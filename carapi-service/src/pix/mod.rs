@@ -262,7 +262,7 @@ mod tests {
 
     #[test]
     fn br_code_is_valid_and_names_the_charge() {
-        let p = default_payload("KQZMBXTRAHWDNFJE", Centavos(50_000));
+        let p = default_payload("KQZMBXTRAHWDNFJE", Centavos::new(50_000));
         let campos = pix::parse(&p).expect("BR Code");
         let conta = &campos.iter().find(|f| f.id == "26").expect("26").valor;
         assert_eq!(
@@ -284,7 +284,11 @@ mod tests {
         // Every amount width (R$ 500,00 to the ceiling) and many ids: the CRC and the id change
         // the segments the encoder picks.
         for i in 0..2_000_i64 {
-            let valor = [Centavos(50_000), Centavos(9_999_999), VALOR_MAXIMO][(i % 3) as usize];
+            let valor = [
+                Centavos::new(50_000),
+                Centavos::new(9_999_999),
+                VALOR_MAXIMO,
+            ][(i % 3) as usize];
             let p = default_payload(&new_payment_id(), valor);
             let qr = QrCode::with_error_correction_level(p.as_bytes(), EcLevel::L).unwrap();
             assert!(qr.width() <= 37, "{} modules for {p}", qr.width());

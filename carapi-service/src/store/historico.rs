@@ -101,7 +101,7 @@ pub fn add_uso(linhas: impl IntoIterator<Item = (String, i64, i64)>) -> Vec<UsoE
         .map(|(endpoint, (n, v))| UsoEndpoint {
             endpoint,
             quantidade: n.unsigned_abs(),
-            valor_total: Centavos(v),
+            valor_total: Centavos::new(v),
         })
         .collect()
 }
@@ -146,6 +146,6 @@ mod tests {
         ]);
         assert_eq!(u.len(), 2);
         assert_eq!((u[0].endpoint.as_str(), u[0].quantidade), ("/a", 1));
-        assert_eq!((u[1].quantidade, u[1].valor_total), (5, Centavos(15)));
+        assert_eq!((u[1].quantidade, u[1].valor_total), (5, Centavos::new(15)));
     }
 }

@@ -99,6 +99,13 @@ impl From<sqlx::migrate::MigrateError> for StoreError {
     }
 }
 
+impl From<crate::money::Overflow> for StoreError {
+    /// A stored amount that cannot be summed is corrupt data.
+    fn from(e: crate::money::Overflow) -> Self {
+        StoreError::Corrupt(e.to_string())
+    }
+}
+
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> Self {
         StoreError::Database(Box::new(e))
@@ -297,9 +304,9 @@ impl Ledger {
     /// True when `saldo == creditos - debitos`, the debits equal what the history says was
     /// charged, and the credits equal the initial balance plus confirmed top-ups.
     pub fn is_consistent(&self) -> bool {
-        self.saldo == self.creditos - self.debitos
+        self.creditos.checked_sub(self.debitos) == Ok(self.saldo)
             && self.debitos == self.cobrado_historico
-            && self.creditos == self.saldo_inicial + self.creditado_recargas
+            && self.saldo_inicial.checked_add(self.creditado_recargas) == Ok(self.creditos)
             && self.saldo >= Centavos::ZERO
     }
 }

@@ -37,7 +37,7 @@ async fn count(tx: &mut Tx, conta: ContaId, dia: NaiveDate, c: Counters) -> Resu
     .bind(dia)
     .bind(i64::from(c.cobrada))
     .bind(i64::from(c.is_error))
-    .bind(c.gasto.0)
+    .bind(c.gasto.get())
     .execute(&mut **tx)
     .await?;
     Ok(())
@@ -73,10 +73,10 @@ async fn insert_consulta(tx: &mut Tx, k: &Chave<'_>, l: &HistoricoRow) -> Result
     .bind(k.endpoint.as_str())
     .bind(crate::store::historico::without_nul_opt(k.chave))
     .bind(i64::from(l.status))
-    .bind(l.valor.0 > 0)
-    .bind(l.valor.0)
-    .bind(l.saldo_antes.map(|c| c.0))
-    .bind(l.saldo_depois.map(|c| c.0))
+    .bind(l.valor.get() > 0)
+    .bind(l.valor.get())
+    .bind(l.saldo_antes.map(|c| c.get()))
+    .bind(l.saldo_depois.map(|c| c.get()))
     .bind(k.request_id)
     .fetch_one(&mut **tx)
     .await?;
@@ -124,7 +124,7 @@ async fn state_of(tx: &mut Tx, c: &Cobranca) -> Result<CobrancaState, StoreError
         limite_diario: conta.limite_diario,
         limite_mensal: conta.limite_mensal,
         cobradas_hoje: cobradas_hoje.unsigned_abs(),
-        gasto_mes: Centavos(gasto_mes),
+        gasto_mes: Centavos::new(gasto_mes),
         last_date: last_date(tx, c.conta).await?,
         consolidated: match &c.consolidate {
             Some(codigo) => consolidated(tx, codigo).await?,
@@ -147,12 +147,12 @@ async fn consolidated(tx: &mut Tx, codigo: &CodigoCar) -> Result<bool, StoreErro
 
 /// Writes `plano` for the charge `c`.
 async fn apply(tx: &mut Tx, c: &Cobranca, plano: &CobrancaPlan) -> Result<(), StoreError> {
-    if plano.debito.0 > 0 {
+    if plano.debito.get() > 0 {
         let debitou = sqlx::query(
             "UPDATE contas SET saldo_centavos = saldo_centavos - $1
              WHERE id = $2 AND saldo_centavos >= $1",
         )
-        .bind(plano.debito.0)
+        .bind(plano.debito.get())
         .bind(c.conta.0)
         .execute(&mut **tx)
         .await?
@@ -175,7 +175,7 @@ async fn apply(tx: &mut Tx, c: &Cobranca, plano: &CobrancaPlan) -> Result<(), St
              VALUES ($1, 'debito', $2, 'consulta', $3, $4)",
         )
         .bind(c.conta.0)
-        .bind(valor.0)
+        .bind(valor.get())
         .bind(id.to_string())
         .bind(plano.historico.data)
         .execute(&mut **tx)
@@ -214,7 +214,8 @@ impl ConsultasStore for PgStore {
                 .fetch_optional(&mut *tx)
                 .await?;
         let ultima = last_date(&mut tx, r.conta).await?;
-        let (linha, counters) = cobranca::plan_record(saldo.map(Centavos), r.status, r.em, ultima);
+        let (linha, counters) =
+            cobranca::plan_record(saldo.map(Centavos::new), r.status, r.em, ultima);
         let chave = Chave {
             conta: r.conta,
             endpoint: r.endpoint,
@@ -275,9 +276,9 @@ impl ConsultasStore for PgStore {
             hoje_requisicoes: r.unsigned_abs(),
             hoje_cobradas: c.unsigned_abs(),
             hoje_erros: e.unsigned_abs(),
-            hoje_gasto: Centavos(g),
+            hoje_gasto: Centavos::new(g),
             mes_requisicoes: mes_req.unsigned_abs(),
-            mes_gasto: Centavos(mes_gasto),
+            mes_gasto: Centavos::new(mes_gasto),
         })
     }
 

@@ -16,20 +16,20 @@ impl ContasStore for PgStore {
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
         )
         .bind(&nova.chave_hash)
-        .bind(nova.saldo.0)
+        .bind(nova.saldo.get())
         .bind(nova.legado)
         .bind(nova.documento.as_ref().map(|d| d.as_str().to_owned()))
         .bind(&nova.email)
         .bind(nova.em)
         .fetch_one(&mut *tx)
         .await?;
-        if nova.saldo.0 > 0 {
+        if nova.saldo.get() > 0 {
             sqlx::query(
                 "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, criado_em)
              VALUES ($1, 'credito', $2, 'saldo_inicial', $3)",
             )
             .bind(id)
-            .bind(nova.saldo.0)
+            .bind(nova.saldo.get())
             .bind(nova.em)
             .execute(&mut *tx)
             .await?;
@@ -77,7 +77,7 @@ impl ContasStore for PgStore {
         }
         if let Some(m) = mensal {
             sqlx::query("UPDATE contas SET limite_mensal_centavos = $1 WHERE id = $2")
-                .bind(m.map(|c| c.0))
+                .bind(m.map(|c| c.get()))
                 .bind(id.0)
                 .execute(&mut *tx)
                 .await?;
@@ -120,12 +120,12 @@ impl ContasStore for PgStore {
         let (creditos, debitos, inicial, historico, recargas) = sums;
         Ok(Some(Ledger {
             conta_id: conta,
-            saldo: Centavos(saldo),
-            creditos: Centavos(creditos),
-            debitos: Centavos(debitos),
-            cobrado_historico: Centavos(historico),
-            creditado_recargas: Centavos(recargas),
-            saldo_inicial: Centavos(inicial),
+            saldo: Centavos::new(saldo),
+            creditos: Centavos::new(creditos),
+            debitos: Centavos::new(debitos),
+            cobrado_historico: Centavos::new(historico),
+            creditado_recargas: Centavos::new(recargas),
+            saldo_inicial: Centavos::new(inicial),
         }))
     }
 }

@@ -126,9 +126,13 @@ pub(super) fn consulta_of(r: &PgRow) -> Result<RecordedConsulta, StoreError> {
         status: u16::try_from(r.try_get::<i64, _>("status_http")?)
             .map_err(|_| corrupt("status HTTP"))?,
         cobrado: r.try_get("cobrado")?,
-        valor: Centavos(r.try_get("valor_centavos")?),
-        saldo_antes: r.try_get::<Option<i64>, _>("saldo_antes")?.map(Centavos),
-        saldo_depois: r.try_get::<Option<i64>, _>("saldo_depois")?.map(Centavos),
+        valor: Centavos::new(r.try_get("valor_centavos")?),
+        saldo_antes: r
+            .try_get::<Option<i64>, _>("saldo_antes")?
+            .map(Centavos::new),
+        saldo_depois: r
+            .try_get::<Option<i64>, _>("saldo_depois")?
+            .map(Centavos::new),
     })
 }
 

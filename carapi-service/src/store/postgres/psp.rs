@@ -25,7 +25,7 @@ impl PspStore for PgStore {
          VALUES ($1, $2, $3, $4, $5)",
         )
         .bind(payment_id)
-        .bind(valor.0)
+        .bind(valor.get())
         .bind(documento.as_str())
         .bind(email)
         .bind(em)
@@ -54,7 +54,7 @@ impl PspStore for PgStore {
         .fetch_optional(&self.pool)
         .await?;
         Ok(v.map(|(valor, paga_em)| PspCharge {
-            valor: Centavos(valor),
+            valor: Centavos::new(valor),
             paga_em,
         }))
     }

@@ -29,7 +29,7 @@ async fn candidates<'e, E: sqlx::PgExecutor<'e>>(
 ) -> Result<Vec<Recarga>, StoreError> {
     let rows = sqlx::query(&candidates_sql())
         .bind(conta.0)
-        .bind(valor.0)
+        .bind(valor.get())
         .bind(desde)
         .fetch_all(e)
         .await?;
@@ -71,9 +71,9 @@ impl RecargasStore for PgStore {
         .bind(nova.id)
         .bind(nova.conta.0)
         .bind(&nova.payment_id)
-        .bind(nova.valor.0)
+        .bind(nova.valor.get())
         .bind(i64::from(nova.percentual_bonus))
-        .bind(nova.bonus.0)
+        .bind(nova.bonus.get())
         .bind(nova.status.as_str())
         .bind(&nova.qr_code)
         .bind(nova.criada_em)
@@ -186,7 +186,7 @@ impl RecargasStore for PgStore {
         .fetch_optional(&mut *tx)
         .await?;
         let atual = row.as_ref().map(recarga_of).transpose()?;
-        let plano = recarga::plan_confirmation(atual.as_ref(), em);
+        let plano = recarga::plan_confirmation(atual.as_ref(), em)?;
         let ConfirmationPlan::Creditar {
             credito,
             legado_depois,
@@ -211,7 +211,7 @@ impl RecargasStore for PgStore {
         sqlx::query(
             "UPDATE contas SET saldo_centavos = saldo_centavos + $1, legado = $2 WHERE id = $3",
         )
-        .bind(credito.0)
+        .bind(credito.get())
         .bind(legado_depois)
         .bind(r.conta.0)
         .execute(&mut *tx)
@@ -221,7 +221,7 @@ impl RecargasStore for PgStore {
              VALUES ($1, 'credito', $2, 'recarga', $3, $4)",
         )
         .bind(r.conta.0)
-        .bind(credito.0)
+        .bind(credito.get())
         .bind(r.id.to_string())
         .bind(em)
         .execute(&mut *tx)

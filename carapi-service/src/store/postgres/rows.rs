@@ -40,7 +40,7 @@ pub(super) fn conta_state(row: &PgRow) -> Result<Conta, StoreError> {
     Ok(Conta {
         id: ContaId(row.try_get("id")?),
         chave_hash: row.try_get("chave_hash")?,
-        saldo: Centavos(row.try_get("saldo_centavos")?),
+        saldo: Centavos::new(row.try_get("saldo_centavos")?),
         legado: row.try_get("legado")?,
         documento: documento
             .map(|d| CpfCnpj::parse(&d).map_err(|_| corrupt("documento da conta")))
@@ -52,7 +52,7 @@ pub(super) fn conta_state(row: &PgRow) -> Result<Conta, StoreError> {
             .transpose()?,
         limite_mensal: row
             .try_get::<Option<i64>, _>("limite_mensal_centavos")?
-            .map(Centavos),
+            .map(Centavos::new),
     })
 }
 
@@ -112,10 +112,10 @@ pub(super) fn recarga_of(row: &PgRow) -> Result<Recarga, StoreError> {
         id: row.try_get("id")?,
         conta: ContaId(row.try_get("conta_id")?),
         payment_id: row.try_get("payment_id")?,
-        valor: Centavos(row.try_get("valor_centavos")?),
+        valor: Centavos::new(row.try_get("valor_centavos")?),
         percentual_bonus: u32::try_from(row.try_get::<i64, _>("percentual_bonus")?)
             .map_err(|_| corrupt("percentual de bônus"))?,
-        bonus: Centavos(row.try_get("bonus_centavos")?),
+        bonus: Centavos::new(row.try_get("bonus_centavos")?),
         status: status.parse().map_err(|_| corrupt("status da recarga"))?,
         qr_code: row.try_get("qr_code")?,
         criada_em: row.try_get("criada_em")?,

@@ -73,9 +73,9 @@ impl ConsultasStore for SqliteStore {
             hoje_requisicoes: r as u64,
             hoje_cobradas: c as u64,
             hoje_erros: e as u64,
-            hoje_gasto: Centavos(g),
+            hoje_gasto: Centavos::new(g),
             mes_requisicoes: mes_req as u64,
-            mes_gasto: Centavos(mes_gasto),
+            mes_gasto: Centavos::new(mes_gasto),
         })
     }
 

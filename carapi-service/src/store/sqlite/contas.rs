@@ -15,19 +15,19 @@ impl ContasStore for SqliteStore {
          VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
         )
         .bind(&nova.chave_hash)
-        .bind(nova.saldo.0)
+        .bind(nova.saldo.get())
         .bind(i64::from(nova.legado))
         .bind(nova.documento.as_ref().map(|d| d.as_str().to_owned()))
         .bind(&nova.email)
         .bind(ms(nova.em))
         .fetch_one(&mut *tx)
         .await?;
-        if nova.saldo.0 > 0 {
+        if nova.saldo.get() > 0 {
             sqlx::query(
             "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, criado_em) VALUES (?, 'credito', ?, 'saldo_inicial', ?)",
         )
         .bind(id)
-        .bind(nova.saldo.0)
+        .bind(nova.saldo.get())
         .bind(ms(nova.em))
         .execute(&mut *tx)
         .await?;
@@ -75,7 +75,7 @@ impl ContasStore for SqliteStore {
         }
         if let Some(m) = mensal {
             sqlx::query("UPDATE contas SET limite_mensal_centavos = ? WHERE id = ?")
-                .bind(m.map(|c| c.0))
+                .bind(m.map(|c| c.get()))
                 .bind(id.0)
                 .execute(&mut *tx)
                 .await?;
@@ -124,12 +124,12 @@ impl ContasStore for SqliteStore {
         tx.commit().await?;
         Ok(Some(Ledger {
             conta_id: conta,
-            saldo: Centavos(saldo),
-            creditos: Centavos(creditos),
-            debitos: Centavos(debitos),
-            cobrado_historico: Centavos(historico),
-            creditado_recargas: Centavos(recargas),
-            saldo_inicial: Centavos(inicial),
+            saldo: Centavos::new(saldo),
+            creditos: Centavos::new(creditos),
+            debitos: Centavos::new(debitos),
+            cobrado_historico: Centavos::new(historico),
+            creditado_recargas: Centavos::new(recargas),
+            saldo_inicial: Centavos::new(inicial),
         }))
     }
 }

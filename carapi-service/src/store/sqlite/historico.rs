@@ -111,9 +111,13 @@ pub(super) fn consulta_of(r: &SqliteRow) -> Result<(i64, RecordedConsulta), Stor
             chave: r.try_get("chave")?,
             status: r.try_get::<i64, _>("status_http")? as u16,
             cobrado: r.try_get::<i64, _>("cobrado")? != 0,
-            valor: Centavos(r.try_get("valor_centavos")?),
-            saldo_antes: r.try_get::<Option<i64>, _>("saldo_antes")?.map(Centavos),
-            saldo_depois: r.try_get::<Option<i64>, _>("saldo_depois")?.map(Centavos),
+            valor: Centavos::new(r.try_get("valor_centavos")?),
+            saldo_antes: r
+                .try_get::<Option<i64>, _>("saldo_antes")?
+                .map(Centavos::new),
+            saldo_depois: r
+                .try_get::<Option<i64>, _>("saldo_depois")?
+                .map(Centavos::new),
         },
     ))
 }

@@ -23,7 +23,7 @@ impl PspStore for SqliteStore {
         let mut tx = self.begin_immediate().await?;
         sqlx::query("INSERT INTO psp_cobrancas (payment_id, valor_centavos, documento, email, criada_em) VALUES (?, ?, ?, ?, ?)")
         .bind(payment_id)
-        .bind(valor.0)
+        .bind(valor.get())
         .bind(documento.as_str())
         .bind(email)
         .bind(ms(em))
@@ -61,7 +61,7 @@ impl PspStore for SqliteStore {
         .fetch_optional(&self.reading)
         .await?;
         Ok(v.map(|(valor, paga_em)| PspCharge {
-            valor: Centavos(valor),
+            valor: Centavos::new(valor),
             paga_em: paga_em.map(instant),
         }))
     }

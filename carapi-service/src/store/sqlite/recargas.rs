@@ -25,7 +25,7 @@ async fn candidates<'e, E: sqlx::SqliteExecutor<'e>>(
          AND status = 'Pendente' AND criada_em >= ? ORDER BY rowid"
     ))
     .bind(conta.0)
-    .bind(valor.0)
+    .bind(valor.get())
     .bind(ms(desde))
     .fetch_all(e)
     .await?;
@@ -61,9 +61,9 @@ impl RecargasStore for SqliteStore {
         .bind(nova.id.to_string())
         .bind(nova.conta.0)
         .bind(&nova.payment_id)
-        .bind(nova.valor.0)
+        .bind(nova.valor.get())
         .bind(i64::from(nova.percentual_bonus))
-        .bind(nova.bonus.0)
+        .bind(nova.bonus.get())
         .bind(nova.status.as_str())
         .bind(&nova.qr_code)
         .bind(ms(nova.criada_em))
@@ -186,7 +186,7 @@ impl RecargasStore for SqliteStore {
         .fetch_optional(&mut *tx)
         .await?;
         let atual = row.as_ref().map(recarga_of).transpose()?;
-        let plano = recarga::plan_confirmation(atual.as_ref(), em);
+        let plano = recarga::plan_confirmation(atual.as_ref(), em)?;
         let ConfirmationPlan::Creditar {
             credito,
             legado_depois,
@@ -211,7 +211,7 @@ impl RecargasStore for SqliteStore {
         sqlx::query(
             "UPDATE contas SET saldo_centavos = saldo_centavos + ?, legado = ? WHERE id = ?",
         )
-        .bind(credito.0)
+        .bind(credito.get())
         .bind(legado_depois)
         .bind(r.conta.0)
         .execute(&mut *tx)
@@ -220,7 +220,7 @@ impl RecargasStore for SqliteStore {
             "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, referencia, criado_em) VALUES (?, 'credito', ?, 'recarga', ?, ?)",
         )
         .bind(r.conta.0)
-        .bind(credito.0)
+        .bind(credito.get())
         .bind(r.id.to_string())
         .bind(ms(em))
         .execute(&mut *tx)

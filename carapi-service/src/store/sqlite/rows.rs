@@ -42,7 +42,7 @@ pub(super) fn conta_state(row: &SqliteRow) -> Result<Conta, StoreError> {
     Ok(Conta {
         id: ContaId(row.try_get("id")?),
         chave_hash: row.try_get("chave_hash")?,
-        saldo: Centavos(row.try_get("saldo_centavos")?),
+        saldo: Centavos::new(row.try_get("saldo_centavos")?),
         legado: row.try_get::<i64, _>("legado")? != 0,
         documento: documento
             .map(|d| CpfCnpj::parse(&d).map_err(|_| corrupt("documento da conta")))
@@ -53,7 +53,7 @@ pub(super) fn conta_state(row: &SqliteRow) -> Result<Conta, StoreError> {
             .map(|v| v as u32),
         limite_mensal: row
             .try_get::<Option<i64>, _>("limite_mensal_centavos")?
-            .map(Centavos),
+            .map(Centavos::new),
     })
 }
 
@@ -64,9 +64,9 @@ pub(super) fn recarga_of(row: &SqliteRow) -> Result<Recarga, StoreError> {
         id: Uuid::parse_str(&id).map_err(|_| corrupt("id da recarga"))?,
         conta: ContaId(row.try_get("conta_id")?),
         payment_id: row.try_get("payment_id")?,
-        valor: Centavos(row.try_get("valor_centavos")?),
+        valor: Centavos::new(row.try_get("valor_centavos")?),
         percentual_bonus: row.try_get::<i64, _>("percentual_bonus")? as u32,
-        bonus: Centavos(row.try_get("bonus_centavos")?),
+        bonus: Centavos::new(row.try_get("bonus_centavos")?),
         status: status.parse().map_err(|_| corrupt("status da recarga"))?,
         qr_code: row.try_get("qr_code")?,
         criada_em: instant(row.try_get("criada_em")?),

@@ -275,7 +275,7 @@ fn count(conn: &Connection, conta: ContaId, dia: NaiveDate, c: Counters) -> Resu
         dia.to_string(),
         i64::from(c.cobrada),
         i64::from(c.is_error),
-        c.gasto.0
+        c.gasto.get()
     ])?;
     Ok(())
 }
@@ -309,10 +309,10 @@ fn insert_consulta(conn: &Connection, k: &Chave<'_>, l: &HistoricoRow) -> Result
         k.endpoint,
         chave,
         i64::from(l.status),
-        i64::from(l.valor.0 > 0),
-        l.valor.0,
-        l.saldo_antes.map(|c| c.0),
-        l.saldo_depois.map(|c| c.0),
+        i64::from(l.valor.get() > 0),
+        l.valor.get(),
+        l.saldo_antes.map(|c| c.get()),
+        l.saldo_depois.map(|c| c.get()),
         k.request_id
     ])?;
     Ok(conn.last_insert_rowid())
@@ -335,7 +335,7 @@ fn record(conn: &Connection, r: &ConsultaRecord) -> Result<(), StoreError> {
         .query_row([r.conta.0], |row| row.get(0))
         .optional()?;
     let ultima = last_date(conn, r.conta)?;
-    let (linha, counters) = cobranca::plan_record(saldo.map(Centavos), r.status, r.em, ultima);
+    let (linha, counters) = cobranca::plan_record(saldo.map(Centavos::new), r.status, r.em, ultima);
     let chave = Chave {
         conta: r.conta,
         endpoint: r.endpoint.as_str(),
@@ -355,7 +355,7 @@ fn state_of(conn: &Connection, c: &Cobranca) -> Result<CobrancaState, StoreError
         )?
         .query_row([c.conta.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
     let limite_diario = limite_diario.and_then(|v| u32::try_from(v).ok());
-    let limite_mensal = limite_mensal.map(Centavos);
+    let limite_mensal = limite_mensal.map(Centavos::new);
     let readings = cobranca::readings(limite_diario, limite_mensal);
     let cobradas_hoje = if readings.cobradas_hoje {
         conn.prepare_cached("SELECT cobradas FROM uso_diario WHERE conta_id = ? AND dia = ?")?
@@ -377,12 +377,12 @@ fn state_of(conn: &Connection, c: &Cobranca) -> Result<CobrancaState, StoreError
         0
     };
     Ok(CobrancaState {
-        saldo: Centavos(saldo),
+        saldo: Centavos::new(saldo),
         legado: legado != 0,
         limite_diario,
         limite_mensal,
         cobradas_hoje: cobradas_hoje.unsigned_abs(),
-        gasto_mes: Centavos(gasto_mes),
+        gasto_mes: Centavos::new(gasto_mes),
         last_date: last_date(conn, c.conta)?,
         consolidated: match &c.consolidate {
             Some(codigo) => consolidated(conn, codigo.as_str())?,
@@ -403,12 +403,12 @@ fn consolidated(conn: &Connection, codigo: &str) -> Result<bool, StoreError> {
 /// Reads the state, plans the charge and applies the plan.
 fn charge(conn: &Connection, c: &Cobranca) -> Result<CobrancaResult, StoreError> {
     let plano = cobranca::plan_cobranca(&state_of(conn, c)?, c.endpoint, c.em);
-    if plano.debito.0 > 0 {
+    if plano.debito.get() > 0 {
         let debitou = conn
             .prepare_cached(
                 "UPDATE contas SET saldo_centavos = saldo_centavos - ? WHERE id = ? AND saldo_centavos >= ?",
             )?
-            .execute(params![plano.debito.0, c.conta.0, plano.debito.0])?;
+            .execute(params![plano.debito.get(), c.conta.0, plano.debito.get()])?;
         if debitou != 1 {
             // Cannot happen under BEGIN IMMEDIATE; refuse (the savepoint is rolled back)
             // rather than go negative.
@@ -428,7 +428,7 @@ fn charge(conn: &Connection, c: &Cobranca) -> Result<CobrancaResult, StoreError>
         conn.prepare_cached(
             "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, referencia, criado_em) VALUES (?, 'debito', ?, 'consulta', ?, ?)",
         )?
-        .execute(params![c.conta.0, valor.0, id.to_string(), ms(c.em)])?;
+        .execute(params![c.conta.0, valor.get(), id.to_string(), ms(c.em)])?;
     }
     count(conn, c.conta, c.dia, plano.counters)?;
     if let (Some(codigo), true) = (&c.consolidate, plano.consolidate) {
