@@ -466,6 +466,10 @@ async fn servidor_local_responde_o_centroide_real_em_dms() {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(carapi_pg),
+    ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
+)]
 async fn postgres_seed_import_versoes_e_linha_ruim() {
     let Some(database) = BancoTeste::create("postgres_seed_import_versoes_e_linha_ruim").await
     else {

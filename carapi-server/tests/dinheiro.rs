@@ -284,6 +284,10 @@ async fn atras_do_proxy(teste: &str) -> Option<(BancoTeste, ProxyPg, RunningServ
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(carapi_pg),
+    ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
+)]
 async fn a_charge_whose_commit_reply_is_lost_answers_what_postgres_committed() {
     let teste = "a_charge_whose_commit_reply_is_lost_answers_what_postgres_committed";
     let Some((_banco, proxy, srv, _relogio)) = atras_do_proxy(teste).await else {
@@ -314,6 +318,10 @@ async fn a_charge_whose_commit_reply_is_lost_answers_what_postgres_committed() {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(carapi_pg),
+    ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
+)]
 async fn a_top_up_confirmation_whose_commit_reply_is_lost_is_acknowledged_and_credited_once() {
     let teste =
         "a_top_up_confirmation_whose_commit_reply_is_lost_is_acknowledged_and_credited_once";
@@ -356,6 +364,10 @@ async fn a_top_up_confirmation_whose_commit_reply_is_lost_is_acknowledged_and_cr
 /// PostgreSQL is never stopped). Prints the client-seen 200s and the debits.
 #[tokio::test]
 #[ignore = "load run: cargo test -p carapi-server --test main crash -- --ignored --nocapture"]
+#[cfg_attr(
+    not(carapi_pg),
+    ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
+)]
 async fn crash_emulated_by_the_proxy_under_charged_load_keeps_200s_equal_to_debits() {
     let teste = "crash_emulated_by_the_proxy_under_charged_load_keeps_200s_equal_to_debits";
     let Some((database, proxy, srv, _relogio)) = atras_do_proxy(teste).await else {

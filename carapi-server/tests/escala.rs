@@ -96,6 +96,10 @@ async fn first_lookup_of_a_record_writes_nothing_into_imoveis_sqlite() {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(carapi_pg),
+    ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
+)]
 async fn first_lookup_of_a_record_writes_nothing_into_imoveis_postgres() {
     let Some(database) =
         BancoTeste::create("first_lookup_of_a_record_writes_nothing_into_imoveis_postgres").await
@@ -229,6 +233,10 @@ async fn owner_lookup_plans_use_the_indexes_sqlite() {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(carapi_pg),
+    ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
+)]
 async fn owner_lookup_plans_use_the_indexes_postgres() {
     let Some(database) = BancoTeste::create("owner_lookup_plans_use_the_indexes_postgres").await
     else {

@@ -66,6 +66,10 @@ async fn prepare(database: &BancoTeste) -> Arc<PgStore> {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(carapi_pg),
+    ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
+)]
 async fn two_processes_on_one_postgres_keep_the_per_key_rate_and_the_ledger() {
     let teste = "two_processes_on_one_postgres_keep_the_per_key_rate_and_the_ledger";
     let Some(database) = BancoTeste::create(teste).await else {
@@ -135,6 +139,10 @@ async fn two_processes_on_one_postgres_keep_the_per_key_rate_and_the_ledger() {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(carapi_pg),
+    ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
+)]
 async fn a_record_written_by_one_process_is_served_by_the_others_at_once() {
     let teste = "a_record_written_by_one_process_is_served_by_the_others_at_once";
     let Some(database) = BancoTeste::create(teste).await else {
@@ -184,6 +192,10 @@ async fn job_lease_has_one_holder_at_a_time_on_both_stores() {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(carapi_pg),
+    ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
+)]
 async fn concurrent_lease_takers_on_two_postgres_pools_get_one_holder() {
     let teste = "concurrent_lease_takers_on_two_postgres_pools_get_one_holder";
     let Some(database) = BancoTeste::create(teste).await else {

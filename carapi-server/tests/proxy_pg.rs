@@ -276,6 +276,10 @@ mod testes {
     }
 
     #[tokio::test]
+    #[cfg_attr(
+        not(carapi_pg),
+        ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
+    )]
     async fn a_lost_commit_reply_fails_the_commit_although_postgres_committed() {
         let Some(database) = BancoTeste::create("proxy_pg commit perdido").await else {
             return;
@@ -303,6 +307,10 @@ mod testes {
     }
 
     #[tokio::test]
+    #[cfg_attr(
+        not(carapi_pg),
+        ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
+    )]
     async fn a_refusing_port_refuses_and_opens_again() {
         let Some(database) = BancoTeste::create("proxy_pg recusar").await else {
             return;
@@ -328,6 +336,10 @@ mod testes {
     }
 
     #[tokio::test]
+    #[cfg_attr(
+        not(carapi_pg),
+        ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
+    )]
     async fn a_cut_ends_open_connections_and_a_swallowing_proxy_answers_nothing() {
         let Some(database) = BancoTeste::create("proxy_pg cortar").await else {
             return;

@@ -111,6 +111,10 @@ async fn twenty_concurrent_confirmations_credit_once_on_both_stores() {
 /// Two stores (two pools, as two server processes would have) over one PostgreSQL database:
 /// charges from both still never overdraw.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(carapi_pg),
+    ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
+)]
 async fn two_processes_sharing_one_postgres_database_never_overdraw() {
     let Some(database) =
         super::BancoTeste::create("two_processes_sharing_one_postgres_database_never_overdraw")

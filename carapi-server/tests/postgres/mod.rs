@@ -57,16 +57,16 @@ pub struct BancoTeste {
 impl BancoTeste {
     /// A fresh, empty and not yet created database name on `DATABASE_URL`'s server; `None`
     /// (after a message) when `DATABASE_URL` is unset.
-    pub fn reserve_lookup(teste: &str) -> Option<BancoTeste> {
+    pub fn reserve(teste: &str) -> Option<BancoTeste> {
         let admin = database_url(teste)?;
         let nome = format!("carapi_t_{}", uuid::Uuid::new_v4().simple());
         let url = com_banco(&admin, &nome);
         Some(BancoTeste { admin, nome, url })
     }
 
-    /// [`BancoTeste::reserve_lookup`] and create it.
+    /// [`BancoTeste::reserve`] and create it.
     pub async fn create(teste: &str) -> Option<BancoTeste> {
-        let b = Self::reserve_lookup(teste)?;
+        let b = Self::reserve(teste)?;
         let mut c = PgConnection::connect(&b.admin)
             .await
             .expect("connect DATABASE_URL");

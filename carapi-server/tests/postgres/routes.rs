@@ -90,6 +90,10 @@ impl PgApp {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(carapi_pg),
+    ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
+)]
 async fn postgres_two_hundred_concurrent_lookups_on_fifty_lookups_of_balance() {
     let Some(app) =
         PgApp::new("postgres_two_hundred_concurrent_lookups_on_fifty_lookups_of_balance").await
@@ -177,6 +181,10 @@ async fn postgres_two_hundred_concurrent_lookups_on_fifty_lookups_of_balance() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(carapi_pg),
+    ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
+)]
 async fn postgres_same_webhook_20_times_concurrently_while_reconciliation_runs_credits_once() {
     let Some(app) = PgApp::new(
         "postgres_same_webhook_20_times_concurrently_while_reconciliation_runs_credits_once",
@@ -237,6 +245,10 @@ async fn postgres_same_webhook_20_times_concurrently_while_reconciliation_runs_c
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(carapi_pg),
+    ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
+)]
 async fn postgres_limits_top_up_reuse_and_price_switch_through_the_router() {
     let Some(app) =
         PgApp::new("postgres_limits_top_up_reuse_and_price_switch_through_the_router").await
@@ -331,8 +343,12 @@ async fn postgres_limits_top_up_reuse_and_price_switch_through_the_router() {
 /// does): the URL picks the PostgreSQL store, the missing database is created and migrated,
 /// the bundled data loaded, and the API answers over a real socket.
 #[tokio::test]
+#[cfg_attr(
+    not(carapi_pg),
+    ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
+)]
 async fn postgres_url_spawns_a_server_that_creates_its_database_and_answers_over_a_socket() {
-    let Some(database) = BancoTeste::reserve_lookup(
+    let Some(database) = BancoTeste::reserve(
         "postgres_url_spawns_a_server_that_creates_its_database_and_answers_over_a_socket",
     ) else {
         return;
