@@ -43,7 +43,7 @@ pub fn bundled() -> Vec<Imovel> {
 
 /// [`bundled`] as `carapi-service/data/imoveis.jsonl` holds it: one JSON record per line, in
 /// order, with a trailing newline (the service embeds that file and answers with it).
-pub fn jsonl() -> String {
+pub(crate) fn jsonl() -> String {
     bundled()
         .iter()
         .map(|i| serde_json::to_string(i).expect("a record serialises") + "\n")

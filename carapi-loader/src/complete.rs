@@ -20,18 +20,18 @@ use crate::municipios;
 
 /// The public SICAR columns of one record, typed (what the CSV gives us).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SicarRecord {
-    pub codigo_car: CodigoCar,
-    pub status_imovel: String,
-    pub condicao: Option<String>,
-    pub data_cadastro: NaiveDateTime,
-    pub data_atualizacao: Option<NaiveDateTime>,
-    pub area_total_ha: Decimal,
-    pub modulos_fiscais: Option<Decimal>,
-    pub tipo_imovel: String,
-    pub municipio: String,
-    pub codigo_municipio_ibge: u32,
-    pub uf: String,
+pub struct SicarRecord {
+    pub(crate) codigo_car: CodigoCar,
+    pub(crate) status_imovel: String,
+    pub(crate) condicao: Option<String>,
+    pub(crate) data_cadastro: NaiveDateTime,
+    pub(crate) data_atualizacao: Option<NaiveDateTime>,
+    pub(crate) area_total_ha: Decimal,
+    pub(crate) modulos_fiscais: Option<Decimal>,
+    pub(crate) tipo_imovel: String,
+    pub(crate) municipio: String,
+    pub(crate) codigo_municipio_ibge: u32,
+    pub(crate) uf: String,
 }
 
 /// Fixed fictitious owners shared by the bundled and imported records: each such record gets one

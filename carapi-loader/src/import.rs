@@ -18,7 +18,7 @@ use chrono::NaiveDateTime;
 use chrono_tz::America::Sao_Paulo;
 use rust_decimal::Decimal;
 
-pub(crate) use crate::complete::SicarRecord;
+pub use crate::complete::SicarRecord;
 use crate::complete::complete;
 use crate::csv_lines::LineCounter;
 use carapi_service::dados::Imovel;
@@ -26,7 +26,7 @@ use carapi_service::dados::Imovel;
 use crate::municipios;
 
 /// The columns an import file must have (any order; others are ignored).
-pub const COLUMNS: [&str; 11] = [
+pub(crate) const COLUMNS: [&str; 11] = [
     "cod_imovel",
     "status_imovel",
     "dat_criacao",
@@ -44,7 +44,7 @@ pub const COLUMNS: [&str; 11] = [
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ImportError {
-    /// The header lacks required columns (see [`COLUMNS`]).
+    /// The header lacks required columns (see `COLUMNS`).
     #[error("cabeçalho sem as colunas obrigatórias: {}", faltando.join(", "))]
     Cabecalho {
         /// The missing column names.
@@ -83,17 +83,17 @@ pub(crate) fn complete_record(r: SicarRecord) -> Imovel {
 /// borrowed where it can be. An absent optional value is the empty string.
 #[derive(Debug, Default)]
 pub(crate) struct CsvRow<'a> {
-    pub cod_imovel: Cow<'a, str>,
-    pub status_imovel: Cow<'a, str>,
-    pub dat_criacao: Cow<'a, str>,
-    pub data_atualizacao: Cow<'a, str>,
-    pub area: Cow<'a, str>,
-    pub condicao: Cow<'a, str>,
-    pub uf: Cow<'a, str>,
-    pub municipio: Cow<'a, str>,
-    pub cod_municipio_ibge: Cow<'a, str>,
-    pub m_fiscal: Cow<'a, str>,
-    pub tipo_imovel: Cow<'a, str>,
+    pub(crate) cod_imovel: Cow<'a, str>,
+    pub(crate) status_imovel: Cow<'a, str>,
+    pub(crate) dat_criacao: Cow<'a, str>,
+    pub(crate) data_atualizacao: Cow<'a, str>,
+    pub(crate) area: Cow<'a, str>,
+    pub(crate) condicao: Cow<'a, str>,
+    pub(crate) uf: Cow<'a, str>,
+    pub(crate) municipio: Cow<'a, str>,
+    pub(crate) cod_municipio_ibge: Cow<'a, str>,
+    pub(crate) m_fiscal: Cow<'a, str>,
+    pub(crate) tipo_imovel: Cow<'a, str>,
 }
 
 /// Parses a SICAR CSV (UTF-8, comma-separated, header row, optional byte-order mark) into
@@ -116,7 +116,7 @@ pub fn parse_csv(input: impl Read) -> Result<Vec<Imovel>, ImportError> {
         .collect()
 }
 
-/// Writes `imoveis` as a public SICAR CSV: a header with the columns of [`COLUMNS`], then one
+/// Writes `imoveis` as a public SICAR CSV: a header with the columns of `COLUMNS`, then one
 /// row per record, dates in ISO form, decimals with a dot: what [`parse_csv`] reads back into
 /// the same public fields (the completed ones are drawn again from the CAR code).
 ///
@@ -205,7 +205,7 @@ impl<R: Read> CsvReader<R> {
     /// # Errors
     /// [`ImportError::Cabecalho`] when required columns are missing; [`ImportError::Csv`] when
     /// the header cannot be read.
-    pub fn new(input: R) -> Result<Self, ImportError> {
+    pub(crate) fn new(input: R) -> Result<Self, ImportError> {
         // Fields are trimmed where they are read (`Columns::linha`): the reader's own trim
         // copies every row into a new record.
         let mut reader = csv::ReaderBuilder::new().from_reader(LineCounter::new(input));
@@ -223,7 +223,7 @@ impl<R: Read> CsvReader<R> {
     }
 
     /// The rows completed into records (owners, matrícula, protocol, centroid).
-    pub fn completos(self) -> impl Iterator<Item = Result<Imovel, ImportError>> {
+    pub(crate) fn completos(self) -> impl Iterator<Item = Result<Imovel, ImportError>> {
         self.map(|r| r.map(|(_, registro)| complete(registro)))
     }
 
@@ -283,7 +283,7 @@ pub(crate) fn validate_raw(
 
 impl ImportError {
     /// The line (CSV) or feature index (WFS) the error names, when it names one.
-    pub fn line_of(&self) -> Option<u64> {
+    pub(crate) fn line_of(&self) -> Option<u64> {
         match self {
             ImportError::Cabecalho { .. } => None,
             ImportError::Csv { linha, .. } | ImportError::Campo { linha, .. } => Some(*linha),

@@ -2,43 +2,44 @@
 //! and `carapi-server import`.
 //!
 //! The records come from the synthetic generator, a public SICAR CSV, or a SICAR GeoServer
-//! WFS GeoJSON ([`wfs`]), and go to the database through a connection of the load's own, not
+//! WFS GeoJSON (`wfs`), and go to the database through a connection of the load's own, not
 //! the [`carapi_service::store::Store`]:
 //! - SQLite, in two phases. First the origin is read, checked and sorted by CAR code in
-//!   bounded memory ([`reading`], [`sort`]), on every core; a bad row refuses the file with
+//!   bounded memory (`reading`, `sort`), on every core; a bad row refuses the file with
 //!   its line (CSV) or feature index (WFS) before the base is touched. Then the winner of each
-//!   code is written in code order ([`sqlite`]): into an empty base, appended in one
+//!   code is written in code order (`sqlite`): into an empty base, appended in one
 //!   transaction with the secondary indexes built at the end; into a base that holds records,
 //!   inserted or replacing the stored one, one transaction per batch.
-//! - PostgreSQL: a first streaming pass validates a file ([`validation`]); then batches of
-//!   [`BATCH`] records go by `COPY ... FROM STDIN` into temporary tables and one set-based upsert
-//!   per batch ([`postgres`]); into an empty base the secondary indexes are dropped first and
+//! - PostgreSQL: a first streaming pass validates a file (`validation`); then batches of
+//!   `BATCH` records go by `COPY ... FROM STDIN` into temporary tables and one set-based upsert
+//!   per batch (`postgres`); into an empty base the secondary indexes are dropped first and
 //!   built at the end.
 //!
 //! Memory stays bounded whatever the number of records: the sort's budget
-//! ([`sort::BUDGET`]), a few batches in flight and the database's page cache.
+//! (`sort::BUDGET`), a few batches in flight and the database's page cache.
 //!
 //! Versions: a record replaces a stored one with the same `codigo_car` unless it is older by
-//! `data_atualizacao` (a missing one is the oldest), then `dat_criacao` ([`wfs::newest`]);
+//! `data_atualizacao` (a missing one is the oldest), then `dat_criacao` (`wfs::newest`);
 //! the WFS may serve two versions of one property, and loading the same file twice changes
 //! nothing.
 
-pub mod bundled;
+#[cfg(test)]
+mod bundled;
 mod complete;
 mod csv_lines;
 mod fictitious;
 pub mod import;
 pub mod mark;
 pub mod municipios;
-pub mod postgres;
+pub(crate) mod postgres;
 pub mod progress;
 mod reading;
 mod record;
 mod sort;
 mod sqlite;
 pub mod synthetic;
-pub mod validation;
-pub mod wfs;
+pub(crate) mod validation;
+pub(crate) mod wfs;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -54,7 +55,7 @@ use carapi_service::store::StoreError;
 pub use wfs::WfsError;
 
 /// Records per batch: per transaction on SQLite, per `COPY` on PostgreSQL.
-pub const BATCH: usize = 10_000;
+pub(crate) const BATCH: usize = 10_000;
 
 /// Batches in flight between the reader and the writer (memory bound: `(IN_FLIGHT + 2) * BATCH`
 /// records).
@@ -73,13 +74,13 @@ pub enum Origin {
         /// CARs of the first large owner, when given.
         dono_grande: Option<usize>,
     },
-    /// A file in the public SICAR CSV columns, or a SICAR WFS GeoJSON ([`Format::de`]).
+    /// A file in the public SICAR CSV columns, or a SICAR WFS GeoJSON (`Format::de`).
     Arquivo(PathBuf),
 }
 
 impl Origin {
     /// What the load is, for its record on the base ([`mark`]): the command that repeats it.
-    pub fn description(&self) -> String {
+    pub(crate) fn description(&self) -> String {
         match self {
             Origin::Synthetic {
                 n,
@@ -99,7 +100,7 @@ impl Origin {
 
 /// The format of an import file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// Public SICAR CSV columns ([`crate::import::parse_csv`]).
     Csv,
     /// SICAR GeoServer WFS GeoJSON FeatureCollection ([`wfs`]).
@@ -112,7 +113,7 @@ impl Format {
     ///
     /// # Errors
     /// [`LoadError::Io`] when the file cannot be opened or read.
-    pub fn de(caminho: &Path) -> Result<Format, LoadError> {
+    pub(crate) fn de(caminho: &Path) -> Result<Format, LoadError> {
         let ext = caminho
             .extension()
             .map(|e| e.to_string_lossy().to_ascii_lowercase());
@@ -170,7 +171,7 @@ pub enum LoadError {
 
 impl LoadError {
     /// The line (CSV) or feature index (WFS) of a bad row, when the error is one.
-    pub fn line_of(&self) -> Option<u64> {
+    pub(crate) fn line_of(&self) -> Option<u64> {
         match self {
             LoadError::Csv(e) => e.line_of(),
             LoadError::Wfs(WfsError::Feature { indice, .. }) => Some(*indice),
@@ -194,13 +195,13 @@ fn open(caminho: &Path) -> Result<std::fs::File, LoadError> {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Report {
     /// Records read from the source (every version of every record).
-    pub lidos: u64,
+    pub(crate) lidos: u64,
     /// Records written: new ones plus stored ones replaced by a version not older.
     pub gravados: u64,
     /// Versions skipped because the stored one (or one read earlier) is newer.
     pub ignorados: u64,
     /// Secondary indexes dropped before and rebuilt after the load (an empty base).
-    pub indices_reconstruidos: usize,
+    pub(crate) indices_reconstruidos: usize,
     /// Wall time of the load (validation pass included), seconds.
     pub segundos: f64,
 }
@@ -215,9 +216,9 @@ impl Report {
 /// Counts kept by a writer.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct LoadCount {
-    pub gravados: u64,
-    pub ignorados: u64,
-    pub indices: usize,
+    pub(crate) gravados: u64,
+    pub(crate) ignorados: u64,
+    pub(crate) indices: usize,
 }
 
 /// Loads `origem` into the database at `database_url` (`sqlite://FILE` or `postgres://…`),

@@ -6,7 +6,7 @@
 //! it begins (and, finishing, clears it).
 //!
 //! The row is written through a connection of its own, in its own transaction, as the load's
-//! writers use theirs ([`super::sqlite`], [`super::postgres`]).
+//! writers use theirs (`super::sqlite`, `super::postgres`).
 
 use std::str::FromStr;
 
@@ -17,7 +17,7 @@ use super::LoadError;
 use carapi_service::store::postgres::is_postgres_url;
 
 /// Key of the row in `configuracao`.
-pub const MARK_KEY: &str = "carga_em_andamento";
+pub(crate) const MARK_KEY: &str = "carga_em_andamento";
 
 const READ_SQL: &str = "SELECT valor FROM configuracao WHERE chave = $1";
 const WRITE: &str = "INSERT INTO configuracao (chave, valor) VALUES ($1, $2) \
@@ -90,7 +90,7 @@ async fn close_db(c: MarkConnection) {
 }
 
 /// The load that started on the base of `url` and did not finish (its description, as
-/// [`marcar`] wrote it), if any. A base that does not exist yet, or has no such table, has
+/// `marcar` wrote it), if any. A base that does not exist yet, or has no such table, has
 /// none.
 pub async fn interrupted(url: &str) -> Option<String> {
     let mut c = connect_db(url).await.ok()?;

@@ -12,43 +12,45 @@ use rust_decimal::Decimal;
 use serde::Deserialize;
 
 const MUNICIPIOS_CSV: &str = include_str!("../data/ibge/municipios.csv");
+#[cfg(test)]
 const STATES_CSV: &str = include_str!("../data/ibge/estados.csv");
 
 /// One IBGE municipality (`data/ibge/municipios.csv`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Municipio {
     /// 7-digit IBGE municipality code (`5300108` for Brasília).
-    pub codigo_ibge: u32,
+    pub(crate) codigo_ibge: u32,
     /// Official name, with accents (`"Brasília"`).
-    pub nome: String,
+    pub(crate) nome: String,
     /// Centroid (seat) latitude, decimal degrees, negative south.
     pub latitude: Decimal,
     /// Centroid (seat) longitude, decimal degrees, negative west.
     pub longitude: Decimal,
     /// True for state capitals.
-    pub capital: bool,
+    pub(crate) capital: bool,
     /// 2-digit IBGE code of the state (`53` for DF); the first two digits of `codigo_ibge`.
-    pub codigo_uf: u8,
+    pub(crate) codigo_uf: u8,
 }
 
 impl Municipio {
     /// The two-letter UF of the municipality (`"DF"`), from its IBGE state code.
-    pub fn uf(&self) -> &'static str {
+    pub(crate) fn uf(&self) -> &'static str {
         carapi_sdk::domain::uf::sigla_por_codigo(self.codigo_uf).unwrap_or("??")
     }
 }
 
+#[cfg(test)]
 /// One IBGE state (`data/ibge/estados.csv`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Uf {
+pub(crate) struct Uf {
     /// 2-digit IBGE state code (`53`).
-    pub codigo_uf: u8,
+    pub(crate) codigo_uf: u8,
     /// Two-letter code (`"DF"`).
-    pub sigla: String,
+    pub(crate) sigla: String,
     /// Full name (`"Distrito Federal"`).
-    pub nome: String,
+    pub(crate) nome: String,
     /// Region (`"Centro-Oeste"`).
-    pub regiao: String,
+    pub(crate) regiao: String,
 }
 
 #[derive(Deserialize)]
@@ -61,6 +63,7 @@ struct MunicipioRow {
     codigo_uf: u8,
 }
 
+#[cfg(test)]
 #[derive(Deserialize)]
 struct StateRow {
     codigo_uf: u8,
@@ -90,6 +93,7 @@ static MUNICIPIOS: LazyLock<BTreeMap<u32, Municipio>> = LazyLock::new(|| {
         .collect()
 });
 
+#[cfg(test)]
 static STATES: LazyLock<BTreeMap<u8, Uf>> = LazyLock::new(|| {
     // The file starts with a UTF-8 byte-order mark, which would otherwise be part of the first
     // header name.
@@ -117,12 +121,13 @@ pub fn by_code(codigo: u32) -> Option<&'static Municipio> {
 }
 
 /// Every municipality, ordered by IBGE code (5,571 of them).
-pub fn all() -> impl ExactSizeIterator<Item = &'static Municipio> {
+pub(crate) fn all() -> impl ExactSizeIterator<Item = &'static Municipio> {
     MUNICIPIOS.values()
 }
 
+#[cfg(test)]
 /// The state with IBGE code `codigo_uf` (2 digits), if it exists.
-pub fn state_of(codigo_uf: u8) -> Option<&'static Uf> {
+pub(crate) fn state_of(codigo_uf: u8) -> Option<&'static Uf> {
     STATES.get(&codigo_uf)
 }
 

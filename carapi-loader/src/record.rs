@@ -49,12 +49,12 @@ pub(super) struct Package {
     /// Start of each record in `bytes`; a record ends where the next starts.
     inicios: Vec<u32>,
     /// Versions that lost to another version of their code (set by the merge).
-    pub perdidas: u64,
+    pub(crate) perdidas: u64,
 }
 
 impl Package {
     /// An empty batch with room for about `registros` records.
-    pub fn with_capacity(registros: usize) -> Self {
+    pub(crate) fn with_capacity(registros: usize) -> Self {
         Package {
             bytes: Vec::with_capacity(registros * 448),
             inicios: Vec::with_capacity(registros),
@@ -63,12 +63,12 @@ impl Package {
     }
 
     /// Records in the batch.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.inicios.len()
     }
 
     /// Bytes of the records.
-    pub fn size(&self) -> usize {
+    pub(crate) fn size(&self) -> usize {
         self.bytes.len()
     }
 
@@ -77,7 +77,7 @@ impl Package {
     /// # Errors
     /// [`LoadError::Interrompida`] when the record does not fit the format (a text over
     /// 4 GiB, more than 255 owners, a batch over 4 GiB).
-    pub fn push(&mut self, seq: u64, imovel: &Imovel) -> Result<(), LoadError> {
+    pub(crate) fn push(&mut self, seq: u64, imovel: &Imovel) -> Result<(), LoadError> {
         let inicio = self.bytes.len();
         let r = encode(&mut self.bytes, seq, imovel).and_then(|()| {
             u32::try_from(self.bytes.len())
@@ -92,13 +92,13 @@ impl Package {
     }
 
     /// Appends an already encoded record.
-    pub fn push_raw(&mut self, registro: &[u8]) {
+    pub(crate) fn push_raw(&mut self, registro: &[u8]) {
         self.inicios.push(self.bytes.len() as u32);
         self.bytes.extend_from_slice(registro);
     }
 
     /// Record `i` as bytes.
-    pub fn raw(&self, i: usize) -> &[u8] {
+    pub(crate) fn raw(&self, i: usize) -> &[u8] {
         let inicio = self.inicios[i] as usize;
         let fim = self
             .inicios
@@ -108,12 +108,12 @@ impl Package {
     }
 
     /// The records, in order.
-    pub fn iter(&self) -> impl Iterator<Item = Record<'_>> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = Record<'_>> {
         (0..self.len()).map(|i| Record(self.raw(i)))
     }
 
     /// Empties the batch, keeping its buffers.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.bytes.clear();
         self.inicios.clear();
         self.perdidas = 0;
@@ -304,13 +304,13 @@ fn i64_at(b: &[u8], em: usize) -> i64 {
 
 impl<'a> Record<'a> {
     /// The position the record was read at.
-    pub fn seq(&self) -> u64 {
+    pub(crate) fn seq(&self) -> u64 {
         i64_at(self.0, 0) as u64
     }
 
     /// The version: (`data_atualizacao`, `data_cadastro`) as (seconds, nanoseconds), a missing
     /// update the oldest.
-    pub fn version(&self) -> ((i64, u32), (i64, u32)) {
+    pub(crate) fn version(&self) -> ((i64, u32), (i64, u32)) {
         (
             (i64_at(self.0, 8), u32_at(self.0, 16) as u32),
             (i64_at(self.0, 20), u32_at(self.0, 28) as u32),
@@ -318,13 +318,13 @@ impl<'a> Record<'a> {
     }
 
     /// The CAR code.
-    pub fn codigo(&self) -> &'a [u8] {
+    pub(crate) fn codigo(&self) -> &'a [u8] {
         let n = u32_at(self.0, CODE_START - 4);
         &self.0[CODE_START..CODE_START + n]
     }
 
     /// The sort order of records: by code, then by position read.
-    pub fn compare(&self, outro: &Record<'_>) -> Ordering {
+    pub(crate) fn compare(&self, outro: &Record<'_>) -> Ordering {
         self.codigo()
             .cmp(outro.codigo())
             .then_with(|| self.seq().cmp(&outro.seq()))
@@ -332,12 +332,12 @@ impl<'a> Record<'a> {
 
     /// Whether `self`, read after `anterior` with the same code, replaces it: not older by
     /// version (the rule of [`super::wfs::newest`]).
-    pub fn wins(&self, anterior: &Record<'_>) -> bool {
+    pub(crate) fn wins(&self, anterior: &Record<'_>) -> bool {
         self.version() >= anterior.version()
     }
 
     /// The 19 column values, then the owners.
-    pub fn read(&self) -> Reading<'a> {
+    pub(crate) fn read(&self) -> Reading<'a> {
         Reading {
             b: self.0,
             em: HEADER,
@@ -354,7 +354,7 @@ pub(super) struct Reading<'a> {
 
 impl<'a> Reading<'a> {
     /// The next column value.
-    pub fn valor(&mut self) -> FieldValue<'a> {
+    pub(crate) fn valor(&mut self) -> FieldValue<'a> {
         let tag = self.b[self.em];
         self.em += 1;
         match tag {
@@ -376,7 +376,7 @@ impl<'a> Reading<'a> {
     }
 
     /// The owners' (document, name), in order; call after the [`FIELDS`] values.
-    pub fn owners(mut self) -> impl Iterator<Item = (&'a [u8], &'a [u8])> {
+    pub(crate) fn owners(mut self) -> impl Iterator<Item = (&'a [u8], &'a [u8])> {
         let n = self.b[self.em];
         self.em += 1;
         (0..n).map(move |_| {

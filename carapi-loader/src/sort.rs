@@ -60,7 +60,7 @@ impl Sorter {
     ///
     /// # Errors
     /// [`LoadError::Io`] when the temporary file cannot be written.
-    pub fn push(&mut self, p: Package) -> Result<Vec<Package>, LoadError> {
+    pub(crate) fn push(&mut self, p: Package) -> Result<Vec<Package>, LoadError> {
         self.bytes += p.size();
         self.pacotes.push(p);
         if self.bytes < self.orcamento.unwrap_or(BUDGET) {
@@ -107,7 +107,7 @@ impl Sorter {
     }
 
     /// Runs spilled so far.
-    pub fn races(&self) -> usize {
+    pub(crate) fn races(&self) -> usize {
         self.races.len()
     }
 
@@ -115,7 +115,7 @@ impl Sorter {
     ///
     /// # Errors
     /// [`LoadError::Io`] when a run cannot be read back.
-    pub fn winners(self) -> Result<Winners, LoadError> {
+    pub(crate) fn winners(self) -> Result<Winners, LoadError> {
         let ordem = self.compare();
         let buffer = (READ / self.races.len().max(1)).clamp(16 << 10, BUFFER);
         let mut fontes: Vec<Source> = self
@@ -253,7 +253,7 @@ impl Winners {
     ///
     /// # Errors
     /// [`LoadError::Io`] when a run cannot be read back.
-    pub fn next_item(&mut self, saida: &mut Package) -> Result<bool, LoadError> {
+    pub(crate) fn next_item(&mut self, saida: &mut Package) -> Result<bool, LoadError> {
         let Some(mut vencedor) = self.smallest()? else {
             return Ok(false);
         };
@@ -281,7 +281,7 @@ impl Winners {
     /// Sends the winners to `tx` in batches of `lote`, filling the batches handed back on
     /// `vazios` (new ones while none is); stops at the end, at an error (sent), or when the
     /// receiver has gone.
-    pub fn send(
+    pub(crate) fn send(
         mut self,
         lote: usize,
         tx: &SyncSender<Result<Package, LoadError>>,

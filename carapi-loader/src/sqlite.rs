@@ -83,7 +83,7 @@ pub(super) struct Recorder {
     conn: Connection,
     file: std::path::PathBuf,
     /// Whether `imoveis` was empty when the load began.
-    pub empty: bool,
+    pub(crate) empty: bool,
 }
 
 impl Recorder {
@@ -91,7 +91,7 @@ impl Recorder {
     ///
     /// # Errors
     /// [`LoadError::Url`], [`LoadError::Sqlite`].
-    pub fn open(url: &str) -> Result<Self, LoadError> {
+    pub(crate) fn open(url: &str) -> Result<Self, LoadError> {
         let file = file_of_url(url)?;
         let conn = Connection::open(&file)?;
         conn.busy_timeout(Duration::from_secs(30))?;
@@ -114,7 +114,7 @@ impl Recorder {
     /// # Errors
     /// [`LoadError::Sqlite`], or the first error a batch carries (nothing of an empty base's
     /// load is then kept).
-    pub fn write(
+    pub(crate) fn write(
         mut self,
         rx: &Receiver<Result<Package, LoadError>>,
         give_back: &SyncSender<Package>,

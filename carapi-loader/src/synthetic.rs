@@ -17,11 +17,11 @@ use crate::municipios;
 
 /// With at least this many records, [`synthetic`] gives each of the
 /// [`large_owners`] [`CARS_PER_LARGE_OWNER`] CARs.
-pub const MIN_FOR_LARGE_OWNERS: usize = 1000;
+pub(crate) const MIN_FOR_LARGE_OWNERS: usize = 1000;
 
 /// CARs given to each large owner (more than the 200-item ceiling of an owner lookup, so its
 /// `truncado` is true).
-pub const CARS_PER_LARGE_OWNER: usize = 210;
+pub(crate) const CARS_PER_LARGE_OWNER: usize = 210;
 
 static LARGE_OWNERS: LazyLock<[Proprietario; 2]> = LazyLock::new(|| {
     let doc = |base: &str| CpfCnpj::from_base(base).expect("base de documento fixa inválida");
@@ -37,16 +37,16 @@ static LARGE_OWNERS: LazyLock<[Proprietario; 2]> = LazyLock::new(|| {
     ]
 });
 
-/// The two fixed large owners of synthetic data sets with at least [`MIN_FOR_LARGE_OWNERS`]
+/// The two fixed large owners of synthetic data sets with at least `MIN_FOR_LARGE_OWNERS`
 /// records: a numeric CNPJ (`98.765.432/0001-98`) and an alphanumeric one
-/// (`GR.4ND.EEX/0001-73`), each first owner of [`CARS_PER_LARGE_OWNER`] records. Their documents do
+/// (`GR.4ND.EEX/0001-73`), each first owner of `CARS_PER_LARGE_OWNER` records. Their documents do
 /// not depend on the seed.
 pub fn large_owners() -> &'static [Proprietario; 2] {
     &LARGE_OWNERS
 }
 
 /// `n` synthetic CAR records, the same for the same `(n, seed)`. With the same seed, a larger `n`
-/// extends a smaller one when both are below [`MIN_FOR_LARGE_OWNERS`] or both at least that.
+/// extends a smaller one when both are below `MIN_FOR_LARGE_OWNERS` or both at least that.
 /// Holds all `n` records: for big `n`, stream with [`Synthetic`] instead (same records).
 ///
 /// Each record sits in a real IBGE municipality drawn uniformly (the code's UF matches its IBGE
@@ -66,7 +66,7 @@ pub fn synthetic(n: usize, seed: u64) -> Vec<Imovel> {
 
 /// Records per block of [`Synthetic`]: each block draws from its own ChaCha stream, so blocks
 /// can be generated apart (in parallel) and give the same records.
-pub const BLOCK: usize = 4096;
+pub(crate) const BLOCK: usize = 4096;
 
 static MUNICIPIOS: LazyLock<Vec<&'static municipios::Municipio>> =
     LazyLock::new(|| municipios::all().collect());
@@ -74,7 +74,7 @@ static MUNICIPIOS: LazyLock<Vec<&'static municipios::Municipio>> =
 /// The records of [`synthetic`] one at a time, in constant memory (`seed --synthetic N`).
 ///
 /// Record `i` belongs to block `i / BLOCK`, generated from ChaCha8 with the seed and the
-/// block's number as stream: [`Synthetic::block`] gives one block alone, the same records as
+/// block's number as stream: `Synthetic::block` gives one block alone, the same records as
 /// the whole iterator gives there.
 #[derive(Debug, Clone)]
 pub struct Synthetic {
@@ -107,12 +107,12 @@ impl Synthetic {
     }
 
     /// How many blocks of [`BLOCK`] records the `n` records span.
-    pub fn blocks(&self) -> usize {
+    pub(crate) fn blocks(&self) -> usize {
         self.n.div_ceil(BLOCK)
     }
 
     /// Block `k` alone: records `k * BLOCK` up to the next block or `n`, as `(index, record)`.
-    pub fn block(&self, k: usize) -> impl Iterator<Item = (usize, Imovel)> + use<> {
+    pub(crate) fn block(&self, k: usize) -> impl Iterator<Item = (usize, Imovel)> + use<> {
         let inicio = (k * BLOCK).min(self.n);
         let gerador = Synthetic {
             next_item: inicio,
@@ -123,7 +123,7 @@ impl Synthetic {
     }
 
     /// Gives the first of the [`large_owners`] (`98.765.432/0001-98`) `cars` CARs
-    /// instead of [`CARS_PER_LARGE_OWNER`] (an owner of 10,000 CARs for the owner-lookup figure);
+    /// instead of `CARS_PER_LARGE_OWNER` (an owner of 10,000 CARs for the owner-lookup figure);
     /// the second keeps its share. The two alternate over the first records while both have
     /// CARs left; then the first takes the following ones. At most `n` in all: the shares are
     /// cut to fit.

@@ -16,7 +16,7 @@ use crate::import::CsvReader;
 /// # Errors
 /// [`LoadError::Csv`] with the line of the first bad CSV row (the header is line 1);
 /// [`LoadError::Wfs`] with the index of the first bad feature; [`LoadError::Io`].
-pub fn validate(caminho: &Path, barra: &ProgressBar) -> Result<u64, LoadError> {
+pub(crate) fn validate(caminho: &Path, barra: &ProgressBar) -> Result<u64, LoadError> {
     let mut n = 0u64;
     match Format::de(caminho)? {
         Format::Csv => {

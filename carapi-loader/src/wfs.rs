@@ -49,9 +49,9 @@ pub enum WfsError {
 /// One valid feature: the record completed like any imported record, with the polygon's
 /// centroid as coordinates when the feature has a geometry.
 #[derive(Debug, Clone)]
-pub struct Feature {
+pub(crate) struct Feature {
     /// The completed record.
-    pub imovel: Imovel,
+    pub(crate) imovel: Imovel,
 }
 
 /// Reads a WFS FeatureCollection from `input`, calling `f` with each valid feature in file
@@ -60,7 +60,7 @@ pub struct Feature {
 ///
 /// # Errors
 /// [`WfsError`] (converted into `E`) for a bad file or feature; the error of `f` as it came.
-pub fn walk<E: From<WfsError>>(
+pub(crate) fn walk<E: From<WfsError>>(
     input: impl Read,
     mut f: impl FnMut(Feature) -> Result<(), E>,
 ) -> Result<u64, E> {
@@ -86,7 +86,8 @@ pub fn walk<E: From<WfsError>>(
 ///
 /// # Errors
 /// [`WfsError`] for a bad file or feature.
-pub fn read(input: impl Read) -> Result<Vec<Imovel>, WfsError> {
+#[cfg(test)]
+pub(crate) fn read(input: impl Read) -> Result<Vec<Imovel>, WfsError> {
     let mut todos: Vec<Imovel> = Vec::new();
     let mut posicao = std::collections::HashMap::new();
     walk(input, |f: Feature| -> Result<(), WfsError> {
@@ -111,7 +112,8 @@ pub fn read(input: impl Read) -> Result<Vec<Imovel>, WfsError> {
 /// `data_atualizacao` wins (a missing one counts as the earliest), then the later
 /// `dat_criacao`; on a tie the one read last (`nova`) wins. The bulk writers apply the same
 /// rule in SQL (`carga/sqlite.rs`, `carga/postgres.rs`).
-pub fn newest(nova: &Imovel, atual: &Imovel) -> bool {
+#[cfg(test)]
+pub(crate) fn newest(nova: &Imovel, atual: &Imovel) -> bool {
     (nova.data_atualizacao, nova.data_cadastro) >= (atual.data_atualizacao, atual.data_cadastro)
 }
 
@@ -286,7 +288,7 @@ fn csv_row(p: &Map<String, Value>) -> CsvRow<'_> {
 /// # Errors
 /// The reason, in Portuguese: another geometry type, a malformed position or ring (fewer than
 /// 4 positions, not closed), a coordinate out of range or outside Brazil, or no area.
-pub fn centroid_of(tipo: &str, coordenadas: &Value) -> Result<(Decimal, Decimal), String> {
+pub(crate) fn centroid_of(tipo: &str, coordenadas: &Value) -> Result<(Decimal, Decimal), String> {
     let poligonos = match tipo {
         "MultiPolygon" => list_of(coordenadas, "MultiPolygon")?
             .iter()

@@ -90,7 +90,7 @@ impl Op {
 
     /// The price of a charged lookup under `p`, BRL (zero for free operations; contract,
     /// "Prices").
-    pub(crate) fn preco(self, p: &Precos) -> Decimal {
+    pub fn preco(self, p: &Precos) -> Decimal {
         self.endpoint_consulta()
             .map_or(Decimal::ZERO, |e| p.preco(e))
     }

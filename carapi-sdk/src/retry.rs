@@ -195,7 +195,7 @@ impl RetryPolicy {
 
 /// How one attempt ended, as far as retrying is concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Outcome {
+pub enum Outcome {
     /// The request never reached the server.
     NotSent,
     /// Sent, then the answer was lost (time-out, reset, body cut).

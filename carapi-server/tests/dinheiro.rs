@@ -364,10 +364,6 @@ async fn a_top_up_confirmation_whose_commit_reply_is_lost_is_acknowledged_and_cr
 /// PostgreSQL is never stopped). Prints the client-seen 200s and the debits.
 #[tokio::test]
 #[ignore = "load run: cargo test -p carapi-server --test main crash -- --ignored --nocapture"]
-#[cfg_attr(
-    not(carapi_pg),
-    ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
-)]
 async fn crash_emulated_by_the_proxy_under_charged_load_keeps_200s_equal_to_debits() {
     let teste = "crash_emulated_by_the_proxy_under_charged_load_keeps_200s_equal_to_debits";
     let Some((database, proxy, srv, _relogio)) = atras_do_proxy(teste).await else {

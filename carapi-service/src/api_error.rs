@@ -12,14 +12,14 @@ use crate::store::StoreError;
 pub const PARAMETRO_INVALIDO: &str = "PARAMETRO_INVALIDO";
 /// Code of an unknown route or wrong method (`SPEC_NAO_ENCONTRADA` is in the contract's set
 /// without a stated condition; this server uses it for "no such operation").
-pub const ROUTE_NOT_FOUND: ErrorCode = ErrorCode::SpecNaoEncontrada;
+pub(crate) const ROUTE_NOT_FOUND: ErrorCode = ErrorCode::SpecNaoEncontrada;
 
 /// Header of every 429 telling which limit was hit: `taxa` (requests per second, per key or,
 /// before authentication, per client address), `diario` (charged lookups per day) or `mensal`
 /// (spending per month). Clients use it to tell a wait of a second from one until tomorrow.
-pub const LIMIT_HEADER: &str = "carapi-limite";
+pub(crate) const LIMIT_HEADER: &str = "carapi-limite";
 
-/// Which limit a 429 `LIMITE_EXCEDIDO` hit (the [`LIMIT_HEADER`] value).
+/// Which limit a 429 `LIMITE_EXCEDIDO` hit (the `LIMIT_HEADER` value).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limite {
     /// Requests per second (contract, "Limits": 10 per key), or unauthenticated requests per
@@ -33,7 +33,7 @@ pub enum Limite {
 
 impl Limite {
     /// The header value: `taxa`, `diario` or `mensal`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Limite::Taxa => "taxa",
             Limite::Diario => "diario",
@@ -55,7 +55,7 @@ pub enum ApiError {
         mensagem: String,
         /// From a sandbox reserved value.
         sandbox: bool,
-        /// Extra response headers (`Retry-After`, `Allow`, [`LIMIT_HEADER`]).
+        /// Extra response headers (`Retry-After`, `Allow`, `LIMIT_HEADER`).
         cabecalhos: Vec<(HeaderName, HeaderValue)>,
     },
     /// 500 `ERRO_INTERNO`; the detail is logged only.
@@ -90,12 +90,12 @@ impl ApiError {
     }
 
     /// 400 `PARAMETRO_INVALIDO`.
-    pub fn param(mensagem: impl Into<String>) -> Self {
+    pub(crate) fn param(mensagem: impl Into<String>) -> Self {
         Self::new(ErrorCode::Other(PARAMETRO_INVALIDO.into()), mensagem)
     }
 
     /// 401 `TOKEN_INVALIDO` (with `WWW-Authenticate: Bearer`, RFC 6750 section 3).
-    pub fn token_invalido() -> Self {
+    pub(crate) fn token_invalido() -> Self {
         Self::new(
             ErrorCode::TokenInvalido,
             "Chave de API ausente ou inválida (Authorization: Bearer <chave>).",
@@ -109,7 +109,7 @@ impl ApiError {
     }
 
     /// Marks the error as coming from a sandbox value.
-    pub fn sandbox(mut self) -> Self {
+    pub(crate) fn sandbox(mut self) -> Self {
         if let ApiError::Contrato { sandbox, .. } = &mut self {
             *sandbox = true;
         }
@@ -117,7 +117,7 @@ impl ApiError {
     }
 
     /// Adds a response header.
-    pub fn header(mut self, nome: HeaderName, valor: HeaderValue) -> Self {
+    pub(crate) fn header(mut self, nome: HeaderName, valor: HeaderValue) -> Self {
         if let ApiError::Contrato { cabecalhos, .. } = &mut self {
             cabecalhos.push((nome, valor));
         }
@@ -130,7 +130,7 @@ impl ApiError {
     }
 
     /// 429 `LIMITE_EXCEDIDO` for `limite`, with `Retry-After` (seconds, rounded up, at least 1)
-    /// and the [`LIMIT_HEADER`] header.
+    /// and the `LIMIT_HEADER` header.
     pub fn limit_exceeded(limite: Limite, retry_after: u64, mensagem: impl Into<String>) -> Self {
         Self::new(ErrorCode::LimiteExcedido, mensagem)
             .retry_after(retry_after)
@@ -141,7 +141,7 @@ impl ApiError {
     }
 
     /// The HTTP status.
-    pub fn status(&self) -> StatusCode {
+    pub(crate) fn status(&self) -> StatusCode {
         match self {
             ApiError::Contrato { status, .. } => *status,
             ApiError::Interno(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -149,23 +149,23 @@ impl ApiError {
     }
 
     /// True for an error from a sandbox value.
-    pub fn is_sandbox(&self) -> bool {
+    pub(crate) fn is_sandbox(&self) -> bool {
         matches!(self, ApiError::Contrato { sandbox: true, .. })
     }
 }
 
 /// Seconds of `Retry-After` on a 503 for a database that is away.
-pub const RETRY_DATABASE_DOWN: u64 = 5;
+pub(crate) const RETRY_DATABASE_DOWN: u64 = 5;
 
 /// True when `e` says the database could not be reached in time (no connection within the
 /// store's wait): nothing was read or written, and the request can be retried.
-pub fn database_down(e: &StoreError) -> bool {
+pub(crate) fn database_down(e: &StoreError) -> bool {
     matches!(e, StoreError::Unavailable(_))
 }
 
 impl From<StoreError> for ApiError {
     /// 503 `SERVICO_INDISPONIVEL` with `Retry-After` when the database is away
-    /// ([`database_down`]; nothing was done, nothing debited), else 500 `ERRO_INTERNO`.
+    /// (`database_down`; nothing was done, nothing debited), else 500 `ERRO_INTERNO`.
     fn from(e: StoreError) -> Self {
         if database_down(&e) {
             tracing::warn!(erro = %e, "banco de dados indisponível");

@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 /// Prefix of every key, so a leaked key is recognisable by secret scanners.
-pub const PREFIX: &str = "car_";
+pub(crate) const PREFIX: &str = "car_";
 
 /// A new random API key: `car_` followed by 64 hex characters (256 bits from the OS RNG).
 pub fn generate_key() -> String {
@@ -21,7 +21,7 @@ pub fn key_hash(chave: &str) -> String {
 }
 
 /// True when `chave` hashes to `armazenado`, compared in constant time.
-pub fn matches_expected(chave: &str, armazenado: &str) -> bool {
+pub(crate) fn matches_expected(chave: &str, armazenado: &str) -> bool {
     key_hash(chave)
         .as_bytes()
         .ct_eq(armazenado.as_bytes())

@@ -24,10 +24,10 @@ use crate::store::{Conta, ContaId, Store, StoreError};
 
 /// How long a key -> account entry is trusted before the store is asked again: the longest
 /// a revoked or rotated key still opens its account on a running server.
-pub const KEY_TTL: Duration = Duration::from_secs(5);
+pub(crate) const KEY_TTL: Duration = Duration::from_secs(5);
 
 /// How long a cached CAR record is served before it is read from the store again.
-pub const IMOVEL_TTL: Duration = Duration::from_secs(60);
+pub(crate) const IMOVEL_TTL: Duration = Duration::from_secs(60);
 
 /// Most keys remembered (a 64-byte hash and an id each).
 const MAX_KEYS: u64 = 100_000;
@@ -36,7 +36,7 @@ const MAX_IMOVEIS: u64 = 10_000;
 
 /// The caches of one server (shared by its handlers).
 #[derive(Clone)]
-pub struct Caches {
+pub(crate) struct Caches {
     keys: Cache<String, ContaId>,
     imoveis: Cache<String, Arc<Imovel>>,
 }
@@ -58,7 +58,7 @@ impl Default for Caches {
 
 /// Who a key belongs to, as [`Caches::conta_of_key`] found it.
 #[derive(Debug)]
-pub enum KeyOwner {
+pub(crate) enum KeyOwner {
     /// From the cache: only the id is known.
     Id(ContaId),
     /// From the store: the account as it is now.
@@ -67,7 +67,7 @@ pub enum KeyOwner {
 
 impl KeyOwner {
     /// The account id.
-    pub fn id(&self) -> ContaId {
+    pub(crate) fn id(&self) -> ContaId {
         match self {
             KeyOwner::Id(id) => *id,
             KeyOwner::Conta(c) => c.id,
@@ -77,7 +77,7 @@ impl KeyOwner {
 
 impl Caches {
     /// Empty caches.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Caches {
             keys: Cache::builder()
                 .max_capacity(MAX_KEYS)
@@ -96,7 +96,7 @@ impl Caches {
     ///
     /// # Errors
     /// The store's, on a cache miss.
-    pub async fn conta_of_key(
+    pub(crate) async fn conta_of_key(
         &self,
         store: &dyn Store,
         chave_hash: &str,
@@ -118,7 +118,7 @@ impl Caches {
     ///
     /// # Errors
     /// The store's, on a cache miss.
-    pub async fn imovel(
+    pub(crate) async fn imovel(
         &self,
         store: &dyn Store,
         codigo: &CodigoCar,

@@ -11,7 +11,7 @@ pub struct Clock(Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>);
 
 impl Clock {
     /// The system clock.
-    pub fn system() -> Self {
+    pub(crate) fn system() -> Self {
         Clock(Arc::new(Utc::now))
     }
 

@@ -17,7 +17,7 @@
 
 pub mod api_error;
 pub mod auth;
-pub mod cache;
+pub(crate) mod cache;
 pub mod clock;
 pub mod config;
 pub mod contas;

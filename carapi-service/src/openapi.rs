@@ -31,7 +31,7 @@ use crate::http::{car, conta, proprietario, recarga, webhooks};
         (name = "webhooks", description = "Payment-provider callbacks (HMAC-signed, outside /v1)"),
     )
 )]
-pub struct ApiDoc;
+pub(crate) struct ApiDoc;
 
 #[derive(Debug)]
 struct Security;

@@ -41,12 +41,12 @@ pub async fn run_once(
 }
 
 /// Name of the reconciliation job's lease (see [`run_loop`]).
-pub const TASK: &str = "reconciliacao";
+pub(crate) const TASK: &str = "reconciliacao";
 
 /// One process's turn at reconciliation: several server processes on one database take turns
 /// through a lease in the store ([`TASK`]), so a pass runs once per interval in all.
 #[derive(Debug)]
-pub struct Reconciler {
+pub(crate) struct Reconciler {
     store: Arc<dyn Store>,
     pix: Arc<dyn PixProvider>,
     clock: Clock,
@@ -56,7 +56,7 @@ pub struct Reconciler {
 
 impl Reconciler {
     /// The reconciler of `store` asking `pix`, on `clock`.
-    pub fn new(store: Arc<dyn Store>, pix: Arc<dyn PixProvider>, clock: Clock) -> Self {
+    pub(crate) fn new(store: Arc<dyn Store>, pix: Arc<dyn PixProvider>, clock: Clock) -> Self {
         Reconciler {
             store,
             pix,
@@ -67,7 +67,7 @@ impl Reconciler {
 
     /// Runs a pass when this process holds (or takes) the lease for the next two intervals;
     /// a failure is logged.
-    pub async fn turn(&self, intervalo: Duration) {
+    pub(crate) async fn turn(&self, intervalo: Duration) {
         if self.turn_of(intervalo).await
             && let Err(e) = run_once(&self.store, &self.pix).await
         {

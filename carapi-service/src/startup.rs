@@ -22,7 +22,7 @@ use crate::state::AppState;
 use crate::store::{ContaId, Ledger, SqliteStore, Store};
 
 /// Opens (creating and migrating) the store at `database_url`, chosen by its scheme:
-/// `postgres://` or `postgresql://` opens a [`PgStore`] (PostgreSQL, for several server
+/// `postgres://` or `postgresql://` opens a `PgStore` (PostgreSQL, for several server
 /// processes sharing one database: `carapi-server serve --database postgres://user@host/db`);
 /// anything else (`sqlite://carapi.db`, `sqlite::memory:`) the embedded [`SqliteStore`].
 ///
@@ -71,7 +71,7 @@ pub struct RunningServer {
 /// # Errors
 /// [`ServerError::Store`] when the database cannot be opened; [`ServerError::Io`] when the
 /// address cannot be bound; [`ServerError::Invalido`] when [`Config::webhook_secret`] is
-/// shorter than [`crate::pix::webhook::MIN_SECRET_LEN`] bytes.
+/// shorter than `crate::pix::webhook::MIN_SECRET_LEN` bytes.
 pub async fn spawn(config: Config) -> Result<RunningServer, ServerError> {
     let (state, listener) = prepare(config).await?;
     spawn_with(state, listener).await
@@ -236,11 +236,6 @@ impl RunningServer {
         self.cancelar.cancel();
         let _ = self.server.await;
         let _ = self.reconciliacao.await;
-    }
-
-    /// Resolves when the server has stopped (e.g. after a signal triggered the token).
-    pub fn cancellation_token(&self) -> CancellationToken {
-        self.cancelar.clone()
     }
 }
 

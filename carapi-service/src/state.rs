@@ -30,9 +30,9 @@ pub struct AppState {
     /// Clock.
     pub clock: Clock,
     /// Caches of key owners and CAR records.
-    pub caches: Caches,
+    pub(crate) caches: Caches,
     /// The receipt service of `GET /v1/car/{codigoCar}/recibo` ([`Config::recibo`]).
-    pub recibo_service: Arc<dyn ReciboService>,
+    pub(crate) recibo_service: Arc<dyn ReciboService>,
     /// The webhook secret once resolved ([`AppState::webhook_secret_of`]).
     secret: Arc<tokio::sync::OnceCell<Arc<str>>>,
 }

@@ -114,8 +114,8 @@ impl TestServer {
     }
 
     /// Registers a fault rule ([`Fault`] alone: the next request of any account on any route;
-    /// narrow it with [`Fault::em`], [`Fault::of_conta`], [`FaultRule::next_ones`],
-    /// [`FaultRule::sempre`]); rules apply in the order registered.
+    /// narrow it with [`Fault::on`], [`Fault::of_conta`], [`FaultRule::next_ones`],
+    /// [`FaultRule::always`]); rules apply in the order registered.
     ///
     /// # Panics
     /// When the rule names a route that is not a `/v1` route template, or an invalid method: a
@@ -148,7 +148,7 @@ impl TestServer {
         self.teste.faults.clear();
     }
 
-    /// The server's clock. Moving it with [`TestClock::advance`] runs nothing by itself;
+    /// The server's clock. Moving it with `TestClock::advance` runs nothing by itself;
     /// [`TestServer::advance`] also runs the jobs that became due.
     pub fn clock(&self) -> &TestClock {
         &self.teste.clock

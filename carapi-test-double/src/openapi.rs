@@ -26,7 +26,7 @@ use crate::test_mode::routes as teste;
         (name = "teste", description = "Test mode only (`carapi-server serve --modo-teste`, loopback): faults on demand, the server clock, accounts and payments. Bearer: the test token, not an API key. Absent from a normal server."),
     )
 )]
-pub struct ApiDoc;
+pub(crate) struct ApiDoc;
 
 #[derive(Debug)]
 struct Security;

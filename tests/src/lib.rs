@@ -35,7 +35,7 @@ impl Ambiente {
     /// rate limit, …).
     ///
     /// # Panics
-    /// As [`Ambiente::novo`].
+    /// As `Ambiente::new`.
     pub async fn com(ajustar: impl FnOnce(&mut Config)) -> Self {
         Self::on(tempfile::tempdir().expect("temporary folder"), ajustar).await
     }
@@ -44,7 +44,7 @@ impl Ambiente {
     /// a base bulk-loaded beforehand is served as it is).
     ///
     /// # Panics
-    /// As [`Ambiente::novo`].
+    /// As `Ambiente::new`.
     pub async fn on(dir: tempfile::TempDir, ajustar: impl FnOnce(&mut Config)) -> Self {
         let database_url = format!("sqlite://{}", dir.path().join("carapi.db").display());
         let mut config = Config::local(database_url.clone());

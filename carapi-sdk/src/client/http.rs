@@ -54,12 +54,7 @@ impl Req {
         }
     }
 
-    pub(crate) fn json(
-        op: Op,
-        method: Method,
-        url: Url,
-        body: &impl serde::Serialize,
-    ) -> Result<Self> {
+    pub fn json(op: Op, method: Method, url: Url, body: &impl serde::Serialize) -> Result<Self> {
         let body = serde_json::to_vec(body)
             .map_err(|e| Error::Config(format!("corpo não serializável: {e}")))?;
         Ok(Self {

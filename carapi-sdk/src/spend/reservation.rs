@@ -49,7 +49,7 @@ impl Reservation {
 
     /// The price of the lookup when the client knows it, BRL (`None` for free operations,
     /// sandbox values and unknown prices).
-    pub(crate) fn preco(&self) -> Option<Decimal> {
+    pub fn preco(&self) -> Option<Decimal> {
         let shared = self.shared.as_ref()?;
         self.preco.or_else(|| shared.lock().preco(self.op))
     }

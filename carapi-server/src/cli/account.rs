@@ -12,7 +12,7 @@ use carapi_service::startup::open_store;
 
 /// Account subcommands.
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Create an account and print its API key (shown once).
     #[command(name = "criar", alias = "create")]
     Create(CreateArgs),
@@ -28,7 +28,7 @@ pub enum Command {
 
 /// Options of `account create`.
 #[derive(Debug, clap::Args)]
-pub struct CreateArgs {
+pub(crate) struct CreateArgs {
     /// Initial balance in BRL.
     #[arg(long = "saldo", default_value = "100.00")]
     saldo: Decimal,

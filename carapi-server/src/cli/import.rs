@@ -11,7 +11,7 @@ use carapi_loader::{self as carga, Origin};
 
 /// Options of `import`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// CSV file in the public SICAR columns, or a SICAR WFS GeoJSON FeatureCollection
     /// (`.geojson`/`.json`). A bad row refuses the whole file (its line, or feature index, is
     /// printed) and nothing is written. A record replaces a stored one with the same code

@@ -3,7 +3,7 @@
 //! Revoking stores a hash no key has (`revogada:` and a random UUID, never a hex SHA-256), so
 //! the account stays (balance, history) while no key opens it; rotating stores the hash of a
 //! new key. Running servers keep a key -> account cache whose entries expire after
-//! [`carapi_service::cache::KEY_TTL`], so every process, on any store, refuses the old key
+//! `carapi_service::cache::KEY_TTL`, so every process, on any store, refuses the old key
 //! within that time.
 
 use std::process::ExitCode;
@@ -16,7 +16,7 @@ use carapi_service::store::{ContaId, PgStore, SqliteStore, StoreError};
 
 /// Options of `account rotate` and `account revoke`.
 #[derive(Debug, clap::Args)]
-pub struct KeyArgs {
+pub(crate) struct KeyArgs {
     /// The account (its contaId).
     #[arg(long = "conta")]
     conta: i64,

@@ -9,7 +9,7 @@ use carapi_service::store::ContaId;
 
 /// Ledger subcommands.
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Check every account (or one): balance == credits - debits, debits == charged history,
     /// credits == initial balance + confirmed top-ups. Exit code 1 when any account fails.
     #[command(name = "conferir", alias = "check")]
@@ -18,7 +18,7 @@ pub enum Command {
 
 /// Options of `ledger check`.
 #[derive(Debug, clap::Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// Only this account.
     #[arg(long = "conta")]
     conta: Option<i64>,

@@ -19,15 +19,15 @@ use carapi_service::config::DEFAULT_DATABASE_URL;
 /// Reference server for the carapi /v1 API.
 #[derive(Debug, Parser)]
 #[command(name = "carapi-server", version, about)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// What to do.
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 /// The `--database` option shared by the commands that open the store.
 #[derive(Debug, clap::Args)]
-pub struct DatabaseArgs {
+pub(crate) struct DatabaseArgs {
     /// Database URL (created when missing): `sqlite://FILE` (embedded, the default) or
     /// `postgres://USER@HOST/DB`.
     #[arg(
@@ -36,7 +36,7 @@ pub struct DatabaseArgs {
         env = "CARAPI_DATABASE_URL",
         default_value = DEFAULT_DATABASE_URL
     )]
-    pub database: String,
+    pub(crate) database: String,
 }
 
 /// Says on stderr when a load on the base of `url` started and did not finish
@@ -53,7 +53,7 @@ async fn warn_interrupted_load(url: &str) {
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Serve the API (creates and migrates the database, loads bundled data into an empty one).
     #[command(name = "servir", alias = "serve")]
     Serve(serve::Args),
@@ -91,7 +91,7 @@ pub enum Command {
 }
 
 /// Parses the arguments and runs the command; errors go to stderr with exit code 1.
-pub async fn run(cli: Cli) -> ExitCode {
+pub(crate) async fn run(cli: Cli) -> ExitCode {
     let r = match cli.command {
         Command::Serve(a) => serve::run(a).await,
         Command::Account { command } => account::run(command).await,

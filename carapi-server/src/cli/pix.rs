@@ -9,7 +9,7 @@ use carapi_service::startup::open_store;
 
 /// PIX subcommands.
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Mark a charge paid in the simulated PSP's book and send the signed webhook to the
     /// running server (which credits only what the book has paid).
     #[command(name = "pagar", alias = "pay")]
@@ -18,7 +18,7 @@ pub enum Command {
 
 /// Options of `pix pay`.
 #[derive(Debug, clap::Args)]
-pub struct PayArgs {
+pub(crate) struct PayArgs {
     /// The charge's paymentId (from POST /v1/recarga).
     #[arg(value_name = "PAYMENT_ID")]
     payment_id: String,

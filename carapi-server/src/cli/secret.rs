@@ -9,7 +9,7 @@ use carapi_service::startup::open_store;
 
 /// Options of `webhook-secret`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     #[command(flatten)]
     database: super::DatabaseArgs,
 }

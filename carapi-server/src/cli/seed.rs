@@ -9,7 +9,7 @@ use carapi_loader::{self as carga, Origin};
 
 /// Options of `seed`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Number of synthetic records to generate (streamed in batches: any size, bounded memory).
     #[arg(long = "sinteticos", alias = "synthetic")]
     synthetic: usize,

@@ -14,7 +14,7 @@ use carapi_test_double::test_mode::{TestModeConfig, assembly};
 
 /// Options of `serve`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Address to listen on.
     #[arg(long = "endereco", alias = "bind", env = "CARAPI_BIND", default_value = DEFAULT_BIND)]
     bind: SocketAddr,
@@ -206,7 +206,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
 
 /// The webhook secret of `a`: from `--webhook-secret-file`, else from `--webhook-secret` /
 /// `CARAPI_WEBHOOK_SECRET` (with a warning on stderr when it came on the command line), checked
-/// against [`carapi_service::pix::webhook::MIN_SECRET_LEN`]; `Err` is the message for stderr.
+/// against `carapi_service::pix::webhook::MIN_SECRET_LEN`; `Err` is the message for stderr.
 fn webhook_secret(a: &Args) -> Result<Option<String>, String> {
     let secret = if let Some(file) = &a.webhook_secret_file {
         let texto = std::fs::read_to_string(file)

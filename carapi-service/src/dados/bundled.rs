@@ -11,7 +11,7 @@ use carapi_sdk::CpfCnpj;
 use super::Imovel;
 
 /// The generated records, one JSON object per line ([`Imovel`]'s serde form).
-pub const IMOVEIS_JSONL: &str = include_str!("../../data/imoveis.jsonl");
+pub(crate) const IMOVEIS_JSONL: &str = include_str!("../../data/imoveis.jsonl");
 
 static IMOVEIS: LazyLock<Vec<Imovel>> = LazyLock::new(|| {
     IMOVEIS_JSONL

@@ -9,13 +9,13 @@ use rust_decimal::Decimal;
 use super::{Imovel, Proprietario};
 
 /// Ceiling of items per owner lookup (contract, "Limits": 200).
-pub const ITEMS_LIMIT: u32 = 200;
+pub(crate) const ITEMS_LIMIT: u32 = 200;
 
 /// The example record answered for [`sandbox::CAR_BASICO`] by the basic, complete and receipt
 /// lookups (the receipt is rendered from it): a 12.3456 ha chácara in Brasília (DF) at the
 /// IBGE centroid of Brasília, one fictitious CPF owner (`000.000.001-91`, "Fulano de Tal
 /// Sandbox"), registered 15/01/2020 10:30:00, with a receipt.
-pub fn imovel() -> Imovel {
+pub(crate) fn imovel() -> Imovel {
     let data = |y, m, d, h, min, s| {
         NaiveDate::from_ymd_opt(y, m, d)
             .and_then(|dia| dia.and_hms_opt(h, min, s))
@@ -61,7 +61,7 @@ pub fn imovel() -> Imovel {
 /// Both have `sandbox: true`, `limite` 200 and items ordered by CAR code. The last item of each is
 /// [`sandbox::CAR_BASICO`] (so a client can follow it up in the sandbox); the others are fixed,
 /// obviously fake codes `DF-5300108-000…0NNN` that exist in no base.
-pub fn proprietario(documento: &str) -> Option<ProprietarioResponse> {
+pub(crate) fn proprietario(documento: &str) -> Option<ProprietarioResponse> {
     let (quantos, truncado) = match documento.trim() {
         sandbox::CPF_DOIS_CARS => (2, false),
         sandbox::CNPJ_TRUNCADO => (ITEMS_LIMIT, true),

@@ -12,7 +12,7 @@
 //! A flow answers the contract's models (from `carapi-sdk`) or the contract's error answer
 //! ([`crate::api_error::ApiError`]); it knows no HTTP request or response.
 
-pub mod conta;
-pub mod lookup;
-pub mod pagination;
-pub mod recarga;
+pub(crate) mod conta;
+pub(crate) mod lookup;
+pub(crate) mod pagination;
+pub(crate) mod recarga;

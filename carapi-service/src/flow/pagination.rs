@@ -5,12 +5,12 @@
 use crate::api_error::ApiError;
 
 /// Default page size.
-pub const DEFAULT_SIZE: u32 = 20;
+pub(crate) const DEFAULT_SIZE: u32 = 20;
 /// Largest page size.
-pub const MAX_SIZE: u32 = 100;
+pub(crate) const MAX_SIZE: u32 = 100;
 
 /// `(page, size)` after the rules; `page` or `size` below 1 is 400 `PARAMETRO_INVALIDO`.
-pub fn page_params(page: Option<u32>, size: Option<u32>) -> Result<(u32, u32), ApiError> {
+pub(crate) fn page_params(page: Option<u32>, size: Option<u32>) -> Result<(u32, u32), ApiError> {
     let page = page.unwrap_or(1);
     let size = size.unwrap_or(DEFAULT_SIZE);
     if page < 1 {
@@ -23,7 +23,7 @@ pub fn page_params(page: Option<u32>, size: Option<u32>) -> Result<(u32, u32), A
 }
 
 /// Number of pages of `total` items in pages of `size`.
-pub fn total_paginas(total: u64, size: u32) -> u32 {
+pub(crate) fn total_paginas(total: u64, size: u32) -> u32 {
     u32::try_from(total.div_ceil(u64::from(size.max(1)))).unwrap_or(u32::MAX)
 }
 

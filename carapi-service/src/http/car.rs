@@ -59,7 +59,7 @@ pub(super) fn respond(answer: Answer) -> Response {
                 ("Carapi-Limite" = String, description = "Which limit: `taxa` (requests per second), `diario` (charged lookups per day) or `mensal` (spending per month)"))),
         (status = 500, description = "`ERRO_INTERNO`", body = carapi_sdk::ApiErrorBody),
     )))]
-pub async fn basico(
+pub(crate) async fn basico(
     State(st): State<AppState>,
     AuthenticatedConta(conta): AuthenticatedConta,
     Lookup(req): Lookup,
@@ -81,7 +81,7 @@ pub async fn basico(
                 ("Carapi-Limite" = String, description = "Which limit: `taxa` (requests per second), `diario` (charged lookups per day) or `mensal` (spending per month)"))),
         (status = 500, description = "`ERRO_INTERNO`", body = carapi_sdk::ApiErrorBody),
     )))]
-pub async fn completo(
+pub(crate) async fn completo(
     State(st): State<AppState>,
     AuthenticatedConta(conta): AuthenticatedConta,
     Lookup(req): Lookup,
@@ -107,7 +107,7 @@ pub async fn completo(
                 ("Carapi-Limite" = String, description = "Which limit: `taxa` (requests per second), `diario` (charged lookups per day) or `mensal` (spending per month)"))),
         (status = 500, description = "`ERRO_INTERNO`", body = carapi_sdk::ApiErrorBody),
     )))]
-pub async fn recibo(
+pub(crate) async fn recibo(
     State(st): State<AppState>,
     AuthenticatedConta(conta): AuthenticatedConta,
     Lookup(req): Lookup,

@@ -21,7 +21,7 @@ pub fn client_address(req: &Request, proxies: &[IpAddr]) -> Option<IpAddr> {
 }
 
 /// The client address behind `par` given `headers` and the trusted `proxies`.
-pub fn behind_proxies(par: IpAddr, headers: &HeaderMap, proxies: &[IpAddr]) -> IpAddr {
+pub(crate) fn behind_proxies(par: IpAddr, headers: &HeaderMap, proxies: &[IpAddr]) -> IpAddr {
     if !is_trusted(par, proxies) {
         return par;
     }

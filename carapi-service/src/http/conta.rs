@@ -34,7 +34,7 @@ pub fn router() -> Router<AppState> {
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     )))]
-pub async fn saldo(
+pub(crate) async fn saldo(
     State(st): State<AppState>,
     Authenticated(conta): Authenticated,
 ) -> Result<Json<SaldoResponse>, ApiError> {
@@ -52,7 +52,7 @@ pub async fn saldo(
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     )))]
-pub async fn historico(
+pub(crate) async fn historico(
     State(st): State<AppState>,
     Authenticated(conta): Authenticated,
     Params(p): Params<HistoricoParams>,
@@ -77,7 +77,7 @@ pub async fn historico(
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     )))]
-pub async fn limites(Authenticated(conta): Authenticated) -> Json<LimitesResponse> {
+pub(crate) async fn limites(Authenticated(conta): Authenticated) -> Json<LimitesResponse> {
     Json(conta::limites(&conta, "Limites atuais da conta."))
 }
 
@@ -95,7 +95,7 @@ pub async fn limites(Authenticated(conta): Authenticated) -> Json<LimitesRespons
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     )))]
-pub async fn atualizar_limites(
+pub(crate) async fn atualizar_limites(
     State(st): State<AppState>,
     Authenticated(conta): Authenticated,
     JsonBody(patch): JsonBody<LimitesUpdate>,
@@ -112,7 +112,7 @@ pub async fn atualizar_limites(
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     )))]
-pub async fn uso(
+pub(crate) async fn uso(
     State(st): State<AppState>,
     Authenticated(conta): Authenticated,
 ) -> Result<Json<UsoResponse>, ApiError> {

@@ -3,15 +3,13 @@
 //! 1. The path must be one of the contract's routes (`routes::ROUTES`; else 404 `SPEC_NAO_ENCONTRADA`) and the
 //!    method one it lists (else 405 with `Allow`): `HEAD` on a lookup is neither charged nor
 //!    recorded nor counted toward any limit.
-//! 2. A path segment longer than [`MAX_SEGMENT`] bytes is refused at once, without a
+//! 2. A path segment longer than `MAX_SEGMENT` bytes is refused at once, without a
 //!    database write: 400 with the route's own code for a lookup, 404 otherwise.
 //! 3. A body (`POST`, `PUT`) is read whole, at most [`Edge::max_body`] bytes (else 413)
 //!    within [`Edge::body_timeout`] (else 408), before any handler sees it.
 
-use std::net::IpAddr;
-
 use axum::body::Body;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -25,19 +23,19 @@ use crate::state::AppState;
 
 /// Longest accepted path segment, bytes (percent-encoded): a CAR code has 43 characters and a
 /// masked CNPJ 18, so anything this long is garbage (a 60,000-character code, say).
-pub const MAX_SEGMENT: usize = 256;
+pub(crate) const MAX_SEGMENT: usize = 256;
 
 /// The state of [`edge`]: the application's, and the routes added to the contract's.
 #[derive(Debug, Clone)]
-pub struct EdgeState {
+pub(crate) struct EdgeState {
     /// The application state.
-    pub st: AppState,
+    pub(crate) st: AppState,
     /// Routes beyond the contract's ([`super::Extensions::routes`]); empty on a normal server.
-    pub extra_routes: &'static [routes::Route],
+    pub(crate) extra_routes: &'static [routes::Route],
 }
 
 /// The edge middleware (see the module documentation).
-pub async fn edge(State(e): State<EdgeState>, req: Request, next: Next) -> Response {
+pub(crate) async fn edge(State(e): State<EdgeState>, req: Request, next: Next) -> Response {
     let st = &e.st;
     let path = req.uri().path();
     let route = routes::route(path).or_else(|| e.extra_routes.iter().find(|r| r.matches(path)));
@@ -76,7 +74,7 @@ pub async fn edge(State(e): State<EdgeState>, req: Request, next: Next) -> Respo
 }
 
 /// 404 `SPEC_NAO_ENCONTRADA` for a path no route has.
-pub fn unknown_route(method: &Method, path: &str) -> ApiError {
+pub(crate) fn unknown_route(method: &Method, path: &str) -> ApiError {
     ApiError::with_status(
         StatusCode::NOT_FOUND,
         ROUTE_NOT_FOUND,
@@ -102,7 +100,7 @@ fn absurd_segment(padrao: &str, path: &str) -> Option<ApiError> {
 /// The contract's answer to a path parameter that cannot be what the route expects (too
 /// long, not UTF-8 once decoded): 400 `CODIGO_CAR_INVALIDO` / `CPF_CNPJ_INVALIDO` for the
 /// lookups, 404 `RECARGA_NAO_ENCONTRADA` for a top-up, 404 `SPEC_NAO_ENCONTRADA` otherwise.
-pub fn segment_error(path: &str, msg: String) -> ApiError {
+pub(crate) fn segment_error(path: &str, msg: String) -> ApiError {
     if path.starts_with("/v1/car/") {
         ApiError::new(ErrorCode::CodigoCarInvalido, msg)
     } else if path.starts_with("/v1/proprietario/") {
@@ -156,11 +154,4 @@ async fn read_body(st: &AppState, req: Request) -> Result<Request, ApiError> {
         Ok(Ok(c)) => c.to_bytes(),
     };
     Ok(Request::from_parts(parts, Body::from(bytes)))
-}
-
-/// The client address of a request served over a socket (absent through `oneshot`).
-pub fn address(req: &Request) -> Option<IpAddr> {
-    req.extensions()
-        .get::<ConnectInfo<std::net::SocketAddr>>()
-        .map(|c| c.0.ip())
 }

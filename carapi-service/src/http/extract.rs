@@ -12,7 +12,7 @@ use crate::state::AppState;
 use crate::store::{Conta, ContaId};
 
 /// The error code of a JSON body that does not decode, per body type, and its number fields.
-pub trait CodeBody {
+pub(crate) trait CodeBody {
     /// Code of a malformed or missing body.
     const CODE: ErrorCode;
     /// Fields that must be JSON numbers (or `null`) when present: a string such as `"500"` is
@@ -33,7 +33,7 @@ impl CodeBody for LimitesUpdate {
 /// A JSON body (any or no `Content-Type`); a missing, malformed or mistyped body is a 400 with
 /// the body type's code and the path of the field that failed.
 #[derive(Debug)]
-pub struct JsonBody<T>(pub T);
+pub(crate) struct JsonBody<T>(pub T);
 
 impl<S, T> FromRequest<S> for JsonBody<T>
 where
@@ -62,7 +62,7 @@ async fn body_bytes<T: CodeBody, S: Send + Sync>(
 /// # Errors
 /// 400 with `T`'s [`CodeBody::CODE`] for an empty, malformed or mistyped body, naming the
 /// field that failed.
-pub fn read_body<T: DeserializeOwned + CodeBody>(bytes: &[u8]) -> Result<T, ApiError> {
+pub(crate) fn read_body<T: DeserializeOwned + CodeBody>(bytes: &[u8]) -> Result<T, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::new(T::CODE, "Corpo JSON obrigatório."));
     }
@@ -97,11 +97,11 @@ pub fn read_body<T: DeserializeOwned + CodeBody>(bytes: &[u8]) -> Result<T, ApiE
 /// exponent), `None` when it does not fit a `Decimal` (28 significant digits) or the body
 /// repeats the field, so that every amount with more than 2 decimals is refused alike.
 #[derive(Debug)]
-pub struct RecargaBody {
+pub(crate) struct RecargaBody {
     /// The body as the contract's type.
-    pub body: NovaRecarga,
+    pub(crate) body: NovaRecarga,
     /// `valor` exactly as sent, BRL.
-    pub exato: Option<rust_decimal::Decimal>,
+    pub(crate) exato: Option<rust_decimal::Decimal>,
 }
 
 impl<S: Send + Sync> FromRequest<S> for RecargaBody {
@@ -136,7 +136,7 @@ fn exact_valor(bytes: &[u8]) -> Option<rust_decimal::Decimal> {
 /// `size` made only of digits is inside the contract's schema however large it is: one that
 /// does not fit 32 bits is read as `u32::MAX` (a page past the end; a size reduced to 100).
 #[derive(Debug)]
-pub struct Params<T>(pub T);
+pub(crate) struct Params<T>(pub T);
 
 impl<S, T> FromRequestParts<S> for Params<T>
 where
@@ -184,7 +184,7 @@ fn clamp_pagination(query: &str) -> std::borrow::Cow<'_, str> {
 /// The authenticated account as it is now (balance, limits, price table): the one the auth
 /// middleware read, or read here when the middleware found the key in its cache.
 #[derive(Debug, Clone)]
-pub struct Authenticated(pub Conta);
+pub(crate) struct Authenticated(pub Conta);
 
 impl FromRequestParts<AppState> for Authenticated {
     type Rejection = ApiError;
@@ -205,7 +205,7 @@ impl FromRequestParts<AppState> for Authenticated {
 /// Only the id of the authenticated account (the lookups: the charge reads the account inside
 /// its own transaction), put in the request by the auth middleware.
 #[derive(Debug, Clone, Copy)]
-pub struct AuthenticatedConta(pub ContaId);
+pub(crate) struct AuthenticatedConta(pub ContaId);
 
 impl<S: Send + Sync> FromRequestParts<S> for AuthenticatedConta {
     type Rejection = ApiError;
@@ -221,7 +221,7 @@ impl<S: Send + Sync> FromRequestParts<S> for AuthenticatedConta {
 }
 
 /// The single path parameter of a route, decoded; one that does not decode to UTF-8 gets the
-/// route's own contract error ([`super::edge::segment_error`]).
+/// route's own contract error (`super::edge::segment_error`).
 #[derive(Debug)]
 pub struct Segment(pub String);
 
@@ -245,7 +245,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Segment {
 /// parsed it ([`super::authenticate`] puts it in the request), else parsed here from the path
 /// parameter ([`Segment`]).
 #[derive(Debug)]
-pub struct Lookup(pub lookup::Request);
+pub(crate) struct Lookup(pub lookup::Request);
 
 impl<S: Send + Sync> FromRequestParts<S> for Lookup {
     type Rejection = ApiError;

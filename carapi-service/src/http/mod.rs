@@ -43,7 +43,7 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// A change to the `/v1` router (e.g. one more `route_layer`).
-pub type V1Layer = Box<dyn FnOnce(Router<AppState>) -> Router<AppState> + Send>;
+pub(crate) type V1Layer = Box<dyn FnOnce(Router<AppState>) -> Router<AppState> + Send>;
 
 /// What the place that assembles a server may add to [`router`]'s application (a test double
 /// does: its fault layer and its own routes); [`Extensions::default`] adds nothing.
@@ -53,7 +53,7 @@ pub struct Extensions {
     /// authenticated account ([`crate::store::ContaId`] in the request's extensions).
     pub v1: Option<V1Layer>,
     /// More routes outside `/v1`, with the table the edge checks their paths and methods
-    /// against ([`edge::edge`]).
+    /// against (`edge::edge`).
     pub routes: Option<(Router<AppState>, &'static [routes::Route])>,
     /// The OpenAPI document served at `GET /openapi.json` instead of the committed one
     /// ([`api_doc::OPENAPI_DOCUMENT`]): a test double serves it merged with its own routes'.
@@ -71,7 +71,7 @@ impl std::fmt::Debug for Extensions {
 }
 
 /// [`router`] with `acrescimos`.
-pub fn router_with(state: AppState, acrescimos: Extensions) -> Router {
+pub(crate) fn router_with(state: AppState, acrescimos: Extensions) -> Router {
     let mut v1 = Router::new()
         .merge(car::router())
         .merge(proprietario::router())

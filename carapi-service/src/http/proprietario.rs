@@ -35,7 +35,7 @@ pub fn router() -> Router<AppState> {
                 ("Carapi-Limite" = String, description = "Which limit: `taxa` (requests per second), `diario` (charged lookups per day) or `mensal` (spending per month)"))),
         (status = 500, description = "`ERRO_INTERNO`", body = carapi_sdk::ApiErrorBody),
     )))]
-pub async fn proprietario(
+pub(crate) async fn proprietario(
     State(st): State<AppState>,
     AuthenticatedConta(conta): AuthenticatedConta,
     Lookup(req): Lookup,

@@ -26,9 +26,9 @@ pub fn router() -> Router<AppState> {
 
 /// Query of `GET /v1/recarga/faixas`.
 #[derive(Debug, Deserialize)]
-pub struct FaixasQuery {
+pub(crate) struct FaixasQuery {
     /// Amount to preview, BRL.
-    pub valor: Option<String>,
+    pub(crate) valor: Option<String>,
 }
 
 /// `GET /v1/recarga/faixas[?valor=V]`: tiers, minimum, price tables and, with `valor`, a
@@ -43,7 +43,7 @@ pub struct FaixasQuery {
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     )))]
-pub async fn faixas(
+pub(crate) async fn faixas(
     Authenticated(conta): Authenticated,
     Params(q): Params<FaixasQuery>,
 ) -> Result<Json<FaixasResponse>, ApiError> {
@@ -65,7 +65,7 @@ pub async fn faixas(
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     )))]
-pub async fn create(
+pub(crate) async fn create(
     State(st): State<AppState>,
     Authenticated(conta): Authenticated,
     RecargaBody { body, exato }: RecargaBody,
@@ -84,7 +84,7 @@ pub async fn create(
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     )))]
-pub async fn status(
+pub(crate) async fn status(
     State(st): State<AppState>,
     Authenticated(conta): Authenticated,
     Segment(raw): Segment,
@@ -103,7 +103,7 @@ pub async fn status(
             headers(("Retry-After" = u64, description = "Seconds to wait"),
                 ("Carapi-Limite" = String, description = "`taxa`: the per-second rate (per key, or per address for failed authentications)"))),
     )))]
-pub async fn list_all(
+pub(crate) async fn list_all(
     State(st): State<AppState>,
     Authenticated(conta): Authenticated,
     Params(p): Params<RecargasParams>,

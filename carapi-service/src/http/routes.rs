@@ -82,7 +82,7 @@ pub const ROUTES: &[Route] = &[
 
 impl Route {
     /// True when `path` (raw, still percent-encoded) matches this pattern.
-    pub fn matches(&self, path: &str) -> bool {
+    pub(crate) fn matches(&self, path: &str) -> bool {
         let mut parts = path.split('/');
         for p in self.padrao.split('/') {
             if p.starts_with("{*") {
@@ -103,7 +103,7 @@ impl Route {
     }
 
     /// The `Allow` header value: the methods, comma-separated.
-    pub fn allow(&self) -> String {
+    pub(crate) fn allow(&self) -> String {
         self.methods
             .iter()
             .map(Method::as_str)

@@ -20,7 +20,7 @@ use tokio::time::Sleep;
 /// A stream whose writes fail when the peer accepts no bytes for [`SendDeadline::new`]'s
 /// `prazo`.
 #[derive(Debug)]
-pub struct SendDeadline<T> {
+pub(crate) struct SendDeadline<T> {
     io: T,
     prazo: Duration,
     espera: Option<Pin<Box<Sleep>>>,
@@ -28,7 +28,7 @@ pub struct SendDeadline<T> {
 
 impl<T> SendDeadline<T> {
     /// `io` with a send time-out of `prazo`.
-    pub fn new(io: T, prazo: Duration) -> Self {
+    pub(crate) fn new(io: T, prazo: Duration) -> Self {
         SendDeadline {
             io,
             prazo,

@@ -15,7 +15,7 @@
 //!   `keepalive_requests`), so requests pipelined past the bound are never served.
 //! - A failed `accept` (e.g. `EMFILE`) is logged and retried after a short pause, never in a
 //!   busy loop.
-//! - On cancellation the loop stops accepting and waits (at most [`SHUTDOWN_WAIT`]) for
+//! - On cancellation the loop stops accepting and waits (at most `SHUTDOWN_WAIT`) for
 //!   in-flight requests.
 //!
 //! - One client address holds at most [`Edge::connections_per_address`] of them (nginx's
@@ -23,7 +23,7 @@
 //!   so they hold no permit and leave no `TIME_WAIT`), and one host that opens thousands of idle
 //!   sockets cannot take the permits every other client needs.
 //! - What happens to each accepted socket before it is served is a [`Connections`]: nothing for
-//!   a normal server ([`Plain`]); the place that assembles a server may wrap it (a test
+//!   a normal server (`Plain`); the place that assembles a server may wrap it (a test
 //!   double that resets connections on demand does).
 //!
 //! Only HTTP/1.1: every client of the contract speaks it, and hyper's automatic HTTP/2
@@ -54,7 +54,7 @@ use super::edge::Edge;
 use super::send::SendDeadline;
 
 /// Longest wait for in-flight requests on shutdown.
-pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
+pub(crate) const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
 
 /// Pause after a failed `accept`.
 const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
@@ -63,7 +63,7 @@ const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
 pub trait Connections: Send + Sync + 'static {
     /// The stream served.
     type Io: AsyncRead + AsyncWrite + Unpin + Send + 'static;
-    /// A handle of the connection, given to each of its requests by [`Connections::marcar`].
+    /// A handle of the connection, given to each of its requests by `Connections::marcar`.
     type Handle: Clone + Send + Sync + 'static;
     /// Wraps an accepted socket.
     fn open(&self, tcp: TcpStream) -> (Self::Io, Self::Handle);
@@ -75,7 +75,7 @@ pub trait Connections: Send + Sync + 'static {
 
 /// Sockets served as accepted (a normal server).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Plain;
+pub(crate) struct Plain;
 
 impl Connections for Plain {
     type Io = TcpStream;
@@ -140,13 +140,8 @@ impl Drop for Slot {
     }
 }
 
-/// Serves `app` on `listener` until `parar` is cancelled, each socket as accepted.
-pub async fn serve(listener: TcpListener, app: Router, edge: Edge, parar: CancellationToken) {
-    serve_with(listener, app, edge, parar, Plain).await;
-}
-
 /// [`servir`] with `conexoes` deciding what is done to each accepted socket.
-pub async fn serve_with<C: Connections>(
+pub(crate) async fn serve_with<C: Connections>(
     listener: TcpListener,
     app: Router,
     edge: Edge,

@@ -26,15 +26,15 @@ pub fn router() -> Router<AppState> {
 #[derive(Debug, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
-pub struct WebhookAck {
+pub(crate) struct WebhookAck {
     /// Always true.
-    pub success: bool,
+    pub(crate) success: bool,
     /// The top-up concerned, when known.
-    pub recarga_id: Option<Uuid>,
+    pub(crate) recarga_id: Option<Uuid>,
     /// True when this delivery credited the balance (false for repeats and ignored events).
-    pub creditada: bool,
+    pub(crate) creditada: bool,
     /// What happened.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// `POST /webhooks/pix`.
@@ -50,7 +50,7 @@ pub struct WebhookAck {
         (status = 408, description = "`PARAMETRO_INVALIDO`: the body did not arrive within the server's body time-out", body = carapi_sdk::ApiErrorBody),
         (status = 413, description = "`PARAMETRO_INVALIDO`: the body is larger than the server's limit", body = carapi_sdk::ApiErrorBody),
     )))]
-pub async fn receive(
+pub(crate) async fn receive(
     State(st): State<AppState>,
     headers: HeaderMap,
     corpo: Bytes,

@@ -5,12 +5,12 @@ use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, Utc};
 use chrono_tz::America::Sao_Paulo;
 
 /// The Brasília calendar day of `now`, which scopes the daily limit and `usoHoje`.
-pub fn brasilia_day(now: DateTime<Utc>) -> NaiveDate {
+pub(crate) fn brasilia_day(now: DateTime<Utc>) -> NaiveDate {
     now.with_timezone(&Sao_Paulo).date_naive()
 }
 
 /// First day of the Brasília month of `dia` and first day of the next month (`[inicio, fim)`).
-pub fn month(dia: NaiveDate) -> (NaiveDate, NaiveDate) {
+pub(crate) fn month(dia: NaiveDate) -> (NaiveDate, NaiveDate) {
     let inicio = dia.with_day(1).unwrap_or(dia);
     let fim = if dia.month() == 12 {
         NaiveDate::from_ymd_opt(dia.year() + 1, 1, 1)

@@ -29,37 +29,37 @@ use super::{Centavos, calendar, tarifa};
 /// `cobradas_hoje` is not looked at, with no monthly cap `gasto_mes` is not looked at (the
 /// store passes zero then).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct CobrancaState {
+pub(crate) struct CobrancaState {
     /// Balance, in centavos.
-    pub saldo: Centavos,
+    pub(crate) saldo: Centavos,
     /// On the legacy price table.
-    pub legado: bool,
+    pub(crate) legado: bool,
     /// Daily limit of charged lookups; `None` = unlimited.
-    pub limite_diario: Option<u32>,
+    pub(crate) limite_diario: Option<u32>,
     /// Monthly spending cap, in centavos; `None` = unlimited.
-    pub limite_mensal: Option<Centavos>,
+    pub(crate) limite_mensal: Option<Centavos>,
     /// Charged lookups on this Brasília day so far.
-    pub cobradas_hoje: u64,
+    pub(crate) cobradas_hoje: u64,
     /// Spent in this Brasília month so far, in centavos.
-    pub gasto_mes: Centavos,
+    pub(crate) gasto_mes: Centavos,
     /// `data` of the account's latest history row, if any.
-    pub last_date: Option<DateTime<Utc>>,
+    pub(crate) last_date: Option<DateTime<Utc>>,
     /// The looked-up CAR record had already been consolidated by an earlier charged lookup
     /// (the answer's `cache`); false for the owner lookup, which consolidates nothing.
-    pub consolidated: bool,
+    pub(crate) consolidated: bool,
 }
 
 /// Which counters a store must read for an account's limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Readings {
+pub(crate) struct Readings {
     /// The Brasília day's charged lookups (only with a daily limit).
-    pub cobradas_hoje: bool,
+    pub(crate) cobradas_hoje: bool,
     /// The Brasília month's spending (only with a monthly cap).
-    pub gasto_mes: bool,
+    pub(crate) gasto_mes: bool,
 }
 
 /// The counters the limits `limite_diario` and `limite_mensal` need.
-pub fn readings(limite_diario: Option<u32>, limite_mensal: Option<Centavos>) -> Readings {
+pub(crate) fn readings(limite_diario: Option<u32>, limite_mensal: Option<Centavos>) -> Readings {
     Readings {
         cobradas_hoje: limite_diario.is_some(),
         gasto_mes: limite_mensal.is_some(),
@@ -108,7 +108,7 @@ pub enum CobrancaResult {
 
 impl CobrancaResult {
     /// HTTP status answered for this outcome (200, 402 or 429).
-    pub fn status(&self) -> u16 {
+    pub(crate) fn status(&self) -> u16 {
         match self {
             CobrancaResult::Cobrada { .. } => 200,
             CobrancaResult::SaldoInsuficiente { .. } => 402,
@@ -117,61 +117,49 @@ impl CobrancaResult {
     }
 }
 
-impl CobrancaResult {
-    /// The `Retry-After` of a refusal, seconds (`None` for a charge or a 402): decided by the
-    /// plan ([`plan_cobranca`]), never recomputed by its callers.
-    pub fn retry_after(&self) -> Option<u64> {
-        match self {
-            CobrancaResult::LimiteDiario { retry_after, .. }
-            | CobrancaResult::LimiteMensal { retry_after, .. } => Some(*retry_after),
-            _ => None,
-        }
-    }
-}
-
 /// One history row (`GET /v1/historico`), as the plan fixes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HistoricoRow {
+pub(crate) struct HistoricoRow {
     /// HTTP status answered.
-    pub status: u16,
+    pub(crate) status: u16,
     /// Amount charged (zero when not charged).
-    pub valor: Centavos,
+    pub(crate) valor: Centavos,
     /// Balance before (`None` for an account that does not exist).
-    pub saldo_antes: Option<Centavos>,
+    pub(crate) saldo_antes: Option<Centavos>,
     /// Balance after.
-    pub saldo_depois: Option<Centavos>,
+    pub(crate) saldo_depois: Option<Centavos>,
     /// The row's instant.
-    pub data: DateTime<Utc>,
+    pub(crate) data: DateTime<Utc>,
 }
 
 /// What one lookup adds to the Brasília day's counters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Counters {
+pub(crate) struct Counters {
     /// Counts as a charged lookup.
-    pub cobrada: bool,
+    pub(crate) cobrada: bool,
     /// Counts as an error (any status but 200).
-    pub is_error: bool,
+    pub(crate) is_error: bool,
     /// Spent.
-    pub gasto: Centavos,
+    pub(crate) gasto: Centavos,
 }
 
 /// Everything a store writes for one charged lookup, in one transaction.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CobrancaPlan {
+pub(crate) struct CobrancaPlan {
     /// Subtract this from the balance (zero on a refusal or for a free endpoint); the store's
     /// `UPDATE` stays conditional on the balance covering it.
-    pub debito: Centavos,
+    pub(crate) debito: Centavos,
     /// The history row.
-    pub historico: HistoricoRow,
+    pub(crate) historico: HistoricoRow,
     /// The ledger's debit row (`lancamentos`), when something is debited.
-    pub lancamento: Option<Centavos>,
+    pub(crate) lancamento: Option<Centavos>,
     /// The day's counters.
-    pub counters: Counters,
+    pub(crate) counters: Counters,
     /// Mark the looked-up record consolidated (charged lookups only).
-    pub consolidate: bool,
+    pub(crate) consolidate: bool,
     /// The outcome the store hands back as it is, once applied: `cache` and `Retry-After`
     /// included.
-    pub resultado: CobrancaResult,
+    pub(crate) resultado: CobrancaResult,
 }
 
 /// The instant of a new history row at `em`: never before the account's latest row.
@@ -181,7 +169,7 @@ fn date_of_row(em: DateTime<Utc>, ultima: Option<DateTime<Utc>>) -> DateTime<Utc
 
 /// The decision on a charged lookup of `endpoint` at `em` for `estado` (see the module docs for
 /// the order of the checks).
-pub fn plan_cobranca(
+pub(crate) fn plan_cobranca(
     estado: &CobrancaState,
     endpoint: EndpointConsulta,
     em: DateTime<Utc>,
@@ -269,7 +257,7 @@ pub fn plan_cobranca(
 /// The history row and counters of a lookup recorded without a charge (answered `status`
 /// before any charge) at `em`, for an account whose balance is `saldo` (`None`: no such
 /// account) and whose latest row is at `last_date`.
-pub fn plan_record(
+pub(crate) fn plan_record(
     saldo: Option<Centavos>,
     status: u16,
     em: DateTime<Utc>,

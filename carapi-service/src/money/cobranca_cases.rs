@@ -4,6 +4,21 @@ use super::*;
 
 const COMPLETO: EndpointConsulta = EndpointConsulta::CarCompleto;
 
+/// The `Retry-After` a refusal carries.
+trait RetryAfterOf {
+    fn retry_after_of(&self) -> Option<u64>;
+}
+
+impl RetryAfterOf for CobrancaResult {
+    fn retry_after_of(&self) -> Option<u64> {
+        match self {
+            CobrancaResult::LimiteDiario { retry_after, .. }
+            | CobrancaResult::LimiteMensal { retry_after, .. } => Some(*retry_after),
+            _ => None,
+        }
+    }
+}
+
 fn t(s: &str) -> DateTime<Utc> {
     s.parse().unwrap()
 }
@@ -228,7 +243,7 @@ fn table_of_cases() {
         );
         assert_eq!(p.consolidate, cobrada, "{nome}");
         assert_eq!(
-            p.resultado.retry_after().is_some(),
+            p.resultado.retry_after_of().is_some(),
             esperado.status() == 429,
             "{nome}"
         );
@@ -267,7 +282,7 @@ fn retry_after_is_rounded_up_to_brasilia_midnight_and_month() {
         ..state_of(1000)
     };
     assert_eq!(
-        plan_cobranca(&e, COMPLETO, em).resultado.retry_after(),
+        plan_cobranca(&e, COMPLETO, em).resultado.retry_after_of(),
         Some(6)
     );
     let e = CobrancaState {
@@ -275,13 +290,13 @@ fn retry_after_is_rounded_up_to_brasilia_midnight_and_month() {
         ..state_of(1000)
     };
     assert_eq!(
-        plan_cobranca(&e, COMPLETO, em).resultado.retry_after(),
+        plan_cobranca(&e, COMPLETO, em).resultado.retry_after_of(),
         Some(6)
     );
     assert_eq!(
         plan_cobranca(&state_of(0), COMPLETO, em)
             .resultado
-            .retry_after(),
+            .retry_after_of(),
         None
     );
 }

@@ -6,9 +6,9 @@ use rust_decimal::Decimal;
 use super::Centavos;
 
 /// Highest daily request limit accepted by `PUT /v1/limites`.
-pub const LIMITE_DIARIO_MAXIMO: u32 = 100_000;
+pub(crate) const LIMITE_DIARIO_MAXIMO: u32 = 100_000;
 /// Highest monthly spending limit accepted by `PUT /v1/limites`: 1,000,000 BRL.
-pub const LIMITE_MENSAL_MAXIMO: Centavos = Centavos::new(100_000_000);
+pub(crate) const LIMITE_MENSAL_MAXIMO: Centavos = Centavos::new(100_000_000);
 
 /// Merge-patch of one limit: `None` keeps, `Some(None)` removes, `Some(Some(v))` sets.
 pub type Patch<T> = Option<Option<T>>;

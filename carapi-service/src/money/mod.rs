@@ -4,7 +4,7 @@
 //! A store reads the state a rule needs inside its transaction, calls the plan function and
 //! writes what the plan says, in the same transaction:
 //!
-//! - [`cobranca`]: a charged lookup (the debit or the refusal with its status and
+//! - `cobranca`: a charged lookup (the debit or the refusal with its status and
 //!   `Retry-After`, the history row with both balances, the ledger row, the day's counters,
 //!   the consolidation) and the uncharged history row;
 //! - [`recarga`]: a top-up's amount, bonus and reuse decision (`POST /v1/recarga`), its
@@ -22,7 +22,7 @@
 //! HTTP handlers and the limiters depend on it, never the reverse.
 
 pub mod calendar;
-pub mod cobranca;
+pub(crate) mod cobranca;
 pub mod limites;
 pub mod recarga;
 pub mod tarifa;
@@ -84,7 +84,7 @@ impl Centavos {
     ///
     /// Returns `None` when the amount has fractions of a centavo or does not fit in an `i64` of
     /// centavos: such an amount is invalid input, never silently rounded.
-    pub fn from_reais(valor: Decimal) -> Option<Centavos> {
+    pub(crate) fn from_reais(valor: Decimal) -> Option<Centavos> {
         let v = valor.normalize();
         if v.scale() > 2 {
             return None;

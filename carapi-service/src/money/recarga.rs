@@ -11,12 +11,12 @@ use uuid::Uuid;
 use super::{Centavos, ContaId, Overflow, tarifa};
 
 /// Minimum top-up: 500 BRL (contract, "Limits").
-pub const VALOR_MINIMO: Centavos = Centavos::new(50_000);
+pub(crate) const VALOR_MINIMO: Centavos = Centavos::new(50_000);
 /// Maximum top-up accepted by this server: 1,000,000 BRL (a sanity ceiling, equal to the
 /// monthly-limit ceiling); above it `VALOR_INVALIDO`, on `POST /v1/recarga` and on the preview.
 pub const VALOR_MAXIMO: Centavos = Centavos::new(100_000_000);
 /// PIX reuse window, minutes (contract, "Limits").
-pub const REUSE_WINDOW_MIN: i64 = 10;
+pub(crate) const REUSE_WINDOW_MIN: i64 = 10;
 /// Seconds after which a top-up row still being created (its provider call never returned:
 /// the process died) is no longer reused.
 pub const CREATION_DEADLINE_S: i64 = 15;
@@ -50,7 +50,7 @@ impl Recarga {
     /// True while the provider charge is being created: the row exists (reuse is decided on
     /// it) but its BR Code is not filled in yet. Such a row is not listed, not shown to its
     /// account and not reconciled.
-    pub fn being_created(&self) -> bool {
+    pub(crate) fn being_created(&self) -> bool {
         self.qr_code.is_empty()
     }
 
@@ -58,7 +58,7 @@ impl Recarga {
     ///
     /// # Errors
     /// [`Overflow`] when the stored amounts cannot be summed (corrupt data).
-    pub fn total(&self) -> Result<Centavos, Overflow> {
+    pub(crate) fn total(&self) -> Result<Centavos, Overflow> {
         self.valor.checked_add(self.bonus)
     }
 }
@@ -76,7 +76,7 @@ pub enum Confirmation {
 
 /// Why an amount is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ValorRefused {
+pub(crate) enum ValorRefused {
     /// `VALOR_INVALIDO`: not positive, fractions of a centavo, or above [`VALOR_MAXIMO`].
     Invalido,
     /// `VALOR_MINIMO`: below [`VALOR_MINIMO`].
@@ -88,7 +88,7 @@ pub enum ValorRefused {
 ///
 /// # Errors
 /// [`ValorRefused`] as above (`Invalido` is checked first).
-pub fn recarga_valor(valor: Decimal) -> Result<Centavos, ValorRefused> {
+pub(crate) fn recarga_valor(valor: Decimal) -> Result<Centavos, ValorRefused> {
     let c = Centavos::from_reais(valor)
         .filter(|c| c.0 > 0 && *c <= VALOR_MAXIMO)
         .ok_or(ValorRefused::Invalido)?;
@@ -100,13 +100,13 @@ pub fn recarga_valor(valor: Decimal) -> Result<Centavos, ValorRefused> {
 
 /// What a top-up of an amount would credit (`preview` of `GET /v1/recarga/faixas`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Preview {
+pub(crate) struct Preview {
     /// Amount paid, rounded to the centavo.
-    pub valor: Centavos,
+    pub(crate) valor: Centavos,
     /// Bonus percent of its tier.
-    pub percentual: u32,
+    pub(crate) percentual: u32,
     /// Bonus, rounded down to the centavo.
-    pub bonus: Centavos,
+    pub(crate) bonus: Centavos,
 }
 
 impl Preview {
@@ -114,7 +114,7 @@ impl Preview {
     ///
     /// # Errors
     /// [`Overflow`] when the sum does not fit (no amount the preview accepts does that).
-    pub fn total(&self) -> Result<Centavos, Overflow> {
+    pub(crate) fn total(&self) -> Result<Centavos, Overflow> {
         self.valor.checked_add(self.bonus)
     }
 }
@@ -125,7 +125,7 @@ impl Preview {
 /// # Errors
 /// [`ValorRefused::Invalido`] above [`VALOR_MAXIMO`] (the largest amount `POST /v1/recarga`
 /// accepts) or beyond what centavos can hold: the same refusal `POST /v1/recarga` gives it.
-pub fn preview(valor: Decimal) -> Result<Preview, ValorRefused> {
+pub(crate) fn preview(valor: Decimal) -> Result<Preview, ValorRefused> {
     let c = Centavos::from_reais(valor.round_dp(2))
         .filter(|c| *c <= VALOR_MAXIMO)
         .ok_or(ValorRefused::Invalido)?;
@@ -138,7 +138,7 @@ pub fn preview(valor: Decimal) -> Result<Preview, ValorRefused> {
 }
 
 /// A new pending top-up of `valor` with its bonus fixed now (tier of the amount paid).
-pub fn new_recarga(
+pub(crate) fn new_recarga(
     conta: ContaId,
     valor: Centavos,
     payment_id: String,
@@ -161,7 +161,7 @@ pub fn new_recarga(
 
 /// Start of the reuse window of a request at `now`: pending top-ups created at or after it
 /// are reused.
-pub fn since_reuse(now: DateTime<Utc>) -> DateTime<Utc> {
+pub(crate) fn since_reuse(now: DateTime<Utc>) -> DateTime<Utc> {
     now - Duration::minutes(REUSE_WINDOW_MIN)
 }
 
@@ -170,7 +170,7 @@ pub fn since_reuse(now: DateTime<Utc>) -> DateTime<Utc> {
 /// a row still being created counts only when `em_criacao_desde` is given and it was created
 /// at or after that instant (an older one was abandoned). Among several, the latest created,
 /// and of equal instants the last inserted.
-pub fn reusable(
+pub(crate) fn reusable(
     candidates: &[Recarga],
     valor: Centavos,
     desde: DateTime<Utc>,
@@ -189,7 +189,7 @@ pub fn reusable(
 /// The reuse decision of `POST /v1/recarga` creating `nova` with the window starting at
 /// `desde` ([`since_reuse`]; see [`reusable`]): a row being created counts for
 /// [`CREATION_DEADLINE_S`] seconds before `nova.criada_em`.
-pub fn reuse<'a>(
+pub(crate) fn reuse<'a>(
     candidates: &'a [Recarga],
     nova: &Recarga,
     desde: DateTime<Utc>,
@@ -200,7 +200,7 @@ pub fn reuse<'a>(
 
 /// What a store writes to confirm a top-up.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ConfirmationPlan {
+pub(crate) enum ConfirmationPlan {
     /// Move the top-up to `Confirmado` at the given instant, credit `credito` (amount plus
     /// the bonus fixed at creation) with a ledger credit row of the same amount, and put the
     /// account on the current price table.
@@ -221,7 +221,7 @@ pub enum ConfirmationPlan {
 
 impl ConfirmationPlan {
     /// The outcome to report once applied.
-    pub fn confirmation(&self) -> Confirmation {
+    pub(crate) fn confirmation(&self) -> Confirmation {
         match self {
             ConfirmationPlan::Creditar { recarga, .. } => Confirmation::Creditada(recarga.clone()),
             ConfirmationPlan::JaFinal(r) => Confirmation::JaFinal(r.clone()),
@@ -235,7 +235,7 @@ impl ConfirmationPlan {
 ///
 /// # Errors
 /// [`Overflow`] when the stored amount plus bonus cannot be summed: nothing is credited.
-pub fn plan_confirmation(
+pub(crate) fn plan_confirmation(
     recarga: Option<&Recarga>,
     em: DateTime<Utc>,
 ) -> Result<ConfirmationPlan, Overflow> {

@@ -8,7 +8,7 @@ use super::Centavos;
 
 /// The price table of an account: the legacy one while `legado`, else the current one
 /// (contract, "Prices": a legacy account keeps its table until its first confirmed top-up).
-pub fn table(legado: bool) -> Precos {
+pub(crate) fn table(legado: bool) -> Precos {
     if legado {
         Precos::LEGADOS
     } else {
@@ -25,13 +25,13 @@ pub fn preco(legado: bool, endpoint: EndpointConsulta) -> Centavos {
 
 /// Bonus of a top-up of `valor`: (percent of its tier, bonus rounded down to the centavo).
 /// Zero below the first tier (and for a negative amount).
-pub fn bonus(valor: Centavos) -> (u32, Centavos) {
+pub(crate) fn bonus(valor: Centavos) -> (u32, Centavos) {
     let pct = carapi_sdk::percentual_bonus(valor.reais());
     (pct, Centavos::new(valor.0 * i64::from(pct) / 100))
 }
 
 /// The active bonus tiers as the contract's `faixas` list.
-pub fn faixas() -> Vec<FaixaBonus> {
+pub(crate) fn faixas() -> Vec<FaixaBonus> {
     carapi_sdk::faixas_bonus()
 }
 

@@ -5,8 +5,8 @@
 //! paid from another (the CLI's local mode) and seen by the reconciliation job.
 
 pub mod payment;
-pub mod qr;
-pub mod reservation;
+pub(crate) mod qr;
+pub(crate) mod reservation;
 pub mod webhook;
 
 use std::fmt;
@@ -22,29 +22,29 @@ use crate::store::{PspCharge, Store};
 
 /// A charge to create. The server chooses the payment id (the charge's txid) before asking, as
 /// in the BCB PIX API (`PUT /cob/{txid}`), so that the top-up row exists, under its unique
-/// payment id, before any provider charge does ([`reservation`]).
+/// payment id, before any provider charge does (`reservation`).
 #[derive(Debug, Clone)]
 pub struct CobrancaRequest {
     /// The payment id (txid) of the charge, from [`new_payment_id`]; the last segment of the
     /// BR Code's location ([`payload_charge`]).
-    pub payment_id: String,
+    pub(crate) payment_id: String,
     /// Amount.
-    pub valor: Centavos,
+    pub(crate) valor: Centavos,
     /// Payer's CPF/CNPJ (the user linked to the account).
-    pub documento: CpfCnpj,
+    pub(crate) documento: CpfCnpj,
     /// Payer's e-mail.
-    pub email: Option<String>,
+    pub(crate) email: Option<String>,
     /// When.
-    pub em: DateTime<Utc>,
+    pub(crate) em: DateTime<Utc>,
 }
 
 /// A charge created at the PSP.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChargeCreated {
     /// The PSP's payment id (the BR Code's location names it: [`payload_charge`]).
-    pub payment_id: String,
+    pub(crate) payment_id: String,
     /// The BR Code copy-and-paste payload.
-    pub qr_code: String,
+    pub(crate) qr_code: String,
 }
 
 /// What the PSP says about a charge.
@@ -90,7 +90,12 @@ pub struct SimulatedPsp {
 impl SimulatedPsp {
     /// A simulator over `store` whose BR Codes carry `location_base`, `nome` and `cidade`
     /// ([`payload_charge`]).
-    pub fn new(store: Arc<dyn Store>, location_base: &str, nome: &str, cidade: &str) -> Self {
+    pub(crate) fn new(
+        store: Arc<dyn Store>,
+        location_base: &str,
+        nome: &str,
+        cidade: &str,
+    ) -> Self {
         SimulatedPsp {
             store,
             location_base: location_base.trim_end_matches('/').to_owned(),
@@ -117,9 +122,9 @@ impl SimulatedPsp {
 const PAYMENT_ID_LETTERS: &[u8; 22] = b"ABCDEFGHJKMNPQRSTVWXYZ";
 
 /// Characters of a payment id (22^16, about 2^71 ids).
-pub const PAYMENT_ID_LEN: usize = 16;
+pub(crate) const PAYMENT_ID_LEN: usize = 16;
 
-/// A new payment id: [`PAYMENT_ID_LEN`] random upper-case letters from
+/// A new payment id: `PAYMENT_ID_LEN` random upper-case letters from
 /// Crockford's base-32 letters (`PAYMENT_ID_LETTERS`), e.g. `KQZMBXTRAHWDNFJE`.
 ///
 /// Short and in the QR code's alphanumeric set (digits, upper-case letters, space and
@@ -217,7 +222,7 @@ impl PixProvider for SimulatedPsp {
 /// asks the provider it wraps about the charges it has: `carapi-server serve --pix-falha`
 /// ([`crate::Config::pix_failure`]), so that clients can meet the contract's `ERRO_PIX`.
 #[derive(Debug)]
-pub struct RefusingPsp(pub Arc<dyn PixProvider>);
+pub(crate) struct RefusingPsp(pub Arc<dyn PixProvider>);
 
 #[async_trait]
 impl PixProvider for RefusingPsp {

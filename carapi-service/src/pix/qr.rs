@@ -17,7 +17,7 @@ const QUIET_ZONE: usize = 4;
 /// Why a QR image could not be produced.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum QrError {
+pub(crate) enum QrError {
     /// The payload does not fit in a QR code (more than about 2,300 bytes at level M).
     #[error("conteúdo grande demais para um QR code: {0}")]
     Codificacao(#[from] qrcode::types::QrError),
@@ -34,7 +34,7 @@ pub enum QrError {
 /// # Errors
 /// [`QrError::Codificacao`] when the payload is too long for a QR code; [`QrError::Png`] if the
 /// encoder fails.
-pub fn png(payload: &str) -> Result<Vec<u8>, QrError> {
+pub(crate) fn png(payload: &str) -> Result<Vec<u8>, QrError> {
     let codigo = QrCode::with_error_correction_level(payload.as_bytes(), EcLevel::M)?;
     let modulos = codigo.width();
     let cores = codigo.to_colors();
@@ -66,7 +66,7 @@ pub fn png(payload: &str) -> Result<Vec<u8>, QrError> {
 ///
 /// # Errors
 /// As [`png`].
-pub fn png_base64(payload: &str) -> Result<String, QrError> {
+pub(crate) fn png_base64(payload: &str) -> Result<String, QrError> {
     Ok(base64::engine::general_purpose::STANDARD.encode(png(payload)?))
 }
 

@@ -28,28 +28,29 @@ use crate::store::{ContaId, Recarga, Store, StoreError};
 /// Longest wait for the provider to create a charge; a row still being created after this is
 /// taken as abandoned (its process died mid-call) and no longer reused
 /// ([`crate::store::CREATION_DEADLINE_S`]).
-pub const PSP_DEADLINE: Duration = Duration::from_secs(crate::store::CREATION_DEADLINE_S as u64);
+pub(crate) const PSP_DEADLINE: Duration =
+    Duration::from_secs(crate::store::CREATION_DEADLINE_S as u64);
 /// Interval between two reads of a row being created by another request.
 const WAIT_INTERVAL: Duration = Duration::from_millis(10);
 
 /// A top-up to create or reuse.
 #[derive(Debug, Clone)]
-pub struct RecargaRequest {
+pub(crate) struct RecargaRequest {
     /// The account.
-    pub conta: ContaId,
+    pub(crate) conta: ContaId,
     /// Amount paid (already validated: positive, within the contract's bounds).
-    pub valor: Centavos,
+    pub(crate) valor: Centavos,
     /// Payer's CPF/CNPJ.
-    pub documento: CpfCnpj,
+    pub(crate) documento: CpfCnpj,
     /// Payer's e-mail.
-    pub email: Option<String>,
+    pub(crate) email: Option<String>,
     /// Now.
-    pub now: DateTime<Utc>,
+    pub(crate) now: DateTime<Utc>,
 }
 
 /// Why no top-up could be returned.
 #[derive(Debug, thiserror::Error)]
-pub enum RecargaError {
+pub(crate) enum RecargaError {
     /// The provider failed (or timed out), for this request or for the one it waited on
     /// (502 `ERRO_PIX`); nothing was left behind.
     #[error(transparent)]
@@ -64,7 +65,7 @@ pub enum RecargaError {
 ///
 /// # Errors
 /// [`RecargaError::Pix`] when the provider fails; [`RecargaError::Store`].
-pub async fn create_or_reuse(
+pub(crate) async fn create_or_reuse(
     store: &dyn Store,
     pix: &dyn PixProvider,
     pedido: RecargaRequest,

@@ -4,7 +4,7 @@
 //! `POST /webhooks/pix` with a JSON [`PixEvent`] body and the header
 //! `X-Carapi-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>." and the raw body>`
 //! (Stripe's scheme). A missing or wrong signature, or one more than
-//! [`SIGNATURE_TOLERANCE_S`] from the server's clock (a replay), is refused with 401 and
+//! `SIGNATURE_TOLERANCE_S` from the server's clock (a replay), is refused with 401 and
 //! changes nothing; a delivery within the window that repeats an earlier one credits nothing
 //! more (the confirmation is a conditional transition).
 //!
@@ -52,14 +52,14 @@ impl PixEvent {
 }
 
 /// Key of the webhook secret in the `configuracao` table.
-pub const SECRET_KEY: &str = "webhook_secret";
+pub(crate) const SECRET_KEY: &str = "webhook_secret";
 
 /// Fewest bytes of a configured webhook secret ([`crate::Config::webhook_secret`]): 256 bits
 /// if it is random bytes, as a key of HMAC-SHA256 should be (RFC 2104 section 3: a key
 /// shorter than the hash's output weakens it). The generated secret has 64.
-pub const MIN_SECRET_LEN: usize = 32;
+pub(crate) const MIN_SECRET_LEN: usize = 32;
 
-/// Refuses a configured webhook secret shorter than [`MIN_SECRET_LEN`] bytes (a blank one
+/// Refuses a configured webhook secret shorter than `MIN_SECRET_LEN` bytes (a blank one
 /// means none: the database's own secret is used).
 ///
 /// # Errors
@@ -78,7 +78,7 @@ pub fn validate_secret(secret: Option<&str>) -> Result<(), crate::ServerError> {
 
 /// A new secret: 32 bytes from the thread-local CSPRNG (seeded by the OS), in hex (64
 /// characters).
-pub fn generate_secret() -> String {
+pub(crate) fn generate_secret() -> String {
     let mut bytes = [0u8; 32];
     rand::rng().fill_bytes(&mut bytes);
     hex::encode(bytes)
@@ -169,11 +169,11 @@ fn mac(secret: &str) -> Hmac<Sha256> {
 
 /// How far a signature's timestamp may be from the server's clock, in seconds (5 minutes, as
 /// Stripe's webhooks): an older delivery is refused as a replay, even with a valid MAC.
-pub const SIGNATURE_TOLERANCE_S: i64 = 300;
+pub(crate) const SIGNATURE_TOLERANCE_S: i64 = 300;
 
 /// Why a webhook signature was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum SignatureRefused {
+pub(crate) enum SignatureRefused {
     /// No header, or not `t=<unix seconds>,v1=<hex>`.
     #[error("cabeçalho de assinatura ausente ou malformado (esperado t=<segundos>,v1=<hex>)")]
     Malformada,
@@ -187,7 +187,7 @@ pub enum SignatureRefused {
 
 /// The header value signing `corpo` at `em`: `t=<unix seconds>,v1=<hex HMAC-SHA256 of
 /// "<t>." followed by the raw body>` (the signed payload carries the timestamp, so a captured
-/// delivery cannot be replayed after [`SIGNATURE_TOLERANCE_S`]).
+/// delivery cannot be replayed after `SIGNATURE_TOLERANCE_S`).
 pub fn sign(secret: &str, corpo: &[u8], em: DateTime<Utc>) -> String {
     let t = em.timestamp();
     let mac = mac_of(secret, t, corpo).finalize().into_bytes();
@@ -207,7 +207,7 @@ fn mac_of(secret: &str, t: i64, corpo: &[u8]) -> Hmac<Sha256> {
 ///
 /// # Errors
 /// [`SignatureRefused`] saying why the signature is refused.
-pub fn check(
+pub(crate) fn check(
     secret: &str,
     corpo: &[u8],
     header: &str,

@@ -29,7 +29,7 @@ impl std::fmt::Debug for AddressLimiter {
 
 impl AddressLimiter {
     /// `per_second` failed authentications per second per address, bursts up to that.
-    pub fn new(per_second: NonZeroU32) -> Self {
+    pub(crate) fn new(per_second: NonZeroU32) -> Self {
         AddressLimiter {
             faults: RateLimiter::new(per_second),
             bloqueados: moka::sync::Cache::builder()
@@ -40,13 +40,13 @@ impl AddressLimiter {
     }
 
     /// True while `ip` (counted per [`address_key`]) is blocked.
-    pub fn is_blocked(&self, ip: IpAddr) -> bool {
+    pub(crate) fn is_blocked(&self, ip: IpAddr) -> bool {
         self.bloqueados.contains_key(&address_key(ip))
     }
 
     /// Counts a failed authentication of `ip` (per [`address_key`]); `Err` (and a block)
     /// when it went over the rate.
-    pub fn failed(&self, ip: IpAddr) -> Result<(), Duration> {
+    pub(crate) fn failed(&self, ip: IpAddr) -> Result<(), Duration> {
         let ip = address_key(ip);
         self.faults.check(ip).inspect_err(|_| {
             self.bloqueados.insert(ip, ());

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use crate::money::ContaId;
 
 /// A keyed rate limiter: `n` requests per second per key `K` (an account by default, or a
-/// client address: [`AddressLimiter`]), bursts up to `n`.
+/// client address: `AddressLimiter`), bursts up to `n`.
 #[derive(Debug)]
 pub struct RateLimiter<K: Hash + Eq + Clone = ContaId> {
     /// Emission interval: `1 / n` s.
@@ -35,7 +35,7 @@ const SHARDS: usize = 16;
 
 impl<K: Hash + Eq + Clone> RateLimiter<K> {
     /// `per_second` requests per second per key.
-    pub fn new(per_second: NonZeroU32) -> Self {
+    pub(crate) fn new(per_second: NonZeroU32) -> Self {
         let intervalo = Duration::from_secs(1) / per_second.get();
         RateLimiter {
             intervalo,
@@ -47,7 +47,7 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
 
     /// `Ok` when the request may proceed (and it is counted); otherwise how long until it would
     /// (the `Retry-After`), and nothing is counted.
-    pub fn check(&self, chave: K) -> Result<(), Duration> {
+    pub(crate) fn check(&self, chave: K) -> Result<(), Duration> {
         self.check_at(chave, Instant::now())
     }
 
@@ -72,13 +72,8 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
     }
 
     /// Keys remembered now.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.fatias.iter().map(|f| lock(f).len()).sum()
-    }
-
-    /// True when no key is remembered.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     fn shard(&self, chave: &K) -> std::sync::MutexGuard<'_, HashMap<K, Instant>> {
@@ -129,6 +124,6 @@ mod tests {
         assert!(l2.check(ContaId(3)).is_ok());
         std::thread::sleep(Duration::from_millis(5));
         l2.clear();
-        assert!(l2.is_empty(), "an idle key at full burst is forgotten");
+        assert!(l2.len() == 0, "an idle key at full burst is forgotten");
     }
 }

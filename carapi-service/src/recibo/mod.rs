@@ -16,7 +16,7 @@
 
 mod content;
 mod pdf;
-pub mod service;
+pub(crate) mod service;
 
 use chrono::{DateTime, FixedOffset};
 
@@ -26,7 +26,7 @@ use crate::dados::Imovel;
 /// charges nothing).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum ReciboError {
+pub(crate) enum ReciboError {
     /// The PDF writer failed.
     #[error("falha ao montar o PDF do recibo: {0}")]
     Pdf(#[from] lopdf::Error),
@@ -47,7 +47,10 @@ pub enum ReciboError {
 ///
 /// # Errors
 /// [`ReciboError`] if the PDF cannot be assembled.
-pub fn render(imovel: &Imovel, emitido_em: DateTime<FixedOffset>) -> Result<Vec<u8>, ReciboError> {
+pub(crate) fn render(
+    imovel: &Imovel,
+    emitido_em: DateTime<FixedOffset>,
+) -> Result<Vec<u8>, ReciboError> {
     let pages = content::pages(imovel, emitido_em)?;
     let meta = pdf::Metadata {
         titulo: format!(

@@ -172,10 +172,10 @@ impl PdfPage {
 /// Document metadata written to the PDF's Info dictionary.
 #[derive(Debug)]
 pub(crate) struct Metadata {
-    pub titulo: String,
-    pub assunto: String,
+    pub(crate) titulo: String,
+    pub(crate) assunto: String,
     /// PDF date string, `D:YYYYMMDDHHmmSS+HH'mm'`.
-    pub criado_em: String,
+    pub(crate) criado_em: String,
 }
 
 /// Assembles the pages into a PDF 1.5 file with compressed content streams.

@@ -33,7 +33,7 @@ pub trait ReciboService: Send + Sync + fmt::Debug + 'static {
 }
 
 /// The service [`ReciboMode`] names: [`ReciboPdf`] for `Normal`.
-pub fn service(modo: ReciboMode) -> Arc<dyn ReciboService> {
+pub(crate) fn service(modo: ReciboMode) -> Arc<dyn ReciboService> {
     match modo {
         ReciboMode::Normal => Arc::new(ReciboPdf),
         ReciboMode::Indisponivel => Arc::new(ReciboDown),
@@ -43,7 +43,7 @@ pub fn service(modo: ReciboMode) -> Arc<dyn ReciboService> {
 
 /// The real service: [`super::render`].
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ReciboPdf;
+pub(crate) struct ReciboPdf;
 
 impl ReciboService for ReciboPdf {
     fn generate(

@@ -33,7 +33,7 @@ use crate::money::Centavos;
 pub const SEARCH_WINDOW: u32 = 10_000;
 
 /// The index serving the filter combination of `f` (same names in both stores).
-pub fn index_of(f: &HistoricoFilter) -> &'static str {
+pub(crate) fn index_of(f: &HistoricoFilter) -> &'static str {
     match (f.endpoint.is_some(), f.status) {
         (false, None) => "consultas_conta",
         (false, Some(StatusConsulta::Sucesso)) => "consultas_conta_sucesso",
@@ -46,7 +46,7 @@ pub fn index_of(f: &HistoricoFilter) -> &'static str {
 
 /// The ordinal column of the filter combination of `f`: the row's position (1 = oldest) among
 /// the account's rows that the `endpoint` and `status` filters select.
-pub fn order_column(f: &HistoricoFilter) -> &'static str {
+pub(crate) fn order_column(f: &HistoricoFilter) -> &'static str {
     match (f.endpoint.is_some(), f.status.is_some()) {
         (false, false) => "ordem_conta",
         (true, false) => "ordem_endpoint",
@@ -58,7 +58,7 @@ pub fn order_column(f: &HistoricoFilter) -> &'static str {
 /// The ordinals of page `page` (1-based; 0 is read as 1) of `size` rows, newest first, of a
 /// group of `total` rows: `(from, to)`, both inclusive, `from >= 1`; `None` past the last page
 /// or when `size` is 0.
-pub fn page_range(total: u64, page: u32, size: u32) -> Option<(i64, i64)> {
+pub(crate) fn page_range(total: u64, page: u32, size: u32) -> Option<(i64, i64)> {
     let total = i64::try_from(total).ok()?;
     let pulados = i64::from(page.max(1) - 1) * i64::from(size);
     let ate = total - pulados;
@@ -69,13 +69,13 @@ pub fn page_range(total: u64, page: u32, size: u32) -> Option<(i64, i64)> {
 }
 
 /// The UTC hour of `t`: whole hours since the Unix epoch (the key of `consultas_uso_hora`).
-pub fn utc_hour(t: DateTime<Utc>) -> i64 {
+pub(crate) fn utc_hour(t: DateTime<Utc>) -> i64 {
     t.timestamp_millis().div_euclid(3_600_000)
 }
 
 /// `s` with every NUL replaced by U+FFFD. PostgreSQL text cannot hold NUL; SQLite can: both
 /// stores store and search this form, so the same input gets the same answer.
-pub fn without_nul(s: &str) -> Cow<'_, str> {
+pub(crate) fn without_nul(s: &str) -> Cow<'_, str> {
     if s.contains('\0') {
         Cow::Owned(s.replace('\0', "\u{FFFD}"))
     } else {
@@ -84,12 +84,12 @@ pub fn without_nul(s: &str) -> Cow<'_, str> {
 }
 
 /// [`without_nul`] of an optional text.
-pub fn without_nul_opt(s: Option<&str>) -> Option<Cow<'_, str>> {
+pub(crate) fn without_nul_opt(s: Option<&str>) -> Option<Cow<'_, str>> {
     s.map(without_nul)
 }
 
 /// Per-endpoint sums of (endpoint, lookups, centavos) rows, ordered by endpoint.
-pub fn add_uso(linhas: impl IntoIterator<Item = (String, i64, i64)>) -> Vec<UsoEndpoint> {
+pub(crate) fn add_uso(linhas: impl IntoIterator<Item = (String, i64, i64)>) -> Vec<UsoEndpoint> {
     let mut por: BTreeMap<String, (i64, i64)> = BTreeMap::new();
     for (e, n, v) in linhas {
         let s = por.entry(e).or_default();

@@ -9,7 +9,7 @@
 //! Money is [`Centavos`]; instants are UTC; the caller passes the Brasília calendar day (the
 //! store never decides time zones).
 
-pub mod historico;
+pub(crate) mod historico;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 mod sqlite;
@@ -80,7 +80,7 @@ pub enum StoreError {
 
 /// The driver's own error behind a [`StoreError`] (for the log and `source()`), without naming
 /// the driver in the port.
-pub type DriverError = Box<dyn std::error::Error + Send + Sync>;
+pub(crate) type DriverError = Box<dyn std::error::Error + Send + Sync>;
 
 impl From<sqlx::Error> for StoreError {
     /// A pool that gave no connection in time is [`StoreError::Unavailable`]; anything else
@@ -115,13 +115,13 @@ impl From<rusqlite::Error> for StoreError {
 impl StoreError {
     /// True when the operation may have been committed although it failed
     /// ([`StoreError::ReplyLost`]).
-    pub fn uncertain_outcome(&self) -> bool {
+    pub(crate) fn uncertain_outcome(&self) -> bool {
         matches!(self, StoreError::ReplyLost(_))
     }
 
     /// The error of a commit whose reply was lost (`commit`) and whose outcome could not be
     /// learned either (`busca`).
-    pub fn unknown_outcome(commit: &impl fmt::Display, busca: &StoreError) -> StoreError {
+    pub(crate) fn unknown_outcome(commit: &impl fmt::Display, busca: &StoreError) -> StoreError {
         StoreError::ReplyLost(format!("{commit}; lookup failed: {busca}"))
     }
 }
@@ -130,7 +130,7 @@ impl StoreError {
 #[derive(Clone, PartialEq, Eq)]
 pub struct Conta {
     /// Account id.
-    pub id: ContaId,
+    pub(crate) id: ContaId,
     /// Hex SHA-256 of the API key (never the key).
     pub chave_hash: String,
     /// Balance, never negative.
@@ -194,7 +194,7 @@ pub struct ConsultaRecord {
 }
 
 /// A charged lookup about to be answered with 200. The price is not here: the store reads the
-/// account's table in its transaction and [`crate::money::cobranca::plan_cobranca`] prices
+/// account's table in its transaction and `crate::money::cobranca::plan_cobranca` prices
 /// it.
 #[derive(Debug, Clone)]
 pub struct Cobranca {
@@ -256,7 +256,7 @@ pub struct RecordedConsulta {
     /// Registered endpoint form.
     pub endpoint: String,
     /// Looked-up key.
-    pub chave: Option<String>,
+    pub(crate) chave: Option<String>,
     /// HTTP status.
     pub status: u16,
     /// Charged or not.
@@ -382,17 +382,17 @@ pub struct OwnerImovel {
     /// CAR code.
     pub codigo_car: CodigoCar,
     /// Protocol number.
-    pub codigo_protocolo: Option<String>,
+    pub(crate) codigo_protocolo: Option<String>,
     /// Property name.
-    pub nome_imovel: Option<String>,
+    pub(crate) nome_imovel: Option<String>,
     /// Registry (matrícula) number.
-    pub matricula_numero: Option<String>,
+    pub(crate) matricula_numero: Option<String>,
     /// Municipality name.
-    pub municipio: String,
+    pub(crate) municipio: String,
     /// State code (`MT`).
-    pub uf: String,
+    pub(crate) uf: String,
     /// Total area, hectares.
-    pub area_total_ha: rust_decimal::Decimal,
+    pub(crate) area_total_ha: rust_decimal::Decimal,
 }
 
 impl From<&Imovel> for OwnerImovel {
@@ -415,13 +415,13 @@ pub trait ConsultasStore {
     /// Records a lookup that is not charged (and counts it in the day's counters).
     async fn record_consulta(&self, registro: ConsultaRecord) -> Result<(), StoreError>;
     /// In one transaction: reads the account, the counters its limits need and its latest
-    /// history instant, plans with [`crate::money::cobranca::plan_cobranca`] and applies
+    /// history instant, plans with `crate::money::cobranca::plan_cobranca` and applies
     /// the plan (debit, history row, ledger row, counters, consolidation); a refusal is
     /// recorded with its status and debits nothing. Atomic and safe under concurrency
     /// (including other processes sharing the database).
     ///
     /// # Errors
-    /// [`StoreError`]; when [`StoreError::uncertain_outcome`] is true the charge may have been
+    /// [`StoreError`]; when `StoreError::uncertain_outcome` is true the charge may have been
     /// committed: [`ConsultasStore::cobranca_outcome`] tells.
     async fn charge_consulta(&self, cobranca: Cobranca) -> Result<CobrancaResult, StoreError>;
     /// The history row of the charge `request_id` of `conta` made at `em`, once the transaction
@@ -490,7 +490,7 @@ pub trait RecargasStore {
     /// Up to `limite` pending top-ups of every account, oldest first.
     async fn pending_recargas(&self, limite: u32) -> Result<Vec<Recarga>, StoreError>;
     /// In one transaction: reads the top-up, plans with
-    /// [`crate::money::recarga::plan_confirmation`] and applies the plan (conditional
+    /// `crate::money::recarga::plan_confirmation` and applies the plan (conditional
     /// transition Pendente -> Confirmado, credit of amount plus bonus with its ledger row, move
     /// to the current price table): whatever the order and the repeats, a top-up is credited
     /// once. Safe under concurrency (including other processes).
@@ -584,7 +584,7 @@ impl<T> Store for T where
 ///
 /// # Errors
 /// The store's error when the charge was not committed or its outcome cannot be learned.
-pub async fn charge_with_outcome(
+pub(crate) async fn charge_with_outcome(
     store: &dyn Store,
     cobranca: Cobranca,
 ) -> Result<CobrancaResult, StoreError> {

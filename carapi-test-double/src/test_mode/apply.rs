@@ -23,7 +23,11 @@ use carapi_service::store::ContaId;
 const WAIT_BEFORE_RESET: Duration = Duration::from_millis(50);
 
 /// Applies the first matching fault rule, if any, to `req` (see [`Fault`] for what each does).
-pub async fn apply(State(teste): State<Arc<TestMode>>, req: Request, next: Next) -> Response {
+pub(crate) async fn apply(
+    State(teste): State<Arc<TestMode>>,
+    req: Request,
+    next: Next,
+) -> Response {
     let Some(conta) = req.extensions().get::<ContaId>().copied() else {
         return next.run(req).await;
     };

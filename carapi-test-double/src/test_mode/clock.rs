@@ -15,7 +15,7 @@ use carapi_service::clock::Clock;
 /// Largest offset from the system clock either way: 100 years, in milliseconds. Moves beyond it
 /// saturate, so no instant the server computes (day and month bounds, timestamps) can leave
 /// the ranges of chrono, SQLite's text dates and PostgreSQL's `timestamptz`.
-pub const MAX_OFFSET_MS: i64 = 100 * 366 * 24 * 3600 * 1000;
+pub(crate) const MAX_OFFSET_MS: i64 = 100 * 366 * 24 * 3600 * 1000;
 
 /// A movable clock shared by the server of a test and the test itself (clones share it).
 #[derive(Debug, Clone, Default)]
@@ -26,7 +26,7 @@ pub struct TestClock {
 
 impl TestClock {
     /// A clock equal to the system clock until moved.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
@@ -37,7 +37,7 @@ impl TestClock {
 
     /// Moves the clock `d` forward and returns the new instant; the offset saturates at
     /// 100 years (`MAX_OFFSET_MS`).
-    pub fn advance(&self, d: Duration) -> DateTime<Utc> {
+    pub(crate) fn advance(&self, d: Duration) -> DateTime<Utc> {
         let ms = i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
         self.deslocamento_ms
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |atual| {
@@ -56,7 +56,7 @@ impl TestClock {
     }
 
     /// The [`Clock`] the server reads: this clock.
-    pub fn clock(&self) -> Clock {
+    pub(crate) fn clock(&self) -> Clock {
         let eu = self.clone();
         Clock::from_fn(move || eu.now())
     }

@@ -19,7 +19,7 @@ use carapi_service::http::server::Connections;
 
 /// Sockets that a fault can reset ([`ConnectionHandle::reset_db`]).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Resettable;
+pub(crate) struct Resettable;
 
 impl Connections for Resettable {
     type Io = ResettableSocket;
@@ -48,12 +48,12 @@ impl Connections for Resettable {
 /// The connection a request arrived on (a request extension). [`ConnectionHandle::reset_db`] drops it
 /// with a TCP reset, without answering: the test mode's way to lose an answer on the wire.
 #[derive(Debug, Clone)]
-pub struct ConnectionHandle(CancellationToken);
+pub(crate) struct ConnectionHandle(CancellationToken);
 
 impl ConnectionHandle {
     /// Closes the connection at once with a reset (`SO_LINGER` 0): whatever was not yet
     /// written is lost and the client sees "connection reset".
-    pub fn reset_db(&self) {
+    pub(crate) fn reset_db(&self) {
         self.0.cancel();
     }
 }
@@ -61,7 +61,7 @@ impl ConnectionHandle {
 /// The TCP stream of a connection; when dropped after [`ConnectionHandle::reset_db`] it closes with a
 /// reset instead of an orderly FIN.
 #[derive(Debug)]
-pub struct ResettableSocket {
+pub(crate) struct ResettableSocket {
     tcp: TcpStream,
     corte: CancellationToken,
 }

@@ -104,7 +104,7 @@ impl Fault {
         }
     }
 
-    /// A rule with this fault on the route template `route` (see [`FaultRule::em`]).
+    /// A rule with this fault on the route template `route` (see `FaultRule::em`).
     pub fn on(self, route: impl Into<String>) -> FaultRule {
         FaultRule::from(self).on(route)
     }
@@ -135,20 +135,20 @@ impl Fault {
 pub struct FaultRule {
     /// The fault.
     #[serde(rename = "falha")]
-    pub fault: Fault,
+    pub(crate) fault: Fault,
     /// Route template (`/v1/car/{codigoCar}`); `None` = every `/v1` route.
     #[serde(default, rename = "rota")]
-    pub route: Option<String>,
+    pub(crate) route: Option<String>,
     /// HTTP method (`GET`, `PUT`, `POST`); `None` = any.
     #[serde(default, rename = "metodo")]
-    pub method: Option<String>,
+    pub(crate) method: Option<String>,
     /// Only this account's requests; `None` = every account.
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>))]
-    pub conta: Option<ContaId>,
+    pub(crate) conta: Option<ContaId>,
     /// How many matching requests it applies to; `None` = every one. Default 1.
     #[serde(default = "once")]
-    pub vezes: Option<u32>,
+    pub(crate) vezes: Option<u32>,
 }
 
 fn once() -> Option<u32> {
@@ -170,7 +170,7 @@ impl From<Fault> for FaultRule {
 impl FaultRule {
     /// Only on the route template `route` (`/v1/car/{codigoCar}`, `/v1/recarga`); checked
     /// against the server's routes when registered.
-    pub fn on(mut self, route: impl Into<String>) -> Self {
+    pub(crate) fn on(mut self, route: impl Into<String>) -> Self {
         self.route = Some(route.into());
         self
     }
@@ -219,7 +219,7 @@ struct Recorded {
 
 /// The registered rules of a test-mode server.
 #[derive(Debug, Default)]
-pub struct Faults {
+pub(crate) struct Faults {
     regras: Mutex<Vec<Recorded>>,
     next_item: AtomicU64,
 }
@@ -230,7 +230,7 @@ impl Faults {
     /// # Errors
     /// [`InvalidRule`] when the route template is not one of the server's `/v1` routes or the
     /// method is not an HTTP method.
-    pub fn registrar(&self, regra: FaultRule) -> Result<FaultId, InvalidRule> {
+    pub(crate) fn registrar(&self, regra: FaultRule) -> Result<FaultId, InvalidRule> {
         let padrao = regra.route.as_deref().map(pattern_of).transpose()?;
         let method = regra
             .method
@@ -252,7 +252,7 @@ impl Faults {
     }
 
     /// Removes rule `id`; false when it is gone already (exhausted or cleared).
-    pub fn remove(&self, id: FaultId) -> bool {
+    pub(crate) fn remove(&self, id: FaultId) -> bool {
         let mut regras = self.regras.lock().unwrap_or_else(|e| e.into_inner());
         let antes = regras.len();
         regras.retain(|r| r.id != id);
@@ -260,7 +260,7 @@ impl Faults {
     }
 
     /// Removes every rule.
-    pub fn clear(&self) {
+    pub(crate) fn clear(&self) {
         self.regras
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -268,13 +268,14 @@ impl Faults {
     }
 
     /// How many rules are registered (exhausted ones are removed).
-    pub fn how_many(&self) -> usize {
+    #[cfg(test)]
+    fn how_many(&self) -> usize {
         self.regras.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     /// The fault for a request of `conta` with `method` on the route `padrao`, if a rule
     /// matches; the rule's count goes down and an exhausted rule is removed.
-    pub fn take(&self, padrao: &str, method: &Method, conta: ContaId) -> Option<Fault> {
+    pub(crate) fn take(&self, padrao: &str, method: &Method, conta: ContaId) -> Option<Fault> {
         let mut regras = self.regras.lock().unwrap_or_else(|e| e.into_inner());
         let i = regras.iter().position(|r| {
             r.regra.vezes != Some(0)

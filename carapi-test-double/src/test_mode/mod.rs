@@ -6,10 +6,10 @@
 //!   reuse window, the daily and monthly limits (Brasília calendar), `GET /v1/uso`'s 30 days,
 //!   the timestamps of history, top-ups and accounts, and reconciliation, which runs when the
 //!   clock has moved a whole interval (2 minutes) since its last pass
-//!   ([`TestMode::run_tasks`]);
-//! - faults on demand ([`faults`], applied by [`apply`]), the connection resets among them
-//!   through its own sockets ([`connection`]);
-//! - the `/_teste/...` HTTP routes ([`routes`]) for clients in other languages and the CLI,
+//!   (`TestMode::run_tasks`);
+//! - faults on demand (`faults`, applied by `apply`), the connection resets among them
+//!   through its own sockets (`connection`);
+//! - the `/_teste/...` HTTP routes (`routes`) for clients in other languages and the CLI,
 //!   behind their own bearer token.
 //!
 //! All of it is added from outside when such a server is assembled ([`assembly`]), through the
@@ -18,13 +18,13 @@
 //! without the test mode has none of this: no routes, no fault layer, no wrapped sockets, the
 //! system clock; no production module names this one.
 
-pub mod apply;
+pub(crate) mod apply;
 pub mod assembly;
-pub mod clock;
-pub mod connection;
-pub mod faults;
-pub mod operations;
-pub mod routes;
+pub(crate) mod clock;
+pub(crate) mod connection;
+pub(crate) mod faults;
+pub(crate) mod operations;
+pub(crate) mod routes;
 
 use std::net::SocketAddr;
 use std::sync::OnceLock;
@@ -41,14 +41,14 @@ use carapi_service::store::StoreError;
 
 /// Fewest characters of a `/_teste` token ([`TestModeConfig::token`]): a shorter one is refused
 /// at start (the generated one has 54).
-pub const MIN_TOKEN_LEN: usize = 32;
+pub(crate) const MIN_TOKEN_LEN: usize = 32;
 
 /// How the test mode is configured ([`assembly::start`]).
 #[derive(Debug, Clone, Default)]
 pub struct TestModeConfig {
     /// Bearer token of the `/_teste` routes; `None` leaves them closed (401) while the Rust API
     /// still works. `carapi-server serve --modo-teste` always sets one. At least
-    /// [`MIN_TOKEN_LEN`] characters ([`assembly::start`] refuses a shorter one).
+    /// `MIN_TOKEN_LEN` characters ([`assembly::start`] refuses a shorter one).
     pub token: Option<String>,
 }
 
@@ -56,9 +56,9 @@ pub struct TestModeConfig {
 #[derive(Debug)]
 pub struct TestMode {
     /// The clock every time-based rule reads.
-    pub clock: TestClock,
+    pub(crate) clock: TestClock,
     /// The registered fault rules.
-    pub faults: Faults,
+    pub(crate) faults: Faults,
     token: Option<String>,
     /// The test clock's instant of the last reconciliation pass; the lock also serialises
     /// passes.
@@ -83,7 +83,7 @@ pub struct Advance {
 
 impl TestMode {
     /// A test mode with the clock at the system time and no faults.
-    pub fn new(config: &TestModeConfig) -> Self {
+    pub(crate) fn new(config: &TestModeConfig) -> Self {
         let clock = TestClock::new();
         TestMode {
             ultima_reconciliacao: tokio::sync::Mutex::new(clock.now()),
@@ -95,7 +95,7 @@ impl TestMode {
     }
 
     /// True when `token` is the `/_teste` routes' token (compared in constant time).
-    pub fn token_matches(&self, token: &str) -> bool {
+    pub(crate) fn token_matches(&self, token: &str) -> bool {
         self.token
             .as_deref()
             .is_some_and(|t| bool::from(t.as_bytes().ct_eq(token.as_bytes())))
@@ -106,7 +106,7 @@ impl TestMode {
     ///
     /// # Errors
     /// [`StoreError`] when the reconciliation pass fails.
-    pub async fn advance(&self, st: &AppState, d: Duration) -> Result<Advance, StoreError> {
+    pub(crate) async fn advance(&self, st: &AppState, d: Duration) -> Result<Advance, StoreError> {
         let now = self.clock.advance(d);
         let reconciliadas = self.run_tasks(st).await?;
         Ok(Advance { now, reconciliadas })
@@ -120,7 +120,7 @@ impl TestMode {
     ///
     /// # Errors
     /// [`StoreError`] when the pass fails (the last-pass instant is then kept).
-    pub async fn run_tasks(&self, st: &AppState) -> Result<u32, StoreError> {
+    pub(crate) async fn run_tasks(&self, st: &AppState) -> Result<u32, StoreError> {
         let mut ultima = self.ultima_reconciliacao.lock().await;
         let now = self.clock.now();
         let intervalo = chrono::Duration::from_std(st.config.reconcile_interval)

@@ -20,21 +20,21 @@ use carapi_service::store::ContaId;
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "openapi", schema(as = NovaContaTeste))]
 #[serde(rename_all = "camelCase", default)]
-pub struct TestNovaConta {
+pub(crate) struct TestNovaConta {
     /// Initial balance in BRL (default 100.00); a JSON number.
     #[serde(with = "rust_decimal::serde::float")]
     #[cfg_attr(feature = "openapi", schema(default = 100.0))]
-    pub saldo: Decimal,
+    pub(crate) saldo: Decimal,
     /// On the legacy price table (docs/contrato.md, "Prices").
-    pub legado: bool,
+    pub(crate) legado: bool,
     /// The linked user's CPF/CNPJ (default a valid fictitious CPF); `None` makes
     /// `POST /v1/recarga` answer `DOCUMENTO_AUSENTE`.
-    pub documento: Option<String>,
+    pub(crate) documento: Option<String>,
     /// Daily limit of charged lookups (Brasília day); `None` = none.
-    pub limite_diario: Option<u32>,
+    pub(crate) limite_diario: Option<u32>,
     /// Monthly spending limit in BRL (Brasília month); `None` = none.
     #[serde(with = "rust_decimal::serde::float_option")]
-    pub limite_mensal: Option<Decimal>,
+    pub(crate) limite_mensal: Option<Decimal>,
 }
 
 impl Default for TestNovaConta {
@@ -57,17 +57,17 @@ impl Default for TestNovaConta {
 pub struct ContaState {
     /// Account id.
     #[cfg_attr(feature = "openapi", schema(value_type = i64))]
-    pub conta_id: ContaId,
+    pub(crate) conta_id: ContaId,
     /// Balance in BRL (a JSON number, as every amount of the contract).
     #[serde(with = "rust_decimal::serde::float")]
     pub saldo: Decimal,
     /// Still on the legacy price table.
-    pub legado: bool,
+    pub(crate) legado: bool,
     /// Daily limit of charged lookups.
-    pub limite_diario: Option<u32>,
+    pub(crate) limite_diario: Option<u32>,
     /// Monthly spending limit in BRL.
     #[serde(with = "rust_decimal::serde::float_option")]
-    pub limite_mensal: Option<Decimal>,
+    pub(crate) limite_mensal: Option<Decimal>,
     /// Total charged so far in BRL (the ledger's debits).
     #[serde(with = "rust_decimal::serde::float")]
     pub debitado: Decimal,
@@ -82,7 +82,10 @@ pub struct ContaState {
 /// [`ServerError::Invalido`] for a negative balance, fractions of a centavo, an invalid
 /// document or limits outside the contract's ranges ([`carapi_service::money::limites::limites_of_patch`]);
 /// [`ServerError::Store`].
-pub async fn create_conta(st: &AppState, nova: TestNovaConta) -> Result<ContaCriada, ServerError> {
+pub(crate) async fn create_conta(
+    st: &AppState,
+    nova: TestNovaConta,
+) -> Result<ContaCriada, ServerError> {
     let documento = nova
         .documento
         .as_deref()
@@ -122,7 +125,7 @@ pub async fn create_conta(st: &AppState, nova: TestNovaConta) -> Result<ContaCri
 /// # Errors
 /// [`ServerError::NaoEncontrado`] for an unknown top-up or charge; [`ServerError::Webhook`]
 /// when the delivery fails; [`ServerError::Store`].
-pub async fn pay(
+pub(crate) async fn pay(
     st: &AppState,
     modo: &TestMode,
     recarga_id: Uuid,
@@ -157,7 +160,7 @@ pub async fn pay(
 ///
 /// # Errors
 /// [`ServerError::NaoEncontrado`] for an unknown account; [`ServerError::Store`].
-pub async fn conta_state_of(st: &AppState, id: ContaId) -> Result<ContaState, ServerError> {
+pub(crate) async fn conta_state_of(st: &AppState, id: ContaId) -> Result<ContaState, ServerError> {
     let nao_ha = || ServerError::NaoEncontrado(format!("conta {id}"));
     let conta = st.store.conta(id).await?.ok_or_else(nao_ha)?;
     let ledger = st.store.ledger(id).await?.ok_or_else(nao_ha)?;

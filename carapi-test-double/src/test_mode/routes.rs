@@ -44,7 +44,7 @@ const GET: &[Method] = &[Method::GET];
 
 /// The `/_teste` routes and their methods (the edge middleware checks requests against them
 /// on a test-mode server, as it does [`carapi_service::http::routes::ROUTES`]).
-pub const ROUTES: &[Route] = &[
+pub(crate) const ROUTES: &[Route] = &[
     Route {
         padrao: "/_teste/falhas",
         methods: &[Method::POST, Method::DELETE],
@@ -73,11 +73,11 @@ pub const ROUTES: &[Route] = &[
 
 /// What the `/_teste` handlers reach: the server's state and the test mode's.
 #[derive(Debug, Clone)]
-pub struct TestState {
+pub(crate) struct TestState {
     /// The server's state (its clock is the test clock).
-    pub st: AppState,
+    pub(crate) st: AppState,
     /// The test mode.
-    pub modo: Arc<TestMode>,
+    pub(crate) modo: Arc<TestMode>,
 }
 
 impl FromRef<TestState> for AppState {
@@ -173,7 +173,10 @@ fn server_error(e: ServerError) -> ApiError {
         (status = 400, description = "`PARAMETRO_INVALIDO`: malformed body or value", body = carapi_sdk::ApiErrorBody),
         (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
     )))]
-pub async fn inject(State(modo): State<Arc<TestMode>>, corpo: Bytes) -> Result<Response, ApiError> {
+pub(crate) async fn inject(
+    State(modo): State<Arc<TestMode>>,
+    corpo: Bytes,
+) -> Result<Response, ApiError> {
     let regra: FaultRule = json(&corpo)?;
     let id = modo.faults.registrar(regra).map_err(|e| invalid(e.0))?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "id": id }))).into_response())
@@ -185,7 +188,7 @@ pub async fn inject(State(modo): State<Arc<TestMode>>, corpo: Bytes) -> Result<R
         (status = 204, description = "Every rule removed"),
         (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
     )))]
-pub async fn clear_faults(State(modo): State<Arc<TestMode>>) -> StatusCode {
+pub(crate) async fn clear_faults(State(modo): State<Arc<TestMode>>) -> StatusCode {
     modo.faults.clear();
     StatusCode::NO_CONTENT
 }
@@ -196,7 +199,7 @@ pub async fn clear_faults(State(modo): State<Arc<TestMode>>) -> StatusCode {
         (status = 200, description = "The server clock: `{\"agora\": \"<UTC>\"}`", body = serde_json::Value),
         (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
     )))]
-pub async fn clock(State(st): State<AppState>) -> Json<serde_json::Value> {
+pub(crate) async fn clock(State(st): State<AppState>) -> Json<serde_json::Value> {
     Json(serde_json::json!({ "agora": st.clock.now() }))
 }
 
@@ -205,9 +208,9 @@ pub async fn clock(State(st): State<AppState>) -> Json<serde_json::Value> {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "openapi", schema(as = Avancar))]
 #[serde(deny_unknown_fields)]
-pub struct AdvanceBody {
+pub(crate) struct AdvanceBody {
     /// Seconds to move the clock forward.
-    pub segundos: u64,
+    pub(crate) segundos: u64,
 }
 
 /// `POST /_teste/relogio/avancar`: moves the clock and runs what became due.
@@ -218,7 +221,7 @@ pub struct AdvanceBody {
         (status = 400, description = "`PARAMETRO_INVALIDO`: malformed body or value", body = carapi_sdk::ApiErrorBody),
         (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
     )))]
-pub async fn advance(
+pub(crate) async fn advance(
     State(st): State<AppState>,
     State(modo): State<Arc<TestMode>>,
     corpo: Bytes,
@@ -238,7 +241,10 @@ pub async fn advance(
         (status = 400, description = "`PARAMETRO_INVALIDO`: malformed body or value", body = carapi_sdk::ApiErrorBody),
         (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
     )))]
-pub async fn create_conta(State(st): State<AppState>, corpo: Bytes) -> Result<Response, ApiError> {
+pub(crate) async fn create_conta(
+    State(st): State<AppState>,
+    corpo: Bytes,
+) -> Result<Response, ApiError> {
     let nova: TestNovaConta = json(&corpo)?;
     let criada = operations::create_conta(&st, nova)
         .await
@@ -254,7 +260,10 @@ pub async fn create_conta(State(st): State<AppState>, corpo: Bytes) -> Result<Re
         (status = 404, description = "No such account", body = carapi_sdk::ApiErrorBody),
         (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
     )))]
-pub async fn conta(State(st): State<AppState>, Segment(id): Segment) -> Result<Response, ApiError> {
+pub(crate) async fn conta(
+    State(st): State<AppState>,
+    Segment(id): Segment,
+) -> Result<Response, ApiError> {
     let id: ContaId = id
         .parse()
         .map_err(|_| invalid(format!("contaId inválido: {id:?}")))?;
@@ -272,7 +281,7 @@ pub async fn conta(State(st): State<AppState>, Segment(id): Segment) -> Result<R
 pub struct Payment {
     /// Deliver the signed webhook (default true); false leaves it to reconciliation.
     #[serde(default = "yes")]
-    pub webhook: bool,
+    pub(crate) webhook: bool,
 }
 
 fn yes() -> bool {
@@ -289,7 +298,7 @@ fn yes() -> bool {
         (status = 400, description = "`PARAMETRO_INVALIDO`: malformed body or value", body = carapi_sdk::ApiErrorBody),
         (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
     )))]
-pub async fn pay(
+pub(crate) async fn pay(
     State(st): State<AppState>,
     State(modo): State<Arc<TestMode>>,
     Segment(id): Segment,

@@ -26,11 +26,11 @@ use crate::store::{ContaId, OwnerImovel};
 use record::{Consulta, Failure};
 
 /// Ceiling of items of an owner lookup (contract, "Lookups" 4).
-pub const LIMITE_PROPRIETARIO: u32 = 200;
+pub(crate) const LIMITE_PROPRIETARIO: u32 = 200;
 
 /// The key of a lookup, parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Key {
+pub(crate) enum Key {
     /// A CAR code (basic, complete and receipt lookups).
     Car(CodigoCar),
     /// An owner's CPF or CNPJ.
@@ -41,7 +41,7 @@ pub enum Key {
 /// itself (`None` when it does not parse: a 400 recorded with the raw key). The edge reads it
 /// for the sandbox exemption of the rate limit and the handler runs it ([`run`]).
 #[derive(Debug, Clone)]
-pub struct Request {
+pub(crate) struct Request {
     endpoint: EndpointConsulta,
     raw: String,
     key: Option<Key>,
@@ -49,7 +49,7 @@ pub struct Request {
 
 impl Request {
     /// The lookup of `raw` (the path parameter, percent-decoded) on `endpoint`.
-    pub fn new(endpoint: EndpointConsulta, raw: impl Into<String>) -> Self {
+    pub(crate) fn new(endpoint: EndpointConsulta, raw: impl Into<String>) -> Self {
         let raw = raw.into();
         let key = match endpoint {
             EndpointConsulta::Proprietario => CpfCnpj::parse(raw.trim_start_matches('/'))
@@ -61,7 +61,7 @@ impl Request {
     }
 
     /// The lookup the route template `rota` serves, if it is one of the four.
-    pub fn endpoint_of_route(rota: &str) -> Option<EndpointConsulta> {
+    pub(crate) fn endpoint_of_route(rota: &str) -> Option<EndpointConsulta> {
         match rota {
             "/v1/car/{codigoCar}" => Some(EndpointConsulta::CarBasico),
             "/v1/car/{codigoCar}/completo" => Some(EndpointConsulta::CarCompleto),
@@ -73,7 +73,7 @@ impl Request {
 
     /// True for a reserved sandbox value: answered with fixed data, never charged, counted
     /// toward no limit (contract, "Sandbox").
-    pub fn is_sandbox(&self) -> bool {
+    pub(crate) fn is_sandbox(&self) -> bool {
         match &self.key {
             Some(Key::Car(c)) => c.is_sandbox(),
             Some(Key::Documento(d)) => d.is_sandbox(),
@@ -93,7 +93,7 @@ impl Request {
 
 /// The answer of a lookup, as the contract's models.
 #[derive(Debug)]
-pub enum Answer {
+pub(crate) enum Answer {
     /// `GET /v1/car/{codigoCar}`.
     Basico(CarResponse<CarDadosBasicos>),
     /// `GET /v1/car/{codigoCar}/completo`.
@@ -122,7 +122,7 @@ enum Fetched {
 /// The contract's error answer: 400 for a key that does not parse, 404 for an unknown record,
 /// owner or receipt, 402 and 429 from the charge, 502 and 503 of the receipt, 503 for a
 /// database that is away, 500 otherwise; each recorded in the history (sandbox ones excepted).
-pub async fn run(st: &AppState, conta: ContaId, req: Request) -> Result<Answer, ApiError> {
+pub(crate) async fn run(st: &AppState, conta: ContaId, req: Request) -> Result<Answer, ApiError> {
     let c = Consulta::new(st, conta, req.endpoint, req.recorded());
     let Some(key) = req.key.clone() else {
         return Err(c.failed(invalid(&req)).await);

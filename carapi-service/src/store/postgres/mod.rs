@@ -50,7 +50,7 @@ use super::*;
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
 /// Connections of the pool opened by [`PgStore::connect`].
-pub const DEFAULT_CONNECTIONS: u32 = 10;
+pub(crate) const DEFAULT_CONNECTIONS: u32 = 10;
 
 /// PostgreSQL implementation of [`Store`].
 #[derive(Debug, Clone)]
@@ -66,19 +66,19 @@ pub struct PgStore {
 /// (`sqlx::Error::PoolTimedOut`, which the HTTP layer answers 503 `SERVICO_INDISPONIVEL` with
 /// `Retry-After`) instead of hanging while the database is away; the pool reconnects by itself
 /// when it returns.
-pub const CONNECTION_WAIT: Duration = Duration::from_secs(5);
+pub(crate) const CONNECTION_WAIT: Duration = Duration::from_secs(5);
 
 /// Connections of the history pool.
-pub const HISTORY_CONNECTIONS: u32 = 3;
+pub(crate) const HISTORY_CONNECTIONS: u32 = 3;
 /// Statement time-out of the history pool.
-pub const HISTORY_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const HISTORY_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub use super::is_postgres_url;
 
 impl PgStore {
     /// Connects to `url` (`postgres://user@host:5432/db`), creating the database when it does
     /// not exist and the user may create it, and applies the migrations. Pool of
-    /// [`DEFAULT_CONNECTIONS`] connections.
+    /// `DEFAULT_CONNECTIONS` connections.
     ///
     /// # Errors
     /// [`StoreError::Database`] when the URL is invalid or the server unreachable;
@@ -91,7 +91,7 @@ impl PgStore {
     ///
     /// # Errors
     /// As [`PgStore::connect`].
-    pub async fn connect_with(url: &str, conexoes: u32) -> Result<Self, StoreError> {
+    pub(crate) async fn connect_with(url: &str, conexoes: u32) -> Result<Self, StoreError> {
         let opts = PgConnectOptions::from_str(url)?;
         // Best effort, like SQLite's create_if_missing: a user without CREATEDB, or another
         // process creating it at the same time, still gets a meaningful error from connect.
@@ -119,15 +119,6 @@ impl PgStore {
         Ok(PgStore { pool, historico })
     }
 
-    /// Over an existing pool (already migrated, or call [`PgStore::migrate`]); history reads
-    /// share it.
-    pub fn from_pool(pool: PgPool) -> Self {
-        PgStore {
-            historico: pool.clone(),
-            pool,
-        }
-    }
-
     /// `EXPLAIN` lines of the history statements for `f` (tests: each filter combination is
     /// served by an index).
     ///
@@ -153,23 +144,8 @@ impl PgStore {
         historico::uso_plan(&self.historico, conta, desde).await
     }
 
-    /// Applies the PostgreSQL migrations.
-    ///
-    /// # Errors
-    /// [`StoreError::Migration`].
-    pub async fn migrate(&self) -> Result<(), StoreError> {
-        MIGRATOR.run(&self.pool).await?;
-        Ok(())
-    }
-
     /// The connection pool.
     pub fn pool(&self) -> &PgPool {
         &self.pool
-    }
-
-    /// Closes the pools.
-    pub async fn close(&self) {
-        self.pool.close().await;
-        self.historico.close().await;
     }
 }

@@ -43,7 +43,7 @@ SELECT EXISTS (SELECT 1 FROM aceito),
 
 impl PostgresRateLimiter {
     /// `per_second` requests per second per key over `pool` (already migrated).
-    pub fn new(pool: PgPool, per_second: NonZeroU32) -> Self {
+    pub(crate) fn new(pool: PgPool, per_second: NonZeroU32) -> Self {
         let intervalo_us = 1_000_000 / i64::from(per_second.get());
         PostgresRateLimiter {
             pool,

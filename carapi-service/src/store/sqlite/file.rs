@@ -15,7 +15,7 @@ const SUFFIXES: [&str; 4] = ["", "-wal", "-shm", "-journal"];
 ///
 /// # Errors
 /// The [`io::Error`] of creating the file or changing a mode (a file owned by another user).
-pub fn make_private(caminho: &Path) -> io::Result<()> {
+pub(crate) fn make_private(caminho: &Path) -> io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};

@@ -256,7 +256,7 @@ pub(super) async fn uso_by_endpoint(
 ///
 /// # Errors
 /// [`StoreError`] when the database fails.
-pub async fn historico_plan(
+pub(crate) async fn historico_plan(
     store: &SqliteStore,
     conta: ContaId,
     f: &HistoricoFilter,
@@ -298,7 +298,7 @@ pub async fn historico_plan(
 ///
 /// # Errors
 /// [`StoreError`] when the database fails.
-pub async fn uso_plan(
+pub(crate) async fn uso_plan(
     store: &SqliteStore,
     conta: ContaId,
     desde: DateTime<Utc>,

@@ -172,7 +172,7 @@ impl RecargasStore for SqliteStore {
     }
 
     /// Under `BEGIN IMMEDIATE` (no other writer in between): reads the top-up, plans with
-    /// [`recarga::plan_confirmation`] and applies the plan.
+    /// `recarga::plan_confirmation` and applies the plan.
     async fn confirm_recarga(
         &self,
         payment_id: &str,
