@@ -16,8 +16,6 @@ use rust_decimal::Decimal;
 use crate::fictitious::{self, Rng8};
 use carapi_service::dados::{Imovel, Proprietario};
 
-use crate::municipios;
-
 /// The public SICAR columns of one record, typed (what the CSV gives us).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SicarRecord {
@@ -71,8 +69,10 @@ pub(crate) fn complete(r: SicarRecord) -> Imovel {
     complete_with(r, proprietarios, &mut rng)
 }
 
-/// Completes a record with the given owners: property name, matrícula, protocol code and
-/// coordinates (the IBGE centroid of `codigo_municipio_ibge`; `None` if the code is unknown).
+/// Completes a record with the given owners: property name, matrícula and protocol code. No
+/// position: a real record without a known position answers `null` (the contract's
+/// coordinates are nullable); a position is never made up and presented as the property's
+/// (the WFS reader sets a polygon's centroid, the synthetic generator its own).
 ///
 /// A receipt exists unless the record is `PE` (pendente: not issued yet) or `CA` (cancelado);
 /// requests for those get 404 `RECIBO_NAO_ENCONTRADO`.
@@ -84,7 +84,6 @@ pub(crate) fn complete_with(
     let nome_imovel = fictitious::nome_imovel(rng, r.area_total_ha);
     let (numero, data, cartorio) = fictitious::matricula(rng, r.data_cadastro, &r.municipio);
     let protocolo = fictitious::protocolo(rng, &r.uf, r.codigo_municipio_ibge);
-    let centro = municipios::by_code(r.codigo_municipio_ibge);
     let tem_recibo = !matches!(r.status_imovel.as_str(), "PE" | "CA");
     Imovel {
         codigo_car: r.codigo_car,
@@ -100,8 +99,8 @@ pub(crate) fn complete_with(
         codigo_municipio_ibge: r.codigo_municipio_ibge,
         uf: r.uf,
         codigo_protocolo: Some(protocolo),
-        latitude: centro.map(|m| m.latitude),
-        longitude: centro.map(|m| m.longitude),
+        latitude: None,
+        longitude: None,
         matricula_numero: Some(numero),
         matricula_data: Some(data),
         matricula_cartorio: Some(cartorio),

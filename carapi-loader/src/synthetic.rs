@@ -171,7 +171,12 @@ impl Iterator for Synthetic {
                 .map(|_| fictitious::proprietario(&mut self.rng))
                 .collect(),
         };
-        Some(complete_with(registro, proprietarios, &mut self.rng))
+        let centro = municipios::by_code(registro.codigo_municipio_ibge);
+        let mut imovel = complete_with(registro, proprietarios, &mut self.rng);
+        // Synthetic records sit at their municipality's IBGE centroid (they are made up anyway).
+        imovel.latitude = centro.map(|m| m.latitude);
+        imovel.longitude = centro.map(|m| m.longitude);
+        Some(imovel)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

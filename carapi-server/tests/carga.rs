@@ -233,7 +233,7 @@ fn multipoligono(g: &Value) -> MultiPolygon<f64> {
 }
 
 #[tokio::test]
-async fn wfs_embutido_centroide_dentro_do_poligono_e_municipio_sem_geometria() {
+async fn wfs_embutido_centroide_dentro_do_poligono_e_sem_posicao_sem_geometria() {
     let dir = tempfile::tempdir().unwrap();
     let url = sqlite_url(&dir);
     let file = dados("sicar-wfs/imoveis.geojson");
@@ -247,12 +247,12 @@ async fn wfs_embutido_centroide_dentro_do_poligono_e_municipio_sem_geometria() {
         let p = &f["properties"];
         let codigo = CodigoCar::parse(p["cod_imovel"].as_str().unwrap()).unwrap();
         let i = store.imovel(&codigo).await.unwrap().expect("importado");
-        let (lat, lon) = (i.latitude.unwrap(), i.longitude.unwrap());
         if f["geometry"].is_null() {
-            let m = carapi_loader::municipios::by_code(i.codigo_municipio_ibge).unwrap();
-            assert_eq!((lat, lon), (m.latitude, m.longitude), "{codigo}");
+            // No polygon, no position: never the municipal seat presented as the property's.
+            assert_eq!((i.latitude, i.longitude), (None, None), "{codigo}");
             sem += 1;
         } else {
+            let (lat, lon) = (i.latitude.unwrap(), i.longitude.unwrap());
             let ponto = Point::new(lon.to_f64().unwrap(), lat.to_f64().unwrap());
             assert!(
                 multipoligono(&f["geometry"]).contains(&ponto),
@@ -262,11 +262,15 @@ async fn wfs_embutido_centroide_dentro_do_poligono_e_municipio_sem_geometria() {
         }
         // The contract's DMS of the stored degrees, as the API answers it.
         let d = i.dados_basicos();
-        let de_volta = dms::parse(d.latitude.as_deref().unwrap()).unwrap();
-        assert!(
-            (de_volta - lat).abs() < Decimal::new(1, 5),
-            "{de_volta} {lat}"
-        );
+        if let Some(lat) = i.latitude {
+            let de_volta = dms::parse(d.latitude.as_deref().unwrap()).unwrap();
+            assert!(
+                (de_volta - lat).abs() < Decimal::new(1, 5),
+                "{de_volta} {lat}"
+            );
+        } else {
+            assert_eq!(d.latitude, None);
+        }
         // WFS instants are UTC; the record holds Brasília wall time.
         let criacao = p["dat_criacao"].as_str().unwrap();
         let utc = chrono::DateTime::parse_from_rfc3339(criacao).unwrap();
@@ -522,4 +526,33 @@ async fn postgres_seed_import_versoes_e_linha_ruim() {
         Some("22/09/2026 18:33:53")
     );
     assert_ne!(i.latitude, Some(Decimal::ZERO));
+}
+
+/// A real bundled record whose origin (the public SICAR CSV) carries no position answers
+/// `latitude`/`longitude` `null` (the contract allows it), never its municipal seat's.
+#[tokio::test]
+async fn a_real_record_without_a_known_position_answers_null() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = carapi_service::spawn(carapi_service::Config::local(sqlite_url(&dir)))
+        .await
+        .unwrap();
+    let conta = server
+        .create_conta(carapi_service::NovaConta::default())
+        .await
+        .unwrap();
+    let codigo = "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47";
+    let v: Value = reqwest::Client::new()
+        .get(format!("{}/v1/car/{codigo}", server.base_url()))
+        .bearer_auth(&conta.api_key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v["success"], true, "{v}");
+    assert!(v["dados"]["latitude"].is_null(), "{v}");
+    assert!(v["dados"]["longitude"].is_null(), "{v}");
+    assert_eq!(v["dados"]["municipio"], "Brasília");
+    server.shutdown().await;
 }
