@@ -18,7 +18,8 @@ async fn lookups_charge_the_current_prices_and_are_recorded() {
     assert_eq!(basico.dados.codigo_car, CODIGO_REAL);
     assert_eq!(basico.dados.uf.as_deref(), Some("Distrito Federal"));
     assert_eq!(basico.dados.area_total(), Some(dec!(2.0131)));
-    assert!(basico.dados.latitude_graus().is_some() && basico.dados.data_cadastro_em().is_some());
+    // The public CSV record has no position: `null`, never a made-up one.
+    assert!(basico.dados.latitude_graus().is_none() && basico.dados.data_cadastro_em().is_some());
     assert!(!basico.sandbox);
 
     let completo = c.car_completo(CODIGO_REAL.to_lowercase()).await.unwrap();
