@@ -111,7 +111,16 @@ mod tests {
 
     #[test]
     fn pdf_valido_com_duas_paginas_e_o_codigo_extraivel() {
-        let imovel = imovel_df();
+        let mut imovel = imovel_df();
+        // The bundled CSV record has no position; the receipt prints one when there is.
+        assert_eq!(imovel.latitude, None);
+        let sem_posicao = texts(&render(&imovel, emitido()).expect("recibo"))[0].clone();
+        assert!(
+            sem_posicao.contains("do Imóvel:\nNão informado"),
+            "{sem_posicao}"
+        );
+        imovel.latitude = Some(rust_decimal::Decimal::new(-157_795, 4));
+        imovel.longitude = Some(rust_decimal::Decimal::new(-479_297, 4));
         let bytes = render(&imovel, emitido()).expect("recibo");
         assert!(bytes.starts_with(b"%PDF-1.5"));
         assert!(bytes.trim_ascii_end().ends_with(b"%%EOF"));
