@@ -14,22 +14,22 @@ use rand::{Rng, SeedableRng};
 use rust_decimal::Decimal;
 
 use crate::fictitious::{self, Rng8};
-use carapi_service::dados::{Imovel, Proprietario};
+use carapi_service::dados::{Imovel, Proprietario, StatusImovel, TipoImovel, Uf};
 
 /// The public SICAR columns of one record, typed (what the CSV gives us).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SicarRecord {
     pub(crate) codigo_car: CodigoCar,
-    pub(crate) status_imovel: String,
+    pub(crate) status_imovel: StatusImovel,
     pub(crate) condicao: Option<String>,
     pub(crate) data_cadastro: NaiveDateTime,
     pub(crate) data_atualizacao: Option<NaiveDateTime>,
     pub(crate) area_total_ha: Decimal,
     pub(crate) modulos_fiscais: Option<Decimal>,
-    pub(crate) tipo_imovel: String,
+    pub(crate) tipo_imovel: TipoImovel,
     pub(crate) municipio: String,
     pub(crate) codigo_municipio_ibge: u32,
-    pub(crate) uf: String,
+    pub(crate) uf: Uf,
 }
 
 /// Fixed fictitious owners shared by the bundled and imported records: each such record gets one
@@ -83,8 +83,8 @@ pub(crate) fn complete_with(
 ) -> Imovel {
     let nome_imovel = fictitious::nome_imovel(rng, r.area_total_ha);
     let (numero, data, cartorio) = fictitious::matricula(rng, r.data_cadastro, &r.municipio);
-    let protocolo = fictitious::protocolo(rng, &r.uf, r.codigo_municipio_ibge);
-    let tem_recibo = !matches!(r.status_imovel.as_str(), "PE" | "CA");
+    let protocolo = fictitious::protocolo(rng, r.uf.as_str(), r.codigo_municipio_ibge);
+    let tem_recibo = r.status_imovel.tem_recibo();
     Imovel {
         codigo_car: r.codigo_car,
         status_imovel: r.status_imovel,

@@ -13,7 +13,7 @@ use std::str::FromStr;
 use std::sync::LazyLock;
 
 use carapi_sdk::CodigoCar;
-use carapi_sdk::domain::{br, uf};
+use carapi_sdk::domain::br;
 use chrono::NaiveDateTime;
 use chrono_tz::America::Sao_Paulo;
 use rust_decimal::Decimal;
@@ -21,7 +21,7 @@ use rust_decimal::Decimal;
 pub use crate::complete::SicarRecord;
 use crate::complete::complete;
 use crate::csv_lines::LineCounter;
-use carapi_service::dados::Imovel;
+use carapi_service::dados::{Imovel, StatusImovel, TipoImovel, Uf};
 
 use crate::municipios;
 
@@ -132,16 +132,16 @@ pub fn write_csv(
     for i in imoveis {
         w.write_record([
             i.codigo_car.to_string(),
-            i.status_imovel,
+            i.status_imovel.to_string(),
             data(i.data_cadastro),
             i.data_atualizacao.map(data).unwrap_or_default(),
             i.area_total_ha.to_string(),
             i.condicao.unwrap_or_default(),
-            i.uf,
+            i.uf.to_string(),
             i.municipio,
             i.codigo_municipio_ibge.to_string(),
             i.modulos_fiscais.map(|d| d.to_string()).unwrap_or_default(),
-            i.tipo_imovel,
+            i.tipo_imovel.to_string(),
         ])?;
     }
     w.flush()?;
@@ -325,14 +325,14 @@ pub(crate) fn validate(l: CsvRow<'_>, linha: u64) -> Result<SicarRecord, ImportE
                 "esperado UF-IIIIIII-<32 hexadecimais>",
             )
         })?;
-    let status_imovel = l.status_imovel.to_ascii_uppercase();
-    if !matches!(status_imovel.as_str(), "AT" | "PE" | "SU" | "CA") {
-        return Err(erro(
-            "status_imovel",
-            &l.status_imovel,
-            "esperado AT, PE, SU ou CA",
-        ));
-    }
+    let status_imovel =
+        StatusImovel::parse(&l.status_imovel.to_ascii_uppercase()).ok_or_else(|| {
+            erro(
+                "status_imovel",
+                &l.status_imovel,
+                "esperado AT, PE, SU ou CA",
+            )
+        })?;
     let (data_cadastro, data_atualizacao) = dates(&l, linha)?;
     let area_total_ha = decimal(&l.area)
         .ok_or_else(|| erro("area", &l.area, "esperado número de hectares não negativo"))?;
@@ -341,14 +341,8 @@ pub(crate) fn validate(l: CsvRow<'_>, linha: u64) -> Result<SicarRecord, ImportE
         s => Some(decimal(s).ok_or_else(|| erro("m_fiscal", s, "esperado número não negativo"))?),
     };
     let (codigo_municipio_ibge, nome_ibge, sigla) = local(&l, linha)?;
-    let tipo_imovel = l.tipo_imovel.to_ascii_uppercase();
-    if !matches!(tipo_imovel.as_str(), "IRU" | "AST" | "PCT") {
-        return Err(erro(
-            "tipo_imovel",
-            &l.tipo_imovel,
-            "esperado IRU, AST ou PCT",
-        ));
-    }
+    let tipo_imovel = TipoImovel::parse(&l.tipo_imovel.to_ascii_uppercase())
+        .ok_or_else(|| erro("tipo_imovel", &l.tipo_imovel, "esperado IRU, AST ou PCT"))?;
     let municipio = if l.municipio.is_empty() {
         nome_ibge
     } else {
@@ -386,7 +380,7 @@ fn dates(
 
 /// The IBGE code of the row's municipality, its name in the IBGE list and the row's UF
 /// (upper case), which must be the municipality's.
-fn local(l: &CsvRow<'_>, linha: u64) -> Result<(u32, String, String), ImportError> {
+fn local(l: &CsvRow<'_>, linha: u64) -> Result<(u32, String, Uf), ImportError> {
     let erro =
         |campo: &'static str, valor: &str, motivo: &str| field_error(linha, campo, valor, motivo);
     let codigo: u32 = l.cod_municipio_ibge.parse().map_err(|_| {
@@ -403,9 +397,10 @@ fn local(l: &CsvRow<'_>, linha: u64) -> Result<(u32, String, String), ImportErro
             "município inexistente na lista do IBGE",
         )
     })?;
-    let sigla = l.uf.to_ascii_uppercase();
-    match uf::codigo_ibge(&sigla) {
-        Some(c) if c == municipio.codigo_uf => Ok((codigo, municipio.nome.clone(), sigla)),
+    match Uf::parse(&l.uf.to_ascii_uppercase()) {
+        Some(uf) if uf.codigo_ibge() == municipio.codigo_uf => {
+            Ok((codigo, municipio.nome.clone(), uf))
+        }
         Some(_) => Err(erro(
             "uf",
             &l.uf,

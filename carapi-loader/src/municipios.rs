@@ -30,13 +30,8 @@ pub struct Municipio {
     pub(crate) capital: bool,
     /// 2-digit IBGE code of the state (`53` for DF); the first two digits of `codigo_ibge`.
     pub(crate) codigo_uf: u8,
-}
-
-impl Municipio {
-    /// The two-letter UF of the municipality (`"DF"`), from its IBGE state code.
-    pub(crate) fn uf(&self) -> &'static str {
-        carapi_sdk::domain::uf::sigla_por_codigo(self.codigo_uf).unwrap_or("??")
-    }
+    /// The state, from its IBGE code.
+    pub(crate) uf: carapi_service::dados::Uf,
 }
 
 #[cfg(test)]
@@ -87,6 +82,9 @@ static MUNICIPIOS: LazyLock<BTreeMap<u32, Municipio>> = LazyLock::new(|| {
                 nome: l.nome,
                 capital: l.capital == 1,
                 codigo_uf: l.codigo_uf,
+                uf: carapi_sdk::domain::uf::sigla_por_codigo(l.codigo_uf)
+                    .and_then(carapi_service::dados::Uf::parse)
+                    .expect("data/ibge/municipios.csv: código de UF desconhecido"),
             };
             (m.codigo_ibge, m)
         })
@@ -150,7 +148,7 @@ mod tests {
         assert_eq!(all().len(), 5571);
         let brasilia = by_code(5300108).expect("Brasília");
         assert_eq!(brasilia.nome, "Brasília");
-        assert_eq!(brasilia.uf(), "DF");
+        assert_eq!(brasilia.uf.as_str(), "DF");
         assert!(brasilia.capital);
         assert_eq!(by_code(5107925).map(|m| m.nome.as_str()), Some("Sorriso"));
         assert!(by_code(9999999).is_none());

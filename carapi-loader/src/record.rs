@@ -234,7 +234,7 @@ fn encode(buf: &mut Vec<u8>, seq: u64, i: &Imovel) -> Result<(), LoadError> {
     instant(buf, i.data_atualizacao);
     instant(buf, Some(i.data_cadastro));
     text(buf, i.codigo_car.as_str().as_bytes())?;
-    text(buf, i.status_imovel.as_bytes())?;
+    text(buf, i.status_imovel.as_str().as_bytes())?;
     optional(buf, i.condicao.as_ref())?;
     optional(buf, i.nome_imovel.as_ref())?;
     decimal(buf, Some(i.area_total_ha));
@@ -244,10 +244,10 @@ fn encode(buf: &mut Vec<u8>, seq: u64, i: &Imovel) -> Result<(), LoadError> {
         Some(d) => date_time(buf, d),
         None => buf.push(NULL),
     }
-    text(buf, i.tipo_imovel.as_bytes())?;
+    text(buf, i.tipo_imovel.as_str().as_bytes())?;
     text(buf, i.municipio.as_bytes())?;
     integer(buf, i64::from(i.codigo_municipio_ibge));
-    text(buf, i.uf.as_bytes())?;
+    text(buf, i.uf.as_str().as_bytes())?;
     optional(buf, i.codigo_protocolo.as_ref())?;
     decimal(buf, i.latitude);
     decimal(buf, i.longitude);

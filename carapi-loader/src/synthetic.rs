@@ -11,7 +11,7 @@ use rust_decimal::Decimal;
 
 use crate::complete::{SicarRecord, complete_with};
 use crate::fictitious::{self, Rng8};
-use carapi_service::dados::{Imovel, Proprietario};
+use carapi_service::dados::{Imovel, Proprietario, StatusImovel, TipoImovel};
 
 use crate::municipios;
 
@@ -189,7 +189,7 @@ fn sicar_record(rng: &mut Rng8, m: &municipios::Municipio) -> SicarRecord {
     let hash = uuid::Builder::from_random_bytes(rng.random()).into_uuid();
     let mut hex = uuid::Uuid::encode_buffer();
     let hex = hash.simple().encode_upper(&mut hex);
-    let codigo = format!("{}-{:07}-{hex}", m.uf(), m.codigo_ibge);
+    let codigo = format!("{}-{:07}-{hex}", m.uf, m.codigo_ibge);
     let codigo_car = CodigoCar::parse(&codigo).expect("código CAR sintético fora do formato");
 
     let inicio = NaiveDate::from_ymd_opt(2014, 5, 6)
@@ -215,15 +215,15 @@ fn sicar_record(rng: &mut Rng8, m: &municipios::Municipio) -> SicarRecord {
     let area = Decimal::new(rng.random_range(lo * 10_000..hi * 10_000), 4);
     let modulo = Decimal::from(modulo_fiscal_ha(m));
     let status = match rng.random_range(0..100u8) {
-        0..85 => "AT",
-        85..93 => "PE",
-        93..97 => "SU",
-        _ => "CA",
+        0..85 => StatusImovel::Ativo,
+        85..93 => StatusImovel::Pendente,
+        93..97 => StatusImovel::Suspenso,
+        _ => StatusImovel::Cancelado,
     };
     let tipo = match rng.random_range(0..100u8) {
-        0..94 => "IRU",
-        94..98 => "AST",
-        _ => "PCT",
+        0..94 => TipoImovel::Rural,
+        94..98 => TipoImovel::Assentamento,
+        _ => TipoImovel::PovosTradicionais,
     };
     let condicao = CONDITIONS
         .choose(rng)
@@ -231,16 +231,16 @@ fn sicar_record(rng: &mut Rng8, m: &municipios::Municipio) -> SicarRecord {
         .unwrap_or("Aguardando análise");
     SicarRecord {
         codigo_car,
-        status_imovel: status.to_owned(),
+        status_imovel: status,
         condicao: Some(condicao.to_owned()),
         data_cadastro,
         data_atualizacao,
         area_total_ha: area,
         modulos_fiscais: Some((area / modulo).round_dp(4)),
-        tipo_imovel: tipo.to_owned(),
+        tipo_imovel: tipo,
         municipio: m.nome.clone(),
         codigo_municipio_ibge: m.codigo_ibge,
-        uf: m.uf().to_owned(),
+        uf: m.uf,
     }
 }
 
@@ -287,8 +287,8 @@ mod tests {
             let c = CodigoCar::parse(i.codigo_car.as_str()).expect("código");
             let m = municipios::by_code(i.codigo_municipio_ibge).expect("município real");
             assert_eq!(c.municipio_ibge(), Some(m.codigo_ibge));
-            assert_eq!(c.uf(), m.uf());
-            assert_eq!(i.uf, m.uf());
+            assert_eq!(c.uf(), m.uf.as_str());
+            assert_eq!(i.uf, m.uf);
             assert_eq!(i.municipio, m.nome);
             let hash = &c.as_str()[11..];
             let uuid = uuid::Uuid::parse_str(hash).expect("hex de UUID");

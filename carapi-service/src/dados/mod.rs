@@ -8,11 +8,14 @@
 //! made-up protocol code, seeded from the CAR code so every build gives the same data.
 
 mod bundled;
+mod codes;
 pub(crate) mod sandbox;
 
 pub use bundled::{bundled, example_documento};
+pub(crate) use codes::{Code, stored};
+pub use codes::{StatusImovel, TipoImovel, Uf};
 
-use carapi_sdk::domain::{br, dms, uf};
+use carapi_sdk::domain::{br, dms};
 use carapi_sdk::{CarDadosBasicos, CarDadosCompletos, CodigoCar, CpfCnpj};
 use chrono::NaiveDateTime;
 use rust_decimal::Decimal;
@@ -34,7 +37,7 @@ pub struct Imovel {
     /// The CAR code.
     pub codigo_car: CodigoCar,
     /// SICAR `status_imovel`: `AT`, `PE`, `SU` or `CA`.
-    pub status_imovel: String,
+    pub status_imovel: StatusImovel,
     /// SICAR `condicao` (analysis stage), free text.
     pub condicao: Option<String>,
     /// Property name.
@@ -50,13 +53,13 @@ pub struct Imovel {
     /// Last update in the origin base (Brasília local time); `dataExpiracao` of the response.
     pub data_atualizacao: Option<NaiveDateTime>,
     /// `IRU`, `AST` or `PCT`.
-    pub tipo_imovel: String,
+    pub tipo_imovel: TipoImovel,
     /// Municipality name.
     pub municipio: String,
     /// IBGE municipality code (7 digits) of the record's current municipality.
     pub codigo_municipio_ibge: u32,
     /// Two-letter UF.
-    pub uf: String,
+    pub uf: Uf,
     /// Registration protocol code.
     pub codigo_protocolo: Option<String>,
     /// Centroid latitude, decimal degrees.
@@ -89,9 +92,9 @@ impl Imovel {
             matricula_numero: self.matricula_numero.clone(),
             matricula_data: self.matricula_data.clone(),
             matricula_cartorio: self.matricula_cartorio.clone(),
-            tipo_imovel: Some(self.tipo_imovel.clone()),
+            tipo_imovel: Some(self.tipo_imovel.as_str().to_owned()),
             municipio: Some(self.municipio.clone()),
-            uf: Some(uf::nome(&self.uf).unwrap_or(&self.uf).to_owned()),
+            uf: Some(self.uf.nome().to_owned()),
             codigo_protocolo: self.codigo_protocolo.clone(),
             latitude: self.latitude.map(|v| dms::format(v, dms::Eixo::Latitude)),
             longitude: self.longitude.map(|v| dms::format(v, dms::Eixo::Longitude)),

@@ -6,7 +6,7 @@ use carapi_sdk::{CodigoCar, CpfCnpj, ProprietarioItem, ProprietarioResponse, san
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-use super::{Imovel, Proprietario};
+use super::{Imovel, Proprietario, StatusImovel, TipoImovel, Uf};
 
 /// Ceiling of items per owner lookup (contract, "Limits": 200).
 pub(crate) const ITEMS_LIMIT: u32 = 200;
@@ -23,17 +23,17 @@ pub(crate) fn imovel() -> Imovel {
     };
     Imovel {
         codigo_car: CodigoCar::parse(sandbox::CAR_BASICO).expect("código sandbox"),
-        status_imovel: "AT".to_owned(),
+        status_imovel: StatusImovel::Ativo,
         condicao: Some("Aguardando análise".to_owned()),
         nome_imovel: Some("Chácara Sandbox Exemplo".to_owned()),
         area_total_ha: Decimal::new(12_3456, 4),
         modulos_fiscais: Some(Decimal::new(2_4691, 4)),
         data_cadastro: data(2020, 1, 15, 10, 30, 0),
         data_atualizacao: Some(data(2023, 6, 1, 9, 0, 0)),
-        tipo_imovel: "IRU".to_owned(),
+        tipo_imovel: TipoImovel::Rural,
         municipio: "Brasília".to_owned(),
         codigo_municipio_ibge: 5300108,
-        uf: "DF".to_owned(),
+        uf: Uf::parse("DF").expect("UF do sandbox"),
         codigo_protocolo: Some("DF-5300108-0000.0000.0000.0000.0000.0000.0000.0001".to_owned()),
         // Centroid of Brasília in the IBGE list (carapi-loader/data/ibge/municipios.csv).
         latitude: Some(Decimal::new(-157_795, 4)),

@@ -2,7 +2,7 @@
 //! (docs/dominio.md "Official receipt"): header on every page, property data and legal notices on
 //! page 1, owners, declared areas, matrícula and QR code from page 2, `Página n/N` footer.
 
-use carapi_sdk::domain::{br, dms, uf};
+use carapi_sdk::domain::{br, dms};
 use chrono::{DateTime, FixedOffset};
 use qrcode::{Color, EcLevel, QrCode};
 
@@ -71,10 +71,7 @@ fn imovel_page(e: &mut Writer, i: &Imovel) {
         &i.nome_imovel.clone().unwrap_or_else(nao_informado),
     );
     e.field("Município:", &i.municipio);
-    let uf = match uf::nome(&i.uf) {
-        Some(nome) => format!("{nome} ({})", i.uf),
-        None => i.uf.clone(),
-    };
+    let uf = format!("{} ({})", i.uf.nome(), i.uf);
     e.field("UF:", &uf);
     let coordenadas = match (i.latitude, i.longitude) {
         (Some(lat), Some(lon)) => format!(
@@ -102,10 +99,13 @@ fn imovel_page(e: &mut Writer, i: &Imovel) {
         "Código do Protocolo:",
         &i.codigo_protocolo.clone().unwrap_or_else(nao_informado),
     );
-    e.field("Tipo do Imóvel:", &tipo_name(&i.tipo_imovel));
+    e.field(
+        "Tipo do Imóvel:",
+        &format!("{} - {}", i.tipo_imovel, i.tipo_imovel.nome()),
+    );
     let payment_state = match &i.condicao {
-        Some(c) => format!("{} - {c}", payment_state(&i.status_imovel)),
-        None => payment_state(&i.status_imovel),
+        Some(c) => format!("{} - {c}", i.status_imovel.nome()),
+        None => i.status_imovel.nome().to_owned(),
     };
     e.field("Situação do Cadastro:", &payment_state);
     if let Some(d) = i.data_atualizacao {
@@ -222,26 +222,6 @@ fn verification_section(
 /// The receipt writes seconds followed by `"` (`15°46'46,20" S`); the API omits it.
 fn official_dms(s: &str) -> String {
     s.replacen(' ', "\" ", 1)
-}
-
-fn tipo_name(codigo: &str) -> String {
-    let nome = match codigo {
-        "IRU" => "Imóvel Rural",
-        "AST" => "Assentamento de Reforma Agrária",
-        "PCT" => "Território de Povos e Comunidades Tradicionais",
-        _ => return codigo.to_owned(),
-    };
-    format!("{codigo} - {nome}")
-}
-
-fn payment_state(status: &str) -> String {
-    match status {
-        "AT" => "Ativo".to_owned(),
-        "PE" => "Pendente".to_owned(),
-        "SU" => "Suspenso".to_owned(),
-        "CA" => "Cancelado".to_owned(),
-        outro => outro.to_owned(),
-    }
 }
 
 /// The dark modules of a QR code (level M) encoding `texto`, as filled rectangles inside the

@@ -390,7 +390,7 @@ pub struct OwnerImovel {
     /// Municipality name.
     pub(crate) municipio: String,
     /// State code (`MT`).
-    pub(crate) uf: String,
+    pub(crate) uf: crate::dados::Uf,
     /// Total area, hectares.
     pub(crate) area_total_ha: rust_decimal::Decimal,
 }
@@ -403,7 +403,7 @@ impl From<&Imovel> for OwnerImovel {
             nome_imovel: i.nome_imovel.clone(),
             matricula_numero: i.matricula_numero.clone(),
             municipio: i.municipio.clone(),
-            uf: i.uf.clone(),
+            uf: i.uf,
             area_total_ha: i.area_total_ha,
         }
     }

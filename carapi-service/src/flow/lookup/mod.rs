@@ -10,7 +10,7 @@ mod sandbox;
 
 use std::sync::Arc;
 
-use carapi_sdk::domain::{br, uf};
+use carapi_sdk::domain::br;
 use carapi_sdk::models::timestamp::brasilia;
 use carapi_sdk::{
     CarDadosBasicos, CarDadosCompletos, CarResponse, CodigoCar, CpfCnpj, EndpointConsulta,
@@ -269,7 +269,7 @@ fn item(imovel: &OwnerImovel, documento: &CpfCnpj) -> ProprietarioItem {
         nome_imovel: imovel.nome_imovel.clone(),
         matricula_numero: imovel.matricula_numero.clone(),
         municipio: Some(imovel.municipio.clone()),
-        uf: Some(uf::nome(&imovel.uf).unwrap_or(&imovel.uf).to_owned()),
+        uf: Some(imovel.uf.nome().to_owned()),
         area_total_ha: Some(br::format_decimal(imovel.area_total_ha, 4)),
         proprietario_consultado: Some(documento.formatado()),
     }

@@ -6,7 +6,7 @@ use rust_decimal::Decimal;
 use sqlx::postgres::PgRow;
 use sqlx::{PgPool, Row};
 
-use crate::dados::{Imovel, Proprietario};
+use crate::dados::{Code, Imovel, Proprietario, stored};
 use crate::money::Centavos;
 use crate::store::{Conta, ContaId, OwnerImovel, Recarga, StoreError};
 
@@ -25,6 +25,13 @@ pub(super) fn corrupt(what: impl Into<String>) -> StoreError {
 }
 
 /// First day of `dia`'s month and first day of the next month (a half-open range).
+/// A registry code column (`uf`, `status_imovel`, `tipo_imovel`) read back typed; a value that
+/// is none of the codes is [`StoreError::Corrupt`].
+fn code<T: Code>(row: &PgRow, coluna: &str) -> Result<T, StoreError> {
+    let valor: Option<String> = row.try_get(coluna)?;
+    stored(coluna, valor.as_deref()).map_err(corrupt)
+}
+
 pub(super) fn month_of(dia: NaiveDate) -> (NaiveDate, NaiveDate) {
     let inicio = dia.with_day(1).unwrap_or(dia);
     let (y, m) = if dia.month() == 12 {
@@ -72,7 +79,7 @@ pub(super) fn owner_item_of(row: &PgRow) -> Result<OwnerImovel, StoreError> {
         nome_imovel: row.try_get("nome_imovel")?,
         matricula_numero: row.try_get("matricula_numero")?,
         municipio: row.try_get("municipio")?,
-        uf: row.try_get("uf")?,
+        uf: code(row, "uf")?,
         area_total_ha: decimal(row, "area_total_ha")?.unwrap_or_default(),
     })
 }
@@ -83,18 +90,18 @@ pub(super) fn imovel_of(row: &PgRow) -> Result<Imovel, StoreError> {
     Ok(Imovel {
         codigo_car: CodigoCar::parse(&codigo)
             .map_err(|_| corrupt(format!("código CAR {codigo}")))?,
-        status_imovel: row.try_get("status_imovel")?,
+        status_imovel: code(row, "status_imovel")?,
         condicao: row.try_get("condicao")?,
         nome_imovel: row.try_get("nome_imovel")?,
         area_total_ha: decimal(row, "area_total_ha")?.unwrap_or_default(),
         modulos_fiscais: decimal(row, "modulos_fiscais")?,
         data_cadastro: row.try_get("data_cadastro")?,
         data_atualizacao: row.try_get("data_atualizacao")?,
-        tipo_imovel: row.try_get("tipo_imovel")?,
+        tipo_imovel: code(row, "tipo_imovel")?,
         municipio: row.try_get("municipio")?,
         codigo_municipio_ibge: u32::try_from(row.try_get::<i64, _>("codigo_municipio_ibge")?)
             .map_err(|_| corrupt("código IBGE"))?,
-        uf: row.try_get("uf")?,
+        uf: code(row, "uf")?,
         codigo_protocolo: row.try_get("codigo_protocolo")?,
         latitude: decimal(row, "latitude")?,
         longitude: decimal(row, "longitude")?,

@@ -20,7 +20,7 @@ use rust_decimal::Decimal;
 use tokio::sync::oneshot;
 
 use super::rows::{DATE_TIME, corrupt};
-use crate::dados::{Imovel, Proprietario};
+use crate::dados::{Imovel, Proprietario, stored};
 use crate::store::{OwnerImovel, StoreError};
 
 /// The record of a code, by primary key (the columns its private `RawRow` row reads).
@@ -203,7 +203,7 @@ fn itens(
             nome_imovel: l.get(2)?,
             matricula_numero: l.get(3)?,
             municipio: l.get(4)?,
-            uf: l.get(5)?,
+            uf: stored("uf", l.get::<_, Option<String>>(5)?.as_deref()).map_err(corrupt)?,
             area_total_ha: decimal(l.get(6)?, "area")?.unwrap_or_default(),
         });
     }
@@ -271,17 +271,17 @@ impl RawRow {
         ] = self.textos;
         Ok(Imovel {
             codigo_car: codigo_car(codigo.unwrap_or_default())?,
-            status_imovel: status.unwrap_or_default(),
+            status_imovel: stored("status_imovel", status.as_deref()).map_err(corrupt)?,
             condicao,
             nome_imovel: nome,
             area_total_ha: decimal(area, "area")?.unwrap_or_default(),
             modulos_fiscais: decimal(modulos, "modulos")?,
             data_cadastro: date_time(cadastro, "data_cadastro")?.unwrap_or_default(),
             data_atualizacao: date_time(atualizacao, "data_atualizacao")?,
-            tipo_imovel: tipo.unwrap_or_default(),
+            tipo_imovel: stored("tipo_imovel", tipo.as_deref()).map_err(corrupt)?,
             municipio: municipio.unwrap_or_default(),
             codigo_municipio_ibge: self.codigo_municipio_ibge as u32,
-            uf: uf.unwrap_or_default(),
+            uf: stored("uf", uf.as_deref()).map_err(corrupt)?,
             codigo_protocolo: protocolo,
             latitude: decimal(latitude, "latitude")?,
             longitude: decimal(longitude, "longitude")?,
