@@ -2,7 +2,7 @@
 """The naming rule of ARCHITECTURE.md: machinery is named in English in every crate.
 
 Lists every file, module, type, trait, function, constant, static and named field declared in
-the crates' `src/` whose name holds a Portuguese word of machinery (the list below: the words the
+the crates' `src/` and benchmarks (`bench/`, `benches/`) whose name holds a Portuguese word of machinery (the list below: the words the
 workspace once used for its own machinery). The contract's words (`saldo`, `recarga`, `car`,
 `conta`, ...) are not in the list: they stay Portuguese. Not checked: string literals (what users
 read), unit tests (`#[cfg(test)]` modules and `#[test]` functions, whose names describe
@@ -15,7 +15,7 @@ import re
 import sys
 
 MAQUINARIA = set("""
-abrir acrescimos agora ajuda alca aplicar argumentos arquivo arquivos assentar atraso avancar
+abrir acrescimos agora ajuda ambiente apagar ataque binario duble elevar escala fria isolamento alca aplicar argumentos arquivo arquivos assentar atraso avancar
 avanco avisar banco barra borda bruto cabecalho calendario campo campos carencia carga casos
 chaves comando comandos completar concluir conexao conexoes configuracao construtor contagem
 conteudo converter coordenacao corpo cortar cortaveis cortavel custo descarga desfecho
@@ -80,8 +80,15 @@ def sem_testes(texto):
 
 def checar(raiz):
     achados = []
-    src = os.path.join(raiz, "src")
     python = os.path.basename(os.path.normpath(raiz)) == "carapi-py"
+    for pasta in ("src", "bench", "benches"):
+        achados += checar_pasta(os.path.join(raiz, pasta), python)
+    return achados
+
+
+def checar_pasta(src, python):
+    """The files of one folder of a crate (its library, binaries or benchmarks)."""
+    achados = []
     for base, _, arquivos in os.walk(src):
         for a in sorted(arquivos):
             # Unit-test files (`tests.rs`, `*_cases.rs`: `#[cfg(test)]` modules of their own).

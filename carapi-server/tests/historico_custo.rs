@@ -1,7 +1,7 @@
 //! History and usage cost O(page) plus an index seek, for every filter combination, on both
 //! stores: the plans use an index for each combination (never a scan of the account's
 //! history), and the answers over a 20,000-row account are right (no timing asserted; the
-//! 1M-row figure is the `isolamento` benchmark in tests/bench).
+//! 1M-row figure is the `isolation` benchmark in tests/bench).
 
 use carapi_sdk::{EndpointConsulta, StatusConsulta};
 use carapi_service::ContaId;
@@ -355,7 +355,7 @@ async fn usage_window_starting_mid_hour_is_exact() {
     }
 }
 
-/// The test-sized version of the `isolamento` benchmark (tests/bench): while a 20,000-row
+/// The test-sized version of the `isolation` benchmark (tests/bench): while a 20,000-row
 /// account sends every kind of history and usage request (deep pages and `busca` included),
 /// another account's balance reads and paid lookups are all answered, and both ledgers hold.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

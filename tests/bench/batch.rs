@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use carapi_tests::Ambiente;
+use carapi_tests::Environment;
 use futures::{StreamExt, stream};
 use rust_decimal::Decimal;
 use tracing::field::{Field, Visit};
@@ -23,7 +23,7 @@ pub async fn run() -> Figura {
     // Global: the SDK's requests run on the runtime's worker threads.
     tracing::subscriber::set_global_default(subscriber).expect("no other subscriber in the bench");
 
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let conta = amb.conta(Decimal::from(1_000)).await;
     let client = amb.client_addr(&conta.api_key);
 

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use carapi_sdk::sandbox;
-use carapi_tests::{Ambiente, carapi_bin};
+use carapi_tests::{Environment, carapi_bin};
 use rust_decimal::Decimal;
 
 use crate::Figura;
@@ -16,7 +16,7 @@ const ROUNDS: usize = 30;
 const CODIGO_REAL: &str = "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47";
 
 pub async fn run() -> Vec<Figura> {
-    let amb = Ambiente::com(|c| c.rate_limit = None).await;
+    let amb = Environment::com(|c| c.rate_limit = None).await;
     let chave = amb.conta(Decimal::from(1_000)).await.api_key;
     let config = tempfile::tempdir().expect("temp dir");
     let mut figuras = Vec::new();

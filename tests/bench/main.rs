@@ -11,23 +11,23 @@
 //! 3. SDK: time per call against a raw reqwest call to the same server.
 //! 4. Batch: 200 lookups through the SDK's default limiter: achieved rate / 10 per second, 429s.
 //! 5. Isolation: other accounts' `GET /v1/saldo` and paid lookup p99 while a 1M-row account
-//!    hammers its history at its rate limit, against the same load idle (`isolamento.rs`).
+//!    hammers its history at its rate limit, against the same load idle (`isolation.rs`).
 //! 6. Cold lookups at 10k vs 1M records, cached lookups at 10k, and the owner of 10,000 CARs,
-//!    against the release server in its own process (`consulta_fria.rs`).
-//! 7. Attack (`ataque`): another address's p99 while one address holds 2,000 idle sockets,
-//!    against the same client with no attack (`ataque.rs`).
+//!    against the release server in its own process (`cold_lookup.rs`).
+//! 7. Attack (`attack`): another address's p99 while one address holds 2,000 idle sockets,
+//!    against the same client with no attack (`attack.rs`).
 //! 8. Scale (`scale`): records/s and peak RSS of a bulk `seed` and CSV `import` on SQLite, and
 //!    a `seed` on PostgreSQL when `DATABASE_URL` is set (`CARAPI_ESCALA_N` records, default 1M;
-//!    see `escala.rs`). Not in a run without a filter: pass `scale`.
+//!    see `scale.rs`). Not in a run without a filter: pass `scale`.
 
-mod ataque;
+mod attack;
 mod batch;
-mod binario;
+mod binary;
 mod cli;
-mod consulta_fria;
-mod escala;
-mod isolamento;
+mod cold_lookup;
+mod isolation;
 mod load;
+mod scale;
 mod sdk;
 mod server;
 
@@ -45,37 +45,43 @@ pub struct Figura {
 #[tokio::main]
 async fn main() {
     // `cargo bench` passes `--bench`; a filter word picks figures (`server`, `cli`, `sdk`, `batch`,
-    // `isolamento`, `fria`, `scale`; the last only when asked for, it takes minutes at its default size).
+    // `attack`, `isolation`, `cold`, `scale`; the last only when asked for, it takes minutes at its
+    // default size). The earlier Portuguese words (`ataque`, `isolamento`, `fria`) still work.
     let filtro: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
-    let quer = |n: &str| filtro.is_empty() || filtro.iter().any(|f| n.contains(f.as_str()));
+    let quer = |nomes: &[&str]| {
+        filtro.is_empty()
+            || filtro
+                .iter()
+                .any(|f| nomes.iter().any(|n| n.contains(f.as_str())))
+    };
 
     let mut figuras = Vec::new();
-    if quer("server") {
+    if quer(&["server"]) {
         figuras.extend(server::run().await);
     }
-    if quer("ataque") {
-        figuras.extend(ataque::run().await);
+    if quer(&["attack", "ataque"]) {
+        figuras.extend(attack::run().await);
     }
-    if quer("cli") {
+    if quer(&["cli"]) {
         figuras.extend(cli::run().await);
     }
-    if quer("sdk") {
+    if quer(&["sdk"]) {
         figuras.push(sdk::run().await);
     }
-    if quer("batch") {
+    if quer(&["batch"]) {
         figuras.push(batch::run().await);
     }
-    if quer("isolamento") {
-        figuras.extend(isolamento::run().await);
+    if quer(&["isolation", "isolamento"]) {
+        figuras.extend(isolation::run().await);
     }
-    if quer("fria") {
-        figuras.extend(consulta_fria::run().await);
+    if quer(&["cold", "fria"]) {
+        figuras.extend(cold_lookup::run().await);
     }
     if filtro.iter().any(|f| "scale".contains(f.as_str())) {
-        figuras.extend(escala::run().await);
+        figuras.extend(scale::run().await);
     }
 
     println!("\n| figure | measured | baseline | ratio | target | verdict |");

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use carapi_sdk::sandbox;
-use carapi_tests::Ambiente;
+use carapi_tests::Environment;
 use rust_decimal::Decimal;
 
 use crate::Figura;
@@ -13,7 +13,7 @@ const BLOCOS: usize = 10;
 const POR_BLOCO: usize = 200;
 
 pub async fn run() -> Figura {
-    let amb = Ambiente::com(|c| c.rate_limit = None).await;
+    let amb = Environment::com(|c| c.rate_limit = None).await;
     let chave = amb.conta(Decimal::from(10)).await.api_key;
     let sdk = amb
         .builder(&chave)

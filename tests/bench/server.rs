@@ -11,26 +11,26 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::{Router, http::header, routing::get};
-use carapi_tests::Ambiente;
+use carapi_tests::Environment;
 use rust_decimal::Decimal;
 
 use crate::{Figura, load};
 
 const CODIGO: &str = "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47";
-const CHAVES: usize = 1_000;
-const CONEXOES: usize = 32;
+const KEYS: usize = 1_000;
+const CONNECTIONS: usize = 32;
 const DURACAO: Duration = Duration::from_secs(5);
 
 /// A server over 1,000 funded accounts, the lookup URL, and the keys.
-async fn server(limiter: bool) -> (Ambiente, String, Arc<Vec<String>>) {
-    let amb = Ambiente::com(|c| {
+async fn server(limiter: bool) -> (Environment, String, Arc<Vec<String>>) {
+    let amb = Environment::com(|c| {
         if !limiter {
             c.rate_limit = None;
         }
     })
     .await;
-    let mut keys = Vec::with_capacity(CHAVES);
-    for _ in 0..CHAVES {
+    let mut keys = Vec::with_capacity(KEYS);
+    for _ in 0..KEYS {
         keys.push(amb.conta(Decimal::from(100_000)).await.api_key);
     }
     let url = format!("{}/v1/car/{CODIGO}", amb.server.base_url());
@@ -75,18 +75,18 @@ pub async fn run() -> Vec<Figura> {
     load::generate(
         &bare_url,
         keys.clone(),
-        CONEXOES,
+        CONNECTIONS,
         Duration::from_millis(500),
     )
     .await;
-    load::generate(&url, keys.clone(), CONEXOES, Duration::from_millis(500)).await;
-    let base = load::generate(&bare_url, keys.clone(), CONEXOES, DURACAO).await;
-    let real = load::generate(&url, keys.clone(), CONEXOES, DURACAO).await;
+    load::generate(&url, keys.clone(), CONNECTIONS, Duration::from_millis(500)).await;
+    let base = load::generate(&bare_url, keys.clone(), CONNECTIONS, DURACAO).await;
+    let real = load::generate(&url, keys.clone(), CONNECTIONS, DURACAO).await;
     drop(_amb);
 
     let (_amb, url, keys) = server(true).await;
-    load::generate(&url, keys.clone(), CONEXOES, Duration::from_millis(500)).await;
-    let limitado = load::generate(&url, keys.clone(), CONEXOES, DURACAO).await;
+    load::generate(&url, keys.clone(), CONNECTIONS, Duration::from_millis(500)).await;
+    let limitado = load::generate(&url, keys.clone(), CONNECTIONS, DURACAO).await;
 
     for (nome, r) in [
         ("server", &real),
@@ -103,16 +103,16 @@ pub async fn run() -> Vec<Figura> {
     vec![
         Figura {
             nome: "server: charged lookups/s vs bare axum (1,000 keys)",
-            medido: resumo(&real),
-            referencia: resumo(&base),
+            medido: summary(&real),
+            referencia: summary(&base),
             ratio,
             alvo: ">= 0.25",
             ok: ratio >= 0.25 && real.faults == 0,
         },
         Figura {
             nome: "server, per-key limiter on (info: ceiling 1,000 keys × 10/s)",
-            medido: format!("{}, {} × 429", resumo(&limitado), limitado.faults),
-            referencia: resumo(&base),
+            medido: format!("{}, {} × 429", summary(&limitado), limitado.faults),
+            referencia: summary(&base),
             ratio: razao_limitado,
             alvo: "info",
             ok: true,
@@ -120,7 +120,7 @@ pub async fn run() -> Vec<Figura> {
     ]
 }
 
-fn resumo(r: &load::Resultado) -> String {
+fn summary(r: &load::Resultado) -> String {
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     format!(
         "{:.0}/s, p50 {:.1} ms, p99 {:.1} ms",

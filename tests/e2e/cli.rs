@@ -6,12 +6,12 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use carapi_sdk::{CarDadosBasicos, CarResponse, HistoricoParams, StatusConsulta};
-use carapi_tests::{Ambiente, carapi_bin};
+use carapi_tests::{Environment, carapi_bin};
 use rust_decimal_macros::dec;
 
 use crate::CODIGO_REAL;
 
-fn carapi(amb: &Ambiente, api_key: &str) -> Command {
+fn carapi(amb: &Environment, api_key: &str) -> Command {
     let mut cmd = Command::new(carapi_bin());
     cmd.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -36,7 +36,7 @@ fn text(b: &[u8]) -> String {
 
 #[tokio::test]
 async fn car_proprietario_and_recibo_charge_exactly_what_they_show() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let (sdk, conta) = amb.cliente_com_saldo(dec!(50)).await;
 
     let o = run({
@@ -120,7 +120,7 @@ fn assert_pdf_com_codigo(path: &Path, codigo: &str) {
 
 #[tokio::test]
 async fn lote_interrupted_then_resumed_never_pays_twice() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let (sdk, conta) = amb.cliente_com_saldo(dec!(100)).await;
     let codigos: Vec<String> = carapi_service::dados::bundled()
         .iter()
@@ -183,7 +183,7 @@ async fn lote_interrupted_then_resumed_never_pays_twice() {
 
 #[tokio::test]
 async fn local_topup_is_confirmed_after_local_pagar() {
-    let amb = Ambiente::new().await; // only for its folders: local mode runs its own server
+    let amb = Environment::new().await; // only for its folders: local mode runs its own server
     let local = |args: &[&str]| {
         let mut c = carapi(&amb, "");
         c.env_remove("CARAPI_BASE_URL")

@@ -3,14 +3,14 @@
 
 use carapi_sdk::{ErrorCode, LimitesUpdate, NovaRecarga};
 use carapi_service::{NovaConta, ReciboMode};
-use carapi_tests::Ambiente;
+use carapi_tests::Environment;
 use rust_decimal_macros::dec;
 
 use crate::{CODIGO_INEXISTENTE, CODIGO_REAL, assert_api_error, codigo_sem_recibo, cpf_sem_cars};
 
 #[tokio::test]
 async fn lookup_errors_never_debit() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let (c, conta) = amb.cliente_com_saldo(dec!(5)).await;
 
     assert_api_error(c.car(CODIGO_INEXISTENTE).await, ErrorCode::CarNaoEncontrado);
@@ -55,7 +55,7 @@ async fn lookup_errors_never_debit() {
 
 #[tokio::test]
 async fn malformed_input_is_refused_by_the_sdk_and_by_the_server() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let (c, conta) = amb.cliente_com_saldo(dec!(5)).await;
 
     // The SDK refuses before sending...
@@ -99,7 +99,7 @@ async fn malformed_input_is_refused_by_the_sdk_and_by_the_server() {
 
 #[tokio::test]
 async fn bad_key_gets_401_everywhere() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let c = amb.client_addr("chave-que-nao-existe");
     assert_api_error(c.saldo().await, ErrorCode::TokenInvalido);
     assert_api_error(
@@ -114,7 +114,7 @@ async fn bad_key_gets_401_everywhere() {
 
 #[tokio::test]
 async fn topup_errors() {
-    let amb = Ambiente::com(|c| c.pix_failure = false).await;
+    let amb = Environment::com(|c| c.pix_failure = false).await;
     let (c, _) = amb.cliente_com_saldo(dec!(0)).await;
     let nova = |valor| NovaRecarga {
         valor,
@@ -194,7 +194,7 @@ async fn topup_errors() {
 
 #[tokio::test]
 async fn provider_failure_is_erro_pix() {
-    let amb = Ambiente::com(|c| c.pix_failure = true).await;
+    let amb = Environment::com(|c| c.pix_failure = true).await;
     let (c, _) = amb.cliente_com_saldo(dec!(0)).await;
     let nova = NovaRecarga {
         valor: dec!(500),
@@ -209,7 +209,7 @@ async fn receipt_service_failures_are_never_charged() {
         (ReciboMode::Indisponivel, ErrorCode::ServicoIndisponivel),
         (ReciboMode::FalhaStream, ErrorCode::ReciboIndisponivel),
     ] {
-        let amb = Ambiente::com(|c| c.recibo = modo).await;
+        let amb = Environment::com(|c| c.recibo = modo).await;
         let conta = amb.conta(dec!(50)).await;
         // No retries: each attempt would be one more recorded request.
         let c = amb
@@ -224,7 +224,7 @@ async fn receipt_service_failures_are_never_charged() {
 
 #[tokio::test]
 async fn daily_and_monthly_limits_give_429() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let (c, _) = amb.cliente_com_saldo(dec!(100)).await;
     let diario = LimitesUpdate {
         limite_diario_requisicoes: Some(Some(2)),

@@ -5,13 +5,13 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use carapi_sdk::HistoricoParams;
-use carapi_tests::{Ambiente, example_bin};
+use carapi_tests::{Environment, example_bin};
 use rust_decimal_macros::dec;
 
 use crate::proxy::{Acao, Proxy};
 use crate::{CODIGO_REAL, preco_basico};
 
-fn comando(amb: &Ambiente, nome: &str, api_key: &str) -> Command {
+fn command(amb: &Environment, nome: &str, api_key: &str) -> Command {
     let mut cmd = Command::new(example_bin(nome));
     cmd.env("CARAPI_BASE_URL", amb.server.base_url())
         .env("CARAPI_API_KEY", api_key);
@@ -20,10 +20,10 @@ fn comando(amb: &Ambiente, nome: &str, api_key: &str) -> Command {
 
 #[tokio::test]
 async fn quickstart_lote_and_historico_exit_0() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let conta = amb.conta(dec!(100)).await;
     for nome in ["quickstart", "lote", "historico"] {
-        let mut cmd = comando(&amb, nome, &conta.api_key);
+        let mut cmd = command(&amb, nome, &conta.api_key);
         let out = tokio::task::spawn_blocking(move || cmd.output())
             .await
             .unwrap()
@@ -63,9 +63,9 @@ async fn quickstart_lote_and_historico_exit_0() {
 
 #[tokio::test]
 async fn recarga_example_waits_for_the_payment() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let conta = amb.conta(dec!(0)).await;
-    let mut child = comando(&amb, "recarga", &conta.api_key)
+    let mut child = command(&amb, "recarga", &conta.api_key)
         .env("CARAPI_RECARGA_TIMEOUT_SECS", "60")
         .env("CARAPI_POLL_MS", "200")
         .stdout(Stdio::piped())
@@ -119,9 +119,9 @@ async fn run(mut cmd: Command, nome: &str) -> String {
 
 #[tokio::test]
 async fn car_completo_example_stays_under_its_cap() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let conta = amb.conta(dec!(100)).await;
-    let mut cmd = comando(&amb, "car_completo", &conta.api_key);
+    let mut cmd = command(&amb, "car_completo", &conta.api_key);
     cmd.env("CARAPI_MAX_SPEND", "5.00");
     let stdout = run(cmd, "car_completo").await;
     // 4 real codes at 2.30: two fit in 5.00 (the 404 in flight never refuses one), two are refused.
@@ -134,10 +134,10 @@ async fn car_completo_example_stays_under_its_cap() {
 
 #[tokio::test]
 async fn saldo_insuficiente_example_prints_the_shortfall() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let conta = amb.conta(dec!(2.50)).await;
     let stdout = run(
-        comando(&amb, "saldo_insuficiente", &conta.api_key),
+        command(&amb, "saldo_insuficiente", &conta.api_key),
         "saldo_insuficiente",
     )
     .await;
@@ -150,7 +150,7 @@ async fn saldo_insuficiente_example_prints_the_shortfall() {
 
 #[tokio::test]
 async fn resposta_perdida_example_resolves_against_the_history() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let conta = amb.conta(dec!(100)).await;
     // The example's first lookup (after the free saldo request that reads the prices; the proxy
     // sees each request on its own connection) has its answer lost.
@@ -186,9 +186,9 @@ async fn resposta_perdida_example_resolves_against_the_history() {
 
 #[tokio::test]
 async fn blocking_example_looks_up_from_a_plain_main() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let conta = amb.conta(dec!(10)).await;
-    let stdout = run(comando(&amb, "blocking", &conta.api_key), "blocking").await;
+    let stdout = run(command(&amb, "blocking", &conta.api_key), "blocking").await;
     assert!(stdout.contains(CODIGO_REAL), "{stdout}");
     assert!(
         stdout.contains("gasto deste cliente: R$ 1,00 (incerto R$ 0,00)"),

@@ -1,14 +1,14 @@
 //! History filters and pagination clamps, and the usage aggregates.
 
 use carapi_sdk::{EndpointConsulta, HistoricoParams, StatusConsulta};
-use carapi_tests::Ambiente;
+use carapi_tests::Environment;
 use rust_decimal_macros::dec;
 
 use crate::{CODIGO_INEXISTENTE, CODIGO_REAL};
 
 #[tokio::test]
 async fn history_filters_pagination_and_usage() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let conta = amb.conta(dec!(100)).await;
     let c = amb.builder(&conta.api_key).build().unwrap();
 
@@ -118,7 +118,7 @@ async fn history_filters_pagination_and_usage() {
 
 #[tokio::test]
 async fn page_zero_is_a_clear_error() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let conta = amb.conta(dec!(1)).await;
     let r = reqwest::Client::new()
         .get(format!("{}/v1/historico?page=0", amb.server.base_url()))

@@ -5,7 +5,6 @@
 #![allow(clippy::too_many_lines)]
 
 mod cli;
-mod duble;
 mod erros;
 mod exemplos;
 mod limites;
@@ -18,6 +17,7 @@ mod sdk_cancelamento;
 mod sdk_gasto;
 mod sdk_logs;
 mod sdk_relogio;
+mod test_double;
 
 use carapi_sdk::{ErrorCode, Precos};
 use rust_decimal::Decimal;

@@ -3,7 +3,7 @@
 use carapi_sdk::{
     HistoricoParams, LimitesUpdate, NovaRecarga, RecargaStatus, RecargasParams, domain::CpfCnpj,
 };
-use carapi_tests::Ambiente;
+use carapi_tests::Environment;
 use rust_decimal::Decimal;
 use rust_decimal_macros::dec;
 
@@ -11,7 +11,7 @@ use crate::{CODIGO_REAL, preco_basico};
 
 #[tokio::test]
 async fn lookups_charge_the_current_prices_and_are_recorded() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let (c, conta) = amb.cliente_com_saldo(dec!(100)).await;
 
     let basico = c.car(CODIGO_REAL).await.unwrap();
@@ -72,7 +72,7 @@ async fn lookups_charge_the_current_prices_and_are_recorded() {
 
 #[tokio::test]
 async fn receipt_streams_to_a_file() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let (c, _) = amb.cliente_com_saldo(dec!(50)).await;
     let path = amb.dir.path().join("recibo.pdf");
     c.recibo_to_file(CODIGO_REAL, &path).await.unwrap();
@@ -82,7 +82,7 @@ async fn receipt_streams_to_a_file() {
 
 #[tokio::test]
 async fn limits_merge_patch() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let (c, _) = amb.cliente_com_saldo(dec!(10)).await;
     let l = c.limites().await.unwrap();
     assert_eq!(
@@ -130,7 +130,7 @@ async fn limits_merge_patch() {
 
 #[tokio::test]
 async fn topup_from_creation_to_confirmation() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let (c, conta) = amb.cliente_com_saldo(dec!(0)).await;
 
     let faixas = c.faixas_recarga(Some(dec!(1000))).await.unwrap();
@@ -209,7 +209,7 @@ async fn topup_from_creation_to_confirmation() {
 
 #[tokio::test]
 async fn history_stream_walks_every_page() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let conta = amb.conta(dec!(100)).await;
     // No client-side limiter, to record 25 lookups quickly; the server allows 10/s per key.
     let c = amb.builder(&conta.api_key).build().unwrap();

@@ -5,14 +5,14 @@ use std::time::Duration;
 
 use carapi_sdk::{NovaRecarga, Precos};
 use carapi_service::NovaConta;
-use carapi_tests::Ambiente;
+use carapi_tests::Environment;
 use rust_decimal_macros::dec;
 
 use crate::CODIGO_REAL;
 
 #[tokio::test]
 async fn legacy_account_moves_to_current_prices_on_its_first_confirmed_topup() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let conta = amb
         .conta_com(NovaConta {
             saldo: dec!(20),

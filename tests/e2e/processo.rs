@@ -5,7 +5,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
-use carapi_tests::servidor_bin;
+use carapi_tests::server_bin;
 use rust_decimal::Decimal;
 
 /// The `/_teste` token (at least 32 characters).
@@ -32,7 +32,7 @@ impl Processo {
     pub fn start() -> Self {
         let dir = tempfile::tempdir().expect("temporary folder");
         let url = format!("sqlite://{}", dir.path().join("carapi.db").display());
-        let mut filho = Command::new(servidor_bin())
+        let mut filho = Command::new(server_bin())
             .args(["serve", "--bind", "127.0.0.1:0", "--database", &url])
             .args(["--modo-teste", "--token-teste", TOKEN])
             .env_remove("CARAPI_DATABASE_URL")

@@ -1,14 +1,14 @@
 //! The contract's sandbox table, row by row: fixed answers, `sandbox: true`, and nothing moves.
 
 use carapi_sdk::{ErrorCode, sandbox};
-use carapi_tests::Ambiente;
+use carapi_tests::Environment;
 use rust_decimal_macros::dec;
 
 use crate::assert_api_error;
 
 #[tokio::test]
 async fn every_reserved_value_answers_as_the_table_says_and_moves_nothing() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     // Zero balance and a daily limit of 1: a real lookup would be refused, sandbox ones are not.
     let (c, conta) = amb.cliente_com_saldo(dec!(0)).await;
     c.atualizar_limites(&carapi_sdk::LimitesUpdate {
@@ -80,7 +80,7 @@ async fn every_reserved_value_answers_as_the_table_says_and_moves_nothing() {
 
 #[tokio::test]
 async fn a_bad_key_still_gets_401_for_reserved_values() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let c = amb.client_addr("x".repeat(43).as_str());
     for r in [
         c.car(sandbox::CAR_BASICO).await.map(|_| ()),

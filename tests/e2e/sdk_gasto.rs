@@ -5,7 +5,7 @@ use carapi_sdk::{
     ClientBuilder, Error, ErrorCode, EscopoLimite, Gasto, HistoricoParams, LimitesUpdate, Precos,
     dec,
 };
-use carapi_tests::Ambiente;
+use carapi_tests::Environment;
 
 use crate::proxy::{Acao, Proxy, cliente_sem_reuso};
 use crate::{CODIGO_INEXISTENTE, CODIGO_REAL};
@@ -20,7 +20,7 @@ fn via(proxy: &Proxy, api_key: &str) -> ClientBuilder {
 
 #[tokio::test]
 async fn gasto_is_exact_after_a_charged_lookup_with_no_prior_saldo_and_no_cap() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let conta = amb
         .conta_com(carapi_service::NovaConta {
             legado: true,
@@ -53,7 +53,7 @@ async fn gasto_is_exact_after_a_charged_lookup_with_no_prior_saldo_and_no_cap() 
 
 #[tokio::test]
 async fn a_lost_answer_to_a_charged_lookup_is_uncertain_capped_and_resolved_against_history() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let conta = amb.conta(dec!(100)).await;
     let proxy = Proxy::new_for(&amb.server.base_url(), |linha| {
         if linha.contains(CODIGO_REAL) {
@@ -103,7 +103,7 @@ async fn a_lost_answer_to_a_charged_lookup_is_uncertain_capped_and_resolved_agai
 
 #[tokio::test]
 async fn a_404_in_flight_does_not_refuse_a_lookup_that_fits() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let conta = amb.conta(dec!(100)).await;
     let proxy = Proxy::new_for(&amb.server.base_url(), |linha| {
         if linha.contains(CODIGO_INEXISTENTE) {
@@ -141,7 +141,7 @@ async fn a_404_in_flight_does_not_refuse_a_lookup_that_fits() {
 
 #[tokio::test]
 async fn a_402_carries_operation_and_price_and_the_shortfall_takes_one_saldo() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     let conta = amb.conta(dec!(1.50)).await;
     let c = amb.client_addr(&conta.api_key);
     let e = c.car_completo(CODIGO_REAL).await.unwrap_err();
@@ -162,7 +162,7 @@ async fn a_402_carries_operation_and_price_and_the_shortfall_takes_one_saldo() {
 
 #[tokio::test]
 async fn a_429_tells_the_daily_and_monthly_limits_from_the_rate_and_is_not_retried() {
-    let amb = Ambiente::new().await;
+    let amb = Environment::new().await;
     for (update, escopo) in [
         (
             LimitesUpdate {

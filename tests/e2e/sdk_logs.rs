@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use carapi_sdk::{CpfCnpj, RetryPolicy};
 use carapi_test_double::{Fault, TestServer};
-use carapi_tests::Ambiente;
+use carapi_tests::Environment;
 use rust_decimal_macros::dec;
 use tracing_subscriber::fmt::format::FmtSpan;
 
@@ -44,7 +44,7 @@ fn trace_output_of_lookups_never_holds_the_document_or_the_code() {
         .enable_all()
         .build()
         .unwrap();
-    let amb = server.block_on(Ambiente::new());
+    let amb = server.block_on(Environment::new());
     let conta = server.block_on(amb.conta(dec!(100)));
     let doc = dono();
     let sem_cars = cpf_sem_cars();

@@ -9,7 +9,7 @@ use carapi_test_double::{Fault, TestServer};
 use chrono::Utc;
 
 use crate::CODIGO_REAL;
-use crate::duble::em_cada_banco;
+use crate::test_double::on_each_database;
 
 const SETTLE_GRACE: Duration = Duration::from_millis(300);
 
@@ -39,7 +39,7 @@ async fn perder_e_assentar(srv: &TestServer, c: &Client, antes_de_assentar: Dura
 
 #[tokio::test]
 async fn settling_is_right_with_the_double_clock_moved_by_hours() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().saldo(dec!(10)).create().await.unwrap();
         let c = srv
             .client_builder(&conta)
@@ -80,7 +80,7 @@ async fn settling_is_right_with_the_double_clock_moved_by_hours() {
 #[tokio::test]
 async fn settling_is_right_with_the_client_clock_five_minutes_off_either_way() {
     for minutos in [-5i64, 5] {
-        em_cada_banco(|srv| async move {
+        on_each_database(|srv| async move {
             // Before the client's first request: from the client's point of view its own clock
             // is five minutes ahead of (or behind) the server's.
             srv.clock()

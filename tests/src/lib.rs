@@ -13,7 +13,7 @@ use rust_decimal::Decimal;
 
 /// A running reference server over its own temporary SQLite database.
 #[derive(Debug)]
-pub struct Ambiente {
+pub struct Environment {
     /// The server, listening on an ephemeral loopback port.
     pub server: RunningServer,
     /// The SQLite URL of its store (inside `dir`).
@@ -22,7 +22,7 @@ pub struct Ambiente {
     pub dir: tempfile::TempDir,
 }
 
-impl Ambiente {
+impl Environment {
     /// Spawns a server with [`Config::local`] defaults.
     ///
     /// # Panics
@@ -35,16 +35,16 @@ impl Ambiente {
     /// rate limit, …).
     ///
     /// # Panics
-    /// As `Ambiente::new`.
+    /// As `Environment::new`.
     pub async fn com(ajustar: impl FnOnce(&mut Config)) -> Self {
         Self::on(tempfile::tempdir().expect("temporary folder"), ajustar).await
     }
 
-    /// As [`Ambiente::com`], over the SQLite file `carapi.db` of `dir` (created when missing;
+    /// As [`Environment::com`], over the SQLite file `carapi.db` of `dir` (created when missing;
     /// a base bulk-loaded beforehand is served as it is).
     ///
     /// # Panics
-    /// As `Ambiente::new`.
+    /// As `Environment::new`.
     pub async fn on(dir: tempfile::TempDir, ajustar: impl FnOnce(&mut Config)) -> Self {
         let database_url = format!("sqlite://{}", dir.path().join("carapi.db").display());
         let mut config = Config::local(database_url.clone());
@@ -145,7 +145,7 @@ pub fn example_bin(name: &str) -> PathBuf {
 ///
 /// # Panics
 /// When cargo cannot build it.
-pub fn servidor_bin() -> &'static Path {
+pub fn server_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
         construido(Path::new("carapi-server")).unwrap_or_else(|| {

@@ -3,7 +3,7 @@
 //! every pending top-up of their database, so parallel tests must not share one).
 
 /// `url` with its database name replaced by `nome` (the query string is kept).
-pub fn com_banco(url: &str, nome: &str) -> String {
+pub fn with_database(url: &str, nome: &str) -> String {
     let (base, query) = url.split_once('?').map_or((url, ""), |(b, q)| (b, q));
     let inicio = base.find("://").map_or(0, |i| i + 3);
     let raiz = base[inicio..]
@@ -18,7 +18,7 @@ pub fn com_banco(url: &str, nome: &str) -> String {
 
 /// Drops database `nome` on `admin`'s server, closing its connections (`WITH (FORCE)`);
 /// failures are ignored (a leftover database is harmless).
-pub async fn apagar_banco(admin: &str, nome: &str) {
+pub async fn drop_database(admin: &str, nome: &str) {
     use sqlx::Connection;
     if let Ok(mut c) = sqlx::PgConnection::connect(admin).await {
         let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS \"{nome}\" WITH (FORCE)"))
@@ -28,7 +28,7 @@ pub async fn apagar_banco(admin: &str, nome: &str) {
 }
 
 /// A fresh database name with `prefixo` (lowercase letters, digits and `_`).
-pub fn nome_unico(prefixo: &str) -> String {
+pub fn unique_name(prefixo: &str) -> String {
     format!("{prefixo}_{}", uuid::Uuid::new_v4().simple())
 }
 
@@ -39,9 +39,12 @@ mod tests {
     #[test]
     fn the_database_name_is_replaced_and_the_query_kept() {
         assert_eq!(
-            com_banco("postgres://u@h:5432/test?sslmode=disable", "x"),
+            with_database("postgres://u@h:5432/test?sslmode=disable", "x"),
             "postgres://u@h:5432/x?sslmode=disable"
         );
-        assert_eq!(com_banco("postgres://u@h/test", "y"), "postgres://u@h/y");
+        assert_eq!(
+            with_database("postgres://u@h/test", "y"),
+            "postgres://u@h/y"
+        );
     }
 }

@@ -13,7 +13,7 @@
 //!   returned, `truncado`): p50 over sequential calls (target <= 5 ms).
 //!
 //! The bases are built by `carapi-server seed --synthetic N --dono-grande 10000`.
-//! Filter word: `fria` (`cargo bench -p carapi-tests --bench figures -- fria`).
+//! Filter word: `cold` (`cargo bench -p carapi-tests --bench figures -- cold`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,13 +22,13 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 
 use crate::Figura;
-use crate::binario::{Servidor, conta, run_bin};
+use crate::binary::{Server, conta, run_bin};
 
 const PEQUENA: usize = 10_000;
 const GRANDE: usize = 1_000_000;
 const CODIGOS_GRANDE: usize = 300_000;
 const QUENTES: usize = 2_000;
-const CONEXOES: usize = 8;
+const CONNECTIONS: usize = 8;
 const DONO_CARS: usize = 10_000;
 /// The first large owner of a synthetic base (`dados::large_owners`).
 const DONO: &str = "98765432000198";
@@ -36,7 +36,7 @@ const DONO: &str = "98765432000198";
 /// A base of `n` synthetic records whose first large owner has [`DONO_CARS`] CARs.
 fn base(dir: &tempfile::TempDir, n: usize) -> String {
     let url = format!("sqlite://{}", dir.path().join(format!("{n}.db")).display());
-    crate::binario::servidor_bin();
+    crate::binary::server_bin();
     let inicio = Instant::now();
     run_bin(&[
         "seed",
@@ -50,7 +50,7 @@ fn base(dir: &tempfile::TempDir, n: usize) -> String {
         &url,
         "--sem-progresso",
     ]);
-    eprintln!("fria: {n} records seeded in {:.1?}", inicio.elapsed());
+    eprintln!("cold: {n} records seeded in {:.1?}", inicio.elapsed());
     url
 }
 
@@ -67,14 +67,14 @@ async fn amostra(url: &str, k: usize) -> Vec<String> {
 }
 
 /// What a load measured.
-struct Carga {
+struct Load {
     p50: Duration,
     p99: Duration,
     per_second: f64,
     faults: usize,
 }
 
-impl Carga {
+impl Load {
     fn text(&self) -> String {
         format!(
             "p50 {}, p99 {}, {:.0}/s{}",
@@ -90,16 +90,16 @@ impl Carga {
     }
 }
 
-/// Charged lookups of `codigos` from [`CONEXOES`] tasks, each code once, or round and round
+/// Charged lookups of `codigos` from [`CONNECTIONS`] tasks, each code once, or round and round
 /// until `ate` when given.
-async fn query(srv: &Servidor, chave: &str, codigos: Vec<String>, ate: Option<Instant>) -> Carga {
+async fn query(srv: &Server, chave: &str, codigos: Vec<String>, ate: Option<Instant>) -> Load {
     let http = reqwest::Client::builder()
-        .pool_max_idle_per_host(CONEXOES)
+        .pool_max_idle_per_host(CONNECTIONS)
         .build()
         .expect("client");
     let (codigos, next_item) = (Arc::new(codigos), Arc::new(AtomicUsize::new(0)));
     let inicio = Instant::now();
-    let tasks: Vec<_> = (0..CONEXOES)
+    let tasks: Vec<_> = (0..CONNECTIONS)
         .map(|_| {
             let (http, base, chave) = (http.clone(), srv.base_url.clone(), chave.to_owned());
             let (codigos, next_item) = (codigos.clone(), next_item.clone());
@@ -144,7 +144,7 @@ async fn query(srv: &Servidor, chave: &str, codigos: Vec<String>, ate: Option<In
         faults += f;
     }
     let q = |x| Duration::from_micros(total.value_at_quantile(x));
-    Carga {
+    Load {
         p50: q(0.50),
         p99: q(0.99),
         per_second: total.len() as f64 / inicio.elapsed().as_secs_f64(),
@@ -157,7 +157,7 @@ fn ms(d: Duration) -> String {
 }
 
 /// Sequential owner lookups of [`DONO`]: p50 and p99 after 10 warm-up calls.
-async fn proprietario(srv: &Servidor, chave: &str) -> (Duration, Duration) {
+async fn proprietario(srv: &Server, chave: &str) -> (Duration, Duration) {
     let http = reqwest::Client::new();
     let url = format!("{}/v1/proprietario/{DONO}", srv.base_url);
     let mut hist = Histogram::<u64>::new(3).expect("histogram");
@@ -198,7 +198,7 @@ pub async fn run() -> Vec<Figura> {
     let url = base(&dir, PEQUENA);
     let chave = conta(&url, "100000000");
     let codigos = amostra(&url, PEQUENA).await;
-    let srv = Servidor::start(&url);
+    let srv = Server::start(&url);
     let fria_p = query(&srv, &chave, codigos.clone(), None).await;
     let quente = query(
         &srv,
@@ -212,7 +212,7 @@ pub async fn run() -> Vec<Figura> {
     let url = base(&dir, grande);
     let chave = conta(&url, "100000000");
     let codigos = amostra(&url, k_grande).await;
-    let srv = Servidor::start(&url);
+    let srv = Server::start(&url);
     let fria_g = query(&srv, &chave, codigos, None).await;
     let (dono_p50, dono_p99) = proprietario(&srv, &chave).await;
     drop(srv);

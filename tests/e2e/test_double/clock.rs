@@ -7,7 +7,7 @@ use carapi_sdk::{ErrorCode, EscopoLimite, NovaRecarga, RecargaStatus, dec};
 use carapi_service::money::calendar;
 use carapi_test_double::TestServer;
 
-use super::em_cada_banco;
+use super::on_each_database;
 use crate::{CODIGO_REAL, assert_api_error};
 
 fn quinhentos() -> NovaRecarga {
@@ -21,7 +21,7 @@ fn ate_amanha(srv: &TestServer) -> Duration {
 
 #[tokio::test]
 async fn the_reuse_window_ends_after_ten_minutes() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().create().await.unwrap();
         let c = srv.client(&conta).unwrap();
         let primeira = c.criar_recarga(&quinhentos()).await.unwrap();
@@ -39,7 +39,7 @@ async fn the_reuse_window_ends_after_ten_minutes() {
 
 #[tokio::test]
 async fn the_daily_limit_starts_over_after_midnight_in_brasilia() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().limite_diario(1).create().await.unwrap();
         let c = srv.client(&conta).unwrap();
         c.car(CODIGO_REAL).await.unwrap();
@@ -54,7 +54,7 @@ async fn the_daily_limit_starts_over_after_midnight_in_brasilia() {
 
 #[tokio::test]
 async fn the_monthly_limit_starts_over_next_month() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv
             .conta()
             .limite_mensal(dec!(1.00))
@@ -82,7 +82,7 @@ async fn the_monthly_limit_starts_over_next_month() {
 
 #[tokio::test]
 async fn reconciliation_confirms_a_payment_without_webhook_when_two_minutes_pass() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().saldo(dec!(0)).create().await.unwrap();
         let c = srv.client(&conta).unwrap();
         let r = c.criar_recarga(&quinhentos()).await.unwrap();
@@ -107,7 +107,7 @@ async fn reconciliation_confirms_a_payment_without_webhook_when_two_minutes_pass
 
 #[tokio::test]
 async fn the_webhook_confirms_at_once() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().saldo(dec!(0)).create().await.unwrap();
         let c = srv.client(&conta).unwrap();
         let r = c.criar_recarga(&quinhentos()).await.unwrap();
@@ -121,7 +121,7 @@ async fn the_webhook_confirms_at_once() {
 
 #[tokio::test]
 async fn uso_counts_30_days_of_the_server_clock() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().create().await.unwrap();
         let c = srv.client(&conta).unwrap();
         c.car(CODIGO_REAL).await.unwrap();
@@ -137,7 +137,7 @@ async fn uso_counts_30_days_of_the_server_clock() {
 
 #[tokio::test]
 async fn history_and_top_ups_carry_the_server_clock() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().create().await.unwrap();
         let c = srv.client(&conta).unwrap();
         let uma_semana = Duration::from_secs(7 * 86_400);

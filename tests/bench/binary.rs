@@ -7,7 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 
 /// The release `carapi-server` binary, built once.
-pub fn servidor_bin() -> &'static Path {
+pub fn server_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
         let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
@@ -24,15 +24,15 @@ pub fn servidor_bin() -> &'static Path {
 }
 
 /// A command of the binary, without the environment's database URL.
-pub fn comando(args: &[&str]) -> Command {
-    let mut c = Command::new(servidor_bin());
+pub fn command(args: &[&str]) -> Command {
+    let mut c = Command::new(server_bin());
     c.args(args).env_remove("CARAPI_DATABASE_URL");
     c
 }
 
 /// Runs `carapi-server args…` to its end; its stdout.
 pub fn run_bin(args: &[&str]) -> String {
-    let saida = comando(args).output().expect("carapi-server runs");
+    let saida = command(args).output().expect("carapi-server runs");
     assert!(
         saida.status.success(),
         "carapi-server {args:?}: {}",
@@ -58,16 +58,16 @@ pub fn conta(url: &str, saldo: &str) -> String {
 
 /// `carapi-server serve` over `url` on a free loopback port, per-key limiter off; stopped on
 /// drop.
-pub struct Servidor {
+pub struct Server {
     filho: Child,
     /// `http://127.0.0.1:PORT`.
     pub base_url: String,
 }
 
-impl Servidor {
+impl Server {
     /// Starts the server and waits until it listens.
     pub fn start(url: &str) -> Self {
-        let mut filho = comando(&[
+        let mut filho = command(&[
             "serve",
             "--bind",
             "127.0.0.1:0",
@@ -95,11 +95,11 @@ impl Servidor {
             .expect("the server says where it listens");
         // Keep draining stderr, so that the server never blocks on a full pipe.
         std::thread::spawn(move || linhas.for_each(drop));
-        Servidor { filho, base_url }
+        Server { filho, base_url }
     }
 }
 
-impl Drop for Servidor {
+impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.filho.kill();
         let _ = self.filho.wait();

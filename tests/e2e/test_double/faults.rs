@@ -5,7 +5,7 @@ use std::time::Duration;
 use carapi_sdk::{Error, ErrorCode, EscopoLimite, dec};
 use carapi_test_double::{Fault, FaultLimit, TestServer};
 
-use super::em_cada_banco;
+use super::on_each_database;
 use crate::{CODIGO_REAL, assert_api_error};
 
 /// The ledger check of every account the test created.
@@ -16,7 +16,7 @@ async fn razao_exata(srv: &TestServer, conta: &carapi_service::ContaCriada) {
 
 #[tokio::test]
 async fn a_contract_error_answers_before_the_handler_and_charges_nothing() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().saldo(dec!(10)).create().await.unwrap();
         let c = srv.client(&conta).unwrap();
         srv.inject(Fault::error(ErrorCode::ErroInterno).on("/v1/car/{codigoCar}"));
@@ -32,7 +32,7 @@ async fn a_contract_error_answers_before_the_handler_and_charges_nothing() {
 
 #[tokio::test]
 async fn erro_pix_creates_no_top_up() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().create().await.unwrap();
         let c = srv.client(&conta).unwrap();
         // Every attempt (the SDK re-sends a 502), until cleared.
@@ -51,7 +51,7 @@ async fn erro_pix_creates_no_top_up() {
 
 #[tokio::test]
 async fn a_daily_429_reports_its_limit_and_is_not_retried() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().create().await.unwrap();
         let c = srv.client(&conta).unwrap();
         srv.inject(Fault::limite(FaultLimit::Diario, 3600).on("/v1/car/{codigoCar}"));
@@ -65,7 +65,7 @@ async fn a_daily_429_reports_its_limit_and_is_not_retried() {
 
 #[tokio::test]
 async fn a_reset_before_the_answer_charges_nothing() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().create().await.unwrap();
         let c = srv.client(&conta).unwrap();
         srv.inject(Fault::ResetarConexao.on("/v1/car/{codigoCar}"));
@@ -80,7 +80,7 @@ async fn a_reset_before_the_answer_charges_nothing() {
 
 #[tokio::test]
 async fn a_charge_committed_then_dropped_is_charged_once_and_not_resent() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().saldo(dec!(10)).create().await.unwrap();
         let c = srv.client(&conta).unwrap();
         srv.inject(Fault::PerderRespostaAposCobrar.on("/v1/car/{codigoCar}"));
@@ -97,7 +97,7 @@ async fn a_charge_committed_then_dropped_is_charged_once_and_not_resent() {
 
 #[tokio::test]
 async fn a_receipt_cut_after_its_headers_leaves_no_file_and_one_charge() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().saldo(dec!(50)).create().await.unwrap();
         let c = srv.client(&conta).unwrap();
         srv.inject(Fault::CortarCorpo { bytes: 500 }.on("/v1/car/{codigoCar}/recibo"));
@@ -115,7 +115,7 @@ async fn a_receipt_cut_after_its_headers_leaves_no_file_and_one_charge() {
 
 #[tokio::test]
 async fn recibo_indisponivel_before_the_headers_is_free() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().saldo(dec!(50)).create().await.unwrap();
         let c = srv
             .client_builder(&conta)
@@ -131,7 +131,7 @@ async fn recibo_indisponivel_before_the_headers_is_free() {
 
 #[tokio::test]
 async fn a_delay_makes_the_client_time_out() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().create().await.unwrap();
         let c = srv
             .client_builder(&conta)
@@ -150,7 +150,7 @@ async fn a_delay_makes_the_client_time_out() {
 
 #[tokio::test]
 async fn rules_are_per_account_and_per_count() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let a = srv.conta().create().await.unwrap();
         let b = srv.conta().create().await.unwrap();
         let (ca, cb) = (srv.client(&a).unwrap(), srv.client(&b).unwrap());

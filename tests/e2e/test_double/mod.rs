@@ -16,7 +16,7 @@ use carapi_tests::pg;
 /// Runs `cenario` against a fresh test server over in-memory SQLite, then, when
 /// `DATABASE_URL` is set, over a PostgreSQL database of its own (created, then dropped; a
 /// message says when it is skipped).
-pub(crate) async fn em_cada_banco<F, Fut>(cenario: F)
+pub(crate) async fn on_each_database<F, Fut>(cenario: F)
 where
     F: Fn(TestServer) -> Fut,
     Fut: Future<Output = ()>,
@@ -29,12 +29,12 @@ where
         eprintln!("DATABASE_URL não definida: cenário só em SQLite");
         return;
     };
-    let nome = pg::nome_unico("carapi_duble");
+    let nome = pg::unique_name("carapi_duble");
     let srv = TestServer::builder()
-        .database(pg::com_banco(&admin, &nome))
+        .database(pg::with_database(&admin, &nome))
         .start()
         .await
         .unwrap_or_else(|e| panic!("servidor de teste em PostgreSQL: {e}"));
     cenario(srv).await;
-    pg::apagar_banco(&admin, &nome).await;
+    pg::drop_database(&admin, &nome).await;
 }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use carapi_tests::Ambiente;
+use carapi_tests::Environment;
 use hdrhistogram::Histogram;
 use rust_decimal::Decimal;
 use tokio::io::AsyncReadExt;
@@ -28,7 +28,7 @@ const DURACAO: Duration = Duration::from_secs(10);
 const REABRIR: Duration = Duration::from_millis(10);
 
 /// Raises this process's soft limit of open files to `n` (at most the hard limit).
-fn elevar_limite_de_arquivos(n: u64) {
+fn raise_open_file_limit(n: u64) {
     use nix::sys::resource::{Resource, getrlimit, setrlimit};
     if let Ok((macio, duro)) = getrlimit(Resource::RLIMIT_NOFILE)
         && macio < n
@@ -90,7 +90,7 @@ async fn atacante(destino: SocketAddr, parar: Arc<AtomicBool>, aberturas: Arc<At
     }
 }
 
-fn resumo(h: &Histogram<u64>, faults: u64) -> String {
+fn summary(h: &Histogram<u64>, faults: u64) -> String {
     format!(
         "p99 {:.1} ms, p50 {:.1} ms, max {:.0} ms, {} requests, {} failed",
         h.value_at_quantile(0.99) as f64 / 1000.0,
@@ -102,10 +102,10 @@ fn resumo(h: &Histogram<u64>, faults: u64) -> String {
 }
 
 pub async fn run() -> Vec<Figura> {
-    elevar_limite_de_arquivos((SOCKETS as u64) * 2 + 1_024);
+    raise_open_file_limit((SOCKETS as u64) * 2 + 1_024);
     // CARAPI_ATAQUE_SEM_LIMITE=1: no per-address bound, to see the attack without it.
     let sem_limite = std::env::var_os("CARAPI_ATAQUE_SEM_LIMITE").is_some();
-    let amb = Ambiente::com(|c| {
+    let amb = Environment::com(|c| {
         c.rate_limit = None;
         if sem_limite {
             c.edge.connections_per_address = None;
@@ -134,7 +134,7 @@ pub async fn run() -> Vec<Figura> {
         let _ = t.await;
     }
     eprintln!(
-        "ataque: {} sockets, {} connections opened by the attacker",
+        "attack: {} sockets, {} connections opened by the attacker",
         SOCKETS,
         aberturas.load(Ordering::Relaxed)
     );
@@ -142,8 +142,8 @@ pub async fn run() -> Vec<Figura> {
     let p99_sem = sem.value_at_quantile(0.99) as f64 / 1000.0;
     vec![Figura {
         nome: "attack: another address's p99 during 2,000 idle sockets from one address",
-        medido: resumo(&com, falhas_com),
-        referencia: resumo(&sem, falhas_sem),
+        medido: summary(&com, falhas_com),
+        referencia: summary(&sem, falhas_sem),
         ratio: p99 / p99_sem.max(0.001),
         alvo: "p99 < 50 ms",
         ok: p99 < 50.0 && falhas_com == 0,

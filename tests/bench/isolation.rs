@@ -8,21 +8,21 @@
 //! alone on that account (target: p50 <= 5 ms for any filter).
 //!
 //! ```sh
-//! cargo bench -p carapi-tests --bench figures -- isolamento
-//! CARAPI_BENCH_LINHAS=200000 cargo bench -p carapi-tests --bench figures -- isolamento
+//! cargo bench -p carapi-tests --bench figures -- isolation
+//! CARAPI_BENCH_LINHAS=200000 cargo bench -p carapi-tests --bench figures -- isolation
 //! ```
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use carapi_tests::Ambiente;
+use carapi_tests::Environment;
 use hdrhistogram::Histogram;
 use rust_decimal::Decimal;
 use tokio::sync::Mutex;
 
 use crate::Figura;
 
-const LINHAS_PADRAO: i64 = 1_000_000;
+const DEFAULT_ROWS: i64 = 1_000_000;
 const VITIMAS: usize = 4;
 /// Requests per second of each victim (under the contract's 10/s).
 const RITMO_VITIMA: u64 = 8;
@@ -30,7 +30,7 @@ const FASE: Duration = Duration::from_secs(20);
 const OPENAPI_DOCUMENT: &str = "52998224725";
 
 /// The attacker's requests, in turn.
-const ATAQUE: [&str; 8] = [
+const ATTACK_PATHS: [&str; 8] = [
     "/v1/historico?status=sucesso",
     "/v1/historico?status=erro&endpoint=%2Fv1%2Fcar%2F%7Bcodigo%7D",
     "/v1/historico?busca=4E2",
@@ -146,7 +146,7 @@ fn atacar(
             tick.tick().await;
             let (http, url, key) = (
                 http.clone(),
-                format!("{base}{}", ATAQUE[i % ATAQUE.len()]),
+                format!("{base}{}", ATTACK_PATHS[i % ATTACK_PATHS.len()]),
                 key.clone(),
             );
             pendentes.push(tokio::spawn(async move {
@@ -172,11 +172,14 @@ fn atacar(
 /// Time of one history page for each of the attacker's `GET /v1/historico` filters over its
 /// `linhas` rows, sequentially at 9 requests/s (under the key's limit): the slowest filter's
 /// p50 against the 5 ms target.
-async fn paginas_historico(base: &str, key: &str, linhas: i64) -> Figura {
+async fn historico_pages(base: &str, key: &str, linhas: i64) -> Figura {
     const VEZES: usize = 9;
     let http = reqwest::Client::new();
     let mut p50s = Vec::new();
-    for path in ATAQUE.iter().filter(|p| p.starts_with("/v1/historico")) {
+    for path in ATTACK_PATHS
+        .iter()
+        .filter(|p| p.starts_with("/v1/historico"))
+    {
         let mut tempos = Vec::with_capacity(VEZES);
         for _ in 0..VEZES {
             let t = Instant::now();
@@ -216,17 +219,17 @@ pub async fn run() -> Vec<Figura> {
     let linhas: i64 = std::env::var("CARAPI_BENCH_LINHAS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(LINHAS_PADRAO);
-    let amb = Ambiente::new().await;
+        .unwrap_or(DEFAULT_ROWS);
+    let amb = Environment::new().await;
     let base = amb.server.base_url();
     let atacante = amb.conta(Decimal::from(10)).await;
     let t = Instant::now();
     semear(&amb.database_url, atacante.conta_id.0, linhas).await;
     eprintln!(
-        "isolamento: {linhas} history rows seeded in {:.1?}",
+        "isolation: {linhas} history rows seeded in {:.1?}",
         t.elapsed()
     );
-    let pagina = paginas_historico(&base, &atacante.api_key, linhas).await;
+    let pagina = historico_pages(&base, &atacante.api_key, linhas).await;
     let mut keys = Vec::new();
     for _ in 0..VITIMAS {
         keys.push(amb.conta(Decimal::from(100_000)).await.api_key);
@@ -238,7 +241,7 @@ pub async fn run() -> Vec<Figura> {
     parar.store(true, std::sync::atomic::Ordering::Relaxed);
     let (enviados, ruins) = ataque.await.expect("attacker");
     eprintln!(
-        "isolamento: attacker sent {enviados} history/usage requests, {ruins} not 200; victims' failures idle {} / attacked {}",
+        "isolation: attacker sent {enviados} history/usage requests, {ruins} not 200; victims' failures idle {} / attacked {}",
         ocioso.faults, carregado.faults
     );
     let figura = |nome, o: &Histogram<u64>, c: &Histogram<u64>| {

@@ -7,12 +7,12 @@ use std::time::{Duration, Instant};
 use carapi_sdk::{Error, ErrorCode, NovaRecarga, RecargaStatus, dec};
 use carapi_test_double::{Fault, FaultLimit};
 
-use super::em_cada_banco;
+use super::on_each_database;
 use crate::CODIGO_REAL;
 
 #[tokio::test]
 async fn a_503_with_retry_after_is_retried_and_charged_once() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().saldo(dec!(50)).create().await.unwrap();
         let c = srv.client(&conta).unwrap();
         srv.inject(
@@ -40,7 +40,7 @@ async fn a_503_with_retry_after_is_retried_and_charged_once() {
 
 #[tokio::test]
 async fn a_rate_429_is_retried_after_its_retry_after() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().create().await.unwrap();
         let c = srv.client(&conta).unwrap();
         srv.inject(Fault::limite(FaultLimit::Taxa, 1).on("/v1/car/{codigoCar}"));
@@ -52,7 +52,7 @@ async fn a_rate_429_is_retried_after_its_retry_after() {
 
 #[tokio::test]
 async fn a_reset_free_call_is_retried_but_a_lost_charged_answer_is_not() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().create().await.unwrap();
         let c = srv.client(&conta).unwrap();
         srv.inject(Fault::ResetarConexao.on("/v1/saldo"));
@@ -69,7 +69,7 @@ async fn a_reset_free_call_is_retried_but_a_lost_charged_answer_is_not() {
 
 #[tokio::test]
 async fn the_spend_cap_counts_an_uncertain_charge_until_history_settles_it() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().saldo(dec!(10)).create().await.unwrap();
         let c = srv
             .client_builder(&conta)
@@ -93,7 +93,7 @@ async fn the_spend_cap_counts_an_uncertain_charge_until_history_settles_it() {
 
 #[tokio::test]
 async fn a_402_in_the_middle_of_a_batch_stops_it_without_a_debit() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().saldo(dec!(2.50)).create().await.unwrap();
         let c = srv.client(&conta).unwrap();
         let mut feitas = 0;
@@ -119,7 +119,7 @@ async fn a_402_in_the_middle_of_a_batch_stops_it_without_a_debit() {
 
 #[tokio::test]
 async fn the_waiter_sees_a_top_up_that_only_reconciliation_confirms() {
-    em_cada_banco(|srv| async move {
+    on_each_database(|srv| async move {
         let conta = srv.conta().saldo(dec!(0)).create().await.unwrap();
         let c = srv
             .client_builder(&conta)

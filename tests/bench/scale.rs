@@ -32,9 +32,9 @@ struct Medida {
 /// Runs `carapi-server args…`, sampling its `VmHWM` until it exits.
 fn medir(args: &[&str]) -> Medida {
     // Built (by cargo, when stale) before the clock starts: the figure is the load alone.
-    crate::binario::servidor_bin();
+    crate::binary::server_bin();
     let inicio = Instant::now();
-    let mut filho = crate::binario::comando(args)
+    let mut filho = crate::binary::command(args)
         .args(["--sem-progresso"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -174,7 +174,7 @@ pub async fn run() -> Vec<Figura> {
 
     if let Some(admin) = std::env::var("DATABASE_URL").ok().filter(|u| !u.is_empty()) {
         let nome = format!("carapi_escala_{}", std::process::id());
-        let url = carapi_tests::pg::com_banco(&admin, &nome);
+        let url = carapi_tests::pg::with_database(&admin, &nome);
         let m = repetir(1, |_| {
             ["seed", "--synthetic", &n_texto, "--database", &url]
                 .map(str::to_owned)
@@ -186,7 +186,7 @@ pub async fn run() -> Vec<Figura> {
             &m,
             false,
         ));
-        carapi_tests::pg::apagar_banco(&admin, &nome).await;
+        carapi_tests::pg::drop_database(&admin, &nome).await;
     } else {
         println!("scale: DATABASE_URL not set; no PostgreSQL row");
     }
