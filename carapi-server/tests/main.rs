@@ -27,6 +27,7 @@ mod edge;
 mod erros;
 mod escala;
 mod historico_custo;
+mod house;
 mod keys;
 mod limite_endereco;
 mod migracoes;

@@ -252,12 +252,7 @@ async fn jobs(st: AppState, intervalo: Duration, cancelar: CancellationToken) {
             () = cancelar.cancelled() => break,
             _ = tick.tick() => {
                 reconciler.turn(intervalo).await;
-                if let Some(l) = &st.limiter {
-                    l.clear();
-                }
-                if let Some(l) = &st.ip_limiter {
-                    l.clear();
-                }
+                st.clear_idle_limits();
             }
         }
     }

@@ -71,6 +71,17 @@ impl AppState {
         }
     }
 
+    /// Forgets the rate limiters' idle keys (per key and per address): the periodic trim of
+    /// every server's job loop, so their memory follows the active clients only.
+    pub fn clear_idle_limits(&self) {
+        if let Some(l) = &self.limiter {
+            l.clear();
+        }
+        if let Some(l) = &self.ip_limiter {
+            l.clear();
+        }
+    }
+
     /// The HMAC secret of `POST /webhooks/pix`: the configured one
     /// ([`Config::webhook_secret`], when not blank), else the database's own
     /// ([`crate::pix::webhook::database_secret`], generated on first use). Read once, then kept.

@@ -81,12 +81,7 @@ pub(crate) async fn tasks(modo: Arc<TestMode>, st: AppState, parar: Cancellation
                 if let Err(e) = modo.run_tasks(&st).await {
                     tracing::error!(erro = %e, "reconciliação falhou");
                 }
-                if let Some(l) = &st.limiter {
-                    l.clear();
-                }
-                if let Some(l) = &st.ip_limiter {
-                    l.clear();
-                }
+                st.clear_idle_limits();
             }
         }
     }
