@@ -24,6 +24,7 @@ mod database_down;
 mod diferencial;
 mod dinheiro;
 mod edge;
+mod entradas;
 mod erros;
 mod escala;
 mod historico_custo;
