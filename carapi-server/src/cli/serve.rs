@@ -140,10 +140,18 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(2));
     }
+    if a.token_teste
+        .as_deref()
+        .is_some_and(|t| t.trim().is_empty())
+    {
+        eprintln!(
+            "erro: --token-teste (CARAPI_TOKEN_TESTE) só tem espaços; dê um token de 32 caracteres ou mais, ou omita-o para um aleatório"
+        );
+        return Ok(ExitCode::from(2));
+    }
     let token_teste = a.test_mode.then(|| {
         a.token_teste
             .clone()
-            .filter(|t| !t.trim().is_empty())
             .unwrap_or_else(|| format!("teste_{}", hex::encode(rand::random::<[u8; 24]>())))
     });
     let webhook_secret = match webhook_secret(&a) {
