@@ -13,6 +13,7 @@ mod server;
 mod adversario;
 mod arquivos;
 mod auth;
+mod banco;
 mod car;
 mod carga;
 mod carga_interrompida;

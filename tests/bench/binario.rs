@@ -51,6 +51,7 @@ pub fn conta(url: &str, saldo: &str) -> String {
         "--json",
         "--database",
         url,
+        "--criar-banco",
     ]);
     let v: serde_json::Value = serde_json::from_str(&json).expect("account JSON");
     v["apiKey"].as_str().expect("apiKey").to_owned()

@@ -2,9 +2,6 @@
 
 use std::process::ExitCode;
 
-use anyhow::Context;
-
-use carapi_service::startup::open_store;
 use carapi_service::store::ContaId;
 
 /// Ledger subcommands.
@@ -23,7 +20,7 @@ pub(crate) struct CheckArgs {
     #[arg(long = "conta")]
     conta: Option<i64>,
     #[command(flatten)]
-    database: super::DatabaseArgs,
+    database: super::AdminDatabaseArgs,
     /// One JSON object per account.
     #[arg(long = "json")]
     json: bool,
@@ -31,9 +28,7 @@ pub(crate) struct CheckArgs {
 
 pub(super) async fn run(c: Command) -> anyhow::Result<ExitCode> {
     let Command::Check(a) = c;
-    let store = open_store(&a.database.database)
-        .await
-        .context("abrindo o banco")?;
+    let store = a.database.open().await?;
     let contas = match a.conta {
         Some(id) => vec![ContaId(id)],
         None => store.contas().await?,

@@ -15,6 +15,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use carapi_service::config::DEFAULT_DATABASE_URL;
+use carapi_service::startup::open_store_as;
+use carapi_service::store::{OpenMode, Store};
 
 /// Reference server for the carapi /v1 API.
 #[derive(Debug, Parser)]
@@ -28,8 +30,9 @@ pub(crate) struct Cli {
 /// The `--database` option shared by the commands that open the store.
 #[derive(Debug, clap::Args)]
 pub(crate) struct DatabaseArgs {
-    /// Database URL (created when missing): `sqlite://FILE` (embedded, the default) or
-    /// `postgres://USER@HOST/DB`.
+    /// Database URL: `sqlite://FILE` (embedded, the default) or `postgres://USER@HOST/DB`.
+    /// `servir` creates and migrates it, `importar` and `semear` create a missing one; the
+    /// admin commands open an existing database whose schema is this binary's.
     #[arg(
         long = "banco",
         alias = "database",
@@ -37,6 +40,36 @@ pub(crate) struct DatabaseArgs {
         default_value = DEFAULT_DATABASE_URL
     )]
     pub(crate) database: String,
+}
+
+/// The database of an admin command (`conta`, `pix pagar`, `razao conferir`,
+/// `segredo-webhook`): an existing one, never created nor migrated unless --criar-banco.
+#[derive(Debug, clap::Args)]
+pub(crate) struct AdminDatabaseArgs {
+    #[command(flatten)]
+    pub(crate) url: DatabaseArgs,
+    /// Create and migrate the database when it does not exist (an existing one is never
+    /// migrated by this command: `servir` does it).
+    #[arg(long = "criar-banco", alias = "create-database")]
+    pub(crate) criar_banco: bool,
+}
+
+impl AdminDatabaseArgs {
+    /// How this command opens the store: an existing database only, unless --criar-banco.
+    pub(crate) fn mode(&self) -> OpenMode {
+        if self.criar_banco {
+            OpenMode::CreateMissing
+        } else {
+            OpenMode::Existing
+        }
+    }
+
+    /// Opens the store as [`AdminDatabaseArgs::mode`] says.
+    pub(crate) async fn open(&self) -> anyhow::Result<std::sync::Arc<dyn Store>> {
+        open_store_as(&self.url.database, self.mode())
+            .await
+            .map_err(|e| anyhow::anyhow!("abrindo o banco: {e}"))
+    }
 }
 
 /// Says on stderr when a load on the base of `url` started and did not finish

@@ -12,6 +12,7 @@
 pub(crate) mod historico;
 #[cfg(feature = "postgres")]
 pub mod postgres;
+mod schema;
 mod sqlite;
 
 use std::fmt;
@@ -36,6 +37,7 @@ use crate::rate_limit::RateLimiter;
 pub use historico::SEARCH_WINDOW;
 #[cfg(feature = "postgres")]
 pub use postgres::PgStore;
+pub use schema::OpenMode;
 pub use sqlite::SqliteStore;
 
 /// True for the URL schemes of the PostgreSQL store (`postgres://`, `postgresql://`), whether or
@@ -61,6 +63,11 @@ pub enum StoreError {
     /// Migrations failed.
     #[error("migrations: {0}")]
     Migration(#[source] DriverError),
+    /// The database is missing where it may not be created, or its schema is not this
+    /// binary's (newer, or older where it may not be migrated): the Portuguese message says
+    /// which and what to do.
+    #[error("{0}")]
+    Schema(String),
     /// The SQLite lookup writer could not commit the group this request was part of (nothing
     /// of the group was written).
     #[error("database: group commit failed: {0}")]
