@@ -79,7 +79,8 @@ async fn head_and_unlisted_methods_are_405_with_allow_never_charged_nor_counted(
 async fn absurd_path_segments_are_refused_without_a_history_row_and_keys_are_capped() {
     for s in servidores("segmento_absurdo", |_| {}).await {
         let c = s.conta(100).await;
-        let enorme = "A".repeat(60_000);
+        // Under the head bound (32 KiB by default; past it: 431, `cabecalho.rs`).
+        let enorme = "A".repeat(20_000);
         for (path, codigo) in [
             (format!("/v1/car/{enorme}"), "CODIGO_CAR_INVALIDO"),
             (format!("/v1/car/{enorme}/completo"), "CODIGO_CAR_INVALIDO"),

@@ -14,6 +14,7 @@ mod adversario;
 mod arquivos;
 mod auth;
 mod banco;
+mod cabecalho;
 mod car;
 mod carga;
 mod carga_interrompida;

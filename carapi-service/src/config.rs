@@ -10,6 +10,10 @@ pub const DEFAULT_DATABASE_URL: &str = "sqlite://carapi.db";
 pub const DEFAULT_CONNECTIONS_PER_ADDRESS: usize = 100;
 /// Default bound of requests served on one connection ([`Edge::requests_per_connection`]).
 pub const DEFAULT_REQUESTS_PER_CONNECTION: u32 = 100;
+/// Default bound of a request's head, bytes ([`Edge::max_header_bytes`]): 1,000 connections
+/// holding unfinished heads take at most 32 MB, and a real request's head (a CAR code, a key,
+/// a `busca` of the 64 characters the history keeps) needs under 1 KiB.
+pub const DEFAULT_MAX_HEADER_BYTES: usize = 32 * 1024;
 /// Default bind address of `carapi-server serve`.
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
 
@@ -144,6 +148,11 @@ pub struct Edge {
     /// `Connection: close` and the connection closes after it (requests pipelined past it are
     /// not served).
     pub requests_per_connection: u32,
+    /// Bytes of a request's head (request line and headers) a connection may buffer, at least
+    /// 8 KiB (hyper's floor): a head that does not fit is answered 431 and its connection
+    /// closed, so unfinished headers take at most this much memory per connection
+    /// (`--cabecalho-maximo`).
+    pub max_header_bytes: usize,
     /// Reverse proxies whose `Forwarded` / `X-Forwarded-For` headers name the client address
     /// (see the server README's "Security"); empty (the default): those headers are ignored and the
     /// client is the socket's peer.
@@ -161,6 +170,7 @@ impl Default for Edge {
             body_timeout: Duration::from_secs(30),
             max_body: 64 * 1024,
             max_connections: 1_000,
+            max_header_bytes: DEFAULT_MAX_HEADER_BYTES,
             connections_per_address: Some(DEFAULT_CONNECTIONS_PER_ADDRESS),
             unauthenticated_per_second: NonZeroU32::new(20),
             send_timeout: Duration::from_secs(10),

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use carapi_service::config::{
-    Config, DEFAULT_BIND, DEFAULT_CONNECTIONS_PER_ADDRESS, DEFAULT_REQUESTS_PER_CONNECTION,
-    ReciboMode,
+    Config, DEFAULT_BIND, DEFAULT_CONNECTIONS_PER_ADDRESS, DEFAULT_MAX_HEADER_BYTES,
+    DEFAULT_REQUESTS_PER_CONNECTION, ReciboMode,
 };
 use carapi_service::http::edge::Edge;
 use carapi_test_double::test_mode::{TestModeConfig, assembly};
@@ -91,6 +91,10 @@ pub(crate) struct Args {
         default_value_t = 1_000
     )]
     max_connections: usize,
+    /// Bytes of a request's head (request line and headers) at most, 8192 or more: past it the
+    /// answer is 431 and the connection closes (unfinished headers hold no more memory).
+    #[arg(long = "cabecalho-maximo", env = "CARAPI_CABECALHO_MAXIMO", default_value_t = DEFAULT_MAX_HEADER_BYTES)]
+    max_header_bytes: usize,
     /// Open connections per client address at most; past it that address's new connections
     /// are closed at once, others are still served (0 disables).
     #[arg(long = "conexoes-por-endereco", env = "CARAPI_CONEXOES_POR_ENDERECO", default_value_t = DEFAULT_CONNECTIONS_PER_ADDRESS)]
@@ -176,6 +180,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
             body_timeout: Duration::from_secs(a.body_timeout.max(1)),
             max_body: a.max_body,
             max_connections: a.max_connections.max(1),
+            max_header_bytes: a.max_header_bytes,
             connections_per_address: (a.connections_per_address > 0)
                 .then_some(a.connections_per_address),
             unauthenticated_per_second: NonZeroU32::new(a.limite_nao_autenticado),

@@ -13,6 +13,8 @@
 //! - One connection serves at most [`Edge::requests_per_connection`] requests: the last answer
 //!   says `Connection: close` and hyper closes the connection after it (nginx's
 //!   `keepalive_requests`), so requests pipelined past the bound are never served.
+//! - A connection buffers at most [`Edge::max_header_bytes`] of a request's head: past it hyper
+//!   answers 431 and closes it, so unfinished headers cannot hold more memory than that each.
 //! - A failed `accept` (e.g. `EMFILE`) is logged and retried after a short pause, never in a
 //!   busy loop.
 //! - On cancellation the loop stops accepting and waits (at most `SHUTDOWN_WAIT`) for
@@ -55,6 +57,9 @@ use super::send::SendDeadline;
 
 /// Longest wait for in-flight requests on shutdown.
 pub(crate) const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
+
+/// hyper's smallest read buffer (it refuses a smaller `max_buf_size`).
+const MIN_HEADER_BYTES: usize = 8 * 1024;
 
 /// Pause after a failed `accept`.
 const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
@@ -156,6 +161,7 @@ pub(crate) async fn serve_with<C: Connections>(
     let mut h1 = http1::Builder::new();
     h1.timer(TokioTimer::new())
         .header_read_timeout(edge.header_timeout)
+        .max_buf_size(edge.max_header_bytes.max(MIN_HEADER_BYTES))
         .keep_alive(true);
     let graceful = GracefulShutdown::new();
     loop {
