@@ -160,14 +160,14 @@ pub struct Edge {
 }
 
 impl Default for Edge {
-    /// 10 s for headers (and idle keep-alive), 30 s for a body, 64 KiB bodies, 1,000
+    /// 10 s for headers (and idle keep-alive), 10 s for a body (as short as the headers'), 64 KiB bodies, 1,000
     /// connections, 100 of them per client address, 20 failed authentications per second per
     /// address, 10 s for a peer to accept bytes of an answer, 100 requests per connection, no
     /// trusted proxy.
     fn default() -> Self {
         Edge {
             header_timeout: Duration::from_secs(10),
-            body_timeout: Duration::from_secs(30),
+            body_timeout: Duration::from_secs(10),
             max_body: 64 * 1024,
             max_connections: 1_000,
             max_header_bytes: DEFAULT_MAX_HEADER_BYTES,

@@ -74,8 +74,9 @@ pub(crate) struct Args {
         default_value_t = 10
     )]
     header_timeout: u64,
-    /// Seconds a client has to send a whole request body (408 after it).
-    #[arg(long = "tempo-corpo", env = "CARAPI_TEMPO_CORPO", default_value_t = 30)]
+    /// Seconds a client has to send a whole request body (408 after it); read only once the
+    /// key (or the webhook's signature header) was checked.
+    #[arg(long = "tempo-corpo", env = "CARAPI_TEMPO_CORPO", default_value_t = 10)]
     body_timeout: u64,
     /// Largest request body, bytes (413 above it).
     #[arg(
