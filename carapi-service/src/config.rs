@@ -82,6 +82,10 @@ pub struct Config {
     pub pix_cidade: String,
     /// Time-outs and bounds of the HTTP edge (see [`Edge`]).
     pub edge: Edge,
+    /// The journal of charges whose outcome could not be learned (`--diario`); `None`: beside
+    /// the SQLite file (`FILE.diario`), or `carapi.diario` in the working directory for
+    /// PostgreSQL ([`crate::store::journal::journal_path`]).
+    pub journal: Option<std::path::PathBuf>,
 }
 
 impl Default for Config {
@@ -99,6 +103,7 @@ impl Default for Config {
             pix_nome: "CARAPI".to_owned(),
             pix_cidade: "BRASILIA".to_owned(),
             edge: Edge::default(),
+            journal: None,
         }
     }
 }

@@ -92,6 +92,11 @@ pub(crate) struct Args {
         default_value_t = 1_000
     )]
     max_connections: usize,
+    /// The journal of charges whose outcome could not be learned while the database was away
+    /// (fsynced; default: beside the SQLite file, `FILE.diario`, or `carapi.diario` here for
+    /// PostgreSQL).
+    #[arg(long = "diario", alias = "journal", env = "CARAPI_JOURNAL")]
+    diario: Option<std::path::PathBuf>,
     /// Bytes of a request's head (request line and headers) at most, 8192 or more: past it the
     /// answer is 431 and the connection closes (unfinished headers hold no more memory).
     #[arg(long = "cabecalho-maximo", env = "CARAPI_CABECALHO_MAXIMO", default_value_t = DEFAULT_MAX_HEADER_BYTES)]
@@ -189,6 +194,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
             requests_per_connection: a.requests_per_connection.max(1),
             trusted_proxies: a.trusted_proxies.clone(),
         },
+        journal: a.diario.clone(),
         ..Config::default()
     };
     // The composition root of the binary: a normal server, or the test double around it.
