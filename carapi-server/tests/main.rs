@@ -22,6 +22,7 @@ mod cli;
 mod concorrencia;
 mod conexao_presa;
 mod conta;
+mod copia;
 mod corpo_lento;
 mod database_down;
 mod diferencial;

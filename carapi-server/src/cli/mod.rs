@@ -2,6 +2,7 @@
 //! `import`, `seed --synthetic`, `pix pay`, `ledger check`, `webhook-secret`.
 
 mod account;
+mod backup;
 mod import;
 mod keys;
 mod ledger;
@@ -121,6 +122,10 @@ pub(crate) enum Command {
     /// first start; CARAPI_WEBHOOK_SECRET overrides it in `serve`.
     #[command(name = "segredo-webhook", alias = "webhook-secret")]
     WebhookSecret(secret::Args),
+    /// Write a consistent copy of a SQLite database while the server runs (VACUUM INTO, mode
+    /// 0600); for PostgreSQL use pg_dump.
+    #[command(name = "backup")]
+    Backup(backup::Args),
 }
 
 /// Parses the arguments and runs the command; errors go to stderr with exit code 1.
@@ -133,6 +138,7 @@ pub(crate) async fn run(cli: Cli) -> ExitCode {
         Command::Pix { command } => pix::run(command).await,
         Command::Ledger { command } => ledger::run(command).await,
         Command::WebhookSecret(a) => secret::run(a).await,
+        Command::Backup(a) => backup::run(a).await,
     };
     match r {
         Ok(code) => code,

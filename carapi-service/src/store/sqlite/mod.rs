@@ -155,6 +155,32 @@ impl SqliteStore {
         Ok(self.escrita.begin_with("BEGIN IMMEDIATE").await?)
     }
 
+    /// Writes a consistent copy of the database into `destino` with `VACUUM INTO` (one read
+    /// transaction: writers go on meanwhile, and the copy is compact). `destino` must not exist
+    /// or be empty; it is created with mode `0600` (the copy holds CPFs, e-mails and key
+    /// hashes) before SQLite writes into it.
+    ///
+    /// # Errors
+    /// [`StoreError::Database`] when the file cannot be created (it exists and is not empty) or
+    /// the copy fails.
+    pub async fn backup_into(&self, destino: &std::path::Path) -> Result<(), StoreError> {
+        let mut opcoes = std::fs::OpenOptions::new();
+        opcoes.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut opcoes, 0o600);
+        opcoes.open(destino).map_err(sqlx::Error::Io)?;
+        let alvo = destino.to_string_lossy().into_owned();
+        let r = sqlx::query("VACUUM INTO ?")
+            .bind(&alvo)
+            .execute(&self.reading)
+            .await;
+        if r.is_err() {
+            let _ = std::fs::remove_file(destino);
+        }
+        r?;
+        Ok(())
+    }
+
     /// Closes the pools.
     pub async fn close(&self) {
         self.escrita.close().await;
