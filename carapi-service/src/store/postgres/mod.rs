@@ -135,6 +135,8 @@ impl PgStore {
                 .unwrap_or_default()
                 .into_iter()
                 .collect();
+        // A load into a database created empty (no migration applied yet) creates its schema.
+        let migrate = migrate || (mode == OpenMode::CreateMissing && applied.is_empty());
         let faltam = super::schema::pending(&applied, &MIGRATOR, migrate)?;
         if migrate {
             super::schema::log_pending("postgres", &faltam, &applied);

@@ -124,6 +124,8 @@ impl SqliteStore {
                 .unwrap_or_default()
                 .into_iter()
                 .collect();
+        // A load into a database created empty (no migration applied yet) creates its schema.
+        let migrate = migrate || (mode == OpenMode::CreateMissing && applied.is_empty());
         let faltam = schema::pending(&applied, &MIGRATOR, migrate)?;
         if migrate {
             schema::log_pending("sqlite", &faltam, &applied);
