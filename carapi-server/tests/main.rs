@@ -38,6 +38,7 @@ mod migracoes;
 mod modo_teste_token;
 mod nul;
 mod openapi;
+mod pendentes;
 mod perde_resposta;
 mod postgres;
 mod processos;

@@ -14,6 +14,10 @@ pub const DEFAULT_REQUESTS_PER_CONNECTION: u32 = 100;
 /// holding unfinished heads take at most 32 MB, and a real request's head (a CAR code, a key,
 /// a `busca` of the 64 characters the history keeps) needs under 1 KiB.
 pub const DEFAULT_MAX_HEADER_BYTES: usize = 32 * 1024;
+/// Default bound of connections per client address still sending their first request's head
+/// ([`Edge::unfinished_per_address`]): 11 addresses sending headers slowly then hold at most
+/// 220 of the 1,000 connections, and a browser or SDK opens a handful at once.
+pub const DEFAULT_UNFINISHED_PER_ADDRESS: usize = 20;
 /// Default bind address of `carapi-server serve`.
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
 
@@ -153,6 +157,11 @@ pub struct Edge {
     /// `Connection: close` and the connection closes after it (requests pipelined past it are
     /// not served).
     pub requests_per_connection: u32,
+    /// Connections per client address whose first request's head has not fully arrived, at
+    /// most, while over half of [`Edge::max_connections`] are open; past it that address's new
+    /// connections are closed at once. A trusted proxy's
+    /// address ([`Edge::trusted_proxies`]) is never counted. `None` disables this bound.
+    pub unfinished_per_address: Option<usize>,
     /// Bytes of a request's head (request line and headers) a connection may buffer, at least
     /// 8 KiB (hyper's floor): a head that does not fit is answered 431 and its connection
     /// closed, so unfinished headers take at most this much memory per connection
@@ -176,6 +185,7 @@ impl Default for Edge {
             max_body: 64 * 1024,
             max_connections: 1_000,
             max_header_bytes: DEFAULT_MAX_HEADER_BYTES,
+            unfinished_per_address: Some(DEFAULT_UNFINISHED_PER_ADDRESS),
             connections_per_address: Some(DEFAULT_CONNECTIONS_PER_ADDRESS),
             unauthenticated_per_second: NonZeroU32::new(20),
             send_timeout: Duration::from_secs(10),

@@ -24,6 +24,11 @@
 //!   `limit_conn`): past it that address's new connections are closed at once (with a reset,
 //!   so they hold no permit and leave no `TIME_WAIT`), and one host that opens thousands of idle
 //!   sockets cannot take the permits every other client needs.
+//! - While over half of [`Edge::max_connections`] are open, one client address has at most
+//!   [`Edge::unfinished_per_address`] connections whose first request's head has not fully
+//!   arrived (never counting a trusted proxy's address): past it that address's new
+//!   connections are closed at once, so addresses that send headers slowly cannot hold every
+//!   permit.
 //! - What happens to each accepted socket before it is served is a [`Connections`]: nothing for
 //!   a normal server (`Plain`); the place that assembles a server may wrap it (a test
 //!   double that resets connections on demand does).
@@ -145,6 +150,44 @@ impl Drop for Slot {
     }
 }
 
+/// The places of a new connection from `address` in the per-address counts
+/// ([`Edge::connections_per_address`], and under pressure [`Edge::unfinished_per_address`]),
+/// or `None` when the address is past one of its bounds (the connection is closed at once).
+fn admit(
+    por_endereco: &Arc<PerAddress>,
+    pendentes: &Arc<PerAddress>,
+    permissoes: &Semaphore,
+    edge: &Edge,
+    address: std::net::SocketAddr,
+) -> Option<(Option<Slot>, Option<Slot>)> {
+    let vaga = match edge.connections_per_address {
+        None => None,
+        Some(_) => {
+            let Some(v) = PerAddress::take(por_endereco, address.ip()) else {
+                tracing::debug!(%address, "conexões demais deste endereço; fechada");
+                return None;
+            };
+            Some(v)
+        }
+    };
+    // Under pressure (over half the connections open), until its first request's head
+    // arrives, a connection counts toward its address's bound of unfinished requests (never a
+    // trusted proxy's: it carries many clients); a burst of new connections from one address
+    // is not refused while connections are plentiful.
+    let pressao = permissoes.available_permits() < edge.max_connections.max(1) / 2;
+    if !pressao
+        || edge.unfinished_per_address.is_none()
+        || edge.trusted_proxies.contains(&address.ip())
+    {
+        return Some((vaga, None));
+    }
+    let Some(p) = PerAddress::take(pendentes, address.ip()) else {
+        tracing::debug!(%address, "pedidos inacabados demais deste endereço; fechada");
+        return None;
+    };
+    Some((vaga, Some(p)))
+}
+
 /// [`servir`] with `conexoes` deciding what is done to each accepted socket.
 pub(crate) async fn serve_with<C: Connections>(
     listener: TcpListener,
@@ -156,6 +199,10 @@ pub(crate) async fn serve_with<C: Connections>(
     let permissoes = Arc::new(Semaphore::new(edge.max_connections.max(1)));
     let por_endereco = Arc::new(PerAddress {
         limite: edge.connections_per_address,
+        abertas: Mutex::default(),
+    });
+    let pendentes = Arc::new(PerAddress {
+        limite: edge.unfinished_per_address,
         abertas: Mutex::default(),
     });
     let mut h1 = http1::Builder::new();
@@ -180,17 +227,12 @@ pub(crate) async fn serve_with<C: Connections>(
             },
             () = parar.cancelled() => break,
         };
-        let vaga = match edge.connections_per_address {
-            None => None,
-            Some(_) => match PerAddress::take(&por_endereco, address.ip()) {
-                Some(v) => Some(v),
-                None => {
-                    tracing::debug!(%address, "conexões demais deste endereço; fechada");
-                    let _ = tcp.set_zero_linger();
-                    continue;
-                }
-            },
+        let Some((vaga, pendente)) = admit(&por_endereco, &pendentes, &permissoes, &edge, address)
+        else {
+            let _ = tcp.set_zero_linger();
+            continue;
         };
+        let pendente = Arc::new(Mutex::new(pendente));
         let _ = tcp.set_nodelay(true);
         let (io, alca) = conexoes.open(tcp);
         let corte = C::was_reset(&alca);
@@ -201,6 +243,8 @@ pub(crate) async fn serve_with<C: Connections>(
         let service = app
             .clone()
             .map_request(move |mut req: Request<Incoming>| {
+                // The head arrived: the connection no longer counts as unfinished.
+                drop(pendente.lock().unwrap_or_else(|e| e.into_inner()).take());
                 req.extensions_mut().insert(ConnectInfo(address));
                 C::tag(&alca, &mut req);
                 req
