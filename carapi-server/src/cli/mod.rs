@@ -52,13 +52,13 @@ pub(crate) struct AdminDatabaseArgs {
     /// Create and migrate the database when it does not exist (an existing one is never
     /// migrated by this command: `servir` does it).
     #[arg(long = "criar-banco", alias = "create-database")]
-    pub(crate) criar_banco: bool,
+    pub(crate) create_database: bool,
 }
 
 impl AdminDatabaseArgs {
     /// How this command opens the store: an existing database only, unless --criar-banco.
     pub(crate) fn mode(&self) -> OpenMode {
-        if self.criar_banco {
+        if self.create_database {
             OpenMode::CreateMissing
         } else {
             OpenMode::Existing
