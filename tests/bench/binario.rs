@@ -68,6 +68,11 @@ pub struct Servidor {
 impl Servidor {
     /// Starts the server and waits until it listens.
     pub fn start(url: &str) -> Self {
+        Self::start_with(url, &[])
+    }
+
+    /// [`Servidor::start`] with more `servir` options.
+    pub fn start_with(url: &str, mais: &[&str]) -> Self {
         let mut filho = comando(&[
             "serve",
             "--bind",
@@ -78,6 +83,7 @@ impl Servidor {
             "0",
             "--sem-dados-embutidos",
         ])
+        .args(mais)
         .env("CARAPI_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -97,6 +103,13 @@ impl Servidor {
         // Keep draining stderr, so that the server never blocks on a full pipe.
         std::thread::spawn(move || linhas.for_each(drop));
         Servidor { filho, base_url }
+    }
+}
+
+impl Servidor {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.filho.id()
     }
 }
 

@@ -16,13 +16,17 @@
 //!    against the release server in its own process (`consulta_fria.rs`).
 //! 7. Attack (`ataque`): another address's p99 while one address holds 2,000 idle sockets,
 //!    against the same client with no attack (`ataque.rs`).
-//! 8. Scale (`scale`): records/s and peak RSS of a bulk `seed` and CSV `import` on SQLite, and
+//! 8. Unfinished heads (`cabecalho`): the server's peak RSS under 1,000 sockets from 10
+//!    addresses each holding a 390 KB unfinished head, against hyper's default buffer bound
+//!    (`cabecalho.rs`).
+//! 9. Scale (`scale`): records/s and peak RSS of a bulk `seed` and CSV `import` on SQLite, and
 //!    a `seed` on PostgreSQL when `DATABASE_URL` is set (`CARAPI_ESCALA_N` records, default 1M;
 //!    see `escala.rs`). Not in a run without a filter: pass `scale`.
 
 mod ataque;
 mod batch;
 mod binario;
+mod cabecalho;
 mod cli;
 mod consulta_fria;
 mod escala;
@@ -58,6 +62,9 @@ async fn main() {
     }
     if quer("ataque") {
         figuras.extend(ataque::run().await);
+    }
+    if quer("cabecalho") {
+        figuras.extend(cabecalho::run().await);
     }
     if quer("cli") {
         figuras.extend(cli::run().await);
