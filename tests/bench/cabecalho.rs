@@ -2,7 +2,9 @@
 //! 127.0.0.11, 100 each: the default per-address bound) each send a 390 KB request head that
 //! never ends, against the same attack on a server whose head bound is hyper's default buffer
 //! (417,792 bytes, the bound before `--cabecalho-maximo`). Target: peak under 64 MB. The
-//! release server runs in its own process; `VmHWM` and `VmRSS` of `/proc/<pid>/status` (Linux).
+//! release server runs in its own process with `--pendentes-por-endereco 0` (that bound would
+//! refuse most sockets before they send anything); `VmHWM` and `VmRSS` of
+//! `/proc/<pid>/status` (Linux).
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
@@ -103,8 +105,17 @@ async fn medir(mais: &[&str]) -> (f64, f64, usize) {
 
 pub async fn run() -> Vec<Figura> {
     crate::ataque::elevar_limite_de_arquivos(SOCKETS as u64 * 2 + 1_024);
-    let (pico, depois, recusados) = medir(&[]).await;
-    let (pico_antes, depois_antes, _) = medir(&["--cabecalho-maximo", HYPER_PADRAO]).await;
+    // The head bound alone: the bound of unfinished heads per address would refuse most of
+    // these sockets before they send anything.
+    let sem_pendentes = ["--pendentes-por-endereco", "0"];
+    let (pico, depois, recusados) = medir(&sem_pendentes).await;
+    let (pico_antes, depois_antes, _) = medir(&[
+        sem_pendentes[0],
+        sem_pendentes[1],
+        "--cabecalho-maximo",
+        HYPER_PADRAO,
+    ])
+    .await;
     vec![Figura {
         nome: "unfinished heads: server peak RSS, 1,000 sockets x 390 KB from 10 addresses",
         medido: format!(
