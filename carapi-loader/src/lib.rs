@@ -253,15 +253,17 @@ pub async fn load(
     })
 }
 
-/// Creates and migrates the database of `url` and records that the load `descricao` starts
+/// Creates and migrates the database of `url` when it is missing (an existing one must be on
+/// this binary's schema: only `servir` migrates) and records that the load `descricao` starts
 /// writing ([`mark::marcar`]); closed before the load opens its own connection.
 async fn migrate(url: &str, descricao: &str) -> Result<(), LoadError> {
-    let store = carapi_service::startup::open_store(url)
-        .await
-        .map_err(|e| match e {
-            carapi_service::ServerError::Store(s) => LoadError::Store(s),
-            outro => LoadError::Url(outro.to_string()),
-        })?;
+    let store =
+        carapi_service::startup::open_store_as(url, carapi_service::store::OpenMode::CreateMissing)
+            .await
+            .map_err(|e| match e {
+                carapi_service::ServerError::Store(s) => LoadError::Store(s),
+                outro => LoadError::Url(outro.to_string()),
+            })?;
     drop(store);
     if let Some(anterior) = mark::tag(url, descricao).await? {
         tracing::warn!(%anterior, "a carga anterior nesta base não terminou");

@@ -37,6 +37,7 @@ async fn account_create_import_seed_and_ledger_check() {
         "create",
         "--database",
         &url,
+        "--criar-banco",
         "--json",
         "--saldo",
         "12.34",
@@ -148,7 +149,14 @@ async fn account_create_import_seed_and_ledger_check() {
 async fn serve_logs_its_address_pix_pay_confirms_and_sigterm_stops_gracefully() {
     let dir = tempfile::tempdir().unwrap();
     let url = db(&dir);
-    let (_, out, _) = run(&["account", "create", "--database", &url, "--json"]);
+    let (_, out, _) = run(&[
+        "account",
+        "create",
+        "--database",
+        &url,
+        "--create-database",
+        "--json",
+    ]);
     let key = serde_json::from_str::<Value>(out.trim()).unwrap()["apiKey"]
         .as_str()
         .unwrap()

@@ -75,6 +75,11 @@ async fn while_postgres_is_away_requests_answer_503_at_once_and_nothing_is_debit
             assert_eq!(v["success"], false, "[{nome}] {path}: {v}");
             assert_eq!(v["error"], "SERVICO_INDISPONIVEL", "[{nome}] {path}: {v}");
             assert!(retry.is_some(), "[{nome}] {path}: no Retry-After");
+            let msg = v["message"].as_str().unwrap_or_default().to_lowercase();
+            assert!(
+                !msg.contains("cobrad"),
+                "[{nome}] {path}: claims a charge outcome: {msg}"
+            );
             mais_longa = mais_longa.max(tempo);
         }
         proxy.passar();

@@ -26,6 +26,10 @@ use crate::helpers::CODIGO;
 struct PerdeResposta {
     dentro: Arc<dyn Store>,
     perder: AtomicUsize,
+    /// While true, every lookup of a charge's outcome fails (the database stays away).
+    sem_resultado: std::sync::atomic::AtomicBool,
+    /// Lookups of an outcome asked for.
+    buscas: AtomicUsize,
 }
 
 #[async_trait]
@@ -50,6 +54,10 @@ impl ConsultasStore for PerdeResposta {
         pedido: Uuid,
         em: DateTime<Utc>,
     ) -> Result<Option<RecordedConsulta>, StoreError> {
+        self.buscas.fetch_add(1, Ordering::SeqCst);
+        if self.sem_resultado.load(Ordering::SeqCst) {
+            return Err(StoreError::Database("conexão recusada".into()));
+        }
         self.dentro.cobranca_outcome(conta, pedido, em).await
     }
     async fn uso_period(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriod, StoreError> {
@@ -231,6 +239,8 @@ async fn a_charge_whose_sqlite_writer_reply_is_lost_answers_what_was_committed()
     let loja = Arc::new(PerdeResposta {
         dentro,
         perder: AtomicUsize::new(0),
+        sem_resultado: false.into(),
+        buscas: AtomicUsize::new(0),
     });
     let clock = RelogioMs::on("2026-05-04T15:00:00Z");
     let srv = servidor_sobre(loja.clone(), &url, &clock).await;
@@ -251,4 +261,64 @@ async fn a_charge_whose_sqlite_writer_reply_is_lost_answers_what_was_committed()
     let ledger = srv.check_ledger(c.conta_id).await.unwrap();
     assert!(ledger.is_consistent(), "{ledger:?}");
     srv.shutdown().await;
+}
+
+/// The reply of a charge's commit is lost and the database cannot tell its outcome within the
+/// bound: the answer is 500 `ERRO_INTERNO` that claims nothing about the charge, the outcome was
+/// asked for more than once, the request id is in the fsynced journal beside the SQLite file,
+/// and `razao conferir` lists it as still open (charged without a 200).
+#[tokio::test]
+async fn a_charge_whose_outcome_cannot_be_learned_is_a_500_and_journaled() {
+    let dir = tempfile::tempdir().unwrap();
+    let arquivo = dir.path().join("carapi.db");
+    let url = format!("sqlite://{}", arquivo.display());
+    let dentro: Arc<dyn Store> = Arc::new(SqliteStore::connect(&url).await.unwrap());
+    let loja = Arc::new(PerdeResposta {
+        dentro,
+        perder: AtomicUsize::new(0),
+        sem_resultado: false.into(),
+        buscas: AtomicUsize::new(0),
+    });
+    let clock = RelogioMs::on("2026-05-04T15:00:00Z");
+    let srv = servidor_sobre(loja.clone(), &url, &clock).await;
+    let c = srv
+        .create_conta(carapi_service::NovaConta {
+            saldo: 10.into(),
+            ..carapi_service::NovaConta::default()
+        })
+        .await
+        .unwrap();
+    loja.perder.store(1, Ordering::SeqCst);
+    loja.sem_resultado.store(true, Ordering::SeqCst);
+    let r = get(&srv, &c.api_key, &format!("/v1/car/{CODIGO}")).await;
+    assert_eq!(r.status, 500, "{:?}", r.corpo);
+    assert_eq!(r.corpo["error"], "ERRO_INTERNO", "{:?}", r.corpo);
+    let msg = r.corpo["message"].as_str().unwrap().to_lowercase();
+    assert!(
+        !msg.contains("cobrad"),
+        "claims nothing about the charge: {msg}"
+    );
+    assert!(
+        loja.buscas.load(Ordering::SeqCst) > 1,
+        "the outcome was asked again within the bound"
+    );
+    let diario = journal::Journal::at(dir.path().join("carapi.db.diario"));
+    let entradas = diario.entries().unwrap();
+    assert_eq!(entradas.len(), 1, "{entradas:?}");
+    assert_eq!(entradas[0].conta, c.conta_id);
+    loja.sem_resultado.store(false, Ordering::SeqCst);
+    let ledger = srv.check_ledger(c.conta_id).await.unwrap();
+    assert!(ledger.is_consistent(), "{ledger:?}");
+    srv.shutdown().await;
+    let out = crate::processo::comando(&["razao", "conferir", "--banco", &url])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let pedido = entradas[0].request_id.to_string();
+    assert!(
+        err.contains(&format!("em aberto: pedido {pedido}"))
+            && err.contains("cobrado sem resposta 200"),
+        "{err}"
+    );
 }

@@ -40,9 +40,11 @@ async fn tiers_preview_and_legacy_flags() {
     assert_eq!(p.valor_bonus, Decimal::from(200));
     assert_eq!(p.total_creditado, Decimal::from(2700));
     for ruim in ["abc", "NaN", "inf", "1e99999"] {
-        app.get(&c.api_key, &format!("/v1/recarga/faixas?valor={ruim}"))
+        let v = app
+            .get(&c.api_key, &format!("/v1/recarga/faixas?valor={ruim}"))
             .await
-            .erro(400, "VALOR_INVALIDO");
+            .ok();
+        assert!(v["preview"].is_null(), "{ruim}: {v}");
     }
     // Any finite number is inside the schema: a preview, zero bonus below the tiers.
     for (valor, pago) in [("-1", -1.0), ("0", 0.0), ("10.001", 10.0)] {

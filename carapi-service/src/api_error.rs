@@ -165,13 +165,14 @@ pub(crate) fn database_down(e: &StoreError) -> bool {
 
 impl From<StoreError> for ApiError {
     /// 503 `SERVICO_INDISPONIVEL` with `Retry-After` when the database is away
-    /// (`database_down`; nothing was done, nothing debited), else 500 `ERRO_INTERNO`.
+    /// (`database_down`), else 500 `ERRO_INTERNO`; neither message claims anything about a
+    /// charge (a 5xx never debits: the journal sees to a commit whose outcome was lost).
     fn from(e: StoreError) -> Self {
         if database_down(&e) {
             tracing::warn!(erro = %e, "banco de dados indisponível");
             return ApiError::new(
                 ErrorCode::ServicoIndisponivel,
-                "Banco de dados temporariamente indisponível. Nada foi cobrado; tente novamente.",
+                "Banco de dados temporariamente indisponível; tente novamente.",
             )
             .retry_after(RETRY_DATABASE_DOWN);
         }

@@ -10,6 +10,14 @@ pub const DEFAULT_DATABASE_URL: &str = "sqlite://carapi.db";
 pub const DEFAULT_CONNECTIONS_PER_ADDRESS: usize = 100;
 /// Default bound of requests served on one connection ([`Edge::requests_per_connection`]).
 pub const DEFAULT_REQUESTS_PER_CONNECTION: u32 = 100;
+/// Default bound of a request's head, bytes ([`Edge::max_header_bytes`]): 1,000 connections
+/// holding unfinished heads take at most 32 MB, and a real request's head (a CAR code, a key,
+/// a `busca` of the 64 characters the history keeps) needs under 1 KiB.
+pub const DEFAULT_MAX_HEADER_BYTES: usize = 32 * 1024;
+/// Default bound of connections per client address still sending their first request's head
+/// ([`Edge::unfinished_per_address`]): 11 addresses sending headers slowly then hold at most
+/// 220 of the 1,000 connections, and a browser or SDK opens a handful at once.
+pub const DEFAULT_UNFINISHED_PER_ADDRESS: usize = 20;
 /// Default bind address of `carapi-server serve`.
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
 
@@ -78,6 +86,10 @@ pub struct Config {
     pub pix_cidade: String,
     /// Time-outs and bounds of the HTTP edge (see [`Edge`]).
     pub edge: Edge,
+    /// The journal of charges whose outcome could not be learned (`--diario`); `None`: beside
+    /// the SQLite file (`FILE.diario`), or `carapi.diario` in the working directory for
+    /// PostgreSQL ([`crate::store::journal::journal_path`]).
+    pub journal: Option<std::path::PathBuf>,
 }
 
 impl Default for Config {
@@ -95,6 +107,7 @@ impl Default for Config {
             pix_nome: "CARAPI".to_owned(),
             pix_cidade: "BRASILIA".to_owned(),
             edge: Edge::default(),
+            journal: None,
         }
     }
 }
@@ -144,6 +157,16 @@ pub struct Edge {
     /// `Connection: close` and the connection closes after it (requests pipelined past it are
     /// not served).
     pub requests_per_connection: u32,
+    /// Connections per client address whose first request's head has not fully arrived, at
+    /// most, while over half of [`Edge::max_connections`] are open; past it that address's new
+    /// connections are closed at once. A trusted proxy's
+    /// address ([`Edge::trusted_proxies`]) is never counted. `None` disables this bound.
+    pub unfinished_per_address: Option<usize>,
+    /// Bytes of a request's head (request line and headers) a connection may buffer, at least
+    /// 8 KiB (hyper's floor): a head that does not fit is answered 431 and its connection
+    /// closed, so unfinished headers take at most this much memory per connection
+    /// (`--cabecalho-maximo`).
+    pub max_header_bytes: usize,
     /// Reverse proxies whose `Forwarded` / `X-Forwarded-For` headers name the client address
     /// (see the server README's "Security"); empty (the default): those headers are ignored and the
     /// client is the socket's peer.
@@ -151,16 +174,18 @@ pub struct Edge {
 }
 
 impl Default for Edge {
-    /// 10 s for headers (and idle keep-alive), 30 s for a body, 64 KiB bodies, 1,000
+    /// 10 s for headers (and idle keep-alive), 10 s for a body (as short as the headers'), 64 KiB bodies, 1,000
     /// connections, 100 of them per client address, 20 failed authentications per second per
     /// address, 10 s for a peer to accept bytes of an answer, 100 requests per connection, no
     /// trusted proxy.
     fn default() -> Self {
         Edge {
             header_timeout: Duration::from_secs(10),
-            body_timeout: Duration::from_secs(30),
+            body_timeout: Duration::from_secs(10),
             max_body: 64 * 1024,
             max_connections: 1_000,
+            max_header_bytes: DEFAULT_MAX_HEADER_BYTES,
+            unfinished_per_address: Some(DEFAULT_UNFINISHED_PER_ADDRESS),
             connections_per_address: Some(DEFAULT_CONNECTIONS_PER_ADDRESS),
             unauthenticated_per_second: NonZeroU32::new(20),
             send_timeout: Duration::from_secs(10),

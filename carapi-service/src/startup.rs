@@ -19,7 +19,7 @@ use crate::http::Extensions;
 use crate::http::server::{Connections, Plain, serve_with};
 use crate::pix::payment::pay_via_webhook;
 use crate::state::AppState;
-use crate::store::{ContaId, Ledger, SqliteStore, Store};
+use crate::store::{ContaId, Ledger, OpenMode, SqliteStore, Store};
 
 /// Opens (creating and migrating) the store at `database_url`, chosen by its scheme:
 /// `postgres://` or `postgresql://` opens a `PgStore` (PostgreSQL, for several server
@@ -29,10 +29,23 @@ use crate::store::{ContaId, Ledger, SqliteStore, Store};
 /// # Errors
 /// [`ServerError::Store`] when it cannot be opened or migrated.
 pub async fn open_store(database_url: &str) -> Result<Arc<dyn Store>, ServerError> {
+    open_store_as(database_url, OpenMode::Migrate).await
+}
+
+/// [`open_store`] as `mode` says ([`OpenMode`]): the admin commands open an existing database
+/// and never migrate it.
+///
+/// # Errors
+/// [`ServerError::Store`] when it cannot be opened (missing where it may not be created) or its
+/// schema is not this binary's where it may not be migrated.
+pub async fn open_store_as(
+    database_url: &str,
+    mode: OpenMode,
+) -> Result<Arc<dyn Store>, ServerError> {
     if crate::store::is_postgres_url(database_url) {
         #[cfg(feature = "postgres")]
         return Ok(Arc::new(
-            crate::store::PgStore::connect(database_url).await?,
+            crate::store::PgStore::open(database_url, mode).await?,
         ));
         #[cfg(not(feature = "postgres"))]
         return Err(ServerError::Invalido(
@@ -40,7 +53,7 @@ pub async fn open_store(database_url: &str) -> Result<Arc<dyn Store>, ServerErro
                 .to_owned(),
         ));
     }
-    Ok(Arc::new(SqliteStore::connect(database_url).await?))
+    Ok(Arc::new(SqliteStore::open(database_url, mode).await?))
 }
 
 /// Loads the bundled CAR records when the store has none; returns how many were loaded.

@@ -9,6 +9,7 @@ use crate::pix::{PixProvider, RefusingPsp, SimulatedPsp};
 use crate::rate_limit::AddressLimiter;
 use crate::rate_limit::KeyRateLimit;
 use crate::recibo::service::{self, ReciboService};
+use crate::store::journal::{Journal, journal_path};
 use crate::store::{Store, StoreError};
 
 /// What every handler can reach: store, PSP, limiter, configuration, clock.
@@ -33,6 +34,9 @@ pub struct AppState {
     pub(crate) caches: Caches,
     /// The receipt service of `GET /v1/car/{codigoCar}/recibo` ([`Config::recibo`]).
     pub(crate) recibo_service: Arc<dyn ReciboService>,
+    /// The journal of charges whose outcome could not be learned
+    /// ([`crate::store::journal`]): beside the SQLite file, or [`Config::journal`].
+    pub journal: Option<Arc<Journal>>,
     /// The webhook secret once resolved ([`AppState::webhook_secret_of`]).
     secret: Arc<tokio::sync::OnceCell<Arc<str>>>,
 }
@@ -64,6 +68,10 @@ impl AppState {
                 .edge
                 .unauthenticated_per_second
                 .map(|n| Arc::new(AddressLimiter::new(n))),
+            journal: Some(Arc::new(Journal::at(journal_path(
+                &config.database_url,
+                config.journal.as_deref(),
+            )))),
             config: Arc::new(config),
             clock: Clock::system(),
             caches: Caches::new(),

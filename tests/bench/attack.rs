@@ -28,7 +28,7 @@ const DURACAO: Duration = Duration::from_secs(10);
 const REABRIR: Duration = Duration::from_millis(10);
 
 /// Raises this process's soft limit of open files to `n` (at most the hard limit).
-fn raise_open_file_limit(n: u64) {
+pub(crate) fn raise_open_file_limit(n: u64) {
     use nix::sys::resource::{Resource, getrlimit, setrlimit};
     if let Ok((macio, duro)) = getrlimit(Resource::RLIMIT_NOFILE)
         && macio < n

@@ -51,6 +51,7 @@ pub fn conta(url: &str, saldo: &str) -> String {
         "--json",
         "--database",
         url,
+        "--criar-banco",
     ]);
     let v: serde_json::Value = serde_json::from_str(&json).expect("account JSON");
     v["apiKey"].as_str().expect("apiKey").to_owned()
@@ -67,6 +68,11 @@ pub struct Server {
 impl Server {
     /// Starts the server and waits until it listens.
     pub fn start(url: &str) -> Self {
+        Self::start_with(url, &[])
+    }
+
+    /// [`Server::start`] with more `servir` options.
+    pub fn start_with(url: &str, mais: &[&str]) -> Self {
         let mut filho = command(&[
             "serve",
             "--bind",
@@ -77,6 +83,7 @@ impl Server {
             "0",
             "--sem-dados-embutidos",
         ])
+        .args(mais)
         .env("CARAPI_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -96,6 +103,13 @@ impl Server {
         // Keep draining stderr, so that the server never blocks on a full pipe.
         std::thread::spawn(move || linhas.for_each(drop));
         Server { filho, base_url }
+    }
+}
+
+impl Server {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.filho.id()
     }
 }
 

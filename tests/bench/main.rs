@@ -16,7 +16,10 @@
 //!    against the release server in its own process (`cold_lookup.rs`).
 //! 7. Attack (`attack`): another address's p99 while one address holds 2,000 idle sockets,
 //!    against the same client with no attack (`attack.rs`).
-//! 8. Scale (`scale`): records/s and peak RSS of a bulk `seed` and CSV `import` on SQLite, and
+//! 8. Unfinished heads (`head`): the server's peak RSS under 1,000 sockets from 10
+//!    addresses each holding a 390 KB unfinished head, against hyper's default buffer bound
+//!    (`head_bound.rs`).
+//! 9. Scale (`scale`): records/s and peak RSS of a bulk `seed` and CSV `import` on SQLite, and
 //!    a `seed` on PostgreSQL when `DATABASE_URL` is set (`CARAPI_ESCALA_N` records, default 1M;
 //!    see `scale.rs`). Not in a run without a filter: pass `scale`.
 
@@ -25,6 +28,7 @@ mod batch;
 mod binary;
 mod cli;
 mod cold_lookup;
+mod head_bound;
 mod isolation;
 mod load;
 mod scale;
@@ -45,8 +49,9 @@ pub struct Figura {
 #[tokio::main]
 async fn main() {
     // `cargo bench` passes `--bench`; a filter word picks figures (`server`, `cli`, `sdk`, `batch`,
-    // `attack`, `isolation`, `cold`, `scale`; the last only when asked for, it takes minutes at its
-    // default size). The earlier Portuguese words (`ataque`, `isolamento`, `fria`) still work.
+    // `attack`, `head`, `isolation`, `cold`, `scale`; the last only when asked for, it takes minutes
+    // at its default size). The earlier Portuguese words (`ataque`, `cabecalho`, `isolamento`,
+    // `fria`) still work.
     let filtro: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -64,6 +69,9 @@ async fn main() {
     }
     if quer(&["attack", "ataque"]) {
         figuras.extend(attack::run().await);
+    }
+    if quer(&["head", "cabecalho"]) {
+        figuras.extend(head_bound::run().await);
     }
     if quer(&["cli"]) {
         figuras.extend(cli::run().await);

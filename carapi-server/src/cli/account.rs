@@ -2,13 +2,11 @@
 
 use std::process::ExitCode;
 
-use anyhow::Context;
 use carapi_sdk::CpfCnpj;
 use rust_decimal::Decimal;
 
 use super::keys::KeyArgs;
 use carapi_service::contas::{NovaConta, create_conta};
-use carapi_service::startup::open_store;
 
 /// Account subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -45,7 +43,7 @@ pub(crate) struct CreateArgs {
     #[arg(long = "email")]
     email: Option<String>,
     #[command(flatten)]
-    database: super::DatabaseArgs,
+    database: super::AdminDatabaseArgs,
     /// Print one JSON object with contaId and apiKey.
     #[arg(long = "json")]
     json: bool,
@@ -74,9 +72,7 @@ async fn create(a: CreateArgs) -> anyhow::Result<ExitCode> {
         documento,
         email: a.email.or(padrao.email),
     };
-    let store = open_store(&a.database.database)
-        .await
-        .context("abrindo o banco")?;
+    let store = a.database.open().await?;
     let conta = create_conta(store.as_ref(), nova).await?;
     if a.json {
         println!("{}", serde_json::to_string(&conta)?);

@@ -12,7 +12,7 @@ use anyhow::Context;
 
 use carapi_service::auth;
 use carapi_service::store::postgres::is_postgres_url;
-use carapi_service::store::{ContaId, PgStore, SqliteStore, StoreError};
+use carapi_service::store::{ContaId, OpenMode, PgStore, SqliteStore, StoreError};
 
 /// Options of `account rotate` and `account revoke`.
 #[derive(Debug, clap::Args)]
@@ -61,10 +61,10 @@ pub(super) async fn rotate(a: KeyArgs, nova: bool) -> anyhow::Result<ExitCode> {
 
 async fn write(url: &str, id: ContaId, hash: &str) -> Result<bool, StoreError> {
     if is_postgres_url(url) {
-        let store = PgStore::connect(url).await?;
+        let store = PgStore::open(url, OpenMode::Existing).await?;
         store.rotate_key(id, hash).await
     } else {
-        let store = SqliteStore::connect(url).await?;
+        let store = SqliteStore::open(url, OpenMode::Existing).await?;
         let r = store.rotate_key(id, hash).await;
         store.close().await;
         r

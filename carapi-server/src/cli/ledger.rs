@@ -2,10 +2,8 @@
 
 use std::process::ExitCode;
 
-use anyhow::Context;
-
-use carapi_service::startup::open_store;
-use carapi_service::store::ContaId;
+use carapi_service::store::journal::{Journal, journal_path};
+use carapi_service::store::{ContaId, Store};
 
 /// Ledger subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -23,17 +21,18 @@ pub(crate) struct CheckArgs {
     #[arg(long = "conta")]
     conta: Option<i64>,
     #[command(flatten)]
-    database: super::DatabaseArgs,
+    database: super::AdminDatabaseArgs,
     /// One JSON object per account.
     #[arg(long = "json")]
     json: bool,
+    /// The server's journal of charges whose outcome was lost (as `servir --diario`).
+    #[arg(long = "diario", alias = "journal", env = "CARAPI_JOURNAL")]
+    diario: Option<std::path::PathBuf>,
 }
 
 pub(super) async fn run(c: Command) -> anyhow::Result<ExitCode> {
     let Command::Check(a) = c;
-    let store = open_store(&a.database.database)
-        .await
-        .context("abrindo o banco")?;
+    let store = a.database.open().await?;
     let contas = match a.conta {
         Some(id) => vec![ContaId(id)],
         None => store.contas().await?,
@@ -62,9 +61,40 @@ pub(super) async fn run(c: Command) -> anyhow::Result<ExitCode> {
             );
         }
     }
+    report_journal(store.as_ref(), &a).await?;
     Ok(if ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Lists the journaled charges (`servir`'s journal of lost commit outcomes) whose outcome the
+/// database now tells: charged (a debit no 200 answered) or not.
+async fn report_journal(store: &dyn Store, a: &CheckArgs) -> anyhow::Result<()> {
+    let caminho = journal_path(&a.database.url.database, a.diario.as_deref());
+    let entradas = Journal::at(&caminho).entries()?;
+    if entradas.is_empty() {
+        return Ok(());
+    }
+    eprintln!(
+        "diário {}: {} pedido(s) com resultado de cobrança desconhecido ao responder",
+        caminho.display(),
+        entradas.len()
+    );
+    for e in entradas {
+        let linha = store.cobranca_outcome(e.conta, e.request_id, e.em).await?;
+        let cobrado = linha.is_some_and(|l| l.status == 200);
+        eprintln!(
+            "  em aberto: pedido {} conta {}: {}",
+            e.request_id,
+            e.conta,
+            if cobrado {
+                "cobrado sem resposta 200"
+            } else {
+                "não cobrado"
+            }
+        );
+    }
+    Ok(())
 }

@@ -2,6 +2,7 @@
 //! `import`, `seed --synthetic`, `pix pay`, `ledger check`, `webhook-secret`.
 
 mod account;
+mod backup;
 mod import;
 mod keys;
 mod ledger;
@@ -15,6 +16,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use carapi_service::config::DEFAULT_DATABASE_URL;
+use carapi_service::startup::open_store_as;
+use carapi_service::store::{OpenMode, Store};
 
 /// Reference server for the carapi /v1 API.
 #[derive(Debug, Parser)]
@@ -28,8 +31,9 @@ pub(crate) struct Cli {
 /// The `--database` option shared by the commands that open the store.
 #[derive(Debug, clap::Args)]
 pub(crate) struct DatabaseArgs {
-    /// Database URL (created when missing): `sqlite://FILE` (embedded, the default) or
-    /// `postgres://USER@HOST/DB`.
+    /// Database URL: `sqlite://FILE` (embedded, the default) or `postgres://USER@HOST/DB`.
+    /// `servir` creates and migrates it, `importar` and `semear` create a missing one; the
+    /// admin commands open an existing database whose schema is this binary's.
     #[arg(
         long = "banco",
         alias = "database",
@@ -37,6 +41,36 @@ pub(crate) struct DatabaseArgs {
         default_value = DEFAULT_DATABASE_URL
     )]
     pub(crate) database: String,
+}
+
+/// The database of an admin command (`conta`, `pix pagar`, `razao conferir`,
+/// `segredo-webhook`): an existing one, never created nor migrated unless --criar-banco.
+#[derive(Debug, clap::Args)]
+pub(crate) struct AdminDatabaseArgs {
+    #[command(flatten)]
+    pub(crate) url: DatabaseArgs,
+    /// Create and migrate the database when it does not exist (an existing one is never
+    /// migrated by this command: `servir` does it).
+    #[arg(long = "criar-banco", alias = "create-database")]
+    pub(crate) create_database: bool,
+}
+
+impl AdminDatabaseArgs {
+    /// How this command opens the store: an existing database only, unless --criar-banco.
+    pub(crate) fn mode(&self) -> OpenMode {
+        if self.create_database {
+            OpenMode::CreateMissing
+        } else {
+            OpenMode::Existing
+        }
+    }
+
+    /// Opens the store as [`AdminDatabaseArgs::mode`] says.
+    pub(crate) async fn open(&self) -> anyhow::Result<std::sync::Arc<dyn Store>> {
+        open_store_as(&self.url.database, self.mode())
+            .await
+            .map_err(|e| anyhow::anyhow!("abrindo o banco: {e}"))
+    }
 }
 
 /// Says on stderr when a load on the base of `url` started and did not finish
@@ -88,6 +122,10 @@ pub(crate) enum Command {
     /// first start; CARAPI_WEBHOOK_SECRET overrides it in `serve`.
     #[command(name = "segredo-webhook", alias = "webhook-secret")]
     WebhookSecret(secret::Args),
+    /// Write a consistent copy of a SQLite database while the server runs (VACUUM INTO, mode
+    /// 0600); for PostgreSQL use pg_dump.
+    #[command(name = "backup")]
+    Backup(backup::Args),
 }
 
 /// Parses the arguments and runs the command; errors go to stderr with exit code 1.
@@ -100,6 +138,7 @@ pub(crate) async fn run(cli: Cli) -> ExitCode {
         Command::Pix { command } => pix::run(command).await,
         Command::Ledger { command } => ledger::run(command).await,
         Command::WebhookSecret(a) => secret::run(a).await,
+        Command::Backup(a) => backup::run(a).await,
     };
     match r {
         Ok(code) => code,

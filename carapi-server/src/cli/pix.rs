@@ -2,10 +2,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::Context;
-
 use carapi_service::pix::payment::pay_via_webhook;
-use carapi_service::startup::open_store;
 
 /// PIX subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -36,14 +33,12 @@ pub(crate) struct PayArgs {
     webhook_secret: Option<String>,
     /// The server's database: the simulated PSP's book (and its webhook secret) live there.
     #[command(flatten)]
-    database: super::DatabaseArgs,
+    database: super::AdminDatabaseArgs,
 }
 
 pub(super) async fn run(c: Command) -> anyhow::Result<ExitCode> {
     let Command::Pay(a) = c;
-    let store = open_store(&a.database.database)
-        .await
-        .context("abrindo o banco")?;
+    let store = a.database.open().await?;
     let secret = a.webhook_secret.as_deref().filter(|s| !s.trim().is_empty());
     pay_via_webhook(
         store.as_ref(),

@@ -2,25 +2,20 @@
 
 use std::process::ExitCode;
 
-use anyhow::Context;
-
 use carapi_service::pix::webhook::database_secret;
-use carapi_service::startup::open_store;
 
 /// Options of `webhook-secret`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     #[command(flatten)]
-    database: super::DatabaseArgs,
+    database: super::AdminDatabaseArgs,
 }
 
 /// Prints the HMAC secret of `POST /webhooks/pix` stored in the database (generated now when
 /// the database has none yet). A server started with `CARAPI_WEBHOOK_SECRET` uses that one
 /// instead.
 pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let store = open_store(&a.database.database)
-        .await
-        .context("abrindo o banco")?;
+    let store = a.database.open().await?;
     println!("{}", database_secret(store.as_ref()).await?);
     Ok(ExitCode::SUCCESS)
 }

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use carapi_service::config::{
-    Config, DEFAULT_BIND, DEFAULT_CONNECTIONS_PER_ADDRESS, DEFAULT_REQUESTS_PER_CONNECTION,
-    ReciboMode,
+    Config, DEFAULT_BIND, DEFAULT_CONNECTIONS_PER_ADDRESS, DEFAULT_MAX_HEADER_BYTES,
+    DEFAULT_REQUESTS_PER_CONNECTION, DEFAULT_UNFINISHED_PER_ADDRESS, ReciboMode,
 };
 use carapi_service::http::edge::Edge;
 use carapi_test_double::test_mode::{TestModeConfig, assembly};
@@ -74,8 +74,9 @@ pub(crate) struct Args {
         default_value_t = 10
     )]
     header_timeout: u64,
-    /// Seconds a client has to send a whole request body (408 after it).
-    #[arg(long = "tempo-corpo", env = "CARAPI_TEMPO_CORPO", default_value_t = 30)]
+    /// Seconds a client has to send a whole request body (408 after it); read only once the
+    /// key (or the webhook's signature header) was checked.
+    #[arg(long = "tempo-corpo", env = "CARAPI_TEMPO_CORPO", default_value_t = 10)]
     body_timeout: u64,
     /// Largest request body, bytes (413 above it).
     #[arg(
@@ -91,6 +92,20 @@ pub(crate) struct Args {
         default_value_t = 1_000
     )]
     max_connections: usize,
+    /// The journal of charges whose outcome could not be learned while the database was away
+    /// (fsynced; default: beside the SQLite file, `FILE.diario`, or `carapi.diario` here for
+    /// PostgreSQL).
+    #[arg(long = "diario", alias = "journal", env = "CARAPI_JOURNAL")]
+    diario: Option<std::path::PathBuf>,
+    /// Connections per client address still sending their first request's head, at most,
+    /// while over half of --conexoes-maximas are open; past it that address's new connections
+    /// are closed at once (a trusted proxy is never counted; 0 disables).
+    #[arg(long = "pendentes-por-endereco", env = "CARAPI_PENDENTES_POR_ENDERECO", default_value_t = DEFAULT_UNFINISHED_PER_ADDRESS)]
+    unfinished_per_address: usize,
+    /// Bytes of a request's head (request line and headers) at most, 8192 or more: past it the
+    /// answer is 431 and the connection closes (unfinished headers hold no more memory).
+    #[arg(long = "cabecalho-maximo", env = "CARAPI_CABECALHO_MAXIMO", default_value_t = DEFAULT_MAX_HEADER_BYTES)]
+    max_header_bytes: usize,
     /// Open connections per client address at most; past it that address's new connections
     /// are closed at once, others are still served (0 disables).
     #[arg(long = "conexoes-por-endereco", env = "CARAPI_CONEXOES_POR_ENDERECO", default_value_t = DEFAULT_CONNECTIONS_PER_ADDRESS)]
@@ -140,12 +155,9 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(2));
     }
-    let token_teste = a.test_mode.then(|| {
-        a.token_teste
-            .clone()
-            .filter(|t| !t.trim().is_empty())
-            .unwrap_or_else(|| format!("teste_{}", hex::encode(rand::random::<[u8; 24]>())))
-    });
+    let Ok(token_teste) = test_token(&a) else {
+        return Ok(ExitCode::from(2));
+    };
     let webhook_secret = match webhook_secret(&a) {
         Ok(s) => s,
         Err(msg) => {
@@ -168,6 +180,9 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
             body_timeout: Duration::from_secs(a.body_timeout.max(1)),
             max_body: a.max_body,
             max_connections: a.max_connections.max(1),
+            max_header_bytes: a.max_header_bytes,
+            unfinished_per_address: (a.unfinished_per_address > 0)
+                .then_some(a.unfinished_per_address),
             connections_per_address: (a.connections_per_address > 0)
                 .then_some(a.connections_per_address),
             unauthenticated_per_second: NonZeroU32::new(a.limite_nao_autenticado),
@@ -175,6 +190,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
             requests_per_connection: a.requests_per_connection.max(1),
             trusted_proxies: a.trusted_proxies.clone(),
         },
+        journal: a.diario.clone(),
         ..Config::default()
     };
     // The composition root of the binary: a normal server, or the test double around it.
@@ -202,6 +218,25 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     tracing::info!("sinal recebido; encerrando");
     server.shutdown().await;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The test mode's token of `a` (`None` outside test mode): the one given, or a random one;
+/// `Err` (said on stderr) for one made only of spaces, never silently replaced.
+fn test_token(a: &Args) -> Result<Option<String>, ()> {
+    if a.token_teste
+        .as_deref()
+        .is_some_and(|t| t.trim().is_empty())
+    {
+        eprintln!(
+            "erro: --token-teste (CARAPI_TOKEN_TESTE) só tem espaços; dê um token de 32 caracteres ou mais, ou omita-o para um aleatório"
+        );
+        return Err(());
+    }
+    Ok(a.test_mode.then(|| {
+        a.token_teste
+            .clone()
+            .unwrap_or_else(|| format!("teste_{}", hex::encode(rand::random::<[u8; 24]>())))
+    }))
 }
 
 /// The webhook secret of `a`: from `--webhook-secret-file`, else from `--webhook-secret` /

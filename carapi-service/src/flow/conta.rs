@@ -9,6 +9,7 @@ use carapi_sdk::{
 use chrono::Duration;
 
 use crate::api_error::ApiError;
+use crate::flow::lookup::MAX_HISTORY_KEY;
 use crate::money::{Centavos, calendar, limites, tarifa};
 use crate::state::AppState;
 use crate::store::{Conta, HistoricoFilter, StoreError};
@@ -45,6 +46,12 @@ pub(crate) async fn saldo(st: &AppState, conta: &Conta) -> Result<SaldoResponse,
     })
 }
 
+/// Whether `busca` can match no history row: it holds a NUL, or it is longer than any stored
+/// key ([`MAX_HISTORY_KEY`] characters) and so than any endpoint.
+fn busca_matches_nothing(busca: &str) -> bool {
+    busca.contains('\0') || busca.chars().nth(MAX_HISTORY_KEY).is_some()
+}
+
 /// `GET /v1/historico` of `conta`: the page `filtro` asks for, newest first.
 ///
 /// # Errors
@@ -54,9 +61,11 @@ pub(crate) async fn historico(
     conta: &Conta,
     filtro: HistoricoFilter,
 ) -> Result<HistoricoResponse, StoreError> {
-    // No stored key holds a NUL (the history keeps a lookup's key with NUL replaced): nothing
-    // to search for.
-    let (itens, total) = if filtro.busca.as_deref().is_some_and(|b| b.contains('\0')) {
+    // No stored key holds a NUL (the history keeps a lookup's key with NUL replaced), and none
+    // is longer than `MAX_HISTORY_KEY` characters while every endpoint is shorter: such a
+    // `busca` matches nothing, an empty page (never a pattern the database refuses as too
+    // complex).
+    let (itens, total) = if filtro.busca.as_deref().is_some_and(busca_matches_nothing) {
         (Vec::new(), 0)
     } else {
         st.store.historico(conta.id, &filtro).await?

@@ -20,17 +20,15 @@ use crate::state::AppState;
 use crate::store::{Conta, StoreError};
 
 /// `GET /v1/recarga/faixas` for `conta`: the tiers, the minimum, the price tables and, with
-/// `valor` (the query parameter as sent), its preview.
-///
-/// # Errors
-/// 400 `VALOR_INVALIDO` for a `valor` that is not a finite number or above the largest top-up.
-pub(crate) fn faixas(conta: &Conta, valor: Option<&str>) -> Result<FaixasResponse, ApiError> {
+/// `valor` (the query parameter as sent), its preview: exact for any finite number up to the
+/// largest top-up, `null` for one no top-up would accept or text that is no number (the
+/// contract lists only 200 for this endpoint, and `preview` is nullable).
+pub(crate) fn faixas(conta: &Conta, valor: Option<&str>) -> FaixasResponse {
     let preview = valor
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(preview_of)
-        .transpose()?;
-    Ok(FaixasResponse {
+        .and_then(|t| preview_of(t).ok());
+    FaixasResponse {
         success: true,
         valor_minimo: VALOR_MINIMO.reais(),
         usa_preco_legado: conta.legado,
@@ -39,7 +37,7 @@ pub(crate) fn faixas(conta: &Conta, valor: Option<&str>) -> Result<FaixasRespons
         confirmar_novos_precos_obrigatorio: conta.legado,
         faixas: tarifa::faixas(),
         preview,
-    })
+    }
 }
 
 /// 400 `VALOR_INVALIDO` for the amount `valor` as sent (`POST /v1/recarga` and the preview of

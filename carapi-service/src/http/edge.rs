@@ -6,7 +6,11 @@
 //! 2. A path segment longer than `MAX_SEGMENT` bytes is refused at once, without a
 //!    database write: 400 with the route's own code for a lookup, 404 otherwise.
 //! 3. A body (`POST`, `PUT`) is read whole, at most [`Edge::max_body`] bytes (else 413)
-//!    within [`Edge::body_timeout`] (else 408), before any handler sees it.
+//!    within [`Edge::body_timeout`] (else 408), before any handler sees it: here for the
+//!    routes outside `/v1` and the webhook, after authentication for `/v1`
+//!    (`super::authenticate`) and after the signature header's form and timestamp for the
+//!    webhook (`super::webhooks`), so that a slow body with a wrong key or signature holds no
+//!    connection.
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -62,7 +66,7 @@ pub(crate) async fn edge(State(e): State<EdgeState>, req: Request, next: Next) -
     if let Some(erro) = absurd_segment(route.padrao, path) {
         return erro.into_response();
     }
-    let req = if req.method() == Method::POST || req.method() == Method::PUT {
+    let req = if has_body(req.method()) && !checked_before_body(path) {
         match read_body(st, req).await {
             Ok(r) => r,
             Err(e) => return e.into_response(),
@@ -71,6 +75,17 @@ pub(crate) async fn edge(State(e): State<EdgeState>, req: Request, next: Next) -
         req
     };
     next.run(req).await
+}
+
+/// Whether requests of `method` carry a body the edge reads.
+pub(crate) fn has_body(method: &Method) -> bool {
+    method == Method::POST || method == Method::PUT
+}
+
+/// The routes whose body is read only once the request's credentials were checked: `/v1`
+/// (the bearer key) and the webhook (its signature header's form and timestamp).
+fn checked_before_body(path: &str) -> bool {
+    path.starts_with("/v1/") || path == "/webhooks/pix"
 }
 
 /// 404 `SPEC_NAO_ENCONTRADA` for a path no route has.
@@ -120,7 +135,10 @@ fn edge_code() -> ErrorCode {
 
 /// Reads the body whole within the edge's time and size bounds; hands the request back with
 /// the buffered body.
-async fn read_body(st: &AppState, req: Request) -> Result<Request, ApiError> {
+///
+/// # Errors
+/// 408, 413 or 400 (`PARAMETRO_INVALIDO`) for a body that came too late, too large or broken.
+pub(crate) async fn read_body(st: &AppState, req: Request) -> Result<Request, ApiError> {
     let edge = &st.config.edge;
     let (parts, corpo) = req.into_parts();
     let limitado = Limited::new(corpo, edge.max_body);

@@ -18,6 +18,18 @@ pub(crate) trait CodeBody {
     /// Fields that must be JSON numbers (or `null`) when present: a string such as `"500"` is
     /// refused with [`CodeBody::CODE`] (contract: these fields are of type number).
     const NUMBERS: &'static [&'static str];
+
+    /// The body with its amounts replaced by the numbers exactly as written in `bytes` (a JSON
+    /// number decoded through `f64` loses digits): by default, the body as decoded.
+    ///
+    /// # Errors
+    /// 400 with [`CodeBody::CODE`] for an amount that no `Decimal` holds.
+    fn exact(self, _bytes: &[u8]) -> Result<Self, ApiError>
+    where
+        Self: Sized,
+    {
+        Ok(self)
+    }
 }
 
 impl CodeBody for NovaRecarga {
@@ -28,6 +40,21 @@ impl CodeBody for NovaRecarga {
 impl CodeBody for LimitesUpdate {
     const CODE: ErrorCode = ErrorCode::LimiteInvalido;
     const NUMBERS: &'static [&'static str] = &["limiteDiarioRequisicoes", "limiteMensalReais"];
+
+    /// `limiteMensalReais` as written: `100.0000000000000000001` keeps its digits and is refused
+    /// like `100.001` (at most 2 decimals, contract "PUT /v1/limites").
+    fn exact(mut self, bytes: &[u8]) -> Result<Self, ApiError> {
+        if let Some(Some(_)) = self.limite_mensal_reais {
+            let exato = exact_number(bytes, "limiteMensalReais").ok_or_else(|| {
+                ApiError::new(
+                    Self::CODE,
+                    "limiteMensalReais deve estar entre 0 e 1000000 (em reais, até 2 casas decimais).",
+                )
+            })?;
+            self.limite_mensal_reais = Some(Some(exato));
+        }
+        Ok(self)
+    }
 }
 
 /// A JSON body (any or no `Content-Type`); a missing, malformed or mistyped body is a 400 with
@@ -43,7 +70,8 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        read_body(&body_bytes::<T, S>(req, state).await?).map(JsonBody)
+        let bytes = body_bytes::<T, S>(req, state).await?;
+        read_body::<T>(&bytes)?.exact(&bytes).map(JsonBody)
     }
 }
 
@@ -60,17 +88,34 @@ async fn body_bytes<T: CodeBody, S: Send + Sync>(
 /// Decodes a JSON body of type `T` with the rules of [`JsonBody`].
 ///
 /// # Errors
-/// 400 with `T`'s [`CodeBody::CODE`] for an empty, malformed or mistyped body, naming the
-/// field that failed.
+/// 400 with `T`'s [`CodeBody::CODE`] and a Portuguese message for an empty, malformed or
+/// mistyped body (naming the field that failed) or one that repeats a field (JSON leaves
+/// that to the reader: here it is refused, never "the last wins").
 pub(crate) fn read_body<T: DeserializeOwned + CodeBody>(bytes: &[u8]) -> Result<T, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::new(T::CODE, "Corpo JSON obrigatório."));
     }
-    let valor: serde_json::Value = serde_json::from_slice(bytes)
-        .map_err(|e| ApiError::new(T::CODE, format!("JSON inválido: {e}")))?;
+    let valor: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        let onde = format!("linha {}, coluna {}", e.line(), e.column());
+        let msg = if e.is_eof() {
+            format!("JSON incompleto ({onde}).")
+        } else {
+            format!("JSON inválido ({onde}).")
+        };
+        ApiError::new(T::CODE, msg)
+    })?;
     let Some(objeto) = valor.as_object() else {
         return Err(ApiError::new(T::CODE, "O corpo deve ser um objeto JSON."));
     };
+    if let Ok(UniqueKeys(Some(chave))) = serde_json::from_slice::<UniqueKeys>(bytes) {
+        return Err(ApiError::new(
+            T::CODE,
+            format!(
+                "Campo '{}' repetido no corpo JSON.",
+                chave.chars().take(64).collect::<String>()
+            ),
+        ));
+    }
     for campo in T::NUMBERS {
         if objeto
             .get(*campo)
@@ -85,9 +130,58 @@ pub(crate) fn read_body<T: DeserializeOwned + CodeBody>(bytes: &[u8]) -> Result<
     serde_path_to_error::deserialize(valor).map_err(|e| {
         ApiError::new(
             T::CODE,
-            format!("Campo '{}' inválido: {}", e.path(), e.inner()),
+            format!("Campo '{}' inválido: {}.", e.path(), reason(e.inner())),
         )
     })
+}
+
+/// The first key a JSON object repeats, if any (its values are skipped).
+struct UniqueKeys(Option<String>);
+
+impl<'de> serde::Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = UniqueKeys;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("um objeto JSON")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<UniqueKeys, A::Error> {
+                let mut vistas = std::collections::HashSet::new();
+                let mut repetida = None;
+                while let Some(chave) = m.next_key::<String>()? {
+                    m.next_value::<serde::de::IgnoredAny>()?;
+                    if repetida.is_none() && !vistas.insert(chave.clone()) {
+                        repetida = Some(chave);
+                    }
+                }
+                Ok(UniqueKeys(repetida))
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
+
+/// Why serde refused a value, in Portuguese (serde's own messages are English: `invalid type:
+/// string, expected u32`), without echoing the value.
+fn reason(e: &impl std::fmt::Display) -> &'static str {
+    let texto = e.to_string();
+    if texto.starts_with("duplicate field") {
+        "repetido"
+    } else if texto.starts_with("unknown variant") {
+        "fora dos valores aceitos"
+    } else if texto.starts_with("missing field") {
+        "obrigatório"
+    } else if texto.contains("too large") || texto.contains("out of range") {
+        "fora da faixa aceita"
+    } else {
+        "tipo ou valor não aceito"
+    }
 }
 
 /// The body of `POST /v1/recarga` with its `valor` also read exactly from the JSON text.
@@ -111,20 +205,17 @@ impl<S: Send + Sync> FromRequest<S> for RecargaBody {
         let bytes = body_bytes::<NovaRecarga, S>(req, state).await?;
         Ok(RecargaBody {
             body: read_body::<NovaRecarga>(&bytes)?,
-            exato: exact_valor(&bytes),
+            exato: exact_number(&bytes, "valor"),
         })
     }
 }
 
-/// `valor` of a JSON object as written, read without floating point.
-fn exact_valor(bytes: &[u8]) -> Option<rust_decimal::Decimal> {
-    #[derive(serde::Deserialize)]
-    struct RawBody<'a> {
-        #[serde(borrow)]
-        valor: &'a serde_json::value::RawValue,
-    }
-    let raw: RawBody<'_> = serde_json::from_slice(bytes).ok()?;
-    let texto = raw.valor.get();
+/// The number `campo` of a JSON object as written, read without floating point; `None` when
+/// absent, not a number or beyond what a `Decimal` holds (28 significant digits).
+fn exact_number(bytes: &[u8], campo: &str) -> Option<rust_decimal::Decimal> {
+    let raw: std::collections::HashMap<String, &serde_json::value::RawValue> =
+        serde_json::from_slice(bytes).ok()?;
+    let texto = raw.get(campo)?.get();
     if texto.contains(['e', 'E']) {
         rust_decimal::Decimal::from_scientific(texto).ok()
     } else {
@@ -147,10 +238,27 @@ where
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
         let query = clamp_pagination(parts.uri.query().unwrap_or(""));
-        serde_urlencoded::from_str(&query)
+        let d = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
+        serde_path_to_error::deserialize(d)
             .map(Params)
-            .map_err(|e| ApiError::param(format!("Parâmetro de consulta inválido: {e}")))
+            .map_err(|e| {
+                let motivo = reason(e.inner());
+                let nome = e.path().to_string();
+                let msg = match repeated_name(&e.inner().to_string()) {
+                    Some(repetido) => format!("Parâmetro de consulta '{repetido}' repetido."),
+                    None if nome.is_empty() || nome == "." => {
+                        format!("Parâmetro de consulta inválido: {motivo}.")
+                    }
+                    None => format!("Parâmetro de consulta '{nome}' inválido: {motivo}."),
+                };
+                ApiError::param(msg)
+            })
     }
+}
+
+/// The field that serde's "duplicate field `x`" names.
+fn repeated_name(texto: &str) -> Option<&str> {
+    texto.strip_prefix("duplicate field `")?.split('`').next()
 }
 
 /// `query` with every all-digit `page`/`size` too large for `u32` replaced by `u32::MAX`.
@@ -232,10 +340,10 @@ impl<S: Send + Sync> FromRequestParts<S> for Segment {
         Path::<String>::from_request_parts(parts, state)
             .await
             .map(|Path(s)| Segment(s))
-            .map_err(|e| {
+            .map_err(|_| {
                 super::edge::segment_error(
                     parts.uri.path(),
-                    format!("Parâmetro de caminho inválido: {e}"),
+                    "Parâmetro de caminho inválido: não é texto UTF-8.".to_owned(),
                 )
             })
     }

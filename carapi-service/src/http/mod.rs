@@ -117,7 +117,8 @@ async fn date_of_clock(State(clock): State<Clock>, mut resp: Response) -> Respon
     resp
 }
 
-/// Bearer authentication then the per-key rate limit; puts the [`crate::store::ContaId`] in
+/// Bearer authentication then the per-key rate limit, then the body of a `POST`/`PUT` within
+/// the edge's bounds (never before the key is checked); puts the [`crate::store::ContaId`] in
 /// the request, and the [`crate::store::Conta`] too when it was read from the store (a key
 /// found in the cache gives only the id; [`extract::Authenticated`] reads the account then).
 async fn authenticate(
@@ -159,6 +160,10 @@ async fn authenticate(
             seconds_above(espera),
             "Limite de requisições por segundo excedido para esta chave.",
         ));
+    }
+    // The body only now, once the key is known good (`edge`'s bounds).
+    if edge::has_body(req.method()) {
+        req = edge::read_body(&st, req).await?;
     }
     req.extensions_mut().insert(id);
     if let Some(lookup) = lookup {

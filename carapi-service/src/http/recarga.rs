@@ -32,12 +32,11 @@ pub(crate) struct FaixasQuery {
 }
 
 /// `GET /v1/recarga/faixas[?valor=V]`: tiers, minimum, price tables and, with `valor`, a
-/// preview for it (any finite number up to the largest top-up).
+/// preview for it (any finite number up to the largest top-up; `null` for any other `valor`).
 #[cfg_attr(feature = "openapi", utoipa::path(get, path = "/v1/recarga/faixas", tag = "recarga", security(("bearer" = [])),
-    params(("valor" = Option<f64>, Query, description = "Amount in BRL to preview (any finite number up to the largest top-up; rounded to the centavo)")),
+    params(("valor" = Option<f64>, Query, description = "Amount in BRL to preview (any finite number up to the largest top-up; rounded to the centavo). For any other value `preview` is null")),
     responses(
         (status = 200, description = "Bonus tiers, minimum, price tables, optional preview", body = FaixasResponse),
-        (status = 400, description = "`VALOR_INVALIDO`: `valor` is not a finite number (outside the schema), or is above the largest amount `POST /v1/recarga` accepts (the same refusal)", body = carapi_sdk::ApiErrorBody),
         (status = 401, description = "`TOKEN_INVALIDO`: key missing or invalid", body = carapi_sdk::ApiErrorBody),
         (status = 429, description = "`LIMITE_EXCEDIDO`: rate limit", body = carapi_sdk::ApiErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"),
@@ -46,8 +45,8 @@ pub(crate) struct FaixasQuery {
 pub(crate) async fn faixas(
     Authenticated(conta): Authenticated,
     Params(q): Params<FaixasQuery>,
-) -> Result<Json<FaixasResponse>, ApiError> {
-    Ok(Json(recarga::faixas(&conta, q.valor.as_deref())?))
+) -> Json<FaixasResponse> {
+    Json(recarga::faixas(&conta, q.valor.as_deref()))
 }
 
 /// `POST /v1/recarga`: creates (or reuses, within 10 minutes) a PIX charge.

@@ -13,6 +13,8 @@
 //! - One connection serves at most [`Edge::requests_per_connection`] requests: the last answer
 //!   says `Connection: close` and hyper closes the connection after it (nginx's
 //!   `keepalive_requests`), so requests pipelined past the bound are never served.
+//! - A connection buffers at most [`Edge::max_header_bytes`] of a request's head: past it hyper
+//!   answers 431 and closes it, so unfinished headers cannot hold more memory than that each.
 //! - A failed `accept` (e.g. `EMFILE`) is logged and retried after a short pause, never in a
 //!   busy loop.
 //! - On cancellation the loop stops accepting and waits (at most `SHUTDOWN_WAIT`) for
@@ -22,6 +24,11 @@
 //!   `limit_conn`): past it that address's new connections are closed at once (with a reset,
 //!   so they hold no permit and leave no `TIME_WAIT`), and one host that opens thousands of idle
 //!   sockets cannot take the permits every other client needs.
+//! - While over half of [`Edge::max_connections`] are open, one client address has at most
+//!   [`Edge::unfinished_per_address`] connections whose first request's head has not fully
+//!   arrived (never counting a trusted proxy's address): past it that address's new
+//!   connections are closed at once, so addresses that send headers slowly cannot hold every
+//!   permit.
 //! - What happens to each accepted socket before it is served is a [`Connections`]: nothing for
 //!   a normal server (`Plain`); the place that assembles a server may wrap it (a test
 //!   double that resets connections on demand does).
@@ -55,6 +62,9 @@ use super::send::SendDeadline;
 
 /// Longest wait for in-flight requests on shutdown.
 pub(crate) const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
+
+/// hyper's smallest read buffer (it refuses a smaller `max_buf_size`).
+const MIN_HEADER_BYTES: usize = 8 * 1024;
 
 /// Pause after a failed `accept`.
 const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
@@ -140,6 +150,44 @@ impl Drop for Slot {
     }
 }
 
+/// The places of a new connection from `address` in the per-address counts
+/// ([`Edge::connections_per_address`], and under pressure [`Edge::unfinished_per_address`]),
+/// or `None` when the address is past one of its bounds (the connection is closed at once).
+fn admit(
+    por_endereco: &Arc<PerAddress>,
+    pendentes: &Arc<PerAddress>,
+    permissoes: &Semaphore,
+    edge: &Edge,
+    address: std::net::SocketAddr,
+) -> Option<(Option<Slot>, Option<Slot>)> {
+    let vaga = match edge.connections_per_address {
+        None => None,
+        Some(_) => {
+            let Some(v) = PerAddress::take(por_endereco, address.ip()) else {
+                tracing::debug!(%address, "conexões demais deste endereço; fechada");
+                return None;
+            };
+            Some(v)
+        }
+    };
+    // Under pressure (over half the connections open), until its first request's head
+    // arrives, a connection counts toward its address's bound of unfinished requests (never a
+    // trusted proxy's: it carries many clients); a burst of new connections from one address
+    // is not refused while connections are plentiful.
+    let pressao = permissoes.available_permits() < edge.max_connections.max(1) / 2;
+    if !pressao
+        || edge.unfinished_per_address.is_none()
+        || edge.trusted_proxies.contains(&address.ip())
+    {
+        return Some((vaga, None));
+    }
+    let Some(p) = PerAddress::take(pendentes, address.ip()) else {
+        tracing::debug!(%address, "pedidos inacabados demais deste endereço; fechada");
+        return None;
+    };
+    Some((vaga, Some(p)))
+}
+
 /// [`servir`] with `conexoes` deciding what is done to each accepted socket.
 pub(crate) async fn serve_with<C: Connections>(
     listener: TcpListener,
@@ -153,9 +201,14 @@ pub(crate) async fn serve_with<C: Connections>(
         limite: edge.connections_per_address,
         abertas: Mutex::default(),
     });
+    let pendentes = Arc::new(PerAddress {
+        limite: edge.unfinished_per_address,
+        abertas: Mutex::default(),
+    });
     let mut h1 = http1::Builder::new();
     h1.timer(TokioTimer::new())
         .header_read_timeout(edge.header_timeout)
+        .max_buf_size(edge.max_header_bytes.max(MIN_HEADER_BYTES))
         .keep_alive(true);
     let graceful = GracefulShutdown::new();
     loop {
@@ -174,17 +227,12 @@ pub(crate) async fn serve_with<C: Connections>(
             },
             () = parar.cancelled() => break,
         };
-        let vaga = match edge.connections_per_address {
-            None => None,
-            Some(_) => match PerAddress::take(&por_endereco, address.ip()) {
-                Some(v) => Some(v),
-                None => {
-                    tracing::debug!(%address, "conexões demais deste endereço; fechada");
-                    let _ = tcp.set_zero_linger();
-                    continue;
-                }
-            },
+        let Some((vaga, pendente)) = admit(&por_endereco, &pendentes, &permissoes, &edge, address)
+        else {
+            let _ = tcp.set_zero_linger();
+            continue;
         };
+        let pendente = Arc::new(Mutex::new(pendente));
         let _ = tcp.set_nodelay(true);
         let (io, alca) = conexoes.open(tcp);
         let corte = C::was_reset(&alca);
@@ -195,6 +243,8 @@ pub(crate) async fn serve_with<C: Connections>(
         let service = app
             .clone()
             .map_request(move |mut req: Request<Incoming>| {
+                // The head arrived: the connection no longer counts as unfinished.
+                drop(pendente.lock().unwrap_or_else(|e| e.into_inner()).take());
                 req.extensions_mut().insert(ConnectInfo(address));
                 C::tag(&alca, &mut req);
                 req

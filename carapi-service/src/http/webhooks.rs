@@ -3,8 +3,8 @@
 //! hint: the top-up is credited when the provider's own record has it paid with its amount.
 
 use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
 use axum::routing::post;
 use axum::{Json, Router};
 use carapi_sdk::ErrorCode;
@@ -13,13 +13,44 @@ use uuid::Uuid;
 
 use crate::api_error::ApiError;
 use crate::pix::webhook::{
-    ConfirmationError, Outcome, PixEvent, SIGNATURE_HEADER, check, confirm_by_psp,
+    ConfirmationError, Outcome, PixEvent, SIGNATURE_HEADER, check, check_form, confirm_by_psp,
 };
 use crate::state::AppState;
 
 /// Routes of this group.
 pub fn router() -> Router<AppState> {
     Router::new().route("/webhooks/pix", post(receive))
+}
+
+/// The body of a webhook, read only once its signature header has the form
+/// `t=<seconds>,v1=<64 hex>` and a timestamp inside the window: a slow body without a plausible
+/// signature is refused at once (401) and holds no connection. The MAC itself covers the body
+/// and is checked by [`receive`] once it arrived (within the edge's bounds).
+async fn body_after_form(st: &AppState, req: Request) -> Result<(String, Bytes), ApiError> {
+    let assinatura = req
+        .headers()
+        .get(SIGNATURE_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    if let Err(motivo) = check_form(&assinatura, st.clock.now()) {
+        tracing::warn!(%motivo, "webhook PIX com assinatura recusada");
+        return Err(refused(motivo));
+    }
+    let req = super::edge::read_body(st, req).await?;
+    let corpo = axum::body::to_bytes(req.into_body(), usize::MAX)
+        .await
+        .map_err(|_| ApiError::param("Corpo da requisição ilegível."))?;
+    Ok((assinatura, corpo))
+}
+
+/// 401 `TOKEN_INVALIDO` for a refused signature.
+fn refused(motivo: impl std::fmt::Display) -> ApiError {
+    ApiError::with_status(
+        StatusCode::UNAUTHORIZED,
+        ErrorCode::TokenInvalido,
+        format!("Webhook recusado (cabeçalho {SIGNATURE_HEADER}): {motivo}."),
+    )
 }
 
 /// Acknowledgement of a webhook.
@@ -52,24 +83,19 @@ pub(crate) struct WebhookAck {
     )))]
 pub(crate) async fn receive(
     State(st): State<AppState>,
-    headers: HeaderMap,
-    corpo: Bytes,
+    req: Request,
 ) -> Result<Json<WebhookAck>, ApiError> {
-    let assinatura = headers
-        .get(SIGNATURE_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
+    let (assinatura, corpo) = body_after_form(&st, req).await?;
     let now = st.clock.now();
-    if let Err(motivo) = check(&st.webhook_secret().await?, &corpo, assinatura, now) {
+    if let Err(motivo) = check(&st.webhook_secret().await?, &corpo, &assinatura, now) {
         tracing::warn!(%motivo, "webhook PIX com assinatura recusada");
-        return Err(ApiError::with_status(
-            StatusCode::UNAUTHORIZED,
-            ErrorCode::TokenInvalido,
-            format!("Webhook recusado (cabeçalho {SIGNATURE_HEADER}): {motivo}."),
-        ));
+        return Err(refused(motivo));
     }
-    let evento: PixEvent = serde_json::from_slice(&corpo)
-        .map_err(|e| ApiError::param(format!("Evento de webhook inválido: {e}")))?;
+    let evento: PixEvent = serde_json::from_slice(&corpo).map_err(|_| {
+        ApiError::param(
+            "Evento de webhook inválido: esperado um objeto JSON com paymentId e status.",
+        )
+    })?;
     if !evento.status.eq_ignore_ascii_case("pago") {
         return Ok(Json(WebhookAck {
             success: true,

@@ -202,6 +202,34 @@ fn mac_of(secret: &str, t: i64, corpo: &[u8]) -> Hmac<Sha256> {
     m
 }
 
+/// The timestamp and MAC of a signature header, when it has the form
+/// `t=<unix seconds>,v1=<hex of 32 bytes>`.
+fn parts_of(header: &str) -> Option<(i64, Vec<u8>)> {
+    let mut t = None;
+    let mut v1 = None;
+    for parte in header.trim().split(',') {
+        match parte.trim().split_once('=') {
+            Some(("t", valor)) => t = valor.parse::<i64>().ok(),
+            Some(("v1", valor)) => v1 = hex::decode(valor).ok().filter(|m| m.len() == 32),
+            _ => {}
+        }
+    }
+    Some((t?, v1?))
+}
+
+/// What can be checked of `header` before the body arrives: its form and that its timestamp is
+/// within [`SIGNATURE_TOLERANCE_S`] of `now` (the MAC covers the body: [`check`]).
+///
+/// # Errors
+/// [`SignatureRefused::Malformada`] or [`SignatureRefused::ForaDaJanela`].
+pub(crate) fn check_form(header: &str, now: DateTime<Utc>) -> Result<(), SignatureRefused> {
+    let (t, _) = parts_of(header).ok_or(SignatureRefused::Malformada)?;
+    if (now.timestamp() - t).abs() > SIGNATURE_TOLERANCE_S {
+        return Err(SignatureRefused::ForaDaJanela);
+    }
+    Ok(())
+}
+
 /// Checks that `header` signs `corpo` (constant-time comparison of the MAC) with a timestamp
 /// within [`SIGNATURE_TOLERANCE_S`] of `now`.
 ///
@@ -213,18 +241,7 @@ pub(crate) fn check(
     header: &str,
     now: DateTime<Utc>,
 ) -> Result<(), SignatureRefused> {
-    let mut t = None;
-    let mut v1 = None;
-    for parte in header.trim().split(',') {
-        match parte.trim().split_once('=') {
-            Some(("t", valor)) => t = valor.parse::<i64>().ok(),
-            Some(("v1", valor)) => v1 = hex::decode(valor).ok(),
-            _ => {}
-        }
-    }
-    let (Some(t), Some(v1)) = (t, v1) else {
-        return Err(SignatureRefused::Malformada);
-    };
+    let (t, v1) = parts_of(header).ok_or(SignatureRefused::Malformada)?;
     mac_of(secret, t, corpo)
         .verify_slice(&v1)
         .map_err(|_| SignatureRefused::Invalida)?;

@@ -10,8 +10,10 @@
 //! store never decides time zones).
 
 pub(crate) mod historico;
+pub mod journal;
 #[cfg(feature = "postgres")]
 pub mod postgres;
+mod schema;
 mod sqlite;
 
 use std::fmt;
@@ -36,6 +38,7 @@ use crate::rate_limit::RateLimiter;
 pub use historico::SEARCH_WINDOW;
 #[cfg(feature = "postgres")]
 pub use postgres::PgStore;
+pub use schema::OpenMode;
 pub use sqlite::SqliteStore;
 
 /// True for the URL schemes of the PostgreSQL store (`postgres://`, `postgresql://`), whether or
@@ -61,6 +64,11 @@ pub enum StoreError {
     /// Migrations failed.
     #[error("migrations: {0}")]
     Migration(#[source] DriverError),
+    /// The database is missing where it may not be created, or its schema is not this
+    /// binary's (newer, or older where it may not be migrated): the Portuguese message says
+    /// which and what to do.
+    #[error("{0}")]
+    Schema(String),
     /// The SQLite lookup writer could not commit the group this request was part of (nothing
     /// of the group was written).
     #[error("database: group commit failed: {0}")]
@@ -575,37 +583,77 @@ impl<T> Store for T where
 {
 }
 
+/// How long a charge whose commit reply was lost waits, at most, for the database to tell
+/// whether it committed (the lookup is retried within it) before it is journaled.
+pub(crate) const OUTCOME_WAIT: std::time::Duration = std::time::Duration::from_secs(6);
+
+/// Pause between two lookups of a lost commit's outcome.
+const OUTCOME_RETRY: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// [`ConsultasStore::charge_consulta`], and when its outcome is unknown
 /// ([`StoreError::uncertain_outcome`]: the reply of the commit was lost), the outcome learned
-/// with [`ConsultasStore::cobranca_outcome`]: the charge as its history row recorded it when
-/// it was committed (`cache` is then reported as `false`: the consolidation's earlier state is
-/// not recorded), the error when it was not (nothing was debited). A refusal whose reply was
-/// lost (recorded as 402 or 429, nothing debited) stays an error.
+/// with [`ConsultasStore::cobranca_outcome`], retried for at most [`OUTCOME_WAIT`]: the charge
+/// as its history row recorded it when it was committed (`cache` is then reported as `false`:
+/// the consolidation's earlier state is not recorded), the error when it was not (nothing was
+/// debited). A refusal whose reply was lost (recorded as 402 or 429, nothing debited) stays an
+/// error. When the outcome still cannot be learned, the request id is appended to `journal`
+/// (fsynced) before the error is handed back: the answer (500) then claims nothing about the
+/// charge, and the journal keeps what the database must still tell.
 ///
 /// # Errors
 /// The store's error when the charge was not committed or its outcome cannot be learned.
 pub(crate) async fn charge_with_outcome(
     store: &dyn Store,
     cobranca: Cobranca,
+    journal: Option<&journal::Journal>,
 ) -> Result<CobrancaResult, StoreError> {
     let (conta, request_id, em) = (cobranca.conta, cobranca.request_id, cobranca.em);
     let erro = match store.charge_consulta(cobranca).await {
         Err(e) if e.uncertain_outcome() => e,
         outro => return outro,
     };
-    match store.cobranca_outcome(conta, request_id, em).await {
-        Ok(Some(linha)) if linha.status == 200 => {
-            tracing::warn!(%conta, %request_id, "resposta do commit perdida; a cobrança foi gravada");
-            Ok(CobrancaResult::Cobrada {
-                valor: linha.valor,
-                saldo_antes: linha.saldo_antes.unwrap_or_default(),
-                saldo_depois: linha.saldo_depois.unwrap_or_default(),
-                cache: false,
-            })
+    let limite = tokio::time::Instant::now() + OUTCOME_WAIT;
+    let busca = loop {
+        let tentativa =
+            tokio::time::timeout_at(limite, store.cobranca_outcome(conta, request_id, em));
+        let falha = match tentativa.await {
+            Ok(Ok(Some(linha))) if linha.status == 200 => {
+                tracing::warn!(%conta, %request_id, "resposta do commit perdida; a cobrança foi gravada");
+                return Ok(CobrancaResult::Cobrada {
+                    valor: linha.valor,
+                    saldo_antes: linha.saldo_antes.unwrap_or_default(),
+                    saldo_depois: linha.saldo_depois.unwrap_or_default(),
+                    cache: false,
+                });
+            }
+            Ok(Ok(_)) => return Err(erro),
+            Ok(Err(busca)) => busca,
+            Err(_) => StoreError::ReplyLost("outcome lookup timed out".into()),
+        };
+        if tokio::time::Instant::now() + OUTCOME_RETRY >= limite {
+            break falha;
         }
-        Ok(_) => Err(erro),
-        Err(busca) => Err(StoreError::unknown_outcome(&erro, &busca)),
+        tokio::time::sleep(OUTCOME_RETRY).await;
+    };
+    let entrada = journal::JournalEntry {
+        request_id,
+        conta,
+        em,
+    };
+    match journal.map(|j| (j, j.append(&entrada))) {
+        Some((j, Ok(()))) => {
+            tracing::error!(%conta, %request_id, diario = %j.path().display(),
+                "resultado da cobrança desconhecido; pedido anotado no diário");
+        }
+        Some((j, Err(e))) => {
+            tracing::error!(%conta, %request_id, diario = %j.path().display(), erro = %e,
+                "resultado da cobrança desconhecido e o diário não pôde ser gravado");
+        }
+        None => {
+            tracing::error!(%conta, %request_id, "resultado da cobrança desconhecido; sem diário");
+        }
     }
+    Err(StoreError::unknown_outcome(&erro, &busca))
 }
 
 /// The SQL of the owner lookup of each store, for plan checks (`EXPLAIN`) in tests and benches.

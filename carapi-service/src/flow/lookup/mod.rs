@@ -23,6 +23,7 @@ use crate::api_error::ApiError;
 use crate::dados::Imovel;
 use crate::state::AppState;
 use crate::store::{ContaId, OwnerImovel};
+pub(crate) use record::MAX_HISTORY_KEY;
 use record::{Consulta, Failure};
 
 /// Ceiling of items of an owner lookup (contract, "Lookups" 4).

@@ -100,7 +100,8 @@ impl<'a> Consulta<'a> {
             em: self.now,
             dia: calendar::brasilia_day(self.now),
         };
-        match charge_with_outcome(self.st.store.as_ref(), cobranca).await? {
+        let journal = self.st.journal.as_deref();
+        match charge_with_outcome(self.st.store.as_ref(), cobranca, journal).await? {
             CobrancaResult::Cobrada { cache, .. } => Ok(cache),
             CobrancaResult::SaldoInsuficiente { saldo, preco } => {
                 Err(saldo_insuficiente(saldo, preco))

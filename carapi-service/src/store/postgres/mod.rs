@@ -87,15 +87,38 @@ impl PgStore {
         Self::connect_with(url, DEFAULT_CONNECTIONS).await
     }
 
+    /// Opens the database of `url` as `mode` says ([`OpenMode`]): [`PgStore::connect`] for
+    /// [`OpenMode::Migrate`]; with [`OpenMode::Existing`] no database is created and nothing
+    /// migrated.
+    ///
+    /// # Errors
+    /// As [`PgStore::connect`]; [`StoreError::Schema`] for a schema that is not this binary's
+    /// where it may not be migrated.
+    pub async fn open(url: &str, mode: OpenMode) -> Result<Self, StoreError> {
+        Self::open_with(url, DEFAULT_CONNECTIONS, mode).await
+    }
+
     /// [`PgStore::connect`] with a pool of `conexoes` connections (at least 1).
     ///
     /// # Errors
     /// As [`PgStore::connect`].
     pub(crate) async fn connect_with(url: &str, conexoes: u32) -> Result<Self, StoreError> {
+        Self::open_with(url, conexoes, OpenMode::Migrate).await
+    }
+
+    async fn open_with(url: &str, conexoes: u32, mode: OpenMode) -> Result<Self, StoreError> {
         let opts = PgConnectOptions::from_str(url)?;
+        let existe =
+            mode == OpenMode::Existing || Postgres::database_exists(url).await.unwrap_or(true);
+        let migrate = match mode {
+            OpenMode::Migrate => true,
+            OpenMode::CreateMissing => !existe,
+            OpenMode::Existing => false,
+        };
         // Best effort, like SQLite's create_if_missing: a user without CREATEDB, or another
         // process creating it at the same time, still gets a meaningful error from connect.
-        if let Ok(false) = Postgres::database_exists(url).await
+        if migrate
+            && !existe
             && let Err(e) = Postgres::create_database(url).await
         {
             tracing::debug!(erro = %e, "CREATE DATABASE falhou; tentando conectar assim mesmo");
@@ -105,7 +128,20 @@ impl PgStore {
             .acquire_timeout(CONNECTION_WAIT)
             .connect_with(opts.clone())
             .await?;
-        MIGRATOR.run(&pool).await?;
+        let applied: std::collections::BTreeSet<i64> =
+            sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success")
+                .fetch_all(&pool)
+                .await
+                .unwrap_or_default()
+                .into_iter()
+                .collect();
+        // A load into a database created empty (no migration applied yet) creates its schema.
+        let migrate = migrate || (mode == OpenMode::CreateMissing && applied.is_empty());
+        let faltam = super::schema::pending(&applied, &MIGRATOR, migrate)?;
+        if migrate {
+            super::schema::log_pending("postgres", &faltam, &applied);
+            MIGRATOR.run(&pool).await?;
+        }
         let tempo = format!("{}ms", HISTORY_TIMEOUT.as_millis());
         let historico = PgPoolOptions::new()
             .max_connections(HISTORY_CONNECTIONS)

@@ -37,6 +37,7 @@ use sqlx::{Sqlite, SqlitePool, Transaction};
 // `writer` reaches these as `super::{ms, first_day_of_month}`.
 use rows::{first_day_of_month, ms};
 
+use super::schema;
 use super::*;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
@@ -64,8 +65,20 @@ impl SqliteStore {
     /// and its `-wal`/`-shm` files are made readable by the server's user only (mode `0600`).
     ///
     /// # Errors
-    /// [`StoreError`] when the URL is invalid, the file cannot be opened or migrations fail.
+    /// [`StoreError`] when the URL is invalid, the file cannot be opened or migrations fail;
+    /// [`StoreError::Schema`] for a database a newer binary migrated.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        Self::open(url, OpenMode::Migrate).await
+    }
+
+    /// Opens the database at `url` as `mode` says ([`OpenMode`]): [`SqliteStore::connect`] for
+    /// [`OpenMode::Migrate`]; with [`OpenMode::Existing`] a missing file is an error and
+    /// nothing is created or migrated.
+    ///
+    /// # Errors
+    /// As [`SqliteStore::connect`]; [`StoreError::Schema`] for a missing file or a schema that
+    /// is not this binary's where it may not be migrated.
+    pub async fn open(url: &str, mode: OpenMode) -> Result<Self, StoreError> {
         let memory = url.contains(":memory:") || url.contains("mode=memory");
         let (url, temporario) = if memory {
             let dir = tempfile::Builder::new()
@@ -79,8 +92,21 @@ impl SqliteStore {
         } else {
             (url.to_owned(), None)
         };
-        let opts = SqliteConnectOptions::from_str(&url)?
-            .create_if_missing(true)
+        let opts = SqliteConnectOptions::from_str(&url)?;
+        let existe = memory || opts.get_filename().exists();
+        let migrate = match mode {
+            OpenMode::Migrate => true,
+            OpenMode::CreateMissing => !existe,
+            OpenMode::Existing => false,
+        };
+        if !existe && !migrate {
+            return Err(StoreError::Schema(format!(
+                "o banco {} não existe (só `carapi-server servir`, `importar`, `semear` ou                  --criar-banco criam um banco)",
+                opts.get_filename().display()
+            )));
+        }
+        let opts = opts
+            .create_if_missing(migrate)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(30))
             .journal_mode(SqliteJournalMode::Wal)
@@ -91,7 +117,20 @@ impl SqliteStore {
             .acquire_timeout(Duration::from_secs(60))
             .connect_with(opts.clone())
             .await?;
-        MIGRATOR.run(&escrita).await?;
+        let applied: std::collections::BTreeSet<i64> =
+            sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success")
+                .fetch_all(&escrita)
+                .await
+                .unwrap_or_default()
+                .into_iter()
+                .collect();
+        // A load into a database created empty (no migration applied yet) creates its schema.
+        let migrate = migrate || (mode == OpenMode::CreateMissing && applied.is_empty());
+        let faltam = schema::pending(&applied, &MIGRATOR, migrate)?;
+        if migrate {
+            schema::log_pending("sqlite", &faltam, &applied);
+            MIGRATOR.run(&escrita).await?;
+        }
         let writer = writer::Writer::open(opts.get_filename())?;
         let leitores = reader::Readers::open(opts.get_filename())?;
         let reading = SqlitePoolOptions::new()
@@ -116,6 +155,32 @@ impl SqliteStore {
 
     async fn begin_immediate(&self) -> Result<Transaction<'static, Sqlite>, StoreError> {
         Ok(self.escrita.begin_with("BEGIN IMMEDIATE").await?)
+    }
+
+    /// Writes a consistent copy of the database into `destino` with `VACUUM INTO` (one read
+    /// transaction: writers go on meanwhile, and the copy is compact). `destino` must not exist
+    /// or be empty; it is created with mode `0600` (the copy holds CPFs, e-mails and key
+    /// hashes) before SQLite writes into it.
+    ///
+    /// # Errors
+    /// [`StoreError::Database`] when the file cannot be created (it exists and is not empty) or
+    /// the copy fails.
+    pub async fn backup_into(&self, destino: &std::path::Path) -> Result<(), StoreError> {
+        let mut opcoes = std::fs::OpenOptions::new();
+        opcoes.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut opcoes, 0o600);
+        opcoes.open(destino).map_err(sqlx::Error::Io)?;
+        let alvo = destino.to_string_lossy().into_owned();
+        let r = sqlx::query("VACUUM INTO ?")
+            .bind(&alvo)
+            .execute(&self.reading)
+            .await;
+        if r.is_err() {
+            let _ = std::fs::remove_file(destino);
+        }
+        r?;
+        Ok(())
     }
 
     /// Closes the pools.

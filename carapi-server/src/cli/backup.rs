@@ -1,0 +1,49 @@
+//! `carapi-server backup DESTINO [--banco URL]`: a consistent copy of a SQLite database, taken
+//! while the server runs (`VACUUM INTO`: one read transaction, writers go on), mode `0600`.
+//! PostgreSQL is refused with a pointer to `pg_dump`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use carapi_service::store::{OpenMode, SqliteStore, is_postgres_url};
+
+/// Options of `backup`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The copy to write (must not exist): a SQLite file, mode 0600.
+    destino: PathBuf,
+    #[command(flatten)]
+    database: super::DatabaseArgs,
+}
+
+/// Writes the copy; exit 2 for PostgreSQL or a destination that exists.
+pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
+    if is_postgres_url(&a.database.database) {
+        eprintln!(
+            "erro: backup copia bancos SQLite; para PostgreSQL use `pg_dump -Fc` (e \
+             `pg_restore` para restaurar), ou o backup contínuo do seu provedor"
+        );
+        return Ok(ExitCode::from(2));
+    }
+    if a.destino.exists() {
+        eprintln!(
+            "erro: {} já existe; escolha outro destino",
+            a.destino.display()
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let store = SqliteStore::open(&a.database.database, OpenMode::Existing)
+        .await
+        .map_err(|e| anyhow::anyhow!("abrindo o banco: {e}"))?;
+    let inicio = std::time::Instant::now();
+    let r = store.backup_into(&a.destino).await;
+    store.close().await;
+    r.map_err(|e| anyhow::anyhow!("copiando o banco: {e}"))?;
+    eprintln!(
+        "cópia em {} ({} bytes, {:.2} s; modo 0600)",
+        a.destino.display(),
+        std::fs::metadata(&a.destino).map_or(0, |m| m.len()),
+        inicio.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
