@@ -294,10 +294,10 @@ pub(crate) fn bundled_records(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types:
     for i in double::dados::bundled() {
         let d = PyDict::new(py);
         d.set_item("codigoCar", i.codigo_car.as_str())?;
-        d.set_item("uf", &i.uf)?;
+        d.set_item("uf", i.uf.as_str())?;
         d.set_item("municipio", &i.municipio)?;
-        d.set_item("recibo", !matches!(i.status_imovel.as_str(), "PE" | "CA"))?;
-        d.set_item("status", i.status_imovel)?;
+        d.set_item("recibo", i.status_imovel.tem_recibo())?;
+        d.set_item("status", i.status_imovel.as_str())?;
         list.append(d)?;
     }
     Ok(list)

@@ -12,7 +12,9 @@ mod codes;
 pub(crate) mod sandbox;
 
 pub use bundled::{bundled, example_documento};
-pub(crate) use codes::{Code, stored};
+#[cfg(feature = "postgres")]
+pub(crate) use codes::Code;
+pub(crate) use codes::stored;
 pub use codes::{StatusImovel, TipoImovel, Uf};
 
 use carapi_sdk::domain::{br, dms};
