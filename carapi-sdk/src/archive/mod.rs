@@ -519,6 +519,32 @@ impl Archive {
         Ok(())
     }
 
+    /// The newest entry still holding its answer for `operation` (`car`, `car_completo`,
+    /// `proprietario`, `recibo`) and `chave` (normalised: [`crate::CodigoCar::as_str`],
+    /// [`CpfCnpj::as_str`]): what a lookup would be answered with, e.g. to preview a batch.
+    ///
+    /// # Errors
+    /// [`ArchiveError`] when the file cannot be read.
+    pub fn latest_entry(
+        &self,
+        operation: &str,
+        chave: &str,
+    ) -> Result<Option<Entry>, ArchiveError> {
+        Ok(store::latest(&self.lock(), operation, chave)?.map(|(e, _)| e))
+    }
+
+    /// True when `entry` is young enough under `freshness` to answer a lookup, now.
+    #[must_use]
+    pub fn is_fresh(entry: &Entry, freshness: Freshness) -> bool {
+        match freshness {
+            Freshness::Never => false,
+            Freshness::MaxAge(max) => Utc::now()
+                .signed_duration_since(entry.bought_at)
+                .to_std()
+                .is_ok_and(|age| age < max),
+        }
+    }
+
     pub(crate) fn append(&self, new: &NewEntry) -> Result<Entry, ArchiveError> {
         store::append(&mut self.lock(), new)
     }

@@ -188,8 +188,7 @@ impl Client {
                 blocking(move || archive.latest(op.name(), &chave)).await??
             };
             if let Some((entry, body)) = found {
-                let age = Utc::now().signed_duration_since(entry.bought_at);
-                if age.to_std().is_ok_and(|a| a < max_age) {
+                if Archive::is_fresh(&entry, Freshness::MaxAge(max_age)) {
                     return Ok(Archived {
                         value: Bytes::from(body),
                         origin: Origin::Archive,

@@ -1,4 +1,4 @@
-//! The archive of paid answers (feature `archive`) against the test double over real sockets:
+//! The SDK's archive of paid answers (its feature `archive`) against this double over real sockets:
 //! reuse within the policy, buying again past it, one purchase for 50 concurrent lookups,
 //! tampering detected against a kept head, purge keeping the chain, subject listing, a full
 //! archive that still answers, a missing purpose refused before any request.
