@@ -240,6 +240,7 @@ mod tests {
         assert_eq!(ConfigFile::load(&paths).unwrap(), ConfigFile::default());
         let c = ConfigFile {
             base_url: Some("http://x:1".into()),
+            ..ConfigFile::default()
         };
         let path = c.save(&paths).unwrap();
         assert_eq!(

@@ -187,8 +187,10 @@ impl Client {
                 let chave = chave.clone();
                 blocking(move || archive.latest(op.name(), &chave)).await??
             };
-            if let Some((entry, body)) = found {
-                if Archive::is_fresh(&entry, Freshness::MaxAge(max_age)) {
+            if let Some((entry, body)) = found
+                && Archive::is_fresh(&entry, Freshness::MaxAge(max_age))
+            {
+                {
                     return Ok(Archived {
                         value: Bytes::from(body),
                         origin: Origin::Archive,
