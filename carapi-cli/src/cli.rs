@@ -52,6 +52,8 @@ pub(crate) enum Command {
     Recargas(commands::recargas::Args),
     /// Consultas em lote a partir de um arquivo (retomável)
     Lote(commands::lote::Args),
+    /// Acervo das respostas pagas: listar, mostrar, titular, expurgar, verificar, exportar
+    Acervo(commands::acervo::Args),
     /// Guarda a chave da API (chaveiro do sistema ou arquivo 0600)
     Login(commands::login::Args),
     /// Apaga a chave guardada

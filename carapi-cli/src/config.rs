@@ -76,6 +76,31 @@ pub(crate) struct ConfigFile {
     /// Base URL of the API (`carapi config definir base-url URL`); `--url-base`/`CARAPI_BASE_URL` win.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) base_url: Option<String>,
+    /// The archive of paid answers: a file path, or `padrao` (`<data dir>/acervo.sqlite3`);
+    /// absent or `desligado`: no archive.
+    #[serde(default, rename = "acervo", skip_serializing_if = "Option::is_none")]
+    pub(crate) archive: Option<String>,
+    /// The purpose recorded with every archived lookup (`--finalidade` wins).
+    #[serde(
+        default,
+        rename = "finalidade",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub(crate) purpose: Option<String>,
+    /// The legal basis recorded with every archived lookup (`--base-legal` wins).
+    #[serde(
+        default,
+        rename = "base-legal",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub(crate) legal_basis: Option<String>,
+    /// How old an archived answer may be to be reused (`--idade-maxima` wins; default 30 days).
+    #[serde(
+        default,
+        rename = "idade-maxima",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub(crate) max_age: Option<String>,
 }
 
 impl ConfigFile {
@@ -215,6 +240,7 @@ mod tests {
         assert_eq!(ConfigFile::load(&paths).unwrap(), ConfigFile::default());
         let c = ConfigFile {
             base_url: Some("http://x:1".into()),
+            ..ConfigFile::default()
         };
         let path = c.save(&paths).unwrap();
         assert_eq!(

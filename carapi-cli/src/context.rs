@@ -1,6 +1,7 @@
 //! What every command receives: the output, the global options, the directories, and a way to
 //! get an SDK client (remote, or the in-process local server).
 
+use carapi_sdk::archive::{Archive, ArchivePolicy};
 use carapi_sdk::{Client, ClientBuilder};
 
 use crate::config::{ConfigFile, Paths, parse_base_url};
@@ -8,7 +9,7 @@ use crate::credentials::{self, Credential};
 use crate::error::{CliError, Kind, Result};
 #[cfg(feature = "local")]
 use crate::local::Local;
-use crate::options::{FormatArgs, Global};
+use crate::options::{ArchiveArgs, FormatArgs, Global};
 use crate::output::{OutputFormat, Shell};
 
 /// The context of one invocation.
@@ -167,6 +168,39 @@ impl Context {
         })
     }
 
+    /// The client of a charged lookup: with the archive of paid answers when one is configured
+    /// (`carapi config definir acervo`), its purpose and legal basis checked before any request.
+    ///
+    /// # Errors
+    /// Those of [`Context::client`]; a missing purpose or legal basis (exit 2); an archive that
+    /// cannot be opened.
+    pub(crate) async fn lookup_client(&mut self, args: &ArchiveArgs) -> Result<Client> {
+        Ok(self.lookup_builder(args).await?.0.build()?)
+    }
+
+    /// [`Context::builder`] with the archive when one is configured (see
+    /// [`Context::lookup_client`]), and the archive with its policy.
+    ///
+    /// # Errors
+    /// As [`Context::lookup_client`].
+    pub(crate) async fn lookup_builder(
+        &mut self,
+        args: &ArchiveArgs,
+    ) -> Result<(ClientBuilder, Option<(Archive, ArchivePolicy)>)> {
+        let cfg = ConfigFile::load(&self.paths)?;
+        let Some(path) = crate::archive::configured(&cfg, &self.paths) else {
+            return Ok((self.builder().await?, None));
+        };
+        // Checked before anything is sent.
+        let policy = crate::archive::policy(&cfg, args)?;
+        let archive = crate::archive::open(&path)?;
+        let builder = self
+            .builder()
+            .await?
+            .archive(archive.clone(), policy.clone());
+        Ok((builder, Some((archive, policy))))
+    }
+
     /// A client with the defaults.
     ///
     /// # Errors
@@ -193,6 +227,28 @@ impl Context {
         } else {
             self.shell
                 .status("consulta cobrada (os preços da conta: carapi saldo)");
+        }
+    }
+
+    /// After a lookup through the archive: where the answer came from (an answer read from the
+    /// archive costs nothing: a note instead of the charge), and the warning of a bought answer
+    /// that could not be archived. Without the archive (`origin` `None`), [`Context::show_charge`].
+    pub(crate) async fn show_origin(
+        &mut self,
+        client: &Client,
+        origin: Option<&carapi_sdk::archive::Archived<()>>,
+        sandbox: bool,
+    ) {
+        let Some(a) = origin else {
+            return self.show_charge(client, sandbox).await;
+        };
+        let (note, warning) = crate::archive::provenance(a);
+        if let Some(w) = warning {
+            self.shell.warn(w);
+        }
+        match note {
+            Some(n) => self.shell.note(n),
+            None => self.show_charge(client, sandbox).await,
         }
     }
 

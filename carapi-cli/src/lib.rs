@@ -13,6 +13,7 @@
 //! public; every other item is `pub(crate)` (`cargo doc --document-private-items` shows them).
 #![warn(missing_docs)]
 
+pub(crate) mod archive;
 pub(crate) mod cli;
 pub(crate) mod commands;
 pub(crate) mod config;
@@ -138,6 +139,7 @@ async fn dispatch(ctx: &mut Context, command: cli::Command) -> error::Result<()>
         C::Login(a) => commands::login::run(ctx, a).await,
         C::Logout(a) => commands::logout::run(ctx, a).await,
         C::Config(a) => commands::config::run(ctx, a).await,
+        C::Acervo(a) => commands::acervo::run(ctx, a).await,
         C::Completions(a) => commands::completions::run(ctx, a, help::command()),
         C::Man(a) => commands::man::run(ctx, a, help::command()),
         C::Local(a) => commands::local::run(ctx, a).await,

@@ -67,3 +67,21 @@ pub(crate) struct FormatArgs {
     )]
     pub(crate) output: Option<OutputFormat>,
 }
+
+/// What a charged lookup declares to the archive of paid answers (`carapi config definir
+/// acervo`), and whether it may reuse an archived answer: `car`, `proprietario`, `recibo`, `lote`.
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct ArchiveArgs {
+    /// Finalidade da consulta, registrada no acervo (LGPD art. 6, I); tem precedência sobre `carapi config definir finalidade`
+    #[arg(long = "finalidade", value_name = "TEXTO", help_heading = "Acervo")]
+    pub(crate) purpose: Option<String>,
+    /// Base legal (LGPD arts. 7 e 11): consentimento, obrigacao-legal, execucao-contrato, interesse-legitimo, protecao-credito, …
+    #[arg(long = "base-legal", value_name = "BASE", help_heading = "Acervo")]
+    pub(crate) legal_basis: Option<String>,
+    /// Idade máxima de uma resposta do acervo para ser reaproveitada sem nova compra (ex.: 30d, 12h; padrão 30d)
+    #[arg(long = "idade-maxima", value_name = "DURACAO", help_heading = "Acervo")]
+    pub(crate) max_age: Option<String>,
+    /// Compra de novo mesmo com resposta recente no acervo (a nova resposta é arquivada)
+    #[arg(long = "comprar", help_heading = "Acervo")]
+    pub(crate) buy: bool,
+}

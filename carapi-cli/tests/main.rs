@@ -4,6 +4,7 @@
 // A test is a scenario read top to bottom; the 80-line bound is for production functions.
 #![allow(clippy::too_many_lines)]
 
+mod acervo;
 mod analyst;
 mod consultas;
 mod conta;

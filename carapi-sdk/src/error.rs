@@ -133,6 +133,13 @@ pub enum Error {
     /// The client is misconfigured (missing base URL or key, bad URL, …).
     #[error("configuração inválida: {0}")]
     Config(String),
+
+    /// The archive of paid answers could not be read (cargo feature `archive`): the lookup was
+    /// not sent (an archive that cannot be read is reported, never silently re-bought).
+    #[cfg(feature = "archive")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "archive")))]
+    #[error(transparent)]
+    Archive(#[from] crate::archive::ArchiveError),
 }
 
 impl Error {

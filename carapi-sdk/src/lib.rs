@@ -6,6 +6,8 @@
 //! - [`domain`]: CAR codes, CPF/CNPJ, Brazilian numbers/dates/coordinates, BRL, PIX BR Code.
 //! - [`sandbox`]: the contract's reserved test values.
 //! - `blocking` (cargo feature `blocking`): the same client for synchronous programs.
+//! - `archive` (cargo feature `archive`): the archive of paid answers (reuse, hash chain, LGPD
+//!   tools).
 //!
 //! # Names
 //!
@@ -53,11 +55,14 @@
 #![cfg_attr(feature = "document-features", doc = document_features::document_features!())]
 #![cfg_attr(
     not(feature = "document-features"),
-    doc = "`rustls` (default), `rustls-tls-native-roots`, `native-tls`, `blocking`, `openapi`: see `Cargo.toml` (described on docs.rs)."
+    doc = "`rustls` (default), `rustls-tls-native-roots`, `native-tls`, `blocking`, `openapi`, `archive`: see `Cargo.toml` (described on docs.rs)."
 )]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+#[cfg(feature = "archive")]
+#[cfg_attr(docsrs, doc(cfg(feature = "archive")))]
+pub mod archive;
 #[cfg(feature = "blocking")]
 #[cfg_attr(docsrs, doc(cfg(feature = "blocking")))]
 pub mod blocking;

@@ -2,12 +2,13 @@
 
 use carapi_sdk::{CarDadosBasicos, CarResponse};
 
+use crate::archive::{json_with_origin, split};
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{CellValue, Fields};
 use crate::lote::BatchKind;
 use crate::lote::output::{BatchStatus, Record};
-use crate::options::FormatArgs;
+use crate::options::{ArchiveArgs, FormatArgs};
 use crate::output::OutputFormat;
 
 /// Arguments of `carapi car`.
@@ -22,6 +23,9 @@ pub(crate) struct Args {
     /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
     pub(crate) format: FormatArgs,
+    /// The archive flags.
+    #[command(flatten)]
+    pub(crate) archive: ArchiveArgs,
 }
 
 /// Runs `carapi car`.
@@ -30,12 +34,18 @@ pub(crate) struct Args {
 /// Invalid code (2), 401 (3), 402 (5), 404 (4), 429 (6), network (7).
 pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let format = ctx.format(args.format);
-    let client = ctx.client().await?;
+    let client = ctx.lookup_client(&args.archive).await?;
+    let archived = client.archive().is_some();
     if args.completo {
-        let r = client.car_completo(&args.codigo).await?;
-        ctx.show_charge(&client, r.sandbox).await;
+        let (r, origin) = if archived {
+            let (r, o) = split(client.car_completo_archived(&args.codigo).await?);
+            (r, Some(o))
+        } else {
+            (client.car_completo(&args.codigo).await?, None)
+        };
+        ctx.show_origin(&client, origin.as_ref(), r.sandbox).await;
         if format == OutputFormat::Json {
-            return Ok(ctx.shell.json(&r)?);
+            return Ok(ctx.shell.json(&json_with_origin(&r, origin.as_ref()))?);
         }
         if format == OutputFormat::Geojson {
             return geojson(
@@ -60,10 +70,15 @@ pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         lookup_fields(&mut fields, &r);
         Ok(ctx.shell.fields(&fields, format)?)
     } else {
-        let r = client.car(&args.codigo).await?;
-        ctx.show_charge(&client, r.sandbox).await;
+        let (r, origin) = if archived {
+            let (r, o) = split(client.car_archived(&args.codigo).await?);
+            (r, Some(o))
+        } else {
+            (client.car(&args.codigo).await?, None)
+        };
+        ctx.show_origin(&client, origin.as_ref(), r.sandbox).await;
         if format == OutputFormat::Json {
-            return Ok(ctx.shell.json(&r)?);
+            return Ok(ctx.shell.json(&json_with_origin(&r, origin.as_ref()))?);
         }
         if format == OutputFormat::Geojson {
             return geojson(ctx, BatchKind::Car, &r.dados.codigo_car, &r, r.sandbox);

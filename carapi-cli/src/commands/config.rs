@@ -45,6 +45,14 @@ pub(crate) enum Sub {
 pub(crate) enum ConfigKey {
     /// URL base da API
     BaseUrl,
+    /// Acervo das respostas pagas: `padrao` (no diretório de dados), um caminho de arquivo, ou `desligado`
+    Acervo,
+    /// Finalidade registrada com cada consulta arquivada
+    Finalidade,
+    /// Base legal registrada com cada consulta arquivada (LGPD arts. 7 e 11)
+    BaseLegal,
+    /// Idade máxima de uma resposta do acervo para ser reaproveitada (ex.: 30d)
+    IdadeMaxima,
 }
 
 /// What `carapi config mostrar` shows; its JSON names are the output's (`baseUrlOrigem`,
@@ -87,6 +95,7 @@ pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             }
             Ok(())
         }
+        Sub::Set { key, valor } => set_archive_key(ctx, key, &valor),
         Sub::Show { format } => {
             let format = ctx.format(format);
             let (base_url, source) = match ctx.base_url() {
@@ -145,4 +154,37 @@ pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             Ok(ctx.shell.fields(&c, format)?)
         }
     }
+}
+
+/// `carapi config definir acervo|finalidade|base-legal|idade-maxima VALOR`.
+///
+/// # Errors
+/// An unknown legal basis or invalid maximum age (2); config file errors (1).
+fn set_archive_key(ctx: &mut Context, key: ConfigKey, valor: &str) -> Result<()> {
+    let mut cfg = ConfigFile::load(&ctx.paths)?;
+    let valor = valor.trim().to_owned();
+    let name = match key {
+        ConfigKey::BaseUrl | ConfigKey::Acervo => {
+            cfg.archive = Some(valor.clone());
+            "acervo"
+        }
+        ConfigKey::Finalidade => {
+            cfg.purpose = Some(valor.clone());
+            "finalidade"
+        }
+        ConfigKey::BaseLegal => {
+            crate::archive::parse_legal_basis(&valor)?;
+            cfg.legal_basis = Some(valor.clone());
+            "base-legal"
+        }
+        ConfigKey::IdadeMaxima => {
+            crate::archive::parse_max_age(&valor)?;
+            cfg.max_age = Some(valor.clone());
+            "idade-maxima"
+        }
+    };
+    let path = cfg.save(&ctx.paths)?;
+    ctx.shell
+        .note(format!("{name} = {valor} (em {})", path.display()));
+    Ok(())
 }

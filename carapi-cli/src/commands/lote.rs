@@ -8,7 +8,7 @@ use rust_decimal::Decimal;
 use crate::context::Context;
 use crate::error::Result;
 use crate::lote::{self, BatchKind};
-use crate::options::FormatArgs;
+use crate::options::{ArchiveArgs, FormatArgs};
 use crate::valor::parse_reais;
 
 /// Arguments of `carapi lote`.
@@ -37,6 +37,9 @@ pub(crate) struct Args {
     /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
     pub(crate) format: FormatArgs,
+    /// The archive flags.
+    #[command(flatten)]
+    pub(crate) archive: ArchiveArgs,
 }
 
 /// Runs `carapi lote`.
@@ -54,6 +57,7 @@ pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             output: args.output_file,
             yes: args.yes,
             max_cost: args.max_cost,
+            archive: args.archive,
             csv_no_stdout: matches!(
                 format,
                 crate::output::OutputFormat::Csv | crate::output::OutputFormat::RawCsv

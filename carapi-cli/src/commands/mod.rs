@@ -1,5 +1,6 @@
 //! One file per command: its clap arguments and `run(ctx, args)`, calling library code only.
 
+pub(crate) mod acervo;
 pub(crate) mod car;
 pub(crate) mod completions;
 pub(crate) mod config;

@@ -1,9 +1,10 @@
 //! `carapi proprietario CPF_CNPJ`: the CARs tied to a document (charged lookup).
 
+use crate::archive::{json_with_origin, split};
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{CellValue, Listing};
-use crate::options::FormatArgs;
+use crate::options::{ArchiveArgs, FormatArgs};
 use crate::output::OutputFormat;
 
 /// Arguments of `carapi proprietario`.
@@ -15,6 +16,9 @@ pub(crate) struct Args {
     /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
     pub(crate) format: FormatArgs,
+    /// The archive flags.
+    #[command(flatten)]
+    pub(crate) archive: ArchiveArgs,
 }
 
 /// Runs `carapi proprietario`; says so on stderr when the list is truncated at `limite`.
@@ -23,9 +27,14 @@ pub(crate) struct Args {
 /// Invalid document (2), 401 (3), 402 (5), 404 (4), 429 (6), network (7).
 pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let format = ctx.format(args.format);
-    let client = ctx.client().await?;
-    let r = client.proprietario(&args.documento).await?;
-    ctx.show_charge(&client, r.sandbox).await;
+    let client = ctx.lookup_client(&args.archive).await?;
+    let (r, origin) = if client.archive().is_some() {
+        let (r, o) = split(client.proprietario_archived(&args.documento).await?);
+        (r, Some(o))
+    } else {
+        (client.proprietario(&args.documento).await?, None)
+    };
+    ctx.show_origin(&client, origin.as_ref(), r.sandbox).await;
     if r.truncado {
         ctx.shell.warn(format!(
             "lista truncada: o documento tem mais de {} CARs; aqui estão os primeiros {} (ordem do código CAR)",
@@ -33,7 +42,7 @@ pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         ));
     }
     if format == OutputFormat::Json {
-        return Ok(ctx.shell.json(&r)?);
+        return Ok(ctx.shell.json(&json_with_origin(&r, origin.as_ref()))?);
     }
     if format == OutputFormat::Geojson {
         let doc = carapi_sdk::CpfCnpj::parse(&args.documento)

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::context::Context;
 use crate::error::{CliError, Result};
-use crate::options::FormatArgs;
+use crate::options::{ArchiveArgs, FormatArgs};
 use crate::output::OutputFormat;
 
 /// Arguments of `carapi recibo`.
@@ -36,6 +36,9 @@ pub(crate) struct Args {
     /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
     #[command(flatten)]
     pub(crate) format: FormatArgs,
+    /// The archive flags.
+    #[command(flatten)]
+    pub(crate) archive: ArchiveArgs,
 }
 
 /// What was saved (`carapi -o json recibo ...`).
@@ -66,7 +69,10 @@ pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             "--abrir precisa de um arquivo: não use com --saida -",
         ));
     }
-    let client = ctx.client().await?;
+    let client = ctx.lookup_client(&args.archive).await?;
+    if client.archive().is_some() {
+        return through_archive(ctx, &client, &codigo, destination, format).await;
+    }
     let Some(destination) = destination else {
         return to_stdout(ctx, &client, &codigo).await;
     };
@@ -95,6 +101,31 @@ fn destination(file: &Option<PathBuf>, codigo: &CodigoCar, force: bool) -> Resul
         );
     }
     Ok(destination)
+}
+
+/// With the archive: the PDF from the archive while fresh, else bought (and archived), then
+/// written to `destination` (stdout when `None`).
+async fn through_archive(
+    ctx: &mut Context,
+    client: &Client,
+    codigo: &CodigoCar,
+    destination: Option<PathBuf>,
+    format: OutputFormat,
+) -> Result<()> {
+    let (recibo, origin) = crate::archive::split(client.recibo_archived(codigo.as_str()).await?);
+    let Some(destination) = destination else {
+        ctx.shell.out().write_all(&recibo.bytes)?;
+        ctx.show_origin(client, Some(&origin), codigo.is_sandbox())
+            .await;
+        return Ok(ctx.shell.out().flush()?);
+    };
+    std::fs::write(&destination, &recibo.bytes).map_err(|e| {
+        CliError::io_at(&destination, e)
+            .hint("o recibo está no acervo: carapi acervo mostrar SEQ --saida ARQUIVO")
+    })?;
+    ctx.show_origin(client, Some(&origin), codigo.is_sandbox())
+        .await;
+    report(ctx, format, codigo, &destination, recibo.bytes.len() as u64)
 }
 
 /// `--saida -`: the PDF on stdout as it arrives.

@@ -2,12 +2,13 @@
 //! effective prices (`saldo().precos`; sandbox keys are free), the balance and `--max-custo`;
 //! then the confirmation (`--sim` skips it; with no terminal and no `--sim` nothing is sent).
 
+use carapi_sdk::archive::{Archive, ArchivePolicy};
 use carapi_sdk::domain::brl;
-use carapi_sdk::{Client, ClientBuilder};
+use carapi_sdk::{Client, ClientBuilder, CodigoCar, CpfCnpj};
 use rust_decimal::Decimal;
 
-use super::BatchOptions;
 use super::plan::Plan;
+use super::{BatchKind, BatchOptions};
 use crate::context::Context;
 use crate::error::{CliError, Kind, Result};
 use crate::prompt;
@@ -31,18 +32,33 @@ pub(crate) async fn approve(
     op: &BatchOptions,
     plan: &Plan,
     base: ClientBuilder,
+    archive: Option<&(Archive, ArchivePolicy)>,
 ) -> Result<Option<Approved>> {
     if plan.pending.is_empty() {
         return Ok(None);
     }
     let s = base.clone().build()?.saldo().await?;
     let preco = op.kind.preco(&s.precos);
-    let chargeable = plan
+    let chargeable: Vec<&String> = plan
         .pending
         .iter()
         .filter(|k| !op.kind.is_sandbox(k))
-        .count();
-    let maximum = preco * Decimal::from(chargeable);
+        .collect();
+    let archived = match archive {
+        Some((a, p)) => in_archive(a, p, op.kind, &chargeable)?,
+        None => 0,
+    };
+    let to_buy = chargeable.len() - archived;
+    let maximum = preco * Decimal::from(to_buy);
+    if archive.is_some() {
+        ctx.shell.note(format!(
+            "{} códigos: {} no acervo, {} a comprar: {}",
+            thousands(plan.pending.len()),
+            thousands(archived),
+            thousands(to_buy),
+            brl::format(maximum)
+        ));
+    }
     let mut text = format!(
         "Lote: {} consulta(s) {} a {} cada; custo máximo {}; saldo {}",
         plan.pending.len(),
@@ -72,6 +88,52 @@ pub(crate) async fn approve(
     }))
 }
 
+/// How many of `keys` the archive answers now under `policy` (free).
+///
+/// # Errors
+/// An archive that cannot be read (1).
+fn in_archive(
+    archive: &Archive,
+    policy: &ArchivePolicy,
+    kind: BatchKind,
+    keys: &[&String],
+) -> Result<usize> {
+    let operation = match kind {
+        BatchKind::Car => "car",
+        BatchKind::Completo => "car_completo",
+        BatchKind::Proprietario => "proprietario",
+        BatchKind::Recibo => "recibo",
+    };
+    let mut n = 0;
+    for k in keys {
+        let chave = match kind {
+            BatchKind::Proprietario => CpfCnpj::parse(k).map(|d| d.as_str().to_owned()),
+            _ => CodigoCar::parse(k).map(|c| c.as_str().to_owned()),
+        }
+        .unwrap_or_else(|_| (*k).clone());
+        let entry = archive
+            .latest_entry(operation, &chave)
+            .map_err(|e| CliError::other("ACERVO", crate::archive::chain(&e)))?;
+        if entry.is_some_and(|e| Archive::is_fresh(&e, policy.freshness)) {
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// `3.000`: thousands separated by dots, as Brazilians write counts.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push('.');
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn confirm(ctx: &mut Context, yes: bool) -> Result<()> {
     if yes {
         return Ok(());
@@ -91,5 +153,15 @@ fn confirm(ctx: &mut Context, yes: bool) -> Result<()> {
             "CANCELADO",
             "lote cancelado; nada foi enviado",
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thousands_are_dotted() {
+        assert_eq!(super::thousands(3000), "3.000");
+        assert_eq!(super::thousands(588), "588");
+        assert_eq!(super::thousands(1_234_567), "1.234.567");
     }
 }

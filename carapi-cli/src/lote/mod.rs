@@ -87,6 +87,8 @@ pub(crate) struct BatchOptions {
     pub(crate) max_cost: Option<Decimal>,
     /// Without `--saida`: CSV on stdout instead of JSON Lines.
     pub(crate) csv_no_stdout: bool,
+    /// The archive flags (`--finalidade`, `--base-legal`, `--idade-maxima`, `--comprar`).
+    pub(crate) archive: crate::options::ArchiveArgs,
 }
 
 /// Runs a batch (see the module documentation): plan, cost, run, summary.
@@ -96,14 +98,14 @@ pub(crate) struct BatchOptions {
 /// `--sim` (2); stopped on 402 (5), 401 (3), 429 (6), `--max-custo` (1), network (7); keys left
 /// with errors (7); Ctrl-C (130).
 pub(crate) async fn execute(ctx: &mut Context, op: BatchOptions) -> Result<()> {
-    let base = ctx.builder().await?;
+    let (base, archive) = ctx.lookup_builder(&op.archive).await?;
     let plan = plan::make_plan(ctx, &op, &base).await?;
     let mut summary = Summary {
         invalid: plan.input.invalid.len(),
         ..Summary::default()
     };
     // Nothing is sent (nor any file created) before this.
-    let approved = cost::approve(ctx, &op, &plan, base).await?;
+    let approved = cost::approve(ctx, &op, &plan, base, archive.as_ref()).await?;
 
     // Output (the progress bar first: the writer may borrow stdout from the shell).
     let pb = ctx

@@ -66,6 +66,8 @@ pub struct ClientBuilder {
     poll_interval: Duration,
     user_agent: String,
     http_client: Option<reqwest::Client>,
+    #[cfg(feature = "archive")]
+    archive: Option<(crate::archive::Archive, crate::archive::ArchivePolicy)>,
 }
 
 impl Default for ClientBuilder {
@@ -85,6 +87,8 @@ impl Default for ClientBuilder {
             poll_interval: MIN_POLL_INTERVAL,
             user_agent: concat!("carapi-sdk/", env!("CARGO_PKG_VERSION")).to_owned(),
             http_client: None,
+            #[cfg(feature = "archive")]
+            archive: None,
         }
     }
 }
@@ -242,6 +246,26 @@ impl ClientBuilder {
         self.http_client.is_some()
     }
 
+    /// Keeps every charged 200 in `archive` under `policy` (cargo feature `archive`): the
+    /// lookups ([`Client::car`], [`Client::car_completo`], [`Client::proprietario`],
+    /// [`Client::recibo`], [`Client::recibo_to_file`]) answer from it while fresh and append
+    /// what they buy; their `*_archived` forms say where each answer came from. See
+    /// [`crate::archive`].
+    ///
+    /// [`ClientBuilder::build`] fails with [`Error::Config`] when the policy's purpose is
+    /// blank (before any request).
+    #[cfg(feature = "archive")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "archive")))]
+    #[must_use]
+    pub fn archive(
+        mut self,
+        archive: crate::archive::Archive,
+        policy: crate::archive::ArchivePolicy,
+    ) -> Self {
+        self.archive = Some((archive, policy));
+        self
+    }
+
     /// Builds the client, reading `CARAPI_BASE_URL` / `CARAPI_API_KEY` for what was not given.
     ///
     /// # Errors
@@ -311,6 +335,11 @@ impl ClientBuilder {
                 poll_interval: self.poll_interval,
                 precos_fixos: self.precos,
                 leitura_precos: tokio::sync::Mutex::new(()),
+                #[cfg(feature = "archive")]
+                archive: self
+                    .archive
+                    .map(|(a, p)| super::archived::ArchiveSetup::new(a, p, &key))
+                    .transpose()?,
             }),
         })
     }

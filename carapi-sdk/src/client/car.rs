@@ -22,7 +22,7 @@ impl Client {
         let codigo = CodigoCar::parse(codigo)?;
         let url = self.url(&["car", codigo.as_str()])?;
         let req = Req::lookup(Op::Car, url, codigo.as_str(), codigo.is_sandbox());
-        self.call_json(req).await
+        self.lookup_json(req).await
     }
 
     /// Complete data (with owner names and documents): `GET /v1/car/{codigoCar}/completo`.
@@ -38,6 +38,6 @@ impl Client {
         let codigo = CodigoCar::parse(codigo)?;
         let url = self.url(&["car", codigo.as_str(), "completo"])?;
         let req = Req::lookup(Op::CarCompleto, url, codigo.as_str(), codigo.is_sandbox());
-        self.call_json(req).await
+        self.lookup_json(req).await
     }
 }

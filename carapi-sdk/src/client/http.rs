@@ -138,6 +138,18 @@ impl Client {
         decode(op, status, &bytes)
     }
 
+    /// A charged lookup's JSON: through the archive when the client has one (feature
+    /// `archive`), else [`Client::call_json`].
+    pub(crate) async fn lookup_json<T: DeserializeOwned>(&self, req: Req) -> Result<T> {
+        #[cfg(feature = "archive")]
+        if self.archive_for(&req).is_some() {
+            let op = req.op;
+            let a = self.archived_bytes(req).await?;
+            return decode(op, 200, &a.value);
+        }
+        self.call_json(req).await
+    }
+
     /// [`Client::execute`] with the spend guard: a charged lookup reserves its price first
     /// ([`Client::reserve_lookup`]); when the account's prices are still unknown and there is no
     /// cap, they are read alongside the lookup (one free `GET /v1/saldo`, off the lookup's

@@ -4,6 +4,8 @@
 //! charged lookups), the rate limiter, the HTTP call with its time-out, the retry policy, error
 //! decoding and a `tracing` span.
 
+#[cfg(feature = "archive")]
+mod archived;
 mod builder;
 mod car;
 mod conta;
@@ -80,6 +82,9 @@ struct Inner {
     /// Held while the prices are read, so that concurrent lookups share one read (the prices
     /// themselves live in the spend guard).
     leitura_precos: tokio::sync::Mutex<()>,
+    /// The archive of paid answers and its policy (cargo feature `archive`).
+    #[cfg(feature = "archive")]
+    archive: Option<archived::ArchiveSetup>,
 }
 
 impl Client {

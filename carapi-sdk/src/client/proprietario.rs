@@ -29,6 +29,6 @@ impl Client {
             documento.as_str(),
             documento.is_sandbox(),
         );
-        self.call_json(req).await
+        self.lookup_json(req).await
     }
 }

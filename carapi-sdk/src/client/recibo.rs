@@ -29,6 +29,12 @@ impl Client {
     pub async fn recibo(&self, codigo: impl AsRef<str>) -> Result<Recibo> {
         let codigo = CodigoCar::parse(codigo)?;
         let req = self.recibo_req(&codigo)?;
+        #[cfg(feature = "archive")]
+        if self.archive_for(&req).is_some() {
+            let filename = format!("{}.pdf", codigo.as_str());
+            let bytes = self.archived_bytes(req).await?.value;
+            return Ok(Recibo { filename, bytes });
+        }
         let chargeable = req.chargeable();
         let (_, headers, bytes) = self
             .execute_charged(req, true)
@@ -134,6 +140,11 @@ impl Client {
             .open(&temp)
             .await?;
         let mut parcial = Parcial(Some(temp.clone()));
+        #[cfg(feature = "archive")]
+        if self.inner.archive.is_some() {
+            let recibo = self.recibo(codigo).await?;
+            return archived_to_file(file, &temp, path, eh_dir, recibo, progress, parcial).await;
+        }
         async {
             let mut download = self.recibo_download(codigo).await?;
             let destino = if eh_dir {
@@ -170,12 +181,51 @@ impl Client {
         .await
     }
 
-    fn recibo_req(&self, codigo: &CodigoCar) -> Result<Req> {
+    pub(super) fn recibo_req(&self, codigo: &CodigoCar) -> Result<Req> {
         let url = self.url(&["car", codigo.as_str(), "recibo"])?;
         let mut req = Req::lookup(Op::Recibo, url, codigo.as_str(), codigo.is_sandbox());
         req.recibo = true;
         Ok(req)
     }
+}
+
+/// Writes a receipt read through the archive into `path` as [`Client::recibo_to_file`] does
+/// (temporary file, sync, rename).
+#[cfg(feature = "archive")]
+async fn archived_to_file(
+    mut file: tokio::fs::File,
+    temp: &Path,
+    path: &Path,
+    eh_dir: bool,
+    recibo: Recibo,
+    mut progress: impl FnMut(ReciboProgress) + Send,
+    mut parcial: Parcial,
+) -> Result<ReciboInfo> {
+    let destino = if eh_dir {
+        path.join(&recibo.filename)
+    } else {
+        path.to_path_buf()
+    };
+    let len = recibo.bytes.len() as u64;
+    progress(ReciboProgress {
+        received: 0,
+        content_length: Some(len),
+    });
+    file.write_all(&recibo.bytes).await?;
+    file.flush().await?;
+    file.sync_all().await?;
+    drop(file);
+    progress(ReciboProgress {
+        received: len,
+        content_length: Some(len),
+    });
+    tokio::fs::rename(temp, &destino).await?;
+    parcial.0 = None;
+    Ok(ReciboInfo {
+        path: destino,
+        filename: recibo.filename,
+        bytes: len,
+    })
 }
 
 /// A receipt being downloaded ([`Client::recibo_download`]): the 200 headers arrived, the PDF

@@ -1,0 +1,179 @@
+//! The archive of paid answers as the CLI uses it (`carapi config definir acervo`): where the
+//! file is, the policy from the flags and `config.toml`, and how a lookup says where its answer
+//! came from.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use carapi_sdk::archive::{Archive, ArchivePolicy, Archived, Freshness, LegalBasis, Origin};
+
+use crate::config::{ConfigFile, Paths};
+use crate::error::{CliError, Kind, Result};
+use crate::options::ArchiveArgs;
+
+/// The default maximum age of a reused answer: 30 days.
+pub(crate) const DEFAULT_MAX_AGE: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// `config.toml`'s `acervo` value meaning the data directory's `acervo.sqlite3`.
+pub(crate) const DEFAULT_WORD: &str = "padrao";
+/// `config.toml`'s `acervo` value turning the archive off.
+pub(crate) const OFF_WORD: &str = "desligado";
+
+/// The archive file configured, if any.
+pub(crate) fn configured(cfg: &ConfigFile, paths: &Paths) -> Option<PathBuf> {
+    match cfg.archive.as_deref().map(str::trim) {
+        None | Some("") | Some(OFF_WORD) => None,
+        Some(DEFAULT_WORD) => Some(paths.data_dir.join(carapi_sdk::archive::DEFAULT_FILE_NAME)),
+        Some(p) => Some(PathBuf::from(p)),
+    }
+}
+
+/// Opens the archive at `path`.
+///
+/// # Errors
+/// When the file cannot be opened (exit 1, `ACERVO`).
+pub(crate) fn open(path: &std::path::Path) -> Result<Archive> {
+    Archive::open(path)
+        .map_err(|e| CliError::other("ACERVO", format!("{}: {}", path.display(), chain(&e))))
+}
+
+/// The configured archive, for `carapi acervo`.
+///
+/// # Errors
+/// When none is configured (exit 2) or it cannot be opened.
+pub(crate) fn open_configured(paths: &Paths) -> Result<Archive> {
+    let cfg = ConfigFile::load(paths)?;
+    let path = configured(&cfg, paths).ok_or_else(|| {
+        CliError::new(Kind::Usage, "SEM_ACERVO", "nenhum acervo configurado")
+            .hint("carapi config definir acervo padrao (ou um caminho de arquivo)")
+    })?;
+    open(&path)
+}
+
+/// The policy of a lookup: purpose and legal basis from the flags, else `config.toml`; refused
+/// (exit 2, before any request) when either is missing.
+///
+/// # Errors
+/// A missing or blank purpose (`--finalidade`), a missing or unknown legal basis
+/// (`--base-legal`), an invalid `--idade-maxima`.
+pub(crate) fn policy(cfg: &ConfigFile, args: &ArchiveArgs) -> Result<ArchivePolicy> {
+    let purpose = args
+        .purpose
+        .clone()
+        .or_else(|| cfg.purpose.clone())
+        .filter(|p| !p.trim().is_empty())
+        .ok_or_else(|| {
+            CliError::new(
+                Kind::Usage,
+                "SEM_FINALIDADE",
+                "com o acervo ligado, a finalidade da consulta é obrigatória (LGPD)",
+            )
+            .hint("--finalidade \"TEXTO\" ou carapi config definir finalidade \"TEXTO\"")
+        })?;
+    let basis = args
+        .legal_basis
+        .clone()
+        .or_else(|| cfg.legal_basis.clone())
+        .ok_or_else(|| {
+            CliError::new(Kind::Usage, "SEM_BASE_LEGAL", "com o acervo ligado, a base legal da consulta é obrigatória (LGPD arts. 7 e 11)")
+                .hint("--base-legal BASE ou carapi config definir base-legal BASE (ex.: interesse-legitimo)")
+        })?;
+    let legal_basis = parse_legal_basis(&basis)?;
+    let freshness = if args.buy {
+        Freshness::Never
+    } else {
+        match args.max_age.as_deref().or(cfg.max_age.as_deref()) {
+            Some(s) => Freshness::MaxAge(parse_max_age(s)?),
+            None => Freshness::MaxAge(DEFAULT_MAX_AGE),
+        }
+    };
+    Ok(ArchivePolicy::new(purpose.trim(), legal_basis, freshness))
+}
+
+/// A legal basis as typed (`--base-legal`).
+///
+/// # Errors
+/// Usage error naming the accepted words.
+pub(crate) fn parse_legal_basis(s: &str) -> Result<LegalBasis> {
+    s.parse()
+        .map_err(|e: carapi_sdk::archive::UnknownLegalBasis| {
+            CliError::new(Kind::Usage, "BASE_LEGAL_INVALIDA", e.to_string()).hint("--base-legal")
+        })
+}
+
+/// A maximum age as typed (`30d`, `12h`, `0` = never reuse).
+///
+/// # Errors
+/// Usage error naming `--idade-maxima`.
+pub(crate) fn parse_max_age(s: &str) -> Result<Duration> {
+    if s.trim() == "0" {
+        return Ok(Duration::ZERO);
+    }
+    humantime::parse_duration(s.trim()).map_err(|e| {
+        CliError::new(
+            Kind::Usage,
+            "IDADE_MAXIMA_INVALIDA",
+            format!("idade máxima inválida {s:?}: {e}"),
+        )
+        .hint("--idade-maxima 30d, 12h, 90min; 0 para nunca reaproveitar")
+    })
+}
+
+/// `dd/mm/aaaa hh:mm UTC`.
+pub(crate) fn when(t: carapi_sdk::DateTime<carapi_sdk::Utc>) -> String {
+    t.format("%d/%m/%Y %H:%M UTC").to_string()
+}
+
+/// The stderr line of an archived lookup: from the archive (no charge) and when it was bought,
+/// or the warning of an answer that could not be archived.
+pub(crate) fn provenance<T>(a: &Archived<T>) -> (Option<String>, Option<String>) {
+    let status = (a.origin == Origin::Archive).then(|| {
+        format!(
+            "do acervo, sem cobrança (comprada em {}; --comprar para comprar de novo)",
+            when(a.bought_at)
+        )
+    });
+    let warning = a
+        .warning
+        .as_ref()
+        .map(|w| format!("resposta cobrada, mas NÃO arquivada: {w}"));
+    (status, warning)
+}
+
+/// The JSON of an answer, with where it came from when the archive is on: `origem` (`api` or
+/// `acervo`) and `compradoEm` (RFC 3339) added at the top level.
+pub(crate) fn json_with_origin<T: serde::Serialize>(
+    value: &T,
+    origin: Option<&Archived<()>>,
+) -> serde_json::Value {
+    let mut v = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
+    if let (Some(map), Some(a)) = (v.as_object_mut(), origin) {
+        map.insert("origem".into(), a.origin.as_str().into());
+        map.insert("compradoEm".into(), a.bought_at.to_rfc3339().into());
+    }
+    v
+}
+
+/// Splits an archived answer into the answer and its provenance.
+pub(crate) fn split<T>(a: Archived<T>) -> (T, Archived<()>) {
+    let mut value = None;
+    let origin = a.map(|v| {
+        value = Some(v);
+    });
+    match value {
+        Some(v) => (v, origin),
+        None => unreachable!("map ran"),
+    }
+}
+
+/// An error and its causes, `: `-separated.
+pub(crate) fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cause = c.source();
+    }
+    s
+}

@@ -1,0 +1,346 @@
+//! `carapi acervo listar|mostrar|titular|expurgar|verificar|exportar`: the archive of paid
+//! answers (what was bought, when, at what price, for what purpose; the LGPD tools).
+
+use std::path::PathBuf;
+
+use carapi_sdk::CpfCnpj;
+use carapi_sdk::archive::{Archive, Entry, Head};
+
+use crate::archive::{chain, open_configured, when};
+use crate::context::Context;
+use crate::error::{CliError, Kind, Result};
+use crate::format::{CellValue, Fields, Listing};
+use crate::options::FormatArgs;
+use crate::output::OutputFormat;
+
+/// Arguments of `carapi acervo`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The subcommand.
+    #[command(subcommand)]
+    pub(crate) command: Sub,
+}
+
+/// Subcommands of `carapi acervo`.
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum Sub {
+    /// Lista as consultas arquivadas (o que, quando, preço, finalidade, base legal)
+    #[command(name = "listar")]
+    List {
+        /// `-o/--formato`.
+        #[command(flatten)]
+        format: FormatArgs,
+    },
+    /// Mostra uma consulta arquivada e a resposta guardada
+    #[command(name = "mostrar")]
+    Show {
+        /// Número da entrada (coluna `seq` de `listar`)
+        #[arg(value_name = "SEQ")]
+        seq: u64,
+        /// Grava o corpo guardado (JSON ou PDF) neste arquivo
+        #[arg(long = "saida", value_name = "ARQUIVO")]
+        out: Option<PathBuf>,
+        /// `-o/--formato`.
+        #[command(flatten)]
+        format: FormatArgs,
+    },
+    /// Lista tudo o que o acervo guarda sobre um CPF/CNPJ (pedido do titular, LGPD art. 18)
+    #[command(name = "titular")]
+    Subject {
+        /// CPF ou CNPJ, com ou sem máscara
+        #[arg(value_name = "CPF_CNPJ")]
+        documento: String,
+        /// `-o/--formato`.
+        #[command(flatten)]
+        format: FormatArgs,
+    },
+    /// Remove os dados pessoais de entradas (por documento ou antes de uma data), mantendo o registro da cobrança e a cadeia
+    #[command(name = "expurgar")]
+    Purge {
+        /// Remove o conteúdo de toda entrada que contém este CPF/CNPJ
+        #[arg(
+            long = "documento",
+            value_name = "CPF_CNPJ",
+            conflicts_with = "before",
+            required_unless_present = "before"
+        )]
+        documento: Option<String>,
+        /// Remove o conteúdo das entradas compradas antes desta data (aaaa-mm-dd, UTC)
+        #[arg(long = "antes-de", value_name = "DATA")]
+        before: Option<String>,
+        /// Não pergunta: responde sim
+        #[arg(long = "sim", short = 'y')]
+        yes: bool,
+    },
+    /// Verifica a cadeia de hashes (sai com código 1 se algo foi alterado)
+    #[command(name = "verificar")]
+    Verify {
+        /// A cabeça guardada em outro lugar (SEQ:HASH, como `verificar` a mostra)
+        #[arg(long = "cabeca", value_name = "SEQ:HASH")]
+        head: Option<String>,
+        /// `-o/--formato`.
+        #[command(flatten)]
+        format: FormatArgs,
+    },
+    /// Exporta o registro das consultas para um auditor (CSV, ou JSON com -o json)
+    #[command(name = "exportar")]
+    Export {
+        /// Arquivo de saída (padrão: a saída padrão)
+        #[arg(long = "saida", value_name = "ARQUIVO")]
+        out: Option<PathBuf>,
+        /// `-o/--formato`: json, ou CSV para os demais.
+        #[command(flatten)]
+        format: FormatArgs,
+    },
+}
+
+/// Runs `carapi acervo`.
+///
+/// # Errors
+/// No archive configured (2), a chain that does not verify (1), file errors (1).
+pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
+    let archive = open_configured(&ctx.paths)?;
+    let fail = |e: carapi_sdk::archive::ArchiveError| CliError::other("ACERVO", chain(&e));
+    match args.command {
+        Sub::List { format } => {
+            let format = ctx.format(format);
+            let entries = archive.entries().map_err(fail)?;
+            list(ctx, &entries, format)
+        }
+        Sub::Subject { documento, format } => {
+            let format = ctx.format(format);
+            let doc = CpfCnpj::parse(&documento).map_err(carapi_sdk::Error::from)?;
+            let entries = archive.subject(&doc).map_err(fail)?;
+            list(ctx, &entries, format)?;
+            if format == OutputFormat::Table {
+                ctx.shell
+                    .status(format!("{} entrada(s) com este documento", entries.len()));
+            }
+            Ok(())
+        }
+        Sub::Show { seq, out, format } => show(ctx, &archive, seq, out, ctx.format(format)),
+        Sub::Purge {
+            documento,
+            before,
+            yes,
+        } => purge(ctx, &archive, documento, before, yes),
+        Sub::Verify { head, format } => verify(ctx, &archive, head, ctx.format(format)),
+        Sub::Export { out, format } => {
+            let json = ctx.format(format) == OutputFormat::Json;
+            let mut buf = Vec::new();
+            if json {
+                archive.export_json(&mut buf).map_err(fail)?;
+                buf.push(b'\n');
+            } else {
+                archive.export_csv(&mut buf).map_err(fail)?;
+            }
+            match out {
+                Some(p) => std::fs::write(&p, &buf).map_err(|e| CliError::io_at(&p, e))?,
+                None => ctx.shell.line(String::from_utf8_lossy(&buf).trim_end())?,
+            }
+            Ok(())
+        }
+    }
+}
+
+fn list(ctx: &mut Context, entries: &[Entry], format: OutputFormat) -> Result<()> {
+    if format == OutputFormat::Json {
+        return Ok(ctx.shell.json(entries)?);
+    }
+    let mut t = Listing::new(&[
+        ("seq", "Seq"),
+        ("operation", "Operação"),
+        ("chave", "Chave"),
+        ("preco", "Preço"),
+        ("boughtAt", "Comprada em"),
+        ("purpose", "Finalidade"),
+        ("legalBasis", "Base legal"),
+        ("purgedAt", "Expurgada em"),
+    ]);
+    for e in entries {
+        t.push_row(vec![
+            CellValue::text(e.seq.to_string()),
+            CellValue::text(&e.operation),
+            CellValue::optional(e.chave.as_deref()),
+            CellValue::optional_money(e.preco, "—"),
+            CellValue::text(when(e.bought_at)),
+            CellValue::text(&e.purpose),
+            CellValue::text(&e.legal_basis),
+            CellValue::optional(e.purged_at.map(when).as_deref()),
+        ]);
+    }
+    ctx.use_pager(format);
+    Ok(ctx.shell.listing(&t, format)?)
+}
+
+fn show(
+    ctx: &mut Context,
+    archive: &Archive,
+    seq: u64,
+    out: Option<PathBuf>,
+    format: OutputFormat,
+) -> Result<()> {
+    let fail = |e: carapi_sdk::archive::ArchiveError| CliError::other("ACERVO", chain(&e));
+    let entry = archive.entry(seq).map_err(fail)?.ok_or_else(|| {
+        CliError::new(
+            Kind::NotFound,
+            "ENTRADA_NAO_ENCONTRADA",
+            format!("o acervo não tem a entrada {seq}"),
+        )
+    })?;
+    let body = archive.body(seq).map_err(fail)?;
+    if let (Some(p), Some(b)) = (&out, &body) {
+        std::fs::write(p, b).map_err(|e| CliError::io_at(p, e))?;
+    }
+    if format == OutputFormat::Json {
+        let mut v = serde_json::to_value(&entry).unwrap_or_default();
+        let corpo = body
+            .as_deref()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(b).ok());
+        if let Some(map) = v.as_object_mut() {
+            map.insert("corpo".into(), corpo.unwrap_or_default());
+        }
+        return Ok(ctx.shell.json(&v)?);
+    }
+    let mut f = Fields::new();
+    f.add("seq", "Seq", CellValue::text(entry.seq.to_string()))
+        .add("operation", "Operação", CellValue::text(&entry.operation))
+        .add(
+            "chave",
+            "Chave",
+            CellValue::optional(entry.chave.as_deref()),
+        )
+        .add(
+            "preco",
+            "Preço",
+            CellValue::optional_money(entry.preco, "—"),
+        )
+        .add(
+            "dataConsulta",
+            "Data da consulta",
+            CellValue::optional(entry.data_consulta.as_deref()),
+        )
+        .add(
+            "boughtAt",
+            "Comprada em",
+            CellValue::text(when(entry.bought_at)),
+        )
+        .add(
+            "account",
+            "Conta (impressão da chave)",
+            CellValue::text(&entry.account),
+        )
+        .add("purpose", "Finalidade", CellValue::text(&entry.purpose))
+        .add(
+            "legalBasis",
+            "Base legal",
+            CellValue::text(&entry.legal_basis),
+        )
+        .add("hash", "Hash", CellValue::text(&entry.hash))
+        .add(
+            "purgedAt",
+            "Expurgada em",
+            CellValue::optional(entry.purged_at.map(when).as_deref()),
+        )
+        .add(
+            "bytes",
+            "Corpo guardado",
+            CellValue::text(
+                body.as_ref()
+                    .map_or("expurgado".to_owned(), |b| format!("{} bytes", b.len())),
+            ),
+        );
+    Ok(ctx.shell.fields(&f, format)?)
+}
+
+fn purge(
+    ctx: &mut Context,
+    archive: &Archive,
+    documento: Option<String>,
+    before: Option<String>,
+    yes: bool,
+) -> Result<()> {
+    let fail = |e: carapi_sdk::archive::ArchiveError| CliError::other("ACERVO", chain(&e));
+    let question;
+    let target = if let Some(d) = documento {
+        let doc = CpfCnpj::parse(&d).map_err(carapi_sdk::Error::from)?;
+        let n = archive.subject(&doc).map_err(fail)?.len();
+        question = format!("Remover os dados pessoais de {n} entrada(s) com este documento?");
+        Ok(doc)
+    } else {
+        let day = before.unwrap_or_default();
+        let date = chrono::NaiveDate::parse_from_str(day.trim(), "%Y-%m-%d").map_err(|_| {
+            CliError::new(
+                Kind::Usage,
+                "DATA_INVALIDA",
+                format!("data inválida {day:?}"),
+            )
+            .hint("--antes-de aaaa-mm-dd")
+        })?;
+        question = format!("Remover os dados pessoais das entradas compradas antes de {date}?");
+        Err(date.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc())
+    };
+    if !yes {
+        if !ctx.shell.can_prompt() {
+            return Err(
+                CliError::new(Kind::Usage, "CONFIRMACAO", "expurgar pede confirmação")
+                    .hint("--sim para confirmar sem perguntar"),
+            );
+        }
+        if !crate::prompt::confirm(&question)? {
+            ctx.shell.note("nada removido");
+            return Ok(());
+        }
+    }
+    let n = match target {
+        Ok(doc) => archive.purge_documento(&doc),
+        Err(t) => archive.purge_before(t),
+    }
+    .map_err(fail)?;
+    ctx.shell.note(format!(
+        "{n} entrada(s) expurgada(s): conteúdo removido, registro da cobrança e cadeia mantidos"
+    ));
+    Ok(())
+}
+
+fn verify(
+    ctx: &mut Context,
+    archive: &Archive,
+    head: Option<String>,
+    format: OutputFormat,
+) -> Result<()> {
+    let kept = head
+        .map(|h| h.parse::<Head>())
+        .transpose()
+        .map_err(|e| CliError::new(Kind::Usage, "CABECA_INVALIDA", e).hint("--cabeca SEQ:HASH"))?;
+    let v = archive
+        .verify(kept.as_ref())
+        .map_err(|e| CliError::other("ACERVO", chain(&e)))?;
+    if format == OutputFormat::Json {
+        ctx.shell.json(&v)?;
+    } else {
+        for f in &v.failures {
+            ctx.shell.warn(f);
+        }
+        let head = v
+            .head
+            .as_ref()
+            .map_or("(vazio)".to_owned(), ToString::to_string);
+        ctx.shell.line(format!("cabeça: {head}"))?;
+        ctx.shell.note(format!(
+            "{} entrada(s), {} expurgada(s); guarde a cabeça em outro lugar e use --cabeca para verificar contra ela",
+            v.entries, v.purged
+        ));
+    }
+    if v.is_ok() {
+        Ok(())
+    } else {
+        Err(CliError::other(
+            "ACERVO_ADULTERADO",
+            format!(
+                "a cadeia do acervo não confere ({} problema(s))",
+                v.failures.len()
+            ),
+        ))
+    }
+}

@@ -1,0 +1,581 @@
+//! The archive of paid answers (cargo feature `archive`): every HTTP 200 of a charged lookup
+//! kept as received, in a hash chain, so that the same answer is not bought twice while it is
+//! fresh enough, and so that what was bought, when, at what price, for what purpose and under
+//! which legal basis can be shown.
+//!
+//! # What is kept
+//! One [`Entry`] per charged 200 of [`Client::car`](crate::Client::car),
+//! [`car_completo`](crate::Client::car_completo), [`proprietario`](crate::Client::proprietario)
+//! and [`recibo`](crate::Client::recibo): the exact body bytes, the key looked up (normalised),
+//! the operation, the price charged (BRL, at the account's prices), `dataConsulta`, the instant
+//! it was bought, the account (a fingerprint of the API key: the first 16 hex digits of its
+//! SHA-256, never the key), the declared purpose and [`LegalBasis`]. Sandbox answers are not
+//! kept (they cost nothing).
+//!
+//! # The chain
+//! Each entry's hash (SHA-256) covers its content's hash (key and body), its record and the
+//! previous entry's hash. [`Archive::head`] is the last entry's sequence number and hash: keep it
+//! elsewhere (a ticket, an e-mail, another machine), and [`Archive::verify`] against it detects a
+//! changed byte, a removed or truncated entry, and a chain recomputed from scratch.
+//!
+//! # Freshness
+//! [`Freshness::MaxAge`]: a lookup whose last kept answer is younger is answered from the
+//! archive, with no request and no charge ([`Archived::origin`] says so, with the instant it was
+//! bought); [`Client::gasto`](crate::Client::gasto) does not move. Concurrent lookups of one key
+//! in one process send one request: the others wait for it and read the archive.
+//! [`Freshness::Never`] keeps every answer and always buys.
+//!
+//! # The LGPD (Lei 13.709/2018)
+//! The API client is the controller of the personal data it looks up (owners' names and
+//! CPF/CNPJ). The archive supports its duties: the purpose and legal basis of each lookup
+//! (arts. 7 and 11) recorded with it; the record of processing (art. 37) in
+//! [`Archive::export_csv`] / [`Archive::export_json`]; the data subject's access request
+//! (art. 18, II) in [`Archive::subject`]; elimination (art. 18, VI) in
+//! [`Archive::purge_documento`] and [`Archive::purge_before`], which remove the content and keep
+//! the charge record and a verifiable chain; security (art. 46): the file is created readable by
+//! its owner only (0600) and never holds the API key. The CAR-looked-up key of an owner lookup
+//! is a document: it is part of the content and is removed with it.
+
+mod chain;
+mod documents;
+mod legal_basis;
+mod store;
+
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use rusqlite::Connection;
+use rust_decimal::Decimal;
+use serde::Serialize;
+
+pub use legal_basis::{LegalBasis, UnknownLegalBasis};
+
+pub(crate) use chain::fingerprint;
+
+use crate::CpfCnpj;
+
+/// The archive's file name inside the user's data directory.
+pub const DEFAULT_FILE_NAME: &str = "acervo.sqlite3";
+
+/// An archive operation failed (the file cannot be opened or written, the disk is full, a
+/// stored value is unreadable). Its text never holds a key, code or document.
+#[derive(Debug, thiserror::Error)]
+#[error("acervo: não foi possível {what}")]
+pub struct ArchiveError {
+    what: &'static str,
+    #[source]
+    source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl ArchiveError {
+    fn sqlite(what: &'static str) -> impl Fn(rusqlite::Error) -> ArchiveError {
+        move |e| ArchiveError {
+            what,
+            source: Some(Box::new(e)),
+        }
+    }
+
+    fn io(what: &'static str) -> impl Fn(std::io::Error) -> ArchiveError {
+        move |e| ArchiveError {
+            what,
+            source: Some(Box::new(e)),
+        }
+    }
+
+    fn plain(what: &'static str) -> ArchiveError {
+        ArchiveError { what, source: None }
+    }
+
+    /// True when the archive ran out of room (the disk, or [`Archive::with_max_size`]).
+    #[must_use]
+    pub fn is_full(&self) -> bool {
+        self.source
+            .as_deref()
+            .and_then(|s| s.downcast_ref::<rusqlite::Error>())
+            .and_then(rusqlite::Error::sqlite_error_code)
+            == Some(rusqlite::ErrorCode::DiskFull)
+    }
+}
+
+/// How long an archived answer may stand in for a new lookup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    /// An answer bought less than this long ago is reused (no request, no charge).
+    MaxAge(Duration),
+    /// Never reuse: every lookup buys (and is kept).
+    Never,
+}
+
+/// What the client declares for every lookup it archives, and when it reuses an answer.
+///
+/// The purpose (free text) and the legal basis are required:
+/// [`ClientBuilder::archive`](crate::ClientBuilder::archive) refuses a blank purpose before any
+/// request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArchivePolicy {
+    /// Why the data is looked up (LGPD art. 6, I: a specific, explicit purpose).
+    pub purpose: String,
+    /// The hypothesis of LGPD art. 7 or art. 11 the processing rests on.
+    pub legal_basis: LegalBasis,
+    /// When an archived answer is reused.
+    pub freshness: Freshness,
+}
+
+impl ArchivePolicy {
+    /// A policy with `purpose`, `legal_basis` and `freshness`.
+    #[must_use]
+    pub fn new(purpose: impl Into<String>, legal_basis: LegalBasis, freshness: Freshness) -> Self {
+        Self {
+            purpose: purpose.into(),
+            legal_basis,
+            freshness,
+        }
+    }
+}
+
+/// Where an answer came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// Bought now from the API (charged).
+    Api,
+    /// Read from the archive: no request, no charge.
+    Archive,
+}
+
+impl Origin {
+    /// `api` or `acervo`, the word the CLI and Python print.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Api => "api",
+            Origin::Archive => "acervo",
+        }
+    }
+}
+
+/// An answer of a lookup made with an archive, and where it came from.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Archived<T> {
+    /// The answer.
+    pub value: T,
+    /// Bought now, or read from the archive.
+    pub origin: Origin,
+    /// When it was bought (now, for [`Origin::Api`]).
+    pub bought_at: DateTime<Utc>,
+    /// Its entry in the archive; `None` when it could not be archived (see `warning`).
+    pub seq: Option<u64>,
+    /// Set when the answer was bought but could not be archived (disk full, archive away): the
+    /// answer is good and was charged, but it is not in the archive.
+    pub warning: Option<String>,
+}
+
+impl<T> Archived<T> {
+    /// The same provenance around another value.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Archived<U> {
+        Archived {
+            value: f(self.value),
+            origin: self.origin,
+            bought_at: self.bought_at,
+            seq: self.seq,
+            warning: self.warning,
+        }
+    }
+}
+
+/// The last entry of the chain: keep it elsewhere and give it to [`Archive::verify`].
+/// Written `seq:hash` ([`fmt::Display`], [`FromStr`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Head {
+    /// Sequence number of the last entry (from 1).
+    pub seq: u64,
+    /// Its SHA-256, lower-case hex.
+    pub hash: String,
+}
+
+impl fmt::Display for Head {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.seq, self.hash)
+    }
+}
+
+impl FromStr for Head {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let (seq, hash) = s
+            .trim()
+            .split_once(':')
+            .ok_or_else(|| format!("cabeça inválida {s:?}: esperado <seq>:<hash>"))?;
+        let seq = seq
+            .parse()
+            .map_err(|_| format!("cabeça inválida {s:?}: número de sequência"))?;
+        if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(format!(
+                "cabeça inválida {s:?}: hash de 64 dígitos hexadecimais"
+            ));
+        }
+        Ok(Head {
+            seq,
+            hash: hash.to_ascii_lowercase(),
+        })
+    }
+}
+
+/// One archived lookup (its record; the body is read with [`Archive::body`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Entry {
+    /// Sequence number in the chain (from 1).
+    pub seq: u64,
+    /// The SDK operation: `car`, `car_completo`, `proprietario` or `recibo`.
+    pub operation: String,
+    /// The key looked up, normalised (CAR code, bare document); `None` once purged.
+    pub chave: Option<String>,
+    /// The price charged, BRL; `None` when the account's prices were unknown.
+    pub preco: Option<Decimal>,
+    /// `dataConsulta` of the answer, as received (`None` for the receipt).
+    pub data_consulta: Option<String>,
+    /// When it was bought (the client's clock), UTC.
+    pub bought_at: DateTime<Utc>,
+    /// The account: the first 16 hex digits of the SHA-256 of its API key.
+    pub account: String,
+    /// The declared purpose.
+    pub purpose: String,
+    /// The declared legal basis ([`LegalBasis::as_str`]).
+    pub legal_basis: String,
+    /// SHA-256 of the key and the body (kept after a purge).
+    pub content_hash: String,
+    /// The previous entry's hash.
+    pub prev_hash: String,
+    /// This entry's hash.
+    pub hash: String,
+    /// When its content was purged, if it was.
+    pub purged_at: Option<DateTime<Utc>>,
+}
+
+/// The outcome of [`Archive::verify`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Verification {
+    /// Entries walked.
+    pub entries: u64,
+    /// Entries whose content was purged (their hashes still checked).
+    pub purged: u64,
+    /// The chain's last entry as found now.
+    pub head: Option<Head>,
+    /// What does not hold, one line each (empty when the chain verifies).
+    pub failures: Vec<String>,
+}
+
+impl Verification {
+    /// True when nothing failed.
+    #[must_use]
+    pub fn is_ok(&self) -> bool {
+        self.failures.is_empty()
+    }
+}
+
+/// What the client appends for one bought answer.
+#[derive(Debug, Clone)]
+pub(crate) struct NewEntry {
+    pub(crate) operation: &'static str,
+    pub(crate) chave: String,
+    pub(crate) body: Vec<u8>,
+    pub(crate) preco: Option<Decimal>,
+    pub(crate) data_consulta: Option<String>,
+    pub(crate) bought_at: DateTime<Utc>,
+    pub(crate) account: String,
+    pub(crate) purpose: String,
+    pub(crate) legal_basis: LegalBasis,
+    pub(crate) documentos: Vec<String>,
+}
+
+impl NewEntry {
+    /// The documents of `body` (and the key of an owner lookup), for [`Archive::subject`].
+    pub(crate) fn with_documents(mut self) -> Self {
+        let mut docs = documents::extract(&self.body, self.operation == "recibo");
+        if self.operation == "proprietario" {
+            docs.push(self.chave.clone());
+        }
+        docs.sort();
+        docs.dedup();
+        self.documentos = docs;
+        self
+    }
+}
+
+/// The archive of paid answers: a SQLite file (see the [module docs](self)).
+///
+/// Cheap to clone (clones share one connection); `Send + Sync`. Several processes may use one
+/// file: appends are serialised by SQLite's write lock, so the chain stays one line.
+#[derive(Clone)]
+pub struct Archive {
+    conn: Arc<Mutex<Connection>>,
+    path: Arc<PathBuf>,
+}
+
+impl fmt::Debug for Archive {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Archive").field("path", &self.path).finish()
+    }
+}
+
+impl Archive {
+    /// The default file: `acervo.sqlite3` in the user's data directory
+    /// (`~/.local/share/carapi/` on Linux, `~/Library/Application Support/br.carapi.carapi/`
+    /// on macOS, `%APPDATA%\carapi\carapi\data\` on Windows); `None` when the system names no
+    /// home directory.
+    #[must_use]
+    pub fn default_path() -> Option<PathBuf> {
+        directories::ProjectDirs::from("br", "carapi", "carapi")
+            .map(|d| d.data_dir().join(DEFAULT_FILE_NAME))
+    }
+
+    /// Opens (creating it if needed) the archive at [`Archive::default_path`].
+    ///
+    /// # Errors
+    /// As [`Archive::open`]; also when there is no home directory.
+    pub fn open_default() -> Result<Archive, ArchiveError> {
+        let path = Self::default_path()
+            .ok_or_else(|| ArchiveError::plain("achar a pasta de dados do usuário"))?;
+        Self::open(path)
+    }
+
+    /// Opens (creating it, and its folder, if needed) the archive file at `path`. A new file is
+    /// created readable and writable by its owner only (mode 0600 on Unix).
+    ///
+    /// # Errors
+    /// [`ArchiveError`] when the folder or file cannot be created or is not an archive.
+    pub fn open(path: impl AsRef<Path>) -> Result<Archive, ArchiveError> {
+        let path = path.as_ref();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(ArchiveError::io("criar a pasta do acervo"))?;
+        }
+        create_private(path)?;
+        let conn = store::open(path)?;
+        Ok(Archive {
+            conn: Arc::new(Mutex::new(conn)),
+            path: Arc::new(path.to_owned()),
+        })
+    }
+
+    /// Caps the archive's file at about `bytes`: an answer that would pass it is not archived
+    /// (the lookup still returns it, with [`Archived::warning`]), as on a full disk.
+    ///
+    /// # Errors
+    /// [`ArchiveError`] when the limit cannot be set.
+    pub fn with_max_size(self, bytes: u64) -> Result<Archive, ArchiveError> {
+        store::limit(&self.lock(), bytes)?;
+        Ok(self)
+    }
+
+    /// The file this archive lives in.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The chain's last entry; `None` while the archive is empty.
+    ///
+    /// # Errors
+    /// [`ArchiveError`] when the file cannot be read.
+    pub fn head(&self) -> Result<Option<Head>, ArchiveError> {
+        Ok(
+            store::select(&self.lock(), "e.seq = (SELECT MAX(seq) FROM entries)", None)?
+                .pop()
+                .map(|e| Head {
+                    seq: e.seq,
+                    hash: e.hash,
+                }),
+        )
+    }
+
+    /// Walks the chain: recomputes every entry's hash and every kept content's hash, checks
+    /// each entry points at the one before and none is missing, and, with `kept`, that the
+    /// head kept elsewhere is still in the chain with the same hash (which detects a removed
+    /// newest entry and a chain recomputed from scratch).
+    ///
+    /// # Errors
+    /// [`ArchiveError`] when the file cannot be read (a chain that does not verify is an `Ok`
+    /// whose [`Verification::failures`] say why).
+    pub fn verify(&self, kept: Option<&Head>) -> Result<Verification, ArchiveError> {
+        store::verify(&self.lock(), kept)
+    }
+
+    /// Every entry, oldest first.
+    ///
+    /// # Errors
+    /// [`ArchiveError`] when the file cannot be read.
+    pub fn entries(&self) -> Result<Vec<Entry>, ArchiveError> {
+        store::select(&self.lock(), "1 = 1", None)
+    }
+
+    /// The entry `seq`, if any.
+    ///
+    /// # Errors
+    /// [`ArchiveError`] when the file cannot be read.
+    pub fn entry(&self, seq: u64) -> Result<Option<Entry>, ArchiveError> {
+        let seq = i64::try_from(seq).unwrap_or(i64::MAX).to_string();
+        Ok(store::select(&self.lock(), "e.seq = CAST(?1 AS INTEGER)", Some(&seq))?.pop())
+    }
+
+    /// The exact body bytes of entry `seq` (JSON, or the receipt PDF); `None` once purged.
+    ///
+    /// # Errors
+    /// [`ArchiveError`] when the file cannot be read.
+    pub fn body(&self, seq: u64) -> Result<Option<Vec<u8>>, ArchiveError> {
+        store::body(&self.lock(), seq)
+    }
+
+    /// Every entry holding `documento` (a data subject's access request, LGPD art. 18, II):
+    /// owner lookups of it, and complete answers and receipts that name it as an owner.
+    ///
+    /// # Errors
+    /// [`ArchiveError`] when the file cannot be read.
+    pub fn subject(&self, documento: &CpfCnpj) -> Result<Vec<Entry>, ArchiveError> {
+        store::select(&self.lock(), store::HOLDING, Some(documento.as_str()))
+    }
+
+    /// Removes the content (key, body, documents) of every entry holding `documento` (LGPD
+    /// art. 18, VI), keeping each entry's record (operation, price, dates, purpose, legal
+    /// basis) and hashes: [`Archive::verify`] still passes. Returns how many entries.
+    ///
+    /// # Errors
+    /// [`ArchiveError`] when the file cannot be written.
+    pub fn purge_documento(&self, documento: &CpfCnpj) -> Result<usize, ArchiveError> {
+        store::purge(
+            &mut self.lock(),
+            store::HOLDING,
+            documento.as_str(),
+            Utc::now(),
+        )
+    }
+
+    /// Removes the content of every entry bought before `before` (see
+    /// [`Archive::purge_documento`]). Returns how many entries.
+    ///
+    /// # Errors
+    /// [`ArchiveError`] when the file cannot be written.
+    pub fn purge_before(&self, before: DateTime<Utc>) -> Result<usize, ArchiveError> {
+        store::purge(
+            &mut self.lock(),
+            "e.bought_at < ?1",
+            &store::instant(before),
+            Utc::now(),
+        )
+    }
+
+    /// Writes every entry's record as a JSON array (for an auditor: what, when, price, purpose,
+    /// legal basis, hash; no bodies).
+    ///
+    /// # Errors
+    /// [`ArchiveError`] when the file cannot be read or `out` written.
+    pub fn export_json(&self, out: impl Write) -> Result<(), ArchiveError> {
+        let entries = self.entries()?;
+        serde_json::to_writer_pretty(out, &entries).map_err(|e| ArchiveError {
+            what: "exportar",
+            source: Some(Box::new(e)),
+        })
+    }
+
+    /// Writes every entry's record as CSV (header line first; same columns as the JSON).
+    ///
+    /// # Errors
+    /// [`ArchiveError`] when the file cannot be read or `out` written.
+    pub fn export_csv(&self, mut out: impl Write) -> Result<(), ArchiveError> {
+        let entries = self.entries()?;
+        let io = ArchiveError::io("exportar");
+        writeln!(out, "seq,operation,chave,preco,data_consulta,bought_at,account,purpose,legal_basis,content_hash,prev_hash,hash,purged_at").map_err(&io)?;
+        for e in entries {
+            let fields = [
+                e.seq.to_string(),
+                e.operation,
+                e.chave.unwrap_or_default(),
+                e.preco.map(|p| p.to_string()).unwrap_or_default(),
+                e.data_consulta.unwrap_or_default(),
+                store::instant(e.bought_at),
+                e.account,
+                e.purpose,
+                e.legal_basis,
+                e.content_hash,
+                e.prev_hash,
+                e.hash,
+                e.purged_at.map(store::instant).unwrap_or_default(),
+            ];
+            let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+            writeln!(out, "{}", line.join(",")).map_err(&io)?;
+        }
+        Ok(())
+    }
+
+    /// The newest entry still holding its answer for `operation` (`car`, `car_completo`,
+    /// `proprietario`, `recibo`) and `chave` (normalised: [`crate::CodigoCar::as_str`],
+    /// [`CpfCnpj::as_str`]): what a lookup would be answered with, e.g. to preview a batch.
+    ///
+    /// # Errors
+    /// [`ArchiveError`] when the file cannot be read.
+    pub fn latest_entry(
+        &self,
+        operation: &str,
+        chave: &str,
+    ) -> Result<Option<Entry>, ArchiveError> {
+        Ok(store::latest(&self.lock(), operation, chave)?.map(|(e, _)| e))
+    }
+
+    /// True when `entry` is young enough under `freshness` to answer a lookup, now.
+    #[must_use]
+    pub fn is_fresh(entry: &Entry, freshness: Freshness) -> bool {
+        match freshness {
+            Freshness::Never => false,
+            Freshness::MaxAge(max) => Utc::now()
+                .signed_duration_since(entry.bought_at)
+                .to_std()
+                .is_ok_and(|age| age < max),
+        }
+    }
+
+    pub(crate) fn append(&self, new: &NewEntry) -> Result<Entry, ArchiveError> {
+        store::append(&mut self.lock(), new)
+    }
+
+    pub(crate) fn latest(
+        &self,
+        operation: &str,
+        chave: &str,
+    ) -> Result<Option<(Entry, Vec<u8>)>, ArchiveError> {
+        store::latest(&self.lock(), operation, chave)
+    }
+}
+
+/// A CSV field, quoted when it holds a comma, quote or line break.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
+/// Creates `path` empty with mode 0600 when it does not exist.
+fn create_private(path: &Path) -> Result<(), ArchiveError> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    match opts.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(ArchiveError::io("criar o arquivo do acervo")(e)),
+    }
+}

@@ -1,0 +1,354 @@
+//! The SQLite file of the archive: the chained entries, their purgeable contents and the
+//! documents each content holds. SQL only here.
+
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+use super::chain::{GENESIS, Record, content_hash};
+use super::{ArchiveError, Entry, Head, NewEntry, Verification};
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS entries (
+    seq INTEGER PRIMARY KEY,
+    operation TEXT NOT NULL,
+    preco TEXT,
+    data_consulta TEXT,
+    bought_at TEXT NOT NULL,
+    account TEXT NOT NULL,
+    purpose TEXT NOT NULL,
+    legal_basis TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    purged_at TEXT
+);
+CREATE TABLE IF NOT EXISTS contents (
+    seq INTEGER PRIMARY KEY,
+    chave TEXT NOT NULL,
+    body BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS contents_chave ON contents (chave, seq);
+CREATE TABLE IF NOT EXISTS documents (
+    documento TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (documento, seq)
+) WITHOUT ROWID;
+";
+
+const COLUMNS: &str = "e.seq, e.operation, e.preco, e.data_consulta, e.bought_at, e.account, \
+     e.purpose, e.legal_basis, e.content_hash, e.prev_hash, e.hash, e.purged_at, c.chave";
+
+/// The fixed-width UTC form the archive writes (sorts as text).
+pub(crate) fn instant(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+}
+
+fn parse_instant(s: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(s).map_or(DateTime::<Utc>::MIN_UTC, |t| t.with_timezone(&Utc))
+}
+
+pub(crate) fn open(path: &Path) -> Result<Connection, ArchiveError> {
+    let conn = Connection::open(path).map_err(ArchiveError::sqlite("abrir o acervo"))?;
+    conn.busy_timeout(std::time::Duration::from_secs(30))
+        .map_err(ArchiveError::sqlite("abrir o acervo"))?;
+    // secure_delete: a purged body's pages are overwritten with zeros, not left in the file.
+    conn.execute_batch(
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;",
+    )
+    .map_err(ArchiveError::sqlite("abrir o acervo"))?;
+    conn.execute_batch(SCHEMA)
+        .map_err(ArchiveError::sqlite("criar as tabelas do acervo"))?;
+    Ok(conn)
+}
+
+/// Caps the file at about `bytes` (SQLite's `max_page_count`): an append past it fails as a
+/// full disk would.
+pub(crate) fn limit(conn: &Connection, bytes: u64) -> Result<(), ArchiveError> {
+    let page: i64 = conn
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .map_err(ArchiveError::sqlite("limitar o acervo"))?;
+    let pages = (bytes / u64::try_from(page.max(512)).unwrap_or(4096)).max(1);
+    conn.query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))
+        .map_err(ArchiveError::sqlite("limitar o acervo"))
+}
+
+fn entry_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
+    let preco: Option<String> = r.get(2)?;
+    Ok(Entry {
+        seq: r.get::<_, i64>(0)?.unsigned_abs(),
+        operation: r.get(1)?,
+        preco: preco.and_then(|p| p.parse().ok()),
+        data_consulta: r.get(3)?,
+        bought_at: parse_instant(&r.get::<_, String>(4)?),
+        account: r.get(5)?,
+        purpose: r.get(6)?,
+        legal_basis: r.get(7)?,
+        content_hash: r.get(8)?,
+        prev_hash: r.get(9)?,
+        hash: r.get(10)?,
+        purged_at: r.get::<_, Option<String>>(11)?.map(|s| parse_instant(&s)),
+        chave: r.get(12)?,
+    })
+}
+
+/// Appends one entry at the end of the chain, in one immediate transaction (appends from
+/// several processes on one file are serialised by SQLite's write lock).
+pub(crate) fn append(conn: &mut Connection, new: &NewEntry) -> Result<Entry, ArchiveError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(ArchiveError::sqlite("gravar no acervo"))?;
+    let last: Option<(i64, String)> = tx
+        .query_row(
+            "SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()
+        .map_err(ArchiveError::sqlite("gravar no acervo"))?;
+    let (seq, prev) = last.map_or((1, GENESIS.to_owned()), |(s, h)| (s + 1, h));
+    let bought_at = instant(new.bought_at);
+    let preco = new.preco.map(|p| p.to_string());
+    let chash = content_hash(&new.chave, &new.body);
+    let record = Record {
+        seq,
+        operation: new.operation,
+        preco: preco.as_deref(),
+        data_consulta: new.data_consulta.as_deref(),
+        bought_at: &bought_at,
+        account: &new.account,
+        purpose: &new.purpose,
+        legal_basis: new.legal_basis.as_str(),
+        content_hash: &chash,
+        prev_hash: &prev,
+    };
+    let hash = record.hash();
+    let write = || -> rusqlite::Result<()> {
+        tx.execute(
+            "INSERT INTO entries (seq, operation, preco, data_consulta, bought_at, account, \
+             purpose, legal_basis, content_hash, prev_hash, hash) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![
+                seq,
+                record.operation,
+                record.preco,
+                record.data_consulta,
+                bought_at,
+                record.account,
+                record.purpose,
+                record.legal_basis,
+                chash,
+                prev,
+                hash
+            ],
+        )?;
+        tx.execute(
+            "INSERT INTO contents (seq, chave, body) VALUES (?1, ?2, ?3)",
+            params![seq, new.chave, new.body],
+        )?;
+        for d in &new.documentos {
+            tx.execute(
+                "INSERT OR IGNORE INTO documents (documento, seq) VALUES (?1, ?2)",
+                params![d, seq],
+            )?;
+        }
+        Ok(())
+    };
+    write().map_err(ArchiveError::sqlite("gravar no acervo"))?;
+    tx.commit()
+        .map_err(ArchiveError::sqlite("gravar no acervo"))?;
+    Ok(Entry {
+        seq: seq.unsigned_abs(),
+        operation: new.operation.to_owned(),
+        chave: Some(new.chave.clone()),
+        preco: new.preco,
+        data_consulta: new.data_consulta.clone(),
+        bought_at: parse_instant(&bought_at),
+        account: new.account.clone(),
+        purpose: new.purpose.clone(),
+        legal_basis: new.legal_basis.as_str().to_owned(),
+        content_hash: chash,
+        prev_hash: prev,
+        hash,
+        purged_at: None,
+    })
+}
+
+/// The newest kept answer of `operation` for `chave`: its entry and body.
+pub(crate) fn latest(
+    conn: &Connection,
+    operation: &str,
+    chave: &str,
+) -> Result<Option<(Entry, Vec<u8>)>, ArchiveError> {
+    conn.query_row(
+        &format!(
+            "SELECT {COLUMNS}, c.body FROM contents c JOIN entries e ON e.seq = c.seq \
+             WHERE c.chave = ?1 AND e.operation = ?2 ORDER BY c.seq DESC LIMIT 1"
+        ),
+        params![chave, operation],
+        |r| Ok((entry_of(r)?, r.get(13)?)),
+    )
+    .optional()
+    .map_err(ArchiveError::sqlite("ler o acervo"))
+}
+
+/// Entries matching `filter` (SQL after `WHERE`, `?1` bound to `arg`), oldest first.
+pub(crate) fn select(
+    conn: &Connection,
+    filter: &str,
+    arg: Option<&str>,
+) -> Result<Vec<Entry>, ArchiveError> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM entries e LEFT JOIN contents c ON c.seq = e.seq WHERE {filter} \
+         ORDER BY e.seq"
+    );
+    let run = || -> rusqlite::Result<Vec<Entry>> {
+        let mut st = conn.prepare(&sql)?;
+        match arg {
+            Some(a) => st.query_map([a], entry_of)?.collect(),
+            None => st.query_map([], entry_of)?.collect(),
+        }
+    };
+    run().map_err(ArchiveError::sqlite("ler o acervo"))
+}
+
+/// The filter of the entries that hold `documento` (bare): in their documents or as their key.
+pub(crate) const HOLDING: &str = "e.seq IN (SELECT seq FROM documents WHERE documento = ?1 \
+     UNION SELECT seq FROM contents WHERE chave = ?1)";
+
+pub(crate) fn body(conn: &Connection, seq: u64) -> Result<Option<Vec<u8>>, ArchiveError> {
+    conn.query_row(
+        "SELECT body FROM contents WHERE seq = ?1",
+        [i64::try_from(seq).unwrap_or(i64::MAX)],
+        |r| r.get(0),
+    )
+    .optional()
+    .map_err(ArchiveError::sqlite("ler o acervo"))
+}
+
+/// Removes the contents (key, body, documents) of the entries matching `filter`, keeping the
+/// entries (their record and hashes): the chain stays verifiable. Returns how many entries.
+pub(crate) fn purge(
+    conn: &mut Connection,
+    filter: &str,
+    arg: &str,
+    now: DateTime<Utc>,
+) -> Result<usize, ArchiveError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(ArchiveError::sqlite("expurgar"))?;
+    let run = || -> rusqlite::Result<usize> {
+        tx.execute_batch("CREATE TEMP TABLE IF NOT EXISTS purge_seqs (seq INTEGER PRIMARY KEY); DELETE FROM purge_seqs;")?;
+        let n = tx.execute(
+            &format!(
+                "INSERT INTO purge_seqs SELECT e.seq FROM entries e WHERE e.purged_at IS NULL AND ({filter})"
+            ),
+            [arg],
+        )?;
+        tx.execute(
+            "DELETE FROM contents WHERE seq IN (SELECT seq FROM purge_seqs)",
+            [],
+        )?;
+        tx.execute(
+            "DELETE FROM documents WHERE seq IN (SELECT seq FROM purge_seqs)",
+            [],
+        )?;
+        tx.execute(
+            "UPDATE entries SET purged_at = ?1 WHERE seq IN (SELECT seq FROM purge_seqs)",
+            [instant(now)],
+        )?;
+        Ok(n)
+    };
+    let n = run().map_err(ArchiveError::sqlite("expurgar"))?;
+    tx.commit().map_err(ArchiveError::sqlite("expurgar"))?;
+    // The removed bodies leave the write-ahead log and the file (zeroed by secure_delete).
+    let checkpoint =
+        |c: &Connection| c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+    checkpoint(conn)
+        .and_then(|()| conn.execute_batch("VACUUM"))
+        .and_then(|()| checkpoint(conn))
+        .map_err(ArchiveError::sqlite("expurgar"))?;
+    Ok(n)
+}
+
+/// Walks the whole chain: every hash recomputed, every kept content re-hashed, and the kept
+/// head (when given) found at its place.
+pub(crate) fn verify(conn: &Connection, kept: Option<&Head>) -> Result<Verification, ArchiveError> {
+    let all = select(conn, "1 = 1", None)?;
+    let mut v = Verification {
+        entries: all.len() as u64,
+        purged: 0,
+        head: None,
+        failures: Vec::new(),
+    };
+    let mut prev = GENESIS.to_owned();
+    let mut expected_seq = 1u64;
+    for e in &all {
+        if e.seq != expected_seq {
+            v.failures.push(format!(
+                "entrada {expected_seq}: ausente (a seguinte é {})",
+                e.seq
+            ));
+        }
+        expected_seq = e.seq + 1;
+        if e.prev_hash != prev {
+            v.failures
+                .push(format!("entrada {}: não encadeia com a anterior", e.seq));
+        }
+        let preco = e.preco.map(|p| p.to_string());
+        let bought = instant(e.bought_at);
+        let record = Record {
+            seq: i64::try_from(e.seq).unwrap_or(i64::MAX),
+            operation: &e.operation,
+            preco: preco.as_deref(),
+            data_consulta: e.data_consulta.as_deref(),
+            bought_at: &bought,
+            account: &e.account,
+            purpose: &e.purpose,
+            legal_basis: &e.legal_basis,
+            content_hash: &e.content_hash,
+            prev_hash: &e.prev_hash,
+        };
+        if record.hash() != e.hash {
+            v.failures.push(format!(
+                "entrada {}: registro alterado (hash não confere)",
+                e.seq
+            ));
+        }
+        match (body(conn, e.seq)?, &e.chave, e.purged_at) {
+            (Some(b), Some(chave), _) => {
+                if content_hash(chave, &b) != e.content_hash {
+                    v.failures.push(format!(
+                        "entrada {}: conteúdo alterado (hash não confere)",
+                        e.seq
+                    ));
+                }
+            }
+            (_, _, Some(_)) => v.purged += 1,
+            _ => v.failures.push(format!(
+                "entrada {}: conteúdo ausente sem expurgo registrado",
+                e.seq
+            )),
+        }
+        prev.clone_from(&e.hash);
+    }
+    v.head = all.last().map(|e| Head {
+        seq: e.seq,
+        hash: e.hash.clone(),
+    });
+    if let Some(k) = kept {
+        match all.iter().find(|e| e.seq == k.seq) {
+            None => v.failures.push(format!(
+                "cabeça guardada {k}: a entrada {} não existe (acervo truncado)",
+                k.seq
+            )),
+            Some(e) if e.hash != k.hash => v.failures.push(format!(
+                "cabeça guardada {k}: a entrada {} tem outro hash (cadeia refeita ou alterada)",
+                k.seq
+            )),
+            Some(_) => {}
+        }
+    }
+    Ok(v)
+}

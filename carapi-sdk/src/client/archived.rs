@@ -1,0 +1,274 @@
+//! Lookups through the archive of paid answers (cargo feature `archive`): reuse while fresh,
+//! one request per key at a time in this process, every bought 200 appended.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use bytes::Bytes;
+use chrono::Utc;
+use serde::de::DeserializeOwned;
+
+use super::http::{Req, decode};
+use super::{Client, Op};
+use crate::archive::{Archive, ArchivePolicy, Archived, Freshness, NewEntry, Origin};
+use crate::{
+    CarDadosBasicos, CarDadosCompletos, CarResponse, CodigoCar, CpfCnpj, Error,
+    ProprietarioResponse, Recibo, Result,
+};
+
+/// One in-flight lookup of a key: held by its buyer, waited on by the others.
+type Flight = Arc<tokio::sync::Mutex<()>>;
+
+/// The archive of a client, its policy, and the in-flight lookups.
+pub(crate) struct ArchiveSetup {
+    pub(crate) archive: Archive,
+    pub(crate) policy: ArchivePolicy,
+    /// Fingerprint of the client's API key.
+    pub(crate) account: String,
+    flights: Mutex<HashMap<(&'static str, String), Flight>>,
+}
+
+impl ArchiveSetup {
+    pub(crate) fn new(archive: Archive, policy: ArchivePolicy, api_key: &str) -> Result<Self> {
+        if policy.purpose.trim().is_empty() {
+            return Err(Error::Config(
+                "acervo sem finalidade: declare a finalidade das consultas (ArchivePolicy::purpose)"
+                    .into(),
+            ));
+        }
+        Ok(Self {
+            archive,
+            policy,
+            account: crate::archive::fingerprint(api_key),
+            flights: Mutex::new(HashMap::new()),
+        })
+    }
+
+    fn flight(&self, op: Op, chave: &str) -> Flight {
+        let mut map = self.flights.lock().unwrap_or_else(PoisonError::into_inner);
+        map.entry((op.name(), chave.to_owned()))
+            .or_default()
+            .clone()
+    }
+
+    fn land(&self, op: Op, chave: &str) {
+        let mut map = self.flights.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = (op.name(), chave.to_owned());
+        if map.get(&key).is_some_and(|m| Arc::strong_count(m) == 1) {
+            map.remove(&key);
+        }
+    }
+}
+
+impl std::fmt::Debug for ArchiveSetup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArchiveSetup")
+            .field("archive", &self.archive)
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// The archive this client keeps its paid answers in, if any
+    /// ([`ClientBuilder::archive`](crate::ClientBuilder::archive)).
+    #[must_use]
+    pub fn archive(&self) -> Option<&Archive> {
+        self.inner.archive.as_ref().map(|s| &s.archive)
+    }
+
+    /// [`Client::car`] through the archive, saying where the answer came from.
+    ///
+    /// # Errors
+    /// As [`Client::car`]; [`Error::Archive`] when the archive cannot be read (nothing sent);
+    /// [`Error::Config`] when the client has no archive.
+    pub async fn car_archived(
+        &self,
+        codigo: impl AsRef<str>,
+    ) -> Result<Archived<CarResponse<CarDadosBasicos>>> {
+        let codigo = CodigoCar::parse(codigo)?;
+        let url = self.url(&["car", codigo.as_str()])?;
+        let req = Req::lookup(Op::Car, url, codigo.as_str(), codigo.is_sandbox());
+        self.archived_json(req).await
+    }
+
+    /// [`Client::car_completo`] through the archive, saying where the answer came from.
+    ///
+    /// # Errors
+    /// As [`Client::car_archived`].
+    pub async fn car_completo_archived(
+        &self,
+        codigo: impl AsRef<str>,
+    ) -> Result<Archived<CarResponse<CarDadosCompletos>>> {
+        let codigo = CodigoCar::parse(codigo)?;
+        let url = self.url(&["car", codigo.as_str(), "completo"])?;
+        let req = Req::lookup(Op::CarCompleto, url, codigo.as_str(), codigo.is_sandbox());
+        self.archived_json(req).await
+    }
+
+    /// [`Client::proprietario`] through the archive, saying where the answer came from.
+    ///
+    /// # Errors
+    /// As [`Client::car_archived`], with the errors of [`Client::proprietario`].
+    pub async fn proprietario_archived(
+        &self,
+        documento: impl AsRef<str>,
+    ) -> Result<Archived<ProprietarioResponse>> {
+        let documento = CpfCnpj::parse(documento)?;
+        let url = self.url(&["proprietario", documento.as_str()])?;
+        let req = Req::lookup(
+            Op::Proprietario,
+            url,
+            documento.as_str(),
+            documento.is_sandbox(),
+        );
+        self.archived_json(req).await
+    }
+
+    /// [`Client::recibo`] through the archive, saying where the PDF came from.
+    ///
+    /// # Errors
+    /// As [`Client::car_archived`], with the errors of [`Client::recibo`].
+    pub async fn recibo_archived(&self, codigo: impl AsRef<str>) -> Result<Archived<Recibo>> {
+        let codigo = CodigoCar::parse(codigo)?;
+        let req = self.recibo_req(&codigo)?;
+        let filename = format!("{}.pdf", codigo.as_str());
+        Ok(self
+            .archived_bytes(req)
+            .await?
+            .map(|bytes| Recibo { filename, bytes }))
+    }
+
+    /// The archive's setup when `req` is a charged lookup to keep (not a sandbox value).
+    pub(crate) fn archive_for(&self, req: &Req) -> Option<&ArchiveSetup> {
+        self.inner.archive.as_ref().filter(|_| req.chargeable())
+    }
+
+    /// A JSON lookup through the archive.
+    async fn archived_json<T: DeserializeOwned>(&self, req: Req) -> Result<Archived<T>> {
+        let op = req.op;
+        let a = self.archived_bytes(req).await?;
+        let value = decode(op, 200, &a.value)?;
+        Ok(a.map(|_| value))
+    }
+
+    /// The body of a lookup: from the archive when fresh, else bought and appended. A sandbox
+    /// value is sent and not archived.
+    pub(crate) async fn archived_bytes(&self, req: Req) -> Result<Archived<Bytes>> {
+        let Some(setup) = self.archive_for(&req) else {
+            if self.inner.archive.is_none() {
+                return Err(Error::Config(
+                    "cliente sem acervo: configure ClientBuilder::archive".into(),
+                ));
+            }
+            let op = req.op;
+            let (_, _, bytes) = self
+                .execute_charged(req, true)
+                .await?
+                .into_parts(op, false)
+                .await?;
+            return Ok(Archived {
+                value: bytes,
+                origin: Origin::Api,
+                bought_at: Utc::now(),
+                seq: None,
+                warning: None,
+            });
+        };
+        let Freshness::MaxAge(max_age) = setup.policy.freshness else {
+            return self.buy_and_keep(setup, req).await;
+        };
+        let (op, chave) = (req.op, req.chave.clone());
+        let flight = setup.flight(op, &chave);
+        let guard = flight.lock().await;
+        let result = async {
+            let archive = setup.archive.clone();
+            let found = {
+                let chave = chave.clone();
+                blocking(move || archive.latest(op.name(), &chave)).await??
+            };
+            if let Some((entry, body)) = found
+                && Archive::is_fresh(&entry, Freshness::MaxAge(max_age))
+            {
+                {
+                    return Ok(Archived {
+                        value: Bytes::from(body),
+                        origin: Origin::Archive,
+                        bought_at: entry.bought_at,
+                        seq: Some(entry.seq),
+                        warning: None,
+                    });
+                }
+            }
+            self.buy_and_keep(setup, req).await
+        }
+        .await;
+        drop(guard);
+        drop(flight);
+        setup.land(op, &chave);
+        result
+    }
+
+    /// Buys `req` and appends its 200 to the archive; an answer that cannot be archived is
+    /// still returned, with a warning (also a WARN event).
+    async fn buy_and_keep(&self, setup: &ArchiveSetup, req: Req) -> Result<Archived<Bytes>> {
+        let op = req.op;
+        let chave = req.chave.clone();
+        let (_, _, bytes) = self
+            .execute_charged(req, true)
+            .await?
+            .into_parts(op, true)
+            .await?;
+        let bought_at = Utc::now();
+        let data_consulta = (op != Op::Recibo)
+            .then(|| serde_json::from_slice::<DataConsulta>(&bytes).ok())
+            .flatten()
+            .and_then(|d| d.data_consulta);
+        let new = NewEntry {
+            operation: op.name(),
+            chave,
+            body: bytes.to_vec(),
+            preco: self.precos_conhecidos().map(|p| op.preco(&p)),
+            data_consulta,
+            bought_at,
+            account: setup.account.clone(),
+            purpose: setup.policy.purpose.clone(),
+            legal_basis: setup.policy.legal_basis,
+            documentos: Vec::new(),
+        };
+        let archive = setup.archive.clone();
+        let appended = blocking(move || archive.append(&new.with_documents())).await;
+        let (seq, bought_at, warning) = match appended {
+            Ok(Ok(e)) => (Some(e.seq), e.bought_at, None),
+            Ok(Err(e)) => (None, bought_at, Some(super::http::cadeia(&e))),
+            Err(e) => (None, bought_at, Some(e.to_string())),
+        };
+        if let Some(w) = &warning {
+            tracing::warn!(target: "carapi_sdk::archive", operation = op.name(), error = %w, "resposta paga não arquivada");
+        }
+        Ok(Archived {
+            value: bytes,
+            origin: Origin::Api,
+            bought_at,
+            seq,
+            warning,
+        })
+    }
+}
+
+/// `dataConsulta` of a JSON answer, as received.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DataConsulta {
+    #[serde(default)]
+    data_consulta: Option<String>,
+}
+
+/// Runs `f` on tokio's blocking pool (SQLite calls block).
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> std::result::Result<T, Error> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Error::Config(format!("tarefa do acervo interrompida: {e}")))
+}
