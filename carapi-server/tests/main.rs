@@ -35,6 +35,7 @@ mod nul;
 mod openapi;
 mod perde_resposta;
 mod postgres;
+mod probes;
 mod processos;
 mod proprietario;
 mod recarga;
