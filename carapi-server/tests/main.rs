@@ -29,6 +29,7 @@ mod escala;
 mod historico_custo;
 mod keys;
 mod limite_endereco;
+mod metricas;
 mod migracoes;
 mod modo_teste_token;
 mod nul;

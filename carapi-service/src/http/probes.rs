@@ -2,7 +2,8 @@
 //! covers `/v1` only): `GET`/`HEAD /livez` answers 200 while the process serves requests;
 //! `GET`/`HEAD /readyz` answers 200 when the database answers a `SELECT 1`
 //! ([`crate::store::CoordinationStore::ping`]) and 503 while it does not, so that a load
-//! balancer takes the process out of rotation while its database is away.
+//! balancer takes the process out of rotation while its database is away. `GET /metrics`
+//! serves [`crate::metrics`].
 
 use axum::Router;
 use axum::extract::State;
@@ -17,6 +18,24 @@ pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .route("/livez", get(livez))
         .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+}
+
+/// `GET /metrics`: [`crate::metrics::render`] as Prometheus text; 404 without the feature
+/// `metrics`.
+async fn metrics(req: axum::extract::Request) -> Response {
+    match crate::metrics::render() {
+        Some(corpo) => (
+            StatusCode::OK,
+            [(
+                header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
+            corpo,
+        )
+            .into_response(),
+        None => super::edge::unknown_route(req.method(), req.uri().path()).into_response(),
+    }
 }
 
 /// `GET /livez`: 200 `ok`.

@@ -1,6 +1,6 @@
 //! The table of operations: every path the server answers and the methods it accepts there
 //! (contract, "Endpoints", plus `POST /webhooks/pix`, `GET /openapi.json` and the probes
-//! `/livez` and `/readyz`, which alone accept `HEAD`). The edge
+//! `/livez` and `/readyz`, which alone accept `HEAD`, and `GET /metrics`). The edge
 //! middleware ([`super::edge`]) checks a request against it before routing, so `HEAD`,
 //! `OPTIONS` and every other method the contract does not list get 405 with `Allow` before
 //! anything is authenticated, charged or counted (axum's `get` would answer `HEAD` by running
@@ -88,6 +88,10 @@ pub const ROUTES: &[Route] = &[
     Route {
         padrao: "/readyz",
         methods: PROBE,
+    },
+    Route {
+        padrao: "/metrics",
+        methods: GET,
     },
 ];
 

@@ -101,7 +101,10 @@ impl<'a> Consulta<'a> {
             dia: calendar::brasilia_day(self.now),
         };
         match charge_with_outcome(self.st.store.as_ref(), cobranca).await? {
-            CobrancaResult::Cobrada { cache, .. } => Ok(cache),
+            CobrancaResult::Cobrada { cache, valor, .. } => {
+                crate::metrics::debited(self.endpoint.as_str(), valor.get());
+                Ok(cache)
+            }
             CobrancaResult::SaldoInsuficiente { saldo, preco } => {
                 Err(saldo_insuficiente(saldo, preco))
             }
