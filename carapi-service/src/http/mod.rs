@@ -132,7 +132,7 @@ async fn authenticate(
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(auth::bearer);
-    let ip = client_addr::client_address(&req, &st.config.edge.trusted_proxies);
+    let ip = client_addr::client_address(&req, &st.config.edge);
     let titular = match token {
         None => None,
         Some(token) => st

@@ -174,7 +174,11 @@ pub(crate) async fn serve_with<C: Connections>(
             },
             () = parar.cancelled() => break,
         };
+        // A trusted proxy's socket carries many clients: it counts toward no per-address bound
+        // (the clients behind it are told apart per request, from the header it writes).
+        let proxy = super::client_addr::is_trusted(address.ip(), &edge.trusted_proxies);
         let vaga = match edge.connections_per_address {
+            _ if proxy => None,
             None => None,
             Some(_) => match PerAddress::take(&por_endereco, address.ip()) {
                 Some(v) => Some(v),
