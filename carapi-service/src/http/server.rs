@@ -140,6 +140,18 @@ impl Drop for Slot {
     }
 }
 
+/// The per-address slot of a connection from `ip`: `Ok(None)` when there is no bound or `ip`
+/// is a trusted proxy (its socket carries many clients: it counts toward no per-address
+/// bound), `Err` when `ip` is at its bound.
+fn slot(por_endereco: &Arc<PerAddress>, edge: &Edge, ip: IpAddr) -> Result<Option<Slot>, ()> {
+    if edge.connections_per_address.is_none()
+        || super::client_addr::is_trusted(ip, &edge.trusted_proxies)
+    {
+        return Ok(None);
+    }
+    PerAddress::take(por_endereco, ip).map(Some).ok_or(())
+}
+
 /// [`servir`] with `conexoes` deciding what is done to each accepted socket.
 pub(crate) async fn serve_with<C: Connections>(
     listener: TcpListener,
@@ -174,20 +186,10 @@ pub(crate) async fn serve_with<C: Connections>(
             },
             () = parar.cancelled() => break,
         };
-        // A trusted proxy's socket carries many clients: it counts toward no per-address bound
-        // (the clients behind it are told apart per request, from the header it writes).
-        let proxy = super::client_addr::is_trusted(address.ip(), &edge.trusted_proxies);
-        let vaga = match edge.connections_per_address {
-            _ if proxy => None,
-            None => None,
-            Some(_) => match PerAddress::take(&por_endereco, address.ip()) {
-                Some(v) => Some(v),
-                None => {
-                    tracing::debug!(%address, "conexões demais deste endereço; fechada");
-                    let _ = tcp.set_zero_linger();
-                    continue;
-                }
-            },
+        let Ok(vaga) = slot(&por_endereco, &edge, address.ip()) else {
+            tracing::debug!(%address, "conexões demais deste endereço; fechada");
+            let _ = tcp.set_zero_linger();
+            continue;
         };
         let _ = tcp.set_nodelay(true);
         let (io, alca) = conexoes.open(tcp);
