@@ -65,7 +65,11 @@ pub(crate) struct Args {
     #[arg(long = "pix-falha", env = "CARAPI_PIX_FALHA")]
     pix_failure: bool,
     /// Do not load the bundled CAR records into an empty database.
-    #[arg(long = "sem-dados-embutidos")]
+    #[arg(
+        long = "sem-dados-embutidos",
+        env = "CARAPI_NO_BUNDLED_DATA",
+        value_parser = clap::builder::FalseyValueParser::new()
+    )]
     sem_dados_embutidos: bool,
     /// Seconds a client has to send a request's headers; also how long an idle keep-alive
     /// connection stays open.
@@ -149,6 +153,13 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         eprintln!(
             "erro: --modo-teste só escuta em endereço de loopback (127.0.0.1 ou ::1), não em {}",
             a.bind
+        );
+        return Ok(ExitCode::from(2));
+    }
+    if a.test_mode && !a.trusted_proxies.is_empty() {
+        eprintln!(
+            "erro: --modo-teste com --proxies-confiaveis exporia as rotas /_teste pelo proxy; \
+             use um ou outro"
         );
         return Ok(ExitCode::from(2));
     }
