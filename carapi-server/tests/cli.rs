@@ -352,3 +352,28 @@ async fn serve_modo_teste_prints_its_token_and_opens_the_test_routes() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[test]
+fn serve_help_shows_no_secret_from_the_environment() {
+    let segredos = [
+        (
+            "CARAPI_DATABASE_URL",
+            "postgres://carapi:senha-do-banco-123@db/carapi",
+        ),
+        (
+            "CARAPI_WEBHOOK_SECRET",
+            "segredo-do-webhook-0123456789abcdef0123",
+        ),
+        ("CARAPI_TOKEN_TESTE", "token-de-teste-0123456789"),
+    ];
+    let mut c = crate::processo::comando(&["serve", "--help"]);
+    for (k, v) in segredos {
+        c.env(k, v);
+    }
+    let out = c.output().unwrap();
+    let ajuda = String::from_utf8_lossy(&out.stdout);
+    assert!(ajuda.contains("CARAPI_DATABASE_URL"), "{ajuda}");
+    for (k, v) in segredos {
+        assert!(!ajuda.contains(v), "{k}'s value in serve --help:\n{ajuda}");
+    }
+}

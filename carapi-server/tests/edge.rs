@@ -507,3 +507,41 @@ async fn one_address_over_its_bound_is_closed_while_another_address_is_served() 
         s.srv.shutdown().await;
     }
 }
+
+#[tokio::test]
+async fn a_trusted_proxy_socket_counts_toward_no_per_address_connection_bound() {
+    for s in servidores("por_endereco_proxy", |c| {
+        c.edge.connections_per_address = Some(8);
+        c.edge.max_connections = 64;
+        c.edge.header_timeout = Duration::from_secs(60);
+        c.edge.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+    })
+    .await
+    {
+        let c = s.conta(100).await;
+        let mut ociosas = Vec::new();
+        for _ in 0..20 {
+            ociosas.push(conectar_de([127, 0, 0, 1], &s).await);
+        }
+        // The proxy holds 20 connections, past the bound of 8, and is still served.
+        assert_eq!(
+            saldo_de([127, 0, 0, 1], &s, &c.api_key).await,
+            200,
+            "[{}]",
+            s.nome
+        );
+        // An untrusted address keeps its bound.
+        let mut outras = Vec::new();
+        for _ in 0..8 {
+            outras.push(conectar_de([127, 0, 0, 2], &s).await);
+        }
+        assert_eq!(
+            saldo_de([127, 0, 0, 2], &s, &c.api_key).await,
+            0,
+            "[{}]",
+            s.nome
+        );
+        drop((ociosas, outras));
+        s.srv.shutdown().await;
+    }
+}

@@ -74,3 +74,56 @@ fn a_test_token_under_32_characters_is_refused_at_start() {
         &[],
     );
 }
+
+#[test]
+fn test_mode_behind_trusted_proxies_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("p.db").display());
+    for (args, env) in [
+        (
+            vec!["--modo-teste", "--proxies-confiaveis", "127.0.0.1"],
+            vec![],
+        ),
+        (
+            vec!["--modo-teste"],
+            vec![("CARAPI_PROXIES_CONFIAVEIS", "10.0.0.0/8")],
+        ),
+    ] {
+        let out = servir_recusado(&url, &args, &env);
+        assert_eq!(out.status.code(), Some(2), "{args:?} {env:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--proxies-confiaveis"), "{err}");
+    }
+}
+
+#[tokio::test]
+async fn the_start_up_log_counts_the_bundled_demonstration_records_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("d.db").display());
+    {
+        let s = serve(&url, &[], &[]);
+        assert!(
+            s.avisos
+                .iter()
+                .any(|l| l.contains("0 registros de demonstração")),
+            "{:?}",
+            s.avisos
+        );
+    }
+    {
+        let store = carapi_service::store::SqliteStore::connect(&url)
+            .await
+            .unwrap();
+        let n = carapi_service::startup::load_bundled_data(&store)
+            .await
+            .unwrap();
+        assert!(n > 0);
+        let s = serve(&url, &[], &[]);
+        let linha = format!("{n} registros de demonstração");
+        assert!(
+            s.avisos.iter().any(|l| l.contains(&linha)),
+            "{linha}: {:?}",
+            s.avisos
+        );
+    }
+}

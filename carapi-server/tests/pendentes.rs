@@ -58,7 +58,7 @@ async fn unfinished_requests_are_bounded_per_address_but_never_for_a_trusted_pro
         |c| {
             c.edge.unfinished_per_address = Some(LIMITE);
             c.edge.max_connections = 40;
-            c.edge.trusted_proxies = vec![proxy];
+            c.edge.trusted_proxies = vec![proxy.into()];
         },
         |p| p,
     )

@@ -220,6 +220,9 @@ impl CoordinationStore for PerdeResposta {
     fn limiter(&self, per_second: NonZeroU32) -> Arc<dyn KeyRateLimit> {
         self.dentro.limiter(per_second)
     }
+    async fn ping(&self) -> Result<(), StoreError> {
+        self.dentro.ping().await
+    }
     async fn reserve_task(
         &self,
         nome: &str,

@@ -1,6 +1,6 @@
 //! Server configuration: everything `spawn` needs, with defaults that run with no setup.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::num::NonZeroU32;
 use std::time::Duration;
 
@@ -167,17 +167,22 @@ pub struct Edge {
     /// closed, so unfinished headers take at most this much memory per connection
     /// (`--cabecalho-maximo`).
     pub max_header_bytes: usize,
-    /// Reverse proxies whose `Forwarded` / `X-Forwarded-For` headers name the client address
-    /// (see the server README's "Security"); empty (the default): those headers are ignored and the
-    /// client is the socket's peer.
-    pub trusted_proxies: Vec<IpAddr>,
+    /// Reverse proxies (address ranges) whose [`Edge::client_header`] names the client address
+    /// (see the server README's "Security"); empty (the default): no header is read and the
+    /// client is the socket's peer. A trusted proxy's socket address counts toward no
+    /// per-address bound (connections included): the clients behind it are counted instead.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// The one header a trusted proxy writes the client address into (default
+    /// `X-Forwarded-For`; `Forwarded` reads RFC 7239's `for=`), read right to left past the
+    /// trusted proxies. Every other such header is ignored, so a client-sent one chooses nothing.
+    pub client_header: axum::http::HeaderName,
 }
 
 impl Default for Edge {
     /// 10 s for headers (and idle keep-alive), 10 s for a body (as short as the headers'), 64 KiB bodies, 1,000
     /// connections, 100 of them per client address, 20 failed authentications per second per
     /// address, 10 s for a peer to accept bytes of an answer, 100 requests per connection, no
-    /// trusted proxy.
+    /// trusted proxy, `X-Forwarded-For`.
     fn default() -> Self {
         Edge {
             header_timeout: Duration::from_secs(10),
@@ -191,6 +196,7 @@ impl Default for Edge {
             send_timeout: Duration::from_secs(10),
             requests_per_connection: DEFAULT_REQUESTS_PER_CONNECTION,
             trusted_proxies: Vec::new(),
+            client_header: axum::http::HeaderName::from_static("x-forwarded-for"),
         }
     }
 }

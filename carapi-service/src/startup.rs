@@ -67,6 +67,21 @@ pub async fn load_bundled_data(store: &dyn Store) -> Result<u64, ServerError> {
     Ok(store.write_imoveis(&crate::dados::bundled()).await?)
 }
 
+/// How many of the bundled demonstration records (fictitious owners included) the store
+/// serves, for the start-up log.
+///
+/// # Errors
+/// [`ServerError::Store`].
+pub(crate) async fn bundled_served(store: &dyn Store) -> Result<u64, ServerError> {
+    let mut n = 0;
+    for imovel in crate::dados::bundled() {
+        if store.imovel(&imovel.codigo_car).await?.is_some() {
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
 /// A server running in this process (started by [`spawn`]).
 #[derive(Debug)]
 pub struct RunningServer {
@@ -104,6 +119,16 @@ pub async fn prepare(config: Config) -> Result<(AppState, TcpListener), ServerEr
         if n > 0 {
             tracing::info!(registros = n, "dados CAR embutidos carregados");
         }
+    }
+    let demonstracao = bundled_served(store.as_ref()).await?;
+    if demonstracao > 0 {
+        tracing::warn!(
+            registros = demonstracao,
+            "{demonstracao} registros de demonstração embutidos (fictícios) servidos e cobrados; \
+             use --sem-dados-embutidos num banco novo para não carregá-los"
+        );
+    } else {
+        tracing::info!("0 registros de demonstração embutidos servidos");
     }
     let listener = TcpListener::bind(config.bind).await?;
     let state = AppState::new(store, config);

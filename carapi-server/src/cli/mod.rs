@@ -38,6 +38,7 @@ pub(crate) struct DatabaseArgs {
         long = "banco",
         alias = "database",
         env = "CARAPI_DATABASE_URL",
+        hide_env_values = true,
         default_value = DEFAULT_DATABASE_URL
     )]
     pub(crate) database: String,

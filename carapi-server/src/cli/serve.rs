@@ -9,6 +9,7 @@ use carapi_service::config::{
     Config, DEFAULT_BIND, DEFAULT_CONNECTIONS_PER_ADDRESS, DEFAULT_MAX_HEADER_BYTES,
     DEFAULT_REQUESTS_PER_CONNECTION, DEFAULT_UNFINISHED_PER_ADDRESS, ReciboMode,
 };
+use carapi_service::http::client_addr::header_name;
 use carapi_service::http::edge::Edge;
 use carapi_test_double::test_mode::{TestModeConfig, assembly};
 
@@ -64,7 +65,11 @@ pub(crate) struct Args {
     #[arg(long = "pix-falha", env = "CARAPI_PIX_FALHA")]
     pix_failure: bool,
     /// Do not load the bundled CAR records into an empty database.
-    #[arg(long = "sem-dados-embutidos")]
+    #[arg(
+        long = "sem-dados-embutidos",
+        env = "CARAPI_NO_BUNDLED_DATA",
+        value_parser = clap::builder::FalseyValueParser::new()
+    )]
     sem_dados_embutidos: bool,
     /// Seconds a client has to send a request's headers; also how long an idle keep-alive
     /// connection stays open.
@@ -118,14 +123,25 @@ pub(crate) struct Args {
     /// requests past it are not served).
     #[arg(long = "pedidos-por-conexao", env = "CARAPI_PEDIDOS_POR_CONEXAO", default_value_t = DEFAULT_REQUESTS_PER_CONNECTION)]
     requests_per_connection: u32,
-    /// Reverse proxies (IP addresses, comma-separated) whose Forwarded / X-Forwarded-For
-    /// headers name the client address; none by default (those headers are ignored).
+    /// Reverse proxies (address ranges in CIDR notation, or single addresses, comma-separated)
+    /// whose --cabecalho-cliente names the client address; none by default (no header is
+    /// read). Their own socket address counts toward no per-address bound.
     #[arg(
         long = "proxies-confiaveis",
         env = "CARAPI_PROXIES_CONFIAVEIS",
-        value_delimiter = ','
+        value_delimiter = ',',
+        value_parser = parse_range
     )]
-    trusted_proxies: Vec<IpAddr>,
+    trusted_proxies: Vec<ipnet::IpNet>,
+    /// The one header the trusted proxies write the client address into, read right to left
+    /// past them (X-Forwarded-For by default; Forwarded reads RFC 7239's for=).
+    #[arg(
+        long = "cabecalho-cliente",
+        env = "CARAPI_CLIENT_HEADER",
+        default_value = "X-Forwarded-For",
+        value_parser = parse_header
+    )]
+    client_header: String,
     /// Failed authentications per second per client address before 429 (0 disables).
     #[arg(
         long = "limite-nao-autenticado",
@@ -152,6 +168,13 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         eprintln!(
             "erro: --modo-teste só escuta em endereço de loopback (127.0.0.1 ou ::1), não em {}",
             a.bind
+        );
+        return Ok(ExitCode::from(2));
+    }
+    if a.test_mode && !a.trusted_proxies.is_empty() {
+        eprintln!(
+            "erro: --modo-teste com --proxies-confiaveis exporia as rotas /_teste pelo proxy; \
+             use um ou outro"
         );
         return Ok(ExitCode::from(2));
     }
@@ -189,6 +212,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
             send_timeout: Duration::from_secs(a.send_timeout.max(1)),
             requests_per_connection: a.requests_per_connection.max(1),
             trusted_proxies: a.trusted_proxies.clone(),
+            client_header: header_name(&a.client_header).map_err(anyhow::Error::msg)?,
         },
         journal: a.diario.clone(),
         ..Config::default()
@@ -282,4 +306,17 @@ async fn signal() {
         () = ctrl_c => {},
         () = term => {},
     }
+}
+
+/// A trusted-proxy range: CIDR (`10.0.0.0/8`) or one address (`127.0.0.1`, as /32 or /128).
+fn parse_range(s: &str) -> Result<ipnet::IpNet, String> {
+    let s = s.trim();
+    s.parse::<ipnet::IpNet>()
+        .or_else(|_| s.parse::<IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("faixa de endereços inválida: {s:?} (ex.: 10.0.0.0/8, 127.0.0.1)"))
+}
+
+/// A header name (`X-Forwarded-For`, `Forwarded`, `X-Real-IP`), checked.
+fn parse_header(s: &str) -> Result<String, String> {
+    header_name(s).map(|_| s.trim().to_owned())
 }

@@ -1,31 +1,48 @@
 //! The client address of a request, as the limits count it.
 //!
-//! The socket's peer, unless the peer is one of the trusted reverse proxies
+//! The socket's peer, unless the peer is in one of the trusted reverse-proxy ranges
 //! ([`super::edge::Edge::trusted_proxies`], none by default): then the address the proxy
-//! reports, from `Forwarded` (RFC 7239, its `for=` parameters) or else `X-Forwarded-For`.
-//! Those lists are read right to left, skipping the trusted proxies, so a client cannot choose
-//! its address by sending the header itself (a proxy appends to what it received; only what a
-//! trusted proxy appended is believed). A value that is not an address (`unknown`, an
-//! obfuscated name) ends the walk at the last trusted hop.
+//! reports in the one header the operator named ([`super::edge::Edge::client_header`],
+//! `X-Forwarded-For` by default; `Forwarded` reads RFC 7239's `for=`). Every other such header
+//! is ignored: nginx appends to `X-Forwarded-For` and passes a client's `Forwarded` through
+//! untouched, so reading both would let a client choose. The list is read right to left,
+//! skipping the trusted proxies, so a client cannot choose its address by sending the header
+//! itself (a proxy appends to what it received; only what a trusted proxy appended is
+//! believed). A value that is not an address (`unknown`, an obfuscated name) ends the walk at
+//! the last trusted hop.
 
 use std::net::{IpAddr, SocketAddr};
 
 use axum::extract::{ConnectInfo, Request};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderName};
+use ipnet::IpNet;
+
+use crate::config::Edge;
 
 /// The client address of `req` (see the module documentation); `None` when it was not served
 /// over a socket (through `oneshot`).
-pub fn client_address(req: &Request, proxies: &[IpAddr]) -> Option<IpAddr> {
+pub fn client_address(req: &Request, edge: &Edge) -> Option<IpAddr> {
     let par = req.extensions().get::<ConnectInfo<SocketAddr>>()?.0.ip();
-    Some(behind_proxies(par, req.headers(), proxies))
+    Some(behind_proxies(
+        par,
+        req.headers(),
+        &edge.client_header,
+        &edge.trusted_proxies,
+    ))
 }
 
-/// The client address behind `par` given `headers` and the trusted `proxies`.
-pub(crate) fn behind_proxies(par: IpAddr, headers: &HeaderMap, proxies: &[IpAddr]) -> IpAddr {
+/// The client address behind `par` given `headers`, the header to read and the trusted
+/// `proxies`.
+pub(crate) fn behind_proxies(
+    par: IpAddr,
+    headers: &HeaderMap,
+    cabecalho: &HeaderName,
+    proxies: &[IpNet],
+) -> IpAddr {
     if !is_trusted(par, proxies) {
         return par;
     }
-    let saltos = hops(headers);
+    let saltos = hops(headers, cabecalho);
     let mut client_addr = par;
     for salto in saltos.iter().rev() {
         match salto {
@@ -37,35 +54,41 @@ pub(crate) fn behind_proxies(par: IpAddr, headers: &HeaderMap, proxies: &[IpAddr
     client_addr
 }
 
-fn is_trusted(ip: IpAddr, proxies: &[IpAddr]) -> bool {
-    let ip = ip.to_canonical();
-    proxies.iter().any(|p| p.to_canonical() == ip)
+/// The header name `s` (`X-Forwarded-For`, `Forwarded`, `X-Real-IP`) for
+/// [`Edge::client_header`].
+///
+/// # Errors
+/// A message when `s` is not a valid header name.
+pub fn header_name(s: &str) -> Result<HeaderName, String> {
+    HeaderName::from_bytes(s.trim().as_bytes())
+        .map_err(|_| format!("nome de cabeçalho inválido: {s:?}"))
 }
 
-/// The hops the proxies listed, oldest first (`None` for a value that is not an address):
-/// from every `Forwarded` header when there is one, else from every `X-Forwarded-For`.
-fn hops(headers: &HeaderMap) -> Vec<Option<IpAddr>> {
-    let forwarded: Vec<Option<IpAddr>> = headers
-        .get_all("forwarded")
+/// True when `ip` is in one of the trusted ranges (an IPv4-mapped IPv6 address as its IPv4).
+pub(crate) fn is_trusted(ip: IpAddr, proxies: &[IpNet]) -> bool {
+    let ip = ip.to_canonical();
+    proxies.iter().any(|p| p.contains(&ip))
+}
+
+/// The hops the proxies listed in `cabecalho`, oldest first (`None` for a value that is not
+/// an address).
+fn hops(headers: &HeaderMap, cabecalho: &HeaderName) -> Vec<Option<IpAddr>> {
+    let valores = headers
+        .get_all(cabecalho)
         .iter()
-        .flat_map(|v| v.to_str().unwrap_or("").split(','))
-        .map(|elemento| {
-            elemento
-                .split(';')
-                .filter_map(|par| par.trim().split_once('='))
-                .find(|(nome, _)| nome.trim().eq_ignore_ascii_case("for"))
-                .and_then(|(_, valor)| read_address(valor))
-        })
-        .collect();
-    if !forwarded.is_empty() {
-        return forwarded;
+        .flat_map(|v| v.to_str().unwrap_or("").split(','));
+    if cabecalho.as_str() == "forwarded" {
+        return valores
+            .map(|elemento| {
+                elemento
+                    .split(';')
+                    .filter_map(|par| par.trim().split_once('='))
+                    .find(|(nome, _)| nome.trim().eq_ignore_ascii_case("for"))
+                    .and_then(|(_, valor)| read_address(valor))
+            })
+            .collect();
     }
-    headers
-        .get_all("x-forwarded-for")
-        .iter()
-        .flat_map(|v| v.to_str().unwrap_or("").split(','))
-        .map(read_address)
-        .collect()
+    valores.map(read_address).collect()
 }
 
 /// An address as a proxy writes it: `192.0.2.1`, `192.0.2.1:4711`, `2001:db8::1`,
@@ -93,22 +116,50 @@ mod tests {
         m
     }
 
+    fn net(s: &str) -> IpNet {
+        s.parse().unwrap()
+    }
+
     #[test]
     fn only_a_trusted_peer_is_believed_and_only_its_own_hop() {
+        let xff_h = HeaderName::from_static("x-forwarded-for");
+        let fw_h = HeaderName::from_static("forwarded");
         let proxy: IpAddr = "10.0.0.1".parse().unwrap();
+        let proxies = [net("10.0.0.0/24")];
         let client_addr: IpAddr = "203.0.113.7".parse().unwrap();
         let xff = h("x-forwarded-for", "198.51.100.1, 203.0.113.7");
-        assert_eq!(behind_proxies(proxy, &xff, &[]), proxy);
-        assert_eq!(behind_proxies(proxy, &xff, &[proxy]), client_addr);
+        assert_eq!(behind_proxies(proxy, &xff, &xff_h, &[]), proxy);
+        assert_eq!(behind_proxies(proxy, &xff, &xff_h, &proxies), client_addr);
         let fw = h(
             "forwarded",
             "for=198.51.100.1, for=\"[2001:db8::1]:4711\";proto=https",
         );
         assert_eq!(
-            behind_proxies(proxy, &fw, &[proxy]),
+            behind_proxies(proxy, &fw, &fw_h, &proxies),
             "2001:db8::1".parse::<IpAddr>().unwrap()
         );
         let desconhecido = h("forwarded", "for=unknown");
-        assert_eq!(behind_proxies(proxy, &desconhecido, &[proxy]), proxy);
+        assert_eq!(behind_proxies(proxy, &desconhecido, &fw_h, &proxies), proxy);
+    }
+
+    #[test]
+    fn a_header_the_operator_did_not_name_chooses_nothing() {
+        let xff_h = HeaderName::from_static("x-forwarded-for");
+        let proxy: IpAddr = "10.0.0.9".parse().unwrap();
+        let proxies = [net("10.0.0.0/24")];
+        // nginx appended the real client to X-Forwarded-For and passed the client's own
+        // Forwarded through: only X-Forwarded-For is read.
+        let mut m = h("x-forwarded-for", "203.0.113.7");
+        m.insert("forwarded", "for=198.51.100.1".parse().unwrap());
+        assert_eq!(
+            behind_proxies(proxy, &m, &xff_h, &proxies),
+            "203.0.113.7".parse::<IpAddr>().unwrap()
+        );
+        // A second trusted hop inside the range is skipped, never taken as the client.
+        let m = h("x-forwarded-for", "198.51.100.1, 203.0.113.7, 10.0.0.2");
+        assert_eq!(
+            behind_proxies(proxy, &m, &xff_h, &proxies),
+            "203.0.113.7".parse::<IpAddr>().unwrap()
+        );
     }
 }

@@ -38,8 +38,26 @@ pub(crate) struct EdgeState {
     pub(crate) extra_routes: &'static [routes::Route],
 }
 
-/// The edge middleware (see the module documentation).
+/// The edge middleware (see the module documentation); records every answer in the metrics
+/// ([`crate::metrics`]) under its route template, never the raw path.
 pub(crate) async fn edge(State(e): State<EdgeState>, req: Request, next: Next) -> Response {
+    let inicio = std::time::Instant::now();
+    let path = req.uri().path();
+    let padrao = routes::route(path)
+        .or_else(|| e.extra_routes.iter().find(|r| r.matches(path)))
+        .map_or("desconhecida", |r| r.padrao);
+    let resp = checked(&e, req, next).await;
+    let status = resp.status();
+    crate::metrics::request(padrao, status.as_u16(), inicio.elapsed());
+    if status == StatusCode::TOO_MANY_REQUESTS
+        && let Some(limite) = resp.headers().get(crate::api_error::LIMIT_HEADER)
+    {
+        crate::metrics::refused(limite.to_str().unwrap_or("outro"));
+    }
+    resp
+}
+
+async fn checked(e: &EdgeState, req: Request, next: Next) -> Response {
     let st = &e.st;
     let path = req.uri().path();
     let route = routes::route(path).or_else(|| e.extra_routes.iter().find(|r| r.matches(path)));

@@ -10,6 +10,7 @@ pub(crate) mod conta;
 pub mod edge;
 pub(crate) mod extract;
 pub use extract::Segment;
+pub(crate) mod probes;
 pub(crate) mod proprietario;
 pub(crate) mod recarga;
 pub mod routes;
@@ -89,6 +90,7 @@ pub(crate) fn router_with(state: AppState, acrescimos: Extensions) -> Router {
     }
     let todas = todas
         .merge(webhooks::router())
+        .merge(probes::router())
         .merge(api_doc::router(acrescimos.documento))
         .fallback(unknown_route)
         .with_state(state.clone());
@@ -131,7 +133,7 @@ async fn authenticate(
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(auth::bearer);
-    let ip = client_addr::client_address(&req, &st.config.edge.trusted_proxies);
+    let ip = client_addr::client_address(&req, &st.config.edge);
     let titular = match token {
         None => None,
         Some(token) => st

@@ -1,5 +1,6 @@
 //! The table of operations: every path the server answers and the methods it accepts there
-//! (contract, "Endpoints", plus `POST /webhooks/pix` and `GET /openapi.json`). The edge
+//! (contract, "Endpoints", plus `POST /webhooks/pix`, `GET /openapi.json` and the probes
+//! `/livez` and `/readyz`, which alone accept `HEAD`, and `GET /metrics`). The edge
 //! middleware ([`super::edge`]) checks a request against it before routing, so `HEAD`,
 //! `OPTIONS` and every other method the contract does not list get 405 with `Allow` before
 //! anything is authenticated, charged or counted (axum's `get` would answer `HEAD` by running
@@ -19,6 +20,8 @@ pub struct Route {
 
 const GET: &[Method] = &[Method::GET];
 const POST: &[Method] = &[Method::POST];
+/// The probes answer `HEAD` too (load balancers send it); `/v1` never does.
+const PROBE: &[Method] = &[Method::GET, Method::HEAD];
 
 /// Every route of the server (kept equal to the router by a test).
 pub const ROUTES: &[Route] = &[
@@ -76,6 +79,18 @@ pub const ROUTES: &[Route] = &[
     },
     Route {
         padrao: "/openapi.json",
+        methods: GET,
+    },
+    Route {
+        padrao: "/livez",
+        methods: PROBE,
+    },
+    Route {
+        padrao: "/readyz",
+        methods: PROBE,
+    },
+    Route {
+        padrao: "/metrics",
         methods: GET,
     },
 ];

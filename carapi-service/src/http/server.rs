@@ -160,25 +160,24 @@ fn admit(
     edge: &Edge,
     address: std::net::SocketAddr,
 ) -> Option<(Option<Slot>, Option<Slot>)> {
+    // A trusted proxy's socket carries many clients: it counts toward no per-address bound.
+    let trusted = super::client_addr::is_trusted(address.ip(), &edge.trusted_proxies);
     let vaga = match edge.connections_per_address {
-        None => None,
-        Some(_) => {
+        Some(_) if !trusted => {
             let Some(v) = PerAddress::take(por_endereco, address.ip()) else {
                 tracing::debug!(%address, "conexões demais deste endereço; fechada");
                 return None;
             };
             Some(v)
         }
+        _ => None,
     };
     // Under pressure (over half the connections open), until its first request's head
     // arrives, a connection counts toward its address's bound of unfinished requests (never a
     // trusted proxy's: it carries many clients); a burst of new connections from one address
     // is not refused while connections are plentiful.
     let pressao = permissoes.available_permits() < edge.max_connections.max(1) / 2;
-    if !pressao
-        || edge.unfinished_per_address.is_none()
-        || edge.trusted_proxies.contains(&address.ip())
-    {
+    if !pressao || edge.unfinished_per_address.is_none() || trusted {
         return Some((vaga, None));
     }
     let Some(p) = PerAddress::take(pendentes, address.ip()) else {

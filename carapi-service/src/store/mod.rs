@@ -538,6 +538,13 @@ pub trait CoordinationStore {
         Arc::new(RateLimiter::<ContaId>::new(per_second))
     }
 
+    /// A cheap round trip to the database (`SELECT 1` on a pooled connection), for the
+    /// readiness probe (`GET /readyz`).
+    ///
+    /// # Errors
+    /// The store's error when no connection can be had or the statement fails.
+    async fn ping(&self) -> Result<(), StoreError>;
+
     /// Takes (or renews) the lease of the job `nome` for the process `dono` until `ate`, when it
     /// is free, expired at `now`, or already `dono`'s; returns whether `dono` holds it now.
     /// Atomic across processes: at any instant at most one holder.

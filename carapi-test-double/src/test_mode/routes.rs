@@ -122,7 +122,7 @@ async fn require_token(State(e): State<TestState>, req: Request, next: Next) -> 
         .and_then(auth::bearer);
     let ok = token.is_some_and(|t| e.modo.token_matches(t));
     if !ok {
-        let ip = client_address(&req, &e.st.config.edge.trusted_proxies);
+        let ip = client_address(&req, &e.st.config.edge);
         let invalido = ApiError::new(
             ErrorCode::TokenInvalido,
             "Token do modo de teste ausente ou inválido (Authorization: Bearer <token-teste>).",

@@ -102,7 +102,10 @@ impl<'a> Consulta<'a> {
         };
         let journal = self.st.journal.as_deref();
         match charge_with_outcome(self.st.store.as_ref(), cobranca, journal).await? {
-            CobrancaResult::Cobrada { cache, .. } => Ok(cache),
+            CobrancaResult::Cobrada { cache, valor, .. } => {
+                crate::metrics::debited(self.endpoint.as_str(), valor.get());
+                Ok(cache)
+            }
             CobrancaResult::SaldoInsuficiente { saldo, preco } => {
                 Err(saldo_insuficiente(saldo, preco))
             }

@@ -18,6 +18,11 @@ impl CoordinationStore for PgStore {
         Arc::new(PostgresRateLimiter::new(self.pool.clone(), per_second))
     }
 
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
     async fn reserve_task(
         &self,
         nome: &str,

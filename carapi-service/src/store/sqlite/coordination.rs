@@ -10,6 +10,11 @@ use crate::store::{CoordinationStore, StoreError};
 
 #[async_trait]
 impl CoordinationStore for SqliteStore {
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.reading).await?;
+        Ok(())
+    }
+
     async fn reserve_task(
         &self,
         nome: &str,

@@ -1,0 +1,71 @@
+//! The operator's probes, outside `/v1` and without a key (the contract's authentication rule
+//! covers `/v1` only): `GET`/`HEAD /livez` answers 200 while the process serves requests;
+//! `GET`/`HEAD /readyz` answers 200 when the database answers a `SELECT 1`
+//! ([`crate::store::CoordinationStore::ping`]) and 503 while it does not, so that a load
+//! balancer takes the process out of rotation while its database is away. `GET /metrics`
+//! serves [`crate::metrics`].
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+
+use crate::state::AppState;
+
+/// Routes of this group.
+pub(crate) fn router() -> Router<AppState> {
+    Router::new()
+        .route("/livez", get(livez))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+}
+
+/// `GET /metrics`: [`crate::metrics::render`] as Prometheus text; 404 without the feature
+/// `metrics`.
+async fn metrics(req: axum::extract::Request) -> Response {
+    match crate::metrics::render() {
+        Some(corpo) => (
+            StatusCode::OK,
+            [(
+                header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
+            corpo,
+        )
+            .into_response(),
+        None => super::edge::unknown_route(req.method(), req.uri().path()).into_response(),
+    }
+}
+
+/// `GET /livez`: 200 `ok`.
+async fn livez() -> Response {
+    text(StatusCode::OK, "ok\n")
+}
+
+/// `GET /readyz`: 200 `ok` when the database answers, 503 otherwise (the error stays in the
+/// log at `warn`, never in the answer).
+async fn readyz(State(st): State<AppState>) -> Response {
+    match st.store.ping().await {
+        Ok(()) => text(StatusCode::OK, "ok\n"),
+        Err(e) => {
+            tracing::warn!(erro = %e, "readyz: banco de dados indisponível");
+            text(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "banco de dados indisponível\n",
+            )
+        }
+    }
+}
+
+fn text(status: StatusCode, corpo: &'static str) -> Response {
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        corpo,
+    )
+        .into_response()
+}
