@@ -347,9 +347,11 @@ async fn a_charge_whose_outcome_cannot_be_learned_is_a_500_and_journaled() {
 async fn servidor_com_voltas(
     store: Arc<dyn Store>,
     url: &str,
+    diario: &std::path::Path,
     clock: &RelogioMs,
 ) -> carapi_service::RunningServer {
     let mut config = carapi_service::Config::local(url);
+    config.journal = Some(diario.to_owned());
     config.rate_limit = None;
     config.reconcile_interval = std::time::Duration::from_millis(50);
     let state = carapi_service::AppState::new(store, config).with_clock(clock.clock());
@@ -376,12 +378,20 @@ async fn journal_settled(diario: &journal::Journal) {
 /// charge once: the balance as if never debited, the history row kept and not charged, the
 /// day's counters without it, the ledger check true, the journal closed. A replay of the entry
 /// (a crash between the reversal's commit and the journal's close) reverses nothing more.
+/// Over SQLite, and PostgreSQL when `DATABASE_URL` names one.
 #[tokio::test]
 async fn a_journaled_charge_that_committed_is_reversed_once_also_across_a_restart() {
+    for banco in crate::server::bancos("estorno_diario").await {
+        eprintln!("[{}]", banco.nome);
+        reversed_once(&banco.url).await;
+    }
+}
+
+async fn reversed_once(url: &str) {
+    let url = url.to_owned();
     let dir = tempfile::tempdir().unwrap();
-    let arquivo = dir.path().join("carapi.db");
-    let url = format!("sqlite://{}", arquivo.display());
-    let dentro: Arc<dyn Store> = Arc::new(SqliteStore::connect(&url).await.unwrap());
+    let caminho = dir.path().join("carapi.diario");
+    let dentro: Arc<dyn Store> = carapi_service::startup::open_store(&url).await.unwrap();
     carapi_service::startup::load_bundled_data(dentro.as_ref())
         .await
         .unwrap();
@@ -393,7 +403,7 @@ async fn a_journaled_charge_that_committed_is_reversed_once_also_across_a_restar
         estornos: AtomicUsize::new(0),
     });
     let clock = RelogioMs::on("2026-05-04T15:00:00Z");
-    let srv = servidor_com_voltas(loja.clone(), &url, &clock).await;
+    let srv = servidor_com_voltas(loja.clone(), &url, &caminho, &clock).await;
     let c = srv
         .create_conta(carapi_service::NovaConta {
             saldo: 10.into(),
@@ -406,7 +416,7 @@ async fn a_journaled_charge_that_committed_is_reversed_once_also_across_a_restar
     loja.sem_resultado.store(true, Ordering::SeqCst);
     let r = get(&srv, &c.api_key, &format!("/v1/car/{CODIGO}")).await;
     assert_eq!(r.status, 500, "{:?}", r.corpo);
-    let diario = journal::Journal::at(dir.path().join("carapi.db.diario"));
+    let diario = journal::Journal::at(&caminho);
     assert_eq!(diario.entries().unwrap().len(), 1);
     let linha_aberta = std::fs::read_to_string(diario.path()).unwrap();
     let debitado = loja.dentro.ledger(c.conta_id).await.unwrap().unwrap();
@@ -417,7 +427,7 @@ async fn a_journaled_charge_that_committed_is_reversed_once_also_across_a_restar
     // The database stays away: turns of the job loop, then a restart, change nothing.
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     srv.shutdown().await;
-    let srv = servidor_com_voltas(loja.clone(), &url, &clock).await;
+    let srv = servidor_com_voltas(loja.clone(), &url, &caminho, &clock).await;
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(diario.entries().unwrap().len(), 1, "closed while away");
     assert_eq!(loja.estornos.load(Ordering::SeqCst), 0);
@@ -451,9 +461,11 @@ async fn a_journaled_charge_that_committed_is_reversed_once_also_across_a_restar
     let de_novo = loja.dentro.ledger(c.conta_id).await.unwrap().unwrap();
     assert_eq!(de_novo, depois);
     srv.shutdown().await;
-    let out = crate::processo::comando(&["razao", "conferir", "--banco", &url])
-        .output()
-        .unwrap();
+    let caminho = caminho.display().to_string();
+    let out =
+        crate::processo::comando(&["razao", "conferir", "--banco", &url, "--diario", &caminho])
+            .output()
+            .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(!err.contains("em aberto"), "{err}");
