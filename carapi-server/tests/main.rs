@@ -41,6 +41,7 @@ mod nul;
 mod openapi;
 mod pendentes;
 mod perde_resposta;
+mod pg_crash;
 mod postgres;
 mod processos;
 mod proprietario;
