@@ -42,7 +42,8 @@ impl RelogioMs {
         self.0.fetch_add(ms, Ordering::SeqCst);
     }
 
-    fn clock(&self) -> Clock {
+    /// The clock that reads this one.
+    pub fn clock(&self) -> Clock {
         let ms = self.0.clone();
         Clock::from_fn(move || {
             DateTime::from_timestamp_millis(ms.load(Ordering::SeqCst)).unwrap_or_default()

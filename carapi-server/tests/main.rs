@@ -42,6 +42,7 @@ mod nul;
 mod openapi;
 mod pendentes;
 mod perde_resposta;
+mod pg_crash;
 mod postgres;
 mod probes;
 mod processos;

@@ -30,6 +30,8 @@ struct PerdeResposta {
     sem_resultado: std::sync::atomic::AtomicBool,
     /// Lookups of an outcome asked for.
     buscas: AtomicUsize,
+    /// Charges reversed.
+    estornos: AtomicUsize,
 }
 
 #[async_trait]
@@ -59,6 +61,21 @@ impl ConsultasStore for PerdeResposta {
             return Err(StoreError::Database("conexão recusada".into()));
         }
         self.dentro.cobranca_outcome(conta, pedido, em).await
+    }
+    async fn reverse_cobranca(
+        &self,
+        conta: ContaId,
+        pedido: Uuid,
+        em: DateTime<Utc>,
+    ) -> Result<Estorno, StoreError> {
+        if self.sem_resultado.load(Ordering::SeqCst) {
+            return Err(StoreError::Database("conexão recusada".into()));
+        }
+        let r = self.dentro.reverse_cobranca(conta, pedido, em).await?;
+        if matches!(r, Estorno::Estornada { .. }) {
+            self.estornos.fetch_add(1, Ordering::SeqCst);
+        }
+        Ok(r)
     }
     async fn uso_period(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriod, StoreError> {
         self.dentro.uso_period(conta, dia).await
@@ -244,6 +261,7 @@ async fn a_charge_whose_sqlite_writer_reply_is_lost_answers_what_was_committed()
         perder: AtomicUsize::new(0),
         sem_resultado: false.into(),
         buscas: AtomicUsize::new(0),
+        estornos: AtomicUsize::new(0),
     });
     let clock = RelogioMs::on("2026-05-04T15:00:00Z");
     let srv = servidor_sobre(loja.clone(), &url, &clock).await;
@@ -281,6 +299,7 @@ async fn a_charge_whose_outcome_cannot_be_learned_is_a_500_and_journaled() {
         perder: AtomicUsize::new(0),
         sem_resultado: false.into(),
         buscas: AtomicUsize::new(0),
+        estornos: AtomicUsize::new(0),
     });
     let clock = RelogioMs::on("2026-05-04T15:00:00Z");
     let srv = servidor_sobre(loja.clone(), &url, &clock).await;
@@ -324,4 +343,133 @@ async fn a_charge_whose_outcome_cannot_be_learned_is_a_500_and_journaled() {
             && err.contains("cobrado sem resposta 200"),
         "{err}"
     );
+}
+
+/// A test server over `store` whose job loop turns every 50 ms (the journal is settled on each
+/// turn), with `clock`.
+async fn servidor_com_voltas(
+    store: Arc<dyn Store>,
+    url: &str,
+    diario: &std::path::Path,
+    clock: &RelogioMs,
+) -> carapi_service::RunningServer {
+    let mut config = carapi_service::Config::local(url);
+    config.journal = Some(diario.to_owned());
+    config.rate_limit = None;
+    config.reconcile_interval = std::time::Duration::from_millis(50);
+    let state = carapi_service::AppState::new(store, config).with_clock(clock.clock());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    carapi_service::startup::spawn_with(state, listener)
+        .await
+        .unwrap()
+}
+
+/// Waits (at most 10 s) until the journal has no open entry.
+async fn journal_settled(diario: &journal::Journal) {
+    for _ in 0..200 {
+        if diario.entries().unwrap().is_empty() {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("journal still open: {:?}", diario.entries());
+}
+
+/// A charge committed, its reply lost and its outcome unknown within the bound: 500 and
+/// journaled. While the database stays away the job loop's turns change nothing, and the server
+/// is restarted before it returns; once it is back, the new server's job loop reverses the
+/// charge once: the balance as if never debited, the history row kept and not charged, the
+/// day's counters without it, the ledger check true, the journal closed. A replay of the entry
+/// (a crash between the reversal's commit and the journal's close) reverses nothing more.
+/// Over SQLite, and PostgreSQL when `DATABASE_URL` names one.
+#[tokio::test]
+async fn a_journaled_charge_that_committed_is_reversed_once_also_across_a_restart() {
+    for banco in crate::server::bancos("estorno_diario").await {
+        eprintln!("[{}]", banco.nome);
+        reversed_once(&banco.url).await;
+    }
+}
+
+async fn reversed_once(url: &str) {
+    let url = url.to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let caminho = dir.path().join("carapi.diario");
+    let dentro: Arc<dyn Store> = carapi_service::startup::open_store(&url).await.unwrap();
+    carapi_service::startup::load_bundled_data(dentro.as_ref())
+        .await
+        .unwrap();
+    let loja = Arc::new(PerdeResposta {
+        dentro,
+        perder: AtomicUsize::new(0),
+        sem_resultado: false.into(),
+        buscas: AtomicUsize::new(0),
+        estornos: AtomicUsize::new(0),
+    });
+    let clock = RelogioMs::on("2026-05-04T15:00:00Z");
+    let srv = servidor_com_voltas(loja.clone(), &url, &caminho, &clock).await;
+    let c = srv
+        .create_conta(carapi_service::NovaConta {
+            saldo: 10.into(),
+            ..carapi_service::NovaConta::default()
+        })
+        .await
+        .unwrap();
+    let antes = loja.dentro.ledger(c.conta_id).await.unwrap().unwrap();
+    loja.perder.store(1, Ordering::SeqCst);
+    loja.sem_resultado.store(true, Ordering::SeqCst);
+    let r = get(&srv, &c.api_key, &format!("/v1/car/{CODIGO}")).await;
+    assert_eq!(r.status, 500, "{:?}", r.corpo);
+    let diario = journal::Journal::at(&caminho);
+    assert_eq!(diario.entries().unwrap().len(), 1);
+    let linha_aberta = std::fs::read_to_string(diario.path()).unwrap();
+    let debitado = loja.dentro.ledger(c.conta_id).await.unwrap().unwrap();
+    assert!(
+        debitado.saldo < antes.saldo,
+        "the charge committed: {debitado:?}"
+    );
+    // The database stays away: turns of the job loop, then a restart, change nothing.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    srv.shutdown().await;
+    let srv = servidor_com_voltas(loja.clone(), &url, &caminho, &clock).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(diario.entries().unwrap().len(), 1, "closed while away");
+    assert_eq!(loja.estornos.load(Ordering::SeqCst), 0);
+    // The database is back: the new server's job loop reverses it, once.
+    loja.sem_resultado.store(false, Ordering::SeqCst);
+    journal_settled(&diario).await;
+    assert_eq!(loja.estornos.load(Ordering::SeqCst), 1);
+    let depois = loja.dentro.ledger(c.conta_id).await.unwrap().unwrap();
+    assert_eq!(depois.saldo, antes.saldo, "{depois:?}");
+    assert_eq!(
+        depois.estornos,
+        antes.saldo.checked_sub(debitado.saldo).unwrap()
+    );
+    assert_eq!(depois.cobrado_historico, Centavos::ZERO);
+    assert!(depois.is_consistent(), "{depois:?}");
+    let h = get(&srv, &c.api_key, "/v1/historico").await;
+    let itens = h.corpo["itens"].as_array().unwrap();
+    assert_eq!(itens.len(), 1, "the row is kept: {:?}", h.corpo);
+    assert_eq!(itens[0]["cobrado"], false, "{:?}", itens[0]);
+    assert_eq!(itens[0]["valorCobrado"], 0.0, "{:?}", itens[0]);
+    let dia = NaiveDate::from_ymd_opt(2026, 5, 4).unwrap();
+    let uso = loja.dentro.uso_period(c.conta_id, dia).await.unwrap();
+    assert_eq!((uso.hoje_cobradas, uso.hoje_gasto), (0, Centavos::ZERO));
+    assert_eq!(uso.mes_gasto, Centavos::ZERO);
+    // A crash between the reversal's commit and the journal's close: the entry is open again.
+    std::fs::write(diario.path(), &linha_aberta).unwrap();
+    let feito = srv.state().settle_journal().await;
+    assert_eq!((feito.estornadas, feito.closed), (0, 1), "{feito:?}");
+    assert!(diario.entries().unwrap().is_empty());
+    assert_eq!(loja.estornos.load(Ordering::SeqCst), 1);
+    let de_novo = loja.dentro.ledger(c.conta_id).await.unwrap().unwrap();
+    assert_eq!(de_novo, depois);
+    srv.shutdown().await;
+    let caminho = caminho.display().to_string();
+    let out =
+        crate::processo::comando(&["razao", "conferir", "--banco", &url, "--diario", &caminho])
+            .output()
+            .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("em aberto"), "{err}");
 }

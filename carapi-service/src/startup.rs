@@ -132,6 +132,8 @@ pub async fn prepare(config: Config) -> Result<(AppState, TcpListener), ServerEr
     }
     let listener = TcpListener::bind(config.bind).await?;
     let state = AppState::new(store, config);
+    // Charges journaled by an earlier run whose commit outcome was lost: reversed once now.
+    state.settle_journal().await;
     // The database's webhook secret exists from the first start on.
     state.webhook_secret().await?;
     Ok((state, listener))
@@ -278,8 +280,8 @@ impl RunningServer {
 }
 
 /// The background jobs of a server, every `intervalo` until `cancelar` fires: its turn at
-/// reconciliation ([`crate::reconcile::Reconciler`]) and forgetting the rate limiters' idle
-/// keys.
+/// reconciliation ([`crate::reconcile::Reconciler`]), the journal of lost charge outcomes
+/// ([`AppState::settle_journal`]) and forgetting the rate limiters' idle keys.
 async fn jobs(st: AppState, intervalo: Duration, cancelar: CancellationToken) {
     let reconciler =
         crate::reconcile::Reconciler::new(st.store.clone(), st.pix.clone(), st.clock.clone());
@@ -290,6 +292,7 @@ async fn jobs(st: AppState, intervalo: Duration, cancelar: CancellationToken) {
             () = cancelar.cancelled() => break,
             _ = tick.tick() => {
                 reconciler.turn(intervalo).await;
+                st.settle_journal().await;
                 st.clear_idle_limits();
             }
         }

@@ -90,6 +90,25 @@ impl AppState {
         }
     }
 
+    /// Settles the journal of charges whose outcome was lost
+    /// ([`crate::store::journal::reverse_journaled`]): each charge that did commit is reversed
+    /// once, each entry closed after the database committed. Run at start-up and on every turn
+    /// of a server's job loop; while the database is away it logs and leaves the rest for the
+    /// next turn. Returns what the pass did (nothing without a journal or on failure).
+    pub async fn settle_journal(&self) -> crate::store::journal::JournalPass {
+        let Some(j) = &self.journal else {
+            return crate::store::journal::JournalPass::default();
+        };
+        match crate::store::journal::reverse_journaled(self.store.as_ref(), j).await {
+            Ok(feito) => feito,
+            Err(e) => {
+                tracing::warn!(erro = %e, diario = %j.path().display(),
+                    "diário de cobranças: banco ainda indisponível; nova tentativa na próxima volta");
+                crate::store::journal::JournalPass::default()
+            }
+        }
+    }
+
     /// The HMAC secret of `POST /webhooks/pix`: the configured one
     /// ([`Config::webhook_secret`], when not blank), else the database's own
     /// ([`crate::pix::webhook::database_secret`], generated on first use). Read once, then kept.

@@ -50,13 +50,14 @@ pub(super) async fn run(c: Command) -> anyhow::Result<ExitCode> {
             println!("{v}");
         } else {
             println!(
-                "conta {}: saldo {} = créditos {} - débitos {} ; cobrado no histórico {} ; recargas {} ; {}",
+                "conta {}: saldo {} = créditos {} - débitos {} ; cobrado no histórico {} ; recargas {} ; estornos {} ; {}",
                 r.conta_id,
                 r.saldo,
                 r.creditos,
                 r.debitos,
                 r.cobrado_historico,
                 r.creditado_recargas,
+                r.estornos,
                 if is_consistent { "OK" } else { "INCONSISTENTE" }
             );
         }

@@ -7,6 +7,8 @@
 //! - `cobranca`: a charged lookup (the debit or the refusal with its status and
 //!   `Retry-After`, the history row with both balances, the ledger row, the day's counters,
 //!   the consolidation) and the uncharged history row;
+//! - `estorno`: the reversal, once, of a charge whose answer was an error (a journaled lost
+//!   commit that did commit): the compensating ledger credit and the counters it lowers;
 //! - [`recarga`]: a top-up's amount, bonus and reuse decision (`POST /v1/recarga`), its
 //!   confirmation (credit of amount plus bonus, move from the legacy to the current price
 //!   table) and the preview of `GET /v1/recarga/faixas`;
@@ -23,6 +25,7 @@
 
 pub mod calendar;
 pub(crate) mod cobranca;
+pub(crate) mod estorno;
 pub mod limites;
 pub mod recarga;
 pub mod tarifa;

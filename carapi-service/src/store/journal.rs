@@ -3,6 +3,13 @@
 //! is answered. A charge whose commit reply was lost while the database stayed away is
 //! answered 500 without saying whether it was charged, and its id waits here until the
 //! database tells; `razao conferir` lists the ids still open.
+//!
+//! When the database is reachable again (at start-up and on each turn of the server's jobs),
+//! [`reverse_journaled`] looks each open id up: a charge that did commit is reversed once
+//! ([`super::ConsultasStore::reverse_cobranca`]: a compensating ledger credit, the history row kept
+//! and marked not charged), one that did not is left as it is; only after the database's
+//! transaction committed is a `fechado` line appended (fsynced). A crash in between leaves the
+//! id open, and the next pass finds the charge already reversed: nothing more is done.
 
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -11,7 +18,7 @@ use std::sync::Mutex;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::ContaId;
+use super::{ContaId, Estorno, Store, StoreError};
 
 /// One journaled charge: its request id, account and the instant its history row would carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +79,41 @@ impl Journal {
     /// # Errors
     /// The [`io::Error`] of opening, writing or syncing.
     pub(crate) fn append(&self, e: &JournalEntry) -> io::Result<()> {
+        self.write_line(&format!(
+            "aberto {} {} {}",
+            e.request_id,
+            e.conta.0,
+            e.em.timestamp_millis()
+        ))
+    }
+
+    /// Closes the entry of `request_id` (its outcome is settled in the database): appends a
+    /// `fechado` line and fsyncs the file.
+    ///
+    /// # Errors
+    /// The [`io::Error`] of opening, writing or syncing.
+    pub(crate) fn close(&self, request_id: Uuid) -> io::Result<()> {
+        self.write_line(&format!("fechado {request_id}"))
+    }
+
+    /// Removes the file when no entry is open any more (so it does not grow with closed
+    /// entries), under the writers' lock: an entry appended meanwhile keeps it.
+    ///
+    /// # Errors
+    /// The [`io::Error`] of reading or removing the file.
+    fn remove_if_settled(&self) -> io::Result<()> {
+        let _vez = self.escrita.lock().unwrap_or_else(|p| p.into_inner());
+        if self.entries()?.is_empty() {
+            match std::fs::remove_file(&self.path) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends `linha` and fsyncs the file (and its folder when the file is new), mode `0600`.
+    fn write_line(&self, linha: &str) -> io::Result<()> {
         let _vez = self.escrita.lock().unwrap_or_else(|p| p.into_inner());
         let novo = !self.path.exists();
         let mut opcoes = std::fs::OpenOptions::new();
@@ -79,13 +121,7 @@ impl Journal {
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut opcoes, 0o600);
         let mut f = opcoes.open(&self.path)?;
-        writeln!(
-            f,
-            "aberto {} {} {}",
-            e.request_id,
-            e.conta.0,
-            e.em.timestamp_millis()
-        )?;
+        writeln!(f, "{linha}")?;
         f.sync_all()?;
         if novo && let Some(pasta) = self.path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::File::open(pasta)?.sync_all()?;
@@ -93,8 +129,8 @@ impl Journal {
         Ok(())
     }
 
-    /// The journaled charges, oldest first (none when the file does not exist; unreadable lines
-    /// are skipped).
+    /// The journaled charges still open (journaled and not closed), oldest first (none when the
+    /// file does not exist; unreadable lines are skipped).
     ///
     /// # Errors
     /// The [`io::Error`] of reading the file.
@@ -104,26 +140,76 @@ impl Journal {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(e),
         };
-        let mut v = Vec::new();
+        let mut v: Vec<JournalEntry> = Vec::new();
         for linha in io::BufReader::new(f).lines() {
-            if let Some(e) = parse(&linha?) {
-                v.push(e);
+            match parse(&linha?) {
+                Some(Line::Open(e)) => v.push(e),
+                Some(Line::Closed(id)) => v.retain(|e| e.request_id != id),
+                None => {}
             }
         }
         Ok(v)
     }
 }
 
-fn parse(linha: &str) -> Option<JournalEntry> {
+/// One line of the journal.
+enum Line {
+    Open(JournalEntry),
+    Closed(Uuid),
+}
+
+fn parse(linha: &str) -> Option<Line> {
     let mut p = linha.split_whitespace();
-    if p.next()? != "aberto" {
-        return None;
+    match p.next()? {
+        "aberto" => Some(Line::Open(JournalEntry {
+            request_id: p.next()?.parse().ok()?,
+            conta: ContaId(p.next()?.parse().ok()?),
+            em: DateTime::from_timestamp_millis(p.next()?.parse().ok()?)?,
+        })),
+        "fechado" => Some(Line::Closed(p.next()?.parse().ok()?)),
+        _ => None,
     }
-    Some(JournalEntry {
-        request_id: p.next()?.parse().ok()?,
-        conta: ContaId(p.next()?.parse().ok()?),
-        em: DateTime::from_timestamp_millis(p.next()?.parse().ok()?)?,
-    })
+}
+
+/// What one pass of [`reverse_journaled`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct JournalPass {
+    /// Charges reversed now.
+    pub estornadas: u32,
+    /// Entries closed (reversed now, found reversed already, or never committed).
+    pub closed: u32,
+}
+
+/// Settles every open entry of `journal` against `store` (see the module documentation): each
+/// id is reversed once if its charge committed, and closed after the database's transaction
+/// committed. Stops at the first database error (the database is still away: the rest waits
+/// for the next pass).
+///
+/// # Errors
+/// The [`StoreError`] of the first reversal that failed; a journal that cannot be read or
+/// closed is [`StoreError::Database`] (its ids stay open and are settled again, idempotently).
+pub async fn reverse_journaled(
+    store: &dyn Store,
+    journal: &Journal,
+) -> Result<JournalPass, StoreError> {
+    let erro_io = |e: io::Error| {
+        StoreError::Database(format!("diário {}: {e}", journal.path().display()).into())
+    };
+    let mut feito = JournalPass::default();
+    for e in journal.entries().map_err(erro_io)? {
+        let r = store.reverse_cobranca(e.conta, e.request_id, e.em).await?;
+        if let Estorno::Estornada { valor } = r {
+            feito.estornadas += 1;
+            tracing::warn!(conta = %e.conta, request_id = %e.request_id, valor = %valor,
+                "cobrança respondida com erro estornada");
+        }
+        journal.close(e.request_id).map_err(erro_io)?;
+        feito.closed += 1;
+    }
+    if feito.closed > 0 {
+        journal.remove_if_settled().map_err(erro_io)?;
+    }
+    Ok(feito)
 }
 
 #[cfg(test)]
@@ -155,6 +241,28 @@ mod tests {
             let modo = std::fs::metadata(j.path()).unwrap().permissions().mode();
             assert_eq!(modo & 0o777, 0o600);
         }
+    }
+
+    #[test]
+    fn a_closed_entry_is_no_longer_open_and_a_settled_journal_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::at(dir.path().join("x.diario"));
+        let em = DateTime::from_timestamp_millis(1_780_000_000_123).unwrap();
+        let [a, b] = [7, 8].map(|c| JournalEntry {
+            request_id: Uuid::new_v4(),
+            conta: ContaId(c),
+            em,
+        });
+        j.append(&a).unwrap();
+        j.append(&b).unwrap();
+        j.close(a.request_id).unwrap();
+        assert_eq!(j.entries().unwrap(), vec![b]);
+        j.remove_if_settled().unwrap();
+        assert!(j.path().exists(), "an open entry keeps the file");
+        j.close(b.request_id).unwrap();
+        assert_eq!(j.entries().unwrap(), Vec::new());
+        j.remove_if_settled().unwrap();
+        assert!(!j.path().exists());
     }
 
     #[test]

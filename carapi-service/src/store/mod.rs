@@ -277,6 +277,20 @@ pub struct RecordedConsulta {
     pub saldo_depois: Option<Centavos>,
 }
 
+/// What [`ConsultasStore::reverse_cobranca`] found and did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Estorno {
+    /// The charge was not committed, or was recorded as a refusal: nothing to reverse.
+    NaoCobrada,
+    /// The charge was already reversed: nothing more was done.
+    JaEstornada,
+    /// The charge was reversed now: `valor` credited back.
+    Estornada {
+        /// The amount credited back.
+        valor: Centavos,
+    },
+}
+
 /// Aggregate of one endpoint over a period.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UsoEndpoint {
@@ -306,15 +320,23 @@ pub struct Ledger {
     pub creditado_recargas: Centavos,
     /// Sum of the initial-balance credits.
     pub saldo_inicial: Centavos,
+    /// Sum of the reversals' compensating credits (`origem = 'estorno'`): each reverses a debit
+    /// of a charge answered with an error ([`ConsultasStore::reverse_cobranca`]).
+    pub estornos: Centavos,
 }
 
 impl Ledger {
     /// True when `saldo == creditos - debitos`, the debits equal what the history says was
-    /// charged, and the credits equal the initial balance plus confirmed top-ups.
+    /// charged plus the reversed debits, and the credits equal the initial balance plus
+    /// confirmed top-ups plus the reversals.
     pub fn is_consistent(&self) -> bool {
+        let creditos = self
+            .saldo_inicial
+            .checked_add(self.creditado_recargas)
+            .and_then(|c| c.checked_add(self.estornos));
         self.creditos.checked_sub(self.debitos) == Ok(self.saldo)
-            && self.debitos == self.cobrado_historico
-            && self.saldo_inicial.checked_add(self.creditado_recargas) == Ok(self.creditos)
+            && self.cobrado_historico.checked_add(self.estornos) == Ok(self.debitos)
+            && creditos == Ok(self.creditos)
             && self.saldo >= Centavos::ZERO
     }
 }
@@ -441,6 +463,22 @@ pub trait ConsultasStore {
         request_id: Uuid,
         em: DateTime<Utc>,
     ) -> Result<Option<RecordedConsulta>, StoreError>;
+    /// Reverses, once, the charge `request_id` of `conta` made at `em` (a journaled charge
+    /// whose answer was an error): in one transaction, reads its history row, plans with
+    /// `crate::money::estorno::plan_estorno` and applies the plan (compensating ledger credit,
+    /// balance, the row kept and marked not charged, the day's and hour's counters). Keyed by
+    /// the request id through the row's `cobrado` flag: a second call finds the row already
+    /// reversed and changes nothing.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the database cannot be reached or the transaction fails (nothing
+    /// was changed unless the commit's reply was lost: calling again is then safe).
+    async fn reverse_cobranca(
+        &self,
+        conta: ContaId,
+        request_id: Uuid,
+        em: DateTime<Utc>,
+    ) -> Result<Estorno, StoreError>;
     /// Counters of `dia` and of its month.
     async fn uso_period(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriod, StoreError>;
     /// A page of the history, newest first, and the total matching the filter.

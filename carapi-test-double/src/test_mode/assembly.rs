@@ -69,7 +69,8 @@ pub(crate) fn documento() -> Result<String, ServerError> {
 pub(crate) const TEST_OPENAPI_FRAGMENT: &str = include_str!("../../openapi.json");
 
 /// The job loop of a test-mode server: every second, the reconciliation pass that the test
-/// clock made due ([`TestMode::run_tasks`]) and the trim of the rate limiter, until
+/// clock made due ([`TestMode::run_tasks`]), the journal of lost charge outcomes
+/// (`AppState::settle_journal`) and the trim of the rate limiter, until
 /// `parar` fires.
 pub(crate) async fn tasks(modo: Arc<TestMode>, st: AppState, parar: CancellationToken) {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
@@ -81,6 +82,7 @@ pub(crate) async fn tasks(modo: Arc<TestMode>, st: AppState, parar: Cancellation
                 if let Err(e) = modo.run_tasks(&st).await {
                     tracing::error!(erro = %e, "reconciliação falhou");
                 }
+                st.settle_journal().await;
                 st.clear_idle_limits();
             }
         }

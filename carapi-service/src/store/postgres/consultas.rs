@@ -18,7 +18,7 @@ use super::rows::{conta_state, corrupt, month_of};
 use crate::money::Centavos;
 use crate::money::cobranca::{self, CobrancaPlan, CobrancaState, Counters, HistoricoRow};
 use crate::store::{
-    Cobranca, CobrancaResult, ConsultaRecord, ConsultasStore, ContaId, HistoricoFilter,
+    Cobranca, CobrancaResult, ConsultaRecord, ConsultasStore, ContaId, Estorno, HistoricoFilter,
     RecordedConsulta, StoreError, UsoEndpoint, UsoPeriod,
 };
 
@@ -253,6 +253,15 @@ impl ConsultasStore for PgStore {
         em: DateTime<Utc>,
     ) -> Result<Option<RecordedConsulta>, StoreError> {
         super::outcome::cobranca(&self.pool, conta, request_id, em).await
+    }
+
+    async fn reverse_cobranca(
+        &self,
+        conta: ContaId,
+        request_id: Uuid,
+        em: DateTime<Utc>,
+    ) -> Result<Estorno, StoreError> {
+        super::estorno::reverse(&self.pool, conta, request_id, em).await
     }
 
     async fn uso_period(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriod, StoreError> {

@@ -105,19 +105,20 @@ impl ContasStore for PgStore {
         else {
             return Ok(None);
         };
-        let sums: (i64, i64, i64, i64, i64) = sqlx::query_as(
+        let sums: (i64, i64, i64, i64, i64, i64) = sqlx::query_as(
         "SELECT
            (SELECT COALESCE(SUM(valor_centavos), 0)::BIGINT FROM lancamentos WHERE conta_id = $1 AND tipo = 'credito'),
            (SELECT COALESCE(SUM(valor_centavos), 0)::BIGINT FROM lancamentos WHERE conta_id = $1 AND tipo = 'debito'),
            (SELECT COALESCE(SUM(valor_centavos), 0)::BIGINT FROM lancamentos WHERE conta_id = $1 AND origem = 'saldo_inicial'),
            (SELECT COALESCE(SUM(valor_centavos), 0)::BIGINT FROM consultas WHERE conta_id = $1 AND cobrado),
-           (SELECT COALESCE(SUM(valor_centavos + bonus_centavos), 0)::BIGINT FROM recargas WHERE conta_id = $1 AND status = 'Confirmado')",
+           (SELECT COALESCE(SUM(valor_centavos + bonus_centavos), 0)::BIGINT FROM recargas WHERE conta_id = $1 AND status = 'Confirmado'),
+           (SELECT COALESCE(SUM(valor_centavos), 0)::BIGINT FROM lancamentos WHERE conta_id = $1 AND origem = 'estorno')",
     )
     .bind(conta.0)
     .fetch_one(&mut *tx)
     .await?;
         tx.commit().await?;
-        let (creditos, debitos, inicial, historico, recargas) = sums;
+        let (creditos, debitos, inicial, historico, recargas, estornos) = sums;
         Ok(Some(Ledger {
             conta_id: conta,
             saldo: Centavos::new(saldo),
@@ -126,6 +127,7 @@ impl ContasStore for PgStore {
             cobrado_historico: Centavos::new(historico),
             creditado_recargas: Centavos::new(recargas),
             saldo_inicial: Centavos::new(inicial),
+            estornos: Centavos::new(estornos),
         }))
     }
 }

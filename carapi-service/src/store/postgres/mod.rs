@@ -23,6 +23,7 @@
 mod consultas;
 mod contas;
 mod coordination;
+mod estorno;
 mod historico;
 mod imoveis;
 mod keys;

@@ -9,7 +9,7 @@ use super::SqliteStore;
 use super::rows::{first_day_of_month, ms};
 use crate::money::Centavos;
 use crate::store::{
-    Cobranca, CobrancaResult, ConsultaRecord, ConsultasStore, ContaId, HistoricoFilter,
+    Cobranca, CobrancaResult, ConsultaRecord, ConsultasStore, ContaId, Estorno, HistoricoFilter,
     RecordedConsulta, StoreError, UsoEndpoint, UsoPeriod,
 };
 use uuid::Uuid;
@@ -48,6 +48,15 @@ impl ConsultasStore for SqliteStore {
             .map(super::historico::consulta_of)
             .transpose()?
             .map(|(_, c)| c))
+    }
+
+    async fn reverse_cobranca(
+        &self,
+        conta: ContaId,
+        request_id: Uuid,
+        em: DateTime<Utc>,
+    ) -> Result<Estorno, StoreError> {
+        super::estorno::reverse(self, conta, request_id, em).await
     }
 
     async fn uso_period(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriod, StoreError> {

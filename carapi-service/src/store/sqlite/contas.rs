@@ -111,6 +111,11 @@ impl ContasStore for SqliteStore {
     )
     .fetch_one(&mut *tx)
     .await?;
+        let estornos = soma(
+            "SELECT COALESCE(SUM(valor_centavos), 0) FROM lancamentos WHERE conta_id = ? AND origem = 'estorno'",
+        )
+        .fetch_one(&mut *tx)
+        .await?;
         let historico = soma(
         "SELECT COALESCE(SUM(valor_centavos), 0) FROM consultas WHERE conta_id = ? AND cobrado = 1",
     )
@@ -130,6 +135,7 @@ impl ContasStore for SqliteStore {
             cobrado_historico: Centavos::new(historico),
             creditado_recargas: Centavos::new(recargas),
             saldo_inicial: Centavos::new(inicial),
+            estornos: Centavos::new(estornos),
         }))
     }
 }

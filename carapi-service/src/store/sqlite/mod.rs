@@ -13,6 +13,7 @@
 mod consultas;
 mod contas;
 mod coordination;
+mod estorno;
 mod file;
 mod historico;
 mod imoveis;
