@@ -109,15 +109,13 @@ impl Client {
         idade_maxima: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let mut b = carapi_sdk::Client::builder();
-        let arquivo = archive::from_args(&archive::ArchiveArgs {
+        let setup = archive::from_args(&archive::ArchiveArgs {
             acervo,
             finalidade,
             base_legal,
             idade_maxima,
         })?;
-        if let Some((a, policy)) = arquivo {
-            b = b.archive(a, policy);
-        }
+
         if let Some(u) = base_url {
             b = b.base_url(u);
         }
@@ -131,6 +129,7 @@ impl Client {
             poll_interval: poll_interval
                 .map(|t| seconds("poll_interval", t))
                 .transpose()?,
+            archive: setup,
         };
         Ok(Client {
             state: State::build(py, b, o)?,
