@@ -200,6 +200,22 @@ pub(crate) fn examples(path: &str) -> Option<&'static str> {
         "local" => "  carapi local servir --endereco 127.0.0.1:8080\n  carapi local pagar <ID>",
         "local servir" => "  carapi local servir\n  carapi local servir --endereco 0.0.0.0:8080",
         "local pagar" => "  carapi local pagar <ID>",
+        "acervo" => "  carapi acervo listar\n  carapi acervo verificar --cabeca 42:9f2c...",
+        "acervo listar" => "  carapi acervo listar\n  carapi acervo listar -o csv > acervo.csv",
+        "acervo mostrar" => {
+            "  carapi acervo mostrar 7\n  carapi acervo mostrar 7 --saida recibo.pdf"
+        }
+        "acervo titular" => "  carapi acervo titular 123.456.789-09",
+        "acervo expurgar" => {
+            "  carapi acervo expurgar --documento 123.456.789-09\n  \
+             carapi acervo expurgar --antes-de 2025-01-01 --sim"
+        }
+        "acervo verificar" => {
+            "  carapi acervo verificar\n  carapi acervo verificar --cabeca 42:9f2c..."
+        }
+        "acervo exportar" => {
+            "  carapi acervo exportar --saida auditoria.csv\n  carapi acervo exportar -o json"
+        }
         _ => return None,
     })
 }

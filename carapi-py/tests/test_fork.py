@@ -85,3 +85,27 @@ def test_a_child_refuses_what_cannot_follow_it(carapi_servidor):
     # In the parent both still work.
     assert next(_HERDADO["paginas"])["chaveConsulta"] == CODIGO
     assert carapi_servidor.conta(saldo="1").startswith("car_")
+
+
+def _origem_no_filho(codigo):
+    r = _HERDADO["arquivado"].car(codigo)
+    return r["origem"], _HERDADO["arquivado"].gasto()["total"]
+
+
+def test_forked_children_read_and_append_to_the_archive(carapi_servidor, tmp_path):
+    client = carapi.Client(
+        carapi_servidor.base_url,
+        carapi_servidor.conta(saldo="100"),
+        timeout=10,
+        acervo=tmp_path / "acervo.sqlite3",
+        finalidade="monitoramento",
+        base_legal="interesse-legitimo",
+    )
+    assert client.car(CODIGO)["origem"] == "api"
+    _HERDADO["arquivado"] = client
+    with _pool(1) as pool:
+        # The child opens the file again: it reads the parent's entry and appends its purchase.
+        filhos = pool.map_async(_origem_no_filho, [CODIGO, CODIGO_2]).get(timeout=90)
+    assert filhos == [("acervo", Decimal("0")), ("api", PRECO_CAR)]
+    assert client.car(CODIGO_2)["origem"] == "acervo"
+    assert client.saldo()["saldoReais"] == Decimal("100") - 2 * PRECO_CAR

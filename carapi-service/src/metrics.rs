@@ -139,15 +139,65 @@ pub(crate) fn refused(limite: &str) {
     let _ = limite;
 }
 
-/// The metrics in Prometheus' text format (OpenMetrics 1.0 text, which Prometheus reads), or
-/// `None` without the feature `metrics`.
+/// The metrics in Prometheus' text exposition format 0.0.4 (what every scraper reads and
+/// `promtool check metrics` checks), or `None` without the feature `metrics`.
 pub fn render() -> Option<String> {
     #[cfg(feature = "metrics")]
     {
         let mut s = String::new();
         prometheus_client::encoding::text::encode(&mut s, &imp::METRICS.registry).ok()?;
-        Some(s)
+        Some(prometheus_text(&s))
     }
     #[cfg(not(feature = "metrics"))]
     None
+}
+
+/// OpenMetrics 1.0 text (what `prometheus-client` writes) as Prometheus text 0.0.4: a counter
+/// family's `HELP` and `TYPE` name its `_total` samples, `UNIT` lines and the closing `# EOF`
+/// are left out (0.0.4 has neither). Sample lines are the same in both formats.
+#[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+fn prometheus_text(openmetrics: &str) -> String {
+    let mut out = String::with_capacity(openmetrics.len());
+    let mut help: Option<&str> = None;
+    for line in openmetrics.lines() {
+        if line == "# EOF" || line.starts_with("# UNIT ") {
+            continue;
+        }
+        if line.starts_with("# HELP ") {
+            // Held until the family's TYPE says whether its samples end in `_total`.
+            help = Some(line);
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let (name, kind) = rest.split_once(' ').unwrap_or((rest, ""));
+            let suffix = if kind == "counter" { "_total" } else { "" };
+            if let Some(h) = help.take() {
+                let text = h["# HELP ".len()..].split_once(' ').map_or("", |(_, t)| t);
+                out.push_str(&format!("# HELP {name}{suffix} {text}\n"));
+            }
+            out.push_str(&format!("# TYPE {name}{suffix} {kind}\n"));
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn openmetrics_counters_become_prometheus_text_families_of_their_samples() {
+        let om = "# HELP carapi_charges Lookups debited.\n# TYPE carapi_charges counter\n\
+                  carapi_charges_total{endpoint=\"car\"} 2\n\
+                  # HELP carapi_d_seconds Time.\n# TYPE carapi_d_seconds histogram\n\
+                  # UNIT carapi_d_seconds seconds\ncarapi_d_seconds_sum 0.5\n# EOF\n";
+        assert_eq!(
+            super::prometheus_text(om),
+            "# HELP carapi_charges_total Lookups debited.\n# TYPE carapi_charges_total counter\n\
+             carapi_charges_total{endpoint=\"car\"} 2\n\
+             # HELP carapi_d_seconds Time.\n# TYPE carapi_d_seconds histogram\n\
+             carapi_d_seconds_sum 0.5\n"
+        );
+    }
 }

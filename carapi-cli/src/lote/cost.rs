@@ -106,13 +106,13 @@ fn in_archive(
     };
     let mut n = 0;
     for k in keys {
-        let chave = match kind {
+        let key = match kind {
             BatchKind::Proprietario => CpfCnpj::parse(k).map(|d| d.as_str().to_owned()),
             _ => CodigoCar::parse(k).map(|c| c.as_str().to_owned()),
         }
         .unwrap_or_else(|_| (*k).clone());
         let entry = archive
-            .latest_entry(operation, &chave)
+            .latest_entry(operation, &key)
             .map_err(|e| CliError::other("ACERVO", crate::archive::chain(&e)))?;
         if entry.is_some_and(|e| Archive::is_fresh(&e, policy.freshness)) {
             n += 1;

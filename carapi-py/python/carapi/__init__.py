@@ -76,10 +76,25 @@ class Client(_ClientNativo):
         rate_limit: requests per second this client sends at most (default 10, the contract's
             limit); None turns the client's limiter off.
         poll_interval: seconds between reads of `aguardar_recarga` (5 or more).
+        acervo: keep every charged 200 in the archive of paid answers (SQLite, the CLI's
+            `carapi acervo`): a path (str or os.PathLike) or True for the data directory's
+            file. `car`, `car_completo` and `proprietario` then answer from it while fresh (no
+            request, no charge) and their dict gains `origem` ("api" or "acervo") and
+            `compradoEm` (aware datetime); `lote` rows and `to_pandas()` gain the same columns.
+        finalidade: the purpose declared with each archived lookup (LGPD art. 6, I); required
+            with `acervo`.
+        base_legal: the LGPD hypothesis (art. 7 or 11) as the CLI's `--base-legal` spells it
+            ("consentimento", "obrigacao-legal", "execucao-contrato", "interesse-legitimo",
+            "protecao-credito", ...); required with `acervo`.
+        idade_maxima: the oldest archived answer reused, in days or a `datetime.timedelta`;
+            default 30 days; 0 buys every time.
 
     Raises:
         ConfiguracaoInvalida: no base URL or key, or a URL that is not http(s).
         TypeError: `max_spend` given as `float`.
+        ValueError: `acervo` without `finalidade` or `base_legal` (named in the message), an
+            unknown `base_legal`, a negative `idade_maxima`; before any request.
+        OSError: the archive cannot be opened.
 
     One client may be used from many threads (the GIL is released while a request waits).
     `with carapi.Client() as client:` closes it at the end of the block (`close()`).

@@ -65,6 +65,10 @@ class Client:
         *,
         rate_limit: Optional[int] = 10,
         poll_interval: Optional[float] = None,
+        acervo: Union[str, os.PathLike[str], bool, None] = None,
+        finalidade: Optional[str] = None,
+        base_legal: Optional[str] = None,
+        idade_maxima: Union[int, float, datetime.timedelta, None] = None,
     ) -> None: ...
     @property
     def base_url(self) -> str: ...

@@ -14,6 +14,7 @@ sends no further key. `aclose()` (and the end of `async with`) waits for those c
 from __future__ import annotations
 
 import asyncio
+import datetime
 import itertools
 import os
 import threading
@@ -101,9 +102,22 @@ class AsyncClient:
         *,
         rate_limit: Optional[int] = 10,
         poll_interval: Optional[float] = None,
+        acervo: Union[str, "os.PathLike[str]", bool, None] = None,
+        finalidade: Optional[str] = None,
+        base_legal: Optional[str] = None,
+        idade_maxima: Union[int, float, datetime.timedelta, None] = None,
     ) -> None:
         self.sync: Client = Client(
-            base_url, api_key, max_spend, timeout, rate_limit=rate_limit, poll_interval=poll_interval
+            base_url,
+            api_key,
+            max_spend,
+            timeout,
+            rate_limit=rate_limit,
+            poll_interval=poll_interval,
+            acervo=acervo,
+            finalidade=finalidade,
+            base_legal=base_legal,
+            idade_maxima=idade_maxima,
         )
         """The synchronous client underneath (same spend, limiter and connections)."""
         self._trava = threading.Lock()

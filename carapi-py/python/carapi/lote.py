@@ -65,10 +65,14 @@ class ResultadoLote:
         erro: the error code (`"CAR_NAO_ENCONTRADO"`, `"CODIGO_CAR_INVALIDO"`,
             `"RESPOSTA_PERDIDA"`, `"MAX_CUSTO"`, ...), None when ok.
         http: the HTTP status, None when no answer arrived.
-        cobrado: True when charged, False when not, None when unknown (answer lost after
+        cobrado: True when charged, False when not (sandbox, answered from the archive), None
+            when unknown (answer lost after
             sending: see `Client.resolver_incertos`).
         sandbox: True for a reserved sandbox value.
         excecao: the exception raised for this key, if any.
+        origem: with `Client(acervo=...)`, `"api"` (bought now) or `"acervo"` (read from the
+            archive: no request, no charge); None without an archive or on error.
+        comprado_em: with `Client(acervo=...)`, when the answer was bought (aware datetime).
     """
 
     chave: str
@@ -79,6 +83,8 @@ class ResultadoLote:
     cobrado: Optional[bool] = False
     sandbox: bool = False
     excecao: Optional[ApiError] = field(default=None, repr=False)
+    origem: Optional[str] = None
+    comprado_em: Optional[datetime] = None
 
 
 class Lote:
@@ -109,8 +115,10 @@ class Lote:
         return f"<Lote {self.consulta}: {ok}/{len(self.resultados)} ok, gasto R$ {self.gasto}>"
 
     def registros(self) -> List[Dict[str, Any]]:
-        """One flat dict per key: `chave`, `status`, `erro`, `http`, `cobrado`, `sandbox`, then
-        every field of `dados` (registry strings as sent)."""
+        """One flat dict per key: `chave`, `status`, `erro`, `http`, `cobrado`, `sandbox`, with
+        an archive (`Client(acervo=...)`) `origem` and `compradoEm`, then every field of
+        `dados` (registry strings as sent)."""
+        com_acervo = any(r.origem is not None for r in self.resultados)
         linhas: List[Dict[str, Any]] = []
         for r in self.resultados:
             linha: Dict[str, Any] = {
@@ -121,6 +129,9 @@ class Lote:
                 "cobrado": r.cobrado,
                 "sandbox": r.sandbox,
             }
+            if com_acervo:
+                linha["origem"] = r.origem
+                linha["compradoEm"] = r.comprado_em
             for k, v in (r.dados or {}).items():
                 linha[k] = v
             linhas.append(linha)
@@ -130,7 +141,9 @@ class Lote:
         """A `pandas.DataFrame`, one row per key in input order, one column per field: areas and
         fiscal modules as floats, `dataCadastro` as a timezone-aware datetime in
         `America/Sao_Paulo` (the registry's Brasília wall time), latitude and longitude in
-        decimal degrees (negative south and west; None when the record has no position).
+        decimal degrees (negative south and west; None when the record has no position). With
+        an archive (`Client(acervo=...)`), `origem` ("api" or "acervo") and `compradoEm` (aware,
+        in `America/Sao_Paulo`) say where each row came from and when it was bought.
 
         Raises:
             ImportError: pandas is not installed (`pip install carapi[pandas]`).
@@ -145,6 +158,10 @@ class Lote:
                 df[coluna] = pd.Series(
                     pd.to_datetime(df[coluna], utc=True), index=df.index
                 ).dt.tz_convert(FUSO_REGISTRO)
+        if "compradoEm" in df.columns:
+            df["compradoEm"] = pd.Series(
+                pd.to_datetime(df["compradoEm"], utc=True), index=df.index
+            ).dt.tz_convert(FUSO_REGISTRO)
         return df
 
     def to_geopandas(self) -> "geopandas.GeoDataFrame":
@@ -269,7 +286,17 @@ def _uma(client: "Client", metodo: str, chave: str) -> ResultadoLote:
         dados: Dict[str, Any] = {k: r[k] for k in ("total", "limite", "truncado", "itens") if k in r}
     else:
         dados = r["dados"]
-    return ResultadoLote(chave, "ok", dados=dados, http=200, cobrado=not sandbox, sandbox=sandbox)
+    origem = r.get("origem")
+    return ResultadoLote(
+        chave,
+        "ok",
+        dados=dados,
+        http=200,
+        cobrado=not sandbox and origem != "acervo",
+        sandbox=sandbox,
+        origem=origem,
+        comprado_em=r.get("compradoEm"),
+    )
 
 
 def executar(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime
 import pathlib
 from decimal import Decimal
-from typing import List, Optional
+from typing import List, Literal, Optional
 
 try:  # Python >= 3.8
     from typing import TypedDict
@@ -50,6 +50,11 @@ class CarDadosCompletos(CarDadosBasicos):
 class _Sandbox(TypedDict, total=False):
     sandbox: bool
     """Present (and true) only for the reserved sandbox values."""
+    origem: Literal["api", "acervo"]
+    """Present only with `Client(acervo=...)`: bought now ("api") or read from the archive
+    ("acervo": no request, no charge)."""
+    compradoEm: datetime.datetime
+    """Present only with `Client(acervo=...)`: when the answer was bought (aware, UTC)."""
 
 
 class CarResponse(_Sandbox):

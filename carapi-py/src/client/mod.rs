@@ -6,6 +6,7 @@
 //! endpoint and price from docs/contrato.md ("Prices", "Endpoints"), arguments, the keys of
 //! the result and the exceptions.
 
+mod archive;
 mod args;
 mod state;
 
@@ -29,7 +30,7 @@ const AGUARDAR_PADRAO_S: f64 = 600.0;
 /// Synchronous client of the carapi `/v1` API (the Rust `carapi_sdk::Client`).
 ///
 /// Client(base_url=None, api_key=None, max_spend=None, timeout=None, *, rate_limit=10,
-/// poll_interval=None)
+/// poll_interval=None, acervo=None, finalidade=None, base_legal=None, idade_maxima=None)
 ///
 /// Args:
 ///     base_url: the service's address without `/v1`; default `$CARAPI_BASE_URL`.
@@ -41,10 +42,25 @@ const AGUARDAR_PADRAO_S: f64 = 600.0;
 ///     rate_limit: requests per second this client sends at most (default 10, the
 ///         contract's limit); `None` turns the client's limiter off.
 ///     poll_interval: seconds between reads of `aguardar_recarga` (5 or more).
+///     acervo: keep every charged 200 in the archive of paid answers (the SDK's
+///         `carapi_sdk::archive`, SQLite): a path (str or os.PathLike) or True for the
+///         data directory's file (the CLI's `acervo padrao`). `car`, `car_completo` and
+///         `proprietario` then answer from it while fresh (no request, no charge) and their
+///         dict gains `origem` ("api" or "acervo") and `compradoEm` (aware datetime, UTC).
+///     finalidade: the purpose declared with each archived lookup (LGPD art. 6, I); required
+///         with `acervo`.
+///     base_legal: the LGPD hypothesis (art. 7 or 11) as the CLI's `--base-legal` spells it
+///         ("consentimento", "obrigacao-legal", "execucao-contrato", "interesse-legitimo",
+///         "protecao-credito", ...); required with `acervo`.
+///     idade_maxima: the oldest archived answer reused, in days (int or float) or a
+///         `datetime.timedelta`; default 30 days; 0 buys every time.
 ///
 /// Raises:
 ///     ConfiguracaoInvalida: no base URL or key, or a URL that is not http(s).
 ///     TypeError: `max_spend` given as `float`.
+///     ValueError: `acervo` without `finalidade` or `base_legal` (named in the message), an
+///         unknown `base_legal`, a negative `idade_maxima`; before any request.
+///     OSError: the archive cannot be opened.
 ///
 /// Every method blocks with the GIL released; one client may be used from many threads.
 /// `with carapi.Client() as c:` closes it at the end of the block (`close()`).
@@ -64,13 +80,21 @@ impl Client {
     pub(crate) fn sdk(&self, py: Python<'_>) -> PyResult<state::Sdk> {
         self.state.sdk(py)
     }
+
+    /// True when the client keeps an archive (`acervo=`): lookups then say where their answer
+    /// came from (`origem`, `compradoEm`).
+    fn has_archive(&self, py: Python<'_>) -> PyResult<bool> {
+        Ok(self.state.sdk(py)?.archive().is_some())
+    }
 }
 
 #[pymethods]
 impl Client {
     #[new]
     #[pyo3(signature = (base_url=None, api_key=None, max_spend=None, timeout=None, *,
-        rate_limit=Some(DEFAULT_RATE_LIMIT.get()), poll_interval=None))]
+        rate_limit=Some(DEFAULT_RATE_LIMIT.get()), poll_interval=None, acervo=None,
+        finalidade=None, base_legal=None, idade_maxima=None))]
+    #[allow(clippy::too_many_arguments)] // Python's keyword arguments, one per option
     fn new(
         py: Python<'_>,
         base_url: Option<String>,
@@ -79,8 +103,19 @@ impl Client {
         timeout: Option<f64>,
         rate_limit: Option<u32>,
         poll_interval: Option<f64>,
+        acervo: Option<&Bound<'_, PyAny>>,
+        finalidade: Option<String>,
+        base_legal: Option<String>,
+        idade_maxima: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let mut b = carapi_sdk::Client::builder();
+        let setup = archive::from_args(&archive::ArchiveArgs {
+            acervo,
+            finalidade,
+            base_legal,
+            idade_maxima,
+        })?;
+
         if let Some(u) = base_url {
             b = b.base_url(u);
         }
@@ -94,6 +129,7 @@ impl Client {
             poll_interval: poll_interval
                 .map(|t| seconds("poll_interval", t))
                 .transpose()?,
+            archive: setup,
         };
         Ok(Client {
             state: State::build(py, b, o)?,
@@ -161,6 +197,14 @@ impl Client {
     ///     RespostaPerdida: sent, answer lost: possibly charged, never re-sent.
     ///     ErroDeRede, TokenInvalido, ApiError: network failure, 401, other errors.
     fn car<'py>(&self, py: Python<'py>, codigo: &str) -> PyResult<Bound<'py, PyAny>> {
+        if self.has_archive(py)? {
+            let a = self
+                .state
+                .lookup(py, |c| async move { c.car_archived(codigo).await })?;
+            let d = conv::to_py(py, &a.value)?;
+            archive::mark(py, &d, &a)?;
+            return Ok(d);
+        }
         let r = self
             .state
             .lookup(py, |c| async move { c.car(codigo).await })?;
@@ -187,6 +231,14 @@ impl Client {
     ///     RespostaPerdida: sent, answer lost: possibly charged, never re-sent.
     ///     ErroDeRede, TokenInvalido, ApiError: network failure, 401, other errors.
     fn car_completo<'py>(&self, py: Python<'py>, codigo: &str) -> PyResult<Bound<'py, PyAny>> {
+        if self.has_archive(py)? {
+            let a = self
+                .state
+                .lookup(py, |c| async move { c.car_completo_archived(codigo).await })?;
+            let d = conv::to_py(py, &a.value)?;
+            archive::mark(py, &d, &a)?;
+            return Ok(d);
+        }
         let r = self
             .state
             .lookup(py, |c| async move { c.car_completo(codigo).await })?;
@@ -279,6 +331,16 @@ impl Client {
     ///     RespostaPerdida: sent, answer lost: possibly charged, never re-sent.
     ///     ErroDeRede, TokenInvalido, ApiError: network failure, 401, other errors.
     fn proprietario<'py>(&self, py: Python<'py>, documento: &str) -> PyResult<Bound<'py, PyAny>> {
+        if self.has_archive(py)? {
+            let a =
+                self.state.lookup(
+                    py,
+                    |c| async move { c.proprietario_archived(documento).await },
+                )?;
+            let d = conv::to_py(py, &a.value)?;
+            archive::mark(py, &d, &a)?;
+            return Ok(d);
+        }
         let r = self
             .state
             .lookup(py, |c| async move { c.proprietario(documento).await })?;

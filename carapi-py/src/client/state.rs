@@ -3,11 +3,13 @@
 
 use std::future::Future;
 use std::num::NonZeroU32;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use arc_swap::ArcSwapOption;
+use carapi_sdk::archive::{Archive, ArchivePolicy};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
@@ -21,6 +23,8 @@ pub(crate) struct Options {
     pub(crate) timeout: Option<Duration>,
     pub(crate) rate_limit: Option<u32>,
     pub(crate) poll_interval: Option<Duration>,
+    /// `acervo=`: the archive and its policy (`archive::from_args`).
+    pub(crate) archive: Option<(Archive, ArchivePolicy)>,
 }
 
 /// The SDK client of this process, the settings to make another, and the closed flag.
@@ -33,6 +37,9 @@ pub(crate) struct State {
     final_gasto: ArcSwapOption<carapi_sdk::Gasto>,
     base_url: String,
     max_spend: Option<rust_decimal::Decimal>,
+    /// The archive's file and policy: a child after a fork opens the file again (an SQLite
+    /// connection must not cross a fork).
+    archive: Option<(PathBuf, ArchivePolicy)>,
 }
 
 /// The SDK client a call uses (this process's; kept alive by the call).
@@ -55,6 +62,11 @@ impl State {
             b = b.poll_interval(p);
         }
         b = b.rate_limit(o.rate_limit.and_then(NonZeroU32::new));
+        let mut archive = None;
+        if let Some((a, policy)) = o.archive {
+            archive = Some((a.path().to_owned(), policy.clone()));
+            b = b.archive(a, policy);
+        }
         let sdk = b.clone().build().map_err(|e| errors::to_py(py, e))?;
         Ok(State {
             builder: b,
@@ -63,6 +75,7 @@ impl State {
             sdk: PerProcess::with(sdk),
             closed: AtomicBool::new(false),
             final_gasto: ArcSwapOption::const_empty(),
+            archive,
         })
     }
 
@@ -78,8 +91,18 @@ impl State {
             ));
         }
         self.sdk
-            .get(|| self.builder.clone().build())
+            .get(|| self.rebuild())
             .map_err(|e| errors::to_py(py, e))
+    }
+
+    /// The SDK client of a child after a fork: the same settings, the archive's file opened
+    /// again.
+    fn rebuild(&self) -> carapi_sdk::Result<carapi_sdk::Client> {
+        let mut b = self.builder.clone();
+        if let Some((path, policy)) = &self.archive {
+            b = b.archive(Archive::open(path)?, policy.clone());
+        }
+        b.build()
     }
 
     /// The base address, without `/v1` and without a trailing slash.

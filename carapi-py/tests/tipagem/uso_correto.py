@@ -7,7 +7,7 @@ import asyncio
 import datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Literal, Optional
 
 import carapi
 from carapi import sandbox
@@ -54,6 +54,13 @@ def sincrono(client: carapi.Client, pasta: Path) -> Decimal:
     client.close()
     with carapi.Client("http://127.0.0.1:8080", "chave", max_spend=10, timeout=5.0, rate_limit=None) as c:
         c.saldo()
+    with carapi.Client(
+        acervo=True, finalidade="due diligence", base_legal="execucao-contrato", idade_maxima=datetime.timedelta(days=7)
+    ) as arquivado:
+        resposta: CarResponse = arquivado.car(sandbox.CAR_BASICO)
+        origem: Optional[Literal["api", "acervo"]] = resposta.get("origem")
+        comprado: Optional[datetime.datetime] = resposta.get("compradoEm")
+        print(origem, comprado, lote[0].origem, lote[0].comprado_em)
     return saldo + g["total"]
 
 

@@ -29,7 +29,7 @@ async fn metrics(req: axum::extract::Request) -> Response {
             StatusCode::OK,
             [(
                 header::CONTENT_TYPE,
-                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+                "text/plain; version=0.0.4; charset=utf-8",
             )],
             corpo,
         )

@@ -1,0 +1,117 @@
+//! `Client(acervo=..., finalidade=..., base_legal=..., idade_maxima=...)`: the SDK's archive of
+//! paid answers (`carapi_sdk::archive`), and the keys `origem` / `compradoEm` it adds to a
+//! lookup's dict.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use carapi_sdk::archive::{Archive, ArchivePolicy, Archived, Freshness, LegalBasis};
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDelta};
+
+/// The default maximum age of a reused answer: 30 days (the CLI's `--idade-maxima`).
+const DEFAULT_MAX_AGE: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// The archive arguments of `Client(...)`, as given.
+pub(crate) struct ArchiveArgs<'a, 'py> {
+    pub(crate) acervo: Option<&'a Bound<'py, PyAny>>,
+    pub(crate) finalidade: Option<String>,
+    pub(crate) base_legal: Option<String>,
+    pub(crate) idade_maxima: Option<&'a Bound<'py, PyAny>>,
+}
+
+/// The archive and its policy, or `None` when `acervo` is `None`/`False`.
+///
+/// # Errors
+/// `ValueError` naming `finalidade` or `base_legal` when missing or blank, or an unknown legal
+/// basis (the message lists the accepted ones), or a negative `idade_maxima`; `TypeError` for an
+/// `acervo` or `idade_maxima` of another type; `OSError` when the archive cannot be opened.
+/// All before any request.
+pub(crate) fn from_args(a: &ArchiveArgs<'_, '_>) -> PyResult<Option<(Archive, ArchivePolicy)>> {
+    let Some(acervo) = a.acervo else {
+        return Ok(None);
+    };
+    let path: Option<PathBuf> = if let Ok(b) = acervo.cast::<PyBool>() {
+        if !b.is_true() {
+            return Ok(None);
+        }
+        None
+    } else {
+        Some(acervo.extract().map_err(|_| {
+            PyTypeError::new_err(
+                "acervo: um caminho (str ou os.PathLike) ou True (diretório de dados)",
+            )
+        })?)
+    };
+    let finalidade = a
+        .finalidade
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| {
+            PyValueError::new_err(
+                "acervo sem finalidade: declare finalidade=... (LGPD art. 6, I), antes de qualquer consulta",
+            )
+        })?;
+    let base_legal = a
+        .base_legal
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| {
+            PyValueError::new_err(
+                "acervo sem base legal: declare base_legal=... (LGPD arts. 7 e 11), antes de qualquer consulta",
+            )
+        })?;
+    let legal_basis: LegalBasis =
+        base_legal
+            .parse()
+            .map_err(|e: carapi_sdk::archive::UnknownLegalBasis| {
+                PyValueError::new_err(format!("base_legal: {e}"))
+            })?;
+    let max_age = a
+        .idade_maxima
+        .map(max_age)
+        .transpose()?
+        .unwrap_or(DEFAULT_MAX_AGE);
+    let archive = match path {
+        Some(p) => Archive::open(&p),
+        None => Archive::open_default(),
+    }
+    .map_err(|e| PyOSError::new_err(format!("acervo: {e}")))?;
+    let policy = ArchivePolicy::new(finalidade, legal_basis, Freshness::MaxAge(max_age));
+    Ok(Some((archive, policy)))
+}
+
+/// `idade_maxima`: days (`int`/`float`) or a `datetime.timedelta`; 0 never reuses.
+fn max_age(v: &Bound<'_, PyAny>) -> PyResult<Duration> {
+    let secs: f64 = if v.cast::<PyDelta>().is_ok() {
+        v.call_method0("total_seconds")?.extract()?
+    } else if v.cast::<PyBool>().is_ok() {
+        return Err(PyTypeError::new_err(
+            "idade_maxima: dias (int ou float) ou datetime.timedelta",
+        ));
+    } else {
+        let dias: f64 = v.extract().map_err(|_| {
+            PyTypeError::new_err("idade_maxima: dias (int ou float) ou datetime.timedelta")
+        })?;
+        dias * 86_400.0
+    };
+    Duration::try_from_secs_f64(secs)
+        .map_err(|_| PyValueError::new_err("idade_maxima: um prazo finito, zero ou positivo"))
+}
+
+/// Adds `origem` (`"api"` or `"acervo"`) and `compradoEm` (aware datetime, UTC) to a lookup's
+/// dict; a bought answer that could not be archived warns (`UserWarning`) with the SDK's reason.
+pub(crate) fn mark<T>(py: Python<'_>, d: &Bound<'_, PyAny>, a: &Archived<T>) -> PyResult<()> {
+    d.set_item("origem", a.origin.as_str())?;
+    d.set_item("compradoEm", a.bought_at)?;
+    if let Some(w) = &a.warning {
+        let cat = py.get_type::<pyo3::exceptions::PyUserWarning>();
+        let msg =
+            std::ffi::CString::new(format!("resposta não arquivada: {w}")).unwrap_or_default();
+        PyErr::warn(py, &cat, &msg, 1)?;
+    }
+    Ok(())
+}

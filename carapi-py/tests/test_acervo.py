@@ -1,0 +1,123 @@
+"""`Client(acervo=...)`: the archive of paid answers (the SDK's `carapi_sdk::archive`) from
+Python: reuse within the policy with no request and no charge, `origem`/`compradoEm` on every
+lookup, the same columns in `lote` and `to_pandas()`, and the declarations required up front."""
+
+import datetime
+from decimal import Decimal
+
+import pytest
+
+import carapi
+from conftest import CODIGO, CODIGO_2, PRECO_CAR, PRECO_COMPLETO
+
+
+def _client(srv, caminho, **opcoes):
+    return carapi.Client(
+        srv.base_url,
+        srv.conta(saldo="100"),
+        acervo=caminho,
+        finalidade=opcoes.pop("finalidade", "due diligence de fornecedores"),
+        base_legal=opcoes.pop("base_legal", "execucao-contrato"),
+        **opcoes,
+    )
+
+
+def test_second_lookup_within_policy_answers_from_the_archive(carapi_servidor, tmp_path):
+    c = _client(carapi_servidor, tmp_path / "acervo.sqlite3")
+    primeira = c.car(CODIGO)
+    assert primeira["origem"] == "api"
+    assert isinstance(primeira["compradoEm"], datetime.datetime)
+    assert primeira["compradoEm"].tzinfo is not None
+    saldo = c.saldo()["saldoReais"]
+    assert saldo == Decimal("100") - PRECO_CAR
+
+    segunda = c.car(CODIGO)
+    assert segunda["origem"] == "acervo"
+    assert abs(segunda["compradoEm"] - primeira["compradoEm"]) < datetime.timedelta(seconds=1)
+    assert segunda["dados"] == primeira["dados"]
+    assert c.saldo()["saldoReais"] == saldo
+    assert c.gasto()["total"] == PRECO_CAR
+    # One charged request in the server's history: the second lookup sent none.
+    assert [i["chaveConsulta"] for i in c.historico()["itens"]] == [CODIGO]
+
+
+def test_a_new_client_on_the_same_file_reuses_it(carapi_servidor, tmp_path):
+    caminho = tmp_path / "acervo.sqlite3"
+    primeiro = _client(carapi_servidor, caminho)
+    assert primeiro.car_completo(CODIGO)["origem"] == "api"
+    # A str path, another account: read from the file, nothing charged.
+    segundo = _client(carapi_servidor, str(caminho))
+    r = segundo.car_completo(CODIGO)
+    assert r["origem"] == "acervo"
+    assert segundo.saldo()["saldoReais"] == Decimal("100")
+
+
+def test_idade_maxima_zero_buys_again(carapi_servidor, tmp_path):
+    c = _client(carapi_servidor, tmp_path / "a.sqlite3", idade_maxima=datetime.timedelta(0))
+    assert c.car(CODIGO)["origem"] == "api"
+    assert c.car(CODIGO)["origem"] == "api"
+    assert c.saldo()["saldoReais"] == Decimal("100") - 2 * PRECO_CAR
+
+
+def test_without_acervo_the_dicts_are_unchanged(client):
+    r = client.car(CODIGO)
+    assert "origem" not in r and "compradoEm" not in r
+    assert "origem" not in client.lote([CODIGO], progresso=False).registros()[0]
+
+
+@pytest.mark.parametrize("falta", ["finalidade", "base_legal"])
+def test_missing_declaration_is_refused_naming_the_argument(carapi_servidor, tmp_path, falta):
+    chave = carapi_servidor.conta(saldo="100")
+    opcoes = {"finalidade": "monitoramento", "base_legal": "interesse-legitimo"}
+    opcoes[falta] = None
+    with pytest.raises(ValueError, match=falta):
+        carapi.Client(carapi_servidor.base_url, chave, acervo=tmp_path / "a.sqlite3", **opcoes)
+    opcoes[falta] = "  "
+    with pytest.raises(ValueError, match=falta):
+        carapi.AsyncClient(carapi_servidor.base_url, chave, acervo=tmp_path / "a.sqlite3", **opcoes)
+    # Refused before any request: nothing in the account's history, nothing archived.
+    assert carapi.Client(carapi_servidor.base_url, chave).historico()["total"] == 0
+    assert not (tmp_path / "a.sqlite3").exists()
+
+
+def test_unknown_legal_basis_lists_the_accepted_ones(carapi_servidor, tmp_path):
+    with pytest.raises(ValueError, match="execucao-contrato"):
+        _client(carapi_servidor, tmp_path / "a.sqlite3", base_legal="porque sim")
+
+
+def test_lote_rows_and_to_pandas_say_where_each_row_came_from(carapi_servidor, tmp_path):
+    pd = pytest.importorskip("pandas")
+    c = _client(carapi_servidor, tmp_path / "acervo.sqlite3")
+    c.car(CODIGO)
+    lote = c.lote([CODIGO, "invalido", CODIGO_2], progresso=False)
+    assert [r.origem for r in lote] == ["acervo", None, "api"]
+    assert [r.cobrado for r in lote] == [False, False, True]
+    assert lote.gasto == PRECO_CAR
+    linhas = lote.registros()
+    assert [linha["origem"] for linha in linhas] == ["acervo", None, "api"]
+    assert isinstance(linhas[0]["compradoEm"], datetime.datetime)
+    df = lote.to_pandas()
+    assert {"origem", "compradoEm"} <= set(df.columns)
+    assert list(df["origem"].fillna("")) == ["acervo", "", "api"]
+    assert df["compradoEm"].dt.tz is not None
+    assert pd.isna(df["compradoEm"].iloc[1])
+    assert df["compradoEm"].iloc[0] <= df["compradoEm"].iloc[2]
+
+
+def test_async_client_shares_the_archive(carapi_servidor, tmp_path):
+    import asyncio
+
+    async def duas() -> tuple:
+        async with carapi.AsyncClient(
+            carapi_servidor.base_url,
+            carapi_servidor.conta(saldo="100"),
+            acervo=tmp_path / "a.sqlite3",
+            finalidade="monitoramento",
+            base_legal="interesse-legitimo",
+            idade_maxima=30,
+        ) as ac:
+            a = await ac.car_completo(CODIGO)
+            b = await ac.car_completo(CODIGO)
+            return a["origem"], b["origem"], (await ac.saldo())["saldoReais"]
+
+    assert asyncio.run(duas()) == ("api", "acervo", Decimal("100") - PRECO_COMPLETO)
