@@ -86,9 +86,7 @@ impl Client {
         &self,
         codigo: impl AsRef<str>,
     ) -> Result<Archived<CarResponse<CarDadosBasicos>>> {
-        let codigo = CodigoCar::parse(codigo)?;
-        let url = self.url(&["car", codigo.as_str()])?;
-        let req = Req::lookup(Op::Car, url, codigo.as_str(), codigo.is_sandbox());
+        let req = self.car_req(&CodigoCar::parse(codigo)?)?;
         self.archived_json(req).await
     }
 
@@ -100,9 +98,7 @@ impl Client {
         &self,
         codigo: impl AsRef<str>,
     ) -> Result<Archived<CarResponse<CarDadosCompletos>>> {
-        let codigo = CodigoCar::parse(codigo)?;
-        let url = self.url(&["car", codigo.as_str(), "completo"])?;
-        let req = Req::lookup(Op::CarCompleto, url, codigo.as_str(), codigo.is_sandbox());
+        let req = self.car_completo_req(&CodigoCar::parse(codigo)?)?;
         self.archived_json(req).await
     }
 
@@ -114,14 +110,7 @@ impl Client {
         &self,
         documento: impl AsRef<str>,
     ) -> Result<Archived<ProprietarioResponse>> {
-        let documento = CpfCnpj::parse(documento)?;
-        let url = self.url(&["proprietario", documento.as_str()])?;
-        let req = Req::lookup(
-            Op::Proprietario,
-            url,
-            documento.as_str(),
-            documento.is_sandbox(),
-        );
+        let req = self.proprietario_req(&CpfCnpj::parse(documento)?)?;
         self.archived_json(req).await
     }
 

@@ -19,9 +19,7 @@ impl Client {
     ///   500 `ERRO_INTERNO`.
     /// - [`Error::Transport`](crate::Error::Transport), [`Error::Decode`](crate::Error::Decode).
     pub async fn car(&self, codigo: impl AsRef<str>) -> Result<CarResponse<CarDadosBasicos>> {
-        let codigo = CodigoCar::parse(codigo)?;
-        let url = self.url(&["car", codigo.as_str()])?;
-        let req = Req::lookup(Op::Car, url, codigo.as_str(), codigo.is_sandbox());
+        let req = self.car_req(&CodigoCar::parse(codigo)?)?;
         self.lookup_json(req).await
     }
 
@@ -35,9 +33,29 @@ impl Client {
         &self,
         codigo: impl AsRef<str>,
     ) -> Result<CarResponse<CarDadosCompletos>> {
-        let codigo = CodigoCar::parse(codigo)?;
-        let url = self.url(&["car", codigo.as_str(), "completo"])?;
-        let req = Req::lookup(Op::CarCompleto, url, codigo.as_str(), codigo.is_sandbox());
+        let req = self.car_completo_req(&CodigoCar::parse(codigo)?)?;
         self.lookup_json(req).await
+    }
+
+    /// The request of [`Client::car`] for a parsed code (also used through the archive).
+    pub(super) fn car_req(&self, codigo: &CodigoCar) -> Result<Req> {
+        let url = self.url(&["car", codigo.as_str()])?;
+        Ok(Req::lookup(
+            Op::Car,
+            url,
+            codigo.as_str(),
+            codigo.is_sandbox(),
+        ))
+    }
+
+    /// The request of [`Client::car_completo`] for a parsed code (also used through the archive).
+    pub(super) fn car_completo_req(&self, codigo: &CodigoCar) -> Result<Req> {
+        let url = self.url(&["car", codigo.as_str(), "completo"])?;
+        Ok(Req::lookup(
+            Op::CarCompleto,
+            url,
+            codigo.as_str(),
+            codigo.is_sandbox(),
+        ))
     }
 }

@@ -21,14 +21,19 @@ impl Client {
     ///   `SALDO_INSUFICIENTE`, 404 `CPF_CNPJ_NAO_ENCONTRADO`, 429, 500.
     /// - [`Error::Transport`](crate::Error::Transport), [`Error::Decode`](crate::Error::Decode).
     pub async fn proprietario(&self, documento: impl AsRef<str>) -> Result<ProprietarioResponse> {
-        let documento = CpfCnpj::parse(documento)?;
+        let req = self.proprietario_req(&CpfCnpj::parse(documento)?)?;
+        self.lookup_json(req).await
+    }
+
+    /// The request of [`Client::proprietario`] for a parsed document (also used through the
+    /// archive).
+    pub(super) fn proprietario_req(&self, documento: &CpfCnpj) -> Result<Req> {
         let url = self.url(&["proprietario", documento.as_str()])?;
-        let req = Req::lookup(
+        Ok(Req::lookup(
             Op::Proprietario,
             url,
             documento.as_str(),
             documento.is_sandbox(),
-        );
-        self.lookup_json(req).await
+        ))
     }
 }
