@@ -229,7 +229,7 @@ impl RunningServer {
         pay_via_webhook(
             self.state.store.as_ref(),
             &self.base_url(),
-            Some(&secret),
+            &secret,
             payment_id,
             self.state.clock.now(),
         )

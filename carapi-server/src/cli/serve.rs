@@ -21,27 +21,8 @@ pub(crate) struct Args {
     bind: SocketAddr,
     #[command(flatten)]
     database: super::DatabaseArgs,
-    /// HMAC-SHA256 secret of POST /webhooks/pix, at least 32 bytes. By default the database's
-    /// own random secret, generated on first start (print it with `carapi-server
-    /// webhook-secret`). Prefer the environment variable or --webhook-secret-file: a value
-    /// given on the command line is visible to every local user in /proc/*/cmdline.
-    #[arg(
-        long = "segredo-webhook",
-        id = "webhook_secret",
-        alias = "webhook-secret",
-        env = "CARAPI_WEBHOOK_SECRET",
-        hide_env_values = true
-    )]
-    webhook_secret: Option<String>,
-    /// File holding the HMAC-SHA256 secret of POST /webhooks/pix (at least 32 bytes; one
-    /// trailing newline is ignored).
-    #[arg(
-        long = "arquivo-segredo-webhook",
-        alias = "webhook-secret-file",
-        env = "CARAPI_WEBHOOK_SECRET_FILE",
-        conflicts_with = "webhook_secret"
-    )]
-    webhook_secret_file: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    webhook_secret: super::webhook_secret_args::WebhookSecretArgs,
     /// Seconds between reconciliation passes for pending top-ups.
     #[arg(
         long = "intervalo-reconciliacao",
@@ -181,7 +162,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     let Ok(token_teste) = test_token(&a) else {
         return Ok(ExitCode::from(2));
     };
-    let webhook_secret = match webhook_secret(&a) {
+    let webhook_secret = match a.webhook_secret.resolve() {
         Ok(s) => s,
         Err(msg) => {
             eprintln!("erro: {msg}");
@@ -261,29 +242,6 @@ fn test_token(a: &Args) -> Result<Option<String>, ()> {
             .clone()
             .unwrap_or_else(|| format!("teste_{}", hex::encode(rand::random::<[u8; 24]>())))
     }))
-}
-
-/// The webhook secret of `a`: from `--webhook-secret-file`, else from `--webhook-secret` /
-/// `CARAPI_WEBHOOK_SECRET` (with a warning on stderr when it came on the command line), checked
-/// against `carapi_service::pix::webhook::MIN_SECRET_LEN`; `Err` is the message for stderr.
-fn webhook_secret(a: &Args) -> Result<Option<String>, String> {
-    let secret = if let Some(file) = &a.webhook_secret_file {
-        let texto = std::fs::read_to_string(file)
-            .map_err(|e| format!("--webhook-secret-file {}: {e}", file.display()))?;
-        let texto = texto.strip_suffix('\n').unwrap_or(&texto);
-        Some(texto.strip_suffix('\r').unwrap_or(texto).to_owned())
-    } else {
-        let do_ambiente = std::env::var("CARAPI_WEBHOOK_SECRET").ok();
-        if a.webhook_secret.is_some() && a.webhook_secret != do_ambiente {
-            eprintln!(
-                "aviso: --webhook-secret fica visível a todo usuário local em /proc/*/cmdline; \
-                 use CARAPI_WEBHOOK_SECRET ou --webhook-secret-file"
-            );
-        }
-        a.webhook_secret.clone()
-    };
-    carapi_service::pix::webhook::validate_secret(secret.as_deref()).map_err(|e| e.to_string())?;
-    Ok(secret)
 }
 
 /// Resolves on SIGINT or (Unix) SIGTERM.
