@@ -38,6 +38,7 @@ mod limite_endereco;
 mod metricas;
 mod migracoes;
 mod modo_teste_token;
+mod nginx;
 mod nul;
 mod openapi;
 mod pendentes;
