@@ -130,6 +130,10 @@ pub(crate) struct Args {
         default_value_t = 20
     )]
     limite_nao_autenticado: u32,
+    /// Endereço próprio onde servir GET /metrics (ex.: 127.0.0.1:9090), para que as métricas
+    /// não fiquem expostas aos clientes; o endereço principal responde 404 em /metrics.
+    #[arg(long = "endereco-metricas", env = "CARAPI_ENDERECO_METRICAS")]
+    metrics_bind: Option<SocketAddr>,
     /// Run as a test double: a movable clock, faults on demand and the /_teste routes (see the
     /// server README). Refused unless --bind is a loopback address.
     #[arg(long = "modo-teste", id = "modo_teste")]
@@ -196,6 +200,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
             client_header: header_name(&a.client_header).map_err(anyhow::Error::msg)?,
         },
         journal: a.diario.clone(),
+        metrics_bind: a.metrics_bind,
         ..Config::default()
     };
     // The composition root of the binary: a normal server, or the test double around it.
@@ -210,6 +215,9 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     tracing::info!(address = %server.addr(), "carapi-server pronto em {}", server.base_url());
     super::warn_interrupted_load(&database_url).await;
+    if let Some(m) = server.metrics_addr() {
+        eprintln!("métricas em http://{m}/metrics");
+    }
     eprintln!("carapi-server ouvindo em {}", server.base_url());
     if server.state().config.webhook_secret.is_none() {
         eprintln!(

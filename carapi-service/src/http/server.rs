@@ -166,6 +166,7 @@ fn admit(
         Some(_) if !trusted => {
             let Some(v) = PerAddress::take(por_endereco, address.ip()) else {
                 tracing::debug!(%address, "conexões demais deste endereço; fechada");
+                crate::metrics::connection_refused("conexoes_por_endereco");
                 return None;
             };
             Some(v)
@@ -182,6 +183,7 @@ fn admit(
     }
     let Some(p) = PerAddress::take(pendentes, address.ip()) else {
         tracing::debug!(%address, "pedidos inacabados demais deste endereço; fechada");
+        crate::metrics::connection_refused("pendentes_por_endereco");
         return None;
     };
     Some((vaga, Some(p)))
@@ -231,6 +233,7 @@ pub(crate) async fn serve_with<C: Connections>(
             let _ = tcp.set_zero_linger();
             continue;
         };
+        let aberta = crate::metrics::OpenConnection::new();
         let pendente = Arc::new(Mutex::new(pendente));
         let _ = tcp.set_nodelay(true);
         let (io, alca) = conexoes.open(tcp);
@@ -265,6 +268,7 @@ pub(crate) async fn serve_with<C: Connections>(
                 },
                 () = corte => tracing::debug!(%address, "conexão cortada"),
             }
+            drop(aberta);
             drop(vaga);
             drop(permissao);
         });

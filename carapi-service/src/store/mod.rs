@@ -95,7 +95,10 @@ impl From<sqlx::Error> for StoreError {
     /// [`StoreError::Database`].
     fn from(e: sqlx::Error) -> Self {
         match e {
-            sqlx::Error::PoolTimedOut => StoreError::Unavailable(Box::new(e)),
+            sqlx::Error::PoolTimedOut => {
+                crate::metrics::pool_timed_out();
+                StoreError::Unavailable(Box::new(e))
+            }
             e => StoreError::Database(Box::new(e)),
         }
     }
@@ -567,6 +570,31 @@ pub trait PspStore {
     async fn psp_state(&self, payment_id: &str) -> Result<Option<PspCharge>, StoreError>;
 }
 
+/// The use of one connection pool of a store ([`CoordinationStore::pools`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolUse {
+    /// The pool's name (`leitura`, `escrita`, `historico`, `principal`).
+    pub pool: &'static str,
+    /// Connections open (in use and idle).
+    pub size: u32,
+    /// Connections open and idle.
+    pub idle: usize,
+    /// Most connections the pool opens.
+    pub max: u32,
+}
+
+impl PoolUse {
+    /// The use of the sqlx pool `p`, named `pool`.
+    pub(crate) fn of<DB: sqlx::Database>(pool: &'static str, p: &sqlx::Pool<DB>) -> Self {
+        PoolUse {
+            pool,
+            size: p.size(),
+            idle: p.num_idle(),
+            max: p.options().get_max_connections(),
+        }
+    }
+}
+
 /// What several server processes on one database share besides the data: the per-key request
 /// rate and the leases of the periodic jobs.
 #[async_trait]
@@ -576,6 +604,11 @@ pub trait CoordinationStore {
     /// process); a store shared by several processes keeps it in the database.
     fn limiter(&self, per_second: NonZeroU32) -> Arc<dyn KeyRateLimit> {
         Arc::new(RateLimiter::<ContaId>::new(per_second))
+    }
+
+    /// The use of the store's connection pools now (for `GET /metrics`); none by default.
+    fn pools(&self) -> Vec<PoolUse> {
+        Vec::new()
     }
 
     /// A cheap round trip to the database (`SELECT 1` on a pooled connection), for the
