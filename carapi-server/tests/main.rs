@@ -11,6 +11,7 @@ mod rede;
 mod server;
 
 mod adversario;
+mod ambiente;
 mod arquivos;
 mod auth;
 mod banco;

@@ -13,6 +13,7 @@ pub(crate) struct WebhookSecretArgs {
     #[arg(
         long = "segredo-webhook",
         id = "webhook_secret",
+        value_name = "SEGREDO",
         alias = "webhook-secret",
         env = "CARAPI_WEBHOOK_SECRET",
         hide_env_values = true
@@ -22,6 +23,7 @@ pub(crate) struct WebhookSecretArgs {
     /// linha final é ignorada).
     #[arg(
         long = "arquivo-segredo-webhook",
+        value_name = "ARQUIVO",
         alias = "webhook-secret-file",
         env = "CARAPI_WEBHOOK_SECRET_FILE",
         conflicts_with = "webhook_secret"
