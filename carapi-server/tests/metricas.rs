@@ -102,7 +102,7 @@ async fn metrics_count_the_requests_and_debits_made_and_pass_promtool() {
     assert!(!texto.contains(CODIGO) && !texto.contains(&conta.api_key));
     // The pools' gauges and the open connections (this scrape's at least).
     assert!(amostra(&texto, r#"carapi_db_pool_max_connections{pool="escrita"}"#) >= 1.0);
-    assert!(texto.contains(r#"carapi_db_pool_connections{pool="leitura",estado="em_uso"}"#));
+    assert!(texto.contains(r#"carapi_db_pool_connections{pool="leitura",state="in_use"}"#));
     assert_eq!(
         amostra(&texto, "carapi_db_pool_timeouts_total"),
         0.0,

@@ -10,7 +10,7 @@
 //! - `carapi_limit_refusals_total{limite}` (429 with `Carapi-Limite`: `taxa`, `diario`, `mensal`);
 //! - `carapi_connections_open` and `carapi_connections_refused_total{motivo}` (closed at once
 //!   by a per-address bound: `conexoes_por_endereco`, `pendentes_por_endereco`);
-//! - `carapi_db_pool_connections{pool,estado}` (`em_uso`, `ociosa`) and
+//! - `carapi_db_pool_connections{pool,state}` (`in_use`, `idle`) and
 //!   `carapi_db_pool_max_connections{pool}`, read from the store's pools when scraped, and
 //!   `carapi_db_pool_timeouts_total` (waits for a pooled connection that ran out).
 
@@ -52,7 +52,7 @@ mod imp {
     #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
     pub(super) struct PoolLabels {
         pub(super) pool: &'static str,
-        pub(super) estado: &'static str,
+        pub(super) state: &'static str,
     }
 
     #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -90,7 +90,7 @@ mod imp {
             );
             registry.register(
                 "db_pool_connections",
-                "Connections of the database pools, by pool and state (em_uso, ociosa)",
+                "Connections of the database pools, by pool and state (in_use, idle)",
                 o.pool.clone(),
             );
             registry.register(
@@ -249,22 +249,47 @@ pub(crate) fn pool_timed_out() {
     imp::METRICS.ops.pool_timeouts.inc();
 }
 
+/// The use of one connection pool of a store ([`crate::store::CoordinationStore::pools`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolUse {
+    /// The pool's name (`leitura`, `escrita`, `historico`, `principal`).
+    pub pool: &'static str,
+    /// Connections open (in use and idle).
+    pub size: u32,
+    /// Connections open and idle.
+    pub idle: usize,
+    /// Most connections the pool opens.
+    pub max: u32,
+}
+
+impl PoolUse {
+    /// The use of the sqlx pool `p`, named `pool`.
+    pub(crate) fn of<DB: sqlx::Database>(pool: &'static str, p: &sqlx::Pool<DB>) -> Self {
+        PoolUse {
+            pool,
+            size: p.size(),
+            idle: p.num_idle(),
+            max: p.options().get_max_connections(),
+        }
+    }
+}
+
 /// Sets the pool gauges from `pools` (read when `/metrics` is scraped).
-pub(crate) fn observe_pools(pools: &[crate::store::PoolUse]) {
+pub(crate) fn observe_pools(pools: &[PoolUse]) {
     #[cfg(feature = "metrics")]
     for p in pools {
-        let g = |estado| imp::PoolLabels {
+        let g = |state| imp::PoolLabels {
             pool: p.pool,
-            estado,
+            state,
         };
         let idle = i64::try_from(p.idle).unwrap_or(i64::MAX);
         let size = i64::from(p.size);
         imp::METRICS
             .ops
             .pool
-            .get_or_create(&g("em_uso"))
+            .get_or_create(&g("in_use"))
             .set((size - idle).max(0));
-        imp::METRICS.ops.pool.get_or_create(&g("ociosa")).set(idle);
+        imp::METRICS.ops.pool.get_or_create(&g("idle")).set(idle);
         imp::METRICS
             .ops
             .pool_max

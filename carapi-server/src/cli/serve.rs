@@ -166,12 +166,9 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     let Ok(token_teste) = test_token(&a) else {
         return Ok(ExitCode::from(2));
     };
-    let webhook_secret = match a.webhook_secret.resolve() {
-        Ok(s) => s,
-        Err(msg) => {
-            eprintln!("erro: {msg}");
-            return Ok(ExitCode::from(2));
-        }
+    let said = |msg| eprintln!("erro: {msg}");
+    let Ok(webhook_secret) = a.webhook_secret.resolve().map_err(said) else {
+        return Ok(ExitCode::from(2));
     };
     let database_url = a.database.database.clone();
     let config = Config {

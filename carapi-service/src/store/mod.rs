@@ -35,6 +35,7 @@ pub use crate::money::recarga::{CREATION_DEADLINE_S, Confirmation, Recarga};
 use crate::rate_limit::KeyRateLimit;
 use crate::rate_limit::RateLimiter;
 
+pub use crate::metrics::PoolUse;
 pub use historico::SEARCH_WINDOW;
 #[cfg(feature = "postgres")]
 pub use postgres::PgStore;
@@ -568,31 +569,6 @@ pub trait PspStore {
     async fn psp_pay(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, StoreError>;
     /// The charge `payment_id` in the book: amount and payment instant; `None` when unknown.
     async fn psp_state(&self, payment_id: &str) -> Result<Option<PspCharge>, StoreError>;
-}
-
-/// The use of one connection pool of a store ([`CoordinationStore::pools`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PoolUse {
-    /// The pool's name (`leitura`, `escrita`, `historico`, `principal`).
-    pub pool: &'static str,
-    /// Connections open (in use and idle).
-    pub size: u32,
-    /// Connections open and idle.
-    pub idle: usize,
-    /// Most connections the pool opens.
-    pub max: u32,
-}
-
-impl PoolUse {
-    /// The use of the sqlx pool `p`, named `pool`.
-    pub(crate) fn of<DB: sqlx::Database>(pool: &'static str, p: &sqlx::Pool<DB>) -> Self {
-        PoolUse {
-            pool,
-            size: p.size(),
-            idle: p.num_idle(),
-            max: p.options().get_max_connections(),
-        }
-    }
 }
 
 /// What several server processes on one database share besides the data: the per-key request
