@@ -243,6 +243,7 @@ async fn serve_logs_its_address_pix_pay_confirms_and_sigterm_stops_gracefully() 
         .unwrap();
     assert_eq!(v["saldoReais"], 600.0);
     // a wrong secret is refused by the server
+    let errado = "e".repeat(40);
     let (ok, _, err) = run(&[
         "pix",
         "pay",
@@ -250,7 +251,7 @@ async fn serve_logs_its_address_pix_pay_confirms_and_sigterm_stops_gracefully() 
         "--server",
         &base,
         "--webhook-secret",
-        "errado",
+        &errado,
         "--database",
         &url,
     ]);

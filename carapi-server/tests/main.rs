@@ -11,6 +11,7 @@ mod rede;
 mod server;
 
 mod adversario;
+mod ambiente;
 mod arquivos;
 mod auth;
 mod banco;
@@ -38,6 +39,7 @@ mod limite_endereco;
 mod metricas;
 mod migracoes;
 mod modo_teste_token;
+mod nginx;
 mod nul;
 mod openapi;
 mod pendentes;

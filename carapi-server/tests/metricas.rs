@@ -100,6 +100,105 @@ async fn metrics_count_the_requests_and_debits_made_and_pass_promtool() {
     );
     assert!(gasto > 0.0);
     assert!(!texto.contains(CODIGO) && !texto.contains(&conta.api_key));
+    // The pools' gauges and the open connections (this scrape's at least).
+    assert!(amostra(&texto, r#"carapi_db_pool_max_connections{pool="escrita"}"#) >= 1.0);
+    assert!(texto.contains(r#"carapi_db_pool_connections{pool="leitura",state="in_use"}"#));
+    assert_eq!(
+        amostra(&texto, "carapi_db_pool_timeouts_total"),
+        0.0,
+        "{texto}"
+    );
+    assert!(
+        texto.contains("\ncarapi_db_pool_timeouts_total "),
+        "{texto}"
+    );
+    assert!(amostra(&texto, "carapi_connections_open") >= 1.0, "{texto}");
+    promtool(&texto);
+}
+
+/// Opens a connection, sends `GET /livez` and reads: true when the server answered, false when
+/// it closed the connection without an answer (refused).
+fn atendida(addr: &str, abertas: &mut Vec<std::net::TcpStream>) -> bool {
+    use std::io::Read;
+    let mut c = std::net::TcpStream::connect(addr).unwrap();
+    c.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let _ = c.write_all(b"GET /livez HTTP/1.1\r\nHost: x\r\n\r\n");
+    let mut buf = [0u8; 12];
+    let lido = c.read(&mut buf).unwrap_or(0);
+    let ok = lido > 0 && buf.starts_with(b"HTTP/1.1 200");
+    if ok {
+        abertas.push(c);
+    }
+    ok
+}
+
+#[tokio::test]
+async fn metrics_on_their_own_address_count_refused_connections_and_limit_refusals() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("m.db").display());
+    let s = serve(
+        &url,
+        &[
+            "--endereco-metricas",
+            "127.0.0.1:0",
+            "--limite-nao-autenticado",
+            "1",
+            "--conexoes-por-endereco",
+            "2",
+        ],
+        &[],
+    );
+    let metricas = s
+        .avisos
+        .iter()
+        .find_map(|l| l.strip_prefix("métricas em "))
+        .unwrap_or_else(|| panic!("{:?}", s.avisos))
+        .trim()
+        .to_owned();
+    // The main address no longer serves them.
+    let principal = reqwest::get(format!("{}/metrics", s.base)).await.unwrap();
+    assert_eq!(principal.status(), 404);
+    // Wrong keys from one address: 401, then 429 from the per-address limit.
+    let (mut n401, mut n429) = (0, 0);
+    {
+        let http = reqwest::Client::new();
+        for _ in 0..8 {
+            match http
+                .get(format!("{}/v1/saldo", s.base))
+                .bearer_auth("car_errada")
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+            {
+                401 => n401 += 1,
+                429 => n429 += 1,
+                outro => panic!("{outro}"),
+            }
+        }
+    }
+    assert!(n429 > 0, "{n401} x 401");
+    // Connections past the per-address bound (2) are closed without an answer.
+    let addr = s.base.trim_start_matches("http://").to_owned();
+    let (mut abertas, mut recusadas) = (Vec::new(), 0);
+    for _ in 0..6 {
+        if !atendida(&addr, &mut abertas) {
+            recusadas += 1;
+        }
+    }
+    assert!(recusadas >= 4, "{recusadas} refused");
+    let texto = reqwest::get(&metricas).await.unwrap().text().await.unwrap();
+    let serie = r#"carapi_connections_refused_total{motivo="conexoes_por_endereco"}"#;
+    assert_eq!(amostra(&texto, serie), f64::from(recusadas), "{texto}");
+    let serie = r#"carapi_limit_refusals_total{limite="taxa"}"#;
+    assert_eq!(amostra(&texto, serie), f64::from(n429), "{texto}");
+    let serie = r#"carapi_requests_total{route="/v1/saldo",status="401"}"#;
+    assert_eq!(amostra(&texto, serie), f64::from(n401), "{texto}");
+    let serie = r#"carapi_requests_total{route="/livez",status="200"}"#;
+    assert_eq!(amostra(&texto, serie), abertas.len() as f64, "{texto}");
+    assert!(amostra(&texto, "carapi_connections_open") >= abertas.len() as f64);
     promtool(&texto);
 }
 

@@ -101,6 +101,9 @@ impl SettingsStore for PerdeResposta {
     async fn settings_or_insert(&self, chave: &str, valor: &str) -> Result<String, StoreError> {
         self.dentro.settings_or_insert(chave, valor).await
     }
+    async fn setting(&self, chave: &str) -> Result<Option<String>, StoreError> {
+        self.dentro.setting(chave).await
+    }
 }
 
 #[async_trait]

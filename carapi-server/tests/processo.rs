@@ -30,6 +30,7 @@ pub fn comando(args: &[&str]) -> Command {
     c.args(args);
     for v in [
         "CARAPI_WEBHOOK_SECRET",
+        "CARAPI_WEBHOOK_SECRET_FILE",
         "CARAPI_TOKEN_TESTE",
         "CARAPI_DATABASE_URL",
         "CARAPI_RATE_LIMIT",

@@ -82,3 +82,183 @@ async fn the_secret_comes_from_a_file_or_the_environment_and_the_flag_is_warned_
     );
     assert_ne!(webhook(&s.base, SEGREDO).await, 401);
 }
+
+/// A fresh database with one account of 100 BRL: its URL and the account's key.
+async fn banco_com_conta(dir: &tempfile::TempDir) -> (String, String) {
+    let url = format!("sqlite://{}", dir.path().join("p.db").display());
+    let store = carapi_service::store::SqliteStore::connect(&url)
+        .await
+        .unwrap();
+    let conta = carapi_service::create_conta(
+        &store,
+        carapi_service::NovaConta {
+            saldo: 100.into(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    (url, conta.api_key)
+}
+
+/// Creates a top-up of 500 BRL: its paymentId.
+async fn recarga(base: &str, key: &str) -> String {
+    let v: serde_json::Value = reqwest::Client::new()
+        .post(format!("{base}/v1/recarga"))
+        .bearer_auth(key)
+        .json(&serde_json::json!({"valor": 500}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    v["paymentId"].as_str().unwrap().to_owned()
+}
+
+/// Whether the simulated PSP's book of `url` has `payment_id` paid.
+async fn paga_no_psp(url: &str, payment_id: &str) -> bool {
+    use carapi_service::store::prelude::*;
+    let store = carapi_service::store::SqliteStore::connect(url)
+        .await
+        .unwrap();
+    store
+        .psp_state(payment_id)
+        .await
+        .unwrap()
+        .unwrap()
+        .paga_em
+        .is_some()
+}
+
+/// Whether the database of `url` has a webhook secret of its own.
+async fn segredo_do_banco(url: &str) -> Option<String> {
+    let store = carapi_service::store::SqliteStore::connect(url)
+        .await
+        .unwrap();
+    carapi_service::pix::webhook::stored_secret(&store)
+        .await
+        .unwrap()
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+/// Runs the binary with `args` and `env`: success, stdout, stderr.
+fn rodar(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
+    let mut c = crate::processo::comando(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn pix_pagar_and_segredo_webhook_use_the_servers_secret_file_and_a_401_pays_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (url, key) = banco_com_conta(&dir).await;
+    let file = dir.path().join("segredo");
+    std::fs::write(&file, format!("{SEGREDO}\n")).unwrap();
+    let file = file.display().to_string();
+    let s = serve(&url, &[], &[("CARAPI_WEBHOOK_SECRET_FILE", &file)]);
+    let com_arquivo = [("CARAPI_WEBHOOK_SECRET_FILE", file.as_str())];
+    // The server was given a secret: the database has none, and `segredo-webhook` creates
+    // none unless asked; with the server's variable it prints the server's secret.
+    assert_eq!(segredo_do_banco(&url).await, None);
+    let (ok, _, err) = rodar(&["segredo-webhook", "--banco", &url], &[]);
+    assert!(!ok && err.contains("--criar-segredo"), "{err}");
+    assert_eq!(segredo_do_banco(&url).await, None, "nothing written");
+    let (ok, out, err) = rodar(&["segredo-webhook", "--banco", &url], &com_arquivo);
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), SEGREDO);
+
+    let pagamento = recarga(&s.base, &key).await;
+    let pagar = |extra: &[&str]| {
+        let mut v = vec![
+            "pix",
+            "pagar",
+            &pagamento,
+            "--servidor",
+            &s.base,
+            "--banco",
+            &url,
+        ];
+        v.extend_from_slice(extra);
+        v.into_iter().map(str::to_owned).collect::<Vec<_>>()
+    };
+    // No secret given and none in the database: refused before anything is paid.
+    let sem = pagar(&[]);
+    let (ok, _, err) = rodar(&strs(&sem), &[]);
+    assert!(!ok && err.contains("segredo"), "{err}");
+    assert!(!paga_no_psp(&url, &pagamento).await);
+    // A wrong secret: 401, and the charge is still unpaid in the provider's book.
+    let errado = "e".repeat(40);
+    let (ok, _, err) = rodar(&strs(&sem), &[("CARAPI_WEBHOOK_SECRET", &errado)]);
+    assert!(!ok && err.contains("401"), "{err}");
+    assert!(
+        !paga_no_psp(&url, &pagamento).await,
+        "a refused webhook left the charge paid in the PSP's book"
+    );
+    // The server's secret file, by variable and by flag: paid and credited once.
+    let (ok, out, err) = rodar(&strs(&sem), &com_arquivo);
+    assert!(ok, "{out} {err}");
+    assert!(paga_no_psp(&url, &pagamento).await);
+    let (ok, _, err) = rodar(&strs(&pagar(&["--arquivo-segredo-webhook", &file])), &[]);
+    assert!(ok, "{err}");
+    let saldo: serde_json::Value = reqwest::Client::new()
+        .get(format!("{}/v1/saldo", s.base))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(saldo["saldoReais"], 600.0, "{saldo}");
+    // Asked to, `segredo-webhook` creates the database's own secret, once.
+    let (ok, criado, err) = rodar(
+        &["segredo-webhook", "--banco", &url, "--criar-segredo"],
+        &[],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(segredo_do_banco(&url).await.as_deref(), Some(criado.trim()));
+}
+
+#[tokio::test]
+async fn failed_webhook_signatures_meet_429_per_client_address() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("w.db").display());
+    let s = serve(
+        &url,
+        &["--limite-nao-autenticado", "1"],
+        &[("CARAPI_WEBHOOK_SECRET", SEGREDO)],
+    );
+    let errado = "e".repeat(40);
+    let mut statuses = Vec::new();
+    for _ in 0..10 {
+        statuses.push(webhook(&s.base, &errado).await);
+    }
+    assert_eq!(statuses[0], 401, "{statuses:?}");
+    assert!(statuses.contains(&429), "{statuses:?}");
+    // A malformed signature header counts too.
+    let mut malformadas = Vec::new();
+    for _ in 0..5 {
+        let status = reqwest::Client::new()
+            .post(format!("{}/webhooks/pix", s.base))
+            .header(SIGNATURE_HEADER, "nada")
+            .body("{}")
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16();
+        malformadas.push(status);
+    }
+    assert!(malformadas.contains(&429), "{malformadas:?}");
+}

@@ -90,6 +90,10 @@ pub struct Config {
     /// the SQLite file (`FILE.diario`), or `carapi.diario` in the working directory for
     /// PostgreSQL ([`crate::store::journal::journal_path`]).
     pub journal: Option<std::path::PathBuf>,
+    /// Address of its own where `GET /metrics` is served (`--endereco-metricas`), so that it
+    /// need not face the clients; the main address then answers 404 there. `None` (the
+    /// default): `/metrics` on the main address.
+    pub metrics_bind: Option<SocketAddr>,
 }
 
 impl Default for Config {
@@ -108,6 +112,7 @@ impl Default for Config {
             pix_cidade: "BRASILIA".to_owned(),
             edge: Edge::default(),
             journal: None,
+            metrics_bind: None,
         }
     }
 }

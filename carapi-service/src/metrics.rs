@@ -7,7 +7,12 @@
 //!
 //! - `carapi_requests_total{route,status}` and `carapi_request_duration_seconds{route,status}`;
 //! - `carapi_charges_total{endpoint}` and `carapi_debited_centavos_total{endpoint}`;
-//! - `carapi_limit_refusals_total{limite}` (429 with `Carapi-Limite`: `taxa`, `diario`, `mensal`).
+//! - `carapi_limit_refusals_total{limite}` (429 with `Carapi-Limite`: `taxa`, `diario`, `mensal`);
+//! - `carapi_connections_open` and `carapi_connections_refused_total{motivo}` (closed at once
+//!   by a per-address bound: `conexoes_por_endereco`, `pendentes_por_endereco`);
+//! - `carapi_db_pool_connections{pool,state}` (`in_use`, `idle`) and
+//!   `carapi_db_pool_max_connections{pool}`, read from the store's pools when scraped, and
+//!   `carapi_db_pool_timeouts_total` (waits for a pooled connection that ran out).
 
 use std::time::Duration;
 
@@ -19,6 +24,7 @@ mod imp {
     use prometheus_client::encoding::EncodeLabelSet;
     use prometheus_client::metrics::counter::Counter;
     use prometheus_client::metrics::family::Family;
+    use prometheus_client::metrics::gauge::Gauge;
     use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
     use prometheus_client::registry::Registry;
 
@@ -38,6 +44,69 @@ mod imp {
         pub(super) limite: String,
     }
 
+    #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+    pub(super) struct ReasonLabels {
+        pub(super) motivo: &'static str,
+    }
+
+    #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+    pub(super) struct PoolLabels {
+        pub(super) pool: &'static str,
+        pub(super) state: &'static str,
+    }
+
+    #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+    pub(super) struct PoolNameLabels {
+        pub(super) pool: &'static str,
+    }
+
+    /// The gauges and counters of connections and of the database's pools.
+    pub(super) struct Operations {
+        pub(super) open: Gauge,
+        pub(super) refused: Family<ReasonLabels, Counter>,
+        pub(super) pool: Family<PoolLabels, Gauge>,
+        pub(super) pool_max: Family<PoolNameLabels, Gauge>,
+        pub(super) pool_timeouts: Counter,
+    }
+
+    impl Operations {
+        fn register(registry: &mut Registry) -> Self {
+            let o = Operations {
+                open: Gauge::default(),
+                refused: Family::default(),
+                pool: Family::default(),
+                pool_max: Family::default(),
+                pool_timeouts: Counter::default(),
+            };
+            registry.register(
+                "connections_open",
+                "Client connections open now",
+                o.open.clone(),
+            );
+            registry.register(
+                "connections_refused",
+                "Connections closed at once by a per-address bound, by bound",
+                o.refused.clone(),
+            );
+            registry.register(
+                "db_pool_connections",
+                "Connections of the database pools, by pool and state (in_use, idle)",
+                o.pool.clone(),
+            );
+            registry.register(
+                "db_pool_max_connections",
+                "Most connections each database pool opens",
+                o.pool_max.clone(),
+            );
+            registry.register(
+                "db_pool_timeouts",
+                "Waits for a pooled database connection that ran out (answered 503)",
+                o.pool_timeouts.clone(),
+            );
+            o
+        }
+    }
+
     fn buckets() -> Histogram {
         Histogram::new(exponential_buckets(0.0005, 2.0, 16))
     }
@@ -49,6 +118,7 @@ mod imp {
         pub(super) charges: Family<EndpointLabels, Counter>,
         pub(super) debited: Family<EndpointLabels, Counter>,
         pub(super) refusals: Family<LimitLabels, Counter>,
+        pub(super) ops: Operations,
     }
 
     pub(super) static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
@@ -82,7 +152,9 @@ mod imp {
             "Requests refused with 429 by a limit (Carapi-Limite), by limit",
             refusals.clone(),
         );
+        let ops = Operations::register(&mut registry);
         Metrics {
+            ops,
             registry,
             requests,
             latency,
@@ -137,6 +209,95 @@ pub(crate) fn refused(limite: &str) {
         .inc();
     #[cfg(not(feature = "metrics"))]
     let _ = limite;
+}
+
+/// One open client connection in `carapi_connections_open`, counted until dropped.
+#[derive(Debug)]
+pub(crate) struct OpenConnection(());
+
+impl OpenConnection {
+    /// Counts one more open connection.
+    pub(crate) fn new() -> Self {
+        #[cfg(feature = "metrics")]
+        imp::METRICS.ops.open.inc();
+        OpenConnection(())
+    }
+}
+
+impl Drop for OpenConnection {
+    fn drop(&mut self) {
+        #[cfg(feature = "metrics")]
+        imp::METRICS.ops.open.dec();
+    }
+}
+
+/// Records one connection closed at once by the per-address bound `motivo`.
+pub(crate) fn connection_refused(motivo: &'static str) {
+    #[cfg(feature = "metrics")]
+    imp::METRICS
+        .ops
+        .refused
+        .get_or_create(&imp::ReasonLabels { motivo })
+        .inc();
+    #[cfg(not(feature = "metrics"))]
+    let _ = motivo;
+}
+
+/// Records one wait for a pooled database connection that ran out.
+pub(crate) fn pool_timed_out() {
+    #[cfg(feature = "metrics")]
+    imp::METRICS.ops.pool_timeouts.inc();
+}
+
+/// The use of one connection pool of a store ([`crate::store::CoordinationStore::pools`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolUse {
+    /// The pool's name (`leitura`, `escrita`, `historico`, `principal`).
+    pub pool: &'static str,
+    /// Connections open (in use and idle).
+    pub size: u32,
+    /// Connections open and idle.
+    pub idle: usize,
+    /// Most connections the pool opens.
+    pub max: u32,
+}
+
+impl PoolUse {
+    /// The use of the sqlx pool `p`, named `pool`.
+    pub(crate) fn of<DB: sqlx::Database>(pool: &'static str, p: &sqlx::Pool<DB>) -> Self {
+        PoolUse {
+            pool,
+            size: p.size(),
+            idle: p.num_idle(),
+            max: p.options().get_max_connections(),
+        }
+    }
+}
+
+/// Sets the pool gauges from `pools` (read when `/metrics` is scraped).
+pub(crate) fn observe_pools(pools: &[PoolUse]) {
+    #[cfg(feature = "metrics")]
+    for p in pools {
+        let g = |state| imp::PoolLabels {
+            pool: p.pool,
+            state,
+        };
+        let idle = i64::try_from(p.idle).unwrap_or(i64::MAX);
+        let size = i64::from(p.size);
+        imp::METRICS
+            .ops
+            .pool
+            .get_or_create(&g("in_use"))
+            .set((size - idle).max(0));
+        imp::METRICS.ops.pool.get_or_create(&g("idle")).set(idle);
+        imp::METRICS
+            .ops
+            .pool_max
+            .get_or_create(&imp::PoolNameLabels { pool: p.pool })
+            .set(i64::from(p.max));
+    }
+    #[cfg(not(feature = "metrics"))]
+    let _ = pools;
 }
 
 /// The metrics in Prometheus' text exposition format 0.0.4 (what every scraper reads and

@@ -86,6 +86,7 @@ pub(crate) async fn bundled_served(store: &dyn Store) -> Result<u64, ServerError
 #[derive(Debug)]
 pub struct RunningServer {
     addr: SocketAddr,
+    metrics_addr: Option<SocketAddr>,
     state: AppState,
     cancelar: CancellationToken,
     server: JoinHandle<()>,
@@ -161,7 +162,8 @@ pub async fn spawn_with(
 /// runs `tasks` (the background jobs) until shutdown.
 ///
 /// # Errors
-/// [`ServerError::Io`] when the listener has no local address.
+/// [`ServerError::Io`] when the listener has no local address or
+/// [`Config::metrics_bind`] cannot be bound.
 pub fn start<C, F, T>(
     state: AppState,
     listener: TcpListener,
@@ -179,10 +181,15 @@ where
     let app = crate::http::router_with(state.clone(), acrescimos);
     let edge = state.config.edge.clone();
     let server = tokio::spawn(serve_with(listener, app, edge, cancelar.clone(), conexoes));
+    let metrics_addr = match state.config.metrics_bind {
+        Some(bind) => Some(serve_metrics(bind, &state, &cancelar)?),
+        None => None,
+    };
     let reconciliacao = tokio::spawn(tasks(state.clone(), cancelar.child_token()));
     tracing::info!(%addr, "carapi-server ouvindo");
     Ok(RunningServer {
         addr,
+        metrics_addr,
         state,
         cancelar,
         server,
@@ -190,10 +197,39 @@ where
     })
 }
 
+/// Binds `bind` and serves `GET /metrics` of `state` there until `cancelar` fires; returns the
+/// bound address.
+fn serve_metrics(
+    bind: SocketAddr,
+    state: &AppState,
+    cancelar: &CancellationToken,
+) -> Result<SocketAddr, ServerError> {
+    let listener = std::net::TcpListener::bind(bind)?;
+    listener.set_nonblocking(true)?;
+    let listener = TcpListener::from_std(listener)?;
+    let addr = listener.local_addr()?;
+    let app = crate::http::probes::metrics_router(state.clone());
+    let parar = cancelar.clone();
+    tokio::spawn(async move {
+        let servir = axum::serve(listener, app).with_graceful_shutdown(parar.cancelled_owned());
+        if let Err(e) = servir.await {
+            tracing::warn!(erro = %e, "endereço das métricas encerrado com erro");
+        }
+    });
+    tracing::info!(%addr, "métricas em /metrics deste endereço");
+    Ok(addr)
+}
+
 impl RunningServer {
     /// The bound address.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The address `GET /metrics` is served on when it has its own
+    /// ([`Config::metrics_bind`]).
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_addr
     }
 
     /// `http://<addr>` (no trailing slash).
@@ -229,7 +265,7 @@ impl RunningServer {
         pay_via_webhook(
             self.state.store.as_ref(),
             &self.base_url(),
-            Some(&secret),
+            &secret,
             payment_id,
             self.state.clock.now(),
         )

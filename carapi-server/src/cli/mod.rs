@@ -10,6 +10,7 @@ mod pix;
 mod secret;
 mod seed;
 mod serve;
+mod webhook_secret_args;
 
 use std::process::ExitCode;
 

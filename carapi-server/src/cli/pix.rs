@@ -1,4 +1,4 @@
-//! `carapi-server pix pay PAYMENT_ID --server URL [--database URL]`.
+//! `carapi-server pix pagar PAYMENT_ID --servidor URL [--banco URL]`.
 
 use std::process::ExitCode;
 
@@ -22,28 +22,32 @@ pub(crate) struct PayArgs {
     /// Base URL of the running server, e.g. http://127.0.0.1:8080.
     #[arg(long = "servidor", alias = "server")]
     server: String,
-    /// Webhook secret the server was started with; by default the database's own secret
-    /// (the one `carapi-server webhook-secret` prints).
-    #[arg(
-        long = "segredo-webhook",
-        alias = "webhook-secret",
-        env = "CARAPI_WEBHOOK_SECRET",
-        hide_env_values = true
-    )]
-    webhook_secret: Option<String>,
+    /// The secret the server was started with (the same options and variables as `servir`).
+    #[command(flatten)]
+    webhook_secret: super::webhook_secret_args::WebhookSecretArgs,
     /// The server's database: the simulated PSP's book (and its webhook secret) live there.
     #[command(flatten)]
     database: super::AdminDatabaseArgs,
 }
 
+/// Signs with the secret given as `servir` takes it, else with the database's own (never
+/// creating one: a database without it belongs to a server started with a configured secret);
+/// the charge is marked paid only once the server accepts the signature
+/// ([`pay_via_webhook`]).
 pub(super) async fn run(c: Command) -> anyhow::Result<ExitCode> {
     let Command::Pay(a) = c;
+    let configurado = a.webhook_secret.resolve().map_err(anyhow::Error::msg)?;
     let store = a.database.open().await?;
-    let secret = a.webhook_secret.as_deref().filter(|s| !s.trim().is_empty());
+    let secret = match configurado {
+        Some(s) => s,
+        None => carapi_service::pix::webhook::stored_secret(store.as_ref())
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("{}", super::secret::NO_SECRET))?,
+    };
     pay_via_webhook(
         store.as_ref(),
         &a.server,
-        secret,
+        &secret,
         &a.payment_id,
         chrono::Utc::now(),
     )

@@ -21,27 +21,8 @@ pub(crate) struct Args {
     bind: SocketAddr,
     #[command(flatten)]
     database: super::DatabaseArgs,
-    /// HMAC-SHA256 secret of POST /webhooks/pix, at least 32 bytes. By default the database's
-    /// own random secret, generated on first start (print it with `carapi-server
-    /// webhook-secret`). Prefer the environment variable or --webhook-secret-file: a value
-    /// given on the command line is visible to every local user in /proc/*/cmdline.
-    #[arg(
-        long = "segredo-webhook",
-        id = "webhook_secret",
-        alias = "webhook-secret",
-        env = "CARAPI_WEBHOOK_SECRET",
-        hide_env_values = true
-    )]
-    webhook_secret: Option<String>,
-    /// File holding the HMAC-SHA256 secret of POST /webhooks/pix (at least 32 bytes; one
-    /// trailing newline is ignored).
-    #[arg(
-        long = "arquivo-segredo-webhook",
-        alias = "webhook-secret-file",
-        env = "CARAPI_WEBHOOK_SECRET_FILE",
-        conflicts_with = "webhook_secret"
-    )]
-    webhook_secret_file: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    webhook_secret: super::webhook_secret_args::WebhookSecretArgs,
     /// Seconds between reconciliation passes for pending top-ups.
     #[arg(
         long = "intervalo-reconciliacao",
@@ -149,6 +130,10 @@ pub(crate) struct Args {
         default_value_t = 20
     )]
     limite_nao_autenticado: u32,
+    /// Endereço próprio onde servir GET /metrics (ex.: 127.0.0.1:9090), para que as métricas
+    /// não fiquem expostas aos clientes; o endereço principal responde 404 em /metrics.
+    #[arg(long = "endereco-metricas", env = "CARAPI_ENDERECO_METRICAS")]
+    metrics_bind: Option<SocketAddr>,
     /// Run as a test double: a movable clock, faults on demand and the /_teste routes (see the
     /// server README). Refused unless --bind is a loopback address.
     #[arg(long = "modo-teste", id = "modo_teste")]
@@ -181,12 +166,9 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     let Ok(token_teste) = test_token(&a) else {
         return Ok(ExitCode::from(2));
     };
-    let webhook_secret = match webhook_secret(&a) {
-        Ok(s) => s,
-        Err(msg) => {
-            eprintln!("erro: {msg}");
-            return Ok(ExitCode::from(2));
-        }
+    let said = |msg| eprintln!("erro: {msg}");
+    let Ok(webhook_secret) = a.webhook_secret.resolve().map_err(said) else {
+        return Ok(ExitCode::from(2));
     };
     let database_url = a.database.database.clone();
     let config = Config {
@@ -215,6 +197,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
             client_header: header_name(&a.client_header).map_err(anyhow::Error::msg)?,
         },
         journal: a.diario.clone(),
+        metrics_bind: a.metrics_bind,
         ..Config::default()
     };
     // The composition root of the binary: a normal server, or the test double around it.
@@ -229,6 +212,9 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     tracing::info!(address = %server.addr(), "carapi-server pronto em {}", server.base_url());
     super::warn_interrupted_load(&database_url).await;
+    if let Some(m) = server.metrics_addr() {
+        eprintln!("métricas em http://{m}/metrics");
+    }
     eprintln!("carapi-server ouvindo em {}", server.base_url());
     if server.state().config.webhook_secret.is_none() {
         eprintln!(
@@ -261,29 +247,6 @@ fn test_token(a: &Args) -> Result<Option<String>, ()> {
             .clone()
             .unwrap_or_else(|| format!("teste_{}", hex::encode(rand::random::<[u8; 24]>())))
     }))
-}
-
-/// The webhook secret of `a`: from `--webhook-secret-file`, else from `--webhook-secret` /
-/// `CARAPI_WEBHOOK_SECRET` (with a warning on stderr when it came on the command line), checked
-/// against `carapi_service::pix::webhook::MIN_SECRET_LEN`; `Err` is the message for stderr.
-fn webhook_secret(a: &Args) -> Result<Option<String>, String> {
-    let secret = if let Some(file) = &a.webhook_secret_file {
-        let texto = std::fs::read_to_string(file)
-            .map_err(|e| format!("--webhook-secret-file {}: {e}", file.display()))?;
-        let texto = texto.strip_suffix('\n').unwrap_or(&texto);
-        Some(texto.strip_suffix('\r').unwrap_or(texto).to_owned())
-    } else {
-        let do_ambiente = std::env::var("CARAPI_WEBHOOK_SECRET").ok();
-        if a.webhook_secret.is_some() && a.webhook_secret != do_ambiente {
-            eprintln!(
-                "aviso: --webhook-secret fica visível a todo usuário local em /proc/*/cmdline; \
-                 use CARAPI_WEBHOOK_SECRET ou --webhook-secret-file"
-            );
-        }
-        a.webhook_secret.clone()
-    };
-    carapi_service::pix::webhook::validate_secret(secret.as_deref()).map_err(|e| e.to_string())?;
-    Ok(secret)
 }
 
 /// Resolves on SIGINT or (Unix) SIGTERM.

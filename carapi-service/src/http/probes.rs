@@ -3,7 +3,7 @@
 //! `GET`/`HEAD /readyz` answers 200 when the database answers a `SELECT 1`
 //! ([`crate::store::CoordinationStore::ping`]) and 503 while it does not, so that a load
 //! balancer takes the process out of rotation while its database is away. `GET /metrics`
-//! serves [`crate::metrics`].
+//! serves [`crate::metrics`], on the main address or on its own ([`metrics_router`]).
 
 use axum::Router;
 use axum::extract::State;
@@ -21,9 +21,36 @@ pub(crate) fn router() -> Router<AppState> {
         .route("/metrics", get(metrics))
 }
 
-/// `GET /metrics`: [`crate::metrics::render`] as Prometheus text; 404 without the feature
-/// `metrics`.
-async fn metrics(req: axum::extract::Request) -> Response {
+/// `GET /metrics` on the main address: [`metrics_text`], or 404 when the metrics have an
+/// address of their own ([`crate::Config::metrics_bind`]) or the feature `metrics` is off.
+async fn metrics(State(st): State<AppState>, req: axum::extract::Request) -> Response {
+    if st.config.metrics_bind.is_some() {
+        return super::edge::unknown_route(req.method(), req.uri().path()).into_response();
+    }
+    metrics_text(&st, &req)
+}
+
+/// The application of the metrics' own address: `GET /metrics` only, 404 for anything else.
+pub(crate) fn metrics_router(st: AppState) -> Router {
+    Router::new()
+        .route(
+            "/metrics",
+            get(
+                |State(st): State<AppState>, req: axum::extract::Request| async move {
+                    metrics_text(&st, &req)
+                },
+            ),
+        )
+        .fallback(|req: axum::extract::Request| async move {
+            super::edge::unknown_route(req.method(), req.uri().path())
+        })
+        .with_state(st)
+}
+
+/// [`crate::metrics::render`] as Prometheus text, the pools' gauges read now; 404 without the
+/// feature `metrics`.
+fn metrics_text(st: &AppState, req: &axum::extract::Request) -> Response {
+    crate::metrics::observe_pools(&st.store.pools());
     match crate::metrics::render() {
         Some(corpo) => (
             StatusCode::OK,

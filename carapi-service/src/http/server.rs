@@ -150,6 +150,10 @@ impl Drop for Slot {
     }
 }
 
+/// An admitted connection's place in its address's count (if counted) and in
+/// `carapi_connections_open`; both are given back when it is dropped.
+type Counted = (Option<Slot>, crate::metrics::OpenConnection);
+
 /// The places of a new connection from `address` in the per-address counts
 /// ([`Edge::connections_per_address`], and under pressure [`Edge::unfinished_per_address`]),
 /// or `None` when the address is past one of its bounds (the connection is closed at once).
@@ -159,13 +163,14 @@ fn admit(
     permissoes: &Semaphore,
     edge: &Edge,
     address: std::net::SocketAddr,
-) -> Option<(Option<Slot>, Option<Slot>)> {
+) -> Option<(Counted, Option<Slot>)> {
     // A trusted proxy's socket carries many clients: it counts toward no per-address bound.
     let trusted = super::client_addr::is_trusted(address.ip(), &edge.trusted_proxies);
     let vaga = match edge.connections_per_address {
         Some(_) if !trusted => {
             let Some(v) = PerAddress::take(por_endereco, address.ip()) else {
                 tracing::debug!(%address, "conexões demais deste endereço; fechada");
+                crate::metrics::connection_refused("conexoes_por_endereco");
                 return None;
             };
             Some(v)
@@ -177,11 +182,13 @@ fn admit(
     // trusted proxy's: it carries many clients); a burst of new connections from one address
     // is not refused while connections are plentiful.
     let pressao = permissoes.available_permits() < edge.max_connections.max(1) / 2;
+    let vaga = (vaga, crate::metrics::OpenConnection::new());
     if !pressao || edge.unfinished_per_address.is_none() || trusted {
         return Some((vaga, None));
     }
     let Some(p) = PerAddress::take(pendentes, address.ip()) else {
         tracing::debug!(%address, "pedidos inacabados demais deste endereço; fechada");
+        crate::metrics::connection_refused("pendentes_por_endereco");
         return None;
     };
     Some((vaga, Some(p)))

@@ -2,6 +2,8 @@
 //! HMAC-SHA256 signature instead of a bearer key; see [`crate::pix::webhook`]). The webhook is only a
 //! hint: the top-up is credited when the provider's own record has it paid with its amount.
 
+use std::net::IpAddr;
+
 use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
@@ -24,9 +26,14 @@ pub fn router() -> Router<AppState> {
 
 /// The body of a webhook, read only once its signature header has the form
 /// `t=<seconds>,v1=<64 hex>` and a timestamp inside the window: a slow body without a plausible
-/// signature is refused at once (401) and holds no connection. The MAC itself covers the body
-/// and is checked by [`receive`] once it arrived (within the edge's bounds).
-async fn body_after_form(st: &AppState, req: Request) -> Result<(String, Bytes), ApiError> {
+/// signature is refused at once (401, or 429 past the per-address limit of failures: `ip` is
+/// the client address) and holds no connection. The MAC itself covers the body and is checked
+/// by [`receive`] once it arrived (within the edge's bounds).
+async fn body_after_form(
+    st: &AppState,
+    req: Request,
+    ip: Option<IpAddr>,
+) -> Result<(String, Bytes), ApiError> {
     let assinatura = req
         .headers()
         .get(SIGNATURE_HEADER)
@@ -35,7 +42,7 @@ async fn body_after_form(st: &AppState, req: Request) -> Result<(String, Bytes),
         .to_owned();
     if let Err(motivo) = check_form(&assinatura, st.clock.now()) {
         tracing::warn!(%motivo, "webhook PIX com assinatura recusada");
-        return Err(refused(motivo));
+        return Err(super::unauthenticated(st, ip, refused(motivo)));
     }
     let req = super::edge::read_body(st, req).await?;
     let corpo = axum::body::to_bytes(req.into_body(), usize::MAX)
@@ -75,6 +82,7 @@ pub(crate) struct WebhookAck {
     responses(
         (status = 200, description = "Acknowledged; `creditada` is true for the delivery that credited (only when the provider's record has the charge paid with the top-up's amount)", body = WebhookAck),
         (status = 401, description = "`TOKEN_INVALIDO`: signature missing or wrong", body = carapi_sdk::ApiErrorBody),
+        (status = 429, description = "`LIMITE_EXCEDIDO`: too many failed signatures (or API keys) from this client address", body = carapi_sdk::ApiErrorBody),
         (status = 400, description = "`PARAMETRO_INVALIDO`: a signed body that is not an event", body = carapi_sdk::ApiErrorBody),
         (status = 404, description = "`RECARGA_NAO_ENCONTRADA`: unknown payment id", body = carapi_sdk::ApiErrorBody),
         (status = 502, description = "`ERRO_PIX`: the provider could not be asked; nothing changed", body = carapi_sdk::ApiErrorBody),
@@ -85,11 +93,14 @@ pub(crate) async fn receive(
     State(st): State<AppState>,
     req: Request,
 ) -> Result<Json<WebhookAck>, ApiError> {
-    let (assinatura, corpo) = body_after_form(&st, req).await?;
+    // A failed signature counts toward its client address's limit of failed
+    // authentications, as a wrong API key does (429 past it).
+    let ip = super::client_addr::client_address(&req, &st.config.edge);
+    let (assinatura, corpo) = body_after_form(&st, req, ip).await?;
     let now = st.clock.now();
     if let Err(motivo) = check(&st.webhook_secret().await?, &corpo, &assinatura, now) {
         tracing::warn!(%motivo, "webhook PIX com assinatura recusada");
-        return Err(refused(motivo));
+        return Err(super::unauthenticated(&st, ip, refused(motivo)));
     }
     let evento: PixEvent = serde_json::from_slice(&corpo).map_err(|_| {
         ApiError::param(

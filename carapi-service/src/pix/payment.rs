@@ -20,55 +20,104 @@ pub async fn mark_paid(
     if store.psp_pay(payment_id, now).await? {
         Ok(())
     } else {
-        Err(ServerError::NaoEncontrado(format!(
-            "cobrança PIX {payment_id}"
-        )))
+        Err(unknown_charge(payment_id))
     }
 }
 
-/// Marks `payment_id` paid at `now` in the simulated PSP's book in `store` and delivers the
-/// signed webhook to `base_url` (`carapi-server pix pay`). The server credits only what the
-/// provider's book has paid, so the book is written first. `webhook_secret` is the server's
-/// configured secret, or `None` for the database's own ([`webhook::database_secret`]).
+/// Plays the payer and the provider for `payment_id` at `now` and delivers the signed webhook
+/// to `base_url` (`carapi-server pix pagar`, the library, the test double), signing with
+/// `webhook_secret`, the secret the server uses. The server credits only what the provider's
+/// book has paid, so the book is written before the payment webhook, but only once the server
+/// has accepted a signed event that changes nothing (`status` `"verificacao"`, which it
+/// acknowledges and ignores): a wrong secret (401), a refusal (429) or an unreachable server
+/// leaves the charge unpaid in the book.
 ///
 /// # Errors
-/// [`ServerError::NaoEncontrado`] for a payment the PSP does not know;
-/// [`ServerError::Webhook`] when the delivery fails or is refused.
+/// [`ServerError::NaoEncontrado`] for a payment the PSP does not know (nothing done), or that
+/// the server does not know (the book then has it paid: reconciliation of a server on this
+/// database credits it); [`ServerError::Webhook`] when the delivery fails or is refused (its
+/// text says whether the book was written).
 pub async fn pay_via_webhook(
     store: &dyn Store,
     base_url: &str,
-    webhook_secret: Option<&str>,
+    webhook_secret: &str,
     payment_id: &str,
     now: DateTime<Utc>,
 ) -> Result<(), ServerError> {
-    mark_paid(store, payment_id, now).await?;
-    let webhook_secret = match webhook_secret {
-        Some(s) => s.to_owned(),
-        None => webhook::database_secret(store).await?,
-    };
-    let corpo = serde_json::to_vec(&PixEvent::pago(payment_id, now))
-        .map_err(|e| ServerError::Webhook(e.to_string()))?;
+    if store.psp_state(payment_id).await?.is_none() {
+        return Err(unknown_charge(payment_id));
+    }
     let url = format!("{}/webhooks/pix", base_url.trim_end_matches('/'));
+    let sondagem = PixEvent {
+        status: PROBE_STATUS.to_owned(),
+        ..PixEvent::pago(payment_id, now)
+    };
+    deliver(&url, webhook_secret, &sondagem, now)
+        .await
+        .map_err(|e| ServerError::Webhook(format!("{e}; nada foi pago")))?;
+    mark_paid(store, payment_id, now).await?;
+    match deliver(&url, webhook_secret, &PixEvent::pago(payment_id, now), now).await {
+        Ok(()) => Ok(()),
+        Err(Refusal::NotFound) => Err(ServerError::NaoEncontrado(format!(
+            "recarga com paymentId {payment_id} no servidor {base_url} (a cobrança ficou paga \
+             no PSP simulado deste banco)"
+        ))),
+        Err(e) => Err(ServerError::Webhook(format!(
+            "{e}; a cobrança ficou paga no PSP simulado: a reconciliação do servidor a creditará \
+             (ou repita o comando)"
+        ))),
+    }
+}
+
+/// `status` of the event [`pay_via_webhook`] sends first to learn that the server accepts its
+/// signature: not `pago`, so the server acknowledges it and changes nothing.
+pub(crate) const PROBE_STATUS: &str = "verificacao";
+
+fn unknown_charge(payment_id: &str) -> ServerError {
+    ServerError::NaoEncontrado(format!("cobrança PIX {payment_id}"))
+}
+
+/// Why a delivery was not acknowledged.
+#[derive(Debug)]
+enum Refusal {
+    /// 404: no top-up with this payment id on the server.
+    NotFound,
+    /// Any other failure: the request's, or the status and body of the answer.
+    Other(String),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::NotFound => f.write_str("404: recarga não encontrada no servidor"),
+            Refusal::Other(s) => f.write_str(s),
+        }
+    }
+}
+
+/// POSTs `evento` signed with `secret` at `now` to `url`.
+async fn deliver(
+    url: &str,
+    secret: &str,
+    evento: &PixEvent,
+    now: DateTime<Utc>,
+) -> Result<(), Refusal> {
+    let corpo = serde_json::to_vec(evento).map_err(|e| Refusal::Other(e.to_string()))?;
     let resp = reqwest::Client::new()
-        .post(&url)
+        .post(url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
-        .header(
-            SIGNATURE_HEADER,
-            webhook::sign(&webhook_secret, &corpo, now),
-        )
+        .header(SIGNATURE_HEADER, webhook::sign(secret, &corpo, now))
         .body(corpo)
         .send()
         .await
-        .map_err(|e| ServerError::Webhook(format!("POST {url}: {e}")))?;
+        .map_err(|e| Refusal::Other(format!("POST {url}: {e}")))?;
     let status = resp.status();
     if status.is_success() {
         Ok(())
     } else if status == reqwest::StatusCode::NOT_FOUND {
-        Err(ServerError::NaoEncontrado(format!(
-            "recarga com paymentId {payment_id}"
-        )))
+        Err(Refusal::NotFound)
     } else {
         let texto = resp.text().await.unwrap_or_default();
-        Err(ServerError::Webhook(format!("{status}: {texto}")))
+        Err(Refusal::Other(format!("{status}: {texto}")))
     }
 }

@@ -95,6 +95,15 @@ pub async fn database_secret(store: &dyn Store) -> Result<String, StoreError> {
         .await
 }
 
+/// The database's webhook secret when it has one (a server started on it without a configured
+/// secret created it); nothing is written (`carapi-server segredo-webhook`, `pix pagar`).
+///
+/// # Errors
+/// [`StoreError`] when the store fails.
+pub async fn stored_secret(store: &dyn Store) -> Result<Option<String>, StoreError> {
+    store.setting(SECRET_KEY).await
+}
+
 /// What a payment confirmation (webhook or reconciliation) did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {

@@ -35,6 +35,7 @@ pub use crate::money::recarga::{CREATION_DEADLINE_S, Confirmation, Recarga};
 use crate::rate_limit::KeyRateLimit;
 use crate::rate_limit::RateLimiter;
 
+pub use crate::metrics::PoolUse;
 pub use historico::SEARCH_WINDOW;
 #[cfg(feature = "postgres")]
 pub use postgres::PgStore;
@@ -95,7 +96,10 @@ impl From<sqlx::Error> for StoreError {
     /// [`StoreError::Database`].
     fn from(e: sqlx::Error) -> Self {
         match e {
-            sqlx::Error::PoolTimedOut => StoreError::Unavailable(Box::new(e)),
+            sqlx::Error::PoolTimedOut => {
+                crate::metrics::pool_timed_out();
+                StoreError::Unavailable(Box::new(e))
+            }
             e => StoreError::Database(Box::new(e)),
         }
     }
@@ -356,6 +360,8 @@ pub trait SettingsStore {
     /// The value of `chave`, storing `valor` first when there is none; atomic: concurrent
     /// first calls, in any process, all get the value that was stored.
     async fn settings_or_insert(&self, chave: &str, valor: &str) -> Result<String, StoreError>;
+    /// The value of `chave`, `None` when there is none (nothing is written).
+    async fn setting(&self, chave: &str) -> Result<Option<String>, StoreError>;
 }
 
 /// Accounts, their limits and the ledger check.
@@ -574,6 +580,11 @@ pub trait CoordinationStore {
     /// process); a store shared by several processes keeps it in the database.
     fn limiter(&self, per_second: NonZeroU32) -> Arc<dyn KeyRateLimit> {
         Arc::new(RateLimiter::<ContaId>::new(per_second))
+    }
+
+    /// The use of the store's connection pools now (for `GET /metrics`); none by default.
+    fn pools(&self) -> Vec<PoolUse> {
+        Vec::new()
     }
 
     /// A cheap round trip to the database (`SELECT 1` on a pooled connection), for the

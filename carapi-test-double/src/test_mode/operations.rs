@@ -149,7 +149,7 @@ pub(crate) async fn pay(
     payment::pay_via_webhook(
         st.store.as_ref(),
         &format!("http://{address}"),
-        Some(&secret),
+        &secret,
         &recarga.payment_id,
         now,
     )

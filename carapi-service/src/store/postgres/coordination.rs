@@ -9,13 +9,20 @@ use chrono::{DateTime, Utc};
 
 use super::{PgStore, PostgresRateLimiter};
 use crate::rate_limit::KeyRateLimit;
-use crate::store::{CoordinationStore, StoreError};
+use crate::store::{CoordinationStore, PoolUse, StoreError};
 
 #[async_trait]
 impl CoordinationStore for PgStore {
     /// Kept in the database, so the limit holds across every process on it.
     fn limiter(&self, per_second: NonZeroU32) -> Arc<dyn KeyRateLimit> {
         Arc::new(PostgresRateLimiter::new(self.pool.clone(), per_second))
+    }
+
+    fn pools(&self) -> Vec<PoolUse> {
+        vec![
+            PoolUse::of("principal", &self.pool),
+            PoolUse::of("historico", &self.historico),
+        ]
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

@@ -22,4 +22,13 @@ impl SettingsStore for PgStore {
                 .await?,
         )
     }
+
+    async fn setting(&self, chave: &str) -> Result<Option<String>, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT valor FROM configuracao WHERE chave = $1")
+                .bind(chave)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
+    }
 }

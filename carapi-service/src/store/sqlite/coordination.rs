@@ -6,10 +6,18 @@ use chrono::{DateTime, Utc};
 
 use super::SqliteStore;
 use super::rows::ms;
-use crate::store::{CoordinationStore, StoreError};
+use crate::store::{CoordinationStore, PoolUse, StoreError};
 
 #[async_trait]
 impl CoordinationStore for SqliteStore {
+    fn pools(&self) -> Vec<PoolUse> {
+        vec![
+            PoolUse::of("escrita", &self.escrita),
+            PoolUse::of("leitura", &self.reading),
+            PoolUse::of("historico", &self.historico),
+        ]
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(&self.reading).await?;
         Ok(())

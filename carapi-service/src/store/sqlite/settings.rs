@@ -23,4 +23,13 @@ impl SettingsStore for SqliteStore {
         tx.commit().await?;
         Ok(atual)
     }
+
+    async fn setting(&self, chave: &str) -> Result<Option<String>, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT valor FROM configuracao WHERE chave = ?")
+                .bind(chave)
+                .fetch_optional(&self.reading)
+                .await?,
+        )
+    }
 }
