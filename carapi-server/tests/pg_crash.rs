@@ -10,7 +10,7 @@
 //! The same test runs longer with `CARAPI_CRASH_STOPS`, `CARAPI_CRASH_CLIENTS` and
 //! `CARAPI_CRASH_RUNS`; each run prints its figures (200s answered, debited, reversed).
 
-use carapi_tests::crash::{Escala, pg_bin, run};
+use carapi_tests::crash::{CrashScale, pg_bin, run};
 
 /// `var` as a number, else `default`.
 fn knob(var: &str, default: u32) -> u32 {
@@ -30,7 +30,7 @@ async fn immediate_stops_under_charged_clients_debit_exactly_the_200s() {
         eprintln!("skipped: no PostgreSQL server programs under /usr/lib/postgresql/*/bin");
         return;
     };
-    let escala = Escala {
+    let escala = CrashScale {
         paradas: knob("CARAPI_CRASH_STOPS", 3),
         clientes: knob("CARAPI_CRASH_CLIENTS", 4),
         rodadas: knob("CARAPI_CRASH_RUNS", 3),

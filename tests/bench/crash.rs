@@ -7,7 +7,7 @@
 //! server programs (`/usr/lib/postgresql/*/bin`). `CARAPI_CRASH_STOPS`, `CARAPI_CRASH_CLIENTS`
 //! and `CARAPI_CRASH_RUNS` change the size. Not in a run without a filter: pass `crash`.
 
-use carapi_tests::crash::{Escala, pg_bin, run as cenario};
+use carapi_tests::crash::{CrashScale, pg_bin, run as cenario};
 
 use crate::Figura;
 
@@ -24,7 +24,7 @@ pub async fn run() -> Vec<Figura> {
         eprintln!("crash: skipped: no PostgreSQL server programs under /usr/lib/postgresql/*/bin");
         return Vec::new();
     };
-    let escala = Escala {
+    let escala = CrashScale {
         paradas: knob("CARAPI_CRASH_STOPS", 25),
         clientes: knob("CARAPI_CRASH_CLIENTS", 6),
         rodadas: knob("CARAPI_CRASH_RUNS", 3),

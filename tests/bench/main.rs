@@ -23,8 +23,8 @@
 //!    a `seed` on PostgreSQL when `DATABASE_URL` is set (`CARAPI_ESCALA_N` records, default 1M;
 //!    see `scale.rs`). Not in a run without a filter: pass `scale`.
 //! 10. Crash (`crash`): debited against the 200s answered over 25 immediate stops of a
-//!    PostgreSQL cluster of its own under 6 charged clients, 3 runs (`crash.rs`; skipped
-//!    without PostgreSQL's server programs). Not in a run without a filter: pass `crash`.
+//!     PostgreSQL cluster of its own under 6 charged clients, 3 runs (`crash.rs`; skipped
+//!     without PostgreSQL's server programs). Not in a run without a filter: pass `crash`.
 
 mod attack;
 mod batch;

@@ -2,10 +2,10 @@
 //! clients (the test `carapi-server/tests/pg_crash.rs` and the `crash` figure of the
 //! benchmarks): `initdb` in a temporary folder, a free port, run as the `postgres` user with
 //! `runuser` when running as root (the tools refuse root). Each run stops the database
-//! [`Escala::paradas`] times under [`Escala::clientes`] clients charging one lookup in a loop;
-//! the last stop of each run also restarts the server before the database returns. Once the
-//! journal of lost outcomes is settled, a run's [`Rodada`] gives the 200s answered and what was
-//! debited: the contract says a 5xx never debits, so they must agree to the cent.
+//! [`CrashScale::paradas`] times under [`CrashScale::clientes`] clients charging one lookup in
+//! a loop; the last stop of each run also restarts the server before the database returns.
+//! Once the journal of lost outcomes is settled, a run's [`Rodada`] gives the 200s answered and
+//! what was debited: the contract says a 5xx never debits, so they must agree to the cent.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -147,7 +147,7 @@ impl Drop for Cluster {
 
 /// How long a crash scenario runs.
 #[derive(Debug, Clone, Copy)]
-pub struct Escala {
+pub struct CrashScale {
     /// Immediate stops per run (the last one restarts the server too).
     pub paradas: u32,
     /// Concurrent charged clients.
@@ -189,7 +189,7 @@ impl Rodada {
 ///
 /// # Panics
 /// When the store cannot be opened or the server started.
-pub async fn servidor(url: &str, diario: &Path) -> RunningServer {
+pub async fn server_on(url: &str, diario: &Path) -> RunningServer {
     let store = carapi_service::startup::open_store(url).await.unwrap();
     carapi_service::startup::load_bundled_data(store.as_ref())
         .await
@@ -242,17 +242,66 @@ async fn settled(srv: &RunningServer, diario: &Journal, c: &ContaCriada) -> Ledg
     panic!("journal not settled: {:?}", diario.entries());
 }
 
+/// One run's stops under `escala.clientes` clients of `key` counting their 200s in `ok`; the
+/// last stop restarts `srv` (journaling into `caminho`) before the database returns: the server
+/// serving afterwards is returned.
+async fn stops(
+    cluster: &Cluster,
+    mut srv: RunningServer,
+    caminho: &Path,
+    key: &str,
+    escala: CrashScale,
+    ok: &Arc<AtomicU64>,
+) -> RunningServer {
+    let parar = Arc::new(AtomicBool::new(false));
+    let mut clientes: Vec<_> = (0..escala.clientes)
+        .map(|_| {
+            tokio::spawn(cliente(
+                srv.base_url(),
+                key.to_owned(),
+                parar.clone(),
+                ok.clone(),
+            ))
+        })
+        .collect();
+    for i in 1..=escala.paradas {
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        cluster.crash();
+        if i < escala.paradas {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            cluster.start();
+            continue;
+        }
+        // The last stop: the server is restarted before the database returns (its in-flight
+        // charges finish first: a lost outcome is journaled), and the new one settles what the
+        // old one journaled.
+        parar.store(true, Ordering::SeqCst);
+        srv.shutdown().await;
+        for t in clientes.drain(..) {
+            t.await.unwrap();
+        }
+        cluster.start();
+        srv = server_on(&cluster.url(), caminho).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    parar.store(true, Ordering::SeqCst);
+    for t in clientes {
+        t.await.unwrap();
+    }
+    srv
+}
+
 /// The scenario over the programs of `bin` (see the module documentation): one [`Rodada`] per
 /// run, each printed on stderr as it ends.
 ///
 /// # Panics
 /// When the cluster or the server fails, or a client gets no answer while the server runs.
-pub async fn run(bin: PathBuf, escala: Escala) -> Vec<Rodada> {
+pub async fn run(bin: PathBuf, escala: CrashScale) -> Vec<Rodada> {
     let dir = tempfile::tempdir().unwrap();
     let cluster = Cluster::init(bin, dir.path());
     let caminho = dir.path().join("carapi.diario");
     let diario = Journal::at(&caminho);
-    let mut srv = servidor(&cluster.url(), &caminho).await;
+    let mut srv = server_on(&cluster.url(), &caminho).await;
     let c = srv
         .create_conta(NovaConta {
             saldo: 100_000.into(),
@@ -275,41 +324,7 @@ pub async fn run(bin: PathBuf, escala: Escala) -> Vec<Rodada> {
         .unwrap();
     let mut rodadas = Vec::new();
     for rodada in 1..=escala.rodadas {
-        let parar = Arc::new(AtomicBool::new(false));
-        let mut clientes: Vec<_> = (0..escala.clientes)
-            .map(|_| {
-                tokio::spawn(cliente(
-                    srv.base_url(),
-                    c.api_key.clone(),
-                    parar.clone(),
-                    ok.clone(),
-                ))
-            })
-            .collect();
-        for i in 1..=escala.paradas {
-            tokio::time::sleep(Duration::from_millis(700)).await;
-            cluster.crash();
-            if i < escala.paradas {
-                tokio::time::sleep(Duration::from_millis(300)).await;
-                cluster.start();
-                continue;
-            }
-            // The last stop: the server is restarted before the database returns (its
-            // in-flight charges finish first: a lost outcome is journaled), and the new one
-            // settles what the old one journaled.
-            parar.store(true, Ordering::SeqCst);
-            srv.shutdown().await;
-            for t in clientes.drain(..) {
-                t.await.unwrap();
-            }
-            cluster.start();
-            srv = servidor(&cluster.url(), &caminho).await;
-        }
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        parar.store(true, Ordering::SeqCst);
-        for t in clientes {
-            t.await.unwrap();
-        }
+        srv = stops(&cluster, srv, &caminho, &c.api_key, escala, &ok).await;
         let ledger = settled(&srv, &diario, &c).await;
         let r = Rodada {
             rodada,

@@ -8,7 +8,7 @@
 //!   [`Edge::header_timeout`], counted from when it starts waiting: a silent or idle
 //!   keep-alive connection frees its permit after that time. A connection accepted while over
 //!   half of [`Edge::max_connections`] are open gets a quarter of it, at least 1 s
-//!   ([`header_timeout_for`]): under pressure, sockets that send headers slowly free their
+//!   (`header_timeout_for`): under pressure, sockets that send headers slowly free their
 //!   permits four times sooner.
 //! - A peer that accepts no bytes of an answer for [`Edge::send_timeout`] has its connection
 //!   closed (`http/send.rs`): a client that pipelines requests and never

@@ -11,7 +11,7 @@
 //! - only rows with a status other than 200 and nothing charged: a charged row, a 200 (even one
 //!   whose charge was reversed: its ledger credit names it) is never deleted;
 //! - per account, the oldest first, as a prefix of the account's error rows in their order
-//!   ([`plan_retencao`]): the first row younger than the cut (or charged, or out of order)
+//!   (`plan_retencao`): the first row younger than the cut (or charged, or out of order)
 //!   stops the pass, so a row younger than the retention is never deleted and the rows left
 //!   keep dense positions ([`Removidas`]: how a history page finds its rows after deletions);
 //! - the hourly usage counters lose the deleted rows (amount zero: no amount changes); the
@@ -65,11 +65,11 @@ pub(crate) struct ErrorRow {
     /// When it was recorded.
     pub(crate) data: DateTime<Utc>,
     /// Its ordinal among the account's rows.
-    pub(crate) ordem_conta: i64,
+    pub(crate) account_ordinal: i64,
     /// Its ordinal among the account's rows of its endpoint.
-    pub(crate) ordem_endpoint: i64,
+    pub(crate) endpoint_ordinal: i64,
     /// Its ordinal among the account's error rows.
-    pub(crate) ordem_status: i64,
+    pub(crate) error_ordinal: i64,
 }
 
 /// What a store writes to delete old error rows of one account, in one transaction.
@@ -105,15 +105,15 @@ pub(crate) fn plan_retencao(
     let mut ultima_conta = None;
     let mut ultimas: BTreeMap<&str, i64> = BTreeMap::new();
     for l in linhas {
-        let seguinte = l.ordem_status == plano.conta.erros + 1;
+        let seguinte = l.error_ordinal == plano.conta.erros + 1;
         if l.data >= antes || l.cobrado || l.status == 200 || l.valor != Centavos::ZERO || !seguinte
         {
             break;
         }
         plano.ids.push(l.id);
         plano.conta.erros += 1;
-        ultima_conta = Some(l.ordem_conta);
-        ultimas.insert(&l.endpoint, l.ordem_endpoint);
+        ultima_conta = Some(l.account_ordinal);
+        ultimas.insert(&l.endpoint, l.endpoint_ordinal);
         let e = plano
             .endpoints
             .entry(l.endpoint.clone())

@@ -15,9 +15,9 @@ fn erro(id: i64, endpoint: &str, dia: u32, ordens: (i64, i64, i64)) -> ErrorRow 
         cobrado: false,
         valor: Centavos::ZERO,
         data: t(dia),
-        ordem_conta: ordens.0,
-        ordem_endpoint: ordens.1,
-        ordem_status: ordens.2,
+        account_ordinal: ordens.0,
+        endpoint_ordinal: ordens.1,
+        error_ordinal: ordens.2,
     }
 }
 

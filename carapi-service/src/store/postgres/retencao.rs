@@ -12,7 +12,7 @@ use crate::money::Centavos;
 use crate::money::retencao::{self, ErrorRow, Removidas};
 use crate::store::{ContaId, StoreError};
 
-type Linha = (i64, String, i64, bool, i64, DateTime<Utc>, i64, i64, i64);
+type RowRead = (i64, String, i64, bool, i64, DateTime<Utc>, i64, i64, i64);
 
 /// See the module documentation.
 pub(super) async fn remove(
@@ -45,7 +45,7 @@ pub(super) async fn remove(
         })
         .collect();
     let atual = por.remove("").unwrap_or_default();
-    let linhas: Vec<Linha> = sqlx::query_as(
+    let linhas: Vec<RowRead> = sqlx::query_as(
         "SELECT id, endpoint, status_http, cobrado, valor_centavos, data, ordem_conta,
                 ordem_endpoint, ordem_status
          FROM consultas
@@ -97,8 +97,18 @@ pub(super) async fn remove(
     Ok(n)
 }
 
-fn error_row(l: Linha) -> ErrorRow {
-    let (id, endpoint, status, cobrado, valor, data, ordem_conta, ordem_endpoint, ordem_status) = l;
+fn error_row(l: RowRead) -> ErrorRow {
+    let (
+        id,
+        endpoint,
+        status,
+        cobrado,
+        valor,
+        data,
+        account_ordinal,
+        endpoint_ordinal,
+        error_ordinal,
+    ) = l;
     ErrorRow {
         id,
         endpoint,
@@ -107,8 +117,8 @@ fn error_row(l: Linha) -> ErrorRow {
         cobrado,
         valor: Centavos::new(valor),
         data,
-        ordem_conta,
-        ordem_endpoint,
-        ordem_status,
+        account_ordinal,
+        endpoint_ordinal,
+        error_ordinal,
     }
 }

@@ -13,7 +13,7 @@ use crate::money::Centavos;
 use crate::money::retencao::{self, ErrorRow, Removidas};
 use crate::store::{ContaId, StoreError};
 
-type Linha = (i64, String, i64, i64, i64, i64, i64, i64, i64);
+type RowRead = (i64, String, i64, i64, i64, i64, i64, i64, i64);
 
 /// See the module documentation.
 pub(super) async fn remove(
@@ -42,7 +42,7 @@ pub(super) async fn remove(
         })
         .collect();
     let atual = por.remove("").unwrap_or_default();
-    let linhas: Vec<Linha> = sqlx::query_as(
+    let linhas: Vec<RowRead> = sqlx::query_as(
         "SELECT id, endpoint, status_http, cobrado, valor_centavos, data_ms, ordem_conta,
                 ordem_endpoint, ordem_status
          FROM consultas INDEXED BY consultas_conta_erro
@@ -95,8 +95,18 @@ pub(super) async fn remove(
     Ok(n)
 }
 
-fn error_row(l: Linha) -> ErrorRow {
-    let (id, endpoint, status, cobrado, valor, data, ordem_conta, ordem_endpoint, ordem_status) = l;
+fn error_row(l: RowRead) -> ErrorRow {
+    let (
+        id,
+        endpoint,
+        status,
+        cobrado,
+        valor,
+        data,
+        account_ordinal,
+        endpoint_ordinal,
+        error_ordinal,
+    ) = l;
     ErrorRow {
         id,
         endpoint,
@@ -105,8 +115,8 @@ fn error_row(l: Linha) -> ErrorRow {
         cobrado: cobrado != 0,
         valor: Centavos::new(valor),
         data: instant(data),
-        ordem_conta,
-        ordem_endpoint,
-        ordem_status,
+        account_ordinal,
+        endpoint_ordinal,
+        error_ordinal,
     }
 }
