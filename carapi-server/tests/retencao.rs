@@ -161,3 +161,24 @@ async fn old_uncharged_errors_go_and_everything_else_stays_consistent() {
         srv.shutdown().await;
     }
 }
+
+/// A retention under 30 days is refused at start with a Portuguese message naming the minimum;
+/// `sempre` and the environment variable are read.
+#[test]
+fn a_retention_under_30_days_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("carapi.db").display());
+    let out = crate::processo::servir_recusado(&url, &["--retencao-erros-dias", "10"], &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("mínimo é 30 dias"),
+        "{err}"
+    );
+    let out = crate::processo::servir_recusado(&url, &[], &[("CARAPI_RETENCAO_ERROS_DIAS", "0")]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("sempre"), "{err}");
+    assert!(
+        !dir.path().join("carapi.db").exists(),
+        "refused before the database is created"
+    );
+}

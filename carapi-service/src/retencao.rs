@@ -6,6 +6,8 @@
 //!
 //! [`Config::error_retention_days`]: crate::Config::error_retention_days
 
+use std::sync::Mutex;
+
 use chrono::{DateTime, Utc};
 
 use crate::money::retencao::cut_of;
@@ -42,39 +44,63 @@ pub async fn run_once(store: &dyn Store, now: DateTime<Utc>, dias: u32) -> Resul
     Ok(feitas)
 }
 
-/// The job's turn in a server's job loop: a pass ([`run_once`] at the state's clock) when the
-/// retention is on and the job's lease is free (it is then taken for an hour, with an owner of
-/// its own, so a pass runs at most once an hour among the processes of one database). Returns
-/// how many rows were deleted; a failure is logged (the next turn tries again).
-pub async fn turn(st: &AppState) -> u64 {
-    let Some(dias) = st.config.error_retention_days else {
-        return 0;
-    };
-    let now = st.clock.now();
-    let ate = now + chrono::Duration::hours(INTERVAL_HOURS);
-    let dono = uuid::Uuid::new_v4().to_string();
-    match st.store.reserve_task(TASK, &dono, now, ate).await {
-        Ok(true) => {}
-        Ok(false) => return 0,
-        Err(e) => {
-            tracing::warn!(erro = %e, "retenção de erros: reserva falhou; nova tentativa na próxima volta");
+/// The job in one process's job loop: when it last looked at the lease, so that the store is
+/// asked at most once an hour of the clock.
+#[derive(Debug, Default)]
+pub struct Job {
+    /// The clock's instant from which the next turn asks the store.
+    next: Mutex<Option<DateTime<Utc>>>,
+}
+
+impl Job {
+    /// The job's turn: a pass ([`run_once`] at the state's clock) when the retention is on, an
+    /// hour has passed since this process's last look, and the job's lease is free (it is then
+    /// taken for an hour, with an owner of its own, so a pass runs at most once an hour among
+    /// the processes of one database). Returns how many rows were deleted; a failure is logged
+    /// (a later turn tries again).
+    pub async fn turn(&self, st: &AppState) -> u64 {
+        let Some(dias) = st.config.error_retention_days else {
             return 0;
+        };
+        let now = st.clock.now();
+        {
+            let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
+            if next.is_some_and(|n| now < n) {
+                return 0;
+            }
+            *next = Some(now + chrono::Duration::hours(INTERVAL_HOURS));
+        }
+        let ate = now + chrono::Duration::hours(INTERVAL_HOURS);
+        let dono = uuid::Uuid::new_v4().to_string();
+        match st.store.reserve_task(TASK, &dono, now, ate).await {
+            Ok(true) => {}
+            Ok(false) => return 0,
+            Err(e) => {
+                self.retry();
+                tracing::warn!(erro = %e, "retenção de erros: reserva falhou; nova tentativa na próxima volta");
+                return 0;
+            }
+        }
+        match run_once(st.store.as_ref(), now, dias).await {
+            Ok(n) => {
+                if n > 0 {
+                    tracing::info!(
+                        removidas = n,
+                        dias,
+                        "retenção: consultas de erro não cobradas mais antigas que {dias} dias removidas"
+                    );
+                }
+                n
+            }
+            Err(e) => {
+                tracing::error!(erro = %e, "retenção de erros falhou");
+                0
+            }
         }
     }
-    match run_once(st.store.as_ref(), now, dias).await {
-        Ok(n) => {
-            if n > 0 {
-                tracing::info!(
-                    removidas = n,
-                    dias,
-                    "retenção: consultas de erro não cobradas mais antigas que {dias} dias removidas"
-                );
-            }
-            n
-        }
-        Err(e) => {
-            tracing::error!(erro = %e, "retenção de erros falhou");
-            0
-        }
+
+    /// The next turn asks the store again.
+    fn retry(&self) {
+        *self.next.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 }

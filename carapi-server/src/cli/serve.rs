@@ -119,9 +119,9 @@ pub(crate) struct Args {
     /// nothing for this long is closed.
     #[arg(long = "tempo-envio", env = "CARAPI_TEMPO_ENVIO", default_value_t = 10)]
     send_timeout: u64,
-    /// Days an uncharged error lookup stays in the history before the server deletes it (at
-    /// least 30: GET /v1/uso and usoHoje.erros read 30 days), or `sempre` to keep them
-    /// forever; charged lookups are never deleted.
+    /// Dias que uma consulta com erro (não cobrada) fica no histórico antes de o servidor
+    /// removê-la (ao menos 30: GET /v1/uso e usoHoje.erros leem 30 dias), ou `sempre` para
+    /// guardá-las para sempre; consultas cobradas nunca são removidas.
     #[arg(long = "retencao-erros-dias", env = "CARAPI_RETENCAO_ERROS_DIAS", default_value = "90", value_parser = parse_retention)]
     error_retention: Retention,
     /// Requests served on one connection at most; the last answer closes it (pipelined

@@ -7,7 +7,7 @@
 //!   the timestamps of history, top-ups and accounts, and reconciliation, which runs when the
 //!   clock has moved a whole interval (2 minutes) since its last pass
 //!   (`TestMode::run_tasks`), and the retention of uncharged error rows, hourly
-//!   (`carapi_service::retencao::turn`);
+//!   (`carapi_service::retencao::Job`);
 //! - faults on demand (`faults`, applied by `apply`), the connection resets among them
 //!   through its own sockets (`connection`);
 //! - the `/_teste/...` HTTP routes (`routes`) for clients in other languages and the CLI,
@@ -66,6 +66,8 @@ pub struct TestMode {
     ultima_reconciliacao: tokio::sync::Mutex<DateTime<Utc>>,
     /// The server's own address (the webhook is delivered to it), set when it starts serving.
     pub(crate) address: OnceLock<SocketAddr>,
+    /// The retention job of uncharged error rows, on the test clock.
+    pub(crate) retencao: carapi_service::retencao::Job,
 }
 
 /// What moving the test clock forward did (`TestServer::advance`,
@@ -92,6 +94,7 @@ impl TestMode {
             faults: Faults::default(),
             token: config.token.clone().filter(|t| !t.is_empty()),
             address: OnceLock::new(),
+            retencao: carapi_service::retencao::Job::default(),
         }
     }
 
@@ -111,7 +114,7 @@ impl TestMode {
     pub(crate) async fn advance(&self, st: &AppState, d: Duration) -> Result<Advance, StoreError> {
         let now = self.clock.advance(d);
         let reconciliadas = self.run_tasks(st).await?;
-        carapi_service::retencao::turn(st).await;
+        self.retencao.turn(st).await;
         Ok(Advance { now, reconciliadas })
     }
 

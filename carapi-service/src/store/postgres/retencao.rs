@@ -1,5 +1,6 @@
 //! The retention of uncharged error rows ([`crate::store::ConsultasStore::remove_uncharged`]):
-//! one transaction locks the account row (as an insert does, so none runs in between), reads
+//! when the account's oldest error row not deleted yet is older than the cut (read without a
+//! lock), one transaction locks the account row (as an insert does, so none runs in between), reads
 //! the account's oldest error rows not deleted yet (index `consultas_conta_erro`) and what was
 //! removed so far, plans with [`retencao::plan_retencao`] and applies the plan.
 
@@ -21,6 +22,19 @@ pub(super) async fn remove(
     antes: DateTime<Utc>,
     limite: u32,
 ) -> Result<u64, StoreError> {
+    // Most passes find nothing to delete: they lock no account.
+    let primeira: Option<DateTime<Utc>> = sqlx::query_scalar(
+        "SELECT data FROM consultas
+         WHERE conta_id = $1 AND status_http <> 200 AND ordem_status > COALESCE(
+             (SELECT removidas FROM consultas_removidas WHERE conta_id = $1 AND endpoint = ''), 0)
+         ORDER BY ordem_status LIMIT 1",
+    )
+    .bind(conta.0)
+    .fetch_optional(pool)
+    .await?;
+    if primeira.is_none_or(|d| d >= antes) {
+        return Ok(0);
+    }
     let mut tx = pool.begin().await?;
     sqlx::query("SELECT 1 FROM contas WHERE id = $1 FOR UPDATE")
         .bind(conta.0)

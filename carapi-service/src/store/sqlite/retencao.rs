@@ -1,14 +1,15 @@
 //! The retention of uncharged error rows ([`crate::store::ConsultasStore::remove_uncharged`]):
-//! one `BEGIN IMMEDIATE` transaction (no insert of the writer thread in between) reads the
-//! account's oldest error rows not deleted yet (index `consultas_conta_erro`) and what was
-//! removed so far, plans with [`retencao::plan_retencao`] and applies the plan.
+//! when the account's oldest error row not deleted yet is older than the cut (read without a
+//! write lock), one `BEGIN IMMEDIATE` transaction (no insert of the writer thread in between)
+//! reads the account's oldest error rows not deleted yet (index `consultas_conta_erro`) and
+//! what was removed so far, plans with [`retencao::plan_retencao`] and applies the plan.
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 
 use super::SqliteStore;
-use super::rows::instant;
+use super::rows::{instant, ms};
 use crate::money::Centavos;
 use crate::money::retencao::{self, ErrorRow, Removidas};
 use crate::store::{ContaId, StoreError};
@@ -22,6 +23,19 @@ pub(super) async fn remove(
     antes: DateTime<Utc>,
     limite: u32,
 ) -> Result<u64, StoreError> {
+    // Most passes find nothing to delete: they take no write lock.
+    let primeira: Option<i64> = sqlx::query_scalar(
+        "SELECT data_ms FROM consultas INDEXED BY consultas_conta_erro
+         WHERE conta_id = ?1 AND status_http <> 200 AND ordem_status > COALESCE(
+             (SELECT removidas FROM consultas_removidas WHERE conta_id = ?1 AND endpoint = ''), 0)
+         ORDER BY ordem_status LIMIT 1",
+    )
+    .bind(conta.0)
+    .fetch_optional(&s.reading)
+    .await?;
+    if primeira.is_none_or(|d| d >= ms(antes)) {
+        return Ok(0);
+    }
     let mut tx = s.begin_immediate().await?;
     let removidas: Vec<(String, i64, i64)> = sqlx::query_as(
         "SELECT endpoint, removidas, sucessos_antes FROM consultas_removidas WHERE conta_id = ?",
