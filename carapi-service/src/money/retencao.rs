@@ -132,6 +132,28 @@ pub(crate) fn plan_retencao(
     Some(plano)
 }
 
+/// What was removed from an account as its store keeps it, rows of (endpoint, error rows
+/// deleted, 200s before the newest deleted row) with endpoint `""` for the whole account: the
+/// account's [`Removidas`] and each endpoint's.
+pub(crate) fn removidas_of(
+    linhas: Vec<(String, i64, i64)>,
+) -> (Removidas, BTreeMap<String, Removidas>) {
+    let mut por: BTreeMap<String, Removidas> = linhas
+        .into_iter()
+        .map(|(e, erros, sucessos_antes)| {
+            (
+                e,
+                Removidas {
+                    erros,
+                    sucessos_antes,
+                },
+            )
+        })
+        .collect();
+    let conta = por.remove("").unwrap_or_default();
+    (conta, por)
+}
+
 /// The instant before which error rows are deleted under a retention of `dias` days at `now`.
 pub(crate) fn cut_of(now: DateTime<Utc>, dias: u32) -> DateTime<Utc> {
     now - chrono::Duration::days(i64::from(dias.max(MIN_DAYS)))

@@ -4,13 +4,11 @@
 //! the account's oldest error rows not deleted yet (index `consultas_conta_erro`) and what was
 //! removed so far, plans with [`retencao::plan_retencao`] and applies the plan.
 
-use std::collections::BTreeMap;
-
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 
 use crate::money::Centavos;
-use crate::money::retencao::{self, ErrorRow, Removidas};
+use crate::money::retencao::{self, ErrorRow, RetencaoPlan};
 use crate::store::{ContaId, StoreError};
 
 type RowRead = (i64, String, i64, bool, i64, DateTime<Utc>, i64, i64, i64);
@@ -46,19 +44,7 @@ pub(super) async fn remove(
     .bind(conta.0)
     .fetch_all(&mut *tx)
     .await?;
-    let mut por: BTreeMap<String, Removidas> = removidas
-        .into_iter()
-        .map(|(e, erros, sucessos_antes)| {
-            (
-                e,
-                Removidas {
-                    erros,
-                    sucessos_antes,
-                },
-            )
-        })
-        .collect();
-    let atual = por.remove("").unwrap_or_default();
+    let (atual, por) = retencao::removidas_of(removidas);
     let linhas: Vec<RowRead> = sqlx::query_as(
         "SELECT id, endpoint, status_http, cobrado, valor_centavos, data, ordem_conta,
                 ordem_endpoint, ordem_status
@@ -80,33 +66,7 @@ pub(super) async fn remove(
         .execute(&mut *tx)
         .await?
         .rows_affected();
-    let grupos = std::iter::once((String::new(), plano.conta)).chain(plano.endpoints);
-    for (endpoint, r) in grupos {
-        sqlx::query(
-            "INSERT INTO consultas_removidas (conta_id, endpoint, removidas, sucessos_antes)
-             VALUES ($1, $2, $3, $4)
-             ON CONFLICT (conta_id, endpoint) DO UPDATE
-             SET removidas = EXCLUDED.removidas, sucessos_antes = EXCLUDED.sucessos_antes",
-        )
-        .bind(conta.0)
-        .bind(endpoint)
-        .bind(r.erros)
-        .bind(r.sucessos_antes)
-        .execute(&mut *tx)
-        .await?;
-    }
-    for ((hora, endpoint), quantas) in plano.horas {
-        sqlx::query(
-            "UPDATE consultas_uso_hora SET quantidade = quantidade - $1
-             WHERE conta_id = $2 AND hora = $3 AND endpoint = $4",
-        )
-        .bind(quantas)
-        .bind(conta.0)
-        .bind(hora)
-        .bind(endpoint)
-        .execute(&mut *tx)
-        .await?;
-    }
+    apply(&mut tx, conta, plano).await?;
     tx.commit().await?;
     Ok(n)
 }
@@ -135,4 +95,41 @@ fn error_row(l: RowRead) -> ErrorRow {
         endpoint_ordinal,
         error_ordinal,
     }
+}
+
+/// Writes what the plan says besides the deletion: what was removed per account and endpoint,
+/// the hourly usage counters.
+async fn apply(
+    tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
+    conta: ContaId,
+    plano: RetencaoPlan,
+) -> Result<(), StoreError> {
+    let grupos = std::iter::once((String::new(), plano.conta)).chain(plano.endpoints);
+    for (endpoint, r) in grupos {
+        sqlx::query(
+            "INSERT INTO consultas_removidas (conta_id, endpoint, removidas, sucessos_antes)
+             VALUES ($1, $2, $3, $4)
+             ON CONFLICT (conta_id, endpoint) DO UPDATE
+             SET removidas = EXCLUDED.removidas, sucessos_antes = EXCLUDED.sucessos_antes",
+        )
+        .bind(conta.0)
+        .bind(endpoint)
+        .bind(r.erros)
+        .bind(r.sucessos_antes)
+        .execute(&mut **tx)
+        .await?;
+    }
+    for ((hora, endpoint), quantas) in plano.horas {
+        sqlx::query(
+            "UPDATE consultas_uso_hora SET quantidade = quantidade - $1
+             WHERE conta_id = $2 AND hora = $3 AND endpoint = $4",
+        )
+        .bind(quantas)
+        .bind(conta.0)
+        .bind(hora)
+        .bind(endpoint)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
 }

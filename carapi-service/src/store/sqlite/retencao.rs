@@ -4,14 +4,12 @@
 //! reads the account's oldest error rows not deleted yet (index `consultas_conta_erro`) and
 //! what was removed so far, plans with [`retencao::plan_retencao`] and applies the plan.
 
-use std::collections::BTreeMap;
-
 use chrono::{DateTime, Utc};
 
 use super::SqliteStore;
 use super::rows::{instant, ms};
 use crate::money::Centavos;
-use crate::money::retencao::{self, ErrorRow, Removidas};
+use crate::money::retencao::{self, ErrorRow, RetencaoPlan};
 use crate::store::{ContaId, StoreError};
 
 type RowRead = (i64, String, i64, i64, i64, i64, i64, i64, i64);
@@ -43,19 +41,7 @@ pub(super) async fn remove(
     .bind(conta.0)
     .fetch_all(&mut *tx)
     .await?;
-    let mut por: BTreeMap<String, Removidas> = removidas
-        .into_iter()
-        .map(|(e, erros, sucessos_antes)| {
-            (
-                e,
-                Removidas {
-                    erros,
-                    sucessos_antes,
-                },
-            )
-        })
-        .collect();
-    let atual = por.remove("").unwrap_or_default();
+    let (atual, por) = retencao::removidas_of(removidas);
     let linhas: Vec<RowRead> = sqlx::query_as(
         "SELECT id, endpoint, status_http, cobrado, valor_centavos, data_ms, ordem_conta,
                 ordem_endpoint, ordem_status
@@ -78,33 +64,7 @@ pub(super) async fn remove(
         .execute(&mut *tx)
         .await?
         .rows_affected();
-    let grupos = std::iter::once((String::new(), plano.conta)).chain(plano.endpoints);
-    for (endpoint, r) in grupos {
-        sqlx::query(
-            "INSERT INTO consultas_removidas (conta_id, endpoint, removidas, sucessos_antes)
-             VALUES (?, ?, ?, ?)
-             ON CONFLICT (conta_id, endpoint) DO UPDATE
-             SET removidas = excluded.removidas, sucessos_antes = excluded.sucessos_antes",
-        )
-        .bind(conta.0)
-        .bind(endpoint)
-        .bind(r.erros)
-        .bind(r.sucessos_antes)
-        .execute(&mut *tx)
-        .await?;
-    }
-    for ((hora, endpoint), quantas) in plano.horas {
-        sqlx::query(
-            "UPDATE consultas_uso_hora SET quantidade = quantidade - ?
-             WHERE conta_id = ? AND hora = ? AND endpoint = ?",
-        )
-        .bind(quantas)
-        .bind(conta.0)
-        .bind(hora)
-        .bind(endpoint)
-        .execute(&mut *tx)
-        .await?;
-    }
+    apply(&mut tx, conta, plano).await?;
     tx.commit().await?;
     Ok(n)
 }
@@ -133,4 +93,41 @@ fn error_row(l: RowRead) -> ErrorRow {
         endpoint_ordinal,
         error_ordinal,
     }
+}
+
+/// Writes what the plan says besides the deletion: what was removed per account and endpoint,
+/// the hourly usage counters.
+async fn apply(
+    tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+    conta: ContaId,
+    plano: RetencaoPlan,
+) -> Result<(), StoreError> {
+    let grupos = std::iter::once((String::new(), plano.conta)).chain(plano.endpoints);
+    for (endpoint, r) in grupos {
+        sqlx::query(
+            "INSERT INTO consultas_removidas (conta_id, endpoint, removidas, sucessos_antes)
+             VALUES (?, ?, ?, ?)
+             ON CONFLICT (conta_id, endpoint) DO UPDATE
+             SET removidas = excluded.removidas, sucessos_antes = excluded.sucessos_antes",
+        )
+        .bind(conta.0)
+        .bind(endpoint)
+        .bind(r.erros)
+        .bind(r.sucessos_antes)
+        .execute(&mut **tx)
+        .await?;
+    }
+    for ((hora, endpoint), quantas) in plano.horas {
+        sqlx::query(
+            "UPDATE consultas_uso_hora SET quantidade = quantidade - ?
+             WHERE conta_id = ? AND hora = ? AND endpoint = ?",
+        )
+        .bind(quantas)
+        .bind(conta.0)
+        .bind(hora)
+        .bind(endpoint)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
 }
