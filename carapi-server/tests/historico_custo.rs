@@ -158,12 +158,18 @@ fn esperado(f: &HistoricoFilter) -> Vec<Linha> {
     }
 }
 
+/// A server over `database` that keeps every row: the synthetic rows are dated 2026-01-01, and
+/// the retention of uncharged errors (on the system clock) would delete the old errors.
+async fn sem_retencao(database: &DatabaseArgs) -> Servidor {
+    Servidor::com(database, |c| c.error_retention_days = None, |p| p).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_history_filter_is_answered_from_an_index_on_a_20k_row_account() {
     for database in
         bancos("every_history_filter_is_answered_from_an_index_on_a_20k_row_account").await
     {
-        let s = Servidor::new(&database).await;
+        let s = sem_retencao(&database).await;
         let outra = s.conta(10).await;
         let c = s.conta(10).await;
         semear(&database, outra.conta_id, 300).await;
@@ -283,7 +289,7 @@ async fn assert_plans(database: &DatabaseArgs, conta: ContaId) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn usage_over_30_days_counts_every_row_once() {
     for database in bancos("usage_over_30_days_counts_every_row_once").await {
-        let s = Servidor::new(&database).await;
+        let s = sem_retencao(&database).await;
         let c = s.conta(100).await;
         for path in [
             "/v1/car/DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47",
@@ -324,7 +330,7 @@ async fn usage_over_30_days_counts_every_row_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn usage_window_starting_mid_hour_is_exact() {
     for database in bancos("usage_window_starting_mid_hour_is_exact").await {
-        let s = Servidor::new(&database).await;
+        let s = sem_retencao(&database).await;
         let c = s.conta(0).await;
         semear(&database, c.conta_id, 9_000).await;
         let store = s.server.store().clone();
@@ -371,7 +377,7 @@ async fn hammering_history_leaves_other_accounts_served() {
         "/v1/historico?page=4503599627370496",
     ];
     for database in bancos("hammering_history_leaves_other_accounts_served").await {
-        let s = std::sync::Arc::new(Servidor::new(&database).await);
+        let s = std::sync::Arc::new(sem_retencao(&database).await);
         let atacante = s.conta(0).await;
         let vitima = s.conta(100).await;
         semear(&database, atacante.conta_id, LINHAS).await;
@@ -433,7 +439,7 @@ async fn ordinais_densos(database: &DatabaseArgs, conta: ContaId) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_lookups_of_one_account_get_dense_ordinals() {
     for database in bancos("concurrent_lookups_of_one_account_get_dense_ordinals").await {
-        let s = Servidor::new(&database).await;
+        let s = sem_retencao(&database).await;
         let c = s.conta(1000).await;
         let caminhos: Vec<String> = (0..48)
             .map(|i| match i % 3 {

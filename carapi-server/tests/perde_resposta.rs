@@ -50,6 +50,14 @@ impl ConsultasStore for PerdeResposta {
         }
         r
     }
+    async fn remove_uncharged(
+        &self,
+        conta: ContaId,
+        antes: DateTime<Utc>,
+        limite: u32,
+    ) -> Result<u64, StoreError> {
+        self.dentro.remove_uncharged(conta, antes, limite).await
+    }
     async fn cobranca_outcome(
         &self,
         conta: ContaId,

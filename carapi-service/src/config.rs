@@ -21,6 +21,30 @@ pub const DEFAULT_UNFINISHED_PER_ADDRESS: usize = 20;
 /// Default bind address of `carapi-server serve`.
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
 
+/// The retention of uncharged error rows as the operator writes it (`--retencao-erros-dias`):
+/// a number of days, at least [`crate::money::retencao::MIN_DAYS`], or `sempre` (keep them
+/// forever: `None`).
+///
+/// # Errors
+/// A Portuguese message for anything else, a number under the minimum included.
+pub fn parse_error_retention(s: &str) -> Result<Option<u32>, String> {
+    let minimo = crate::money::retencao::MIN_DAYS;
+    let s = s.trim();
+    if s.eq_ignore_ascii_case("sempre") {
+        return Ok(None);
+    }
+    match s.parse::<u32>() {
+        Ok(d) if d >= minimo => Ok(Some(d)),
+        Ok(d) => Err(format!(
+            "retenção de {d} dias é curta demais: o mínimo é {minimo} dias, pois GET /v1/uso e \
+             usoHoje.erros leem os últimos 30 dias; use `sempre` para nunca remover"
+        )),
+        Err(_) => Err(format!(
+            "retenção inválida: {s:?}; informe dias (ao menos {minimo}) ou `sempre`"
+        )),
+    }
+}
+
 /// How `GET /v1/car/{codigoCar}/recibo` behaves for real (non-sandbox) codes, so that the
 /// contract's receipt errors are reachable (docs/contrato.md, receipt errors).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -94,6 +118,11 @@ pub struct Config {
     /// need not face the clients; the main address then answers 404 there. `None` (the
     /// default): `/metrics` on the main address.
     pub metrics_bind: Option<SocketAddr>,
+    /// Days an uncharged error row stays in the history before the server deletes it
+    /// (`--retencao-erros-dias`; rules in [`crate::money::retencao`]); `None` keeps them forever.
+    /// At least [`crate::money::retencao::MIN_DAYS`] ([`parse_error_retention`]); default
+    /// [`crate::money::retencao::DEFAULT_DAYS`].
+    pub error_retention_days: Option<u32>,
 }
 
 impl Default for Config {
@@ -113,6 +142,7 @@ impl Default for Config {
             edge: Edge::default(),
             journal: None,
             metrics_bind: None,
+            error_retention_days: Some(crate::money::retencao::DEFAULT_DAYS),
         }
     }
 }
@@ -140,7 +170,9 @@ impl Config {
 #[derive(Debug, Clone)]
 pub struct Edge {
     /// Time a client has to send a request's headers; hyper starts it when it begins waiting
-    /// for a request, so it is also how long an idle keep-alive connection stays open.
+    /// for a request, so it is also how long an idle keep-alive connection stays open. A
+    /// connection accepted while over half of [`Edge::max_connections`] are open gets a quarter
+    /// of it, at least 1 s (the pressure of slow headers from many addresses).
     pub header_timeout: Duration,
     /// Time a client has to send a whole request body (408 after it).
     pub body_timeout: Duration,
@@ -203,5 +235,21 @@ impl Default for Edge {
             trusted_proxies: Vec::new(),
             client_header: axum::http::HeaderName::from_static("x-forwarded-for"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_error_retention_is_days_from_the_minimum_or_forever() {
+        assert_eq!(parse_error_retention("90"), Ok(Some(90)));
+        assert_eq!(parse_error_retention(" 30 "), Ok(Some(30)));
+        assert_eq!(parse_error_retention("Sempre"), Ok(None));
+        let curta = parse_error_retention("29").unwrap_err();
+        assert!(curta.contains("mínimo é 30 dias"), "{curta}");
+        assert!(parse_error_retention("0").is_err());
+        assert!(parse_error_retention("noventa").is_err());
     }
 }

@@ -33,6 +33,7 @@ pub mod pix;
 pub mod rate_limit;
 mod recibo;
 pub mod reconcile;
+pub mod retencao;
 pub mod startup;
 pub mod state;
 pub mod store;

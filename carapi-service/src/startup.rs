@@ -317,10 +317,12 @@ impl RunningServer {
 
 /// The background jobs of a server, every `intervalo` until `cancelar` fires: its turn at
 /// reconciliation ([`crate::reconcile::Reconciler`]), the journal of lost charge outcomes
-/// ([`AppState::settle_journal`]) and forgetting the rate limiters' idle keys.
+/// ([`AppState::settle_journal`]), the retention of uncharged error rows
+/// ([`crate::retencao::Job`], hourly) and forgetting the rate limiters' idle keys.
 async fn jobs(st: AppState, intervalo: Duration, cancelar: CancellationToken) {
     let reconciler =
         crate::reconcile::Reconciler::new(st.store.clone(), st.pix.clone(), st.clock.clone());
+    let retencao = crate::retencao::Job::default();
     let mut tick = tokio::time::interval(intervalo.max(Duration::from_millis(10)));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -329,6 +331,7 @@ async fn jobs(st: AppState, intervalo: Duration, cancelar: CancellationToken) {
             _ = tick.tick() => {
                 reconciler.turn(intervalo).await;
                 st.settle_journal().await;
+                retencao.turn(&st).await;
                 st.clear_idle_limits();
             }
         }

@@ -155,7 +155,9 @@ impl TestServer {
     }
 
     /// Moves the clock `d` forward and runs what became due before returning: reconciliation
-    /// when a whole interval (2 minutes) has passed since its last pass. Past midnight in
+    /// when a whole interval (2 minutes) has passed since its last pass, the retention of
+    /// uncharged error rows when an hour has (rows older than
+    /// `Config::error_retention_days` are deleted). Past midnight in
     /// Brasília the daily limits start over; past the month, the monthly ones; after 10
     /// minutes a pending top-up is no longer reused.
     ///

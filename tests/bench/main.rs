@@ -22,12 +22,16 @@
 //! 9. Scale (`scale`): records/s and peak RSS of a bulk `seed` and CSV `import` on SQLite, and
 //!    a `seed` on PostgreSQL when `DATABASE_URL` is set (`CARAPI_ESCALA_N` records, default 1M;
 //!    see `scale.rs`). Not in a run without a filter: pass `scale`.
+//! 10. Crash (`crash`): debited against the 200s answered over 25 immediate stops of a
+//!     PostgreSQL cluster of its own under 6 charged clients, 3 runs (`crash.rs`; skipped
+//!     without PostgreSQL's server programs). Not in a run without a filter: pass `crash`.
 
 mod attack;
 mod batch;
 mod binary;
 mod cli;
 mod cold_lookup;
+mod crash;
 mod head_bound;
 mod isolation;
 mod load;
@@ -49,8 +53,8 @@ pub struct Figura {
 #[tokio::main]
 async fn main() {
     // `cargo bench` passes `--bench`; a filter word picks figures (`server`, `cli`, `sdk`, `batch`,
-    // `attack`, `head`, `isolation`, `cold`, `scale`; the last only when asked for, it takes minutes
-    // at its default size). The earlier Portuguese words (`ataque`, `cabecalho`, `isolamento`,
+    // `attack`, `head`, `isolation`, `cold`, `scale`, `crash`; the last two only when asked for,
+    // they take minutes at their default size). The earlier Portuguese words (`ataque`, `cabecalho`, `isolamento`,
     // `fria`) still work.
     let filtro: Vec<String> = std::env::args()
         .skip(1)
@@ -90,6 +94,9 @@ async fn main() {
     }
     if filtro.iter().any(|f| "scale".contains(f.as_str())) {
         figuras.extend(scale::run().await);
+    }
+    if filtro.iter().any(|f| "crash".contains(f.as_str())) {
+        figuras.extend(crash::run().await);
     }
 
     println!("\n| figure | measured | baseline | ratio | target | verdict |");

@@ -2,6 +2,7 @@
 //! on `127.0.0.1:0` over a temporary SQLite store, funded accounts, SDK clients pointed at it,
 //! and the real `carapi` binary and examples built by cargo.
 
+pub mod crash;
 pub mod pg;
 
 use std::path::{Path, PathBuf};

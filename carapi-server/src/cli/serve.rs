@@ -100,6 +100,11 @@ pub(crate) struct Args {
     /// nothing for this long is closed.
     #[arg(long = "tempo-envio", env = "CARAPI_TEMPO_ENVIO", default_value_t = 10)]
     send_timeout: u64,
+    /// Dias que uma consulta com erro (não cobrada) fica no histórico antes de o servidor
+    /// removê-la (ao menos 30: GET /v1/uso e usoHoje.erros leem 30 dias), ou `sempre` para
+    /// guardá-las para sempre; consultas cobradas nunca são removidas.
+    #[arg(long = "retencao-erros-dias", env = "CARAPI_RETENCAO_ERROS_DIAS", default_value = "90", value_parser = parse_retention)]
+    error_retention: Retention,
     /// Requests served on one connection at most; the last answer closes it (pipelined
     /// requests past it are not served).
     #[arg(long = "pedidos-por-conexao", env = "CARAPI_PEDIDOS_POR_CONEXAO", default_value_t = DEFAULT_REQUESTS_PER_CONNECTION)]
@@ -198,6 +203,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         },
         journal: a.diario.clone(),
         metrics_bind: a.metrics_bind,
+        error_retention_days: a.error_retention.0,
         ..Config::default()
     };
     // The composition root of the binary: a normal server, or the test double around it.
@@ -272,6 +278,14 @@ async fn signal() {
 }
 
 /// A trusted-proxy range: CIDR (`10.0.0.0/8`) or one address (`127.0.0.1`, as /32 or /128).
+/// `--retencao-erros-dias`: days, or `None` for `sempre`.
+#[derive(Debug, Clone, Copy)]
+struct Retention(Option<u32>);
+
+fn parse_retention(s: &str) -> Result<Retention, String> {
+    carapi_service::config::parse_error_retention(s).map(Retention)
+}
+
 fn parse_range(s: &str) -> Result<ipnet::IpNet, String> {
     let s = s.trim();
     s.parse::<ipnet::IpNet>()

@@ -6,7 +6,10 @@
 //!   running out of file descriptors.
 //! - hyper closes a connection that has not sent a request's headers within
 //!   [`Edge::header_timeout`], counted from when it starts waiting: a silent or idle
-//!   keep-alive connection frees its permit after that time.
+//!   keep-alive connection frees its permit after that time. A connection accepted while over
+//!   half of [`Edge::max_connections`] are open gets a quarter of it, at least 1 s
+//!   (`header_timeout_for`): under pressure, sockets that send headers slowly free their
+//!   permits four times sooner.
 //! - A peer that accepts no bytes of an answer for [`Edge::send_timeout`] has its connection
 //!   closed (`http/send.rs`): a client that pipelines requests and never
 //!   reads cannot hold a permit.
@@ -154,6 +157,24 @@ impl Drop for Slot {
 /// `carapi_connections_open`; both are given back when it is dropped.
 type Counted = (Option<Slot>, crate::metrics::OpenConnection);
 
+/// True while over half of `maximo` connections are open (`livres` permits left): the
+/// pressure under which a new connection gets the shorter header time-out and counts toward
+/// its address's bound of unfinished requests.
+fn under_pressure(livres: usize, maximo: usize) -> bool {
+    livres < maximo.max(1) / 2
+}
+
+/// The header time-out of a connection accepted when `pressao` says whether the server is under
+/// pressure ([`under_pressure`]): [`Edge::header_timeout`], or under pressure a quarter of it
+/// but at least 1 s (never more than the normal one).
+pub(crate) fn header_timeout_for(normal: Duration, pressao: bool) -> Duration {
+    if pressao {
+        (normal / 4).max(Duration::from_secs(1)).min(normal)
+    } else {
+        normal
+    }
+}
+
 /// The places of a new connection from `address` in the per-address counts
 /// ([`Edge::connections_per_address`], and under pressure [`Edge::unfinished_per_address`]),
 /// or `None` when the address is past one of its bounds (the connection is closed at once).
@@ -181,7 +202,7 @@ fn admit(
     // arrives, a connection counts toward its address's bound of unfinished requests (never a
     // trusted proxy's: it carries many clients); a burst of new connections from one address
     // is not refused while connections are plentiful.
-    let pressao = permissoes.available_permits() < edge.max_connections.max(1) / 2;
+    let pressao = under_pressure(permissoes.available_permits(), edge.max_connections);
     let vaga = (vaga, crate::metrics::OpenConnection::new());
     if !pressao || edge.unfinished_per_address.is_none() || trusted {
         return Some((vaga, None));
@@ -192,6 +213,17 @@ fn admit(
         return None;
     };
     Some((vaga, Some(p)))
+}
+
+/// hyper's HTTP/1 settings of a connection accepted under `pressao` or not: the header
+/// time-out of [`header_timeout_for`], the head bound, keep-alive.
+fn builder(edge: &Edge, pressao: bool) -> http1::Builder {
+    let mut h1 = http1::Builder::new();
+    h1.timer(TokioTimer::new())
+        .header_read_timeout(header_timeout_for(edge.header_timeout, pressao))
+        .max_buf_size(edge.max_header_bytes.max(MIN_HEADER_BYTES))
+        .keep_alive(true);
+    h1
 }
 
 /// [`servir`] with `conexoes` deciding what is done to each accepted socket.
@@ -211,11 +243,8 @@ pub(crate) async fn serve_with<C: Connections>(
         limite: edge.unfinished_per_address,
         abertas: Mutex::default(),
     });
-    let mut h1 = http1::Builder::new();
-    h1.timer(TokioTimer::new())
-        .header_read_timeout(edge.header_timeout)
-        .max_buf_size(edge.max_header_bytes.max(MIN_HEADER_BYTES))
-        .keep_alive(true);
+    let h1 = builder(&edge, false);
+    let h1_pressao = builder(&edge, true);
     let graceful = GracefulShutdown::new();
     loop {
         let permissao = tokio::select! {
@@ -238,6 +267,8 @@ pub(crate) async fn serve_with<C: Connections>(
             let _ = tcp.set_zero_linger();
             continue;
         };
+        let pressao = under_pressure(permissoes.available_permits(), edge.max_connections);
+        let h1 = if pressao { &h1_pressao } else { &h1 };
         let pendente = Arc::new(Mutex::new(pendente));
         let _ = tcp.set_nodelay(true);
         let (io, alca) = conexoes.open(tcp);
@@ -282,5 +313,33 @@ pub(crate) async fn serve_with<C: Connections>(
         .is_err()
     {
         tracing::warn!("requisições ainda em curso após a espera de encerramento");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn under_pressure_the_header_time_out_is_a_quarter_and_at_least_a_second() {
+        let s = Duration::from_secs;
+        assert_eq!(header_timeout_for(s(10), false), s(10));
+        assert_eq!(
+            header_timeout_for(s(10), true),
+            Duration::from_millis(2_500)
+        );
+        assert_eq!(header_timeout_for(s(2), true), s(1));
+        assert_eq!(
+            header_timeout_for(Duration::from_millis(500), true),
+            Duration::from_millis(500)
+        );
+    }
+
+    #[test]
+    fn pressure_is_over_half_the_connections_open() {
+        assert!(!under_pressure(10, 20));
+        assert!(under_pressure(9, 20));
+        assert!(!under_pressure(1, 1));
+        assert!(!under_pressure(0, 0));
     }
 }

@@ -17,7 +17,9 @@
 //!   [`carapi_sdk::Precos`]);
 //! - [`calendar`]: the Brasília day and month that scope the limits, and their
 //!   `Retry-After`;
-//! - [`limites`]: the range rules of `PUT /v1/limites`.
+//! - [`limites`]: the range rules of `PUT /v1/limites`;
+//! - [`retencao`]: which uncharged error rows the retention deletes, and the positions and
+//!   counters it leaves true.
 //!
 //! Money is [`Centavos`] (integer centavos) from the wire's `Decimal` on: no floating point
 //! anywhere in this module. This module imports nothing else of the crate: the stores, the
@@ -28,6 +30,7 @@ pub(crate) mod cobranca;
 pub(crate) mod estorno;
 pub mod limites;
 pub mod recarga;
+pub mod retencao;
 pub mod tarifa;
 
 pub use cobranca::CobrancaResult;

@@ -12,7 +12,12 @@
 //!   combination with `total` rows is the ordinal range of [`page_range`]: an index range
 //!   of `size` entries however deep the page (an `OFFSET` would step over every row before it).
 //! - `total` is a sum over a few counter rows kept by a trigger (`consultas_contagem`,
-//!   migrations `0012_historico_contagem.sql`).
+//!   migrations `0012_historico_contagem.sql`: the rows ever recorded, so that the next row's
+//!   ordinals are its counts plus one) less the error rows the retention deleted
+//!   (`consultas_removidas`, migrations `0025_retencao.sql`; rules in
+//!   [`crate::money::retencao`]). Deleted rows are always the group's oldest errors, so the
+//!   rows left keep dense positions: [`page_parts`] maps a page to at most two ordinal ranges.
+//!   A `busca` window is the newest [`SEARCH_WINDOW`] ordinals recorded, deleted ones included.
 //! - `busca` (substring of the key or the endpoint, contract "GET /v1/historico") looks at the
 //!   newest [`SEARCH_WINDOW`] requests matching the other filters: a bounded scan; its `total`
 //!   counts the matches in that window.
@@ -28,6 +33,7 @@ use chrono::{DateTime, Utc};
 
 use super::{HistoricoFilter, UsoEndpoint};
 use crate::money::Centavos;
+pub(crate) use crate::money::retencao::Removidas;
 
 /// Newest requests (matching the `endpoint` and `status` filters) that a `busca` looks at.
 pub const SEARCH_WINDOW: u32 = 10_000;
@@ -66,6 +72,47 @@ pub(crate) fn page_range(total: u64, page: u32, size: u32) -> Option<(i64, i64)>
         return None;
     }
     Some(((ate - i64::from(size) + 1).max(1), ate))
+}
+
+/// Which ordinals a part of a page reads ([`page_parts`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Parte {
+    /// The filter combination's own ordinal column.
+    Propria,
+    /// The success ordinals of the same endpoint filter (`status = 200`): the 200s older than
+    /// the newest row the retention deleted.
+    Sucessos,
+}
+
+/// The ordinal ranges of page `page` of `size` rows, newest first, of a filter combination
+/// (status `status`) whose `total` rows are left after the retention removed `r` from its group
+/// ([`Removidas`]; zero when nothing was removed, then one range: [`page_range`]). At most two
+/// parts, the newer first, each `(part, from, to)` inclusive; empty past the last page.
+pub(crate) fn page_parts(
+    total: u64,
+    page: u32,
+    size: u32,
+    status: Option<StatusConsulta>,
+    r: Removidas,
+) -> Vec<(Parte, i64, i64)> {
+    let Some((de, ate)) = page_range(total, page, size) else {
+        return Vec::new();
+    };
+    match status {
+        Some(StatusConsulta::Sucesso) => vec![(Parte::Propria, de, ate)],
+        Some(StatusConsulta::Erro) => vec![(Parte::Propria, de + r.erros, ate + r.erros)],
+        None => {
+            let s = r.sucessos_antes;
+            let mut partes = Vec::with_capacity(2);
+            if ate > s {
+                partes.push((Parte::Propria, de.max(s + 1) + r.erros, ate + r.erros));
+            }
+            if de <= s {
+                partes.push((Parte::Sucessos, de, ate.min(s)));
+            }
+            partes
+        }
+    }
 }
 
 /// The UTC hour of `t`: whole hours since the Unix epoch (the key of `consultas_uso_hora`).
@@ -121,6 +168,39 @@ mod tests {
         assert_eq!(page_range(45, 1, 0), None);
         assert_eq!(page_range(1_000_000, 49_000, 20), Some((20_001, 20_020)));
         assert_eq!(page_range(10, u32::MAX, 100), None);
+    }
+
+    #[test]
+    fn pages_after_the_retention_skip_the_deleted_errors() {
+        let r = Removidas {
+            erros: 3,
+            sucessos_antes: 4,
+        };
+        // 10 rows recorded, 3 old errors deleted: positions 1..=4 are the old 200s, 5..=7 the
+        // account ordinals 8..=10.
+        assert_eq!(
+            page_parts(7, 1, 2, None, r),
+            [(Parte::Propria, 9, 10)],
+            "the newest"
+        );
+        assert_eq!(
+            page_parts(7, 2, 2, None, r),
+            [(Parte::Propria, 8, 8), (Parte::Sucessos, 4, 4)]
+        );
+        assert_eq!(page_parts(7, 4, 2, None, r), [(Parte::Sucessos, 1, 1)]);
+        assert_eq!(page_parts(7, 5, 2, None, r), []);
+        assert_eq!(
+            page_parts(2, 1, 5, Some(StatusConsulta::Erro), r),
+            [(Parte::Propria, 4, 5)]
+        );
+        assert_eq!(
+            page_parts(4, 1, 5, Some(StatusConsulta::Sucesso), r),
+            [(Parte::Propria, 1, 4)]
+        );
+        assert_eq!(
+            page_parts(45, 2, 20, None, Removidas::default()),
+            [(Parte::Propria, 6, 25)]
+        );
     }
 
     #[test]

@@ -485,6 +485,23 @@ pub trait ConsultasStore {
         request_id: Uuid,
         em: DateTime<Utc>,
     ) -> Result<Estorno, StoreError>;
+    /// The retention of uncharged error rows ([`crate::money::retencao`]): deletes, of `conta`,
+    /// at most `limite` of its oldest error rows recorded before `antes`, as a prefix of its
+    /// error rows, in one transaction that reads them and what was removed so far, plans with
+    /// `crate::money::retencao::plan_retencao` and applies the plan (the rows deleted, what was
+    /// removed per account and endpoint, the hourly usage counters). Never a charged row nor a
+    /// 200. Returns how many rows were deleted (fewer than `limite`: none older is left, or the
+    /// next one is younger).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the database fails (nothing was deleted unless the commit's reply
+    /// was lost: calling again is safe).
+    async fn remove_uncharged(
+        &self,
+        conta: ContaId,
+        antes: DateTime<Utc>,
+        limite: u32,
+    ) -> Result<u64, StoreError>;
     /// Counters of `dia` and of its month.
     async fn uso_period(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriod, StoreError>;
     /// A page of the history, newest first, and the total matching the filter.

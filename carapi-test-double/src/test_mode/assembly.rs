@@ -70,7 +70,8 @@ pub(crate) const TEST_OPENAPI_FRAGMENT: &str = include_str!("../../openapi.json"
 
 /// The job loop of a test-mode server: every second, the reconciliation pass that the test
 /// clock made due ([`TestMode::run_tasks`]), the journal of lost charge outcomes
-/// (`AppState::settle_journal`) and the trim of the rate limiter, until
+/// (`AppState::settle_journal`), the retention of uncharged error rows (hourly on the test
+/// clock, `carapi_service::retencao::Job`) and the trim of the rate limiter, until
 /// `parar` fires.
 pub(crate) async fn tasks(modo: Arc<TestMode>, st: AppState, parar: CancellationToken) {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
@@ -83,6 +84,7 @@ pub(crate) async fn tasks(modo: Arc<TestMode>, st: AppState, parar: Cancellation
                     tracing::error!(erro = %e, "reconciliação falhou");
                 }
                 st.settle_journal().await;
+                modo.retencao.turn(&st).await;
                 st.clear_idle_limits();
             }
         }

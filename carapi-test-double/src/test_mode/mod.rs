@@ -6,7 +6,8 @@
 //!   reuse window, the daily and monthly limits (Brasília calendar), `GET /v1/uso`'s 30 days,
 //!   the timestamps of history, top-ups and accounts, and reconciliation, which runs when the
 //!   clock has moved a whole interval (2 minutes) since its last pass
-//!   (`TestMode::run_tasks`);
+//!   (`TestMode::run_tasks`), and the retention of uncharged error rows, hourly
+//!   (`carapi_service::retencao::Job`);
 //! - faults on demand (`faults`, applied by `apply`), the connection resets among them
 //!   through its own sockets (`connection`);
 //! - the `/_teste/...` HTTP routes (`routes`) for clients in other languages and the CLI,
@@ -65,6 +66,8 @@ pub struct TestMode {
     ultima_reconciliacao: tokio::sync::Mutex<DateTime<Utc>>,
     /// The server's own address (the webhook is delivered to it), set when it starts serving.
     pub(crate) address: OnceLock<SocketAddr>,
+    /// The retention job of uncharged error rows, on the test clock.
+    pub(crate) retencao: carapi_service::retencao::Job,
 }
 
 /// What moving the test clock forward did (`TestServer::advance`,
@@ -91,6 +94,7 @@ impl TestMode {
             faults: Faults::default(),
             token: config.token.clone().filter(|t| !t.is_empty()),
             address: OnceLock::new(),
+            retencao: carapi_service::retencao::Job::default(),
         }
     }
 
@@ -102,13 +106,15 @@ impl TestMode {
     }
 
     /// Moves the clock `d` forward, then runs what became due (reconciliation when a whole
-    /// interval passed since its last pass) before returning.
+    /// interval passed since its last pass; the retention of uncharged error rows when an hour
+    /// passed since its last pass) before returning.
     ///
     /// # Errors
     /// [`StoreError`] when the reconciliation pass fails.
     pub(crate) async fn advance(&self, st: &AppState, d: Duration) -> Result<Advance, StoreError> {
         let now = self.clock.advance(d);
         let reconciliadas = self.run_tasks(st).await?;
+        self.retencao.turn(st).await;
         Ok(Advance { now, reconciliadas })
     }
 

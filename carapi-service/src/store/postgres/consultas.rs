@@ -264,6 +264,15 @@ impl ConsultasStore for PgStore {
         super::estorno::reverse(&self.pool, conta, request_id, em).await
     }
 
+    async fn remove_uncharged(
+        &self,
+        conta: ContaId,
+        antes: DateTime<Utc>,
+        limite: u32,
+    ) -> Result<u64, StoreError> {
+        super::retencao::remove(&self.pool, conta, antes, limite).await
+    }
+
     async fn uso_period(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriod, StoreError> {
         let (inicio, fim) = month_of(dia);
         let (r, c, e, g, mes_req, mes_gasto): (i64, i64, i64, i64, i64, i64) = sqlx::query_as(

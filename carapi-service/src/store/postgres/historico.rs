@@ -12,7 +12,7 @@ use sqlx::{PgPool, Row};
 use super::rows::corrupt;
 use crate::money::Centavos;
 use crate::store::historico::{
-    SEARCH_WINDOW, add_uso, order_column, page_range, utc_hour, without_nul,
+    Parte, Removidas, SEARCH_WINDOW, add_uso, order_column, page_parts, utc_hour, without_nul,
 };
 use crate::store::{ContaId, HistoricoFilter, RecordedConsulta, StoreError, UsoEndpoint};
 
@@ -56,7 +56,7 @@ fn window_sql(f: &HistoricoFilter) -> String {
 }
 
 /// Page statement: filter parameters, then busca, limit and offset with `busca`, or the
-/// page's first and last ordinals without it ([`page_range`]). The page's ids come from
+/// page's first and last ordinals without it (a part of `page_parts`). The page's ids come from
 /// the index as an ordinal range (no rows skipped, however deep the page), then each row by
 /// primary key (a `LATERAL ... LIMIT 1`, which the planner cannot turn into a hash join over
 /// the table).
@@ -145,23 +145,65 @@ pub(super) async fn historico(
     let total: i64 = bind_filtro!(sqlx::query_scalar(&sql), conta, f)
         .fetch_one(pool)
         .await?;
-    let sql = page_sql(f);
-    let q = bind_filtro!(sqlx::query(&sql), conta, f);
-    let q = if f.busca.is_some() {
+    if f.busca.is_some() {
         let offset = i64::from(f.page.max(1) - 1) * i64::from(f.size);
-        q.bind(i64::from(f.size)).bind(offset)
-    } else {
-        match page_range(total.unsigned_abs(), f.page, f.size) {
-            Some((de, ate)) => q.bind(de).bind(ate),
-            None => return Ok((Vec::new(), total.unsigned_abs())),
+        let sql = page_sql(f);
+        let rows = bind_filtro!(sqlx::query(&sql), conta, f)
+            .bind(i64::from(f.size))
+            .bind(offset)
+            .fetch_all(pool)
+            .await?;
+        let itens = rows.iter().map(consulta_of).collect::<Result<_, _>>()?;
+        return Ok((itens, total.unsigned_abs()));
+    }
+    // Without `busca` the counters give the rows ever recorded: less what the retention removed.
+    let r = removidas(pool, conta, f).await?;
+    let total = (total - r.erros).max(0).unsigned_abs();
+    let mut itens = Vec::new();
+    for (parte, de, ate) in page_parts(total, f.page, f.size, f.status, r) {
+        let g = match parte {
+            Parte::Propria => f.clone(),
+            Parte::Sucessos => HistoricoFilter {
+                status: Some(StatusConsulta::Sucesso),
+                ..f.clone()
+            },
+        };
+        let sql = page_sql(&g);
+        let rows = bind_filtro!(sqlx::query(&sql), conta, g)
+            .bind(de)
+            .bind(ate)
+            .fetch_all(pool)
+            .await?;
+        for row in &rows {
+            itens.push(consulta_of(row)?);
         }
-    };
-    let rows = q.fetch_all(pool).await?;
-    let itens = rows
-        .iter()
-        .map(consulta_of)
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok((itens, total.unsigned_abs()))
+    }
+    Ok((itens, total))
+}
+
+/// What the retention removed from the group of `f` ([`Removidas`]; nothing from the 200s).
+async fn removidas(
+    pool: &PgPool,
+    conta: ContaId,
+    f: &HistoricoFilter,
+) -> Result<Removidas, StoreError> {
+    if matches!(f.status, Some(StatusConsulta::Sucesso)) {
+        return Ok(Removidas::default());
+    }
+    let r: Option<(i64, i64)> = sqlx::query_as(
+        "SELECT removidas, sucessos_antes FROM consultas_removidas
+         WHERE conta_id = $1 AND endpoint = $2",
+    )
+    .bind(conta.0)
+    .bind(f.endpoint.map_or("", |e| e.as_str()))
+    .fetch_optional(pool)
+    .await?;
+    Ok(
+        r.map_or_else(Removidas::default, |(erros, sucessos_antes)| Removidas {
+            erros,
+            sucessos_antes,
+        }),
+    )
 }
 
 const SQL_USO_HORAS: &str = "SELECT endpoint, quantidade, valor_centavos FROM consultas_uso_hora

@@ -31,6 +31,7 @@ mod outcome;
 mod psp;
 mod rate;
 mod recargas;
+mod retencao;
 mod rows;
 mod settings;
 

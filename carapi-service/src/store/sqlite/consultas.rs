@@ -59,6 +59,15 @@ impl ConsultasStore for SqliteStore {
         super::estorno::reverse(self, conta, request_id, em).await
     }
 
+    async fn remove_uncharged(
+        &self,
+        conta: ContaId,
+        antes: DateTime<Utc>,
+        limite: u32,
+    ) -> Result<u64, StoreError> {
+        super::retencao::remove(self, conta, antes, limite).await
+    }
+
     async fn uso_period(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriod, StoreError> {
         let hoje: Option<(i64, i64, i64, i64)> = sqlx::query_as(
         "SELECT requisicoes, cobradas, erros, gasto_centavos FROM uso_diario WHERE conta_id = ? AND dia = ?",

@@ -15,7 +15,8 @@ use super::SqliteStore;
 use super::rows::{instant, ms};
 use crate::money::Centavos;
 use crate::store::historico::{
-    SEARCH_WINDOW, index_of, order_column, page_range, utc_hour, without_nul,
+    Parte, Removidas, SEARCH_WINDOW, index_of, order_column, page_parts, page_range, utc_hour,
+    without_nul,
 };
 use crate::store::{ContaId, HistoricoFilter, RecordedConsulta, StoreError, UsoEndpoint};
 
@@ -128,27 +129,61 @@ pub(super) async fn historico(
     f: &HistoricoFilter,
 ) -> Result<(Vec<RecordedConsulta>, u64), StoreError> {
     let sql = total_sql(f);
-    let total: i64 = bind_filtro!(sqlx::query_scalar(&sql), conta, f)
+    let gravados: i64 = bind_filtro!(sqlx::query_scalar(&sql), conta, f)
         .fetch_one(&store.historico)
         .await?;
-    let total = total.unsigned_abs();
     if let Some(b) = &f.busca {
-        return historico_busca(store, conta, f, b, total).await;
+        return historico_busca(store, conta, f, b, gravados.unsigned_abs()).await;
     }
-    let Some((de, ate)) = page_range(total, f.page, f.size) else {
-        return Ok((Vec::new(), total));
-    };
-    let sql = page_sql(f);
-    let rows = bind_filtro!(sqlx::query(&sql), conta, f)
-        .bind(de)
-        .bind(ate)
-        .fetch_all(&store.historico)
-        .await?;
+    let r = removidas(store, conta, f).await?;
+    let total = (gravados - r.erros).max(0).unsigned_abs();
+    let mut rows = Vec::new();
+    for (parte, de, ate) in page_parts(total, f.page, f.size, f.status, r) {
+        let g = match parte {
+            Parte::Propria => f.clone(),
+            Parte::Sucessos => HistoricoFilter {
+                status: Some(StatusConsulta::Sucesso),
+                ..f.clone()
+            },
+        };
+        let sql = page_sql(&g);
+        let parte = bind_filtro!(sqlx::query(&sql), conta, g)
+            .bind(de)
+            .bind(ate)
+            .fetch_all(&store.historico)
+            .await?;
+        rows.extend(parte);
+    }
     Ok((sorted(&rows)?, total))
 }
 
-/// A `busca` page: the matches among the window of the combination's `total` rows
-/// ([`busca`]), then the page's rows by id.
+/// What the retention removed from the group of `f` ([`Removidas`]; nothing from the 200s).
+async fn removidas(
+    store: &SqliteStore,
+    conta: ContaId,
+    f: &HistoricoFilter,
+) -> Result<Removidas, StoreError> {
+    if matches!(f.status, Some(StatusConsulta::Sucesso)) {
+        return Ok(Removidas::default());
+    }
+    let r: Option<(i64, i64)> = sqlx::query_as(
+        "SELECT removidas, sucessos_antes FROM consultas_removidas
+         WHERE conta_id = ? AND endpoint = ?",
+    )
+    .bind(conta.0)
+    .bind(f.endpoint.map_or("", |e| e.as_str()))
+    .fetch_optional(&store.historico)
+    .await?;
+    Ok(
+        r.map_or_else(Removidas::default, |(erros, sucessos_antes)| Removidas {
+            erros,
+            sucessos_antes,
+        }),
+    )
+}
+
+/// A `busca` page: the matches among the window of the combination's newest ordinals (of the
+/// `total` rows ever recorded: [`busca`]), then the page's rows by id.
 async fn historico_busca(
     store: &SqliteStore,
     conta: ContaId,

@@ -21,6 +21,7 @@ mod keys;
 mod psp;
 mod reader;
 mod recargas;
+mod retencao;
 mod rows;
 mod settings;
 mod wal;
