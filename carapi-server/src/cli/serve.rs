@@ -236,7 +236,12 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         );
     }
     if let Some(token) = token_teste {
-        eprintln!("modo de teste: rotas /_teste com Authorization: Bearer {token}");
+        // A token the operator gave is never echoed: only a random one, which nobody knows yet.
+        if a.token_teste.is_some() {
+            eprintln!("modo de teste: rotas /_teste com o token dado (--token-teste)");
+        } else {
+            eprintln!("modo de teste: rotas /_teste com Authorization: Bearer {token}");
+        }
     }
     signal().await;
     tracing::info!("sinal recebido; encerrando");
