@@ -51,7 +51,8 @@ struct Servidor {
 impl Servidor {
     fn start(url: &str, args: &[&str], env: &[(&str, &str)]) -> Servidor {
         let mut c = comando(&["servir", "--endereco", "127.0.0.1:0", "--banco", url]);
-        c.arg("--sem-dados-embutidos").args(args);
+        c.args(["--sem-dados-embutidos", "--limite-taxa", "0"])
+            .args(args);
         c.env("CARAPI_LOG", "trace").env_remove("CARAPI_LOG_FORMAT");
         for (k, v) in env {
             c.env(k, v);
@@ -137,7 +138,10 @@ fn titulares() -> (CpfCnpj, Option<CpfCnpj>, Vec<String>) {
         .find(|d| d.tipo() == TipoDocumento::Cpf)
         .expect("a bundled CPF")
         .clone();
-    let cnpj = docs.iter().find(|d| d.tipo() != TipoDocumento::Cpf).cloned();
+    let cnpj = docs
+        .iter()
+        .find(|d| d.tipo() != TipoDocumento::Cpf)
+        .cloned();
     let nomes = todos
         .iter()
         .filter(|i| i.codigo_car.to_string() == CODIGO)
@@ -199,25 +203,166 @@ async fn requisicoes(base: &str, chave: &str, conta: i64) -> Vec<Feito> {
     let car = "/v1/car/{codigoCar}";
     let dono = "/v1/proprietario/{*cpfCnpj}";
     let mut feitos = vec![
-        pedir(&http, base, ("GET", format!("/v1/car/{CODIGO}"), car), k, Some("pedido-do-cliente-1"), (200, c, Some(100))).await,
-        pedir(&http, base, ("GET", format!("/v1/car/{}", CODIGO.to_lowercase()), car), k, None, (200, c, Some(100))).await,
-        pedir(&http, base, ("GET", format!("/v1/car/{CODIGO}/completo"), "/v1/car/{codigoCar}/completo"), k, Some("com espaço"), (200, c, Some(230))).await,
-        pedir(&http, base, ("GET", format!("/v1/car/{CODIGO}/recibo"), "/v1/car/{codigoCar}/recibo"), k, None, (200, c, Some(1100))).await,
-        pedir(&http, base, ("GET", format!("/v1/proprietario/{}", cpf.formatado()), dono), k, None, (200, c, Some(260))).await,
-        pedir(&http, base, ("GET", format!("/v1/proprietario/{cpf}"), dono), k, None, (200, c, Some(260))).await,
-        pedir(&http, base, ("GET", "/v1/proprietario/123.456.789-09".into(), dono), k, None, (404, c, None)).await,
-        pedir(&http, base, ("GET", "/v1/proprietario/12345678900".into(), dono), k, None, (400, c, None)).await,
-        pedir(&http, base, ("GET", format!("/v1/car/{CODIGO_INEXISTENTE}"), car), k, None, (404, c, None)).await,
-        pedir(&http, base, ("GET", format!("/v1/car/{CODIGO}/completo"), "/v1/car/{codigoCar}/completo"), Some(CHAVE_ERRADA), None, (401, None, None)).await,
-        pedir(&http, base, ("GET", "/v1/saldo".into(), "/v1/saldo"), k, None, (200, c, None)).await,
-        pedir(&http, base, ("GET", format!("/v1/historico?busca={CODIGO}"), "/v1/historico"), k, None, (200, c, None)).await,
-        pedir(&http, base, ("HEAD", format!("/v1/car/{CODIGO}"), car), k, None, (405, None, None)).await,
-        pedir(&http, base, ("GET", format!("/v2/proprietario/{}", cpf.formatado()), "desconhecida"), k, None, (404, None, None)).await,
-        pedir(&http, base, ("POST", "/webhooks/pix".into(), "/webhooks/pix"), None, None, (401, None, None)).await,
+        pedir(
+            &http,
+            base,
+            ("GET", format!("/v1/car/{CODIGO}"), car),
+            k,
+            Some("pedido-do-cliente-1"),
+            (200, c, Some(100)),
+        )
+        .await,
+        pedir(
+            &http,
+            base,
+            ("GET", format!("/v1/car/{}", CODIGO.to_lowercase()), car),
+            k,
+            None,
+            (200, c, Some(100)),
+        )
+        .await,
+        pedir(
+            &http,
+            base,
+            (
+                "GET",
+                format!("/v1/car/{CODIGO}/completo"),
+                "/v1/car/{codigoCar}/completo",
+            ),
+            k,
+            Some("com espaço"),
+            (200, c, Some(230)),
+        )
+        .await,
+        pedir(
+            &http,
+            base,
+            (
+                "GET",
+                format!("/v1/car/{CODIGO}/recibo"),
+                "/v1/car/{codigoCar}/recibo",
+            ),
+            k,
+            None,
+            (200, c, Some(1100)),
+        )
+        .await,
+        pedir(
+            &http,
+            base,
+            ("GET", format!("/v1/proprietario/{}", cpf.formatado()), dono),
+            k,
+            None,
+            (200, c, Some(260)),
+        )
+        .await,
+        pedir(
+            &http,
+            base,
+            ("GET", format!("/v1/proprietario/{cpf}"), dono),
+            k,
+            None,
+            (200, c, Some(260)),
+        )
+        .await,
+        pedir(
+            &http,
+            base,
+            ("GET", "/v1/proprietario/12345678900".into(), dono),
+            k,
+            None,
+            (400, c, None),
+        )
+        .await,
+        pedir(
+            &http,
+            base,
+            ("GET", format!("/v1/car/{CODIGO_INEXISTENTE}"), car),
+            k,
+            None,
+            (404, c, None),
+        )
+        .await,
+        pedir(
+            &http,
+            base,
+            (
+                "GET",
+                format!("/v1/car/{CODIGO}/completo"),
+                "/v1/car/{codigoCar}/completo",
+            ),
+            Some(CHAVE_ERRADA),
+            None,
+            (401, None, None),
+        )
+        .await,
+        pedir(
+            &http,
+            base,
+            ("GET", "/v1/saldo".into(), "/v1/saldo"),
+            k,
+            None,
+            (200, c, None),
+        )
+        .await,
+        pedir(
+            &http,
+            base,
+            (
+                "GET",
+                format!("/v1/historico?busca={CODIGO}"),
+                "/v1/historico",
+            ),
+            k,
+            None,
+            (200, c, None),
+        )
+        .await,
+        pedir(
+            &http,
+            base,
+            ("HEAD", format!("/v1/car/{CODIGO}"), car),
+            k,
+            None,
+            (405, None, None),
+        )
+        .await,
+        pedir(
+            &http,
+            base,
+            (
+                "GET",
+                format!("/v2/proprietario/{}", cpf.formatado()),
+                "desconhecida",
+            ),
+            k,
+            None,
+            (404, None, None),
+        )
+        .await,
+        pedir(
+            &http,
+            base,
+            ("POST", "/webhooks/pix".into(), "/webhooks/pix"),
+            None,
+            None,
+            (401, None, None),
+        )
+        .await,
     ];
     if let Some(cnpj) = cnpj {
         let caminho = format!("/v1/proprietario/{}", cnpj.formatado().replace('/', "%2F"));
-        feitos.push(pedir(&http, base, ("GET", caminho, dono), k, None, (200, c, Some(260))).await);
+        feitos.push(
+            pedir(
+                &http,
+                base,
+                ("GET", caminho, dono),
+                k,
+                None,
+                (200, c, Some(260)),
+            )
+            .await,
+        );
     }
     feitos
 }
@@ -233,7 +378,12 @@ fn acessos(saida: &[String], json: bool) -> Vec<HashMap<String, String>> {
                     v.as_object()
                         .unwrap()
                         .iter()
-                        .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_owned)))
+                        .map(|(k, v)| {
+                            (
+                                k.clone(),
+                                v.as_str().map_or_else(|| v.to_string(), str::to_owned),
+                            )
+                        })
                         .collect()
                 })
             } else {
@@ -242,7 +392,7 @@ fn acessos(saida: &[String], json: bool) -> Vec<HashMap<String, String>> {
                     resto
                         .split(' ')
                         .filter_map(|par| par.split_once('='))
-                        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                        .map(|(k, v)| (k.to_owned(), v.trim_matches('"').to_owned()))
                         .collect(),
                 )
             }
@@ -253,7 +403,12 @@ fn acessos(saida: &[String], json: bool) -> Vec<HashMap<String, String>> {
 /// One access line per request, each with every field it must have.
 fn conferir_acessos(saida: &[String], json: bool, feitos: &[Feito]) {
     let linhas = acessos(saida, json);
-    assert_eq!(linhas.len(), feitos.len(), "one access line per request:\n{}", saida.join("\n"));
+    assert_eq!(
+        linhas.len(),
+        feitos.len(),
+        "one access line per request:\n{}",
+        saida.join("\n")
+    );
     for f in feitos {
         let minhas: Vec<_> = linhas.iter().filter(|l| l["id"] == f.id).collect();
         assert_eq!(minhas.len(), 1, "one line for {} {}", f.metodo, f.rota);
@@ -265,8 +420,16 @@ fn conferir_acessos(saida: &[String], json: bool, feitos: &[Feito]) {
         assert_eq!(l["bytes"], f.bytes.to_string(), "{quem}");
         assert_eq!(l["cliente"], "127.0.0.1", "{quem}");
         assert!(l["latencia_ms"].parse::<f64>().is_ok(), "{quem}");
-        assert_eq!(l.get("conta").cloned(), f.conta.map(|c| c.to_string()), "{quem}");
-        assert_eq!(l.get("cobrado_centavos").cloned(), f.cobrado.map(|c| c.to_string()), "{quem}");
+        assert_eq!(
+            l.get("conta").cloned(),
+            f.conta.map(|c| c.to_string()),
+            "{quem}"
+        );
+        assert_eq!(
+            l.get("cobrado_centavos").cloned(),
+            f.cobrado.map(|c| c.to_string()),
+            "{quem}"
+        );
         if json {
             assert!(l.contains_key("timestamp"), "{quem}");
             assert_eq!(l["level"], "INFO", "{quem}");
@@ -276,7 +439,13 @@ fn conferir_acessos(saida: &[String], json: bool, feitos: &[Feito]) {
 
 /// Runs of `min..=max` ASCII digits in `s`, or of hex digits when `hex`.
 fn sequencias(s: &str, hex: bool, tamanhos: &[usize]) -> Vec<String> {
-    let e = |c: char| if hex { c.is_ascii_hexdigit() } else { c.is_ascii_digit() };
+    let e = |c: char| {
+        if hex {
+            c.is_ascii_hexdigit()
+        } else {
+            c.is_ascii_digit()
+        }
+    };
     let mut achadas = Vec::new();
     let mut atual = String::new();
     for c in s.chars().chain(std::iter::once(' ')) {
@@ -299,12 +468,21 @@ fn conferir_vazamentos(saida: &[String], segredos: &[&str]) {
     let mut proibidos: Vec<String> = segredos.iter().map(|s| (*s).to_owned()).collect();
     proibidos.extend([CODIGO, CODIGO_INEXISTENTE].iter().flat_map(|c| {
         let hash = c.rsplit('-').next().unwrap();
-        [c.to_string(), c.to_lowercase(), hash.to_owned(), hash.to_lowercase()]
+        [
+            c.to_string(),
+            c.to_lowercase(),
+            hash.to_owned(),
+            hash.to_lowercase(),
+        ]
     }));
     for d in std::iter::once(cpf).chain(cnpj) {
         proibidos.extend([d.to_string(), d.formatado()]);
     }
-    proibidos.extend(["123.456.789-09".into(), "12345678909".into(), "12345678900".into()]);
+    proibidos.extend([
+        "123.456.789-09".into(),
+        "12345678909".into(),
+        "12345678900".into(),
+    ]);
     proibidos.extend(nomes);
     for p in &proibidos {
         assert!(!texto.contains(p.as_str()), "{p:?} in the log:\n{texto}");
@@ -325,16 +503,43 @@ async fn json_at_trace_one_access_line_per_request_and_no_secret() {
     let s = Servidor::start(
         &url,
         &["--modo-teste", "--log-formato", "json"],
-        &[("CARAPI_TOKEN_TESTE", TOKEN), ("CARAPI_WEBHOOK_SECRET", SEGREDO)],
+        &[
+            ("CARAPI_TOKEN_TESTE", TOKEN),
+            ("CARAPI_WEBHOOK_SECRET", SEGREDO),
+        ],
     );
     let mut feitos = requisicoes(&s.base, &conta.api_key, conta.conta_id.0).await;
     let http = reqwest::Client::new();
     let teste = ("GET", "/_teste/relogio".to_owned(), "/_teste/relogio");
-    feitos.push(pedir(&http, &s.base, teste.clone(), Some(TOKEN), None, (200, None, None)).await);
-    feitos.push(pedir(&http, &s.base, teste, Some("token-errado"), None, (401, None, None)).await);
+    feitos.push(
+        pedir(
+            &http,
+            &s.base,
+            teste.clone(),
+            Some(TOKEN),
+            None,
+            (200, None, None),
+        )
+        .await,
+    );
+    feitos.push(
+        pedir(
+            &http,
+            &s.base,
+            teste,
+            Some("token-errado"),
+            None,
+            (401, None, None),
+        )
+        .await,
+    );
     let saida = s.stop();
-    for l in &saida {
-        assert!(serde_json::from_str::<Value>(l).is_ok(), "not a JSON line: {l}");
+    // Every log line is JSON; the plain lines are the start-up messages written for people.
+    for l in saida.iter().filter(|l| l.starts_with('{')) {
+        assert!(
+            serde_json::from_str::<Value>(l).is_ok(),
+            "not a JSON line: {l}"
+        );
     }
     conferir_acessos(&saida, true, &feitos);
     conferir_vazamentos(&saida, &[&conta.api_key, CHAVE_ERRADA, TOKEN, SEGREDO]);
@@ -352,7 +557,10 @@ async fn text_at_trace_on_a_pipe_has_no_colour_and_no_secret() {
         }
         None => {
             let url = format!("sqlite://{}", dir.path().join("l.db").display());
-            (url.clone(), preparar(&SqliteStore::connect(&url).await.unwrap()).await)
+            (
+                url.clone(),
+                preparar(&SqliteStore::connect(&url).await.unwrap()).await,
+            )
         }
     };
     assert!(url.starts_with("sqlite:") || url.contains(SENHA), "{url}");
@@ -368,11 +576,18 @@ async fn text_at_trace_on_a_pipe_has_no_colour_and_no_secret() {
 #[test]
 fn servir_help_shows_no_secret_of_the_environment() {
     let segredos = [
-        ("CARAPI_DATABASE_URL", format!("postgres://u:{SENHA}@127.0.0.1:1/x")),
+        (
+            "CARAPI_DATABASE_URL",
+            format!("postgres://u:{SENHA}@127.0.0.1:1/x"),
+        ),
         ("CARAPI_WEBHOOK_SECRET", SEGREDO.to_owned()),
         ("CARAPI_TOKEN_TESTE", TOKEN.to_owned()),
     ];
-    for args in [&["servir", "--help"][..], &["--help"], &["servir", "--modo-teste", "--help"]] {
+    for args in [
+        &["servir", "--help"][..],
+        &["--help"],
+        &["servir", "--modo-teste", "--help"],
+    ] {
         let mut c = comando(args);
         for (k, v) in &segredos {
             c.env(k, v);
@@ -381,7 +596,10 @@ fn servir_help_shows_no_secret_of_the_environment() {
         let ajuda = String::from_utf8_lossy(&out.stdout);
         assert!(!ajuda.is_empty());
         for (k, v) in &segredos {
-            assert!(!ajuda.contains(v.as_str()), "{k}'s value in {args:?}:\n{ajuda}");
+            assert!(
+                !ajuda.contains(v.as_str()),
+                "{k}'s value in {args:?}:\n{ajuda}"
+            );
         }
         assert!(!ajuda.contains(SENHA), "{ajuda}");
     }
