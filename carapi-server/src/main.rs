@@ -2,19 +2,15 @@
 //! simulated PIX provider, ledger checks) over the `carapi-service` library.
 
 mod cli;
+mod log;
 
 use std::process::ExitCode;
 
 use clap::Parser;
-use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_env("CARAPI_LOG").unwrap_or_else(|_| EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
-    cli::run(cli::Cli::parse()).await
+    let cli = cli::Cli::parse();
+    log::init(cli.log_format);
+    cli::run(cli).await
 }

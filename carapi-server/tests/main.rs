@@ -36,6 +36,7 @@ mod historico_custo;
 mod house;
 mod keys;
 mod limite_endereco;
+mod logs;
 mod metricas;
 mod migracoes;
 mod modo_teste_token;

@@ -57,6 +57,55 @@ async fn bare(corpo: axum::body::Bytes) -> String {
     url
 }
 
+/// The access log's cost: one server in a runtime of its own whose threads log to a JSON file
+/// (the binary's format), measured with `carapi::acesso` off and on, alternately, twice each.
+async fn access_log_figure() -> Figura {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::{EnvFilter, reload};
+    const OFF: &str = "info,carapi::acesso=off,carapi::pedido=off";
+    let arquivo = tempfile::NamedTempFile::new().expect("log file");
+    let escrita = arquivo.reopen().expect("log file");
+    let (filtro, alca) = reload::Layer::new(EnvFilter::new(OFF));
+    let sub = tracing_subscriber::registry().with(filtro).with(
+        tracing_subscriber::fmt::layer()
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .with_writer(std::sync::Mutex::new(escrita)),
+    );
+    let d = tracing::Dispatch::new(sub);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .on_thread_start(move || std::mem::forget(tracing::dispatcher::set_default(&d)))
+        .build()
+        .expect("runtime");
+    let (amb, url, keys) = rt.spawn(server(false)).await.expect("server");
+    load::generate(&url, keys.clone(), CONNECTIONS, Duration::from_millis(500)).await;
+    let (mut off, mut on) = (Vec::new(), Vec::new());
+    for _ in 0..2 {
+        alca.reload(EnvFilter::new(OFF)).expect("reload");
+        off.push(load::generate(&url, keys.clone(), CONNECTIONS, DURACAO).await);
+        alca.reload(EnvFilter::new("info")).expect("reload");
+        on.push(load::generate(&url, keys.clone(), CONNECTIONS, DURACAO).await);
+    }
+    drop(amb);
+    rt.shutdown_background();
+    let media = |v: &[load::Resultado]| v.iter().map(|r| r.per_second).sum::<f64>() / 2.0;
+    let (m_on, m_off) = (media(&on), media(&off));
+    let linhas = std::fs::read_to_string(arquivo.path()).map_or(0, |t| t.lines().count());
+    eprintln!("access log on: {m_on:.0}/s, off: {m_off:.0}/s, {linhas} lines written");
+    let ratio = m_on / m_off;
+    Figura {
+        nome: "server, access log on (JSON to a file) vs off",
+        medido: format!("{m_on:.0}/s, {linhas} lines"),
+        referencia: format!("{m_off:.0}/s"),
+        ratio,
+        alvo: ">= 0.90",
+        ok: ratio >= 0.90 && linhas > 0,
+    }
+}
+
 pub async fn run() -> Vec<Figura> {
     let (_amb, url, keys) = server(false).await;
     let corpo = reqwest::Client::new()
@@ -100,7 +149,9 @@ pub async fn run() -> Vec<Figura> {
     }
     let ratio = real.per_second / base.per_second;
     let razao_limitado = limitado.per_second / base.per_second;
+    let acesso = access_log_figure().await;
     vec![
+        acesso,
         Figura {
             nome: "server: charged lookups/s vs bare axum (1,000 keys)",
             medido: summary(&real),

@@ -20,13 +20,35 @@ use carapi_service::config::DEFAULT_DATABASE_URL;
 use carapi_service::startup::open_store_as;
 use carapi_service::store::{OpenMode, Store};
 
-/// Reference server for the carapi /v1 API.
+/// Servidor de referência da API carapi /v1.
 #[derive(Debug, Parser)]
 #[command(name = "carapi-server", version, about)]
 pub(crate) struct Cli {
-    /// What to do.
+    /// Formato do log no stderr: texto (uma linha legível por evento; cores só num terminal) ou
+    /// json (um objeto por linha). O filtro é CARAPI_LOG (padrão info); o log de acesso tem uma
+    /// linha por requisição no alvo carapi::acesso.
+    #[arg(
+        long = "log-formato",
+        env = "CARAPI_LOG_FORMAT",
+        value_enum,
+        default_value_t = LogFormat::Texto,
+        global = true
+    )]
+    pub(crate) log_format: LogFormat,
+    /// O que fazer.
     #[command(subcommand)]
     pub(crate) command: Command,
+}
+
+/// The log's format on stderr (`--log-formato`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LogFormat {
+    /// Uma linha legível por evento.
+    #[value(name = "texto", alias = "text")]
+    Texto,
+    /// Um objeto JSON por linha, os campos do evento no primeiro nível.
+    #[value(name = "json")]
+    Json,
 }
 
 /// The `--database` option shared by the commands that open the store.

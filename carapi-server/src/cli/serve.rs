@@ -228,12 +228,22 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         );
     }
     if let Some(token) = token_teste {
-        eprintln!("modo de teste: rotas /_teste com Authorization: Bearer {token}");
+        say_test_token(&token, a.token_teste.is_some());
     }
     signal().await;
     tracing::info!("sinal recebido; encerrando");
     server.shutdown().await;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says on stderr how to reach the /_teste routes: a token the operator gave (`dado`) is never
+/// echoed, only a random one, which nobody knows yet.
+fn say_test_token(token: &str, dado: bool) {
+    if dado {
+        eprintln!("modo de teste: rotas /_teste com o token dado (--token-teste)");
+    } else {
+        eprintln!("modo de teste: rotas /_teste com Authorization: Bearer {token}");
+    }
 }
 
 /// The test mode's token of `a` (`None` outside test mode): the one given, or a random one;

@@ -11,7 +11,7 @@ use carapi_sdk::{CarDadosBasicos, CarDadosCompletos, CarResponse};
 
 use super::extract::{AuthenticatedConta, Lookup};
 use crate::api_error::ApiError;
-use crate::flow::lookup::{self, Answer};
+use crate::flow::lookup::{self, Answer, Answered};
 use crate::state::AppState;
 
 /// Routes of this group.
@@ -23,8 +23,16 @@ pub fn router() -> Router<AppState> {
 }
 
 /// The HTTP answer of a lookup: JSON, or the receipt PDF with its headers (contract,
-/// "Lookups" 3).
-pub(super) fn respond(answer: Answer) -> Response {
+/// "Lookups" 3); what it debited in the extensions (the access log's).
+pub(super) fn respond(a: Answered) -> Response {
+    let mut resp = answer_of(a.answer);
+    if let Some(c) = a.cobrado {
+        resp.extensions_mut().insert(c);
+    }
+    resp
+}
+
+fn answer_of(answer: Answer) -> Response {
     match answer {
         Answer::Basico(r) => axum::Json(r).into_response(),
         Answer::Completo(r) => axum::Json(r).into_response(),

@@ -3,6 +3,7 @@
 //! authentication, the per-key rate limit (sandbox lookups exempt), the per-address limit of
 //! failed authentications and JSON answers for panics.
 
+pub mod access_log;
 pub mod api_doc;
 pub(crate) mod car;
 pub mod client_addr;
@@ -27,7 +28,6 @@ use axum::http::header;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::trace::TraceLayer;
 
 use crate::api_error::{ApiError, Limite};
 use crate::auth;
@@ -102,9 +102,9 @@ pub(crate) fn router_with(state: AppState, acrescimos: Extensions) -> Router {
     // A router with only a fallback: its layers run before the inner router picks a route.
     Router::new()
         .fallback_service(todas)
-        .layer(middleware::from_fn_with_state(edge, edge::edge))
+        .layer(middleware::from_fn_with_state(edge.clone(), edge::edge))
         .layer(CatchPanicLayer::custom(panic_answer))
-        .layer(TraceLayer::new_for_http())
+        .layer(middleware::from_fn_with_state(edge, access_log::access_log))
         .layer(middleware::map_response_with_state(clock, date_of_clock))
 }
 
@@ -123,11 +123,9 @@ async fn date_of_clock(State(clock): State<Clock>, mut resp: Response) -> Respon
 /// the edge's bounds (never before the key is checked); puts the [`crate::store::ContaId`] in
 /// the request, and the [`crate::store::Conta`] too when it was read from the store (a key
 /// found in the cache gives only the id; [`extract::Authenticated`] reads the account then).
-async fn authenticate(
-    State(st): State<AppState>,
-    req: Request,
-    next: Next,
-) -> Result<Response, ApiError> {
+/// The answer of an authenticated request carries the [`crate::store::ContaId`] in its
+/// extensions too (the access log's `conta`: [`access_log`]).
+async fn authenticate(State(st): State<AppState>, req: Request, next: Next) -> Response {
     let token = req
         .headers()
         .get(header::AUTHORIZATION)
@@ -135,18 +133,36 @@ async fn authenticate(
         .and_then(auth::bearer);
     let ip = client_addr::client_address(&req, &st.config.edge);
     let titular = match token {
-        None => None,
+        None => Ok(None),
         Some(token) => st
             .caches
             .conta_of_key(st.store.as_ref(), &auth::key_hash(token), |h| {
                 auth::matches_expected(token, h)
             })
             .await
-            .map_err(ApiError::from)?,
+            .map_err(ApiError::from),
     };
-    let Some(titular) = titular else {
-        return Err(unauthenticated(&st, ip, ApiError::token_invalido()));
+    let titular = match titular {
+        Ok(Some(t)) => t,
+        Ok(None) => return unauthenticated(&st, ip, ApiError::token_invalido()).into_response(),
+        Err(e) => return e.into_response(),
     };
+    let id = titular.id();
+    let mut resp = match authenticated(&st, titular, req, next).await {
+        Ok(r) => r,
+        Err(e) => e.into_response(),
+    };
+    resp.extensions_mut().insert(id);
+    resp
+}
+
+/// What [`authenticate`] does once the key named `titular`.
+async fn authenticated(
+    st: &AppState,
+    titular: KeyOwner,
+    req: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
     let id = titular.id();
     // A lookup's key is parsed here, once: the sandbox exemption reads it, the handler takes it.
     let (mut parts, body) = req.into_parts();
@@ -165,7 +181,7 @@ async fn authenticate(
     }
     // The body only now, once the key is known good (`edge`'s bounds).
     if edge::has_body(req.method()) {
-        req = edge::read_body(&st, req).await?;
+        req = edge::read_body(st, req).await?;
     }
     req.extensions_mut().insert(id);
     if let Some(lookup) = lookup {

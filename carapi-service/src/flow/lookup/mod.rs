@@ -21,6 +21,7 @@ use chrono_tz::America::Sao_Paulo;
 
 use crate::api_error::ApiError;
 use crate::dados::Imovel;
+use crate::money::Centavos;
 use crate::state::AppState;
 use crate::store::{ContaId, OwnerImovel};
 pub(crate) use record::MAX_HISTORY_KEY;
@@ -110,6 +111,20 @@ pub(crate) enum Answer {
     Proprietario(ProprietarioResponse),
 }
 
+/// What a lookup debited, centavos: put by the handler in the answer's extensions for the
+/// access log's `cobrado_centavos` (`crate::http::access_log`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Cobrado(pub(crate) Centavos);
+
+/// A lookup's answer and what it debited (`None` for a sandbox value, never charged).
+#[derive(Debug)]
+pub(crate) struct Answered {
+    /// The answer.
+    pub(crate) answer: Answer,
+    /// What was debited.
+    pub(crate) cobrado: Option<Cobrado>,
+}
+
 /// What a lookup fetched before it is charged.
 enum Fetched {
     Imovel(CodigoCar, Arc<Imovel>),
@@ -123,13 +138,16 @@ enum Fetched {
 /// The contract's error answer: 400 for a key that does not parse, 404 for an unknown record,
 /// owner or receipt, 402 and 429 from the charge, 502 and 503 of the receipt, 503 for a
 /// database that is away, 500 otherwise; each recorded in the history (sandbox ones excepted).
-pub(crate) async fn run(st: &AppState, conta: ContaId, req: Request) -> Result<Answer, ApiError> {
+pub(crate) async fn run(st: &AppState, conta: ContaId, req: Request) -> Result<Answered, ApiError> {
     let c = Consulta::new(st, conta, req.endpoint, req.recorded());
     let Some(key) = req.key.clone() else {
         return Err(c.failed(invalid(&req)).await);
     };
     if req.is_sandbox() {
-        return sandbox::answer(req.endpoint, &key, c.data_consulta());
+        return sandbox::answer(req.endpoint, &key, c.data_consulta()).map(|answer| Answered {
+            answer,
+            cobrado: None,
+        });
     }
     let fetched = match fetch(st, &c, req.endpoint, key).await {
         Ok(f) => f,
@@ -139,8 +157,11 @@ pub(crate) async fn run(st: &AppState, conta: ContaId, req: Request) -> Result<A
         Fetched::Imovel(codigo, _) | Fetched::Recibo(codigo, _) => Some(codigo.clone()),
         Fetched::Proprietario(..) => None,
     };
-    let cache = c.charge(consolidate).await?;
-    Ok(answer(req.endpoint, fetched, cache, c.data_consulta()))
+    let (cache, valor) = c.charge(consolidate).await?;
+    Ok(Answered {
+        answer: answer(req.endpoint, fetched, cache, c.data_consulta()),
+        cobrado: Some(Cobrado(valor)),
+    })
 }
 
 /// The record, owner list or receipt the lookup will charge for.

@@ -88,9 +88,12 @@ impl<'a> Consulta<'a> {
     }
 
     /// Debits the lookup; `consolidate` is the CAR record whose earlier consolidation gives
-    /// `cache`. Returns `cache`. A refusal (402, 429, with the plan's `Retry-After`) has been
+    /// `cache`. Returns `cache` and the amount debited. A refusal (402, 429, with the plan's `Retry-After`) has been
     /// recorded by the store.
-    pub(super) async fn charge(&self, consolidate: Option<CodigoCar>) -> Result<bool, ApiError> {
+    pub(super) async fn charge(
+        &self,
+        consolidate: Option<CodigoCar>,
+    ) -> Result<(bool, Centavos), ApiError> {
         let cobranca = Cobranca {
             request_id: Uuid::new_v4(),
             conta: self.conta,
@@ -104,7 +107,7 @@ impl<'a> Consulta<'a> {
         match charge_with_outcome(self.st.store.as_ref(), cobranca, journal).await? {
             CobrancaResult::Cobrada { cache, valor, .. } => {
                 crate::metrics::debited(self.endpoint.as_str(), valor.get());
-                Ok(cache)
+                Ok((cache, valor))
             }
             CobrancaResult::SaldoInsuficiente { saldo, preco } => {
                 Err(saldo_insuficiente(saldo, preco))

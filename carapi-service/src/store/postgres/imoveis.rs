@@ -160,7 +160,7 @@ impl ImoveisStore for PgStore {
                 .entry(r.try_get("codigo_car")?)
                 .or_default()
                 .push(Proprietario {
-                    documento: CpfCnpj::parse(&d).map_err(|_| corrupt(format!("documento {d}")))?,
+                    documento: CpfCnpj::parse(&d).map_err(|_| corrupt("documento ilegível"))?,
                     nome: r.try_get("nome")?,
                 });
         }

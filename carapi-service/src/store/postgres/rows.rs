@@ -73,8 +73,7 @@ fn decimal(row: &PgRow, campo: &str) -> Result<Option<Decimal>, StoreError> {
 pub(super) fn owner_item_of(row: &PgRow) -> Result<OwnerImovel, StoreError> {
     let codigo: String = row.try_get("codigo_car")?;
     Ok(OwnerImovel {
-        codigo_car: CodigoCar::parse(&codigo)
-            .map_err(|_| corrupt(format!("código CAR {codigo}")))?,
+        codigo_car: CodigoCar::parse(&codigo).map_err(|_| corrupt("código CAR ilegível"))?,
         codigo_protocolo: row.try_get("codigo_protocolo")?,
         nome_imovel: row.try_get("nome_imovel")?,
         matricula_numero: row.try_get("matricula_numero")?,
@@ -88,8 +87,7 @@ pub(super) fn owner_item_of(row: &PgRow) -> Result<OwnerImovel, StoreError> {
 pub(super) fn imovel_of(row: &PgRow) -> Result<Imovel, StoreError> {
     let codigo: String = row.try_get("codigo_car")?;
     Ok(Imovel {
-        codigo_car: CodigoCar::parse(&codigo)
-            .map_err(|_| corrupt(format!("código CAR {codigo}")))?,
+        codigo_car: CodigoCar::parse(&codigo).map_err(|_| corrupt("código CAR ilegível"))?,
         status_imovel: code(row, "status_imovel")?,
         condicao: row.try_get("condicao")?,
         nome_imovel: row.try_get("nome_imovel")?,
@@ -145,7 +143,7 @@ pub(super) async fn proprietarios_of(
         .map(|r| {
             let d: String = r.try_get("documento")?;
             Ok(Proprietario {
-                documento: CpfCnpj::parse(&d).map_err(|_| corrupt(format!("documento {d}")))?,
+                documento: CpfCnpj::parse(&d).map_err(|_| corrupt("documento ilegível"))?,
                 nome: r.try_get("nome")?,
             })
         })

@@ -156,7 +156,7 @@ fn imovel(conn: &Connection, codigo: &str) -> Result<Option<Imovel>, StoreError>
     while let Some(l) = linhas.next()? {
         let d: String = l.get(0)?;
         imovel.proprietarios.push(Proprietario {
-            documento: CpfCnpj::parse(&d).map_err(|_| corrupt(format!("documento {d}")))?,
+            documento: CpfCnpj::parse(&d).map_err(|_| corrupt("documento ilegível"))?,
             nome: l.get(1)?,
         });
     }
@@ -211,7 +211,7 @@ fn itens(
 }
 
 fn codigo_car(s: String) -> Result<CodigoCar, StoreError> {
-    CodigoCar::parse(&s).map_err(|_| corrupt(format!("código CAR {s}")))
+    CodigoCar::parse(&s).map_err(|_| corrupt("código CAR ilegível"))
 }
 
 fn decimal(s: Option<String>, campo: &str) -> Result<Option<Decimal>, StoreError> {
