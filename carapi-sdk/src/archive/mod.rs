@@ -100,7 +100,10 @@ impl ArchiveError {
     pub fn is_full(&self) -> bool {
         let source = self.source.as_deref();
         #[cfg(feature = "archive-postgres")]
-        if source.and_then(|s| s.downcast_ref::<sqlx::Error>()).is_some_and(postgres::is_full) {
+        if source
+            .and_then(|s| s.downcast_ref::<sqlx::Error>())
+            .is_some_and(postgres::is_full)
+        {
             return true;
         }
         source
@@ -534,7 +537,10 @@ impl Archive {
     /// [`ArchiveError`] when a fingerprint is not 16 hex digits or the archive cannot be
     /// written.
     pub fn link_accounts(&self, old: &str, new: &str) -> Result<(), ArchiveError> {
-        let (old, new) = (old.trim().to_ascii_lowercase(), new.trim().to_ascii_lowercase());
+        let (old, new) = (
+            old.trim().to_ascii_lowercase(),
+            new.trim().to_ascii_lowercase(),
+        );
         for fp in [&old, &new] {
             if fp.len() != 16 || !fp.bytes().all(|b| b.is_ascii_hexdigit()) {
                 return Err(ArchiveError::plain(
@@ -613,12 +619,9 @@ impl Archive {
     /// [`ArchiveError`] when the archive cannot be written.
     pub fn purge_documento(&self, documento: &CpfCnpj) -> Result<usize, ArchiveError> {
         match &self.backend {
-            Backend::Sqlite(c) => store::purge(
-                &mut lock(c),
-                store::HOLDING,
-                documento.as_str(),
-                Utc::now(),
-            ),
+            Backend::Sqlite(c) => {
+                store::purge(&mut lock(c), store::HOLDING, documento.as_str(), Utc::now())
+            }
             #[cfg(feature = "archive-postgres")]
             Backend::Postgres(pg) => pg.purge(postgres::Filter::Holding(documento.as_str())),
         }
@@ -639,7 +642,6 @@ impl Archive {
             Backend::Postgres(pg) => pg.purge(postgres::Filter::Before(&before)),
         }
     }
-
 
     /// Writes every entry's record as a JSON array (for an auditor: what, when, price, purpose,
     /// legal basis, hash; no bodies).

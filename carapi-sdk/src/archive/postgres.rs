@@ -136,7 +136,8 @@ struct Worker {
 impl Pg {
     /// Starts the runtime thread, connects and creates the tables.
     pub(crate) fn connect(url: &str) -> Result<Pg, ArchiveError> {
-        let opts = PgConnectOptions::from_str(url.trim()).map_err(fail("ler o endereço do acervo"))?;
+        let opts =
+            PgConnectOptions::from_str(url.trim()).map_err(fail("ler o endereço do acervo"))?;
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -180,11 +181,7 @@ impl Pg {
     }
 
     /// Runs `f` with the pool on the archive's runtime and waits for it (blocking the caller).
-    fn run<T, F>(
-        &self,
-        what: &'static str,
-        f: impl FnOnce(PgPool) -> F,
-    ) -> Result<T, ArchiveError>
+    fn run<T, F>(&self, what: &'static str, f: impl FnOnce(PgPool) -> F) -> Result<T, ArchiveError>
     where
         T: Send + 'static,
         F: Future<Output = Result<T, sqlx::Error>> + Send + 'static,
@@ -242,10 +239,14 @@ impl Pg {
     pub(crate) fn verify(&self, kept: Option<&Head>) -> Result<Verification, ArchiveError> {
         let all = self.select(Filter::All)?;
         let mut bodies: HashMap<u64, Vec<u8>> = self.run("ler o acervo", |pool| async move {
-            let rows: Vec<(i64, Vec<u8>)> = sqlx::query_as("SELECT seq, body FROM archive_contents")
-                .fetch_all(&pool)
-                .await?;
-            Ok(rows.into_iter().map(|(s, b)| (s.unsigned_abs(), b)).collect())
+            let rows: Vec<(i64, Vec<u8>)> =
+                sqlx::query_as("SELECT seq, body FROM archive_contents")
+                    .fetch_all(&pool)
+                    .await?;
+            Ok(rows
+                .into_iter()
+                .map(|(s, b)| (s.unsigned_abs(), b))
+                .collect())
         })?;
         walk(&all, |seq| Ok(bodies.remove(&seq)), kept)
     }
@@ -355,7 +356,11 @@ fn key_lock(operation: &str, chave: &str) -> i64 {
 }
 
 enum Cmd {
-    Latest(String, String, oneshot::Sender<sqlx::Result<Option<(Entry, Vec<u8>)>>>),
+    Latest(
+        String,
+        String,
+        oneshot::Sender<sqlx::Result<Option<(Entry, Vec<u8>)>>>,
+    ),
     Append(Box<NewEntry>, oneshot::Sender<sqlx::Result<Entry>>),
 }
 
@@ -465,8 +470,7 @@ async fn latest_on(
     .bind(operation)
     .fetch_optional(conn)
     .await?;
-    row.map(|r| Ok((entry_of(&r)?, r.try_get(13)?)))
-        .transpose()
+    row.map(|r| Ok((entry_of(&r)?, r.try_get(13)?))).transpose()
 }
 
 /// Appends `new` at the end of the chain, under the chain's lock, in the caller's transaction.
