@@ -8,33 +8,67 @@
 //! [`car_completo`](crate::Client::car_completo), [`proprietario`](crate::Client::proprietario)
 //! and [`recibo`](crate::Client::recibo): the exact body bytes, the key looked up (normalised),
 //! the operation, the price charged (BRL, at the account's prices), `dataConsulta`, the instant
-//! it was bought, the account (a fingerprint of the API key: the first 16 hex digits of its
+//! it was bought, the account (a [`fingerprint`] of the API key: the first 16 hex digits of its
 //! SHA-256, never the key), the declared purpose and [`LegalBasis`]. Sandbox answers are not
 //! kept (they cost nothing).
+//!
+//! # Where
+//! An SQLite file ([`Archive::open`], [`Archive::open_default`]: the user's data directory,
+//! created with mode 0600), or, for a team, a PostgreSQL database (`Archive::connect`, the
+//! off-by-default feature `archive-postgres`; [`Archive::open_location`] takes either). Both
+//! serialise appends (SQLite's write lock; a transaction-scoped advisory lock in PostgreSQL), so
+//! the chain stays one line whatever the number of processes and machines.
 //!
 //! # The chain
 //! Each entry's hash (SHA-256) covers its content's hash (key and body), its record and the
 //! previous entry's hash. [`Archive::head`] is the last entry's sequence number and hash: keep it
 //! elsewhere (a ticket, an e-mail, another machine), and [`Archive::verify`] against it detects a
-//! changed byte, a removed or truncated entry, and a chain recomputed from scratch.
+//! changed byte, a removed or truncated entry, and a chain recomputed from scratch. Without a
+//! kept head, a rewrite of the whole chain cannot be told from the original: keep heads.
 //!
-//! # Freshness
-//! [`Freshness::MaxAge`]: a lookup whose last kept answer is younger is answered from the
+//! # Freshness: the policy
+//! [`ArchivePolicy`] holds the purpose, the legal basis and the [`Freshness`]. With
+//! [`Freshness::MaxAge`], a lookup whose last kept answer is younger is answered from the
 //! archive, with no request and no charge ([`Archived::origin`] says so, with the instant it was
-//! bought); [`Client::gasto`](crate::Client::gasto) does not move. Concurrent lookups of one key
-//! in one process send one request: the others wait for it and read the archive.
-//! [`Freshness::Never`] keeps every answer and always buys.
+//! bought); [`Client::gasto`](crate::Client::gasto) does not move. A purged answer is never
+//! served (it is bought again). [`Freshness::Never`] keeps every answer and always buys. An
+//! archive that cannot be read fails the lookup before anything is sent ([`crate::Error::Archive`]:
+//! never silently re-bought); a bought answer that cannot be appended (a full disk, the database
+//! away) is still returned, with [`Archived::warning`] and a WARN event.
+//!
+//! # One purchase per key
+//! Concurrent lookups of one key in one process send one request: the others wait for it and
+//! read the archive. On a PostgreSQL archive the same holds across processes: the buyer holds a
+//! per-key lock (`pg_advisory_xact_lock` in a transaction) for the length of the purchase, and a
+//! process that meets it waits, then reads the archive. If the buyer gets an error, or its
+//! future is dropped, the transaction is rolled back, which releases the lock, and the waiter
+//! buys (or reports its own error): one 200 is never paid twice. A process that dies releases
+//! its lock with its connection.
+//!
+//! # Key rotation
+//! Entries name the account by its key's fingerprint, and the API names no account (contract,
+//! "Authentication"). After a rotation, [`Archive::link_accounts`] records that the new
+//! fingerprint is the old one's account: [`Archive::account_entries`] of either lists the
+//! entries of both (links are transitive). The CLI's `carapi login` does it when the server
+//! refuses the key it replaces.
 //!
 //! # The LGPD (Lei 13.709/2018)
 //! The API client is the controller of the personal data it looks up (owners' names and
-//! CPF/CNPJ). The archive supports its duties: the purpose and legal basis of each lookup
-//! (arts. 7 and 11) recorded with it; the record of processing (art. 37) in
-//! [`Archive::export_csv`] / [`Archive::export_json`]; the data subject's access request
-//! (art. 18, II) in [`Archive::subject`]; elimination (art. 18, VI) in
-//! [`Archive::purge_documento`] and [`Archive::purge_before`], which remove the content and keep
-//! the charge record and a verifiable chain; security (art. 46): the file is created readable by
-//! its owner only (0600) and never holds the API key. The CAR-looked-up key of an owner lookup
-//! is a document: it is part of the content and is removed with it.
+//! CPF/CNPJ: the contract makes it answer for the legal basis of the processing). The archive
+//! supports its duties; it does not discharge them:
+//!
+//! | Duty | Article | Here |
+//! |---|---|---|
+//! | a legal basis for each processing, sensitive data apart | arts. 7 and 11 | [`LegalBasis`], recorded with every entry and required before any request |
+//! | a specific, explicit purpose | art. 6, I | [`ArchivePolicy::purpose`], recorded with every entry |
+//! | the subject's access to the processing and to the data held | arts. 9 and 18, I and II | [`Archive::subject`]: every entry holding a CPF/CNPJ (owner lookups, complete answers, receipt PDFs) |
+//! | elimination when the purpose is met, or on the subject's request | art. 16; art. 18, IV and VI | [`Archive::purge_documento`], [`Archive::purge_before`]: the content goes (SQLite overwrites its pages), the charge record and a verifiable chain stay |
+//! | a record of the processing operations | art. 37 | [`Archive::export_csv`], [`Archive::export_json`]: what, when, price, purpose, legal basis, hash |
+//! | security measures against unauthorised access and alteration | art. 46 | the file readable by its owner only (0600), no API key stored, the hash chain against a kept head |
+//!
+//! A PostgreSQL archive's access control, encryption in transit and backups are the team's
+//! database's (its connection here is not encrypted: a trusted network or a tunnel); a purge
+//! removes the rows, and the database's own retention (WAL, backups) applies to them.
 
 mod chain;
 mod documents;
