@@ -1,6 +1,7 @@
 //! The hash chain: each entry's SHA-256 covers its content's hash, its record (operation,
 //! price, dates, account, purpose, legal basis) and the previous entry's hash.
 
+use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 
 use super::{ArchiveError, Entry, Head, NewEntry, Verification};
@@ -104,7 +105,7 @@ pub(crate) fn seal(new: &NewEntry, seq: i64, prev_hash: String, bought_at: &str)
         chave: Some(new.chave.clone()),
         preco: new.preco,
         data_consulta: new.data_consulta.clone(),
-        bought_at: super::store::parse_instant(bought_at),
+        bought_at: parse_instant(bought_at),
         account: new.account.clone(),
         purpose: new.purpose.clone(),
         legal_basis: new.legal_basis.as_str().to_owned(),
@@ -192,7 +193,7 @@ fn record_of(e: &Entry) -> RecordOwned {
         operation: e.operation.clone(),
         preco: e.preco.map(|p| p.to_string()),
         data_consulta: e.data_consulta.clone(),
-        bought_at: super::store::instant(e.bought_at),
+        bought_at: instant(e.bought_at),
         account: e.account.clone(),
         purpose: e.purpose.clone(),
         legal_basis: e.legal_basis.clone(),
@@ -231,4 +232,13 @@ impl RecordOwned {
         }
         .hash()
     }
+}
+
+/// The fixed-width UTC form the archive writes (sorts as text).
+pub(crate) fn instant(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+}
+
+pub(crate) fn parse_instant(s: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(s).map_or(DateTime::<Utc>::MIN_UTC, |t| t.with_timezone(&Utc))
 }

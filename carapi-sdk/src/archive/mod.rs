@@ -667,7 +667,7 @@ impl Archive {
     /// # Errors
     /// [`ArchiveError`] when the archive cannot be written.
     pub fn purge_before(&self, before: DateTime<Utc>) -> Result<usize, ArchiveError> {
-        let before = store::instant(before);
+        let before = chain::instant(before);
         match &self.backend {
             Backend::Sqlite(c) => {
                 store::purge(&mut lock(c), "e.bought_at < ?1", &before, Utc::now())
@@ -705,14 +705,14 @@ impl Archive {
                 e.chave.unwrap_or_default(),
                 e.preco.map(|p| p.to_string()).unwrap_or_default(),
                 e.data_consulta.unwrap_or_default(),
-                store::instant(e.bought_at),
+                chain::instant(e.bought_at),
                 e.account,
                 e.purpose,
                 e.legal_basis,
                 e.content_hash,
                 e.prev_hash,
                 e.hash,
-                e.purged_at.map(store::instant).unwrap_or_default(),
+                e.purged_at.map(chain::instant).unwrap_or_default(),
             ];
             let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
             writeln!(out, "{}", line.join(",")).map_err(&io)?;

@@ -21,8 +21,7 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions, PgRo
 use sqlx::{Executor as _, Row};
 use tokio::sync::{mpsc, oneshot};
 
-use super::chain::{GENESIS, seal, walk};
-use super::store::{instant, parse_instant};
+use super::chain::{GENESIS, instant, parse_instant, seal, walk};
 use super::{ArchiveError, Entry, Head, NewEntry, Verification};
 
 const SCHEMA: &str = "
@@ -355,12 +354,11 @@ fn key_lock(operation: &str, chave: &str) -> i64 {
     i64::from_be_bytes(b)
 }
 
+/// The newest kept answer of a key: its entry and body.
+type Kept = Option<(Entry, Vec<u8>)>;
+
 enum Cmd {
-    Latest(
-        String,
-        String,
-        oneshot::Sender<sqlx::Result<Option<(Entry, Vec<u8>)>>>,
-    ),
+    Latest(String, String, oneshot::Sender<sqlx::Result<Kept>>),
     Append(Box<NewEntry>, oneshot::Sender<sqlx::Result<Entry>>),
 }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use super::chain::{GENESIS, seal, walk};
+use super::chain::{GENESIS, instant, parse_instant, seal, walk};
 use super::{ArchiveError, Entry, Head, NewEntry, Verification};
 
 const SCHEMA: &str = "
@@ -44,15 +44,6 @@ CREATE TABLE IF NOT EXISTS accounts (
 
 const COLUMNS: &str = "e.seq, e.operation, e.preco, e.data_consulta, e.bought_at, e.account, \
      e.purpose, e.legal_basis, e.content_hash, e.prev_hash, e.hash, e.purged_at, c.chave";
-
-/// The fixed-width UTC form the archive writes (sorts as text).
-pub(crate) fn instant(t: DateTime<Utc>) -> String {
-    t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
-}
-
-pub(crate) fn parse_instant(s: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(s).map_or(DateTime::<Utc>::MIN_UTC, |t| t.with_timezone(&Utc))
-}
 
 pub(crate) fn open(path: &Path) -> Result<Connection, ArchiveError> {
     let conn = Connection::open(path).map_err(ArchiveError::sqlite("abrir o acervo"))?;
