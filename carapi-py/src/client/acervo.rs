@@ -28,6 +28,9 @@ use crate::conv;
 ///         for the data directory's file (the CLI's `acervo padrao`). `Client(acervo=...)`
 ///         gives the same archive as `client.acervo`.
 ///
+/// An `Acervo` belongs to the process that made it: after `os.fork`, make another in the child
+/// (a `Client` does so by itself).
+///
 /// Raises:
 ///     OSError: the archive cannot be opened.
 #[pyclass(module = "carapi._carapi", name = "Acervo", frozen)]
