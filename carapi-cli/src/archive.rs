@@ -28,13 +28,54 @@ pub(crate) fn configured(cfg: &ConfigFile, paths: &Paths) -> Option<PathBuf> {
     }
 }
 
-/// Opens the archive at `path`.
+/// The PostgreSQL URL `path` holds (`config definir acervo postgres://...`), if it does.
+pub(crate) fn postgres_url(path: &std::path::Path) -> Option<&str> {
+    path.to_str()
+        .filter(|s| carapi_sdk::archive::is_postgres_url(s))
+}
+
+/// Opens the archive at `path`: a file, or a team archive in PostgreSQL
+/// (`postgres://...`, when this build has the feature `acervo-postgres`).
 ///
 /// # Errors
-/// When the file cannot be opened (exit 1, `ACERVO`).
+/// When it cannot be opened (exit 1, `ACERVO`); a PostgreSQL URL in a build without it (2).
 pub(crate) fn open(path: &std::path::Path) -> Result<Archive> {
-    Archive::open(path)
-        .map_err(|e| CliError::other("ACERVO", format!("{}: {}", path.display(), chain(&e))))
+    let Some(url) = postgres_url(path) else {
+        return Archive::open(path)
+            .map_err(|e| CliError::other("ACERVO", format!("{}: {}", path.display(), chain(&e))));
+    };
+    if !cfg!(feature = "acervo-postgres") {
+        return Err(no_postgres());
+    }
+    // The URL may hold a password: the message names the archive, not its address.
+    Archive::open_location(url)
+        .map_err(|e| CliError::other("ACERVO", format!("acervo PostgreSQL: {}", chain(&e))))
+}
+
+/// A PostgreSQL archive asked of a build without it.
+pub(crate) fn no_postgres() -> CliError {
+    CliError::new(
+        Kind::Usage,
+        "ACERVO_POSTGRES_AUSENTE",
+        "esta compilação do carapi não tem o acervo PostgreSQL (de equipe)",
+    )
+    .hint("cargo install carapi-cli --features acervo-postgres; ou um acervo em arquivo: carapi config definir acervo padrao")
+}
+
+/// The archive's location as shown: a file path, or a PostgreSQL URL without its password.
+pub(crate) fn shown(value: &str) -> String {
+    if !carapi_sdk::archive::is_postgres_url(value) {
+        return value.to_owned();
+    }
+    match url::Url::parse(value.trim()) {
+        Ok(mut u) => {
+            if u.password().is_some() {
+                let _ = u.set_password(Some("***"));
+            }
+            u.to_string()
+        }
+        Err(_) => "postgres://…".to_owned(),
+    }
 }
 
 /// The configured archive, for `carapi acervo`.

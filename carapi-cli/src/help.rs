@@ -201,7 +201,10 @@ pub(crate) fn examples(path: &str) -> Option<&'static str> {
         "local servir" => "  carapi local servir\n  carapi local servir --endereco 0.0.0.0:8080",
         "local pagar" => "  carapi local pagar <ID>",
         "acervo" => "  carapi acervo listar\n  carapi acervo verificar --cabeca 42:9f2c...",
-        "acervo listar" => "  carapi acervo listar\n  carapi acervo listar -o csv > acervo.csv",
+        "acervo listar" => {
+            "  carapi acervo listar\n  carapi acervo listar -o csv > acervo.csv\n  carapi acervo listar --conta 3f9a0c4d5e6b7a81"
+        }
+        "acervo vincular" => "  carapi acervo vincular --antiga 3f9a0c4d5e6b7a81",
         "acervo mostrar" => {
             "  carapi acervo mostrar 7\n  carapi acervo mostrar 7 --saida recibo.pdf"
         }

@@ -275,3 +275,142 @@ fn lote_preview_counts_archived_answers_as_free() {
     );
     assert_eq!(s.saldo(), dec("97.00"), "only the third was bought");
 }
+
+/// `carapi acervo listar -o json [--conta FP]`: the entries' `seq`s.
+fn listed(s: &TestServer, account: Option<&str>) -> Vec<u64> {
+    let mut args = vec!["-o", "json", "acervo", "listar"];
+    if let Some(fp) = account {
+        args.extend(["--conta", fp]);
+    }
+    let o = s.cmd().args(&args).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["seq"].as_u64().unwrap())
+        .collect()
+}
+
+/// `carapi login` with the key stored (not in the environment), from stdin.
+fn login(s: &TestServer, key: &str) -> std::process::Output {
+    let o = s
+        .cmd_without_credentials()
+        .env("CARAPI_BASE_URL", &s.base_url)
+        .args(["login", "--chave-stdin"])
+        .write_stdin(key.to_owned())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    o
+}
+
+/// The account's key rotated on the server (as `carapi-server conta rotacionar` does): `carapi
+/// login` with the new key finds the old one refused and links the two fingerprints; listing
+/// by either gives the entries bought with both.
+#[test]
+fn after_a_key_rotation_login_links_the_fingerprints_and_both_list_the_same_entries() {
+    use carapi_service::store::{OpenMode, SqliteStore};
+    let s = with_archive();
+    login(&s, &s.conta.api_key);
+    let stored = |args: &[&str]| {
+        let o = s
+            .cmd_without_credentials()
+            .env("CARAPI_BASE_URL", &s.base_url)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    stored(&["car", CODES[0]]);
+
+    let new_key = carapi_service::auth::generate_key();
+    let db = format!(
+        "sqlite://{}",
+        s.dir.path().join("servidor.sqlite3").display()
+    );
+    let old_client = s.client();
+    s.rt.block_on(async {
+        let store = SqliteStore::open(&db, OpenMode::Existing).await.unwrap();
+        assert!(
+            store
+                .rotate_key(s.conta.conta_id, &carapi_service::auth::key_hash(&new_key))
+                .await
+                .unwrap()
+        );
+        store.close().await;
+        // Running servers refuse the old key once their key cache expires.
+        while old_client.saldo().await.is_ok() {
+            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        }
+    });
+    let o = login(&s, &new_key);
+    assert!(
+        stderr(&o).contains("vinculada à mesma conta"),
+        "{}",
+        stderr(&o)
+    );
+    stored(&["car", CODES[1]]);
+
+    let (old_fp, new_fp) = (
+        carapi_sdk::archive::fingerprint(&s.conta.api_key),
+        carapi_sdk::archive::fingerprint(&new_key),
+    );
+    assert_eq!(listed(&s, None), [1, 2]);
+    assert_eq!(
+        listed(&s, Some(&old_fp)),
+        [1, 2],
+        "the old fingerprint lists both"
+    );
+    assert_eq!(
+        listed(&s, Some(&new_fp)),
+        [1, 2],
+        "the new fingerprint lists both"
+    );
+}
+
+/// `carapi acervo vincular` by hand: the configured key linked to an old fingerprint (and a
+/// fingerprint that is not one refused); a PostgreSQL archive refused, without echoing its
+/// password, by a build without the feature.
+#[test]
+fn vincular_links_by_hand_and_a_postgres_archive_needs_the_feature() {
+    let s = with_archive();
+    let o = s.cmd().args(["car", CODES[0]]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let old = "0123456789abcdef";
+    assert!(listed(&s, Some(old)).is_empty());
+    let o = s
+        .cmd()
+        .args(["acervo", "vincular", "--antiga", old])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        listed(&s, Some(old)),
+        [1],
+        "the old fingerprint lists the new key's entry"
+    );
+    let o = s
+        .cmd()
+        .args(["acervo", "vincular", "--antiga", "xyz"])
+        .output()
+        .unwrap();
+    assert_error(&o, 2, "IMPRESSAO_INVALIDA");
+
+    if cfg!(feature = "acervo-postgres") {
+        eprintln!("built with acervo-postgres: the refusal of a PostgreSQL archive is not checked");
+        return;
+    }
+    let o = s
+        .cmd()
+        .args([
+            "config",
+            "definir",
+            "acervo",
+            "postgres://equipe:segredo@db/acervo",
+        ])
+        .output()
+        .unwrap();
+    assert_error(&o, 2, "ACERVO_POSTGRES_AUSENTE");
+    assert!(!stderr(&o).contains("segredo"), "{}", stderr(&o));
+}

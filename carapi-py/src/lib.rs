@@ -32,6 +32,7 @@ where
 #[pymodule]
 fn _carapi(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::Client>()?;
+    m.add_class::<client::Acervo>()?;
     m.add_class::<history::Pages>()?;
     m.add_class::<testing::TestServer>()?;
     m.add_function(wrap_pyfunction!(domain::parse_decimal, m)?)?;

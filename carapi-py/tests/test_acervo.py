@@ -3,6 +3,8 @@ Python: reuse within the policy with no request and no charge, `origem`/`comprad
 lookup, the same columns in `lote` and `to_pandas()`, and the declarations required up front."""
 
 import datetime
+import json
+import re
 from decimal import Decimal
 
 import pytest
@@ -121,3 +123,94 @@ def test_async_client_shares_the_archive(carapi_servidor, tmp_path):
             return a["origem"], b["origem"], (await ac.saldo())["saldoReais"]
 
     assert asyncio.run(duas()) == ("api", "acervo", Decimal("100") - PRECO_COMPLETO)
+
+
+def _primeiro_documento(completo) -> str:
+    cpfs = completo["dados"]["proprietariosCpfs"]
+    assert cpfs, "a bundled record with owners"
+    return re.split(r"[;,|]", cpfs)[0].strip()
+
+
+def test_lgpd_tools_titular_expurgar_verificar_exportar(carapi_servidor, tmp_path):
+    c = _client(carapi_servidor, tmp_path / "acervo.sqlite3")
+    acervo = c.acervo
+    assert isinstance(acervo, carapi.Acervo)
+    assert acervo.cabeca() is None
+    c.car(CODIGO)
+    doc = _primeiro_documento(c.car_completo(CODIGO))
+    c.proprietario(doc)
+    cabeca = acervo.cabeca()
+    assert cabeca is not None and cabeca.startswith("3:")
+
+    entradas = acervo.listar()
+    assert [e["operation"] for e in entradas] == ["car", "car_completo", "proprietario"]
+    assert entradas[0]["preco"] == PRECO_CAR
+    assert entradas[0]["bought_at"].tzinfo is not None
+    assert entradas[0]["legal_basis"] == "execucao-contrato"
+    assert acervo.mostrar(1) == entradas[0]
+    assert acervo.mostrar(99) is None
+    corpo = acervo.corpo(1)
+    assert corpo is not None and CODIGO.encode() in corpo
+
+    # The data subject's access request: every entry holding the document.
+    assert [e["seq"] for e in acervo.titular(doc)] == [2, 3]
+
+    # The record of processing for an auditor.
+    csv = acervo.exportar()
+    assert csv is not None and csv.count("\n") == 4 and "execucao-contrato" in csv
+    acervo.exportar(tmp_path / "auditoria.json", formato="json")
+    assert len(json.loads((tmp_path / "auditoria.json").read_text())) == 3
+    with pytest.raises(ValueError, match="formato"):
+        acervo.exportar(formato="xml")  # type: ignore[arg-type]
+
+    # Elimination: the content goes, the charge record and the chain stay.
+    assert acervo.expurgar(documento=doc) == 2
+    assert acervo.titular(doc) == []
+    assert acervo.corpo(2) is None and acervo.listar()[1]["purged_at"] is not None
+    v = acervo.verificar(cabeca)
+    assert v["ok"] and v["entradas"] == 3 and v["expurgadas"] == 2 and v["falhas"] == []
+    assert acervo.expurgar(antes_de=datetime.date(2000, 1, 1)) == 0
+    with pytest.raises(ValueError, match="documento"):
+        acervo.expurgar()
+    with pytest.raises(ValueError):
+        acervo.verificar("não é cabeça")
+
+
+def test_verificar_against_a_kept_head_finds_a_truncated_archive(carapi_servidor, tmp_path):
+    import sqlite3
+
+    caminho = tmp_path / "acervo.sqlite3"
+    c = _client(carapi_servidor, caminho, idade_maxima=0)
+    c.car(CODIGO)
+    c.car(CODIGO)
+    acervo = carapi.Acervo(caminho)
+    cabeca = acervo.cabeca()
+    assert cabeca is not None
+    with sqlite3.connect(caminho) as banco:
+        banco.execute("DELETE FROM contents WHERE seq = 2")
+        banco.execute("DELETE FROM entries WHERE seq = 2")
+    assert acervo.verificar()["ok"], "consistent without the kept head"
+    v = acervo.verificar(cabeca)
+    assert not v["ok"]
+    assert any("acervo truncado" in f for f in v["falhas"]), v["falhas"]
+
+
+def test_vincular_after_a_key_rotation_lists_the_same_entries(carapi_servidor, tmp_path):
+    c = _client(carapi_servidor, tmp_path / "acervo.sqlite3")
+    c.car(CODIGO)
+    acervo = c.acervo
+    assert acervo is not None
+    antiga = acervo.listar()[0]["account"]
+    nova = "0123456789abcdef"
+    assert acervo.listar(conta=nova) == []
+    acervo.vincular(antiga, nova)
+    assert acervo.listar(conta=nova) == acervo.listar(conta=antiga) == acervo.listar()
+    with pytest.raises(ValueError):
+        acervo.vincular("xyz", nova)
+
+
+def test_a_client_without_acervo_has_none_and_postgres_needs_the_feature(carapi_servidor, tmp_path):
+    assert carapi_servidor.client(saldo="1").acervo is None
+    with pytest.raises(OSError, match="archive-postgres") as e:
+        carapi.Acervo("postgres://equipe:segredo@127.0.0.1:1/acervo")
+    assert "segredo" not in str(e.value)

@@ -403,3 +403,79 @@ async fn a_blank_purpose_is_refused_before_any_request() {
     );
     assert_eq!(srv.conta_state(&conta).await.unwrap().saldo, dec!(100));
 }
+
+/// An account whose key is rotated (the server's store given a new key for it, as
+/// `carapi-server conta rotacionar` does): once the new fingerprint is linked to the old one,
+/// listing by either gives the same entries, those bought with both keys.
+#[tokio::test]
+async fn after_a_key_rotation_both_fingerprints_list_the_same_entries() {
+    use carapi_service::store::{OpenMode, SqliteStore};
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}", dir.path().join("double.sqlite3").display());
+    let srv = TestServer::builder()
+        .database(db.clone())
+        .start()
+        .await
+        .unwrap();
+    let conta = srv.conta().saldo(dec!(100)).create().await.unwrap();
+    let archive = Archive::open(dir.path().join("acervo.sqlite3")).unwrap();
+    let old = srv
+        .client_builder(&conta)
+        .rate_limit(None)
+        .archive(archive.clone(), policy(Freshness::Never))
+        .build()
+        .unwrap();
+    let (codigo, doc) = record_with_owner();
+    old.car(&codigo).await.unwrap();
+
+    let new_key = carapi_service::auth::generate_key();
+    let store = SqliteStore::open(&db, OpenMode::Existing).await.unwrap();
+    assert!(
+        store
+            .rotate_key(conta.conta_id, &carapi_service::auth::key_hash(&new_key))
+            .await
+            .unwrap()
+    );
+    store.close().await;
+    let new = carapi_sdk::Client::builder()
+        .base_url(srv.base_url())
+        .api_key(new_key.clone())
+        .rate_limit(None)
+        .archive(archive.clone(), policy(Freshness::Never))
+        .build()
+        .unwrap();
+    new.proprietario(doc.as_str()).await.unwrap();
+    let (fp_old, fp_new) = (
+        carapi_sdk::archive::fingerprint(&conta.api_key),
+        carapi_sdk::archive::fingerprint(&new_key),
+    );
+    assert_ne!(fp_old, fp_new);
+    let seqs = |fp: &str| -> Vec<u64> {
+        archive
+            .account_entries(fp)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.seq)
+            .collect()
+    };
+    assert_eq!(seqs(&fp_old), [1], "before the link, each key its own");
+    assert_eq!(seqs(&fp_new), [2]);
+
+    archive.link_accounts(&fp_old, &fp_new).unwrap();
+    assert_eq!(seqs(&fp_old), [1, 2], "the old fingerprint lists both");
+    assert_eq!(seqs(&fp_new), [1, 2], "the new fingerprint lists both");
+    let mut both = vec![fp_old.clone(), fp_new.clone()];
+    both.sort();
+    assert_eq!(archive.linked_accounts(&fp_new).unwrap(), both);
+
+    // A second rotation links the third key to the same account.
+    let third = carapi_sdk::archive::fingerprint("car_terceira");
+    archive.link_accounts(&fp_new, &third).unwrap();
+    assert_eq!(seqs(&third), [1, 2]);
+    assert_eq!(seqs(&fp_old), [1, 2]);
+    assert!(archive.link_accounts("não é impressão", &fp_new).is_err());
+    assert!(
+        archive.verify(None).unwrap().is_ok(),
+        "links leave the chain as it was"
+    );
+}

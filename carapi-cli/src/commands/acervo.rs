@@ -27,6 +27,10 @@ pub(crate) enum Sub {
     /// Lista as consultas arquivadas (o que, quando, preço, finalidade, base legal)
     #[command(name = "listar")]
     List {
+        /// Só as de uma conta: a impressão de uma chave (16 dígitos hexadecimais, como `mostrar`
+        /// a exibe), com as das chaves vinculadas a ela
+        #[arg(long = "conta", value_name = "IMPRESSAO")]
+        account: Option<String>,
         /// `-o/--formato`.
         #[command(flatten)]
         format: FormatArgs,
@@ -82,6 +86,17 @@ pub(crate) enum Sub {
         #[command(flatten)]
         format: FormatArgs,
     },
+    /// Vincula a chave atual (ou --nova) à conta de uma chave antiga, depois de uma rotação: as
+    /// duas impressões passam a listar as mesmas entradas (`carapi login` o faz ao trocar a chave)
+    #[command(name = "vincular")]
+    Link {
+        /// Impressão da chave antiga (16 dígitos hexadecimais, como `mostrar` a exibe)
+        #[arg(long = "antiga", value_name = "IMPRESSAO")]
+        old: String,
+        /// Impressão da chave nova (padrão: a da chave configurada)
+        #[arg(long = "nova", value_name = "IMPRESSAO")]
+        new: Option<String>,
+    },
     /// Exporta o registro das consultas para um auditor (CSV, ou JSON com -o json)
     #[command(name = "exportar")]
     Export {
@@ -102,11 +117,16 @@ pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let archive = open_configured(&ctx.paths)?;
     let fail = |e: carapi_sdk::archive::ArchiveError| CliError::other("ACERVO", chain(&e));
     match args.command {
-        Sub::List { format } => {
+        Sub::List { account, format } => {
             let format = ctx.format(format);
-            let entries = archive.entries().map_err(fail)?;
+            let entries = match account {
+                Some(fp) => archive.account_entries(&fp),
+                None => archive.entries(),
+            }
+            .map_err(fail)?;
             list(ctx, &entries, format)
         }
+        Sub::Link { old, new } => link(ctx, &archive, &old, new),
         Sub::Subject { documento, format } => {
             let format = ctx.format(format);
             let doc = CpfCnpj::parse(&documento).map_err(carapi_sdk::Error::from)?;
@@ -140,6 +160,83 @@ pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             }
             Ok(())
         }
+    }
+}
+
+/// `carapi acervo vincular`: the new fingerprint (given, or the configured key's) linked to
+/// the old one's account.
+fn link(ctx: &mut Context, archive: &Archive, old: &str, new: Option<String>) -> Result<()> {
+    let new = match new {
+        Some(n) => n,
+        None => crate::credentials::resolve(&ctx.paths)?
+            .map(|c| carapi_sdk::archive::fingerprint(&c.key))
+            .ok_or_else(|| {
+                CliError::new(Kind::Usage, "SEM_CHAVE", "nenhuma chave configurada")
+                    .hint("--nova IMPRESSAO, ou carapi login")
+            })?,
+    };
+    archive.link_accounts(old, &new).map_err(|e| {
+        CliError::new(Kind::Usage, "IMPRESSAO_INVALIDA", chain(&e)).hint("--antiga IMPRESSAO")
+    })?;
+    let linked = archive
+        .linked_accounts(&new)
+        .map_err(|e| CliError::other("ACERVO", chain(&e)))?;
+    ctx.shell.note(format!(
+        "conta vinculada: {} listam as mesmas entradas",
+        linked.join(", ")
+    ));
+    Ok(())
+}
+
+/// After `carapi login` replaced a stored key by another, with an archive configured: when
+/// the server now refuses the old key (401: the account's key was rotated, see the contract's
+/// "Authentication"), the new key's fingerprint is linked to the old one's; when the old key
+/// still works (another account), nothing is linked and the way to link by hand is shown.
+/// Never fails the login: a problem is a warning.
+pub(crate) async fn link_after_login(ctx: &mut Context, old_key: &str, new_key: &str) {
+    let (old, new) = (
+        carapi_sdk::archive::fingerprint(old_key),
+        carapi_sdk::archive::fingerprint(new_key),
+    );
+    let Some(path) = crate::config::ConfigFile::load(&ctx.paths)
+        .ok()
+        .and_then(|cfg| crate::archive::configured(&cfg, &ctx.paths))
+    else {
+        return;
+    };
+    if old == new {
+        return;
+    }
+    let Ok((base_url, _)) = ctx.base_url() else {
+        return;
+    };
+    let refused = match carapi_sdk::Client::builder()
+        .base_url(&base_url)
+        .api_key(old_key)
+        .build()
+    {
+        Ok(c) => c.saldo().await.err().and_then(|e| e.status()) == Some(401),
+        Err(_) => false,
+    };
+    if !refused {
+        ctx.shell.note(format!(
+            "Acervo: a chave anterior ({old}) ainda vale, então é de outra conta e nada foi \
+             vinculado; se a nova a substitui: carapi acervo vincular --antiga {old}"
+        ));
+        return;
+    }
+    match crate::archive::open(&path).and_then(|a| {
+        a.link_accounts(&old, &new)
+            .map_err(|e| CliError::other("ACERVO", chain(&e)))
+    }) {
+        Ok(()) => ctx.shell.note(format!(
+            "Acervo: a chave anterior ({old}) foi recusada (rotação); a nova ({new}) foi \
+             vinculada à mesma conta."
+        )),
+        Err(e) => ctx.shell.warn(format!(
+            "acervo: não foi possível vincular a chave nova à anterior ({}); carapi acervo vincular --antiga {old}",
+            e.message
+        )),
     }
 }
 

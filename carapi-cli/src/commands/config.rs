@@ -45,7 +45,7 @@ pub(crate) enum Sub {
 pub(crate) enum ConfigKey {
     /// URL base da API
     BaseUrl,
-    /// Acervo das respostas pagas: `padrao` (no diretório de dados), um caminho de arquivo, ou `desligado`
+    /// Acervo das respostas pagas: `padrao` (no diretório de dados), um caminho de arquivo, uma URL `postgres://...` (acervo de equipe), ou `desligado`
     Acervo,
     /// Finalidade registrada com cada consulta arquivada
     Finalidade,
@@ -165,6 +165,9 @@ fn set_archive_key(ctx: &mut Context, key: ConfigKey, valor: &str) -> Result<()>
     let valor = valor.trim().to_owned();
     let name = match key {
         ConfigKey::BaseUrl | ConfigKey::Acervo => {
+            if carapi_sdk::archive::is_postgres_url(&valor) && !cfg!(feature = "acervo-postgres") {
+                return Err(crate::archive::no_postgres());
+            }
             cfg.archive = Some(valor.clone());
             "acervo"
         }
@@ -184,7 +187,8 @@ fn set_archive_key(ctx: &mut Context, key: ConfigKey, valor: &str) -> Result<()>
         }
     };
     let path = cfg.save(&ctx.paths)?;
+    let shown = crate::archive::shown(&valor);
     ctx.shell
-        .note(format!("{name} = {valor} (em {})", path.display()));
+        .note(format!("{name} = {shown} (em {})", path.display()));
     Ok(())
 }

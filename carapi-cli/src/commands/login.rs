@@ -63,7 +63,15 @@ pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
         _ => None,
     };
     verify(ctx, &key).await?;
+    // The key this login replaces (not CARAPI_API_KEY's): a rotation links the two in the archive.
+    let previous = credentials::resolve(&ctx.paths)
+        .ok()
+        .flatten()
+        .filter(|c| !matches!(c.source, credentials::KeySource::Env));
     save_key(ctx, &key)?;
+    if let Some(old) = previous {
+        crate::commands::acervo::link_after_login(ctx, &old.key, &key).await;
+    }
     if let Some(u) = url_from_flag {
         let mut cfg = ConfigFile::load(&ctx.paths)?;
         if cfg.base_url.as_deref() != Some(u.as_str()) {

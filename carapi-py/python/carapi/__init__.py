@@ -24,6 +24,7 @@ from typing import Iterable, Optional, Union
 
 from . import sandbox
 from ._carapi import SDK_VERSION
+from ._carapi import Acervo
 from ._carapi import Client as _ClientNativo
 from .erros import (
     ApiError,
@@ -44,6 +45,7 @@ __version__ = SDK_VERSION
 
 __all__ = [
     "Client",
+    "Acervo",
     "AsyncClient",
     "Lote",
     "ResultadoLote",
@@ -76,11 +78,14 @@ class Client(_ClientNativo):
         rate_limit: requests per second this client sends at most (default 10, the contract's
             limit); None turns the client's limiter off.
         poll_interval: seconds between reads of `aguardar_recarga` (5 or more).
-        acervo: keep every charged 200 in the archive of paid answers (SQLite, the CLI's
-            `carapi acervo`): a path (str or os.PathLike) or True for the data directory's
-            file. `car`, `car_completo` and `proprietario` then answer from it while fresh (no
-            request, no charge) and their dict gains `origem` ("api" or "acervo") and
-            `compradoEm` (aware datetime); `lote` rows and `to_pandas()` gain the same columns.
+        acervo: keep every charged 200 in the archive of paid answers (the CLI's
+            `carapi acervo`): a path (str or os.PathLike) of an SQLite file, True for the data
+            directory's file, or a team's PostgreSQL URL ("postgres://...", in an extension
+            built with the `acervo-postgres` feature). `car`, `car_completo` and
+            `proprietario` then answer from it while fresh (no request, no charge) and their
+            dict gains `origem` ("api" or "acervo") and `compradoEm` (aware datetime); `lote`
+            rows and `to_pandas()` gain the same columns. `client.acervo` is the archive with
+            its LGPD tools (`carapi.Acervo`: `titular`, `expurgar`, `verificar`, `exportar`).
         finalidade: the purpose declared with each archived lookup (LGPD art. 6, I); required
             with `acervo`.
         base_legal: the LGPD hypothesis (art. 7 or 11) as the CLI's `--base-legal` spells it

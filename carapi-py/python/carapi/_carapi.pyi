@@ -14,6 +14,7 @@ from .tipos import (
     CarCompletoResponse,
     CarResponse,
     ConsumoItem,
+    EntradaAcervo,
     EstadoConta,
     FaixasResponse,
     Gasto,
@@ -28,6 +29,7 @@ from .tipos import (
     Resolucao,
     SaldoResponse,
     UsoResponse,
+    VerificacaoAcervo,
     Avanco,
 )
 
@@ -55,6 +57,30 @@ class Paginas(Iterator[ConsumoItem]):
     def __iter__(self) -> Paginas: ...
     def __next__(self) -> ConsumoItem: ...
 
+class Acervo:
+    def __init__(self, caminho: Union[str, os.PathLike[str], None] = None) -> None: ...
+    @property
+    def caminho(self) -> str: ...
+    def listar(self, conta: Optional[str] = None) -> List[EntradaAcervo]: ...
+    def mostrar(self, seq: int) -> Optional[EntradaAcervo]: ...
+    def corpo(self, seq: int) -> Optional[bytes]: ...
+    def titular(self, documento: str) -> List[EntradaAcervo]: ...
+    def expurgar(
+        self,
+        *,
+        documento: Optional[str] = None,
+        antes_de: Union[datetime.date, datetime.datetime, None] = None,
+    ) -> int: ...
+    def verificar(self, cabeca: Optional[str] = None) -> VerificacaoAcervo: ...
+    def cabeca(self) -> Optional[str]: ...
+    def exportar(
+        self,
+        caminho: Union[str, os.PathLike[str], None] = None,
+        *,
+        formato: Literal["csv", "json"] = "csv",
+    ) -> Optional[str]: ...
+    def vincular(self, antiga: str, nova: str) -> None: ...
+
 class Client:
     def __init__(
         self,
@@ -70,6 +96,8 @@ class Client:
         base_legal: Optional[str] = None,
         idade_maxima: Union[int, float, datetime.timedelta, None] = None,
     ) -> None: ...
+    @property
+    def acervo(self) -> Optional[Acervo]: ...
     @property
     def base_url(self) -> str: ...
     @property

@@ -21,7 +21,7 @@ import threading
 from decimal import Decimal
 from typing import Any, Callable, Dict, Iterable, List, Literal, Optional, Set, TypeVar, Union, cast
 
-from . import Client
+from . import Acervo, Client
 from .lote import CONSULTAS, Consulta, Lote, e_sandbox, executar
 from .tipos import (
     CarCompletoResponse,
@@ -124,6 +124,12 @@ class AsyncClient:
         self._cancelados: Dict[int, _Chamada] = {}
         self._rodando: Set[asyncio.Future[Any]] = set()
         self._seq = itertools.count()
+
+    @property
+    def acervo(self) -> Optional[Acervo]:
+        """The archive of paid answers and its LGPD tools (`carapi.Acervo`, synchronous: each
+        call reads or writes the archive), or None without `acervo=`."""
+        return self.sync.acervo
 
     async def __aenter__(self: _A) -> _A:
         return self

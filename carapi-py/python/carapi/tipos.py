@@ -21,7 +21,7 @@ __all__ = [
     "ConsumoItem", "HistoricoResponse", "LimitesResponse", "UsoItem", "UsoResponse",
     "FaixaBonus", "PreviewRecarga", "FaixasResponse", "PreviewBonus", "RecargaCriadaResponse",
     "RecargaStatusResponse", "RecargaItem", "RecargasResponse", "Gasto", "Resolucao",
-    "ReciboInfo", "Avanco", "EstadoConta",
+    "ReciboInfo", "Avanco", "EstadoConta", "EntradaAcervo", "VerificacaoAcervo",
 ]
 
 
@@ -244,6 +244,38 @@ class Gasto(TypedDict):
     incerto: Decimal
     total: Decimal
     nao_precificadas: int
+
+
+class EntradaAcervo(TypedDict):
+    """One entry of the archive of paid answers (`carapi.Acervo.listar()`, `titular()`,
+    `mostrar()`), with the names of `carapi acervo listar -o json`."""
+
+    seq: int
+    operation: Literal["car", "car_completo", "proprietario", "recibo"]
+    chave: Optional[str]
+    """The key looked up (CAR code, bare CPF/CNPJ); None once purged."""
+    preco: Optional[Decimal]
+    data_consulta: Optional[str]
+    bought_at: datetime.datetime
+    account: str
+    """The account: the first 16 hex digits of the SHA-256 of its API key."""
+    purpose: str
+    legal_basis: str
+    content_hash: str
+    prev_hash: str
+    hash: str
+    purged_at: Optional[datetime.datetime]
+
+
+class VerificacaoAcervo(TypedDict):
+    """`carapi.Acervo.verificar()`: the hash chain walked."""
+
+    ok: bool
+    entradas: int
+    expurgadas: int
+    cabeca: Optional[str]
+    """The head now, `"SEQ:HASH"`; None while the archive is empty."""
+    falhas: List[str]
 
 
 class Resolucao(TypedDict):

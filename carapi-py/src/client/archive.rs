@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use carapi_sdk::archive::{Archive, ArchivePolicy, Archived, Freshness, LegalBasis};
-use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDelta};
 
@@ -28,21 +28,17 @@ pub(crate) struct ArchiveArgs<'a, 'py> {
 /// basis (the message lists the accepted ones), or a negative `idade_maxima`; `TypeError` for an
 /// `acervo` or `idade_maxima` of another type; `OSError` when the archive cannot be opened.
 /// All before any request.
-pub(crate) fn from_args(a: &ArchiveArgs<'_, '_>) -> PyResult<Option<(Archive, ArchivePolicy)>> {
+pub(crate) fn from_args(a: &ArchiveArgs<'_, '_>) -> PyResult<Option<Setup>> {
     let Some(acervo) = a.acervo else {
         return Ok(None);
     };
-    let path: Option<PathBuf> = if let Ok(b) = acervo.cast::<PyBool>() {
+    let location = if let Ok(b) = acervo.cast::<PyBool>() {
         if !b.is_true() {
             return Ok(None);
         }
         None
     } else {
-        Some(acervo.extract().map_err(|_| {
-            PyTypeError::new_err(
-                "acervo: um caminho (str ou os.PathLike) ou True (diretório de dados)",
-            )
-        })?)
+        Some(acervo)
     };
     let finalidade = a
         .finalidade
@@ -75,13 +71,61 @@ pub(crate) fn from_args(a: &ArchiveArgs<'_, '_>) -> PyResult<Option<(Archive, Ar
         .map(max_age)
         .transpose()?
         .unwrap_or(DEFAULT_MAX_AGE);
-    let archive = match path {
-        Some(p) => Archive::open(&p),
-        None => Archive::open_default(),
-    }
-    .map_err(|e| PyOSError::new_err(format!("acervo: {e}")))?;
+    let (archive, location) = super::acervo::open(location)?;
+    let location = location.map(Location);
     let policy = ArchivePolicy::new(finalidade, legal_basis, Freshness::MaxAge(max_age));
-    Ok(Some((archive, policy)))
+    Ok(Some(Setup {
+        archive,
+        policy,
+        location,
+    }))
+}
+
+/// The archive of a client, its policy, and what opens it again in a child after a fork (the
+/// file's path or the full PostgreSQL URL; `None`: the default file).
+pub(crate) struct Setup {
+    pub(crate) archive: Archive,
+    pub(crate) policy: ArchivePolicy,
+    pub(crate) location: Option<Location>,
+}
+
+/// Where an archive lives, as given: a file's path or the full PostgreSQL URL (its `Debug`
+/// hides it: the URL may hold a password).
+#[derive(Clone)]
+pub(crate) struct Location(pub(crate) PathBuf);
+
+impl std::fmt::Debug for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Location(..)")
+    }
+}
+
+impl std::fmt::Debug for Setup {
+    /// Without the location: a PostgreSQL URL may hold a password.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Setup")
+            .field("archive", &self.archive)
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Setup {
+    /// The archive at `location` opened again (a child after a fork).
+    ///
+    /// # Errors
+    /// As `Archive::open_location`.
+    pub(crate) fn reopen(
+        location: Option<&Location>,
+    ) -> Result<Archive, carapi_sdk::archive::ArchiveError> {
+        match location {
+            None => Archive::open_default(),
+            Some(Location(p)) => match p.to_str() {
+                Some(s) if carapi_sdk::archive::is_postgres_url(s) => Archive::open_location(s),
+                _ => Archive::open(p),
+            },
+        }
+    }
 }
 
 /// `idade_maxima`: days (`int`/`float`) or a `datetime.timedelta`; 0 never reuses.

@@ -6,6 +6,7 @@
 //! endpoint and price from docs/contrato.md ("Prices", "Endpoints"), arguments, the keys of
 //! the result and the exceptions.
 
+mod acervo;
 mod archive;
 mod args;
 mod state;
@@ -18,6 +19,7 @@ use pyo3::types::{PyBytes, PyDict, PyTuple};
 
 use crate::conv;
 use crate::history::Pages;
+pub(crate) use acervo::Acervo;
 use args::{
     check_limit_keys, history_params, limit_field, seconds, topup_status, uuid as recarga_uuid,
 };
@@ -134,6 +136,21 @@ impl Client {
         Ok(Client {
             state: State::build(py, b, o)?,
         })
+    }
+
+    /// The archive this client keeps its paid answers in (`Client(acervo=...)`), with its LGPD
+    /// tools (`carapi.Acervo`), or None.
+    ///
+    /// Raises:
+    ///     RuntimeError: the client is closed.
+    #[getter]
+    fn acervo(&self, py: Python<'_>) -> PyResult<Option<acervo::Acervo>> {
+        Ok(self
+            .state
+            .sdk(py)?
+            .archive()
+            .cloned()
+            .map(acervo::Acervo::of))
     }
 
     /// The service's base address (without `/v1`), e.g. `"http://127.0.0.1:8080"`.

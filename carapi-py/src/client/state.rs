@@ -3,13 +3,12 @@
 
 use std::future::Future;
 use std::num::NonZeroU32;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use arc_swap::ArcSwapOption;
-use carapi_sdk::archive::{Archive, ArchivePolicy};
+use carapi_sdk::archive::ArchivePolicy;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
@@ -24,7 +23,7 @@ pub(crate) struct Options {
     pub(crate) rate_limit: Option<u32>,
     pub(crate) poll_interval: Option<Duration>,
     /// `acervo=`: the archive and its policy (`archive::from_args`).
-    pub(crate) archive: Option<(Archive, ArchivePolicy)>,
+    pub(crate) archive: Option<super::archive::Setup>,
 }
 
 /// The SDK client of this process, the settings to make another, and the closed flag.
@@ -39,7 +38,7 @@ pub(crate) struct State {
     max_spend: Option<rust_decimal::Decimal>,
     /// The archive's file and policy: a child after a fork opens the file again (an SQLite
     /// connection must not cross a fork).
-    archive: Option<(PathBuf, ArchivePolicy)>,
+    archive: Option<(Option<super::archive::Location>, ArchivePolicy)>,
 }
 
 /// The SDK client a call uses (this process's; kept alive by the call).
@@ -63,9 +62,9 @@ impl State {
         }
         b = b.rate_limit(o.rate_limit.and_then(NonZeroU32::new));
         let mut archive = None;
-        if let Some((a, policy)) = o.archive {
-            archive = Some((a.path().to_owned(), policy.clone()));
-            b = b.archive(a, policy);
+        if let Some(setup) = o.archive {
+            archive = Some((setup.location, setup.policy.clone()));
+            b = b.archive(setup.archive, setup.policy);
         }
         let sdk = b.clone().build().map_err(|e| errors::to_py(py, e))?;
         Ok(State {
@@ -99,8 +98,11 @@ impl State {
     /// again.
     fn rebuild(&self) -> carapi_sdk::Result<carapi_sdk::Client> {
         let mut b = self.builder.clone();
-        if let Some((path, policy)) = &self.archive {
-            b = b.archive(Archive::open(path)?, policy.clone());
+        if let Some((location, policy)) = &self.archive {
+            b = b.archive(
+                super::archive::Setup::reopen(location.as_ref())?,
+                policy.clone(),
+            );
         }
         b.build()
     }

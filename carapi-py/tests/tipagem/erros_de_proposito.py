@@ -26,4 +26,8 @@ async def enganos(client: carapi.Client, ac: carapi.AsyncClient, srv: ServidorTe
     ac.car("x")["dados"]  # ERRO
     srv.falhar("explodir")  # ERRO
     srv.client(saldo=1.0)  # ERRO
+    acervo = carapi.Acervo()
+    acervo.exportar(formato="xml")  # ERRO
+    acervo.expurgar("123.456.789-09")  # ERRO
+    acervo.listar()[0]["comprado"]  # ERRO
     print(area, saldo)

@@ -12,7 +12,7 @@ from typing import List, Literal, Optional
 import carapi
 from carapi import sandbox
 from carapi.testing import IMOVEIS, ClienteTeste, ServidorTeste
-from carapi.tipos import CarResponse, ConsumoItem, Gasto
+from carapi.tipos import CarResponse, ConsumoItem, EntradaAcervo, Gasto, VerificacaoAcervo
 
 
 def sincrono(client: carapi.Client, pasta: Path) -> Decimal:
@@ -61,6 +61,22 @@ def sincrono(client: carapi.Client, pasta: Path) -> Decimal:
         origem: Optional[Literal["api", "acervo"]] = resposta.get("origem")
         comprado: Optional[datetime.datetime] = resposta.get("compradoEm")
         print(origem, comprado, lote[0].origem, lote[0].comprado_em)
+        acervo: Optional[carapi.Acervo] = arquivado.acervo
+        if acervo is not None:
+            entradas: List[EntradaAcervo] = acervo.listar(conta="0123456789abcdef")
+            uma: Optional[EntradaAcervo] = acervo.mostrar(1)
+            corpo: Optional[bytes] = acervo.corpo(1)
+            do_titular: List[EntradaAcervo] = acervo.titular("123.456.789-09")
+            removidas: int = acervo.expurgar(documento="123.456.789-09")
+            removidas += acervo.expurgar(antes_de=datetime.date(2025, 1, 1))
+            cabeca: Optional[str] = acervo.cabeca()
+            v: VerificacaoAcervo = acervo.verificar(cabeca)
+            texto: Optional[str] = acervo.exportar(formato="json")
+            acervo.exportar("auditoria.csv")
+            acervo.vincular("0123456789abcdef", "fedcba9876543210")
+            print(entradas, uma, corpo, do_titular, removidas, v["ok"], v["falhas"], texto, acervo.caminho)
+    equipe = carapi.Acervo("acervo.sqlite3")
+    print(equipe.listar()[0]["bought_at"], equipe.verificar()["cabeca"])
     return saldo + g["total"]
 
 

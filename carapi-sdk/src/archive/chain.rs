@@ -1,7 +1,10 @@
 //! The hash chain: each entry's SHA-256 covers its content's hash, its record (operation,
 //! price, dates, account, purpose, legal basis) and the previous entry's hash.
 
+use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
+
+use super::{ArchiveError, Entry, Head, NewEntry, Verification};
 
 /// The `prev_hash` of the first entry: 64 zeros.
 pub(crate) const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -71,9 +74,171 @@ impl Record<'_> {
 }
 
 /// The fingerprint of an API key: the first 16 hex digits of its SHA-256 (the key itself is
-/// never stored).
-pub(crate) fn fingerprint(api_key: &str) -> String {
+/// never stored). The `account` of every [`Entry`] bought with that key.
+#[must_use]
+pub fn fingerprint(api_key: &str) -> String {
     let mut s = hex(&Sha256::digest(api_key.trim().as_bytes()));
     s.truncate(16);
     s
+}
+
+/// The entry `new` becomes at `seq` after `prev_hash` (written by both stores the same way).
+pub(crate) fn seal(new: &NewEntry, seq: i64, prev_hash: String, bought_at: &str) -> Entry {
+    let preco = new.preco.map(|p| p.to_string());
+    let content_hash = content_hash(&new.chave, &new.body);
+    let hash = Record {
+        seq,
+        operation: new.operation,
+        preco: preco.as_deref(),
+        data_consulta: new.data_consulta.as_deref(),
+        bought_at,
+        account: &new.account,
+        purpose: &new.purpose,
+        legal_basis: new.legal_basis.as_str(),
+        content_hash: &content_hash,
+        prev_hash: &prev_hash,
+    }
+    .hash();
+    Entry {
+        seq: seq.unsigned_abs(),
+        operation: new.operation.to_owned(),
+        chave: Some(new.chave.clone()),
+        preco: new.preco,
+        data_consulta: new.data_consulta.clone(),
+        bought_at: parse_instant(bought_at),
+        account: new.account.clone(),
+        purpose: new.purpose.clone(),
+        legal_basis: new.legal_basis.as_str().to_owned(),
+        content_hash,
+        prev_hash,
+        hash,
+        purged_at: None,
+    }
+}
+
+/// Walks the whole chain `all` (oldest first): every hash recomputed, every kept content
+/// (`body` of a seq) re-hashed, and the kept head (when given) found at its place.
+pub(crate) fn walk(
+    all: &[Entry],
+    mut body: impl FnMut(u64) -> Result<Option<Vec<u8>>, ArchiveError>,
+    kept: Option<&Head>,
+) -> Result<Verification, ArchiveError> {
+    let mut v = Verification {
+        entries: all.len() as u64,
+        purged: 0,
+        head: None,
+        failures: Vec::new(),
+    };
+    let mut prev = GENESIS.to_owned();
+    let mut expected_seq = 1u64;
+    for e in all {
+        if e.seq != expected_seq {
+            v.failures.push(format!(
+                "entrada {expected_seq}: ausente (a seguinte é {})",
+                e.seq
+            ));
+        }
+        expected_seq = e.seq + 1;
+        if e.prev_hash != prev {
+            v.failures
+                .push(format!("entrada {}: não encadeia com a anterior", e.seq));
+        }
+        if record_of(e).hash() != e.hash {
+            v.failures.push(format!(
+                "entrada {}: registro alterado (hash não confere)",
+                e.seq
+            ));
+        }
+        match (body(e.seq)?, &e.chave, e.purged_at) {
+            (Some(b), Some(chave), _) => {
+                if content_hash(chave, &b) != e.content_hash {
+                    v.failures.push(format!(
+                        "entrada {}: conteúdo alterado (hash não confere)",
+                        e.seq
+                    ));
+                }
+            }
+            (_, _, Some(_)) => v.purged += 1,
+            _ => v.failures.push(format!(
+                "entrada {}: conteúdo ausente sem expurgo registrado",
+                e.seq
+            )),
+        }
+        prev.clone_from(&e.hash);
+    }
+    v.head = all.last().map(|e| Head {
+        seq: e.seq,
+        hash: e.hash.clone(),
+    });
+    if let Some(k) = kept {
+        match all.iter().find(|e| e.seq == k.seq) {
+            None => v.failures.push(format!(
+                "cabeça guardada {k}: a entrada {} não existe (acervo truncado)",
+                k.seq
+            )),
+            Some(e) if e.hash != k.hash => v.failures.push(format!(
+                "cabeça guardada {k}: a entrada {} tem outro hash (cadeia refeita ou alterada)",
+                k.seq
+            )),
+            Some(_) => {}
+        }
+    }
+    Ok(v)
+}
+
+/// The hash of `e` recomputed from its stored record.
+fn record_of(e: &Entry) -> RecordOwned {
+    RecordOwned {
+        seq: i64::try_from(e.seq).unwrap_or(i64::MAX),
+        operation: e.operation.clone(),
+        preco: e.preco.map(|p| p.to_string()),
+        data_consulta: e.data_consulta.clone(),
+        bought_at: instant(e.bought_at),
+        account: e.account.clone(),
+        purpose: e.purpose.clone(),
+        legal_basis: e.legal_basis.clone(),
+        content_hash: e.content_hash.clone(),
+        prev_hash: e.prev_hash.clone(),
+    }
+}
+
+/// A [`Record`] owning its fields.
+struct RecordOwned {
+    seq: i64,
+    operation: String,
+    preco: Option<String>,
+    data_consulta: Option<String>,
+    bought_at: String,
+    account: String,
+    purpose: String,
+    legal_basis: String,
+    content_hash: String,
+    prev_hash: String,
+}
+
+impl RecordOwned {
+    fn hash(&self) -> String {
+        Record {
+            seq: self.seq,
+            operation: &self.operation,
+            preco: self.preco.as_deref(),
+            data_consulta: self.data_consulta.as_deref(),
+            bought_at: &self.bought_at,
+            account: &self.account,
+            purpose: &self.purpose,
+            legal_basis: &self.legal_basis,
+            content_hash: &self.content_hash,
+            prev_hash: &self.prev_hash,
+        }
+        .hash()
+    }
+}
+
+/// The fixed-width UTC form the archive writes (sorts as text).
+pub(crate) fn instant(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+}
+
+pub(crate) fn parse_instant(s: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(s).map_or(DateTime::<Utc>::MIN_UTC, |t| t.with_timezone(&Utc))
 }

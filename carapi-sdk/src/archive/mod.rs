@@ -8,37 +8,73 @@
 //! [`car_completo`](crate::Client::car_completo), [`proprietario`](crate::Client::proprietario)
 //! and [`recibo`](crate::Client::recibo): the exact body bytes, the key looked up (normalised),
 //! the operation, the price charged (BRL, at the account's prices), `dataConsulta`, the instant
-//! it was bought, the account (a fingerprint of the API key: the first 16 hex digits of its
+//! it was bought, the account (a [`fingerprint`] of the API key: the first 16 hex digits of its
 //! SHA-256, never the key), the declared purpose and [`LegalBasis`]. Sandbox answers are not
 //! kept (they cost nothing).
+//!
+//! # Where
+//! An SQLite file ([`Archive::open`], [`Archive::open_default`]: the user's data directory,
+//! created with mode 0600), or, for a team, a PostgreSQL database (`Archive::connect`, the
+//! off-by-default feature `archive-postgres`; [`Archive::open_location`] takes either). Both
+//! serialise appends (SQLite's write lock; a transaction-scoped advisory lock in PostgreSQL), so
+//! the chain stays one line whatever the number of processes and machines.
 //!
 //! # The chain
 //! Each entry's hash (SHA-256) covers its content's hash (key and body), its record and the
 //! previous entry's hash. [`Archive::head`] is the last entry's sequence number and hash: keep it
 //! elsewhere (a ticket, an e-mail, another machine), and [`Archive::verify`] against it detects a
-//! changed byte, a removed or truncated entry, and a chain recomputed from scratch.
+//! changed byte, a removed or truncated entry, and a chain recomputed from scratch. Without a
+//! kept head, a rewrite of the whole chain cannot be told from the original: keep heads.
 //!
-//! # Freshness
-//! [`Freshness::MaxAge`]: a lookup whose last kept answer is younger is answered from the
+//! # Freshness: the policy
+//! [`ArchivePolicy`] holds the purpose, the legal basis and the [`Freshness`]. With
+//! [`Freshness::MaxAge`], a lookup whose last kept answer is younger is answered from the
 //! archive, with no request and no charge ([`Archived::origin`] says so, with the instant it was
-//! bought); [`Client::gasto`](crate::Client::gasto) does not move. Concurrent lookups of one key
-//! in one process send one request: the others wait for it and read the archive.
-//! [`Freshness::Never`] keeps every answer and always buys.
+//! bought); [`Client::gasto`](crate::Client::gasto) does not move. A purged answer is never
+//! served (it is bought again). [`Freshness::Never`] keeps every answer and always buys. An
+//! archive that cannot be read fails the lookup before anything is sent ([`crate::Error::Archive`]:
+//! never silently re-bought); a bought answer that cannot be appended (a full disk, the database
+//! away) is still returned, with [`Archived::warning`] and a WARN event.
+//!
+//! # One purchase per key
+//! Concurrent lookups of one key in one process send one request: the others wait for it and
+//! read the archive. On a PostgreSQL archive the same holds across processes: the buyer holds a
+//! per-key lock (`pg_advisory_xact_lock` in a transaction) for the length of the purchase, and a
+//! process that meets it waits, then reads the archive. If the buyer gets an error, or its
+//! future is dropped, the transaction is rolled back, which releases the lock, and the waiter
+//! buys (or reports its own error): one 200 is never paid twice. A process that dies releases
+//! its lock with its connection.
+//!
+//! # Key rotation
+//! Entries name the account by its key's fingerprint, and the API names no account (contract,
+//! "Authentication"). After a rotation, [`Archive::link_accounts`] records that the new
+//! fingerprint is the old one's account: [`Archive::account_entries`] of either lists the
+//! entries of both (links are transitive). The CLI's `carapi login` does it when the server
+//! refuses the key it replaces.
 //!
 //! # The LGPD (Lei 13.709/2018)
 //! The API client is the controller of the personal data it looks up (owners' names and
-//! CPF/CNPJ). The archive supports its duties: the purpose and legal basis of each lookup
-//! (arts. 7 and 11) recorded with it; the record of processing (art. 37) in
-//! [`Archive::export_csv`] / [`Archive::export_json`]; the data subject's access request
-//! (art. 18, II) in [`Archive::subject`]; elimination (art. 18, VI) in
-//! [`Archive::purge_documento`] and [`Archive::purge_before`], which remove the content and keep
-//! the charge record and a verifiable chain; security (art. 46): the file is created readable by
-//! its owner only (0600) and never holds the API key. The CAR-looked-up key of an owner lookup
-//! is a document: it is part of the content and is removed with it.
+//! CPF/CNPJ: the contract makes it answer for the legal basis of the processing). The archive
+//! supports its duties; it does not discharge them:
+//!
+//! | Duty | Article | Here |
+//! |---|---|---|
+//! | a legal basis for each processing, sensitive data apart | arts. 7 and 11 | [`LegalBasis`], recorded with every entry and required before any request |
+//! | a specific, explicit purpose | art. 6, I | [`ArchivePolicy::purpose`], recorded with every entry |
+//! | the subject's access to the processing and to the data held | arts. 9 and 18, I and II | [`Archive::subject`]: every entry holding a CPF/CNPJ (owner lookups, complete answers, receipt PDFs) |
+//! | elimination when the purpose is met, or on the subject's request | art. 16; art. 18, IV and VI | [`Archive::purge_documento`], [`Archive::purge_before`]: the content goes (SQLite overwrites its pages), the charge record and a verifiable chain stay |
+//! | a record of the processing operations | art. 37 | [`Archive::export_csv`], [`Archive::export_json`]: what, when, price, purpose, legal basis, hash |
+//! | security measures against unauthorised access and alteration | art. 46 | the file readable by its owner only (0600), no API key stored, the hash chain against a kept head |
+//!
+//! A PostgreSQL archive's access control, encryption in transit and backups are the team's
+//! database's (its connection here is not encrypted: a trusted network or a tunnel); a purge
+//! removes the rows, and the database's own retention (WAL, backups) applies to them.
 
 mod chain;
 mod documents;
 mod legal_basis;
+#[cfg(feature = "archive-postgres")]
+mod postgres;
 mod store;
 
 use std::fmt;
@@ -55,7 +91,9 @@ use serde::Serialize;
 
 pub use legal_basis::{LegalBasis, UnknownLegalBasis};
 
-pub(crate) use chain::fingerprint;
+pub use chain::fingerprint;
+#[cfg(feature = "archive-postgres")]
+pub(crate) use postgres::Claim;
 
 use crate::CpfCnpj;
 
@@ -94,8 +132,15 @@ impl ArchiveError {
     /// True when the archive ran out of room (the disk, or [`Archive::with_max_size`]).
     #[must_use]
     pub fn is_full(&self) -> bool {
-        self.source
-            .as_deref()
+        let source = self.source.as_deref();
+        #[cfg(feature = "archive-postgres")]
+        if source
+            .and_then(|s| s.downcast_ref::<sqlx::Error>())
+            .is_some_and(postgres::is_full)
+        {
+            return true;
+        }
+        source
             .and_then(|s| s.downcast_ref::<rusqlite::Error>())
             .and_then(rusqlite::Error::sqlite_error_code)
             == Some(rusqlite::ErrorCode::DiskFull)
@@ -311,20 +356,37 @@ impl NewEntry {
     }
 }
 
-/// The archive of paid answers: a SQLite file (see the [module docs](self)).
+/// The archive of paid answers: a SQLite file, or a PostgreSQL database shared by a team
+/// (feature `archive-postgres`); see the [module docs](self).
 ///
-/// Cheap to clone (clones share one connection); `Send + Sync`. Several processes may use one
-/// file: appends are serialised by SQLite's write lock, so the chain stays one line.
+/// Cheap to clone (clones share one connection, or one pool); `Send + Sync`. Several processes
+/// may use one archive: appends are serialised (SQLite's write lock; a PostgreSQL transaction
+/// lock), so the chain stays one line.
 #[derive(Clone)]
 pub struct Archive {
-    conn: Arc<Mutex<Connection>>,
+    backend: Backend,
     path: Arc<PathBuf>,
+}
+
+/// Where the entries live.
+#[derive(Clone)]
+enum Backend {
+    Sqlite(Arc<Mutex<Connection>>),
+    #[cfg(feature = "archive-postgres")]
+    Postgres(postgres::Pg),
 }
 
 impl fmt::Debug for Archive {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Archive").field("path", &self.path).finish()
     }
+}
+
+/// True when `location` names a PostgreSQL database (`postgres://` or `postgresql://`).
+#[must_use]
+pub fn is_postgres_url(location: &str) -> bool {
+    let l = location.trim_start();
+    l.starts_with("postgres://") || l.starts_with("postgresql://")
 }
 
 impl Archive {
@@ -361,8 +423,51 @@ impl Archive {
         create_private(path)?;
         let conn = store::open(path)?;
         Ok(Archive {
-            conn: Arc::new(Mutex::new(conn)),
+            backend: Backend::Sqlite(Arc::new(Mutex::new(conn))),
             path: Arc::new(path.to_owned()),
+        })
+    }
+
+    /// Opens the archive `location` names: a PostgreSQL URL (`postgres://...`, see
+    /// `Archive::connect`, feature `archive-postgres`) or a file path ([`Archive::open`]).
+    ///
+    /// # Errors
+    /// As [`Archive::open`] and `Archive::connect`; a PostgreSQL URL when this build has no
+    /// feature `archive-postgres`.
+    pub fn open_location(location: &str) -> Result<Archive, ArchiveError> {
+        if !is_postgres_url(location) {
+            return Self::open(location);
+        }
+        #[cfg(feature = "archive-postgres")]
+        {
+            Self::connect(location)
+        }
+        #[cfg(not(feature = "archive-postgres"))]
+        {
+            Err(ArchiveError::plain(
+                "abrir um acervo PostgreSQL: esta compilação não tem o recurso archive-postgres",
+            ))
+        }
+    }
+
+    /// Connects to the team archive in the PostgreSQL database at `url` (`postgres://...`;
+    /// its tables, named `archive_*`, are created in the connection's schema, which the URL
+    /// may set: `?options=-c%20search_path%3Dacervo`). Its connections live on a thread of
+    /// their own. Appends from every process are serialised by a transaction lock, and two
+    /// processes looking up the same key at once buy it once (see the [module docs](self)).
+    /// The connection is not encrypted (no TLS in this build): use it on a trusted network or
+    /// through a tunnel.
+    ///
+    /// # Errors
+    /// [`ArchiveError`] when the URL is invalid, the database cannot be reached or the tables
+    /// cannot be created.
+    #[cfg(feature = "archive-postgres")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "archive-postgres")))]
+    pub fn connect(url: &str) -> Result<Archive, ArchiveError> {
+        let pg = postgres::Pg::connect(url)?;
+        Ok(Archive {
+            path: Arc::new(PathBuf::from(pg.redacted())),
+            backend: Backend::Postgres(pg),
         })
     }
 
@@ -370,35 +475,48 @@ impl Archive {
     /// (the lookup still returns it, with [`Archived::warning`]), as on a full disk.
     ///
     /// # Errors
-    /// [`ArchiveError`] when the limit cannot be set.
+    /// [`ArchiveError`] when the limit cannot be set, or the archive is a PostgreSQL database.
     pub fn with_max_size(self, bytes: u64) -> Result<Archive, ArchiveError> {
-        store::limit(&self.lock(), bytes)?;
+        match &self.backend {
+            Backend::Sqlite(c) => store::limit(&lock(c), bytes)?,
+            #[cfg(feature = "archive-postgres")]
+            Backend::Postgres(_) => {
+                return Err(ArchiveError::plain(
+                    "limitar o tamanho de um acervo PostgreSQL",
+                ));
+            }
+        }
         Ok(self)
     }
 
-    /// The file this archive lives in.
+    /// The file this archive lives in; for a PostgreSQL archive, its URL without the password.
     #[must_use]
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
-        self.conn.lock().unwrap_or_else(PoisonError::into_inner)
+    /// True for a PostgreSQL archive (a team's, shared by processes on several machines).
+    #[must_use]
+    pub fn is_shared(&self) -> bool {
+        !matches!(self.backend, Backend::Sqlite(_))
     }
 
     /// The chain's last entry; `None` while the archive is empty.
     ///
     /// # Errors
-    /// [`ArchiveError`] when the file cannot be read.
+    /// [`ArchiveError`] when the archive cannot be read.
     pub fn head(&self) -> Result<Option<Head>, ArchiveError> {
-        Ok(
-            store::select(&self.lock(), "e.seq = (SELECT MAX(seq) FROM entries)", None)?
-                .pop()
-                .map(|e| Head {
-                    seq: e.seq,
-                    hash: e.hash,
-                }),
-        )
+        let last = match &self.backend {
+            Backend::Sqlite(c) => {
+                store::select(&lock(c), "e.seq = (SELECT MAX(seq) FROM entries)", None)?.pop()
+            }
+            #[cfg(feature = "archive-postgres")]
+            Backend::Postgres(pg) => pg.select(postgres::Filter::Last)?.pop(),
+        };
+        Ok(last.map(|e| Head {
+            seq: e.seq,
+            hash: e.hash,
+        }))
     }
 
     /// Walks the chain: recomputes every entry's hash and every kept content's hash, checks
@@ -407,44 +525,124 @@ impl Archive {
     /// newest entry and a chain recomputed from scratch).
     ///
     /// # Errors
-    /// [`ArchiveError`] when the file cannot be read (a chain that does not verify is an `Ok`
-    /// whose [`Verification::failures`] say why).
+    /// [`ArchiveError`] when the archive cannot be read (a chain that does not verify is an
+    /// `Ok` whose [`Verification::failures`] say why).
     pub fn verify(&self, kept: Option<&Head>) -> Result<Verification, ArchiveError> {
-        store::verify(&self.lock(), kept)
+        match &self.backend {
+            Backend::Sqlite(c) => store::verify(&lock(c), kept),
+            #[cfg(feature = "archive-postgres")]
+            Backend::Postgres(pg) => pg.verify(kept),
+        }
     }
 
     /// Every entry, oldest first.
     ///
     /// # Errors
-    /// [`ArchiveError`] when the file cannot be read.
+    /// [`ArchiveError`] when the archive cannot be read.
     pub fn entries(&self) -> Result<Vec<Entry>, ArchiveError> {
-        store::select(&self.lock(), "1 = 1", None)
+        match &self.backend {
+            Backend::Sqlite(c) => store::select(&lock(c), "1 = 1", None),
+            #[cfg(feature = "archive-postgres")]
+            Backend::Postgres(pg) => pg.select(postgres::Filter::All),
+        }
+    }
+
+    /// The entries bought by the account `fingerprint` names ([`fingerprint`] of its key),
+    /// with those of every key linked to it ([`Archive::link_accounts`]: after a key rotation,
+    /// both fingerprints list the same entries), oldest first.
+    ///
+    /// # Errors
+    /// [`ArchiveError`] when the archive cannot be read.
+    pub fn account_entries(&self, fingerprint: &str) -> Result<Vec<Entry>, ArchiveError> {
+        let fingerprint = fingerprint.trim().to_ascii_lowercase();
+        match &self.backend {
+            Backend::Sqlite(c) => store::select(&lock(c), store::OF_ACCOUNT, Some(&fingerprint)),
+            #[cfg(feature = "archive-postgres")]
+            Backend::Postgres(pg) => pg.select(postgres::Filter::Account(&fingerprint)),
+        }
+    }
+
+    /// Records that the key of fingerprint `new` belongs to the account of fingerprint `old`
+    /// (a rotated key: the API names no account, so the caller who holds both keys says so).
+    /// From then on [`Archive::account_entries`] of either lists the entries of both. Links
+    /// are transitive (a second rotation links the third key to the first).
+    ///
+    /// # Errors
+    /// [`ArchiveError`] when a fingerprint is not 16 hex digits or the archive cannot be
+    /// written.
+    pub fn link_accounts(&self, old: &str, new: &str) -> Result<(), ArchiveError> {
+        let (old, new) = (
+            old.trim().to_ascii_lowercase(),
+            new.trim().to_ascii_lowercase(),
+        );
+        for fp in [&old, &new] {
+            if fp.len() != 16 || !fp.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(ArchiveError::plain(
+                    "vincular contas: a impressão de uma chave tem 16 dígitos hexadecimais",
+                ));
+            }
+        }
+        if old == new {
+            return Ok(());
+        }
+        match &self.backend {
+            Backend::Sqlite(c) => store::link(&mut lock(c), &old, &new),
+            #[cfg(feature = "archive-postgres")]
+            Backend::Postgres(pg) => pg.link(&old, &new),
+        }
+    }
+
+    /// The fingerprints linked to `fingerprint`'s account, itself included, sorted.
+    ///
+    /// # Errors
+    /// [`ArchiveError`] when the archive cannot be read.
+    pub fn linked_accounts(&self, fingerprint: &str) -> Result<Vec<String>, ArchiveError> {
+        let fingerprint = fingerprint.trim().to_ascii_lowercase();
+        match &self.backend {
+            Backend::Sqlite(c) => store::linked(&lock(c), &fingerprint),
+            #[cfg(feature = "archive-postgres")]
+            Backend::Postgres(pg) => pg.linked(&fingerprint),
+        }
     }
 
     /// The entry `seq`, if any.
     ///
     /// # Errors
-    /// [`ArchiveError`] when the file cannot be read.
+    /// [`ArchiveError`] when the archive cannot be read.
     pub fn entry(&self, seq: u64) -> Result<Option<Entry>, ArchiveError> {
-        let seq = i64::try_from(seq).unwrap_or(i64::MAX).to_string();
-        Ok(store::select(&self.lock(), "e.seq = CAST(?1 AS INTEGER)", Some(&seq))?.pop())
+        match &self.backend {
+            Backend::Sqlite(c) => {
+                let seq = i64::try_from(seq).unwrap_or(i64::MAX).to_string();
+                Ok(store::select(&lock(c), "e.seq = CAST(?1 AS INTEGER)", Some(&seq))?.pop())
+            }
+            #[cfg(feature = "archive-postgres")]
+            Backend::Postgres(pg) => Ok(pg.select(postgres::Filter::Seq(seq))?.pop()),
+        }
     }
 
     /// The exact body bytes of entry `seq` (JSON, or the receipt PDF); `None` once purged.
     ///
     /// # Errors
-    /// [`ArchiveError`] when the file cannot be read.
+    /// [`ArchiveError`] when the archive cannot be read.
     pub fn body(&self, seq: u64) -> Result<Option<Vec<u8>>, ArchiveError> {
-        store::body(&self.lock(), seq)
+        match &self.backend {
+            Backend::Sqlite(c) => store::body(&lock(c), seq),
+            #[cfg(feature = "archive-postgres")]
+            Backend::Postgres(pg) => pg.body(seq),
+        }
     }
 
     /// Every entry holding `documento` (a data subject's access request, LGPD art. 18, II):
     /// owner lookups of it, and complete answers and receipts that name it as an owner.
     ///
     /// # Errors
-    /// [`ArchiveError`] when the file cannot be read.
+    /// [`ArchiveError`] when the archive cannot be read.
     pub fn subject(&self, documento: &CpfCnpj) -> Result<Vec<Entry>, ArchiveError> {
-        store::select(&self.lock(), store::HOLDING, Some(documento.as_str()))
+        match &self.backend {
+            Backend::Sqlite(c) => store::select(&lock(c), store::HOLDING, Some(documento.as_str())),
+            #[cfg(feature = "archive-postgres")]
+            Backend::Postgres(pg) => pg.select(postgres::Filter::Holding(documento.as_str())),
+        }
     }
 
     /// Removes the content (key, body, documents) of every entry holding `documento` (LGPD
@@ -452,28 +650,31 @@ impl Archive {
     /// basis) and hashes: [`Archive::verify`] still passes. Returns how many entries.
     ///
     /// # Errors
-    /// [`ArchiveError`] when the file cannot be written.
+    /// [`ArchiveError`] when the archive cannot be written.
     pub fn purge_documento(&self, documento: &CpfCnpj) -> Result<usize, ArchiveError> {
-        store::purge(
-            &mut self.lock(),
-            store::HOLDING,
-            documento.as_str(),
-            Utc::now(),
-        )
+        match &self.backend {
+            Backend::Sqlite(c) => {
+                store::purge(&mut lock(c), store::HOLDING, documento.as_str(), Utc::now())
+            }
+            #[cfg(feature = "archive-postgres")]
+            Backend::Postgres(pg) => pg.purge(postgres::Filter::Holding(documento.as_str())),
+        }
     }
 
     /// Removes the content of every entry bought before `before` (see
     /// [`Archive::purge_documento`]). Returns how many entries.
     ///
     /// # Errors
-    /// [`ArchiveError`] when the file cannot be written.
+    /// [`ArchiveError`] when the archive cannot be written.
     pub fn purge_before(&self, before: DateTime<Utc>) -> Result<usize, ArchiveError> {
-        store::purge(
-            &mut self.lock(),
-            "e.bought_at < ?1",
-            &store::instant(before),
-            Utc::now(),
-        )
+        let before = chain::instant(before);
+        match &self.backend {
+            Backend::Sqlite(c) => {
+                store::purge(&mut lock(c), "e.bought_at < ?1", &before, Utc::now())
+            }
+            #[cfg(feature = "archive-postgres")]
+            Backend::Postgres(pg) => pg.purge(postgres::Filter::Before(&before)),
+        }
     }
 
     /// Writes every entry's record as a JSON array (for an auditor: what, when, price, purpose,
@@ -504,14 +705,14 @@ impl Archive {
                 e.chave.unwrap_or_default(),
                 e.preco.map(|p| p.to_string()).unwrap_or_default(),
                 e.data_consulta.unwrap_or_default(),
-                store::instant(e.bought_at),
+                chain::instant(e.bought_at),
                 e.account,
                 e.purpose,
                 e.legal_basis,
                 e.content_hash,
                 e.prev_hash,
                 e.hash,
-                e.purged_at.map(store::instant).unwrap_or_default(),
+                e.purged_at.map(chain::instant).unwrap_or_default(),
             ];
             let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
             writeln!(out, "{}", line.join(",")).map_err(&io)?;
@@ -530,7 +731,7 @@ impl Archive {
         operation: &str,
         chave: &str,
     ) -> Result<Option<Entry>, ArchiveError> {
-        Ok(store::latest(&self.lock(), operation, chave)?.map(|(e, _)| e))
+        Ok(self.latest(operation, chave)?.map(|(e, _)| e))
     }
 
     /// True when `entry` is young enough under `freshness` to answer a lookup, now.
@@ -546,7 +747,20 @@ impl Archive {
     }
 
     pub(crate) fn append(&self, new: &NewEntry) -> Result<Entry, ArchiveError> {
-        store::append(&mut self.lock(), new)
+        match &self.backend {
+            Backend::Sqlite(c) => store::append(&mut lock(c), new),
+            #[cfg(feature = "archive-postgres")]
+            Backend::Postgres(pg) => pg.append(new),
+        }
+    }
+
+    /// The PostgreSQL archive, whose claims single-flight a key across processes.
+    #[cfg(feature = "archive-postgres")]
+    pub(crate) fn postgres(&self) -> Option<&postgres::Pg> {
+        match &self.backend {
+            Backend::Postgres(pg) => Some(pg),
+            Backend::Sqlite(_) => None,
+        }
     }
 
     pub(crate) fn latest(
@@ -554,8 +768,17 @@ impl Archive {
         operation: &str,
         chave: &str,
     ) -> Result<Option<(Entry, Vec<u8>)>, ArchiveError> {
-        store::latest(&self.lock(), operation, chave)
+        match &self.backend {
+            Backend::Sqlite(c) => store::latest(&lock(c), operation, chave),
+            #[cfg(feature = "archive-postgres")]
+            Backend::Postgres(pg) => pg.latest(operation, chave),
+        }
     }
+}
+
+/// The SQLite connection, even after a panic elsewhere.
+fn lock(c: &Mutex<Connection>) -> std::sync::MutexGuard<'_, Connection> {
+    c.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A CSV field, quoted when it holds a comma, quote or line break.

@@ -1,12 +1,13 @@
-//! The SQLite file of the archive: the chained entries, their purgeable contents and the
-//! documents each content holds. SQL only here.
+//! The SQLite file of the archive: the chained entries, their purgeable contents, the
+//! documents each content holds and the links between account fingerprints. SQLite's SQL only
+//! here (PostgreSQL's: `postgres.rs`).
 
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use super::chain::{GENESIS, Record, content_hash};
+use super::chain::{GENESIS, instant, parse_instant, seal, walk};
 use super::{ArchiveError, Entry, Head, NewEntry, Verification};
 
 const SCHEMA: &str = "
@@ -35,19 +36,14 @@ CREATE TABLE IF NOT EXISTS documents (
     seq INTEGER NOT NULL,
     PRIMARY KEY (documento, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS accounts (
+    fingerprint TEXT PRIMARY KEY,
+    account TEXT NOT NULL
+) WITHOUT ROWID;
 ";
 
 const COLUMNS: &str = "e.seq, e.operation, e.preco, e.data_consulta, e.bought_at, e.account, \
      e.purpose, e.legal_basis, e.content_hash, e.prev_hash, e.hash, e.purged_at, c.chave";
-
-/// The fixed-width UTC form the archive writes (sorts as text).
-pub(crate) fn instant(t: DateTime<Utc>) -> String {
-    t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
-}
-
-fn parse_instant(s: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(s).map_or(DateTime::<Utc>::MIN_UTC, |t| t.with_timezone(&Utc))
-}
 
 pub(crate) fn open(path: &Path) -> Result<Connection, ArchiveError> {
     let conn = Connection::open(path).map_err(ArchiveError::sqlite("abrir o acervo"))?;
@@ -109,21 +105,7 @@ pub(crate) fn append(conn: &mut Connection, new: &NewEntry) -> Result<Entry, Arc
         .map_err(ArchiveError::sqlite("gravar no acervo"))?;
     let (seq, prev) = last.map_or((1, GENESIS.to_owned()), |(s, h)| (s + 1, h));
     let bought_at = instant(new.bought_at);
-    let preco = new.preco.map(|p| p.to_string());
-    let chash = content_hash(&new.chave, &new.body);
-    let record = Record {
-        seq,
-        operation: new.operation,
-        preco: preco.as_deref(),
-        data_consulta: new.data_consulta.as_deref(),
-        bought_at: &bought_at,
-        account: &new.account,
-        purpose: &new.purpose,
-        legal_basis: new.legal_basis.as_str(),
-        content_hash: &chash,
-        prev_hash: &prev,
-    };
-    let hash = record.hash();
+    let entry = seal(new, seq, prev, &bought_at);
     let write = || -> rusqlite::Result<()> {
         tx.execute(
             "INSERT INTO entries (seq, operation, preco, data_consulta, bought_at, account, \
@@ -131,16 +113,16 @@ pub(crate) fn append(conn: &mut Connection, new: &NewEntry) -> Result<Entry, Arc
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             params![
                 seq,
-                record.operation,
-                record.preco,
-                record.data_consulta,
+                entry.operation,
+                entry.preco.map(|p| p.to_string()),
+                entry.data_consulta,
                 bought_at,
-                record.account,
-                record.purpose,
-                record.legal_basis,
-                chash,
-                prev,
-                hash
+                entry.account,
+                entry.purpose,
+                entry.legal_basis,
+                entry.content_hash,
+                entry.prev_hash,
+                entry.hash
             ],
         )?;
         tx.execute(
@@ -158,21 +140,7 @@ pub(crate) fn append(conn: &mut Connection, new: &NewEntry) -> Result<Entry, Arc
     write().map_err(ArchiveError::sqlite("gravar no acervo"))?;
     tx.commit()
         .map_err(ArchiveError::sqlite("gravar no acervo"))?;
-    Ok(Entry {
-        seq: seq.unsigned_abs(),
-        operation: new.operation.to_owned(),
-        chave: Some(new.chave.clone()),
-        preco: new.preco,
-        data_consulta: new.data_consulta.clone(),
-        bought_at: parse_instant(&bought_at),
-        account: new.account.clone(),
-        purpose: new.purpose.clone(),
-        legal_basis: new.legal_basis.as_str().to_owned(),
-        content_hash: chash,
-        prev_hash: prev,
-        hash,
-        purged_at: None,
-    })
+    Ok(entry)
 }
 
 /// The newest kept answer of `operation` for `chave`: its entry and body.
@@ -272,83 +240,61 @@ pub(crate) fn purge(
     Ok(n)
 }
 
-/// Walks the whole chain: every hash recomputed, every kept content re-hashed, and the kept
-/// head (when given) found at its place.
+/// Walks the whole chain (see [`walk`]).
 pub(crate) fn verify(conn: &Connection, kept: Option<&Head>) -> Result<Verification, ArchiveError> {
     let all = select(conn, "1 = 1", None)?;
-    let mut v = Verification {
-        entries: all.len() as u64,
-        purged: 0,
-        head: None,
-        failures: Vec::new(),
-    };
-    let mut prev = GENESIS.to_owned();
-    let mut expected_seq = 1u64;
-    for e in &all {
-        if e.seq != expected_seq {
-            v.failures.push(format!(
-                "entrada {expected_seq}: ausente (a seguinte é {})",
-                e.seq
-            ));
-        }
-        expected_seq = e.seq + 1;
-        if e.prev_hash != prev {
-            v.failures
-                .push(format!("entrada {}: não encadeia com a anterior", e.seq));
-        }
-        let preco = e.preco.map(|p| p.to_string());
-        let bought = instant(e.bought_at);
-        let record = Record {
-            seq: i64::try_from(e.seq).unwrap_or(i64::MAX),
-            operation: &e.operation,
-            preco: preco.as_deref(),
-            data_consulta: e.data_consulta.as_deref(),
-            bought_at: &bought,
-            account: &e.account,
-            purpose: &e.purpose,
-            legal_basis: &e.legal_basis,
-            content_hash: &e.content_hash,
-            prev_hash: &e.prev_hash,
+    walk(&all, |seq| body(conn, seq), kept)
+}
+
+/// The filter of the entries bought by any fingerprint linked to `?1`'s account.
+pub(crate) const OF_ACCOUNT: &str = "e.account IN (SELECT fingerprint FROM accounts WHERE \
+     account = (SELECT COALESCE((SELECT account FROM accounts WHERE fingerprint = ?1), ?1)) \
+     UNION SELECT COALESCE((SELECT account FROM accounts WHERE fingerprint = ?1), ?1))";
+
+/// Links fingerprint `new` to `old`'s account (and everything linked to `new` with it).
+pub(crate) fn link(conn: &mut Connection, old: &str, new: &str) -> Result<(), ArchiveError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(ArchiveError::sqlite("vincular contas"))?;
+    let run = || -> rusqlite::Result<()> {
+        let canon = |fp: &str| -> rusqlite::Result<String> {
+            Ok(tx
+                .query_row(
+                    "SELECT account FROM accounts WHERE fingerprint = ?1",
+                    [fp],
+                    |r| r.get(0),
+                )
+                .optional()?
+                .unwrap_or_else(|| fp.to_owned()))
         };
-        if record.hash() != e.hash {
-            v.failures.push(format!(
-                "entrada {}: registro alterado (hash não confere)",
-                e.seq
-            ));
-        }
-        match (body(conn, e.seq)?, &e.chave, e.purged_at) {
-            (Some(b), Some(chave), _) => {
-                if content_hash(chave, &b) != e.content_hash {
-                    v.failures.push(format!(
-                        "entrada {}: conteúdo alterado (hash não confere)",
-                        e.seq
-                    ));
-                }
-            }
-            (_, _, Some(_)) => v.purged += 1,
-            _ => v.failures.push(format!(
-                "entrada {}: conteúdo ausente sem expurgo registrado",
-                e.seq
-            )),
-        }
-        prev.clone_from(&e.hash);
-    }
-    v.head = all.last().map(|e| Head {
-        seq: e.seq,
-        hash: e.hash.clone(),
-    });
-    if let Some(k) = kept {
-        match all.iter().find(|e| e.seq == k.seq) {
-            None => v.failures.push(format!(
-                "cabeça guardada {k}: a entrada {} não existe (acervo truncado)",
-                k.seq
-            )),
-            Some(e) if e.hash != k.hash => v.failures.push(format!(
-                "cabeça guardada {k}: a entrada {} tem outro hash (cadeia refeita ou alterada)",
-                k.seq
-            )),
-            Some(_) => {}
-        }
-    }
-    Ok(v)
+        let (target, moved) = (canon(old)?, canon(new)?);
+        tx.execute(
+            "INSERT OR IGNORE INTO accounts (fingerprint, account) VALUES (?1, ?1)",
+            [&target],
+        )?;
+        tx.execute(
+            "UPDATE accounts SET account = ?1 WHERE account = ?2",
+            [&target, &moved],
+        )?;
+        tx.execute(
+            "INSERT OR REPLACE INTO accounts (fingerprint, account) VALUES (?1, ?2)",
+            [new, &target],
+        )?;
+        Ok(())
+    };
+    run().map_err(ArchiveError::sqlite("vincular contas"))?;
+    tx.commit().map_err(ArchiveError::sqlite("vincular contas"))
+}
+
+/// The fingerprints linked to `fingerprint`'s account (itself included), sorted.
+pub(crate) fn linked(conn: &Connection, fingerprint: &str) -> Result<Vec<String>, ArchiveError> {
+    let run = || -> rusqlite::Result<Vec<String>> {
+        let mut st = conn.prepare(
+            "SELECT fingerprint FROM accounts WHERE account = \
+             (SELECT COALESCE((SELECT account FROM accounts WHERE fingerprint = ?1), ?1)) \
+             UNION SELECT ?1 ORDER BY 1",
+        )?;
+        st.query_map([fingerprint], |r| r.get(0))?.collect()
+    };
+    run().map_err(ArchiveError::sqlite("ler o acervo"))
 }

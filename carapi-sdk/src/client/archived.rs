@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 
 use super::http::{Req, decode};
 use super::{Client, Op};
-use crate::archive::{Archive, ArchivePolicy, Archived, Freshness, NewEntry, Origin};
+use crate::archive::{Archive, ArchivePolicy, Archived, Entry, Freshness, NewEntry, Origin};
 use crate::{
     CarDadosBasicos, CarDadosCompletos, CarResponse, CodigoCar, CpfCnpj, Error,
     ProprietarioResponse, Recibo, Result,
@@ -165,42 +165,53 @@ impl Client {
             });
         };
         let Freshness::MaxAge(max_age) = setup.policy.freshness else {
-            return self.buy_and_keep(setup, req).await;
+            let bought = self.buy(setup, req).await?;
+            return Ok(self.keep(setup, bought, Sink::Archive).await);
         };
         let (op, chave) = (req.op, req.chave.clone());
         let flight = setup.flight(op, &chave);
         let guard = flight.lock().await;
-        let result = async {
-            let archive = setup.archive.clone();
-            let found = {
-                let chave = chave.clone();
-                blocking(move || archive.latest(op.name(), &chave)).await??
-            };
-            if let Some((entry, body)) = found
-                && Archive::is_fresh(&entry, Freshness::MaxAge(max_age))
-            {
-                {
-                    return Ok(Archived {
-                        value: Bytes::from(body),
-                        origin: Origin::Archive,
-                        bought_at: entry.bought_at,
-                        seq: Some(entry.seq),
-                        warning: None,
-                    });
-                }
-            }
-            self.buy_and_keep(setup, req).await
-        }
-        .await;
+        let result = self.fresh_or_buy(setup, req, max_age).await;
         drop(guard);
         drop(flight);
         setup.land(op, &chave);
         result
     }
 
-    /// Buys `req` and appends its 200 to the archive; an answer that cannot be archived is
-    /// still returned, with a warning (also a WARN event).
-    async fn buy_and_keep(&self, setup: &ArchiveSetup, req: Req) -> Result<Archived<Bytes>> {
+    /// The archived answer when fresh, else bought and kept. On a PostgreSQL archive the
+    /// purchase is claimed across processes: a process that finds the key claimed waits for
+    /// the buyer, then reads the archive again; a buyer that fails or is cancelled releases
+    /// the claim unappended, and the waiter buys (or reports its own error).
+    async fn fresh_or_buy(
+        &self,
+        setup: &ArchiveSetup,
+        req: Req,
+        max_age: std::time::Duration,
+    ) -> Result<Archived<Bytes>> {
+        let (op, chave) = (req.op, req.chave.clone());
+        let archive = setup.archive.clone();
+        let found = {
+            let chave = chave.clone();
+            blocking(move || archive.latest(op.name(), &chave)).await??
+        };
+        if let Some(a) = fresh(found, max_age) {
+            return Ok(a);
+        }
+        #[cfg(feature = "archive-postgres")]
+        if let Some(pg) = setup.archive.postgres() {
+            let claim = pg.claim(op.name(), &chave).await?;
+            if let Some(a) = fresh(claim.latest(op.name(), &chave).await?, max_age) {
+                return Ok(a);
+            }
+            let bought = self.buy(setup, req).await?;
+            return Ok(self.keep(setup, bought, Sink::Claim(claim)).await);
+        }
+        let bought = self.buy(setup, req).await?;
+        Ok(self.keep(setup, bought, Sink::Archive).await)
+    }
+
+    /// Buys `req`: the body and the entry to append.
+    async fn buy(&self, setup: &ArchiveSetup, req: Req) -> Result<(Bytes, NewEntry)> {
         let op = req.op;
         let chave = req.chave.clone();
         let (_, _, bytes) = self
@@ -208,7 +219,6 @@ impl Client {
             .await?
             .into_parts(op, true)
             .await?;
-        let bought_at = Utc::now();
         let data_consulta = (op != Op::Recibo)
             .then(|| serde_json::from_slice::<DataConsulta>(&bytes).ok())
             .flatten()
@@ -219,30 +229,74 @@ impl Client {
             body: bytes.to_vec(),
             preco: self.precos_conhecidos().map(|p| op.preco(&p)),
             data_consulta,
-            bought_at,
+            bought_at: Utc::now(),
             account: setup.account.clone(),
             purpose: setup.policy.purpose.clone(),
             legal_basis: setup.policy.legal_basis,
             documentos: Vec::new(),
         };
-        let archive = setup.archive.clone();
-        let appended = blocking(move || archive.append(&new.with_documents())).await;
+        Ok((bytes, new))
+    }
+
+    /// Appends a bought answer; one that cannot be archived is still returned, with a warning
+    /// (also a WARN event).
+    async fn keep(
+        &self,
+        setup: &ArchiveSetup,
+        (bytes, new): (Bytes, NewEntry),
+        sink: Sink,
+    ) -> Archived<Bytes> {
+        let (op, bought_at) = (new.operation, new.bought_at);
+        let appended = match sink {
+            Sink::Archive => {
+                let archive = setup.archive.clone();
+                blocking(move || archive.append(&new.with_documents()))
+                    .await
+                    .map_err(|e| e.to_string())
+            }
+            #[cfg(feature = "archive-postgres")]
+            Sink::Claim(claim) => match blocking(move || new.with_documents()).await {
+                Ok(new) => Ok(claim.append(new).await),
+                Err(e) => Err(e.to_string()),
+            },
+        };
         let (seq, bought_at, warning) = match appended {
             Ok(Ok(e)) => (Some(e.seq), e.bought_at, None),
             Ok(Err(e)) => (None, bought_at, Some(super::http::cadeia(&e))),
-            Err(e) => (None, bought_at, Some(e.to_string())),
+            Err(e) => (None, bought_at, Some(e)),
         };
         if let Some(w) = &warning {
-            tracing::warn!(target: "carapi_sdk::archive", operation = op.name(), error = %w, "resposta paga não arquivada");
+            tracing::warn!(target: "carapi_sdk::archive", operation = op, error = %w, "resposta paga não arquivada");
         }
-        Ok(Archived {
+        Archived {
             value: bytes,
             origin: Origin::Api,
             bought_at,
             seq,
             warning,
-        })
+        }
     }
+}
+
+/// Where a bought answer is appended.
+enum Sink {
+    /// The archive (its own transaction).
+    Archive,
+    /// The claim's transaction, whose commit releases the claim.
+    #[cfg(feature = "archive-postgres")]
+    Claim(crate::archive::Claim),
+}
+
+/// The archived answer of `found` when younger than `max_age`.
+fn fresh(found: Option<(Entry, Vec<u8>)>, max_age: std::time::Duration) -> Option<Archived<Bytes>> {
+    let (entry, body) = found?;
+    Archive::is_fresh(&entry, Freshness::MaxAge(max_age)).then(|| Archived {
+        value: Bytes::from(body),
+        origin: Origin::Archive,
+        bought_at: entry.bought_at,
+        seq: Some(entry.seq),
+        warning: None,
+    })
 }
 
 /// `dataConsulta` of a JSON answer, as received.
