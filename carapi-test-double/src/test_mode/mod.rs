@@ -9,6 +9,8 @@
 //!   (`TestMode::run_tasks`);
 //! - faults on demand (`faults`, applied by `apply`), the connection resets among them
 //!   through its own sockets (`connection`);
+//! - changes to a CAR record's data (its owners, its area: `operations::change_imovel`), for
+//!   tests of code that watches records change;
 //! - the `/_teste/...` HTTP routes (`routes`) for clients in other languages and the CLI,
 //!   behind their own bearer token.
 //!
