@@ -22,7 +22,10 @@
 //! 9. Scale (`scale`): records/s and peak RSS of a bulk `seed` and CSV `import` on SQLite, and
 //!    a `seed` on PostgreSQL when `DATABASE_URL` is set (`CARAPI_ESCALA_N` records, default 1M;
 //!    see `scale.rs`). Not in a run without a filter: pass `scale`.
+//! 10. Archive (`archive`): a lookup answered from a 1M-entry SQLite archive (p50, p99), and
+//!     1,000 bought lookups with the archive on against off (`archive.rs`).
 
+mod archive;
 mod attack;
 mod batch;
 mod binary;
@@ -87,6 +90,9 @@ async fn main() {
     }
     if quer(&["cold", "fria"]) {
         figuras.extend(cold_lookup::run().await);
+    }
+    if quer(&["archive", "acervo"]) {
+        figuras.extend(archive::run().await);
     }
     if filtro.iter().any(|f| "scale".contains(f.as_str())) {
         figuras.extend(scale::run().await);
