@@ -12,7 +12,8 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Change {
     /// The contract's name of the field (`areaTotalHa`), or `proprietarios`.
-    pub(crate) campo: String,
+    #[serde(rename = "campo")]
+    pub(crate) field: String,
     /// The value in the archived answer.
     pub(crate) antes: Option<String>,
     /// The value in the new answer.
@@ -23,8 +24,8 @@ pub(crate) struct Change {
 const OWNERS: [&str; 2] = ["proprietariosNomes", "proprietariosCpfs"];
 
 /// The Portuguese label of a field, for the table.
-pub(crate) fn label(campo: &str) -> &str {
-    match campo {
+pub(crate) fn label(field: &str) -> &str {
+    match field {
         "proprietarios" => "Proprietários",
         "nomeImovel" => "Nome do imóvel",
         "areaTotalHa" => "Área total (ha)",
@@ -73,11 +74,11 @@ pub(crate) fn diff(old: &Value, new: &Value) -> Vec<Change> {
     changes
 }
 
-fn push_if_changed(changes: &mut Vec<Change>, campo: &str, a: Option<&Value>, b: Option<&Value>) {
+fn push_if_changed(changes: &mut Vec<Change>, field: &str, a: Option<&Value>, b: Option<&Value>) {
     let (antes, depois) = (a.and_then(text), b.and_then(text));
     if antes != depois {
         changes.push(Change {
-            campo: campo.to_owned(),
+            field: field.to_owned(),
             antes,
             depois,
         });
@@ -133,7 +134,7 @@ fn owners(a: &serde_json::Map<String, Value>, b: &serde_json::Map<String, Value>
         .iter()
         .filter(|o| !after.contains(o))
         .map(|o| Change {
-            campo: "proprietarios".into(),
+            field: "proprietarios".into(),
             antes: Some(o.clone()),
             depois: None,
         });
@@ -141,7 +142,7 @@ fn owners(a: &serde_json::Map<String, Value>, b: &serde_json::Map<String, Value>
         .iter()
         .filter(|o| !before.contains(o))
         .map(|o| Change {
-            campo: "proprietarios".into(),
+            field: "proprietarios".into(),
             antes: None,
             depois: Some(o.clone()),
         });
@@ -170,9 +171,9 @@ mod tests {
         assert_eq!(c[0].antes.as_deref(), Some("529.982.247-25 Bruno Lima"));
         assert_eq!(c[0].depois, None);
         assert_eq!(c[1].depois.as_deref(), Some("385.211.390-39 Carla Dias"));
-        assert_eq!(c[2].campo, "areaTotalHa");
+        assert_eq!(c[2].field, "areaTotalHa");
         assert_eq!(c[2].antes.as_deref(), Some("2,0131"));
-        assert_eq!(c[3].campo, "dataExpiracao");
+        assert_eq!(c[3].field, "dataExpiracao");
         assert!(diff(&old, &old).is_empty());
     }
 }

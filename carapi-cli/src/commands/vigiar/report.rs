@@ -82,7 +82,7 @@ fn status(o: &Outcome) -> String {
 /// A change's value as the table says it: `+ x`, `- x`, or `a → b`.
 fn value(c: &Change) -> String {
     let v = |s: &Option<String>| s.clone().unwrap_or_else(|| "—".to_owned());
-    match (c.campo.as_str(), &c.antes, &c.depois) {
+    match (c.field.as_str(), &c.antes, &c.depois) {
         ("proprietarios", None, Some(d)) => format!("+ {d}"),
         ("proprietarios", Some(a), None) => format!("- {a}"),
         _ => format!("{} → {}", v(&c.antes), v(&c.depois)),
@@ -136,7 +136,7 @@ pub(super) fn table(outcomes: &[Outcome], width: usize) -> String {
             }
         }
         for c in &o.mudancas {
-            let name = label(&c.campo);
+            let name = label(&c.field);
             let room = width.saturating_sub(INDENT + LABEL + 1);
             for (i, l) in wrap(&value(c), room).iter().enumerate() {
                 let head = if i == 0 { name } else { "" };
@@ -175,7 +175,7 @@ fn listing(outcomes: &[Outcome]) -> Listing {
             vec![
                 CellValue::text(&o.codigo_car),
                 CellValue::text(&situacao),
-                CellValue::optional(c.map(|c| c.campo.as_str())),
+                CellValue::optional(c.map(|c| c.field.as_str())),
                 CellValue::optional(c.and_then(|c| c.antes.as_deref())),
                 CellValue::optional(c.and_then(|c| c.depois.as_deref())),
                 iso(o.comprado_em),
@@ -205,7 +205,7 @@ mod tests {
             comprado_em: None,
             anterior_comprado_em: Some(chrono::Utc::now()),
             mudancas: vec![Change {
-                campo: "proprietarios".into(),
+                field: "proprietarios".into(),
                 antes: None,
                 depois: Some(
                     "529.982.247-25 Fulana de Tal com um nome muito comprido de verdade mesmo"
