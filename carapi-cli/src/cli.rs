@@ -54,6 +54,8 @@ pub(crate) enum Command {
     Lote(commands::lote::Args),
     /// Acervo das respostas pagas: listar, mostrar, titular, expurgar, verificar, exportar
     Acervo(commands::acervo::Args),
+    /// Vigia uma lista de CARs: recompra o que passou da idade máxima, até um teto, e mostra o que mudou
+    Vigiar(commands::vigiar::Args),
     /// Guarda a chave da API (chaveiro do sistema ou arquivo 0600)
     Login(commands::login::Args),
     /// Apaga a chave guardada

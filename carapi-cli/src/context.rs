@@ -27,6 +27,9 @@ pub(crate) struct Context {
     local: Option<Local>,
     /// The base URL of the last client built (named in errors about the server).
     used_base_url: Option<String>,
+    /// Set by `carapi vigiar` when something changed: the process exits with
+    /// [`crate::error::EXIT_CHANGED`] instead of 0.
+    pub(crate) changes_found: bool,
 }
 
 /// Where requests go and with which key.
@@ -54,6 +57,7 @@ impl Context {
             #[cfg(feature = "local")]
             local: None,
             used_base_url: None,
+            changes_found: false,
         }
     }
 

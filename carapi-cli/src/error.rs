@@ -10,6 +10,7 @@
 //! | 5 | insufficient balance (402) |
 //! | 6 | limit exceeded (429) |
 //! | 7 | network or server (5xx, transport, undecodable response) |
+//! | 10 | not an error: `carapi vigiar` found a change ([`EXIT_CHANGED`]) |
 //! | 130 | interrupted (Ctrl-C) |
 //!
 //! Every error prints `erro: <message> (<CODE>)` and, when there is one, `dica: <hint>`.
@@ -30,6 +31,7 @@ Códigos de saída:
   5    saldo insuficiente (402)
   6    limite excedido (429)
   7    rede ou servidor (5xx, falha de conexão)
+  10   carapi vigiar: algum imóvel mudou (não é erro)
   130  interrompido (Ctrl-C)
 
 Ambiente:
@@ -40,6 +42,10 @@ Ambiente:
   CARAPI_DATA_DIR    diretório de dados do modo local
   CARAPI_KEYRING=off não usar o chaveiro do sistema (usa o arquivo 0600)
   NO_COLOR           sem cores";
+
+/// The exit status of `carapi vigiar` when something changed since the archived answers (for
+/// cron): apart from every error code above, so a script tells "changed" from "failed".
+pub(crate) const EXIT_CHANGED: u8 = 10;
 
 /// The class of an error: decides the exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

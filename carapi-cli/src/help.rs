@@ -219,6 +219,11 @@ pub(crate) fn examples(path: &str) -> Option<&'static str> {
         "acervo exportar" => {
             "  carapi acervo exportar --saida auditoria.csv\n  carapi acervo exportar -o json"
         }
+        "vigiar" => {
+            "  carapi vigiar fornecedores.csv --teto 50\n  \
+             carapi vigiar sicar.csv --idade-maxima 90d --teto 200 -o csv > mudancas.csv\n  \
+             carapi vigiar lista.txt --teto 20 -q; [ $? -eq 10 ] && echo \"algo mudou\""
+        }
         _ => return None,
     })
 }

@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub(crate) mod archive;
+pub(crate) mod changes;
 pub(crate) mod cli;
 pub(crate) mod commands;
 pub(crate) mod config;
@@ -104,6 +105,7 @@ pub fn main() -> ExitCode {
     let result = result.and_then(|()| ctx.shell.flush().map_err(Into::into));
     ctx.shell.close_pager();
     match result {
+        Ok(()) if ctx.changes_found => ExitCode::from(error::EXIT_CHANGED),
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind == Kind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) if e.kind == Kind::Interrupted => {
@@ -140,6 +142,7 @@ async fn dispatch(ctx: &mut Context, command: cli::Command) -> error::Result<()>
         C::Logout(a) => commands::logout::run(ctx, a).await,
         C::Config(a) => commands::config::run(ctx, a).await,
         C::Acervo(a) => commands::acervo::run(ctx, a).await,
+        C::Vigiar(a) => commands::vigiar::run(ctx, a).await,
         C::Completions(a) => commands::completions::run(ctx, a, help::command()),
         C::Man(a) => commands::man::run(ctx, a, help::command()),
         C::Local(a) => commands::local::run(ctx, a).await,

@@ -414,3 +414,105 @@ fn vincular_links_by_hand_and_a_postgres_archive_needs_the_feature() {
     assert_error(&o, 2, "ACERVO_POSTGRES_AUSENTE");
     assert!(!stderr(&o).contains("segredo"), "{}", stderr(&o));
 }
+
+/// With the archive configured, `lote`'s files say where each row came from (`origem`) and when
+/// it was bought (`compradoEm`): CSV, XLSX and GeoJSON; an answer from the archive is not
+/// counted as charged.
+#[test]
+fn lote_outputs_have_origin_columns_with_the_archive() {
+    use calamine::{Data, Reader, Xlsx, open_workbook};
+    let s = with_archive();
+    let list = write_file(
+        &s.work_dir(),
+        "lista.txt",
+        &format!("{}\n{}\n", CODES[0], CODES[1]),
+    );
+    let run = |out: &str| {
+        let o = s
+            .cmd()
+            .args(["lote", "car"])
+            .arg(&list)
+            .args(["--saida", out, "--sim"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    let csv_rows = |name: &str| -> Vec<Vec<String>> {
+        let text = std::fs::read_to_string(s.work_dir().join(name)).unwrap();
+        text.trim_start_matches('\u{feff}')
+            .lines()
+            .map(|l| l.split(';').map(str::to_owned).collect())
+            .collect()
+    };
+    // Bought now: origem api.
+    run("primeira.csv");
+    assert_eq!(s.saldo(), dec("98.00"));
+    let first = csv_rows("primeira.csv");
+    let col = |n: &str| first[0].iter().position(|c| c == n).unwrap();
+    let (origem, comprado, cobrado) = (col("origem"), col("compradoEm"), col("cobrado"));
+    assert!(
+        first[1..]
+            .iter()
+            .all(|r| r[origem] == "api" && r[cobrado] == "sim"),
+        "{first:?}"
+    );
+    assert!(
+        first[1..].iter().all(|r| !r[comprado].is_empty()),
+        "{first:?}"
+    );
+
+    // From the archive: origem acervo, the same purchase instant, not charged.
+    run("segunda.csv");
+    run("segunda.xlsx");
+    run("segunda.geojson");
+    assert_eq!(s.saldo(), dec("98.00"), "nothing bought again");
+    let second = csv_rows("segunda.csv");
+    assert_eq!(second[0], first[0], "same columns");
+    for (a, b) in first[1..].iter().zip(&second[1..]) {
+        assert_eq!(b[origem], "acervo");
+        assert_eq!(b[cobrado], "não");
+        assert_eq!(b[comprado], a[comprado], "when it was bought, not now");
+    }
+    let mut wb: Xlsx<_> = open_workbook(s.work_dir().join("segunda.xlsx")).unwrap();
+    let r = wb.worksheet_range("Resultados").unwrap();
+    let lines: Vec<&[Data]> = r.rows().collect();
+    let headers: Vec<String> = lines[0].iter().map(ToString::to_string).collect();
+    let x = |n: &str| headers.iter().position(|c| c == n).unwrap();
+    for l in &lines[1..] {
+        assert_eq!(l[x("origem")].to_string(), "acervo");
+        assert!(
+            matches!(l[x("compradoEm")], Data::DateTime(_)),
+            "{:?}",
+            l[x("compradoEm")]
+        );
+    }
+    let g: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(s.work_dir().join("segunda.geojson")).unwrap(),
+    )
+    .unwrap();
+    for f in g["features"].as_array().unwrap() {
+        assert_eq!(f["properties"]["origem"], "acervo");
+        assert!(f["properties"]["compradoEm"].is_string(), "{f}");
+    }
+}
+
+/// Without the archive, `lote`'s files have no origin columns.
+#[test]
+fn lote_outputs_have_no_origin_columns_without_the_archive() {
+    let s = TestServer::new();
+    let list = write_file(&s.work_dir(), "lista.txt", &format!("{}\n", CODES[0]));
+    let o = s
+        .cmd()
+        .args(["lote", "car"])
+        .arg(&list)
+        .args(["--saida", "r.csv", "--sim"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(s.work_dir().join("r.csv")).unwrap();
+    let header = text.lines().next().unwrap();
+    assert!(
+        !header.contains("origem") && !header.contains("compradoEm"),
+        "{header}"
+    );
+}

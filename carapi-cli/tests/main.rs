@@ -21,5 +21,6 @@ mod recarga;
 mod screen;
 mod terminal;
 mod truth;
+mod vigiar;
 mod vocabulary;
 mod width;

@@ -134,4 +134,9 @@ impl Caches {
             .insert(codigo.as_str().to_owned(), imovel.clone());
         Ok(Some(imovel))
     }
+
+    /// Forgets the cached record of `codigo` (the store's changed): the next lookup reads it.
+    pub(crate) fn forget_imovel(&self, codigo: &CodigoCar) {
+        self.imoveis.invalidate(codigo.as_str());
+    }
 }

@@ -130,6 +130,23 @@ impl AppState {
             .cloned()
     }
 
+    /// Writes `imoveis` to the store (inserted, or replaced by CAR code) and forgets their cached
+    /// copies, so the next lookup of each answers the new data at once (a test double changing
+    /// a record's owners or area). Returns how many were written.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store cannot write them.
+    pub async fn replace_imoveis(
+        &self,
+        imoveis: &[crate::dados::Imovel],
+    ) -> Result<u64, StoreError> {
+        let n = crate::store::ImoveisStore::write_imoveis(self.store.as_ref(), imoveis).await?;
+        for i in imoveis {
+            self.caches.forget_imovel(&i.codigo_car);
+        }
+        Ok(n)
+    }
+
     /// The same state with another clock.
     pub fn with_clock(mut self, clock: Clock) -> Self {
         self.clock = clock;

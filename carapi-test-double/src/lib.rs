@@ -35,7 +35,7 @@ use rust_decimal::Decimal;
 use uuid::Uuid;
 
 pub use crate::test_mode::faults::{Fault, FaultId, FaultLimit, FaultRule, InvalidRule};
-pub use crate::test_mode::operations::ContaState;
+pub use crate::test_mode::operations::{ContaState, ImovelChange, OwnerChange};
 pub use crate::test_mode::{Advance, TestClock};
 pub use builder::TestServerBuilder;
 pub use carapi_service::ServerError;
@@ -165,6 +165,21 @@ impl TestServer {
     /// [`ServerError::Store`] when the reconciliation pass fails.
     pub async fn advance(&self, d: Duration) -> Result<Advance, ServerError> {
         Ok(self.teste.advance(self.state(), d).await?)
+    }
+
+    /// Changes the data of the CAR record `codigo` ([`ImovelChange`]: its owners, its area, its
+    /// name, its matrícula); its last update in the origin base becomes the test clock's
+    /// instant, and lookups answer the new data at once. Returns the record as now stored.
+    ///
+    /// # Errors
+    /// [`ServerError::Invalido`] for a malformed code, an invalid document or a negative area;
+    /// [`ServerError::NaoEncontrado`] when no record has the code; [`ServerError::Store`].
+    pub async fn change_imovel(
+        &self,
+        codigo: &str,
+        change: ImovelChange,
+    ) -> Result<dados::Imovel, ServerError> {
+        operations::change_imovel(self.state(), codigo, change).await
     }
 
     /// Pays top-up `recarga_id` as the payer and the PSP would (await it): with the signed

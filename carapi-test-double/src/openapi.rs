@@ -19,11 +19,11 @@ use crate::test_mode::routes as teste;
     ),
     paths(
         teste::inject, teste::clear_faults, teste::clock, teste::advance,
-        teste::create_conta, teste::conta, teste::pay,
+        teste::create_conta, teste::conta, teste::pay, teste::change_imovel,
     ),
     modifiers(&Security),
     tags(
-        (name = "teste", description = "Test mode only (`carapi-server serve --modo-teste`, loopback): faults on demand, the server clock, accounts and payments. Bearer: the test token, not an API key. Absent from a normal server."),
+        (name = "teste", description = "Test mode only (`carapi-server serve --modo-teste`, loopback): faults on demand, the server clock, accounts and payments, changes to a record's data. Bearer: the test token, not an API key. Absent from a normal server."),
     )
 )]
 pub(crate) struct ApiDoc;

@@ -25,7 +25,10 @@
 //! 10. Crash (`crash`): debited against the 200s answered over 25 immediate stops of a
 //!     PostgreSQL cluster of its own under 6 charged clients, 3 runs (`crash.rs`; skipped
 //!     without PostgreSQL's server programs). Not in a run without a filter: pass `crash`.
+//! 11. Archive (`archive`): a lookup answered from a 1M-entry SQLite archive (p50, p99), and
+//!     1,000 bought lookups with the archive on against off (`archive.rs`).
 
+mod archive;
 mod attack;
 mod batch;
 mod binary;
@@ -91,6 +94,9 @@ async fn main() {
     }
     if quer(&["cold", "fria"]) {
         figuras.extend(cold_lookup::run().await);
+    }
+    if quer(&["archive", "acervo"]) {
+        figuras.extend(archive::run().await);
     }
     if filtro.iter().any(|f| "scale".contains(f.as_str())) {
         figuras.extend(scale::run().await);

@@ -108,8 +108,11 @@ pub(crate) fn geojson<T: serde::Serialize>(
         cobrado: !sandbox,
         file: None,
         response: serde_json::to_value(response).ok(),
+        origem: None,
+        comprado_em: None,
     };
-    ctx.shell.line(crate::lote::export::geojson(kind, &[r]))?;
+    ctx.shell
+        .line(crate::lote::export::geojson(kind, &[r], false))?;
     Ok(())
 }
 

@@ -17,3 +17,4 @@ pub(crate) mod recargas;
 pub(crate) mod recibo;
 pub(crate) mod saldo;
 pub(crate) mod uso;
+pub(crate) mod vigiar;

@@ -3,7 +3,8 @@
 //! dates (Brasília local time), booleans as booleans.
 //!
 //! Columns: the record's own (`chave`, `status`, `httpStatus`, `codigoErro`, `mensagem`,
-//! `cobrado`, `arquivo`), then the API's fields under their contract names (`codigoCar`,
+//! `cobrado`, `arquivo`; with the archive configured, `origem` (`api` or `acervo`) and
+//! `compradoEm`, when the answer was bought), then the API's fields under their contract names (`codigoCar`,
 //! `areaTotalHa`, ...), with `latitude`/`longitude` in decimal degrees (negative south/west, from
 //! the SDK's DMS accessors) and the registry's DMS text in `latitudeDms`/`longitudeDms`.
 //! A `proprietario` record gives one row per CAR of the document (at least one row per key).
@@ -55,6 +56,9 @@ const COMMON: [&str; 7] = [
     "arquivo",
 ];
 
+/// Where each answer came from, with the archive configured ([`names`]'s `origin`).
+const ORIGIN: [&str; 2] = ["origem", "compradoEm"];
+
 const CAR: [&str; 20] = [
     "codigoCar",
     "nomeImovel",
@@ -93,9 +97,12 @@ const PROPRIETARIO: [&str; 10] = [
     "truncado",
 ];
 
-/// The column names of a batch of `kind`, in order.
-pub(crate) fn names(kind: BatchKind) -> Vec<&'static str> {
+/// The column names of a batch of `kind`, in order; `origin`: with the archive's columns.
+pub(crate) fn names(kind: BatchKind, origin: bool) -> Vec<&'static str> {
     let mut c = COMMON.to_vec();
+    if origin {
+        c.extend(ORIGIN);
+    }
     match kind {
         BatchKind::Car => c.extend(CAR),
         BatchKind::Completo => {
@@ -108,10 +115,10 @@ pub(crate) fn names(kind: BatchKind) -> Vec<&'static str> {
     c
 }
 
-/// The rows of one record (as long as [`names`]); fields of an answer that cannot be read
-/// are empty.
-pub(crate) fn rows(kind: BatchKind, r: &Record) -> Vec<Vec<ColumnValue>> {
-    let common = [
+/// The rows of one record (as long as [`names`] with the same `origin`); fields of an answer
+/// that cannot be read are empty.
+pub(crate) fn rows(kind: BatchKind, r: &Record, origin: bool) -> Vec<Vec<ColumnValue>> {
+    let mut common = vec![
         ColumnValue::Text(r.key.clone()),
         ColumnValue::Text(r.status.as_str().to_owned()),
         r.http_status.map_or(ColumnValue::Empty, |s| {
@@ -122,7 +129,13 @@ pub(crate) fn rows(kind: BatchKind, r: &Record) -> Vec<Vec<ColumnValue>> {
         ColumnValue::Bool(r.cobrado),
         ColumnValue::opt(&r.file),
     ];
-    let n = names(kind).len() - common.len();
+    if origin {
+        common.push(ColumnValue::opt(&r.origem));
+        common.push(r.comprado_em.map_or(ColumnValue::Empty, |t| {
+            ColumnValue::DateTime(t.with_timezone(&Sao_Paulo).naive_local())
+        }));
+    }
+    let n = names(kind, origin).len() - common.len();
     let extras: Vec<Vec<ColumnValue>> = match (kind, &r.response) {
         (BatchKind::Car, Some(v)) => {
             serde_json::from_value::<CarResponse<CarDadosBasicos>>(v.clone())
@@ -229,9 +242,14 @@ fn proprietario(p: &ProprietarioResponse) -> Vec<Vec<ColumnValue>> {
         .collect()
 }
 
-/// The decimal degrees `(longitude, latitude)` of a row of `kind`, when it has them.
-pub(crate) fn coordinates(kind: BatchKind, row: &[ColumnValue]) -> Option<(Decimal, Decimal)> {
-    let cols = names(kind);
+/// The decimal degrees `(longitude, latitude)` of a row of `kind` (with the origin columns
+/// when `origin`), when it has them.
+pub(crate) fn coordinates(
+    kind: BatchKind,
+    origin: bool,
+    row: &[ColumnValue],
+) -> Option<(Decimal, Decimal)> {
+    let cols = names(kind, origin);
     let pos = |n: &str| cols.iter().position(|c| *c == n);
     match (row.get(pos("longitude")?), row.get(pos("latitude")?)) {
         (Some(ColumnValue::Number(lon)), Some(ColumnValue::Number(lat))) => Some((*lon, *lat)),

@@ -87,6 +87,8 @@ pub(crate) struct SummaryInfo<'a> {
     pub(crate) input: String,
     /// This run's counters.
     pub(crate) summary: &'a Summary,
+    /// With the origin columns (the archive is configured).
+    pub(crate) origin: bool,
 }
 
 /// Writes the `.xlsx`.
@@ -103,7 +105,7 @@ pub(crate) fn xlsx(
     let date_format = Format::new().set_num_format("dd/mm/yyyy");
     let bold = Format::new().set_bold();
     let ws = wb.add_worksheet().set_name("Resultados")?;
-    let cols = columns::names(info.kind);
+    let cols = columns::names(info.kind, info.origin);
     for (c, name) in cols.iter().enumerate() {
         ws.write_string_with_format(0, c as u16, *name, &bold)?;
     }
@@ -111,7 +113,7 @@ pub(crate) fn xlsx(
     let mut status = [0usize; 3];
     for r in records {
         status[r.status as usize] += 1;
-        for values in columns::rows(info.kind, r) {
+        for values in columns::rows(info.kind, r, info.origin) {
             for (c, v) in values.iter().enumerate() {
                 let c = c as u16;
                 match v {
@@ -173,13 +175,14 @@ pub(crate) fn xlsx(
     wb.save(path)
 }
 
-/// The `.geojson` text: a FeatureCollection, one feature per row.
-pub(crate) fn geojson(kind: BatchKind, records: &[Record]) -> String {
-    let cols = columns::names(kind);
+/// The `.geojson` text: a FeatureCollection, one feature per row (with the origin properties
+/// when `origin`).
+pub(crate) fn geojson(kind: BatchKind, records: &[Record], origin: bool) -> String {
+    let cols = columns::names(kind, origin);
     let mut features = vec![];
     for r in records {
-        for values in columns::rows(kind, r) {
-            let geometry = columns::coordinates(kind, &values).map(
+        for values in columns::rows(kind, r, origin) {
+            let geometry = columns::coordinates(kind, origin, &values).map(
                 |(lon, lat)| json!({"type": "Point", "coordinates": [lon.to_f64(), lat.to_f64()]}),
             );
             let props: serde_json::Map<String, Value> = cols

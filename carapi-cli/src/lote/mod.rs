@@ -120,7 +120,13 @@ pub(crate) async fn execute(ctx: &mut Context, op: BatchOptions) -> Result<()> {
         }
         None => (Box::new(ctx.shell.out()), true),
     };
-    let mut writer = RecordWriter::new(w, plan.format, op.kind, fresh, op.output.is_some())?;
+    // The origin columns with the archive; a CSV resumed keeps its header's choice.
+    let origin = match plan.previous.origin_columns {
+        Some(b) if plan.format == output::FileFormat::Csv && !fresh => b,
+        _ => archive.is_some(),
+    };
+    let mut writer =
+        RecordWriter::new(w, plan.format, op.kind, fresh, op.output.is_some(), origin)?;
     record_without_lookup(&plan, &mut writer, &mut summary)?;
     let journal = match (&plan.journal, &approved) {
         (Some(dp), Some(_)) => Some(Arc::new(
@@ -181,11 +187,14 @@ fn write_whole_file(
     let r = export::records_file(p, plan.format);
     let bytes = std::fs::read(&r).map_err(|e| CliError::io_at(&r, e))?;
     let records = export::sort_by_input(output::records_jsonl(&bytes), &plan.input.keys);
+    // Answers through the archive say where they came from.
+    let origin = records.iter().any(|r| r.origem.is_some());
     if plan.format == output::FileFormat::Xlsx {
         let info = export::SummaryInfo {
             kind: op.kind,
             input: op.file.display().to_string(),
             summary,
+            origin,
         };
         export::xlsx(p, &records, &info).map_err(|e| {
             let reason = match &e {
@@ -196,7 +205,8 @@ fn write_whole_file(
             CliError::other("XLSX", format!("{}: {reason}", p.display()))
         })?;
     } else {
-        std::fs::write(p, export::geojson(op.kind, &records)).map_err(|e| CliError::io_at(p, e))?;
+        std::fs::write(p, export::geojson(op.kind, &records, origin))
+            .map_err(|e| CliError::io_at(p, e))?;
     }
     ctx.shell.note(format!(
         "{} registro(s) gravado(s) em {}.",
@@ -224,6 +234,8 @@ fn record_without_lookup(
             cobrado: false,
             file: Some(file),
             response: None,
+            origem: None,
+            comprado_em: None,
         })?;
         summary.found += 1;
     }
@@ -237,6 +249,8 @@ fn record_without_lookup(
             cobrado: true,
             file: None,
             response: None,
+            origem: None,
+            comprado_em: None,
         })?;
         summary.found += 1;
     }

@@ -27,6 +27,7 @@ pub(crate) struct RecordWriter<'a> {
     w: Box<dyn Write + 'a>,
     format: FileFormat,
     kind: super::kind::BatchKind,
+    origin: bool,
 }
 
 impl std::fmt::Debug for RecordWriter<'_> {
@@ -38,8 +39,9 @@ impl std::fmt::Debug for RecordWriter<'_> {
 }
 
 impl<'a> RecordWriter<'a> {
-    /// A writer of `format` records ([`FileFormat::records_format`]) of a `kind` batch over `w`;
-    /// when `fresh`, writes the CSV header, preceded by the BOM when `bom` (a file, not stdout).
+    /// A writer of `format` records ([`FileFormat::records_format`]) of a `kind` batch over `w`
+    /// (CSV rows with the origin columns when `origin`); when `fresh`, writes the CSV header,
+    /// preceded by the BOM when `bom` (a file, not stdout).
     ///
     /// # Errors
     /// Write errors.
@@ -49,17 +51,19 @@ impl<'a> RecordWriter<'a> {
         kind: super::kind::BatchKind,
         fresh: bool,
         bom: bool,
+        origin: bool,
     ) -> io::Result<Self> {
         let mut e = RecordWriter {
             w,
             format: format.records_format(),
             kind,
+            origin,
         };
         if fresh && e.format == FileFormat::Csv {
             if bom {
                 e.w.write_all(BOM.as_bytes())?;
             }
-            let header: Vec<String> = super::columns::names(kind)
+            let header: Vec<String> = super::columns::names(kind, origin)
                 .into_iter()
                 .map(str::to_owned)
                 .collect();
@@ -75,7 +79,7 @@ impl<'a> RecordWriter<'a> {
     pub(crate) fn append(&mut self, r: &Record) -> io::Result<()> {
         match self.format {
             FileFormat::Csv => {
-                for row in super::columns::rows(self.kind, r) {
+                for row in super::columns::rows(self.kind, r, self.origin) {
                     let fields: Vec<String> = row.iter().map(super::export::csv_text).collect();
                     self.csv_line(&fields)?;
                 }
@@ -194,6 +198,7 @@ fn answered_keys(bytes: &[u8], format: FileFormat) -> HashSet<String> {
 pub(crate) fn previous(bytes: &[u8], format: FileFormat) -> Previous {
     let mut status = std::collections::HashMap::new();
     let mut kinds = vec![];
+    let mut origin_columns = None;
     match format.records_format() {
         FileFormat::Csv => {
             let bytes = bytes.strip_prefix(BOM.as_bytes()).unwrap_or(bytes);
@@ -204,6 +209,7 @@ pub(crate) fn previous(bytes: &[u8], format: FileFormat) -> Previous {
             let headers = rd.headers().cloned().unwrap_or_default();
             let col = |name: &str| headers.iter().position(|h| h == name);
             if let (Some(c), Some(s)) = (col("chave"), col("status")) {
+                origin_columns = Some(col("origem").is_some());
                 kinds.push(kind_by_columns(&headers.iter().collect::<Vec<_>>()));
                 for rec in rd.records().flatten() {
                     let st = match rec.get(s) {
@@ -229,7 +235,9 @@ pub(crate) fn previous(bytes: &[u8], format: FileFormat) -> Previous {
         }
     }
     status.retain(|_, st| st.is_final());
-    Previous::from_finals(status, kinds)
+    let mut p = Previous::from_finals(status, kinds);
+    p.origin_columns = origin_columns;
+    p
 }
 
 #[cfg(test)]
@@ -247,6 +255,8 @@ mod tests {
             cobrado: true,
             file: None,
             response: Some(serde_json::json!({"a": "x,y"})),
+            origem: None,
+            comprado_em: None,
         }
     }
 
@@ -260,7 +270,8 @@ mod tests {
                 let (f, fresh, prev) = open(&path, format).unwrap();
                 assert!(fresh && prev.is_empty());
                 let mut w =
-                    RecordWriter::new(Box::new(f), format, BatchKind::Car, fresh, true).unwrap();
+                    RecordWriter::new(Box::new(f), format, BatchKind::Car, fresh, true, false)
+                        .unwrap();
                 w.append(&r("A", BatchStatus::Found)).unwrap();
                 w.append(&r("B", BatchStatus::Error)).unwrap();
                 w.append(&r("C", BatchStatus::NotFound)).unwrap();
@@ -277,7 +288,7 @@ mod tests {
                 "{name}"
             );
             let mut w =
-                RecordWriter::new(Box::new(f), format, BatchKind::Car, fresh, true).unwrap();
+                RecordWriter::new(Box::new(f), format, BatchKind::Car, fresh, true, false).unwrap();
             w.append(&r("B", BatchStatus::Found)).unwrap();
             drop(w);
             let text = std::fs::read_to_string(&path).unwrap();

@@ -46,7 +46,7 @@ pub(crate) async fn make_plan(
     op: &BatchOptions,
     base: &ClientBuilder,
 ) -> Result<Plan> {
-    let parsed = read_input(ctx, op)?;
+    let parsed = read_input(ctx, &op.file, op.kind, op.column.as_deref())?;
     let format = match &op.output {
         Some(p) => FileFormat::by_extension(p),
         None if op.csv_no_stdout => FileFormat::Csv,
@@ -143,21 +143,29 @@ fn same_kind(output: &Path, kind: BatchKind, a: &Previous) -> Result<()> {
     }
 }
 
-/// The input file (or stdin for `-`), parsed; invalid keys reported on stderr.
-fn read_input(ctx: &mut Context, op: &BatchOptions) -> Result<Input> {
-    let bytes = if op.file.as_os_str() == "-" {
+/// The input file `file` (or stdin for `-`) of a `kind` lookup, parsed (its `--coluna`
+/// `column`); invalid keys reported on stderr. Also `carapi vigiar`'s list.
+///
+/// # Errors
+/// An unreadable file (1); a bad `--coluna` or no valid key (2).
+pub(crate) fn read_input(
+    ctx: &mut Context,
+    file: &Path,
+    kind: BatchKind,
+    column: Option<&str>,
+) -> Result<Input> {
+    let bytes = if file.as_os_str() == "-" {
         let mut b = vec![];
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut b)
             .map_err(|e| CliError::io_at(Path::new("-"), e))?;
         b
     } else {
-        std::fs::read(&op.file).map_err(|e| CliError::io_at(&op.file, e))?
+        std::fs::read(file).map_err(|e| CliError::io_at(file, e))?
     };
     let text = String::from_utf8_lossy(&bytes);
-    let parsed =
-        input::read_with(&text, op.kind.key_kind(), op.column.as_deref()).map_err(|e| {
-            CliError::usage(e).hint("confira --coluna (nome do cabeçalho ou número, a partir de 1)")
-        })?;
+    let parsed = input::read_with(&text, kind.key_kind(), column).map_err(|e| {
+        CliError::usage(e).hint("confira --coluna (nome do cabeçalho ou número, a partir de 1)")
+    })?;
     for inv in parsed.invalid.iter().take(20) {
         ctx.shell.warn(format!(
             "linha {}: chave inválida {:?} ({}); não será enviada",
@@ -171,7 +179,7 @@ fn read_input(ctx: &mut Context, op: &BatchOptions) -> Result<Input> {
         ));
     }
     if parsed.keys.is_empty() {
-        let what = match op.kind.key_kind() {
+        let what = match kind.key_kind() {
             input::KeyKind::Car => "código CAR",
             input::KeyKind::Document => "CPF/CNPJ",
         };

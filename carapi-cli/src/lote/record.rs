@@ -72,6 +72,17 @@ pub(crate) struct Record {
     /// The API's JSON answer (lookups other than the receipt).
     #[serde(rename = "resposta", default, skip_serializing_if = "Option::is_none")]
     pub(crate) response: Option<serde_json::Value>,
+    /// With the archive configured, where the answer came from: `api` (bought now) or
+    /// `acervo` (no request, no charge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) origem: Option<String>,
+    /// With the archive configured, when the answer was bought (UTC).
+    #[serde(
+        rename = "compradoEm",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub(crate) comprado_em: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// The format of a batch's output.
@@ -127,6 +138,9 @@ pub(crate) struct Previous {
     /// The kinds of lookup the file answers (from the CSV header, or each answer's shape); a
     /// batch of another kind must not resume into it.
     pub(crate) kinds: Vec<super::kind::BatchKind>,
+    /// For a CSV that has a header: whether it has the origin columns (`origem`,
+    /// `compradoEm`); appended rows must match it.
+    pub(crate) origin_columns: Option<bool>,
     finals: std::collections::HashMap<String, BatchStatus>,
 }
 
@@ -137,7 +151,10 @@ impl Previous {
             .iter()
             .filter_map(|k| self.finals.get(k).map(|s| (k.clone(), *s)))
             .collect();
-        Previous::from_finals(finals, self.kinds.clone())
+        Previous {
+            origin_columns: self.origin_columns,
+            ..Previous::from_finals(finals, self.kinds.clone())
+        }
     }
 
     /// What the final answers `finals` (by key) and the kinds `kinds` of a file make.
@@ -151,6 +168,7 @@ impl Previous {
             found: count(BatchStatus::Found),
             not_found: count(BatchStatus::NotFound),
             kinds,
+            origin_columns: None,
             finals,
         }
     }

@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use carapi_sdk::archive::{Archived, Origin};
 use carapi_sdk::{Client, Error as SdkError};
+use chrono::{DateTime, Utc};
 use futures::StreamExt;
 use rust_decimal::Decimal;
 
@@ -59,6 +61,8 @@ struct Answer {
     response: Option<serde_json::Value>,
     file: Option<String>,
     sandbox: bool,
+    /// With the archive: where the answer came from, and when it was bought.
+    origin: Option<(Origin, DateTime<Utc>)>,
 }
 
 async fn lookup(
@@ -67,6 +71,9 @@ async fn lookup(
     key: &str,
     pdf_dir: &Path,
 ) -> Result<Answer, SdkError> {
+    if client.archive().is_some() {
+        return lookup_archived(client, kind, key, pdf_dir).await;
+    }
     let json = |v: serde_json::Result<serde_json::Value>| v.ok();
     let (sandbox, response) = match kind {
         BatchKind::Car => {
@@ -89,6 +96,7 @@ async fn lookup(
                 sandbox: kind.is_sandbox(key),
                 response: None,
                 file: Some(info.path.display().to_string()),
+                origin: None,
             });
         }
     };
@@ -96,6 +104,56 @@ async fn lookup(
         sandbox,
         response,
         file: None,
+        origin: None,
+    })
+}
+
+/// [`lookup`] through the archive: the answer says where it came from and when it was bought.
+async fn lookup_archived(
+    client: &Client,
+    kind: BatchKind,
+    key: &str,
+    pdf_dir: &Path,
+) -> Result<Answer, SdkError> {
+    let json = |v: serde_json::Result<serde_json::Value>| v.ok();
+    let answer = |a: Archived<(bool, Option<serde_json::Value>)>| Answer {
+        sandbox: a.value.0,
+        response: a.value.1,
+        file: None,
+        origin: Some((a.origin, a.bought_at)),
+    };
+    Ok(match kind {
+        BatchKind::Car => answer(
+            client
+                .car_archived(key)
+                .await?
+                .map(|r| (r.sandbox, json(serde_json::to_value(&r)))),
+        ),
+        BatchKind::Completo => answer(
+            client
+                .car_completo_archived(key)
+                .await?
+                .map(|r| (r.sandbox, json(serde_json::to_value(&r)))),
+        ),
+        BatchKind::Proprietario => answer(
+            client
+                .proprietario_archived(key)
+                .await?
+                .map(|r| (r.sandbox, json(serde_json::to_value(&r)))),
+        ),
+        BatchKind::Recibo => {
+            let a = client.recibo_archived(key).await?;
+            let path = pdf_dir.join(format!("{key}.pdf"));
+            tokio::fs::write(&path, &a.value.bytes)
+                .await
+                .map_err(SdkError::Io)?;
+            Answer {
+                sandbox: kind.is_sandbox(key),
+                response: None,
+                file: Some(path.display().to_string()),
+                origin: Some((a.origin, a.bought_at)),
+            }
+        }
     })
 }
 
@@ -201,7 +259,8 @@ impl RunState {
             Ok(resp) => {
                 self.in_a_row = 0;
                 summary.found += 1;
-                let cobrado = !resp.sandbox;
+                // An answer from the archive was not charged now.
+                let cobrado = !resp.sandbox && resp.origin.is_none_or(|(o, _)| o == Origin::Api);
                 if cobrado {
                     summary.cobrado += self.preco;
                 }
@@ -214,6 +273,8 @@ impl RunState {
                     cobrado,
                     file: resp.file,
                     response: resp.response,
+                    origem: resp.origin.map(|(o, _)| o.as_str().to_owned()),
+                    comprado_em: resp.origin.map(|(_, t)| t),
                 });
             }
             Err(e) => e,
@@ -267,5 +328,7 @@ fn error_record(key: String, status: BatchStatus, e: &SdkError) -> Record {
         cobrado: false,
         file: None,
         response: None,
+        origem: None,
+        comprado_em: None,
     }
 }

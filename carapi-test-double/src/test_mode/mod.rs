@@ -10,6 +10,8 @@
 //!   (`carapi_service::retencao::Job`);
 //! - faults on demand (`faults`, applied by `apply`), the connection resets among them
 //!   through its own sockets (`connection`);
+//! - changes to a CAR record's data (its owners, its area: `operations::change_imovel`), for
+//!   tests of code that watches records change;
 //! - the `/_teste/...` HTTP routes (`routes`) for clients in other languages and the CLI,
 //!   behind their own bearer token.
 //!

@@ -174,3 +174,102 @@ pub(crate) async fn conta_state_of(st: &AppState, id: ContaId) -> Result<ContaSt
         razao_consistente: ledger.is_consistent(),
     })
 }
+
+/// One owner in an [`ImovelChange`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = ProprietarioTeste))]
+#[serde(deny_unknown_fields)]
+pub struct OwnerChange {
+    /// CPF or CNPJ, with or without mask (valid check digits).
+    pub documento: String,
+    /// Name.
+    pub nome: String,
+}
+
+/// A change to a CAR record's data (`TestServer::change_imovel`,
+/// `POST /_teste/imoveis/{codigoCar}`): each field given replaces the record's; the record's
+/// last update in the origin base (`dataExpiracao` of the answers) becomes the test clock's
+/// instant. Lookups answer the new data at once.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = AlteracaoImovel))]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct ImovelChange {
+    /// The owners, in order (replacing all of them; `[]` leaves none).
+    pub proprietarios: Option<Vec<OwnerChange>>,
+    /// Total area, hectares; a JSON number.
+    #[serde(with = "rust_decimal::serde::float_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<f64>))]
+    pub area_total_ha: Option<Decimal>,
+    /// Fiscal modules; a JSON number.
+    #[serde(with = "rust_decimal::serde::float_option")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<f64>))]
+    pub modulos_fiscais: Option<Decimal>,
+    /// Property name.
+    pub nome_imovel: Option<String>,
+    /// Matrícula number.
+    pub matricula_numero: Option<String>,
+    /// Matrícula date, `dd/MM/yyyy`.
+    pub matricula_data: Option<String>,
+    /// Registry office (cartório).
+    pub matricula_cartorio: Option<String>,
+}
+
+/// Applies `change` to the record of `codigo` and stores it (the server's record cache
+/// forgets it); returns the record as now stored.
+///
+/// # Errors
+/// [`ServerError::Invalido`] for a malformed code, an invalid owner document or a negative
+/// area; [`ServerError::NaoEncontrado`] when no record has the code; [`ServerError::Store`].
+pub(crate) async fn change_imovel(
+    st: &AppState,
+    codigo: &str,
+    change: ImovelChange,
+) -> Result<carapi_service::dados::Imovel, ServerError> {
+    let codigo = carapi_sdk::CodigoCar::parse(codigo)
+        .map_err(|e| ServerError::Invalido(format!("codigoCar: {e}")))?;
+    let mut imovel = st
+        .store
+        .imovel(&codigo)
+        .await?
+        .ok_or_else(|| ServerError::NaoEncontrado(format!("imóvel {codigo}")))?;
+    if let Some(owners) = change.proprietarios {
+        imovel.proprietarios = owners
+            .into_iter()
+            .map(|o| {
+                let documento = CpfCnpj::parse(&o.documento).map_err(|e| {
+                    ServerError::Invalido(format!("documento {:?}: {e}", o.documento))
+                })?;
+                Ok(carapi_service::dados::Proprietario {
+                    documento,
+                    nome: o.nome,
+                })
+            })
+            .collect::<Result<_, ServerError>>()?;
+    }
+    if let Some(a) = change.area_total_ha {
+        if a.is_sign_negative() {
+            return Err(ServerError::Invalido("areaTotalHa negativa".into()));
+        }
+        imovel.area_total_ha = a;
+    }
+    if let Some(m) = change.modulos_fiscais {
+        imovel.modulos_fiscais = Some(m);
+    }
+    let texts = [
+        (change.nome_imovel, &mut imovel.nome_imovel),
+        (change.matricula_numero, &mut imovel.matricula_numero),
+        (change.matricula_data, &mut imovel.matricula_data),
+        (change.matricula_cartorio, &mut imovel.matricula_cartorio),
+    ];
+    for (new, field) in texts {
+        if let Some(v) = new {
+            *field = Some(v);
+        }
+    }
+    // Brasília local time (UTC-3, no daylight saving since 2019), as the records keep it.
+    imovel.data_atualizacao = Some((st.clock.now() - chrono::Duration::hours(3)).naive_utc());
+    st.replace_imoveis(std::slice::from_ref(&imovel)).await?;
+    Ok(imovel)
+}

@@ -11,6 +11,7 @@
 //! | `POST /_teste/contas` | a [`TestNovaConta`] | 201 `{"contaId": n, "apiKey": "car_..."}` |
 //! | `GET /_teste/contas/{contaId}` | | 200 [`super::operations::ContaState`] |
 //! | `POST /_teste/recargas/{recargaId}/pagar` | `{"webhook": true}` (default) | 204 |
+//! | `POST /_teste/imoveis/{codigoCar}` | an [`ImovelChange`] | 200 `{"codigoCar": ..., "proprietarios": n, "areaTotalHa": "..."}` |
 
 use axum::body::Bytes;
 use std::sync::Arc;
@@ -28,7 +29,7 @@ use uuid::Uuid;
 
 use super::TestMode;
 use super::faults::FaultRule;
-use super::operations::{self, TestNovaConta};
+use super::operations::{self, ImovelChange, TestNovaConta};
 use carapi_service::ServerError;
 use carapi_service::api_error::{ApiError, PARAMETRO_INVALIDO};
 use carapi_service::auth;
@@ -69,6 +70,10 @@ pub(crate) const ROUTES: &[Route] = &[
         padrao: "/_teste/recargas/{recargaId}/pagar",
         methods: POST,
     },
+    Route {
+        padrao: "/_teste/imoveis/{codigoCar}",
+        methods: POST,
+    },
 ];
 
 /// What the `/_teste` handlers reach: the server's state and the test mode's.
@@ -101,6 +106,7 @@ pub fn router(st: AppState, modo: Arc<TestMode>) -> Router<AppState> {
         .route("/_teste/contas", post(create_conta))
         .route("/_teste/contas/{contaId}", get(conta))
         .route("/_teste/recargas/{recargaId}/pagar", post(pay))
+        .route("/_teste/imoveis/{codigoCar}", post(change_imovel))
         .route_layer(middleware::from_fn_with_state(
             TestState {
                 st: st.clone(),
@@ -312,4 +318,32 @@ pub(crate) async fn pay(
         .await
         .map_err(server_error)?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST /_teste/imoveis/{codigoCar}`: changes a CAR record's data ([`ImovelChange`]: owners,
+/// area, name, matrícula); lookups answer the new data at once.
+#[cfg_attr(feature = "openapi", utoipa::path(post, path = "/_teste/imoveis/{codigoCar}", tag = "teste", security(("tokenTeste" = [])),
+    params(("codigoCar" = String, Path, description = "CAR code of a stored record")),
+    request_body = ImovelChange,
+    responses(
+        (status = 200, description = "Record changed: `{\"codigoCar\": ..., \"proprietarios\": n, \"areaTotalHa\": \"...\"}`", body = serde_json::Value),
+        (status = 400, description = "`PARAMETRO_INVALIDO`: malformed body, code, document or area", body = carapi_sdk::ApiErrorBody),
+        (status = 404, description = "No record with this code", body = carapi_sdk::ApiErrorBody),
+        (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
+    )))]
+pub(crate) async fn change_imovel(
+    State(st): State<AppState>,
+    Segment(codigo): Segment,
+    corpo: Bytes,
+) -> Result<Response, ApiError> {
+    let change: ImovelChange = json(&corpo)?;
+    let imovel = operations::change_imovel(&st, &codigo, change)
+        .await
+        .map_err(server_error)?;
+    Ok(Json(serde_json::json!({
+        "codigoCar": imovel.codigo_car.as_str(),
+        "proprietarios": imovel.proprietarios.len(),
+        "areaTotalHa": imovel.area_total_ha.to_string(),
+    }))
+    .into_response())
 }

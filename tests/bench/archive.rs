@@ -1,0 +1,238 @@
+//! Figure 10 (`archive`): the archive of paid answers (SDK feature `archive`).
+//!
+//! (a) A lookup answered from a 1M-entry SQLite archive: the file is built once by direct SQL
+//!     in one transaction (the archive's own schema, created by `Archive::open`; synthetic
+//!     basic answers, chain hashes not computed: lookups do not read them) and cached at
+//!     `target/bench-acervo-1m.sqlite3`; then `CARAPI_ACERVO_N` (default 10,000) random
+//!     `Client::car_archived` calls answered from it (no request), p50 and p99, against the
+//!     bare `Archive::latest_entry` query. Goal p50 <= 1 ms.
+//! (b) 1,000 charged lookups of distinct codes (all archive misses, every one bought and
+//!     appended) against the in-process test double, 4 at a time, limiters off, with the archive
+//!     on against off (best of two rounds each). Goal: on at most 5% slower.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use carapi_sdk::archive::{Archive, ArchivePolicy, Freshness, LegalBasis};
+use carapi_sdk::{Client, CodigoCar};
+use carapi_test_double::TestServer;
+use futures::StreamExt;
+use hdrhistogram::Histogram;
+use rust_decimal::Decimal;
+
+use crate::Figura;
+
+const ENTRIES: u64 = 1_000_000;
+const BATCH: usize = 1_000;
+
+/// The synthetic code of entry `i`.
+fn code(i: u64) -> String {
+    format!("DF-5300108-{i:032X}")
+}
+
+pub async fn run() -> Vec<Figura> {
+    let mut f = lookups().await;
+    f.push(batch().await);
+    f
+}
+
+/// A basic answer as the API sends it (about 560 bytes).
+fn body(codigo: &str, at: &str) -> String {
+    format!(
+        r#"{{"success":true,"cache":false,"dados":{{"codigoCar":"{codigo}","nomeImovel":"Fazenda Exemplo","areaTotalHa":"2,0131","dataCadastro":"09/05/2014 17:16:10","matriculaNumero":"12345","matriculaData":"01/02/2003","matriculaCartorio":"Cartório do 1º Ofício de Registro de Imóveis","tipoImovel":"IRU","municipio":"Brasília","uf":"Distrito Federal","codigoProtocolo":"DF-5300108-2014.05.09-1234","latitude":"15°47'38,00\" S","longitude":"47°52'58,00\" O","modulosFiscais":"0,4026"}},"dataConsulta":"{at}","dataExpiracao":null}}"#
+    )
+}
+
+/// The cached 1M-entry archive file, built when absent or short.
+fn archive_file() -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-acervo-1m.sqlite3");
+    drop(Archive::open(&path).expect("archive file"));
+    let conn = rusqlite::Connection::open(&path).expect("open");
+    let have: i64 = conn
+        .query_row("SELECT COALESCE(MAX(seq), 0) FROM entries", [], |r| {
+            r.get(0)
+        })
+        .expect("count");
+    if have as u64 >= ENTRIES {
+        return path;
+    }
+    eprintln!(
+        "archive: building {ENTRIES} entries in {} (once)",
+        path.display()
+    );
+    let t = Instant::now();
+    let at = chrono::Utc::now()
+        .format("%Y-%m-%dT%H:%M:%S%.6fZ")
+        .to_string();
+    let mut conn = conn;
+    let tx = conn.transaction().expect("tx");
+    {
+        let mut e = tx
+            .prepare(
+                "INSERT INTO entries (seq, operation, preco, data_consulta, bought_at, account, \
+                 purpose, legal_basis, content_hash, prev_hash, hash) \
+                 VALUES (?1, 'car', '1.00', ?2, ?2, '0123456789abcdef', 'bench', \
+                 'interesse-legitimo', ?3, ?3, ?3)",
+            )
+            .expect("prepare");
+        let mut c = tx
+            .prepare("INSERT INTO contents (seq, chave, body) VALUES (?1, ?2, ?3)")
+            .expect("prepare");
+        let zeros = "0".repeat(64);
+        for seq in (have as u64 + 1)..=ENTRIES {
+            let k = code(seq);
+            e.execute(rusqlite::params![seq as i64, at, zeros])
+                .expect("entry");
+            c.execute(rusqlite::params![seq as i64, k, body(&k, &at).into_bytes()])
+                .expect("content");
+        }
+    }
+    tx.commit().expect("commit");
+    eprintln!("archive: built in {:.1} s", t.elapsed().as_secs_f64());
+    path
+}
+
+fn ms(h: &Histogram<u64>, q: f64) -> f64 {
+    h.value_at_quantile(q) as f64 / 1000.0
+}
+
+/// (a): the client's archived lookups and the bare query, p50 and p99.
+async fn lookups() -> Vec<Figura> {
+    let path = archive_file();
+    let n: u64 = std::env::var("CARAPI_ACERVO_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    let archive = Archive::open(&path).expect("open");
+    let policy = ArchivePolicy::new(
+        "bench",
+        LegalBasis::LegitimateInterest,
+        Freshness::MaxAge(Duration::from_secs(10 * 365 * 24 * 3600)),
+    );
+    // No request is sent: every lookup is answered from the archive (the URL is never dialled).
+    let client = Client::builder()
+        .base_url("http://127.0.0.1:9")
+        .api_key("car_bench")
+        .archive(archive.clone(), policy)
+        .build()
+        .expect("client");
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % ENTRIES + 1
+    };
+    let mut sdk = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).expect("histogram");
+    let mut bare = sdk.clone();
+    for _ in 0..n {
+        let k = code(next());
+        let t = Instant::now();
+        let a = client.car_archived(&k).await.expect("from the archive");
+        sdk.record(t.elapsed().as_micros().max(1) as u64).ok();
+        assert_eq!(a.origin, carapi_sdk::archive::Origin::Archive);
+        let k = code(next());
+        let t = Instant::now();
+        let e = archive.latest_entry("car", &k).expect("query");
+        bare.record(t.elapsed().as_micros().max(1) as u64).ok();
+        assert!(e.is_some());
+    }
+    let p50 = ms(&sdk, 0.5);
+    vec![Figura {
+        nome: "archive: lookup answered from a 1M-entry SQLite archive (SDK car_archived)",
+        medido: format!(
+            "p50 {p50:.3} ms, p99 {:.3} ms ({n} lookups)",
+            ms(&sdk, 0.99)
+        ),
+        referencia: format!(
+            "bare query p50 {:.3} ms, p99 {:.3} ms",
+            ms(&bare, 0.5),
+            ms(&bare, 0.99)
+        ),
+        ratio: p50,
+        alvo: "p50 <= 1 ms",
+        ok: p50 <= 1.0,
+    }]
+}
+
+/// (b): 1,000 bought lookups with the archive on against off.
+async fn batch() -> Figura {
+    let srv = TestServer::builder()
+        .rate_limit(None)
+        .start()
+        .await
+        .expect("double");
+    let template = carapi_test_double::dados::bundled()
+        .into_iter()
+        .next()
+        .expect("a bundled record");
+    // Four sets of distinct codes: one per timed run, so every archive lookup is a miss.
+    let rounds = 4u64;
+    let records: Vec<_> = (0..BATCH as u64 * rounds)
+        .map(|i| {
+            let mut r = template.clone();
+            r.codigo_car = CodigoCar::parse(code(ENTRIES + 1 + i)).expect("code");
+            r
+        })
+        .collect();
+    srv.server()
+        .state()
+        .replace_imoveis(&records)
+        .await
+        .expect("records");
+    let conta = srv
+        .conta()
+        .saldo(Decimal::from(10_000))
+        .create()
+        .await
+        .expect("account");
+    let dir = tempfile::tempdir().expect("dir");
+    let (mut off, mut on) = (f64::MAX, f64::MAX);
+    for round in 0..rounds {
+        let codes: Vec<String> = records[(round as usize * BATCH)..((round as usize + 1) * BATCH)]
+            .iter()
+            .map(|r| r.codigo_car.to_string())
+            .collect();
+        let mut b = srv.client_builder(&conta).rate_limit(None);
+        let archived = round % 2 == 1;
+        if archived {
+            let a =
+                Archive::open(dir.path().join(format!("acervo{round}.sqlite3"))).expect("archive");
+            b = b.archive(
+                a,
+                ArchivePolicy::new(
+                    "bench",
+                    LegalBasis::LegitimateInterest,
+                    Freshness::MaxAge(Duration::from_secs(3600)),
+                ),
+            );
+        }
+        let client = b.build().expect("client");
+        let t = Instant::now();
+        let ok = futures::stream::iter(codes)
+            .map(|c| {
+                let client = &client;
+                async move { client.car(&c).await.is_ok() }
+            })
+            .buffered(4)
+            .filter(|ok| std::future::ready(*ok))
+            .count()
+            .await;
+        let s = t.elapsed().as_secs_f64();
+        assert_eq!(ok, BATCH, "every lookup answered");
+        if archived {
+            on = on.min(s);
+        } else {
+            off = off.min(s);
+        }
+    }
+    let ratio = on / off;
+    Figura {
+        nome: "archive: 1,000 bought lookups (all misses) with the archive on",
+        medido: format!("{on:.2} s ({:.0}/s)", BATCH as f64 / on),
+        referencia: format!("off {off:.2} s ({:.0}/s)", BATCH as f64 / off),
+        ratio,
+        alvo: "<= 1.05",
+        ok: ratio <= 1.05,
+    }
+}
