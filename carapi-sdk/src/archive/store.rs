@@ -50,8 +50,12 @@ pub(crate) fn open(path: &Path) -> Result<Connection, ArchiveError> {
     conn.busy_timeout(std::time::Duration::from_secs(30))
         .map_err(ArchiveError::sqlite("abrir o acervo"))?;
     // secure_delete: a purged body's pages are overwritten with zeros, not left in the file.
+    // synchronous = NORMAL under WAL: a crash of the program or of the process never loses a
+    // committed entry nor breaks the chain; only a power cut can lose the last few commits
+    // (whose answers would then be bought again), and an append no longer waits for an fsync
+    // of its own (about 0.3 ms each, which made a batch of bought lookups almost 3 times slower).
     conn.execute_batch(
-        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;",
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON;",
     )
     .map_err(ArchiveError::sqlite("abrir o acervo"))?;
     conn.execute_batch(SCHEMA)
