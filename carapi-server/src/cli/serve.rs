@@ -153,6 +153,28 @@ pub(crate) struct Args {
     token_teste: Option<String>,
 }
 
+impl Args {
+    /// The connection bounds and the proxy settings of the flags (`Edge`).
+    fn edge(&self) -> anyhow::Result<Edge> {
+        Ok(Edge {
+            header_timeout: Duration::from_secs(self.header_timeout.max(1)),
+            body_timeout: Duration::from_secs(self.body_timeout.max(1)),
+            max_body: self.max_body,
+            max_connections: self.max_connections.max(1),
+            max_header_bytes: self.max_header_bytes,
+            unfinished_per_address: (self.unfinished_per_address > 0)
+                .then_some(self.unfinished_per_address),
+            connections_per_address: (self.connections_per_address > 0)
+                .then_some(self.connections_per_address),
+            unauthenticated_per_second: NonZeroU32::new(self.limite_nao_autenticado),
+            send_timeout: Duration::from_secs(self.send_timeout.max(1)),
+            requests_per_connection: self.requests_per_connection.max(1),
+            trusted_proxies: self.trusted_proxies.clone(),
+            client_header: header_name(&self.client_header).map_err(anyhow::Error::msg)?,
+        })
+    }
+}
+
 pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     if a.test_mode && !a.bind.ip().is_loopback() {
         eprintln!(
@@ -176,6 +198,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(2));
     };
     let database_url = a.database.database.clone();
+    let edge = a.edge()?;
     let config = Config {
         bind: a.bind,
         database_url: a.database.database,
@@ -185,22 +208,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         pix_failure: a.pix_failure,
         load_bundled_data: !a.sem_dados_embutidos,
         rate_limit: NonZeroU32::new(a.rate_limit),
-        edge: Edge {
-            header_timeout: Duration::from_secs(a.header_timeout.max(1)),
-            body_timeout: Duration::from_secs(a.body_timeout.max(1)),
-            max_body: a.max_body,
-            max_connections: a.max_connections.max(1),
-            max_header_bytes: a.max_header_bytes,
-            unfinished_per_address: (a.unfinished_per_address > 0)
-                .then_some(a.unfinished_per_address),
-            connections_per_address: (a.connections_per_address > 0)
-                .then_some(a.connections_per_address),
-            unauthenticated_per_second: NonZeroU32::new(a.limite_nao_autenticado),
-            send_timeout: Duration::from_secs(a.send_timeout.max(1)),
-            requests_per_connection: a.requests_per_connection.max(1),
-            trusted_proxies: a.trusted_proxies.clone(),
-            client_header: header_name(&a.client_header).map_err(anyhow::Error::msg)?,
-        },
+        edge,
         journal: a.diario.clone(),
         metrics_bind: a.metrics_bind,
         error_retention_days: a.error_retention.0,
