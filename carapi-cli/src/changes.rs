@@ -110,10 +110,10 @@ fn owner_list(d: &serde_json::Map<String, Value>) -> Vec<String> {
             })
             .unwrap_or_default()
     };
-    let (nomes, docs) = (split(OWNERS[0]), split(OWNERS[1]));
-    if nomes.len() == docs.len() {
+    let (names, docs) = (split(OWNERS[0]), split(OWNERS[1]));
+    if names.len() == docs.len() {
         docs.into_iter()
-            .zip(nomes)
+            .zip(names)
             .map(|(d, n)| format!("{d} {n}"))
             .collect()
     } else {

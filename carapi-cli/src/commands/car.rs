@@ -108,7 +108,7 @@ pub(crate) fn geojson<T: serde::Serialize>(
         cobrado: !sandbox,
         file: None,
         response: serde_json::to_value(response).ok(),
-        origem: None,
+        origin: None,
         comprado_em: None,
     };
     ctx.shell

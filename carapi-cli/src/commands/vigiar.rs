@@ -138,13 +138,13 @@ pub(crate) struct Outcome {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) comprado_em: Option<DateTime<Utc>>,
     /// When the archived answer compared against was bought.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) anterior_comprado_em: Option<DateTime<Utc>>,
+    #[serde(rename = "anteriorCompradoEm", skip_serializing_if = "Option::is_none")]
+    pub(crate) previously_bought_at: Option<DateTime<Utc>>,
     /// The fields that changed.
     pub(crate) mudancas: Vec<Change>,
     /// Why it was not bought, or the error.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) mensagem: Option<String>,
+    #[serde(rename = "mensagem", skip_serializing_if = "Option::is_none")]
+    pub(crate) message: Option<String>,
 }
 
 impl Outcome {
@@ -153,16 +153,16 @@ impl Outcome {
             codigo_car: codigo.to_owned(),
             situacao,
             comprado_em: None,
-            anterior_comprado_em: None,
+            previously_bought_at: None,
             mudancas: vec![],
-            mensagem: None,
+            message: None,
         }
     }
 
     /// True when the record changed (or left the registry) since its archived answer.
     pub(crate) fn changed(&self) -> bool {
         self.situacao == Situacao::Mudou
-            || (self.situacao == Situacao::NaoEncontrado && self.anterior_comprado_em.is_some())
+            || (self.situacao == Situacao::NaoEncontrado && self.previously_bought_at.is_some())
     }
 }
 
@@ -210,8 +210,8 @@ pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     outcomes.extend(run.outcomes);
     for d in &over {
         let mut o = Outcome::new(&d.codigo, Situacao::NaoComprado);
-        o.anterior_comprado_em = d.previous.as_ref().map(|p| p.0);
-        o.mensagem = Some(format!("teto de {} atingido", brl::format(args.ceiling)));
+        o.previously_bought_at = d.previous.as_ref().map(|p| p.0);
+        o.message = Some(format!("teto de {} atingido", brl::format(args.ceiling)));
         outcomes.push(o);
     }
     let order: std::collections::HashMap<&str, usize> = input
@@ -374,8 +374,8 @@ async fn buy_all(ctx: &mut Context, client: &Client, kind: WatchKind, due: Vec<D
             }
             Some(Err(e)) if e.status() == Some(404) => {
                 let mut o = Outcome::new(&d.codigo, Situacao::NaoEncontrado);
-                o.anterior_comprado_em = d.previous.as_ref().map(|p| p.0);
-                o.mensagem = Some(crate::error::message(&e));
+                o.previously_bought_at = d.previous.as_ref().map(|p| p.0);
+                o.message = Some(crate::error::message(&e));
                 o
             }
             Some(Err(e)) if stops(&e) => {
@@ -385,8 +385,8 @@ async fn buy_all(ctx: &mut Context, client: &Client, kind: WatchKind, due: Vec<D
             }
             Some(Err(e)) => {
                 let mut o = Outcome::new(&d.codigo, Situacao::Erro);
-                o.anterior_comprado_em = d.previous.as_ref().map(|p| p.0);
-                o.mensagem = Some(crate::error::message(&e));
+                o.previously_bought_at = d.previous.as_ref().map(|p| p.0);
+                o.message = Some(crate::error::message(&e));
                 o
             }
         };
@@ -408,8 +408,8 @@ fn stops(e: &SdkError) -> bool {
 
 fn not_sent(d: &Due, why: &str) -> Outcome {
     let mut o = Outcome::new(&d.codigo, Situacao::NaoComprado);
-    o.anterior_comprado_em = d.previous.as_ref().map(|p| p.0);
-    o.mensagem = Some(why.to_owned());
+    o.previously_bought_at = d.previous.as_ref().map(|p| p.0);
+    o.message = Some(why.to_owned());
     o
 }
 
@@ -431,7 +431,7 @@ fn compared(d: &Due, value: Value, bought_at: DateTime<Utc>) -> Outcome {
     };
     let mut o = Outcome::new(&d.codigo, situacao);
     o.comprado_em = Some(bought_at);
-    o.anterior_comprado_em = anterior;
+    o.previously_bought_at = anterior;
     o.mudancas = mudancas;
     o
 }

@@ -130,7 +130,7 @@ pub(crate) fn rows(kind: BatchKind, r: &Record, origin: bool) -> Vec<Vec<ColumnV
         ColumnValue::opt(&r.file),
     ];
     if origin {
-        common.push(ColumnValue::opt(&r.origem));
+        common.push(ColumnValue::opt(&r.origin));
         common.push(r.comprado_em.map_or(ColumnValue::Empty, |t| {
             ColumnValue::DateTime(t.with_timezone(&Sao_Paulo).naive_local())
         }));

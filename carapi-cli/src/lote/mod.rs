@@ -188,7 +188,7 @@ fn write_whole_file(
     let bytes = std::fs::read(&r).map_err(|e| CliError::io_at(&r, e))?;
     let records = export::sort_by_input(output::records_jsonl(&bytes), &plan.input.keys);
     // Answers through the archive say where they came from.
-    let origin = records.iter().any(|r| r.origem.is_some());
+    let origin = records.iter().any(|r| r.origin.is_some());
     if plan.format == output::FileFormat::Xlsx {
         let info = export::SummaryInfo {
             kind: op.kind,
@@ -234,7 +234,7 @@ fn record_without_lookup(
             cobrado: false,
             file: Some(file),
             response: None,
-            origem: None,
+            origin: None,
             comprado_em: None,
         })?;
         summary.found += 1;
@@ -249,7 +249,7 @@ fn record_without_lookup(
             cobrado: true,
             file: None,
             response: None,
-            origem: None,
+            origin: None,
             comprado_em: None,
         })?;
         summary.found += 1;

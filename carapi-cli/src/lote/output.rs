@@ -255,7 +255,7 @@ mod tests {
             cobrado: true,
             file: None,
             response: Some(serde_json::json!({"a": "x,y"})),
-            origem: None,
+            origin: None,
             comprado_em: None,
         }
     }

@@ -74,8 +74,8 @@ pub(crate) struct Record {
     pub(crate) response: Option<serde_json::Value>,
     /// With the archive configured, where the answer came from: `api` (bought now) or
     /// `acervo` (no request, no charge).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) origem: Option<String>,
+    #[serde(rename = "origem", default, skip_serializing_if = "Option::is_none")]
+    pub(crate) origin: Option<String>,
     /// With the archive configured, when the answer was bought (UTC).
     #[serde(
         rename = "compradoEm",

@@ -273,7 +273,7 @@ impl RunState {
                     cobrado,
                     file: resp.file,
                     response: resp.response,
-                    origem: resp.origin.map(|(o, _)| o.as_str().to_owned()),
+                    origin: resp.origin.map(|(o, _)| o.as_str().to_owned()),
                     comprado_em: resp.origin.map(|(_, t)| t),
                 });
             }
@@ -328,7 +328,7 @@ fn error_record(key: String, status: BatchStatus, e: &SdkError) -> Record {
         cobrado: false,
         file: None,
         response: None,
-        origem: None,
+        origin: None,
         comprado_em: None,
     }
 }

@@ -58,7 +58,7 @@ fn when(t: Option<chrono::DateTime<chrono::Utc>>) -> String {
 
 /// The status of a code as the table says it.
 fn status(o: &Outcome) -> String {
-    let since = |o: &Outcome| match o.anterior_comprado_em {
+    let since = |o: &Outcome| match o.previously_bought_at {
         Some(t) => format!(" desde {}", crate::archive::when(t)),
         None => String::new(),
     };
@@ -70,12 +70,12 @@ fn status(o: &Outcome) -> String {
             "recente no acervo (comprado em {}); não comprado",
             when(o.comprado_em)
         ),
-        Situacao::NaoComprado => format!("não comprado: {}", o.mensagem.as_deref().unwrap_or("")),
-        Situacao::NaoEncontrado if o.anterior_comprado_em.is_some() => {
+        Situacao::NaoComprado => format!("não comprado: {}", o.message.as_deref().unwrap_or("")),
+        Situacao::NaoEncontrado if o.previously_bought_at.is_some() => {
             format!("SAIU DO REGISTRO (404){}", since(o))
         }
         Situacao::NaoEncontrado => "não encontrado (404)".to_owned(),
-        Situacao::Erro => format!("erro: {}", o.mensagem.as_deref().unwrap_or("")),
+        Situacao::Erro => format!("erro: {}", o.message.as_deref().unwrap_or("")),
     }
 }
 
@@ -179,8 +179,8 @@ fn listing(outcomes: &[Outcome]) -> Listing {
                 CellValue::optional(c.and_then(|c| c.antes.as_deref())),
                 CellValue::optional(c.and_then(|c| c.depois.as_deref())),
                 iso(o.comprado_em),
-                iso(o.anterior_comprado_em),
-                CellValue::optional(o.mensagem.as_deref()),
+                iso(o.previously_bought_at),
+                CellValue::optional(o.message.as_deref()),
             ]
         };
         if o.mudancas.is_empty() {
@@ -203,7 +203,7 @@ mod tests {
             codigo_car: "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47".into(),
             situacao: Situacao::Mudou,
             comprado_em: None,
-            anterior_comprado_em: Some(chrono::Utc::now()),
+            previously_bought_at: Some(chrono::Utc::now()),
             mudancas: vec![Change {
                 field: "proprietarios".into(),
                 antes: None,
@@ -212,7 +212,7 @@ mod tests {
                         .into(),
                 ),
             }],
-            mensagem: None,
+            message: None,
         };
         let t = table(&[o], 80);
         assert!(t.lines().all(|l| l.chars().count() <= 80), "{t}");
