@@ -8,43 +8,44 @@ use rust_decimal::Decimal;
 use super::keys::KeyArgs;
 use carapi_service::contas::{NovaConta, create_conta};
 
-/// Account subcommands.
+/// Subcomandos de conta.
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum Command {
-    /// Create an account and print its API key (shown once).
+    /// Cria uma conta e mostra sua chave de API (mostrada uma só vez).
     #[command(name = "criar", alias = "create")]
     Create(CreateArgs),
-    /// Give an account a new API key, printed once; the old key is refused from now on (by
-    /// running servers within a few seconds, see the server README's "Security").
+    /// Dá a uma conta uma chave de API nova, mostrada uma só vez; a chave antiga é recusada a
+    /// partir de agora (pelos servidores em execução em poucos segundos, veja a seção
+    /// "Security" do README do servidor).
     #[command(name = "rotacionar", alias = "rotate")]
     Rotate(KeyArgs),
-    /// Revoke an account's API key: every request with it is refused (401) from now on (by
-    /// running servers within a few seconds); `rotate` gives the account a new one.
+    /// Revoga a chave de API de uma conta: toda requisição com ela é recusada (401) a partir de
+    /// agora (pelos servidores em execução em poucos segundos); `rotate` dá à conta uma nova.
     #[command(name = "revogar", alias = "revoke")]
     Revoke(KeyArgs),
 }
 
-/// Options of `account create`.
+/// Opções de `account create`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct CreateArgs {
-    /// Initial balance in BRL.
+    /// Saldo inicial em BRL.
     #[arg(long = "saldo", default_value = "100.00")]
     saldo: Decimal,
-    /// Put the account on the legacy price table (until its first confirmed top-up).
+    /// Põe a conta na tabela de preços legada (até sua primeira recarga confirmada).
     #[arg(long = "legado")]
     legado: bool,
-    /// CPF/CNPJ of the linked user (masked or bare); default a valid fictitious CPF.
+    /// CPF/CNPJ do usuário vinculado (com ou sem máscara); padrão: um CPF fictício válido.
     #[arg(long = "documento", conflicts_with = "sem_documento")]
     documento: Option<String>,
-    /// Create the account without a document (top-ups answer DOCUMENTO_AUSENTE).
+    /// Cria a conta sem documento (recargas respondem DOCUMENTO_AUSENTE).
     #[arg(long = "sem-documento", id = "sem_documento")]
     without_documento: bool,
-    /// E-mail of the linked user.
+    /// E-mail do usuário vinculado.
     #[arg(long = "email")]
     email: Option<String>,
     #[command(flatten)]
     database: super::AdminDatabaseArgs,
-    /// Print one JSON object with contaId and apiKey.
+    /// Mostra um objeto JSON com contaId e apiKey.
     #[arg(long = "json")]
     json: bool,
 }

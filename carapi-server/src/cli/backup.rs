@@ -7,10 +7,10 @@ use std::process::ExitCode;
 
 use carapi_service::store::{OpenMode, SqliteStore, is_postgres_url};
 
-/// Options of `backup`.
+/// Opções de `backup`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The copy to write (must not exist): a SQLite file, mode 0600.
+    /// A cópia a gravar (não pode existir): um arquivo SQLite, modo 0600.
     destino: PathBuf,
     #[command(flatten)]
     database: super::DatabaseArgs,

@@ -9,16 +9,17 @@ use carapi_sdk::domain::br;
 use carapi_loader::progress::seconds_br;
 use carapi_loader::{self as carga, Origin};
 
-/// Options of `import`.
+/// Opções de `import`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// CSV file in the public SICAR columns, or a SICAR WFS GeoJSON FeatureCollection
-    /// (`.geojson`/`.json`). A bad row refuses the whole file (its line, or feature index, is
-    /// printed) and nothing is written. A record replaces a stored one with the same code
-    /// unless it is an older version (by data_atualizacao, then dat_criacao).
+    /// Arquivo CSV nas colunas públicas do SICAR, ou uma FeatureCollection GeoJSON do WFS do
+    /// SICAR (`.geojson`/`.json`). Uma linha inválida recusa o arquivo inteiro (sua linha, ou o
+    /// índice da feature, é mostrado) e nada é gravado. Um registro substitui o guardado com o
+    /// mesmo código, a menos que seja uma versão mais antiga (por data_atualizacao, depois
+    /// dat_criacao).
     #[arg(value_name = "ARQUIVO")]
     file: PathBuf,
-    /// No progress bar (it shows only on a terminal anyway).
+    /// Sem barra de progresso (de todo modo ela só aparece num terminal).
     #[arg(long = "sem-progresso")]
     sem_progresso: bool,
     #[command(flatten)]

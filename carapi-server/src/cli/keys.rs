@@ -14,15 +14,15 @@ use carapi_service::auth;
 use carapi_service::store::postgres::is_postgres_url;
 use carapi_service::store::{ContaId, OpenMode, PgStore, SqliteStore, StoreError};
 
-/// Options of `account rotate` and `account revoke`.
+/// Opções de `account rotate` e `account revoke`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct KeyArgs {
-    /// The account (its contaId).
+    /// A conta (seu contaId).
     #[arg(long = "conta")]
     conta: i64,
     #[command(flatten)]
     database: super::DatabaseArgs,
-    /// Print one JSON object (contaId, and apiKey for `rotate`).
+    /// Mostra um objeto JSON (contaId, e apiKey em `rotate`).
     #[arg(long = "json")]
     json: bool,
 }

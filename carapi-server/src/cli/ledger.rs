@@ -5,27 +5,28 @@ use std::process::ExitCode;
 use carapi_service::store::journal::{Journal, journal_path};
 use carapi_service::store::{ContaId, Store};
 
-/// Ledger subcommands.
+/// Subcomandos do razão.
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum Command {
-    /// Check every account (or one): balance == credits - debits, debits == charged history,
-    /// credits == initial balance + confirmed top-ups. Exit code 1 when any account fails.
+    /// Confere todas as contas (ou uma): saldo == créditos - débitos, débitos == histórico
+    /// cobrado, créditos == saldo inicial + recargas confirmadas. Código de saída 1 quando
+    /// alguma conta falha.
     #[command(name = "conferir", alias = "check")]
     Check(CheckArgs),
 }
 
-/// Options of `ledger check`.
+/// Opções de `ledger check`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {
-    /// Only this account.
+    /// Só esta conta.
     #[arg(long = "conta")]
     conta: Option<i64>,
     #[command(flatten)]
     database: super::AdminDatabaseArgs,
-    /// One JSON object per account.
+    /// Um objeto JSON por conta.
     #[arg(long = "json")]
     json: bool,
-    /// The server's journal of charges whose outcome was lost (as `servir --diario`).
+    /// O diário do servidor com as cobranças cujo resultado se perdeu (como `servir --diario`).
     #[arg(long = "diario", alias = "journal", env = "CARAPI_JOURNAL")]
     diario: Option<std::path::PathBuf>,
 }

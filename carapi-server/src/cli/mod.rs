@@ -22,7 +22,7 @@ use carapi_service::store::{OpenMode, Store};
 
 /// Servidor de referência da API carapi /v1.
 #[derive(Debug, Parser)]
-#[command(name = "carapi-server", version, about)]
+#[command(name = "carapi-server", version)]
 pub(crate) struct Cli {
     /// Formato do log no stderr: texto (uma linha legível por evento; cores só num terminal) ou
     /// json (um objeto por linha). O filtro é CARAPI_LOG (padrão info); o log de acesso tem uma
@@ -40,7 +40,7 @@ pub(crate) struct Cli {
     pub(crate) command: Command,
 }
 
-/// The log's format on stderr (`--log-formato`).
+/// O formato do log no stderr (`--log-formato`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum LogFormat {
     /// Uma linha legível por evento.
@@ -51,12 +51,12 @@ pub(crate) enum LogFormat {
     Json,
 }
 
-/// The `--database` option shared by the commands that open the store.
+/// A opção `--banco` compartilhada pelos comandos que abrem o banco.
 #[derive(Debug, clap::Args)]
 pub(crate) struct DatabaseArgs {
-    /// Database URL: `sqlite://FILE` (embedded, the default) or `postgres://USER@HOST/DB`.
-    /// `servir` creates and migrates it, `importar` and `semear` create a missing one; the
-    /// admin commands open an existing database whose schema is this binary's.
+    /// URL do banco: `sqlite://FILE` (embutido, o padrão) ou `postgres://USER@HOST/DB`.
+    /// `servir` o cria e migra, `importar` e `semear` criam um que não exista; os comandos de
+    /// administração abrem um banco existente cujo esquema é o deste binário.
     #[arg(
         long = "banco",
         alias = "database",
@@ -67,14 +67,14 @@ pub(crate) struct DatabaseArgs {
     pub(crate) database: String,
 }
 
-/// The database of an admin command (`conta`, `pix pagar`, `razao conferir`,
-/// `segredo-webhook`): an existing one, never created nor migrated unless --criar-banco.
+/// O banco de um comando de administração (`conta`, `pix pagar`, `razao conferir`,
+/// `segredo-webhook`): um existente, nunca criado nem migrado sem --criar-banco.
 #[derive(Debug, clap::Args)]
 pub(crate) struct AdminDatabaseArgs {
     #[command(flatten)]
     pub(crate) url: DatabaseArgs,
-    /// Create and migrate the database when it does not exist (an existing one is never
-    /// migrated by this command: `servir` does it).
+    /// Cria e migra o banco quando ele não existe (um existente nunca é migrado por este
+    /// comando: `servir` o faz).
     #[arg(long = "criar-banco", alias = "create-database")]
     pub(crate) create_database: bool,
 }
@@ -109,45 +109,48 @@ async fn warn_interrupted_load(url: &str) {
     }
 }
 
-/// Subcommands.
+/// Subcomandos.
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
-    /// Serve the API (creates and migrates the database, loads bundled data into an empty one).
+    /// Serve a API (cria e migra o banco, carrega os dados embutidos num banco vazio).
     #[command(name = "servir", alias = "serve")]
     Serve(serve::Args),
-    /// Manage API accounts.
+    /// Gerencia as contas da API.
     #[command(name = "conta", alias = "account")]
     Account {
-        /// Account subcommand.
+        /// Subcomando de conta.
         #[command(subcommand)]
         command: account::Command,
     },
-    /// Import CAR records from a public SICAR CSV or a SICAR WFS GeoJSON (idempotent; streamed).
+    /// Importa registros CAR de um CSV público do SICAR ou de um GeoJSON do WFS do SICAR
+    /// (idempotente; lido em fluxo).
     #[command(name = "importar", alias = "import")]
     Import(import::Args),
-    /// Generate realistic synthetic CAR records.
+    /// Gera registros CAR sintéticos realistas.
     #[command(name = "semear", alias = "seed")]
     Seed(seed::Args),
-    /// Play the PIX payment provider.
+    /// Faz o papel do provedor de pagamentos PIX.
     #[command(name = "pix")]
     Pix {
-        /// PIX subcommand.
+        /// Subcomando PIX.
         #[command(subcommand)]
         command: pix::Command,
     },
-    /// Ledger checks.
+    /// Conferências do razão.
     #[command(name = "razao", alias = "ledger")]
     Ledger {
-        /// Ledger subcommand.
+        /// Subcomando do razão.
         #[command(subcommand)]
         command: ledger::Command,
     },
-    /// Print the database's webhook secret (HMAC-SHA256 of POST /webhooks/pix), generated on
-    /// first start; CARAPI_WEBHOOK_SECRET overrides it in `serve`.
+    /// Mostra o segredo de webhook (HMAC-SHA256 de POST /webhooks/pix) que o servidor usa: o
+    /// dado por --segredo-webhook/--arquivo-segredo-webhook ou por suas variáveis
+    /// CARAPI_WEBHOOK_SECRET/CARAPI_WEBHOOK_SECRET_FILE, senão o do banco, sem criar um a menos
+    /// que --criar-segredo.
     #[command(name = "segredo-webhook", alias = "webhook-secret")]
     WebhookSecret(secret::Args),
-    /// Write a consistent copy of a SQLite database while the server runs (VACUUM INTO, mode
-    /// 0600); for PostgreSQL use pg_dump.
+    /// Grava uma cópia consistente de um banco SQLite enquanto o servidor roda (VACUUM INTO,
+    /// modo 0600); para PostgreSQL use pg_dump.
     #[command(name = "backup")]
     Backup(backup::Args),
 }

@@ -4,28 +4,28 @@ use std::process::ExitCode;
 
 use carapi_service::pix::payment::pay_via_webhook;
 
-/// PIX subcommands.
+/// Subcomandos PIX.
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum Command {
-    /// Mark a charge paid in the simulated PSP's book and send the signed webhook to the
-    /// running server (which credits only what the book has paid).
+    /// Marca uma cobrança como paga no livro do PSP simulado e envia o webhook assinado ao
+    /// servidor em execução (que credita só o que o livro pagou).
     #[command(name = "pagar", alias = "pay")]
     Pay(PayArgs),
 }
 
-/// Options of `pix pay`.
+/// Opções de `pix pay`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct PayArgs {
-    /// The charge's paymentId (from POST /v1/recarga).
+    /// O paymentId da cobrança (de POST /v1/recarga).
     #[arg(value_name = "PAYMENT_ID")]
     payment_id: String,
-    /// Base URL of the running server, e.g. http://127.0.0.1:8080.
+    /// URL base do servidor em execução, ex.: http://127.0.0.1:8080.
     #[arg(long = "servidor", alias = "server")]
     server: String,
-    /// The secret the server was started with (the same options and variables as `servir`).
+    /// O segredo com que o servidor foi iniciado (as mesmas opções e variáveis de `servir`).
     #[command(flatten)]
     webhook_secret: super::webhook_secret_args::WebhookSecretArgs,
-    /// The server's database: the simulated PSP's book (and its webhook secret) live there.
+    /// O banco do servidor: o livro do PSP simulado (e seu segredo de webhook) fica nele.
     #[command(flatten)]
     database: super::AdminDatabaseArgs,
 }

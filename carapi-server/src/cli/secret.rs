@@ -10,10 +10,10 @@ pub(super) const NO_SECRET: &str = "o banco não tem segredo de webhook (`servir
     segredo com que o servidor foi iniciado (CARAPI_WEBHOOK_SECRET_FILE ou \
     CARAPI_WEBHOOK_SECRET), ou crie o do banco com `segredo-webhook --criar-segredo`";
 
-/// Options of `webhook-secret`.
+/// Opções de `webhook-secret`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The secret the server was started with, when it was (the same options as `servir`).
+    /// O segredo com que o servidor foi iniciado, quando foi (as mesmas opções de `servir`).
     #[command(flatten)]
     webhook_secret: super::webhook_secret_args::WebhookSecretArgs,
     /// Cria e guarda o segredo do banco quando ele ainda não tem um (sem esta opção nada é

@@ -7,19 +7,21 @@ use carapi_sdk::domain::br;
 use carapi_loader::progress::seconds_br;
 use carapi_loader::{self as carga, Origin};
 
-/// Options of `seed`.
+/// Opções de `seed`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// Number of synthetic records to generate (streamed in batches: any size, bounded memory).
+    /// Número de registros sintéticos a gerar (gravados em lotes: qualquer tamanho, memória
+    /// limitada).
     #[arg(long = "sinteticos", alias = "synthetic")]
     synthetic: usize,
-    /// Seed of the generator (same seed, same records).
+    /// Semente do gerador (mesma semente, mesmos registros).
     #[arg(long = "semente", alias = "seed", default_value_t = 42)]
     seed: u64,
-    /// Give the large owner 98.765.432/0001-98 this many CARs (default 210 when N >= 1000).
+    /// Dá ao grande proprietário 98.765.432/0001-98 esta quantidade de CARs (padrão 210 quando
+    /// N >= 1000).
     #[arg(long = "dono-grande", value_name = "CARS")]
     dono_grande: Option<usize>,
-    /// No progress bar (it shows only on a terminal anyway).
+    /// Sem barra de progresso (de todo modo ela só aparece num terminal).
     #[arg(long = "sem-progresso")]
     sem_progresso: bool,
     #[command(flatten)]

@@ -13,17 +13,17 @@ use carapi_service::http::client_addr::header_name;
 use carapi_service::http::edge::Edge;
 use carapi_test_double::test_mode::{TestModeConfig, assembly};
 
-/// Options of `serve`.
+/// Opções de `serve`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// Address to listen on.
+    /// Endereço em que escutar.
     #[arg(long = "endereco", alias = "bind", env = "CARAPI_BIND", default_value = DEFAULT_BIND)]
     bind: SocketAddr,
     #[command(flatten)]
     database: super::DatabaseArgs,
     #[command(flatten)]
     webhook_secret: super::webhook_secret_args::WebhookSecretArgs,
-    /// Seconds between reconciliation passes for pending top-ups.
+    /// Segundos entre as passagens de reconciliação das recargas pendentes.
     #[arg(
         long = "intervalo-reconciliacao",
         alias = "reconcile-interval",
@@ -31,7 +31,7 @@ pub(crate) struct Args {
         default_value_t = 120
     )]
     reconcile_interval: u64,
-    /// Requests per second per API key (0 disables the limiter).
+    /// Requisições por segundo por chave de API (0 desativa o limitador).
     #[arg(
         long = "limite-taxa",
         alias = "rate-limit",
@@ -39,65 +39,67 @@ pub(crate) struct Args {
         default_value_t = 10
     )]
     rate_limit: u32,
-    /// Receipt behaviour: normal, indisponivel (503) or falha-stream (502).
+    /// Comportamento do recibo: normal, indisponivel (503) ou falha-stream (502).
     #[arg(long = "recibo", env = "CARAPI_RECIBO", default_value = "normal")]
     recibo: ReciboMode,
-    /// Make the simulated PSP fail (POST /v1/recarga answers 502 ERRO_PIX).
+    /// Faz o PSP simulado falhar (POST /v1/recarga responde 502 ERRO_PIX).
     #[arg(long = "pix-falha", env = "CARAPI_PIX_FALHA")]
     pix_failure: bool,
-    /// Do not load the bundled CAR records into an empty database.
+    /// Não carrega os registros CAR embutidos num banco vazio.
     #[arg(
         long = "sem-dados-embutidos",
         env = "CARAPI_NO_BUNDLED_DATA",
         value_parser = clap::builder::FalseyValueParser::new()
     )]
     sem_dados_embutidos: bool,
-    /// Seconds a client has to send a request's headers; also how long an idle keep-alive
-    /// connection stays open.
+    /// Segundos que um cliente tem para enviar os cabeçalhos de uma requisição; também quanto
+    /// tempo uma conexão keep-alive ociosa fica aberta.
     #[arg(
         long = "tempo-cabecalho",
         env = "CARAPI_TEMPO_CABECALHO",
         default_value_t = 10
     )]
     header_timeout: u64,
-    /// Seconds a client has to send a whole request body (408 after it); read only once the
-    /// key (or the webhook's signature header) was checked.
+    /// Segundos que um cliente tem para enviar o corpo inteiro de uma requisição (408 depois
+    /// disso); lido só depois de verificada a chave (ou o cabeçalho de assinatura do webhook).
     #[arg(long = "tempo-corpo", env = "CARAPI_TEMPO_CORPO", default_value_t = 10)]
     body_timeout: u64,
-    /// Largest request body, bytes (413 above it).
+    /// Maior corpo de requisição, em bytes (413 acima dele).
     #[arg(
         long = "corpo-maximo",
         env = "CARAPI_CORPO_MAXIMO",
         default_value_t = 65_536
     )]
     max_body: usize,
-    /// Open connections at most; above it new connections wait to be accepted.
+    /// Máximo de conexões abertas; acima dele, novas conexões esperam para ser aceitas.
     #[arg(
         long = "conexoes-maximas",
         env = "CARAPI_CONEXOES_MAXIMAS",
         default_value_t = 1_000
     )]
     max_connections: usize,
-    /// The journal of charges whose outcome could not be learned while the database was away
-    /// (fsynced; default: beside the SQLite file, `FILE.diario`, or `carapi.diario` here for
-    /// PostgreSQL).
+    /// O diário das cobranças cujo resultado não pôde ser sabido enquanto o banco esteve fora
+    /// (com fsync; padrão: ao lado do arquivo SQLite, `FILE.diario`, ou `carapi.diario` no
+    /// diretório atual para PostgreSQL).
     #[arg(long = "diario", alias = "journal", env = "CARAPI_JOURNAL")]
     diario: Option<std::path::PathBuf>,
-    /// Connections per client address still sending their first request's head, at most,
-    /// while over half of --conexoes-maximas are open; past it that address's new connections
-    /// are closed at once (a trusted proxy is never counted; 0 disables).
+    /// Máximo de conexões por endereço de cliente ainda enviando o cabeçalho da primeira
+    /// requisição, enquanto mais da metade de --conexoes-maximas está aberta; além dele, as
+    /// novas conexões desse endereço são fechadas na hora (um proxy confiável nunca é contado;
+    /// 0 desativa).
     #[arg(long = "pendentes-por-endereco", env = "CARAPI_PENDENTES_POR_ENDERECO", default_value_t = DEFAULT_UNFINISHED_PER_ADDRESS)]
     unfinished_per_address: usize,
-    /// Bytes of a request's head (request line and headers) at most, 8192 or more: past it the
-    /// answer is 431 and the connection closes (unfinished headers hold no more memory).
+    /// Máximo de bytes do cabeçalho de uma requisição (linha de requisição e cabeçalhos), 8192
+    /// ou mais: além dele a resposta é 431 e a conexão fecha (cabeçalhos inacabados não ocupam
+    /// mais memória que isso).
     #[arg(long = "cabecalho-maximo", env = "CARAPI_CABECALHO_MAXIMO", default_value_t = DEFAULT_MAX_HEADER_BYTES)]
     max_header_bytes: usize,
-    /// Open connections per client address at most; past it that address's new connections
-    /// are closed at once, others are still served (0 disables).
+    /// Máximo de conexões abertas por endereço de cliente; além dele, as novas conexões desse
+    /// endereço são fechadas na hora, as de outros continuam sendo atendidas (0 desativa).
     #[arg(long = "conexoes-por-endereco", env = "CARAPI_CONEXOES_POR_ENDERECO", default_value_t = DEFAULT_CONNECTIONS_PER_ADDRESS)]
     connections_per_address: usize,
-    /// Seconds a client has to accept bytes of an answer; a connection whose peer reads
-    /// nothing for this long is closed.
+    /// Segundos que um cliente tem para aceitar bytes de uma resposta; uma conexão cujo par não
+    /// lê nada durante esse tempo é fechada.
     #[arg(long = "tempo-envio", env = "CARAPI_TEMPO_ENVIO", default_value_t = 10)]
     send_timeout: u64,
     /// Dias que uma consulta com erro (não cobrada) fica no histórico antes de o servidor
@@ -105,13 +107,14 @@ pub(crate) struct Args {
     /// guardá-las para sempre; consultas cobradas nunca são removidas.
     #[arg(long = "retencao-erros-dias", env = "CARAPI_RETENCAO_ERROS_DIAS", default_value = "90", value_parser = parse_retention)]
     error_retention: Retention,
-    /// Requests served on one connection at most; the last answer closes it (pipelined
-    /// requests past it are not served).
+    /// Máximo de requisições atendidas numa conexão; a última resposta a fecha (requisições em
+    /// pipeline além dele não são atendidas).
     #[arg(long = "pedidos-por-conexao", env = "CARAPI_PEDIDOS_POR_CONEXAO", default_value_t = DEFAULT_REQUESTS_PER_CONNECTION)]
     requests_per_connection: u32,
-    /// Reverse proxies (address ranges in CIDR notation, or single addresses, comma-separated)
-    /// whose --cabecalho-cliente names the client address; none by default (no header is
-    /// read). Their own socket address counts toward no per-address bound.
+    /// Proxies reversos (faixas de endereços em notação CIDR, ou endereços avulsos, separados
+    /// por vírgula) cujo --cabecalho-cliente informa o endereço do cliente; nenhum por padrão
+    /// (nenhum cabeçalho é lido). O endereço de socket deles não conta para nenhum limite por
+    /// endereço.
     #[arg(
         long = "proxies-confiaveis",
         env = "CARAPI_PROXIES_CONFIAVEIS",
@@ -119,8 +122,9 @@ pub(crate) struct Args {
         value_parser = parse_range
     )]
     trusted_proxies: Vec<ipnet::IpNet>,
-    /// The one header the trusted proxies write the client address into, read right to left
-    /// past them (X-Forwarded-For by default; Forwarded reads RFC 7239's for=).
+    /// O único cabeçalho em que os proxies confiáveis escrevem o endereço do cliente, lido da
+    /// direita para a esquerda, pulando os deles (X-Forwarded-For por padrão; Forwarded lê o
+    /// for= da RFC 7239).
     #[arg(
         long = "cabecalho-cliente",
         env = "CARAPI_CLIENT_HEADER",
@@ -128,7 +132,7 @@ pub(crate) struct Args {
         value_parser = parse_header
     )]
     client_header: String,
-    /// Failed authentications per second per client address before 429 (0 disables).
+    /// Autenticações falhas por segundo por endereço de cliente antes de 429 (0 desativa).
     #[arg(
         long = "limite-nao-autenticado",
         env = "CARAPI_LIMITE_NAO_AUTENTICADO",
@@ -139,11 +143,11 @@ pub(crate) struct Args {
     /// não fiquem expostas aos clientes; o endereço principal responde 404 em /metrics.
     #[arg(long = "endereco-metricas", env = "CARAPI_ENDERECO_METRICAS")]
     metrics_bind: Option<SocketAddr>,
-    /// Run as a test double: a movable clock, faults on demand and the /_teste routes (see the
-    /// server README). Refused unless --bind is a loopback address.
+    /// Roda como dublê de teste: um relógio ajustável, falhas sob demanda e as rotas /_teste
+    /// (veja o README do servidor). Recusado a menos que --bind seja um endereço de loopback.
     #[arg(long = "modo-teste", id = "modo_teste")]
     test_mode: bool,
-    /// Bearer token of the /_teste routes (default: a random one, printed at start).
+    /// Token Bearer das rotas /_teste (padrão: um aleatório, mostrado no início).
     #[arg(
         long = "token-teste",
         env = "CARAPI_TOKEN_TESTE",

@@ -1,8 +1,8 @@
 //! The webhook secret's options, shared by `servir`, `pix pagar` and `segredo-webhook` so that
 //! the tools sign with (and print) the secret the server uses.
 
-/// `--segredo-webhook` (`CARAPI_WEBHOOK_SECRET`) or `--arquivo-segredo-webhook`
-/// (`CARAPI_WEBHOOK_SECRET_FILE`); neither: the database's own secret.
+/// `--segredo-webhook` (`CARAPI_WEBHOOK_SECRET`) ou `--arquivo-segredo-webhook`
+/// (`CARAPI_WEBHOOK_SECRET_FILE`); nenhum dos dois: o segredo do próprio banco.
 #[derive(Debug, clap::Args)]
 pub(crate) struct WebhookSecretArgs {
     /// Segredo HMAC-SHA256 de POST /webhooks/pix, com 32 bytes ou mais. Sem ele (e sem
