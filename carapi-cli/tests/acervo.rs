@@ -449,11 +449,11 @@ fn lote_outputs_have_origin_columns_with_the_archive() {
     assert_eq!(s.saldo(), dec("98.00"));
     let first = csv_rows("primeira.csv");
     let col = |n: &str| first[0].iter().position(|c| c == n).unwrap();
-    let (origem, comprado, cobrado) = (col("origem"), col("compradoEm"), col("cobrado"));
+    let (origin, comprado, cobrado) = (col("origem"), col("compradoEm"), col("cobrado"));
     assert!(
         first[1..]
             .iter()
-            .all(|r| r[origem] == "api" && r[cobrado] == "sim"),
+            .all(|r| r[origin] == "api" && r[cobrado] == "sim"),
         "{first:?}"
     );
     assert!(
@@ -469,7 +469,7 @@ fn lote_outputs_have_origin_columns_with_the_archive() {
     let second = csv_rows("segunda.csv");
     assert_eq!(second[0], first[0], "same columns");
     for (a, b) in first[1..].iter().zip(&second[1..]) {
-        assert_eq!(b[origem], "acervo");
+        assert_eq!(b[origin], "acervo");
         assert_eq!(b[cobrado], "não");
         assert_eq!(b[comprado], a[comprado], "when it was bought, not now");
     }

@@ -153,10 +153,10 @@ fn a_changed_owner_is_printed_only_stale_entries_are_bought_and_the_exit_says_ch
     w.rt.block_on(w.srv.change_imovel(
         CODES[0],
         ImovelChange {
-            proprietarios: Some(vec![OwnerChange {
-                documento: "111.444.777-35".into(),
-                nome: "Fulana Nova Exemplo".into(),
-            }]),
+            proprietarios: Some(vec![OwnerChange::new(
+                "111.444.777-35",
+                "Fulana Nova Exemplo",
+            )]),
             ..ImovelChange::default()
         },
     ))

@@ -187,6 +187,16 @@ pub struct OwnerChange {
     pub nome: String,
 }
 
+impl OwnerChange {
+    /// An owner from its document (CPF or CNPJ, with or without mask) and name.
+    pub fn new(documento: impl Into<String>, nome: impl Into<String>) -> Self {
+        Self {
+            documento: documento.into(),
+            nome: nome.into(),
+        }
+    }
+}
+
 /// A change to a CAR record's data (`TestServer::change_imovel`,
 /// `POST /_teste/imoveis/{codigoCar}`): each field given replaces the record's; the record's
 /// last update in the origin base (`dataExpiracao` of the answers) becomes the test clock's
