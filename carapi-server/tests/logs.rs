@@ -439,17 +439,19 @@ fn conferir_acessos(saida: &[String], json: bool, feitos: &[Feito]) {
 
 /// Runs of `min..=max` ASCII digits in `s`, or of hex digits when `hex`.
 fn sequencias(s: &str, hex: bool, tamanhos: &[usize]) -> Vec<String> {
-    let e = |c: char| {
-        if hex {
-            c.is_ascii_hexdigit()
-        } else {
-            c.is_ascii_digit()
-        }
-    };
+    if !hex {
+        // A digit run counts as a document only when no letter or digit touches it: the last
+        // group of a request id (a UUID, `…-b56749366601`) is hex that may hold 11 digits.
+        return s
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|t| t.chars().all(|c| c.is_ascii_digit()) && tamanhos.contains(&t.len()))
+            .map(str::to_owned)
+            .collect();
+    }
     let mut achadas = Vec::new();
     let mut atual = String::new();
     for c in s.chars().chain(std::iter::once(' ')) {
-        if e(c) {
+        if c.is_ascii_hexdigit() {
             atual.push(c);
         } else {
             if tamanhos.contains(&atual.len()) {
