@@ -177,11 +177,12 @@ pub(crate) fn header_timeout_for(normal: Duration, pressao: bool) -> Duration {
 
 /// The places of a new connection from `address` in the per-address counts
 /// ([`Edge::connections_per_address`], and under pressure [`Edge::unfinished_per_address`]),
-/// or `None` when the address is past one of its bounds (the connection is closed at once).
+/// or `None` when the address is past one of its bounds (the connection is closed at once);
+/// `pressao` is [`under_pressure`] as the connection was accepted.
 fn admit(
     por_endereco: &Arc<PerAddress>,
     pendentes: &Arc<PerAddress>,
-    permissoes: &Semaphore,
+    pressao: bool,
     edge: &Edge,
     address: std::net::SocketAddr,
 ) -> Option<(Counted, Option<Slot>)> {
@@ -202,7 +203,6 @@ fn admit(
     // arrives, a connection counts toward its address's bound of unfinished requests (never a
     // trusted proxy's: it carries many clients); a burst of new connections from one address
     // is not refused while connections are plentiful.
-    let pressao = under_pressure(permissoes.available_permits(), edge.max_connections);
     let vaga = (vaga, crate::metrics::OpenConnection::new());
     if !pressao || edge.unfinished_per_address.is_none() || trusted {
         return Some((vaga, None));
@@ -262,12 +262,12 @@ pub(crate) async fn serve_with<C: Connections>(
             },
             () = parar.cancelled() => break,
         };
-        let Some((vaga, pendente)) = admit(&por_endereco, &pendentes, &permissoes, &edge, address)
+        let pressao = under_pressure(permissoes.available_permits(), edge.max_connections);
+        let Some((vaga, pendente)) = admit(&por_endereco, &pendentes, pressao, &edge, address)
         else {
             let _ = tcp.set_zero_linger();
             continue;
         };
-        let pressao = under_pressure(permissoes.available_permits(), edge.max_connections);
         let h1 = if pressao { &h1_pressao } else { &h1 };
         let pendente = Arc::new(Mutex::new(pendente));
         let _ = tcp.set_nodelay(true);
