@@ -93,57 +93,67 @@ fn entry_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
     })
 }
 
-/// Appends one entry at the end of the chain, in one immediate transaction (appends from
-/// several processes on one file are serialised by SQLite's write lock).
-pub(crate) fn append(conn: &mut Connection, new: &NewEntry) -> Result<Entry, ArchiveError> {
+/// Appends `group` at the end of the chain, in order, in one immediate transaction (appends
+/// from several processes on one file are serialised by SQLite's write lock).
+pub(crate) fn append_group(
+    conn: &mut Connection,
+    group: &[&NewEntry],
+) -> Result<Vec<Entry>, ArchiveError> {
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(ArchiveError::sqlite("gravar no acervo"))?;
     let last: Option<(i64, String)> = tx
-        .query_row(
-            "SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()
+        .prepare_cached("SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1")
+        .and_then(|mut st| st.query_row([], |r| Ok((r.get(0)?, r.get(1)?))).optional())
         .map_err(ArchiveError::sqlite("gravar no acervo"))?;
-    let (seq, prev) = last.map_or((1, GENESIS.to_owned()), |(s, h)| (s + 1, h));
-    let bought_at = instant(new.bought_at);
-    let entry = seal(new, seq, prev, &bought_at);
-    let write = || -> rusqlite::Result<()> {
-        tx.execute(
-            "INSERT INTO entries (seq, operation, preco, data_consulta, bought_at, account, \
-             purpose, legal_basis, content_hash, prev_hash, hash) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-            params![
-                seq,
-                entry.operation,
-                entry.preco.map(|p| p.to_string()),
-                entry.data_consulta,
-                bought_at,
-                entry.account,
-                entry.purpose,
-                entry.legal_basis,
-                entry.content_hash,
-                entry.prev_hash,
-                entry.hash
-            ],
-        )?;
-        tx.execute(
-            "INSERT INTO contents (seq, chave, body) VALUES (?1, ?2, ?3)",
-            params![seq, new.chave, new.body],
-        )?;
-        for d in &new.documentos {
-            tx.execute(
-                "INSERT OR IGNORE INTO documents (documento, seq) VALUES (?1, ?2)",
-                params![d, seq],
-            )?;
-        }
-        Ok(())
-    };
-    write().map_err(ArchiveError::sqlite("gravar no acervo"))?;
+    let (mut seq, mut prev) = last.map_or((0, GENESIS.to_owned()), |(s, h)| (s, h));
+    let mut sealed = Vec::with_capacity(group.len());
+    for new in group {
+        seq += 1;
+        let entry = insert(&tx, new, seq, std::mem::take(&mut prev))
+            .map_err(ArchiveError::sqlite("gravar no acervo"))?;
+        prev.clone_from(&entry.hash);
+        sealed.push(entry);
+    }
     tx.commit()
         .map_err(ArchiveError::sqlite("gravar no acervo"))?;
+    Ok(sealed)
+}
+
+/// Seals `new` as entry `seq` after the hash `prev` and inserts its rows.
+fn insert(
+    tx: &rusqlite::Transaction<'_>,
+    new: &NewEntry,
+    seq: i64,
+    prev: String,
+) -> rusqlite::Result<Entry> {
+    let bought_at = instant(new.bought_at);
+    let entry = seal(new, seq, prev, &bought_at);
+    tx.prepare_cached(
+        "INSERT INTO entries (seq, operation, preco, data_consulta, bought_at, account, \
+         purpose, legal_basis, content_hash, prev_hash, hash) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    )?
+    .execute(params![
+        seq,
+        entry.operation,
+        entry.preco.map(|p| p.to_string()),
+        entry.data_consulta,
+        bought_at,
+        entry.account,
+        entry.purpose,
+        entry.legal_basis,
+        entry.content_hash,
+        entry.prev_hash,
+        entry.hash
+    ])?;
+    tx.prepare_cached("INSERT INTO contents (seq, chave, body) VALUES (?1, ?2, ?3)")?
+        .execute(params![seq, new.chave, new.body])?;
+    let mut doc =
+        tx.prepare_cached("INSERT OR IGNORE INTO documents (documento, seq) VALUES (?1, ?2)")?;
+    for d in &new.documentos {
+        doc.execute(params![d, seq])?;
+    }
     Ok(entry)
 }
 
@@ -153,15 +163,16 @@ pub(crate) fn latest(
     operation: &str,
     chave: &str,
 ) -> Result<Option<(Entry, Vec<u8>)>, ArchiveError> {
-    conn.query_row(
-        &format!(
-            "SELECT {COLUMNS}, c.body FROM contents c JOIN entries e ON e.seq = c.seq \
-             WHERE c.chave = ?1 AND e.operation = ?2 ORDER BY c.seq DESC LIMIT 1"
-        ),
-        params![chave, operation],
-        |r| Ok((entry_of(r)?, r.get(13)?)),
-    )
-    .optional()
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS}, c.body FROM contents c JOIN entries e ON e.seq = c.seq \
+         WHERE c.chave = ?1 AND e.operation = ?2 ORDER BY c.seq DESC LIMIT 1"
+    ))
+    .and_then(|mut st| {
+        st.query_row(params![chave, operation], |r| {
+            Ok((entry_of(r)?, r.get(13)?))
+        })
+        .optional()
+    })
     .map_err(ArchiveError::sqlite("ler o acervo"))
 }
 

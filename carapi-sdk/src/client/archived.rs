@@ -189,10 +189,14 @@ impl Client {
         max_age: std::time::Duration,
     ) -> Result<Archived<Bytes>> {
         let (op, chave) = (req.op, req.chave.clone());
-        let archive = setup.archive.clone();
-        let found = {
-            let chave = chave.clone();
+        // A SQLite archive's read is an index lookup of a few microseconds on its own
+        // connection, which no writer blocks: it runs here, as a round trip through the
+        // blocking pool cost more than the read. A PostgreSQL read goes over the network.
+        let found = if setup.archive.is_shared() {
+            let (archive, chave) = (setup.archive.clone(), chave.clone());
             blocking(move || archive.latest(op.name(), &chave)).await??
+        } else {
+            setup.archive.latest(op.name(), &chave)?
         };
         if let Some(a) = fresh(found, max_age) {
             return Ok(a);
@@ -250,7 +254,7 @@ impl Client {
         let appended = match sink {
             Sink::Archive => {
                 let archive = setup.archive.clone();
-                blocking(move || archive.append(&new.with_documents()))
+                blocking(move || archive.append(new.with_documents()))
                     .await
                     .map_err(|e| e.to_string())
             }
