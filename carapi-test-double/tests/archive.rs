@@ -1,7 +1,8 @@
 //! The SDK's archive of paid answers (its feature `archive`) against this double over real sockets:
 //! reuse within the policy, buying again past it, one purchase for 50 concurrent lookups,
 //! tampering detected against a kept head, purge keeping the chain, subject listing, a full
-//! archive that still answers, a missing purpose refused before any request.
+//! archive that still answers (with a warning, or a WARN event for a plain lookup), a missing
+//! purpose refused before any request.
 
 // A test is a scenario read top to bottom; the 80-line bound is for production functions.
 #![allow(clippy::too_many_lines)]
@@ -381,6 +382,97 @@ async fn an_answer_that_cannot_be_archived_still_reaches_the_user_with_a_warning
     let w = a.warning.expect("a warning says it was not archived");
     assert!(w.contains("acervo"), "{w}");
     assert!(archive.entries().unwrap().is_empty());
+}
+
+/// The messages of the WARN events of target `carapi_sdk::archive`, from every thread (the
+/// archive's committer runs on tokio's blocking pool), with their `operation`.
+fn archive_warnings() -> &'static std::sync::Mutex<Vec<String>> {
+    use tracing_subscriber::layer::SubscriberExt;
+    static SEEN: std::sync::OnceLock<&'static std::sync::Mutex<Vec<String>>> =
+        std::sync::OnceLock::new();
+    SEEN.get_or_init(|| {
+        let seen: &'static std::sync::Mutex<Vec<String>> = Box::leak(Box::default());
+        let subscriber = tracing_subscriber::registry().with(Warnings(seen));
+        tracing::subscriber::set_global_default(subscriber).expect("one subscriber");
+        seen
+    })
+}
+
+struct Warnings(&'static std::sync::Mutex<Vec<String>>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Warnings {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        struct Text(String);
+        impl tracing::field::Visit for Text {
+            fn record_debug(&mut self, field: &tracing::field::Field, v: &dyn std::fmt::Debug) {
+                self.0.push_str(&format!("{}={v:?} ", field.name()));
+            }
+            fn record_str(&mut self, field: &tracing::field::Field, v: &str) {
+                self.0.push_str(&format!("{}={v} ", field.name()));
+            }
+        }
+        let m = event.metadata();
+        if *m.level() == tracing::Level::WARN && m.target() == "carapi_sdk::archive" {
+            let mut t = Text(String::new());
+            event.record(&mut t);
+            self.0.lock().unwrap().push(t.0);
+        }
+    }
+}
+
+/// A plain lookup leaves its append to the archive's committer and returns: on an archive
+/// that fills up, every lookup still answers, and each answer not archived is a WARN event,
+/// never silence.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_lookups_on_a_full_archive_answer_and_warn() {
+    let warnings = archive_warnings();
+    let srv = TestServer::start().await.unwrap();
+    let conta = srv.conta().saldo(dec!(500)).create().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // The file's own size: its empty pages take a few answers, then it is full.
+    let archive = Archive::open(dir.path().join("acervo.sqlite3"))
+        .unwrap()
+        .with_max_size(1)
+        .unwrap();
+    let c = srv
+        .client_builder(&conta)
+        .rate_limit(None)
+        .archive(archive.clone(), policy(Freshness::Never))
+        .build()
+        .unwrap();
+    let codigos: Vec<String> = dados::bundled()
+        .into_iter()
+        .filter(|i| !i.proprietarios.is_empty())
+        .map(|i| i.codigo_car.to_string())
+        .take(12)
+        .collect();
+    for codigo in &codigos {
+        assert!(
+            c.car_completo(codigo).await.unwrap().success,
+            "the user gets the answer"
+        );
+    }
+    let archived = archive.entries().unwrap().len();
+    assert!(
+        archived < codigos.len(),
+        "the archive filled up: {archived}"
+    );
+    let missing = codigos.len() - archived;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let warned = || {
+        warnings
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|w| {
+                w.contains("resposta paga não arquivada") && w.contains("operation=car_completo")
+            })
+            .count()
+    };
+    while warned() < missing && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(warned(), missing, "{:?}", warnings.lock().unwrap());
 }
 
 #[tokio::test]

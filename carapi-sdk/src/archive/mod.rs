@@ -46,16 +46,22 @@
 //! its lock with its connection.
 //!
 //! # Cost
-//! A bought answer is appended, and committed, before the lookup returns it: an answer the
-//! caller has seen is in the archive (a crash of the program loses none; SQLite's
-//! `synchronous = NORMAL` under its write-ahead log means a power cut can lose the last few,
-//! which would then be bought again). In one process, appends that arrive while another commits
-//! are committed together in one transaction (group commit), and the read of a key's newest
-//! answer uses a connection of its own, which no writer blocks, on the calling task. The append
-//! costs about 0.1 ms on the lookup's path: against answers over a network (tens of
-//! milliseconds) a batch of 1,000 bought lookups is within 2% of the same batch without an
-//! archive; against a server on the same machine (answers of about 1 ms) it is about 1.5 times
-//! as long (`cargo bench -p carapi-tests --bench figures -- archive`).
+//! On a SQLite archive the `*_archived` lookups
+//! ([`Client::car_archived`](crate::Client::car_archived) and the others) return once the bought
+//! answer is committed, with its [`Archived::seq`] or a [`Archived::warning`]. The plain lookups
+//! ([`Client::car`](crate::Client::car) and the others), which give neither, return as soon as the
+//! answer is bought and leave its append to the archive's committer, a task of tokio's blocking
+//! pool that lets a group gather for 5 ms and commits it in one transaction, in order: a batch does
+//! not wait for each commit. An append that fails there is a WARN event. In this process every read
+//! of the archive commits what is queued first (a lookup of a key only when that key is queued), so
+//! a second lookup of a key never buys it again; the end of the tokio runtime waits for the
+//! committer, and dropping the last handle of the archive commits what is left. A crash of the
+//! program loses what was queued (the last 5 ms or so of answers, which would then be bought
+//! again), as it loses an answer bought but not yet committed by a waiting lookup; SQLite's
+//! `synchronous = NORMAL` under its write-ahead log means a power cut can lose the last few commits
+//! too. The read of a key's newest answer runs on the calling task, on a connection of its own,
+//! which no writer blocks (`cargo bench -p carapi-tests --bench figures -- archive` prints the cost
+//! of a batch).
 //!
 //! # Key rotation
 //! Entries name the account by its key's fingerprint, and the API names no account (contract,
@@ -762,11 +768,35 @@ impl Archive {
         }
     }
 
+    /// Appends `new` and returns its entry once committed.
     pub(crate) fn append(&self, new: NewEntry) -> Result<Entry, ArchiveError> {
         match &self.backend {
             Backend::Sqlite(c) => c.append(new),
             #[cfg(feature = "archive-postgres")]
             Backend::Postgres(pg) => pg.append(&new),
+        }
+    }
+
+    /// Leaves `new` (its documents not yet extracted) to a SQLite archive's committer and
+    /// returns at once (`None`); any other archive gives it back, to be appended and waited
+    /// for.
+    pub(crate) fn append_behind(&self, new: NewEntry) -> Option<NewEntry> {
+        match &self.backend {
+            Backend::Sqlite(c) => {
+                c.append_behind(new);
+                None
+            }
+            #[cfg(feature = "archive-postgres")]
+            Backend::Postgres(_) => Some(new),
+        }
+    }
+
+    /// True when an append of `operation` for `chave` waits for a SQLite archive's committer.
+    pub(crate) fn has_pending(&self, operation: &str, chave: &str) -> bool {
+        match &self.backend {
+            Backend::Sqlite(c) => c.has_pending(operation, chave),
+            #[cfg(feature = "archive-postgres")]
+            Backend::Postgres(_) => false,
         }
     }
 
@@ -785,7 +815,7 @@ impl Archive {
         chave: &str,
     ) -> Result<Option<(Entry, Vec<u8>)>, ArchiveError> {
         match &self.backend {
-            Backend::Sqlite(c) => store::latest(&c.read(), operation, chave),
+            Backend::Sqlite(c) => c.latest(operation, chave),
             #[cfg(feature = "archive-postgres")]
             Backend::Postgres(pg) => pg.latest(operation, chave),
         }

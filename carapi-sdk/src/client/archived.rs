@@ -123,7 +123,7 @@ impl Client {
         let req = self.recibo_req(&codigo)?;
         let filename = format!("{}.pdf", codigo.as_str());
         Ok(self
-            .archived_bytes(req)
+            .archived_bytes(req, Commit::Wait)
             .await?
             .map(|bytes| Recibo { filename, bytes }))
     }
@@ -136,14 +136,15 @@ impl Client {
     /// A JSON lookup through the archive.
     async fn archived_json<T: DeserializeOwned>(&self, req: Req) -> Result<Archived<T>> {
         let op = req.op;
-        let a = self.archived_bytes(req).await?;
+        let a = self.archived_bytes(req, Commit::Wait).await?;
         let value = decode(op, 200, &a.value)?;
         Ok(a.map(|_| value))
     }
 
-    /// The body of a lookup: from the archive when fresh, else bought and appended. A sandbox
-    /// value is sent and not archived.
-    pub(crate) async fn archived_bytes(&self, req: Req) -> Result<Archived<Bytes>> {
+    /// The body of a lookup: from the archive when fresh, else bought and appended (the
+    /// lookup waiting for the append's commit or not, as `commit` says). A sandbox value is
+    /// sent and not archived.
+    pub(crate) async fn archived_bytes(&self, req: Req, commit: Commit) -> Result<Archived<Bytes>> {
         let Some(setup) = self.archive_for(&req) else {
             if self.inner.archive.is_none() {
                 return Err(Error::Config(
@@ -166,12 +167,12 @@ impl Client {
         };
         let Freshness::MaxAge(max_age) = setup.policy.freshness else {
             let bought = self.buy(setup, req).await?;
-            return Ok(self.keep(setup, bought, Sink::Archive).await);
+            return Ok(self.keep(setup, bought, Sink::Archive(commit)).await);
         };
         let (op, chave) = (req.op, req.chave.clone());
         let flight = setup.flight(op, &chave);
         let guard = flight.lock().await;
-        let result = self.fresh_or_buy(setup, req, max_age).await;
+        let result = self.fresh_or_buy(setup, req, max_age, commit).await;
         drop(guard);
         drop(flight);
         setup.land(op, &chave);
@@ -187,12 +188,14 @@ impl Client {
         setup: &ArchiveSetup,
         req: Req,
         max_age: std::time::Duration,
+        commit: Commit,
     ) -> Result<Archived<Bytes>> {
         let (op, chave) = (req.op, req.chave.clone());
         // A SQLite archive's read is an index lookup of a few microseconds on its own
         // connection, which no writer blocks: it runs here, as a round trip through the
-        // blocking pool cost more than the read. A PostgreSQL read goes over the network.
-        let found = if setup.archive.is_shared() {
+        // blocking pool cost more than the read, unless the key's append is still queued (the
+        // read commits it first). A PostgreSQL read goes over the network.
+        let found = if setup.archive.is_shared() || setup.archive.has_pending(op.name(), &chave) {
             let (archive, chave) = (setup.archive.clone(), chave.clone());
             blocking(move || archive.latest(op.name(), &chave)).await??
         } else {
@@ -211,7 +214,7 @@ impl Client {
             return Ok(self.keep(setup, bought, Sink::Claim(claim)).await);
         }
         let bought = self.buy(setup, req).await?;
-        Ok(self.keep(setup, bought, Sink::Archive).await)
+        Ok(self.keep(setup, bought, Sink::Archive(commit)).await)
     }
 
     /// Buys `req`: the body and the entry to append.
@@ -243,7 +246,8 @@ impl Client {
     }
 
     /// Appends a bought answer; one that cannot be archived is still returned, with a warning
-    /// (also a WARN event).
+    /// (also a WARN event). An answer left behind ([`Commit::Behind`]) is returned at once,
+    /// with no sequence number; its failure is the WARN event.
     async fn keep(
         &self,
         setup: &ArchiveSetup,
@@ -251,8 +255,23 @@ impl Client {
         sink: Sink,
     ) -> Archived<Bytes> {
         let (op, bought_at) = (new.operation, new.bought_at);
+        let new = match sink {
+            Sink::Archive(Commit::Behind) => match setup.archive.append_behind(new) {
+                None => {
+                    return Archived {
+                        value: bytes,
+                        origin: Origin::Api,
+                        bought_at,
+                        seq: None,
+                        warning: None,
+                    };
+                }
+                Some(new) => new,
+            },
+            _ => new,
+        };
         let appended = match sink {
-            Sink::Archive => {
+            Sink::Archive(_) => {
                 let archive = setup.archive.clone();
                 blocking(move || archive.append(new.with_documents()))
                     .await
@@ -282,10 +301,22 @@ impl Client {
     }
 }
 
+/// Whether a lookup returns once its bought answer is committed to a SQLite archive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Commit {
+    /// It waits: the `*_archived` lookups, which give the entry's number or the reason it was
+    /// not archived.
+    Wait,
+    /// It returns at once, the answer left to the archive's committer (the plain lookups,
+    /// which give neither): a batch does not wait for each commit. The answer is committed
+    /// within the next group; a read of the archive in this process commits it first.
+    Behind,
+}
+
 /// Where a bought answer is appended.
 enum Sink {
-    /// The archive (its own transaction).
-    Archive,
+    /// The archive (its own transaction, or a group's).
+    Archive(Commit),
     /// The claim's transaction, whose commit releases the claim.
     #[cfg(feature = "archive-postgres")]
     Claim(crate::archive::Claim),

@@ -249,8 +249,10 @@ impl ClientBuilder {
     /// Keeps every charged 200 in `archive` under `policy` (cargo feature `archive`): the
     /// lookups ([`Client::car`], [`Client::car_completo`], [`Client::proprietario`],
     /// [`Client::recibo`], [`Client::recibo_to_file`]) answer from it while fresh and append
-    /// what they buy; their `*_archived` forms say where each answer came from. See
-    /// [`crate::archive`].
+    /// what they buy; their `*_archived` forms say where each answer came from. On a SQLite
+    /// archive the plain lookups return as soon as the answer is bought, its append left to
+    /// the archive's committer (a failure is a WARN event), and the `*_archived` forms return
+    /// once it is committed (with its number, or a warning). See [`crate::archive`].
     ///
     /// [`ClientBuilder::build`] fails with [`Error::Config`] when the policy's purpose is
     /// blank (before any request).

@@ -144,7 +144,9 @@ impl Client {
         #[cfg(feature = "archive")]
         if self.archive_for(&req).is_some() {
             let op = req.op;
-            let a = self.archived_bytes(req).await?;
+            let a = self
+                .archived_bytes(req, super::archived::Commit::Behind)
+                .await?;
             return decode(op, 200, &a.value);
         }
         self.call_json(req).await

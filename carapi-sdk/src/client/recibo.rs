@@ -32,7 +32,10 @@ impl Client {
         #[cfg(feature = "archive")]
         if self.archive_for(&req).is_some() {
             let filename = format!("{}.pdf", codigo.as_str());
-            let bytes = self.archived_bytes(req).await?.value;
+            let bytes = self
+                .archived_bytes(req, super::archived::Commit::Behind)
+                .await?
+                .value;
             return Ok(Recibo { filename, bytes });
         }
         let chargeable = req.chargeable();
