@@ -245,7 +245,11 @@ impl Done {
             (Done::Slot(slot), r) => *lock(&slot) = Some(r),
             (Done::Behind, Ok(_)) => {}
             (Done::Behind, Err(e)) => {
-                let error = crate::client::http::cadeia(&e);
+                let error =
+                    std::iter::successors(Some(&e as &dyn std::error::Error), |e| e.source())
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(": ");
                 tracing::warn!(target: "carapi_sdk::archive", operation = new.operation, error = %error, "resposta paga não arquivada");
             }
         }

@@ -141,10 +141,16 @@ impl Client {
         Ok(a.map(|_| value))
     }
 
+    /// The body of a plain lookup through the archive: its append left behind
+    /// ([`Commit::Behind`]).
+    pub(crate) async fn lookup_bytes_archived(&self, req: Req) -> Result<Bytes> {
+        Ok(self.archived_bytes(req, Commit::Behind).await?.value)
+    }
+
     /// The body of a lookup: from the archive when fresh, else bought and appended (the
     /// lookup waiting for the append's commit or not, as `commit` says). A sandbox value is
     /// sent and not archived.
-    pub(crate) async fn archived_bytes(&self, req: Req, commit: Commit) -> Result<Archived<Bytes>> {
+    async fn archived_bytes(&self, req: Req, commit: Commit) -> Result<Archived<Bytes>> {
         let Some(setup) = self.archive_for(&req) else {
             if self.inner.archive.is_none() {
                 return Err(Error::Config(
@@ -303,7 +309,7 @@ impl Client {
 
 /// Whether a lookup returns once its bought answer is committed to a SQLite archive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Commit {
+enum Commit {
     /// It waits: the `*_archived` lookups, which give the entry's number or the reason it was
     /// not archived.
     Wait,

@@ -144,10 +144,8 @@ impl Client {
         #[cfg(feature = "archive")]
         if self.archive_for(&req).is_some() {
             let op = req.op;
-            let a = self
-                .archived_bytes(req, super::archived::Commit::Behind)
-                .await?;
-            return decode(op, 200, &a.value);
+            let bytes = self.lookup_bytes_archived(req).await?;
+            return decode(op, 200, &bytes);
         }
         self.call_json(req).await
     }

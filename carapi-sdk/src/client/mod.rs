@@ -10,7 +10,7 @@ mod builder;
 mod car;
 mod conta;
 mod falta;
-pub(crate) mod http;
+mod http;
 mod proprietario;
 mod recarga;
 mod recibo;

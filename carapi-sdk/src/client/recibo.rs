@@ -32,10 +32,7 @@ impl Client {
         #[cfg(feature = "archive")]
         if self.archive_for(&req).is_some() {
             let filename = format!("{}.pdf", codigo.as_str());
-            let bytes = self
-                .archived_bytes(req, super::archived::Commit::Behind)
-                .await?
-                .value;
+            let bytes = self.lookup_bytes_archived(req).await?;
             return Ok(Recibo { filename, bytes });
         }
         let chargeable = req.chargeable();
