@@ -3,9 +3,10 @@
 //!
 //! An append either waits for its commit ([`Local::append`]: its entry, or why it failed) or is
 //! left to a committer on the blocking pool ([`Local::append_behind`]: the lookup returns at
-//! once; a failure is a WARN event), which lets a group gather for [`LINGER`] and commits it. Every read but [`Local::latest`] first commits what is
-//! queued, so this process reads its own appends; [`Local::latest`] does so only when the key
-//! it reads has an append queued. Dropping the last handle commits what is left.
+//! once; a failure is a WARN event), which lets a group gather for [`LINGER`] and commits it.
+//! Every read but [`Local::latest`] first commits what is queued or being committed, so this
+//! process reads its own appends; [`Local::latest`] does so only when the key it reads is
+//! queued or being committed. Dropping the last handle commits what is left.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
