@@ -356,10 +356,13 @@ async fn subject_lists_every_entry_and_purge_keeps_a_verifiable_chain() {
     assert_eq!(a.origin, Origin::Api);
 }
 
-#[tokio::test]
-async fn an_answer_that_cannot_be_archived_still_reaches_the_user_with_a_warning() {
-    let srv = TestServer::start().await.unwrap();
-    let conta = srv.conta().saldo(dec!(100)).create().await.unwrap();
+/// A client of a new account whose archive is capped at the file's own size (its empty pages
+/// take a few answers, then it is full), its archive, and the folder that holds it.
+async fn full_archive(
+    srv: &TestServer,
+    freshness: Freshness,
+) -> (Client, Archive, tempfile::TempDir) {
+    let conta = srv.conta().saldo(dec!(500)).create().await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let archive = Archive::open(dir.path().join("acervo.sqlite3"))
         .unwrap()
@@ -368,12 +371,16 @@ async fn an_answer_that_cannot_be_archived_still_reaches_the_user_with_a_warning
     let c = srv
         .client_builder(&conta)
         .rate_limit(None)
-        .archive(
-            archive.clone(),
-            policy(Freshness::MaxAge(Duration::from_secs(3600))),
-        )
+        .archive(archive.clone(), policy(freshness))
         .build()
         .unwrap();
+    (c, archive, dir)
+}
+
+#[tokio::test]
+async fn an_answer_that_cannot_be_archived_still_reaches_the_user_with_a_warning() {
+    let srv = TestServer::start().await.unwrap();
+    let (c, archive, _dir) = full_archive(&srv, Freshness::MaxAge(Duration::from_secs(3600))).await;
     let (codigo, _) = record_with_owner();
     let a = c.recibo_archived(&codigo).await.unwrap();
     assert!(a.value.bytes.starts_with(b"%PDF-"), "the user gets the PDF");
@@ -427,19 +434,7 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Warnings {
 async fn plain_lookups_on_a_full_archive_answer_and_warn() {
     let warnings = archive_warnings();
     let srv = TestServer::start().await.unwrap();
-    let conta = srv.conta().saldo(dec!(500)).create().await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    // The file's own size: its empty pages take a few answers, then it is full.
-    let archive = Archive::open(dir.path().join("acervo.sqlite3"))
-        .unwrap()
-        .with_max_size(1)
-        .unwrap();
-    let c = srv
-        .client_builder(&conta)
-        .rate_limit(None)
-        .archive(archive.clone(), policy(Freshness::Never))
-        .build()
-        .unwrap();
+    let (c, archive, _dir) = full_archive(&srv, Freshness::Never).await;
     let codigos: Vec<String> = dados::bundled()
         .into_iter()
         .filter(|i| !i.proprietarios.is_empty())

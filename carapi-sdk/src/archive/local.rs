@@ -273,9 +273,10 @@ mod tests {
 
     fn entry(i: usize) -> NewEntry {
         NewEntry {
-            operation: "car",
+            operation: "car_completo",
             chave: format!("DF-5300108-{i:032X}"),
-            body: format!("{{\"i\":{i}}}").into_bytes(),
+            body: format!("{{\"dados\":{{\"proprietarios\":[{{\"documento\":\"529.982.247-25\"}}]}},\"i\":{i}}}")
+                .into_bytes(),
             preco: None,
             data_consulta: None,
             bought_at: Utc::now(),
@@ -303,7 +304,7 @@ mod tests {
                                 let new = entry(t * 100 + i);
                                 let chave = new.chave.clone();
                                 let e = archive.append(new).expect("append");
-                                let read = archive.latest("car", &chave).expect("read");
+                                let read = archive.latest("car_completo", &chave).expect("read");
                                 assert_eq!(read.map(|(r, _)| r.hash), Some(e.hash));
                                 e.seq
                             })
@@ -320,29 +321,6 @@ mod tests {
         assert_eq!(distinct, (1..=320).collect::<BTreeSet<u64>>());
         let v = archive.verify(None).expect("verify");
         assert!(v.is_ok(), "{:?}", v.failures);
-    }
-}
-
-#[cfg(test)]
-mod behind_tests {
-    use chrono::Utc;
-
-    use crate::archive::{Archive, LegalBasis, NewEntry};
-
-    fn entry(i: usize) -> NewEntry {
-        NewEntry {
-            operation: "car_completo",
-            chave: format!("DF-5300108-{i:032X}"),
-            body: format!("{{\"dados\":{{\"proprietarios\":[{{\"documento\":\"529.982.247-25\"}}]}},\"i\":{i}}}")
-                .into_bytes(),
-            preco: None,
-            data_consulta: None,
-            bought_at: Utc::now(),
-            account: "0123456789abcdef".into(),
-            purpose: "teste".into(),
-            legal_basis: LegalBasis::LegitimateInterest,
-            documentos: Vec::new(),
-        }
     }
 
     /// Answers left to the committer are all committed in order, with their documents, and

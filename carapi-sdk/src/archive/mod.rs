@@ -53,15 +53,15 @@
 //! answer is bought and leave its append to the archive's committer, a task of tokio's blocking
 //! pool that lets a group gather for 5 ms and commits it in one transaction, in order: a batch does
 //! not wait for each commit. An append that fails there is a WARN event. In this process every read
-//! of the archive commits what is queued first (a lookup of a key only when that key is queued), so
-//! a second lookup of a key never buys it again; the end of the tokio runtime waits for the
-//! committer, and dropping the last handle of the archive commits what is left. A crash of the
-//! program loses what was queued (the last 5 ms or so of answers, which would then be bought
-//! again), as it loses an answer bought but not yet committed by a waiting lookup; SQLite's
-//! `synchronous = NORMAL` under its write-ahead log means a power cut can lose the last few commits
-//! too. The read of a key's newest answer runs on the calling task, on a connection of its own,
-//! which no writer blocks (`cargo bench -p carapi-tests --bench figures -- archive` prints the cost
-//! of a batch).
+//! of the archive commits what is queued or being committed first (a lookup of a key, only when
+//! that key is), so a second lookup of a key never buys it again; the end of the tokio runtime
+//! waits for the committer, and dropping the last handle of the archive commits what is left. A
+//! crash of the program, or `std::process::exit` (which runs no drop), loses what was queued (the
+//! last 5 ms or so of answers, which would then be bought again), as it loses an answer bought but
+//! not yet committed by a waiting lookup; SQLite's `synchronous = NORMAL` under its write-ahead log
+//! means a power cut can lose the last few commits too. The read of a key's newest answer runs on
+//! the calling task, on a connection of its own, which no writer blocks (`cargo bench -p
+//! carapi-tests --bench figures -- archive` prints the cost of a batch).
 //!
 //! # Key rotation
 //! Entries name the account by its key's fingerprint, and the API names no account (contract,
