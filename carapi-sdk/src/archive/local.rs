@@ -173,8 +173,18 @@ impl Local {
         }
     }
 
-    /// The committer: commits groups until the queue is empty.
+    /// The committer: commits groups until the queue is empty. Should a commit panic (a bug),
+    /// the flag is cleared as the committer unwinds, so the next append starts another.
     fn commit_all(&self) {
+        struct Running<'a>(&'a Mutex<Queue>);
+        impl Drop for Running<'_> {
+            fn drop(&mut self) {
+                if std::thread::panicking() {
+                    lock(self.0).committing = false;
+                }
+            }
+        }
+        let _running = Running(&self.queue);
         loop {
             // A group gathers what arrives meanwhile: fewer, larger commits (a batch's answers
             // arrive every few hundred microseconds), at the cost of this much time in the queue.
