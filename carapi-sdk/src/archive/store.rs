@@ -3,6 +3,7 @@
 //! here (PostgreSQL's: `postgres.rs`).
 
 use std::path::Path;
+use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
@@ -163,17 +164,21 @@ pub(crate) fn latest(
     operation: &str,
     chave: &str,
 ) -> Result<Option<(Entry, Vec<u8>)>, ArchiveError> {
-    conn.prepare_cached(&format!(
-        "SELECT {COLUMNS}, c.body FROM contents c JOIN entries e ON e.seq = c.seq \
-         WHERE c.chave = ?1 AND e.operation = ?2 ORDER BY c.seq DESC LIMIT 1"
-    ))
-    .and_then(|mut st| {
-        st.query_row(params![chave, operation], |r| {
-            Ok((entry_of(r)?, r.get(13)?))
+    // Built once: a lookup's hot path only finds it in the statement cache.
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT {COLUMNS}, c.body FROM contents c JOIN entries e ON e.seq = c.seq \
+             WHERE c.chave = ?1 AND e.operation = ?2 ORDER BY c.seq DESC LIMIT 1"
+        )
+    });
+    conn.prepare_cached(&SQL)
+        .and_then(|mut st| {
+            st.query_row(params![chave, operation], |r| {
+                Ok((entry_of(r)?, r.get(13)?))
+            })
+            .optional()
         })
-        .optional()
-    })
-    .map_err(ArchiveError::sqlite("ler o acervo"))
+        .map_err(ArchiveError::sqlite("ler o acervo"))
 }
 
 /// Entries matching `filter` (SQL after `WHERE`, `?1` bound to `arg`), oldest first.

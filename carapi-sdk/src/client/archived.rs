@@ -163,13 +163,7 @@ impl Client {
                 .await?
                 .into_parts(op, false)
                 .await?;
-            return Ok(Archived {
-                value: bytes,
-                origin: Origin::Api,
-                bought_at: Utc::now(),
-                seq: None,
-                warning: None,
-            });
+            return Ok(from_api(bytes, Utc::now()));
         };
         let Freshness::MaxAge(max_age) = setup.policy.freshness else {
             let bought = self.buy(setup, req).await?;
@@ -263,15 +257,7 @@ impl Client {
         let (op, bought_at) = (new.operation, new.bought_at);
         let new = match sink {
             Sink::Archive(Commit::Behind) => match setup.archive.append_behind(new) {
-                None => {
-                    return Archived {
-                        value: bytes,
-                        origin: Origin::Api,
-                        bought_at,
-                        seq: None,
-                        warning: None,
-                    };
-                }
+                None => return from_api(bytes, bought_at),
                 Some(new) => new,
             },
             _ => new,
@@ -298,12 +284,21 @@ impl Client {
             tracing::warn!(target: "carapi_sdk::archive", operation = op, error = %w, "resposta paga não arquivada");
         }
         Archived {
-            value: bytes,
-            origin: Origin::Api,
-            bought_at,
             seq,
             warning,
+            ..from_api(bytes, bought_at)
         }
+    }
+}
+
+/// An answer the API gave, bought at `bought_at`, with no entry number and no warning.
+fn from_api(value: Bytes, bought_at: chrono::DateTime<Utc>) -> Archived<Bytes> {
+    Archived {
+        value,
+        origin: Origin::Api,
+        bought_at,
+        seq: None,
+        warning: None,
     }
 }
 
