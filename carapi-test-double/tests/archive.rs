@@ -7,21 +7,15 @@
 // A test is a scenario read top to bottom; the 80-line bound is for production functions.
 #![allow(clippy::too_many_lines)]
 
+mod common;
+
 use std::time::Duration;
 
-use carapi_sdk::archive::{Archive, ArchivePolicy, Freshness, LegalBasis, Origin};
-use carapi_sdk::{Client, CpfCnpj, Error, HistoricoParams, Precos, dec};
-use carapi_test_double::{ContaCriada, TestServer, dados};
+use common::record_with_owner;
 
-/// A bundled record with a receipt and at least one owner: its code and its first owner.
-fn record_with_owner() -> (String, CpfCnpj) {
-    let i = dados::bundled()
-        .into_iter()
-        .find(|i| i.tem_recibo && !i.proprietarios.is_empty())
-        .expect("a bundled record with a receipt and owners");
-    let doc = CpfCnpj::parse(&i.proprietarios[0].documento).expect("valid");
-    (i.codigo_car.to_string(), doc)
-}
+use carapi_sdk::archive::{Archive, ArchivePolicy, Freshness, LegalBasis, Origin};
+use carapi_sdk::{Client, Error, HistoricoParams, Precos, dec};
+use carapi_test_double::{ContaCriada, TestServer, dados};
 
 fn policy(freshness: Freshness) -> ArchivePolicy {
     ArchivePolicy::new(

@@ -11,12 +11,16 @@
 // A test is a scenario read top to bottom; the 80-line bound is for production functions.
 #![allow(clippy::too_many_lines)]
 
+mod common;
+
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use carapi_sdk::archive::{Archive, ArchivePolicy, Freshness, Head, LegalBasis, Origin};
-use carapi_sdk::{Client, CpfCnpj, Precos, dec};
-use carapi_test_double::{ContaCriada, Fault, TestServer, dados};
+use common::record_with_owner;
+
+use carapi_sdk::archive::{Archive, ArchivePolicy, Archived, Freshness, Head, LegalBasis, Origin};
+use carapi_sdk::{Client, Precos, dec};
+use carapi_test_double::{ContaCriada, Fault, TestServer};
 use sqlx::postgres::{PgPool, PgPoolOptions};
 
 /// The route of the complete lookup, as the double's faults name it.
@@ -24,16 +28,6 @@ const COMPLETO: &str = "/v1/car/{codigoCar}/completo";
 
 /// A guard against a hang (a claim never released): generous, never a speed assertion.
 const HANG: Duration = Duration::from_secs(120);
-
-/// A bundled record with owners: its code and its first owner.
-fn record_with_owner() -> (String, CpfCnpj) {
-    let i = dados::bundled()
-        .into_iter()
-        .find(|i| i.tem_recibo && !i.proprietarios.is_empty())
-        .expect("a bundled record with a receipt and owners");
-    let doc = CpfCnpj::parse(&i.proprietarios[0].documento).expect("valid");
-    (i.codigo_car.to_string(), doc)
-}
 
 fn policy(freshness: Freshness) -> ArchivePolicy {
     ArchivePolicy::new(
@@ -241,6 +235,22 @@ async fn two_accounts(s: &Schema) -> (TestServer, ContaCriada, ContaCriada, Clie
     (srv, a, b, ca, cb)
 }
 
+/// The complete lookup of `codigo` by `ca` (the buyer), then 300 ms later by `cb` (the
+/// waiter), each on a task of its own.
+async fn buyer_then_waiter(ca: Client, cb: Client, codigo: &str) -> (Lookup, Lookup) {
+    let spawn = |c: Client, codigo: String| {
+        tokio::spawn(async move { c.car_completo_archived(&codigo).await })
+    };
+    let first = spawn(ca, codigo.to_owned());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    (first, spawn(cb, codigo.to_owned()))
+}
+
+/// A lookup's task.
+type Lookup = tokio::task::JoinHandle<
+    carapi_sdk::Result<Archived<carapi_sdk::CarResponse<carapi_sdk::CarDadosCompletos>>>,
+>;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_buyer_that_gets_an_error_leaves_the_purchase_to_the_waiter() {
     let Some(s) = Schema::create("buyer_error").await else {
@@ -253,15 +263,7 @@ async fn a_buyer_that_gets_an_error_leaves_the_purchase_to_the_waiter() {
             .on(COMPLETO)
             .of_conta(a.conta_id),
     );
-    let first = {
-        let codigo = codigo.clone();
-        tokio::spawn(async move { ca.car_completo_archived(&codigo).await })
-    };
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let second = {
-        let codigo = codigo.clone();
-        tokio::spawn(async move { cb.car_completo_archived(&codigo).await })
-    };
+    let (first, second) = buyer_then_waiter(ca, cb, &codigo).await;
     let first = tokio::time::timeout(HANG, first).await.unwrap().unwrap();
     let second = tokio::time::timeout(HANG, second).await.unwrap().unwrap();
     match &first {
@@ -296,15 +298,7 @@ async fn a_cancelled_buyer_releases_its_claim_and_the_waiter_buys() {
             .on(COMPLETO)
             .of_conta(a.conta_id),
     );
-    let first = {
-        let codigo = codigo.clone();
-        tokio::spawn(async move { ca.car_completo_archived(&codigo).await })
-    };
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let second = {
-        let codigo = codigo.clone();
-        tokio::spawn(async move { cb.car_completo_archived(&codigo).await })
-    };
+    let (first, second) = buyer_then_waiter(ca, cb, &codigo).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     first.abort();
     assert!(first.await.unwrap_err().is_cancelled());
