@@ -27,11 +27,11 @@ pub(crate) enum Op {
 impl Op {
     /// The SDK method name, used in spans and errors.
     pub(crate) fn name(self) -> &'static str {
+        if let Some(e) = self.endpoint_consulta() {
+            return e.name();
+        }
         match self {
-            Op::Car => "car",
-            Op::CarCompleto => "car_completo",
-            Op::Proprietario => "proprietario",
-            Op::Recibo => "recibo",
+            Op::Car | Op::CarCompleto | Op::Proprietario | Op::Recibo => unreachable!(),
             Op::Saldo => "saldo",
             Op::Historico => "historico",
             Op::Limites => "limites",
@@ -46,11 +46,11 @@ impl Op {
 
     /// The route template of the contract (contract, "Endpoints"), for logs: never the key.
     pub(crate) fn route(self) -> &'static str {
+        if let Some(e) = self.endpoint_consulta() {
+            return e.route();
+        }
         match self {
-            Op::Car => "/v1/car/{codigoCar}",
-            Op::CarCompleto => "/v1/car/{codigoCar}/completo",
-            Op::Proprietario => "/v1/proprietario/{cpfCnpj}",
-            Op::Recibo => "/v1/car/{codigoCar}/recibo",
+            Op::Car | Op::CarCompleto | Op::Proprietario | Op::Recibo => unreachable!(),
             Op::Saldo => "/v1/saldo",
             Op::Historico => "/v1/historico",
             Op::Limites | Op::AtualizarLimites => "/v1/limites",

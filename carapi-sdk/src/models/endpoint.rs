@@ -7,19 +7,20 @@ use serde::{Deserialize, Serialize};
 /// "`GET /v1/historico` query parameters", `endpoint`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[repr(u8)]
 pub enum EndpointConsulta {
     /// `/v1/car/{codigo}`
     #[serde(rename = "/v1/car/{codigo}")]
-    CarBasico,
+    CarBasico = 0,
     /// `/v1/car/{codigo}/completo`
     #[serde(rename = "/v1/car/{codigo}/completo")]
-    CarCompleto,
+    CarCompleto = 1,
     /// `/v1/car/{codigo}/recibo`
     #[serde(rename = "/v1/car/{codigo}/recibo")]
-    Recibo,
+    Recibo = 2,
     /// `/v1/proprietario/{cpf_cnpj}`
     #[serde(rename = "/v1/proprietario/{cpf_cnpj}")]
-    Proprietario,
+    Proprietario = 3,
 }
 
 impl EndpointConsulta {
@@ -34,14 +35,86 @@ impl EndpointConsulta {
     /// The registered form, e.g. `/v1/car/{codigo}`.
     #[must_use]
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::CarBasico => "/v1/car/{codigo}",
-            Self::CarCompleto => "/v1/car/{codigo}/completo",
-            Self::Recibo => "/v1/car/{codigo}/recibo",
-            Self::Proprietario => "/v1/proprietario/{cpf_cnpj}",
-        }
+        self.row().registered
+    }
+
+    /// The SDK's name of the lookup (`car`, `car_completo`, `proprietario`, `recibo`): the
+    /// method of [`Client`](crate::Client), and the operation the archive of paid answers
+    /// stores and hashes (it never changes).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        self.row().name
+    }
+
+    /// The lookup named `name` (see [`EndpointConsulta::name`]).
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// The contract's route template, in the path syntax of the contract and of axum
+    /// (`/v1/car/{codigoCar}`; contract, "Lookups").
+    #[must_use]
+    pub fn route(self) -> &'static str {
+        self.row().route
+    }
+
+    /// The reserved sandbox values this lookup answers with fixed data (contract, "Sandbox"):
+    /// [`sandbox::CODIGOS_CAR`](crate::sandbox::CODIGOS_CAR) for the three CAR lookups,
+    /// [`sandbox::DOCUMENTOS`](crate::sandbox::DOCUMENTOS) for the owner lookup.
+    #[must_use]
+    pub fn sandbox_values(self) -> &'static [&'static str] {
+        self.row().sandbox
+    }
+
+    /// True when the lookup's key is a CAR code (false: a CPF/CNPJ).
+    #[must_use]
+    pub fn takes_codigo_car(self) -> bool {
+        self != Self::Proprietario
+    }
+
+    fn row(self) -> &'static Row {
+        &TABLE[self as usize]
     }
 }
+
+/// One charged lookup of the contract: every name of it, in one place.
+struct Row {
+    name: &'static str,
+    route: &'static str,
+    registered: &'static str,
+    sandbox: &'static [&'static str],
+}
+
+/// The charged lookups, in the order of [`EndpointConsulta`]'s variants (contract, "Lookups",
+/// "Prices", "Sandbox" and the `endpoint` filter of `GET /v1/historico`). Each variant's
+/// price field is [`Precos::preco`](crate::Precos::preco)'s match.
+const TABLE: [Row; 4] = [
+    Row {
+        name: "car",
+        route: "/v1/car/{codigoCar}",
+        registered: "/v1/car/{codigo}",
+        sandbox: &crate::sandbox::CODIGOS_CAR,
+    },
+    Row {
+        name: "car_completo",
+        route: "/v1/car/{codigoCar}/completo",
+        registered: "/v1/car/{codigo}/completo",
+        sandbox: &crate::sandbox::CODIGOS_CAR,
+    },
+    Row {
+        name: "recibo",
+        route: "/v1/car/{codigoCar}/recibo",
+        registered: "/v1/car/{codigo}/recibo",
+        sandbox: &crate::sandbox::CODIGOS_CAR,
+    },
+    Row {
+        name: "proprietario",
+        route: "/v1/proprietario/{cpfCnpj}",
+        registered: "/v1/proprietario/{cpf_cnpj}",
+        sandbox: &crate::sandbox::DOCUMENTOS,
+    },
+];
 
 impl std::str::FromStr for EndpointConsulta {
     type Err = String;
@@ -175,6 +248,14 @@ mod tests {
             assert_eq!(
                 serde_json::from_str::<EndpointRegistrado>(&json).unwrap(),
                 e
+            );
+        }
+        for e in EndpointConsulta::ALL {
+            assert_eq!(EndpointConsulta::from_name(e.name()), Some(e));
+            assert_eq!(
+                e.route().replace("{codigoCar}", "{codigo}").replace("{cpfCnpj}", "{cpf_cnpj}"),
+                e.as_str(),
+                "the route template and the registered form name the same path"
             );
         }
         let novo: EndpointRegistrado = serde_json::from_str("\"/v1/novo\"").unwrap();
