@@ -6,7 +6,7 @@
 //! ```
 //! Four lookups run at once. One that would pass the cap only because of the lookups in flight
 //! waits for them (a 404 costs nothing and frees its share); one that cannot fit is refused
-//! before it is sent (`Error::SpendLimit`). A lost answer counts as spent (`Gasto::uncertain`).
+//! before it is sent (`Error::SpendLimit`). A lost answer counts as spent (`Gasto::incerto`).
 
 use std::str::FromStr;
 
@@ -39,7 +39,7 @@ async fn main() -> Result<(), Error> {
         match result {
             Ok(r) => println!(
                 "ok       {codigo} proprietários: {}",
-                r.dados.proprietarios_nomes.unwrap_or_default()
+                r.dados.proprietarios_nomes.as_deref().unwrap_or_default()
             ),
             Err(e @ Error::SpendLimit { .. }) => println!("limite   {codigo} {e}"),
             Err(e) => println!("erro     {codigo} {e}"),

@@ -42,7 +42,7 @@ async fn main() -> Result<(), Error> {
         match result {
             Ok(r) => println!(
                 "ok       {codigo} {}",
-                r.dados.municipio.unwrap_or_default()
+                r.dados.municipio.as_deref().unwrap_or_default()
             ),
             Err(e @ Error::SpendLimit { .. }) => println!("limite   {codigo} {e}"),
             Err(e) => println!("erro     {codigo} {e}"),

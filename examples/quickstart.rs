@@ -30,8 +30,8 @@ async fn main() -> Result<(), carapi_sdk::Error> {
         d.municipio.as_deref().unwrap_or("-"),
         d.uf.as_deref().unwrap_or("-"),
         d.area_total().map(|a| a.to_string()).unwrap_or_default(),
-        d.latitude_graus(),
-        d.longitude_graus(),
+        d.latitude_degrees(),
+        d.longitude_degrees(),
     );
 
     let completo = client.car_completo(&d.codigo_car).await?;

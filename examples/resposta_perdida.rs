@@ -30,7 +30,7 @@ async fn main() -> Result<(), Error> {
                 "pode ter sido cobrada: não reenviada (is_retryable: {})",
                 e.is_retryable()
             );
-            let r = client.settle_uncertain().await?;
+            let r = client.settle_incertos().await?;
             println!(
                 "histórico: cobradas: {}, não cobradas: {}, pendentes: {}",
                 r.cobradas, r.nao_cobradas, r.pendentes

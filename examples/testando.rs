@@ -71,15 +71,15 @@ mod testes {
         let srv = TestServer::start().await.unwrap();
         let conta = srv.conta().saldo(dec!(10)).create().await.unwrap();
         let client = srv.client(&conta).unwrap();
-        srv.inject(Fault::PerderRespostaAposCobrar.on("/v1/car/{codigoCar}"));
+        srv.inject(Fault::LoseReplyAfterCharge.on("/v1/car/{codigoCar}"));
 
         let lote = consultar_lote(&client, &[CAR, CAR]).await;
 
         let erro = lote.stopped.expect("a resposta se perdeu");
         assert!(erro.may_have_charged() && !erro.is_retryable());
         let estado = srv.conta_state(&conta).await.unwrap();
-        assert_eq!(estado.debitado, dec!(1.00), "cobrada uma vez, nunca duas");
-        assert!(estado.razao_consistente);
+        assert_eq!(estado.debited, dec!(1.00), "cobrada uma vez, nunca duas");
+        assert!(estado.ledger_consistent);
     }
 
     #[tokio::test]

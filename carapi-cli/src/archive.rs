@@ -5,26 +5,85 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use carapi_sdk::archive::{Archive, ArchivePolicy, Archived, Freshness, LegalBasis, Origin};
+use carapi_sdk::archive::{Archive, ArchivePolicy, Freshness, LegalBasis};
+use carapi_sdk::{Answer, Origin};
 
 use crate::config::{ConfigFile, Paths};
 use crate::error::{CliError, Kind, Result};
 use crate::options::ArchiveArgs;
 
-/// The default maximum age of a reused answer: 30 days.
-pub(crate) const DEFAULT_MAX_AGE: Duration = Duration::from_secs(30 * 24 * 3600);
+use crate::options::default_max_age;
+
+/// The default maximum age of a reused answer: 30 days ([`default_max_age`]).
+pub(crate) const DEFAULT_MAX_AGE: &str = default_max_age!();
 
 /// `config.toml`'s `acervo` value meaning the data directory's `acervo.sqlite3`.
 pub(crate) const DEFAULT_WORD: &str = "padrao";
 /// `config.toml`'s `acervo` value turning the archive off.
 pub(crate) const OFF_WORD: &str = "desligado";
 
+/// The hidden English spelling of [`OFF_WORD`].
+const OFF_ALIAS: &str = "off";
+
 /// The archive file configured, if any.
 pub(crate) fn configured(cfg: &ConfigFile, paths: &Paths) -> Option<PathBuf> {
     match cfg.archive.as_deref().map(str::trim) {
-        None | Some("") | Some(OFF_WORD) => None,
+        None | Some("") | Some(OFF_WORD | OFF_ALIAS) => None,
         Some(DEFAULT_WORD) => Some(paths.data_dir.join(carapi_sdk::archive::DEFAULT_FILE_NAME)),
         Some(p) => Some(PathBuf::from(p)),
+    }
+}
+
+/// What `carapi config definir acervo VALUE` stores: `padrao`, `desligado` (also for the
+/// hidden `off`), a PostgreSQL URL, or an absolute file path: a relative path made absolute
+/// (the setting must not depend on the directory the CLI later runs from), an existing folder
+/// as its `acervo.sqlite3`.
+///
+/// # Errors
+/// A bare word that is neither a keyword nor an existing folder (`sem`, `nao`: reading it as
+/// "off" would silently pay again for what the archive holds, and as a file it would create
+/// one in every directory), a file in a folder that does not exist (2); a PostgreSQL URL in a
+/// build without the feature (2).
+pub(crate) fn setting(value: &str) -> Result<String> {
+    let v = value.trim();
+    if v == DEFAULT_WORD || v == OFF_WORD {
+        return Ok(v.to_owned());
+    }
+    if v == OFF_ALIAS {
+        return Ok(OFF_WORD.to_owned());
+    }
+    if carapi_sdk::archive::is_postgres_url(v) {
+        return if cfg!(feature = "archive-postgres") {
+            Ok(v.to_owned())
+        } else {
+            Err(no_postgres())
+        };
+    }
+    let path = std::path::Path::new(v);
+    let absolute = std::path::absolute(path).map_err(|e| CliError::io_at(path, e))?;
+    let canonical =
+        |p: &std::path::Path| std::fs::canonicalize(p).map_err(|e| CliError::io_at(p, e));
+    if absolute.is_dir() {
+        let file = canonical(&absolute)?.join(carapi_sdk::archive::DEFAULT_FILE_NAME);
+        return Ok(file.display().to_string());
+    }
+    let bare_word = path.components().count() == 1 && path.extension().is_none();
+    if v.is_empty() || bare_word {
+        return Err(CliError::usage(format!(
+            "{v:?} não é um valor do acervo: nem `{DEFAULT_WORD}`, nem `{OFF_WORD}`, nem uma pasta existente"
+        ))
+        .hint(format!(
+            "carapi config definir acervo {OFF_WORD} (sem acervo), {DEFAULT_WORD} (no diretório de dados), ou um arquivo: ./{v}.sqlite3"
+        )));
+    }
+    match (absolute.parent(), absolute.file_name()) {
+        (Some(dir), Some(name)) if dir.is_dir() => {
+            Ok(canonical(dir)?.join(name).display().to_string())
+        }
+        _ => Err(
+            CliError::usage(format!("a pasta de {} não existe", absolute.display()))
+                .hint("crie a pasta antes, ou use carapi config definir acervo padrao"),
+        ),
     }
 }
 
@@ -35,21 +94,29 @@ pub(crate) fn postgres_url(path: &std::path::Path) -> Option<&str> {
 }
 
 /// Opens the archive at `path`: a file, or a team archive in PostgreSQL
-/// (`postgres://...`, when this build has the feature `acervo-postgres`).
+/// (`postgres://...`, when this build has the feature `archive-postgres`).
 ///
 /// # Errors
 /// When it cannot be opened (exit 1, `ACERVO`); a PostgreSQL URL in a build without it (2).
 pub(crate) fn open(path: &std::path::Path) -> Result<Archive> {
     let Some(url) = postgres_url(path) else {
-        return Archive::open(path)
-            .map_err(|e| CliError::other("ACERVO", format!("{}: {}", path.display(), chain(&e))));
+        return Archive::open(path).map_err(|e| {
+            CliError::other(
+                "ACERVO",
+                format!("{}: {}", path.display(), carapi_sdk::error_chain(&e)),
+            )
+        });
     };
-    if !cfg!(feature = "acervo-postgres") {
+    if !cfg!(feature = "archive-postgres") {
         return Err(no_postgres());
     }
     // The URL may hold a password: the message names the archive, not its address.
-    Archive::open_location(url)
-        .map_err(|e| CliError::other("ACERVO", format!("acervo PostgreSQL: {}", chain(&e))))
+    Archive::open_location(url).map_err(|e| {
+        CliError::other(
+            "ACERVO",
+            format!("acervo PostgreSQL: {}", carapi_sdk::error_chain(&e)),
+        )
+    })
 }
 
 /// A PostgreSQL archive asked of a build without it.
@@ -59,7 +126,7 @@ pub(crate) fn no_postgres() -> CliError {
         "ACERVO_POSTGRES_AUSENTE",
         "esta compilação do carapi não tem o acervo PostgreSQL (de equipe)",
     )
-    .hint("cargo install carapi-cli --features acervo-postgres; ou um acervo em arquivo: carapi config definir acervo padrao")
+    .hint("cargo install carapi-cli --features archive-postgres; ou um acervo em arquivo: carapi config definir acervo padrao")
 }
 
 /// The archive's location as shown: a file path, or a PostgreSQL URL without its password.
@@ -123,10 +190,8 @@ pub(crate) fn policy(cfg: &ConfigFile, args: &ArchiveArgs) -> Result<ArchivePoli
     let freshness = if args.buy {
         Freshness::Never
     } else {
-        match args.max_age.as_deref().or(cfg.max_age.as_deref()) {
-            Some(s) => Freshness::MaxAge(parse_max_age(s)?),
-            None => Freshness::MaxAge(DEFAULT_MAX_AGE),
-        }
+        let max_age = args.max_age.as_deref().or(cfg.max_age.as_deref());
+        Freshness::MaxAge(parse_max_age(max_age.unwrap_or(DEFAULT_MAX_AGE))?)
     };
     Ok(ArchivePolicy::new(purpose.trim(), legal_basis, freshness))
 }
@@ -150,24 +215,29 @@ pub(crate) fn parse_max_age(s: &str) -> Result<Duration> {
     if s.trim() == "0" {
         return Ok(Duration::ZERO);
     }
-    humantime::parse_duration(s.trim()).map_err(|e| {
+    // humantime's own message is English ("time unit needed"): the CLI says it in Portuguese.
+    humantime::parse_duration(s.trim()).map_err(|_| {
         CliError::new(
             Kind::Usage,
             "IDADE_MAXIMA_INVALIDA",
-            format!("idade máxima inválida {s:?}: {e}"),
+            format!("idade máxima inválida {s:?}: use um número e uma unidade (d, h, min, s)"),
         )
-        .hint("--idade-maxima 30d, 12h, 90min; 0 para nunca reaproveitar")
+        .hint(concat!(
+            "--idade-maxima ",
+            default_max_age!(),
+            ", 12h, 90min; 0 para nunca reaproveitar"
+        ))
     })
 }
 
-/// `dd/mm/aaaa hh:mm UTC`.
+/// `dd/mm/aaaa hh:mm` in Brasília time, as every time a person reads ([`crate::format::brasilia`]).
 pub(crate) fn when(t: carapi_sdk::DateTime<carapi_sdk::Utc>) -> String {
-    t.format("%d/%m/%Y %H:%M UTC").to_string()
+    crate::format::brasilia_minutes(t)
 }
 
 /// The stderr line of an archived lookup: from the archive (no charge) and when it was bought,
 /// or the warning of an answer that could not be archived.
-pub(crate) fn provenance<T>(a: &Archived<T>) -> (Option<String>, Option<String>) {
+pub(crate) fn provenance<T>(a: &Answer<T>) -> (Option<String>, Option<String>) {
     let status = (a.origin == Origin::Archive).then(|| {
         format!(
             "do acervo, sem cobrança (comprada em {}; --comprar para comprar de novo)",
@@ -185,7 +255,7 @@ pub(crate) fn provenance<T>(a: &Archived<T>) -> (Option<String>, Option<String>)
 /// `acervo`) and `compradoEm` (RFC 3339) added at the top level.
 pub(crate) fn json_with_origin<T: serde::Serialize>(
     value: &T,
-    origin: Option<&Archived<()>>,
+    origin: Option<&Answer<()>>,
 ) -> serde_json::Value {
     let mut v = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
     if let (Some(map), Some(a)) = (v.as_object_mut(), origin) {
@@ -195,26 +265,8 @@ pub(crate) fn json_with_origin<T: serde::Serialize>(
     v
 }
 
-/// Splits an archived answer into the answer and its provenance.
-pub(crate) fn split<T>(a: Archived<T>) -> (T, Archived<()>) {
-    let mut value = None;
-    let origin = a.map(|v| {
-        value = Some(v);
-    });
-    match value {
-        Some(v) => (v, origin),
-        None => unreachable!("map ran"),
-    }
-}
-
-/// An error and its causes, `: `-separated.
-pub(crate) fn chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        s.push_str(": ");
-        s.push_str(&c.to_string());
-        cause = c.source();
-    }
-    s
+/// Splits an answer into the answer and, when the archive is on (`archived`), its provenance.
+pub(crate) fn split<T>(a: Answer<T>, archived: bool) -> (T, Option<Answer<()>>) {
+    let (value, origin) = a.into_parts();
+    (value, archived.then_some(origin))
 }

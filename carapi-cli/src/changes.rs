@@ -7,44 +7,24 @@
 use serde::Serialize;
 use serde_json::Value;
 
-/// One field that changed. For the owners (`proprietarios`), one change per owner added
-/// (`antes` empty) or removed (`depois` empty), written `<documento> <nome>`.
+/// One field that changed (JSON `campo`, `antes`, `depois`). For the owners (`proprietarios`),
+/// one change per owner added (`before` empty) or removed (`after` empty), written
+/// `<documento> <nome>`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Change {
     /// The contract's name of the field (`areaTotalHa`), or `proprietarios`.
     #[serde(rename = "campo")]
     pub(crate) field: String,
     /// The value in the archived answer.
-    pub(crate) antes: Option<String>,
+    #[serde(rename = "antes")]
+    pub(crate) before: Option<String>,
     /// The value in the new answer.
-    pub(crate) depois: Option<String>,
+    #[serde(rename = "depois")]
+    pub(crate) after: Option<String>,
 }
 
 /// The owner fields of a complete answer, compared as a set of owners.
 const OWNERS: [&str; 2] = ["proprietariosNomes", "proprietariosCpfs"];
-
-/// The Portuguese label of a field, for the table.
-pub(crate) fn label(field: &str) -> &str {
-    match field {
-        "proprietarios" => "Proprietários",
-        "nomeImovel" => "Nome do imóvel",
-        "areaTotalHa" => "Área total (ha)",
-        "modulosFiscais" => "Módulos fiscais",
-        "dataCadastro" => "Data de cadastro",
-        "tipoImovel" => "Tipo",
-        "municipio" => "Município",
-        "uf" => "UF",
-        "matriculaNumero" => "Matrícula",
-        "matriculaData" => "Data da matrícula",
-        "matriculaCartorio" => "Cartório",
-        "codigoProtocolo" => "Protocolo",
-        "latitude" => "Latitude",
-        "longitude" => "Longitude",
-        "dataExpiracao" => "Atualização na origem",
-        "codigoCar" => "Código CAR",
-        other => other,
-    }
-}
 
 /// The changes from `old` to `new`, two lookup answers (the JSON of `CarResponse`): the
 /// owners first, then the other fields of `dados` in the contract's order, then
@@ -75,12 +55,12 @@ pub(crate) fn diff(old: &Value, new: &Value) -> Vec<Change> {
 }
 
 fn push_if_changed(changes: &mut Vec<Change>, field: &str, a: Option<&Value>, b: Option<&Value>) {
-    let (antes, depois) = (a.and_then(text), b.and_then(text));
-    if antes != depois {
+    let (before, after) = (a.and_then(text), b.and_then(text));
+    if before != after {
         changes.push(Change {
             field: field.to_owned(),
-            antes,
-            depois,
+            before,
+            after,
         });
     }
 }
@@ -135,16 +115,16 @@ fn owners(a: &serde_json::Map<String, Value>, b: &serde_json::Map<String, Value>
         .filter(|o| !after.contains(o))
         .map(|o| Change {
             field: "proprietarios".into(),
-            antes: Some(o.clone()),
-            depois: None,
+            before: Some(o.clone()),
+            after: None,
         });
     let added = after
         .iter()
         .filter(|o| !before.contains(o))
         .map(|o| Change {
             field: "proprietarios".into(),
-            antes: None,
-            depois: Some(o.clone()),
+            before: None,
+            after: Some(o.clone()),
         });
     removed.chain(added).collect()
 }
@@ -168,11 +148,11 @@ mod tests {
                 "proprietariosCpfs": "111.444.777-35, 385.211.390-39"}});
         let c = diff(&old, &new);
         assert_eq!(c.len(), 4, "{c:?}");
-        assert_eq!(c[0].antes.as_deref(), Some("529.982.247-25 Bruno Lima"));
-        assert_eq!(c[0].depois, None);
-        assert_eq!(c[1].depois.as_deref(), Some("385.211.390-39 Carla Dias"));
+        assert_eq!(c[0].before.as_deref(), Some("529.982.247-25 Bruno Lima"));
+        assert_eq!(c[0].after, None);
+        assert_eq!(c[1].after.as_deref(), Some("385.211.390-39 Carla Dias"));
         assert_eq!(c[2].field, "areaTotalHa");
-        assert_eq!(c[2].antes.as_deref(), Some("2,0131"));
+        assert_eq!(c[2].before.as_deref(), Some("2,0131"));
         assert_eq!(c[3].field, "dataExpiracao");
         assert!(diff(&old, &old).is_empty());
     }

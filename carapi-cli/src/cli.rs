@@ -51,7 +51,8 @@ pub(crate) enum Command {
     /// Histórico de recargas
     Recargas(commands::recargas::Args),
     /// Consultas em lote a partir de um arquivo (retomável)
-    Lote(commands::lote::Args),
+    #[command(name = "lote")]
+    Batch(commands::batch::Args),
     /// Acervo das respostas pagas: listar, mostrar, titular, expurgar, verificar, exportar
     Acervo(commands::acervo::Args),
     /// Vigia uma lista de CARs: recompra o que passou da idade máxima, até um teto, e mostra o que mudou

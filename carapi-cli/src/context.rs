@@ -27,9 +27,12 @@ pub(crate) struct Context {
     local: Option<Local>,
     /// The base URL of the last client built (named in errors about the server).
     used_base_url: Option<String>,
-    /// Set by `carapi vigiar` when something changed: the process exits with
-    /// [`crate::error::EXIT_CHANGED`] instead of 0.
-    pub(crate) changes_found: bool,
+    /// The server and key of the last client built (whose prices [`crate::prices`] keeps).
+    used_conta: Option<(String, String)>,
+    /// The exit status of a command that succeeded with something to say to a script:
+    /// `carapi vigiar`'s [`crate::error::EXIT_CHANGED`] or [`crate::error::EXIT_CEILING`];
+    /// `None` exits 0.
+    pub(crate) success_exit: Option<u8>,
 }
 
 /// Where requests go and with which key.
@@ -57,7 +60,8 @@ impl Context {
             #[cfg(feature = "local")]
             local: None,
             used_base_url: None,
-            changes_found: false,
+            used_conta: None,
+            success_exit: None,
         }
     }
 
@@ -143,7 +147,7 @@ impl Context {
     pub(crate) async fn local(&mut self) -> Result<&Local> {
         if self.local.is_none() {
             let l = Local::start(&self.paths, None).await?;
-            if l.created_account {
+            if l.created_conta {
                 self.shell.note(format!(
                     "Modo local: conta criada com {} de crédito de demonstração (dados em {}).",
                     carapi_sdk::domain::brl::format(crate::local::DEMO_CREDIT),
@@ -162,11 +166,17 @@ impl Context {
     pub(crate) async fn builder(&mut self) -> Result<ClientBuilder> {
         let d = self.destination().await?;
         self.used_base_url = Some(d.base_url.clone());
-        let builder = Client::builder()
+        let known = crate::prices::known(&self.paths, &d.base_url, &d.credential.key);
+        self.used_conta = Some((d.base_url.clone(), d.credential.key.clone()));
+        let mut builder = Client::builder()
             .base_url(&d.base_url)
             .api_key(d.credential.key)
             .user_agent(concat!("carapi-cli/", env!("CARGO_PKG_VERSION")));
-        Ok(match test_poll_interval() {
+        if let Some(p) = known {
+            // The current table, read today: no `GET /v1/saldo` beside the first lookup.
+            builder = builder.precos(p);
+        }
+        Ok(match crate::test_hook::poll_interval() {
             Some(i) => builder.poll_interval_unchecked(i),
             None => builder,
         })
@@ -178,16 +188,23 @@ impl Context {
     /// # Errors
     /// Those of [`Context::client`]; a missing purpose or legal basis (exit 2); an archive that
     /// cannot be opened.
-    pub(crate) async fn lookup_client(&mut self, args: &ArchiveArgs) -> Result<Client> {
-        Ok(self.lookup_builder(args).await?.0.build()?)
+    pub(crate) async fn consulta_client(&mut self, args: &ArchiveArgs) -> Result<Client> {
+        let client = self.consulta_builder(args).await?.0.build()?;
+        // `--comprar` is the explicit decision to buy again: also the owner lookup of a
+        // document purged at its owner's request.
+        Ok(if args.buy && client.archive().is_some() {
+            client.with_purged_allowed()
+        } else {
+            client
+        })
     }
 
     /// [`Context::builder`] with the archive when one is configured (see
-    /// [`Context::lookup_client`]), and the archive with its policy.
+    /// [`Context::consulta_client`]), and the archive with its policy.
     ///
     /// # Errors
-    /// As [`Context::lookup_client`].
-    pub(crate) async fn lookup_builder(
+    /// As [`Context::consulta_client`].
+    pub(crate) async fn consulta_builder(
         &mut self,
         args: &ArchiveArgs,
     ) -> Result<(ClientBuilder, Option<(Archive, ArchivePolicy)>)> {
@@ -218,7 +235,17 @@ impl Context {
     /// [`Client::precos`] learns by a free `GET /v1/saldo` when the client does not know them
     /// yet). Nothing for a sandbox answer, with `--silencioso`, or when stderr is not a terminal.
     pub(crate) async fn show_charge(&mut self, client: &Client, sandbox: bool) {
-        if sandbox || !self.shell.err_is_tty() || self.shell.is_quiet() {
+        if sandbox {
+            return;
+        }
+        let g = client.gasto();
+        if g.nao_precificadas == 0 && !g.confirmado.is_zero() {
+            // Priced: the client knows the prices (read beside the lookup, or kept).
+            if let Ok(p) = client.precos().await {
+                self.remember_prices(&p);
+            }
+        }
+        if !self.shell.err_is_tty() || self.shell.is_quiet() {
             return;
         }
         let _ = client.precos().await;
@@ -240,7 +267,7 @@ impl Context {
     pub(crate) async fn show_origin(
         &mut self,
         client: &Client,
-        origin: Option<&carapi_sdk::archive::Archived<()>>,
+        origin: Option<&carapi_sdk::Answer<()>>,
         sandbox: bool,
     ) {
         let Some(a) = origin else {
@@ -254,6 +281,53 @@ impl Context {
             Some(n) => self.shell.note(n),
             None => self.show_charge(client, sandbox).await,
         }
+    }
+
+    /// Keeps the account's prices read by a command (`saldo`, a batch's preview, a lookup's
+    /// pricing) for the next ones: see [`crate::prices`].
+    pub(crate) fn remember_prices(&self, precos: &carapi_sdk::Precos) {
+        if let Some((base_url, key)) = &self.used_conta {
+            crate::prices::remember(&self.paths, base_url, key, precos);
+        }
+    }
+
+    /// After a charged lookup: where its answer came from and what it cost (stderr,
+    /// [`Context::show_origin`]), then, with `-o json`, its JSON (with `origem` and
+    /// `compradoEm` through the archive). True when the JSON was printed: nothing more to show.
+    ///
+    /// # Errors
+    /// Write errors.
+    pub(crate) async fn consulta_answer<T: serde::Serialize>(
+        &mut self,
+        client: &Client,
+        origin: Option<&carapi_sdk::Answer<()>>,
+        (sandbox, format): (bool, OutputFormat),
+        value: &T,
+    ) -> Result<bool> {
+        self.show_origin(client, origin, sandbox).await;
+        if format != OutputFormat::Json {
+            return Ok(false);
+        }
+        self.shell
+            .json(&crate::archive::json_with_origin(value, origin))?;
+        Ok(true)
+    }
+
+    /// A free answer: with `-o json`, printed as the API's JSON (`None`: nothing more to show);
+    /// else given back to be shown.
+    ///
+    /// # Errors
+    /// Write errors.
+    pub(crate) fn free_answer<T: serde::Serialize>(
+        &mut self,
+        format: OutputFormat,
+        value: T,
+    ) -> Result<Option<T>> {
+        if format == OutputFormat::Json {
+            self.shell.json(&value)?;
+            return Ok(None);
+        }
+        Ok(Some(value))
     }
 
     /// The base URL requests went to, once a client was built.
@@ -279,15 +353,4 @@ pub(crate) fn no_local_mode() -> CliError {
         "esta compilação do carapi não tem o modo local (feature `local`)",
     )
     .hint("instale com o modo local: cargo install carapi-cli (sem --no-default-features), ou use --url-base URL")
-}
-
-/// `CARAPI_POLL_MS`: the interval between status reads while waiting for a top-up, in
-/// milliseconds, below the contract's 5 s ("Limits": status polling). For a local reference
-/// server and tests only (the same variable as `examples/recarga.rs`); unset or invalid keeps
-/// the SDK's 5 s.
-fn test_poll_interval() -> Option<std::time::Duration> {
-    std::env::var("CARAPI_POLL_MS")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .map(std::time::Duration::from_millis)
 }

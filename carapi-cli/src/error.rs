@@ -11,6 +11,7 @@
 //! | 6 | limit exceeded (429) |
 //! | 7 | network or server (5xx, transport, undecodable response) |
 //! | 10 | not an error: `carapi vigiar` found a change ([`EXIT_CHANGED`]) |
+//! | 11 | not an error: `carapi vigiar` changed nothing it checked, but its ceiling left due codes unchecked ([`EXIT_CEILING`]) |
 //! | 130 | interrupted (Ctrl-C) |
 //!
 //! Every error prints `erro: <message> (<CODE>)` and, when there is one, `dica: <hint>`.
@@ -32,6 +33,7 @@ Códigos de saída:
   6    limite excedido (429)
   7    rede ou servidor (5xx, falha de conexão)
   10   carapi vigiar: algum imóvel mudou (não é erro)
+  11   carapi vigiar: o teto deixou códigos sem verificar, nada mudou nos verificados
   130  interrompido (Ctrl-C)
 
 Ambiente:
@@ -46,6 +48,11 @@ Ambiente:
 /// The exit status of `carapi vigiar` when something changed since the archived answers (for
 /// cron): apart from every error code above, so a script tells "changed" from "failed".
 pub(crate) const EXIT_CHANGED: u8 = 10;
+
+/// The exit status of `carapi vigiar` when nothing it checked changed but its ceiling (`--teto`)
+/// left due codes unchecked: neither "all checked, unchanged" (0) nor "changed"
+/// ([`EXIT_CHANGED`], which wins when both hold).
+pub(crate) const EXIT_CEILING: u8 = 11;
 
 /// The class of an error: decides the exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -185,11 +192,18 @@ impl CliError {
         match e {
             SdkError::Api(api) if off_contract(api) => off_contract_error(api.status),
             SdkError::Api(api) => from_api(api.status, &api.code, &api.message),
-            SdkError::Validation(v) => CliError::new(Kind::Usage, "ENTRADA_INVALIDA", v.to_string())
-                .hint("confira o valor: código CAR `UF-IIIIIII-<32 hex>`, CPF com 11 dígitos ou CNPJ com 14"),
+            SdkError::Validation(v) => {
+                CliError::new(Kind::Usage, "ENTRADA_INVALIDA", v.to_string())
+                    .hint(validation_hint(v))
+            }
             SdkError::Transport { .. } => CliError::new(Kind::Network, "REDE", transport(e))
                 .hint("verifique a conexão e a URL base (carapi config mostrar) e tente de novo"),
-            SdkError::Decode { operation, status, path, .. } => {
+            SdkError::Decode {
+                operation,
+                status,
+                path,
+                ..
+            } => {
                 tracing::debug!("{e}");
                 CliError::new(
                     Kind::Network,
@@ -200,8 +214,11 @@ impl CliError {
             }
             SdkError::SpendLimit { .. } => CliError::other("CUSTO_MAXIMO", e.to_string())
                 .hint("aumente --max-custo para continuar"),
-            SdkError::Timeout { recarga_id, .. } => CliError::other("TEMPO_ESGOTADO", e.to_string())
-                .hint(format!("para continuar aguardando: carapi recarga status {recarga_id} --esperar")),
+            SdkError::Timeout { recarga_id, .. } => {
+                CliError::other("TEMPO_ESGOTADO", e.to_string()).hint(format!(
+                    "para continuar aguardando: carapi recarga status {recarga_id} --esperar"
+                ))
+            }
             SdkError::Io(io) if io.kind() == io::ErrorKind::BrokenPipe => {
                 CliError::new(Kind::BrokenPipe, "EPIPE", "saída fechada")
             }
@@ -211,8 +228,38 @@ impl CliError {
             ),
             SdkError::Config(_) => CliError::new(Kind::Usage, "CONFIG", e.to_string())
                 .hint("confira a URL base: carapi config definir base-url URL"),
+            SdkError::Archive(a) => archive_error(a),
             _ => CliError::other("ERRO", e.to_string()),
         }
+    }
+}
+
+/// An archive that refused a lookup (nothing was sent), with what to do about it.
+fn archive_error(a: &carapi_sdk::archive::ArchiveError) -> CliError {
+    use carapi_sdk::archive::ArchiveErrorKind as K;
+    let text = carapi_sdk::error_chain(a);
+    match a.kind() {
+        K::Tampered => CliError::other("ACERVO_ALTERADO", text).hint(
+            "confira o acervo com carapi acervo verificar; para comprar a resposta de novo (uma nova entrada), repita com --comprar",
+        ),
+        K::Purged => CliError::other("TITULAR_EXPURGADO", text).hint(
+            "o titular pediu a eliminação dos dados (carapi acervo titular); uma nova consulta é um novo tratamento: só com --comprar e base legal própria",
+        ),
+        K::Unavailable | K::PoolTimeout => CliError::other("ACERVO", text)
+            .hint("nada foi enviado nem cobrado; tente de novo em instantes"),
+        _ => CliError::other("ACERVO", text),
+    }
+}
+
+/// What to check in a value refused before sending, by what it should have been.
+fn validation_hint(v: &carapi_sdk::domain::ValidationError) -> &'static str {
+    use carapi_sdk::domain::ValidationError as V;
+    match v {
+        V::CodigoCar(_) => {
+            "um código CAR é UF-IIIIIII-<32 hexadecimais> (pontos, minúsculas, espaços ou travessões no lugar dos hífens, ou sem hífens, são aceitos)"
+        }
+        V::CpfCnpj(_) => "CPF com 11 dígitos ou CNPJ com 14 caracteres, com ou sem máscara",
+        _ => "confira o valor",
     }
 }
 

@@ -6,13 +6,13 @@
 //! back, the analyst's (`-o csv`) the form Excel in Portuguese reads ([`CellValue::spreadsheet`]).
 
 use carapi_sdk::domain::{br, brl};
-use chrono::{DateTime, FixedOffset};
+use chrono::{DateTime, FixedOffset, NaiveDateTime, Offset, TimeZone};
 use chrono_tz::America::Sao_Paulo;
 use comfy_table::{Attribute, Cell, ContentArrangement, Table, presets};
 use rust_decimal::Decimal;
 
 /// The UTF-8 byte order mark that tells Excel a CSV is UTF-8 (the analyst's CSV starts with it).
-pub(crate) const BOM: &str = "\u{feff}";
+pub(crate) const BYTE_ORDER_MARK: &str = "\u{feff}";
 
 /// One value in two forms: for a table (`human`) and for CSV (`raw`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,13 +105,30 @@ impl CellValue {
 }
 
 impl CellValue {
+    /// A registry value: its text as the registry writes it in tables (`9,8043`, `14/05/2019
+    /// 10:00:00`, `15°47'38,51" S`), and `raw`, the machine's form (`9.8043`, ISO 8601,
+    /// decimal degrees), in `-o csv-cru`; `—` and empty when absent. `raw` falls back to the
+    /// text when the registry's text does not parse.
+    pub(crate) fn registry(text: Option<&str>, raw: Option<String>) -> Self {
+        match text {
+            Some(t) => CellValue {
+                human: t.to_owned(),
+                raw: raw.unwrap_or_else(|| t.to_owned()),
+            },
+            None => Self::optional(None),
+        }
+    }
+
     /// The value in the analyst's CSV (Excel in Portuguese): a raw decimal with a decimal comma
     /// (`1234,56`, no grouping, so it stays a number), an instant and a boolean as a table shows
-    /// them (Brasília time, `sim`/`não`), anything else raw.
+    /// them (Brasília time, `sim`/`não`), an ISO date as `dd/mm/aaaa`, anything else raw.
     pub(crate) fn spreadsheet(&self) -> String {
         let b = self.raw.as_str();
         if b == "true" || b == "false" || DateTime::parse_from_rfc3339(b).is_ok() {
             return self.human.clone();
+        }
+        if let Ok(d) = chrono::NaiveDate::parse_from_str(b, "%Y-%m-%d") {
+            return d.format("%d/%m/%Y").to_string();
         }
         let number = b.strip_prefix('-').unwrap_or(b);
         match number.split_once('.') {
@@ -127,11 +144,40 @@ impl CellValue {
     }
 }
 
-/// `dd/mm/aaaa hh:mm:ss` in Brasília time (America/Sao_Paulo, which has had no DST since 2019).
-pub(crate) fn brasilia(v: DateTime<FixedOffset>) -> String {
-    v.with_timezone(&Sao_Paulo)
-        .format("%d/%m/%Y %H:%M:%S")
-        .to_string()
+/// `dd/mm/aaaa hh:mm:ss` in Brasília time: America/Sao_Paulo, with the offset the instant had
+/// (`-02:00` in the daylight-saving summers up to 2019, `-03:00` since), as every time a
+/// person reads is shown.
+pub(crate) fn brasilia<Tz: TimeZone>(v: DateTime<Tz>) -> String {
+    in_brasilia(v).format("%d/%m/%Y %H:%M:%S").to_string()
+}
+
+/// `dd/mm/aaaa hh:mm` in Brasília time (see [`brasilia`]).
+pub(crate) fn brasilia_minutes<Tz: TimeZone>(v: DateTime<Tz>) -> String {
+    in_brasilia(v).format("%d/%m/%Y %H:%M").to_string()
+}
+
+/// An instant as Brasília's clocks showed it, with the offset it had then.
+pub(crate) fn in_brasilia<Tz: TimeZone>(v: DateTime<Tz>) -> DateTime<FixedOffset> {
+    v.with_timezone(&Sao_Paulo).fixed_offset()
+}
+
+/// The instant a Brasília wall-clock time names (what a person types, or the registry's
+/// `dd/MM/yyyy HH:mm:ss`), with the offset America/Sao_Paulo had then. Never fails: a time the
+/// clocks skipped (the start of daylight saving: midnight did not exist) is read with the
+/// offset before the change, and a time they showed twice (its end) as its first occurrence,
+/// the earlier offset too.
+pub(crate) fn from_brasilia(local: NaiveDateTime) -> DateTime<FixedOffset> {
+    if let Some(t) = Sao_Paulo.from_local_datetime(&local).earliest() {
+        return t.fixed_offset();
+    }
+    // In a gap: the offset a day before it (transitions are months apart).
+    let before = Sao_Paulo
+        .offset_from_utc_datetime(&(local - chrono::Duration::days(1)))
+        .fix();
+    before
+        .from_local_datetime(&local)
+        .single()
+        .unwrap_or_else(|| local.and_utc().fixed_offset())
 }
 
 /// A decimal with a decimal comma and no trailing zeros (`7.50` -> `7,5`).
@@ -160,6 +206,13 @@ impl Fields {
     ) -> &mut Self {
         self.0.push((key, label, valor));
         self
+    }
+
+    /// Adds a field titled from the SDK's title map (`carapi_sdk::labels`; the name itself
+    /// when it has no title).
+    pub(crate) fn titled(&mut self, key: &'static str, valor: CellValue) -> &mut Self {
+        let label = carapi_sdk::labels::title(key).unwrap_or(key);
+        self.add(key, label, valor)
     }
 
     /// A two-column table `Campo | Valor`, rendered, fitted to `width` columns when given
@@ -222,6 +275,16 @@ impl Listing {
             rows: vec![],
             priority: vec![],
         }
+    }
+
+    /// A table of these fields (their machine names: the CSV header of `-o csv-cru`), titled
+    /// from the SDK's title map (`carapi_sdk::labels`), the name itself when it has no title.
+    pub(crate) fn titled(fields: &[&'static str]) -> Self {
+        let columns: Vec<(&'static str, &'static str)> = fields
+            .iter()
+            .map(|f| (*f, carapi_sdk::labels::title(f).unwrap_or(f)))
+            .collect();
+        Self::new(&columns)
     }
 
     /// The columns (by [`Column::key`]) a narrow terminal keeps first, most important first;
@@ -289,6 +352,23 @@ mod tests {
     fn brasilia_time_from_utc() {
         let t = DateTime::parse_from_rfc3339("2026-01-15T13:05:09Z").unwrap();
         assert_eq!(brasilia(t), "15/01/2026 10:05:09");
+        // November 2018 was daylight-saving time: -02:00, whatever offset the text carried.
+        let dst = DateTime::parse_from_rfc3339("2018-11-12T10:49:43-03:00").unwrap();
+        assert_eq!(brasilia(dst), "12/11/2018 11:49:43");
+        assert_eq!(in_brasilia(dst).offset().local_minus_utc(), -2 * 3600);
+    }
+
+    #[test]
+    fn a_brasilia_wall_time_is_never_refused() {
+        let at = |s: &str| {
+            from_brasilia(NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M").unwrap()).to_rfc3339()
+        };
+        assert_eq!(at("2026-05-01 00:00"), "2026-05-01T00:00:00-03:00");
+        assert_eq!(at("2018-12-01 00:00"), "2018-12-01T00:00:00-02:00");
+        // 4 November 2018: clocks went from 00:00 to 01:00 (a gap); the offset before it.
+        assert_eq!(at("2018-11-04 00:30"), "2018-11-04T00:30:00-03:00");
+        // 17 February 2019: 23:00-23:59 of the 16th happened twice; the first (earlier offset).
+        assert_eq!(at("2019-02-16 23:30"), "2019-02-16T23:30:00-02:00");
     }
 
     #[test]

@@ -288,6 +288,54 @@ fn usage_of(e: &clap::Error) -> String {
     }
 }
 
+/// The subcommand nearest to `typo` among those of the command `usage` is about (`Uso: carapi
+/// acervo [OPÇÕES] <COMANDO>`), by the edits a typist makes (a swap of two neighbours is one:
+/// `cra` is `car`, not `acervo`); `None` past two edits.
+fn nearest_command(typo: &str, usage: &str) -> Option<String> {
+    let usage = translate(usage);
+    let path = usage.trim().trim_start_matches("Uso:").trim();
+    let mut cmd = command();
+    for word in path.split_whitespace().skip(1) {
+        if word.starts_with('[') || word.starts_with('<') {
+            break;
+        }
+        cmd = cmd.find_subcommand(word)?.clone();
+    }
+    cmd.get_subcommands()
+        .filter(|s| !s.is_hide_set())
+        .flat_map(|s| std::iter::once(s.get_name().to_owned()))
+        .map(|name| (edits(typo, &name), name))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, name)| name)
+}
+
+/// The optimal-string-alignment distance of `a` and `b`: insertions, deletions,
+/// substitutions and swaps of two neighbouring characters, one edit each.
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
 /// A clap error as the CLI's error: (message, hint). Help and version are not errors.
 pub(crate) fn message(e: &clap::Error) -> (String, Option<String>) {
     let text = |k: ContextKind| match e.get(k) {
@@ -305,7 +353,11 @@ pub(crate) fn message(e: &clap::Error) -> (String, Option<String>) {
     };
     let arg = text(ContextKind::InvalidArg).unwrap_or_default();
     let value = text(ContextKind::InvalidValue).unwrap_or_default();
-    let suggestion = text(ContextKind::SuggestedSubcommand)
+    let typo = text(ContextKind::InvalidSubcommand);
+    let suggestion = typo
+        .as_deref()
+        .and_then(|t| nearest_command(t, &usage_of(e)))
+        .or_else(|| text(ContextKind::SuggestedSubcommand))
         .or_else(|| text(ContextKind::SuggestedArg))
         .or_else(|| text(ContextKind::SuggestedValue))
         // clap lists the candidates from the least to the most similar: the nearest is last.
@@ -326,7 +378,7 @@ pub(crate) fn message(e: &clap::Error) -> (String, Option<String>) {
         ErrorKind::UnknownArgument => format!("argumento inesperado '{arg}'"),
         ErrorKind::InvalidSubcommand => {
             let c = text(ContextKind::InvalidSubcommand).unwrap_or_default();
-            if crate::valor::parse_reais(&c).is_ok() && usage_of(e).contains("recarga") {
+            if carapi_sdk::domain::brl::parse_reais(&c).is_ok() && usage_of(e).contains("recarga") {
                 return (
                     format!("comando desconhecido '{c}' em `carapi recarga`"),
                     Some(format!(
@@ -377,6 +429,13 @@ mod tests {
         assert_eq!(m, "comando desconhecido 'carr'");
         let d = d.unwrap();
         assert!(d.contains("você quis dizer `car`?"), "{d}");
+        let (_, d) = parse_error(&["cra"]);
+        assert!(
+            d.unwrap().contains("você quis dizer `car`?"),
+            "a swap of two letters"
+        );
+        let (_, d) = parse_error(&["acervo", "lsitar"]);
+        assert!(d.unwrap().contains("você quis dizer `listar`?"));
         let (m, d) = parse_error(&["saldo", "-o", "xml"]);
         assert_eq!(m, "valor inválido 'xml' para --formato <FORMATO>");
         assert!(d.unwrap().starts_with("valores possíveis: tabela"));

@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub(crate) mod archive;
+pub(crate) mod batch;
 pub(crate) mod changes;
 pub(crate) mod cli;
 pub(crate) mod commands;
@@ -27,14 +28,15 @@ pub mod help;
 pub(crate) mod layout;
 #[cfg(feature = "local")]
 pub(crate) mod local;
-pub(crate) mod lote;
 pub(crate) mod options;
 pub(crate) mod output;
 pub(crate) mod parsers;
+pub(crate) mod prices;
 pub(crate) mod prompt;
 pub(crate) mod qr;
-pub(crate) mod valor;
+pub(crate) mod test_hook;
 pub(crate) mod verbose;
+pub(crate) mod vigiar;
 
 use std::process::ExitCode;
 
@@ -105,7 +107,7 @@ pub fn main() -> ExitCode {
     let result = result.and_then(|()| ctx.shell.flush().map_err(Into::into));
     ctx.shell.close_pager();
     match result {
-        Ok(()) if ctx.changes_found => ExitCode::from(error::EXIT_CHANGED),
+        Ok(()) if let Some(status) = ctx.success_exit => ExitCode::from(status),
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind == Kind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) if e.kind == Kind::Interrupted => {
@@ -113,6 +115,10 @@ pub fn main() -> ExitCode {
             e.exit_code()
         }
         Err(e) => {
+            if e.kind == Kind::Balance {
+                // A 402: the prices are read again next time.
+                prices::forget(&ctx.paths);
+            }
             let e = e.with_server_url(ctx.used_base_url());
             ctx.shell.error(&e.message, &e.code, e.hint.as_deref());
             e.exit_code()
@@ -137,7 +143,7 @@ async fn dispatch(ctx: &mut Context, command: cli::Command) -> error::Result<()>
         C::Uso(a) => commands::uso::run(ctx, a).await,
         C::Recarga(a) => commands::recarga::run(ctx, a).await,
         C::Recargas(a) => commands::recargas::run(ctx, a).await,
-        C::Lote(a) => commands::lote::run(ctx, a).await,
+        C::Batch(a) => commands::batch::run(ctx, a).await,
         C::Login(a) => commands::login::run(ctx, a).await,
         C::Logout(a) => commands::logout::run(ctx, a).await,
         C::Config(a) => commands::config::run(ctx, a).await,

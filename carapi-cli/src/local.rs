@@ -26,12 +26,12 @@ pub(crate) struct Local {
     api_key: String,
     key_file: PathBuf,
     /// True when this start created the store and the account.
-    pub(crate) created_account: bool,
+    pub(crate) created_conta: bool,
 }
 
 fn server_err(e: ServerError) -> CliError {
     match e {
-        ServerError::NaoEncontrado(m) => CliError::new(
+        ServerError::NotFound(m) => CliError::new(
             Kind::NotFound,
             "NAO_ENCONTRADO",
             format!("não encontrado: {m}"),
@@ -82,7 +82,7 @@ impl Local {
             server,
             api_key,
             key_file,
-            created_account: fresh,
+            created_conta: fresh,
         })
     }
 

@@ -3,6 +3,15 @@
 
 use clap::Args;
 
+/// The default maximum age of a reused answer, as typed (`--idade-maxima`): the one place it is
+/// written; help texts take it with `concat!` (`archive::DEFAULT_MAX_AGE` is the same text).
+macro_rules! default_max_age {
+    () => {
+        "30d"
+    };
+}
+pub(crate) use default_max_age;
+
 use crate::output::OutputFormat;
 
 /// Options accepted by every command.
@@ -78,10 +87,39 @@ pub(crate) struct ArchiveArgs {
     /// Base legal (LGPD arts. 7 e 11): consentimento, obrigacao-legal, execucao-contrato, interesse-legitimo, protecao-credito, …
     #[arg(long = "base-legal", value_name = "BASE", help_heading = "Acervo")]
     pub(crate) legal_basis: Option<String>,
-    /// Idade máxima de uma resposta do acervo para ser reaproveitada sem nova compra (ex.: 30d, 12h; padrão 30d)
-    #[arg(long = "idade-maxima", value_name = "DURACAO", help_heading = "Acervo")]
+    #[arg(
+        long = "idade-maxima",
+        value_name = "DURACAO",
+        help_heading = "Acervo",
+        help = concat!(
+            "Idade máxima de uma resposta do acervo para ser reaproveitada sem nova compra (ex.: 12h, 90d; padrão ",
+            default_max_age!(),
+            ")"
+        )
+    )]
     pub(crate) max_age: Option<String>,
-    /// Compra de novo mesmo com resposta recente no acervo (a nova resposta é arquivada)
+    /// Compra de novo mesmo com resposta recente no acervo (a nova resposta é arquivada). Uma resposta lida do acervo não vai à API: uma chave da API errada só é apontada quando algo é comprado
     #[arg(long = "comprar", help_heading = "Acervo")]
     pub(crate) buy: bool,
+}
+
+/// The options of a charged lookup (`car`, `proprietario`): `-o/--formato` after the
+/// subcommand and the archive's flags.
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct ConsultaArgs {
+    /// `-o/--formato` given after the subcommand ([`crate::context::Context::format`] falls
+    /// back to the one before it).
+    #[command(flatten)]
+    pub(crate) format: FormatArgs,
+    /// The archive flags.
+    #[command(flatten)]
+    pub(crate) archive: ArchiveArgs,
+}
+
+/// The arguments of a free command that takes only `-o/--formato` (`saldo`, `uso`).
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub(crate) struct FormatOnly {
+    /// `-o/--formato` given after the subcommand.
+    #[command(flatten)]
+    pub(crate) format: FormatArgs,
 }

@@ -342,28 +342,12 @@ impl Shell {
         }
     }
 
-    /// `listing` as CSV: the analyst's dialect for [`OutputFormat::Csv`] (`;`, decimal comma, local
-    /// dates, `sim`/`não`, a BOM so Excel reads UTF-8; [`crate::format::CellValue::spreadsheet`]),
-    /// the machine's for [`OutputFormat::RawCsv`] (`,`, the raw values).
+    /// `listing` as CSV: the analyst's dialect for [`OutputFormat::Csv`] (the Portuguese titles,
+    /// `;`, decimal comma, local dates, `sim`/`não`, a BOM so Excel reads UTF-8;
+    /// [`crate::format::CellValue::spreadsheet`]), the machine's for [`OutputFormat::RawCsv`]
+    /// (the field names, `,`, the raw values).
     fn csv(&mut self, listing: &Listing, format: OutputFormat) -> io::Result<()> {
-        let spreadsheet = format == OutputFormat::Csv;
-        if spreadsheet {
-            self.out.write_all(crate::format::BOM.as_bytes())?;
-        }
-        let mut w = csv::WriterBuilder::new()
-            .delimiter(if spreadsheet { b';' } else { b',' })
-            .from_writer(&mut self.out);
-        w.write_record(listing.columns.iter().map(|c| c.key))
-            .map_err(csv_io)?;
-        for line in &listing.rows {
-            if spreadsheet {
-                w.write_record(line.iter().map(crate::format::CellValue::spreadsheet))
-            } else {
-                w.write_record(line.iter().map(|c| c.raw.as_str()))
-            }
-            .map_err(csv_io)?;
-        }
-        w.flush()
+        write_csv(&mut *self.out, listing, format)
     }
 
     /// A spinner on stderr (hidden unless stderr is a terminal and not quiet).
@@ -402,6 +386,45 @@ impl Shell {
             ProgressDrawTarget::hidden()
         }
     }
+}
+
+/// `listing` as the bytes of a CSV file in `format`'s dialect (as [`Shell`] writes `-o csv`
+/// and `-o csv-cru`).
+///
+/// # Errors
+/// CSV errors, as I/O errors.
+pub(crate) fn csv_bytes(listing: &Listing, format: OutputFormat) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    write_csv(&mut bytes, listing, format)?;
+    Ok(bytes)
+}
+
+/// Writes `listing` as CSV (see [`Shell`]'s `csv`) to `out`.
+fn write_csv(out: &mut dyn Write, listing: &Listing, format: OutputFormat) -> io::Result<()> {
+    let spreadsheet = format == OutputFormat::Csv;
+    if spreadsheet {
+        out.write_all(crate::format::BYTE_ORDER_MARK.as_bytes())?;
+    }
+    let mut w = csv::WriterBuilder::new()
+        .delimiter(if spreadsheet { b';' } else { b',' })
+        .from_writer(out);
+    // People's CSV is titled as the table is; the machine's keeps the field names.
+    w.write_record(
+        listing
+            .columns
+            .iter()
+            .map(|c| if spreadsheet { c.label } else { c.key }),
+    )
+    .map_err(csv_io)?;
+    for line in &listing.rows {
+        if spreadsheet {
+            w.write_record(line.iter().map(crate::format::CellValue::spreadsheet))
+        } else {
+            w.write_record(line.iter().map(|c| c.raw.as_str()))
+        }
+        .map_err(csv_io)?;
+    }
+    w.flush()
 }
 
 /// A rate per second as Brazilians write it, one decimal place: `18,8/s`.
@@ -628,6 +651,6 @@ mod tests {
         let out = Buffer::default();
         let mut sh = Shell::from_write(Box::new(out.clone()), Box::new(Buffer::default()));
         sh.listing(&t, OutputFormat::Csv).unwrap();
-        assert_eq!(out.contents(), "\u{feff}valor;nome\n1234,56;a,b\n");
+        assert_eq!(out.contents(), "\u{feff}Valor;Nome\n1234,56;a,b\n");
     }
 }

@@ -9,13 +9,12 @@ use std::io::Write as _;
 use tracing::field::{Field, Visit};
 use tracing_subscriber::layer::{Context, Layer};
 
-/// The charged routes (contract, "Prices").
-const CHARGED_ROUTES: [&str; 4] = [
-    "/v1/car/{codigoCar}",
-    "/v1/car/{codigoCar}/completo",
-    "/v1/car/{codigoCar}/recibo",
-    "/v1/proprietario/{cpfCnpj}",
-];
+/// True when `route` is a charged lookup's template (contract, "Prices"; the SDK's table).
+fn is_charged(route: &str) -> bool {
+    carapi_sdk::EndpointConsulta::ALL
+        .iter()
+        .any(|e| e.route() == route)
+}
 
 /// The fields of one `carapi_sdk::http` event.
 #[derive(Debug, Default)]
@@ -84,10 +83,10 @@ fn line(c: &EventFields) -> Option<String> {
     if let Some(a) = c.attempt.filter(|a| *a > 1) {
         let _ = write!(l, ", tentativa {a}");
     }
-    let charged = c.status == Some(200) && CHARGED_ROUTES.contains(&c.route.as_str());
+    let charged = c.status == Some(200) && is_charged(&c.route);
     l.push_str(if charged {
         " (cobrada, salvo valor sandbox)"
-    } else if c.status.is_none() && CHARGED_ROUTES.contains(&c.route.as_str()) {
+    } else if c.status.is_none() && is_charged(&c.route) {
         " (pode ter sido cobrada)"
     } else {
         " (sem cobrança)"

@@ -282,3 +282,43 @@ fn masked_sandbox_documents_are_the_sandbox_values() {
     }
     assert!(s.charged().is_empty(), "sandbox values cost nothing");
 }
+
+/// A CAR code as analysts paste it (spaces or en dashes for its dashes, no dashes at all) is
+/// looked up; a misplaced dash is refused and echoed as typed, with a hint about CAR codes; a
+/// CPF whose check digit fails says so, masked.
+#[test]
+fn pasted_car_codes_and_the_check_digit_message() {
+    let s = TestServer::new();
+    let code = CODES[0];
+    for pasted in [
+        code.replace('-', " "),
+        code.replace('-', "\u{2013}"),
+        code.replace('-', ""),
+    ] {
+        let o = s
+            .cmd()
+            .args(["car", &pasted, "-o", "json"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{pasted}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["dados"]["codigoCar"], code);
+    }
+    assert_eq!(s.charged().len(), 3);
+    let misplaced = "DF-530010-8B69B317DD02C43DAA77A0784AEEF7D47";
+    let o = s.cmd().args(["car", misplaced]).output().unwrap();
+    assert_error(&o, 2, "ENTRADA_INVALIDA");
+    let err = stderr(&o);
+    assert!(err.contains(misplaced), "echoed as typed: {err}");
+    assert!(!err.contains("CPF"), "a CAR code's hint: {err}");
+    let o = s
+        .cmd()
+        .args(["proprietario", "529.982.247-24"])
+        .output()
+        .unwrap();
+    assert_error(&o, 2, "ENTRADA_INVALIDA");
+    let err = stderr(&o);
+    assert!(err.contains("dígito verificador não confere"), "{err}");
+    assert!(!err.contains("529.982.247-24"), "{err}");
+    assert_eq!(s.charged().len(), 3, "nothing sent for the refused ones");
+}

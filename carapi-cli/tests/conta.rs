@@ -177,3 +177,59 @@ fn verbose_shows_http_summaries_on_stderr() {
     assert!(!stderr(&o).contains(&s.conta.api_key));
     serde_json::from_slice::<serde_json::Value>(&o.stdout).expect("stdout stays pure JSON");
 }
+
+/// The account's prices are kept once it is on the current table: `-v` shows one request per
+/// charged lookup after the first (no `GET /v1/saldo` beside it); a legacy account's prices are
+/// never kept (a top-up elsewhere would make them wrong); a 402 forgets them.
+#[test]
+fn verbose_shows_one_request_per_lookup_after_the_first() {
+    let requests = |o: &std::process::Output| -> Vec<String> {
+        stderr(o)
+            .lines()
+            .filter(|l| l.starts_with("GET ") || l.starts_with("POST "))
+            .map(str::to_owned)
+            .collect()
+    };
+    let s = TestServer::new();
+    let o = s.cmd().args(["-v", "car", CODES[0]]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        requests(&o).iter().any(|l| l.starts_with("GET /v1/saldo")),
+        "the first reads the prices: {:?}",
+        requests(&o)
+    );
+    for code in &CODES[1..3] {
+        let o = s.cmd().args(["-v", "car", code]).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let r = requests(&o);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(r[0].starts_with("GET /v1/car/{codigoCar} → 200"), "{r:?}");
+    }
+    // A 402 forgets them.
+    let o = s
+        .cmd()
+        .args(["car", carapi_sdk::sandbox::CAR_SEM_SALDO])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    let o = s.cmd().args(["-v", "car", CODES[3]]).output().unwrap();
+    assert!(
+        requests(&o).iter().any(|l| l.starts_with("GET /v1/saldo")),
+        "{:?}",
+        requests(&o)
+    );
+
+    let legacy = TestServer::with(carapi_service::NovaConta {
+        legado: true,
+        ..carapi_service::NovaConta::default()
+    });
+    for code in &CODES[..2] {
+        let o = legacy.cmd().args(["-v", "car", code]).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            requests(&o).iter().any(|l| l.starts_with("GET /v1/saldo")),
+            "a legacy account's prices are read every time: {:?}",
+            requests(&o)
+        );
+    }
+}

@@ -32,7 +32,7 @@ impl TestServer {
         Self::with(NovaConta::default())
     }
 
-    pub fn with(account: NovaConta) -> Self {
+    pub fn with(spec: NovaConta) -> Self {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -44,7 +44,7 @@ impl TestServer {
             let server = carapi_service::spawn(Config::local(format!("sqlite://{}", db.display())))
                 .await
                 .unwrap();
-            let conta = server.create_conta(account).await.unwrap();
+            let conta = server.create_conta(spec).await.unwrap();
             (server, conta)
         });
         let base_url = server.base_url();
@@ -193,4 +193,74 @@ pub fn assert_error(o: &std::process::Output, exit_status: i32, code: &str) {
     );
     assert!(err.lines().any(|l| l.starts_with("erro: ")), "{err}");
     assert!(!err.contains('\x1b'), "colour in piped stderr: {err:?}");
+}
+
+/// A Python that has openpyxl (to read a `.xlsx` back as Excel users' tools do): `python3` when
+/// it has it, else a virtual environment under the test target's temporary directory, made with
+/// `pip install openpyxl` the first time. `None` when neither works (no Python, no network):
+/// the caller skips, saying so.
+pub fn openpyxl_python() -> Option<PathBuf> {
+    static PYTHON: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            let has = |python: &Path| {
+                std::process::Command::new(python)
+                    .args(["-c", "import openpyxl"])
+                    .output()
+                    .is_ok_and(|o| o.status.success())
+            };
+            if has(Path::new("python3")) {
+                return Some(PathBuf::from("python3"));
+            }
+            let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("openpyxl-venv");
+            let python = venv.join("bin").join("python");
+            if has(&python) {
+                return Some(python);
+            }
+            let made = std::process::Command::new("python3")
+                .args(["-m", "venv"])
+                .arg(&venv)
+                .status()
+                .is_ok_and(|s| s.success())
+                && std::process::Command::new(&python)
+                    .args(["-m", "pip", "install", "-q", "openpyxl"])
+                    .status()
+                    .is_ok_and(|s| s.success());
+            (made && has(&python)).then_some(python)
+        })
+        .clone()
+}
+
+/// The workbook at `path` as openpyxl reads it: per sheet, its `freeze_panes`, its
+/// `auto_filter.ref`, and its rows of cell values (dates as ISO text), with each cell's number
+/// format; `None` (the test then skips) without a Python that has openpyxl.
+pub fn openpyxl_read(path: &Path) -> Option<serde_json::Value> {
+    const SCRIPT: &str = r#"
+import json, sys, datetime, openpyxl
+wb = openpyxl.load_workbook(sys.argv[1])
+out = {}
+for ws in wb.worksheets:
+    rows = []
+    for row in ws.iter_rows():
+        cells = []
+        for c in row:
+            v = c.value
+            if isinstance(v, (datetime.datetime, datetime.date)):
+                v = v.isoformat()
+            cells.append({"v": v, "fmt": c.number_format})
+        rows.append(cells)
+    out[ws.title] = {"freeze": ws.freeze_panes, "filter": ws.auto_filter.ref, "rows": rows}
+print(json.dumps(out))
+"#;
+    let Some(python) = openpyxl_python() else {
+        eprintln!("SKIPPED: no Python with openpyxl (pip install openpyxl) to read {path:?}");
+        return None;
+    };
+    let o = std::process::Command::new(python)
+        .args(["-c", SCRIPT])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    Some(serde_json::from_slice(&o.stdout).unwrap())
 }

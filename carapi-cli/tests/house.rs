@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 /// Portuguese words this crate once named machinery with (files, modules, types, functions,
 /// fields, locals). The contract's words (`saldo`, `recarga`, `valor`, `conta`, `limite`,
-/// `diario` of `limiteDiarioRequisicoes`, ...) and `lote`, the command's name, are not here.
+/// `diario` of `limiteDiarioRequisicoes`, `chave` of `chaveConsulta`: a lookup's key, ...) and
+/// `lote`, the command's name, are not here.
 const MACHINERY_PT: &[&str] = &[
     "abrir",
     "aguardar",
@@ -29,8 +30,6 @@ const MACHINERY_PT: &[&str] = &[
     "campo",
     "campos",
     "celula",
-    "chave",
-    "chaves",
     "chaveiro",
     "coluna",
     "colunas",

@@ -4,8 +4,10 @@
 // A test is a scenario read top to bottom; the 80-line bound is for production functions.
 #![allow(clippy::too_many_lines)]
 
-mod acervo;
 mod analyst;
+mod archive;
+mod batch;
+mod batch_outputs;
 mod consultas;
 mod conta;
 mod credentials;
@@ -13,8 +15,6 @@ mod harness;
 mod help;
 mod house;
 mod local;
-mod lote;
-mod lote_outputs;
 mod money;
 mod portuguese;
 mod recarga;

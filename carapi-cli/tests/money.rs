@@ -94,8 +94,8 @@ fn geojson_says_a_charged_lookup_was_charged() {
     assert_eq!(s.saldo(), dec("100") - dec("1.00") - dec("2.30"));
 }
 
-fn input(s: &TestServer, name: &str, keys: &[&str]) -> std::path::PathBuf {
-    write_file(&s.work_dir(), name, &format!("{}\n", keys.join("\n")))
+fn input(s: &TestServer, name: &str, chaves: &[&str]) -> std::path::PathBuf {
+    write_file(&s.work_dir(), name, &format!("{}\n", chaves.join("\n")))
 }
 
 #[test]

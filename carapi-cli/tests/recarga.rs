@@ -87,7 +87,7 @@ fn criar_waits_until_confirmado_and_prints_the_new_balance() {
         .process()
         .args(["recarga", "criar", "500"])
         // A local server: read the status every 100 ms instead of sleeping through 5 s.
-        .env("CARAPI_POLL_MS", "100")
+        .env("CARAPI_TESTE", "intervalo-ms=100")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

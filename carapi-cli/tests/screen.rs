@@ -137,6 +137,17 @@ impl Screen {
         self.text()
     }
 
+    /// The process's id.
+    pub fn pid(&self) -> u32 {
+        self.child.process_id().unwrap()
+    }
+
+    /// Kills the process (SIGKILL: nothing of it runs after) and waits for it.
+    pub fn kill(mut self) {
+        self.child.kill().unwrap();
+        let _ = self.child.wait();
+    }
+
     /// The terminal's width.
     pub fn columns(&self) -> u16 {
         self.columns

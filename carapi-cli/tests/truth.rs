@@ -125,19 +125,23 @@ fn csv_is_the_analysts_and_csv_cru_the_machines() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.starts_with("\u{feff}codigoCar;"), "{out}");
+    assert!(
+        out.starts_with("\u{feff}Código CAR;"),
+        "titled as the table: {out}"
+    );
     let mut rd = csv::ReaderBuilder::new()
         .delimiter(b';')
         .from_reader(&o.stdout[3..]);
     let h = rd.headers().unwrap().clone();
     let row = rd.records().next().unwrap().unwrap();
     let col = |n: &str| &row[h.iter().position(|x| x == n).unwrap()];
-    assert!(col("dataConsulta").as_bytes()[2] == b'/', "{out}");
-    assert!(col("cache") == "sim" || col("cache") == "não", "{out}");
+    assert!(col("Data da consulta").as_bytes()[2] == b'/', "{out}");
+    let cache = col("Da base consolidada (cache)");
+    assert!(cache == "sim" || cache == "não", "{out}");
 
     let o = s.cmd().args(["historico", "-o", "csv"]).output().unwrap();
     let out = stdout(&o);
-    assert!(out.starts_with("\u{feff}data;endpoint;"), "{out}");
+    assert!(out.starts_with("\u{feff}Data;Endpoint;"), "{out}");
     assert!(out.contains(";1,00;"), "decimal comma: {out}");
 
     let o = s
@@ -193,4 +197,65 @@ fn recibo_abrir_without_a_viewer_says_so() {
         err.contains("aviso: não foi possível abrir") && err.contains("xdg-open"),
         "{err}"
     );
+}
+
+/// `-o csv-cru` is what its help promises: a decimal point, ISO 8601 dates, decimal degrees
+/// (the registry's `9,8043`, `14/05/2019` and DMS stay in the table and `-o csv`).
+#[test]
+fn csv_cru_has_decimal_points_iso_dates_and_decimal_degrees() {
+    // A bundled record with a position (its polygon's centroid).
+    const MAPPED: &str = "DF-5300108-0000AE7221F4458582BE077E36495213";
+    let s = TestServer::new();
+    let o = s
+        .cmd()
+        .args(["car", MAPPED, "-o", "csv-cru"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let mut rd = csv::Reader::from_reader(out.as_bytes());
+    let h = rd.headers().unwrap().clone();
+    let row = rd.records().next().unwrap().unwrap();
+    let col = |n: &str| row[h.iter().position(|x| x == n).unwrap()].to_owned();
+    let area = col("areaTotalHa");
+    assert!(area.parse::<f64>().is_ok() && !area.contains(','), "{out}");
+    for c in ["latitude", "longitude"] {
+        let v: f64 = col(c).parse().unwrap_or_else(|_| panic!("{c}: {out}"));
+        assert!(v < 0.0, "south and west: {out}");
+    }
+    let registered = col("dataCadastro");
+    assert!(
+        chrono::DateTime::parse_from_rfc3339(&registered).is_ok(),
+        "ISO 8601: {registered}"
+    );
+    let matricula = col("matriculaData");
+    assert!(
+        matricula.is_empty()
+            || chrono::NaiveDate::parse_from_str(&matricula, "%Y-%m-%d").is_ok()
+            || chrono::DateTime::parse_from_rfc3339(&matricula).is_ok(),
+        "ISO 8601: {matricula}"
+    );
+    // The analyst's CSV: the same numbers with a decimal comma, dates as dd/mm/aaaa.
+    let o = s.cmd().args(["car", MAPPED, "-o", "csv"]).output().unwrap();
+    let text = stdout(&o);
+    assert!(text.contains(&area.replace('.', ",")), "{text}");
+}
+
+/// `carapi lote --saida`'s help lists every format it writes.
+#[test]
+fn saida_help_lists_every_format() {
+    let s = TestServer::new();
+    let o = s.cmd().args(["lote", "--ajuda"]).output().unwrap();
+    let help = stdout(&o);
+    let output_help = help
+        .split("--saida")
+        .nth(1)
+        .unwrap_or_default()
+        .split("\n  -")
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    for ext in [".jsonl", ".csv", ".xlsx", ".geojson"] {
+        assert!(output_help.contains(ext), "{ext}: {output_help}");
+    }
 }

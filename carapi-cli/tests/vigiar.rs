@@ -55,12 +55,7 @@ impl Watch {
 
     fn cmd(&self) -> Command {
         let mut c = Command::cargo_bin("carapi").unwrap();
-        for v in [
-            "CARAPI_LOCAL",
-            "NO_COLOR",
-            "RUST_LOG",
-            "CARAPI_VIGIAR_AGORA",
-        ] {
+        for v in ["CARAPI_LOCAL", "NO_COLOR", "RUST_LOG", "CARAPI_TESTE"] {
             c.env_remove(v);
         }
         c.env("CARAPI_CONFIG_DIR", self.dir.path().join("config"))
@@ -112,8 +107,9 @@ impl Watch {
             .as_array()
             .unwrap()
             .iter()
-            .filter(|e| e["chave"] == code && e["operation"] == "car_completo")
-            .filter_map(|e| e["bought_at"].as_str())
+            // The entry's names in the archive's JSON, before and after its camelCase renames.
+            .filter(|e| e["chave"] == code && e["operacao"] == "car_completo")
+            .filter_map(|e| e["compradoEm"].as_str())
             .max()
             .unwrap_or_else(|| panic!("{code} archived"))
             .to_owned();
@@ -142,11 +138,12 @@ fn a_changed_owner_is_printed_only_stale_entries_are_bought_and_the_exit_says_ch
     // first entries are past 30 days, the third half a second short of it.
     let month = Duration::from_secs(30 * 24 * 3600);
     w.rt.block_on(w.srv.advance(month)).unwrap();
-    let agora =
+    let now =
         fresh_at + chrono::Duration::from_std(month).unwrap() - chrono::Duration::milliseconds(500);
     let old_owners =
         w.rt.block_on(w.client().car_completo(CODES[0]))
             .unwrap()
+            .into_value()
             .dados
             .proprietarios_cpfs
             .unwrap();
@@ -167,7 +164,7 @@ fn a_changed_owner_is_printed_only_stale_entries_are_bought_and_the_exit_says_ch
     let list = w.list(&[CODES[0], CODES[1], CODES[2], CODES[3]]);
     let o = w
         .cmd()
-        .env("CARAPI_VIGIAR_AGORA", agora.to_rfc3339())
+        .env("CARAPI_TESTE", format!("agora={}", now.to_rfc3339()))
         .args(["vigiar"])
         .arg(&list)
         .args(["--teto", "100", "--idade-maxima", "30d"])
@@ -177,6 +174,11 @@ fn a_changed_owner_is_printed_only_stale_entries_are_bought_and_the_exit_says_ch
     assert_eq!(o.status.code(), Some(10), "{out}\n{}", stderr(&o));
     assert!(out.lines().all(|l| l.chars().count() <= 80), "{out}");
     assert!(out.contains(&format!("{}  MUDOU", CODES[0])), "{out}");
+    // Times a person reads are Brasília's (no "UTC", no RFC 3339 in the table).
+    assert!(
+        !out.contains("UTC") && !out.contains("T0") && !out.contains("T1"),
+        "{out}"
+    );
     assert!(
         out.contains("+ 111.444.777-35 Fulana Nova Exemplo"),
         "{out}"
@@ -240,19 +242,23 @@ fn the_ceiling_stops_the_purchases_and_says_so() {
         },
     ))
     .unwrap();
-    let agora = chrono::Utc::now() + chrono::Duration::from_std(month).unwrap();
+    let now = chrono::Utc::now() + chrono::Duration::from_std(month).unwrap();
     let list = w.list(&CODES[..3]);
     // R$ 5,00 buys two complete lookups (R$ 2,30 each): the third, the changed one, waits.
     let o = w
         .cmd()
-        .env("CARAPI_VIGIAR_AGORA", agora.to_rfc3339())
+        .env("CARAPI_TESTE", format!("agora={}", now.to_rfc3339()))
         .args(["vigiar", "-o", "csv"])
         .arg(&list)
         .args(["--teto", "5"])
         .output()
         .unwrap();
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(
+        o.status.code(),
+        Some(11),
+        "nothing changed in what was checked, but not everything was: {err}"
+    );
     assert!(
         err.contains("teto de R$ 5,00 atingido: 1 código(s)"),
         "{err}"
@@ -261,8 +267,8 @@ fn the_ceiling_stops_the_purchases_and_says_so() {
     let out = stdout(&o);
     let rows: Vec<&str> = out.lines().collect();
     assert!(
-        rows[0].contains("codigoCar;situacao;campo;antes;depois"),
-        "{out}"
+        rows[0].contains("Código CAR;Situação;Campo;Antes;Depois"),
+        "-o csv is for people: {out}"
     );
     assert!(rows[1].starts_with(&format!("{};igual", CODES[0])), "{out}");
     assert!(rows[2].starts_with(&format!("{};igual", CODES[1])), "{out}");
@@ -275,7 +281,7 @@ fn the_ceiling_stops_the_purchases_and_says_so() {
     let list = w.list(&CODES[2..3]);
     let o = w
         .cmd()
-        .env("CARAPI_VIGIAR_AGORA", agora.to_rfc3339())
+        .env("CARAPI_TESTE", format!("agora={}", now.to_rfc3339()))
         .args(["vigiar", "-o", "json"])
         .arg(&list)
         .args(["--teto", "5", "--idade-maxima", "30d"])
@@ -309,4 +315,53 @@ fn without_an_archive_vigiar_is_refused_before_any_request() {
         .unwrap();
     crate::harness::assert_error(&o, 2, "SEM_ACERVO");
     assert_eq!(w.saldo(), dec("100"));
+}
+
+/// `--teto 1` below one lookup's price checks nothing: not "nada mudou" (0) but 11, saying how
+/// many were left.
+#[test]
+fn a_ceiling_that_checks_nothing_is_not_a_clean_run() {
+    let w = Watch::new();
+    let list = w.list(&CODES[..2]);
+    let o = w
+        .cmd()
+        .args(["vigiar"])
+        .arg(&list)
+        .args(["--teto", "1"])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(11), "{err}");
+    assert!(
+        err.contains("2 código(s) vencido(s) não comprado(s)"),
+        "{err}"
+    );
+    assert_eq!(w.saldo(), dec("100"), "nothing bought");
+}
+
+/// A code archived before and answered 404 now left the registry: said so, counted as a change
+/// (exit 10), and not counted as bought.
+#[test]
+fn a_404_is_reported_as_leaving_the_registry_not_as_bought() {
+    use carapi_sdk::ErrorCode;
+    use carapi_test_double::Fault;
+    let w = Watch::new();
+    w.archive(CODES[0]);
+    w.srv
+        .inject(Fault::error(ErrorCode::CarNaoEncontrado).on("/v1/car/{codigoCar}/completo"));
+    let list = w.list(&CODES[..1]);
+    let o = w
+        .cmd()
+        .args(["vigiar", "--comprar"])
+        .arg(&list)
+        .args(["--teto", "10"])
+        .output()
+        .unwrap();
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(10), "{out}{err}");
+    assert!(out.contains("SAIU DO CADASTRO (404)"), "{out}");
+    assert!(
+        err.contains("1 código(s): 0 comprado(s)") && err.contains("1 saiu(íram) do cadastro"),
+        "{err}"
+    );
 }

@@ -159,3 +159,47 @@ fn zsh_completion_labels_positionals_in_portuguese() {
         assert!(!script.contains(label), "{label} shown");
     }
 }
+
+/// Leftovers of the analyst's third half-hour: `carapi cra` suggests `car`; `config definir
+/// idade-maxima 90` answers in Portuguese; `acervo expurgar` takes `-s` as `lote` does; the
+/// manual names subcommands as they are typed and lists an option's values one per line.
+#[test]
+fn suggestions_messages_short_flags_and_man_pages() {
+    let s = TestServer::new();
+    let o = s.cmd().args(["cra"]).output().unwrap();
+    assert!(
+        stderr(&o).contains("você quis dizer `car`?"),
+        "{}",
+        stderr(&o)
+    );
+    let o = s
+        .cmd()
+        .args(["config", "definir", "idade-maxima", "90"])
+        .output()
+        .unwrap();
+    assert_error(&o, 2, "IDADE_MAXIMA_INVALIDA");
+    assert!(!stderr(&o).contains("time unit"), "{}", stderr(&o));
+    let o = s
+        .cmd()
+        .args(["acervo", "expurgar", "--ajuda"])
+        .output()
+        .unwrap();
+    assert!(stdout(&o).contains("-s, --sim"), "{}", stdout(&o));
+
+    let o = s.cmd().args(["man"]).output().unwrap();
+    let page = stdout(&o);
+    assert!(!page.contains("carapi\\-lote"), "typed names: {page}");
+    assert!(page.contains("carapi lote"), "{page}");
+    let dir = s.dir.path().join("man");
+    let o = s.cmd().args(["man", "--dir"]).arg(&dir).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let batch = std::fs::read_to_string(dir.join("carapi-lote.1")).unwrap();
+    assert!(
+        batch.contains(".B carapi lote") || batch.contains("\\fBcarapi lote\\fR"),
+        "{batch}"
+    );
+    // `-o` lists its values one per line (a roff list), not glued into the help's paragraph.
+    assert!(batch.contains("Valores possíveis:"), "{batch}");
+    assert!(batch.contains(".IP"), "{batch}");
+    assert!(!batch.contains("Possible values"), "{batch}");
+}

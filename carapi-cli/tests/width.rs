@@ -217,8 +217,8 @@ fn the_local_pix_screen_says_how_to_pay() {
 #[test]
 fn a_second_ctrl_c_in_a_batch_leaves_no_progress_bar() {
     let s = TestServer::new();
-    let keys: String = (0..60).map(|i| format!("DF-5300108-{i:032X}\n")).collect();
-    let file_path = write_file(&s.work_dir(), "nao-existem.txt", &keys);
+    let chaves: String = (0..60).map(|i| format!("DF-5300108-{i:032X}\n")).collect();
+    let file_path = write_file(&s.work_dir(), "nao-existem.txt", &chaves);
     let mut t = Screen::open(
         &s,
         &[

@@ -66,17 +66,17 @@ mod tests {
     /// gives (`CARAPI_UPDATE_BUNDLED=1 cargo test -p carapi-loader bundled` rewrites it).
     #[test]
     fn bundled_file_of_the_service_is_the_generated_one() {
-        let caminho = concat!(
+        let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../carapi-service/data/imoveis.jsonl"
         );
-        let gerado = jsonl();
+        let generated = jsonl();
         if std::env::var_os("CARAPI_UPDATE_BUNDLED").is_some() {
-            std::fs::write(caminho, &gerado).unwrap();
+            std::fs::write(path, &generated).unwrap();
         }
-        let commitado = std::fs::read_to_string(caminho).expect("the bundled file exists");
+        let committed = std::fs::read_to_string(path).expect("the bundled file exists");
         assert!(
-            commitado == gerado,
+            committed == generated,
             "carapi-service/data/imoveis.jsonl is out of date: run `CARAPI_UPDATE_BUNDLED=1 cargo test -p carapi-loader bundled` and commit it"
         );
         assert_eq!(carapi_service::dados::bundled(), bundled());
@@ -92,7 +92,7 @@ mod tests {
         assert_eq!(v.len(), 80);
         let codigos: HashSet<&str> = v.iter().map(|i| i.codigo_car.as_str()).collect();
         assert_eq!(codigos.len(), 80);
-        let mut com_poligono = 0;
+        let mut with_polygon = 0;
         for (n, i) in v.iter().enumerate() {
             assert_eq!(
                 CodigoCar::parse(i.codigo_car.as_str()).as_ref(),
@@ -102,7 +102,7 @@ mod tests {
             assert!((1..=3).contains(&i.proprietarios.len()));
             for p in &i.proprietarios {
                 assert_eq!(
-                    CpfCnpj::parse(p.documento.formatado()).as_ref(),
+                    CpfCnpj::parse(p.documento.formatted()).as_ref(),
                     Ok(&p.documento)
                 );
                 assert!(!p.nome.is_empty());
@@ -114,7 +114,7 @@ mod tests {
             assert_eq!(i.latitude.is_some(), i.longitude.is_some());
             if i.latitude.is_some() {
                 assert!(n >= 20, "os do CSV não têm posição: nunca uma inventada");
-                com_poligono += 1;
+                with_polygon += 1;
             }
             let cartorio = i.matricula_cartorio.as_deref().unwrap_or_default();
             assert!(
@@ -123,7 +123,7 @@ mod tests {
             );
         }
         assert_eq!(
-            com_poligono, 24,
+            with_polygon, 24,
             "os 24 do WFS com polígono têm o centroide dele"
         );
     }
@@ -135,7 +135,7 @@ mod tests {
             .iter()
             .find(|i| i.codigo_car.as_str() == "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47")
             .expect("registro DF conhecido");
-        assert!(i.tem_recibo);
+        assert!(i.has_recibo);
         let d = i.dados_completos();
         assert_eq!(d.basicos.area_total_ha.as_deref(), Some("2,0131"));
         assert_eq!(d.basicos.modulos_fiscais.as_deref(), Some("0,4026"));
@@ -170,14 +170,14 @@ mod tests {
     fn coordenadas_no_formato_do_contrato() {
         for i in bundled() {
             let d = i.dados_basicos();
-            for (s, fim) in [(d.latitude, " S"), (d.longitude, " O")] {
+            for (s, end) in [(d.latitude, " S"), (d.longitude, " O")] {
                 let Some(s) = s else { continue };
-                assert!(s.ends_with(fim), "{s}");
-                let (graus, resto) = s.split_once('°').expect("°");
-                let (min, seg) = resto.split_once('\'').expect("'");
-                let seg = seg.trim_end_matches(fim);
+                assert!(s.ends_with(end), "{s}");
+                let (degrees, rest) = s.split_once('°').expect("°");
+                let (min, seg) = rest.split_once('\'').expect("'");
+                let seg = seg.trim_end_matches(end);
                 let (int, cent) = seg.split_once(',').expect(",");
-                assert!(graus.parse::<u8>().is_ok() && min.len() == 2 && int.len() == 2);
+                assert!(degrees.parse::<u8>().is_ok() && min.len() == 2 && int.len() == 2);
                 assert_eq!(cent.len(), 2, "{s}");
                 assert!(dms::parse(&s).is_ok(), "{s}");
             }
@@ -187,23 +187,23 @@ mod tests {
     #[test]
     fn sem_recibo_so_pendentes_e_cancelados() {
         let v = bundled();
-        let sem: Vec<&str> = v[..20]
+        let without: Vec<&str> = v[..20]
             .iter()
-            .filter(|i| !i.tem_recibo)
+            .filter(|i| !i.has_recibo)
             .map(|i| i.codigo_car.as_str())
             .collect();
-        assert_eq!(sem, ["DF-5300108-277959445CC745B68C065E77AB1F2B42"]);
+        assert_eq!(without, ["DF-5300108-277959445CC745B68C065E77AB1F2B42"]);
         for i in &v {
             let pending = matches!(i.status_imovel.as_str(), "PE" | "CA");
-            assert_eq!(i.tem_recibo, !pending, "{}", i.codigo_car);
+            assert_eq!(i.has_recibo, !pending, "{}", i.codigo_car);
         }
-        assert_eq!(v.iter().filter(|i| !i.tem_recibo).count(), 7);
+        assert_eq!(v.iter().filter(|i| !i.has_recibo).count(), 7);
     }
 
     #[test]
     fn documento_de_exemplo_tem_varios_cars() {
         let doc = carapi_service::dados::example_documento();
-        assert_eq!(doc.formatado(), "385.211.390-39");
+        assert_eq!(doc.formatted(), "385.211.390-39");
         let cars: HashSet<String> = bundled()
             .into_iter()
             .filter(|i| i.proprietarios.iter().any(|p| p.documento == doc))

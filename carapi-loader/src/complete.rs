@@ -84,7 +84,7 @@ pub(crate) fn complete_with(
     let nome_imovel = fictitious::nome_imovel(rng, r.area_total_ha);
     let (numero, data, cartorio) = fictitious::matricula(rng, r.data_cadastro, &r.municipio);
     let protocolo = fictitious::protocolo(rng, r.uf.as_str(), r.codigo_municipio_ibge);
-    let tem_recibo = r.status_imovel.tem_recibo();
+    let has_recibo = r.status_imovel.has_recibo();
     Imovel {
         codigo_car: r.codigo_car,
         status_imovel: r.status_imovel,
@@ -105,6 +105,6 @@ pub(crate) fn complete_with(
         matricula_data: Some(data),
         matricula_cartorio: Some(cartorio),
         proprietarios,
-        tem_recibo,
+        has_recibo,
     }
 }

@@ -13,25 +13,25 @@ use std::io::{self, Read};
 /// has passed yet (at most a buffer's worth: the memory stays bounded whatever the file).
 #[derive(Debug)]
 pub(crate) struct LineCounter<R> {
-    dentro: R,
-    lidos: u64,
+    inside: R,
+    read_count: u64,
     /// Each `\n` not passed yet, and whether it ends an empty line (nothing, or a lone `\r`).
-    quebras: VecDeque<(u64, bool)>,
-    passadas: u64,
+    breaks: VecDeque<(u64, bool)>,
+    passes: u64,
     /// The offset of the last `\n` read (`None` before the first) and the byte read last.
-    ultima_quebra: Option<u64>,
-    ultimo_byte: u8,
+    last_break: Option<u64>,
+    last_byte: u8,
 }
 
 impl<R> LineCounter<R> {
-    pub(crate) fn new(dentro: R) -> Self {
+    pub(crate) fn new(inside: R) -> Self {
         LineCounter {
-            dentro,
-            lidos: 0,
-            quebras: VecDeque::new(),
-            passadas: 0,
-            ultima_quebra: None,
-            ultimo_byte: 0,
+            inside,
+            read_count: 0,
+            breaks: VecDeque::new(),
+            passes: 0,
+            last_break: None,
+            last_byte: 0,
         }
     }
 
@@ -42,36 +42,36 @@ impl<R> LineCounter<R> {
     /// at `byte` and the empty lines that follow it count as before the record (`csv` skips
     /// empty lines, so a record never starts on one).
     pub(crate) fn line_of(&mut self, byte: u64) -> u64 {
-        while let Some(&(q, vazia)) = self.quebras.front() {
-            if q > byte && !vazia {
+        while let Some(&(q, empty)) = self.breaks.front() {
+            if q > byte && !empty {
                 break;
             }
-            self.quebras.pop_front();
-            self.passadas += 1;
+            self.breaks.pop_front();
+            self.passes += 1;
         }
-        self.passadas + 1
+        self.passes + 1
     }
 }
 
 impl<R: Read> Read for LineCounter<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.dentro.read(buf)?;
-        let lido = &buf[..n];
-        for i in memchr::memchr_iter(b'\n', lido) {
-            let q = self.lidos + i as u64;
-            let inicio_da_linha = self.ultima_quebra.map_or(0, |p| p + 1);
+        let n = self.inside.read(buf)?;
+        let chunk = &buf[..n];
+        for i in memchr::memchr_iter(b'\n', chunk) {
+            let q = self.read_count + i as u64;
+            let line_start = self.last_break.map_or(0, |p| p + 1);
             let antes = match i {
-                0 => self.ultimo_byte,
-                _ => lido[i - 1],
+                0 => self.last_byte,
+                _ => chunk[i - 1],
             };
-            let vazia = q == inicio_da_linha || (q == inicio_da_linha + 1 && antes == b'\r');
-            self.quebras.push_back((q, vazia));
-            self.ultima_quebra = Some(q);
+            let empty = q == line_start || (q == line_start + 1 && antes == b'\r');
+            self.breaks.push_back((q, empty));
+            self.last_break = Some(q);
         }
-        if let Some(&b) = lido.last() {
-            self.ultimo_byte = b;
+        if let Some(&b) = chunk.last() {
+            self.last_byte = b;
         }
-        self.lidos += n as u64;
+        self.read_count += n as u64;
         Ok(n)
     }
 }
@@ -93,29 +93,29 @@ mod tests {
     }
 
     /// Each record's first field says its physical line; every record must read back as such.
-    fn lines_read(texto: &str, aos_poucos: bool) -> Vec<(u64, u64)> {
-        let fonte: Box<dyn std::io::Read + '_> = if aos_poucos {
-            Box::new(Trickle(texto.as_bytes()))
+    fn lines_read(text: &str, in_pieces: bool) -> Vec<(u64, u64)> {
+        let source: Box<dyn std::io::Read + '_> = if in_pieces {
+            Box::new(Trickle(text.as_bytes()))
         } else {
-            Box::new(texto.as_bytes())
+            Box::new(text.as_bytes())
         };
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
-            .from_reader(LineCounter::new(fonte));
+            .from_reader(LineCounter::new(source));
         let mut r = csv::StringRecord::new();
-        let mut lidas = Vec::new();
+        let mut parsed = Vec::new();
         while reader.read_record(&mut r).unwrap() {
             let byte = r.position().unwrap().byte();
-            let linha = reader.get_mut().line_of(byte);
-            lidas.push((r[0].trim().parse().unwrap(), linha));
+            let line = reader.get_mut().line_of(byte);
+            parsed.push((r[0].trim().parse().unwrap(), line));
         }
-        lidas
+        parsed
     }
 
     #[test]
     fn lines_are_right_with_lf_crlf_blank_lines_and_quoted_newlines() {
-        for texto in [
+        for text in [
             "1,a\n2,b\n3,c\n",
             "1,a\r\n2,b\r\n3,c\r\n",
             "1,a\r\n2,b\r\n3,c",
@@ -125,11 +125,11 @@ mod tests {
             "\n\n3,a\n4,b",
             "1,\"x\n\ny\"\n4,b\r\n\r\n6,\"\r\n\r\n\"\r\n9,c",
         ] {
-            for aos_poucos in [false, true] {
-                let lidas = lines_read(texto, aos_poucos);
-                assert!(!lidas.is_empty());
-                for (esperada, lida) in lidas {
-                    assert_eq!(lida, esperada, "{texto:?}, aos poucos: {aos_poucos}");
+            for in_pieces in [false, true] {
+                let parsed = lines_read(text, in_pieces);
+                assert!(!parsed.is_empty());
+                for (expected, got_one) in parsed {
+                    assert_eq!(got_one, expected, "{text:?}, aos poucos: {in_pieces}");
                 }
             }
         }
@@ -141,10 +141,10 @@ mod tests {
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(false)
             .from_reader("1,a\r\n2,b\r\n3,c\r\n".as_bytes());
-        let linhas: Vec<u64> = reader
+        let lines: Vec<u64> = reader
             .records()
             .map(|r| r.unwrap().position().unwrap().line())
             .collect();
-        assert_eq!(linhas, [1, 1, 2]);
+        assert_eq!(lines, [1, 1, 2]);
     }
 }

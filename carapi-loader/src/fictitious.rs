@@ -117,12 +117,12 @@ pub(crate) fn company_name(rng: &mut Rng8) -> String {
 fn documento<const N: usize>(
     rng: &mut Rng8,
     mut base: [u8; N],
-    sorteados: usize,
-    alfabeto: &[u8],
+    drawn: usize,
+    alphabet: &[u8],
 ) -> CpfCnpj {
     loop {
-        for c in &mut base[..sorteados] {
-            *c = alfabeto[rng.random_range(0..alfabeto.len())];
+        for c in &mut base[..drawn] {
+            *c = alphabet[rng.random_range(0..alphabet.len())];
         }
         // The alphabets are ASCII.
         if let Some(doc) = std::str::from_utf8(&base).ok().and_then(CpfCnpj::from_base) {
@@ -139,13 +139,13 @@ pub(crate) fn cpf(rng: &mut Rng8) -> CpfCnpj {
 }
 
 /// A random valid numeric CNPJ: 8-digit root, branch `0001`, check digits.
-pub(crate) fn cnpj_numerico(rng: &mut Rng8) -> CpfCnpj {
+pub(crate) fn cnpj_numeric(rng: &mut Rng8) -> CpfCnpj {
     documento(rng, *b"000000000001", 8, DIGITS)
 }
 
 /// A random valid alphanumeric CNPJ (IN RFB 2.229/2024): 8-character root and 4-character
 /// branch in `[0-9A-Z]`, numeric check digits.
-pub(crate) fn cnpj_alfanumerico(rng: &mut Rng8) -> CpfCnpj {
+pub(crate) fn cnpj_alphanumeric(rng: &mut Rng8) -> CpfCnpj {
     documento(rng, [b'0'; 12], 12, b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 }
 
@@ -158,11 +158,11 @@ pub(crate) fn proprietario(rng: &mut Rng8) -> Proprietario {
             nome: person_name(rng),
         },
         7..9 => Proprietario {
-            documento: cnpj_numerico(rng),
+            documento: cnpj_numeric(rng),
             nome: company_name(rng),
         },
         _ => Proprietario {
-            documento: cnpj_alfanumerico(rng),
+            documento: cnpj_alphanumeric(rng),
             nome: company_name(rng),
         },
     }
@@ -187,8 +187,8 @@ pub(crate) fn nome_imovel(rng: &mut Rng8, area_ha: Decimal) -> String {
     } else {
         "Fazenda"
     };
-    let lugar = PLACE_NAMES.choose(rng).copied().unwrap_or("Primavera");
-    join_words(&[tipo, lugar])
+    let place = PLACE_NAMES.choose(rng).copied().unwrap_or("Primavera");
+    join_words(&[tipo, place])
 }
 
 /// A matrícula: number (plain digits, 1,000 to 99,999), date `dd/MM/yyyy` between about 1 and
@@ -219,16 +219,16 @@ fn short_date(d: NaiveDate) -> String {
         return d.format("%d/%m/%Y").to_string();
     }
     let mut s = String::with_capacity(10);
-    let dois = |s: &mut String, n: u32| {
+    let two = |s: &mut String, n: u32| {
         s.push(char::from(b'0' + (n / 10) as u8));
         s.push(char::from(b'0' + (n % 10) as u8));
     };
-    dois(&mut s, d.day());
+    two(&mut s, d.day());
     s.push('/');
-    dois(&mut s, d.month());
+    two(&mut s, d.month());
     s.push('/');
-    dois(&mut s, d.year() as u32 / 100);
-    dois(&mut s, d.year() as u32 % 100);
+    two(&mut s, d.year() as u32 / 100);
+    two(&mut s, d.year() as u32 % 100);
     s
 }
 
@@ -241,9 +241,9 @@ pub(crate) fn protocolo(rng: &mut Rng8, uf: &str, codigo_ibge: u32) -> String {
     let mut s = String::with_capacity(uf.len() + 49);
     // Writing into a String cannot fail.
     let _ = write!(s, "{uf}-{codigo_ibge:07}");
-    for grupo in 0..8 {
-        let separador = if grupo == 0 { '-' } else { '.' };
-        let _ = write!(s, "{separador}{:04X}", rng.random_range(0..=u16::MAX));
+    for group in 0..8 {
+        let separator = if group == 0 { '-' } else { '.' };
+        let _ = write!(s, "{separator}{:04X}", rng.random_range(0..=u16::MAX));
     }
     s
 }
@@ -259,34 +259,34 @@ pub(crate) fn seed_of(s: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use carapi_sdk::domain::TipoDocumento;
+    use carapi_sdk::domain::DocumentoKind;
     use rand::SeedableRng;
 
     #[test]
     fn documentos_gerados_sao_validos_e_dos_tres_tipos() {
         let mut rng = Rng8::seed_from_u64(7);
-        let (mut cpfs, mut numericos, mut alfa) = (0, 0, 0);
+        let (mut cpfs, mut numeric, mut alpha) = (0, 0, 0);
         for _ in 0..500 {
             let p = proprietario(&mut rng);
             // Re-parse the masked form: the check digits must hold.
             assert_eq!(
-                CpfCnpj::parse(p.documento.formatado()).as_ref(),
+                CpfCnpj::parse(p.documento.formatted()).as_ref(),
                 Ok(&p.documento)
             );
-            match p.documento.tipo() {
-                TipoDocumento::Cpf => {
+            match p.documento.kind() {
+                DocumentoKind::Cpf => {
                     cpfs += 1;
                     assert!(p.nome.ends_with(" de Tal"), "{}", p.nome);
                 }
-                TipoDocumento::Cnpj if p.documento.as_str().bytes().all(|b| b.is_ascii_digit()) => {
-                    numericos += 1
+                DocumentoKind::Cnpj if p.documento.as_str().bytes().all(|b| b.is_ascii_digit()) => {
+                    numeric += 1
                 }
-                TipoDocumento::Cnpj => alfa += 1,
+                DocumentoKind::Cnpj => alpha += 1,
             }
         }
         assert!(
-            cpfs > 250 && numericos > 50 && alfa > 10,
-            "{cpfs} {numericos} {alfa}"
+            cpfs > 250 && numeric > 50 && alpha > 10,
+            "{cpfs} {numeric} {alpha}"
         );
     }
 
@@ -295,10 +295,10 @@ mod tests {
         let mut rng = Rng8::seed_from_u64(1);
         let p = protocolo(&mut rng, "DF", 5300108);
         assert!(p.starts_with("DF-5300108-"), "{p}");
-        let grupos: Vec<&str> = p[11..].split('.').collect();
-        assert_eq!(grupos.len(), 8);
+        let groups: Vec<&str> = p[11..].split('.').collect();
+        assert_eq!(groups.len(), 8);
         assert!(
-            grupos
+            groups
                 .iter()
                 .all(|g| g.len() == 4 && g.bytes().all(|b| b.is_ascii_hexdigit()))
         );

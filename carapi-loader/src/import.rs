@@ -45,31 +45,31 @@ pub(crate) const COLUMNS: [&str; 11] = [
 #[non_exhaustive]
 pub enum ImportError {
     /// The header lacks required columns (see `COLUMNS`).
-    #[error("cabeçalho sem as colunas obrigatórias: {}", faltando.join(", "))]
-    Cabecalho {
+    #[error("cabeçalho sem as colunas obrigatórias: {}", missing.join(", "))]
+    Header {
         /// The missing column names.
-        faltando: Vec<&'static str>,
+        missing: Vec<&'static str>,
     },
     /// The file is not readable CSV at this line (I/O error, bad UTF-8, wrong field count).
-    #[error("linha {linha}: CSV ilegível: {source}")]
+    #[error("linha {line}: CSV ilegível: {source}")]
     Csv {
         /// 1-based line number in the file (the header is line 1).
-        linha: u64,
+        line: u64,
         /// The parser's error.
         #[source]
         source: csv::Error,
     },
     /// A field holds a value the registry does not allow.
-    #[error("linha {linha}: campo {campo} inválido ({valor:?}): {motivo}")]
-    Campo {
+    #[error("linha {line}: campo {field} inválido ({valor:?}): {why}")]
+    Field {
         /// 1-based line number in the file (the header is line 1).
-        linha: u64,
+        line: u64,
         /// Column name.
-        campo: &'static str,
+        field: &'static str,
         /// The value as found.
         valor: String,
         /// What is expected, in Portuguese.
-        motivo: String,
+        why: String,
     },
 }
 
@@ -112,7 +112,7 @@ pub(crate) struct CsvRow<'a> {
 /// [`ImportError`] naming the line and the field of the first bad row.
 pub fn parse_csv(input: impl Read) -> Result<Vec<Imovel>, ImportError> {
     CsvReader::new(input)?
-        .map(|r| r.map(|(_, registro)| complete(registro)))
+        .map(|r| r.map(|(_, record)| complete(record)))
         .collect()
 }
 
@@ -154,8 +154,8 @@ pub fn write_csv(
 #[derive(Debug)]
 pub(crate) struct CsvReader<R> {
     reader: csv::Reader<LineCounter<R>>,
-    colunas: Columns,
-    registro: csv::StringRecord,
+    columns: Columns,
+    record: csv::StringRecord,
 }
 
 /// Where each of [`COLUMNS`] is in a file's rows (the first column of that name).
@@ -165,18 +165,18 @@ pub(crate) struct Columns([usize; COLUMNS.len()]);
 impl Columns {
     /// The positions in `header`, or the required columns it lacks.
     fn de(header: &csv::StringRecord) -> Result<Self, ImportError> {
-        let mut posicoes = [0; COLUMNS.len()];
-        let mut faltando = Vec::new();
-        for (posicao, nome) in posicoes.iter_mut().zip(COLUMNS) {
-            match header.iter().position(|h| h == nome) {
-                Some(p) => *posicao = p,
-                None => faltando.push(nome),
+        let mut positions = [0; COLUMNS.len()];
+        let mut missing = Vec::new();
+        for (position, name) in positions.iter_mut().zip(COLUMNS) {
+            match header.iter().position(|h| h == name) {
+                Some(p) => *position = p,
+                None => missing.push(name),
             }
         }
-        if faltando.is_empty() {
-            Ok(Columns(posicoes))
+        if missing.is_empty() {
+            Ok(Columns(positions))
         } else {
-            Err(ImportError::Cabecalho { faltando })
+            Err(ImportError::Header { missing })
         }
     }
 
@@ -203,33 +203,33 @@ impl<R: Read> CsvReader<R> {
     /// Reads and checks the header.
     ///
     /// # Errors
-    /// [`ImportError::Cabecalho`] when required columns are missing; [`ImportError::Csv`] when
+    /// [`ImportError::Header`] when required columns are missing; [`ImportError::Csv`] when
     /// the header cannot be read.
     pub(crate) fn new(input: R) -> Result<Self, ImportError> {
-        // Fields are trimmed where they are read (`Columns::linha`): the reader's own trim
+        // Fields are trimmed where they are read (`Columns::line`): the reader's own trim
         // copies every row into a new record.
         let mut reader = csv::ReaderBuilder::new().from_reader(LineCounter::new(input));
         let header: csv::StringRecord = reader
             .headers()
-            .map_err(|source| ImportError::Csv { linha: 1, source })?
+            .map_err(|source| ImportError::Csv { line: 1, source })?
             .iter()
             .map(|h| h.trim_ascii().trim_start_matches('\u{feff}'))
             .collect();
         Ok(CsvReader {
             reader,
-            colunas: Columns::de(&header)?,
-            registro: csv::StringRecord::new(),
+            columns: Columns::de(&header)?,
+            record: csv::StringRecord::new(),
         })
     }
 
     /// The rows completed into records (owners, matrícula, protocol, centroid).
     pub(crate) fn completos(self) -> impl Iterator<Item = Result<Imovel, ImportError>> {
-        self.map(|r| r.map(|(_, registro)| complete(registro)))
+        self.map(|r| r.map(|(_, record)| complete(record)))
     }
 
     /// Where the required columns are (what [`validate_raw`] needs to read a row).
     pub(crate) fn columns(&self) -> Columns {
-        self.colunas
+        self.columns
     }
 
     /// Reads the next row into `registro` (its buffers reused), not checked yet; returns its
@@ -239,13 +239,13 @@ impl<R: Read> CsvReader<R> {
     /// [`ImportError::Csv`] when the file is not readable CSV at that line.
     pub(crate) fn read_raw(
         &mut self,
-        registro: &mut csv::StringRecord,
+        record: &mut csv::StringRecord,
     ) -> Result<Option<u64>, ImportError> {
-        match self.reader.read_record(registro) {
+        match self.reader.read_record(record) {
             Ok(false) => Ok(None),
-            Ok(true) => Ok(Some(self.line_of(registro.position()))),
+            Ok(true) => Ok(Some(self.line_of(record.position()))),
             Err(source) => Err(ImportError::Csv {
-                linha: self.line_of(source.position()),
+                line: self.line_of(source.position()),
                 source,
             }),
         }
@@ -253,19 +253,19 @@ impl<R: Read> CsvReader<R> {
 
     /// The physical line of a record read at `posicao` (`csv`'s own count is wrong after CRLF:
     /// see [`LineCounter`]).
-    fn line_of(&mut self, posicao: Option<&csv::Position>) -> u64 {
-        posicao.map_or(0, |p| self.reader.get_mut().line_of(p.byte()))
+    fn line_of(&mut self, position: Option<&csv::Position>) -> u64 {
+        position.map_or(0, |p| self.reader.get_mut().line_of(p.byte()))
     }
 
     fn next_one(&mut self) -> Result<Option<(u64, SicarRecord)>, ImportError> {
-        let mut registro = std::mem::take(&mut self.registro);
-        let lida = self.read_raw(&mut registro);
-        self.registro = registro;
-        match lida? {
+        let mut record = std::mem::take(&mut self.record);
+        let got_one = self.read_raw(&mut record);
+        self.record = record;
+        match got_one? {
             None => Ok(None),
-            Some(linha) => Ok(Some((
-                linha,
-                validate_raw(&self.colunas, &self.registro, linha)?,
+            Some(line) => Ok(Some((
+                line,
+                validate_raw(&self.columns, &self.record, line)?,
             ))),
         }
     }
@@ -274,19 +274,19 @@ impl<R: Read> CsvReader<R> {
 /// Checks one row as read ([`CsvReader::proxima_bruta`]) against the rules of [`parse_csv`];
 /// errors carry `linha`.
 pub(crate) fn validate_raw(
-    colunas: &Columns,
-    registro: &csv::StringRecord,
-    linha: u64,
+    columns: &Columns,
+    record: &csv::StringRecord,
+    line: u64,
 ) -> Result<SicarRecord, ImportError> {
-    validate(colunas.line_of(registro), linha)
+    validate(columns.line_of(record), line)
 }
 
 impl ImportError {
     /// The line (CSV) or feature index (WFS) the error names, when it names one.
     pub(crate) fn line_of(&self) -> Option<u64> {
         match self {
-            ImportError::Cabecalho { .. } => None,
-            ImportError::Csv { linha, .. } | ImportError::Campo { linha, .. } => Some(*linha),
+            ImportError::Header { .. } => None,
+            ImportError::Csv { line, .. } | ImportError::Field { line, .. } => Some(*line),
         }
     }
 }
@@ -301,25 +301,24 @@ impl<R: Read> Iterator for CsvReader<R> {
 }
 
 /// The error of field `campo` holding `valor` at `linha`.
-fn field_error(linha: u64, campo: &'static str, valor: &str, motivo: &str) -> ImportError {
-    ImportError::Campo {
-        linha,
-        campo,
+fn field_error(line: u64, field: &'static str, valor: &str, why: &str) -> ImportError {
+    ImportError::Field {
+        line,
+        field,
         valor: valor.to_owned(),
-        motivo: motivo.to_owned(),
+        why: why.to_owned(),
     }
 }
 
 /// Checks one row against the rules of [`parse_csv`]; errors carry `linha` (a CSV line, or a
 /// WFS feature index).
-pub(crate) fn validate(l: CsvRow<'_>, linha: u64) -> Result<SicarRecord, ImportError> {
-    let erro =
-        |campo: &'static str, valor: &str, motivo: &str| field_error(linha, campo, valor, motivo);
+pub(crate) fn validate(l: CsvRow<'_>, line: u64) -> Result<SicarRecord, ImportError> {
+    let error = |field: &'static str, valor: &str, why: &str| field_error(line, field, valor, why);
     let codigo_car = CodigoCar::parse(&l.cod_imovel)
         .ok()
         .filter(|c| !c.is_sandbox())
         .ok_or_else(|| {
-            erro(
+            error(
                 "cod_imovel",
                 &l.cod_imovel,
                 "esperado UF-IIIIIII-<32 hexadecimais>",
@@ -327,22 +326,22 @@ pub(crate) fn validate(l: CsvRow<'_>, linha: u64) -> Result<SicarRecord, ImportE
         })?;
     let status_imovel =
         StatusImovel::parse(&l.status_imovel.to_ascii_uppercase()).ok_or_else(|| {
-            erro(
+            error(
                 "status_imovel",
                 &l.status_imovel,
                 "esperado AT, PE, SU ou CA",
             )
         })?;
-    let (data_cadastro, data_atualizacao) = dates(&l, linha)?;
+    let (data_cadastro, data_atualizacao) = dates(&l, line)?;
     let area_total_ha = decimal(&l.area)
-        .ok_or_else(|| erro("area", &l.area, "esperado número de hectares não negativo"))?;
+        .ok_or_else(|| error("area", &l.area, "esperado número de hectares não negativo"))?;
     let modulos_fiscais = match &*l.m_fiscal {
         "" => None,
-        s => Some(decimal(s).ok_or_else(|| erro("m_fiscal", s, "esperado número não negativo"))?),
+        s => Some(decimal(s).ok_or_else(|| error("m_fiscal", s, "esperado número não negativo"))?),
     };
-    let (codigo_municipio_ibge, nome_ibge, sigla) = local(&l, linha)?;
+    let (codigo_municipio_ibge, nome_ibge, code) = local(&l, line)?;
     let tipo_imovel = TipoImovel::parse(&l.tipo_imovel.to_ascii_uppercase())
-        .ok_or_else(|| erro("tipo_imovel", &l.tipo_imovel, "esperado IRU, AST ou PCT"))?;
+        .ok_or_else(|| error("tipo_imovel", &l.tipo_imovel, "esperado IRU, AST ou PCT"))?;
     let municipio = if l.municipio.is_empty() {
         nome_ibge
     } else {
@@ -359,39 +358,35 @@ pub(crate) fn validate(l: CsvRow<'_>, linha: u64) -> Result<SicarRecord, ImportE
         tipo_imovel,
         municipio,
         codigo_municipio_ibge,
-        uf: sigla,
+        uf: code,
     })
 }
 
 /// `dat_criacao` and `data_atualizacao` (optional) of a row.
-fn dates(
-    l: &CsvRow<'_>,
-    linha: u64,
-) -> Result<(NaiveDateTime, Option<NaiveDateTime>), ImportError> {
+fn dates(l: &CsvRow<'_>, line: u64) -> Result<(NaiveDateTime, Option<NaiveDateTime>), ImportError> {
     const REASON: &str = "esperada data ISO ou dd/MM/yyyy HH:mm:ss";
     let cadastro = data(&l.dat_criacao)
-        .ok_or_else(|| field_error(linha, "dat_criacao", &l.dat_criacao, REASON))?;
-    let atualizacao = match &*l.data_atualizacao {
+        .ok_or_else(|| field_error(line, "dat_criacao", &l.dat_criacao, REASON))?;
+    let update = match &*l.data_atualizacao {
         "" => None,
-        s => Some(data(s).ok_or_else(|| field_error(linha, "data_atualizacao", s, REASON))?),
+        s => Some(data(s).ok_or_else(|| field_error(line, "data_atualizacao", s, REASON))?),
     };
-    Ok((cadastro, atualizacao))
+    Ok((cadastro, update))
 }
 
 /// The IBGE code of the row's municipality, its name in the IBGE list and the row's UF
 /// (upper case), which must be the municipality's.
-fn local(l: &CsvRow<'_>, linha: u64) -> Result<(u32, String, Uf), ImportError> {
-    let erro =
-        |campo: &'static str, valor: &str, motivo: &str| field_error(linha, campo, valor, motivo);
+fn local(l: &CsvRow<'_>, line: u64) -> Result<(u32, String, Uf), ImportError> {
+    let error = |field: &'static str, valor: &str, why: &str| field_error(line, field, valor, why);
     let codigo: u32 = l.cod_municipio_ibge.parse().map_err(|_| {
-        erro(
+        error(
             "cod_municipio_ibge",
             &l.cod_municipio_ibge,
             "esperados 7 dígitos",
         )
     })?;
     let municipio = municipios::by_code(codigo).ok_or_else(|| {
-        erro(
+        error(
             "cod_municipio_ibge",
             &l.cod_municipio_ibge,
             "município inexistente na lista do IBGE",
@@ -401,12 +396,12 @@ fn local(l: &CsvRow<'_>, linha: u64) -> Result<(u32, String, Uf), ImportError> {
         Some(uf) if uf.codigo_ibge() == municipio.codigo_uf => {
             Ok((codigo, municipio.nome.clone(), uf))
         }
-        Some(_) => Err(erro(
+        Some(_) => Err(error(
             "uf",
             &l.uf,
             "UF diferente da do código IBGE do município",
         )),
-        None => Err(erro("uf", &l.uf, "esperada sigla de UF (ex.: DF)")),
+        None => Err(error("uf", &l.uf, "esperada sigla de UF (ex.: DF)")),
     }
 }
 
@@ -436,10 +431,10 @@ fn data(s: &str) -> Option<NaiveDateTime> {
 /// (a few times faster). `None` for anything else, which [`data`] hands to chrono.
 fn simple_iso_date(s: &str) -> Option<NaiveDateTime> {
     let b = s.as_bytes();
-    let forma = b.len() >= 19
+    let form = b.len() >= 19
         && (b[4], b[7], b[13], b[16]) == (b'-', b'-', b':', b':')
         && matches!(b[10], b'T' | b' ');
-    if !forma {
+    if !form {
         return None;
     }
     let n = |r: std::ops::Range<usize>| {
@@ -449,8 +444,8 @@ fn simple_iso_date(s: &str) -> Option<NaiveDateTime> {
     };
     let nanos = match &b[19..] {
         [] => 0,
-        [b'.', fracao @ ..] if (1..=9).contains(&fracao.len()) => {
-            n(20..b.len())? * 10u32.pow(9 - fracao.len() as u32)
+        [b'.', fraction @ ..] if (1..=9).contains(&fraction.len()) => {
+            n(20..b.len())? * 10u32.pow(9 - fraction.len() as u32)
         }
         _ => return None,
     };
@@ -490,9 +485,9 @@ mod tests {
     const HEADER: &str = "FID,cod_imovel,status_imovel,dat_criacao,data_atualizacao,area,condicao,uf,municipio,cod_municipio_ibge,m_fiscal,tipo_imovel\n";
     const GOOD: &str = "x.1,DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47,AT,2014-05-09T17:16:10.119,2018-11-12T11:49:43.665,2.0131,\"Analisado, aguardando\",DF,Brasília,5300108,0.4026,IRU\n";
 
-    fn error_of(linha_ruim: &str) -> ImportError {
-        let csv = format!("{HEADER}{GOOD}{linha_ruim}");
-        parse_csv(csv.as_bytes()).expect_err(linha_ruim)
+    fn error_of(bad_line: &str) -> ImportError {
+        let csv = format!("{HEADER}{GOOD}{bad_line}");
+        parse_csv(csv.as_bytes()).expect_err(bad_line)
     }
 
     #[test]
@@ -538,12 +533,10 @@ mod tests {
             (GOOD.replace(",5300108,", ",5399999,"), "cod_municipio_ibge"),
             (GOOD.replace(",IRU", ",XYZ"), "tipo_imovel"),
         ];
-        for (linha, esperado) in cases {
-            match error_of(&linha) {
-                ImportError::Campo {
-                    linha: 3, campo, ..
-                } => assert_eq!(campo, esperado),
-                outro => panic!("{esperado}: {outro}"),
+        for (line, expected) in cases {
+            match error_of(&line) {
+                ImportError::Field { line: 3, field, .. } => assert_eq!(field, expected),
+                other => panic!("{expected}: {other}"),
             }
         }
         let msg = error_of(&GOOD.replace(",IRU", ",XYZ")).to_string();
@@ -552,14 +545,14 @@ mod tests {
 
     #[test]
     fn sandbox_e_recusado() {
-        let linha = GOOD.replace(
+        let line = GOOD.replace(
             "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47",
             carapi_sdk::sandbox::CAR_BASICO,
         );
         assert!(matches!(
-            error_of(&linha),
-            ImportError::Campo {
-                campo: "cod_imovel",
+            error_of(&line),
+            ImportError::Field {
+                field: "cod_imovel",
                 ..
             }
         ));
@@ -569,13 +562,13 @@ mod tests {
     fn numero_de_campos_errado_e_cabecalho_incompleto() {
         assert!(matches!(
             error_of("a,b,c\n"),
-            ImportError::Csv { linha: 3, .. }
+            ImportError::Csv { line: 3, .. }
         ));
         match parse_csv("cod_imovel,area\n".as_bytes()) {
-            Err(ImportError::Cabecalho { faltando }) => {
-                assert!(faltando.contains(&"status_imovel") && !faltando.contains(&"area"))
+            Err(ImportError::Header { missing }) => {
+                assert!(missing.contains(&"status_imovel") && !missing.contains(&"area"))
             }
-            outro => panic!("{outro:?}"),
+            other => panic!("{other:?}"),
         }
     }
 
@@ -590,10 +583,10 @@ mod tests {
             // Without a zone: already Brasília wall time.
             ("2018-01-15T12:00:00", "15/01/2018 12:00:00"),
         ];
-        for (entrada, esperado) in cases {
-            let linha = GOOD.replace("2014-05-09T17:16:10.119", entrada);
-            let v = parse_csv(format!("{HEADER}{linha}").as_bytes()).expect(entrada);
-            assert_eq!(br::format_data(v[0].data_cadastro), esperado, "{entrada}");
+        for (entry, expected) in cases {
+            let line = GOOD.replace("2014-05-09T17:16:10.119", entry);
+            let v = parse_csv(format!("{HEADER}{line}").as_bytes()).expect(entry);
+            assert_eq!(br::format_data(v[0].data_cadastro), expected, "{entry}");
         }
     }
 
@@ -651,10 +644,10 @@ mod tests {
 
     #[test]
     fn aceita_datas_e_numeros_no_padrao_brasileiro() {
-        let linha = GOOD
+        let line = GOOD
             .replace("2014-05-09T17:16:10.119", "09/05/2014 17:16:10")
             .replace(",2.0131,", ",\"2,0131\",");
-        let v = parse_csv(format!("{HEADER}{linha}").as_bytes()).expect("válido");
+        let v = parse_csv(format!("{HEADER}{line}").as_bytes()).expect("válido");
         assert_eq!(v[0].area_total_ha.to_string(), "2.0131");
         assert_eq!(br::format_data(v[0].data_cadastro), "09/05/2014 17:16:10");
     }

@@ -64,7 +64,7 @@ const IN_FLIGHT: usize = 2;
 /// Where the records come from.
 #[derive(Debug, Clone)]
 pub enum Origin {
-    /// `n` synthetic records ([`Synthetic`]) from `seed`; with `dono_grande`, the first large
+    /// `n` synthetic records ([`Synthetic`]) from `seed`; with `large_owner`, the first large
     /// owner gets that many CARs ([`Synthetic::with_large_owner`]).
     Synthetic {
         /// How many records.
@@ -72,10 +72,10 @@ pub enum Origin {
         /// Generator seed.
         seed: u64,
         /// CARs of the first large owner, when given.
-        dono_grande: Option<usize>,
+        large_owner: Option<usize>,
     },
     /// A file in the public SICAR CSV columns, or a SICAR WFS GeoJSON (`Format::de`).
-    Arquivo(PathBuf),
+    File(PathBuf),
 }
 
 impl Origin {
@@ -85,15 +85,15 @@ impl Origin {
             Origin::Synthetic {
                 n,
                 seed,
-                dono_grande,
+                large_owner,
             } => {
                 let mut d = format!("seed --synthetic {n} --seed {seed}");
-                if let Some(c) = dono_grande {
+                if let Some(c) = large_owner {
                     d.push_str(&format!(" --dono-grande {c}"));
                 }
                 d
             }
-            Origin::Arquivo(caminho) => format!("import {}", caminho.display()),
+            Origin::File(path) => format!("import {}", path.display()),
         }
     }
 }
@@ -113,19 +113,19 @@ impl Format {
     ///
     /// # Errors
     /// [`LoadError::Io`] when the file cannot be opened or read.
-    pub(crate) fn de(caminho: &Path) -> Result<Format, LoadError> {
-        let ext = caminho
+    pub(crate) fn de(path: &Path) -> Result<Format, LoadError> {
+        let ext = path
             .extension()
             .map(|e| e.to_string_lossy().to_ascii_lowercase());
         if matches!(ext.as_deref(), Some("geojson" | "json")) {
             return Ok(Format::GeoJson);
         }
-        let mut reader = BufReader::new(open(caminho)?);
-        let inicio = reader.fill_buf().map_err(|e| io(caminho, e))?;
-        let primeiro = inicio
+        let mut reader = BufReader::new(open(path)?);
+        let start = reader.fill_buf().map_err(|e| io(path, e))?;
+        let first = start
             .iter()
             .find(|b| !b.is_ascii_whitespace() && **b != 0xEF && **b != 0xBB && **b != 0xBF);
-        Ok(if primeiro == Some(&b'{') {
+        Ok(if first == Some(&b'{') {
             Format::GeoJson
         } else {
             Format::Csv
@@ -144,10 +144,10 @@ pub enum LoadError {
     #[error(transparent)]
     Wfs(#[from] WfsError),
     /// The file cannot be read.
-    #[error("{caminho}: {source}")]
+    #[error("{path}: {source}")]
     Io {
         /// The file.
-        caminho: String,
+        path: String,
         /// The I/O error.
         #[source]
         source: std::io::Error,
@@ -166,7 +166,7 @@ pub enum LoadError {
     Url(String),
     /// The reader or the writer stopped unexpectedly (a panic).
     #[error("carga interrompida: {0}")]
-    Interrompida(String),
+    Interrupted(String),
 }
 
 impl LoadError {
@@ -174,228 +174,222 @@ impl LoadError {
     pub(crate) fn line_of(&self) -> Option<u64> {
         match self {
             LoadError::Csv(e) => e.line_of(),
-            LoadError::Wfs(WfsError::Feature { indice, .. }) => Some(*indice),
+            LoadError::Wfs(WfsError::Feature { index, .. }) => Some(*index),
             _ => None,
         }
     }
 }
 
-fn io(caminho: &Path, source: std::io::Error) -> LoadError {
+fn io(path: &Path, source: std::io::Error) -> LoadError {
     LoadError::Io {
-        caminho: caminho.display().to_string(),
+        path: path.display().to_string(),
         source,
     }
 }
 
-fn open(caminho: &Path) -> Result<std::fs::File, LoadError> {
-    std::fs::File::open(caminho).map_err(|e| io(caminho, e))
+fn open(path: &Path) -> Result<std::fs::File, LoadError> {
+    std::fs::File::open(path).map_err(|e| io(path, e))
 }
 
 /// What a load did.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Report {
     /// Records read from the source (every version of every record).
-    pub(crate) lidos: u64,
+    pub(crate) read_count: u64,
     /// Records written: new ones plus stored ones replaced by a version not older.
-    pub gravados: u64,
+    pub written: u64,
     /// Versions skipped because the stored one (or one read earlier) is newer.
-    pub ignorados: u64,
+    pub ignored: u64,
     /// Secondary indexes dropped before and rebuilt after the load (an empty base).
-    pub(crate) indices_reconstruidos: usize,
+    pub(crate) rebuilt_indices: usize,
     /// Wall time of the load (validation pass included), seconds.
-    pub segundos: f64,
+    pub seconds: f64,
 }
 
 impl Report {
     /// Records read per second of wall time.
     pub fn per_second(&self) -> f64 {
-        self.lidos as f64 / self.segundos.max(1e-9)
+        self.read_count as f64 / self.seconds.max(1e-9)
     }
 }
 
 /// Counts kept by a writer.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct LoadCount {
-    pub(crate) gravados: u64,
-    pub(crate) ignorados: u64,
+    pub(crate) written: u64,
+    pub(crate) ignored: u64,
     pub(crate) indices: usize,
 }
 
 /// Loads `origem` into the database at `database_url` (`sqlite://FILE` or `postgres://…`),
-/// creating and migrating it when needed. With `com_barra`, an indicatif bar with records/s
+/// creating and migrating it when needed. With `with_bar`, an indicatif bar with records/s
 /// on stderr when stderr is a terminal (hidden otherwise).
 ///
 /// # Errors
 /// [`LoadError`]: a bad file (nothing written), an unreadable file, a database error.
-pub async fn load(
-    database_url: &str,
-    origem: Origin,
-    com_barra: bool,
-) -> Result<Report, LoadError> {
-    let inicio = Instant::now();
-    let descricao = format!(
+pub async fn load(database_url: &str, origin: Origin, with_bar: bool) -> Result<Report, LoadError> {
+    let start = Instant::now();
+    let description = format!(
         "{}, iniciada em {}",
-        origem.description(),
+        origin.description(),
         chrono::Utc::now().format("%Y-%m-%d %H:%M:%S UTC")
     );
-    let (lidos, c) = if carapi_service::store::postgres::is_postgres_url(database_url) {
-        load_postgres(database_url, origem, com_barra, &descricao).await?
+    let (read_count, c) = if carapi_service::store::postgres::is_postgres_url(database_url) {
+        load_postgres(database_url, origin, with_bar, &description).await?
     } else {
-        load_sqlite(database_url, origem, com_barra, &descricao).await?
+        load_sqlite(database_url, origin, with_bar, &description).await?
     };
     mark::finish(database_url).await?;
     Ok(Report {
-        lidos,
-        gravados: c.gravados,
-        ignorados: c.ignorados,
-        indices_reconstruidos: c.indices,
-        segundos: inicio.elapsed().as_secs_f64(),
+        read_count,
+        written: c.written,
+        ignored: c.ignored,
+        rebuilt_indices: c.indices,
+        seconds: start.elapsed().as_secs_f64(),
     })
 }
 
 /// Creates and migrates the database of `url` when it is missing (an existing one must be on
 /// this binary's schema: only `servir` migrates) and records that the load `descricao` starts
-/// writing ([`mark::marcar`]); closed before the load opens its own connection.
-async fn migrate(url: &str, descricao: &str) -> Result<(), LoadError> {
+/// writing ([`mark::tag`]); closed before the load opens its own connection.
+async fn migrate(url: &str, description: &str) -> Result<(), LoadError> {
     let store =
         carapi_service::startup::open_store_as(url, carapi_service::store::OpenMode::CreateMissing)
             .await
             .map_err(|e| match e {
                 carapi_service::ServerError::Store(s) => LoadError::Store(s),
-                outro => LoadError::Url(outro.to_string()),
+                other => LoadError::Url(other.to_string()),
             })?;
     drop(store);
-    if let Some(anterior) = mark::tag(url, descricao).await? {
-        tracing::warn!(%anterior, "a carga anterior nesta base não terminou");
+    if let Some(previous) = mark::tag(url, description).await? {
+        tracing::warn!(anterior = %previous, "a carga anterior nesta base não terminou");
     }
     Ok(())
 }
 
 fn standing<T>(r: Result<Result<T, LoadError>, tokio::task::JoinError>) -> Result<T, LoadError> {
-    r.map_err(|e| LoadError::Interrompida(e.to_string()))?
+    r.map_err(|e| LoadError::Interrupted(e.to_string()))?
 }
 
 /// SQLite: read and sort everything ([`reading`]), then write the winners in code order
 /// ([`sqlite`]) while the merge ([`sort::Winners`]) runs on a thread of its own.
 async fn load_sqlite(
     url: &str,
-    origem: Origin,
-    com_barra: bool,
-    descricao: &str,
+    origin: Origin,
+    with_bar: bool,
+    description: &str,
 ) -> Result<(u64, LoadCount), LoadError> {
     sqlite::file_of_url(url)?;
-    let total = match &origem {
+    let total = match &origin {
         Origin::Synthetic { n, .. } => Some(*n as u64),
-        Origin::Arquivo(_) => None,
+        Origin::File(_) => None,
     };
-    let barra = progress::bar(com_barra, total, "lendo");
-    let b = barra.clone();
+    let bar = progress::bar(with_bar, total, "lendo");
+    let b = bar.clone();
     let t = Instant::now();
-    let (ordenador, lidos) =
-        standing(tokio::task::spawn_blocking(move || reading::read(&origem, &b)).await)?;
-    barra.finish_and_clear();
+    let (sorter, read_count) =
+        standing(tokio::task::spawn_blocking(move || reading::read(&origin, &b)).await)?;
+    bar.finish_and_clear();
     tracing::debug!(
-        lidos,
-        races = ordenador.races(),
+        lidos = read_count,
+        races = sorter.races(),
         segundos = t.elapsed().as_secs_f64(),
         "carga: lidos e ordenados"
     );
-    migrate(url, descricao).await?;
-    let barra = progress::bar(com_barra, Some(lidos), "gravando");
-    let (url, b) = (url.to_owned(), barra.clone());
+    migrate(url, description).await?;
+    let bar = progress::bar(with_bar, Some(read_count), "gravando");
+    let (url, b) = (url.to_owned(), bar.clone());
     let c = standing(
         tokio::task::spawn_blocking(move || -> Result<LoadCount, LoadError> {
-            let gravador = sqlite::Recorder::open(&url)?;
-            let winners = ordenador.winners()?;
+            let writer = sqlite::Recorder::open(&url)?;
+            let winners = sorter.winners()?;
             let (tx, rx) = std::sync::mpsc::sync_channel(IN_FLIGHT);
             // Written batches go back to the merge: the same buffers all along.
-            let (give_back, vazios) = std::sync::mpsc::sync_channel(IN_FLIGHT + 2);
+            let (give_back, empty) = std::sync::mpsc::sync_channel(IN_FLIGHT + 2);
             std::thread::scope(|s| {
-                s.spawn(move || winners.send(BATCH, &tx, &vazios));
-                gravador.write(&rx, &give_back, &b)
+                s.spawn(move || winners.send(BATCH, &tx, &empty));
+                writer.write(&rx, &give_back, &b)
             })
         })
         .await,
     )?;
-    barra.finish_and_clear();
-    Ok((lidos, c))
+    bar.finish_and_clear();
+    Ok((read_count, c))
 }
 
 /// PostgreSQL: validate a file first ([`validation`]), then stream batches by `COPY`
 /// ([`postgres`]).
 async fn load_postgres(
     url: &str,
-    origem: Origin,
-    com_barra: bool,
-    descricao: &str,
+    origin: Origin,
+    with_bar: bool,
+    description: &str,
 ) -> Result<(u64, LoadCount), LoadError> {
-    let total = match &origem {
+    let total = match &origin {
         Origin::Synthetic { n, .. } => *n as u64,
-        Origin::Arquivo(caminho) => {
-            let caminho = caminho.clone();
-            let barra = progress::bar(com_barra, None, "validando");
-            standing(
-                tokio::task::spawn_blocking(move || validation::validate(&caminho, &barra)).await,
-            )?
+        Origin::File(path) => {
+            let path = path.clone();
+            let bar = progress::bar(with_bar, None, "validando");
+            standing(tokio::task::spawn_blocking(move || validation::validate(&path, &bar)).await)?
         }
     };
-    migrate(url, descricao).await?;
-    let barra = progress::bar(com_barra, Some(total), "gravando");
+    migrate(url, description).await?;
+    let bar = progress::bar(with_bar, Some(total), "gravando");
     let (tx, rx) = mpsc::channel::<Vec<Imovel>>(IN_FLIGHT);
-    let reader = tokio::task::spawn_blocking(move || produce(origem, &tx));
-    let escrita = postgres::write(url, rx, &barra).await;
-    let lidos = standing(reader.await.map(Ok))?;
-    barra.finish_and_clear();
+    let reader = tokio::task::spawn_blocking(move || produce(origin, &tx));
+    let write = postgres::write(url, rx, &bar).await;
+    let read_count = standing(reader.await.map(Ok))?;
+    bar.finish_and_clear();
     // A writer error explains a reader stopped by the closed channel: report it first.
-    let c = escrita?;
-    Ok((lidos?, c))
+    let c = write?;
+    Ok((read_count?, c))
 }
 
 /// Reads `origem` in batches of [`BATCH`] into `tx`; returns how many records were read.
-fn produce(origem: Origin, tx: &mpsc::Sender<Vec<Imovel>>) -> Result<u64, LoadError> {
-    let mut lote = Vec::with_capacity(BATCH);
-    let mut lidos = 0u64;
-    let mut empurrar = |i: Imovel, lote: &mut Vec<Imovel>| -> Result<(), LoadError> {
-        lote.push(i);
-        lidos += 1;
-        if lote.len() == BATCH {
-            send(tx, std::mem::replace(lote, Vec::with_capacity(BATCH)))?;
+fn produce(origin: Origin, tx: &mpsc::Sender<Vec<Imovel>>) -> Result<u64, LoadError> {
+    let mut batch = Vec::with_capacity(BATCH);
+    let mut read_count = 0u64;
+    let mut push = |i: Imovel, batch: &mut Vec<Imovel>| -> Result<(), LoadError> {
+        batch.push(i);
+        read_count += 1;
+        if batch.len() == BATCH {
+            send(tx, std::mem::replace(batch, Vec::with_capacity(BATCH)))?;
         }
         Ok(())
     };
-    match origem {
+    match origin {
         Origin::Synthetic {
             n,
             seed,
-            dono_grande,
+            large_owner,
         } => {
-            let mut gerador = Synthetic::new(n, seed);
-            if let Some(cars) = dono_grande {
-                gerador = gerador.with_large_owner(cars);
+            let mut generator = Synthetic::new(n, seed);
+            if let Some(cars) = large_owner {
+                generator = generator.with_large_owner(cars);
             }
-            for i in gerador {
-                empurrar(i, &mut lote)?;
+            for i in generator {
+                push(i, &mut batch)?;
             }
         }
-        Origin::Arquivo(caminho) => match Format::de(&caminho)? {
+        Origin::File(path) => match Format::de(&path)? {
             Format::Csv => {
-                let reader = CsvReader::new(BufReader::with_capacity(1 << 16, open(&caminho)?))?;
+                let reader = CsvReader::new(BufReader::with_capacity(1 << 16, open(&path)?))?;
                 for i in reader.completos() {
-                    empurrar(i?, &mut lote)?;
+                    push(i?, &mut batch)?;
                 }
             }
             Format::GeoJson => {
-                wfs::walk(open(&caminho)?, |f| empurrar(f.imovel, &mut lote))?;
+                wfs::walk(open(&path)?, |f| push(f.imovel, &mut batch))?;
             }
         },
     }
-    if !lote.is_empty() {
-        send(tx, lote)?;
+    if !batch.is_empty() {
+        send(tx, batch)?;
     }
-    Ok(lidos)
+    Ok(read_count)
 }
 
-fn send(tx: &mpsc::Sender<Vec<Imovel>>, lote: Vec<Imovel>) -> Result<(), LoadError> {
-    tx.blocking_send(lote)
-        .map_err(|_| LoadError::Interrompida("o gravador parou".into()))
+fn send(tx: &mpsc::Sender<Vec<Imovel>>, batch: Vec<Imovel>) -> Result<(), LoadError> {
+    tx.blocking_send(batch)
+        .map_err(|_| LoadError::Interrupted("o gravador parou".into()))
 }

@@ -1,4 +1,4 @@
-//! The record that a load started and did not finish: a row `carga_em_andamento` in the
+//! The record that a load started and did not finish: a row `load_in_progress` in the
 //! `configuracao` table (migration 0010), written and committed before the first record is
 //! written and deleted once the load has committed its last one. A load killed in between
 //! (`kill -9`, a crash, a power cut) leaves it, so a base that may hold part of a load does not
@@ -33,11 +33,11 @@ async fn connect_db(url: &str) -> Result<MarkConnection, sqlx::Error> {
     if is_postgres_url(url) {
         return Ok(MarkConnection::Pg(PgConnection::connect(url).await?));
     }
-    let opcoes = SqliteConnectOptions::from_str(url)?
+    let options = SqliteConnectOptions::from_str(url)?
         .create_if_missing(false)
         .busy_timeout(std::time::Duration::from_secs(30));
     Ok(MarkConnection::Sqlite(
-        SqliteConnection::connect_with(&opcoes).await?,
+        SqliteConnection::connect_with(&options).await?,
     ))
 }
 
@@ -90,7 +90,7 @@ async fn close_db(c: MarkConnection) {
 }
 
 /// The load that started on the base of `url` and did not finish (its description, as
-/// `marcar` wrote it), if any. A base that does not exist yet, or has no such table, has
+/// `tag` wrote it), if any. A base that does not exist yet, or has no such table, has
 /// none.
 pub async fn interrupted(url: &str) -> Option<String> {
     let mut c = connect_db(url).await.ok()?;
@@ -104,14 +104,14 @@ pub async fn interrupted(url: &str) -> Option<String> {
 ///
 /// # Errors
 /// [`LoadError::Store`] when the base cannot be written.
-pub(super) async fn tag(url: &str, descricao: &str) -> Result<Option<String>, LoadError> {
+pub(super) async fn tag(url: &str, description: &str) -> Result<Option<String>, LoadError> {
     let mut c = connect_db(url).await.map_err(database)?;
-    let anterior = read_at(&mut c).await.map_err(database)?;
-    run_once(&mut c, WRITE, Some(descricao))
+    let previous = read_at(&mut c).await.map_err(database)?;
+    run_once(&mut c, WRITE, Some(description))
         .await
         .map_err(database)?;
     close_db(c).await;
-    Ok(anterior)
+    Ok(previous)
 }
 
 /// Records that the load on the base of `url` finished.

@@ -41,11 +41,11 @@ pub(crate) struct Uf {
     /// 2-digit IBGE state code (`53`).
     pub(crate) codigo_uf: u8,
     /// Two-letter code (`"DF"`).
-    pub(crate) sigla: String,
+    pub(crate) code: String,
     /// Full name (`"Distrito Federal"`).
     pub(crate) nome: String,
     /// Region (`"Centro-Oeste"`).
-    pub(crate) regiao: String,
+    pub(crate) region: String,
 }
 
 #[derive(Deserialize)]
@@ -64,25 +64,26 @@ struct StateRow {
     codigo_uf: u8,
     uf: String,
     nome: String,
-    regiao: String,
+    #[serde(rename = "regiao")]
+    region: String,
 }
 
 static MUNICIPIOS: LazyLock<BTreeMap<u32, Municipio>> = LazyLock::new(|| {
     csv::Reader::from_reader(MUNICIPIOS_CSV.as_bytes())
         .deserialize::<MunicipioRow>()
-        .map(|linha| {
-            let l = linha.expect("data/ibge/municipios.csv: linha malformada");
-            let grau = |s: &str| {
+        .map(|line| {
+            let l = line.expect("data/ibge/municipios.csv: linha malformada");
+            let degree = |s: &str| {
                 Decimal::from_str(s).expect("data/ibge/municipios.csv: coordenada malformada")
             };
             let m = Municipio {
                 codigo_ibge: l.codigo_ibge,
-                latitude: grau(&l.latitude),
-                longitude: grau(&l.longitude),
+                latitude: degree(&l.latitude),
+                longitude: degree(&l.longitude),
                 nome: l.nome,
                 capital: l.capital == 1,
                 codigo_uf: l.codigo_uf,
-                uf: carapi_sdk::domain::uf::sigla_por_codigo(l.codigo_uf)
+                uf: carapi_sdk::domain::uf::sigla_of_codigo(l.codigo_uf)
                     .and_then(carapi_service::dados::Uf::parse)
                     .expect("data/ibge/municipios.csv: código de UF desconhecido"),
             };
@@ -95,18 +96,18 @@ static MUNICIPIOS: LazyLock<BTreeMap<u32, Municipio>> = LazyLock::new(|| {
 static STATES: LazyLock<BTreeMap<u8, Uf>> = LazyLock::new(|| {
     // The file starts with a UTF-8 byte-order mark, which would otherwise be part of the first
     // header name.
-    let texto = STATES_CSV.strip_prefix('\u{feff}').unwrap_or(STATES_CSV);
-    csv::Reader::from_reader(texto.as_bytes())
+    let text = STATES_CSV.strip_prefix('\u{feff}').unwrap_or(STATES_CSV);
+    csv::Reader::from_reader(text.as_bytes())
         .deserialize::<StateRow>()
-        .map(|linha| {
-            let l = linha.expect("data/ibge/estados.csv: linha malformada");
+        .map(|line| {
+            let l = line.expect("data/ibge/estados.csv: linha malformada");
             (
                 l.codigo_uf,
                 Uf {
                     codigo_uf: l.codigo_uf,
-                    sigla: l.uf,
+                    code: l.uf,
                     nome: l.nome,
-                    regiao: l.regiao,
+                    region: l.region,
                 },
             )
         })
@@ -163,7 +164,7 @@ mod tests {
                 "{}",
                 m.nome
             );
-            assert!(uf::sigla_por_codigo(m.codigo_uf).is_some(), "{}", m.nome);
+            assert!(uf::sigla_of_codigo(m.codigo_uf).is_some(), "{}", m.nome);
             assert!(m.latitude > Decimal::from(-34) && m.latitude < Decimal::from(6));
             assert!(m.longitude > Decimal::from(-74) && m.longitude < Decimal::from(-28));
         }
@@ -171,13 +172,13 @@ mod tests {
 
     #[test]
     fn estados_concordam_com_a_tabela_do_sdk() {
-        for (sigla, codigo, nome) in uf::UFS {
-            let e = state_of(codigo).expect(sigla);
-            assert_eq!(e.sigla, sigla);
+        for (code, codigo, nome) in uf::UFS {
+            let e = state_of(codigo).expect(code);
+            assert_eq!(e.code, code);
             assert_eq!(e.nome, nome);
         }
         assert_eq!(
-            state_of(53).map(|e| e.regiao.as_str()),
+            state_of(53).map(|e| e.region.as_str()),
             Some("Centro-Oeste")
         );
     }

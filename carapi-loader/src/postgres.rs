@@ -53,7 +53,7 @@ const INSERT_OWNERS: &str = "INSERT INTO imovel_proprietarios (codigo_car, ordem
 
 /// The upsert of the staged records: new ones inserted, stored ones replaced unless newer.
 fn upsert() -> String {
-    let atualizar = COLUMNS
+    let update = COLUMNS
         .split(',')
         .map(str::trim)
         .filter(|c| *c != "codigo_car")
@@ -63,7 +63,7 @@ fn upsert() -> String {
     format!(
         "WITH g AS (
            INSERT INTO imoveis ({COLUMNS}) SELECT {COLUMNS} FROM carga_imoveis
-           ON CONFLICT (codigo_car) DO UPDATE SET {atualizar}
+           ON CONFLICT (codigo_car) DO UPDATE SET {update}
            WHERE (COALESCE(excluded.data_atualizacao, '-infinity'), excluded.data_cadastro)
               >= (COALESCE(imoveis.data_atualizacao, '-infinity'), imoveis.data_cadastro)
            RETURNING codigo_car, (xmax = 0) AS novo)
@@ -76,14 +76,14 @@ fn upsert() -> String {
 pub(super) async fn write(
     url: &str,
     mut rx: mpsc::Receiver<Vec<Imovel>>,
-    barra: &ProgressBar,
+    bar: &ProgressBar,
 ) -> Result<LoadCount, LoadError> {
     let mut conn = PgConnection::connect(url).await?;
     sqlx::raw_sql(STAGING).execute(&mut conn).await?;
-    let vazio: bool = sqlx::query_scalar("SELECT NOT EXISTS (SELECT 1 FROM imoveis)")
+    let empty: bool = sqlx::query_scalar("SELECT NOT EXISTS (SELECT 1 FROM imoveis)")
         .fetch_one(&mut conn)
         .await?;
-    let indices = if vazio {
+    let indices = if empty {
         drop_indexes(&mut conn).await?
     } else {
         Vec::new()
@@ -94,17 +94,17 @@ pub(super) async fn write(
     };
     let upsert = upsert();
     let mut r = Ok(());
-    while let Some(lote) = rx.recv().await {
-        r = write_batch(&mut conn, &upsert, &lote, &mut counters).await;
+    while let Some(batch) = rx.recv().await {
+        r = write_batch(&mut conn, &upsert, &batch, &mut counters).await;
         if r.is_err() {
             break;
         }
-        barra.inc(lote.len() as u64);
+        bar.inc(batch.len() as u64);
     }
-    barra.set_message("índices");
-    let refeitos = rebuild_indexes(&mut conn, &indices).await;
+    bar.set_message("índices");
+    let redone = rebuild_indexes(&mut conn, &indices).await;
     r?;
-    refeitos?;
+    redone?;
     sqlx::query("ANALYZE imoveis, imovel_proprietarios")
         .execute(&mut conn)
         .await?;
@@ -128,8 +128,8 @@ async fn drop_indexes(conn: &mut PgConnection) -> Result<Vec<(String, String)>, 
     .iter()
     .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
     .collect::<Result<_, sqlx::Error>>()?;
-    for (nome, _) in &indices {
-        sqlx::raw_sql(&format!("DROP INDEX \"{}\"", nome.replace('"', "\"\"")))
+    for (name, _) in &indices {
+        sqlx::raw_sql(&format!("DROP INDEX \"{}\"", name.replace('"', "\"\"")))
             .execute(&mut *tx)
             .await?;
     }
@@ -150,38 +150,38 @@ async fn rebuild_indexes(
 async fn write_batch(
     conn: &mut PgConnection,
     upsert: &str,
-    lote: &[Imovel],
+    batch: &[Imovel],
     counters: &mut LoadCount,
 ) -> Result<(), LoadError> {
-    let (imoveis, owners) = copy_text(lote);
+    let (imoveis, owners) = copy_text(batch);
     let mut tx = conn.begin().await?;
-    let mut copia = tx
+    let mut copy = tx
         .copy_in_raw(&format!("COPY carga_imoveis (seq, {COLUMNS}) FROM STDIN"))
         .await?;
-    copia.send(imoveis.as_bytes()).await?;
-    copia.finish().await?;
-    let mut copia = tx
+    copy.send(imoveis.as_bytes()).await?;
+    copy.finish().await?;
+    let mut copy = tx
         .copy_in_raw("COPY carga_proprietarios (seq, ordem, documento, nome) FROM STDIN")
         .await?;
-    copia.send(owners.as_bytes()).await?;
-    copia.finish().await?;
+    copy.send(owners.as_bytes()).await?;
+    copy.finish().await?;
     sqlx::query(ONLY_THE_NEWEST).execute(&mut *tx).await?;
-    let gravados = sqlx::query(upsert).execute(&mut *tx).await?.rows_affected();
+    let written = sqlx::query(upsert).execute(&mut *tx).await?.rows_affected();
     sqlx::query(DELETE_OWNERS).execute(&mut *tx).await?;
     sqlx::query(INSERT_OWNERS).execute(&mut *tx).await?;
     tx.commit().await?;
-    counters.gravados += gravados;
-    counters.ignorados += lote.len() as u64 - gravados;
+    counters.written += written;
+    counters.ignored += batch.len() as u64 - written;
     Ok(())
 }
 
 /// The batch in `COPY` text format: the records' rows (`seq` first) and their owners' rows.
-fn copy_text(lote: &[Imovel]) -> (String, String) {
-    let mut imoveis = String::with_capacity(lote.len() * 400);
-    let mut owners = String::with_capacity(lote.len() * 120);
-    for (seq, i) in lote.iter().enumerate() {
+fn copy_text(batch: &[Imovel]) -> (String, String) {
+    let mut imoveis = String::with_capacity(batch.len() * 400);
+    let mut owners = String::with_capacity(batch.len() * 120);
+    for (seq, i) in batch.iter().enumerate() {
         let data = |d: chrono::NaiveDateTime| d.format("%Y-%m-%d %H:%M:%S%.f").to_string();
-        let campos: [Option<String>; 20] = [
+        let fields: [Option<String>; 20] = [
             Some(seq.to_string()),
             Some(i.codigo_car.to_string()),
             Some(i.status_imovel.to_string()),
@@ -201,15 +201,15 @@ fn copy_text(lote: &[Imovel]) -> (String, String) {
             i.matricula_numero.clone(),
             i.matricula_data.clone(),
             i.matricula_cartorio.clone(),
-            Some(if i.tem_recibo { "t" } else { "f" }.to_owned()),
+            Some(if i.has_recibo { "t" } else { "f" }.to_owned()),
         ];
-        copy_row(&mut imoveis, &campos);
-        for (ordem, p) in i.proprietarios.iter().enumerate() {
+        copy_row(&mut imoveis, &fields);
+        for (order, p) in i.proprietarios.iter().enumerate() {
             copy_row(
                 &mut owners,
                 &[
                     Some(seq.to_string()),
-                    Some(ordem.to_string()),
+                    Some(order.to_string()),
                     Some(p.documento.as_str().to_owned()),
                     Some(p.nome.clone()),
                 ],
@@ -221,25 +221,25 @@ fn copy_text(lote: &[Imovel]) -> (String, String) {
 
 /// Appends one row: tab-separated, `\N` for NULL, backslash, tab, newline and carriage return
 /// escaped (PostgreSQL `COPY` text format).
-fn copy_row(saida: &mut String, campos: &[Option<String>]) {
-    for (n, campo) in campos.iter().enumerate() {
+fn copy_row(output: &mut String, fields: &[Option<String>]) {
+    for (n, field) in fields.iter().enumerate() {
         if n > 0 {
-            saida.push('\t');
+            output.push('\t');
         }
-        match campo {
-            None => saida.push_str("\\N"),
+        match field {
+            None => output.push_str("\\N"),
             Some(v) => {
                 for ch in v.chars() {
                     match ch {
-                        '\\' => saida.push_str("\\\\"),
-                        '\t' => saida.push_str("\\t"),
-                        '\n' => saida.push_str("\\n"),
-                        '\r' => saida.push_str("\\r"),
-                        c => saida.push(c),
+                        '\\' => output.push_str("\\\\"),
+                        '\t' => output.push_str("\\t"),
+                        '\n' => output.push_str("\\n"),
+                        '\r' => output.push_str("\\r"),
+                        c => output.push(c),
                     }
                 }
             }
         }
     }
-    saida.push('\n');
+    output.push('\n');
 }

@@ -12,34 +12,34 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// A bar over `total` records (a spinner when unknown) labelled `etapa`; hidden unless `ativo`
 /// and stderr is a terminal.
-pub(super) fn bar(ativo: bool, total: Option<u64>, etapa: &'static str) -> ProgressBar {
-    if !ativo || !std::io::stderr().is_terminal() {
+pub(super) fn bar(active: bool, total: Option<u64>, step: &'static str) -> ProgressBar {
+    if !active || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
-    let modelo = match total {
-        Some(_) => "{msg:9} [{wide_bar}] {feitos}/{total} {rate}, falta {eta}",
-        None => "{spinner} {msg:9} {feitos} registros, {rate}",
+    let model = match total {
+        Some(_) => "{msg:9} [{wide_bar}] {completed}/{total} {rate}, falta {eta}",
+        None => "{spinner} {msg:9} {completed} registros, {rate}",
     };
-    let estilo = ProgressStyle::with_template(modelo)
+    let style = ProgressStyle::with_template(model)
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .with_key("feitos", |s: &ProgressState, w: &mut dyn Write| {
-            let _ = w.write_str(&br::format_inteiro(s.pos()));
+            let _ = w.write_str(&br::format_integer(s.pos()));
         })
         .with_key("total", |s: &ProgressState, w: &mut dyn Write| {
-            let _ = w.write_str(&s.len().map_or_else(|| "?".into(), br::format_inteiro));
+            let _ = w.write_str(&s.len().map_or_else(|| "?".into(), br::format_integer));
         })
         .with_key("taxa", |s: &ProgressState, w: &mut dyn Write| {
-            let _ = write!(w, "{} registros/s", br::format_inteiro(s.per_sec() as u64));
+            let _ = write!(w, "{} registros/s", br::format_integer(s.per_sec() as u64));
         })
         .progress_chars("=> ");
-    let b = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr()).with_style(estilo);
-    b.set_message(etapa);
+    let b = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr()).with_style(style);
+    b.set_message(step);
     b
 }
 
 /// Seconds with one decimal place and a decimal comma: `10,8`.
-pub fn seconds_br(segundos: f64) -> String {
-    format!("{segundos:.1}").replace('.', ",")
+pub fn seconds_br(seconds: f64) -> String {
+    format!("{seconds:.1}").replace('.', ",")
 }
 
 #[cfg(test)]

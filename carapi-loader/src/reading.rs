@@ -1,5 +1,5 @@
 //! The first phase of a SQLite load: the origin read, every record checked, completed and
-//! encoded ([`super::registro`]) and sorted into runs ([`super::sort`]), before anything is
+//! encoded ([`super::record`]) and sorted into runs ([`super::sort`]), before anything is
 //! written to the base. A bad row stops the read with its line (CSV) or feature index (WFS),
 //! and the base is never touched.
 //!
@@ -53,13 +53,13 @@ impl FirstBad {
         FirstBad(AtomicU64::new(u64::MAX))
     }
 
-    fn tag(&self, linha: u64) {
-        self.0.fetch_min(linha, Ordering::Relaxed);
+    fn tag(&self, line: u64) {
+        self.0.fetch_min(line, Ordering::Relaxed);
     }
 
     /// Whether rows from `linha` on no longer matter (a bad one was found before).
-    fn is_after(&self, linha: u64) -> bool {
-        linha > self.0.load(Ordering::Relaxed)
+    fn is_after(&self, line: u64) -> bool {
+        line > self.0.load(Ordering::Relaxed)
     }
 }
 
@@ -74,74 +74,73 @@ fn workers() -> usize {
 /// # Errors
 /// [`LoadError::Csv`] / [`LoadError::Wfs`] for the first bad row or feature;
 /// [`LoadError::Io`] when the file or a temporary run cannot be read or written.
-pub(super) fn read(origem: &Origin, barra: &ProgressBar) -> Result<(Sorter, u64), LoadError> {
+pub(super) fn read(origin: &Origin, bar: &ProgressBar) -> Result<(Sorter, u64), LoadError> {
     let n = workers();
-    let (pacotes, recebidos) = bounded::<Package>(2 * n);
+    let (packets, received) = bounded::<Package>(2 * n);
     // Emptied batches go back to the workers: the same buffers, mostly.
-    let (give_back, devolvidos) = bounded::<Package>(4 * n);
-    let (trabalho, a_fazer) = bounded::<Job>(2 * n);
-    let (devolver_linhas, lines_read) = bounded::<RowBatch>(2 * n);
-    let (next_item, ruim) = (AtomicUsize::new(0), FirstBad::fresh());
-    let plano = match origem {
+    let (give_back, returned) = bounded::<Package>(4 * n);
+    let (work, to_do) = bounded::<Job>(2 * n);
+    let (return_lines, lines_read) = bounded::<RowBatch>(2 * n);
+    let (next_item, bad) = (AtomicUsize::new(0), FirstBad::fresh());
+    let plan = match origin {
         Origin::Synthetic {
             n: total,
             seed,
-            dono_grande,
+            large_owner,
         } => {
             let mut g = Synthetic::new(*total, *seed);
-            if let Some(cars) = dono_grande {
+            if let Some(cars) = large_owner {
                 g = g.with_large_owner(*cars);
             }
-            ReadPlan::Gerar(Box::new(g))
+            ReadPlan::Generate(Box::new(g))
         }
-        Origin::Arquivo(caminho) => ReadPlan::Ler(caminho),
+        Origin::File(path) => ReadPlan::Read(path),
     };
     std::thread::scope(|s| {
-        let mut produtores = Vec::new();
+        let mut producers = Vec::new();
         for _ in 0..n {
-            let (pacotes, devolvidos, a_fazer) =
-                (pacotes.clone(), devolvidos.clone(), a_fazer.clone());
-            let devolver_linhas = devolver_linhas.clone();
-            let (plano, next_item, ruim) = (&plano, &next_item, &ruim);
-            produtores.push(s.spawn(move || match plano {
-                ReadPlan::Gerar(g) => generate(g, next_item, &devolvidos, &pacotes),
-                ReadPlan::Ler(_) => {
-                    let saida = SortOutput {
-                        vazios: &devolvidos,
-                        pacotes: &pacotes,
-                        linhas: &devolver_linhas,
+            let (packets, returned, to_do) = (packets.clone(), returned.clone(), to_do.clone());
+            let return_lines = return_lines.clone();
+            let (plan, next_item, bad) = (&plan, &next_item, &bad);
+            producers.push(s.spawn(move || match plan {
+                ReadPlan::Generate(g) => generate(g, next_item, &returned, &packets),
+                ReadPlan::Read(_) => {
+                    let output = SortOutput {
+                        empty: &returned,
+                        packets: &packets,
+                        lines: &return_lines,
                     };
-                    complete(&a_fazer, ruim, &saida)
+                    complete(&to_do, bad, &output)
                 }
             }));
         }
-        if let ReadPlan::Ler(caminho) = plano {
-            let ruim = &ruim;
-            produtores.push(s.spawn(move || read_file(caminho, ruim, &trabalho, &lines_read)));
+        if let ReadPlan::Read(path) = plan {
+            let bad = &bad;
+            producers.push(s.spawn(move || read_file(path, bad, &work, &lines_read)));
         } else {
-            drop(trabalho);
+            drop(work);
         }
-        drop((pacotes, a_fazer, devolver_linhas));
-        let ordenado = sort(&recebidos, &give_back, barra);
+        drop((packets, to_do, return_lines));
+        let sorted = sort(&received, &give_back, bar);
         // A sorter that failed stops the producers: their sends fail once `recebidos` is gone.
-        drop(recebidos);
-        let erros: Vec<LoadError> = produtores
+        drop(received);
+        let erros: Vec<LoadError> = producers
             .into_iter()
             .filter_map(|p| {
                 p.join()
-                    .unwrap_or_else(|_| Err(LoadError::Interrompida("leitor em pânico".into())))
+                    .unwrap_or_else(|_| Err(LoadError::Interrupted("leitor em pânico".into())))
                     .err()
             })
             .collect();
         // The sorter's own error explains the producers' (they stopped because it did); of
         // the rows' errors, the first line's.
-        let ordenado = ordenado?;
+        let sorted = sorted?;
         match erros
             .into_iter()
             .min_by_key(|e| e.line_of().unwrap_or(u64::MAX))
         {
             Some(e) => Err(e),
-            None => Ok(ordenado),
+            None => Ok(sorted),
         }
     })
 }
@@ -149,97 +148,97 @@ pub(super) fn read(origem: &Origin, barra: &ProgressBar) -> Result<(Sorter, u64)
 /// What the producers do.
 enum ReadPlan<'a> {
     /// Generate synthetic records, whole blocks per worker.
-    Gerar(Box<Synthetic>),
+    Generate(Box<Synthetic>),
     /// Read this file: one reader, the workers check and complete.
-    Ler(&'a Path),
+    Read(&'a Path),
 }
 
 /// Sorts every batch received (until all producers are done).
 fn sort(
-    recebidos: &Receiver<Package>,
+    received: &Receiver<Package>,
     give_back: &Sender<Package>,
-    barra: &ProgressBar,
+    bar: &ProgressBar,
 ) -> Result<(Sorter, u64), LoadError> {
     let mut o = Sorter::default();
-    let mut lidos = 0u64;
-    for p in recebidos {
-        lidos += p.len() as u64;
-        barra.inc(p.len() as u64);
-        for livre in o.push(p)? {
+    let mut read_count = 0u64;
+    for p in received {
+        read_count += p.len() as u64;
+        bar.inc(p.len() as u64);
+        for free in o.push(p)? {
             // A full return queue: the buffer is freed instead.
-            let _ = give_back.try_send(livre);
+            let _ = give_back.try_send(free);
         }
     }
-    Ok((o, lidos))
+    Ok((o, read_count))
 }
 
 /// An empty batch: one handed back by the sorter, else a new one.
-fn empty(devolvidos: &Receiver<Package>, registros: usize) -> Package {
-    devolvidos
+fn empty(returned: &Receiver<Package>, records: usize) -> Package {
+    returned
         .try_recv()
-        .unwrap_or_else(|_| Package::with_capacity(registros))
+        .unwrap_or_else(|_| Package::with_capacity(records))
 }
 
 /// A closed channel: the sorter stopped (its error is the one reported).
 fn stopped<T>(_: T) -> LoadError {
-    LoadError::Interrompida("a ordenação parou".into())
+    LoadError::Interrupted("a ordenação parou".into())
 }
 
 /// Generates blocks of synthetic records until none is left.
 fn generate(
     g: &Synthetic,
     next_item: &AtomicUsize,
-    devolvidos: &Receiver<Package>,
-    pacotes: &Sender<Package>,
+    returned: &Receiver<Package>,
+    packets: &Sender<Package>,
 ) -> Result<(), LoadError> {
     loop {
         let k = next_item.fetch_add(1, Ordering::Relaxed);
         if k >= g.blocks() {
             return Ok(());
         }
-        let mut p = empty(devolvidos, crate::synthetic::BLOCK);
+        let mut p = empty(returned, crate::synthetic::BLOCK);
         for (i, imovel) in g.block(k) {
             p.push(i as u64, &imovel)?;
         }
-        pacotes.send(p).map_err(stopped)?;
+        packets.send(p).map_err(stopped)?;
     }
 }
 
 /// Where a worker's results go: encoded batches to the sorter, the CSV rows back to the
 /// reader; emptied batches come back from the sorter.
 struct SortOutput<'a> {
-    vazios: &'a Receiver<Package>,
-    pacotes: &'a Sender<Package>,
-    linhas: &'a Sender<RowBatch>,
+    empty: &'a Receiver<Package>,
+    packets: &'a Sender<Package>,
+    lines: &'a Sender<RowBatch>,
 }
 
 /// Checks, completes and encodes the rows handed over; returns the first bad row's error
 /// (the later batches are then only drained, those before it still checked).
 fn complete(
-    a_fazer: &Receiver<Job>,
-    ruim: &FirstBad,
-    saida: &SortOutput<'_>,
+    to_do: &Receiver<Job>,
+    bad: &FirstBad,
+    output: &SortOutput<'_>,
 ) -> Result<(), LoadError> {
-    let mut erro = None;
-    for t in a_fazer {
-        let mut p = empty(saida.vazios, BATCH);
+    let mut error = None;
+    for t in to_do {
+        let mut p = empty(output.empty, BATCH);
         match t {
-            Job::RowBatch(colunas, linhas) => {
-                for (seq, linha, r) in &linhas {
-                    if ruim.is_after(*linha) {
+            Job::RowBatch(columns, lines) => {
+                for (seq, line, r) in &lines {
+                    if bad.is_after(*line) {
                         break;
                     }
-                    match validate_raw(&colunas, r, *linha) {
+                    match validate_raw(&columns, r, *line) {
                         Ok(r) => p.push(*seq, &complete_record(r))?,
                         Err(e) => {
-                            ruim.tag(*linha);
-                            erro = Some(e.into());
+                            bad.tag(*line);
+                            error = Some(e.into());
                             break;
                         }
                     }
                 }
                 // A full queue: the reader has records enough; these are freed.
-                let _ = saida.linhas.try_send(linhas);
+                let _ = output.lines.try_send(lines);
             }
             Job::Imoveis(is) => {
                 for (seq, i) in &is {
@@ -247,48 +246,44 @@ fn complete(
                 }
             }
         }
-        saida.pacotes.send(p).map_err(stopped)?;
+        output.packets.send(p).map_err(stopped)?;
     }
-    erro.map_or(Ok(()), Err)
+    error.map_or(Ok(()), Err)
 }
 
 /// Reads a CSV's rows in order into batches of [`BATCH`] for the workers, into the records of
 /// the batches they hand back when there are some.
 fn read_csv(
-    caminho: &Path,
-    ruim: &FirstBad,
-    trabalho: &Sender<Job>,
-    lidas: &Receiver<RowBatch>,
+    path: &Path,
+    bad: &FirstBad,
+    work: &Sender<Job>,
+    parsed: &Receiver<RowBatch>,
 ) -> Result<(), LoadError> {
-    let mut reader = CsvReader::new(BufReader::with_capacity(1 << 16, open(caminho)?))?;
-    let colunas = reader.columns();
+    let mut reader = CsvReader::new(BufReader::with_capacity(1 << 16, open(path)?))?;
+    let columns = reader.columns();
     let mut reservation: Vec<StringRecord> = Vec::new();
-    let mut lote = Vec::with_capacity(BATCH);
+    let mut batch = Vec::with_capacity(BATCH);
     for seq in 0u64.. {
         if reservation.is_empty() {
-            reservation.extend(lidas.try_iter().flatten().map(|(_, _, r)| r));
+            reservation.extend(parsed.try_iter().flatten().map(|(_, _, r)| r));
         }
         let mut r = reservation
             .pop()
             .unwrap_or_else(|| StringRecord::with_capacity(256, 16));
-        let Some(linha) = reader.read_raw(&mut r)? else {
+        let Some(line) = reader.read_raw(&mut r)? else {
             break;
         };
-        if ruim.is_after(linha) {
+        if bad.is_after(line) {
             break;
         }
-        lote.push((seq, linha, r));
-        if lote.len() == BATCH {
-            let cheio = std::mem::replace(&mut lote, Vec::with_capacity(BATCH));
-            trabalho
-                .send(Job::RowBatch(colunas, cheio))
-                .map_err(stopped)?;
+        batch.push((seq, line, r));
+        if batch.len() == BATCH {
+            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+            work.send(Job::RowBatch(columns, full)).map_err(stopped)?;
         }
     }
-    if !lote.is_empty() {
-        trabalho
-            .send(Job::RowBatch(colunas, lote))
-            .map_err(stopped)?;
+    if !batch.is_empty() {
+        work.send(Job::RowBatch(columns, batch)).map_err(stopped)?;
     }
     Ok(())
 }
@@ -297,27 +292,27 @@ fn read_csv(
 /// file's features checked here, a CSV's rows by the workers); stops after the first bad
 /// line found.
 fn read_file(
-    caminho: &Path,
-    ruim: &FirstBad,
-    trabalho: &Sender<Job>,
-    lidas: &Receiver<RowBatch>,
+    path: &Path,
+    bad: &FirstBad,
+    work: &Sender<Job>,
+    parsed: &Receiver<RowBatch>,
 ) -> Result<(), LoadError> {
-    match Format::de(caminho)? {
-        Format::Csv => read_csv(caminho, ruim, trabalho, lidas)?,
+    match Format::de(path)? {
+        Format::Csv => read_csv(path, bad, work, parsed)?,
         Format::GeoJson => {
-            let mut lote = Vec::with_capacity(BATCH);
+            let mut batch = Vec::with_capacity(BATCH);
             let mut seq = 0u64;
-            wfs::walk(open(caminho)?, |f| -> Result<(), LoadError> {
-                lote.push((seq, f.imovel));
+            wfs::walk(open(path)?, |f| -> Result<(), LoadError> {
+                batch.push((seq, f.imovel));
                 seq += 1;
-                if lote.len() == BATCH {
-                    let cheio = std::mem::replace(&mut lote, Vec::with_capacity(BATCH));
-                    trabalho.send(Job::Imoveis(cheio)).map_err(stopped)?;
+                if batch.len() == BATCH {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    work.send(Job::Imoveis(full)).map_err(stopped)?;
                 }
                 Ok(())
             })?;
-            if !lote.is_empty() {
-                trabalho.send(Job::Imoveis(lote)).map_err(stopped)?;
+            if !batch.is_empty() {
+                work.send(Job::Imoveis(batch)).map_err(stopped)?;
             }
         }
     }
@@ -331,30 +326,30 @@ mod tests {
 
     /// A CSV of `n` synthetic records with `area` broken on each of `ruins` (1-based lines,
     /// the header is line 1).
-    fn csv_com_linhas_ruins(dir: &tempfile::TempDir, n: usize, ruins: &[usize]) -> Origin {
+    fn csv_with_bad_lines(dir: &tempfile::TempDir, n: usize, bad_ones: &[usize]) -> Origin {
         let mut bytes = Vec::new();
         write_csv(&mut bytes, Synthetic::new(n, 3)).unwrap();
-        let texto = String::from_utf8(bytes).unwrap();
-        let linhas: Vec<String> = texto
+        let text = String::from_utf8(bytes).unwrap();
+        let lines: Vec<String> = text
             .lines()
             .enumerate()
             .map(|(i, l)| {
-                if ruins.contains(&(i + 1)) {
-                    let mut campos: Vec<&str> = l.split(',').collect();
-                    campos[4] = "-1";
-                    campos.join(",")
+                if bad_ones.contains(&(i + 1)) {
+                    let mut fields: Vec<&str> = l.split(',').collect();
+                    fields[4] = "-1";
+                    fields.join(",")
                 } else {
                     l.to_owned()
                 }
             })
             .collect();
-        let caminho = dir.path().join("imoveis.csv");
-        std::fs::write(&caminho, linhas.join("\n")).unwrap();
-        Origin::Arquivo(caminho)
+        let path = dir.path().join("imoveis.csv");
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        Origin::File(path)
     }
 
-    fn error_line(origem: &Origin) -> Option<u64> {
-        match read(origem, &ProgressBar::hidden()) {
+    fn error_line(origin: &Origin) -> Option<u64> {
+        match read(origin, &ProgressBar::hidden()) {
             Ok(_) => None,
             Err(e) => Some(e.line_of().expect("an error naming its line")),
         }
@@ -365,17 +360,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let n = 2 * BATCH + 500;
         // Lines in three batches: [2, LOTE + 1], [LOTE + 2, 2 LOTE + 1], the rest.
-        for (ruins, primeira) in [
+        for (bad_ones, first) in [
             (vec![2 * BATCH + 7], 2 * BATCH + 7),
             (vec![BATCH + 345, 2 * BATCH + 7], BATCH + 345),
             (vec![3, 2 * BATCH + 7], 3),
             (vec![BATCH + 1, BATCH + 2], BATCH + 1),
         ] {
-            let origem = csv_com_linhas_ruins(&dir, n, &ruins);
-            assert_eq!(error_line(&origem), Some(primeira as u64), "{ruins:?}");
+            let origin = csv_with_bad_lines(&dir, n, &bad_ones);
+            assert_eq!(error_line(&origin), Some(first as u64), "{bad_ones:?}");
         }
-        let origem = csv_com_linhas_ruins(&dir, n, &[]);
-        let (_, lidos) = read(&origem, &ProgressBar::hidden()).unwrap();
-        assert_eq!(lidos, n as u64);
+        let origin = csv_with_bad_lines(&dir, n, &[]);
+        let (_, read_count) = read(&origin, &ProgressBar::hidden()).unwrap();
+        assert_eq!(read_count, n as u64);
     }
 }

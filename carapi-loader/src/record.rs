@@ -47,24 +47,24 @@ const CODE_START: usize = HEADER + 5;
 pub(super) struct Package {
     bytes: Vec<u8>,
     /// Start of each record in `bytes`; a record ends where the next starts.
-    inicios: Vec<u32>,
+    starts: Vec<u32>,
     /// Versions that lost to another version of their code (set by the merge).
-    pub(crate) perdidas: u64,
+    pub(crate) lost: u64,
 }
 
 impl Package {
     /// An empty batch with room for about `registros` records.
-    pub(crate) fn with_capacity(registros: usize) -> Self {
+    pub(crate) fn with_capacity(records: usize) -> Self {
         Package {
-            bytes: Vec::with_capacity(registros * 448),
-            inicios: Vec::with_capacity(registros),
-            perdidas: 0,
+            bytes: Vec::with_capacity(records * 448),
+            starts: Vec::with_capacity(records),
+            lost: 0,
         }
     }
 
     /// Records in the batch.
     pub(crate) fn len(&self) -> usize {
-        self.inicios.len()
+        self.starts.len()
     }
 
     /// Bytes of the records.
@@ -75,36 +75,36 @@ impl Package {
     /// Encodes `imovel`, read at position `seq`.
     ///
     /// # Errors
-    /// [`LoadError::Interrompida`] when the record does not fit the format (a text over
+    /// [`LoadError::Interrupted`] when the record does not fit the format (a text over
     /// 4 GiB, more than 255 owners, a batch over 4 GiB).
     pub(crate) fn push(&mut self, seq: u64, imovel: &Imovel) -> Result<(), LoadError> {
-        let inicio = self.bytes.len();
+        let start = self.bytes.len();
         let r = encode(&mut self.bytes, seq, imovel).and_then(|()| {
             u32::try_from(self.bytes.len())
                 .map(drop)
-                .map_err(|_| LoadError::Interrompida("lote grande demais".into()))
+                .map_err(|_| LoadError::Interrupted("lote grande demais".into()))
         });
         match r {
-            Ok(()) => self.inicios.push(inicio as u32),
-            Err(_) => self.bytes.truncate(inicio),
+            Ok(()) => self.starts.push(start as u32),
+            Err(_) => self.bytes.truncate(start),
         }
         r
     }
 
     /// Appends an already encoded record.
-    pub(crate) fn push_raw(&mut self, registro: &[u8]) {
-        self.inicios.push(self.bytes.len() as u32);
-        self.bytes.extend_from_slice(registro);
+    pub(crate) fn push_raw(&mut self, record: &[u8]) {
+        self.starts.push(self.bytes.len() as u32);
+        self.bytes.extend_from_slice(record);
     }
 
     /// Record `i` as bytes.
     pub(crate) fn raw(&self, i: usize) -> &[u8] {
-        let inicio = self.inicios[i] as usize;
-        let fim = self
-            .inicios
+        let start = self.starts[i] as usize;
+        let end = self
+            .starts
             .get(i + 1)
             .map_or(self.bytes.len(), |f| *f as usize);
-        &self.bytes[inicio..fim]
+        &self.bytes[start..end]
     }
 
     /// The records, in order.
@@ -115,14 +115,14 @@ impl Package {
     /// Empties the batch, keeping its buffers.
     pub(crate) fn clear(&mut self) {
         self.bytes.clear();
-        self.inicios.clear();
-        self.perdidas = 0;
+        self.starts.clear();
+        self.lost = 0;
     }
 }
 
 fn text(buf: &mut Vec<u8>, t: &[u8]) -> Result<(), LoadError> {
-    let n = u32::try_from(t.len())
-        .map_err(|_| LoadError::Interrompida("texto grande demais".into()))?;
+    let n =
+        u32::try_from(t.len()).map_err(|_| LoadError::Interrupted("texto grande demais".into()))?;
     buf.push(TEXT);
     buf.extend_from_slice(&n.to_le_bytes());
     buf.extend_from_slice(t);
@@ -145,13 +145,13 @@ fn integer(buf: &mut Vec<u8>, n: i64) {
 }
 
 /// A text value written in place by `escrever` (its length patched afterwards).
-fn text_with(buf: &mut Vec<u8>, escrever: impl FnOnce(&mut Vec<u8>)) {
+fn text_with(buf: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
     buf.push(TEXT);
-    let lugar = buf.len();
+    let place = buf.len();
     buf.extend_from_slice(&[0; 4]);
-    escrever(buf);
-    let n = (buf.len() - lugar - 4) as u32;
-    buf[lugar..lugar + 4].copy_from_slice(&n.to_le_bytes());
+    write(buf);
+    let n = (buf.len() - place - 4) as u32;
+    buf[place..place + 4].copy_from_slice(&n.to_le_bytes());
 }
 
 fn decimal(buf: &mut Vec<u8>, d: Option<rust_decimal::Decimal>) {
@@ -164,7 +164,7 @@ fn decimal(buf: &mut Vec<u8>, d: Option<rust_decimal::Decimal>) {
 /// `d` as its `Display` writes it (digits, a dot before the last `scale` of them, a `-` for a
 /// negative), without the 96-bit division per digit of the general case.
 fn decimal_text(buf: &mut Vec<u8>, d: rust_decimal::Decimal) {
-    let escala = d.scale() as usize;
+    let scale = d.scale() as usize;
     let Ok(mut x) = u64::try_from(d.mantissa().unsigned_abs()) else {
         // Writing into a Vec cannot fail.
         return drop(write!(buf, "{d}"));
@@ -172,46 +172,46 @@ fn decimal_text(buf: &mut Vec<u8>, d: rust_decimal::Decimal) {
     if x == 0 {
         return drop(write!(buf, "{d}"));
     }
-    let mut digitos = [b'0'; 48];
+    let mut digits = [b'0'; 48];
     let mut n = 0;
     while x > 0 {
-        digitos[n] = b'0' + (x % 10) as u8;
+        digits[n] = b'0' + (x % 10) as u8;
         x /= 10;
         n += 1;
     }
     // At least one digit before the dot, and `escala` after it.
-    let n = n.max(escala + 1);
+    let n = n.max(scale + 1);
     if d.is_sign_negative() {
         buf.push(b'-');
     }
     for i in (0..n).rev() {
-        if i + 1 == escala {
+        if i + 1 == scale {
             buf.push(b'.');
         }
-        buf.push(digitos[i]);
+        buf.push(digits[i]);
     }
 }
 
 /// `YYYY-MM-DD HH:MM:SS`, as chrono's `%Y-%m-%d %H:%M:%S` writes it (the store's encoding).
 fn date_time(buf: &mut Vec<u8>, d: NaiveDateTime) {
     text_with(buf, |b| {
-        let ano = d.year();
-        if (0..=9999).contains(&ano) {
-            let dois = |b: &mut Vec<u8>, n: u32| {
+        let year = d.year();
+        if (0..=9999).contains(&year) {
+            let two = |b: &mut Vec<u8>, n: u32| {
                 b.extend_from_slice(&[b'0' + (n / 10) as u8, b'0' + (n % 10) as u8])
             };
-            dois(b, ano as u32 / 100);
-            dois(b, ano as u32 % 100);
+            two(b, year as u32 / 100);
+            two(b, year as u32 % 100);
             b.push(b'-');
-            dois(b, d.month());
+            two(b, d.month());
             b.push(b'-');
-            dois(b, d.day());
+            two(b, d.day());
             b.push(b' ');
-            dois(b, d.hour());
+            two(b, d.hour());
             b.push(b':');
-            dois(b, d.minute());
+            two(b, d.minute());
             b.push(b':');
-            dois(b, d.second());
+            two(b, d.second());
         } else {
             drop(write!(b, "{}", d.format("%Y-%m-%d %H:%M:%S")));
         }
@@ -254,9 +254,9 @@ fn encode(buf: &mut Vec<u8>, seq: u64, i: &Imovel) -> Result<(), LoadError> {
     optional(buf, i.matricula_numero.as_ref())?;
     optional(buf, i.matricula_data.as_ref())?;
     optional(buf, i.matricula_cartorio.as_ref())?;
-    integer(buf, i64::from(i.tem_recibo));
+    integer(buf, i64::from(i.has_recibo));
     let owners = u8::try_from(i.proprietarios.len())
-        .map_err(|_| LoadError::Interrompida(format!("{}: proprietários demais", i.codigo_car)))?;
+        .map_err(|_| LoadError::Interrupted(format!("{}: proprietários demais", i.codigo_car)))?;
     buf.push(owners);
     for p in &i.proprietarios {
         text(buf, p.documento.as_str().as_bytes())?;
@@ -269,19 +269,19 @@ fn encode(buf: &mut Vec<u8>, seq: u64, i: &Imovel) -> Result<(), LoadError> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum FieldValue<'a> {
     /// SQL NULL.
-    Nulo,
+    Null,
     /// UTF-8 text (it came from a `String`).
-    Texto(&'a [u8]),
+    Text(&'a [u8]),
     /// An integer.
-    Inteiro(i64),
+    Integer(i64),
 }
 
 impl rusqlite::ToSql for FieldValue<'_> {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
         Ok(ToSqlOutput::Borrowed(match *self {
-            FieldValue::Nulo => ValueRef::Null,
-            FieldValue::Texto(t) => ValueRef::Text(t),
-            FieldValue::Inteiro(n) => ValueRef::Integer(n),
+            FieldValue::Null => ValueRef::Null,
+            FieldValue::Text(t) => ValueRef::Text(t),
+            FieldValue::Integer(n) => ValueRef::Integer(n),
         }))
     }
 }
@@ -290,15 +290,15 @@ impl rusqlite::ToSql for FieldValue<'_> {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Record<'a>(pub &'a [u8]);
 
-fn u32_at(b: &[u8], em: usize) -> usize {
+fn u32_at(b: &[u8], at: usize) -> usize {
     let mut x = [0; 4];
-    x.copy_from_slice(&b[em..em + 4]);
+    x.copy_from_slice(&b[at..at + 4]);
     u32::from_le_bytes(x) as usize
 }
 
-fn i64_at(b: &[u8], em: usize) -> i64 {
+fn i64_at(b: &[u8], at: usize) -> i64 {
     let mut x = [0; 8];
-    x.copy_from_slice(&b[em..em + 8]);
+    x.copy_from_slice(&b[at..at + 8]);
     i64::from_le_bytes(x)
 }
 
@@ -324,23 +324,23 @@ impl<'a> Record<'a> {
     }
 
     /// The sort order of records: by code, then by position read.
-    pub(crate) fn compare(&self, outro: &Record<'_>) -> Ordering {
+    pub(crate) fn compare(&self, other: &Record<'_>) -> Ordering {
         self.codigo()
-            .cmp(outro.codigo())
-            .then_with(|| self.seq().cmp(&outro.seq()))
+            .cmp(other.codigo())
+            .then_with(|| self.seq().cmp(&other.seq()))
     }
 
     /// Whether `self`, read after `anterior` with the same code, replaces it: not older by
     /// version (the rule of [`super::wfs::newest`]).
-    pub(crate) fn wins(&self, anterior: &Record<'_>) -> bool {
-        self.version() >= anterior.version()
+    pub(crate) fn wins(&self, previous: &Record<'_>) -> bool {
+        self.version() >= previous.version()
     }
 
     /// The 19 column values, then the owners.
     pub(crate) fn read(&self) -> Reading<'a> {
         Reading {
             b: self.0,
-            em: HEADER,
+            at: HEADER,
         }
     }
 }
@@ -349,40 +349,40 @@ impl<'a> Record<'a> {
 #[derive(Debug)]
 pub(super) struct Reading<'a> {
     b: &'a [u8],
-    em: usize,
+    at: usize,
 }
 
 impl<'a> Reading<'a> {
     /// The next column value.
     pub(crate) fn valor(&mut self) -> FieldValue<'a> {
-        let tag = self.b[self.em];
-        self.em += 1;
+        let tag = self.b[self.at];
+        self.at += 1;
         match tag {
-            TEXT => FieldValue::Texto(self.text()),
+            TEXT => FieldValue::Text(self.text()),
             INTEGER => {
-                let n = i64_at(self.b, self.em);
-                self.em += 8;
-                FieldValue::Inteiro(n)
+                let n = i64_at(self.b, self.at);
+                self.at += 8;
+                FieldValue::Integer(n)
             }
-            _ => FieldValue::Nulo,
+            _ => FieldValue::Null,
         }
     }
 
     fn text(&mut self) -> &'a [u8] {
-        let n = u32_at(self.b, self.em);
-        let t = &self.b[self.em + 4..self.em + 4 + n];
-        self.em += 4 + n;
+        let n = u32_at(self.b, self.at);
+        let t = &self.b[self.at + 4..self.at + 4 + n];
+        self.at += 4 + n;
         t
     }
 
     /// The owners' (document, name), in order; call after the [`FIELDS`] values.
     pub(crate) fn owners(mut self) -> impl Iterator<Item = (&'a [u8], &'a [u8])> {
-        let n = self.b[self.em];
-        self.em += 1;
+        let n = self.b[self.at];
+        self.at += 1;
         (0..n).map(move |_| {
-            self.em += 1;
+            self.at += 1;
             let doc = self.text();
-            self.em += 1;
+            self.at += 1;
             (doc, self.text())
         })
     }
@@ -404,25 +404,25 @@ mod tests {
             assert_eq!(r.seq(), n as u64 * 3);
             assert_eq!(r.codigo(), i.codigo_car.as_str().as_bytes());
             let mut l = r.read();
-            let valores: Vec<FieldValue<'_>> = (0..FIELDS).map(|_| l.valor()).collect();
+            let values: Vec<FieldValue<'_>> = (0..FIELDS).map(|_| l.valor()).collect();
             let text = |v: &FieldValue<'_>| match v {
-                FieldValue::Texto(t) => String::from_utf8(t.to_vec()).unwrap(),
-                outro => panic!("{outro:?}"),
+                FieldValue::Text(t) => String::from_utf8(t.to_vec()).unwrap(),
+                other => panic!("{other:?}"),
             };
-            assert_eq!(text(&valores[4]), i.area_total_ha.to_string());
+            assert_eq!(text(&values[4]), i.area_total_ha.to_string());
             assert_eq!(
-                text(&valores[6]),
+                text(&values[6]),
                 i.data_cadastro.format("%Y-%m-%d %H:%M:%S").to_string()
             );
             match i.data_atualizacao {
-                Some(d) => assert_eq!(text(&valores[7]), d.format("%Y-%m-%d %H:%M:%S").to_string()),
-                None => assert_eq!(valores[7], FieldValue::Nulo),
+                Some(d) => assert_eq!(text(&values[7]), d.format("%Y-%m-%d %H:%M:%S").to_string()),
+                None => assert_eq!(values[7], FieldValue::Null),
             }
             assert_eq!(
-                valores[10],
-                FieldValue::Inteiro(i64::from(i.codigo_municipio_ibge))
+                values[10],
+                FieldValue::Integer(i64::from(i.codigo_municipio_ibge))
             );
-            assert_eq!(valores[18], FieldValue::Inteiro(i64::from(i.tem_recibo)));
+            assert_eq!(values[18], FieldValue::Integer(i64::from(i.has_recibo)));
             let owners: Vec<(String, String)> = l
                 .owners()
                 .map(|(d, n)| {
@@ -432,12 +432,12 @@ mod tests {
                     )
                 })
                 .collect();
-            let esperados: Vec<(String, String)> = i
+            let wanted: Vec<(String, String)> = i
                 .proprietarios
                 .iter()
                 .map(|p| (p.documento.as_str().to_owned(), p.nome.clone()))
                 .collect();
-            assert_eq!(owners, esperados);
+            assert_eq!(owners, wanted);
         }
     }
 
@@ -457,15 +457,15 @@ mod tests {
             Decimal::from_i128_with_scale(u64::MAX as i128 + 1, 3),
         ];
         let mut x = 0x9E37_79B9_7F4A_7C15_u64;
-        for escala in 0..=28 {
+        for scale in 0..=28 {
             for _ in 0..50 {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                let m = (x >> (escala % 64)) as i64;
+                let m = (x >> (scale % 64)) as i64;
                 cases.push(Decimal::new(
                     if x.is_multiple_of(3) { -m } else { m },
-                    escala,
+                    scale,
                 ));
             }
         }

@@ -36,10 +36,10 @@ const READ: usize = 16 << 20;
 /// Buffers batches, spills sorted runs, merges them back in code order.
 #[derive(Debug, Default)]
 pub(super) struct Sorter {
-    pacotes: Vec<Package>,
+    packets: Vec<Package>,
     bytes: usize,
     races: Vec<File>,
-    orcamento: Option<usize>,
+    budget: Option<usize>,
 }
 
 /// (batch, record) of a held record.
@@ -50,7 +50,7 @@ impl Sorter {
     #[cfg(test)]
     fn with_budget(bytes: usize) -> Self {
         Sorter {
-            orcamento: Some(bytes),
+            budget: Some(bytes),
             ..Sorter::default()
         }
     }
@@ -62,29 +62,29 @@ impl Sorter {
     /// [`LoadError::Io`] when the temporary file cannot be written.
     pub(crate) fn push(&mut self, p: Package) -> Result<Vec<Package>, LoadError> {
         self.bytes += p.size();
-        self.pacotes.push(p);
-        if self.bytes < self.orcamento.unwrap_or(BUDGET) {
+        self.packets.push(p);
+        if self.bytes < self.budget.unwrap_or(BUDGET) {
             return Ok(Vec::new());
         }
         self.dump()?;
-        let mut livres = std::mem::take(&mut self.pacotes);
-        livres.iter_mut().for_each(Package::clear);
-        Ok(livres)
+        let mut free = std::mem::take(&mut self.packets);
+        free.iter_mut().for_each(Package::clear);
+        Ok(free)
     }
 
     /// The held records in (code, position read) order.
     fn compare(&self) -> Vec<Ref> {
-        let registro = |(p, r): Ref| Record(self.pacotes[p as usize].raw(r as usize));
+        let record = |(p, r): Ref| Record(self.packets[p as usize].raw(r as usize));
         // The codes' first 16 bytes sort most pairs without reading the records again.
         let mut keys: Vec<(u128, Ref)> = self
-            .pacotes
+            .packets
             .iter()
             .enumerate()
             .flat_map(|(p, package)| (0..package.len() as u32).map(move |r| (p as u32, r)))
-            .map(|r| (prefix(registro(r).codigo()), r))
+            .map(|r| (prefix(record(r).codigo()), r))
             .collect();
         keys.sort_unstable_by(|(pa, a), (pb, b)| {
-            pa.cmp(pb).then_with(|| registro(*a).compare(&registro(*b)))
+            pa.cmp(pb).then_with(|| record(*a).compare(&record(*b)))
         });
         keys.into_iter().map(|(_, r)| r).collect()
     }
@@ -94,7 +94,7 @@ impl Sorter {
         let refs = self.compare();
         let mut w = BufWriter::with_capacity(BUFFER, tempfile::tempfile().map_err(temp)?);
         for (p, r) in refs {
-            let raw = self.pacotes[p as usize].raw(r as usize);
+            let raw = self.packets[p as usize].raw(r as usize);
             w.write_all(&(raw.len() as u32).to_le_bytes())
                 .and_then(|()| w.write_all(raw))
                 .map_err(temp)?;
@@ -116,29 +116,29 @@ impl Sorter {
     /// # Errors
     /// [`LoadError::Io`] when a run cannot be read back.
     pub(crate) fn winners(self) -> Result<Winners, LoadError> {
-        let ordem = self.compare();
+        let order = self.compare();
         let buffer = (READ / self.races.len().max(1)).clamp(16 << 10, BUFFER);
-        let mut fontes: Vec<Source> = self
+        let mut sources: Vec<Source> = self
             .races
             .into_iter()
-            .map(|f| Source::Arquivo(BufReader::with_capacity(buffer, f)))
+            .map(|f| Source::File(BufReader::with_capacity(buffer, f)))
             .collect();
-        fontes.push(Source::Memoria {
-            pacotes: self.pacotes,
-            ordem,
+        sources.push(Source::Memory {
+            packets: self.packets,
+            order,
             next_one: 0,
         });
-        let mut heap = BinaryHeap::with_capacity(fontes.len());
-        for (i, f) in fontes.iter_mut().enumerate() {
-            let mut linha = Vec::new();
-            if f.next_one(&mut linha)? {
-                heap.push(Reverse(HeapTop { linha, fonte: i }));
+        let mut heap = BinaryHeap::with_capacity(sources.len());
+        for (i, f) in sources.iter_mut().enumerate() {
+            let mut line = Vec::new();
+            if f.next_one(&mut line)? {
+                heap.push(Reverse(HeapTop { line, source: i }));
             }
         }
         Ok(Winners {
-            fontes,
+            sources,
             heap,
-            livres: Vec::new(),
+            free: Vec::new(),
         })
     }
 }
@@ -156,40 +156,40 @@ fn prefix(codigo: &[u8]) -> u128 {
 #[derive(Debug)]
 enum Source {
     /// Spilled to a temporary file.
-    Arquivo(BufReader<File>),
+    File(BufReader<File>),
     /// The last run, never spilled.
-    Memoria {
-        pacotes: Vec<Package>,
-        ordem: Vec<Ref>,
+    Memory {
+        packets: Vec<Package>,
+        order: Vec<Ref>,
         next_one: usize,
     },
 }
 
 impl Source {
     /// Reads the next record into `linha`; false at the end of the run.
-    fn next_one(&mut self, linha: &mut Vec<u8>) -> Result<bool, LoadError> {
-        linha.clear();
+    fn next_one(&mut self, line: &mut Vec<u8>) -> Result<bool, LoadError> {
+        line.clear();
         match self {
-            Source::Arquivo(r) => {
-                let mut tamanho = [0u8; 4];
-                match r.read_exact(&mut tamanho) {
+            Source::File(r) => {
+                let mut size = [0u8; 4];
+                match r.read_exact(&mut size) {
                     Ok(()) => {}
                     Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(false),
                     Err(e) => return Err(temp(e)),
                 }
-                linha.resize(u32::from_le_bytes(tamanho) as usize, 0);
-                r.read_exact(linha).map_err(temp)?;
+                line.resize(u32::from_le_bytes(size) as usize, 0);
+                r.read_exact(line).map_err(temp)?;
                 Ok(true)
             }
-            Source::Memoria {
-                pacotes,
-                ordem,
+            Source::Memory {
+                packets,
+                order,
                 next_one,
             } => {
-                let Some((p, r)) = ordem.get(*next_one) else {
+                let Some((p, r)) = order.get(*next_one) else {
                     return Ok(false);
                 };
-                linha.extend_from_slice(pacotes[*p as usize].raw(*r as usize));
+                line.extend_from_slice(packets[*p as usize].raw(*r as usize));
                 *next_one += 1;
                 Ok(true)
             }
@@ -200,79 +200,79 @@ impl Source {
 /// A heap entry: the smallest unread record of one run.
 #[derive(Debug)]
 struct HeapTop {
-    linha: Vec<u8>,
-    fonte: usize,
+    line: Vec<u8>,
+    source: usize,
 }
 
 impl PartialEq for HeapTop {
-    fn eq(&self, outro: &Self) -> bool {
-        self.cmp(outro) == Ordering::Equal
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
     }
 }
 impl Eq for HeapTop {}
 impl PartialOrd for HeapTop {
-    fn partial_cmp(&self, outro: &Self) -> Option<Ordering> {
-        Some(self.cmp(outro))
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
     }
 }
 impl Ord for HeapTop {
-    fn cmp(&self, outro: &Self) -> Ordering {
-        Record(&self.linha).compare(&Record(&outro.linha))
+    fn cmp(&self, other: &Self) -> Ordering {
+        Record(&self.line).compare(&Record(&other.line))
     }
 }
 
 /// The winning versions in code order (see [`Sorter::winners`]).
 #[derive(Debug)]
 pub(super) struct Winners {
-    fontes: Vec<Source>,
+    sources: Vec<Source>,
     heap: BinaryHeap<Reverse<HeapTop>>,
     /// Record buffers to reuse.
-    livres: Vec<Vec<u8>>,
+    free: Vec<Vec<u8>>,
 }
 
 impl Winners {
     /// The smallest record left, refilling the heap from its run.
     fn smallest(&mut self) -> Result<Option<Vec<u8>>, LoadError> {
-        let Some(Reverse(HeapTop { linha, fonte })) = self.heap.pop() else {
+        let Some(Reverse(HeapTop { line, source })) = self.heap.pop() else {
             return Ok(None);
         };
-        let mut next_one = self.livres.pop().unwrap_or_default();
-        if self.fontes[fonte].next_one(&mut next_one)? {
+        let mut next_one = self.free.pop().unwrap_or_default();
+        if self.sources[source].next_one(&mut next_one)? {
             self.heap.push(Reverse(HeapTop {
-                linha: next_one,
-                fonte,
+                line: next_one,
+                source,
             }));
         } else {
-            self.livres.push(next_one);
+            self.free.push(next_one);
         }
-        Ok(Some(linha))
+        Ok(Some(line))
     }
 
     /// Appends the winner of the next code to `saida` (its losers counted in
-    /// `saida.perdidas`); false when no code is left.
+    /// `output.lost`); false when no code is left.
     ///
     /// # Errors
     /// [`LoadError::Io`] when a run cannot be read back.
-    pub(crate) fn next_item(&mut self, saida: &mut Package) -> Result<bool, LoadError> {
-        let Some(mut vencedor) = self.smallest()? else {
+    pub(crate) fn next_item(&mut self, output: &mut Package) -> Result<bool, LoadError> {
+        let Some(mut winner) = self.smallest()? else {
             return Ok(false);
         };
         while self
             .heap
             .peek()
-            .is_some_and(|Reverse(t)| Record(&t.linha).codigo() == Record(&vencedor).codigo())
+            .is_some_and(|Reverse(t)| Record(&t.line).codigo() == Record(&winner).codigo())
         {
-            let outra = self.smallest()?.expect("peek viu um registro");
-            saida.perdidas += 1;
+            let another = self.smallest()?.expect("peek viu um registro");
+            output.lost += 1;
             // `outra` was read later: it wins unless older.
-            if Record(&outra).wins(&Record(&vencedor)) {
-                self.livres.push(std::mem::replace(&mut vencedor, outra));
+            if Record(&another).wins(&Record(&winner)) {
+                self.free.push(std::mem::replace(&mut winner, another));
             } else {
-                self.livres.push(outra);
+                self.free.push(another);
             }
         }
-        saida.push_raw(&vencedor);
-        self.livres.push(vencedor);
+        output.push_raw(&winner);
+        self.free.push(winner);
         Ok(true)
     }
 }
@@ -283,24 +283,24 @@ impl Winners {
     /// receiver has gone.
     pub(crate) fn send(
         mut self,
-        lote: usize,
+        batch: usize,
         tx: &SyncSender<Result<Package, LoadError>>,
-        vazios: &Receiver<Package>,
+        empty: &Receiver<Package>,
     ) {
         loop {
-            let mut p = match vazios.try_recv() {
+            let mut p = match empty.try_recv() {
                 Ok(mut p) => {
                     p.clear();
                     p
                 }
-                Err(_) => Package::with_capacity(lote),
+                Err(_) => Package::with_capacity(batch),
             };
-            let mut fim = false;
-            while p.len() < lote {
+            let mut end = false;
+            while p.len() < batch {
                 match self.next_item(&mut p) {
                     Ok(true) => {}
                     Ok(false) => {
-                        fim = true;
+                        end = true;
                         break;
                     }
                     Err(e) => {
@@ -309,7 +309,7 @@ impl Winners {
                     }
                 }
             }
-            if tx.send(Ok(p)).is_err() || fim {
+            if tx.send(Ok(p)).is_err() || end {
                 return;
             }
         }
@@ -318,7 +318,7 @@ impl Winners {
 
 fn temp(source: std::io::Error) -> LoadError {
     LoadError::Io {
-        caminho: "arquivo temporário da ordenação".into(),
+        path: "arquivo temporário da ordenação".into(),
         source,
     }
 }
@@ -336,12 +336,12 @@ mod tests {
     }
 
     /// A record whose code ends in `codigo` (hex digits, zero-padded to 32), with versions.
-    fn imovel(codigo: &str, atualizacao: Option<&str>, cadastro: &str, nome: &str) -> Imovel {
+    fn imovel(codigo: &str, update: Option<&str>, cadastro: &str, name: &str) -> Imovel {
         let mut i = synthetic(1, 1).remove(0);
         i.codigo_car = format!("DF-5300108-{codigo:0>32}").parse().unwrap();
-        i.data_atualizacao = atualizacao.map(data);
+        i.data_atualizacao = update.map(data);
         i.data_cadastro = data(cadastro);
-        i.nome_imovel = Some(nome.into());
+        i.nome_imovel = Some(name.into());
         i
     }
 
@@ -356,19 +356,19 @@ mod tests {
     /// Every winner as (code suffix, name, losers so far).
     fn all(o: Sorter) -> Vec<(String, String, u64)> {
         let mut v = o.winners().unwrap();
-        let mut saida = Package::default();
+        let mut output = Package::default();
         let mut out = Vec::new();
-        while v.next_item(&mut saida).unwrap() {
-            let r = saida.iter().last().unwrap();
+        while v.next_item(&mut output).unwrap() {
+            let r = output.iter().last().unwrap();
             let mut l = r.read();
-            let nome = (0..4).map(|_| l.valor()).last().unwrap();
-            let super::super::record::FieldValue::Texto(nome) = nome else {
+            let name = (0..4).map(|_| l.valor()).last().unwrap();
+            let super::super::record::FieldValue::Text(name) = name else {
                 panic!("nome")
             };
             out.push((
                 String::from_utf8(r.codigo()[11..].to_vec()).unwrap(),
-                String::from_utf8(nome.to_vec()).unwrap(),
-                saida.perdidas,
+                String::from_utf8(name.to_vec()).unwrap(),
+                output.lost,
             ));
         }
         out
@@ -380,8 +380,8 @@ mod tests {
         let n = 2_017u64;
         // codes in a scrambled order: i * 7919 mod n is a permutation (7919 is prime, n is not
         // its multiple)
-        for lote in (0..n).collect::<Vec<_>>().chunks(100) {
-            let itens: Vec<(u64, Imovel)> = lote
+        for batch in (0..n).collect::<Vec<_>>().chunks(100) {
+            let itens: Vec<(u64, Imovel)> = batch
                 .iter()
                 .map(|i| {
                     let k = (i * 7919) % n;

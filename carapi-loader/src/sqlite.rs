@@ -34,7 +34,7 @@ const INDEX_CACHE_KIB: i64 = 8 * 1024;
 /// The tables a load writes; their secondary indexes are rebuilt after a load into an empty base.
 const TABLES: [&str; 2] = ["imoveis", "imovel_proprietarios"];
 
-/// The columns of `imoveis` a load writes, in the order of [`super::registro`].
+/// The columns of `imoveis` a load writes, in the order of [`super::record`].
 pub(super) const COLUMNS: &str = "codigo_car, status_imovel, condicao, nome_imovel,
     area_total_ha, modulos_fiscais, data_cadastro, data_atualizacao, tipo_imovel, municipio,
     codigo_municipio_ibge, uf, codigo_protocolo, latitude, longitude, matricula_numero,
@@ -118,27 +118,27 @@ impl Recorder {
         mut self,
         rx: &Receiver<Result<Package, LoadError>>,
         give_back: &SyncSender<Package>,
-        barra: &ProgressBar,
+        bar: &ProgressBar,
     ) -> Result<LoadCount, LoadError> {
         let c = Belt { rx, give_back };
         let counters = if self.empty {
-            self.write_empty(&c, barra)?
+            self.write_empty(&c, bar)?
         } else {
-            self.write_by_batch(&c, barra)?
+            self.write_by_batch(&c, bar)?
         };
         self.conn
             .execute_batch("PRAGMA optimize; PRAGMA wal_checkpoint(TRUNCATE);")?;
         Ok(counters)
     }
 
-    fn write_empty(&mut self, c: &Belt<'_>, barra: &ProgressBar) -> Result<LoadCount, LoadError> {
-        let sem_wal = self
+    fn write_empty(&mut self, c: &Belt<'_>, bar: &ProgressBar) -> Result<LoadCount, LoadError> {
+        let without_wal = self
             .conn
             .query_row("PRAGMA journal_mode = DELETE", [], |r| {
                 r.get::<_, String>(0)
             })
-            .is_ok_and(|modo| modo.eq_ignore_ascii_case("delete"));
-        let descarga = Flush::start(&self.file);
+            .is_ok_and(|mode| mode.eq_ignore_ascii_case("delete"));
+        let flush = Flush::start(&self.file);
         let r = (|| {
             let tx = self
                 .conn
@@ -155,13 +155,13 @@ impl Recorder {
                     for r in package.iter() {
                         cmd.insert_new(r)?;
                     }
-                    counters.gravados += package.len() as u64;
-                    counters.ignorados += package.perdidas;
-                    barra.inc(package.len() as u64 + package.perdidas);
+                    counters.written += package.len() as u64;
+                    counters.ignored += package.lost;
+                    bar.inc(package.len() as u64 + package.lost);
                     c.give_back(package);
                 }
             }
-            barra.set_message("índices");
+            bar.set_message("índices");
             let t = std::time::Instant::now();
             tracing::debug!("carga: registros gravados; índices");
             // Each of the sorter's threads takes up to the cache size: a small one keeps the
@@ -178,19 +178,15 @@ impl Recorder {
             tracing::debug!("carga: transação confirmada");
             Ok(counters)
         })();
-        drop(descarga);
-        if sem_wal {
+        drop(flush);
+        if without_wal {
             self.conn
                 .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))?;
         }
         r
     }
 
-    fn write_by_batch(
-        &mut self,
-        c: &Belt<'_>,
-        barra: &ProgressBar,
-    ) -> Result<LoadCount, LoadError> {
+    fn write_by_batch(&mut self, c: &Belt<'_>, bar: &ProgressBar) -> Result<LoadCount, LoadError> {
         let mut counters = LoadCount::default();
         for package in c.rx.iter() {
             let package = package?;
@@ -201,15 +197,15 @@ impl Recorder {
                 let mut c = Commands::prepare(&tx, true)?;
                 for r in package.iter() {
                     if c.insert_or_replace(r)? {
-                        counters.gravados += 1;
+                        counters.written += 1;
                     } else {
-                        counters.ignorados += 1;
+                        counters.ignored += 1;
                     }
                 }
             }
             tx.commit()?;
-            counters.ignorados += package.perdidas;
-            barra.inc(package.len() as u64 + package.perdidas);
+            counters.ignored += package.lost;
+            bar.inc(package.len() as u64 + package.lost);
             c.give_back(package);
         }
         Ok(counters)
@@ -241,36 +237,36 @@ fn drop_indexes(tx: &Transaction<'_>) -> Result<Vec<String>, LoadError> {
         st.query_map(TABLES, |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?
     };
-    for (nome, _) in &indices {
-        tx.execute_batch(&format!("DROP INDEX \"{}\"", nome.replace('"', "\"\"")))?;
+    for (name, _) in &indices {
+        tx.execute_batch(&format!("DROP INDEX \"{}\"", name.replace('"', "\"\"")))?;
     }
     Ok(indices.into_iter().map(|(_, sql)| sql).collect())
 }
 
 /// The prepared statements of a load.
 struct Commands<'c> {
-    inserir: CachedStatement<'c>,
-    substituir: Option<CachedStatement<'c>>,
-    apagar_donos: Option<CachedStatement<'c>>,
-    inserir_dono: CachedStatement<'c>,
+    insert: CachedStatement<'c>,
+    replace: Option<CachedStatement<'c>>,
+    delete_owners: Option<CachedStatement<'c>>,
+    insert_owner: CachedStatement<'c>,
 }
 
 impl<'c> Commands<'c> {
-    /// With `upsert`, inserting a stored code does nothing (and [`Self::substituir`] runs).
+    /// With `upsert`, inserting a stored code does nothing (and [`Self::replace`] runs).
     fn prepare(tx: &'c Transaction<'_>, upsert: bool) -> Result<Self, LoadError> {
-        let conflito = if upsert {
+        let conflict = if upsert {
             " ON CONFLICT (codigo_car) DO NOTHING"
         } else {
             ""
         };
-        let inserir = format!("INSERT INTO imoveis ({COLUMNS}) VALUES ({VALUES}){conflito}");
+        let insert = format!("INSERT INTO imoveis ({COLUMNS}) VALUES ({VALUES}){conflict}");
         Ok(Commands {
-            inserir: tx.prepare_cached(&inserir)?,
-            substituir: upsert.then(|| tx.prepare_cached(REPLACE)).transpose()?,
-            apagar_donos: upsert
+            insert: tx.prepare_cached(&insert)?,
+            replace: upsert.then(|| tx.prepare_cached(REPLACE)).transpose()?,
+            delete_owners: upsert
                 .then(|| tx.prepare_cached(DELETE_OWNERS))
                 .transpose()?,
-            inserir_dono: tx.prepare_cached(INSERT_OWNER)?,
+            insert_owner: tx.prepare_cached(INSERT_OWNER)?,
         })
     }
 
@@ -285,26 +281,25 @@ impl<'c> Commands<'c> {
 
     /// Inserts a record and its owners (a code not stored yet).
     fn insert_new(&mut self, r: Record<'_>) -> Result<(), LoadError> {
-        Self::turn_on(&mut self.inserir, r)?;
-        self.inserir.raw_execute()?;
+        Self::turn_on(&mut self.insert, r)?;
+        self.insert.raw_execute()?;
         self.insert_owners(r)
     }
 
     /// Inserts a record, or replaces the stored one unless that one is newer; false when a
     /// newer one is stored.
     fn insert_or_replace(&mut self, r: Record<'_>) -> Result<bool, LoadError> {
-        Self::turn_on(&mut self.inserir, r)?;
-        if self.inserir.raw_execute()? == 0 {
-            let (Some(substituir), Some(apagar)) = (&mut self.substituir, &mut self.apagar_donos)
-            else {
+        Self::turn_on(&mut self.insert, r)?;
+        if self.insert.raw_execute()? == 0 {
+            let (Some(replace), Some(delete)) = (&mut self.replace, &mut self.delete_owners) else {
                 return Ok(false);
             };
-            Self::turn_on(substituir, r)?;
-            if substituir.raw_execute()? == 0 {
+            Self::turn_on(replace, r)?;
+            if replace.raw_execute()? == 0 {
                 return Ok(false);
             }
-            apagar.raw_bind_parameter(1, super::record::FieldValue::Texto(r.codigo()))?;
-            apagar.raw_execute()?;
+            delete.raw_bind_parameter(1, super::record::FieldValue::Text(r.codigo()))?;
+            delete.raw_execute()?;
         }
         self.insert_owners(r)?;
         Ok(true)
@@ -315,13 +310,13 @@ impl<'c> Commands<'c> {
         for _ in 0..FIELDS {
             l.valor();
         }
-        let st = &mut self.inserir_dono;
-        for (ordem, (documento, nome)) in l.owners().enumerate() {
-            use super::record::FieldValue::{Inteiro, Texto};
-            st.raw_bind_parameter(1, Texto(r.codigo()))?;
-            st.raw_bind_parameter(2, Inteiro(ordem as i64))?;
-            st.raw_bind_parameter(3, Texto(documento))?;
-            st.raw_bind_parameter(4, Texto(nome))?;
+        let st = &mut self.insert_owner;
+        for (order, (documento, name)) in l.owners().enumerate() {
+            use super::record::FieldValue::{Integer, Text};
+            st.raw_bind_parameter(1, Text(r.codigo()))?;
+            st.raw_bind_parameter(2, Integer(order as i64))?;
+            st.raw_bind_parameter(3, Text(documento))?;
+            st.raw_bind_parameter(4, Text(name))?;
             st.raw_execute()?;
         }
         Ok(())
@@ -332,23 +327,23 @@ impl<'c> Commands<'c> {
 /// [`FLUSH_INTERVAL`] while it lives: the pages reach the disk while the load goes on,
 /// instead of all at its commit. Dropping it stops the thread.
 struct Flush {
-    _parar: Sender<()>,
+    _stop: Sender<()>,
 }
 
 impl Flush {
     fn start(file: &std::path::Path) -> Option<Self> {
         let f = std::fs::File::open(file).ok()?;
-        let (parar, parado) = std::sync::mpsc::channel::<()>();
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
         std::thread::Builder::new()
             .name("carapi-carga-descarga".into())
             .spawn(move || {
-                while let Err(RecvTimeoutError::Timeout) = parado.recv_timeout(FLUSH_INTERVAL) {
+                while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(FLUSH_INTERVAL) {
                     // Only an early start of what the commit does anyway: an error here is
                     // the commit's to report.
                     let _ = f.sync_data();
                 }
             })
             .ok()?;
-        Some(Flush { _parar: parar })
+        Some(Flush { _stop: stop })
     }
 }

@@ -82,16 +82,16 @@ pub struct Synthetic {
     seed: u64,
     next_item: usize,
     /// One past the last record this iterator yields.
-    fim: usize,
+    end: usize,
     n: usize,
     /// CARs of each of the two [`large_owners`].
-    cotas: [usize; 2],
+    quotas: [usize; 2],
 }
 
 impl Synthetic {
     /// The `n` records of [`synthetic`]`(n, seed)`.
     pub fn new(n: usize, seed: u64) -> Self {
-        let cota = if n >= MIN_FOR_LARGE_OWNERS {
+        let quota = if n >= MIN_FOR_LARGE_OWNERS {
             CARS_PER_LARGE_OWNER
         } else {
             0
@@ -100,9 +100,9 @@ impl Synthetic {
             rng: Rng8::seed_from_u64(seed),
             seed,
             next_item: 0,
-            fim: n,
+            end: n,
             n,
-            cotas: [cota, cota],
+            quotas: [quota, quota],
         }
     }
 
@@ -113,13 +113,13 @@ impl Synthetic {
 
     /// Block `k` alone: records `k * BLOCK` up to the next block or `n`, as `(index, record)`.
     pub(crate) fn block(&self, k: usize) -> impl Iterator<Item = (usize, Imovel)> + use<> {
-        let inicio = (k * BLOCK).min(self.n);
-        let gerador = Synthetic {
-            next_item: inicio,
-            fim: ((k + 1) * BLOCK).min(self.n),
+        let start = (k * BLOCK).min(self.n);
+        let generator = Synthetic {
+            next_item: start,
+            end: ((k + 1) * BLOCK).min(self.n),
             ..self.clone()
         };
-        (inicio..).zip(gerador)
+        (start..).zip(generator)
     }
 
     /// Gives the first of the [`large_owners`] (`98.765.432/0001-98`) `cars` CARs
@@ -128,16 +128,16 @@ impl Synthetic {
     /// CARs left; then the first takes the following ones. At most `n` in all: the shares are
     /// cut to fit.
     pub fn with_large_owner(mut self, cars: usize) -> Self {
-        self.cotas[0] = cars.min(self.n);
-        self.cotas[1] = self.cotas[1].min(self.n - self.cotas[0]);
+        self.quotas[0] = cars.min(self.n);
+        self.quotas[1] = self.quotas[1].min(self.n - self.quotas[0]);
         self
     }
 
     /// Which large owner (0 or 1) is the first owner of record `i`, if any.
     fn large_of(&self, i: usize) -> Option<usize> {
-        let [a, b] = self.cotas;
-        let alternados = 2 * a.min(b);
-        if i < alternados {
+        let [a, b] = self.quotas;
+        let alternating = 2 * a.min(b);
+        if i < alternating {
             Some(i % 2)
         } else if i < a + b {
             Some(usize::from(b > a))
@@ -151,7 +151,7 @@ impl Iterator for Synthetic {
     type Item = Imovel;
 
     fn next(&mut self) -> Option<Imovel> {
-        if self.next_item >= self.fim {
+        if self.next_item >= self.end {
             return None;
         }
         let i = self.next_item;
@@ -164,24 +164,24 @@ impl Iterator for Synthetic {
             .choose(&mut self.rng)
             .copied()
             .expect("lista do IBGE vazia");
-        let registro = sicar_record(&mut self.rng, municipio);
+        let record = sicar_record(&mut self.rng, municipio);
         let proprietarios = match self.large_of(i) {
             Some(g) => vec![large_owners()[g].clone()],
             None => (0..fictitious::owner_count(&mut self.rng))
                 .map(|_| fictitious::proprietario(&mut self.rng))
                 .collect(),
         };
-        let centro = municipios::by_code(registro.codigo_municipio_ibge);
-        let mut imovel = complete_with(registro, proprietarios, &mut self.rng);
+        let centre = municipios::by_code(record.codigo_municipio_ibge);
+        let mut imovel = complete_with(record, proprietarios, &mut self.rng);
         // Synthetic records sit at their municipality's IBGE centroid (they are made up anyway).
-        imovel.latitude = centro.map(|m| m.latitude);
-        imovel.longitude = centro.map(|m| m.longitude);
+        imovel.latitude = centre.map(|m| m.latitude);
+        imovel.longitude = centre.map(|m| m.longitude);
         Some(imovel)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let resta = self.fim - self.next_item;
-        (resta, Some(resta))
+        let remains = self.end - self.next_item;
+        (remains, Some(remains))
     }
 }
 
@@ -192,18 +192,18 @@ fn sicar_record(rng: &mut Rng8, m: &municipios::Municipio) -> SicarRecord {
     let codigo = format!("{}-{:07}-{hex}", m.uf, m.codigo_ibge);
     let codigo_car = CodigoCar::parse(&codigo).expect("código CAR sintético fora do formato");
 
-    let inicio = NaiveDate::from_ymd_opt(2014, 5, 6)
+    let start = NaiveDate::from_ymd_opt(2014, 5, 6)
         .and_then(|d| d.and_hms_opt(8, 0, 0))
         .expect("data fixa");
-    let dez_anos = 10 * 365 * 24 * 3600;
-    let data_cadastro = inicio + TimeDelta::seconds(rng.random_range(0..dez_anos));
+    let ten_years = 10 * 365 * 24 * 3600;
+    let data_cadastro = start + TimeDelta::seconds(rng.random_range(0..ten_years));
     // Updated (60%) between an hour after the registration and the extract's date.
-    let extracao = NaiveDate::from_ymd_opt(2026, 6, 30)
+    let extraction = NaiveDate::from_ymd_opt(2026, 6, 30)
         .and_then(|d| d.and_hms_opt(0, 0, 0))
         .expect("data fixa");
     let data_atualizacao = rng.random_bool(0.6).then(|| {
         data_cadastro
-            + TimeDelta::seconds(rng.random_range(3600..(extracao - data_cadastro).num_seconds()))
+            + TimeDelta::seconds(rng.random_range(3600..(extraction - data_cadastro).num_seconds()))
     });
 
     let (lo, hi) = match rng.random_range(0..10u8) {
@@ -302,7 +302,7 @@ mod tests {
             assert!((1..=3).contains(&i.proprietarios.len()));
             for p in &i.proprietarios {
                 assert_eq!(
-                    CpfCnpj::parse(p.documento.formatado()).as_ref(),
+                    CpfCnpj::parse(p.documento.formatted()).as_ref(),
                     Ok(&p.documento)
                 );
             }
@@ -313,17 +313,17 @@ mod tests {
     #[test]
     fn mil_registros_tem_donos_com_mais_de_200_cars() {
         let v = synthetic(1000, 1);
-        let mut por_dono: HashMap<&CpfCnpj, HashSet<&CodigoCar>> = HashMap::new();
+        let mut per_owner: HashMap<&CpfCnpj, HashSet<&CodigoCar>> = HashMap::new();
         for i in &v {
             for p in &i.proprietarios {
-                por_dono
+                per_owner
                     .entry(&p.documento)
                     .or_default()
                     .insert(&i.codigo_car);
             }
         }
         for g in large_owners() {
-            assert!(por_dono[&g.documento].len() > 200, "{}", g.nome);
+            assert!(per_owner[&g.documento].len() > 200, "{}", g.nome);
         }
         assert_eq!(
             v.iter()
@@ -332,12 +332,12 @@ mod tests {
                 .len(),
             1000
         );
-        let docs: Vec<&CpfCnpj> = por_dono.keys().copied().collect();
+        let docs: Vec<&CpfCnpj> = per_owner.keys().copied().collect();
         assert!(
             docs.iter()
                 .any(|d| d.as_str().bytes().any(|b| b.is_ascii_uppercase()))
         );
-        assert!(v.iter().any(|i| !i.tem_recibo) && v.iter().filter(|i| i.tem_recibo).count() > 800);
+        assert!(v.iter().any(|i| !i.has_recibo) && v.iter().filter(|i| i.has_recibo).count() > 800);
     }
 
     #[test]
@@ -349,9 +349,9 @@ mod tests {
                 .count()
         };
         assert_eq!((de(0), de(1)), (2500, 210));
-        let pequeno: Vec<Imovel> = Synthetic::new(50, 5).with_large_owner(80).collect();
+        let small: Vec<Imovel> = Synthetic::new(50, 5).with_large_owner(80).collect();
         assert!(
-            pequeno
+            small
                 .iter()
                 .all(|i| i.proprietarios[0] == large_owners()[0])
         );
@@ -364,23 +364,23 @@ mod tests {
     #[test]
     fn blocos_gerados_a_parte_sao_os_mesmos_registros() {
         let g = Synthetic::new(BLOCK * 2 + 100, 8).with_large_owner(5000);
-        let seguidos: Vec<Imovel> = g.clone().collect();
-        let por_bloco: Vec<(usize, Imovel)> =
+        let consecutive: Vec<Imovel> = g.clone().collect();
+        let per_block: Vec<(usize, Imovel)> =
             (0..g.blocks()).rev().flat_map(|k| g.block(k)).collect();
-        assert_eq!((g.blocks(), por_bloco.len()), (3, seguidos.len()));
-        for (i, im) in por_bloco {
-            assert_eq!(seguidos[i], im, "registro {i}");
+        assert_eq!((g.blocks(), per_block.len()), (3, consecutive.len()));
+        for (i, im) in per_block {
+            assert_eq!(consecutive[i], im, "registro {i}");
         }
     }
 
     #[test]
     fn poucos_registros_nao_tem_grandes_donos() {
         let v = synthetic(100, 1);
-        let grandes: Vec<&CpfCnpj> = large_owners().iter().map(|p| &p.documento).collect();
+        let large: Vec<&CpfCnpj> = large_owners().iter().map(|p| &p.documento).collect();
         assert!(
             v.iter()
                 .flat_map(|i| &i.proprietarios)
-                .all(|p| !grandes.contains(&&p.documento))
+                .all(|p| !large.contains(&&p.documento))
         );
     }
 }

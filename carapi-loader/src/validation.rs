@@ -16,25 +16,25 @@ use crate::import::CsvReader;
 /// # Errors
 /// [`LoadError::Csv`] with the line of the first bad CSV row (the header is line 1);
 /// [`LoadError::Wfs`] with the index of the first bad feature; [`LoadError::Io`].
-pub(crate) fn validate(caminho: &Path, barra: &ProgressBar) -> Result<u64, LoadError> {
+pub(crate) fn validate(path: &Path, bar: &ProgressBar) -> Result<u64, LoadError> {
     let mut n = 0u64;
-    match Format::de(caminho)? {
+    match Format::de(path)? {
         Format::Csv => {
-            for r in CsvReader::new(BufReader::with_capacity(1 << 16, open(caminho)?))? {
+            for r in CsvReader::new(BufReader::with_capacity(1 << 16, open(path)?))? {
                 r?;
                 n += 1;
                 if n.is_multiple_of(4096) {
-                    barra.set_position(n);
+                    bar.set_position(n);
                 }
             }
         }
         Format::GeoJson => {
-            n = wfs::walk(open(caminho)?, |_| -> Result<(), LoadError> {
-                barra.inc(1);
+            n = wfs::walk(open(path)?, |_| -> Result<(), LoadError> {
+                bar.inc(1);
                 Ok(())
             })?;
         }
     }
-    barra.finish_and_clear();
+    bar.finish_and_clear();
     Ok(n)
 }

@@ -37,12 +37,12 @@ pub enum WfsError {
     #[error("GeoJSON inválido (esperada uma FeatureCollection do WFS do SICAR): {0}")]
     Collection(String),
     /// Feature `indice` (0-based position in `features`) is unreadable or breaks a rule.
-    #[error("feição {indice} (features[{indice}]): {motivo}")]
+    #[error("feição {index} (features[{index}]): {why}")]
     Feature {
         /// 0-based index in the collection's `features` array.
-        indice: u64,
+        index: u64,
         /// What is wrong, in Portuguese.
-        motivo: String,
+        why: String,
     },
 }
 
@@ -64,19 +64,19 @@ pub(crate) fn walk<E: From<WfsError>>(
     input: impl Read,
     mut f: impl FnMut(Feature) -> Result<(), E>,
 ) -> Result<u64, E> {
-    let mut estado = ParseState {
+    let mut state = ParseState {
         f: &mut f,
-        erro: None,
-        lidas: 0,
+        error: None,
+        parsed: 0,
     };
     let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(input));
-    let r = Collection(&mut estado)
+    let r = Collection(&mut state)
         .deserialize(&mut de)
         .and_then(|()| de.end());
-    match (r, estado.erro) {
+    match (r, state.error) {
         (_, Some(e)) => Err(e),
         (Err(e), None) => Err(WfsError::Collection(e.to_string()).into()),
-        (Ok(()), None) => Ok(estado.lidas),
+        (Ok(()), None) => Ok(state.parsed),
     }
 }
 
@@ -88,24 +88,24 @@ pub(crate) fn walk<E: From<WfsError>>(
 /// [`WfsError`] for a bad file or feature.
 #[cfg(test)]
 pub(crate) fn read(input: impl Read) -> Result<Vec<Imovel>, WfsError> {
-    let mut todos: Vec<Imovel> = Vec::new();
-    let mut posicao = std::collections::HashMap::new();
+    let mut all: Vec<Imovel> = Vec::new();
+    let mut position = std::collections::HashMap::new();
     walk(input, |f: Feature| -> Result<(), WfsError> {
-        match posicao.get(f.imovel.codigo_car.as_str()) {
+        match position.get(f.imovel.codigo_car.as_str()) {
             Some(&i) => {
-                let atual: &mut Imovel = &mut todos[i];
+                let atual: &mut Imovel = &mut all[i];
                 if newest(&f.imovel, atual) {
                     *atual = f.imovel;
                 }
             }
             None => {
-                posicao.insert(f.imovel.codigo_car.to_string(), todos.len());
-                todos.push(f.imovel);
+                position.insert(f.imovel.codigo_car.to_string(), all.len());
+                all.push(f.imovel);
             }
         }
         Ok(())
     })?;
-    Ok(todos)
+    Ok(all)
 }
 
 /// Whether `nova` replaces `atual` (two versions of one `cod_imovel`): the later
@@ -113,14 +113,14 @@ pub(crate) fn read(input: impl Read) -> Result<Vec<Imovel>, WfsError> {
 /// `dat_criacao`; on a tie the one read last (`nova`) wins. The bulk writers apply the same
 /// rule in SQL (`carga/sqlite.rs`, `carga/postgres.rs`).
 #[cfg(test)]
-pub(crate) fn newest(nova: &Imovel, atual: &Imovel) -> bool {
-    (nova.data_atualizacao, nova.data_cadastro) >= (atual.data_atualizacao, atual.data_cadastro)
+pub(crate) fn newest(fresh: &Imovel, atual: &Imovel) -> bool {
+    (fresh.data_atualizacao, fresh.data_cadastro) >= (atual.data_atualizacao, atual.data_cadastro)
 }
 
 struct ParseState<'a, E> {
     f: &'a mut dyn FnMut(Feature) -> Result<(), E>,
-    erro: Option<E>,
-    lidas: u64,
+    error: Option<E>,
+    parsed: u64,
 }
 
 struct Collection<'a, 'b, E>(&'a mut ParseState<'b, E>);
@@ -185,26 +185,26 @@ impl<'de, E: From<WfsError>> Visitor<'de> for Features<'_, '_, E> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let estado = self.0;
+        let state = self.0;
         loop {
-            let indice = estado.lidas;
-            let bruta = match seq.next_element::<RawFeature>() {
+            let index = state.parsed;
+            let raw = match seq.next_element::<RawFeature>() {
                 Ok(Some(b)) => b,
                 Ok(None) => return Ok(()),
                 Err(e) => {
-                    let motivo = format!("ilegível: {e}");
-                    estado.erro = Some(WfsError::Feature { indice, motivo }.into());
+                    let why = format!("ilegível: {e}");
+                    state.error = Some(WfsError::Feature { index, why }.into());
                     return Err(e);
                 }
             };
-            let r = convert(bruta, indice)
+            let r = convert(raw, index)
                 .map_err(E::from)
-                .and_then(|f| (estado.f)(f));
+                .and_then(|f| (state.f)(f));
             if let Err(e) = r {
-                estado.erro = Some(e);
+                state.error = Some(e);
                 return Err(de::Error::custom("interrompido"));
             }
-            estado.lidas += 1;
+            state.parsed += 1;
         }
     }
 }
@@ -226,32 +226,29 @@ struct Geometry {
     coordinates: Value,
 }
 
-fn convert(b: RawFeature, indice: u64) -> Result<Feature, WfsError> {
-    let erro = |motivo: String| WfsError::Feature { indice, motivo };
+fn convert(b: RawFeature, index: u64) -> Result<Feature, WfsError> {
+    let error = |why: String| WfsError::Feature { index, why };
     if b.tipo.as_deref() != Some("Feature") {
-        return Err(erro(format!(
+        return Err(error(format!(
             "\"type\" é {:?}, esperado \"Feature\"",
             b.tipo
         )));
     }
     let props = b
         .properties
-        .ok_or_else(|| erro("sem \"properties\"".into()))?;
-    let registro = validate(csv_row(&props), indice).map_err(|e| match e {
-        ImportError::Campo {
-            campo,
-            valor,
-            motivo,
-            ..
-        } => erro(format!("campo {campo} inválido ({valor:?}): {motivo}")),
-        outro => erro(outro.to_string()),
+        .ok_or_else(|| error("sem \"properties\"".into()))?;
+    let record = validate(csv_row(&props), index).map_err(|e| match e {
+        ImportError::Field {
+            field, valor, why, ..
+        } => error(format!("campo {field} inválido ({valor:?}): {why}")),
+        other => error(other.to_string()),
     })?;
-    let centro = b
+    let centre = b
         .geometry
-        .map(|g| centroid(&g).map_err(|m| erro(format!("geometria inválida: {m}"))))
+        .map(|g| centroid(&g).map_err(|m| error(format!("geometria inválida: {m}"))))
         .transpose()?;
-    let mut imovel = complete_record(registro);
-    if let Some((latitude, longitude)) = centro {
+    let mut imovel = complete_record(record);
+    if let Some((latitude, longitude)) = centre {
         imovel.latitude = Some(latitude);
         imovel.longitude = Some(longitude);
     }
@@ -264,7 +261,7 @@ fn csv_row(p: &Map<String, Value>) -> CsvRow<'_> {
     let text = |k: &str| match p.get(k) {
         None | Some(Value::Null) => Cow::Borrowed(""),
         Some(Value::String(s)) => Cow::Borrowed(s.trim()),
-        Some(outro) => Cow::Owned(outro.to_string()),
+        Some(other) => Cow::Owned(other.to_string()),
     };
     CsvRow {
         cod_imovel: text("cod_imovel"),
@@ -288,19 +285,19 @@ fn csv_row(p: &Map<String, Value>) -> CsvRow<'_> {
 /// # Errors
 /// The reason, in Portuguese: another geometry type, a malformed position or ring (fewer than
 /// 4 positions, not closed), a coordinate out of range or outside Brazil, or no area.
-pub(crate) fn centroid_of(tipo: &str, coordenadas: &Value) -> Result<(Decimal, Decimal), String> {
-    let poligonos = match tipo {
-        "MultiPolygon" => list_of(coordenadas, "MultiPolygon")?
+pub(crate) fn centroid_of(tipo: &str, coordinates: &Value) -> Result<(Decimal, Decimal), String> {
+    let polygons = match tipo {
+        "MultiPolygon" => list_of(coordinates, "MultiPolygon")?
             .iter()
             .map(polygon)
             .collect::<Result<Vec<_>, _>>()?,
-        "Polygon" => vec![polygon(coordenadas)?],
-        outro => return Err(format!("tipo {outro:?}, esperado MultiPolygon")),
+        "Polygon" => vec![polygon(coordinates)?],
+        other => return Err(format!("tipo {other:?}, esperado MultiPolygon")),
     };
-    if poligonos.is_empty() {
+    if polygons.is_empty() {
         return Err("MultiPolygon sem polígonos".into());
     }
-    let area = MultiPolygon(poligonos);
+    let area = MultiPolygon(polygons);
     let c = area
         .centroid()
         .filter(|c| c.x().is_finite() && c.y().is_finite())
@@ -311,48 +308,48 @@ pub(crate) fn centroid_of(tipo: &str, coordenadas: &Value) -> Result<(Decimal, D
     } else {
         area.interior_point().unwrap_or(c)
     };
-    let grau = |v: f64| {
+    let degree = |v: f64| {
         Decimal::try_from(v)
             .map(|d| d.round_dp(CENTROID_DECIMALS))
             .map_err(|_| format!("coordenada {v} ilegível"))
     };
-    Ok((grau(c.y())?, grau(c.x())?))
+    Ok((degree(c.y())?, degree(c.x())?))
 }
 
 fn centroid(g: &Geometry) -> Result<(Decimal, Decimal), String> {
     centroid_of(&g.tipo, &g.coordinates)
 }
 
-fn list_of<'v>(v: &'v Value, o_que: &str) -> Result<&'v Vec<Value>, String> {
+fn list_of<'v>(v: &'v Value, what: &str) -> Result<&'v Vec<Value>, String> {
     v.as_array()
-        .ok_or_else(|| format!("{o_que}: esperada uma lista, veio {v}"))
+        .ok_or_else(|| format!("{what}: esperada uma lista, veio {v}"))
 }
 
 fn polygon(v: &Value) -> Result<Polygon<f64>, String> {
-    let mut aneis = list_of(v, "polígono")?
+    let mut rings = list_of(v, "polígono")?
         .iter()
-        .map(anel)
+        .map(ring)
         .collect::<Result<Vec<_>, _>>()?
         .into_iter();
-    let exterior = aneis.next().ok_or("polígono sem anéis")?;
-    Ok(Polygon::new(exterior, aneis.collect()))
+    let exterior = rings.next().ok_or("polígono sem anéis")?;
+    Ok(Polygon::new(exterior, rings.collect()))
 }
 
-fn anel(v: &Value) -> Result<LineString<f64>, String> {
-    let pontos = list_of(v, "anel")?
+fn ring(v: &Value) -> Result<LineString<f64>, String> {
+    let points = list_of(v, "anel")?
         .iter()
         .map(position)
         .collect::<Result<Vec<_>, _>>()?;
-    if pontos.len() < 4 {
+    if points.len() < 4 {
         return Err(format!(
             "anel com {} posições (mínimo 4, a última igual à primeira)",
-            pontos.len()
+            points.len()
         ));
     }
-    if pontos.first() != pontos.last() {
+    if points.first() != points.last() {
         return Err("anel não fechado (a última posição difere da primeira)".into());
     }
-    Ok(LineString::new(pontos))
+    Ok(LineString::new(points))
 }
 
 fn position(v: &Value) -> Result<Coord<f64>, String> {
@@ -382,16 +379,16 @@ mod tests {
 
     const PROPS: &str = r#""properties":{"cod_imovel":"DF-5300108-0000AE7221F4458582BE077E36495213","status_imovel":"AT","dat_criacao":"2019-05-14T22:30:08.576Z","data_atualizacao":null,"area":2,"condicao":"Aguardando análise","uf":"DF","municipio":"Brasília","cod_municipio_ibge":5300108,"m_fiscal":0.4,"tipo_imovel":"IRU"}"#;
 
-    fn collection(feicoes: &[String]) -> String {
+    fn collection(features: &[String]) -> String {
         format!(
             r#"{{"type":"FeatureCollection","totalFeatures":{},"features":[{}],"crs":null}}"#,
-            feicoes.len(),
-            feicoes.join(",")
+            features.len(),
+            features.join(",")
         )
     }
 
-    fn feature(geometria: &str) -> String {
-        format!(r#"{{"type":"Feature","id":"x.1","geometry":{geometria},{PROPS}}}"#)
+    fn feature(geometry: &str) -> String {
+        format!(r#"{{"type":"Feature","id":"x.1","geometry":{geometry},{PROPS}}}"#)
     }
 
     const SQUARE: &str = r#"{"type":"MultiPolygon","coordinates":[[[[-47.8,-15.9],[-47.7,-15.9],[-47.7,-15.8],[-47.8,-15.8],[-47.8,-15.9]]]]}"#;
@@ -412,14 +409,14 @@ mod tests {
 
     #[test]
     fn buraco_desloca_o_centroide() {
-        let com_buraco = json!({"type": "Polygon", "coordinates": [
+        let with_hole = json!({"type": "Polygon", "coordinates": [
             [[0.0, 0.0], [4.0, 0.0], [4.0, 2.0], [0.0, 2.0], [0.0, 0.0]],
             [[2.0, 0.5], [3.5, 0.5], [3.5, 1.5], [2.0, 1.5], [2.0, 0.5]]
         ]});
         // Outside Brazil on purpose: shifted into it.
-        let mut v = com_buraco.clone();
-        for anel in v["coordinates"].as_array_mut().unwrap() {
-            for p in anel.as_array_mut().unwrap() {
+        let mut v = with_hole.clone();
+        for ring in v["coordinates"].as_array_mut().unwrap() {
+            for p in ring.as_array_mut().unwrap() {
                 p[0] = json!(p[0].as_f64().unwrap() - 50.0);
                 p[1] = json!(p[1].as_f64().unwrap() - 10.0);
             }
@@ -448,27 +445,27 @@ mod tests {
 
     #[test]
     fn feicao_ruim_diz_o_indice() {
-        let ruim = feature(
+        let bad = feature(
             r#"{"type":"MultiPolygon","coordinates":[[[[-47.8,-15.9],[-47.7,-15.9],[-47.8,-15.9]]]]}"#,
         );
-        let texto = collection(&[feature(SQUARE), feature("null"), ruim]);
-        match read(texto.as_bytes()) {
-            Err(WfsError::Feature { indice: 2, motivo }) => {
-                assert!(motivo.contains("3 posições"), "{motivo}")
+        let text = collection(&[feature(SQUARE), feature("null"), bad]);
+        match read(text.as_bytes()) {
+            Err(WfsError::Feature { index: 2, why }) => {
+                assert!(why.contains("3 posições"), "{why}")
             }
-            outro => panic!("{outro:?}"),
+            other => panic!("{other:?}"),
         }
-        let sem_uf = collection(&[feature("null").replace(r#""uf":"DF","#, "")]);
-        match read(sem_uf.as_bytes()) {
-            Err(WfsError::Feature { indice: 0, motivo }) => {
-                assert!(motivo.contains("campo uf"), "{motivo}")
+        let without_uf = collection(&[feature("null").replace(r#""uf":"DF","#, "")]);
+        match read(without_uf.as_bytes()) {
+            Err(WfsError::Feature { index: 0, why }) => {
+                assert!(why.contains("campo uf"), "{why}")
             }
-            outro => panic!("{outro:?}"),
+            other => panic!("{other:?}"),
         }
-        let inteiro = collection(&[feature(SQUARE), feature(SQUARE)]);
+        let integer = collection(&[feature(SQUARE), feature(SQUARE)]);
         assert!(matches!(
-            read(&inteiro.as_bytes()[..inteiro.len() - 40]),
-            Err(WfsError::Feature { indice: 1, .. })
+            read(&integer.as_bytes()[..integer.len() - 40]),
+            Err(WfsError::Feature { index: 1, .. })
         ));
     }
 
@@ -477,18 +474,18 @@ mod tests {
         let base = read(collection(&[feature("null")]).as_bytes())
             .unwrap()
             .remove(0);
-        let em = |d: &str| chrono::NaiveDateTime::parse_from_str(d, "%Y-%m-%d %H:%M").unwrap();
-        let version = |criacao: &str, atualizacao: Option<&str>| Imovel {
-            data_cadastro: em(criacao),
-            data_atualizacao: atualizacao.map(em),
+        let at = |d: &str| chrono::NaiveDateTime::parse_from_str(d, "%Y-%m-%d %H:%M").unwrap();
+        let version = |creation: &str, update: Option<&str>| Imovel {
+            data_cadastro: at(creation),
+            data_atualizacao: update.map(at),
             ..base.clone()
         };
         let a = version("2026-09-22 20:45", Some("2026-09-22 21:23"));
         let b = version("2026-09-22 20:00", Some("2026-09-22 21:33"));
         assert!(newest(&b, &a) && !newest(&a, &b), "atualização manda");
-        let sem = version("2026-09-22 23:00", None);
+        let without = version("2026-09-22 23:00", None);
         assert!(
-            newest(&a, &sem) && !newest(&sem, &a),
+            newest(&a, &without) && !newest(&without, &a),
             "sem atualização é a mais velha"
         );
         let c = version("2026-09-22 17:40", None);

@@ -101,7 +101,7 @@ pub(crate) fn money(value: &Bound<'_, PyAny>) -> PyResult<Decimal> {
             "valor em reais como float: use decimal.Decimal, int ou str",
         ));
     }
-    let texto = value.str()?.to_string();
-    Decimal::from_str(texto.trim())
-        .map_err(|_| PyValueError::new_err(format!("valor em reais inválido: {texto:?}")))
+    let text = value.str()?.to_string();
+    Decimal::from_str(text.trim())
+        .map_err(|_| PyValueError::new_err(format!("valor em reais inválido: {text:?}")))
 }

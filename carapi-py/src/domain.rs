@@ -13,32 +13,33 @@ use crate::errors;
 /// A registry decimal with a decimal comma (`"20,1310"`, `"1.234,5"`) as `Decimal`; `None`
 /// when it is not one (`carapi_sdk::domain::br::parse_decimal`).
 #[pyfunction]
-pub(crate) fn parse_decimal(texto: &str) -> Option<Decimal> {
-    br::parse_decimal(texto).ok()
+pub(crate) fn parse_decimal(text: &str) -> Option<Decimal> {
+    br::parse_decimal(text).ok()
 }
 
 /// A registry date-time (`"21/11/2026 10:00:00"`) as a naive `datetime`: a Brasília wall time
 /// (`America/Sao_Paulo`; `carapi.lote` attaches the zone); `None` when malformed
 /// (`carapi_sdk::domain::br::parse_data`).
 #[pyfunction]
-pub(crate) fn parse_data(texto: &str) -> Option<NaiveDateTime> {
-    br::parse_data(texto).ok()
+pub(crate) fn parse_data(text: &str) -> Option<NaiveDateTime> {
+    br::parse_data(text).ok()
 }
 
 /// A registry coordinate in degrees, minutes and seconds (`15°47'56,123" S`) as decimal
 /// degrees, negative south and west; `None` when malformed (`carapi_sdk::domain::dms::parse`).
 #[pyfunction]
-pub(crate) fn parse_dms(texto: &str) -> Option<Decimal> {
-    dms::parse(texto).ok()
+pub(crate) fn parse_dms(text: &str) -> Option<Decimal> {
+    dms::parse(text).ok()
 }
 
-/// The CAR code in canonical form (`CodigoCar::parse`: trims, upper-cases).
+/// The CAR code in canonical form, read as a person pastes it (`CodigoCar::parse_pasted`:
+/// case, dots, spaces or en/em dashes for the dashes, no dashes).
 ///
 /// # Errors
 /// `EntradaInvalida` (`CODIGO_CAR_INVALIDO`) when malformed.
-#[pyfunction]
-pub(crate) fn validar_codigo_car(py: Python<'_>, codigo: &str) -> PyResult<String> {
-    CodigoCar::parse(codigo)
+#[pyfunction(name = "validar_codigo_car")]
+pub(crate) fn check_codigo_car(py: Python<'_>, codigo: &str) -> PyResult<String> {
+    CodigoCar::parse_pasted(codigo)
         .map(|c| c.as_str().to_owned())
         .map_err(|e| errors::to_py(py, e.into()))
 }
@@ -47,8 +48,8 @@ pub(crate) fn validar_codigo_car(py: Python<'_>, codigo: &str) -> PyResult<Strin
 ///
 /// # Errors
 /// `EntradaInvalida` (`CPF_CNPJ_INVALIDO`) when malformed.
-#[pyfunction]
-pub(crate) fn validar_documento(py: Python<'_>, documento: &str) -> PyResult<String> {
+#[pyfunction(name = "validar_documento")]
+pub(crate) fn check_documento(py: Python<'_>, documento: &str) -> PyResult<String> {
     CpfCnpj::parse(documento)
         .map(|c| c.as_str().to_owned())
         .map_err(|e| errors::to_py(py, e.into()))

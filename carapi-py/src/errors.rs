@@ -13,11 +13,15 @@
 //! | `SpendLimit` | `LimiteDeGasto` | `LIMITE_DE_GASTO` |
 //! | `Timeout` (`aguardar_recarga`) | `TempoEsgotado` | `TEMPO_ESGOTADO` |
 //! | `Config` | `ConfiguracaoInvalida` | `CONFIGURACAO_INVALIDA` |
+//! | `Cancelled` (a call of an `AsyncClient` task cancelled before it was sent) | `Cancelado` | `CANCELADO` |
+//! | `Interrupted` (a purchase that ended without an answer) | `RespostaPerdida` (may have charged) | `RESPOSTA_PERDIDA` |
+//! | `Archive` | `ErroDeAcervo` (`tipo`, `seq`, `expurgado_em`) | `ACERVO_ALTERADO` (an altered entry), `TITULAR_EXPURGADO` (a purged owner), `ACERVO` |
 //! | `Io` | `OSError` | |
 //!
 //! The codes of the errors found before any answer are the package's own (the `Lote` rows
 //! show the same codes); the others are the contract's (docs/contrato.md, "Errors").
 
+use carapi_sdk::archive::ArchiveErrorKind;
 use carapi_sdk::domain::ValidationError;
 use carapi_sdk::{Error, Falta};
 use pyo3::exceptions::{PyOSError, PyRuntimeError};
@@ -30,23 +34,23 @@ pub(crate) fn to_py(py: Python<'_>, e: Error) -> PyErr {
 }
 
 /// [`to_py`], with the price, balance and shortfall of a 402 when known.
-pub(crate) fn to_py_with_shortfall(py: Python<'_>, e: Error, falta: Option<Falta>) -> PyErr {
+pub(crate) fn to_py_with_shortfall(py: Python<'_>, e: Error, shortfall: Option<Falta>) -> PyErr {
     if let Error::Io(io) = e {
         return PyOSError::new_err(io.to_string());
     }
-    match build(py, &e, falta) {
+    match build(py, &e, shortfall) {
         Ok(err) => err,
         Err(failure) => PyRuntimeError::new_err(format!("{e} (carapi.erros: {failure})")),
     }
 }
 
-fn build(py: Python<'_>, e: &Error, falta: Option<Falta>) -> PyResult<PyErr> {
+fn build(py: Python<'_>, e: &Error, shortfall: Option<Falta>) -> PyResult<PyErr> {
     let kw = PyDict::new(py);
     kw.set_item("status", e.status())?;
     kw.set_item("may_have_charged", e.may_have_charged())?;
     kw.set_item("is_retryable", e.is_retryable())?;
     kw.set_item("sandbox", e.is_sandbox())?;
-    if let Some(f) = falta {
+    if let Some(f) = shortfall {
         kw.set_item("preco", f.preco)?;
         kw.set_item("saldo", f.saldo)?;
         kw.set_item("falta", f.falta)?;
@@ -99,32 +103,63 @@ fn classify(e: &Error, kw: &Bound<'_, PyDict>) -> PyResult<(&'static str, String
         Error::SpendLimit {
             limite,
             gasto,
-            reservado,
+            reservado: reserved,
             preco,
         } => {
             kw.set_item("codigo", "LIMITE_DE_GASTO")?;
             kw.set_item("limite", *limite)?;
             kw.set_item("gasto", *gasto)?;
-            kw.set_item("reservado", *reservado)?;
+            kw.set_item("reservado", *reserved)?;
             kw.set_item("preco", *preco)?;
             ("LimiteDeGasto", e.to_string())
         }
         Error::Timeout {
             recarga_id,
-            last_status: ultimo_status,
+            last_status,
             ..
         } => {
             kw.set_item("codigo", "TEMPO_ESGOTADO")?;
             kw.set_item("recarga_id", recarga_id.to_string())?;
-            kw.set_item("ultimo_status", ultimo_status.map(|s| s.as_str()))?;
+            kw.set_item("ultimo_status", last_status.map(|s| s.as_str()))?;
             ("TempoEsgotado", e.to_string())
         }
         Error::Config(_) => {
             kw.set_item("codigo", "CONFIGURACAO_INVALIDA")?;
             ("ConfiguracaoInvalida", e.to_string())
         }
+        Error::Cancelled { operation } => {
+            kw.set_item("operacao", *operation)?;
+            kw.set_item("codigo", "CANCELADO")?;
+            ("Cancelado", e.to_string())
+        }
+        Error::Interrupted { operation } => {
+            kw.set_item("operacao", *operation)?;
+            kw.set_item("codigo", "RESPOSTA_PERDIDA")?;
+            ("RespostaPerdida", e.to_string())
+        }
+        Error::Archive(a) => archive(a, kw)?,
         _ => ("ApiError", e.to_string()),
     })
+}
+
+/// An archive's refusal: `ErroDeAcervo` with `tipo`, `seq` and `expurgado_em`.
+fn archive(
+    a: &carapi_sdk::archive::ArchiveError,
+    kw: &Bound<'_, PyDict>,
+) -> PyResult<(&'static str, String)> {
+    let (codigo, kind) = match a.kind() {
+        ArchiveErrorKind::Tampered => ("ACERVO_ALTERADO", "alterado"),
+        ArchiveErrorKind::Purged => ("TITULAR_EXPURGADO", "expurgado"),
+        ArchiveErrorKind::Full => ("ACERVO", "cheio"),
+        ArchiveErrorKind::Unavailable => ("ACERVO", "indisponivel"),
+        ArchiveErrorKind::PoolTimeout => ("ACERVO", "sem_conexao"),
+        _ => ("ACERVO", "outro"),
+    };
+    kw.set_item("codigo", codigo)?;
+    kw.set_item("tipo", kind)?;
+    kw.set_item("seq", a.seq())?;
+    kw.set_item("expurgado_em", a.purged_at())?;
+    Ok(("ErroDeAcervo", carapi_sdk::error_chain(a)))
 }
 
 /// The contract code the server gives the same mistake (docs/contrato.md, "Error codes").

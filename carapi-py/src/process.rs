@@ -18,7 +18,8 @@
 //! of the new client starts at zero) and its own `max_spend` cap over that spend.
 
 use std::ops::Deref;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use std::thread::ThreadId;
 
 use arc_swap::ArcSwapOption;
 
@@ -89,19 +90,21 @@ impl<T> PerProcess<T> {
     pub(crate) fn get<E>(&self, make: impl Fn() -> Result<T, E>) -> Result<Arc<Owned<T>>, E> {
         let pid = std::process::id();
         loop {
-            let atual = self.slot.load_full();
-            if let Some(v) = atual.as_ref().filter(|v| v.pid == pid) {
+            let current = self.slot.load_full();
+            if let Some(v) = current.as_ref().filter(|v| v.pid == pid) {
                 return Ok(Arc::clone(v));
             }
-            let novo = Arc::new(Owned::new(make()?));
-            let antes = self.slot.compare_and_swap(&atual, Some(Arc::clone(&novo)));
-            let ganhou = match (antes.as_ref(), atual.as_ref()) {
+            let fresh = Arc::new(Owned::new(make()?));
+            let previous = self
+                .slot
+                .compare_and_swap(&current, Some(Arc::clone(&fresh)));
+            let won = match (previous.as_ref(), current.as_ref()) {
                 (None, None) => true,
                 (Some(a), Some(b)) => Arc::ptr_eq(a, b),
                 _ => false,
             };
-            if ganhou {
-                return Ok(novo);
+            if won {
+                return Ok(fresh);
             }
             // Another thread of this process stored one first: loop and use it.
         }
@@ -146,4 +149,29 @@ pub(crate) fn is_current(owner_pid: u32) -> bool {
 /// iterator's position) and refuse to run there instead.
 pub(crate) fn current_pid() -> u32 {
     std::process::id()
+}
+
+/// The thread that runs the interpreter's end (`atexit`), once it started.
+static ENDING: OnceLock<ThreadId> = OnceLock::new();
+
+/// Records that the interpreter is ending, on the thread that ends it (the package's `atexit`
+/// handler, which then closes every client: their purchases end and are archived).
+pub(crate) fn ending() {
+    let _ = ENDING.set(std::thread::current().id());
+}
+
+/// Called by a thread coming back from a call with the GIL released: once the interpreter is
+/// ending, any thread but the one ending it (a daemon thread whose lookup ended while the
+/// clients closed) parks for good instead of taking the GIL again. A daemon thread that wakes
+/// during the interpreter's finalization is made to exit from inside the extension's frames,
+/// which can crash the process; parked, it simply ends with it.
+pub(crate) fn park_if_ending() {
+    if ENDING
+        .get()
+        .is_some_and(|t| *t != std::thread::current().id())
+    {
+        loop {
+            std::thread::park();
+        }
+    }
 }

@@ -29,7 +29,7 @@ use crate::{block_on, conv, process};
 #[derive(Debug)]
 pub struct TestServer {
     srv: Mutex<Option<Arc<double::TestServer>>>,
-    accounts: Mutex<HashMap<String, ContaId>>,
+    contas: Mutex<HashMap<String, ContaId>>,
     pid: u32,
 }
 
@@ -51,12 +51,12 @@ impl TestServer {
             .ok_or_else(|| PyRuntimeError::new_err("servidor de teste encerrado"))
     }
 
-    fn created_account(&self, api_key: &str) -> PyResult<ContaCriada> {
-        let accounts = self
-            .accounts
+    fn created_conta(&self, api_key: &str) -> PyResult<ContaCriada> {
+        let contas = self
+            .contas
             .lock()
             .map_err(|_| PyRuntimeError::new_err("servidor de teste: estado envenenado"))?;
-        let conta_id = *accounts.get(api_key).ok_or_else(|| {
+        let conta_id = *contas.get(api_key).ok_or_else(|| {
             PyValueError::new_err("conta desconhecida: use uma chave criada por este servidor")
         })?;
         Ok(ContaCriada {
@@ -68,22 +68,22 @@ impl TestServer {
 
 /// The JSON form of a fault rule (`FaultRule`): `{"falha": {"tipo": …}, "rota", "metodo",
 /// "conta", "vezes"}`; the fault's own fields come as camelCase keys.
-fn fault_rule_json(tipo: &str, fields: Option<&Bound<'_, PyDict>>) -> PyResult<Map<String, Value>> {
-    let mut falha = Map::new();
-    falha.insert("tipo".into(), Value::String(tipo.to_owned()));
+fn fault_rule_json(kind: &str, fields: Option<&Bound<'_, PyDict>>) -> PyResult<Map<String, Value>> {
+    let mut fault = Map::new();
+    fault.insert("tipo".into(), Value::String(kind.to_owned()));
     if let Some(c) = fields {
         for (k, v) in c.iter() {
             let k: String = k.extract()?;
-            let chave = match k.as_str() {
+            let name = match k.as_str() {
                 "retry_after" => "retryAfter".to_owned(),
                 _ => k,
             };
-            falha.insert(chave, py_to_json(&v)?);
+            fault.insert(name, py_to_json(&v)?);
         }
     }
-    let mut regra = Map::new();
-    regra.insert("falha".into(), Value::Object(falha));
-    Ok(regra)
+    let mut rule = Map::new();
+    rule.insert("falha".into(), Value::Object(fault));
+    Ok(rule)
 }
 
 fn py_to_json(v: &Bound<'_, PyAny>) -> PyResult<Value> {
@@ -101,7 +101,8 @@ fn py_to_json(v: &Bound<'_, PyAny>) -> PyResult<Value> {
 #[pymethods]
 impl TestServer {
     #[new]
-    #[pyo3(signature = (*, limite_taxa=Some(10), banco=None))]
+    #[pyo3(signature = (*, limite_taxa=Some(10), banco=None),
+        text_signature = "(*, limite_taxa=10, banco=None)")]
     fn new(py: Python<'_>, limite_taxa: Option<u32>, banco: Option<String>) -> PyResult<Self> {
         let mut c = double::TestServer::builder().rate_limit(limite_taxa);
         if let Some(url) = banco {
@@ -110,7 +111,7 @@ impl TestServer {
         let srv = block_on(py, c.start()).map_err(server_error)?;
         Ok(TestServer {
             srv: Mutex::new(Some(Arc::new(srv))),
-            accounts: Mutex::new(HashMap::new()),
+            contas: Mutex::new(HashMap::new()),
             pid: process::current_pid(),
         })
     }
@@ -134,14 +135,14 @@ impl TestServer {
     ///
     /// Raises:
     ///     TypeError: another keyword. RuntimeError: the server was stopped.
-    #[pyo3(signature = (saldo=None, legado=false, documento=None, **opcoes))]
+    #[pyo3(signature = (saldo=None, legado=false, documento=None, **options))]
     fn conta(
         &self,
         py: Python<'_>,
         saldo: Option<&Bound<'_, PyAny>>,
         legado: bool,
         documento: Option<String>,
-        opcoes: Option<&Bound<'_, PyDict>>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<String> {
         let srv = self.srv()?;
         let mut b = srv.conta();
@@ -154,7 +155,7 @@ impl TestServer {
         if let Some(d) = documento {
             b = b.documento(d);
         }
-        for (k, v) in opcoes.into_iter().flat_map(|o| o.iter()) {
+        for (k, v) in options.into_iter().flat_map(|o| o.iter()) {
             let k: String = k.extract()?;
             b = match k.as_str() {
                 "sem_documento" if v.extract::<bool>()? => b.without_documento(),
@@ -169,7 +170,7 @@ impl TestServer {
             };
         }
         let conta = block_on(py, b.create()).map_err(server_error)?;
-        self.accounts
+        self.contas
             .lock()
             .map_err(|_| PyRuntimeError::new_err("servidor de teste: estado envenenado"))?
             .insert(conta.api_key.clone(), conta.conta_id);
@@ -177,7 +178,8 @@ impl TestServer {
     }
 
     /// Adds a fault rule; returns its id. See `carapi.testing.TestServer.falhar`.
-    #[pyo3(signature = (tipo, *, rota=None, metodo=None, conta=None, vezes=Some(1), **campos))]
+    #[pyo3(signature = (tipo, *, rota=None, metodo=None, conta=None, vezes=Some(1), **fields),
+        text_signature = "($self, /, tipo, *, rota=None, metodo=None, conta=None, vezes=1, **campos)")]
     fn falhar(
         &self,
         tipo: &str,
@@ -185,18 +187,18 @@ impl TestServer {
         metodo: Option<String>,
         conta: Option<String>,
         vezes: Option<u32>,
-        campos: Option<&Bound<'_, PyDict>>,
+        fields: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<u64> {
-        let mut regra = fault_rule_json(tipo, campos)?;
-        regra.insert("rota".into(), json!(rota));
-        regra.insert("metodo".into(), json!(metodo));
-        let conta = conta.map(|k| self.created_account(&k)).transpose()?;
-        regra.insert("conta".into(), json!(conta.map(|c| c.conta_id.0)));
-        regra.insert("vezes".into(), json!(vezes));
-        let regra: FaultRule = serde_json::from_value(Value::Object(regra))
+        let mut rule = fault_rule_json(tipo, fields)?;
+        rule.insert("rota".into(), json!(rota));
+        rule.insert("metodo".into(), json!(metodo));
+        let conta = conta.map(|k| self.created_conta(&k)).transpose()?;
+        rule.insert("conta".into(), json!(conta.map(|c| c.conta_id.0)));
+        rule.insert("vezes".into(), json!(vezes));
+        let rule: FaultRule = serde_json::from_value(Value::Object(rule))
             .map_err(|e| PyValueError::new_err(format!("falha inválida: {e}")))?;
         self.srv()?
-            .try_inject(regra)
+            .try_inject(rule)
             .map_err(|e| PyValueError::new_err(format!("falha inválida: {e}")))
     }
 
@@ -230,7 +232,7 @@ impl TestServer {
         let a = block_on(py, srv.advance(d)).map_err(server_error)?;
         let r = PyDict::new(py);
         r.set_item("agora", a.now)?;
-        r.set_item("reconciliadas", a.reconciliadas)?;
+        r.set_item("reconciliadas", a.reconciled)?;
         Ok(r)
     }
 
@@ -244,17 +246,17 @@ impl TestServer {
         recarga_id: &Bound<'_, PyAny>,
         sem_webhook: bool,
     ) -> PyResult<()> {
-        let texto = recarga_id.str()?.to_string();
-        let id = carapi_sdk::Uuid::parse_str(texto.trim())
-            .map_err(|_| PyValueError::new_err(format!("recarga_id inválido: {texto:?}")))?;
+        let text = recarga_id.str()?.to_string();
+        let id = carapi_sdk::Uuid::parse_str(text.trim())
+            .map_err(|_| PyValueError::new_err(format!("recarga_id inválido: {text:?}")))?;
         let srv = self.srv()?;
-        let pagamento = srv.pay(id);
-        let pagamento = if sem_webhook {
-            pagamento.without_webhook()
+        let payment = srv.pay(id);
+        let payment = if sem_webhook {
+            payment.without_webhook()
         } else {
-            pagamento
+            payment
         };
-        block_on(py, async move { pagamento.await }).map_err(server_error)
+        block_on(py, async move { payment.await }).map_err(server_error)
     }
 
     /// The account of `api_key` (a key made by `conta()`) as the store has it.
@@ -266,10 +268,10 @@ impl TestServer {
     /// Raises:
     ///     ValueError: a key this server did not make.
     fn conta_de<'py>(&self, py: Python<'py>, api_key: &str) -> PyResult<Bound<'py, PyAny>> {
-        let conta = self.created_account(api_key)?;
+        let conta = self.created_conta(api_key)?;
         let srv = self.srv()?;
-        let estado = block_on(py, srv.conta_state(&conta)).map_err(server_error)?;
-        conv::to_py(py, &estado)
+        let state = block_on(py, srv.conta_state(&conta)).map_err(server_error)?;
+        conv::to_py(py, &state)
     }
 
     /// Stops the server (gracefully); later calls raise `RuntimeError`. Idempotent.
@@ -296,7 +298,7 @@ pub(crate) fn bundled_records(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types:
         d.set_item("codigoCar", i.codigo_car.as_str())?;
         d.set_item("uf", i.uf.as_str())?;
         d.set_item("municipio", &i.municipio)?;
-        d.set_item("recibo", i.status_imovel.tem_recibo())?;
+        d.set_item("recibo", i.status_imovel.has_recibo())?;
         d.set_item("status", i.status_imovel.as_str())?;
         list.append(d)?;
     }
@@ -306,5 +308,5 @@ pub(crate) fn bundled_records(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types:
 /// An owner document tied to several bundled records (`double::dados::exemplo_documento`),
 /// formatted (`"385.211.390-39"`).
 pub(crate) fn example_document() -> String {
-    double::dados::example_documento().formatado().to_string()
+    double::dados::example_documento().formatted().to_string()
 }

@@ -9,6 +9,25 @@ use uuid::Uuid;
 use crate::domain::{ValidationError, brl, mask};
 use crate::{ApiErrorBody, ErrorCode, RecargaStatus};
 
+/// An error and its causes, `: `-separated, each cause once (a cause whose text already ends
+/// the line is not repeated): `error sending request: client error (Connect): tcp connect
+/// error: Connection refused`. For logs and messages of any error, the SDK's and others'; the
+/// SDK's errors hold no URL, key or document (see [`Error`]).
+#[must_use]
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let t = c.to_string();
+        if !text.ends_with(&t) {
+            text.push_str(": ");
+            text.push_str(&t);
+        }
+        cause = c.source();
+    }
+    text
+}
+
 /// `Result` with the SDK's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -134,8 +153,28 @@ pub enum Error {
     #[error("configuração inválida: {0}")]
     Config(String),
 
-    /// The archive of paid answers could not be read (cargo feature `archive`): the lookup was
-    /// not sent (an archive that cannot be read is reported, never silently re-bought).
+    /// The call was cancelled by its token ([`Client::with_cancel`](crate::Client::with_cancel))
+    /// before its request was sent: nothing was sent, nothing charged.
+    #[error("{operation} cancelada antes do envio: nada foi enviado nem cobrado")]
+    Cancelled {
+        /// The SDK method, e.g. `"car"`.
+        operation: &'static str,
+    },
+
+    /// A charged lookup's purchase ended without an answer for its caller: its task was
+    /// stopped (the runtime shut down) or failed. Its request may have been sent, so it may
+    /// have been charged ([`Error::may_have_charged`]).
+    #[error("compra de {operation} interrompida: a consulta pode ter sido cobrada")]
+    Interrupted {
+        /// The SDK method, e.g. `"car"`.
+        operation: &'static str,
+    },
+
+    /// The archive of paid answers refused the lookup (cargo feature `archive`): it could not
+    /// be read, its pool had no connection free in time, the answer it holds was altered, or
+    /// the document was purged at its owner's request ([`ArchiveError::kind`](crate::archive::ArchiveError::kind)
+    /// says which). The lookup was not sent: an archive that cannot be trusted is reported,
+    /// never silently re-bought.
     #[cfg(feature = "archive")]
     #[cfg_attr(docsrs, doc(cfg(feature = "archive")))]
     #[error(transparent)]
@@ -177,7 +216,10 @@ impl Error {
     /// - a [`Error::Transport`] that never reached the server (`sent: false`), or that did
     ///   but on an operation that cannot charge (free endpoints, sandbox values);
     /// - a 429 of the per-second rate ([`EscopoLimite::Taxa`]);
-    /// - 502 and 503 (errors never debit, contract "Errors").
+    /// - 502 and 503 (errors never debit, contract "Errors");
+    /// - an archive that could not be reached, or whose connection pool had no connection free
+    ///   in time, before anything was sent ([`ArchiveErrorKind::Unavailable`](crate::archive::ArchiveErrorKind::Unavailable),
+    ///   [`ArchiveErrorKind::PoolTimeout`](crate::archive::ArchiveErrorKind::PoolTimeout); feature `archive`).
     ///
     /// False for a lost answer to a charged lookup (it may have been charged: see
     /// [`Error::may_have_charged`]), for a 429 of the daily or monthly consumption limit
@@ -194,6 +236,8 @@ impl Error {
                 502 | 503 => true,
                 _ => false,
             },
+            #[cfg(feature = "archive")]
+            Self::Archive(e) => e.kind().is_retryable(),
             _ => false,
         }
     }
@@ -202,9 +246,10 @@ impl Error {
     /// request of a charged lookup (not a sandbox value) was sent and its answer was lost
     /// (time-out, connection reset, body cut off). Every 200 of a lookup is charged (contract,
     /// "Prices"), so re-sending may charge twice; [`Client::gasto`](crate::Client::gasto)
-    /// counts it as `uncertain` until
-    /// [`Client::settle_uncertain`](crate::Client::settle_uncertain) settles it against the
-    /// free history. False for every other error (errors never debit, contract "Errors").
+    /// counts it as `incerto` until
+    /// [`Client::settle_incertos`](crate::Client::settle_incertos) settles it against the
+    /// free history. Also true for [`Error::Interrupted`]. False for every other error
+    /// (errors never debit, contract "Errors").
     #[must_use]
     pub fn may_have_charged(&self) -> bool {
         matches!(
@@ -213,7 +258,7 @@ impl Error {
                 sent: true,
                 chargeable: true,
                 ..
-            }
+            } | Self::Interrupted { .. }
         )
     }
 
@@ -505,16 +550,16 @@ mod tests {
             br#"{"success":false,"error":"CPF_CNPJ_NAO_ENCONTRADO","message":"Nenhum CAR para 529.982.247-25 (52998224725)"}"#,
             None,
         ));
-        for texto in [e.to_string(), format!("{e:?}"), format!("{e:#?}")] {
+        for text in [e.to_string(), format!("{e:?}"), format!("{e:#?}")] {
             assert!(
-                !texto.contains("529.982.247-25") && !texto.contains("52998224725"),
-                "{texto}"
+                !text.contains("529.982.247-25") && !text.contains("52998224725"),
+                "{text}"
             );
-            assert!(texto.contains("***.982.247-**"), "{texto}");
+            assert!(text.contains("***.982.247-**"), "{text}");
         }
         let v = Error::from(crate::CpfCnpj::parse("Fulano de Tal").unwrap_err());
-        for texto in [v.to_string(), format!("{v:?}")] {
-            assert!(!texto.contains("Fulano"), "{texto}");
+        for text in [v.to_string(), format!("{v:?}")] {
+            assert!(!text.contains("Fulano"), "{text}");
         }
         let v = Error::from(crate::CodigoCar::parse("123.456.789-00").unwrap_err());
         assert!(v.to_string().contains("***.456.789-**"), "{v}");
@@ -525,10 +570,10 @@ mod tests {
             path: ".".into(),
             source: json.into(),
         };
-        let cadeia = format!("{d} {d:?} {}", std::error::Error::source(&d).unwrap());
+        let chain = format!("{d} {d:?} {}", std::error::Error::source(&d).unwrap());
         assert!(
-            !cadeia.contains("Fulano") && !cadeia.contains("982"),
-            "{cadeia}"
+            !chain.contains("Fulano") && !chain.contains("982"),
+            "{chain}"
         );
     }
 
@@ -584,10 +629,10 @@ mod tests {
         );
         assert!(e(502).is_retryable());
         assert_eq!(e(404).status(), Some(404));
-        let limite = |escopo| {
+        let limite = |scope| {
             let mut a = ApiError::new(429, ErrorCode::LimiteExcedido, "");
             a.retry_after = Some(Duration::from_secs(1));
-            a.limite = Some(escopo);
+            a.limite = Some(scope);
             Error::Api(a)
         };
         assert!(limite(EscopoLimite::Taxa).is_retryable());

@@ -261,10 +261,10 @@ mod tests {
             ErrorCode::Other("NOVO_CODIGO".into())
         );
         assert_eq!(ErrorCode::SaldoInsuficiente.status(), Some(402));
-        let longo = "X".repeat(40) + "É";
+        let long = "X".repeat(40) + "É";
         assert_eq!(
-            ErrorCode::parse(&longo).as_str(),
-            &longo[..OtherCode::CAPACITY]
+            ErrorCode::parse(&long).as_str(),
+            &long[..OtherCode::CAPACITY]
         );
         assert_eq!(OtherCode::new("AÉ").as_str(), "AÉ");
         assert_eq!(

@@ -6,7 +6,7 @@ use std::task::Poll;
 
 /// Runs `a` and `b` concurrently and returns both outputs once both are ready; dropping it
 /// drops both.
-pub(crate) async fn ambos<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
+pub(crate) async fn both<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
     let mut a = pin!(a);
     let mut b = pin!(b);
     let (mut ra, mut rb) = (None, None);
@@ -41,7 +41,7 @@ mod tests {
     async fn both_run_at_once() {
         let t = tokio::time::Instant::now();
         let d = std::time::Duration::from_millis(100);
-        let (a, b) = ambos(
+        let (a, b) = both(
             async {
                 tokio::time::sleep(d).await;
                 1

@@ -5,6 +5,7 @@
 //! - [`models`]: every resource of the contract (re-exported at the root).
 //! - [`domain`]: CAR codes, CPF/CNPJ, Brazilian numbers/dates/coordinates, BRL, PIX BR Code.
 //! - [`sandbox`]: the contract's reserved test values.
+//! - [`labels`]: the Portuguese column titles of the fields people read (tables, spreadsheets).
 //! - `blocking` (cargo feature `blocking`): the same client for synchronous programs.
 //! - `archive` (cargo feature `archive`): the archive of paid answers (reuse, hash chain, LGPD
 //!   tools).
@@ -17,7 +18,7 @@
 //! [`SaldoResponse::saldo_reais`], [`Gasto::confirmado`], [`CodigoCar::municipio_ibge`];
 //! **English for the client's own machinery**: configuration, time-outs, retries, streams,
 //! settling, and Rust's conventional verbs and prefixes ([`ClientBuilder::max_spend`],
-//! [`ClientBuilder::receipt_timeout`], [`Client::with_timeout`], [`Client::settle_uncertain`],
+//! [`ClientBuilder::receipt_timeout`], [`Client::with_timeout`], [`Client::settle_incertos`],
 //! [`Client::wait_for_recarga`], [`Paginator`], `parse`, `as_str`, `is_*`, `ALL`). An operation
 //! delivered another way keeps its contract name with an English suffix
 //! ([`Client::historico_stream`], [`Client::recibo_download`], [`Client::recibo_to_file`]).
@@ -55,11 +56,12 @@
 #![cfg_attr(feature = "document-features", doc = document_features::document_features!())]
 #![cfg_attr(
     not(feature = "document-features"),
-    doc = "`rustls` (default), `rustls-tls-native-roots`, `native-tls`, `blocking`, `openapi`, `archive`: see `Cargo.toml` (described on docs.rs)."
+    doc = "`rustls` (default), `rustls-tls-native-roots`, `native-tls`, `blocking`, `openapi`, `archive`, `archive-postgres`: see `Cargo.toml` (described on docs.rs)."
 )]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+mod answer;
 #[cfg(feature = "archive")]
 #[cfg_attr(docsrs, doc(cfg(feature = "archive")))]
 pub mod archive;
@@ -72,6 +74,7 @@ pub mod domain;
 mod error;
 mod error_code;
 mod join;
+pub mod labels;
 mod limiter;
 pub mod models;
 mod op;
@@ -82,15 +85,16 @@ pub mod sandbox;
 mod spend;
 mod wait;
 
+pub use answer::{Answer, Origin};
 pub use client::{
-    Client, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_RECEIPT_TIMEOUT, DEFAULT_TIMEOUT,
-    ENV_API_KEY, ENV_BASE_URL, Falta, MIN_POLL_INTERVAL, ReciboDownload, ReciboInfo,
-    ReciboProgress, Settlement,
+    Client, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_IN_FLIGHT, DEFAULT_RECEIPT_TIMEOUT,
+    DEFAULT_TIMEOUT, ENV_API_KEY, ENV_BASE_URL, Falta, MIN_POLL_INTERVAL, ReciboDownload,
+    ReciboInfo, ReciboProgress, Settlement,
 };
 #[doc(hidden)]
 pub use dec::__dec_parse;
 pub use domain::{CodigoCar, CpfCnpj};
-pub use error::{ApiError, DecodeError, Error, EscopoLimite, HEADER_LIMITE, Result};
+pub use error::{ApiError, DecodeError, Error, EscopoLimite, HEADER_LIMITE, Result, error_chain};
 pub use spend::Gasto;
 
 /// The receipt's bytes ([`Recibo::bytes`], [`ReciboDownload::chunk`]); bytes'.
@@ -112,6 +116,10 @@ pub use retry::RetryPolicy;
 pub use rust_decimal::Decimal;
 /// The JSON library the models are decoded with (same version as the SDK's).
 pub use serde_json;
+/// The token that cancels the calls of a handle made with [`Client::with_cancel`] before they
+/// are sent; tokio-util's.
+#[doc(no_inline)]
+pub use tokio_util::sync::CancellationToken;
 /// The base address of a client ([`Client::base_url`]); url's.
 #[doc(no_inline)]
 pub use url::Url;

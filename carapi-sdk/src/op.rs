@@ -1,6 +1,6 @@
 //! The operations of the contract ([`Op`]): names, routes, which are charged, their prices. A
 //! leaf module: the client, the spend guard and the retry policy all read it, and it reads none
-//! of them (only the models).
+//! of them (only the models). The charged lookups are [`EndpointConsulta`]'s table.
 
 use rust_decimal::Decimal;
 
@@ -9,10 +9,8 @@ use crate::{EndpointConsulta, Precos};
 /// The operations of the contract, for pricing, retry safety and tracing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Op {
-    Car,
-    CarCompleto,
-    Proprietario,
-    Recibo,
+    /// One of the four lookups charged on HTTP 200.
+    Consulta(EndpointConsulta),
     Saldo,
     Historico,
     Limites,
@@ -25,13 +23,19 @@ pub(crate) enum Op {
 }
 
 impl Op {
+    /// `GET /v1/car/{codigoCar}`.
+    pub(crate) const CAR: Op = Op::Consulta(EndpointConsulta::CarBasico);
+    /// `GET /v1/car/{codigoCar}/completo`.
+    pub(crate) const CAR_COMPLETO: Op = Op::Consulta(EndpointConsulta::CarCompleto);
+    /// `GET /v1/proprietario/{cpfCnpj}`.
+    pub(crate) const PROPRIETARIO: Op = Op::Consulta(EndpointConsulta::Proprietario);
+    /// `GET /v1/car/{codigoCar}/recibo`.
+    pub(crate) const RECIBO: Op = Op::Consulta(EndpointConsulta::Recibo);
+
     /// The SDK method name, used in spans and errors.
     pub(crate) fn name(self) -> &'static str {
-        if let Some(e) = self.endpoint_consulta() {
-            return e.name();
-        }
         match self {
-            Op::Car | Op::CarCompleto | Op::Proprietario | Op::Recibo => unreachable!(),
+            Op::Consulta(e) => e.name(),
             Op::Saldo => "saldo",
             Op::Historico => "historico",
             Op::Limites => "limites",
@@ -46,11 +50,8 @@ impl Op {
 
     /// The route template of the contract (contract, "Endpoints"), for logs: never the key.
     pub(crate) fn route(self) -> &'static str {
-        if let Some(e) = self.endpoint_consulta() {
-            return e.route();
-        }
         match self {
-            Op::Car | Op::CarCompleto | Op::Proprietario | Op::Recibo => unreachable!(),
+            Op::Consulta(e) => e.route(),
             Op::Saldo => "/v1/saldo",
             Op::Historico => "/v1/historico",
             Op::Limites | Op::AtualizarLimites => "/v1/limites",
@@ -62,36 +63,27 @@ impl Op {
         }
     }
 
-    /// The registered form the history uses for a charged lookup.
-    pub(crate) fn endpoint_consulta(self) -> Option<EndpointConsulta> {
+    /// The charged lookup, for one of the four.
+    pub(crate) fn consulta(self) -> Option<EndpointConsulta> {
         match self {
-            Op::Car => Some(EndpointConsulta::CarBasico),
-            Op::CarCompleto => Some(EndpointConsulta::CarCompleto),
-            Op::Proprietario => Some(EndpointConsulta::Proprietario),
-            Op::Recibo => Some(EndpointConsulta::Recibo),
+            Op::Consulta(e) => Some(e),
             _ => None,
         }
     }
 
     /// The charged lookup named `name` (see [`Op::name`]).
     pub(crate) fn charged_by_name(name: &str) -> Option<Op> {
-        [Op::Car, Op::CarCompleto, Op::Proprietario, Op::Recibo]
-            .into_iter()
-            .find(|op| op.name() == name)
+        EndpointConsulta::from_name(name).map(Op::Consulta)
     }
 
     /// The four lookups charged on HTTP 200 (contract, "Prices").
     pub(crate) fn is_charged(self) -> bool {
-        matches!(
-            self,
-            Op::Car | Op::CarCompleto | Op::Proprietario | Op::Recibo
-        )
+        matches!(self, Op::Consulta(_))
     }
 
     /// The price of a charged lookup under `p`, BRL (zero for free operations; contract,
     /// "Prices").
     pub fn preco(self, p: &Precos) -> Decimal {
-        self.endpoint_consulta()
-            .map_or(Decimal::ZERO, |e| p.preco(e))
+        self.consulta().map_or(Decimal::ZERO, |e| p.preco(e))
     }
 }

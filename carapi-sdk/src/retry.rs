@@ -15,13 +15,16 @@ use std::time::Duration;
 /// - 429 `LIMITE_EXCEDIDO` of the per-second rate ([`EscopoLimite::Taxa`](crate::EscopoLimite::Taxa))
 ///   when the server's `Retry-After` is at most
 ///   [`with_max_retry_after`](RetryPolicy::with_max_retry_after) (a daily or monthly limit is
-///   never retried; a 429 without `Retry-After` is not retried);
+///   never retried; a 429 without `Retry-After` is not retried). A call absorbs up to
+///   [`with_rate_retries`](RetryPolicy::with_rate_retries) of them (default 5) besides its
+///   attempts: such a 429 charges nothing, and the client's own rate limiter slows down after
+///   it (another process spends the same key);
 /// - 502 and 503 (errors never debit, contract "Errors");
 /// - a time-out or broken connection *after* the request was sent, only for requests that
 ///   cannot charge twice: the free requests (the `GET`s and the idempotent `PUT /v1/limites`)
 ///   and `criar_recarga` (the contract reuses a pending PIX of the same amount for 10 minutes). A charged lookup (`car`, `car_completo`,
 ///   `proprietario`, `recibo`) is retried in that case only with
-///   [`ClientBuilder::retry_charged_lookups`](crate::ClientBuilder::retry_charged_lookups).
+///   [`ClientBuilder::retry_charged_consultas`](crate::ClientBuilder::retry_charged_consultas).
 ///
 /// Never retried: 400, 401, 402, 404 and 500.
 ///
@@ -47,6 +50,7 @@ pub struct RetryPolicy {
     initial_backoff: Duration,
     max_backoff: Duration,
     max_retry_after: Duration,
+    rate_retries: u32,
     jitter: bool,
     budget: u32,
     retry_cost: u32,
@@ -55,13 +59,15 @@ pub struct RetryPolicy {
 
 impl Default for RetryPolicy {
     /// 3 attempts, backoff 200 ms doubling up to 5 s with jitter, `Retry-After` honoured up to
-    /// 10 s, budget of 500 tokens (retry 5, retry after a time-out 10).
+    /// 10 s, 5 rate 429s absorbed besides the attempts, budget of 500 tokens (retry 5, retry
+    /// after a time-out 10).
     fn default() -> Self {
         Self {
             max_attempts: 3,
             initial_backoff: Duration::from_millis(200),
             max_backoff: Duration::from_secs(5),
             max_retry_after: Duration::from_secs(10),
+            rate_retries: 5,
             jitter: true,
             budget: 500,
             retry_cost: 5,
@@ -76,8 +82,23 @@ impl RetryPolicy {
     pub fn disabled() -> Self {
         Self {
             max_attempts: 1,
+            rate_retries: 0,
             ..Self::default()
         }
+    }
+
+    /// How many 429s of the per-second rate one call absorbs besides its attempts (default 5;
+    /// 0: they count as attempts). Each waits the server's `Retry-After`.
+    #[must_use]
+    pub fn with_rate_retries(mut self, n: u32) -> Self {
+        self.rate_retries = n;
+        self
+    }
+
+    /// The configured rate 429s absorbed per call.
+    #[must_use]
+    pub fn rate_retries(&self) -> u32 {
+        self.rate_retries
     }
 
     /// Total attempts per call, the first included (minimum 1; 1 disables retries).

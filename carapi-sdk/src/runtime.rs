@@ -17,9 +17,9 @@ use crate::Error;
 
 thread_local! {
     /// The runtime last found complete on this thread.
-    static COMPLETO: Cell<Option<Id>> = const { Cell::new(None) };
+    static COMPLETE_RUNTIME: Cell<Option<Id>> = const { Cell::new(None) };
     /// True while this thread probes (its panic is expected and not shown).
-    static SONDANDO: Cell<bool> = const { Cell::new(false) };
+    static PROBING: Cell<bool> = const { Cell::new(false) };
 }
 
 /// `Ok` inside a tokio runtime with its time and I/O drivers.
@@ -33,7 +33,7 @@ pub(crate) fn check() -> Result<(), Error> {
         )
     })?;
     let id = handle.id();
-    if COMPLETO.get() == Some(id) {
+    if COMPLETE_RUNTIME.get() == Some(id) {
         return Ok(());
     }
     if !probe(|| drop(tokio::time::sleep(Duration::ZERO))) {
@@ -41,18 +41,18 @@ pub(crate) fn check() -> Result<(), Error> {
             "o runtime tokio não tem temporizador: construa-o com Builder::enable_all() (ou enable_time() e enable_io())".into(),
         ));
     }
-    if !probe(socket_tokio) {
+    if !probe(tokio_socket) {
         return Err(Error::Config(
             "o runtime tokio não tem E/S: construa-o com Builder::enable_all() (ou enable_io() e enable_time())".into(),
         ));
     }
-    COMPLETO.set(Some(id));
+    COMPLETE_RUNTIME.set(Some(id));
     Ok(())
 }
 
 /// A loopback UDP socket registered with the runtime's I/O driver (a machine without loopback
 /// is not asked).
-fn socket_tokio() {
+fn tokio_socket() {
     if let Ok(s) = std::net::UdpSocket::bind(("127.0.0.1", 0))
         && s.set_nonblocking(true).is_ok()
     {
@@ -64,16 +64,16 @@ fn socket_tokio() {
 fn probe(f: impl FnOnce()) -> bool {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
-        let anterior = std::panic::take_hook();
+        let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if !SONDANDO.get() {
-                anterior(info);
+            if !PROBING.get() {
+                previous(info);
             }
         }));
     });
-    SONDANDO.set(true);
+    PROBING.set(true);
     let ok = catch_unwind(AssertUnwindSafe(f)).is_ok();
-    SONDANDO.set(false);
+    PROBING.set(false);
     ok
 }
 
@@ -84,19 +84,19 @@ mod tests {
     #[test]
     fn a_runtime_without_drivers_is_a_config_error_not_a_panic() {
         assert!(matches!(check(), Err(Error::Config(m)) if m.contains("fora de um runtime")));
-        let sem_nada = tokio::runtime::Builder::new_current_thread()
+        let bare = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
-        let e = sem_nada.block_on(async { check() }).unwrap_err();
+        let e = bare.block_on(async { check() }).unwrap_err();
         assert!(
             matches!(&e, Error::Config(m) if m.contains("enable_all")),
             "{e}"
         );
-        let sem_io = tokio::runtime::Builder::new_current_thread()
+        let without_io = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .build()
             .unwrap();
-        let e = sem_io.block_on(async { check() }).unwrap_err();
+        let e = without_io.block_on(async { check() }).unwrap_err();
         assert!(matches!(&e, Error::Config(m) if m.contains("E/S")), "{e}");
         let completo = tokio::runtime::Builder::new_current_thread()
             .enable_all()

@@ -35,7 +35,7 @@ pub fn is_codigo_car(codigo: &str) -> bool {
 /// [`CPF_DOIS_CARS`].
 #[must_use]
 pub fn is_documento(documento: &str) -> bool {
-    documento_normalizado(documento).is_some()
+    reserved_documento(documento).is_some()
 }
 
 /// The reserved owner document `documento` stands for, masked or bare (see [`is_documento`]);
@@ -43,12 +43,12 @@ pub fn is_documento(documento: &str) -> bool {
 ///
 /// ```
 /// use carapi_sdk::sandbox;
-/// assert_eq!(sandbox::documento_normalizado("000.000.000-00"), Some(sandbox::CPF_DOIS_CARS));
-/// assert_eq!(sandbox::documento_normalizado("00.000.000/0000-00"), Some(sandbox::CNPJ_TRUNCADO));
-/// assert_eq!(sandbox::documento_normalizado("529.982.247-25"), None);
+/// assert_eq!(sandbox::reserved_documento("000.000.000-00"), Some(sandbox::CPF_DOIS_CARS));
+/// assert_eq!(sandbox::reserved_documento("00.000.000/0000-00"), Some(sandbox::CNPJ_TRUNCADO));
+/// assert_eq!(sandbox::reserved_documento("529.982.247-25"), None);
 /// ```
 #[must_use]
-pub fn documento_normalizado(documento: &str) -> Option<&'static str> {
+pub fn reserved_documento(documento: &str) -> Option<&'static str> {
     let bare: String = documento
         .chars()
         .filter(|c| !c.is_whitespace() && !matches!(c, '.' | '/' | '-'))

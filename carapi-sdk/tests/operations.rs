@@ -27,7 +27,7 @@ async fn car_normalises_the_code_and_decodes() {
         .unwrap();
     assert_eq!(r.dados.codigo_car, CODIGO);
     assert_eq!(r.dados.area_total(), Some(dec!(2.0131)));
-    assert!(r.dados.latitude_graus().unwrap() < dec!(-15));
+    assert!(r.dados.latitude_degrees().unwrap() < dec!(-15));
     assert!(!r.sandbox && !r.cache);
     assert_eq!(r.data_expiracao, None);
     assert_eq!(c.gasto().confirmado, dec!(1.00));

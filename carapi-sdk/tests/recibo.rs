@@ -141,21 +141,21 @@ async fn recibo_to_a_file_reports_progress_from_the_charge_on() {
     let c = client(&server);
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("r.pdf");
-    let mut vistos = vec![];
+    let mut seen = vec![];
     let info = c
-        .recibo_to_file_with_progress(CODIGO, &target, |p| vistos.push(p))
+        .recibo_to_file_with_progress(CODIGO, &target, |p| seen.push(p))
         .await
         .unwrap();
     let total = pdf().len() as u64;
     assert_eq!(info.bytes, total);
     assert_eq!(
-        vistos.first().map(|p| p.received),
+        seen.first().map(|p| p.received),
         Some(0),
         "first call at the 200"
     );
-    assert!(vistos.iter().all(|p| p.content_length == Some(total)));
-    assert_eq!(vistos.last().map(|p| p.received), Some(total));
-    assert!(vistos.windows(2).all(|w| w[0].received <= w[1].received));
+    assert!(seen.iter().all(|p| p.content_length == Some(total)));
+    assert_eq!(seen.last().map(|p| p.received), Some(total));
+    assert!(seen.windows(2).all(|w| w[0].received <= w[1].received));
     assert_eq!(std::fs::read(&target).unwrap(), pdf());
 }
 
@@ -167,13 +167,13 @@ async fn a_refused_receipt_never_calls_progress() {
         .mount(&server)
         .await;
     let dir = tempfile::tempdir().unwrap();
-    let mut chamadas = 0;
+    let mut calls = 0;
     let e = client(&server)
-        .recibo_to_file_with_progress(CODIGO, dir.path().join("r.pdf"), |_| chamadas += 1)
+        .recibo_to_file_with_progress(CODIGO, dir.path().join("r.pdf"), |_| calls += 1)
         .await
         .unwrap_err();
     assert_eq!(e.code(), Some(carapi_sdk::ErrorCode::ReciboNaoEncontrado));
-    assert_eq!(chamadas, 0);
+    assert_eq!(calls, 0);
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 

@@ -241,7 +241,7 @@ async fn a_lost_charged_response_is_retried_when_opted_in() {
         .await;
     let c = builder(&server)
         .timeout(Duration::from_millis(300))
-        .retry_charged_lookups(true)
+        .retry_charged_consultas(true)
         .build()
         .unwrap();
     match c.car(CODIGO).await.unwrap_err() {

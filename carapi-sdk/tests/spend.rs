@@ -220,8 +220,11 @@ async fn without_a_cap_the_prices_are_read_alongside_the_first_lookup() {
     );
 }
 
+/// A lookup dropped after its request left runs to its end in the client's task: its 200 is
+/// counted as spent (not merely possibly spent) once `close` returns; one dropped before it
+/// left is never sent nor counted.
 #[tokio::test]
-async fn a_lookup_dropped_after_sending_counts_as_uncertain_and_one_dropped_before_does_not() {
+async fn a_lookup_dropped_after_sending_is_still_counted_and_one_dropped_before_is_never_sent() {
     let server = MockServer::start().await;
     get(&car_path(CODIGO))
         .respond_with(ok(car_body(CODIGO)).set_delay(Duration::from_millis(400)))
@@ -240,11 +243,18 @@ async fn a_lookup_dropped_after_sending_counts_as_uncertain_and_one_dropped_befo
     assert_eq!(
         (g.confirmado, g.incerto),
         (dec!(0), dec!(1.00)),
-        "possibly charged"
+        "in flight, its caller gone: possibly charged until its answer arrives"
     );
     assert!(
         matches!(c.car(CODIGO).await, Err(Error::SpendLimit { .. })),
         "the cap counts it: 1.00 + 1.00 > 1.50"
+    );
+    assert_eq!(c.close().await, 0, "the purchase ended");
+    let g = c.gasto();
+    assert_eq!(
+        (g.confirmado, g.incerto),
+        (dec!(1.00), dec!(0)),
+        "its 200 arrived after its caller left, and was counted"
     );
     // Cancelled while waiting for the rate limiter: never sent, never counted.
     let c = builder(&server)
@@ -252,7 +262,15 @@ async fn a_lookup_dropped_after_sending_counts_as_uncertain_and_one_dropped_befo
         .build()
         .unwrap();
     c.car(CODIGO).await.unwrap();
+    let before = received(&server, &car_path(CODIGO)).await;
     let r = tokio::time::timeout(Duration::from_millis(100), c.car(CODIGO)).await;
     assert!(r.is_err());
+    assert_eq!(c.close().await, 0);
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_eq!(
+        received(&server, &car_path(CODIGO)).await,
+        before,
+        "never sent after its caller left"
+    );
     assert_eq!(c.gasto().incerto, dec!(0));
 }

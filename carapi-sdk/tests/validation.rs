@@ -7,7 +7,7 @@ use wiremock::{Mock, MockServer};
 
 use crate::common::*;
 
-const CPF_CNPJ_INVALIDOS: &[&str] = &[
+const INVALID_CPF_CNPJ: &[&str] = &[
     "529.982.247-24",
     "123.456.789-00",
     "1234567890",
@@ -21,7 +21,7 @@ const CPF_CNPJ_INVALIDOS: &[&str] = &[
     "",
 ];
 
-const CPF_CNPJ_VALIDOS: &[(&str, &str)] = &[
+const VALID_CPF_CNPJ: &[(&str, &str)] = &[
     ("385.211.390-39", "38521139039"),
     ("38521139039", "38521139039"),
     ("529.982.247-25", "52998224725"),
@@ -38,7 +38,7 @@ const CPF_CNPJ_VALIDOS: &[(&str, &str)] = &[
     ("4B.7BJ.E7D/0001-45", "4B7BJE7D000145"),
 ];
 
-const CODIGOS_INVALIDOS: &[&str] = &[
+const INVALID_CODIGOS: &[&str] = &[
     "",
     "DF-5300108-CCD63AE5A8A04271941A8A4CD882967",
     "DF-5300108-CCD63AE5A8A04271941A8A4CD88296720",
@@ -59,13 +59,13 @@ async fn invalid_documents_and_codes_never_reach_the_server() {
         .mount(&server)
         .await;
     let c = client(&server);
-    for d in CPF_CNPJ_INVALIDOS {
+    for d in INVALID_CPF_CNPJ {
         match c.proprietario(d).await {
             Err(Error::Validation(e)) => assert!(e.to_string().contains("CPF/CNPJ"), "{e}"),
             other => panic!("{d:?}: {other:?}"),
         }
     }
-    for code in CODIGOS_INVALIDOS {
+    for code in INVALID_CODIGOS {
         for r in [
             c.car(code).await.map(drop),
             c.car_completo(code).await.map(drop),
@@ -95,7 +95,7 @@ async fn valid_documents_are_sent_bare() {
         .mount(&server)
         .await;
     let c = client(&server);
-    for (d, bare) in CPF_CNPJ_VALIDOS {
+    for (d, bare) in VALID_CPF_CNPJ {
         c.proprietario(d)
             .await
             .unwrap_or_else(|e| panic!("{d}: {e}"));

@@ -16,14 +16,14 @@ use crate::common::*;
 
 /// Decodes `wire`, encodes it back, and compares: every number equal as a decimal (its text
 /// on the wire read exactly), nothing lost or added.
-fn ida_e_volta<T: DeserializeOwned + Serialize>(wire: Value) -> T {
-    let modelo: T = serde_json::from_value(wire.clone()).unwrap();
-    let de_volta = serde_json::to_value(&modelo).unwrap();
-    iguais(&wire, &de_volta, "");
-    modelo
+fn round_trip<T: DeserializeOwned + Serialize>(wire: Value) -> T {
+    let model: T = serde_json::from_value(wire.clone()).unwrap();
+    let back = serde_json::to_value(&model).unwrap();
+    assert_same(&wire, &back, "");
+    model
 }
 
-fn iguais(a: &Value, b: &Value, caminho: &str) {
+fn assert_same(a: &Value, b: &Value, path: &str) {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {
             let (x, y) = (x.to_string(), y.to_string());
@@ -31,21 +31,21 @@ fn iguais(a: &Value, b: &Value, caminho: &str) {
                 Decimal::from_str(&x).unwrap(),
                 Decimal::from_str(&y).unwrap(),
             );
-            assert_eq!(dx, dy, "{caminho}: {x} became {y}");
+            assert_eq!(dx, dy, "{path}: {x} became {y}");
         }
         (Value::Object(x), Value::Object(y)) => {
             for (k, v) in x {
-                let outro = y.get(k).unwrap_or_else(|| panic!("{caminho}.{k} lost"));
-                iguais(v, outro, &format!("{caminho}.{k}"));
+                let other = y.get(k).unwrap_or_else(|| panic!("{path}.{k} lost"));
+                assert_same(v, other, &format!("{path}.{k}"));
             }
         }
         (Value::Array(x), Value::Array(y)) => {
-            assert_eq!(x.len(), y.len(), "{caminho}");
+            assert_eq!(x.len(), y.len(), "{path}");
             for (k, (v, w)) in x.iter().zip(y).enumerate() {
-                iguais(v, w, &format!("{caminho}[{k}]"));
+                assert_same(v, w, &format!("{path}[{k}]"));
             }
         }
-        _ => assert_eq!(a, b, "{caminho}"),
+        _ => assert_eq!(a, b, "{path}"),
     }
 }
 
@@ -54,7 +54,7 @@ fn every_money_model_round_trips_the_contracts_numbers() {
     let mut saldo = saldo_body(&carapi_sdk::Precos::LEGADOS);
     saldo["saldoReais"] = json!(1234567.89);
     saldo["limiteMensalReais"] = json!(0.1);
-    let s: SaldoResponse = ida_e_volta(saldo);
+    let s: SaldoResponse = round_trip(saldo);
     assert_eq!(s.saldo_reais, dec!(1234567.89));
     assert_eq!(s.limite_mensal_reais, Some(dec!(0.1)));
     assert_eq!(s.precos.car_completo, dec!(1.50));
@@ -63,20 +63,20 @@ fn every_money_model_round_trips_the_contracts_numbers() {
     item["valorCobrado"] = json!(2.3);
     item["saldoAntes"] = json!(97.7);
     item["saldoDepois"] = json!(95.4);
-    let h: HistoricoResponse = ida_e_volta(json!({
+    let h: HistoricoResponse = round_trip(json!({
         "success": true, "page": 1, "size": 20, "total": 1, "totalPaginas": 1, "itens": [item]
     }));
     assert_eq!(h.itens[0].saldo_depois, Some(dec!(95.4)));
 
-    ida_e_volta::<LimitesResponse>(json!({
+    round_trip::<LimitesResponse>(json!({
         "success": true, "message": "ok", "limiteDiarioRequisicoes": 50, "limiteMensalReais": 999999.99
     }));
-    ida_e_volta::<UsoResponse>(json!({
+    round_trip::<UsoResponse>(json!({
         "success": true, "periodoDias": 30,
         "itens": [{"endpoint": "/v1/car/{codigo}", "quantidade": 3, "valorTotal": 3.3}]
     }));
     let precos = json!({"carBasico": 1.0, "carCompleto": 2.3, "proprietario": 2.6, "recibo": 11.0});
-    ida_e_volta::<FaixasResponse>(json!({
+    round_trip::<FaixasResponse>(json!({
         "success": true, "valorMinimo": 500, "usaPrecoLegado": false,
         "precosAtuais": precos, "precosAposRecarga": precos,
         "confirmarNovosPrecosObrigatorio": false,
@@ -84,20 +84,20 @@ fn every_money_model_round_trips_the_contracts_numbers() {
                    {"valorMinimo": 5000, "valorMaximo": null, "percentualBonus": 10}],
         "preview": {"valorPago": 1234.56, "percentualBonus": 5, "valorBonus": 61.73, "totalCreditado": 1296.29}
     }));
-    ida_e_volta::<RecargaCriadaResponse>(json!({
+    round_trip::<RecargaCriadaResponse>(json!({
         "success": true, "reaproveitada": false, "recargaId": RECARGA_ID, "paymentId": "p",
         "valor": 1000.5, "status": "Pendente", "qrCode": "000201", "qrCodeBase64": "iVBO",
         "previewBonus": {"percentualBonus": 5, "valorBonus": 50.03, "totalCreditado": 1050.53},
         "message": "ok"
     }));
-    ida_e_volta::<RecargaStatusResponse>(recarga_status("Confirmado"));
-    ida_e_volta::<RecargasResponse>(json!({
+    round_trip::<RecargaStatusResponse>(recarga_status("Confirmado"));
+    round_trip::<RecargasResponse>(json!({
         "success": true, "page": 1, "size": 20, "total": 1, "totalPaginas": 1,
         "itens": [recarga_item(1)]
     }));
-    let nova = serde_json::to_value(NovaRecarga::new(dec!(1500.25))).unwrap();
+    let body = serde_json::to_value(NovaRecarga::new(dec!(1500.25))).unwrap();
     assert_eq!(
-        nova["valor"],
+        body["valor"],
         json!(1500.25),
         "a JSON number, as the contract has it"
     );

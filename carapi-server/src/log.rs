@@ -29,9 +29,9 @@ pub(crate) fn init(format: LogFormat) {
     let b = tracing_subscriber::fmt()
         .with_env_filter(filter())
         .with_writer(std::io::stderr)
-        .with_ansi(format == LogFormat::Texto && std::io::stderr().is_terminal());
+        .with_ansi(format == LogFormat::Text && std::io::stderr().is_terminal());
     match format {
-        LogFormat::Texto => b.init(),
+        LogFormat::Text => b.init(),
         LogFormat::Json => b
             .json()
             .flatten_event(true)

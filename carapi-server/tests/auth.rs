@@ -31,11 +31,11 @@ async fn every_v1_route_requires_a_valid_bearer_key() {
             format!("/v1/proprietario/{}", sandbox::CPF_DOIS_CARS),
         ),
     ];
-    let errada = format!("{}x", conta.api_key);
+    let wrong = format!("{}x", conta.api_key);
     for (m, route) in routes {
-        for chave in [None, Some("car_nada"), Some(errada.as_str()), Some("")] {
+        for chave in [None, Some("car_nada"), Some(wrong.as_str()), Some("")] {
             let r = app.req(m.clone(), chave, &route, Some("{}")).await;
-            let v = r.erro(401, "TOKEN_INVALIDO");
+            let v = r.error(401, "TOKEN_INVALIDO");
             assert!(v.get("sandbox").is_none(), "{m} {route}: {v}");
         }
     }
@@ -48,7 +48,7 @@ async fn every_v1_route_requires_a_valid_bearer_key() {
                 .unwrap(),
         )
         .await;
-    r.erro(401, "TOKEN_INVALIDO");
+    r.error(401, "TOKEN_INVALIDO");
     // nothing was recorded nor debited
     assert_eq!(app.saldo(&conta.api_key).await["saldoReais"], 10.0);
     assert_eq!(app.historico(&conta.api_key, "").await["total"], 0);
@@ -90,19 +90,19 @@ async fn rate_limit_per_key_gives_429_with_retry_after() {
     let a = app.conta_com(1).await;
     let b = app.conta_com(1).await;
     // 30 requests back to back cannot all fit in 10/s with a burst of 10.
-    let mut limitadas = 0;
+    let mut limited = 0;
     for _ in 0..30 {
         let r = app.get(&a.api_key, "/v1/saldo").await;
         if r.status == 429 {
-            let v = r.erro(429, "LIMITE_EXCEDIDO");
+            let v = r.error(429, "LIMITE_EXCEDIDO");
             assert!(v.get("sandbox").is_none());
             let retry: u64 = r.headers["retry-after"].to_str().unwrap().parse().unwrap();
             assert!((1..=2).contains(&retry), "Retry-After {retry}");
-            limitadas += 1;
+            limited += 1;
         }
     }
     assert!(
-        limitadas > 0,
+        limited > 0,
         "the 10/s limit must refuse some of 30 immediate requests"
     );
     // another key is not affected by the first one's use

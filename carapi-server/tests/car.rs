@@ -113,24 +113,22 @@ async fn codes_are_normalised_before_validation() {
 async fn invalid_and_unknown_codes_are_recorded_and_never_charged() {
     let app = App::new().await;
     let c = app.conta_com(10).await;
-    for ruim in [
+    for bad in [
         "DF-5300108-XYZ",
         "MT-5300108-B69B317DD02C43DAA77A0784AEEF7D47",
         "abc",
         "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D4",
     ] {
-        for sufixo in ["", "/completo", "/recibo"] {
-            let r = app
-                .get(&c.api_key, &format!("/v1/car/{ruim}{sufixo}"))
-                .await;
-            r.erro(400, "CODIGO_CAR_INVALIDO");
+        for suffix in ["", "/completo", "/recibo"] {
+            let r = app.get(&c.api_key, &format!("/v1/car/{bad}{suffix}")).await;
+            r.error(400, "CODIGO_CAR_INVALIDO");
         }
     }
-    for sufixo in ["", "/completo", "/recibo"] {
+    for suffix in ["", "/completo", "/recibo"] {
         let r = app
-            .get(&c.api_key, &format!("/v1/car/{CODIGO_INEXISTENTE}{sufixo}"))
+            .get(&c.api_key, &format!("/v1/car/{MISSING_CODIGO}{suffix}"))
             .await;
-        r.erro(404, "CAR_NAO_ENCONTRADO");
+        r.error(404, "CAR_NAO_ENCONTRADO");
     }
     let s = app.saldo(&c.api_key).await;
     assert_eq!(s["saldoReais"], 10.0);
@@ -161,11 +159,11 @@ async fn sandbox_codes_answer_fixed_data_without_debit_limit_or_history() {
     .await
     .ok();
     for _ in 0..3 {
-        for sufixo in ["", "/completo"] {
+        for suffix in ["", "/completo"] {
             let v = app
                 .get(
                     &c.api_key,
-                    &format!("/v1/car/{}{sufixo}", sandbox::CAR_BASICO),
+                    &format!("/v1/car/{}{suffix}", sandbox::CAR_BASICO),
                 )
                 .await
                 .ok();
@@ -175,14 +173,14 @@ async fn sandbox_codes_answer_fixed_data_without_debit_limit_or_history() {
         let r = app
             .get(&c.api_key, &format!("/v1/car/{}", sandbox::CAR_NAO_EXISTE))
             .await;
-        assert_eq!(r.erro(404, "CAR_NAO_ENCONTRADO")["sandbox"], true);
+        assert_eq!(r.error(404, "CAR_NAO_ENCONTRADO")["sandbox"], true);
         let r = app
             .get(
                 &c.api_key,
                 &format!("/v1/car/{}/completo", sandbox::CAR_SEM_SALDO),
             )
             .await;
-        assert_eq!(r.erro(402, "SALDO_INSUFICIENTE")["sandbox"], true);
+        assert_eq!(r.error(402, "SALDO_INSUFICIENTE")["sandbox"], true);
     }
     // lower case is normalised to the reserved value too
     let v = app
@@ -211,7 +209,7 @@ async fn insufficient_balance_is_402_with_no_debit_and_recorded() {
     let r = app
         .get(&c.api_key, &format!("/v1/car/{CODIGO}/completo"))
         .await;
-    r.erro(402, "SALDO_INSUFICIENTE");
+    r.error(402, "SALDO_INSUFICIENTE");
     let s = app.saldo(&c.api_key).await;
     assert_eq!(s["saldoReais"], 2.29);
     let h = app.historico(&c.api_key, "").await;
@@ -252,10 +250,10 @@ async fn legacy_accounts_pay_legacy_prices_until_their_first_confirmed_top_up() 
         confirmar_novos_precos: true,
     })
     .unwrap();
-    let criada = app.post(&c.api_key, "/v1/recarga", &body).await.ok();
+    let created = app.post(&c.api_key, "/v1/recarga", &body).await.ok();
     assert_eq!(app.saldo(&c.api_key).await["precos"]["carBasico"], 0.5);
     // confirmed: current table from then on
-    let payment = criada["paymentId"].as_str().unwrap();
+    let payment = created["paymentId"].as_str().unwrap();
     app.state
         .psp
         .as_ref()
@@ -289,13 +287,13 @@ async fn daily_request_limit_gives_429_and_counts_only_charged_lookups() {
         .await
         .ok();
     assert_eq!(v["limiteDiarioRequisicoes"], 2);
-    app.get(&c.api_key, &format!("/v1/car/{CODIGO_INEXISTENTE}"))
+    app.get(&c.api_key, &format!("/v1/car/{MISSING_CODIGO}"))
         .await
-        .erro(404, "CAR_NAO_ENCONTRADO");
+        .error(404, "CAR_NAO_ENCONTRADO");
     app.get(&c.api_key, &format!("/v1/car/{CODIGO}")).await.ok();
     app.get(&c.api_key, &format!("/v1/car/{CODIGO}")).await.ok();
     let r = app.get(&c.api_key, &format!("/v1/car/{CODIGO}")).await;
-    r.erro(429, "LIMITE_EXCEDIDO");
+    r.error(429, "LIMITE_EXCEDIDO");
     let retry: u64 = r.headers["retry-after"].to_str().unwrap().parse().unwrap();
     assert!((1..=86_400).contains(&retry));
     assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 98.0);
@@ -329,11 +327,48 @@ async fn monthly_spending_limit_refuses_a_charge_that_would_pass_it() {
     app.get(&c.api_key, &format!("/v1/car/{CODIGO}")).await.ok(); // 1.00 -> 3.30
     app.get(&c.api_key, &format!("/v1/car/{CODIGO}"))
         .await
-        .erro(429, "LIMITE_EXCEDIDO");
+        .error(429, "LIMITE_EXCEDIDO");
     let s = app.saldo(&c.api_key).await;
     assert_eq!(s["saldoReais"], 96.7);
     assert_eq!(s["limiteMensalReais"], 3.3);
     assert_eq!(s["usoMes"]["gasto"], 3.3);
     let h = app.historico(&c.api_key, "?status=erro").await;
     assert_eq!(h["itens"][0]["statusHttp"], 429);
+}
+
+#[tokio::test]
+async fn each_charged_route_is_recorded_as_its_own_endpoint() {
+    let app = App::new().await;
+    let c = app.conta_com(100).await;
+    let documento = carapi_service::dados::example_documento();
+    for e in carapi_sdk::EndpointConsulta::ALL {
+        let chave = if e.takes_codigo_car() {
+            CODIGO.to_owned()
+        } else {
+            documento.to_string()
+        };
+        let path = e
+            .route()
+            .replace("{codigoCar}", &chave)
+            .replace("{cpfCnpj}", &chave);
+        let r = app.get(&c.api_key, &path).await;
+        assert_eq!(r.status, 200, "{path}");
+    }
+    let h = app.historico(&c.api_key, "").await;
+    let mut recorded: Vec<String> = h["itens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["endpoint"].as_str().unwrap().to_owned())
+        .collect();
+    recorded.sort();
+    let mut expected: Vec<String> = carapi_sdk::EndpointConsulta::ALL
+        .iter()
+        .map(|e| e.as_str().to_owned())
+        .collect();
+    expected.sort();
+    assert_eq!(
+        recorded, expected,
+        "one history row per route, under its endpoint"
+    );
 }

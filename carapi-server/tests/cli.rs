@@ -196,7 +196,7 @@ async fn serve_logs_its_address_pix_pay_confirms_and_sigterm_stops_gracefully() 
         .await
         .unwrap();
     assert_eq!(v["saldoReais"], 100.0);
-    let criada: Value = http
+    let created: Value = http
         .post(format!("{base}/v1/recarga"))
         .bearer_auth(&key)
         .json(&serde_json::json!({"valor": 500}))
@@ -206,7 +206,7 @@ async fn serve_logs_its_address_pix_pay_confirms_and_sigterm_stops_gracefully() 
         .json()
         .await
         .unwrap();
-    let payment = criada["paymentId"].as_str().unwrap();
+    let payment = created["paymentId"].as_str().unwrap();
     // the database's own secret signs (none is built in): `webhook-secret` prints it
     let (ok, secret, err) = run(&["webhook-secret", "--database", &url]);
     assert!(ok, "{err}");
@@ -243,7 +243,7 @@ async fn serve_logs_its_address_pix_pay_confirms_and_sigterm_stops_gracefully() 
         .unwrap();
     assert_eq!(v["saldoReais"], 600.0);
     // a wrong secret is refused by the server
-    let errado = "e".repeat(40);
+    let wrong = "e".repeat(40);
     let (ok, _, err) = run(&[
         "pix",
         "pay",
@@ -251,7 +251,7 @@ async fn serve_logs_its_address_pix_pay_confirms_and_sigterm_stops_gracefully() 
         "--server",
         &base,
         "--webhook-secret",
-        &errado,
+        &wrong,
         "--database",
         &url,
     ]);
@@ -338,11 +338,11 @@ async fn serve_modo_teste_prints_its_token_and_opens_the_test_routes() {
     }
     let (base, token) = (base.unwrap(), token.unwrap());
     let http = reqwest::Client::new();
-    let url_relogio = format!("{base}/_teste/relogio");
-    let sem = http.get(&url_relogio).send().await.unwrap();
-    assert_eq!(sem.status(), 401);
+    let url_clock = format!("{base}/_teste/relogio");
+    let without = http.get(&url_clock).send().await.unwrap();
+    assert_eq!(without.status(), 401);
     let com = http
-        .get(&url_relogio)
+        .get(&url_clock)
         .bearer_auth(&token)
         .send()
         .await
@@ -356,7 +356,7 @@ async fn serve_modo_teste_prints_its_token_and_opens_the_test_routes() {
 
 #[test]
 fn serve_help_shows_no_secret_from_the_environment() {
-    let segredos = [
+    let secrets = [
         (
             "CARAPI_DATABASE_URL",
             "postgres://carapi:senha-do-banco-123@db/carapi",
@@ -367,14 +367,157 @@ fn serve_help_shows_no_secret_from_the_environment() {
         ),
         ("CARAPI_TOKEN_TESTE", "token-de-teste-0123456789"),
     ];
-    let mut c = crate::processo::comando(&["serve", "--help"]);
-    for (k, v) in segredos {
+    let mut c = crate::server_process::command(&["serve", "--help"]);
+    for (k, v) in secrets {
         c.env(k, v);
     }
     let out = c.output().unwrap();
-    let ajuda = String::from_utf8_lossy(&out.stdout);
-    assert!(ajuda.contains("CARAPI_DATABASE_URL"), "{ajuda}");
-    for (k, v) in segredos {
-        assert!(!ajuda.contains(v), "{k}'s value in serve --help:\n{ajuda}");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("CARAPI_DATABASE_URL"), "{help}");
+    for (k, v) in secrets {
+        assert!(!help.contains(v), "{k}'s value in serve --help:\n{help}");
     }
+}
+
+/// The stderr lines of `serve` on `url` with `args`, up to the start-up hint that follows
+/// "ouvindo em" (the server is stopped then).
+fn start_up_lines(url: &str, args: &[&str]) -> Vec<String> {
+    let mut child =
+        crate::server_process::command(&["servir", "--bind", "127.0.0.1:0", "--banco", url])
+            .args(args)
+            .env("CARAPI_LOG", "info")
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let hint = line.contains("segredo do webhook PIX");
+            let _ = tx.send(line);
+            if hint {
+                break;
+            }
+        }
+    });
+    let mut lines = Vec::new();
+    while let Ok(line) = rx.recv_timeout(Duration::from_secs(60)) {
+        lines.push(line);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    lines
+}
+
+#[test]
+fn the_start_up_hint_names_the_commands_as_they_are_typed() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = start_up_lines(&db(&dir), &["--sem-dados-embutidos"]);
+    let hint = lines
+        .iter()
+        .find(|l| l.contains("segredo do webhook PIX"))
+        .unwrap_or_else(|| panic!("no hint: {lines:?}"));
+    assert!(
+        hint.contains("carapi-server segredo-webhook --banco"),
+        "{hint}"
+    );
+    assert!(
+        !hint.contains("webhook-secret") && !hint.contains("--database"),
+        "{hint}"
+    );
+}
+
+#[test]
+fn only_a_base_that_holds_the_demonstration_records_is_warned_about_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = format!("sqlite://{}", dir.path().join("demo.db").display());
+    let lines = start_up_lines(&demo, &[]);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("80 registros de demonstração embutidos (fictícios)")),
+        "{lines:?}"
+    );
+
+    let imported = db(&dir);
+    let csv = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../carapi-loader/data/sicar/imoveis_mt.csv"
+    );
+    let (ok, _, err) = run(&["importar", csv, "--banco", &imported]);
+    assert!(ok, "{err}");
+    let lines = start_up_lines(&imported, &[]);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(": 0 registros de demonstração")),
+        "{lines:?}"
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("(fictícios) servidos e cobrados")),
+        "records loaded with importar are no demonstration data: {lines:?}"
+    );
+}
+
+#[tokio::test]
+async fn conta_criar_takes_the_saldo_as_the_cli_reads_money() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = db(&dir);
+    let mut ids = Vec::new();
+    for saldo in ["200,00", "200.00", "R$ 1.500,00"] {
+        let (ok, out, err) = run(&[
+            "conta",
+            "criar",
+            "--banco",
+            &url,
+            "--criar-banco",
+            "--json",
+            "--saldo",
+            saldo,
+        ]);
+        assert!(ok, "{saldo}: {err}");
+        let v: Value = serde_json::from_str(out.trim()).unwrap();
+        ids.push(v["contaId"].as_i64().unwrap());
+    }
+    for (saldo, word) in [
+        ("1.500", "ambíguo"),
+        ("1,500", "ambíguo"),
+        ("1,2,3", "inválido"),
+    ] {
+        let (ok, _, err) = run(&["conta", "criar", "--banco", &url, "--saldo", saldo]);
+        assert!(!ok, "{saldo} is refused");
+        assert!(err.contains(word), "{saldo}: {err}");
+    }
+    let store = SqliteStore::connect(&url).await.unwrap();
+    let mut saldos = Vec::new();
+    for id in ids {
+        let c = store
+            .conta(carapi_service::ContaId(id))
+            .await
+            .unwrap()
+            .unwrap();
+        saldos.push(c.saldo);
+    }
+    let c = carapi_service::Centavos::new;
+    assert_eq!(saldos, [c(20_000), c(20_000), c(150_000)]);
+    assert_eq!(
+        store.contas().await.unwrap().len(),
+        3,
+        "a refused amount creates nothing"
+    );
+}
+
+#[test]
+fn a_command_on_a_missing_database_says_how_to_create_one_in_one_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, _, err) = run(&["conta", "criar", "--banco", &db(&dir)]);
+    assert!(!ok);
+    assert!(
+        err.contains("`semear` ou `--criar-banco` criam um banco"),
+        "{err}"
+    );
+    assert!(!err.contains("  "), "no run of spaces: {err:?}");
 }

@@ -24,8 +24,8 @@ async fn saldo_is_free_and_not_recorded() {
 async fn history_newest_first_with_filters_and_pagination() {
     let app = App::new().await;
     let c = app.conta_com(100).await;
-    let outra = app.conta_com(100).await;
-    app.get(&outra.api_key, &format!("/v1/car/{CODIGO}"))
+    let another = app.conta_com(100).await;
+    app.get(&another.api_key, &format!("/v1/car/{CODIGO}"))
         .await
         .ok();
     for _ in 0..3 {
@@ -37,12 +37,12 @@ async fn history_newest_first_with_filters_and_pagination() {
     app.get(&c.api_key, "/v1/proprietario/385.211.390-39")
         .await
         .ok();
-    app.get(&c.api_key, &format!("/v1/car/{CODIGO_INEXISTENTE}"))
+    app.get(&c.api_key, &format!("/v1/car/{MISSING_CODIGO}"))
         .await
-        .erro(404, "CAR_NAO_ENCONTRADO");
+        .error(404, "CAR_NAO_ENCONTRADO");
     app.get(&c.api_key, "/v1/car/lixo")
         .await
-        .erro(400, "CODIGO_CAR_INVALIDO");
+        .error(400, "CODIGO_CAR_INVALIDO");
 
     let h = app.historico(&c.api_key, "").await;
     assert_eq!(h["total"], 7, "only this account's lookups");
@@ -52,8 +52,8 @@ async fn history_newest_first_with_filters_and_pagination() {
     let itens = h["itens"].as_array().unwrap();
     assert_eq!(itens[0]["chaveConsulta"], "lixo", "newest first");
     assert_eq!(itens[6]["endpoint"], "/v1/car/{codigo}");
-    let datas: Vec<&str> = itens.iter().map(|i| i["data"].as_str().unwrap()).collect();
-    for w in datas.windows(2) {
+    let dates: Vec<&str> = itens.iter().map(|i| i["data"].as_str().unwrap()).collect();
+    for w in dates.windows(2) {
         let (a, b) = (
             chrono::DateTime::parse_from_rfc3339(w[0]).unwrap(),
             chrono::DateTime::parse_from_rfc3339(w[1]).unwrap(),
@@ -125,7 +125,7 @@ async fn history_newest_first_with_filters_and_pagination() {
         "?endpoint=%2Fv1%2Fsaldo",
     ] {
         let r = app.get(&c.api_key, &format!("/v1/historico{q}")).await;
-        r.erro(400, "PARAMETRO_INVALIDO");
+        r.error(400, "PARAMETRO_INVALIDO");
     }
 }
 
@@ -189,7 +189,7 @@ async fn limits_merge_patch() {
         1000000.0
     );
 
-    for ruim in [
+    for bad in [
         r#"{"limiteDiarioRequisicoes":100001}"#,
         r#"{"limiteDiarioRequisicoes":-1}"#,
         r#"{"limiteDiarioRequisicoes":1.5}"#,
@@ -204,9 +204,9 @@ async fn limits_merge_patch() {
         r#"{"limiteDiarioRequisicoes":"#,
         "",
     ] {
-        app.put(&c.api_key, "/v1/limites", ruim)
+        app.put(&c.api_key, "/v1/limites", bad)
             .await
-            .erro(400, "LIMITE_INVALIDO");
+            .error(400, "LIMITE_INVALIDO");
     }
     // nothing changed by the refused requests
     let v = app.get(&c.api_key, "/v1/limites").await.ok();
@@ -222,9 +222,9 @@ async fn usage_aggregates_last_30_days_per_endpoint() {
     app.advance(20 * 86_400);
     app.get(&c.api_key, &format!("/v1/car/{CODIGO}")).await.ok();
     app.get(&c.api_key, &format!("/v1/car/{CODIGO}")).await.ok();
-    app.get(&c.api_key, &format!("/v1/car/{CODIGO_INEXISTENTE}"))
+    app.get(&c.api_key, &format!("/v1/car/{MISSING_CODIGO}"))
         .await
-        .erro(404, "CAR_NAO_ENCONTRADO");
+        .error(404, "CAR_NAO_ENCONTRADO");
     app.get(&c.api_key, &format!("/v1/car/{CODIGO}/completo"))
         .await
         .ok();

@@ -10,7 +10,7 @@ use carapi_service::{Config, NovaConta, spawn};
 use serde_json::Value;
 
 use crate::helpers::CODIGO;
-use crate::postgres::BancoTeste;
+use crate::postgres::TestDatabase;
 use crate::proxy_pg::ProxyPg;
 
 /// `GET path` with `key`: status, `Retry-After`, body, and how long it took.
@@ -27,8 +27,8 @@ async fn ask(base: &str, key: &str, path: &str) -> (u16, Option<String>, Value, 
         .headers()
         .get("retry-after")
         .map(|v| v.to_str().unwrap().to_owned());
-    let corpo = r.json().await.unwrap_or(Value::Null);
-    (status, retry, corpo, t.elapsed())
+    let body = r.json().await.unwrap_or(Value::Null);
+    (status, retry, body, t.elapsed())
 }
 
 #[tokio::test]
@@ -37,7 +37,7 @@ async fn ask(base: &str, key: &str, path: &str) -> (u16, Option<String>, Value, 
     ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
 )]
 async fn while_postgres_is_away_requests_answer_503_at_once_and_nothing_is_debited() {
-    let Some(database) = BancoTeste::create("banco_fora").await else {
+    let Some(database) = TestDatabase::create("banco_fora").await else {
         return;
     };
     let proxy = ProxyPg::new_for(&database.url).await;
@@ -51,38 +51,39 @@ async fn while_postgres_is_away_requests_answer_503_at_once_and_nothing_is_debit
     assert_eq!(st, 200, "{v}");
     let saldo_antes = ask(&base, key, "/v1/saldo").await.2["saldo"].clone();
 
-    let mut mais_longa = Duration::ZERO;
-    for (nome, parar) in [
+    let mut longest = Duration::ZERO;
+    for (name, stop) in [
         (
             "recusando",
             (|p: &ProxyPg| {
-                p.recusar();
-                p.cortar_conexoes();
+                p.refuse();
+                p.cut_connections();
             }) as fn(&ProxyPg),
         ),
-        ("engolindo", |p: &ProxyPg| p.engolir()),
+        ("engolindo", |p: &ProxyPg| p.swallow()),
     ] {
-        parar(&proxy);
-        let pedidos = [
+        stop(&proxy);
+        let requests = [
             "/v1/saldo".to_owned(),
             format!("/v1/car/{CODIGO}"),
             format!("/v1/car/{CODIGO}/completo"),
             "/v1/historico".to_owned(),
         ];
-        let respostas = futures::future::join_all(pedidos.iter().map(|p| ask(&base, key, p))).await;
-        for (path, (st, retry, v, tempo)) in pedidos.iter().zip(respostas) {
-            assert_eq!(st, 503, "[{nome}] {path}: {v}");
-            assert_eq!(v["success"], false, "[{nome}] {path}: {v}");
-            assert_eq!(v["error"], "SERVICO_INDISPONIVEL", "[{nome}] {path}: {v}");
-            assert!(retry.is_some(), "[{nome}] {path}: no Retry-After");
+        let responses =
+            futures::future::join_all(requests.iter().map(|p| ask(&base, key, p))).await;
+        for (path, (st, retry, v, time)) in requests.iter().zip(responses) {
+            assert_eq!(st, 503, "[{name}] {path}: {v}");
+            assert_eq!(v["success"], false, "[{name}] {path}: {v}");
+            assert_eq!(v["error"], "SERVICO_INDISPONIVEL", "[{name}] {path}: {v}");
+            assert!(retry.is_some(), "[{name}] {path}: no Retry-After");
             let msg = v["message"].as_str().unwrap_or_default().to_lowercase();
             assert!(
                 !msg.contains("cobrad"),
-                "[{nome}] {path}: claims a charge outcome: {msg}"
+                "[{name}] {path}: claims a charge outcome: {msg}"
             );
-            mais_longa = mais_longa.max(tempo);
+            longest = longest.max(time);
         }
-        proxy.passar();
+        proxy.pass();
         // Back by itself: no restart, no operator.
         let mut st = 0;
         for _ in 0..500 {
@@ -92,11 +93,11 @@ async fn while_postgres_is_away_requests_answer_503_at_once_and_nothing_is_debit
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        assert_eq!(st, 200, "[{nome}] the server did not come back");
+        assert_eq!(st, 200, "[{name}] the server did not come back");
     }
     println!(
         "banco_fora: longest request while PostgreSQL was away: {} ms",
-        mais_longa.as_millis()
+        longest.as_millis()
     );
     let (_, _, v, _) = ask(&base, key, "/v1/saldo").await;
     assert_eq!(

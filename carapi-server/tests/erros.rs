@@ -20,7 +20,7 @@ async fn unknown_routes_and_wrong_methods_are_api_error_json() {
     ] {
         let r = app.req(m, Some(&c.api_key), p, None).await;
         assert_eq!(r.headers["content-type"], "application/json");
-        r.erro(404, "SPEC_NAO_ENCONTRADA");
+        r.error(404, "SPEC_NAO_ENCONTRADA");
     }
     for (m, p) in [
         (Method::POST, "/v1/saldo"),
@@ -30,7 +30,7 @@ async fn unknown_routes_and_wrong_methods_are_api_error_json() {
     ] {
         let r = app.req(m, Some(&c.api_key), p, Some("{}")).await;
         assert_eq!(r.headers["content-type"], "application/json");
-        r.erro(405, "SPEC_NAO_ENCONTRADA");
+        r.error(405, "SPEC_NAO_ENCONTRADA");
     }
 }
 
@@ -44,10 +44,10 @@ async fn internal_errors_are_500_erro_interno_without_details() {
         "/v1/car/DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47",
     ] {
         let r = app.get(&c.api_key, p).await;
-        let v = r.erro(500, "ERRO_INTERNO");
+        let v = r.error(500, "ERRO_INTERNO");
         let msg = v["message"].as_str().unwrap().to_lowercase();
-        for vazamento in ["sqlx", "pool", "closed", "database", "sqlite"] {
-            assert!(!msg.contains(vazamento), "{msg}");
+        for leak in ["sqlx", "pool", "closed", "database", "sqlite"] {
+            assert!(!msg.contains(leak), "{msg}");
         }
     }
 }
@@ -76,5 +76,5 @@ async fn json_bodies_with_any_content_type_and_errors_never_plain_text() {
                 .unwrap(),
         )
         .await;
-    r.erro(400, "VALOR_INVALIDO");
+    r.error(400, "VALOR_INVALIDO");
 }

@@ -19,16 +19,16 @@ use tower::ServiceExt;
 /// A bundled record with a receipt.
 pub const CODIGO: &str = "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47";
 /// A bundled record without a receipt (status PE).
-pub const CODIGO_SEM_RECIBO: &str = "DF-5300108-277959445CC745B68C065E77AB1F2B42";
+pub const CODIGO_WITHOUT_RECIBO: &str = "DF-5300108-277959445CC745B68C065E77AB1F2B42";
 /// A well-formed code that is not in the base.
-pub const CODIGO_INEXISTENTE: &str = "DF-5300108-00000000000000000000000000000ABC";
+pub const MISSING_CODIGO: &str = "DF-5300108-00000000000000000000000000000ABC";
 
 pub struct App {
     pub router: Router,
     pub state: AppState,
     pub sqlite: Arc<SqliteStore>,
     /// Seconds added to the system clock.
-    pub deslocamento: Arc<AtomicI64>,
+    pub offset: Arc<AtomicI64>,
     _dir: TempDir,
 }
 
@@ -45,7 +45,7 @@ impl Resp {
     }
 
     /// Asserts an ApiError body with this status and code; returns the body.
-    pub fn erro(&self, status: u16, codigo: &str) -> Value {
+    pub fn error(&self, status: u16, codigo: &str) -> Value {
         let v = self.json();
         assert_eq!(self.status.as_u16(), status, "body: {v}");
         assert_eq!(v["success"], false, "{v}");
@@ -78,8 +78,8 @@ impl App {
         carapi_service::startup::load_bundled_data(store.as_ref())
             .await
             .unwrap();
-        let deslocamento = Arc::new(AtomicI64::new(0));
-        let d = deslocamento.clone();
+        let offset = Arc::new(AtomicI64::new(0));
+        let d = offset.clone();
         let state = AppState::new(store, config).with_clock(Clock::from_fn(move || {
             Utc::now() + Duration::seconds(d.load(Ordering::SeqCst))
         }));
@@ -87,21 +87,21 @@ impl App {
             router: carapi_service::http::router(state.clone()),
             state,
             sqlite,
-            deslocamento,
+            offset,
             _dir: dir,
         }
     }
 
-    pub fn advance(&self, segundos: i64) {
-        self.deslocamento.fetch_add(segundos, Ordering::SeqCst);
+    pub fn advance(&self, seconds: i64) {
+        self.offset.fetch_add(seconds, Ordering::SeqCst);
     }
 
     pub fn store(&self) -> &dyn Store {
         self.state.store.as_ref()
     }
 
-    pub async fn conta(&self, nova: NovaConta) -> ContaCriada {
-        carapi_service::create_conta(self.store(), nova)
+    pub async fn conta(&self, fresh: NovaConta) -> ContaCriada {
+        carapi_service::create_conta(self.store(), fresh)
             .await
             .unwrap()
     }
@@ -177,7 +177,7 @@ impl App {
 
 /// `n` copies of a bundled record with distinct codes in the same municipality, all owned by
 /// `documento` (for owner-lookup truncation).
-pub fn copias_com_dono(n: usize, documento: &carapi_sdk::CpfCnpj) -> Vec<Imovel> {
+pub fn copies_with_owner(n: usize, documento: &carapi_sdk::CpfCnpj) -> Vec<Imovel> {
     let base = carapi_service::dados::bundled().remove(0);
     (0..n)
         .map(|i| {

@@ -4,13 +4,13 @@
 use carapi_service::{NovaConta, spawn};
 use serde_json::Value;
 
-use crate::processo::comando;
-use crate::rede::GUARDA;
-use crate::server::bancos;
+use crate::network::GUARD;
+use crate::server::databases;
+use crate::server_process::command;
 
 /// `account SUB --conta ID --database URL --json`: its JSON output.
 fn conta(sub: &str, id: i64, url: &str) -> Value {
-    let out = comando(&[
+    let out = command(&[
         "account",
         sub,
         "--conta",
@@ -29,9 +29,9 @@ fn conta(sub: &str, id: i64, url: &str) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// Waits (at most [`GUARDA`]) until `GET /v1/saldo` with `key` answers `status` on `base`.
-async fn ate(http: &reqwest::Client, base: &str, key: &str, status: u16) {
-    let espera = async {
+/// Waits (at most [`GUARD`]) until `GET /v1/saldo` with `key` answers `status` on `base`.
+async fn until(http: &reqwest::Client, base: &str, key: &str, status: u16) {
+    let wait = async {
         loop {
             let r = http
                 .get(format!("{base}/v1/saldo"))
@@ -45,44 +45,41 @@ async fn ate(http: &reqwest::Client, base: &str, key: &str, status: u16) {
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
     };
-    tokio::time::timeout(GUARDA, espera)
+    tokio::time::timeout(GUARD, wait)
         .await
         .unwrap_or_else(|_| panic!("{base}: never {status}"));
 }
 
 #[tokio::test]
 async fn a_rotated_or_revoked_key_is_refused_by_every_server_on_the_database() {
-    for database in bancos("chaves_revogadas").await {
-        let mut servidores = Vec::new();
+    for database in databases("chaves_revogadas").await {
+        let mut servers = Vec::new();
         for _ in 0..2 {
             let mut config = carapi_service::Config::local(&database.url);
             config.rate_limit = None;
-            servidores.push(spawn(config).await.unwrap());
+            servers.push(spawn(config).await.unwrap());
         }
         let http = reqwest::Client::new();
-        let criada = servidores[0]
-            .create_conta(NovaConta::default())
-            .await
-            .unwrap();
-        for s in &servidores {
-            ate(&http, &s.base_url(), &criada.api_key, 200).await;
+        let created = servers[0].create_conta(NovaConta::default()).await.unwrap();
+        for s in &servers {
+            until(&http, &s.base_url(), &created.api_key, 200).await;
         }
         // Rotate: a new key printed once; the old one refused everywhere, the new one served.
-        let v = conta("rotate", criada.conta_id.0, &database.url);
-        assert_eq!(v["contaId"], criada.conta_id.0, "[{}] {v}", database.nome);
-        let nova = v["apiKey"].as_str().unwrap().to_owned();
-        assert_ne!(nova, criada.api_key);
-        for s in &servidores {
-            ate(&http, &s.base_url(), &criada.api_key, 401).await;
-            ate(&http, &s.base_url(), &nova, 200).await;
+        let v = conta("rotate", created.conta_id.0, &database.url);
+        assert_eq!(v["contaId"], created.conta_id.0, "[{}] {v}", database.name);
+        let fresh = v["apiKey"].as_str().unwrap().to_owned();
+        assert_ne!(fresh, created.api_key);
+        for s in &servers {
+            until(&http, &s.base_url(), &created.api_key, 401).await;
+            until(&http, &s.base_url(), &fresh, 200).await;
         }
         // Revoke: the current key refused everywhere.
-        conta("revoke", criada.conta_id.0, &database.url);
-        for s in &servidores {
-            ate(&http, &s.base_url(), &nova, 401).await;
+        conta("revoke", created.conta_id.0, &database.url);
+        for s in &servers {
+            until(&http, &s.base_url(), &fresh, 401).await;
         }
         // An unknown account is an error.
-        let out = comando(&[
+        let out = command(&[
             "account",
             "revoke",
             "--conta",
@@ -92,8 +89,8 @@ async fn a_rotated_or_revoked_key_is_refused_by_every_server_on_the_database() {
         ])
         .output()
         .unwrap();
-        assert!(!out.status.success(), "[{}]", database.nome);
-        for s in servidores {
+        assert!(!out.status.success(), "[{}]", database.name);
+        for s in servers {
             s.shutdown().await;
         }
     }

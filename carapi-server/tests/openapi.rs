@@ -3,15 +3,15 @@
 //! the service's, a test-mode server both merged.
 
 /// Compares (or, with `CARAPI_UPDATE_OPENAPI` set, rewrites) the committed file `relativo`.
-fn matches_expected(relativo: &str, gerado: &str) {
-    let caminho = format!("{}/../{relativo}", env!("CARGO_MANIFEST_DIR"));
+fn matches_expected(relative: &str, generated: &str) {
+    let path = format!("{}/../{relative}", env!("CARGO_MANIFEST_DIR"));
     if std::env::var_os("CARAPI_UPDATE_OPENAPI").is_some() {
-        std::fs::write(&caminho, gerado).unwrap();
+        std::fs::write(&path, generated).unwrap();
     }
-    let commitado = std::fs::read_to_string(&caminho).expect("the committed document exists");
+    let committed = std::fs::read_to_string(&path).expect("the committed document exists");
     assert!(
-        commitado == gerado,
-        "{relativo} is out of date: run `CARAPI_UPDATE_OPENAPI=1 cargo test -p carapi-server openapi` and commit it"
+        committed == generated,
+        "{relative} is out of date: run `CARAPI_UPDATE_OPENAPI=1 cargo test -p carapi-server openapi` and commit it"
     );
 }
 

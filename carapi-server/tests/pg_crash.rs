@@ -30,22 +30,22 @@ async fn immediate_stops_under_charged_clients_debit_exactly_the_200s() {
         eprintln!("skipped: no PostgreSQL server programs under /usr/lib/postgresql/*/bin");
         return;
     };
-    let escala = CrashScale {
-        paradas: knob("CARAPI_CRASH_STOPS", 3),
-        clientes: knob("CARAPI_CRASH_CLIENTS", 4),
-        rodadas: knob("CARAPI_CRASH_RUNS", 3),
+    let scale = CrashScale {
+        stopped: knob("CARAPI_CRASH_STOPS", 3),
+        clients: knob("CARAPI_CRASH_CLIENTS", 4),
+        rounds: knob("CARAPI_CRASH_RUNS", 3),
     };
-    for r in run(bin, escala).await {
-        assert!(r.ledger.is_consistent(), "run {}: {:?}", r.rodada, r.ledger);
+    for r in run(bin, scale).await {
+        assert!(r.ledger.is_consistent(), "run {}: {:?}", r.round, r.ledger);
         assert!(
-            r.exata(),
+            r.exact(),
             "run {}: debits against the 200s answered: {} answered, {} debited at {}: {:?}",
-            r.rodada,
-            r.respondidas,
-            r.debitado,
+            r.round,
+            r.answered,
+            r.debited,
             r.preco,
             r.ledger
         );
-        assert_eq!(r.abertas, 0, "run {}: journal settled", r.rodada);
+        assert_eq!(r.open, 0, "run {}: journal settled", r.round);
     }
 }

@@ -3,14 +3,14 @@ use carapi_sdk::{CpfCnpj, ProprietarioResponse, sandbox};
 use crate::helpers::*;
 
 /// Owner of 5 bundled records (dados::embutidos::exemplo_documento).
-const DONO: &str = "385.211.390-39";
+const OWNER: &str = "385.211.390-39";
 
 #[tokio::test]
 async fn owner_lookup_masked_or_bare_ordered_by_code_and_charged() {
     let app = App::new().await;
     let c = app.conta_com(10).await;
-    let mut anteriores = None;
-    for doc in [DONO, "38521139039", "385.211.390-39%20"] {
+    let mut previous = None;
+    for doc in [OWNER, "38521139039", "385.211.390-39%20"] {
         let r = app
             .get(&c.api_key, &format!("/v1/proprietario/{doc}"))
             .await;
@@ -21,18 +21,18 @@ async fn owner_lookup_masked_or_bare_ordered_by_code_and_charged() {
         assert_eq!(typed.total as usize, typed.itens.len());
         assert!(typed.total >= 1);
         let codigos: Vec<_> = typed.itens.iter().map(|i| i.registro_car.clone()).collect();
-        let mut ordenados = codigos.clone();
-        ordenados.sort();
-        assert_eq!(codigos, ordenados, "ordered by CAR code");
-        assert_eq!(v["itens"][0]["proprietarioConsultado"], DONO);
+        let mut sorted = codigos.clone();
+        sorted.sort();
+        assert_eq!(codigos, sorted, "ordered by CAR code");
+        assert_eq!(v["itens"][0]["proprietarioConsultado"], OWNER);
         assert!(
             v["itens"][0]["uf"].as_str().unwrap().len() > 2,
             "state written out"
         );
-        if let Some(a) = &anteriores {
+        if let Some(a) = &previous {
             assert_eq!(a, &codigos);
         }
-        anteriores = Some(codigos);
+        previous = Some(codigos);
     }
     assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 2.2);
     let h = app.historico(&c.api_key, "").await;
@@ -46,20 +46,20 @@ async fn alphanumeric_cnpj_with_slash_encoded_or_not() {
     let c = app.conta_com(10).await;
     // an alphanumeric CNPJ no bundled record uses
     let doc = CpfCnpj::from_base("ZQ9XW8V70A1B").unwrap();
-    let mascarado = doc.formatado();
-    assert!(mascarado.contains('/'));
-    app.write(&copias_com_dono(2, &doc)).await;
-    for caminho in [
-        mascarado.clone(),
-        mascarado.replace('/', "%2F"),
+    let masked = doc.formatted();
+    assert!(masked.contains('/'));
+    app.write(&copies_with_owner(2, &doc)).await;
+    for path in [
+        masked.clone(),
+        masked.replace('/', "%2F"),
         doc.as_str().to_lowercase(),
     ] {
         let v = app
-            .get(&c.api_key, &format!("/v1/proprietario/{caminho}"))
+            .get(&c.api_key, &format!("/v1/proprietario/{path}"))
             .await
             .ok();
-        assert_eq!(v["total"], 2, "{caminho}");
-        assert_eq!(v["itens"][0]["proprietarioConsultado"], mascarado.as_str());
+        assert_eq!(v["total"], 2, "{path}");
+        assert_eq!(v["itens"][0]["proprietarioConsultado"], masked.as_str());
     }
 }
 
@@ -67,7 +67,7 @@ async fn alphanumeric_cnpj_with_slash_encoded_or_not() {
 async fn invalid_documents_are_400_and_unknown_are_404_never_charged() {
     let app = App::new().await;
     let c = app.conta_com(10).await;
-    for ruim in [
+    for bad in [
         "529.982.247-24",
         "123.456.789-00",
         "1234567890",
@@ -75,18 +75,18 @@ async fn invalid_documents_are_400_and_unknown_are_404_never_charged() {
         "12ABC34501DEAB",
         "abc",
     ] {
-        app.get(&c.api_key, &format!("/v1/proprietario/{ruim}"))
+        app.get(&c.api_key, &format!("/v1/proprietario/{bad}"))
             .await
-            .erro(400, "CPF_CNPJ_INVALIDO");
+            .error(400, "CPF_CNPJ_INVALIDO");
     }
     // valid but without CARs
-    let sem_cars = CpfCnpj::from_base("135792468").unwrap();
+    let without_cars = CpfCnpj::from_base("135792468").unwrap();
     app.get(
         &c.api_key,
-        &format!("/v1/proprietario/{}", sem_cars.formatado()),
+        &format!("/v1/proprietario/{}", without_cars.formatted()),
     )
     .await
-    .erro(404, "CPF_CNPJ_NAO_ENCONTRADO");
+    .error(404, "CPF_CNPJ_NAO_ENCONTRADO");
     assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 10.0);
     let h = app.historico(&c.api_key, "?status=erro").await;
     assert_eq!(h["total"], 7);
@@ -97,7 +97,7 @@ async fn more_than_200_cars_are_truncated() {
     let app = App::new().await;
     let c = app.conta_com(10).await;
     let doc = CpfCnpj::parse("11.222.333/0001-81").unwrap();
-    app.write(&copias_com_dono(201, &doc)).await;
+    app.write(&copies_with_owner(201, &doc)).await;
     let v = app
         .get(&c.api_key, "/v1/proprietario/11222333000181")
         .await
@@ -106,14 +106,14 @@ async fn more_than_200_cars_are_truncated() {
     assert_eq!(v["total"], 200);
     assert_eq!(v["itens"].as_array().unwrap().len(), 200);
     // exactly 200 is not truncated
-    let outro = CpfCnpj::parse("00.000.000/0001-91").unwrap();
-    let mut lote = copias_com_dono(200, &outro);
-    for (i, im) in lote.iter_mut().enumerate() {
+    let other = CpfCnpj::parse("00.000.000/0001-91").unwrap();
+    let mut batch = copies_with_owner(200, &other);
+    for (i, im) in batch.iter_mut().enumerate() {
         im.codigo_car = format!("DF-5300108-{:032X}", 0xA000_0000_u64 + i as u64)
             .parse()
             .unwrap();
     }
-    app.write(&lote).await;
+    app.write(&batch).await;
     let v = app
         .get(&c.api_key, "/v1/proprietario/00000000000191")
         .await
@@ -151,11 +151,11 @@ async fn sandbox_documents() {
             &format!("/v1/proprietario/{}", sandbox::CPF_NAO_ENCONTRADO),
         )
         .await;
-    assert_eq!(r.erro(404, "CPF_CNPJ_NAO_ENCONTRADO")["sandbox"], true);
+    assert_eq!(r.error(404, "CPF_CNPJ_NAO_ENCONTRADO")["sandbox"], true);
     // the reserved document masked is the reserved document (carapi_sdk::sandbox normalises
     // before comparing): the same sandbox answer, recorded nowhere
     let r = app.get(&c.api_key, "/v1/proprietario/111.111.111-11").await;
-    assert_eq!(r.erro(404, "CPF_CNPJ_NAO_ENCONTRADO")["sandbox"], true);
+    assert_eq!(r.error(404, "CPF_CNPJ_NAO_ENCONTRADO")["sandbox"], true);
     assert_eq!(
         app.saldo(&c.api_key).await["usoHoje"]["requisicoes"],
         0,

@@ -39,12 +39,12 @@ async fn tiers_preview_and_legacy_flags() {
     assert_eq!(p.percentual_bonus, Decimal::from(8));
     assert_eq!(p.valor_bonus, Decimal::from(200));
     assert_eq!(p.total_creditado, Decimal::from(2700));
-    for ruim in ["abc", "NaN", "inf", "1e99999"] {
+    for bad in ["abc", "NaN", "inf", "1e99999"] {
         let v = app
-            .get(&c.api_key, &format!("/v1/recarga/faixas?valor={ruim}"))
+            .get(&c.api_key, &format!("/v1/recarga/faixas?valor={bad}"))
             .await
             .ok();
-        assert!(v["preview"].is_null(), "{ruim}: {v}");
+        assert!(v["preview"].is_null(), "{bad}: {v}");
     }
     // Any finite number is inside the schema: a preview, zero bonus below the tiers.
     for (valor, pago) in [("-1", -1.0), ("0", 0.0), ("10.001", 10.0)] {
@@ -89,8 +89,8 @@ async fn create_returns_a_valid_br_code_and_a_png_that_decodes_to_it() {
     assert_eq!(typed.preview_bonus.total_creditado, Decimal::new(129628, 2));
     assert!(!typed.payment_id.is_empty());
     // BR Code: valid CRC, dynamic, amount of the charge
-    let campos = pix::parse(&typed.qr_code).unwrap();
-    assert!(campos.iter().any(|f| f.id == "01" && f.valor == "12"));
+    let fields = pix::parse(&typed.qr_code).unwrap();
+    assert!(fields.iter().any(|f| f.id == "01" && f.valor == "12"));
     assert_eq!(
         pix::valor(&typed.qr_code).unwrap(),
         Some(Decimal::new(123456, 2))
@@ -109,7 +109,7 @@ async fn create_returns_a_valid_br_code_and_a_png_that_decodes_to_it() {
 async fn create_validation_errors() {
     let app = App::new().await;
     let c = app.conta_com(0).await;
-    for ruim in [
+    for bad in [
         r#"{"valor": "abc"}"#,
         r#"{"valor": -500}"#,
         r#"{"valor": 0}"#,
@@ -122,18 +122,14 @@ async fn create_validation_errors() {
         "",
         "[1]",
     ] {
-        app.post(&c.api_key, "/v1/recarga", ruim)
+        app.post(&c.api_key, "/v1/recarga", bad)
             .await
-            .erro(400, "VALOR_INVALIDO");
+            .error(400, "VALOR_INVALIDO");
     }
-    for baixo in ["499.99", "1", "0.01"] {
-        app.post(
-            &c.api_key,
-            "/v1/recarga",
-            &format!(r#"{{"valor": {baixo}}}"#),
-        )
-        .await
-        .erro(400, "VALOR_MINIMO");
+    for low in ["499.99", "1", "0.01"] {
+        app.post(&c.api_key, "/v1/recarga", &format!(r#"{{"valor": {low}}}"#))
+            .await
+            .error(400, "VALOR_MINIMO");
     }
     let legado = app
         .conta(NovaConta {
@@ -143,14 +139,14 @@ async fn create_validation_errors() {
         .await;
     app.post(&legado.api_key, "/v1/recarga", r#"{"valor": 500}"#)
         .await
-        .erro(400, "CONFIRMACAO_PRECOS_OBRIGATORIA");
+        .error(400, "CONFIRMACAO_PRECOS_OBRIGATORIA");
     app.post(
         &legado.api_key,
         "/v1/recarga",
         r#"{"valor": 500, "confirmarNovosPrecos": false}"#,
     )
     .await
-    .erro(400, "CONFIRMACAO_PRECOS_OBRIGATORIA");
+    .error(400, "CONFIRMACAO_PRECOS_OBRIGATORIA");
     app.post(
         &legado.api_key,
         "/v1/recarga",
@@ -158,15 +154,15 @@ async fn create_validation_errors() {
     )
     .await
     .ok();
-    let sem_doc = app
+    let without_doc = app
         .conta(NovaConta {
             documento: None,
             ..NovaConta::default()
         })
         .await;
-    app.post(&sem_doc.api_key, "/v1/recarga", r#"{"valor": 500}"#)
+    app.post(&without_doc.api_key, "/v1/recarga", r#"{"valor": 500}"#)
         .await
-        .erro(400, "DOCUMENTO_AUSENTE");
+        .error(400, "DOCUMENTO_AUSENTE");
     assert_eq!(app.get(&c.api_key, "/v1/recargas").await.ok()["total"], 0);
 }
 
@@ -174,37 +170,37 @@ async fn create_validation_errors() {
 async fn an_amount_with_more_than_two_decimals_is_refused_however_it_is_written() {
     let app = App::new().await;
     let c = app.conta_com(0).await;
-    for ruim in [
+    for bad in [
         "500.001",
         "500.0000000000000000001",
         "500.00000000000000000000000000001",
         "5.000001e2",
     ] {
         let v = app
-            .post(
-                &c.api_key,
-                "/v1/recarga",
-                &format!(r#"{{"valor": {ruim}}}"#),
-            )
+            .post(&c.api_key, "/v1/recarga", &format!(r#"{{"valor": {bad}}}"#))
             .await
-            .erro(400, "VALOR_INVALIDO");
+            .error(400, "VALOR_INVALIDO");
         assert!(
             v["message"].as_str().unwrap().contains("Valor inválido"),
-            "{ruim}: {v}"
+            "{bad}: {v}"
         );
     }
     app.post(&c.api_key, "/v1/recarga", r#"{"valor": 1e400}"#)
         .await
-        .erro(400, "VALOR_INVALIDO");
+        .error(400, "VALOR_INVALIDO");
     // Duplicated keys are refused rather than read one way by one decoder and another by the other.
     app.post(&c.api_key, "/v1/recarga", r#"{"valor": 500, "valor": 600}"#)
         .await
-        .erro(400, "VALOR_INVALIDO");
+        .error(400, "VALOR_INVALIDO");
     assert_eq!(app.get(&c.api_key, "/v1/recargas").await.ok()["total"], 0);
-    for bom in ["500", "500.10", "500.100", "5e2", "5.5E2"] {
-        app.post(&c.api_key, "/v1/recarga", &format!(r#"{{"valor": {bom}}}"#))
-            .await
-            .ok();
+    for good in ["500", "500.10", "500.100", "5e2", "5.5E2"] {
+        app.post(
+            &c.api_key,
+            "/v1/recarga",
+            &format!(r#"{{"valor": {good}}}"#),
+        )
+        .await
+        .ok();
     }
 }
 
@@ -214,7 +210,7 @@ async fn provider_failure_is_502_erro_pix_and_creates_nothing() {
     let c = app.conta_com(0).await;
     app.post(&c.api_key, "/v1/recarga", r#"{"valor": 500}"#)
         .await
-        .erro(502, "ERRO_PIX");
+        .error(502, "ERRO_PIX");
     assert_eq!(app.get(&c.api_key, "/v1/recargas").await.ok()["total"], 0);
 }
 
@@ -222,7 +218,7 @@ async fn provider_failure_is_502_erro_pix_and_creates_nothing() {
 async fn same_amount_within_10_minutes_is_reused() {
     let app = App::new().await;
     let c = app.conta_com(0).await;
-    let outra = app.conta_com(0).await;
+    let another = app.conta_com(0).await;
     let a = app
         .post(&c.api_key, "/v1/recarga", r#"{"valor": 500}"#)
         .await
@@ -243,7 +239,7 @@ async fn same_amount_within_10_minutes_is_reused() {
         .ok();
     assert_eq!(d["reaproveitada"], false);
     let e = app
-        .post(&outra.api_key, "/v1/recarga", r#"{"valor": 500}"#)
+        .post(&another.api_key, "/v1/recarga", r#"{"valor": 500}"#)
         .await
         .ok();
     assert_eq!(e["reaproveitada"], false);
@@ -278,13 +274,13 @@ async fn same_amount_within_10_minutes_is_reused() {
 async fn status_and_list_only_read() {
     let app = App::new().await;
     let c = app.conta_com(10).await;
-    let outra = app.conta_com(0).await;
-    let criada = app
+    let another = app.conta_com(0).await;
+    let created = app
         .post(&c.api_key, "/v1/recarga", r#"{"valor": 1000}"#)
         .await
         .ok();
-    let id = criada["recargaId"].as_str().unwrap();
-    let payment = criada["paymentId"].as_str().unwrap();
+    let id = created["recargaId"].as_str().unwrap();
+    let payment = created["paymentId"].as_str().unwrap();
     // the PSP has the payment, but status reads never credit: only webhook/reconciliation do
     app.state
         .psp
@@ -298,7 +294,7 @@ async fn status_and_list_only_read() {
         assert_eq!(v["status"], "Pendente");
         assert_eq!(v["pago"], false);
         assert_eq!(v["saldoAtual"], 10.0);
-        assert_eq!(v["qrCode"], criada["qrCode"]);
+        assert_eq!(v["qrCode"], created["qrCode"]);
         assert!(v["qrCodeBase64"].as_str().is_some_and(|s| !s.is_empty()));
         assert!(v.get("valorBonus").is_none() && v.get("totalCreditado").is_none());
         let l = app.get(&c.api_key, "/v1/recargas").await.ok();
@@ -306,20 +302,20 @@ async fn status_and_list_only_read() {
     }
     assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 10.0);
     // another account cannot see it; malformed ids are 404 too
-    app.get(&outra.api_key, &format!("/v1/recarga/{id}"))
+    app.get(&another.api_key, &format!("/v1/recarga/{id}"))
         .await
-        .erro(404, "RECARGA_NAO_ENCONTRADA");
+        .error(404, "RECARGA_NAO_ENCONTRADA");
     app.get(
         &c.api_key,
         "/v1/recarga/00000000-0000-0000-0000-000000000000",
     )
     .await
-    .erro(404, "RECARGA_NAO_ENCONTRADA");
+    .error(404, "RECARGA_NAO_ENCONTRADA");
     app.get(&c.api_key, "/v1/recarga/nao-e-uuid")
         .await
-        .erro(404, "RECARGA_NAO_ENCONTRADA");
+        .error(404, "RECARGA_NAO_ENCONTRADA");
     assert_eq!(
-        app.get(&outra.api_key, "/v1/recargas").await.ok()["total"],
+        app.get(&another.api_key, "/v1/recargas").await.ok()["total"],
         0
     );
 
@@ -353,10 +349,10 @@ async fn status_and_list_only_read() {
     );
     app.get(&c.api_key, "/v1/recargas?status=pago")
         .await
-        .erro(400, "PARAMETRO_INVALIDO");
+        .error(400, "PARAMETRO_INVALIDO");
     app.get(&c.api_key, "/v1/recargas?page=0")
         .await
-        .erro(400, "PARAMETRO_INVALIDO");
+        .error(400, "PARAMETRO_INVALIDO");
     assert_eq!(
         app.get(&c.api_key, "/v1/recargas?size=101").await.ok()["size"],
         100

@@ -32,7 +32,7 @@ async fn receipt_is_a_pdf_attachment_and_charged() {
     let r = app
         .get(&c.api_key, &format!("/v1/car/{CODIGO}/recibo"))
         .await;
-    r.erro(402, "SALDO_INSUFICIENTE");
+    r.error(402, "SALDO_INSUFICIENTE");
     assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 9.0);
 }
 
@@ -40,11 +40,14 @@ async fn receipt_is_a_pdf_attachment_and_charged() {
 async fn record_without_receipt_is_404_recibo_nao_encontrado() {
     let app = App::new().await;
     let c = app.conta_com(20).await;
-    app.get(&c.api_key, &format!("/v1/car/{CODIGO_SEM_RECIBO}/recibo"))
-        .await
-        .erro(404, "RECIBO_NAO_ENCONTRADO");
+    app.get(
+        &c.api_key,
+        &format!("/v1/car/{CODIGO_WITHOUT_RECIBO}/recibo"),
+    )
+    .await
+    .error(404, "RECIBO_NAO_ENCONTRADO");
     // the record itself exists
-    app.get(&c.api_key, &format!("/v1/car/{CODIGO_SEM_RECIBO}"))
+    app.get(&c.api_key, &format!("/v1/car/{CODIGO_WITHOUT_RECIBO}"))
         .await
         .ok();
     assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 19.0);
@@ -52,7 +55,7 @@ async fn record_without_receipt_is_404_recibo_nao_encontrado() {
 
 #[tokio::test]
 async fn sandbox_receipts() {
-    let app = App::com(|c| c.recibo = ReciboMode::Indisponivel).await;
+    let app = App::com(|c| c.recibo = ReciboMode::Unavailable).await;
     let c = app.conta_com(0).await;
     let r = app
         .get(
@@ -67,28 +70,28 @@ async fn sandbox_receipts() {
             &format!("/v1/car/{}/recibo", sandbox::CAR_NAO_EXISTE),
         )
         .await;
-    assert_eq!(r.erro(404, "CAR_NAO_ENCONTRADO")["sandbox"], true);
+    assert_eq!(r.error(404, "CAR_NAO_ENCONTRADO")["sandbox"], true);
     let r = app
         .get(
             &c.api_key,
             &format!("/v1/car/{}/recibo", sandbox::CAR_SEM_SALDO),
         )
         .await;
-    assert_eq!(r.erro(402, "SALDO_INSUFICIENTE")["sandbox"], true);
+    assert_eq!(r.error(402, "SALDO_INSUFICIENTE")["sandbox"], true);
     assert_eq!(app.historico(&c.api_key, "").await["total"], 0);
 }
 
 #[tokio::test]
 async fn service_unavailable_503_is_reachable_by_configuration_and_not_charged() {
-    let app = App::com(|c| c.recibo = ReciboMode::Indisponivel).await;
+    let app = App::com(|c| c.recibo = ReciboMode::Unavailable).await;
     let c = app.conta_com(20).await;
     app.get(&c.api_key, &format!("/v1/car/{CODIGO}/recibo"))
         .await
-        .erro(503, "SERVICO_INDISPONIVEL");
+        .error(503, "SERVICO_INDISPONIVEL");
     // input validation still comes first
     app.get(&c.api_key, "/v1/car/nope/recibo")
         .await
-        .erro(400, "CODIGO_CAR_INVALIDO");
+        .error(400, "CODIGO_CAR_INVALIDO");
     assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 20.0);
     let h = app.historico(&c.api_key, "").await;
     assert_eq!(h["itens"][1]["statusHttp"], 503);
@@ -97,17 +100,20 @@ async fn service_unavailable_503_is_reachable_by_configuration_and_not_charged()
 
 #[tokio::test]
 async fn streaming_failure_502_is_reachable_by_configuration_and_not_charged() {
-    let app = App::com(|c| c.recibo = ReciboMode::FalhaStream).await;
+    let app = App::com(|c| c.recibo = ReciboMode::FailureStream).await;
     let c = app.conta_com(20).await;
     app.get(&c.api_key, &format!("/v1/car/{CODIGO}/recibo"))
         .await
-        .erro(502, "RECIBO_INDISPONIVEL");
+        .error(502, "RECIBO_INDISPONIVEL");
     // after validation: unknown and receipt-less records keep their 404s
-    app.get(&c.api_key, &format!("/v1/car/{CODIGO_INEXISTENTE}/recibo"))
+    app.get(&c.api_key, &format!("/v1/car/{MISSING_CODIGO}/recibo"))
         .await
-        .erro(404, "CAR_NAO_ENCONTRADO");
-    app.get(&c.api_key, &format!("/v1/car/{CODIGO_SEM_RECIBO}/recibo"))
-        .await
-        .erro(404, "RECIBO_NAO_ENCONTRADO");
+        .error(404, "CAR_NAO_ENCONTRADO");
+    app.get(
+        &c.api_key,
+        &format!("/v1/car/{CODIGO_WITHOUT_RECIBO}/recibo"),
+    )
+    .await
+    .error(404, "RECIBO_NAO_ENCONTRADO");
     assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 20.0);
 }

@@ -9,10 +9,10 @@ use std::time::Duration;
 use carapi_test_double::TestServer;
 use serde_json::Value;
 
-use crate::helpers::{CODIGO, CODIGO_INEXISTENTE};
-use crate::server::bancos;
+use crate::helpers::{CODIGO, MISSING_CODIGO};
+use crate::server::databases;
 
-const DIA: Duration = Duration::from_secs(86_400);
+const DAY: Duration = Duration::from_secs(86_400);
 
 /// GET `path` with `key`: status and body.
 async fn get(srv: &TestServer, key: &str, path: &str) -> (u16, Value) {
@@ -29,45 +29,44 @@ async fn get(srv: &TestServer, key: &str, path: &str) -> (u16, Value) {
 /// One lookup: `ok` a charged 200 of `CODIGO`, else a 404 (uncharged) of a missing code;
 /// `completo` on `/completo`.
 async fn consulta(srv: &TestServer, key: &str, ok: bool, completo: bool) {
-    let codigo = if ok { CODIGO } else { CODIGO_INEXISTENTE };
-    let sufixo = if completo { "/completo" } else { "" };
-    let (st, v) = get(srv, key, &format!("/v1/car/{codigo}{sufixo}")).await;
+    let codigo = if ok { CODIGO } else { MISSING_CODIGO };
+    let suffix = if completo { "/completo" } else { "" };
+    let (st, v) = get(srv, key, &format!("/v1/car/{codigo}{suffix}")).await;
     assert_eq!(st, if ok { 200 } else { 404 }, "{v}");
 }
 
 /// The whole history under `filtro`, newest first, read in pages of 2: (endpoint, status) of
 /// each row and the total the pages state.
-async fn historico(srv: &TestServer, key: &str, filtro: &str) -> (Vec<(String, u64)>, u64) {
+async fn historico(srv: &TestServer, key: &str, filter: &str) -> (Vec<(String, u64)>, u64) {
     let mut itens = Vec::new();
     let mut total = 0;
-    for pagina in 1.. {
+    for page in 1.. {
         let (st, v) = get(
             srv,
             key,
-            &format!("/v1/historico?size=2&page={pagina}{filtro}"),
+            &format!("/v1/historico?size=2&page={page}{filter}"),
         )
         .await;
         assert_eq!(st, 200, "{v}");
         total = v["total"].as_u64().unwrap();
-        let pagina: Vec<_> = v["itens"].as_array().unwrap().clone();
-        if pagina.is_empty() {
+        let page: Vec<_> = v["itens"].as_array().unwrap().clone();
+        if page.is_empty() {
             break;
         }
-        for i in pagina {
+        for i in page {
             itens.push((
                 i["endpoint"].as_str().unwrap().to_owned(),
                 i["statusHttp"].as_u64().unwrap(),
             ));
         }
     }
-    assert_eq!(itens.len() as u64, total, "pages against total ({filtro})");
+    assert_eq!(itens.len() as u64, total, "pages against total ({filter})");
     (itens, total)
 }
 
 /// (endpoint, status) rows, from a compact form: `c`/`C` car 404/200, `k`/`K` completo.
-fn linhas(forma: &str) -> Vec<(String, u64)> {
-    forma
-        .chars()
+fn lines(form: &str) -> Vec<(String, u64)> {
+    form.chars()
         .map(|ch| {
             let e = if ch.eq_ignore_ascii_case(&'c') {
                 "/v1/car/{codigo}"
@@ -81,7 +80,7 @@ fn linhas(forma: &str) -> Vec<(String, u64)> {
 
 /// Waits (at most 10 s) until the history's total is `n`: the job's pass may be the job
 /// loop's, still running when `advance` returns.
-async fn total_chega(srv: &TestServer, key: &str, n: u64) {
+async fn total_arrives(srv: &TestServer, key: &str, n: u64) {
     for _ in 0..100 {
         if historico(srv, key, "").await.1 == n {
             return;
@@ -93,7 +92,7 @@ async fn total_chega(srv: &TestServer, key: &str, n: u64) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn old_uncharged_errors_go_and_everything_else_stays_consistent() {
-    for database in bancos("retencao_erros").await {
+    for database in databases("retencao_erros").await {
         let srv = TestServer::builder()
             .database(&database.url)
             .rate_limit(None)
@@ -113,27 +112,27 @@ async fn old_uncharged_errors_go_and_everything_else_stays_consistent() {
         ] {
             consulta(&srv, key, ok, completo).await;
         }
-        srv.advance(40 * DIA).await.unwrap();
+        srv.advance(40 * DAY).await.unwrap();
         // Day 40: c C.
         consulta(&srv, key, false, false).await;
         consulta(&srv, key, true, false).await;
-        let (todas, n) = historico(&srv, key, "").await;
-        assert_eq!(todas, linhas("CcKckCc"), "{}", database.nome);
+        let (all, n) = historico(&srv, key, "").await;
+        assert_eq!(all, lines("CcKckCc"), "{}", database.name);
         assert_eq!(n, 7);
         let saldo = srv.conta_state(&c).await.unwrap().saldo;
         // Day 100: the day-0 errors are past 90 days; the day-40 one is not.
-        srv.advance(60 * DIA).await.unwrap();
-        total_chega(&srv, key, 4).await;
-        let (todas, _) = historico(&srv, key, "").await;
-        assert_eq!(todas, linhas("CcKC"), "{}: old errors gone", database.nome);
+        srv.advance(60 * DAY).await.unwrap();
+        total_arrives(&srv, key, 4).await;
+        let (all, _) = historico(&srv, key, "").await;
+        assert_eq!(all, lines("CcKC"), "{}: old errors gone", database.name);
         assert_eq!(srv.conta_state(&c).await.unwrap().saldo, saldo);
         let l = srv.ledger(&c).await.unwrap();
-        assert!(l.is_consistent(), "{}: {l:?}", database.nome);
+        assert!(l.is_consistent(), "{}: {l:?}", database.name);
         // Day 100: c C k; every filter's pages and totals agree with the rows left.
         consulta(&srv, key, false, false).await;
         consulta(&srv, key, true, false).await;
         consulta(&srv, key, false, true).await;
-        let casos = [
+        let cases = [
             ("", "kCcCcKC"),
             ("&status=erro", "kcc"),
             ("&status=sucesso", "CCKC"),
@@ -142,22 +141,22 @@ async fn old_uncharged_errors_go_and_everything_else_stays_consistent() {
             ("&endpoint=/v1/car/{codigo}/completo", "kK"),
             ("&endpoint=/v1/car/{codigo}/completo&status=erro", "k"),
         ];
-        for (filtro, esperado) in casos {
-            let (itens, _) = historico(&srv, key, filtro).await;
-            assert_eq!(itens, linhas(esperado), "{}: {filtro}", database.nome);
+        for (filter, expected) in cases {
+            let (itens, _) = historico(&srv, key, filter).await;
+            assert_eq!(itens, lines(expected), "{}: {filter}", database.name);
         }
         // /v1/uso (30 days) counts what day 100 recorded; the ledger check holds.
         let (st, uso) = get(&srv, key, "/v1/uso").await;
         assert_eq!(st, 200, "{uso}");
-        let quantidades: u64 = uso["itens"]
+        let quantities: u64 = uso["itens"]
             .as_array()
             .unwrap()
             .iter()
             .map(|e| e["quantidade"].as_u64().unwrap())
             .sum();
-        assert_eq!(quantidades, 3, "{}: {uso}", database.nome);
+        assert_eq!(quantities, 3, "{}: {uso}", database.name);
         let l = srv.ledger(&c).await.unwrap();
-        assert!(l.is_consistent(), "{}: {l:?}", database.nome);
+        assert!(l.is_consistent(), "{}: {l:?}", database.name);
         srv.shutdown().await;
     }
 }
@@ -168,13 +167,14 @@ async fn old_uncharged_errors_go_and_everything_else_stays_consistent() {
 fn a_retention_under_30_days_is_refused_at_start() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("carapi.db").display());
-    let out = crate::processo::servir_recusado(&url, &["--retencao-erros-dias", "10"], &[]);
+    let out = crate::server_process::serve_refused(&url, &["--retencao-erros-dias", "10"], &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success() && err.contains("mínimo é 30 dias"),
         "{err}"
     );
-    let out = crate::processo::servir_recusado(&url, &[], &[("CARAPI_RETENCAO_ERROS_DIAS", "0")]);
+    let out =
+        crate::server_process::serve_refused(&url, &[], &[("CARAPI_RETENCAO_ERROS_DIAS", "0")]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("sempre"), "{err}");
     assert!(

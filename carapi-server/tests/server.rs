@@ -10,30 +10,30 @@ use carapi_service::{AppState, Config, ContaCriada, NovaConta, RunningServer};
 use serde_json::Value;
 use tempfile::TempDir;
 
-use crate::postgres::BancoTeste;
+use crate::postgres::TestDatabase;
 
-/// Where a [`Servidor`] keeps its data.
+/// Where a [`Server`] keeps its data.
 pub struct DatabaseArgs {
     /// `"sqlite"` or `"postgres"` (for assertion messages).
-    pub nome: &'static str,
+    pub name: &'static str,
     /// The database URL.
     pub url: String,
-    _pg: Option<BancoTeste>,
+    _pg: Option<TestDatabase>,
     _dir: Option<TempDir>,
 }
 
 /// A fresh SQLite file, and a fresh PostgreSQL database when `DATABASE_URL` is set.
-pub async fn bancos(teste: &str) -> Vec<DatabaseArgs> {
+pub async fn databases(test: &str) -> Vec<DatabaseArgs> {
     let dir = tempfile::tempdir().unwrap();
     let mut v = vec![DatabaseArgs {
-        nome: "sqlite",
+        name: "sqlite",
         url: format!("sqlite://{}", dir.path().join("carapi.db").display()),
         _pg: None,
         _dir: Some(dir),
     }];
-    if let Some(pg) = BancoTeste::create(teste).await {
+    if let Some(pg) = TestDatabase::create(test).await {
         v.push(DatabaseArgs {
-            nome: "postgres",
+            name: "postgres",
             url: pg.url.clone(),
             _pg: Some(pg),
             _dir: None,
@@ -43,23 +43,23 @@ pub async fn bancos(teste: &str) -> Vec<DatabaseArgs> {
 }
 
 /// A server on `127.0.0.1:0` and an HTTP client.
-pub struct Servidor {
+pub struct Server {
     /// Store name, for messages.
-    pub nome: &'static str,
+    pub name: &'static str,
     /// The running server.
     pub server: RunningServer,
     /// The client.
     pub http: reqwest::Client,
 }
 
-impl Servidor {
+impl Server {
     /// A server over `database` with the bundled data, limiter off, `f` adjusting the config and
     /// `pix` replacing the PIX provider (given the simulated one).
     pub async fn com(
         database: &DatabaseArgs,
         f: impl FnOnce(&mut Config),
         pix: impl FnOnce(Arc<dyn PixProvider>) -> Arc<dyn PixProvider>,
-    ) -> Servidor {
+    ) -> Server {
         let mut config = Config::local(&database.url);
         config.rate_limit = None;
         f(&mut config);
@@ -68,16 +68,16 @@ impl Servidor {
         let state = AppState::new(store, config);
         let state = state.clone().with_pix(pix(state.pix.clone()));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        Servidor {
-            nome: database.nome,
+        Server {
+            name: database.name,
             server: spawn_with(state, listener).await.unwrap(),
             http: reqwest::Client::new(),
         }
     }
 
     /// The default server over `database`.
-    pub async fn new(database: &DatabaseArgs) -> Servidor {
-        Servidor::com(database, |_| {}, |p| p).await
+    pub async fn new(database: &DatabaseArgs) -> Server {
+        Server::com(database, |_| {}, |p| p).await
     }
 
     /// An account with `saldo` BRL.
@@ -95,30 +95,30 @@ impl Servidor {
         format!("{}{path}", self.server.base_url())
     }
 
-    async fn resposta(r: reqwest::Response) -> (u16, Value) {
+    async fn response(r: reqwest::Response) -> (u16, Value) {
         let status = r.status().as_u16();
-        let corpo = r.bytes().await.unwrap();
-        let v = serde_json::from_slice(&corpo)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&corpo)));
+        let body = r.bytes().await.unwrap();
+        let v = serde_json::from_slice(&body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&body)));
         (status, v)
     }
 
     /// `GET path` with `key`: status and JSON body.
     pub async fn get(&self, key: &str, path: &str) -> (u16, Value) {
         let r = self.http.get(self.url(path)).bearer_auth(key).send();
-        Self::resposta(r.await.unwrap()).await
+        Self::response(r.await.unwrap()).await
     }
 
     /// `POST path` with `key` and a JSON body.
-    pub async fn post(&self, key: &str, path: &str, corpo: &str) -> (u16, Value) {
+    pub async fn post(&self, key: &str, path: &str, body: &str) -> (u16, Value) {
         let r = self
             .http
             .post(self.url(path))
             .bearer_auth(key)
             .header("content-type", "application/json")
-            .body(corpo.to_owned())
+            .body(body.to_owned())
             .send();
-        Self::resposta(r.await.unwrap()).await
+        Self::response(r.await.unwrap()).await
     }
 
     /// The balance of `key` in BRL.
@@ -129,21 +129,21 @@ impl Servidor {
     }
 
     /// `POST /webhooks/pix` with `corpo` signed with `secret`.
-    pub async fn webhook_bruto(&self, secret: &str, corpo: Vec<u8>) -> (u16, Value) {
+    pub async fn raw_webhook(&self, secret: &str, body: Vec<u8>) -> (u16, Value) {
         let r = self
             .http
             .post(self.url("/webhooks/pix"))
             .header("content-type", "application/json")
-            .header(SIGNATURE_HEADER, sign(secret, &corpo, chrono::Utc::now()))
-            .body(corpo)
+            .header(SIGNATURE_HEADER, sign(secret, &body, chrono::Utc::now()))
+            .body(body)
             .send();
-        Self::resposta(r.await.unwrap()).await
+        Self::response(r.await.unwrap()).await
     }
 
     /// A `pago` webhook for `payment_id` signed with `secret`.
     pub async fn webhook(&self, secret: &str, payment_id: &str) -> (u16, Value) {
-        let corpo = serde_json::to_vec(&PixEvent::pago(payment_id, chrono::Utc::now())).unwrap();
-        self.webhook_bruto(secret, corpo).await
+        let body = serde_json::to_vec(&PixEvent::pago(payment_id, chrono::Utc::now())).unwrap();
+        self.raw_webhook(secret, body).await
     }
 
     /// The server's webhook secret (configured or stored in its database).
@@ -161,7 +161,7 @@ impl Servidor {
         let (s, v) = self
             .post(key, "/v1/recarga", &format!(r#"{{"valor": {valor}}}"#))
             .await;
-        assert_eq!(s, 200, "{}: {v}", self.nome);
+        assert_eq!(s, 200, "{}: {v}", self.name);
         (
             v["recargaId"].as_str().unwrap().to_owned(),
             v["paymentId"].as_str().unwrap().to_owned(),
@@ -169,8 +169,8 @@ impl Servidor {
     }
 
     /// The ledger check of `conta` holds.
-    pub async fn razao_ok(&self, conta: &ContaCriada) {
+    pub async fn ledger_ok(&self, conta: &ContaCriada) {
         let r = self.server.check_ledger(conta.conta_id).await.unwrap();
-        assert!(r.is_consistent(), "{}: {r:?}", self.nome);
+        assert!(r.is_consistent(), "{}: {r:?}", self.name);
     }
 }

@@ -33,7 +33,7 @@ async fn spawn_serves_the_contract_and_pays_top_ups() {
     assert_eq!((s, v["error"].as_str()), (401, Some("TOKEN_INVALIDO")));
 
     // top-up paid through the library: webhook over the socket
-    let criada: Value = http
+    let created: Value = http
         .post(format!("{base}/v1/recarga"))
         .bearer_auth(&conta.api_key)
         .json(&serde_json::json!({"valor": 500}))
@@ -43,7 +43,7 @@ async fn spawn_serves_the_contract_and_pays_top_ups() {
         .json()
         .await
         .unwrap();
-    let id: uuid::Uuid = criada["recargaId"].as_str().unwrap().parse().unwrap();
+    let id: uuid::Uuid = created["recargaId"].as_str().unwrap().parse().unwrap();
     server.pay_recarga(id).await.unwrap();
     server.pay_recarga(id).await.unwrap();
     let (_, v) = get(&http, &format!("{base}/v1/recarga/{id}"), &conta.api_key).await;
@@ -51,11 +51,11 @@ async fn spawn_serves_the_contract_and_pays_top_ups() {
     assert_eq!(v["saldoAtual"], 599.0);
     assert!(matches!(
         server.pay("PIXNAOEXISTE").await,
-        Err(carapi_service::ServerError::NaoEncontrado(_))
+        Err(carapi_service::ServerError::NotFound(_))
     ));
     assert!(matches!(
         server.pay_recarga(uuid::Uuid::nil()).await,
-        Err(carapi_service::ServerError::NaoEncontrado(_))
+        Err(carapi_service::ServerError::NotFound(_))
     ));
     let ledger = server.check_ledger(conta.conta_id).await.unwrap();
     assert!(ledger.is_consistent(), "{ledger:?}");
@@ -93,7 +93,7 @@ async fn two_servers_on_one_database_confirm_through_the_store() {
         .await
         .unwrap();
     let http = reqwest::Client::new();
-    let criada: Value = http
+    let created: Value = http
         .post(format!("{}/v1/recarga", a.base_url()))
         .bearer_auth(&conta.api_key)
         .json(&serde_json::json!({"valor": 1000}))
@@ -103,7 +103,7 @@ async fn two_servers_on_one_database_confirm_through_the_store() {
         .json()
         .await
         .unwrap();
-    b.pay(criada["paymentId"].as_str().unwrap()).await.unwrap();
+    b.pay(created["paymentId"].as_str().unwrap()).await.unwrap();
     let (_, v) = get(&http, &format!("{}/v1/saldo", a.base_url()), &conta.api_key).await;
     assert_eq!(v["saldoReais"], 1050.0);
     a.shutdown().await;
@@ -138,14 +138,14 @@ async fn an_in_memory_url_charges_through_the_same_writer() {
             .is_consistent()
     );
     // Another in-memory server is a separate database.
-    let outro = spawn(Config::local("sqlite::memory:")).await.unwrap();
+    let other = spawn(Config::local("sqlite::memory:")).await.unwrap();
     let (s, _) = get(
         &http,
-        &format!("{}/v1/saldo", outro.base_url()),
+        &format!("{}/v1/saldo", other.base_url()),
         &conta.api_key,
     )
     .await;
     assert_eq!(s, 401);
     server.shutdown().await;
-    outro.shutdown().await;
+    other.shutdown().await;
 }

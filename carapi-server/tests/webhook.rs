@@ -6,12 +6,12 @@ use carapi_service::pix::webhook::{PixEvent, SIGNATURE_HEADER, sign};
 
 use crate::helpers::*;
 
-fn entrega(secret: &str, evento: &PixEvent) -> Request<Body> {
-    let corpo = serde_json::to_vec(evento).unwrap();
+fn delivery(secret: &str, event: &PixEvent) -> Request<Body> {
+    let body = serde_json::to_vec(event).unwrap();
     Request::post("/webhooks/pix")
         .header("content-type", "application/json")
-        .header(SIGNATURE_HEADER, sign(secret, &corpo, chrono::Utc::now()))
-        .body(Body::from(corpo))
+        .header(SIGNATURE_HEADER, sign(secret, &body, chrono::Utc::now()))
+        .body(Body::from(body))
         .unwrap()
 }
 
@@ -41,7 +41,7 @@ async fn signed_webhook_credits_amount_plus_bonus_once() {
         .unwrap();
     let secret = app.state.webhook_secret().await.unwrap().to_string();
     let v = app
-        .send(entrega(
+        .send(delivery(
             &secret,
             &PixEvent::pago(&payment, chrono::Utc::now()),
         ))
@@ -53,7 +53,7 @@ async fn signed_webhook_credits_amount_plus_bonus_once() {
     // repeats change nothing
     for _ in 0..3 {
         let v = app
-            .send(entrega(
+            .send(delivery(
                 &secret,
                 &PixEvent::pago(&payment, chrono::Utc::now()),
             ))
@@ -86,20 +86,20 @@ async fn a_replayed_delivery_older_than_five_minutes_is_refused_and_credits_noth
         .await
         .unwrap();
     let secret = app.state.webhook_secret().await.unwrap().to_string();
-    let corpo = serde_json::to_vec(&PixEvent::pago(&payment, now)).unwrap();
+    let body = serde_json::to_vec(&PixEvent::pago(&payment, now)).unwrap();
     // A delivery captured six minutes ago: its MAC is valid, its timestamp is not.
-    let antiga = now - chrono::Duration::minutes(6);
+    let old = now - chrono::Duration::minutes(6);
     let replay = Request::post("/webhooks/pix")
         .header("content-type", "application/json")
-        .header(SIGNATURE_HEADER, sign(&secret, &corpo, antiga))
-        .body(Body::from(corpo.clone()))
+        .header(SIGNATURE_HEADER, sign(&secret, &body, old))
+        .body(Body::from(body.clone()))
         .unwrap();
-    let v = app.send(replay).await.erro(401, "TOKEN_INVALIDO");
+    let v = app.send(replay).await.error(401, "TOKEN_INVALIDO");
     assert!(v["message"].as_str().unwrap().contains("janela"), "{v}");
     assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 0.0);
     // The same event signed now is credited.
     let v = app
-        .send(entrega(&secret, &PixEvent::pago(&payment, now)))
+        .send(delivery(&secret, &PixEvent::pago(&payment, now)))
         .await
         .ok();
     assert_eq!(v["creditada"], true);
@@ -110,55 +110,55 @@ async fn bad_or_missing_signature_is_rejected_and_changes_nothing() {
     let app = App::new().await;
     let c = app.conta_com(0).await;
     let (_, payment) = recarga(&app, &c.api_key, 500).await;
-    let evento = PixEvent::pago(&payment, chrono::Utc::now());
-    app.send(entrega("segredo-errado", &evento))
+    let event = PixEvent::pago(&payment, chrono::Utc::now());
+    app.send(delivery("segredo-errado", &event))
         .await
-        .erro(401, "TOKEN_INVALIDO");
-    let corpo = serde_json::to_vec(&evento).unwrap();
-    let sem = Request::post("/webhooks/pix")
-        .body(Body::from(corpo.clone()))
+        .error(401, "TOKEN_INVALIDO");
+    let body = serde_json::to_vec(&event).unwrap();
+    let without = Request::post("/webhooks/pix")
+        .body(Body::from(body.clone()))
         .unwrap();
-    app.send(sem).await.erro(401, "TOKEN_INVALIDO");
+    app.send(without).await.error(401, "TOKEN_INVALIDO");
     // signature of another body
-    let outro = serde_json::to_vec(&PixEvent::pago("PIXOUTRO", chrono::Utc::now())).unwrap();
-    let trocada = Request::post("/webhooks/pix")
+    let other = serde_json::to_vec(&PixEvent::pago("PIXOUTRO", chrono::Utc::now())).unwrap();
+    let swapped = Request::post("/webhooks/pix")
         .header(
             SIGNATURE_HEADER,
             sign(
                 &app.state.webhook_secret().await.unwrap(),
-                &outro,
+                &other,
                 chrono::Utc::now(),
             ),
         )
-        .body(Body::from(corpo))
+        .body(Body::from(body))
         .unwrap();
-    app.send(trocada).await.erro(401, "TOKEN_INVALIDO");
+    app.send(swapped).await.error(401, "TOKEN_INVALIDO");
     assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 0.0);
     // the webhook does not take a bearer key instead of a signature
     let r = app
         .send(
             Request::post("/webhooks/pix")
                 .header("authorization", format!("Bearer {}", c.api_key))
-                .body(Body::from(serde_json::to_vec(&evento).unwrap()))
+                .body(Body::from(serde_json::to_vec(&event).unwrap()))
                 .unwrap(),
         )
         .await;
-    r.erro(401, "TOKEN_INVALIDO");
+    r.error(401, "TOKEN_INVALIDO");
     // unknown payment (well signed) is 404; other statuses are acknowledged and ignored
     let secret = app.state.webhook_secret().await.unwrap().to_string();
-    app.send(entrega(
+    app.send(delivery(
         &secret,
         &PixEvent::pago("PIXDESCONHECIDO", chrono::Utc::now()),
     ))
     .await
-    .erro(404, "RECARGA_NAO_ENCONTRADA");
-    let ignorado = PixEvent {
+    .error(404, "RECARGA_NAO_ENCONTRADA");
+    let ignored = PixEvent {
         payment_id: payment.clone(),
         status: "criado".into(),
-        pago_em: None,
+        paid_at: None,
     };
     assert_eq!(
-        app.send(entrega(&secret, &ignorado)).await.ok()["creditada"],
+        app.send(delivery(&secret, &ignored)).await.ok()["creditada"],
         false
     );
     assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 0.0);
@@ -169,7 +169,7 @@ async fn reconciliation_credits_when_the_webhook_never_arrives() {
     let app = App::new().await;
     let c = app.conta_com(0).await;
     let (id, payment) = recarga(&app, &c.api_key, 5000).await;
-    let (_, outro) = recarga(&app, &c.api_key, 700).await;
+    let (_, other) = recarga(&app, &c.api_key, 700).await;
     // not paid yet: nothing happens
     assert_eq!(
         carapi_service::reconcile::run_once(&app.state.store, &app.state.pix)
@@ -204,7 +204,7 @@ async fn reconciliation_credits_when_the_webhook_never_arrives() {
     // a late webhook for it changes nothing; the other one is still pending
     let secret = app.state.webhook_secret().await.unwrap().to_string();
     assert_eq!(
-        app.send(entrega(
+        app.send(delivery(
             &secret,
             &PixEvent::pago(&payment, chrono::Utc::now())
         ))
@@ -218,7 +218,7 @@ async fn reconciliation_credits_when_the_webhook_never_arrives() {
             .ok()["itens"][0]["valorPago"],
         700.0
     );
-    let _ = outro;
+    let _ = other;
     assert_eq!(app.saldo(&c.api_key).await["saldoReais"], 5500.0);
 }
 
@@ -226,8 +226,8 @@ async fn reconciliation_credits_when_the_webhook_never_arrives() {
 async fn same_webhook_20_times_concurrently_while_reconciliation_runs_credits_once() {
     let app = Arc::new(App::new().await);
     let c = app.conta_com(1).await;
-    for rodada in 0..3 {
-        let (_, payment) = recarga(&app, &c.api_key, 1000 + rodada).await;
+    for round in 0..3 {
+        let (_, payment) = recarga(&app, &c.api_key, 1000 + round).await;
         app.state
             .psp
             .as_ref()
@@ -250,7 +250,7 @@ async fn same_webhook_20_times_concurrently_while_reconciliation_runs_credits_on
                         .unwrap();
                 }
                 let v = app
-                    .send(entrega(
+                    .send(delivery(
                         &secret,
                         &PixEvent::pago(&payment, chrono::Utc::now()),
                     ))
@@ -259,7 +259,7 @@ async fn same_webhook_20_times_concurrently_while_reconciliation_runs_credits_on
                 n + u32::from(v["creditada"] == true)
             }));
         }
-        let reconciliadas = {
+        let reconciled = {
             let app = app.clone();
             tokio::spawn(async move {
                 carapi_service::reconcile::run_once(&app.state.store, &app.state.pix)
@@ -267,17 +267,17 @@ async fn same_webhook_20_times_concurrently_while_reconciliation_runs_credits_on
                     .unwrap()
             })
         };
-        let mut creditos = 0;
+        let mut credits = 0;
         for t in tasks {
-            creditos += t.await.unwrap();
+            credits += t.await.unwrap();
         }
-        creditos += reconciliadas.await.unwrap();
-        assert_eq!(creditos, 1, "credited {creditos} times");
+        credits += reconciled.await.unwrap();
+        assert_eq!(credits, 1, "credited {credits} times");
     }
     // amount + 5 % bonus, three times, exactly once each
-    let esperado = 1.0 + (1000.0 + 50.0) + (1001.0 + 50.05) + (1002.0 + 50.10);
+    let expected = 1.0 + (1000.0 + 50.0) + (1001.0 + 50.05) + (1002.0 + 50.10);
     let saldo = app.saldo(&c.api_key).await["saldoReais"].as_f64().unwrap();
-    assert!((saldo - esperado).abs() < 1e-9, "{saldo} != {esperado}");
+    assert!((saldo - expected).abs() < 1e-9, "{saldo} != {expected}");
     let ledger = app.store().ledger(c.conta_id).await.unwrap().unwrap();
     assert!(ledger.is_consistent(), "{ledger:?}");
     assert_eq!(

@@ -4,19 +4,19 @@
 use carapi_service::pix::webhook::{PixEvent, SIGNATURE_HEADER, sign};
 use carapi_service::{Config, ServerError, spawn};
 
-use crate::processo::{serve, servir_recusado};
+use crate::server_process::{serve, serve_refused};
 
-const SEGREDO: &str = "segredo-do-operador-com-40-bytes-exatos";
+const SECRET: &str = "segredo-do-operador-com-40-bytes-exatos";
 
 /// The status of a signed `pago` webhook for an unknown payment: 401 when `secret` is not
 /// the server's.
 async fn webhook(base: &str, secret: &str) -> u16 {
-    let corpo = serde_json::to_vec(&PixEvent::pago("PIXNAOEXISTE", chrono::Utc::now())).unwrap();
+    let body = serde_json::to_vec(&PixEvent::pago("PIXNAOEXISTE", chrono::Utc::now())).unwrap();
     reqwest::Client::new()
         .post(format!("{base}/webhooks/pix"))
         .header("content-type", "application/json")
-        .header(SIGNATURE_HEADER, sign(secret, &corpo, chrono::Utc::now()))
-        .body(corpo)
+        .header(SIGNATURE_HEADER, sign(secret, &body, chrono::Utc::now()))
+        .body(body)
         .send()
         .await
         .unwrap()
@@ -30,17 +30,17 @@ async fn a_secret_under_32_bytes_is_refused_by_the_library_and_the_command_line(
     let url = format!("sqlite://{}", dir.path().join("w.db").display());
     let mut config = Config::local(&url);
     config.webhook_secret = Some("x".repeat(31));
-    assert!(matches!(spawn(config).await, Err(ServerError::Invalido(_))));
-    let curto = "x".repeat(31);
+    assert!(matches!(spawn(config).await, Err(ServerError::Invalid(_))));
+    let short = "x".repeat(31);
     let file = dir.path().join("curto");
-    std::fs::write(&file, format!("{curto}\n")).unwrap();
+    std::fs::write(&file, format!("{short}\n")).unwrap();
     let file = file.display().to_string();
     for (args, env) in [
-        (vec!["--webhook-secret", curto.as_str()], vec![]),
-        (vec![], vec![("CARAPI_WEBHOOK_SECRET", curto.as_str())]),
+        (vec!["--webhook-secret", short.as_str()], vec![]),
+        (vec![], vec![("CARAPI_WEBHOOK_SECRET", short.as_str())]),
         (vec!["--webhook-secret-file", file.as_str()], vec![]),
     ] {
-        let out = servir_recusado(&url, &args, &env);
+        let out = serve_refused(&url, &args, &env);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?} {env:?}: {err}");
         assert!(err.contains("32 bytes"), "{err}");
@@ -52,39 +52,39 @@ async fn the_secret_comes_from_a_file_or_the_environment_and_the_flag_is_warned_
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("w.db").display());
     let file = dir.path().join("segredo");
-    std::fs::write(&file, format!("{SEGREDO}\n")).unwrap();
+    std::fs::write(&file, format!("{SECRET}\n")).unwrap();
     let file = file.display().to_string();
-    let outro = "o".repeat(40);
+    let other = "o".repeat(40);
     {
         let s = serve(&url, &["--webhook-secret-file", &file], &[]);
         assert!(
-            !s.avisos.iter().any(|l| l.contains("cmdline")),
+            !s.warnings.iter().any(|l| l.contains("cmdline")),
             "{:?}",
-            s.avisos
+            s.warnings
         );
-        assert_ne!(webhook(&s.base, SEGREDO).await, 401);
-        assert_eq!(webhook(&s.base, &outro).await, 401);
+        assert_ne!(webhook(&s.base, SECRET).await, 401);
+        assert_eq!(webhook(&s.base, &other).await, 401);
     }
     {
-        let s = serve(&url, &[], &[("CARAPI_WEBHOOK_SECRET", SEGREDO)]);
+        let s = serve(&url, &[], &[("CARAPI_WEBHOOK_SECRET", SECRET)]);
         assert!(
-            !s.avisos.iter().any(|l| l.contains("cmdline")),
+            !s.warnings.iter().any(|l| l.contains("cmdline")),
             "{:?}",
-            s.avisos
+            s.warnings
         );
-        assert_ne!(webhook(&s.base, SEGREDO).await, 401);
+        assert_ne!(webhook(&s.base, SECRET).await, 401);
     }
-    let s = serve(&url, &["--webhook-secret", SEGREDO], &[]);
+    let s = serve(&url, &["--webhook-secret", SECRET], &[]);
     assert!(
-        s.avisos.iter().any(|l| l.contains("/proc/*/cmdline")),
+        s.warnings.iter().any(|l| l.contains("/proc/*/cmdline")),
         "{:?}",
-        s.avisos
+        s.warnings
     );
-    assert_ne!(webhook(&s.base, SEGREDO).await, 401);
+    assert_ne!(webhook(&s.base, SECRET).await, 401);
 }
 
 /// A fresh database with one account of 100 BRL: its URL and the account's key.
-async fn banco_com_conta(dir: &tempfile::TempDir) -> (String, String) {
+async fn database_with_conta(dir: &tempfile::TempDir) -> (String, String) {
     let url = format!("sqlite://{}", dir.path().join("p.db").display());
     let store = carapi_service::store::SqliteStore::connect(&url)
         .await
@@ -117,7 +117,7 @@ async fn recarga(base: &str, key: &str) -> String {
 }
 
 /// Whether the simulated PSP's book of `url` has `payment_id` paid.
-async fn paga_no_psp(url: &str, payment_id: &str) -> bool {
+async fn paid_at_psp(url: &str, payment_id: &str) -> bool {
     use carapi_service::store::prelude::*;
     let store = carapi_service::store::SqliteStore::connect(url)
         .await
@@ -127,12 +127,12 @@ async fn paga_no_psp(url: &str, payment_id: &str) -> bool {
         .await
         .unwrap()
         .unwrap()
-        .paga_em
+        .paid_at
         .is_some()
 }
 
 /// Whether the database of `url` has a webhook secret of its own.
-async fn segredo_do_banco(url: &str) -> Option<String> {
+async fn database_secret(url: &str) -> Option<String> {
     let store = carapi_service::store::SqliteStore::connect(url)
         .await
         .unwrap();
@@ -146,8 +146,8 @@ fn strs(v: &[String]) -> Vec<&str> {
 }
 
 /// Runs the binary with `args` and `env`: success, stdout, stderr.
-fn rodar(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
-    let mut c = crate::processo::comando(args);
+fn run(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
+    let mut c = crate::server_process::command(args);
     for (k, v) in env {
         c.env(k, v);
     }
@@ -162,28 +162,28 @@ fn rodar(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
 #[tokio::test]
 async fn pix_pagar_and_segredo_webhook_use_the_servers_secret_file_and_a_401_pays_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let (url, key) = banco_com_conta(&dir).await;
+    let (url, key) = database_with_conta(&dir).await;
     let file = dir.path().join("segredo");
-    std::fs::write(&file, format!("{SEGREDO}\n")).unwrap();
+    std::fs::write(&file, format!("{SECRET}\n")).unwrap();
     let file = file.display().to_string();
     let s = serve(&url, &[], &[("CARAPI_WEBHOOK_SECRET_FILE", &file)]);
-    let com_arquivo = [("CARAPI_WEBHOOK_SECRET_FILE", file.as_str())];
+    let with_file = [("CARAPI_WEBHOOK_SECRET_FILE", file.as_str())];
     // The server was given a secret: the database has none, and `segredo-webhook` creates
     // none unless asked; with the server's variable it prints the server's secret.
-    assert_eq!(segredo_do_banco(&url).await, None);
-    let (ok, _, err) = rodar(&["segredo-webhook", "--banco", &url], &[]);
+    assert_eq!(database_secret(&url).await, None);
+    let (ok, _, err) = run(&["segredo-webhook", "--banco", &url], &[]);
     assert!(!ok && err.contains("--criar-segredo"), "{err}");
-    assert_eq!(segredo_do_banco(&url).await, None, "nothing written");
-    let (ok, out, err) = rodar(&["segredo-webhook", "--banco", &url], &com_arquivo);
+    assert_eq!(database_secret(&url).await, None, "nothing written");
+    let (ok, out, err) = run(&["segredo-webhook", "--banco", &url], &with_file);
     assert!(ok, "{err}");
-    assert_eq!(out.trim(), SEGREDO);
+    assert_eq!(out.trim(), SECRET);
 
-    let pagamento = recarga(&s.base, &key).await;
-    let pagar = |extra: &[&str]| {
+    let payment = recarga(&s.base, &key).await;
+    let pay = |extra: &[&str]| {
         let mut v = vec![
             "pix",
             "pagar",
-            &pagamento,
+            &payment,
             "--servidor",
             &s.base,
             "--banco",
@@ -193,23 +193,23 @@ async fn pix_pagar_and_segredo_webhook_use_the_servers_secret_file_and_a_401_pay
         v.into_iter().map(str::to_owned).collect::<Vec<_>>()
     };
     // No secret given and none in the database: refused before anything is paid.
-    let sem = pagar(&[]);
-    let (ok, _, err) = rodar(&strs(&sem), &[]);
+    let without = pay(&[]);
+    let (ok, _, err) = run(&strs(&without), &[]);
     assert!(!ok && err.contains("segredo"), "{err}");
-    assert!(!paga_no_psp(&url, &pagamento).await);
+    assert!(!paid_at_psp(&url, &payment).await);
     // A wrong secret: 401, and the charge is still unpaid in the provider's book.
-    let errado = "e".repeat(40);
-    let (ok, _, err) = rodar(&strs(&sem), &[("CARAPI_WEBHOOK_SECRET", &errado)]);
+    let wrong = "e".repeat(40);
+    let (ok, _, err) = run(&strs(&without), &[("CARAPI_WEBHOOK_SECRET", &wrong)]);
     assert!(!ok && err.contains("401"), "{err}");
     assert!(
-        !paga_no_psp(&url, &pagamento).await,
+        !paid_at_psp(&url, &payment).await,
         "a refused webhook left the charge paid in the PSP's book"
     );
     // The server's secret file, by variable and by flag: paid and credited once.
-    let (ok, out, err) = rodar(&strs(&sem), &com_arquivo);
+    let (ok, out, err) = run(&strs(&without), &with_file);
     assert!(ok, "{out} {err}");
-    assert!(paga_no_psp(&url, &pagamento).await);
-    let (ok, _, err) = rodar(&strs(&pagar(&["--arquivo-segredo-webhook", &file])), &[]);
+    assert!(paid_at_psp(&url, &payment).await);
+    let (ok, _, err) = run(&strs(&pay(&["--arquivo-segredo-webhook", &file])), &[]);
     assert!(ok, "{err}");
     let saldo: serde_json::Value = reqwest::Client::new()
         .get(format!("{}/v1/saldo", s.base))
@@ -222,12 +222,12 @@ async fn pix_pagar_and_segredo_webhook_use_the_servers_secret_file_and_a_401_pay
         .unwrap();
     assert_eq!(saldo["saldoReais"], 600.0, "{saldo}");
     // Asked to, `segredo-webhook` creates the database's own secret, once.
-    let (ok, criado, err) = rodar(
+    let (ok, created, err) = run(
         &["segredo-webhook", "--banco", &url, "--criar-segredo"],
         &[],
     );
     assert!(ok, "{err}");
-    assert_eq!(segredo_do_banco(&url).await.as_deref(), Some(criado.trim()));
+    assert_eq!(database_secret(&url).await.as_deref(), Some(created.trim()));
 }
 
 #[tokio::test]
@@ -237,17 +237,17 @@ async fn failed_webhook_signatures_meet_429_per_client_address() {
     let s = serve(
         &url,
         &["--limite-nao-autenticado", "1"],
-        &[("CARAPI_WEBHOOK_SECRET", SEGREDO)],
+        &[("CARAPI_WEBHOOK_SECRET", SECRET)],
     );
-    let errado = "e".repeat(40);
+    let wrong = "e".repeat(40);
     let mut statuses = Vec::new();
     for _ in 0..10 {
-        statuses.push(webhook(&s.base, &errado).await);
+        statuses.push(webhook(&s.base, &wrong).await);
     }
     assert_eq!(statuses[0], 401, "{statuses:?}");
     assert!(statuses.contains(&429), "{statuses:?}");
     // A malformed signature header counts too.
-    let mut malformadas = Vec::new();
+    let mut malformed = Vec::new();
     for _ in 0..5 {
         let status = reqwest::Client::new()
             .post(format!("{}/webhooks/pix", s.base))
@@ -258,7 +258,7 @@ async fn failed_webhook_signatures_meet_429_per_client_address() {
             .unwrap()
             .status()
             .as_u16();
-        malformadas.push(status);
+        malformed.push(status);
     }
-    assert!(malformadas.contains(&429), "{malformadas:?}");
+    assert!(malformed.contains(&429), "{malformed:?}");
 }

@@ -9,7 +9,7 @@ use carapi_sdk::{ApiErrorBody, ErrorCode};
 use crate::store::StoreError;
 
 /// Code of a malformed query parameter (an extension: the contract has no code for it).
-pub const PARAMETRO_INVALIDO: &str = "PARAMETRO_INVALIDO";
+pub const PARAMETER_INVALID: &str = "PARAMETRO_INVALIDO";
 /// Code of an unknown route or wrong method (`SPEC_NAO_ENCONTRADA` is in the contract's set
 /// without a stated condition; this server uses it for "no such operation").
 pub(crate) const ROUTE_NOT_FOUND: ErrorCode = ErrorCode::SpecNaoEncontrada;
@@ -24,7 +24,7 @@ pub(crate) const LIMIT_HEADER: &str = "carapi-limite";
 pub enum Limite {
     /// Requests per second (contract, "Limits": 10 per key), or unauthenticated requests per
     /// client address.
-    Taxa,
+    Rate,
     /// Daily charged-request limit (Brasília day).
     Diario,
     /// Monthly spending limit (BRL, Brasília month).
@@ -35,7 +35,7 @@ impl Limite {
     /// The header value: `taxa`, `diario` or `mensal`.
     pub(crate) fn as_str(self) -> &'static str {
         match self {
-            Limite::Taxa => "taxa",
+            Limite::Rate => "taxa",
             Limite::Diario => "diario",
             Limite::Mensal => "mensal",
         }
@@ -46,52 +46,52 @@ impl Limite {
 #[derive(Debug)]
 pub enum ApiError {
     /// A contract error: status, code, Portuguese message.
-    Contrato {
+    Contract {
         /// HTTP status.
         status: StatusCode,
         /// Stable code.
         codigo: ErrorCode,
         /// Message in Portuguese.
-        mensagem: String,
+        message: String,
         /// From a sandbox reserved value.
         sandbox: bool,
         /// Extra response headers (`Retry-After`, `Allow`, `LIMIT_HEADER`).
-        cabecalhos: Vec<(HeaderName, HeaderValue)>,
+        headers: Vec<(HeaderName, HeaderValue)>,
     },
     /// 500 `ERRO_INTERNO`; the detail is logged only.
-    Interno(String),
+    Internal(String),
 }
 
 impl ApiError {
     /// An error with the status the contract pairs with `codigo` (400 when unknown).
-    pub fn new(codigo: ErrorCode, mensagem: impl Into<String>) -> Self {
+    pub fn new(codigo: ErrorCode, message: impl Into<String>) -> Self {
         let status = codigo
             .status()
             .and_then(|s| StatusCode::from_u16(s).ok())
             .unwrap_or(StatusCode::BAD_REQUEST);
-        ApiError::Contrato {
+        ApiError::Contract {
             status,
             codigo,
-            mensagem: mensagem.into(),
+            message: message.into(),
             sandbox: false,
-            cabecalhos: Vec::new(),
+            headers: Vec::new(),
         }
     }
 
     /// An error with an explicit status.
-    pub fn with_status(status: StatusCode, codigo: ErrorCode, mensagem: impl Into<String>) -> Self {
-        ApiError::Contrato {
+    pub fn with_status(status: StatusCode, codigo: ErrorCode, message: impl Into<String>) -> Self {
+        ApiError::Contract {
             status,
             codigo,
-            mensagem: mensagem.into(),
+            message: message.into(),
             sandbox: false,
-            cabecalhos: Vec::new(),
+            headers: Vec::new(),
         }
     }
 
-    /// 400 `PARAMETRO_INVALIDO`.
-    pub(crate) fn param(mensagem: impl Into<String>) -> Self {
-        Self::new(ErrorCode::Other(PARAMETRO_INVALIDO.into()), mensagem)
+    /// 400 `PARAMETER_INVALID`.
+    pub(crate) fn param(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::Other(PARAMETER_INVALID.into()), message)
     }
 
     /// 401 `TOKEN_INVALIDO` (with `WWW-Authenticate: Bearer`, RFC 6750 section 3).
@@ -104,35 +104,35 @@ impl ApiError {
     }
 
     /// 500 `ERRO_INTERNO` with a detail for the log.
-    pub fn internal(detalhe: impl std::fmt::Display) -> Self {
-        ApiError::Interno(detalhe.to_string())
+    pub fn internal(detail: impl std::fmt::Display) -> Self {
+        ApiError::Internal(detail.to_string())
     }
 
     /// Marks the error as coming from a sandbox value.
     pub(crate) fn sandbox(mut self) -> Self {
-        if let ApiError::Contrato { sandbox, .. } = &mut self {
+        if let ApiError::Contract { sandbox, .. } = &mut self {
             *sandbox = true;
         }
         self
     }
 
     /// Adds a response header.
-    pub(crate) fn header(mut self, nome: HeaderName, valor: HeaderValue) -> Self {
-        if let ApiError::Contrato { cabecalhos, .. } = &mut self {
-            cabecalhos.push((nome, valor));
+    pub(crate) fn header(mut self, name: HeaderName, valor: HeaderValue) -> Self {
+        if let ApiError::Contract { headers, .. } = &mut self {
+            headers.push((name, valor));
         }
         self
     }
 
     /// Adds `Retry-After` (seconds, at least 1).
-    pub fn retry_after(self, segundos: u64) -> Self {
-        self.header(header::RETRY_AFTER, HeaderValue::from(segundos.max(1)))
+    pub fn retry_after(self, seconds: u64) -> Self {
+        self.header(header::RETRY_AFTER, HeaderValue::from(seconds.max(1)))
     }
 
     /// 429 `LIMITE_EXCEDIDO` for `limite`, with `Retry-After` (seconds, rounded up, at least 1)
     /// and the `LIMIT_HEADER` header.
-    pub fn limit_exceeded(limite: Limite, retry_after: u64, mensagem: impl Into<String>) -> Self {
-        Self::new(ErrorCode::LimiteExcedido, mensagem)
+    pub fn limit_exceeded(limite: Limite, retry_after: u64, message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::LimiteExcedido, message)
             .retry_after(retry_after)
             .header(
                 HeaderName::from_static(LIMIT_HEADER),
@@ -143,14 +143,14 @@ impl ApiError {
     /// The HTTP status.
     pub(crate) fn status(&self) -> StatusCode {
         match self {
-            ApiError::Contrato { status, .. } => *status,
-            ApiError::Interno(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Contract { status, .. } => *status,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
     /// True for an error from a sandbox value.
     pub(crate) fn is_sandbox(&self) -> bool {
-        matches!(self, ApiError::Contrato { sandbox: true, .. })
+        matches!(self, ApiError::Contract { sandbox: true, .. })
     }
 }
 
@@ -182,25 +182,25 @@ impl From<StoreError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let (status, body, cabecalhos) = match self {
-            ApiError::Contrato {
+        let (status, body, headers) = match self {
+            ApiError::Contract {
                 status,
                 codigo,
-                mensagem,
+                message,
                 sandbox,
-                cabecalhos,
+                headers,
             } => (
                 status,
                 ApiErrorBody {
                     success: false,
                     error: codigo.as_str().to_owned(),
-                    message: mensagem,
+                    message,
                     sandbox,
                 },
-                cabecalhos,
+                headers,
             ),
-            ApiError::Interno(detalhe) => {
-                tracing::error!(erro = %detalhe, "erro interno");
+            ApiError::Internal(detail) => {
+                tracing::error!(erro = %detail, "erro interno");
                 (
                     StatusCode::INTERNAL_SERVER_ERROR,
                     ApiErrorBody {
@@ -214,8 +214,8 @@ impl IntoResponse for ApiError {
             }
         };
         let mut resp = (status, axum::Json(body)).into_response();
-        for (nome, valor) in cabecalhos {
-            resp.headers_mut().insert(nome, valor);
+        for (name, valor) in headers {
+            resp.headers_mut().insert(name, valor);
         }
         resp
     }

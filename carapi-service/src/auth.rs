@@ -21,18 +21,15 @@ pub fn key_hash(chave: &str) -> String {
 }
 
 /// True when `chave` hashes to `armazenado`, compared in constant time.
-pub(crate) fn matches_expected(chave: &str, armazenado: &str) -> bool {
-    key_hash(chave)
-        .as_bytes()
-        .ct_eq(armazenado.as_bytes())
-        .into()
+pub(crate) fn matches_expected(chave: &str, stored: &str) -> bool {
+    key_hash(chave).as_bytes().ct_eq(stored.as_bytes()).into()
 }
 
 /// The token of an `Authorization: Bearer <token>` header value (scheme case-insensitive).
 pub fn bearer(valor: &str) -> Option<&str> {
-    let (esquema, token) = valor.trim().split_once(' ')?;
+    let (schema, token) = valor.trim().split_once(' ')?;
     let token = token.trim();
-    (esquema.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+    (schema.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
 #[cfg(test)]

@@ -53,9 +53,9 @@ pub enum ReciboMode {
     #[default]
     Normal,
     /// The receipt service is down: 503 `SERVICO_INDISPONIVEL` before anything is read.
-    Indisponivel,
+    Unavailable,
     /// Rendering fails after validation: 502 `RECIBO_INDISPONIVEL` (never charged).
-    FalhaStream,
+    FailureStream,
 }
 
 impl std::str::FromStr for ReciboMode {
@@ -63,8 +63,8 @@ impl std::str::FromStr for ReciboMode {
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
             "normal" => Ok(Self::Normal),
-            "indisponivel" => Ok(Self::Indisponivel),
-            "falha-stream" => Ok(Self::FalhaStream),
+            "indisponivel" => Ok(Self::Unavailable),
+            "falha-stream" => Ok(Self::FailureStream),
             _ => Err(format!(
                 "modo de recibo inválido: {s:?} (normal, indisponivel, falha-stream)"
             )),
@@ -247,8 +247,8 @@ mod tests {
         assert_eq!(parse_error_retention("90"), Ok(Some(90)));
         assert_eq!(parse_error_retention(" 30 "), Ok(Some(30)));
         assert_eq!(parse_error_retention("Sempre"), Ok(None));
-        let curta = parse_error_retention("29").unwrap_err();
-        assert!(curta.contains("mínimo é 30 dias"), "{curta}");
+        let short = parse_error_retention("29").unwrap_err();
+        assert!(short.contains("mínimo é 30 dias"), "{short}");
         assert!(parse_error_retention("0").is_err());
         assert!(parse_error_retention("noventa").is_err());
     }

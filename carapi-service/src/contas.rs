@@ -62,10 +62,10 @@ impl std::fmt::Debug for ContaCriada {
 /// created now by the system clock.
 ///
 /// # Errors
-/// [`ServerError::Invalido`] for a negative balance or one with fractions of a centavo;
+/// [`ServerError::Invalid`] for a negative balance or one with fractions of a centavo;
 /// [`ServerError::Store`] when the store fails.
-pub async fn create_conta(store: &dyn Store, nova: NovaConta) -> Result<ContaCriada, ServerError> {
-    create_conta_at(store, nova, Utc::now()).await
+pub async fn create_conta(store: &dyn Store, fresh: NovaConta) -> Result<ContaCriada, ServerError> {
+    create_conta_at(store, fresh, Utc::now()).await
 }
 
 /// [`create_conta`] with the creation instant `em` (a server's clock).
@@ -74,21 +74,21 @@ pub async fn create_conta(store: &dyn Store, nova: NovaConta) -> Result<ContaCri
 /// As [`create_conta`].
 pub async fn create_conta_at(
     store: &dyn Store,
-    nova: NovaConta,
-    em: DateTime<Utc>,
+    fresh: NovaConta,
+    at: DateTime<Utc>,
 ) -> Result<ContaCriada, ServerError> {
-    let saldo = Centavos::from_reais(nova.saldo)
+    let saldo = Centavos::from_reais(fresh.saldo)
         .filter(|c| c.get() >= 0)
-        .ok_or_else(|| ServerError::Invalido(format!("saldo inválido: {}", nova.saldo)))?;
+        .ok_or_else(|| ServerError::Invalid(format!("saldo inválido: {}", fresh.saldo)))?;
     let api_key = auth::generate_key();
     let conta_id = store
         .create_conta(NovaContaRecord {
             chave_hash: auth::key_hash(&api_key),
             saldo,
-            legado: nova.legado,
-            documento: nova.documento,
-            email: nova.email,
-            em,
+            legado: fresh.legado,
+            documento: fresh.documento,
+            email: fresh.email,
+            at,
         })
         .await?;
     Ok(ContaCriada { conta_id, api_key })

@@ -15,14 +15,14 @@ pub enum ServerError {
     Io(#[from] std::io::Error),
     /// Invalid input to the library API (e.g. a negative initial balance).
     #[error("entrada inválida: {0}")]
-    Invalido(String),
+    Invalid(String),
     /// The payment, top-up or account does not exist.
     #[error("não encontrado: {0}")]
-    NaoEncontrado(String),
+    NotFound(String),
     /// Delivering the webhook failed.
     #[error("webhook: {0}")]
     Webhook(String),
     /// Reading data to import failed.
     #[error("importação: {0}")]
-    Importacao(String),
+    Import(String),
 }

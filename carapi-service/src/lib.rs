@@ -25,7 +25,7 @@ pub mod dados;
 mod error;
 mod flow;
 pub mod http;
-pub mod metrics;
+pub(crate) mod metrics;
 pub mod money;
 #[cfg(feature = "openapi")]
 pub mod openapi;

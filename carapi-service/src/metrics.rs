@@ -164,23 +164,23 @@ mod imp {
         }
     });
 
-    pub(super) fn request(route: &'static str, status: u16, tempo: Duration) {
+    pub(super) fn request(route: &'static str, status: u16, time: Duration) {
         let l = RouteLabels { route, status };
         METRICS.requests.get_or_create(&l).inc();
         METRICS
             .latency
             .get_or_create(&l)
-            .observe(tempo.as_secs_f64());
+            .observe(time.as_secs_f64());
     }
 }
 
 /// Records one answered request: `route` is the route template (or `"desconhecida"`),
 /// `tempo` the time to answer.
-pub(crate) fn request(route: &'static str, status: u16, tempo: Duration) {
+pub(crate) fn request(route: &'static str, status: u16, time: Duration) {
     #[cfg(feature = "metrics")]
-    imp::request(route, status, tempo);
+    imp::request(route, status, time);
     #[cfg(not(feature = "metrics"))]
-    let _ = (route, status, tempo);
+    let _ = (route, status, time);
 }
 
 /// Records one debited lookup of `centavos` on `endpoint` (the contract's endpoint name).
@@ -232,15 +232,15 @@ impl Drop for OpenConnection {
 }
 
 /// Records one connection closed at once by the per-address bound `motivo`.
-pub(crate) fn connection_refused(motivo: &'static str) {
+pub(crate) fn connection_refused(reason: &'static str) {
     #[cfg(feature = "metrics")]
     imp::METRICS
         .ops
         .refused
-        .get_or_create(&imp::ReasonLabels { motivo })
+        .get_or_create(&imp::ReasonLabels { motivo: reason })
         .inc();
     #[cfg(not(feature = "metrics"))]
-    let _ = motivo;
+    let _ = reason;
 }
 
 /// Records one wait for a pooled database connection that ran out.

@@ -7,7 +7,7 @@
 use utoipa::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
-use crate::http::{car, conta, proprietario, recarga, webhooks};
+use crate::http::{consulta, conta, recarga, webhooks};
 
 /// The document's definition (feature `openapi`).
 #[derive(Debug, OpenApi)]
@@ -18,12 +18,12 @@ use crate::http::{car, conta, proprietario, recarga, webhooks};
         description = "Prepaid HTTP API over Brazil's rural environmental registry (CAR). Every `/v1` route requires `Authorization: Bearer <API_KEY>`. Charged: HTTP 200 of the four lookups only."
     ),
     paths(
-        car::basico, car::completo, car::recibo, proprietario::proprietario,
+        consulta::doc::basico, consulta::doc::completo, consulta::doc::recibo, consulta::doc::proprietario,
         conta::saldo, conta::historico, conta::limites, conta::atualizar_limites, conta::uso,
         recarga::faixas, recarga::create, recarga::status, recarga::list_all,
         webhooks::receive,
     ),
-    modifiers(&Security),
+    modifiers(&SECURITY),
     tags(
         (name = "consultas", description = "Charged lookups"),
         (name = "conta", description = "Free account endpoints"),
@@ -33,18 +33,31 @@ use crate::http::{car, conta, proprietario, recarga, webhooks};
 )]
 pub(crate) struct ApiDoc;
 
-#[derive(Debug)]
-struct Security;
+/// The `/v1` routes' scheme: `Authorization: Bearer <API_KEY>` (contract, "Authentication").
+const SECURITY: BearerScheme = BearerScheme {
+    name: "bearer",
+    format: "API key",
+};
 
-impl utoipa::Modify for Security {
+/// A bearer security scheme added to a document's components (utoipa's [`utoipa::Modify`]):
+/// the service's API key, the test double's test token.
+#[derive(Debug, Clone, Copy)]
+pub struct BearerScheme {
+    /// The scheme's name, as the operations' `security` lists it (`bearer`).
+    pub name: &'static str,
+    /// What the bearer token is (`bearerFormat`: `API key`).
+    pub format: &'static str,
+}
+
+impl utoipa::Modify for BearerScheme {
     fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
         let components = doc.components.get_or_insert_with(Default::default);
         components.add_security_scheme(
-            "bearer",
+            self.name,
             SecurityScheme::Http(
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
-                    .bearer_format("API key")
+                    .bearer_format(self.format)
                     .build(),
             ),
         );

@@ -22,13 +22,13 @@ pub async fn run_once(
     store: &Arc<dyn Store>,
     pix: &Arc<dyn PixProvider>,
 ) -> Result<u32, StoreError> {
-    let mut creditadas = 0;
+    let mut credited = 0;
     for recarga in store.pending_recargas(BATCH).await? {
         let pid = &recarga.payment_id;
         match confirm_by_psp(store.as_ref(), pix.as_ref(), pid, None).await {
-            Ok(Outcome::Creditada(r)) => {
+            Ok(Outcome::Credited(r)) => {
                 tracing::info!(recarga = %r.id, conta = %r.conta, "recarga confirmada pela reconciliação");
-                creditadas += 1;
+                credited += 1;
             }
             Ok(_) => {}
             Err(ConfirmationError::Store(e)) => return Err(e),
@@ -37,7 +37,7 @@ pub async fn run_once(
             }
         }
     }
-    Ok(creditadas)
+    Ok(credited)
 }
 
 /// Name of the reconciliation job's lease (see [`run_loop`]).
@@ -67,8 +67,8 @@ impl Reconciler {
 
     /// Runs a pass when this process holds (or takes) the lease for the next two intervals;
     /// a failure is logged.
-    pub(crate) async fn turn(&self, intervalo: Duration) {
-        if self.turn_of(intervalo).await
+    pub(crate) async fn turn(&self, interval: Duration) {
+        if self.turn_of(interval).await
             && let Err(e) = run_once(&self.store, &self.pix).await
         {
             tracing::error!(erro = %e, "reconciliação falhou");
@@ -77,11 +77,11 @@ impl Reconciler {
 
     /// Takes or renews the lease; false when another process holds it (or the store failed,
     /// logged).
-    async fn turn_of(&self, intervalo: Duration) -> bool {
+    async fn turn_of(&self, interval: Duration) -> bool {
         let now = self.clock.now();
-        let ate = now + chrono::Duration::from_std(intervalo * 2).unwrap_or(chrono::Duration::MAX);
-        match self.store.reserve_task(TASK, &self.owner, now, ate).await {
-            Ok(vez) => vez,
+        let until = now + chrono::Duration::from_std(interval * 2).unwrap_or(chrono::Duration::MAX);
+        match self.store.reserve_task(TASK, &self.owner, now, until).await {
+            Ok(time) => time,
             Err(e) => {
                 tracing::error!(erro = %e, "reserva da reconciliação falhou");
                 false

@@ -31,17 +31,17 @@ const INTERVAL_HOURS: i64 = 1;
 /// [`StoreError`] when the store fails (what was deleted before stays deleted).
 pub async fn run_once(store: &dyn Store, now: DateTime<Utc>, dias: u32) -> Result<u64, StoreError> {
     let antes = cut_of(now, dias);
-    let mut feitas = 0;
+    let mut done = 0;
     for conta in store.contas().await? {
         loop {
             let n = store.remove_uncharged(conta, antes, BATCH).await?;
-            feitas += n;
+            done += n;
             if n < u64::from(BATCH) {
                 break;
             }
         }
     }
-    Ok(feitas)
+    Ok(done)
 }
 
 /// The job in one process's job loop: when it last looked at the lease, so that the store is
@@ -70,9 +70,9 @@ impl Job {
             }
             *next = Some(now + chrono::Duration::hours(INTERVAL_HOURS));
         }
-        let ate = now + chrono::Duration::hours(INTERVAL_HOURS);
-        let dono = uuid::Uuid::new_v4().to_string();
-        match st.store.reserve_task(TASK, &dono, now, ate).await {
+        let until = now + chrono::Duration::hours(INTERVAL_HOURS);
+        let owner = uuid::Uuid::new_v4().to_string();
+        match st.store.reserve_task(TASK, &owner, now, until).await {
             Ok(true) => {}
             Ok(false) => return 0,
             Err(e) => {

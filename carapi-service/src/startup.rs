@@ -48,7 +48,7 @@ pub async fn open_store_as(
             crate::store::PgStore::open(database_url, mode).await?,
         ));
         #[cfg(not(feature = "postgres"))]
-        return Err(ServerError::Invalido(
+        return Err(ServerError::Invalid(
             "este build não inclui PostgreSQL (feature `postgres` de carapi-service); use sqlite://"
                 .to_owned(),
         ));
@@ -56,7 +56,14 @@ pub async fn open_store_as(
     Ok(Arc::new(SqliteStore::open(database_url, mode).await?))
 }
 
-/// Loads the bundled CAR records when the store has none; returns how many were loaded.
+/// The setting (`configuracao` table) written when the server loads the bundled records into an
+/// empty store: the start-up warning about demonstration records reads it, so that records
+/// loaded with `importar` (the same public extracts complete alike) are never called
+/// demonstration data.
+const BUNDLED_SETTING: &str = "dados_embutidos_carregados";
+
+/// Loads the bundled CAR records when the store has none, and records that it did
+/// (`BUNDLED_SETTING`); returns how many were loaded.
 ///
 /// # Errors
 /// [`ServerError::Store`].
@@ -64,20 +71,34 @@ pub async fn load_bundled_data(store: &dyn Store) -> Result<u64, ServerError> {
     if store.count_imoveis().await? > 0 {
         return Ok(0);
     }
-    Ok(store.write_imoveis(&crate::dados::bundled()).await?)
+    let n = store.write_imoveis(&crate::dados::bundled()).await?;
+    store
+        .settings_or_insert(BUNDLED_SETTING, &n.to_string())
+        .await?;
+    Ok(n)
 }
 
-/// How many of the bundled demonstration records (fictitious owners included) the store
-/// serves, for the start-up log.
+/// How many bundled demonstration records (fictitious owners included) the store serves, for
+/// the start-up log: the bundled codes it holds when the server loaded them
+/// (`BUNDLED_SETTING`); on a store without that record (an older one), the bundled records
+/// when they are all it holds. A store loaded with `importar` holds none.
 ///
 /// # Errors
 /// [`ServerError::Store`].
 pub(crate) async fn bundled_served(store: &dyn Store) -> Result<u64, ServerError> {
+    let bundled = crate::dados::bundled();
+    let loaded_here = store.setting(BUNDLED_SETTING).await?.is_some();
+    if !loaded_here && store.count_imoveis().await? != bundled.len() as u64 {
+        return Ok(0);
+    }
     let mut n = 0;
-    for imovel in crate::dados::bundled() {
+    for imovel in &bundled {
         if store.imovel(&imovel.codigo_car).await?.is_some() {
             n += 1;
         }
+    }
+    if !loaded_here && n != bundled.len() as u64 {
+        return Ok(0);
     }
     Ok(n)
 }
@@ -88,9 +109,9 @@ pub struct RunningServer {
     addr: SocketAddr,
     metrics_addr: Option<SocketAddr>,
     state: AppState,
-    cancelar: CancellationToken,
+    cancel: CancellationToken,
     server: JoinHandle<()>,
-    reconciliacao: JoinHandle<()>,
+    reconciliation: JoinHandle<()>,
 }
 
 /// Starts a server: opens and migrates the store, loads the bundled data into an empty one
@@ -99,7 +120,7 @@ pub struct RunningServer {
 ///
 /// # Errors
 /// [`ServerError::Store`] when the database cannot be opened; [`ServerError::Io`] when the
-/// address cannot be bound; [`ServerError::Invalido`] when [`Config::webhook_secret`] is
+/// address cannot be bound; [`ServerError::Invalid`] when [`Config::webhook_secret`] is
 /// shorter than `crate::pix::webhook::MIN_SECRET_LEN` bytes.
 pub async fn spawn(config: Config) -> Result<RunningServer, ServerError> {
     let (state, listener) = prepare(config).await?;
@@ -121,11 +142,11 @@ pub async fn prepare(config: Config) -> Result<(AppState, TcpListener), ServerEr
             tracing::info!(registros = n, "dados CAR embutidos carregados");
         }
     }
-    let demonstracao = bundled_served(store.as_ref()).await?;
-    if demonstracao > 0 {
+    let demo = bundled_served(store.as_ref()).await?;
+    if demo > 0 {
         tracing::warn!(
-            registros = demonstracao,
-            "{demonstracao} registros de demonstração embutidos (fictícios) servidos e cobrados; \
+            registros = demo,
+            "{demo} registros de demonstração embutidos (fictícios) servidos e cobrados; \
              use --sem-dados-embutidos num banco novo para não carregá-los"
         );
     } else {
@@ -148,13 +169,13 @@ pub async fn spawn_with(
     state: AppState,
     listener: TcpListener,
 ) -> Result<RunningServer, ServerError> {
-    let intervalo = state.config.reconcile_interval;
+    let interval = state.config.reconcile_interval;
     start(
         state,
         listener,
         Extensions::default(),
         Plain,
-        move |st, parar| jobs(st, intervalo, parar),
+        move |st, stop| jobs(st, interval, stop),
     )
 }
 
@@ -167,8 +188,8 @@ pub async fn spawn_with(
 pub fn start<C, F, T>(
     state: AppState,
     listener: TcpListener,
-    acrescimos: Extensions,
-    conexoes: C,
+    extensions: Extensions,
+    connections: C,
     tasks: F,
 ) -> Result<RunningServer, ServerError>
 where
@@ -177,23 +198,23 @@ where
     T: Future<Output = ()> + Send + 'static,
 {
     let addr = listener.local_addr()?;
-    let cancelar = CancellationToken::new();
-    let app = crate::http::router_with(state.clone(), acrescimos);
+    let cancel = CancellationToken::new();
+    let app = crate::http::router_with(state.clone(), extensions);
     let edge = state.config.edge.clone();
-    let server = tokio::spawn(serve_with(listener, app, edge, cancelar.clone(), conexoes));
+    let server = tokio::spawn(serve_with(listener, app, edge, cancel.clone(), connections));
     let metrics_addr = match state.config.metrics_bind {
-        Some(bind) => Some(serve_metrics(bind, &state, &cancelar)?),
+        Some(bind) => Some(serve_metrics(bind, &state, &cancel)?),
         None => None,
     };
-    let reconciliacao = tokio::spawn(tasks(state.clone(), cancelar.child_token()));
+    let reconciliation = tokio::spawn(tasks(state.clone(), cancel.child_token()));
     tracing::info!(%addr, "carapi-server ouvindo");
     Ok(RunningServer {
         addr,
         metrics_addr,
         state,
-        cancelar,
+        cancel,
         server,
-        reconciliacao,
+        reconciliation,
     })
 }
 
@@ -202,17 +223,17 @@ where
 fn serve_metrics(
     bind: SocketAddr,
     state: &AppState,
-    cancelar: &CancellationToken,
+    cancel: &CancellationToken,
 ) -> Result<SocketAddr, ServerError> {
     let listener = std::net::TcpListener::bind(bind)?;
     listener.set_nonblocking(true)?;
     let listener = TcpListener::from_std(listener)?;
     let addr = listener.local_addr()?;
     let app = crate::http::probes::metrics_router(state.clone());
-    let parar = cancelar.clone();
+    let stop = cancel.clone();
     tokio::spawn(async move {
-        let servir = axum::serve(listener, app).with_graceful_shutdown(parar.cancelled_owned());
-        if let Err(e) = servir.await {
+        let serve = axum::serve(listener, app).with_graceful_shutdown(stop.cancelled_owned());
+        if let Err(e) = serve.await {
             tracing::warn!(erro = %e, "endereço das métricas encerrado com erro");
         }
     });
@@ -251,15 +272,15 @@ impl RunningServer {
     ///
     /// # Errors
     /// As [`crate::create_conta`].
-    pub async fn create_conta(&self, nova: NovaConta) -> Result<ContaCriada, ServerError> {
-        create_conta_at(self.state.store.as_ref(), nova, self.state.clock.now()).await
+    pub async fn create_conta(&self, fresh: NovaConta) -> Result<ContaCriada, ServerError> {
+        create_conta_at(self.state.store.as_ref(), fresh, self.state.clock.now()).await
     }
 
     /// Plays the payer and the PSP: marks `payment_id` paid and delivers the signed webhook to
     /// this server. Returns once the webhook was accepted (the top-up is then `Confirmado`).
     ///
     /// # Errors
-    /// [`ServerError::NaoEncontrado`] when no charge has this id; [`ServerError::Webhook`].
+    /// [`ServerError::NotFound`] when no charge has this id; [`ServerError::Webhook`].
     pub async fn pay(&self, payment_id: &str) -> Result<(), ServerError> {
         let secret = self.state.webhook_secret().await?;
         pay_via_webhook(
@@ -275,14 +296,14 @@ impl RunningServer {
     /// [`RunningServer::pay`] by top-up id.
     ///
     /// # Errors
-    /// [`ServerError::NaoEncontrado`] when no top-up has this id; as [`RunningServer::pay`].
+    /// [`ServerError::NotFound`] when no top-up has this id; as [`RunningServer::pay`].
     pub async fn pay_recarga(&self, recarga_id: Uuid) -> Result<(), ServerError> {
         let r = self
             .state
             .store
             .recarga_by_id(recarga_id)
             .await?
-            .ok_or_else(|| ServerError::NaoEncontrado(format!("recarga {recarga_id}")))?;
+            .ok_or_else(|| ServerError::NotFound(format!("recarga {recarga_id}")))?;
         self.pay(&r.payment_id).await
     }
 
@@ -298,20 +319,20 @@ impl RunningServer {
     /// top-ups say ([`Ledger::is_consistent`]).
     ///
     /// # Errors
-    /// [`ServerError::NaoEncontrado`] for an unknown account; [`ServerError::Store`].
+    /// [`ServerError::NotFound`] for an unknown account; [`ServerError::Store`].
     pub async fn check_ledger(&self, conta_id: ContaId) -> Result<Ledger, ServerError> {
         self.state
             .store
             .ledger(conta_id)
             .await?
-            .ok_or_else(|| ServerError::NaoEncontrado(format!("conta {conta_id}")))
+            .ok_or_else(|| ServerError::NotFound(format!("conta {conta_id}")))
     }
 
     /// Stops accepting connections, lets in-flight requests finish, stops the jobs.
     pub async fn shutdown(self) {
-        self.cancelar.cancel();
+        self.cancel.cancel();
         let _ = self.server.await;
-        let _ = self.reconciliacao.await;
+        let _ = self.reconciliation.await;
     }
 }
 
@@ -319,17 +340,17 @@ impl RunningServer {
 /// reconciliation ([`crate::reconcile::Reconciler`]), the journal of lost charge outcomes
 /// ([`AppState::settle_journal`]), the retention of uncharged error rows
 /// ([`crate::retencao::Job`], hourly) and forgetting the rate limiters' idle keys.
-async fn jobs(st: AppState, intervalo: Duration, cancelar: CancellationToken) {
+async fn jobs(st: AppState, interval: Duration, cancel: CancellationToken) {
     let reconciler =
         crate::reconcile::Reconciler::new(st.store.clone(), st.pix.clone(), st.clock.clone());
     let retencao = crate::retencao::Job::default();
-    let mut tick = tokio::time::interval(intervalo.max(Duration::from_millis(10)));
+    let mut tick = tokio::time::interval(interval.max(Duration::from_millis(10)));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
-            () = cancelar.cancelled() => break,
+            () = cancel.cancelled() => break,
             _ = tick.tick() => {
-                reconciler.turn(intervalo).await;
+                reconciler.turn(interval).await;
                 st.settle_journal().await;
                 retencao.turn(&st).await;
                 st.clear_idle_limits();

@@ -91,7 +91,7 @@ impl AppState {
     }
 
     /// Settles the journal of charges whose outcome was lost
-    /// ([`crate::store::journal::reverse_journaled`]): each charge that did commit is reversed
+    /// ([`crate::store::journal::estornar_journaled`]): each charge that did commit is reversed
     /// once, each entry closed after the database committed. Run at start-up and on every turn
     /// of a server's job loop; while the database is away it logs and leaves the rest for the
     /// next turn. Returns what the pass did (nothing without a journal or on failure).
@@ -99,8 +99,8 @@ impl AppState {
         let Some(j) = &self.journal else {
             return crate::store::journal::JournalPass::default();
         };
-        match crate::store::journal::reverse_journaled(self.store.as_ref(), j).await {
-            Ok(feito) => feito,
+        match crate::store::journal::estornar_journaled(self.store.as_ref(), j).await {
+            Ok(done) => done,
             Err(e) => {
                 tracing::warn!(erro = %e, diario = %j.path().display(),
                     "diário de cobranças: banco ainda indisponível; nova tentativa na próxima volta");
@@ -118,8 +118,8 @@ impl AppState {
     pub async fn webhook_secret(&self) -> Result<Arc<str>, StoreError> {
         self.secret
             .get_or_try_init(|| async {
-                let configurado = self.config.webhook_secret.as_deref();
-                Ok::<_, StoreError>(match configurado.filter(|s| !s.trim().is_empty()) {
+                let configured = self.config.webhook_secret.as_deref();
+                Ok::<_, StoreError>(match configured.filter(|s| !s.trim().is_empty()) {
                     Some(s) => Arc::from(s),
                     None => {
                         Arc::from(crate::pix::webhook::database_secret(self.store.as_ref()).await?)

@@ -13,7 +13,7 @@ use carapi_service::config::Config;
 #[must_use = "nothing starts until `iniciar().await`"]
 pub struct TestServerBuilder {
     config: Config,
-    teste: TestModeConfig,
+    test: TestModeConfig,
 }
 
 impl Default for TestServerBuilder {
@@ -21,7 +21,7 @@ impl Default for TestServerBuilder {
     fn default() -> Self {
         TestServerBuilder {
             config: Config::local("sqlite::memory:"),
-            teste: TestModeConfig::default(),
+            test: TestModeConfig::default(),
         }
     }
 }
@@ -41,9 +41,9 @@ impl TestServerBuilder {
     }
 
     /// Opens the `/_teste` HTTP routes with this bearer token (closed by default); at least 32
-    /// characters, else [`TestServer`]'s start fails with [`ServerError::Invalido`].
+    /// characters, else [`TestServer`]'s start fails with [`ServerError::Invalid`].
     pub fn token_http(mut self, token: impl Into<String>) -> Self {
-        self.teste.token = Some(token.into());
+        self.test.token = Some(token.into());
         self
     }
 
@@ -59,7 +59,7 @@ impl TestServerBuilder {
     /// [`ServerError::Store`] when the database cannot be opened; [`ServerError::Io`] when the
     /// address cannot be bound.
     pub async fn start(self) -> Result<TestServer, ServerError> {
-        let (server, teste) = assembly::start(self.config, &self.teste).await?;
-        Ok(TestServer { server, teste })
+        let (server, test) = assembly::start(self.config, &self.test).await?;
+        Ok(TestServer { server, test })
     }
 }

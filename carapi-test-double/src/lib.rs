@@ -15,7 +15,7 @@
 //! let srv = TestServer::start().await?;
 //! let conta = srv.conta().saldo(dec!(50)).legado().create().await?;
 //! let client = srv.client(&conta)?;
-//! srv.inject(Fault::PerderRespostaAposCobrar.on("/v1/car/{codigoCar}"));
+//! srv.inject(Fault::LoseReplyAfterCharge.on("/v1/car/{codigoCar}"));
 //! srv.advance(Duration::from_secs(11 * 60)).await?;     // the PIX reuse window is over
 //! assert_eq!(srv.conta_state(&conta).await?.saldo, dec!(50));
 //! # let _ = client; Ok(()) }
@@ -56,7 +56,7 @@ use carapi_service::store::Ledger;
 #[derive(Debug)]
 pub struct TestServer {
     server: RunningServer,
-    teste: Arc<TestMode>,
+    test: Arc<TestMode>,
 }
 
 impl TestServer {
@@ -93,7 +93,7 @@ impl TestServer {
     pub fn conta(&self) -> NovaContaBuilder<'_> {
         NovaContaBuilder {
             srv: self,
-            nova: TestNovaConta::default(),
+            fresh: TestNovaConta::default(),
         }
     }
 
@@ -120,8 +120,8 @@ impl TestServer {
     /// # Panics
     /// When the rule names a route that is not a `/v1` route template, or an invalid method: a
     /// mistake in the test, not a condition to handle.
-    pub fn inject(&self, regra: impl Into<FaultRule>) -> FaultId {
-        match self.try_inject(regra) {
+    pub fn inject(&self, rule: impl Into<FaultRule>) -> FaultId {
+        match self.try_inject(rule) {
             Ok(id) => id,
             Err(e) => panic!("regra de falha inválida: {e}"),
         }
@@ -133,25 +133,25 @@ impl TestServer {
     /// # Errors
     /// [`InvalidRule`] when the rule names a route that is not a `/v1` route template, or an
     /// invalid method.
-    pub fn try_inject(&self, regra: impl Into<FaultRule>) -> Result<FaultId, InvalidRule> {
-        self.teste.faults.registrar(regra.into())
+    pub fn try_inject(&self, rule: impl Into<FaultRule>) -> Result<FaultId, InvalidRule> {
+        self.test.faults.register(rule.into())
     }
 
     /// Removes the fault rule `id` (returned by [`TestServer::inject`]); false when it is
     /// gone already.
     pub fn remove_fault(&self, id: FaultId) -> bool {
-        self.teste.faults.remove(id)
+        self.test.faults.remove(id)
     }
 
     /// Removes every fault rule.
     pub fn clear_faults(&self) {
-        self.teste.faults.clear();
+        self.test.faults.clear();
     }
 
     /// The server's clock. Moving it with `TestClock::advance` runs nothing by itself;
     /// [`TestServer::advance`] also runs the jobs that became due.
     pub fn clock(&self) -> &TestClock {
-        &self.teste.clock
+        &self.test.clock
     }
 
     /// Moves the clock `d` forward and runs what became due before returning: reconciliation
@@ -164,7 +164,7 @@ impl TestServer {
     /// # Errors
     /// [`ServerError::Store`] when the reconciliation pass fails.
     pub async fn advance(&self, d: Duration) -> Result<Advance, ServerError> {
-        Ok(self.teste.advance(self.state(), d).await?)
+        Ok(self.test.advance(self.state(), d).await?)
     }
 
     /// Changes the data of the CAR record `codigo` ([`ImovelChange`]: its owners, its area, its
@@ -172,8 +172,8 @@ impl TestServer {
     /// instant, and lookups answer the new data at once. Returns the record as now stored.
     ///
     /// # Errors
-    /// [`ServerError::Invalido`] for a malformed code, an invalid document or a negative area;
-    /// [`ServerError::NaoEncontrado`] when no record has the code; [`ServerError::Store`].
+    /// [`ServerError::Invalid`] for a malformed code, an invalid document or a negative area;
+    /// [`ServerError::NotFound`] when no record has the code; [`ServerError::Store`].
     pub async fn change_imovel(
         &self,
         codigo: &str,
@@ -196,7 +196,7 @@ impl TestServer {
     /// The state of `conta` as the store has it (balance, limits, the ledger check).
     ///
     /// # Errors
-    /// [`ServerError::NaoEncontrado`] for an unknown account; [`ServerError::Store`].
+    /// [`ServerError::NotFound`] for an unknown account; [`ServerError::Store`].
     pub async fn conta_state(&self, conta: &ContaCriada) -> Result<ContaState, ServerError> {
         operations::conta_state_of(self.state(), conta.conta_id).await
     }
@@ -220,53 +220,53 @@ impl TestServer {
 #[must_use = "nothing is created until `criar().await`"]
 pub struct NovaContaBuilder<'a> {
     srv: &'a TestServer,
-    nova: TestNovaConta,
+    fresh: TestNovaConta,
 }
 
 impl NovaContaBuilder<'_> {
     /// Initial balance in BRL (2 decimals at most).
     pub fn saldo(mut self, reais: Decimal) -> Self {
-        self.nova.saldo = reais;
+        self.fresh.saldo = reais;
         self
     }
 
     /// On the legacy price table until its first confirmed top-up.
     pub fn legado(mut self) -> Self {
-        self.nova.legado = true;
+        self.fresh.legado = true;
         self
     }
 
     /// The linked user's CPF/CNPJ (with or without mask).
     pub fn documento(mut self, documento: impl Into<String>) -> Self {
-        self.nova.documento = Some(documento.into());
+        self.fresh.documento = Some(documento.into());
         self
     }
 
     /// No document: `POST /v1/recarga` answers 400 `DOCUMENTO_AUSENTE`.
     pub fn without_documento(mut self) -> Self {
-        self.nova.documento = None;
+        self.fresh.documento = None;
         self
     }
 
     /// Daily limit of charged lookups (Brasília day), 0 to 100000.
     pub fn limite_diario(mut self, n: u32) -> Self {
-        self.nova.limite_diario = Some(n);
+        self.fresh.limite_diario = Some(n);
         self
     }
 
     /// Monthly spending limit in BRL (Brasília month), 0 to 1000000.
     pub fn limite_mensal(mut self, reais: Decimal) -> Self {
-        self.nova.limite_mensal = Some(reais);
+        self.fresh.limite_mensal = Some(reais);
         self
     }
 
     /// Creates the account (at the test clock's instant); its key is in the result.
     ///
     /// # Errors
-    /// [`ServerError::Invalido`] for a bad balance, document or limit;
+    /// [`ServerError::Invalid`] for a bad balance, document or limit;
     /// [`ServerError::Store`].
     pub async fn create(self) -> Result<ContaCriada, ServerError> {
-        operations::create_conta(self.srv.state(), self.nova).await
+        operations::create_conta(self.srv.state(), self.fresh).await
     }
 }
 
@@ -295,7 +295,7 @@ impl<'a> IntoFuture for Payment<'a> {
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(operations::pay(
             self.srv.state(),
-            &self.srv.teste,
+            &self.srv.test,
             self.recarga_id,
             self.webhook,
         ))

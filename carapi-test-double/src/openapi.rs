@@ -4,10 +4,10 @@
 //! test-mode server serves the service's document merged with it
 //! ([`crate::test_mode::assembly::start`]), a normal server never shows it.
 
+use carapi_service::openapi::BearerScheme;
 use utoipa::OpenApi;
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
-use crate::test_mode::routes as teste;
+use crate::test_mode::routes as test;
 
 /// The fragment's definition (feature `openapi`).
 #[derive(Debug, OpenApi)]
@@ -18,33 +18,21 @@ use crate::test_mode::routes as teste;
         description = "Test mode only (`carapi-server serve --modo-teste`, loopback)."
     ),
     paths(
-        teste::inject, teste::clear_faults, teste::clock, teste::advance,
-        teste::create_conta, teste::conta, teste::pay, teste::change_imovel,
+        test::inject, test::clear_faults, test::clock, test::advance,
+        test::create_conta, test::conta, test::pay, test::change_imovel,
     ),
-    modifiers(&Security),
+    modifiers(&SECURITY),
     tags(
         (name = "teste", description = "Test mode only (`carapi-server serve --modo-teste`, loopback): faults on demand, the server clock, accounts and payments, changes to a record's data. Bearer: the test token, not an API key. Absent from a normal server."),
     )
 )]
 pub(crate) struct ApiDoc;
 
-#[derive(Debug)]
-struct Security;
-
-impl utoipa::Modify for Security {
-    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
-        let components = doc.components.get_or_insert_with(Default::default);
-        components.add_security_scheme(
-            "tokenTeste",
-            SecurityScheme::Http(
-                HttpBuilder::new()
-                    .scheme(HttpAuthScheme::Bearer)
-                    .bearer_format("test token (--token-teste)")
-                    .build(),
-            ),
-        );
-    }
-}
+/// The `/_teste` routes' scheme: the test token, not an API key.
+const SECURITY: BearerScheme = BearerScheme {
+    name: "tokenTeste",
+    format: "test token (--token-teste)",
+};
 
 /// The fragment generated from the code, as pretty JSON with a trailing newline (the committed
 /// file's exact bytes when they agree; feature `openapi`).

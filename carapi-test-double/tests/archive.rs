@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use common::record_with_owner;
 
-use carapi_sdk::archive::{Archive, ArchivePolicy, Freshness, LegalBasis, Origin};
-use carapi_sdk::{Client, Error, HistoricoParams, Precos, dec};
+use carapi_sdk::archive::{Archive, ArchivePolicy, Freshness, LegalBasis};
+use carapi_sdk::{Client, Error, HistoricoParams, Origin, Precos, dec};
 use carapi_test_double::{ContaCriada, TestServer, dados};
 
 fn policy(freshness: Freshness) -> ArchivePolicy {
@@ -46,7 +46,7 @@ async fn saldo(srv: &TestServer, conta: &ContaCriada) -> carapi_sdk::Decimal {
     srv.conta_state(conta).await.expect("state").saldo
 }
 
-async fn charged_lookups(c: &Client) -> usize {
+async fn charged_consultas(c: &Client) -> usize {
     c.historico(&HistoricoParams::default())
         .await
         .expect("historico")
@@ -58,39 +58,40 @@ async fn charged_lookups(c: &Client) -> usize {
 async fn second_lookup_within_policy_sends_no_request_and_saldo_is_unchanged() {
     let (srv, conta, c, archive, _dir) = setup(Freshness::MaxAge(Duration::from_secs(3600))).await;
     let (codigo, _) = record_with_owner();
-    let first = c.car_archived(&codigo).await.unwrap();
+    let first = c.car(&codigo).await.unwrap();
     assert_eq!(first.origin, Origin::Api);
     assert_eq!(first.seq, Some(1));
     let after_first = saldo(&srv, &conta).await;
     assert_eq!(after_first, dec!(500) - Precos::ATUAIS.car_basico);
     let gasto = c.gasto();
 
-    let second = c.car_archived(&codigo).await.unwrap();
+    let second = c.car(&codigo).await.unwrap();
     assert_eq!(second.origin, Origin::Archive, "answered from the archive");
     assert_eq!(second.bought_at, first.bought_at, "says when it was bought");
     assert_eq!(second.value, first.value, "the same answer");
     // The plain method goes through the archive too.
     let plain = c.car(&codigo).await.unwrap();
-    assert_eq!(plain, first.value);
+    assert_eq!(plain.value, first.value);
+    assert_eq!(plain.origin, Origin::Archive);
     assert_eq!(saldo(&srv, &conta).await, after_first, "no charge");
     assert_eq!(c.gasto(), gasto, "gasto() unchanged by archived answers");
     assert_eq!(
-        charged_lookups(&c).await,
+        charged_consultas(&c).await,
         1,
         "one request reached the server"
     );
     let entries = archive.entries().unwrap();
     assert_eq!(entries.len(), 1);
     let e = &entries[0];
-    assert_eq!(e.operation, "car");
+    assert_eq!(e.consulta.name(), "car");
     assert_eq!(e.chave.as_deref(), Some(codigo.as_str()));
     assert_eq!(e.preco, Some(Precos::ATUAIS.car_basico));
     assert_eq!(e.legal_basis, "protecao-credito");
     assert_eq!(e.purpose, "análise de crédito rural");
     assert!(e.data_consulta.is_some());
-    assert_eq!(e.account.len(), 16);
+    assert_eq!(e.conta.len(), 16);
     assert!(
-        !conta.api_key.contains(&e.account),
+        !conta.api_key.contains(&e.conta),
         "a fingerprint, not the key"
     );
     let body = archive.body(1).unwrap().unwrap();
@@ -115,10 +116,10 @@ async fn second_lookup_within_policy_sends_no_request_and_saldo_is_unchanged() {
 async fn past_the_policy_it_buys_again_and_never_reuse_always_buys() {
     let (srv, conta, c, archive, _dir) = setup(Freshness::MaxAge(Duration::from_millis(300))).await;
     let (codigo, _) = record_with_owner();
-    assert_eq!(c.car_archived(&codigo).await.unwrap().origin, Origin::Api);
+    assert_eq!(c.car(&codigo).await.unwrap().origin, Origin::Api);
     tokio::time::sleep(Duration::from_millis(400)).await;
     assert_eq!(
-        c.car_archived(&codigo).await.unwrap().origin,
+        c.car(&codigo).await.unwrap().origin,
         Origin::Api,
         "stale: bought again"
     );
@@ -134,10 +135,7 @@ async fn past_the_policy_it_buys_again_and_never_reuse_always_buys() {
         .archive(archive.clone(), policy(Freshness::Never))
         .build()
         .unwrap();
-    assert_eq!(
-        never.car_archived(&codigo).await.unwrap().origin,
-        Origin::Api
-    );
+    assert_eq!(never.car(&codigo).await.unwrap().origin, Origin::Api);
     assert_eq!(archive.entries().unwrap().len(), 3);
 }
 
@@ -149,7 +147,7 @@ async fn fifty_concurrent_lookups_of_one_code_debit_once() {
         .map(|_| {
             let c = c.clone();
             let codigo = codigo.clone();
-            tokio::spawn(async move { c.car_completo_archived(&codigo).await })
+            tokio::spawn(async move { c.car_completo(&codigo).await })
         })
         .collect();
     let mut bought = 0;
@@ -170,10 +168,7 @@ async fn fifty_concurrent_lookups_of_one_code_debit_once() {
 async fn sandbox_answers_are_not_archived() {
     let (_srv, _conta, c, archive, _dir) =
         setup(Freshness::MaxAge(Duration::from_secs(3600))).await;
-    let a = c
-        .car_archived(carapi_sdk::sandbox::CAR_BASICO)
-        .await
-        .unwrap();
+    let a = c.car(carapi_sdk::sandbox::CAR_BASICO).await.unwrap();
     assert_eq!((a.origin, a.seq), (Origin::Api, None));
     assert!(archive.entries().unwrap().is_empty());
 }
@@ -302,7 +297,7 @@ async fn subject_lists_every_entry_and_purge_keeps_a_verifiable_chain() {
         .subject(&doc)
         .unwrap()
         .into_iter()
-        .map(|e| e.operation)
+        .map(|e| e.consulta.name().to_owned())
         .collect();
     assert_eq!(held, ["car_completo", "proprietario", "recibo"]);
 
@@ -328,7 +323,7 @@ async fn subject_lists_every_entry_and_purge_keeps_a_verifiable_chain() {
         archive.body(1).unwrap().is_some(),
         "the basic answer holds no CPF"
     );
-    let formatted = doc.formatado();
+    let formatted = doc.formatted();
     for file in [
         archive.path().to_owned(),
         archive.path().with_extension("sqlite3-wal"),
@@ -346,7 +341,7 @@ async fn subject_lists_every_entry_and_purge_keeps_a_verifiable_chain() {
     assert!(v.is_ok(), "{:?}", v.failures);
     assert_eq!(v.purged, 3);
     // A purged answer is bought again, not served.
-    let a = c.car_completo_archived(&codigo).await.unwrap();
+    let a = c.car_completo(&codigo).await.unwrap();
     assert_eq!(a.origin, Origin::Api);
 }
 
@@ -376,7 +371,7 @@ async fn an_answer_that_cannot_be_archived_still_reaches_the_user_with_a_warning
     let srv = TestServer::start().await.unwrap();
     let (c, archive, _dir) = full_archive(&srv, Freshness::MaxAge(Duration::from_secs(3600))).await;
     let (codigo, _) = record_with_owner();
-    let a = c.recibo_archived(&codigo).await.unwrap();
+    let a = c.recibo(&codigo).await.unwrap();
     assert!(a.value.bytes.starts_with(b"%PDF-"), "the user gets the PDF");
     assert_eq!(a.origin, Origin::Api);
     assert_eq!(a.seq, None);
@@ -533,7 +528,7 @@ async fn after_a_key_rotation_both_fingerprints_list_the_same_entries() {
     assert_ne!(fp_old, fp_new);
     let seqs = |fp: &str| -> Vec<u64> {
         archive
-            .account_entries(fp)
+            .conta_entries(fp)
             .unwrap()
             .into_iter()
             .map(|e| e.seq)
@@ -542,19 +537,19 @@ async fn after_a_key_rotation_both_fingerprints_list_the_same_entries() {
     assert_eq!(seqs(&fp_old), [1], "before the link, each key its own");
     assert_eq!(seqs(&fp_new), [2]);
 
-    archive.link_accounts(&fp_old, &fp_new).unwrap();
+    archive.link_contas(&fp_old, &fp_new).unwrap();
     assert_eq!(seqs(&fp_old), [1, 2], "the old fingerprint lists both");
     assert_eq!(seqs(&fp_new), [1, 2], "the new fingerprint lists both");
     let mut both = vec![fp_old.clone(), fp_new.clone()];
     both.sort();
-    assert_eq!(archive.linked_accounts(&fp_new).unwrap(), both);
+    assert_eq!(archive.linked_contas(&fp_new).unwrap(), both);
 
     // A second rotation links the third key to the same account.
     let third = carapi_sdk::archive::fingerprint("car_terceira");
-    archive.link_accounts(&fp_new, &third).unwrap();
+    archive.link_contas(&fp_new, &third).unwrap();
     assert_eq!(seqs(&third), [1, 2]);
     assert_eq!(seqs(&fp_old), [1, 2]);
-    assert!(archive.link_accounts("não é impressão", &fp_new).is_err());
+    assert!(archive.link_contas("não é impressão", &fp_new).is_err());
     assert!(
         archive.verify(None).unwrap().is_ok(),
         "links leave the chain as it was"

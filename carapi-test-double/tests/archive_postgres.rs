@@ -16,10 +16,10 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::record_with_owner;
+use common::{dropped_lookups_pay_once, many_records, record_with_owner};
 
-use carapi_sdk::archive::{Archive, ArchivePolicy, Archived, Freshness, Head, LegalBasis, Origin};
-use carapi_sdk::{Client, Precos, dec};
+use carapi_sdk::archive::{Archive, ArchiveOptions, ArchivePolicy, Freshness, Head, LegalBasis};
+use carapi_sdk::{Answer, Client, Origin, Precos, dec};
 use carapi_test_double::{ContaCriada, Fault, TestServer};
 use sqlx::postgres::{PgPool, PgPoolOptions};
 
@@ -73,7 +73,14 @@ impl Schema {
 
     /// A new handle on the schema's archive (as another process would open it).
     fn archive(&self) -> Archive {
-        Archive::connect(&self.url).expect("archive in PostgreSQL")
+        self.archive_with(ArchiveOptions::default())
+    }
+
+    /// [`Schema::archive`] with `options` (the purge key in the temporary directory).
+    fn archive_with(&self, options: ArchiveOptions) -> Archive {
+        let key = std::env::temp_dir().join(format!("{}-expurgos.chave", self.name));
+        Archive::connect_with(&self.url, &options.purge_key_file(key))
+            .expect("archive in PostgreSQL")
     }
 
     /// Runs `sql` (one or more statements) in the schema, by hand: the tampering.
@@ -118,7 +125,7 @@ async fn child_process_lookup() {
         .archive(Archive::connect(&url).expect("archive"), fresh())
         .build()
         .expect("client from CARAPI_BASE_URL / CARAPI_API_KEY");
-    let a = c.car_completo_archived(&codigo).await.expect("lookup");
+    let a = c.car_completo(&codigo).await.expect("lookup");
     println!("ORIGEM={}", a.origin.as_str());
 }
 
@@ -206,7 +213,7 @@ async fn fifty_concurrent_lookups_of_one_code_debit_once() {
         .map(|i| {
             let c = clients[i % 2].clone();
             let codigo = codigo.clone();
-            tokio::spawn(async move { c.car_completo_archived(&codigo).await })
+            tokio::spawn(async move { c.car_completo(&codigo).await })
         })
         .collect();
     let mut bought = 0;
@@ -226,7 +233,7 @@ async fn fifty_concurrent_lookups_of_one_code_debit_once() {
 
 /// Two accounts of a team on one archive: `a` (no balance: its lookup ends in 402 after a
 /// delay) starts first and claims the key; `b` waits for it.
-async fn two_accounts(s: &Schema) -> (TestServer, ContaCriada, ContaCriada, Client, Client) {
+async fn two_contas(s: &Schema) -> (TestServer, ContaCriada, ContaCriada, Client, Client) {
     let srv = TestServer::start().await.unwrap();
     let a = srv.conta().saldo(dec!(0)).create().await.unwrap();
     let b = srv.conta().saldo(dec!(100)).create().await.unwrap();
@@ -238,9 +245,8 @@ async fn two_accounts(s: &Schema) -> (TestServer, ContaCriada, ContaCriada, Clie
 /// The complete lookup of `codigo` by `ca` (the buyer), then 300 ms later by `cb` (the
 /// waiter), each on a task of its own.
 async fn buyer_then_waiter(ca: Client, cb: Client, codigo: &str) -> (Lookup, Lookup) {
-    let spawn = |c: Client, codigo: String| {
-        tokio::spawn(async move { c.car_completo_archived(&codigo).await })
-    };
+    let spawn =
+        |c: Client, codigo: String| tokio::spawn(async move { c.car_completo(&codigo).await });
     let first = spawn(ca, codigo.to_owned());
     tokio::time::sleep(Duration::from_millis(300)).await;
     (first, spawn(cb, codigo.to_owned()))
@@ -248,7 +254,7 @@ async fn buyer_then_waiter(ca: Client, cb: Client, codigo: &str) -> (Lookup, Loo
 
 /// A lookup's task.
 type Lookup = tokio::task::JoinHandle<
-    carapi_sdk::Result<Archived<carapi_sdk::CarResponse<carapi_sdk::CarDadosCompletos>>>,
+    carapi_sdk::Result<Answer<carapi_sdk::CarResponse<carapi_sdk::CarDadosCompletos>>>,
 >;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -256,7 +262,7 @@ async fn a_buyer_that_gets_an_error_leaves_the_purchase_to_the_waiter() {
     let Some(s) = Schema::create("buyer_error").await else {
         return;
     };
-    let (srv, a, b, ca, cb) = two_accounts(&s).await;
+    let (srv, a, b, ca, cb) = two_contas(&s).await;
     let (codigo, _) = record_with_owner();
     srv.inject(
         Fault::delay(Duration::from_millis(1500))
@@ -285,28 +291,31 @@ async fn a_buyer_that_gets_an_error_leaves_the_purchase_to_the_waiter() {
     s.drop().await;
 }
 
+/// A buyer whose caller went away after its request left keeps the key until its purchase
+/// ends (it may be charged: its answer is kept), then the waiter reads the archive or buys.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cancelled_buyer_releases_its_claim_and_the_waiter_buys() {
-    let Some(s) = Schema::create("buyer_cancelled").await else {
+async fn a_dropped_buyer_ends_its_purchase_then_the_waiter_buys() {
+    let Some(s) = Schema::create("buyer_dropped").await else {
         return;
     };
-    let (srv, a, b, ca, cb) = two_accounts(&s).await;
+    let (srv, a, b, ca, cb) = two_contas(&s).await;
     let (codigo, _) = record_with_owner();
-    // The buyer's request hangs for a minute (it would end in a 402: nothing to pay anyway).
+    // The buyer's request takes 2 s and ends in a 402 (nothing to pay).
     srv.inject(
-        Fault::delay(Duration::from_secs(60))
+        Fault::delay(Duration::from_secs(2))
             .on(COMPLETO)
             .of_conta(a.conta_id),
     );
-    let (first, second) = buyer_then_waiter(ca, cb, &codigo).await;
+    let (first, second) = buyer_then_waiter(ca.clone(), cb, &codigo).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     first.abort();
     assert!(first.await.unwrap_err().is_cancelled());
     let second = tokio::time::timeout(HANG, second)
         .await
-        .expect("the cancelled buyer's claim was released")
+        .expect("the dropped buyer's claim was released once its purchase ended")
         .unwrap()
         .unwrap();
+    assert_eq!(ca.close().await, 0);
     assert_eq!(second.origin, Origin::Api, "the waiter bought");
     assert_eq!(saldo(&srv, &a).await, dec!(0));
     assert_eq!(
@@ -348,7 +357,7 @@ async fn the_chain_verifies_and_tampering_is_detected_against_the_kept_head() {
             .subject(&doc)
             .unwrap()
             .into_iter()
-            .map(|e| e.operation)
+            .map(|e| e.consulta.name())
             .collect::<Vec<_>>(),
         ["car_completo", "proprietario"]
     );
@@ -425,12 +434,150 @@ async fn linked_fingerprints_list_the_same_entries() {
         .unwrap();
     let old = carapi_sdk::archive::fingerprint(&conta.api_key);
     let new = carapi_sdk::archive::fingerprint("car_nova");
-    assert!(archive.account_entries(&new).unwrap().is_empty());
-    archive.link_accounts(&old, &new).unwrap();
-    assert_eq!(archive.account_entries(&new).unwrap().len(), 1);
+    assert!(archive.conta_entries(&new).unwrap().is_empty());
+    archive.link_contas(&old, &new).unwrap();
+    assert_eq!(archive.conta_entries(&new).unwrap().len(), 1);
     assert_eq!(
-        archive.account_entries(&new).unwrap(),
-        archive.account_entries(&old).unwrap()
+        archive.conta_entries(&new).unwrap(),
+        archive.conta_entries(&old).unwrap()
     );
+    s.drop().await;
+}
+
+/// 3,000 keys with deadlines from 1 ms to past the answer, 100 at a time, on the team archive:
+/// every key the server charged is archived, and none is charged twice when all are looked up
+/// again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropped_lookups_never_pay_twice_nor_lose_a_paid_answer_on_postgres() {
+    let Some(s) = Schema::create("sweep").await else {
+        return;
+    };
+    let srv = TestServer::builder()
+        .rate_limit(None)
+        .start()
+        .await
+        .unwrap();
+    let codes = many_records(&srv, 3000).await;
+    let conta = srv.conta().saldo(dec!(10000)).create().await.unwrap();
+    let archive = s.archive();
+    let c = srv
+        .client_builder(&conta)
+        .rate_limit(None)
+        .precos(Precos::ATUAIS)
+        .archive(archive.clone(), fresh())
+        .build()
+        .unwrap();
+    dropped_lookups_pay_once(&srv, &c, &archive, &codes).await;
+    s.drop().await;
+}
+
+/// 500 distinct keys at once on a team archive of 4 pooled connections that wait at most 2 s
+/// for one, at a client rate of 100 per second (5 s of lookups): no purchase holds a pooled
+/// connection while it waits for the rate limiter, so none fails.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_hundred_keys_at_once_on_a_small_pool_all_succeed() {
+    let Some(s) = Schema::create("burst").await else {
+        return;
+    };
+    let srv = TestServer::builder()
+        .rate_limit(None)
+        .start()
+        .await
+        .unwrap();
+    let codes = many_records(&srv, 500).await;
+    let conta = srv.conta().saldo(dec!(1000)).create().await.unwrap();
+    let archive = s.archive_with(
+        ArchiveOptions::default()
+            .max_connections(4)
+            .acquire_timeout(Duration::from_secs(2)),
+    );
+    let c = srv
+        .client_builder(&conta)
+        .rate_limit(std::num::NonZeroU32::new(100))
+        .precos(Precos::ATUAIS)
+        .archive(archive.clone(), fresh())
+        .build()
+        .unwrap();
+    let all = futures::future::join_all(codes.iter().map(|k| c.car(k))).await;
+    let errors: Vec<String> = all
+        .iter()
+        .filter_map(|r| r.as_ref().err().map(ToString::to_string))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{} failed: {:?}",
+        errors.len(),
+        errors.first()
+    );
+    assert_eq!(archive.entries().unwrap().len(), 500);
+    s.drop().await;
+}
+
+/// A team archive a newer version created (its schema past this one's) is refused at connect,
+/// not written by a writer that does not know its tables.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_newer_schema_is_refused_at_connect() {
+    let Some(s) = Schema::create("newer_schema").await else {
+        return;
+    };
+    drop(s.archive());
+    s.execute("UPDATE archive_meta SET value = '99' WHERE name = 'schema'")
+        .await;
+    let url = s.url.clone();
+    let e = tokio::task::spawn_blocking(move || Archive::connect(&url))
+        .await
+        .unwrap()
+        .expect_err("refused");
+    assert!(
+        carapi_sdk::error_chain(&e).contains("versão mais nova"),
+        "{}",
+        carapi_sdk::error_chain(&e)
+    );
+    s.drop().await;
+}
+
+/// A fresh client (its prices unknown: read alongside its first purchases) with 4 requests in
+/// flight at most, on a team archive of 2 pooled connections that has recorded a purge: 60
+/// complete lookups at once all end. The purchases holding the archive's connections wait for
+/// the price read and check the purges, and neither may wait for a connection or a place they
+/// hold.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn purchases_never_wait_for_what_they_hold() {
+    let Some(s) = Schema::create("hold_wait").await else {
+        return;
+    };
+    let srv = TestServer::builder()
+        .rate_limit(None)
+        .start()
+        .await
+        .unwrap();
+    let codes = many_records(&srv, 60).await;
+    let conta = srv.conta().saldo(dec!(1000)).create().await.unwrap();
+    srv.inject(Fault::delay(Duration::from_millis(50)).always());
+    let archive = s.archive_with(
+        ArchiveOptions::default()
+            .max_connections(2)
+            .acquire_timeout(Duration::from_secs(60)),
+    );
+    let purged = carapi_sdk::CpfCnpj::parse("52998224725").unwrap();
+    let a = archive.clone();
+    tokio::task::spawn_blocking(move || a.purge_documento(&purged).unwrap())
+        .await
+        .unwrap();
+    let c = srv
+        .client_builder(&conta)
+        .rate_limit(None)
+        .max_in_flight(std::num::NonZeroUsize::new(4).unwrap())
+        .archive(archive.clone(), fresh())
+        .build()
+        .unwrap();
+    let all = tokio::time::timeout(
+        Duration::from_secs(30),
+        futures::future::join_all(codes.iter().map(|k| c.car_completo(k))),
+    )
+    .await
+    .expect("every lookup ends (no purchase waits for what it holds)");
+    assert!(all.iter().all(Result::is_ok));
+    assert_eq!(archive.entries().unwrap().len(), 60);
     s.drop().await;
 }

@@ -21,7 +21,7 @@ fuzz_target!(|s: &str| {
     );
     assert_eq!(c.is_sandbox(), sandbox::is_codigo_car(text));
     let ibge = c.municipio_ibge().expect("7 digits after the UF");
-    let dotted = format!("{}-{:07}-{}", c.uf(), ibge, c.hash_pontuado());
+    let dotted = format!("{}-{:07}-{}", c.uf(), ibge, c.hash_dotted());
     assert_eq!(CodigoCar::parse(&dotted).expect("dotted form parses"), c);
     let json = serde_json::to_string(&c).expect("serialise");
     assert_eq!(

@@ -2,7 +2,7 @@
 //! string that parses back within half a hundredth of a second, and that form is a fixed point.
 #![no_main]
 
-use carapi_sdk::domain::dms::{self, Eixo};
+use carapi_sdk::domain::dms::{self, Axis};
 use libfuzzer_sys::fuzz_target;
 use rust_decimal::Decimal;
 
@@ -18,9 +18,9 @@ fuzz_target!(|s: &str| {
         .expect("non-empty")
         .to_ascii_uppercase();
     let eixo = if matches!(hemi, 'N' | 'S') {
-        Eixo::Latitude
+        Axis::Latitude
     } else {
-        Eixo::Longitude
+        Axis::Longitude
     };
     let text = dms::format(d, eixo);
     let back = dms::parse(&text).unwrap_or_else(|e| panic!("{s:?} -> {d} -> {text:?}: {e}"));

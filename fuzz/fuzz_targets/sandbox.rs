@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
         let c = CodigoCar::parse(&decorated).unwrap_or_else(|e| panic!("{decorated:?}: {e}"));
         assert!(c.is_sandbox() && c.as_str() == code && c.uf() == "ZZ");
         let doc = sandbox::DOCUMENTOS[usize::from(pick / 3) % 3];
-        let masked = CpfCnpj::parse(doc).expect("reserved").formatado();
+        let masked = CpfCnpj::parse(doc).expect("reserved").formatted();
         let padded = decorate(&masked, deco);
         let d = CpfCnpj::parse(&padded).unwrap_or_else(|e| panic!("{padded:?}: {e}"));
         assert!(d.is_sandbox() && d.as_str() == doc);

@@ -1,12 +1,12 @@
 //! Figure: a new client's p99 while one address holds 2,000 idle sockets to the server, reopening
 //! each as the server closes it (a host that tries to take every connection). The victim, from
 //! another loopback address (127.0.0.2), opens a new connection per request (`GET /v1/saldo`)
-//! for [`DURACAO`]; the reference is the same victim with no attack. Target: p99 < 50 ms.
+//! for [`DURATION`]; the reference is the same victim with no attack. Target: p99 < 50 ms.
 //!
 //! The server has its defaults for connections (1,000 in all, 100 per address; with
 //! `CARAPI_ATAQUE_SEM_LIMITE` set, no per-address bound, as before there was one); the bench
 //! raises its own open-file limit to fit both ends of the 2,000 sockets. Loopback only, bounded
-//! in time ([`DURACAO`] plus the set-up) and in sockets ([`SOCKETS`]).
+//! in time ([`DURATION`] plus the set-up) and in sockets ([`SOCKETS`]).
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -18,28 +18,28 @@ use hdrhistogram::Histogram;
 use rust_decimal::Decimal;
 use tokio::io::AsyncReadExt;
 
-use crate::Figura;
+use crate::Figure;
 
 /// Idle sockets of the attacker.
 const SOCKETS: usize = 2_000;
 /// How long the victim measures, with and without the attack.
-const DURACAO: Duration = Duration::from_secs(10);
+const DURATION: Duration = Duration::from_secs(10);
 /// The attacker's pause before reopening a socket the server closed.
-const REABRIR: Duration = Duration::from_millis(10);
+const REOPEN: Duration = Duration::from_millis(10);
 
 /// Raises this process's soft limit of open files to `n` (at most the hard limit).
 pub(crate) fn raise_open_file_limit(n: u64) {
     use nix::sys::resource::{Resource, getrlimit, setrlimit};
-    if let Ok((macio, duro)) = getrlimit(Resource::RLIMIT_NOFILE)
-        && macio < n
+    if let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE)
+        && soft < n
     {
-        let _ = setrlimit(Resource::RLIMIT_NOFILE, n.min(duro), duro);
+        let _ = setrlimit(Resource::RLIMIT_NOFILE, n.min(hard), hard);
     }
 }
 
-/// The victim: requests on new connections from 127.0.0.2 for [`DURACAO`]; the latency
+/// The victim: requests on new connections from 127.0.0.2 for [`DURATION`]; the latency
 /// histogram (µs) and the requests that failed.
-async fn vitima(base: &str, key: &str) -> (Histogram<u64>, u64) {
+async fn victim(base: &str, key: &str) -> (Histogram<u64>, u64) {
     let client = reqwest::Client::builder()
         .local_address(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)))
         .pool_max_idle_per_host(0)
@@ -48,8 +48,8 @@ async fn vitima(base: &str, key: &str) -> (Histogram<u64>, u64) {
         .expect("client");
     let mut h = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).expect("histogram");
     let mut faults = 0;
-    let fim = Instant::now() + DURACAO;
-    while Instant::now() < fim {
+    let end = Instant::now() + DURATION;
+    while Instant::now() < end {
         let t = Instant::now();
         let ok = client
             .get(format!("{base}/v1/saldo"))
@@ -67,26 +67,26 @@ async fn vitima(base: &str, key: &str) -> (Histogram<u64>, u64) {
 }
 
 /// One attacking socket: connects from 127.0.0.1, sends nothing, reconnects when closed.
-async fn atacante(destino: SocketAddr, parar: Arc<AtomicBool>, aberturas: Arc<AtomicU64>) {
+async fn attacker(destination: SocketAddr, stop: Arc<AtomicBool>, openings: Arc<AtomicU64>) {
     let mut buf = [0u8; 64];
-    while !parar.load(Ordering::Relaxed) {
-        if let Ok(mut s) = tokio::net::TcpStream::connect(destino).await {
-            aberturas.fetch_add(1, Ordering::Relaxed);
+    while !stop.load(Ordering::Relaxed) {
+        if let Ok(mut s) = tokio::net::TcpStream::connect(destination).await {
+            openings.fetch_add(1, Ordering::Relaxed);
             let _ = tokio::time::timeout(Duration::from_secs(1), async {
                 while !matches!(s.read(&mut buf).await, Ok(0) | Err(_)) {}
             })
             .await;
-            if parar.load(Ordering::Relaxed) {
+            if stop.load(Ordering::Relaxed) {
                 break;
             }
             // Still open after a second: keep it until the server closes it.
-            while !parar.load(Ordering::Relaxed)
+            while !stop.load(Ordering::Relaxed)
                 && tokio::time::timeout(Duration::from_millis(200), s.read(&mut buf))
                     .await
                     .is_err()
             {}
         }
-        tokio::time::sleep(REABRIR).await;
+        tokio::time::sleep(REOPEN).await;
     }
 }
 
@@ -101,51 +101,45 @@ fn summary(h: &Histogram<u64>, faults: u64) -> String {
     )
 }
 
-pub async fn run() -> Vec<Figura> {
+pub async fn run() -> Vec<Figure> {
     raise_open_file_limit((SOCKETS as u64) * 2 + 1_024);
     // CARAPI_ATAQUE_SEM_LIMITE=1: no per-address bound, to see the attack without it.
-    let sem_limite = std::env::var_os("CARAPI_ATAQUE_SEM_LIMITE").is_some();
-    let amb = Environment::com(|c| {
+    let without_limite = std::env::var_os("CARAPI_ATAQUE_SEM_LIMITE").is_some();
+    let env = Environment::com(|c| {
         c.rate_limit = None;
-        if sem_limite {
+        if without_limite {
             c.edge.connections_per_address = None;
         }
     })
     .await;
-    let key = amb.conta(Decimal::from(100)).await.api_key;
-    let base = amb.server.base_url();
-    let (sem, falhas_sem) = vitima(&base, &key).await;
+    let key = env.conta(Decimal::from(100)).await.api_key;
+    let base = env.server.base_url();
+    let (without, failures_without) = victim(&base, &key).await;
 
-    let parar = Arc::new(AtomicBool::new(false));
-    let aberturas = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let openings = Arc::new(AtomicU64::new(0));
     let tasks: Vec<_> = (0..SOCKETS)
-        .map(|_| {
-            tokio::spawn(atacante(
-                amb.server.addr(),
-                parar.clone(),
-                aberturas.clone(),
-            ))
-        })
+        .map(|_| tokio::spawn(attacker(env.server.addr(), stop.clone(), openings.clone())))
         .collect();
     tokio::time::sleep(Duration::from_secs(1)).await;
-    let (com, falhas_com) = vitima(&base, &key).await;
-    parar.store(true, Ordering::Relaxed);
+    let (com, failures_with) = victim(&base, &key).await;
+    stop.store(true, Ordering::Relaxed);
     for t in tasks {
         let _ = t.await;
     }
     eprintln!(
         "attack: {} sockets, {} connections opened by the attacker",
         SOCKETS,
-        aberturas.load(Ordering::Relaxed)
+        openings.load(Ordering::Relaxed)
     );
     let p99 = com.value_at_quantile(0.99) as f64 / 1000.0;
-    let p99_sem = sem.value_at_quantile(0.99) as f64 / 1000.0;
-    vec![Figura {
-        nome: "attack: another address's p99 during 2,000 idle sockets from one address",
-        medido: summary(&com, falhas_com),
-        referencia: summary(&sem, falhas_sem),
-        ratio: p99 / p99_sem.max(0.001),
-        alvo: "p99 < 50 ms",
-        ok: p99 < 50.0 && falhas_com == 0,
+    let p99_without = without.value_at_quantile(0.99) as f64 / 1000.0;
+    vec![Figure {
+        name: "attack: another address's p99 during 2,000 idle sockets from one address",
+        measured: summary(&com, failures_with),
+        reference: summary(&without, failures_without),
+        ratio: p99 / p99_without.max(0.001),
+        target: "p99 < 50 ms",
+        ok: p99 < 50.0 && failures_with == 0,
     }]
 }

@@ -12,22 +12,22 @@ use rust_decimal::Decimal;
 use tracing::field::{Field, Visit};
 use tracing_subscriber::layer::{Context, SubscriberExt};
 
-use crate::Figura;
+use crate::Figure;
 
 const CODIGO: &str = "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47";
 const CONSULTAS: usize = 200;
 
-pub async fn run() -> Figura {
-    let contador = Arc::new(AtomicU64::new(0));
-    let subscriber = tracing_subscriber::registry().with(Conta429(contador.clone()));
+pub async fn run() -> Figure {
+    let counter = Arc::new(AtomicU64::new(0));
+    let subscriber = tracing_subscriber::registry().with(Conta429(counter.clone()));
     // Global: the SDK's requests run on the runtime's worker threads.
     tracing::subscriber::set_global_default(subscriber).expect("no other subscriber in the bench");
 
-    let amb = Environment::new().await;
-    let conta = amb.conta(Decimal::from(1_000)).await;
-    let client = amb.client_addr(&conta.api_key);
+    let env = Environment::new().await;
+    let conta = env.conta(Decimal::from(1_000)).await;
+    let client = env.client_addr(&conta.api_key);
 
-    let inicio = Instant::now();
+    let start = Instant::now();
     let ok = stream::iter(0..CONSULTAS)
         .map(|_| {
             let c = client.clone();
@@ -37,16 +37,16 @@ pub async fn run() -> Figura {
         .filter(|ok| std::future::ready(*ok))
         .count()
         .await;
-    let segundos = inicio.elapsed().as_secs_f64();
-    let rate = ok as f64 / segundos;
-    let n429 = contador.load(Ordering::Relaxed);
+    let seconds = start.elapsed().as_secs_f64();
+    let rate = ok as f64 / seconds;
+    let n429 = counter.load(Ordering::Relaxed);
     let ratio = rate / 10.0;
-    Figura {
-        nome: "batch: 200 lookups at the SDK's default limit",
-        medido: format!("{rate:.2}/s, {ok} ok, {n429} × 429"),
-        referencia: "10/s".into(),
+    Figure {
+        name: "batch: 200 lookups at the SDK's default limit",
+        measured: format!("{rate:.2}/s, {ok} ok, {n429} × 429"),
+        reference: "10/s".into(),
         ratio,
-        alvo: ">= 0.97, no 429",
+        target: ">= 0.97, no 429",
         ok: ratio >= 0.97 && n429 == 0 && ok == CONSULTAS,
     }
 }

@@ -32,13 +32,13 @@ pub fn command(args: &[&str]) -> Command {
 
 /// Runs `carapi-server args…` to its end; its stdout.
 pub fn run_bin(args: &[&str]) -> String {
-    let saida = command(args).output().expect("carapi-server runs");
+    let output = command(args).output().expect("carapi-server runs");
     assert!(
-        saida.status.success(),
+        output.status.success(),
         "carapi-server {args:?}: {}",
-        String::from_utf8_lossy(&saida.stderr)
+        String::from_utf8_lossy(&output.stderr)
     );
-    String::from_utf8_lossy(&saida.stdout).into_owned()
+    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 /// An account with `saldo` BRL in the base at `url`; its API key.
@@ -60,7 +60,7 @@ pub fn conta(url: &str, saldo: &str) -> String {
 /// `carapi-server serve` over `url` on a free loopback port, per-key limiter off; stopped on
 /// drop.
 pub struct Server {
-    filho: Child,
+    child: Child,
     /// `http://127.0.0.1:PORT`.
     pub base_url: String,
 }
@@ -72,8 +72,8 @@ impl Server {
     }
 
     /// [`Server::start`] with more `servir` options.
-    pub fn start_with(url: &str, mais: &[&str]) -> Self {
-        let mut filho = command(&[
+    pub fn start_with(url: &str, more: &[&str]) -> Self {
+        let mut child = command(&[
             "serve",
             "--bind",
             "127.0.0.1:0",
@@ -83,15 +83,15 @@ impl Server {
             "0",
             "--sem-dados-embutidos",
         ])
-        .args(mais)
+        .args(more)
         .env("CARAPI_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .expect("carapi-server serve starts");
-        let stderr = filho.stderr.take().expect("stderr");
-        let mut linhas = BufReader::new(stderr).lines();
-        let base_url = linhas
+        let stderr = child.stderr.take().expect("stderr");
+        let mut lines = BufReader::new(stderr).lines();
+        let base_url = lines
             .by_ref()
             .map_while(Result::ok)
             .find_map(|l| {
@@ -101,21 +101,21 @@ impl Server {
             })
             .expect("the server says where it listens");
         // Keep draining stderr, so that the server never blocks on a full pipe.
-        std::thread::spawn(move || linhas.for_each(drop));
-        Server { filho, base_url }
+        std::thread::spawn(move || lines.for_each(drop));
+        Server { child, base_url }
     }
 }
 
 impl Server {
     /// The server's process id.
     pub fn pid(&self) -> u32 {
-        self.filho.id()
+        self.child.id()
     }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.filho.kill();
-        let _ = self.filho.wait();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

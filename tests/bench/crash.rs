@@ -7,9 +7,9 @@
 //! server programs (`/usr/lib/postgresql/*/bin`). `CARAPI_CRASH_STOPS`, `CARAPI_CRASH_CLIENTS`
 //! and `CARAPI_CRASH_RUNS` change the size. Not in a run without a filter: pass `crash`.
 
-use carapi_tests::crash::{CrashScale, pg_bin, run as cenario};
+use carapi_tests::crash::{CrashScale, pg_bin, run as scenario};
 
-use crate::Figura;
+use crate::Figure;
 
 /// `var` as a number, else `default`.
 fn knob(var: &str, default: u32) -> u32 {
@@ -19,39 +19,39 @@ fn knob(var: &str, default: u32) -> u32 {
         .unwrap_or(default)
 }
 
-pub async fn run() -> Vec<Figura> {
+pub async fn run() -> Vec<Figure> {
     let Some(bin) = pg_bin() else {
         eprintln!("crash: skipped: no PostgreSQL server programs under /usr/lib/postgresql/*/bin");
         return Vec::new();
     };
-    let escala = CrashScale {
-        paradas: knob("CARAPI_CRASH_STOPS", 25),
-        clientes: knob("CARAPI_CRASH_CLIENTS", 6),
-        rodadas: knob("CARAPI_CRASH_RUNS", 3),
+    let scale = CrashScale {
+        stopped: knob("CARAPI_CRASH_STOPS", 25),
+        clients: knob("CARAPI_CRASH_CLIENTS", 6),
+        rounds: knob("CARAPI_CRASH_RUNS", 3),
     };
     eprintln!(
         "crash: {} immediate stops under {} clients, {} runs",
-        escala.paradas, escala.clientes, escala.rodadas
+        scale.stopped, scale.clients, scale.rounds
     );
-    cenario(bin, escala)
+    scenario(bin, scale)
         .await
         .into_iter()
         .map(|r| {
-            let devido = r.preco.get() as f64 * r.respondidas as f64;
-            Figura {
-                nome: "crash: debited vs 200s answered",
-                medido: format!(
+            let due = r.preco.get() as f64 * r.answered as f64;
+            Figure {
+                name: "crash: debited vs 200s answered",
+                measured: format!(
                     "run {}: {} debited ({} reversed)",
-                    r.rodada, r.debitado, r.ledger.estornos
+                    r.round, r.debited, r.ledger.estornos
                 ),
-                referencia: format!("{} answered x {}", r.respondidas, r.preco),
-                ratio: if devido > 0.0 {
-                    r.debitado.get() as f64 / devido
+                reference: format!("{} answered x {}", r.answered, r.preco),
+                ratio: if due > 0.0 {
+                    r.debited.get() as f64 / due
                 } else {
                     1.0
                 },
-                alvo: "= 1 (a 5xx never debits)",
-                ok: r.exata() && r.abertas == 0,
+                target: "= 1 (a 5xx never debits)",
+                ok: r.exact() && r.open == 0,
             }
         })
         .collect()

@@ -12,49 +12,48 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpSocket;
 
-use crate::Figura;
+use crate::Figure;
 use crate::binary::Server;
 
-/// Sockets in all, spread over [`ENDERECOS`] addresses.
+/// Sockets in all, spread over [`ADDRESSES`] addresses.
 const SOCKETS: usize = 1_000;
-const ENDERECOS: u8 = 10;
+const ADDRESSES: u8 = 10;
 /// Bytes of the unfinished head each socket sends.
 const HEAD_BYTES: usize = 390 * 1024;
 /// hyper's default read buffer bound (8 KiB + 100 x 4 KiB): the bound before the flag.
-const HYPER_PADRAO: &str = "417792";
-const ALVO_MB: f64 = 64.0;
+const HYPER_DEFAULT: &str = "417792";
+const TARGET_MB: f64 = 64.0;
 
 /// A line of `/proc/<pid>/status` in MB.
-fn status_mb(pid: u32, campo: &str) -> f64 {
-    let texto = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    texto
-        .lines()
-        .find_map(|l| l.strip_prefix(campo))
+fn status_mb(pid: u32, field: &str) -> f64 {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    text.lines()
+        .find_map(|l| l.strip_prefix(field))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
 /// One socket from `origem`: the unfinished head, then waits for the server to close it.
-async fn socket(destino: SocketAddr, origem: IpAddr) -> Option<String> {
+async fn socket(destination: SocketAddr, origin: IpAddr) -> Option<String> {
     let s = TcpSocket::new_v4().ok()?;
-    s.bind(SocketAddr::new(origem, 0)).ok()?;
-    let s = s.connect(destino).await.ok()?;
-    let (mut leitura, mut escrita) = s.into_split();
-    let envio = tokio::spawn(async move {
-        let _ = escrita
+    s.bind(SocketAddr::new(origin, 0)).ok()?;
+    let s = s.connect(destination).await.ok()?;
+    let (mut read, mut write) = s.into_split();
+    let send = tokio::spawn(async move {
+        let _ = write
             .write_all(b"GET /v1/saldo HTTP/1.1\r\nHost: carapi\r\nX-Enchimento: ")
             .await;
-        let bloco = vec![b'a'; 16 * 1024];
+        let block = vec![b'a'; 16 * 1024];
         let mut n = 0;
-        while n < HEAD_BYTES && escrita.write_all(&bloco).await.is_ok() {
-            n += bloco.len();
+        while n < HEAD_BYTES && write.write_all(&block).await.is_ok() {
+            n += block.len();
         }
         tokio::time::sleep(Duration::from_secs(60)).await;
     });
-    let mut resposta = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(30), leitura.read_to_end(&mut resposta)).await;
-    envio.abort();
-    String::from_utf8_lossy(&resposta)
+    let mut response = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(30), read.read_to_end(&mut response)).await;
+    send.abort();
+    String::from_utf8_lossy(&response)
         .lines()
         .next()
         .map(str::to_owned)
@@ -62,70 +61,70 @@ async fn socket(destino: SocketAddr, origem: IpAddr) -> Option<String> {
 
 /// The attack on a server started with `mais`: (peak MB, RSS MB after the sockets closed,
 /// sockets answered 431).
-async fn medir(mais: &[&str]) -> (f64, f64, usize) {
+async fn measure(more: &[&str]) -> (f64, f64, usize) {
     let dir = tempfile::tempdir().expect("tempdir");
     let url = format!("sqlite://{}", dir.path().join("cabecalho.db").display());
-    let srv = Server::start_with(&url, mais);
-    let destino: SocketAddr = srv
+    let srv = Server::start_with(&url, more);
+    let destination: SocketAddr = srv
         .base_url
         .trim_start_matches("http://")
         .parse()
         .expect("address");
     let pid = srv.pid();
-    let inicio = status_mb(pid, "VmHWM:");
-    let tarefas: Vec<_> = (0..SOCKETS)
+    let start = status_mb(pid, "VmHWM:");
+    let tasks: Vec<_> = (0..SOCKETS)
         .map(|i| {
-            let origem = IpAddr::V4(Ipv4Addr::new(
+            let origin = IpAddr::V4(Ipv4Addr::new(
                 127,
                 0,
                 0,
-                2 + (i % usize::from(ENDERECOS)) as u8,
+                2 + (i % usize::from(ADDRESSES)) as u8,
             ));
-            tokio::spawn(socket(destino, origem))
+            tokio::spawn(socket(destination, origin))
         })
         .collect();
-    let mut recusados = 0;
-    for t in tarefas {
+    let mut refused = 0;
+    for t in tasks {
         if t.await
             .ok()
             .flatten()
             .is_some_and(|l| l.starts_with("HTTP/1.1 431"))
         {
-            recusados += 1;
+            refused += 1;
         }
     }
     tokio::time::sleep(Duration::from_secs(1)).await;
-    let pico = status_mb(pid, "VmHWM:");
+    let peak = status_mb(pid, "VmHWM:");
     let depois = status_mb(pid, "VmRSS:");
     eprintln!(
-        "head {mais:?}: RSS at start {inicio:.0} MB, peak {pico:.0} MB, after {depois:.0} MB, {recusados} x 431"
+        "head {more:?}: RSS at start {start:.0} MB, peak {peak:.0} MB, after {depois:.0} MB, {refused} x 431"
     );
-    (pico, depois, recusados)
+    (peak, depois, refused)
 }
 
-pub async fn run() -> Vec<Figura> {
+pub async fn run() -> Vec<Figure> {
     crate::attack::raise_open_file_limit(SOCKETS as u64 * 2 + 1_024);
     // The head bound alone: the bound of unfinished heads per address would refuse most of
     // these sockets before they send anything.
-    let sem_pendentes = ["--pendentes-por-endereco", "0"];
-    let (pico, depois, recusados) = medir(&sem_pendentes).await;
-    let (pico_antes, depois_antes, _) = medir(&[
-        sem_pendentes[0],
-        sem_pendentes[1],
+    let without_pending = ["--pendentes-por-endereco", "0"];
+    let (peak, depois, refused) = measure(&without_pending).await;
+    let (peak_before, depois_antes, _) = measure(&[
+        without_pending[0],
+        without_pending[1],
         "--cabecalho-maximo",
-        HYPER_PADRAO,
+        HYPER_DEFAULT,
     ])
     .await;
-    vec![Figura {
-        nome: "unfinished heads: server peak RSS, 1,000 sockets x 390 KB from 10 addresses",
-        medido: format!(
-            "peak {pico:.0} MB, {depois:.0} MB after, {recusados}/{SOCKETS} answered 431"
+    vec![Figure {
+        name: "unfinished heads: server peak RSS, 1,000 sockets x 390 KB from 10 addresses",
+        measured: format!(
+            "peak {peak:.0} MB, {depois:.0} MB after, {refused}/{SOCKETS} answered 431"
         ),
-        referencia: format!(
-            "hyper's default buffer: peak {pico_antes:.0} MB, {depois_antes:.0} MB after"
+        reference: format!(
+            "hyper's default buffer: peak {peak_before:.0} MB, {depois_antes:.0} MB after"
         ),
-        ratio: pico / pico_antes.max(0.001),
-        alvo: "peak < 64 MB",
-        ok: pico < ALVO_MB && recusados == SOCKETS,
+        ratio: peak / peak_before.max(0.001),
+        target: "peak < 64 MB",
+        ok: peak < TARGET_MB && refused == SOCKETS,
     }]
 }

@@ -20,13 +20,13 @@ use hdrhistogram::Histogram;
 use rust_decimal::Decimal;
 use tokio::sync::Mutex;
 
-use crate::Figura;
+use crate::Figure;
 
 const DEFAULT_ROWS: i64 = 1_000_000;
-const VITIMAS: usize = 4;
+const VICTIMS: usize = 4;
 /// Requests per second of each victim (under the contract's 10/s).
-const RITMO_VITIMA: u64 = 8;
-const FASE: Duration = Duration::from_secs(20);
+const VICTIM_PACE: u64 = 8;
+const PHASE: Duration = Duration::from_secs(20);
 const OPENAPI_DOCUMENT: &str = "52998224725";
 
 /// The attacker's requests, in turn.
@@ -42,7 +42,7 @@ const ATTACK_PATHS: [&str; 8] = [
 ];
 
 /// Inserts `n` history rows for `conta` straight into the SQLite file.
-async fn semear(url: &str, conta: i64, n: i64) {
+async fn seed(url: &str, conta: i64, n: i64) {
     let pool = sqlx::SqlitePool::connect(url).await.expect("sqlite");
     let t0 = chrono::Utc::now().timestamp_millis() - n * 1000;
     sqlx::query(
@@ -70,28 +70,28 @@ async fn semear(url: &str, conta: i64, n: i64) {
 }
 
 /// Latencies of the victims' two kinds of request.
-struct Medida {
+struct Measured {
     saldo: Histogram<u64>,
     proprietario: Histogram<u64>,
     faults: u64,
 }
 
-async fn vitimas(base: &str, keys: &[String]) -> Medida {
-    let medida = Arc::new(Mutex::new(Medida {
+async fn victims(base: &str, keys: &[String]) -> Measured {
+    let measurement = Arc::new(Mutex::new(Measured {
         saldo: Histogram::new(3).expect("histogram"),
         proprietario: Histogram::new(3).expect("histogram"),
         faults: 0,
     }));
-    let fim = Instant::now() + FASE;
+    let end = Instant::now() + PHASE;
     let tasks: Vec<_> = keys
         .iter()
         .map(|key| {
-            let (key, base, medida) = (key.clone(), base.to_owned(), medida.clone());
+            let (key, base, measurement) = (key.clone(), base.to_owned(), measurement.clone());
             tokio::spawn(async move {
                 let http = reqwest::Client::new();
-                let mut tick = tokio::time::interval(Duration::from_millis(1000 / RITMO_VITIMA));
+                let mut tick = tokio::time::interval(Duration::from_millis(1000 / VICTIM_PACE));
                 let mut n = 0u64;
-                while Instant::now() < fim {
+                while Instant::now() < end {
                     tick.tick().await;
                     n += 1;
                     let pago = n.is_multiple_of(2);
@@ -108,7 +108,7 @@ async fn vitimas(base: &str, keys: &[String]) -> Medida {
                         .await
                         .is_ok_and(|r| r.status().is_success());
                     let us = t.elapsed().as_micros() as u64;
-                    let mut m = medida.lock().await;
+                    let mut m = measurement.lock().await;
                     if !ok {
                         m.faults += 1;
                     }
@@ -125,31 +125,31 @@ async fn vitimas(base: &str, keys: &[String]) -> Medida {
     for t in tasks {
         t.await.expect("victim");
     }
-    Arc::try_unwrap(medida)
+    Arc::try_unwrap(measurement)
         .ok()
         .expect("sole owner")
         .into_inner()
 }
 
 /// The attacker: 10 requests/s, open loop, until `parar` is set; returns (sent, non-200).
-fn atacar(
+fn attack(
     base: String,
     key: String,
-    parar: Arc<std::sync::atomic::AtomicBool>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
 ) -> tokio::task::JoinHandle<(u64, u64)> {
     tokio::spawn(async move {
         let http = reqwest::Client::new();
         let mut tick = tokio::time::interval(Duration::from_millis(100));
-        let mut pendentes = Vec::new();
+        let mut pending = Vec::new();
         let mut i = 0;
-        while !parar.load(std::sync::atomic::Ordering::Relaxed) {
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
             tick.tick().await;
             let (http, url, key) = (
                 http.clone(),
                 format!("{base}{}", ATTACK_PATHS[i % ATTACK_PATHS.len()]),
                 key.clone(),
             );
-            pendentes.push(tokio::spawn(async move {
+            pending.push(tokio::spawn(async move {
                 http.get(url)
                     .bearer_auth(key)
                     .send()
@@ -159,29 +159,29 @@ fn atacar(
             }));
             i += 1;
         }
-        let mut ruins = 0;
-        for p in &mut pendentes {
+        let mut bad_ones = 0;
+        for p in &mut pending {
             if p.await.unwrap_or(0) != 200 {
-                ruins += 1;
+                bad_ones += 1;
             }
         }
-        (pendentes.len() as u64, ruins)
+        (pending.len() as u64, bad_ones)
     })
 }
 
 /// Time of one history page for each of the attacker's `GET /v1/historico` filters over its
 /// `linhas` rows, sequentially at 9 requests/s (under the key's limit): the slowest filter's
 /// p50 against the 5 ms target.
-async fn historico_pages(base: &str, key: &str, linhas: i64) -> Figura {
-    const VEZES: usize = 9;
+async fn historico_pages(base: &str, key: &str, lines: i64) -> Figure {
+    const TIMES: usize = 9;
     let http = reqwest::Client::new();
     let mut p50s = Vec::new();
     for path in ATTACK_PATHS
         .iter()
         .filter(|p| p.starts_with("/v1/historico"))
     {
-        let mut tempos = Vec::with_capacity(VEZES);
-        for _ in 0..VEZES {
+        let mut durations = Vec::with_capacity(TIMES);
+        for _ in 0..TIMES {
             let t = Instant::now();
             let r = http
                 .get(format!("{base}{path}"))
@@ -191,23 +191,23 @@ async fn historico_pages(base: &str, key: &str, linhas: i64) -> Figura {
                 .expect("history page");
             assert_eq!(r.status(), 200, "{path}");
             let _ = r.bytes().await;
-            tempos.push(t.elapsed());
+            durations.push(t.elapsed());
             tokio::time::sleep(Duration::from_millis(111)).await;
         }
-        tempos.sort();
-        p50s.push((tempos[VEZES / 2], *path));
+        durations.sort();
+        p50s.push((durations[TIMES / 2], *path));
     }
     p50s.sort();
-    let (pior, pior_path) = p50s[p50s.len() - 1];
-    let (melhor, _) = p50s[0];
-    let pior_ms = pior.as_secs_f64() * 1000.0;
-    Figura {
-        nome: "history page of a 1M-row account, slowest filter p50",
-        medido: format!("{pior_ms:.2} ms ({pior_path}, {linhas} rows)"),
-        referencia: format!("{:.2} ms (fastest filter)", melhor.as_secs_f64() * 1000.0),
-        ratio: pior_ms / 5.0,
-        alvo: "<= 5 ms for any filter",
-        ok: pior_ms <= 5.0,
+    let (worst, worst_path) = p50s[p50s.len() - 1];
+    let (best, _) = p50s[0];
+    let worst_ms = worst.as_secs_f64() * 1000.0;
+    Figure {
+        name: "history page of a 1M-row account, slowest filter p50",
+        measured: format!("{worst_ms:.2} ms ({worst_path}, {lines} rows)"),
+        reference: format!("{:.2} ms (fastest filter)", best.as_secs_f64() * 1000.0),
+        ratio: worst_ms / 5.0,
+        target: "<= 5 ms for any filter",
+        ok: worst_ms <= 5.0,
     }
 }
 
@@ -215,65 +215,65 @@ fn ms(us: u64) -> f64 {
     us as f64 / 1000.0
 }
 
-pub async fn run() -> Vec<Figura> {
-    let linhas: i64 = std::env::var("CARAPI_BENCH_LINHAS")
+pub async fn run() -> Vec<Figure> {
+    let lines: i64 = std::env::var("CARAPI_BENCH_LINHAS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(DEFAULT_ROWS);
-    let amb = Environment::new().await;
-    let base = amb.server.base_url();
-    let atacante = amb.conta(Decimal::from(10)).await;
+    let env = Environment::new().await;
+    let base = env.server.base_url();
+    let attacker = env.conta(Decimal::from(10)).await;
     let t = Instant::now();
-    semear(&amb.database_url, atacante.conta_id.0, linhas).await;
+    seed(&env.database_url, attacker.conta_id.0, lines).await;
     eprintln!(
-        "isolation: {linhas} history rows seeded in {:.1?}",
+        "isolation: {lines} history rows seeded in {:.1?}",
         t.elapsed()
     );
-    let pagina = historico_pages(&base, &atacante.api_key, linhas).await;
+    let page = historico_pages(&base, &attacker.api_key, lines).await;
     let mut keys = Vec::new();
-    for _ in 0..VITIMAS {
-        keys.push(amb.conta(Decimal::from(100_000)).await.api_key);
+    for _ in 0..VICTIMS {
+        keys.push(env.conta(Decimal::from(100_000)).await.api_key);
     }
-    let ocioso = vitimas(&base, &keys).await;
-    let parar = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let ataque = atacar(base.clone(), atacante.api_key.clone(), parar.clone());
-    let carregado = vitimas(&base, &keys).await;
-    parar.store(true, std::sync::atomic::Ordering::Relaxed);
-    let (enviados, ruins) = ataque.await.expect("attacker");
+    let idle = victims(&base, &keys).await;
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let assault = attack(base.clone(), attacker.api_key.clone(), stop.clone());
+    let loaded = victims(&base, &keys).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (sent, bad_ones) = assault.await.expect("attacker");
     eprintln!(
-        "isolation: attacker sent {enviados} history/usage requests, {ruins} not 200; victims' failures idle {} / attacked {}",
-        ocioso.faults, carregado.faults
+        "isolation: attacker sent {sent} history/usage requests, {bad_ones} not 200; victims' failures idle {} / attacked {}",
+        idle.faults, loaded.faults
     );
-    let figura = |nome, o: &Histogram<u64>, c: &Histogram<u64>| {
+    let figure = |name, o: &Histogram<u64>, c: &Histogram<u64>| {
         let ratio = c.value_at_quantile(0.99) as f64 / o.value_at_quantile(0.99).max(1) as f64;
-        Figura {
-            nome,
-            medido: format!(
-                "p50 {:.2} ms, p99 {:.2} ms (attacked, {linhas} rows)",
+        Figure {
+            name,
+            measured: format!(
+                "p50 {:.2} ms, p99 {:.2} ms (attacked, {lines} rows)",
                 ms(c.value_at_quantile(0.5)),
                 ms(c.value_at_quantile(0.99))
             ),
-            referencia: format!(
+            reference: format!(
                 "p50 {:.2} ms, p99 {:.2} ms (idle)",
                 ms(o.value_at_quantile(0.5)),
                 ms(o.value_at_quantile(0.99))
             ),
             ratio,
-            alvo: "p99 <= 2x idle",
-            ok: ratio <= 2.0 && carregado.faults == 0,
+            target: "p99 <= 2x idle",
+            ok: ratio <= 2.0 && loaded.faults == 0,
         }
     };
     vec![
-        pagina,
-        figura(
+        page,
+        figure(
             "isolation: other account's GET /v1/saldo",
-            &ocioso.saldo,
-            &carregado.saldo,
+            &idle.saldo,
+            &loaded.saldo,
         ),
-        figura(
+        figure(
             "isolation: other account's paid GET /v1/proprietario",
-            &ocioso.proprietario,
-            &carregado.proprietario,
+            &idle.proprietario,
+            &loaded.proprietario,
         ),
     ]
 }

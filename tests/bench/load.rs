@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 
 /// What one load run measured.
-pub struct Resultado {
+pub struct LoadResult {
     pub per_second: f64,
     pub p50: Duration,
     pub p99: Duration,
@@ -19,24 +19,24 @@ pub struct Resultado {
 pub async fn generate(
     url: &str,
     keys: Arc<Vec<String>>,
-    conexoes: usize,
-    duracao: Duration,
-) -> Resultado {
+    connections: usize,
+    duration: Duration,
+) -> LoadResult {
     let http = reqwest::Client::builder()
-        .pool_max_idle_per_host(conexoes)
+        .pool_max_idle_per_host(connections)
         .build()
         .expect("client");
     let next_one = Arc::new(AtomicUsize::new(0));
-    let inicio = Instant::now();
-    let fim = inicio + duracao;
-    let tasks: Vec<_> = (0..conexoes)
+    let start = Instant::now();
+    let end = start + duration;
+    let tasks: Vec<_> = (0..connections)
         .map(|_| {
             let (http, url, keys, next_one) =
                 (http.clone(), url.to_owned(), keys.clone(), next_one.clone());
             tokio::spawn(async move {
                 let mut hist = Histogram::<u64>::new(3).expect("histogram");
                 let mut faults = 0u64;
-                while Instant::now() < fim {
+                while Instant::now() < end {
                     let chave = &keys[next_one.fetch_add(1, Ordering::Relaxed) % keys.len()];
                     let t = Instant::now();
                     let ok = match http.get(&url).bearer_auth(chave).send().await {
@@ -60,9 +60,9 @@ pub async fn generate(
         total.add(h).expect("same histogram bounds");
         faults += f;
     }
-    let segundos = inicio.elapsed().as_secs_f64();
-    Resultado {
-        per_second: total.len() as f64 / segundos,
+    let seconds = start.elapsed().as_secs_f64();
+    LoadResult {
+        per_second: total.len() as f64 / seconds,
         p50: Duration::from_micros(total.value_at_quantile(0.50)),
         p99: Duration::from_micros(total.value_at_quantile(0.99)),
         faults,

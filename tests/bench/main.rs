@@ -13,7 +13,7 @@
 //! 5. Isolation: other accounts' `GET /v1/saldo` and paid lookup p99 while a 1M-row account
 //!    hammers its history at its rate limit, against the same load idle (`isolation.rs`).
 //! 6. Cold lookups at 10k vs 1M records, cached lookups at 10k, and the owner of 10,000 CARs,
-//!    against the release server in its own process (`cold_lookup.rs`).
+//!    against the release server in its own process (`cold_consulta.rs`).
 //! 7. Attack (`attack`): another address's p99 while one address holds 2,000 idle sockets,
 //!    against the same client with no attack (`attack.rs`).
 //! 8. Unfinished heads (`head`): the server's peak RSS under 1,000 sockets from 10
@@ -35,7 +35,7 @@ mod attack;
 mod batch;
 mod binary;
 mod cli;
-mod cold_lookup;
+mod cold_consulta;
 mod crash;
 mod head_bound;
 mod isolation;
@@ -46,12 +46,12 @@ mod server;
 
 /// One row of the results table.
 #[derive(Debug)]
-pub struct Figura {
-    pub nome: &'static str,
-    pub medido: String,
-    pub referencia: String,
+pub struct Figure {
+    pub name: &'static str,
+    pub measured: String,
+    pub reference: String,
     pub ratio: f64,
-    pub alvo: &'static str,
+    pub target: &'static str,
     pub ok: bool,
 }
 
@@ -61,62 +61,62 @@ async fn main() {
     // `attack`, `head`, `isolation`, `cold`, `scale`, `crash`; the last two only when asked for,
     // they take minutes at their default size). The earlier Portuguese words (`ataque`, `cabecalho`, `isolamento`,
     // `fria`) still work.
-    let filtro: Vec<String> = std::env::args()
+    let filter: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
-    let quer = |nomes: &[&str]| {
-        filtro.is_empty()
-            || filtro
+    let wants = |names: &[&str]| {
+        filter.is_empty()
+            || filter
                 .iter()
-                .any(|f| nomes.iter().any(|n| n.contains(f.as_str())))
+                .any(|f| names.iter().any(|n| n.contains(f.as_str())))
     };
 
-    let mut figuras = Vec::new();
-    if quer(&["server"]) {
-        figuras.extend(server::run().await);
+    let mut figures = Vec::new();
+    if wants(&["server"]) {
+        figures.extend(server::run().await);
     }
-    if quer(&["attack", "ataque"]) {
-        figuras.extend(attack::run().await);
+    if wants(&["attack", "ataque"]) {
+        figures.extend(attack::run().await);
     }
-    if quer(&["head", "cabecalho"]) {
-        figuras.extend(head_bound::run().await);
+    if wants(&["head", "cabecalho"]) {
+        figures.extend(head_bound::run().await);
     }
-    if quer(&["cli"]) {
-        figuras.extend(cli::run().await);
+    if wants(&["cli"]) {
+        figures.extend(cli::run().await);
     }
-    if quer(&["sdk"]) {
-        figuras.push(sdk::run().await);
+    if wants(&["sdk"]) {
+        figures.push(sdk::run().await);
     }
-    if quer(&["batch"]) {
-        figuras.push(batch::run().await);
+    if wants(&["batch"]) {
+        figures.push(batch::run().await);
     }
-    if quer(&["isolation", "isolamento"]) {
-        figuras.extend(isolation::run().await);
+    if wants(&["isolation", "isolamento"]) {
+        figures.extend(isolation::run().await);
     }
-    if quer(&["cold", "fria"]) {
-        figuras.extend(cold_lookup::run().await);
+    if wants(&["cold", "fria"]) {
+        figures.extend(cold_consulta::run().await);
     }
-    if quer(&["archive", "acervo"]) {
-        figuras.extend(archive::run().await);
+    if wants(&["archive", "acervo"]) {
+        figures.extend(archive::run().await);
     }
-    if filtro.iter().any(|f| "scale".contains(f.as_str())) {
-        figuras.extend(scale::run().await);
+    if filter.iter().any(|f| "scale".contains(f.as_str())) {
+        figures.extend(scale::run().await);
     }
-    if filtro.iter().any(|f| "crash".contains(f.as_str())) {
-        figuras.extend(crash::run().await);
+    if filter.iter().any(|f| "crash".contains(f.as_str())) {
+        figures.extend(crash::run().await);
     }
 
     println!("\n| figure | measured | baseline | ratio | target | verdict |");
     println!("|---|---|---|---|---|---|");
-    for f in &figuras {
+    for f in &figures {
         println!(
             "| {} | {} | {} | {:.3} | {} | {} |",
-            f.nome,
-            f.medido,
-            f.referencia,
+            f.name,
+            f.measured,
+            f.reference,
             f.ratio,
-            f.alvo,
+            f.target,
             if f.ok { "ok" } else { "MISSED" }
         );
     }

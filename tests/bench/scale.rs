@@ -17,53 +17,53 @@ use std::time::{Duration, Instant};
 
 use carapi_loader::synthetic::Synthetic;
 
-use crate::Figura;
+use crate::Figure;
 
-const N_PADRAO: usize = 1_000_000;
-const ALVO_POR_SEGUNDO: f64 = 200_000.0;
-const ALVO_RSS_MB: f64 = 200.0;
+const N_DEFAULT: usize = 1_000_000;
+const TARGET_PER_SECOND: f64 = 200_000.0;
+const TARGET_RSS_MB: f64 = 200.0;
 
 /// What one run of the binary took.
-struct Medida {
-    segundos: f64,
-    pico_mb: f64,
+struct Measured {
+    seconds: f64,
+    peak_mb: f64,
 }
 
 /// Runs `carapi-server args…`, sampling its `VmHWM` until it exits.
-fn medir(args: &[&str]) -> Medida {
+fn measure(args: &[&str]) -> Measured {
     // Built (by cargo, when stale) before the clock starts: the figure is the load alone.
     crate::binary::server_bin();
-    let inicio = Instant::now();
-    let mut filho = crate::binary::command(args)
+    let start = Instant::now();
+    let mut child = crate::binary::command(args)
         .args(["--sem-progresso"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("carapi-server starts");
-    let status = format!("/proc/{}/status", filho.id());
-    let mut pico_kb = 0u64;
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak_kb = 0u64;
     loop {
         if let Some(kb) = std::fs::read_to_string(&status)
             .ok()
             .and_then(|s| vm_hwm_kb(&s))
         {
-            pico_kb = pico_kb.max(kb);
+            peak_kb = peak_kb.max(kb);
         }
-        if filho.try_wait().expect("wait").is_some() {
+        if child.try_wait().expect("wait").is_some() {
             break;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    let segundos = inicio.elapsed().as_secs_f64();
-    let saida = filho.wait_with_output().expect("output");
+    let seconds = start.elapsed().as_secs_f64();
+    let output = child.wait_with_output().expect("output");
     assert!(
-        saida.status.success(),
+        output.status.success(),
         "carapi-server {args:?}: {}",
-        String::from_utf8_lossy(&saida.stderr)
+        String::from_utf8_lossy(&output.stderr)
     );
-    Medida {
-        segundos,
-        pico_mb: pico_kb as f64 / 1024.0,
+    Measured {
+        seconds,
+        peak_mb: peak_kb as f64 / 1024.0,
     }
 }
 
@@ -77,8 +77,8 @@ fn vm_hwm_kb(status: &str) -> Option<u64> {
 
 /// Writes `n` synthetic records as a public SICAR CSV, on disk before the import's clock
 /// starts (its write-back would otherwise compete with the import).
-fn write_csv(caminho: &Path, n: usize) {
-    let f = std::fs::File::create(caminho).expect("create CSV");
+fn write_csv(path: &Path, n: usize) {
+    let f = std::fs::File::create(path).expect("create CSV");
     carapi_loader::import::write_csv(std::io::BufWriter::new(&f), Synthetic::new(n, 99))
         .expect("write CSV");
     f.sync_all().expect("sync CSV");
@@ -86,78 +86,83 @@ fn write_csv(caminho: &Path, n: usize) {
 
 /// Runs `carapi-server args…` `vezes` times on a fresh base each (`prepare(i)` gives run
 /// `i`'s arguments and leaves its folder ready): the median time and the largest peak RSS.
-fn repetir(vezes: usize, mut prepare: impl FnMut(usize) -> Vec<String>) -> (Medida, Vec<f64>) {
-    let mut medidas: Vec<Medida> = (0..vezes)
+fn repeat(times: usize, mut prepare: impl FnMut(usize) -> Vec<String>) -> (Measured, Vec<f64>) {
+    let mut measures: Vec<Measured> = (0..times)
         .map(|i| {
             let args = prepare(i);
-            medir(&args.iter().map(String::as_str).collect::<Vec<_>>())
+            measure(&args.iter().map(String::as_str).collect::<Vec<_>>())
         })
         .collect();
-    let tempos: Vec<f64> = medidas.iter().map(|m| m.segundos).collect();
-    let pico = medidas.iter().map(|m| m.pico_mb).fold(0.0, f64::max);
-    medidas.sort_by(|a, b| a.segundos.total_cmp(&b.segundos));
-    let mediana = medidas.swap_remove(medidas.len() / 2);
+    let durations: Vec<f64> = measures.iter().map(|m| m.seconds).collect();
+    let peak = measures.iter().map(|m| m.peak_mb).fold(0.0, f64::max);
+    measures.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+    let median = measures.swap_remove(measures.len() / 2);
     (
-        Medida {
-            segundos: mediana.segundos,
-            pico_mb: pico,
+        Measured {
+            seconds: median.seconds,
+            peak_mb: peak,
         },
-        tempos,
+        durations,
     )
 }
 
-fn figura(nome: &'static str, n: usize, (m, tempos): &(Medida, Vec<f64>), sqlite: bool) -> Figura {
-    let per_second = n as f64 / m.segundos;
-    let ok = !sqlite || (per_second >= ALVO_POR_SEGUNDO && m.pico_mb <= ALVO_RSS_MB);
-    let runs: Vec<String> = tempos.iter().map(|t| format!("{t:.1}")).collect();
-    Figura {
-        nome,
-        medido: format!(
+fn figure(
+    name: &'static str,
+    n: usize,
+    (m, durations): &(Measured, Vec<f64>),
+    sqlite: bool,
+) -> Figure {
+    let per_second = n as f64 / m.seconds;
+    let ok = !sqlite || (per_second >= TARGET_PER_SECOND && m.peak_mb <= TARGET_RSS_MB);
+    let runs: Vec<String> = durations.iter().map(|t| format!("{t:.1}")).collect();
+    Figure {
+        name,
+        measured: format!(
             "{n} records in {:.1} s (median of {} s) = {:.0} records/s, peak RSS {:.0} MB",
-            m.segundos,
+            m.seconds,
             runs.join(", "),
             per_second,
-            m.pico_mb
+            m.peak_mb
         ),
-        referencia: format!("{ALVO_POR_SEGUNDO:.0} records/s, {ALVO_RSS_MB:.0} MB"),
-        ratio: per_second / ALVO_POR_SEGUNDO,
-        alvo: if sqlite { ">= 1 and <= 200 MB" } else { "info" },
+        reference: format!("{TARGET_PER_SECOND:.0} records/s, {TARGET_RSS_MB:.0} MB"),
+        ratio: per_second / TARGET_PER_SECOND,
+        target: if sqlite { ">= 1 and <= 200 MB" } else { "info" },
         ok,
     }
 }
 
-pub async fn run() -> Vec<Figura> {
+pub async fn run() -> Vec<Figure> {
     let n: usize = std::env::var("CARAPI_ESCALA_N")
         .ok()
         .and_then(|v| v.replace('_', "").parse().ok())
-        .unwrap_or(N_PADRAO);
+        .unwrap_or(N_DEFAULT);
     let dir = tempfile::tempdir().expect("temp dir");
-    let sqlite = |nome: &str| format!("sqlite://{}", dir.path().join(nome).display());
-    let n_texto = n.to_string();
-    let mut figuras = Vec::new();
+    let sqlite = |name: &str| format!("sqlite://{}", dir.path().join(name).display());
+    let n_text = n.to_string();
+    let mut figures = Vec::new();
 
     // On a shared 2-core machine one run can be off by a third: the median of a few.
-    let vezes = if n <= 2_000_000 { 3 } else { 1 };
-    let m = repetir(vezes, |i| {
+    let times = if n <= 2_000_000 { 3 } else { 1 };
+    let m = repeat(times, |i| {
         [
             "seed",
             "--synthetic",
-            &n_texto,
+            &n_text,
             "--database",
             &sqlite(&format!("seed{i}.db")),
         ]
         .map(str::to_owned)
         .to_vec()
     });
-    figuras.push(figura("Scale: `seed --synthetic N`, SQLite", n, &m, true));
+    figures.push(figure("Scale: `seed --synthetic N`, SQLite", n, &m, true));
 
     let csv = dir.path().join("imoveis.csv");
     write_csv(&csv, n);
-    let caminho = csv.display().to_string();
-    let m = repetir(vezes, |i| {
+    let path = csv.display().to_string();
+    let m = repeat(times, |i| {
         [
             "import",
-            &caminho,
+            &path,
             "--database",
             &sqlite(&format!("import{i}.db")),
         ]
@@ -165,7 +170,7 @@ pub async fn run() -> Vec<Figura> {
         .to_vec()
     });
     std::fs::remove_file(&csv).ok();
-    figuras.push(figura(
+    figures.push(figure(
         "Scale: `import` of an N-row CSV, SQLite",
         n,
         &m,
@@ -173,22 +178,22 @@ pub async fn run() -> Vec<Figura> {
     ));
 
     if let Some(admin) = std::env::var("DATABASE_URL").ok().filter(|u| !u.is_empty()) {
-        let nome = format!("carapi_escala_{}", std::process::id());
-        let url = carapi_tests::pg::with_database(&admin, &nome);
-        let m = repetir(1, |_| {
-            ["seed", "--synthetic", &n_texto, "--database", &url]
+        let name = format!("carapi_escala_{}", std::process::id());
+        let url = carapi_tests::pg::with_database(&admin, &name);
+        let m = repeat(1, |_| {
+            ["seed", "--synthetic", &n_text, "--database", &url]
                 .map(str::to_owned)
                 .to_vec()
         });
-        figuras.push(figura(
+        figures.push(figure(
             "Scale: `seed --synthetic N`, PostgreSQL (info)",
             n,
             &m,
             false,
         ));
-        carapi_tests::pg::drop_database(&admin, &nome).await;
+        carapi_tests::pg::drop_database(&admin, &name).await;
     } else {
         println!("scale: DATABASE_URL not set; no PostgreSQL row");
     }
-    figuras
+    figures
 }

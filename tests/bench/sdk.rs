@@ -7,31 +7,31 @@ use carapi_sdk::sandbox;
 use carapi_tests::Environment;
 use rust_decimal::Decimal;
 
-use crate::Figura;
+use crate::Figure;
 
-const BLOCOS: usize = 10;
-const POR_BLOCO: usize = 200;
+const BLOCKS: usize = 10;
+const PER_BLOCK: usize = 200;
 
-pub async fn run() -> Figura {
-    let amb = Environment::com(|c| c.rate_limit = None).await;
-    let chave = amb.conta(Decimal::from(10)).await.api_key;
-    let sdk = amb
+pub async fn run() -> Figure {
+    let env = Environment::com(|c| c.rate_limit = None).await;
+    let chave = env.conta(Decimal::from(10)).await.api_key;
+    let sdk = env
         .builder(&chave)
         .rate_limit(None)
         .build()
         .expect("client");
     let raw = reqwest::Client::new();
-    let url = format!("{}/v1/car/{}", amb.server.base_url(), sandbox::CAR_BASICO);
+    let url = format!("{}/v1/car/{}", env.server.base_url(), sandbox::CAR_BASICO);
 
     let (mut t_sdk, mut t_raw) = (Duration::ZERO, Duration::ZERO);
-    for block in 0..=BLOCOS {
+    for block in 0..=BLOCKS {
         let t = Instant::now();
-        for _ in 0..POR_BLOCO {
+        for _ in 0..PER_BLOCK {
             sdk.car(sandbox::CAR_BASICO).await.expect("sdk call");
         }
         let a = t.elapsed();
         let t = Instant::now();
-        for _ in 0..POR_BLOCO {
+        for _ in 0..PER_BLOCK {
             let r = raw
                 .get(&url)
                 .bearer_auth(&chave)
@@ -52,15 +52,15 @@ pub async fn run() -> Figura {
             t_raw += b;
         }
     }
-    let n = (BLOCOS * POR_BLOCO) as f64;
+    let n = (BLOCKS * PER_BLOCK) as f64;
     let (sdk_us, raw_us) = (t_sdk.as_secs_f64() * 1e6 / n, t_raw.as_secs_f64() * 1e6 / n);
     let ratio = sdk_us / raw_us;
-    Figura {
-        nome: "SDK: time per call vs raw reqwest",
-        medido: format!("{sdk_us:.0} µs"),
-        referencia: format!("{raw_us:.0} µs"),
+    Figure {
+        name: "SDK: time per call vs raw reqwest",
+        measured: format!("{sdk_us:.0} µs"),
+        reference: format!("{raw_us:.0} µs"),
         ratio,
-        alvo: "<= 1.05",
+        target: "<= 1.05",
         ok: ratio <= 1.05,
     }
 }

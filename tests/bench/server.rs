@@ -14,16 +14,16 @@ use axum::{Router, http::header, routing::get};
 use carapi_tests::Environment;
 use rust_decimal::Decimal;
 
-use crate::{Figura, load};
+use crate::{Figure, load};
 
 const CODIGO: &str = "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47";
 const KEYS: usize = 1_000;
 const CONNECTIONS: usize = 32;
-const DURACAO: Duration = Duration::from_secs(5);
+const DURATION: Duration = Duration::from_secs(5);
 
 /// A server over 1,000 funded accounts, the lookup URL, and the keys.
 async fn server(limiter: bool) -> (Environment, String, Arc<Vec<String>>) {
-    let amb = Environment::com(|c| {
+    let env = Environment::com(|c| {
         if !limiter {
             c.rate_limit = None;
         }
@@ -31,19 +31,19 @@ async fn server(limiter: bool) -> (Environment, String, Arc<Vec<String>>) {
     .await;
     let mut keys = Vec::with_capacity(KEYS);
     for _ in 0..KEYS {
-        keys.push(amb.conta(Decimal::from(100_000)).await.api_key);
+        keys.push(env.conta(Decimal::from(100_000)).await.api_key);
     }
-    let url = format!("{}/v1/car/{CODIGO}", amb.server.base_url());
-    (amb, url, Arc::new(keys))
+    let url = format!("{}/v1/car/{CODIGO}", env.server.base_url());
+    (env, url, Arc::new(keys))
 }
 
 /// A bare axum handler answering `corpo` byte for byte; returns its URL.
-async fn bare(corpo: axum::body::Bytes) -> String {
+async fn bare(body: axum::body::Bytes) -> String {
     let app = Router::new().route(
         "/v1/car/{codigo}",
         get(move || {
-            let corpo = corpo.clone();
-            async move { ([(header::CONTENT_TYPE, "application/json")], corpo) }
+            let body = body.clone();
+            async move { ([(header::CONTENT_TYPE, "application/json")], body) }
         }),
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -60,8 +60,8 @@ async fn bare(corpo: axum::body::Bytes) -> String {
 /// A server in a runtime of its own whose threads log through `filtro` to `arquivo` as JSON
 /// (the binary's format).
 async fn logged_server(
-    filtro: &str,
-    arquivo: &tempfile::NamedTempFile,
+    filter: &str,
+    file: &tempfile::NamedTempFile,
 ) -> (
     tokio::runtime::Runtime,
     Environment,
@@ -70,16 +70,16 @@ async fn logged_server(
 ) {
     use tracing_subscriber::EnvFilter;
     use tracing_subscriber::layer::SubscriberExt;
-    let escrita = arquivo.reopen().expect("log file");
+    let write = file.reopen().expect("log file");
     let sub = tracing_subscriber::registry()
-        .with(EnvFilter::new(filtro))
+        .with(EnvFilter::new(filter))
         .with(
             tracing_subscriber::fmt::layer()
                 .json()
                 .flatten_event(true)
                 .with_current_span(true)
                 .with_span_list(false)
-                .with_writer(std::sync::Mutex::new(escrita)),
+                .with_writer(std::sync::Mutex::new(write)),
         );
     let d = tracing::Dispatch::new(sub);
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -87,57 +87,55 @@ async fn logged_server(
         .on_thread_start(move || std::mem::forget(tracing::dispatcher::set_default(&d)))
         .build()
         .expect("runtime");
-    let (amb, url, keys) = rt.spawn(server(false)).await.expect("server");
-    (rt, amb, url, keys)
+    let (env, url, keys) = rt.spawn(server(false)).await.expect("server");
+    (rt, env, url, keys)
 }
 
 /// The access log's cost: two servers, each in a runtime of its own whose threads log to a
-/// JSON file, one with `carapi::acesso` off and one with it on (a fixed subscriber each, so
+/// JSON file, one with `carapi::access` off and one with it on (a fixed subscriber each, so
 /// no filter reload is involved), measured alternately, twice each.
-async fn access_log_figure() -> Figura {
+async fn access_log_figure() -> Figure {
     const OFF: &str = "info,carapi::acesso=off,carapi::pedido=off";
     let (f_off, f_on) = (
         tempfile::NamedTempFile::new().expect("log file"),
         tempfile::NamedTempFile::new().expect("log file"),
     );
-    let (rt_off, amb_off, url_off, keys_off) = logged_server(OFF, &f_off).await;
-    let (rt_on, amb_on, url_on, keys_on) = logged_server("info", &f_on).await;
-    let aquecer = Duration::from_millis(500);
-    load::generate(&url_off, keys_off.clone(), CONNECTIONS, aquecer).await;
-    load::generate(&url_on, keys_on.clone(), CONNECTIONS, aquecer).await;
+    let (rt_off, env_off, url_off, keys_off) = logged_server(OFF, &f_off).await;
+    let (rt_on, env_on, url_on, keys_on) = logged_server("info", &f_on).await;
+    let warm_up = Duration::from_millis(500);
+    load::generate(&url_off, keys_off.clone(), CONNECTIONS, warm_up).await;
+    load::generate(&url_on, keys_on.clone(), CONNECTIONS, warm_up).await;
     let (mut off, mut on) = (Vec::new(), Vec::new());
     for _ in 0..2 {
-        off.push(load::generate(&url_off, keys_off.clone(), CONNECTIONS, DURACAO).await);
-        on.push(load::generate(&url_on, keys_on.clone(), CONNECTIONS, DURACAO).await);
+        off.push(load::generate(&url_off, keys_off.clone(), CONNECTIONS, DURATION).await);
+        on.push(load::generate(&url_on, keys_on.clone(), CONNECTIONS, DURATION).await);
     }
-    drop((amb_off, amb_on));
+    drop((env_off, env_on));
     rt_off.shutdown_background();
     rt_on.shutdown_background();
-    let media = |v: &[load::Resultado]| v.iter().map(|r| r.per_second).sum::<f64>() / 2.0;
+    let media = |v: &[load::LoadResult]| v.iter().map(|r| r.per_second).sum::<f64>() / 2.0;
     let (m_on, m_off) = (media(&on), media(&off));
-    let contar = |f: &tempfile::NamedTempFile| {
+    let count = |f: &tempfile::NamedTempFile| {
         std::fs::read_to_string(f.path()).map_or(0, |t| {
             t.lines().filter(|l| l.contains("carapi::acesso")).count()
         })
     };
-    let (linhas, linhas_off) = (contar(&f_on), contar(&f_off));
-    eprintln!(
-        "access log on: {m_on:.0}/s ({linhas} access lines), off: {m_off:.0}/s ({linhas_off})"
-    );
+    let (lines, lines_off) = (count(&f_on), count(&f_off));
+    eprintln!("access log on: {m_on:.0}/s ({lines} access lines), off: {m_off:.0}/s ({lines_off})");
     let ratio = m_on / m_off;
-    Figura {
-        nome: "server, access log on (JSON to a file) vs off",
-        medido: format!("{m_on:.0}/s, {linhas} lines"),
-        referencia: format!("{m_off:.0}/s"),
+    Figure {
+        name: "server, access log on (JSON to a file) vs off",
+        measured: format!("{m_on:.0}/s, {lines} lines"),
+        reference: format!("{m_off:.0}/s"),
         ratio,
-        alvo: ">= 0.90",
-        ok: ratio >= 0.90 && linhas > 0 && linhas_off == 0,
+        target: ">= 0.90",
+        ok: ratio >= 0.90 && lines > 0 && lines_off == 0,
     }
 }
 
-pub async fn run() -> Vec<Figura> {
-    let (_amb, url, keys) = server(false).await;
-    let corpo = reqwest::Client::new()
+pub async fn run() -> Vec<Figure> {
+    let (_env, url, keys) = server(false).await;
+    let body = reqwest::Client::new()
         .get(&url)
         .bearer_auth(&keys[0])
         .send()
@@ -147,7 +145,7 @@ pub async fn run() -> Vec<Figura> {
         .bytes()
         .await
         .expect("body");
-    let bare_url = bare(corpo).await;
+    let bare_url = bare(body).await;
 
     // Warm both, then measure side by side.
     load::generate(
@@ -158,49 +156,49 @@ pub async fn run() -> Vec<Figura> {
     )
     .await;
     load::generate(&url, keys.clone(), CONNECTIONS, Duration::from_millis(500)).await;
-    let base = load::generate(&bare_url, keys.clone(), CONNECTIONS, DURACAO).await;
-    let real = load::generate(&url, keys.clone(), CONNECTIONS, DURACAO).await;
-    drop(_amb);
+    let base = load::generate(&bare_url, keys.clone(), CONNECTIONS, DURATION).await;
+    let real = load::generate(&url, keys.clone(), CONNECTIONS, DURATION).await;
+    drop(_env);
 
-    let (_amb, url, keys) = server(true).await;
+    let (_env, url, keys) = server(true).await;
     load::generate(&url, keys.clone(), CONNECTIONS, Duration::from_millis(500)).await;
-    let limitado = load::generate(&url, keys.clone(), CONNECTIONS, DURACAO).await;
+    let limited = load::generate(&url, keys.clone(), CONNECTIONS, DURATION).await;
 
-    for (nome, r) in [
+    for (name, r) in [
         ("server", &real),
-        ("server, limiter on", &limitado),
+        ("server, limiter on", &limited),
         ("bare", &base),
     ] {
         eprintln!(
-            "{nome}: {:.0}/s (p50 {:?}, p99 {:?}, {} not 200)",
+            "{name}: {:.0}/s (p50 {:?}, p99 {:?}, {} not 200)",
             r.per_second, r.p50, r.p99, r.faults
         );
     }
     let ratio = real.per_second / base.per_second;
-    let razao_limitado = limitado.per_second / base.per_second;
-    let acesso = access_log_figure().await;
+    let ledger_limited = limited.per_second / base.per_second;
+    let access = access_log_figure().await;
     vec![
-        acesso,
-        Figura {
-            nome: "server: charged lookups/s vs bare axum (1,000 keys)",
-            medido: summary(&real),
-            referencia: summary(&base),
+        access,
+        Figure {
+            name: "server: charged lookups/s vs bare axum (1,000 keys)",
+            measured: summary(&real),
+            reference: summary(&base),
             ratio,
-            alvo: ">= 0.25",
+            target: ">= 0.25",
             ok: ratio >= 0.25 && real.faults == 0,
         },
-        Figura {
-            nome: "server, per-key limiter on (info: ceiling 1,000 keys × 10/s)",
-            medido: format!("{}, {} × 429", summary(&limitado), limitado.faults),
-            referencia: summary(&base),
-            ratio: razao_limitado,
-            alvo: "info",
+        Figure {
+            name: "server, per-key limiter on (info: ceiling 1,000 keys × 10/s)",
+            measured: format!("{}, {} × 429", summary(&limited), limited.faults),
+            reference: summary(&base),
+            ratio: ledger_limited,
+            target: "info",
             ok: true,
         },
     ]
 }
 
-fn summary(r: &load::Resultado) -> String {
+fn summary(r: &load::LoadResult) -> String {
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     format!(
         "{:.0}/s, p50 {:.1} ms, p99 {:.1} ms",

@@ -6,29 +6,28 @@ use carapi_service::{NovaConta, ReciboMode};
 use carapi_tests::Environment;
 use rust_decimal_macros::dec;
 
-use crate::{CODIGO_INEXISTENTE, CODIGO_REAL, assert_api_error, codigo_sem_recibo, cpf_sem_cars};
+use crate::{
+    CODIGO_REAL, MISSING_CODIGO, assert_api_error, codigo_without_recibo, cpf_without_cars,
+};
 
 #[tokio::test]
 async fn lookup_errors_never_debit() {
-    let amb = Environment::new().await;
-    let (c, conta) = amb.cliente_com_saldo(dec!(5)).await;
+    let env = Environment::new().await;
+    let (c, conta) = env.client_with_saldo(dec!(5)).await;
 
-    assert_api_error(c.car(CODIGO_INEXISTENTE).await, ErrorCode::CarNaoEncontrado);
+    assert_api_error(c.car(MISSING_CODIGO).await, ErrorCode::CarNaoEncontrado);
     assert_api_error(
-        c.car_completo(CODIGO_INEXISTENTE).await,
+        c.car_completo(MISSING_CODIGO).await,
         ErrorCode::CarNaoEncontrado,
     );
+    assert_api_error(c.recibo(MISSING_CODIGO).await, ErrorCode::CarNaoEncontrado);
     assert_api_error(
-        c.recibo(CODIGO_INEXISTENTE).await,
-        ErrorCode::CarNaoEncontrado,
-    );
-    assert_api_error(
-        c.recibo(codigo_sem_recibo()).await,
+        c.recibo(codigo_without_recibo()).await,
         ErrorCode::ReciboNaoEncontrado,
     );
     // A valid CPF that owns no CAR.
     assert_api_error(
-        c.proprietario(cpf_sem_cars()).await,
+        c.proprietario(cpf_without_cars()).await,
         ErrorCode::CpfCnpjNaoEncontrado,
     );
     // 5.00 BRL cannot pay an 11.00 receipt.
@@ -45,7 +44,7 @@ async fn lookup_errors_never_debit() {
             .all(|i| !i.cobrado && i.valor_cobrado.is_zero() && i.status_http != 200)
     );
     assert!(
-        amb.server
+        env.server
             .check_ledger(conta.conta_id)
             .await
             .unwrap()
@@ -55,8 +54,8 @@ async fn lookup_errors_never_debit() {
 
 #[tokio::test]
 async fn malformed_input_is_refused_by_the_sdk_and_by_the_server() {
-    let amb = Environment::new().await;
-    let (c, conta) = amb.cliente_com_saldo(dec!(5)).await;
+    let env = Environment::new().await;
+    let (c, conta) = env.client_with_saldo(dec!(5)).await;
 
     // The SDK refuses before sending...
     assert!(matches!(
@@ -85,7 +84,7 @@ async fn malformed_input_is_refused_by_the_sdk_and_by_the_server() {
         ("proprietario/12ABC34501DE36", ErrorCode::CpfCnpjInvalido),
     ] {
         let r = http
-            .get(format!("{}/v1/{path}", amb.server.base_url()))
+            .get(format!("{}/v1/{path}", env.server.base_url()))
             .bearer_auth(&conta.api_key)
             .send()
             .await
@@ -99,8 +98,8 @@ async fn malformed_input_is_refused_by_the_sdk_and_by_the_server() {
 
 #[tokio::test]
 async fn bad_key_gets_401_everywhere() {
-    let amb = Environment::new().await;
-    let c = amb.client_addr("chave-que-nao-existe");
+    let env = Environment::new().await;
+    let c = env.client_addr("chave-que-nao-existe");
     assert_api_error(c.saldo().await, ErrorCode::TokenInvalido);
     assert_api_error(
         c.car(carapi_sdk::sandbox::CAR_BASICO).await,
@@ -114,18 +113,18 @@ async fn bad_key_gets_401_everywhere() {
 
 #[tokio::test]
 async fn topup_errors() {
-    let amb = Environment::com(|c| c.pix_failure = false).await;
-    let (c, _) = amb.cliente_com_saldo(dec!(0)).await;
-    let nova = |valor| NovaRecarga {
+    let env = Environment::com(|c| c.pix_failure = false).await;
+    let (c, _) = env.client_with_saldo(dec!(0)).await;
+    let fresh = |valor| NovaRecarga {
         valor,
         confirmar_novos_precos: false,
     };
     assert_api_error(
-        c.criar_recarga(&nova(dec!(499.99))).await,
+        c.criar_recarga(&fresh(dec!(499.99))).await,
         ErrorCode::ValorMinimo,
     );
     assert_api_error(
-        c.criar_recarga(&nova(dec!(-10))).await,
+        c.criar_recarga(&fresh(dec!(-10))).await,
         ErrorCode::ValorInvalido,
     );
     assert_api_error(
@@ -133,15 +132,15 @@ async fn topup_errors() {
         ErrorCode::RecargaNaoEncontrada,
     );
 
-    let legado = amb
+    let legado = env
         .conta_com(NovaConta {
             legado: true,
             ..NovaConta::default()
         })
         .await;
-    let legado = amb.client_addr(&legado.api_key);
+    let legado = env.client_addr(&legado.api_key);
     assert_api_error(
-        legado.criar_recarga(&nova(dec!(500))).await,
+        legado.criar_recarga(&fresh(dec!(500))).await,
         ErrorCode::ConfirmacaoPrecosObrigatoria,
     );
     assert!(
@@ -154,23 +153,23 @@ async fn topup_errors() {
         "nothing created"
     );
 
-    let sem_doc = amb
+    let without_doc = env
         .conta_com(NovaConta {
             documento: None,
             ..NovaConta::default()
         })
         .await;
     assert_api_error(
-        amb.client_addr(&sem_doc.api_key)
-            .criar_recarga(&nova(dec!(500)))
+        env.client_addr(&without_doc.api_key)
+            .criar_recarga(&fresh(dec!(500)))
             .await,
         ErrorCode::DocumentoAusente,
     );
 
     // Another account's top-up is not found.
-    let minha = c.criar_recarga(&nova(dec!(500))).await.unwrap();
+    let mine = c.criar_recarga(&fresh(dec!(500))).await.unwrap();
     assert_api_error(
-        legado.recarga(minha.recarga_id).await,
+        legado.recarga(mine.recarga_id).await,
         ErrorCode::RecargaNaoEncontrada,
     );
 
@@ -194,25 +193,25 @@ async fn topup_errors() {
 
 #[tokio::test]
 async fn provider_failure_is_erro_pix() {
-    let amb = Environment::com(|c| c.pix_failure = true).await;
-    let (c, _) = amb.cliente_com_saldo(dec!(0)).await;
-    let nova = NovaRecarga {
+    let env = Environment::com(|c| c.pix_failure = true).await;
+    let (c, _) = env.client_with_saldo(dec!(0)).await;
+    let fresh = NovaRecarga {
         valor: dec!(500),
         confirmar_novos_precos: false,
     };
-    assert_api_error(c.criar_recarga(&nova).await, ErrorCode::ErroPix);
+    assert_api_error(c.criar_recarga(&fresh).await, ErrorCode::ErroPix);
 }
 
 #[tokio::test]
 async fn receipt_service_failures_are_never_charged() {
-    for (modo, code) in [
-        (ReciboMode::Indisponivel, ErrorCode::ServicoIndisponivel),
-        (ReciboMode::FalhaStream, ErrorCode::ReciboIndisponivel),
+    for (mode, code) in [
+        (ReciboMode::Unavailable, ErrorCode::ServicoIndisponivel),
+        (ReciboMode::FailureStream, ErrorCode::ReciboIndisponivel),
     ] {
-        let amb = Environment::com(|c| c.recibo = modo).await;
-        let conta = amb.conta(dec!(50)).await;
+        let env = Environment::com(|c| c.recibo = mode).await;
+        let conta = env.conta(dec!(50)).await;
         // No retries: each attempt would be one more recorded request.
-        let c = amb
+        let c = env
             .builder(&conta.api_key)
             .retry(carapi_sdk::RetryPolicy::disabled())
             .build()
@@ -224,8 +223,8 @@ async fn receipt_service_failures_are_never_charged() {
 
 #[tokio::test]
 async fn daily_and_monthly_limits_give_429() {
-    let amb = Environment::new().await;
-    let (c, _) = amb.cliente_com_saldo(dec!(100)).await;
+    let env = Environment::new().await;
+    let (c, _) = env.client_with_saldo(dec!(100)).await;
     let diario = LimitesUpdate {
         limite_diario_requisicoes: Some(Some(2)),
         ..Default::default()
@@ -235,7 +234,7 @@ async fn daily_and_monthly_limits_give_429() {
     c.car(CODIGO_REAL).await.unwrap();
     assert_api_error(c.car(CODIGO_REAL).await, ErrorCode::LimiteExcedido);
 
-    let (c, _) = amb.cliente_com_saldo(dec!(100)).await;
+    let (c, _) = env.client_with_saldo(dec!(100)).await;
     let mensal = LimitesUpdate {
         limite_mensal_reais: Some(Some(dec!(3))),
         ..Default::default()

@@ -4,19 +4,19 @@ use carapi_sdk::{EndpointConsulta, HistoricoParams, StatusConsulta};
 use carapi_tests::Environment;
 use rust_decimal_macros::dec;
 
-use crate::{CODIGO_INEXISTENTE, CODIGO_REAL};
+use crate::{CODIGO_REAL, MISSING_CODIGO};
 
 #[tokio::test]
 async fn history_filters_pagination_and_usage() {
-    let amb = Environment::new().await;
-    let conta = amb.conta(dec!(100)).await;
-    let c = amb.builder(&conta.api_key).build().unwrap();
+    let env = Environment::new().await;
+    let conta = env.conta(dec!(100)).await;
+    let c = env.builder(&conta.api_key).build().unwrap();
 
     for _ in 0..3 {
         c.car(CODIGO_REAL).await.unwrap();
     }
     c.car_completo(CODIGO_REAL).await.unwrap();
-    let _ = c.car(CODIGO_INEXISTENTE).await.unwrap_err();
+    let _ = c.car(MISSING_CODIGO).await.unwrap_err();
 
     let q = |p: HistoricoParams| {
         let c = c.clone();
@@ -29,15 +29,15 @@ async fn history_filters_pagination_and_usage() {
     })
     .await;
     assert_eq!(sucesso.total, 4);
-    let erro = q(HistoricoParams {
+    let error = q(HistoricoParams {
         status: Some(StatusConsulta::Erro),
         ..Default::default()
     })
     .await;
-    assert_eq!((erro.total, erro.itens[0].status_http), (1, 404));
+    assert_eq!((error.total, error.itens[0].status_http), (1, 404));
     assert_eq!(
-        erro.itens[0].chave_consulta.as_deref(),
-        Some(CODIGO_INEXISTENTE)
+        error.itens[0].chave_consulta.as_deref(),
+        Some(MISSING_CODIGO)
     );
     let completo = q(HistoricoParams {
         endpoint: Some(EndpointConsulta::CarCompleto),
@@ -58,7 +58,7 @@ async fn history_filters_pagination_and_usage() {
     .await;
     assert_eq!(busca.total, 1, "busca matches a substring of endpoint");
 
-    let pagina = q(HistoricoParams {
+    let page = q(HistoricoParams {
         page: Some(2),
         size: Some(2),
         ..Default::default()
@@ -66,26 +66,26 @@ async fn history_filters_pagination_and_usage() {
     .await;
     assert_eq!(
         (
-            pagina.page,
-            pagina.size,
-            pagina.total,
-            pagina.total_paginas,
-            pagina.itens.len()
+            page.page,
+            page.size,
+            page.total,
+            page.total_paginas,
+            page.itens.len()
         ),
         (2, 2, 5, 3, 2)
     );
-    let grande = q(HistoricoParams {
+    let large = q(HistoricoParams {
         size: Some(1000),
         ..Default::default()
     })
     .await;
-    assert_eq!(grande.size, 100, "size above 100 is reduced to 100");
-    let alem = q(HistoricoParams {
+    assert_eq!(large.size, 100, "size above 100 is reduced to 100");
+    let beyond = q(HistoricoParams {
         page: Some(9),
         ..Default::default()
     })
     .await;
-    assert!(alem.itens.is_empty() && alem.total == 5);
+    assert!(beyond.itens.is_empty() && beyond.total == 5);
 
     let uso = c.uso().await.unwrap();
     let basico = uso
@@ -118,10 +118,10 @@ async fn history_filters_pagination_and_usage() {
 
 #[tokio::test]
 async fn page_zero_is_a_clear_error() {
-    let amb = Environment::new().await;
-    let conta = amb.conta(dec!(1)).await;
+    let env = Environment::new().await;
+    let conta = env.conta(dec!(1)).await;
     let r = reqwest::Client::new()
-        .get(format!("{}/v1/historico?page=0", amb.server.base_url()))
+        .get(format!("{}/v1/historico?page=0", env.server.base_url()))
         .bearer_auth(&conta.api_key)
         .send()
         .await

@@ -6,17 +6,17 @@
 
 mod cli;
 mod erros;
-mod exemplos;
+mod examples;
 mod limites;
 mod operations;
 mod precos;
-mod processo;
 mod proxy;
 mod sandbox;
-mod sdk_cancelamento;
+mod sdk_cancellation;
+mod sdk_clock;
 mod sdk_gasto;
 mod sdk_logs;
-mod sdk_relogio;
+mod server_process;
 mod test_double;
 
 use carapi_sdk::{ErrorCode, Precos};
@@ -26,7 +26,7 @@ use rust_decimal::Decimal;
 pub const CODIGO_REAL: &str = "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47";
 
 /// A well-formed code that no record has.
-pub const CODIGO_INEXISTENTE: &str = "DF-5300108-00000000000000000000000000000000";
+pub const MISSING_CODIGO: &str = "DF-5300108-00000000000000000000000000000000";
 
 /// Asserts that `result` is the API error `code`, with the HTTP status the contract pairs with it.
 #[track_caller]
@@ -50,17 +50,17 @@ pub fn preco_basico() -> Decimal {
 }
 
 /// A bundled record without a receipt (404 `RECIBO_NAO_ENCONTRADO`).
-pub fn codigo_sem_recibo() -> String {
+pub fn codigo_without_recibo() -> String {
     carapi_service::dados::bundled()
         .into_iter()
-        .find(|i| !i.tem_recibo)
+        .find(|i| !i.has_recibo)
         .expect("the bundled data has a record without receipt")
         .codigo_car
         .to_string()
 }
 
 /// A valid CPF that owns no CAR in the bundled data (404 `CPF_CNPJ_NAO_ENCONTRADO`).
-pub fn cpf_sem_cars() -> String {
+pub fn cpf_without_cars() -> String {
     let owners: Vec<String> = carapi_service::dados::bundled()
         .iter()
         .flat_map(|i| i.proprietarios.iter().map(|p| p.documento.to_string()))

@@ -12,15 +12,15 @@ use crate::CODIGO_REAL;
 
 #[tokio::test]
 async fn legacy_account_moves_to_current_prices_on_its_first_confirmed_topup() {
-    let amb = Environment::new().await;
-    let conta = amb
+    let env = Environment::new().await;
+    let conta = env
         .conta_com(NovaConta {
             saldo: dec!(20),
             legado: true,
             ..NovaConta::default()
         })
         .await;
-    let c = amb.client_addr(&conta.api_key);
+    let c = env.client_addr(&conta.api_key);
 
     assert_eq!(c.saldo().await.unwrap().precos, Precos::LEGADOS);
     c.car(CODIGO_REAL).await.unwrap();
@@ -38,7 +38,7 @@ async fn legacy_account_moves_to_current_prices_on_its_first_confirmed_topup() {
     );
 
     // A pending top-up changes nothing yet.
-    let criada = c
+    let created = c
         .criar_recarga(&NovaRecarga {
             valor: dec!(500),
             confirmar_novos_precos: true,
@@ -48,13 +48,13 @@ async fn legacy_account_moves_to_current_prices_on_its_first_confirmed_topup() {
     c.car(CODIGO_REAL).await.unwrap();
     assert_eq!(c.saldo().await.unwrap().saldo_reais, dec!(19.00));
 
-    amb.server.pay_recarga(criada.recarga_id).await.unwrap();
-    let fim = c
-        .wait_for_recarga(criada.recarga_id, Duration::from_secs(60))
+    env.server.pay_recarga(created.recarga_id).await.unwrap();
+    let end = c
+        .wait_for_recarga(created.recarga_id, Duration::from_secs(60))
         .await
         .unwrap();
-    let total = fim.total_creditado.expect("filled once paid");
-    assert_eq!(fim.saldo_atual, dec!(19.00) + total);
+    let total = end.total_creditado.expect("filled once paid");
+    assert_eq!(end.saldo_atual, dec!(19.00) + total);
 
     let saldo = c.saldo().await.unwrap();
     assert_eq!(saldo.precos, Precos::ATUAIS);
@@ -71,7 +71,7 @@ async fn legacy_account_moves_to_current_prices_on_its_first_confirmed_topup() {
             .confirmar_novos_precos_obrigatorio
     );
     assert!(
-        amb.server
+        env.server
             .check_ledger(conta.conta_id)
             .await
             .unwrap()

@@ -13,96 +13,94 @@ use tokio::sync::{Notify, Semaphore};
 
 /// What the proxy does with a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Acao {
+pub enum Action {
     /// Forwards both ways.
-    Passar,
+    Pass,
     /// Forwards the request, waits for the first bytes of the answer (the server has answered,
     /// so a 200 has been charged), then closes the client's connection without them.
-    PerderResposta,
-    /// Holds the request until [`Proxy::liberar`], then forwards both ways.
-    Segurar,
+    LoseReply,
+    /// Holds the request until [`Proxy::release`], then forwards both ways.
+    Hold,
 }
 
-type Regra = Box<dyn Fn(&str) -> Acao + Send + Sync>;
+type Rule = Box<dyn Fn(&str) -> Action + Send + Sync>;
 
 /// A running proxy; stops when dropped (its tasks end with the test's runtime).
 pub struct Proxy {
     /// `http://127.0.0.1:<port>`.
     pub base_url: String,
-    regra: Arc<Mutex<Regra>>,
-    liberar: Arc<Semaphore>,
-    segurando: Arc<Notify>,
+    rule: Arc<Mutex<Rule>>,
+    release: Arc<Semaphore>,
+    holding: Arc<Notify>,
 }
 
 impl Proxy {
     /// Starts a proxy to `destino` (`http://host:port`) applying `regra` to each request line
     /// (`GET /v1/car/... HTTP/1.1`).
     pub async fn new_for(
-        destino: &str,
-        regra: impl Fn(&str) -> Acao + Send + Sync + 'static,
+        destination: &str,
+        rule: impl Fn(&str) -> Action + Send + Sync + 'static,
     ) -> Self {
-        let destino = destino
+        let destination = destination
             .trim_start_matches("http://")
             .trim_end_matches('/')
             .to_owned();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base_url = format!("http://{}", listener.local_addr().unwrap());
-        let regra: Arc<Mutex<Regra>> = Arc::new(Mutex::new(Box::new(regra)));
-        let liberar = Arc::new(Semaphore::new(0));
-        let segurando = Arc::new(Notify::new());
-        let (r, l, s) = (regra.clone(), liberar.clone(), segurando.clone());
+        let rule: Arc<Mutex<Rule>> = Arc::new(Mutex::new(Box::new(rule)));
+        let release = Arc::new(Semaphore::new(0));
+        let holding = Arc::new(Notify::new());
+        let (r, l, s) = (rule.clone(), release.clone(), holding.clone());
         tokio::spawn(async move {
             while let Ok((client_addr, _)) = listener.accept().await {
-                let (destino, r, l, s) = (destino.clone(), r.clone(), l.clone(), s.clone());
+                let (destination, r, l, s) = (destination.clone(), r.clone(), l.clone(), s.clone());
                 tokio::spawn(async move {
-                    let _ = connection(client_addr, &destino, &r, &l, &s).await;
+                    let _ = connection(client_addr, &destination, &r, &l, &s).await;
                 });
             }
         });
         Self {
             base_url,
-            regra,
-            liberar,
-            segurando,
+            rule,
+            release,
+            holding,
         }
     }
 
     /// Replaces the rule.
-    pub fn regra(&self, regra: impl Fn(&str) -> Acao + Send + Sync + 'static) {
-        *self.regra.lock().unwrap() = Box::new(regra);
+    pub fn rule(&self, rule: impl Fn(&str) -> Action + Send + Sync + 'static) {
+        *self.rule.lock().unwrap() = Box::new(rule);
     }
 
-    /// Returns once a request is being held ([`Acao::Segurar`]).
-    pub async fn segurando(&self) {
-        self.segurando.notified().await;
+    /// Returns once a request is being held ([`Action::Hold`]).
+    pub async fn holding(&self) {
+        self.holding.notified().await;
     }
 
     /// Lets one held request through.
-    pub fn liberar(&self) {
-        self.liberar.add_permits(1);
+    pub fn release(&self) {
+        self.release.add_permits(1);
     }
 }
 
 async fn connection(
     mut client_addr: TcpStream,
-    destino: &str,
-    regra: &Mutex<Regra>,
-    liberar: &Semaphore,
-    segurando: &Notify,
+    destination: &str,
+    rule: &Mutex<Rule>,
+    release: &Semaphore,
+    holding: &Notify,
 ) -> std::io::Result<()> {
-    let cabeca = ler_cabeca(&mut client_addr).await?;
-    let linha = String::from_utf8_lossy(&cabeca);
-    let linha = linha.lines().next().unwrap_or_default().to_owned();
-    let acao = (regra.lock().unwrap())(&linha);
-    if acao == Acao::Segurar {
-        segurando.notify_one();
-        liberar.acquire().await.unwrap().forget();
+    let head = read_head(&mut client_addr).await?;
+    let line = String::from_utf8_lossy(&head);
+    let line = line.lines().next().unwrap_or_default().to_owned();
+    let action = (rule.lock().unwrap())(&line);
+    if action == Action::Hold {
+        holding.notify_one();
+        release.acquire().await.unwrap().forget();
     }
-    let mut server = TcpStream::connect(destino).await?;
-    server
-        .write_all(&uma_requisicao_por_conexao(cabeca))
-        .await?;
-    if acao == Acao::PerderResposta {
+    let mut server = TcpStream::connect(destination).await?;
+    server.write_all(&one_request_per_connection(head)).await?;
+    if action == Action::LoseReply {
         let mut buf = [0u8; 1];
         server.read_exact(&mut buf).await?;
         // The answer exists: drop it, and the client's connection with it.
@@ -116,34 +114,34 @@ async fn connection(
 /// after its answer, so the client's next request opens a new one and the rule sees every
 /// request (an SDK that reads the prices first would otherwise send its lookup on the same
 /// kept-alive connection, past the rule).
-fn uma_requisicao_por_conexao(cabeca: Vec<u8>) -> Vec<u8> {
-    let Some(fim) = cabeca.windows(2).position(|w| w == b"\r\n") else {
-        return cabeca;
+fn one_request_per_connection(head: Vec<u8>) -> Vec<u8> {
+    let Some(end) = head.windows(2).position(|w| w == b"\r\n") else {
+        return head;
     };
-    let mut nova = Vec::with_capacity(cabeca.len() + 19);
-    nova.extend_from_slice(&cabeca[..fim + 2]);
-    nova.extend_from_slice(b"Connection: close\r\n");
-    nova.extend_from_slice(&cabeca[fim + 2..]);
-    nova
+    let mut fresh = Vec::with_capacity(head.len() + 19);
+    fresh.extend_from_slice(&head[..end + 2]);
+    fresh.extend_from_slice(b"Connection: close\r\n");
+    fresh.extend_from_slice(&head[end + 2..]);
+    fresh
 }
 
 /// Reads up to the end of the request head (`\r\n\r\n`); the SDK's GETs have no body.
-async fn ler_cabeca(client_addr: &mut TcpStream) -> std::io::Result<Vec<u8>> {
-    let mut cabeca = Vec::new();
+async fn read_head(client_addr: &mut TcpStream) -> std::io::Result<Vec<u8>> {
+    let mut head = Vec::new();
     let mut buf = [0u8; 4096];
-    while !cabeca.windows(4).any(|w| w == b"\r\n\r\n") {
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
         let n = client_addr.read(&mut buf).await?;
         if n == 0 {
             break;
         }
-        cabeca.extend_from_slice(&buf[..n]);
+        head.extend_from_slice(&buf[..n]);
     }
-    Ok(cabeca)
+    Ok(head)
 }
 
 /// An HTTP client that opens one connection per request (no idle connections kept), for
 /// [`carapi_sdk::ClientBuilder::http_client`].
-pub fn cliente_sem_reuso() -> carapi_sdk::reqwest::Client {
+pub fn client_without_reuse() -> carapi_sdk::reqwest::Client {
     carapi_sdk::reqwest::Client::builder()
         .pool_max_idle_per_host(0)
         .build()

@@ -8,9 +8,9 @@ use crate::assert_api_error;
 
 #[tokio::test]
 async fn every_reserved_value_answers_as_the_table_says_and_moves_nothing() {
-    let amb = Environment::new().await;
+    let env = Environment::new().await;
     // Zero balance and a daily limit of 1: a real lookup would be refused, sandbox ones are not.
-    let (c, conta) = amb.cliente_com_saldo(dec!(0)).await;
+    let (c, conta) = env.client_with_saldo(dec!(0)).await;
     c.atualizar_limites(&carapi_sdk::LimitesUpdate {
         limite_diario_requisicoes: Some(Some(1)),
         ..Default::default()
@@ -27,12 +27,12 @@ async fn every_reserved_value_answers_as_the_table_says_and_moves_nothing() {
         let pdf = c.recibo(sandbox::CAR_BASICO).await.unwrap();
         assert!(pdf.bytes.starts_with(b"%PDF-"));
 
-        for nao_existe in [
+        for missing in [
             c.car(sandbox::CAR_NAO_EXISTE).await.map(|_| ()),
             c.car_completo(sandbox::CAR_NAO_EXISTE).await.map(|_| ()),
             c.recibo(sandbox::CAR_NAO_EXISTE).await.map(|_| ()),
         ] {
-            let e = assert_api_error(nao_existe, ErrorCode::CarNaoEncontrado);
+            let e = assert_api_error(missing, ErrorCode::CarNaoEncontrado);
             assert!(e.sandbox, "sandbox errors carry sandbox: true");
         }
         for without_saldo in [
@@ -43,10 +43,10 @@ async fn every_reserved_value_answers_as_the_table_says_and_moves_nothing() {
             assert!(assert_api_error(without_saldo, ErrorCode::SaldoInsuficiente).sandbox);
         }
 
-        let dois = c.proprietario(sandbox::CPF_DOIS_CARS).await.unwrap();
-        assert!(dois.sandbox && !dois.truncado && dois.total == 2 && dois.itens.len() == 2);
-        let muitos = c.proprietario(sandbox::CNPJ_TRUNCADO).await.unwrap();
-        assert!(muitos.sandbox && muitos.truncado && muitos.itens.len() as u32 <= muitos.limite);
+        let two = c.proprietario(sandbox::CPF_DOIS_CARS).await.unwrap();
+        assert!(two.sandbox && !two.truncado && two.total == 2 && two.itens.len() == 2);
+        let many = c.proprietario(sandbox::CNPJ_TRUNCADO).await.unwrap();
+        assert!(many.sandbox && many.truncado && many.itens.len() as u32 <= many.limite);
         assert!(
             assert_api_error(
                 c.proprietario(sandbox::CPF_NAO_ENCONTRADO).await,
@@ -66,7 +66,7 @@ async fn every_reserved_value_answers_as_the_table_says_and_moves_nothing() {
         "the SDK counts sandbox lookups as free"
     );
     assert!(
-        amb.server
+        env.server
             .check_ledger(conta.conta_id)
             .await
             .unwrap()
@@ -74,14 +74,14 @@ async fn every_reserved_value_answers_as_the_table_says_and_moves_nothing() {
     );
 
     // The daily limit of 1 is still entirely available for a real lookup.
-    let (pagante, _) = amb.cliente_com_saldo(dec!(10)).await;
-    assert!(pagante.car(sandbox::CAR_BASICO).await.unwrap().sandbox);
+    let (payer, _) = env.client_with_saldo(dec!(10)).await;
+    assert!(payer.car(sandbox::CAR_BASICO).await.unwrap().sandbox);
 }
 
 #[tokio::test]
 async fn a_bad_key_still_gets_401_for_reserved_values() {
-    let amb = Environment::new().await;
-    let c = amb.client_addr("x".repeat(43).as_str());
+    let env = Environment::new().await;
+    let c = env.client_addr("x".repeat(43).as_str());
     for r in [
         c.car(sandbox::CAR_BASICO).await.map(|_| ()),
         c.car(sandbox::CAR_SEM_SALDO).await.map(|_| ()),

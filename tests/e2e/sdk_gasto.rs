@@ -7,27 +7,27 @@ use carapi_sdk::{
 };
 use carapi_tests::Environment;
 
-use crate::proxy::{Acao, Proxy, cliente_sem_reuso};
-use crate::{CODIGO_INEXISTENTE, CODIGO_REAL};
+use crate::proxy::{Action, Proxy, client_without_reuse};
+use crate::{CODIGO_REAL, MISSING_CODIGO};
 
 /// A client for `api_key` going through `proxy`, one connection per request.
 fn via(proxy: &Proxy, api_key: &str) -> ClientBuilder {
     carapi_sdk::Client::builder()
         .base_url(&proxy.base_url)
         .api_key(api_key)
-        .http_client(cliente_sem_reuso())
+        .http_client(client_without_reuse())
 }
 
 #[tokio::test]
 async fn gasto_is_exact_after_a_charged_lookup_with_no_prior_saldo_and_no_cap() {
-    let amb = Environment::new().await;
-    let conta = amb
+    let env = Environment::new().await;
+    let conta = env
         .conta_com(carapi_service::NovaConta {
             legado: true,
             ..Default::default()
         })
         .await;
-    let c = amb.client_addr(&conta.api_key);
+    let c = env.client_addr(&conta.api_key);
     c.car(CODIGO_REAL).await.unwrap();
     let g = c.gasto();
     assert_eq!(
@@ -53,13 +53,13 @@ async fn gasto_is_exact_after_a_charged_lookup_with_no_prior_saldo_and_no_cap() 
 
 #[tokio::test]
 async fn a_lost_answer_to_a_charged_lookup_is_uncertain_capped_and_resolved_against_history() {
-    let amb = Environment::new().await;
-    let conta = amb.conta(dec!(100)).await;
-    let proxy = Proxy::new_for(&amb.server.base_url(), |linha| {
-        if linha.contains(CODIGO_REAL) {
-            Acao::PerderResposta
+    let env = Environment::new().await;
+    let conta = env.conta(dec!(100)).await;
+    let proxy = Proxy::new_for(&env.server.base_url(), |line| {
+        if line.contains(CODIGO_REAL) {
+            Action::LoseReply
         } else {
-            Acao::Passar
+            Action::Pass
         }
     })
     .await;
@@ -82,11 +82,13 @@ async fn a_lost_answer_to_a_charged_lookup_is_uncertain_capped_and_resolved_agai
     assert_eq!(g.nao_precificadas, 0);
 
     // The cap counts it: 1.00 uncertain + 2.30 > 2.50.
-    proxy.regra(|_| Acao::Passar);
+    proxy.rule(|_| Action::Pass);
     match c.car_completo(CODIGO_REAL).await.unwrap_err() {
         Error::SpendLimit {
-            gasto, reservado, ..
-        } => assert_eq!((gasto, reservado), (dec!(1.00), dec!(0))),
+            gasto,
+            reservado: reserved,
+            ..
+        } => assert_eq!((gasto, reserved), (dec!(1.00), dec!(0))),
         other => panic!("expected SpendLimit, got {other:?}"),
     }
 
@@ -95,7 +97,7 @@ async fn a_lost_answer_to_a_charged_lookup_is_uncertain_capped_and_resolved_agai
     assert_eq!(h.itens.len(), 1, "{:?}", h.itens);
     assert!(h.itens[0].cobrado);
 
-    let r = c.settle_uncertain().await.unwrap();
+    let r = c.settle_incertos().await.unwrap();
     assert_eq!((r.cobradas, r.nao_cobradas, r.pendentes), (1, 0, 0));
     let g = c.gasto();
     assert_eq!((g.confirmado, g.incerto), (dec!(1.00), dec!(0)));
@@ -103,13 +105,13 @@ async fn a_lost_answer_to_a_charged_lookup_is_uncertain_capped_and_resolved_agai
 
 #[tokio::test]
 async fn a_404_in_flight_does_not_refuse_a_lookup_that_fits() {
-    let amb = Environment::new().await;
-    let conta = amb.conta(dec!(100)).await;
-    let proxy = Proxy::new_for(&amb.server.base_url(), |linha| {
-        if linha.contains(CODIGO_INEXISTENTE) {
-            Acao::Segurar
+    let env = Environment::new().await;
+    let conta = env.conta(dec!(100)).await;
+    let proxy = Proxy::new_for(&env.server.base_url(), |line| {
+        if line.contains(MISSING_CODIGO) {
+            Action::Hold
         } else {
-            Acao::Passar
+            Action::Pass
         }
     })
     .await;
@@ -120,16 +122,16 @@ async fn a_404_in_flight_does_not_refuse_a_lookup_that_fits() {
         .unwrap();
 
     let c404 = c.clone();
-    let em_voo = tokio::spawn(async move { c404.car(CODIGO_INEXISTENTE).await });
-    proxy.segurando().await; // 1.00 reserved, request at the proxy
+    let in_flight = tokio::spawn(async move { c404.car(MISSING_CODIGO).await });
+    proxy.holding().await; // 1.00 reserved, request at the proxy
     let c2 = c.clone();
     let real = tokio::spawn(async move { c2.car_completo(CODIGO_REAL).await });
     // Let the second lookup reach the guard while the first holds its reservation
     // (1.00 + 2.30 > 3.00); the old guard refused it there.
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    proxy.liberar();
+    proxy.release();
 
-    let e = em_voo.await.unwrap().unwrap_err();
+    let e = in_flight.await.unwrap().unwrap_err();
     assert_eq!(e.code(), Some(ErrorCode::CarNaoEncontrado));
     let ok = real.await.unwrap();
     assert!(
@@ -141,9 +143,9 @@ async fn a_404_in_flight_does_not_refuse_a_lookup_that_fits() {
 
 #[tokio::test]
 async fn a_402_carries_operation_and_price_and_the_shortfall_takes_one_saldo() {
-    let amb = Environment::new().await;
-    let conta = amb.conta(dec!(1.50)).await;
-    let c = amb.client_addr(&conta.api_key);
+    let env = Environment::new().await;
+    let conta = env.conta(dec!(1.50)).await;
+    let c = env.client_addr(&conta.api_key);
     let e = c.car_completo(CODIGO_REAL).await.unwrap_err();
     let api = e.api().expect("API error");
     assert_eq!(api.code, ErrorCode::SaldoInsuficiente);
@@ -162,8 +164,8 @@ async fn a_402_carries_operation_and_price_and_the_shortfall_takes_one_saldo() {
 
 #[tokio::test]
 async fn a_429_tells_the_daily_and_monthly_limits_from_the_rate_and_is_not_retried() {
-    let amb = Environment::new().await;
-    for (update, escopo) in [
+    let env = Environment::new().await;
+    for (update, scope) in [
         (
             LimitesUpdate {
                 limite_diario_requisicoes: Some(Some(1)),
@@ -179,21 +181,21 @@ async fn a_429_tells_the_daily_and_monthly_limits_from_the_rate_and_is_not_retri
             EscopoLimite::Mensal,
         ),
     ] {
-        let conta = amb.conta(dec!(100)).await;
-        let c = amb.client_addr(&conta.api_key);
+        let conta = env.conta(dec!(100)).await;
+        let c = env.client_addr(&conta.api_key);
         c.atualizar_limites(&update).await.unwrap();
         c.car(CODIGO_REAL).await.unwrap();
         let e = c.car(CODIGO_REAL).await.unwrap_err();
         assert_eq!(e.code(), Some(ErrorCode::LimiteExcedido), "{e}");
-        assert_eq!(e.limite(), Some(escopo), "{e:?}");
+        assert_eq!(e.limite(), Some(scope), "{e:?}");
         assert!(
             !e.is_retryable(),
-            "{escopo}: lasts until Brasília midnight or the next month"
+            "{scope}: lasts until Brasília midnight or the next month"
         );
         assert!(!e.may_have_charged());
         // Not retried by the client either: one refused request in the history.
         let h = c.historico(&HistoricoParams::default()).await.unwrap();
-        let recusadas = h.itens.iter().filter(|i| i.status_http == 429).count();
-        assert_eq!(recusadas, 1, "{escopo}: {:?}", h.itens);
+        let refused = h.itens.iter().filter(|i| i.status_http == 429).count();
+        assert_eq!(refused, 1, "{scope}: {:?}", h.itens);
     }
 }

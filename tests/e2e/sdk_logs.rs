@@ -11,7 +11,7 @@ use carapi_tests::Environment;
 use rust_decimal_macros::dec;
 use tracing_subscriber::fmt::format::FmtSpan;
 
-use crate::{CODIGO_REAL, cpf_sem_cars};
+use crate::{CODIGO_REAL, cpf_without_cars};
 
 #[derive(Clone, Default)]
 struct Buffer(Arc<Mutex<Vec<u8>>>);
@@ -27,7 +27,7 @@ impl Write for Buffer {
 }
 
 /// A document that owns CARs in the bundled data.
-fn dono() -> CpfCnpj {
+fn owner() -> CpfCnpj {
     carapi_service::dados::bundled()
         .iter()
         .flat_map(|i| i.proprietarios.iter().map(|p| p.documento.clone()))
@@ -44,11 +44,11 @@ fn trace_output_of_lookups_never_holds_the_document_or_the_code() {
         .enable_all()
         .build()
         .unwrap();
-    let amb = server.block_on(Environment::new());
-    let conta = server.block_on(amb.conta(dec!(100)));
-    let doc = dono();
-    let sem_cars = cpf_sem_cars();
-    let nomes = donos_de(CODIGO_REAL);
+    let env = server.block_on(Environment::new());
+    let conta = server.block_on(env.conta(dec!(100)));
+    let doc = owner();
+    let without_cars = cpf_without_cars();
+    let names = owners_of(CODIGO_REAL);
 
     let buffer = Buffer::default();
     let writer = buffer.clone();
@@ -58,26 +58,26 @@ fn trace_output_of_lookups_never_holds_the_document_or_the_code() {
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .finish();
-    let cliente_rt = tokio::runtime::Builder::new_current_thread()
+    let client_rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     tracing::subscriber::with_default(subscriber, || {
-        cliente_rt.block_on(async {
-            let c = amb
+        client_rt.block_on(async {
+            let c = env
                 .builder(&conta.api_key)
                 .retry(RetryPolicy::disabled())
                 .build()
                 .unwrap();
-            c.proprietario(doc.formatado()).await.unwrap();
+            c.proprietario(doc.formatted()).await.unwrap();
             c.car(CODIGO_REAL).await.unwrap();
             c.car_completo(CODIGO_REAL).await.unwrap(); // owner names and documents
             // The errors an application logs as they come, at every level.
             let erros = [
-                c.proprietario(&sem_cars).await.unwrap_err(), // 404 whose message names it
-                c.proprietario(errado(&doc)).await.unwrap_err(), // wrong check digits
-                c.proprietario(&nomes[0]).await.unwrap_err(), // a name where a document goes
-                c.car(doc.formatado()).await.unwrap_err(),    // a document where a code goes
+                c.proprietario(&without_cars).await.unwrap_err(), // 404 whose message names it
+                c.proprietario(wrong(&doc)).await.unwrap_err(),   // wrong check digits
+                c.proprietario(&names[0]).await.unwrap_err(),     // a name where a document goes
+                c.car(doc.formatted()).await.unwrap_err(),        // a document where a code goes
             ];
             for e in &erros {
                 tracing::error!(error = %e, "falhou");
@@ -87,7 +87,7 @@ fn trace_output_of_lookups_never_holds_the_document_or_the_code() {
             }
         });
     });
-    server.block_on(async move { drop(amb) });
+    server.block_on(async move { drop(env) });
     server.shutdown_background();
 
     let out = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
@@ -96,38 +96,38 @@ fn trace_output_of_lookups_never_holds_the_document_or_the_code() {
         "events carry the route template: {out}"
     );
     assert!(out.contains("/v1/car/{codigoCar}"), "{out}");
-    let errado = errado(&doc);
-    let mut segredos = vec![
+    let wrong = wrong(&doc);
+    let mut secrets = vec![
         doc.as_str().to_owned(),
-        doc.formatado(),
-        sem_cars.clone(),
-        errado.clone(),
-        errado.chars().filter(char::is_ascii_digit).collect(),
+        doc.formatted(),
+        without_cars.clone(),
+        wrong.clone(),
+        wrong.chars().filter(char::is_ascii_digit).collect(),
     ];
     for p in carapi_service::dados::bundled()
         .iter()
         .filter(|i| i.codigo_car.as_str() == CODIGO_REAL)
         .flat_map(|i| i.proprietarios.iter())
     {
-        segredos.push(p.documento.as_str().to_owned());
-        segredos.push(p.documento.formatado());
-        segredos.push(p.nome.clone());
+        secrets.push(p.documento.as_str().to_owned());
+        secrets.push(p.documento.formatted());
+        secrets.push(p.nome.clone());
     }
-    assert!(!nomes.is_empty());
-    for secret in &segredos {
+    assert!(!names.is_empty());
+    for secret in &secrets {
         assert!(
             !out.contains(secret.as_str()),
             "{secret} in the logs:\n{out}"
         );
     }
     // The SDK's own events carry no code either (an error the application logs may).
-    for linha in out.lines().filter(|l| l.contains("carapi_sdk")) {
-        assert!(!linha.contains(&CODIGO_REAL[11..]), "{linha}");
+    for line in out.lines().filter(|l| l.contains("carapi_sdk")) {
+        assert!(!line.contains(&CODIGO_REAL[11..]), "{line}");
     }
 }
 
 /// The owner names of a bundled record.
-fn donos_de(codigo: &str) -> Vec<String> {
+fn owners_of(codigo: &str) -> Vec<String> {
     carapi_service::dados::bundled()
         .iter()
         .filter(|i| i.codigo_car.as_str() == codigo)
@@ -136,13 +136,13 @@ fn donos_de(codigo: &str) -> Vec<String> {
 }
 
 /// `doc` formatted with its last check digit changed: a document a user mistyped.
-fn errado(doc: &CpfCnpj) -> String {
-    let mut f = doc.formatado();
-    let ultimo = f.pop().unwrap();
-    f.push(if ultimo == '9' {
+fn wrong(doc: &CpfCnpj) -> String {
+    let mut f = doc.formatted();
+    let last = f.pop().unwrap();
+    f.push(if last == '9' {
         '0'
     } else {
-        char::from(ultimo as u8 + 1)
+        char::from(last as u8 + 1)
     });
     f
 }
@@ -167,14 +167,14 @@ fn a_lost_charged_answer_is_a_warn_with_operation_and_price() {
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .finish();
-    let cliente_rt = tokio::runtime::Builder::new_current_thread()
+    let client_rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     tracing::subscriber::with_default(subscriber, || {
-        cliente_rt.block_on(async {
+        client_rt.block_on(async {
             let c = srv.client(&conta).unwrap();
-            srv.inject(Fault::PerderRespostaAposCobrar.on("/v1/car/{codigoCar}/completo"));
+            srv.inject(Fault::LoseReplyAfterCharge.on("/v1/car/{codigoCar}/completo"));
             assert!(
                 c.car_completo(CODIGO_REAL)
                     .await

@@ -2,9 +2,9 @@
 //! clients (the test `carapi-server/tests/pg_crash.rs` and the `crash` figure of the
 //! benchmarks): `initdb` in a temporary folder, a free port, run as the `postgres` user with
 //! `runuser` when running as root (the tools refuse root). Each run stops the database
-//! [`CrashScale::paradas`] times under [`CrashScale::clientes`] clients charging one lookup in
+//! [`CrashScale::stopped`] times under [`CrashScale::clients`] clients charging one lookup in
 //! a loop; the last stop of each run also restarts the server before the database returns.
-//! Once the journal of lost outcomes is settled, a run's [`Rodada`] gives the 200s answered and
+//! Once the journal of lost outcomes is settled, a run's [`Round`] gives the 200s answered and
 //! what was debited: the contract says a 5xx never debits, so they must agree to the cent.
 
 use std::path::{Path, PathBuf};
@@ -149,38 +149,38 @@ impl Drop for Cluster {
 #[derive(Debug, Clone, Copy)]
 pub struct CrashScale {
     /// Immediate stops per run (the last one restarts the server too).
-    pub paradas: u32,
+    pub stopped: u32,
     /// Concurrent charged clients.
-    pub clientes: u32,
+    pub clients: u32,
     /// Runs, one after the other, on the same cluster, server and account.
-    pub rodadas: u32,
+    pub rounds: u32,
 }
 
 /// The figures of one run, counted from the start of the scenario.
 #[derive(Debug, Clone)]
-pub struct Rodada {
+pub struct Round {
     /// The run (1-based).
-    pub rodada: u32,
+    pub round: u32,
     /// 200s answered so far.
-    pub respondidas: u64,
+    pub answered: u64,
     /// Debited so far (initial balance less the balance).
-    pub debitado: Centavos,
+    pub debited: Centavos,
     /// The lookup's price.
     pub preco: Centavos,
     /// Journal entries still open after the settlement.
-    pub abertas: usize,
+    pub open: usize,
     /// The account's ledger once the journal was settled.
     pub ledger: Ledger,
 }
 
-impl Rodada {
+impl Round {
     /// True when the debits equal the 200s answered times the price, to the cent, and the
     /// ledger check holds.
-    pub fn exata(&self) -> bool {
-        let esperado = i64::try_from(self.respondidas)
+    pub fn exact(&self) -> bool {
+        let expected = i64::try_from(self.answered)
             .ok()
             .and_then(|n| self.preco.get().checked_mul(n));
-        esperado == Some(self.debitado.get()) && self.ledger.is_consistent()
+        expected == Some(self.debited.get()) && self.ledger.is_consistent()
     }
 }
 
@@ -206,12 +206,12 @@ pub async fn server_on(url: &str, diario: &Path) -> RunningServer {
 }
 
 /// Charges `CODIGO` until `parar`, counting the 200s.
-async fn cliente(base: String, key: String, parar: Arc<AtomicBool>, ok: Arc<AtomicU64>) {
+async fn client(base: String, key: String, stop: Arc<AtomicBool>, ok: Arc<AtomicU64>) {
     let http = reqwest::Client::builder()
         .timeout(Duration::from_secs(30))
         .build()
         .unwrap();
-    while !parar.load(Ordering::SeqCst) {
+    while !stop.load(Ordering::SeqCst) {
         let r = http
             .get(format!("{base}/v1/car/{CODIGO}"))
             .bearer_auth(&key)
@@ -223,7 +223,7 @@ async fn cliente(base: String, key: String, parar: Arc<AtomicBool>, ok: Arc<Atom
             }
             Ok(_) => tokio::time::sleep(Duration::from_millis(20)).await,
             // The server is stopping (restarted while the database is away).
-            Err(_) if parar.load(Ordering::SeqCst) => break,
+            Err(_) if stop.load(Ordering::SeqCst) => break,
             Err(e) => panic!("no answer: {e}"),
         }
     }
@@ -242,32 +242,32 @@ async fn settled(srv: &RunningServer, diario: &Journal, c: &ContaCriada) -> Ledg
     panic!("journal not settled: {:?}", diario.entries());
 }
 
-/// One run's stops under `escala.clientes` clients of `key` counting their 200s in `ok`; the
+/// One run's stops under `scale.clients` clients of `key` counting their 200s in `ok`; the
 /// last stop restarts `srv` (journaling into `caminho`) before the database returns: the server
 /// serving afterwards is returned.
 async fn stops(
     cluster: &Cluster,
     mut srv: RunningServer,
-    caminho: &Path,
+    path: &Path,
     key: &str,
-    escala: CrashScale,
+    scale: CrashScale,
     ok: &Arc<AtomicU64>,
 ) -> RunningServer {
-    let parar = Arc::new(AtomicBool::new(false));
-    let mut clientes: Vec<_> = (0..escala.clientes)
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut clients: Vec<_> = (0..scale.clients)
         .map(|_| {
-            tokio::spawn(cliente(
+            tokio::spawn(client(
                 srv.base_url(),
                 key.to_owned(),
-                parar.clone(),
+                stop.clone(),
                 ok.clone(),
             ))
         })
         .collect();
-    for i in 1..=escala.paradas {
+    for i in 1..=scale.stopped {
         tokio::time::sleep(Duration::from_millis(700)).await;
         cluster.crash();
-        if i < escala.paradas {
+        if i < scale.stopped {
             tokio::time::sleep(Duration::from_millis(300)).await;
             cluster.start();
             continue;
@@ -275,33 +275,33 @@ async fn stops(
         // The last stop: the server is restarted before the database returns (its in-flight
         // charges finish first: a lost outcome is journaled), and the new one settles what the
         // old one journaled.
-        parar.store(true, Ordering::SeqCst);
+        stop.store(true, Ordering::SeqCst);
         srv.shutdown().await;
-        for t in clientes.drain(..) {
+        for t in clients.drain(..) {
             t.await.unwrap();
         }
         cluster.start();
-        srv = server_on(&cluster.url(), caminho).await;
+        srv = server_on(&cluster.url(), path).await;
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
-    parar.store(true, Ordering::SeqCst);
-    for t in clientes {
+    stop.store(true, Ordering::SeqCst);
+    for t in clients {
         t.await.unwrap();
     }
     srv
 }
 
-/// The scenario over the programs of `bin` (see the module documentation): one [`Rodada`] per
+/// The scenario over the programs of `bin` (see the module documentation): one [`Round`] per
 /// run, each printed on stderr as it ends.
 ///
 /// # Panics
 /// When the cluster or the server fails, or a client gets no answer while the server runs.
-pub async fn run(bin: PathBuf, escala: CrashScale) -> Vec<Rodada> {
+pub async fn run(bin: PathBuf, scale: CrashScale) -> Vec<Round> {
     let dir = tempfile::tempdir().unwrap();
     let cluster = Cluster::init(bin, dir.path());
-    let caminho = dir.path().join("carapi.diario");
-    let diario = Journal::at(&caminho);
-    let mut srv = server_on(&cluster.url(), &caminho).await;
+    let path = dir.path().join("carapi.diario");
+    let diario = Journal::at(&path);
+    let mut srv = server_on(&cluster.url(), &path).await;
     let c = srv
         .create_conta(NovaConta {
             saldo: 100_000.into(),
@@ -309,43 +309,38 @@ pub async fn run(bin: PathBuf, escala: CrashScale) -> Vec<Rodada> {
         })
         .await
         .unwrap();
-    let inicial = srv.check_ledger(c.conta_id).await.unwrap().saldo;
+    let initial = srv.check_ledger(c.conta_id).await.unwrap().saldo;
     let ok = Arc::new(AtomicU64::new(0));
-    let primeira = reqwest::Client::new()
+    let first = reqwest::Client::new()
         .get(format!("{}/v1/car/{CODIGO}", srv.base_url()))
         .bearer_auth(&c.api_key)
         .send()
         .await
         .unwrap();
-    assert_eq!(primeira.status(), 200);
+    assert_eq!(first.status(), 200);
     ok.fetch_add(1, Ordering::SeqCst);
-    let preco = inicial
+    let preco = initial
         .checked_sub(srv.check_ledger(c.conta_id).await.unwrap().saldo)
         .unwrap();
-    let mut rodadas = Vec::new();
-    for rodada in 1..=escala.rodadas {
-        srv = stops(&cluster, srv, &caminho, &c.api_key, escala, &ok).await;
+    let mut rounds = Vec::new();
+    for round in 1..=scale.rounds {
+        srv = stops(&cluster, srv, &path, &c.api_key, scale, &ok).await;
         let ledger = settled(&srv, &diario, &c).await;
-        let r = Rodada {
-            rodada,
-            respondidas: ok.load(Ordering::SeqCst),
-            debitado: inicial.checked_sub(ledger.saldo).unwrap(),
+        let r = Round {
+            round,
+            answered: ok.load(Ordering::SeqCst),
+            debited: initial.checked_sub(ledger.saldo).unwrap(),
             preco,
-            abertas: diario.entries().unwrap().len(),
+            open: diario.entries().unwrap().len(),
             ledger,
         };
         eprintln!(
-            "run {rodada} ({} stops, {} clients): {} answered 200, {} debited, {} reversed, {} \
+            "run {round} ({} stops, {} clients): {} answered 200, {} debited, {} reversed, {} \
              still journaled",
-            escala.paradas,
-            escala.clientes,
-            r.respondidas,
-            r.debitado,
-            r.ledger.estornos,
-            r.abertas
+            scale.stopped, scale.clients, r.answered, r.debited, r.ledger.estornos, r.open
         );
-        rodadas.push(r);
+        rounds.push(r);
     }
     srv.shutdown().await;
-    rodadas
+    rounds
 }

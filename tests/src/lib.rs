@@ -37,8 +37,8 @@ impl Environment {
     ///
     /// # Panics
     /// As `Environment::new`.
-    pub async fn com(ajustar: impl FnOnce(&mut Config)) -> Self {
-        Self::on(tempfile::tempdir().expect("temporary folder"), ajustar).await
+    pub async fn com(adjust: impl FnOnce(&mut Config)) -> Self {
+        Self::on(tempfile::tempdir().expect("temporary folder"), adjust).await
     }
 
     /// As [`Environment::com`], over the SQLite file `carapi.db` of `dir` (created when missing;
@@ -46,10 +46,10 @@ impl Environment {
     ///
     /// # Panics
     /// As `Environment::new`.
-    pub async fn on(dir: tempfile::TempDir, ajustar: impl FnOnce(&mut Config)) -> Self {
+    pub async fn on(dir: tempfile::TempDir, adjust: impl FnOnce(&mut Config)) -> Self {
         let database_url = format!("sqlite://{}", dir.path().join("carapi.db").display());
         let mut config = Config::local(database_url.clone());
-        ajustar(&mut config);
+        adjust(&mut config);
         let server = carapi_service::spawn(config)
             .await
             .expect("reference server starts");
@@ -76,9 +76,9 @@ impl Environment {
     ///
     /// # Panics
     /// When the store refuses the account.
-    pub async fn conta_com(&self, nova: NovaConta) -> ContaCriada {
+    pub async fn conta_com(&self, fresh: NovaConta) -> ContaCriada {
         self.server
-            .create_conta(nova)
+            .create_conta(fresh)
             .await
             .expect("account created")
     }
@@ -99,7 +99,7 @@ impl Environment {
     }
 
     /// An account funded with `saldo` BRL and a default client for it.
-    pub async fn cliente_com_saldo(&self, saldo: Decimal) -> (Client, ContaCriada) {
+    pub async fn client_with_saldo(&self, saldo: Decimal) -> (Client, ContaCriada) {
         let conta = self.conta(saldo).await;
         (self.client_addr(&conta.api_key), conta)
     }
@@ -116,7 +116,7 @@ impl Environment {
 pub fn carapi_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
-        construido(Path::new("carapi")).unwrap_or_else(|| {
+        built(Path::new("carapi")).unwrap_or_else(|| {
             build(
                 escargot::CargoBuild::new()
                     .package("carapi-cli")
@@ -132,7 +132,7 @@ pub fn carapi_bin() -> &'static Path {
 /// # Panics
 /// When cargo cannot build it.
 pub fn example_bin(name: &str) -> PathBuf {
-    construido(&Path::new("examples").join(name)).unwrap_or_else(|| {
+    built(&Path::new("examples").join(name)).unwrap_or_else(|| {
         build(
             escargot::CargoBuild::new()
                 .package("carapi-examples")
@@ -149,7 +149,7 @@ pub fn example_bin(name: &str) -> PathBuf {
 pub fn server_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
-        construido(Path::new("carapi-server")).unwrap_or_else(|| {
+        built(Path::new("carapi-server")).unwrap_or_else(|| {
             build(
                 escargot::CargoBuild::new()
                     .package("carapi-server")
@@ -161,31 +161,29 @@ pub fn server_bin() -> &'static Path {
 
 /// `relativo` under this test binary's profile folder (`target/<profile>/`), when it exists
 /// and is newer than every source of the workspace's crates.
-fn construido(relativo: &Path) -> Option<PathBuf> {
+fn built(relative: &Path) -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     // target/<profile>/deps/<test binary>
-    let perfil = exe.parent()?.parent()?;
-    let caminho = perfil.join(relativo);
-    let feito = std::fs::metadata(&caminho).ok()?.modified().ok()?;
-    let raiz = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let pastas = ["carapi-cli", "carapi-sdk", "carapi-server", "examples"];
-    let fresco = pastas
+    let profile = exe.parent()?.parent()?;
+    let path = profile.join(relative);
+    let done = std::fs::metadata(&path).ok()?.modified().ok()?;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let folders = ["carapi-cli", "carapi-sdk", "carapi-server", "examples"];
+    let fresh = folders
         .iter()
-        .all(|p| mais_novo_que_fontes(&raiz.join(p), feito));
-    fresco.then_some(caminho)
+        .all(|p| newer_than_sources(&root.join(p), done));
+    fresh.then_some(path)
 }
 
 /// True when no file under `pasta` (sources, manifests, data) was modified after `instant`.
-fn mais_novo_que_fontes(pasta: &Path, instant: std::time::SystemTime) -> bool {
-    let Ok(entradas) = std::fs::read_dir(pasta) else {
+fn newer_than_sources(folder: &Path, instant: std::time::SystemTime) -> bool {
+    let Ok(inputs) = std::fs::read_dir(folder) else {
         return true;
     };
-    entradas.flatten().all(|e| {
-        let caminho = e.path();
+    inputs.flatten().all(|e| {
+        let path = e.path();
         match e.file_type() {
-            Ok(t) if t.is_dir() => {
-                e.file_name() == "tests" || mais_novo_que_fontes(&caminho, instant)
-            }
+            Ok(t) if t.is_dir() => e.file_name() == "tests" || newer_than_sources(&path, instant),
             Ok(_) => e
                 .metadata()
                 .and_then(|m| m.modified())

@@ -3,33 +3,31 @@
 //! every pending top-up of their database, so parallel tests must not share one).
 
 /// `url` with its database name replaced by `nome` (the query string is kept).
-pub fn with_database(url: &str, nome: &str) -> String {
+pub fn with_database(url: &str, name: &str) -> String {
     let (base, query) = url.split_once('?').map_or((url, ""), |(b, q)| (b, q));
-    let inicio = base.find("://").map_or(0, |i| i + 3);
-    let raiz = base[inicio..]
-        .find('/')
-        .map_or(base, |i| &base[..inicio + i]);
+    let start = base.find("://").map_or(0, |i| i + 3);
+    let root = base[start..].find('/').map_or(base, |i| &base[..start + i]);
     if query.is_empty() {
-        format!("{raiz}/{nome}")
+        format!("{root}/{name}")
     } else {
-        format!("{raiz}/{nome}?{query}")
+        format!("{root}/{name}?{query}")
     }
 }
 
 /// Drops database `nome` on `admin`'s server, closing its connections (`WITH (FORCE)`);
 /// failures are ignored (a leftover database is harmless).
-pub async fn drop_database(admin: &str, nome: &str) {
+pub async fn drop_database(admin: &str, name: &str) {
     use sqlx::Connection;
     if let Ok(mut c) = sqlx::PgConnection::connect(admin).await {
-        let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS \"{nome}\" WITH (FORCE)"))
+        let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
             .execute(&mut c)
             .await;
     }
 }
 
 /// A fresh database name with `prefixo` (lowercase letters, digits and `_`).
-pub fn unique_name(prefixo: &str) -> String {
-    format!("{prefixo}_{}", uuid::Uuid::new_v4().simple())
+pub fn unique_name(prefix: &str) -> String {
+    format!("{prefix}_{}", uuid::Uuid::new_v4().simple())
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use carapi_sdk::CpfCnpj;
 use carapi_sdk::archive::{Archive, Entry, Head};
 
-use crate::archive::{chain, open_configured, when};
+use crate::archive::{open_configured, when};
 use crate::context::Context;
 use crate::error::{CliError, Kind, Result};
 use crate::format::{CellValue, Fields, Listing};
@@ -30,7 +30,7 @@ pub(crate) enum Sub {
         /// Só as de uma conta: a impressão de uma chave (16 dígitos hexadecimais, como `mostrar`
         /// a exibe), com as das chaves vinculadas a ela
         #[arg(long = "conta", value_name = "IMPRESSAO")]
-        account: Option<String>,
+        conta: Option<String>,
         /// `-o/--formato`.
         #[command(flatten)]
         format: FormatArgs,
@@ -69,11 +69,11 @@ pub(crate) enum Sub {
             required_unless_present = "before"
         )]
         documento: Option<String>,
-        /// Remove o conteúdo das entradas compradas antes desta data (aaaa-mm-dd, UTC)
+        /// Remove o conteúdo das entradas compradas antes desta data (aaaa-mm-dd, meia-noite no horário de Brasília)
         #[arg(long = "antes-de", value_name = "DATA")]
         before: Option<String>,
         /// Não pergunta: responde sim
-        #[arg(long = "sim", short = 'y')]
+        #[arg(short = 's', long = "sim", alias = "yes", short_alias = 'y')]
         yes: bool,
     },
     /// Verifica a cadeia de hashes (sai com código 1 se algo foi alterado)
@@ -97,13 +97,13 @@ pub(crate) enum Sub {
         #[arg(long = "nova", value_name = "IMPRESSAO")]
         new: Option<String>,
     },
-    /// Exporta o registro das consultas para um auditor (CSV, ou JSON com -o json)
+    /// Exporta o registro das consultas para um auditor, todos os campos de cada entrada: tabela, JSON (-o json), CSV para planilha (-o csv) ou de máquina (-o csv-cru)
     #[command(name = "exportar")]
     Export {
-        /// Arquivo de saída (padrão: a saída padrão)
+        /// Arquivo de saída (padrão: a saída padrão); num arquivo, -o tabela grava o CSV para planilha
         #[arg(long = "saida", value_name = "ARQUIVO")]
         out: Option<PathBuf>,
-        /// `-o/--formato`: json, ou CSV para os demais.
+        /// `-o/--formato`.
         #[command(flatten)]
         format: FormatArgs,
     },
@@ -115,12 +115,14 @@ pub(crate) enum Sub {
 /// No archive configured (2), a chain that does not verify (1), file errors (1).
 pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let archive = open_configured(&ctx.paths)?;
-    let fail = |e: carapi_sdk::archive::ArchiveError| CliError::other("ACERVO", chain(&e));
+    let fail = |e: carapi_sdk::archive::ArchiveError| {
+        CliError::other("ACERVO", carapi_sdk::error_chain(&e))
+    };
     match args.command {
-        Sub::List { account, format } => {
+        Sub::List { conta, format } => {
             let format = ctx.format(format);
-            let entries = match account {
-                Some(fp) => archive.account_entries(&fp),
+            let entries = match conta {
+                Some(fp) => archive.conta_entries(&fp),
                 None => archive.entries(),
             }
             .map_err(fail)?;
@@ -136,6 +138,14 @@ pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
                 ctx.shell
                     .status(format!("{} entrada(s) com este documento", entries.len()));
             }
+            // The purges at the owner's request: the archive remembers them (a keyed hash),
+            // and refuses to buy the document's owner lookup again.
+            for at in archive.purges_of(&doc).map_err(fail)? {
+                ctx.shell.note(format!(
+                    "expurgado a pedido do titular em {} (horário de Brasília): uma nova consulta do documento é recusada sem --comprar",
+                    crate::format::brasilia_minutes(at)
+                ));
+            }
             Ok(())
         }
         Sub::Show { seq, out, format } => show(ctx, &archive, seq, out, ctx.format(format)),
@@ -145,21 +155,7 @@ pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             yes,
         } => purge(ctx, &archive, documento, before, yes),
         Sub::Verify { head, format } => verify(ctx, &archive, head, ctx.format(format)),
-        Sub::Export { out, format } => {
-            let json = ctx.format(format) == OutputFormat::Json;
-            let mut buf = Vec::new();
-            if json {
-                archive.export_json(&mut buf).map_err(fail)?;
-                buf.push(b'\n');
-            } else {
-                archive.export_csv(&mut buf).map_err(fail)?;
-            }
-            match out {
-                Some(p) => std::fs::write(&p, &buf).map_err(|e| CliError::io_at(&p, e))?,
-                None => ctx.shell.line(String::from_utf8_lossy(&buf).trim_end())?,
-            }
-            Ok(())
-        }
+        Sub::Export { out, format } => export(ctx, &archive, out, ctx.format(format)),
     }
 }
 
@@ -175,12 +171,17 @@ fn link(ctx: &mut Context, archive: &Archive, old: &str, new: Option<String>) ->
                     .hint("--nova IMPRESSAO, ou carapi login")
             })?,
     };
-    archive.link_accounts(old, &new).map_err(|e| {
-        CliError::new(Kind::Usage, "IMPRESSAO_INVALIDA", chain(&e)).hint("--antiga IMPRESSAO")
+    archive.link_contas(old, &new).map_err(|e| {
+        CliError::new(
+            Kind::Usage,
+            "IMPRESSAO_INVALIDA",
+            carapi_sdk::error_chain(&e),
+        )
+        .hint("--antiga IMPRESSAO")
     })?;
     let linked = archive
-        .linked_accounts(&new)
-        .map_err(|e| CliError::other("ACERVO", chain(&e)))?;
+        .linked_contas(&new)
+        .map_err(|e| CliError::other("ACERVO", carapi_sdk::error_chain(&e)))?;
     ctx.shell.note(format!(
         "conta vinculada: {} listam as mesmas entradas",
         linked.join(", ")
@@ -226,8 +227,8 @@ pub(crate) async fn link_after_login(ctx: &mut Context, old_key: &str, new_key: 
         return;
     }
     match crate::archive::open(&path).and_then(|a| {
-        a.link_accounts(&old, &new)
-            .map_err(|e| CliError::other("ACERVO", chain(&e)))
+        a.link_contas(&old, &new)
+            .map_err(|e| CliError::other("ACERVO", carapi_sdk::error_chain(&e)))
     }) {
         Ok(()) => ctx.shell.note(format!(
             "Acervo: a chave anterior ({old}) foi recusada (rotação); a nova ({new}) foi \
@@ -244,30 +245,114 @@ fn list(ctx: &mut Context, entries: &[Entry], format: OutputFormat) -> Result<()
     if format == OutputFormat::Json {
         return Ok(ctx.shell.json(entries)?);
     }
-    let mut t = Listing::new(&[
-        ("seq", "Seq"),
-        ("operation", "Operação"),
-        ("chave", "Chave"),
-        ("preco", "Preço"),
-        ("boughtAt", "Comprada em"),
-        ("purpose", "Finalidade"),
-        ("legalBasis", "Base legal"),
-        ("purgedAt", "Expurgada em"),
+    let mut t = Listing::titled(&[
+        "seq",
+        "operacao",
+        "chave",
+        "preco",
+        "compradoEm",
+        "finalidade",
+        "baseLegal",
+        "expurgadoEm",
     ]);
     for e in entries {
         t.push_row(vec![
             CellValue::text(e.seq.to_string()),
-            CellValue::text(&e.operation),
+            CellValue::text(e.consulta.name()),
             CellValue::optional(e.chave.as_deref()),
             CellValue::optional_money(e.preco, "—"),
-            CellValue::text(when(e.bought_at)),
+            instant(e.bought_at),
             CellValue::text(&e.purpose),
             CellValue::text(&e.legal_basis),
-            CellValue::optional(e.purged_at.map(when).as_deref()),
+            e.purged_at.map_or(CellValue::optional(None), instant),
         ]);
     }
     ctx.use_pager(format);
     Ok(ctx.shell.listing(&t, format)?)
+}
+
+/// An instant of the archive: Brasília time in tables and `-o csv`, RFC 3339 in `-o csv-cru`.
+fn instant(t: carapi_sdk::DateTime<carapi_sdk::Utc>) -> CellValue {
+    CellValue {
+        human: when(t),
+        raw: t.to_rfc3339(),
+    }
+}
+
+/// `carapi acervo exportar`: the record of processing, every field of every entry, in the format
+/// `-o` asks for (JSON, the table, the analyst's or the machine's CSV), to `--saida` or stdout.
+fn export(
+    ctx: &mut Context,
+    archive: &Archive,
+    out: Option<PathBuf>,
+    format: OutputFormat,
+) -> Result<()> {
+    let fail = |e: carapi_sdk::archive::ArchiveError| {
+        CliError::other("ACERVO", carapi_sdk::error_chain(&e))
+    };
+    let entries = archive.entries().map_err(fail)?;
+    let mut t = Listing::titled(&[
+        "seq",
+        "operacao",
+        "chave",
+        "preco",
+        "dataConsulta",
+        "compradoEm",
+        "conta",
+        "finalidade",
+        "baseLegal",
+        "hashConteudo",
+        "hashAnterior",
+        "hash",
+        "expurgadoEm",
+    ]);
+    for e in &entries {
+        t.push_row(vec![
+            CellValue::text(e.seq.to_string()),
+            CellValue::text(e.consulta.name()),
+            CellValue::optional(e.chave.as_deref()),
+            CellValue::optional_money(e.preco, "—"),
+            CellValue::optional(e.data_consulta.as_deref()),
+            instant(e.bought_at),
+            CellValue::text(&e.conta),
+            CellValue::text(&e.purpose),
+            CellValue::text(&e.legal_basis),
+            CellValue::text(&e.content_hash),
+            CellValue::text(&e.prev_hash),
+            CellValue::text(&e.hash),
+            e.purged_at.map_or(CellValue::optional(None), instant),
+        ]);
+    }
+    let Some(path) = out else {
+        return match format {
+            OutputFormat::Json => {
+                let mut buf = Vec::new();
+                archive.export_json(&mut buf).map_err(fail)?;
+                Ok(ctx.shell.line(String::from_utf8_lossy(&buf).trim_end())?)
+            }
+            _ => Ok(ctx.shell.listing(&t, format)?),
+        };
+    };
+    let bytes = match format {
+        OutputFormat::Json => {
+            let mut buf = Vec::new();
+            archive.export_json(&mut buf).map_err(fail)?;
+            buf.push(b'\n');
+            buf
+        }
+        // A file is for a spreadsheet or a script: the table's form is the analyst's CSV.
+        OutputFormat::Table | OutputFormat::Geojson => {
+            crate::output::csv_bytes(&t, OutputFormat::Csv)?
+        }
+        other => crate::output::csv_bytes(&t, other)?,
+    };
+    std::fs::write(&path, bytes).map_err(|e| CliError::io_at(&path, e))?;
+    ctx.shell.note(format!(
+        "{} entrada(s) exportada(s) para {}",
+        entries.len(),
+        path.display()
+    ));
+    Ok(())
 }
 
 fn show(
@@ -277,7 +362,9 @@ fn show(
     out: Option<PathBuf>,
     format: OutputFormat,
 ) -> Result<()> {
-    let fail = |e: carapi_sdk::archive::ArchiveError| CliError::other("ACERVO", chain(&e));
+    let fail = |e: carapi_sdk::archive::ArchiveError| {
+        CliError::other("ACERVO", carapi_sdk::error_chain(&e))
+    };
     let entry = archive.entry(seq).map_err(fail)?.ok_or_else(|| {
         CliError::new(
             Kind::NotFound,
@@ -291,53 +378,31 @@ fn show(
     }
     if format == OutputFormat::Json {
         let mut v = serde_json::to_value(&entry).unwrap_or_default();
-        let corpo = body
+        let body = body
             .as_deref()
             .and_then(|b| serde_json::from_slice::<serde_json::Value>(b).ok());
         if let Some(map) = v.as_object_mut() {
-            map.insert("corpo".into(), corpo.unwrap_or_default());
+            map.insert("corpo".into(), body.unwrap_or_default());
         }
         return Ok(ctx.shell.json(&v)?);
     }
     let mut f = Fields::new();
-    f.add("seq", "Seq", CellValue::text(entry.seq.to_string()))
-        .add("operation", "Operação", CellValue::text(&entry.operation))
-        .add(
-            "chave",
-            "Chave",
-            CellValue::optional(entry.chave.as_deref()),
-        )
-        .add(
-            "preco",
-            "Preço",
-            CellValue::optional_money(entry.preco, "—"),
-        )
-        .add(
+    f.titled("seq", CellValue::text(entry.seq.to_string()))
+        .titled("operacao", CellValue::text(entry.consulta.name()))
+        .titled("chave", CellValue::optional(entry.chave.as_deref()))
+        .titled("preco", CellValue::optional_money(entry.preco, "—"))
+        .titled(
             "dataConsulta",
-            "Data da consulta",
             CellValue::optional(entry.data_consulta.as_deref()),
         )
-        .add(
-            "boughtAt",
-            "Comprada em",
-            CellValue::text(when(entry.bought_at)),
-        )
-        .add(
-            "account",
-            "Conta (impressão da chave)",
-            CellValue::text(&entry.account),
-        )
-        .add("purpose", "Finalidade", CellValue::text(&entry.purpose))
-        .add(
-            "legalBasis",
-            "Base legal",
-            CellValue::text(&entry.legal_basis),
-        )
-        .add("hash", "Hash", CellValue::text(&entry.hash))
-        .add(
-            "purgedAt",
-            "Expurgada em",
-            CellValue::optional(entry.purged_at.map(when).as_deref()),
+        .titled("compradoEm", instant(entry.bought_at))
+        .titled("conta", CellValue::text(&entry.conta))
+        .titled("finalidade", CellValue::text(&entry.purpose))
+        .titled("baseLegal", CellValue::text(&entry.legal_basis))
+        .titled("hash", CellValue::text(&entry.hash))
+        .titled(
+            "expurgadoEm",
+            entry.purged_at.map_or(CellValue::optional(None), instant),
         )
         .add(
             "bytes",
@@ -357,7 +422,9 @@ fn purge(
     before: Option<String>,
     yes: bool,
 ) -> Result<()> {
-    let fail = |e: carapi_sdk::archive::ArchiveError| CliError::other("ACERVO", chain(&e));
+    let fail = |e: carapi_sdk::archive::ArchiveError| {
+        CliError::other("ACERVO", carapi_sdk::error_chain(&e))
+    };
     let question;
     let target = if let Some(d) = documento {
         let doc = CpfCnpj::parse(&d).map_err(carapi_sdk::Error::from)?;
@@ -374,8 +441,11 @@ fn purge(
             )
             .hint("--antes-de aaaa-mm-dd")
         })?;
-        question = format!("Remover os dados pessoais das entradas compradas antes de {date}?");
-        Err(date.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc())
+        question = format!(
+            "Remover os dados pessoais das entradas compradas antes de {} (00:00, horário de Brasília)?",
+            date.format("%d/%m/%Y")
+        );
+        Err(start_of_day(date))
     };
     if !yes {
         if !ctx.shell.can_prompt() {
@@ -400,6 +470,12 @@ fn purge(
     Ok(())
 }
 
+/// The instant `--antes-de DATE` names: midnight in Brasília of the day the analyst typed (with
+/// the offset of that day), not in UTC, which would leave out what was bought from 21:00 on.
+fn start_of_day(date: chrono::NaiveDate) -> carapi_sdk::DateTime<carapi_sdk::Utc> {
+    crate::format::from_brasilia(date.and_time(chrono::NaiveTime::MIN)).to_utc()
+}
+
 fn verify(
     ctx: &mut Context,
     archive: &Archive,
@@ -412,7 +488,7 @@ fn verify(
         .map_err(|e| CliError::new(Kind::Usage, "CABECA_INVALIDA", e).hint("--cabeca SEQ:HASH"))?;
     let v = archive
         .verify(kept.as_ref())
-        .map_err(|e| CliError::other("ACERVO", chain(&e)))?;
+        .map_err(|e| CliError::other("ACERVO", carapi_sdk::error_chain(&e)))?;
     if format == OutputFormat::Json {
         ctx.shell.json(&v)?;
     } else {
@@ -439,5 +515,22 @@ fn verify(
                 v.failures.len()
             ),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn antes_de_is_midnight_in_brasilia() {
+        let day = |s: &str| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
+        assert_eq!(
+            super::start_of_day(day("2025-01-01")).to_rfc3339(),
+            "2025-01-01T03:00:00+00:00"
+        );
+        assert_eq!(
+            super::start_of_day(day("2018-12-01")).to_rfc3339(),
+            "2018-12-01T02:00:00+00:00",
+            "a daylight-saving day"
+        );
     }
 }

@@ -191,11 +191,8 @@ fn listing(itens: &[ConsumoItem]) -> Listing {
 /// paths as they are.
 fn short_endpoint(endpoint: &str) -> &str {
     match endpoint.parse::<EndpointConsulta>() {
-        Ok(EndpointConsulta::CarBasico) => "car",
-        Ok(EndpointConsulta::CarCompleto) => "completo",
-        Ok(EndpointConsulta::Recibo) => "recibo",
-        Ok(EndpointConsulta::Proprietario) => "proprietario",
-        _ => endpoint,
+        Ok(e) => e.short_name(),
+        Err(_) => endpoint,
     }
 }
 

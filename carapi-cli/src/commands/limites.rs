@@ -8,7 +8,7 @@ use crate::error::{CliError, Result};
 use crate::format::{CellValue, Fields};
 use crate::options::FormatArgs;
 use crate::output::OutputFormat;
-use crate::valor::parse_reais;
+use carapi_sdk::domain::brl::parse_reais;
 
 /// Arguments of `carapi limites`.
 #[derive(Debug, clap::Args)]

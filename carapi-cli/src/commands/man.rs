@@ -15,8 +15,8 @@ pub(crate) struct Args {
     pub(crate) dir: Option<PathBuf>,
 }
 
-/// Section headings clap_mangen writes, and their Portuguese.
-const SECTIONS: [(&str, &str); 9] = [
+/// Section headings and labels clap_mangen writes, and their Portuguese.
+const SECTIONS: [(&str, &str); 10] = [
     (".SH NAME", ".SH NOME"),
     (".SH SYNOPSIS", ".SH SINOPSE"),
     (".SH DESCRIPTION", ".SH DESCRIÇÃO"),
@@ -26,17 +26,72 @@ const SECTIONS: [(&str, &str); 9] = [
     (".SH VERSION", ".SH VERSÃO"),
     (".SH AUTHORS", ".SH AUTORES"),
     ("[OPTIONS]", "[OPÇÕES]"),
+    ("Possible values:", "Valores possíveis:"),
 ];
 
-/// One page (roff) of `cmd`, in Portuguese.
+/// One page (roff) of `cmd`, in Portuguese: the values of an option as a list (the help's
+/// own list would be one paragraph in roff), and commands named as they are typed (`carapi
+/// lote`, not the page's name `carapi-lote`).
 ///
 /// # Errors
 /// Write errors.
 pub(crate) fn page(cmd: clap::Command) -> std::io::Result<String> {
+    let typed = cmd.get_name().replace('-', " ");
+    let names = page_names(&cmd);
     let mut buf = vec![];
-    clap_mangen::Man::new(cmd).render(&mut buf)?;
+    clap_mangen::Man::new(for_man(cmd.bin_name(typed))).render(&mut buf)?;
     let text = String::from_utf8_lossy(&buf).into_owned();
-    Ok(SECTIONS.iter().fold(text, |t, (en, pt)| t.replace(en, pt)))
+    let text = SECTIONS.iter().fold(text, |t, (en, pt)| t.replace(en, pt));
+    // roff writes `-` as `\-`; the title line (`.TH name section`) keeps the page's name.
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l.starts_with(".TH") {
+                return l.to_owned();
+            }
+            names.iter().fold(l.to_owned(), |l, n| {
+                l.replace(
+                    &format!("{}(1)", n.replace('-', "\\-")),
+                    &n.replace('-', " "),
+                )
+                .replace(&n.replace('-', "\\-"), &n.replace('-', " "))
+            })
+        })
+        .collect();
+    Ok(lines.join("\n") + "\n")
+}
+
+/// The page names of `cmd` and its subcommands, longest first (`carapi-acervo-listar` before
+/// `carapi-acervo`).
+fn page_names(cmd: &clap::Command) -> Vec<String> {
+    let mut names: Vec<String> = pages(cmd.clone(), cmd.get_name())
+        .into_iter()
+        .map(|(n, _)| n)
+        .filter(|n| n.contains('-'))
+        .collect();
+    names.sort_by_key(|n| std::cmp::Reverse(n.len()));
+    names
+}
+
+/// `cmd` for clap_mangen: an argument whose help lists its values (see `help::in_portuguese`)
+/// gets its values back as clap's own list, which roff lays out one per line.
+fn for_man(cmd: clap::Command) -> clap::Command {
+    let cmd = cmd.mut_args(|a| {
+        let Some(long) = a.get_long_help().map(ToString::to_string) else {
+            return a;
+        };
+        match long.split_once("\n\nValores possíveis:") {
+            Some((head, _)) => a.long_help(head.to_owned()).hide_possible_values(false),
+            None => a,
+        }
+    });
+    let subcommands: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_owned())
+        .collect();
+    subcommands
+        .into_iter()
+        .fold(cmd, |c, n| c.mut_subcommand(&n, for_man))
 }
 
 /// Runs `carapi man` over `cmd`, the whole command tree (`crate::help::command`).

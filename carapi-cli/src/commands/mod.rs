@@ -1,6 +1,7 @@
 //! One file per command: its clap arguments and `run(ctx, args)`, calling library code only.
 
 pub(crate) mod acervo;
+pub(crate) mod batch;
 pub(crate) mod car;
 pub(crate) mod completions;
 pub(crate) mod config;
@@ -9,7 +10,6 @@ pub(crate) mod limites;
 pub(crate) mod local;
 pub(crate) mod login;
 pub(crate) mod logout;
-pub(crate) mod lote;
 pub(crate) mod man;
 pub(crate) mod proprietario;
 pub(crate) mod recarga;

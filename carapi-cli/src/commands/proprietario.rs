@@ -1,10 +1,10 @@
 //! `carapi proprietario CPF_CNPJ`: the CARs tied to a document (charged lookup).
 
-use crate::archive::{json_with_origin, split};
+use crate::archive::split;
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{CellValue, Listing};
-use crate::options::{ArchiveArgs, FormatArgs};
+use crate::options::ConsultaArgs;
 use crate::output::OutputFormat;
 
 /// Arguments of `carapi proprietario`.
@@ -13,12 +13,9 @@ pub(crate) struct Args {
     /// CPF (11 dígitos) ou CNPJ (14 caracteres), com ou sem máscara
     #[arg(value_name = "CPF_CNPJ")]
     pub(crate) documento: String,
-    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
+    /// `-o/--formato` and the archive's flags.
     #[command(flatten)]
-    pub(crate) format: FormatArgs,
-    /// The archive flags.
-    #[command(flatten)]
-    pub(crate) archive: ArchiveArgs,
+    pub(crate) consulta: ConsultaArgs,
 }
 
 /// Runs `carapi proprietario`; says so on stderr when the list is truncated at `limite`.
@@ -26,23 +23,21 @@ pub(crate) struct Args {
 /// # Errors
 /// Invalid document (2), 401 (3), 402 (5), 404 (4), 429 (6), network (7).
 pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let format = ctx.format(args.format);
-    let client = ctx.lookup_client(&args.archive).await?;
-    let (r, origin) = if client.archive().is_some() {
-        let (r, o) = split(client.proprietario_archived(&args.documento).await?);
-        (r, Some(o))
-    } else {
-        (client.proprietario(&args.documento).await?, None)
-    };
-    ctx.show_origin(&client, origin.as_ref(), r.sandbox).await;
+    let format = ctx.format(args.consulta.format);
+    let client = ctx.consulta_client(&args.consulta.archive).await?;
+    let archived = client.archive().is_some();
+    let (r, origin) = split(client.proprietario(&args.documento).await?, archived);
     if r.truncado {
         ctx.shell.warn(format!(
             "lista truncada: o documento tem mais de {} CARs; aqui estão os primeiros {} (ordem do código CAR)",
             r.limite, r.total
         ));
     }
-    if format == OutputFormat::Json {
-        return Ok(ctx.shell.json(&json_with_origin(&r, origin.as_ref()))?);
+    if ctx
+        .consulta_answer(&client, origin.as_ref(), (r.sandbox, format), &r)
+        .await?
+    {
+        return Ok(());
     }
     if format == OutputFormat::Geojson {
         let doc = carapi_sdk::CpfCnpj::parse(&args.documento)
@@ -50,30 +45,35 @@ pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             .unwrap_or(args.documento);
         return super::car::geojson(
             ctx,
-            crate::lote::BatchKind::Proprietario,
+            crate::batch::BatchKind::Proprietario,
             &doc,
             &r,
             r.sandbox,
         );
     }
-    let mut t = Listing::new(&[
-        ("registroCar", "Código CAR"),
-        ("nomeImovel", "Nome do imóvel"),
-        ("municipio", "Município"),
-        ("uf", "UF"),
-        ("areaTotalHa", "Área total (ha)"),
-        ("matriculaNumero", "Matrícula"),
-        ("codigoProtocolo", "Código de protocolo"),
-        ("proprietarioConsultado", "Proprietário"),
+    let mut t = Listing::titled(&[
+        "registroCar",
+        "nomeImovel",
+        "municipio",
+        "uf",
+        "areaTotalHa",
+        "matriculaNumero",
+        "codigoProtocolo",
+        "proprietarioConsultado",
     ]);
     for i in &r.itens {
         let o = |s: &Option<String>| CellValue::optional(s.as_deref());
+        let area = i
+            .area_total_ha
+            .as_deref()
+            .and_then(|a| carapi_sdk::domain::br::parse_decimal(a).ok())
+            .map(|a| a.normalize().to_string());
         t.push_row(vec![
             CellValue::text(&i.registro_car),
             o(&i.nome_imovel),
             o(&i.municipio),
             o(&i.uf),
-            o(&i.area_total_ha),
+            CellValue::registry(i.area_total_ha.as_deref(), area),
             o(&i.matricula_numero),
             o(&i.codigo_protocolo),
             o(&i.proprietario_consultado),

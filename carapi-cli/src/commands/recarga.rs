@@ -28,7 +28,7 @@ use crate::options::FormatArgs;
 use crate::output::OutputFormat;
 use crate::parsers::{parse_duration, parse_id};
 use crate::qr;
-use crate::valor::parse_reais;
+use carapi_sdk::domain::brl::parse_reais;
 
 /// Arguments of `carapi recarga`.
 #[derive(Debug, clap::Args)]

@@ -61,7 +61,7 @@ struct Saved<'a> {
 /// 401 (3), 402 (5), 404 (4), 429 (6), 5xx/network (7); a file that cannot be written after the
 /// charge (1, `RECIBO_NAO_GRAVADO`, saying it was charged).
 pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
-    let codigo = CodigoCar::parse(&args.codigo).map_err(carapi_sdk::Error::from)?;
+    let codigo = CodigoCar::parse_pasted(&args.codigo).map_err(carapi_sdk::Error::from)?;
     let format = ctx.format(args.format);
     let destination = destination(&args.file, &codigo, args.force)?;
     if args.open && destination.is_none() {
@@ -69,7 +69,7 @@ pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
             "--abrir precisa de um arquivo: não use com --saida -",
         ));
     }
-    let client = ctx.lookup_client(&args.archive).await?;
+    let client = ctx.consulta_client(&args.archive).await?;
     if client.archive().is_some() {
         return through_archive(ctx, &client, &codigo, destination, format).await;
     }
@@ -112,10 +112,10 @@ async fn through_archive(
     destination: Option<PathBuf>,
     format: OutputFormat,
 ) -> Result<()> {
-    let (recibo, origin) = crate::archive::split(client.recibo_archived(codigo.as_str()).await?);
+    let (recibo, origin) = crate::archive::split(client.recibo(codigo.as_str()).await?, true);
     let Some(destination) = destination else {
         ctx.shell.out().write_all(&recibo.bytes)?;
-        ctx.show_origin(client, Some(&origin), codigo.is_sandbox())
+        ctx.show_origin(client, origin.as_ref(), codigo.is_sandbox())
             .await;
         return Ok(ctx.shell.out().flush()?);
     };
@@ -123,7 +123,7 @@ async fn through_archive(
         CliError::io_at(&destination, e)
             .hint("o recibo está no acervo: carapi acervo mostrar SEQ --saida ARQUIVO")
     })?;
-    ctx.show_origin(client, Some(&origin), codigo.is_sandbox())
+    ctx.show_origin(client, origin.as_ref(), codigo.is_sandbox())
         .await;
     report(ctx, format, codigo, &destination, recibo.bytes.len() as u64)
 }

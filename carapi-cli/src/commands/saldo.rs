@@ -3,16 +3,10 @@
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{CellValue, Fields};
-use crate::options::FormatArgs;
-use crate::output::OutputFormat;
+use crate::options::FormatOnly;
 
-/// Arguments of `carapi saldo`.
-#[derive(Debug, clap::Args)]
-pub(crate) struct Args {
-    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
-    #[command(flatten)]
-    pub(crate) format: FormatArgs,
-}
+/// Arguments of `carapi saldo`: `-o/--formato` only.
+pub(crate) type Args = FormatOnly;
 
 /// Runs `carapi saldo`.
 ///
@@ -20,10 +14,11 @@ pub(crate) struct Args {
 /// 401 (3), 429 (6), network (7).
 pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let format = ctx.format(args.format);
-    let s = ctx.client().await?.saldo().await?;
-    if format == OutputFormat::Json {
-        return Ok(ctx.shell.json(&s)?);
-    }
+    let answer = ctx.client().await?.saldo().await?;
+    ctx.remember_prices(&answer.precos);
+    let Some(s) = ctx.free_answer(format, answer)? else {
+        return Ok(());
+    };
     let mut c = Fields::new();
     c.add("saldoReais", "Saldo", CellValue::money(s.saldo_reais))
         .add(

@@ -7,16 +7,11 @@ use rust_decimal::prelude::ToPrimitive;
 use crate::context::Context;
 use crate::error::Result;
 use crate::format::{CellValue, Listing};
-use crate::options::FormatArgs;
+use crate::options::FormatOnly;
 use crate::output::OutputFormat;
 
-/// Arguments of `carapi uso`.
-#[derive(Debug, clap::Args)]
-pub(crate) struct Args {
-    /// `-o/--formato` given after the subcommand ([`Context::format`] falls back to the one before it).
-    #[command(flatten)]
-    pub(crate) format: FormatArgs,
-}
+/// Arguments of `carapi uso`: `-o/--formato` only.
+pub(crate) type Args = FormatOnly;
 
 /// Runs `carapi uso`.
 ///
@@ -24,10 +19,10 @@ pub(crate) struct Args {
 /// 401 (3), 429 (6), network (7).
 pub(crate) async fn run(ctx: &mut Context, args: Args) -> Result<()> {
     let format = ctx.format(args.format);
-    let u = ctx.client().await?.uso().await?;
-    if format == OutputFormat::Json {
-        return Ok(ctx.shell.json(&u)?);
-    }
+    let answer = ctx.client().await?.uso().await?;
+    let Some(u) = ctx.free_answer(format, answer)? else {
+        return Ok(());
+    };
     let mut t = Listing::new(&[
         ("endpoint", "Endpoint"),
         ("quantidade", "Quantidade"),

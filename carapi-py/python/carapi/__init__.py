@@ -19,27 +19,34 @@ per test.
 
 from __future__ import annotations
 
+import atexit
+import os
 from decimal import Decimal
 from typing import Iterable, Optional, Union
 
 from . import sandbox
 from ._carapi import SDK_VERSION
+from ._carapi import fechar_todos as _fechar_todos
 from ._carapi import Acervo
 from ._carapi import Client as _ClientNativo
 from .erros import (
     ApiError,
+    Cancelado,
     ConfiguracaoInvalida,
+    ErroDeAcervo,
     EntradaInvalida,
     ErroDeRede,
     LimiteDeGasto,
     LimiteExcedido,
     NaoEncontrado,
     RespostaPerdida,
+    SaidaEmUso,
     SaldoInsuficiente,
     TempoEsgotado,
     TokenInvalido,
 )
-from .lote import Consulta, Lote, ResultadoLote
+from .lote import Consulta, Lote, LoteInterrompido, ResultadoLote
+from .tipos import EstimativaLote
 
 __version__ = SDK_VERSION
 
@@ -48,17 +55,21 @@ __all__ = [
     "Acervo",
     "AsyncClient",
     "Lote",
+    "LoteInterrompido",
     "ResultadoLote",
     "Consulta",
     "sandbox",
     "ApiError",
+    "Cancelado",
     "ConfiguracaoInvalida",
+    "ErroDeAcervo",
     "EntradaInvalida",
     "ErroDeRede",
     "LimiteDeGasto",
     "LimiteExcedido",
     "NaoEncontrado",
     "RespostaPerdida",
+    "SaidaEmUso",
     "SaldoInsuficiente",
     "TempoEsgotado",
     "TokenInvalido",
@@ -81,7 +92,7 @@ class Client(_ClientNativo):
         acervo: keep every charged 200 in the archive of paid answers (the CLI's
             `carapi acervo`): a path (str or os.PathLike) of an SQLite file, True for the data
             directory's file, or a team's PostgreSQL URL ("postgres://...", in an extension
-            built with the `acervo-postgres` feature). `car`, `car_completo` and
+            built with the `archive-postgres` feature). `car`, `car_completo` and
             `proprietario` then answer from it while fresh (no request, no charge) and their
             dict gains `origem` ("api" or "acervo") and `compradoEm` (aware datetime); `lote`
             rows and `to_pandas()` gain the same columns. `client.acervo` is the archive with
@@ -112,20 +123,37 @@ class Client(_ClientNativo):
     `max_spend=total / workers`).
     """
 
+    ultimo_lote: Optional[Lote] = None
+    """The last batch of `lote()` on this client, also when it was interrupted (Ctrl-C) or
+    failed midway: what was paid for stays reachable."""
+
     def lote(
         self,
         chaves: Iterable[str],
         consulta: Consulta = "car",
         max_custo: Optional[Union[Decimal, int, str]] = None,
         progresso: bool = True,
+        saida: Union[str, "os.PathLike[str]", None] = None,
     ) -> Lote:
-        """Looks up every key in `chaves` with `consulta` and returns a `Lote` with one
-        `ResultadoLote` per key, in input order.
+        """Looks up every distinct key of `chaves` once with `consulta` and returns a `Lote` with
+        one `ResultadoLote` per input row, in input order.
 
         Endpoint and price per key: `"car"` `GET /v1/car/{codigoCar}` R$ 1,00 (legado R$ 0,50),
         `"completo"` `GET /v1/car/{codigoCar}/completo` R$ 2,30 (legado R$ 1,50),
         `"proprietario"` `GET /v1/proprietario/{cpfCnpj}` R$ 2,60 (legado R$ 1,50); charged
         only on HTTP 200, sandbox values free. One free `GET /v1/saldo` first (the prices).
+        `estimar_lote()` gives the counts and the most it can cost first, for free.
+
+        Keys are read as people paste them (CAR codes with spaces or dashes of other kinds, or
+        none; masked CPF/CNPJ) and a key repeated in several rows is bought once: its other rows
+        get the same answer with `cobrado` False and `duplicata_de` (the first row's index).
+
+        The batch stops at a 402 (no balance), at a daily or monthly limit's 429 and at a 401,
+        as the CLI's `carapi lote`: the keys after it get `"nao_consultada"` with that code, and
+        `Lote.parada` (also a warning) says why. Ctrl-C (or a Jupyter interrupt) is taken
+        between keys: the key in flight ends and is kept, then `LoteInterrompido` (a
+        `KeyboardInterrupt`) carries the partial batch in `.parcial`; `client.ultimo_lote` holds
+        it too.
 
         Args:
             chaves: CAR codes (or CPF/CNPJ for `"proprietario"`).
@@ -135,20 +163,58 @@ class Client(_ClientNativo):
                 `"nao_consultada"`, `erro` `"MAX_CUSTO"`.
             progresso: a progress bar for 20 keys or more (tqdm when installed, in a terminal
                 or in Jupyter with the `notebook` extra).
+            saida: a records file (JSON Lines, e.g. `"lote.jsonl"`) that makes the batch
+                resumable, in the format and with the lock of the CLI's `carapi lote --saida`:
+                each answer is written as it arrives, a rerun with the same file buys only the
+                keys without a final answer (found or not found), and a second run on the same
+                file (of this package or the CLI) is refused at once (`SaidaEmUso`).
 
         Returns:
             `Lote`: `.resultados` (`ResultadoLote`: chave, status `"ok"`/`"erro"`/
-            `"nao_consultada"`, dados, erro code, http, cobrado, sandbox, excecao), `.gasto`
-            (BRL), `.to_pandas()`, `.to_geopandas()`.
+            `"nao_consultada"`, dados, erro code, http, cobrado, preco, duplicata_de, sandbox,
+            excecao), `.gasto` (BRL), `.parada`, `.to_pandas()`, `.to_geopandas()`,
+            `.to_excel()`.
 
         Raises:
-            ValueError: unknown `consulta`. TypeError: `max_custo` as `float`. The exceptions
-            of `precos()`. An error of one key (invalid code, not found, lost answer, spend cap)
-            is kept in its entry (`erro` is the exception's `codigo`); the batch goes on.
+            ValueError: unknown `consulta`; a `saida` with answers of another kind of lookup, or
+            named `.csv`/`.xlsx`/`.geojson`. TypeError: `max_custo` as `float`. SaidaEmUso:
+            another run holds `saida`. LoteInterrompido: Ctrl-C. The exceptions of `precos()`.
+            An error of one key (invalid code, not found, lost answer, spend cap) is kept in its
+            rows (`erro` is the exception's `codigo`); the batch goes on.
         """
-        from .lote import executar
+        from ._batch import execute
 
-        return executar(self, chaves, consulta, max_custo, progresso)
+        return execute(self, chaves, consulta, max_custo, progresso, saida)
 
+    def estimar_lote(
+        self,
+        chaves: Iterable[str],
+        consulta: Consulta = "car",
+        saida: Union[str, "os.PathLike[str]", None] = None,
+    ) -> EstimativaLote:
+        """What `lote(chaves, consulta, saida=saida)` would do, before spending anything (the
+        CLI's preview): one free `GET /v1/saldo` (prices and balance), the archive read when the
+        client has one, the records of `saida` read when given. Sends no lookup.
+
+        Returns:
+            dict (`carapi.tipos.EstimativaLote`): linhas, validas, invalidas, unicas (distinct
+            valid keys), repetidas (rows repeating an earlier key), ja_na_saida (keys `saida`
+            already answers), sandbox (free keys), no_acervo (keys the archive answers now, no
+            charge), a_comprar, preco (one lookup, BRL), custo_maximo (`preco * a_comprar`, the
+            most the batch can cost: a 404 costs nothing), saldo (BRL). Give `max_custo=` to
+            `lote` to cap it.
+
+        Raises:
+            ValueError: unknown `consulta`. The exceptions of `saldo()`; `ErroDeAcervo` when
+            the archive cannot be read.
+        """
+        from ._batch import estimate
+
+        return estimate(self, chaves, consulta, saida)
+
+
+# A program that ends without `close()` still keeps what it paid for: every client is closed
+# (its purchases ended, counted and archived) before the interpreter goes.
+atexit.register(_fechar_todos)
 
 from .aio import AsyncClient  # noqa: E402  (aio subclasses nothing but needs Client)

@@ -4,25 +4,32 @@ Each call runs the synchronous client's method in a worker thread; the method re
 while it waits, so the event loop keeps running and calls may overlap (the client's rate limit
 and spend cap still hold: they live in the one Rust client shared by all of them).
 
-Cancellation: a cancelled task (`asyncio.wait_for` time-out, `TaskGroup` cancellation) cannot
-stop a request already sent. Its lookup goes on in its thread and ends as its answer says
-(`gasto()["confirmado"]` for a 200, `"incerto"` for a lost answer, nothing for an error); until
-then `gasto()` counts it as `"incerto"` (possibly charged), never as nothing. A cancelled `lote`
-sends no further key. `aclose()` (and the end of `async with`) waits for those calls.
+Cancellation (`asyncio.wait_for` time-out, `TaskGroup` cancellation): a call whose task is
+cancelled before its request was sent is never sent. Still queued for a worker thread, it never
+calls the client; waiting in the client (the rate limiter, the spend cap, the archive), it gives
+up at once through the SDK's cancellation token, and the limiter's place goes to the next call.
+Only a call already sent (its request on the wire) cannot be recalled: it runs to its end in the
+client and counts as its answer says (`gasto()["confirmado"]` for a 200, `"incerto"` for a lost
+answer, nothing for an error); until it ends `gasto()` counts it as `"incerto"` (possibly
+charged). A cancelled `lote` sends no further key. `aclose()` (and the end of `async with`)
+waits for the calls still running.
 """
 
 from __future__ import annotations
 
 import asyncio
 import datetime
-import itertools
 import os
 import threading
 from decimal import Decimal
-from typing import Any, Callable, Dict, Iterable, List, Literal, Optional, Set, TypeVar, Union, cast
+from typing import Any, Callable, Dict, Iterable, List, Literal, Optional, Set, TypeVar, Union
 
 from . import Acervo, Client
-from .lote import CONSULTAS, Consulta, Lote, e_sandbox, executar
+from ._batch import ENTRIES, execute
+from ._carapi import CancelToken, com_cancelamento
+from ._carapi import Client as NativeClient
+from .erros import Cancelado
+from .lote import Consulta, Lote
 from .tipos import (
     CarCompletoResponse,
     CarResponse,
@@ -31,6 +38,7 @@ from .tipos import (
     Gasto,
     HistoricoResponse,
     LimitesResponse,
+    EstimativaLote,
     Precos,
     ProprietarioResponse,
     RecargaCriadaResponse,
@@ -59,9 +67,7 @@ _A = TypeVar("_A", bound="AsyncClient")
 _OMITIDO: Any = object()
 """Default of `atualizar_limites`'s fields: omitted keeps the limit (None removes it)."""
 
-# Key of each charged method's price in `Client.precos()`.
-_PRECO_DE = {"car": "carBasico", "car_completo": "carCompleto", "proprietario": "proprietario",
-             "recibo": "recibo", "recibo_para_arquivo": "recibo"}
+# Each charged method's row of the SDK's table of lookups (its price field, sandbox values).
 
 
 def _doc(sync: Callable[..., Any]) -> Callable[[F], F]:
@@ -74,16 +80,15 @@ def _doc(sync: Callable[..., Any]) -> Callable[[F], F]:
     return aplicar
 
 
-class _Chamada:
-    """One call in a worker thread: whether it ended, and the price it is counted at in
-    `gasto()` if its task was cancelled before it ended."""
+class _Call:
+    """One call in a worker thread: its cancellation token, and whether its task was cancelled
+    before the worker started it."""
 
-    __slots__ = ("fim", "cancelada", "preco")
+    __slots__ = ("token", "cancelled")
 
     def __init__(self) -> None:
-        self.fim = False
-        self.cancelada = False
-        self.preco: Optional[Decimal] = None
+        self.token = CancelToken()
+        self.cancelled = False
 
 
 class AsyncClient:
@@ -120,10 +125,8 @@ class AsyncClient:
             idade_maxima=idade_maxima,
         )
         """The synchronous client underneath (same spend, limiter and connections)."""
-        self._trava = threading.Lock()
-        self._cancelados: Dict[int, _Chamada] = {}
-        self._rodando: Set[asyncio.Future[Any]] = set()
-        self._seq = itertools.count()
+        self._lock = threading.Lock()
+        self._running: Set[asyncio.Future[Any]] = set()
 
     @property
     def acervo(self) -> Optional[Acervo]:
@@ -140,12 +143,14 @@ class AsyncClient:
     async def aclose(self) -> None:
         """Waits for the calls still running in worker threads (also those of cancelled
         tasks), then closes the client (`carapi.Client.close`)."""
-        while self._rodando:
-            await asyncio.gather(*list(self._rodando), return_exceptions=True)
-        self.sync.close()
+        while self._running:
+            await asyncio.gather(*list(self._running), return_exceptions=True)
+        # `close` waits for the client's purchases (an archive's commits): not on the loop.
+        await asyncio.get_running_loop().run_in_executor(None, self.sync.close)
 
     def close(self) -> None:
-        """Closes the client now (`carapi.Client.close`); calls in flight end normally."""
+        """Closes the client (`carapi.Client.close`: waits, blocking, for the lookups already
+        sent); calls of worker threads not yet sent then raise `RuntimeError`."""
         self.sync.close()
 
     @property
@@ -153,95 +158,71 @@ class AsyncClient:
         """True once closed."""
         return self.sync.fechado
 
-    async def _rodar(self, f: Callable[[], T], preco: Callable[[], Optional[Decimal]] = lambda: None) -> T:
-        """Runs `f` in a worker thread. If the awaiting task is cancelled while `f` runs, the
-        call is counted in `gasto()` at `preco()` (read in the thread before `f`) until it ends."""
-        chamada = _Chamada()
-        ident = next(self._seq)
+    @property
+    def ultimo_lote(self) -> Optional[Lote]:
+        """The last batch of `lote()` (`carapi.Client.ultimo_lote`)."""
+        return self.sync.ultimo_lote
 
-        def corpo() -> T:
-            chamada.preco = preco()
-            try:
-                return f()
-            finally:
-                with self._trava:
-                    chamada.fim = True
-                    self._cancelados.pop(ident, None)
+    async def _run(self, f: Callable[[NativeClient], T]) -> T:
+        """Runs `f` in a worker thread on a handle of the client that the task's cancellation
+        stops while nothing was sent (see the module docs). A cancelled call that was already
+        sent runs to its end in the client, which counts it in `gasto()` as `incerto` until its
+        answer arrives."""
+        call = _Call()
+        handle = com_cancelamento(self.sync, call.token)
 
-        fut = asyncio.get_running_loop().run_in_executor(None, corpo)
-        self._rodando.add(fut)
-        fut.add_done_callback(self._rodando.discard)
+        def body() -> T:
+            with self._lock:
+                if call.cancelled:
+                    raise Cancelado("chamada cancelada antes do envio: nada foi enviado nem cobrado",
+                                    codigo="CANCELADO")
+            return f(handle)
+
+        fut = asyncio.get_running_loop().run_in_executor(None, body)
+        self._running.add(fut)
+        fut.add_done_callback(self._running.discard)
         try:
             return await asyncio.shield(fut)
         except asyncio.CancelledError:
-            with self._trava:
-                if not chamada.fim:
-                    chamada.cancelada = True
-                    self._cancelados[ident] = chamada
+            with self._lock:
+                call.cancelled = True
+            # A call waiting in the client (limiter, spend cap, archive) gives up; one sent ends.
+            call.token.cancel()
             raise
 
-    def _preco(self, metodo: str, chave: str, consulta: str = "car") -> Callable[[], Optional[Decimal]]:
-        """The price a charged call is counted at if cancelled: zero for a sandbox value, else
-        the account's price (cached by the client; None when it cannot be read)."""
-
-        def ler() -> Optional[Decimal]:
-            if e_sandbox(chave, consulta):
-                return Decimal("0")
-            try:
-                return cast(Dict[str, Decimal], self.sync.precos())[_PRECO_DE[metodo]]
-            except Exception:  # the lookup will meet the same error and report it
-                return None
-
-        return ler
-
     def gasto(self) -> Gasto:
-        """`carapi.Client.gasto()` (local, not a coroutine), plus the lookups of cancelled
-        tasks still running, as `incerto` (or `nao_precificadas` when their price is unknown)."""
-        with self._trava:
-            pendentes = [c.preco for c in self._cancelados.values()]
-        # Read after the snapshot: a call that ended meanwhile is already in the client's figure
-        # (counted twice for an instant at most, never missed).
-        g = self.sync.gasto()
-        extra = sum((p for p in pendentes if p is not None), Decimal("0"))
-        incerto = g["incerto"] + extra
-        return {
-            "confirmado": g["confirmado"],
-            "incerto": incerto,
-            "total": g["confirmado"] + incerto,
-            "nao_precificadas": g["nao_precificadas"] + sum(p is None for p in pendentes),
-        }
+        """`carapi.Client.gasto()` (local, not a coroutine): the lookups of cancelled tasks that
+        were sent and are still running are in `incerto` (the client counts every lookup in
+        flight there until its answer arrives)."""
+        return self.sync.gasto()
 
     @_doc(Client.car)
     async def car(self, codigo: str) -> CarResponse:
-        return await self._rodar(lambda: self.sync.car(codigo), self._preco("car", codigo))
+        return await self._run(lambda c: c.car(codigo))
 
     @_doc(Client.car_completo)
     async def car_completo(self, codigo: str) -> CarCompletoResponse:
-        return await self._rodar(lambda: self.sync.car_completo(codigo), self._preco("car_completo", codigo))
+        return await self._run(lambda c: c.car_completo(codigo))
 
     @_doc(Client.recibo)
     async def recibo(self, codigo: str) -> bytes:
-        return await self._rodar(lambda: self.sync.recibo(codigo), self._preco("recibo", codigo))
+        return await self._run(lambda c: c.recibo(codigo))
 
     @_doc(Client.recibo_para_arquivo)
     async def recibo_para_arquivo(self, codigo: str, caminho: Union[str, "os.PathLike[str]"]) -> ReciboInfo:
-        return await self._rodar(
-            lambda: self.sync.recibo_para_arquivo(codigo, caminho), self._preco("recibo_para_arquivo", codigo)
-        )
+        return await self._run(lambda c: c.recibo_para_arquivo(codigo, caminho))
 
     @_doc(Client.proprietario)
     async def proprietario(self, documento: str) -> ProprietarioResponse:
-        return await self._rodar(
-            lambda: self.sync.proprietario(documento), self._preco("proprietario", documento, "proprietario")
-        )
+        return await self._run(lambda c: c.proprietario(documento))
 
     @_doc(Client.saldo)
     async def saldo(self) -> SaldoResponse:
-        return await self._rodar(self.sync.saldo)
+        return await self._run(lambda c: c.saldo())
 
     @_doc(Client.precos)
     async def precos(self) -> Precos:
-        return await self._rodar(self.sync.precos)
+        return await self._run(lambda c: c.precos())
 
     @_doc(Client.historico)
     async def historico(
@@ -252,7 +233,7 @@ class AsyncClient:
         endpoint: Optional[EndpointFiltro] = None,
         status: Optional[Literal["sucesso", "erro"]] = None,
     ) -> HistoricoResponse:
-        return await self._rodar(lambda: self.sync.historico(page, size, busca, endpoint, status))
+        return await self._run(lambda c: c.historico(page, size, busca, endpoint, status))
 
     @_doc(Client.historico_todo)
     async def historico_todo(
@@ -264,11 +245,11 @@ class AsyncClient:
         status: Optional[Literal["sucesso", "erro"]] = None,
     ) -> List[ConsumoItem]:
         """Every item of every page, as one list."""
-        return await self._rodar(lambda: list(self.sync.historico_todo(page, size, busca, endpoint, status)))
+        return await self._run(lambda c: list(c.historico_todo(page, size, busca, endpoint, status)))
 
     @_doc(Client.limites)
     async def limites(self) -> LimitesResponse:
-        return await self._rodar(self.sync.limites)
+        return await self._run(lambda c: c.limites())
 
     @_doc(Client.atualizar_limites)
     async def atualizar_limites(
@@ -279,37 +260,37 @@ class AsyncClient:
             campos["diario"] = diario
         if mensal is not _OMITIDO:
             campos["mensal"] = mensal
-        return await self._rodar(lambda: self.sync.atualizar_limites(**campos))
+        return await self._run(lambda c: c.atualizar_limites(**campos))
 
     @_doc(Client.uso)
     async def uso(self) -> UsoResponse:
-        return await self._rodar(self.sync.uso)
+        return await self._run(lambda c: c.uso())
 
     @_doc(Client.faixas_recarga)
     async def faixas_recarga(self, valor: Optional[Dinheiro] = None) -> FaixasResponse:
-        return await self._rodar(lambda: self.sync.faixas_recarga(valor))
+        return await self._run(lambda c: c.faixas_recarga(valor))
 
     @_doc(Client.criar_recarga)
     async def criar_recarga(self, valor: Dinheiro, confirmar_novos_precos: bool = False) -> RecargaCriadaResponse:
-        return await self._rodar(lambda: self.sync.criar_recarga(valor, confirmar_novos_precos))
+        return await self._run(lambda c: c.criar_recarga(valor, confirmar_novos_precos))
 
     @_doc(Client.recarga)
     async def recarga(self, recarga_id: str) -> RecargaStatusResponse:
-        return await self._rodar(lambda: self.sync.recarga(recarga_id))
+        return await self._run(lambda c: c.recarga(recarga_id))
 
     @_doc(Client.aguardar_recarga)
     async def aguardar_recarga(self, recarga_id: str, timeout: float = 600.0) -> RecargaStatusResponse:
-        return await self._rodar(lambda: self.sync.aguardar_recarga(recarga_id, timeout))
+        return await self._run(lambda c: c.aguardar_recarga(recarga_id, timeout))
 
     @_doc(Client.recargas)
     async def recargas(
         self, page: Optional[int] = None, size: Optional[int] = None, status: Optional[StatusRecarga] = None
     ) -> RecargasResponse:
-        return await self._rodar(lambda: self.sync.recargas(page, size, status))
+        return await self._run(lambda c: c.recargas(page, size, status))
 
     @_doc(Client.resolver_incertos)
     async def resolver_incertos(self) -> Resolucao:
-        return await self._rodar(self.sync.resolver_incertos)
+        return await self._run(lambda c: c.resolver_incertos())
 
     @_doc(Client.lote)
     async def lote(
@@ -318,21 +299,34 @@ class AsyncClient:
         consulta: Consulta = "car",
         max_custo: Optional[Dinheiro] = None,
         progresso: bool = True,
+        saida: Union[str, "os.PathLike[str]", None] = None,
     ) -> Lote:
-        lista = [str(c) for c in chaves]
-        if consulta not in CONSULTAS:
-            raise ValueError(f"consulta inválida: {consulta!r} (car, completo ou proprietario)")
-        parar = threading.Event()
-        metodo = CONSULTAS[consulta][0]
+        rows = [str(c) for c in chaves]
+        entry = ENTRIES.get(consulta)
+        if entry is None:
+            raise ValueError(f"consulta inválida: {consulta!r} ({', '.join(ENTRIES)})")
+        stop = threading.Event()
+        token = CancelToken()
+
         try:
-            # If cancelled, at most the lookup in flight is still sent: counted at one price.
-            return await self._rodar(
-                lambda: executar(self.sync, lista, consulta, max_custo, progresso, parar),
-                self._preco(metodo, "", consulta),
+            # If cancelled, at most the lookup in flight is still sent (counted by the client).
+            return await self._run(
+                lambda _: execute(self.sync, rows, consulta, max_custo, progresso, saida, stop, token)
             )
         except asyncio.CancelledError:
-            parar.set()
+            stop.set()
+            token.cancel()
             raise
+
+    @_doc(Client.estimar_lote)
+    async def estimar_lote(
+        self,
+        chaves: Iterable[str],
+        consulta: Consulta = "car",
+        saida: Union[str, "os.PathLike[str]", None] = None,
+    ) -> EstimativaLote:
+        rows = [str(c) for c in chaves]
+        return await self._run(lambda _: self.sync.estimar_lote(rows, consulta, saida))
 
     def __repr__(self) -> str:
         return f"carapi.AsyncClient(base_url={self.sync.base_url!r})"

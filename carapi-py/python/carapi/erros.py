@@ -8,6 +8,7 @@ lookup whose answer was lost after it was sent *may* have been charged: `Respost
 
 from __future__ import annotations
 
+from datetime import datetime
 from decimal import Decimal
 from typing import Any, Optional
 
@@ -23,6 +24,9 @@ __all__ = [
     "LimiteDeGasto",
     "TempoEsgotado",
     "ConfiguracaoInvalida",
+    "Cancelado",
+    "ErroDeAcervo",
+    "SaidaEmUso",
 ]
 
 
@@ -150,3 +154,43 @@ class TempoEsgotado(ApiError):
 class ConfiguracaoInvalida(ApiError):
     """The client is misconfigured: no base URL or key (arguments or `CARAPI_BASE_URL` /
     `CARAPI_API_KEY`), or a bad URL."""
+
+
+class Cancelado(ApiError):
+    """The call was cancelled before its request was sent (an `AsyncClient` task cancelled while
+    the call waited for the rate limiter, the spend cap or the archive): nothing was sent,
+    nothing charged (`codigo` `"CANCELADO"`)."""
+
+
+class ErroDeAcervo(ApiError):
+    """The archive of paid answers (`Client(acervo=...)`) refused the lookup; nothing was sent.
+
+    Attributes:
+        tipo: `"alterado"` (an archived answer no longer matches its hashes: `codigo`
+            `"ACERVO_ALTERADO"`, `seq` names the entry; it is never served nor bought again
+            silently), `"expurgado"` (the owner's document was purged at the owner's request,
+            LGPD art. 18: `codigo` `"TITULAR_EXPURGADO"`, `expurgado_em`), `"cheio"`,
+            `"indisponivel"`, `"sem_conexao"` (a PostgreSQL archive's pool stayed busy) or
+            `"outro"` (`codigo` `"ACERVO"`). `is_retryable` is true for `"indisponivel"` and
+            `"sem_conexao"`.
+        seq: the altered entry, for `"alterado"`.
+        expurgado_em: when the document was purged (aware datetime, UTC), for `"expurgado"`.
+    """
+
+    tipo: Optional[str] = None
+    seq: Optional[int] = None
+    expurgado_em: Optional[datetime] = None
+
+
+class SaidaEmUso(ApiError):
+    """`Client.lote(saida=...)` found the output's lock (`.<name>.trava`) held by another run,
+    of the CLI's `carapi lote --saida` or of this package (`codigo` `"SAIDA_EM_USO"`): nothing
+    was read, sent or charged.
+
+    Attributes:
+        saida: the output file.
+        pid: the other run's process id, as its lock file says (None when unreadable).
+    """
+
+    saida: Optional[str] = None
+    pid: Optional[int] = None

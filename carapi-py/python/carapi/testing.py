@@ -26,7 +26,7 @@ from decimal import Decimal
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
 from . import Client
-from ._carapi import DOCUMENTO_TESTE, IMOVEIS_TESTE
+from ._carapi import CONSULTAS, DOCUMENTO_TESTE, IMOVEIS_TESTE
 from ._carapi import ServidorTeste as _ServidorNativo
 from .tipos import EstadoConta
 
@@ -69,14 +69,12 @@ DOCUMENTO: str = DOCUMENTO_TESTE
 """An owner's CPF tied to several of `IMOVEIS` (`proprietario(DOCUMENTO)` lists them)."""
 
 ROTAS: Dict[str, str] = {
-    "car": "/v1/car/{codigoCar}",
-    "completo": "/v1/car/{codigoCar}/completo",
-    "recibo": "/v1/car/{codigoCar}/recibo",
-    "proprietario": "/v1/proprietario/{cpfCnpj}",
-    "/v1/car/{codigo}": "/v1/car/{codigoCar}",
-    "/v1/car/{codigo}/completo": "/v1/car/{codigoCar}/completo",
-    "/v1/car/{codigo}/recibo": "/v1/car/{codigoCar}/recibo",
-    "/v1/proprietario/{cpf_cnpj}": "/v1/proprietario/{cpfCnpj}",
+    # The charged lookups, from the SDK's one table of them (`carapi_sdk::EndpointConsulta`):
+    # the short name, the SDK's method name and the history's registered form, each to the
+    # server's route.
+    **{c["curto"]: c["rota"] for c in CONSULTAS},
+    **{c["nome"]: c["rota"] for c in CONSULTAS},
+    **{c["registrada"]: c["rota"] for c in CONSULTAS},
     "saldo": "/v1/saldo",
     "historico": "/v1/historico",
     "limites": "/v1/limites",
@@ -87,8 +85,9 @@ ROTAS: Dict[str, str] = {
     "recargas": "/v1/recargas",
 }
 """`rota=` of `falhar` beyond the server's own route patterns (`"/v1/car/{codigoCar}"`, ...):
-the short names (`"car"`, `"completo"`, `"recibo"`, `"proprietario"`, the client's method names
-of the free endpoints) and the history's endpoint names (`"/v1/car/{codigo}"`, ...)."""
+the short names (`"car"`, `"completo"`, `"recibo"`, `"proprietario"`), the client's method names
+(`"car_completo"`, and those of the free endpoints) and the history's endpoint names
+(`"/v1/car/{codigo}"`, ...)."""
 
 
 class ClienteTeste(Client):

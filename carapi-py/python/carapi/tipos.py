@@ -21,7 +21,7 @@ __all__ = [
     "ConsumoItem", "HistoricoResponse", "LimitesResponse", "UsoItem", "UsoResponse",
     "FaixaBonus", "PreviewRecarga", "FaixasResponse", "PreviewBonus", "RecargaCriadaResponse",
     "RecargaStatusResponse", "RecargaItem", "RecargasResponse", "Gasto", "Resolucao",
-    "ReciboInfo", "Avanco", "EstadoConta", "EntradaAcervo", "VerificacaoAcervo",
+    "ReciboInfo", "Avanco", "EstadoConta", "EntradaAcervo", "VerificacaoAcervo", "EstimativaLote",
 ]
 
 
@@ -248,23 +248,28 @@ class Gasto(TypedDict):
 
 class EntradaAcervo(TypedDict):
     """One entry of the archive of paid answers (`carapi.Acervo.listar()`, `titular()`,
-    `mostrar()`), with the names of `carapi acervo listar -o json`."""
+    `mostrar()`), with the names of the SDK's `Entry` (the CLI's `carapi acervo listar -o json`
+    and `exportar`): the contract's camelCase Portuguese."""
 
     seq: int
-    operation: Literal["car", "car_completo", "proprietario", "recibo"]
+    operacao: Literal["car", "car_completo", "proprietario", "recibo"]
+    """The lookup (the SDK's name, which the chain hashes)."""
     chave: Optional[str]
     """The key looked up (CAR code, bare CPF/CNPJ); None once purged."""
     preco: Optional[Decimal]
-    data_consulta: Optional[str]
-    bought_at: datetime.datetime
-    account: str
+    """The price charged, BRL; None when the account's prices were unknown."""
+    dataConsulta: Optional[str]
+    """`dataConsulta` of the answer as received; None for a receipt."""
+    compradoEm: datetime.datetime
+    """When it was bought (aware, UTC)."""
+    conta: str
     """The account: the first 16 hex digits of the SHA-256 of its API key."""
-    purpose: str
-    legal_basis: str
-    content_hash: str
-    prev_hash: str
+    finalidade: str
+    baseLegal: str
+    hashConteudo: str
+    hashAnterior: str
     hash: str
-    purged_at: Optional[datetime.datetime]
+    expurgadoEm: Optional[datetime.datetime]
 
 
 class VerificacaoAcervo(TypedDict):
@@ -309,3 +314,32 @@ class EstadoConta(TypedDict):
     limiteMensal: Optional[Decimal]
     debitado: Decimal
     razaoConsistente: bool
+
+
+class EstimativaLote(TypedDict):
+    """`Client.estimar_lote()`: what a batch would do, before spending anything."""
+
+    consulta: str
+    linhas: int
+    """Input rows."""
+    validas: int
+    invalidas: int
+    """Rows that hold no valid key (never sent)."""
+    unicas: int
+    """Distinct valid keys (each looked up once)."""
+    repetidas: int
+    """Rows repeating the key of an earlier row."""
+    ja_na_saida: int
+    """Keys the records of `saida=` already answer (not looked up again)."""
+    sandbox: int
+    """Reserved sandbox values among the keys to look up (free)."""
+    no_acervo: int
+    """Keys the archive answers now (no request, no charge)."""
+    a_comprar: int
+    """Keys that would be bought."""
+    preco: Decimal
+    """One lookup at the account's prices, BRL."""
+    custo_maximo: Decimal
+    """`preco * a_comprar`: the most the batch can cost, BRL (a 404 costs nothing)."""
+    saldo: Decimal
+    """The balance now, BRL."""

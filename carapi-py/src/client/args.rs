@@ -8,6 +8,46 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use crate::errors;
+
+/// The base URL and the API key of `Client(...)`: the arguments, else `CARAPI_BASE_URL` and
+/// `CARAPI_API_KEY`.
+///
+/// # Errors
+/// `ConfiguracaoInvalida` naming the argument and the variable when one is missing or blank,
+/// and for a base URL that ends in `/v1` (the client adds it: `http://host/v1` would send
+/// `GET /v1/v1/saldo`).
+pub(crate) fn connection(
+    py: Python<'_>,
+    base_url: Option<String>,
+    api_key: Option<String>,
+) -> PyResult<(String, String)> {
+    let given = |v: Option<String>, var: &str| {
+        v.or_else(|| std::env::var(var).ok())
+            .filter(|s| !s.trim().is_empty())
+    };
+    let invalid = |text: String| errors::to_py(py, carapi_sdk::Error::Config(text));
+    let base = given(base_url, carapi_sdk::ENV_BASE_URL).ok_or_else(|| {
+        invalid(format!(
+            "URL base não definida: passe base_url=\"http://...\" a carapi.Client ou defina {}",
+            carapi_sdk::ENV_BASE_URL
+        ))
+    })?;
+    let key = given(api_key, carapi_sdk::ENV_API_KEY).ok_or_else(|| {
+        invalid(format!(
+            "chave de API não definida: passe api_key=\"...\" a carapi.Client ou defina {}",
+            carapi_sdk::ENV_API_KEY
+        ))
+    })?;
+    if let Some(service) = base.trim().trim_end_matches('/').strip_suffix("/v1") {
+        return Err(invalid(format!(
+            "base_url {:?} termina em /v1: dê o endereço do serviço sem /v1 ({service:?}); o cliente acrescenta /v1 a cada chamada",
+            base.trim(),
+        )));
+    }
+    Ok((base, key))
+}
+
 /// `s` seconds as a `Duration`; `ValueError` names the argument when negative or not finite.
 pub(crate) fn seconds(name: &str, s: f64) -> PyResult<Duration> {
     Duration::try_from_secs_f64(s)
@@ -26,13 +66,13 @@ fn endpoint(e: Option<&str>) -> PyResult<Option<EndpointConsulta>> {
         .transpose()
 }
 
-fn lookup_status(s: Option<&str>) -> PyResult<Option<StatusConsulta>> {
+fn status_consulta(s: Option<&str>) -> PyResult<Option<StatusConsulta>> {
     match s.map(str::to_ascii_lowercase).as_deref() {
         None => Ok(None),
         Some("sucesso") => Ok(Some(StatusConsulta::Sucesso)),
         Some("erro") => Ok(Some(StatusConsulta::Erro)),
-        Some(outro) => Err(PyValueError::new_err(format!(
-            "status inválido: {outro:?} (sucesso ou erro)"
+        Some(other) => Err(PyValueError::new_err(format!(
+            "status inválido: {other:?} (sucesso ou erro)"
         ))),
     }
 }
@@ -56,7 +96,7 @@ pub(crate) fn history_params(
         size,
         busca,
         endpoint: endpoint(endpoint_)?,
-        status: lookup_status(status)?,
+        status: status_consulta(status)?,
     })
 }
 

@@ -6,28 +6,33 @@
 //! endpoint and price from docs/contrato.md ("Prices", "Endpoints"), arguments, the keys of
 //! the result and the exceptions.
 
-mod acervo;
 mod archive;
 mod args;
 mod state;
 
+use std::future::Future;
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use carapi_sdk::{DEFAULT_RATE_LIMIT, LimitesUpdate, NovaRecarga, RecargasParams};
+use carapi_sdk::{
+    CancellationToken, DEFAULT_RATE_LIMIT, LimitesUpdate, NovaRecarga, RecargasParams,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 
+use crate::cancel::CancelToken;
 use crate::conv;
 use crate::history::Pages;
-pub(crate) use acervo::Acervo;
+pub(crate) use archive::ArchiveTools;
 use args::{
     check_limit_keys, history_params, limit_field, seconds, topup_status, uuid as recarga_uuid,
 };
+pub(crate) use state::close_all;
 use state::{Options, State};
 
 /// Time-out of [`Client::aguardar_recarga`] when none is given, seconds (a PIX charge lives
 /// 10 minutes at most before a new one is created, contract "Top-up endpoints").
-const AGUARDAR_PADRAO_S: f64 = 600.0;
+const DEFAULT_RECARGA_WAIT_S: f64 = 600.0;
 
 /// Synchronous client of the carapi `/v1` API (the Rust `carapi_sdk::Client`).
 ///
@@ -74,13 +79,86 @@ const AGUARDAR_PADRAO_S: f64 = 600.0;
 #[pyclass(module = "carapi._carapi", name = "Client", subclass, frozen)]
 #[derive(Debug)]
 pub struct Client {
-    state: State,
+    state: Arc<State>,
+    /// Set on a handle made by `_com_cancelamento`: its calls not yet sent give up when it is
+    /// cancelled (`carapi_sdk::Client::with_cancel`).
+    cancel: Option<CancellationToken>,
 }
 
 impl Client {
     /// This process's SDK client (see `state::State::sdk`).
     pub(crate) fn sdk(&self, py: Python<'_>) -> PyResult<state::Sdk> {
         self.state.sdk(py)
+    }
+
+    /// The SDK client this object's calls go through: this process's, with the handle's
+    /// cancellation token when it has one.
+    fn handle(&self, py: Python<'_>) -> PyResult<carapi_sdk::Client> {
+        let sdk = self.state.sdk(py)?;
+        Ok(match &self.cancel {
+            Some(token) => sdk.with_cancel(token.clone()),
+            None => carapi_sdk::Client::clone(&sdk),
+        })
+    }
+
+    /// One SDK call with the GIL released (`state::call`).
+    fn call<T, F, Fut>(&self, py: Python<'_>, f: F) -> PyResult<T>
+    where
+        T: Send,
+        F: FnOnce(carapi_sdk::Client) -> Fut,
+        Fut: Future<Output = carapi_sdk::Result<T>> + Send,
+    {
+        state::call(py, self.handle(py)?, f)
+    }
+
+    /// One charged lookup with the GIL released (`state::consulta`).
+    fn consulta<T, F, Fut>(&self, py: Python<'_>, f: F) -> PyResult<T>
+    where
+        T: Send,
+        F: FnOnce(carapi_sdk::Client) -> Fut,
+        Fut: Future<Output = carapi_sdk::Result<T>> + Send,
+    {
+        state::consulta(py, self.handle(py)?, f)
+    }
+
+    /// A handle on this client (same settings, spend, limiter, archive and connections) whose
+    /// calls not yet sent give up with `Cancelado` once `token` is cancelled; a call already
+    /// sent runs to its end and is counted.
+    pub(crate) fn with_cancel(&self, token: &CancelToken) -> Self {
+        Client {
+            state: Arc::clone(&self.state),
+            cancel: Some(token.token()),
+        }
+    }
+
+    /// How many of `chaves` (canonical keys of `consulta`) this client's archive would answer
+    /// now under its policy (0 without an archive). Blocks on the archive with the GIL released.
+    pub(crate) fn fresh_in_archive(
+        &self,
+        py: Python<'_>,
+        consulta: carapi_sdk::EndpointConsulta,
+        chaves: Vec<String>,
+    ) -> PyResult<usize> {
+        let sdk = self.state.sdk(py)?;
+        let (Some(archive), Some(policy)) = (sdk.archive().cloned(), self.state.policy()) else {
+            return Ok(0);
+        };
+        let freshness = policy.freshness;
+        let now = chrono::Utc::now();
+        let counted = py.detach(
+            move || -> Result<usize, carapi_sdk::archive::ArchiveError> {
+                let mut n = 0;
+                for chave in &chaves {
+                    if archive.latest_entry(consulta, chave)?.is_some_and(|e| {
+                        carapi_sdk::archive::Archive::is_fresh_at(&e, freshness, now)
+                    }) {
+                        n += 1;
+                    }
+                }
+                Ok(n)
+            },
+        );
+        counted.map_err(|e| crate::errors::to_py(py, e.into()))
     }
 
     /// True when the client keeps an archive (`acervo=`): lookups then say where their answer
@@ -95,7 +173,8 @@ impl Client {
     #[new]
     #[pyo3(signature = (base_url=None, api_key=None, max_spend=None, timeout=None, *,
         rate_limit=Some(DEFAULT_RATE_LIMIT.get()), poll_interval=None, acervo=None,
-        finalidade=None, base_legal=None, idade_maxima=None))]
+        finalidade=None, base_legal=None, idade_maxima=None),
+        text_signature = "(base_url=None, api_key=None, max_spend=None, timeout=None, *, rate_limit=10, poll_interval=None, acervo=None, finalidade=None, base_legal=None, idade_maxima=None)")]
     #[allow(clippy::too_many_arguments)] // Python's keyword arguments, one per option
     fn new(
         py: Python<'_>,
@@ -110,20 +189,16 @@ impl Client {
         base_legal: Option<String>,
         idade_maxima: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let mut b = carapi_sdk::Client::builder();
+        let (base_url, api_key) = args::connection(py, base_url, api_key)?;
+        let b = carapi_sdk::Client::builder()
+            .base_url(base_url)
+            .api_key(api_key);
         let setup = archive::from_args(&archive::ArchiveArgs {
-            acervo,
-            finalidade,
-            base_legal,
-            idade_maxima,
+            location: acervo,
+            purpose: finalidade,
+            legal_basis: base_legal,
+            max_age: idade_maxima,
         })?;
-
-        if let Some(u) = base_url {
-            b = b.base_url(u);
-        }
-        if let Some(k) = api_key {
-            b = b.api_key(k);
-        }
         let o = Options {
             max_spend: max_spend.map(conv::money).transpose()?,
             timeout: timeout.map(|t| seconds("timeout", t)).transpose()?,
@@ -133,8 +208,11 @@ impl Client {
                 .transpose()?,
             archive: setup,
         };
+        let state = Arc::new(State::build(py, b, o)?);
+        state::register(&state);
         Ok(Client {
-            state: State::build(py, b, o)?,
+            state,
+            cancel: None,
         })
     }
 
@@ -144,13 +222,8 @@ impl Client {
     /// Raises:
     ///     RuntimeError: the client is closed.
     #[getter]
-    fn acervo(&self, py: Python<'_>) -> PyResult<Option<acervo::Acervo>> {
-        Ok(self
-            .state
-            .sdk(py)?
-            .archive()
-            .cloned()
-            .map(acervo::Acervo::of))
+    fn acervo(&self, py: Python<'_>) -> PyResult<Option<ArchiveTools>> {
+        Ok(self.state.sdk(py)?.archive().cloned().map(ArchiveTools::of))
     }
 
     /// The service's base address (without `/v1`), e.g. `"http://127.0.0.1:8080"`.
@@ -166,16 +239,20 @@ impl Client {
     }
 
     /// True once `close()` was called (or its `with` block ended).
-    #[getter]
-    fn fechado(&self) -> bool {
+    #[getter(fechado)]
+    fn closed(&self) -> bool {
         self.state.is_closed()
     }
 
-    /// Closes the client: its connections are released once the calls in flight end, and
+    /// Closes the client: waits until every lookup it sent has ended (its answer received,
+    /// counted in `gasto()` and, with `acervo=`, archived; at most the longer of its time-outs,
+    /// a `UserWarning` says how many were still running then), releases its connections, and
     /// any later call raises `RuntimeError`; `gasto()` keeps the figure it had at the close.
-    /// Calling it again does nothing.
-    fn close(&self) {
-        self.state.close();
+    /// Calling it again does nothing. The end of the `with` block and the end of the
+    /// interpreter (`atexit`) close every client the same way.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        let running = self.state.close(py);
+        warn_running(py, running)
     }
 
     /// `with carapi.Client() as c:` gives the client and closes it at the end of the block.
@@ -185,9 +262,8 @@ impl Client {
 
     /// Closes the client (`close()`); exceptions of the block propagate.
     #[pyo3(signature = (*_exc))]
-    fn __exit__(&self, _exc: &Bound<'_, PyTuple>) -> bool {
-        self.state.close();
-        false
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> PyResult<()> {
+        self.close(py)
     }
 
     /// Basic lookup of a CAR record: `GET /v1/car/{codigoCar}`.
@@ -214,18 +290,12 @@ impl Client {
     ///     RespostaPerdida: sent, answer lost: possibly charged, never re-sent.
     ///     ErroDeRede, TokenInvalido, ApiError: network failure, 401, other errors.
     fn car<'py>(&self, py: Python<'py>, codigo: &str) -> PyResult<Bound<'py, PyAny>> {
+        let a = self.consulta(py, |c| async move { c.car(pasted(codigo)).await })?;
+        let d = conv::to_py(py, &a.value)?;
         if self.has_archive(py)? {
-            let a = self
-                .state
-                .lookup(py, |c| async move { c.car_archived(codigo).await })?;
-            let d = conv::to_py(py, &a.value)?;
             archive::mark(py, &d, &a)?;
-            return Ok(d);
         }
-        let r = self
-            .state
-            .lookup(py, |c| async move { c.car(codigo).await })?;
-        conv::to_py(py, &r)
+        Ok(d)
     }
 
     /// Complete lookup of a CAR record, with its owners: `GET /v1/car/{codigoCar}/completo`.
@@ -248,18 +318,12 @@ impl Client {
     ///     RespostaPerdida: sent, answer lost: possibly charged, never re-sent.
     ///     ErroDeRede, TokenInvalido, ApiError: network failure, 401, other errors.
     fn car_completo<'py>(&self, py: Python<'py>, codigo: &str) -> PyResult<Bound<'py, PyAny>> {
+        let a = self.consulta(py, |c| async move { c.car_completo(pasted(codigo)).await })?;
+        let d = conv::to_py(py, &a.value)?;
         if self.has_archive(py)? {
-            let a = self
-                .state
-                .lookup(py, |c| async move { c.car_completo_archived(codigo).await })?;
-            let d = conv::to_py(py, &a.value)?;
             archive::mark(py, &d, &a)?;
-            return Ok(d);
         }
-        let r = self
-            .state
-            .lookup(py, |c| async move { c.car_completo(codigo).await })?;
-        conv::to_py(py, &r)
+        Ok(d)
     }
 
     /// The registry's PDF receipt of a CAR record: `GET /v1/car/{codigoCar}/recibo`.
@@ -282,9 +346,7 @@ impl Client {
     ///     ErroDeRede, TokenInvalido, ApiError: network failure, 401, other errors.
     ///     (ApiError also 502 RECIBO_INDISPONIVEL, 503 SERVICO_INDISPONIVEL.)
     fn recibo<'py>(&self, py: Python<'py>, codigo: &str) -> PyResult<Bound<'py, PyBytes>> {
-        let r = self
-            .state
-            .lookup(py, |c| async move { c.recibo(codigo).await })?;
+        let r = self.consulta(py, |c| async move { c.recibo(pasted(codigo)).await })?;
         Ok(PyBytes::new(py, &r.bytes))
     }
 
@@ -315,10 +377,9 @@ impl Client {
         codigo: &str,
         caminho: PathBuf,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let info = self.state.lookup(
-            py,
-            |c| async move { c.recibo_to_file(codigo, caminho).await },
-        )?;
+        let info = self.consulta(py, |c| async move {
+            c.recibo_to_file(pasted(codigo), caminho).await
+        })?;
         let d = PyDict::new(py);
         d.set_item("path", info.path)?;
         d.set_item("filename", info.filename)?;
@@ -348,20 +409,12 @@ impl Client {
     ///     RespostaPerdida: sent, answer lost: possibly charged, never re-sent.
     ///     ErroDeRede, TokenInvalido, ApiError: network failure, 401, other errors.
     fn proprietario<'py>(&self, py: Python<'py>, documento: &str) -> PyResult<Bound<'py, PyAny>> {
+        let a = self.consulta(py, |c| async move { c.proprietario(documento).await })?;
+        let d = conv::to_py(py, &a.value)?;
         if self.has_archive(py)? {
-            let a =
-                self.state.lookup(
-                    py,
-                    |c| async move { c.proprietario_archived(documento).await },
-                )?;
-            let d = conv::to_py(py, &a.value)?;
             archive::mark(py, &d, &a)?;
-            return Ok(d);
         }
-        let r = self
-            .state
-            .lookup(py, |c| async move { c.proprietario(documento).await })?;
-        conv::to_py(py, &r)
+        Ok(d)
     }
 
     /// The balance, the account's prices, limits and today's and this month's use:
@@ -376,7 +429,7 @@ impl Client {
     /// Raises:
     ///     TokenInvalido (401), LimiteExcedido (429), ErroDeRede, ApiError.
     fn saldo<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let r = self.state.call(py, |c| async move { c.saldo().await })?;
+        let r = self.call(py, |c| async move { c.saldo().await })?;
         conv::to_py(py, &r)
     }
 
@@ -390,7 +443,7 @@ impl Client {
     /// Raises:
     ///     The exceptions of `saldo()`.
     fn precos<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let r = self.state.call(py, |c| async move { c.precos().await })?;
+        let r = self.call(py, |c| async move { c.precos().await })?;
         conv::to_py(py, &r)
     }
 
@@ -423,9 +476,7 @@ impl Client {
         status: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let p = history_params(page, size, busca, endpoint, status)?;
-        let r = self
-            .state
-            .call(py, |c| async move { c.historico(&p).await })?;
+        let r = self.call(py, |c| async move { c.historico(&p).await })?;
         conv::to_py(py, &r)
     }
 
@@ -466,7 +517,7 @@ impl Client {
     /// Raises:
     ///     TokenInvalido, LimiteExcedido, ErroDeRede, ApiError.
     fn limites<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let r = self.state.call(py, |c| async move { c.limites().await })?;
+        let r = self.call(py, |c| async move { c.limites().await })?;
         conv::to_py(py, &r)
     }
 
@@ -482,20 +533,18 @@ impl Client {
     /// Raises:
     ///     EntradaInvalida: 400 LIMITE_INVALIDO (out of range). TypeError: another keyword or
     ///     a `float` amount. TokenInvalido, LimiteExcedido, ErroDeRede, ApiError.
-    #[pyo3(signature = (**campos), text_signature = "($self, /, *, diario=..., mensal=...)")]
+    #[pyo3(signature = (**fields), text_signature = "($self, /, *, diario=..., mensal=...)")]
     fn atualizar_limites<'py>(
         &self,
         py: Python<'py>,
-        campos: Option<&Bound<'py, PyDict>>,
+        fields: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        check_limit_keys(campos)?;
+        check_limit_keys(fields)?;
         let update = LimitesUpdate {
-            limite_diario_requisicoes: limit_field(campos, "diario", |v| v.extract::<u32>())?,
-            limite_mensal_reais: limit_field(campos, "mensal", conv::money)?,
+            limite_diario_requisicoes: limit_field(fields, "diario", |v| v.extract::<u32>())?,
+            limite_mensal_reais: limit_field(fields, "mensal", conv::money)?,
         };
-        let r = self
-            .state
-            .call(py, |c| async move { c.atualizar_limites(&update).await })?;
+        let r = self.call(py, |c| async move { c.atualizar_limites(&update).await })?;
         conv::to_py(py, &r)
     }
 
@@ -508,7 +557,7 @@ impl Client {
     /// Raises:
     ///     TokenInvalido, LimiteExcedido, ErroDeRede, ApiError.
     fn uso<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let r = self.state.call(py, |c| async move { c.uso().await })?;
+        let r = self.call(py, |c| async move { c.uso().await })?;
         conv::to_py(py, &r)
     }
 
@@ -533,9 +582,7 @@ impl Client {
         valor: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let valor = valor.map(conv::money).transpose()?;
-        let r = self
-            .state
-            .call(py, |c| async move { c.faixas_recarga(valor).await })?;
+        let r = self.call(py, |c| async move { c.faixas_recarga(valor).await })?;
         conv::to_py(py, &r)
     }
 
@@ -561,13 +608,11 @@ impl Client {
         valor: &Bound<'py, PyAny>,
         confirmar_novos_precos: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let nova = NovaRecarga {
+        let new_recarga = NovaRecarga {
             valor: conv::money(valor)?,
             confirmar_novos_precos,
         };
-        let r = self
-            .state
-            .call(py, |c| async move { c.criar_recarga(&nova).await })?;
+        let r = self.call(py, |c| async move { c.criar_recarga(&new_recarga).await })?;
         conv::to_py(py, &r)
     }
 
@@ -590,9 +635,7 @@ impl Client {
         recarga_id: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let id = recarga_uuid(recarga_id)?;
-        let r = self
-            .state
-            .call(py, |c| async move { c.recarga(id).await })?;
+        let r = self.call(py, |c| async move { c.recarga(id).await })?;
         conv::to_py(py, &r)
     }
 
@@ -609,7 +652,8 @@ impl Client {
     /// Raises:
     ///     TempoEsgotado: still not final after `timeout` (`.recarga_id`, `.ultimo_status`).
     ///     The exceptions of `recarga()`.
-    #[pyo3(signature = (recarga_id, timeout=AGUARDAR_PADRAO_S))]
+    #[pyo3(signature = (recarga_id, timeout=DEFAULT_RECARGA_WAIT_S),
+        text_signature = "($self, /, recarga_id, timeout=600.0)")]
     fn aguardar_recarga<'py>(
         &self,
         py: Python<'py>,
@@ -618,9 +662,7 @@ impl Client {
     ) -> PyResult<Bound<'py, PyAny>> {
         let id = recarga_uuid(recarga_id)?;
         let t = seconds("timeout", timeout)?;
-        let r = self
-            .state
-            .call(py, |c| async move { c.wait_for_recarga(id, t).await })?;
+        let r = self.call(py, |c| async move { c.wait_for_recarga(id, t).await })?;
         conv::to_py(py, &r)
     }
 
@@ -650,9 +692,7 @@ impl Client {
             size,
             status: topup_status(status)?,
         };
-        let r = self
-            .state
-            .call(py, |c| async move { c.recargas(&p).await })?;
+        let r = self.call(py, |c| async move { c.recargas(&p).await })?;
         conv::to_py(py, &r)
     }
 
@@ -685,9 +725,7 @@ impl Client {
     /// Raises:
     ///     The exceptions of `historico()`.
     fn resolver_incertos<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let r = self
-            .state
-            .call(py, |c| async move { c.settle_uncertain().await })?;
+        let r = self.call(py, |c| async move { c.settle_incertos().await })?;
         let d = PyDict::new(py);
         d.set_item("cobradas", r.cobradas)?;
         d.set_item("nao_cobradas", r.nao_cobradas)?;
@@ -696,14 +734,39 @@ impl Client {
     }
 
     fn __repr__(&self) -> String {
-        let fechado = if self.state.is_closed() {
+        let closed = if self.state.is_closed() {
             ", fechado"
         } else {
             ""
         };
         format!(
-            "carapi.Client(base_url={:?}{fechado})",
+            "carapi.Client(base_url={:?}{closed})",
             self.state.base_url()
         )
     }
+}
+
+/// Warns (`UserWarning`) when a close left purchases running past its wait.
+fn warn_running(py: Python<'_>, running: usize) -> PyResult<()> {
+    if running == 0 {
+        return Ok(());
+    }
+    let text = format!(
+        "carapi.Client fechado com {running} compra(s) ainda em andamento: podem ter sido cobradas e não arquivadas"
+    );
+    let message = std::ffi::CString::new(text).unwrap_or_default();
+    PyErr::warn(
+        py,
+        &py.get_type::<pyo3::exceptions::PyUserWarning>(),
+        &message,
+        1,
+    )
+}
+
+/// A CAR code as a person pastes it (`CodigoCar::parse_pasted`: spaces or en/em dashes for the
+/// dashes, no dashes), in its canonical form; anything else as given, for the SDK to refuse
+/// with its message (a CAR-like value echoed, free text masked).
+fn pasted(codigo: &str) -> String {
+    carapi_sdk::CodigoCar::parse_pasted(codigo)
+        .map_or_else(|_| codigo.to_owned(), |c| c.as_str().to_owned())
 }

@@ -1,11 +1,14 @@
 //! What a `Client` holds: its settings, this process's SDK client (remade in a child after a
-//! fork, module `process`) and whether it was closed.
+//! fork, module `process`) and whether it was closed; and every client of the process, so that
+//! the end of the interpreter closes them (their purchases end and are archived first).
 
 use std::future::Future;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+use std::sync::Weak;
 
 use arc_swap::ArcSwapOption;
 use carapi_sdk::archive::ArchivePolicy;
@@ -14,6 +17,33 @@ use pyo3::prelude::*;
 
 use crate::process::{Owned, PerProcess};
 use crate::{block_on, errors};
+
+/// The clients of this process that may still have purchases running, for [`close_all`]. A
+/// lock-free list (a lock held by another thread at a fork would stay held in the child).
+static OPEN: ArcSwapOption<Vec<Weak<State>>> = ArcSwapOption::const_empty();
+
+/// Remembers `state` for [`close_all`] (and forgets the clients already dropped).
+pub(crate) fn register(state: &Arc<State>) {
+    let new = Arc::downgrade(state);
+    OPEN.rcu(|current| {
+        let mut list: Vec<Weak<State>> = current.as_deref().cloned().unwrap_or_default();
+        list.retain(|w| w.strong_count() > 0);
+        list.push(new.clone());
+        Some(Arc::new(list))
+    });
+}
+
+/// Closes every client of this process still open, each after its purchases ended (see
+/// [`State::close`]); the package registers it with `atexit`, so a program that ends without
+/// `close()` keeps what it paid for. Returns how many purchases were still running.
+pub(crate) fn close_all(py: Python<'_>) -> usize {
+    let list = OPEN.load_full();
+    list.iter()
+        .flat_map(|l| l.iter())
+        .filter_map(Weak::upgrade)
+        .map(|s| s.close(py))
+        .sum()
+}
 
 /// Options of `Client(...)` beyond the URL and the key.
 #[derive(Debug)]
@@ -107,6 +137,11 @@ impl State {
         b.build()
     }
 
+    /// The archive policy (`acervo=`), if any.
+    pub(crate) fn policy(&self) -> Option<&ArchivePolicy> {
+        self.archive.as_ref().map(|(_, p)| p)
+    }
+
     /// The base address, without `/v1` and without a trailing slash.
     pub(crate) fn base_url(&self) -> &str {
         &self.base_url
@@ -126,50 +161,60 @@ impl State {
         self.sdk.current().map(|s| s.gasto()).unwrap_or_default()
     }
 
-    /// Closes: later calls raise; the connections go when the calls in flight are done.
-    pub(crate) fn close(&self) {
+    /// Closes: later calls raise; waits (GIL released) until every purchase this process's
+    /// client sent has ended, counted and, with an archive, committed (`carapi_sdk::Client::close`,
+    /// at most the longer of the client's time-outs); then keeps `gasto()` and lets the
+    /// connections go. Returns how many purchases were still running after that wait (0 when
+    /// all ended, and when already closed).
+    pub(crate) fn close(&self, py: Python<'_>) -> usize {
         if self.closed.swap(true, Ordering::AcqRel) {
-            return;
+            return 0;
         }
+        let running = match self.sdk.current() {
+            Some(sdk) => {
+                let sdk = carapi_sdk::Client::clone(&sdk);
+                block_on(py, async move { sdk.close().await })
+            }
+            None => 0,
+        };
         let g = self.gasto();
         self.final_gasto.store(Some(Arc::new(g)));
         self.sdk.clear();
+        running
     }
 
     pub(crate) fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Acquire)
     }
+}
 
-    /// Runs one SDK call on this process's client with the GIL released.
-    pub(crate) fn call<T, F, Fut>(&self, py: Python<'_>, f: F) -> PyResult<T>
-    where
-        T: Send,
-        F: FnOnce(carapi_sdk::Client) -> Fut,
-        Fut: Future<Output = carapi_sdk::Result<T>> + Send,
-    {
-        let sdk = self.sdk(py)?;
-        block_on(py, f(carapi_sdk::Client::clone(&sdk))).map_err(|e| errors::to_py(py, e))
-    }
+/// Runs one SDK call on `client` (this process's, or a handle of it) with the GIL released.
+pub(crate) fn call<T, F, Fut>(py: Python<'_>, client: carapi_sdk::Client, f: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce(carapi_sdk::Client) -> Fut,
+    Fut: Future<Output = carapi_sdk::Result<T>> + Send,
+{
+    block_on(py, f(client)).map_err(|e| errors::to_py(py, e))
+}
 
-    /// Runs one charged lookup; a 402 `SALDO_INSUFICIENTE` gets its price, the balance and
-    /// the shortfall from one free `GET /v1/saldo` (`carapi_sdk::Client::falta`).
-    pub(crate) fn lookup<T, F, Fut>(&self, py: Python<'_>, f: F) -> PyResult<T>
-    where
-        T: Send,
-        F: FnOnce(carapi_sdk::Client) -> Fut,
-        Fut: Future<Output = carapi_sdk::Result<T>> + Send,
-    {
-        let sdk = self.sdk(py)?;
-        let fut = f(carapi_sdk::Client::clone(&sdk));
-        let r = block_on(py, async {
-            match fut.await {
-                Ok(v) => Ok(v),
-                Err(e) => {
-                    let falta = sdk.falta(&e).await.ok().flatten();
-                    Err((e, falta))
-                }
+/// Runs one charged lookup on `client`; a 402 `SALDO_INSUFICIENTE` gets its price, the balance
+/// and the shortfall from one free `GET /v1/saldo` (`carapi_sdk::Client::falta`).
+pub(crate) fn consulta<T, F, Fut>(py: Python<'_>, client: carapi_sdk::Client, f: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce(carapi_sdk::Client) -> Fut,
+    Fut: Future<Output = carapi_sdk::Result<T>> + Send,
+{
+    let fut = f(client.clone());
+    let r = block_on(py, async {
+        match fut.await {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                let shortfall = client.falta(&e).await.ok().flatten();
+                Err((e, shortfall))
             }
-        });
-        r.map_err(|(e, falta)| errors::to_py_with_shortfall(py, e, falta))
-    }
+        }
+    });
+    r.map_err(|(e, shortfall)| errors::to_py_with_shortfall(py, e, shortfall))
 }

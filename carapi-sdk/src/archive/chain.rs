@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 
 use super::{ArchiveError, Entry, Head, NewEntry, Verification};
+use crate::EndpointConsulta;
 
 /// The `prev_hash` of the first entry: 64 zeros.
 pub(crate) const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -88,11 +89,11 @@ pub(crate) fn seal(new: &NewEntry, seq: i64, prev_hash: String, bought_at: &str)
     let content_hash = content_hash(&new.chave, &new.body);
     let hash = Record {
         seq,
-        operation: new.operation,
+        operation: new.consulta.name(),
         preco: preco.as_deref(),
         data_consulta: new.data_consulta.as_deref(),
         bought_at,
-        account: &new.account,
+        account: &new.conta,
         purpose: &new.purpose,
         legal_basis: new.legal_basis.as_str(),
         content_hash: &content_hash,
@@ -101,12 +102,12 @@ pub(crate) fn seal(new: &NewEntry, seq: i64, prev_hash: String, bought_at: &str)
     .hash();
     Entry {
         seq: seq.unsigned_abs(),
-        operation: new.operation.to_owned(),
+        consulta: new.consulta,
         chave: Some(new.chave.clone()),
         preco: new.preco,
         data_consulta: new.data_consulta.clone(),
         bought_at: parse_instant(bought_at),
-        account: new.account.clone(),
+        conta: new.conta.clone(),
         purpose: new.purpose.clone(),
         legal_basis: new.legal_basis.as_str().to_owned(),
         content_hash,
@@ -190,11 +191,11 @@ pub(crate) fn walk(
 fn record_of(e: &Entry) -> RecordOwned {
     RecordOwned {
         seq: i64::try_from(e.seq).unwrap_or(i64::MAX),
-        operation: e.operation.clone(),
+        operation: e.consulta.name(),
         preco: e.preco.map(|p| p.to_string()),
         data_consulta: e.data_consulta.clone(),
         bought_at: instant(e.bought_at),
-        account: e.account.clone(),
+        account: e.conta.clone(),
         purpose: e.purpose.clone(),
         legal_basis: e.legal_basis.clone(),
         content_hash: e.content_hash.clone(),
@@ -205,7 +206,7 @@ fn record_of(e: &Entry) -> RecordOwned {
 /// A [`Record`] owning its fields.
 struct RecordOwned {
     seq: i64,
-    operation: String,
+    operation: &'static str,
     preco: Option<String>,
     data_consulta: Option<String>,
     bought_at: String,
@@ -220,7 +221,7 @@ impl RecordOwned {
     fn hash(&self) -> String {
         Record {
             seq: self.seq,
-            operation: &self.operation,
+            operation: self.operation,
             preco: self.preco.as_deref(),
             data_consulta: self.data_consulta.as_deref(),
             bought_at: &self.bought_at,
@@ -232,6 +233,33 @@ impl RecordOwned {
         }
         .hash()
     }
+}
+
+/// Checks an entry about to be served with its body: the content's hash (key and body) and
+/// the entry's own hash (its record) must both still match, or the entry was altered after it
+/// was written (a few microseconds; the whole chain is [`walk`]'s).
+///
+/// # Errors
+/// [`ArchiveError`] of kind `Tampered`, naming the entry.
+pub(crate) fn check_entry(e: &Entry, body: &[u8]) -> Result<(), ArchiveError> {
+    let content = e
+        .chave
+        .as_deref()
+        .is_some_and(|chave| content_hash(chave, body) == e.content_hash);
+    if content && record_of(e).hash() == e.hash {
+        Ok(())
+    } else {
+        Err(ArchiveError::tampered(e.seq))
+    }
+}
+
+/// The lookup named `name` in a stored entry.
+///
+/// # Errors
+/// [`ArchiveError`] when the name is none of the four lookups (a newer writer's, or an edit).
+pub(crate) fn consulta_of(name: &str) -> Result<EndpointConsulta, ArchiveError> {
+    EndpointConsulta::from_name(name)
+        .ok_or_else(|| ArchiveError::plain("ler a operação de uma entrada"))
 }
 
 /// The fixed-width UTC form the archive writes (sorts as text).

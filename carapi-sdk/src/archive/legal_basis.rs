@@ -10,7 +10,7 @@ use std::str::FromStr;
 /// service does"); the archive only records what was declared.
 ///
 /// [`LegalBasis::as_str`] is the word users type (`--base-legal`, Python's `base_legal`) and the
-/// one written in the archive; [`LegalBasis::artigo`] names the provision.
+/// one written in the archive; [`LegalBasis::article`] names the provision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum LegalBasis {
@@ -78,7 +78,7 @@ impl LegalBasis {
 
     /// The provision of Lei 13.709/2018 (`art. 7, IX`).
     #[must_use]
-    pub fn artigo(self) -> &'static str {
+    pub fn article(self) -> &'static str {
         match self {
             LegalBasis::Consent => "art. 7, I",
             LegalBasis::LegalObligation => "art. 7, II",
@@ -108,12 +108,12 @@ pub struct UnknownLegalBasis(pub String);
 
 impl fmt::Display for UnknownLegalBasis {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let aceitas: Vec<&str> = LegalBasis::ALL.iter().map(|b| b.as_str()).collect();
+        let accepted: Vec<&str> = LegalBasis::ALL.iter().map(|b| b.as_str()).collect();
         write!(
             f,
             "base legal desconhecida {:?}; aceitas (LGPD arts. 7 e 11): {}",
             self.0,
-            aceitas.join(", ")
+            accepted.join(", ")
         )
     }
 }

@@ -45,18 +45,19 @@ use url::Url;
 pub use operations::ReciboDownload;
 pub use pages::Pages;
 
+use crate::client::CallOptions;
 use crate::{ClientBuilder, Error, Gasto, Result};
 
 /// Blocking client of the carapi `/v1` API: [`crate::Client`]'s operations for synchronous
 /// code. See the [module docs](self) for the runtime inside and `fork()`.
 #[derive(Clone)]
 pub struct Client {
-    inner: Arc<Compartilhado>,
-    /// Per-call time-out override ([`Client::with_timeout`]).
-    timeout: Option<Duration>,
+    inner: Arc<Shared>,
+    /// This handle's settings of its calls ([`Client::with_timeout`] and the other `with_*`).
+    call: CallOptions,
 }
 
-struct Compartilhado {
+struct Shared {
     builder: ClientBuilder,
     base: Url,
     process_runtime: Mutex<Arc<ProcessRuntime>>,
@@ -70,7 +71,7 @@ struct ProcessRuntime {
 }
 
 impl ProcessRuntime {
-    fn novo(builder: &ClientBuilder) -> Result<Self> {
+    fn new(builder: &ClientBuilder) -> Result<Self> {
         let client = builder.clone().build()?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -91,9 +92,24 @@ impl ProcessRuntime {
 }
 
 impl Drop for ProcessRuntime {
+    /// Waits for the purchases still running ([`crate::Client::close`]: at most the request
+    /// time-out), so that a program returning from `main` right after a lookup keeps what it
+    /// paid for; then stops the runtime. Dropped inside an async context, the wait runs on a
+    /// thread of its own (a runtime cannot be blocked on from inside another).
     fn drop(&mut self) {
         if self.pid == pid() {
-            // Never waits (a client dropped inside an async context must not panic).
+            if let (Some(rt), Some(client)) = (self.runtime.as_ref(), self.client.as_ref()) {
+                let close = || {
+                    let _ = rt.block_on(client.close());
+                };
+                if tokio::runtime::Handle::try_current().is_ok() {
+                    std::thread::scope(|s| {
+                        s.spawn(close);
+                    });
+                } else {
+                    close();
+                }
+            }
             if let Some(rt) = self.runtime.take() {
                 rt.shutdown_background();
             }
@@ -123,15 +139,15 @@ impl Client {
     }
 
     pub(crate) fn new(builder: ClientBuilder) -> Result<Client> {
-        let process_runtime = ProcessRuntime::novo(&builder)?;
+        let process_runtime = ProcessRuntime::new(&builder)?;
         let base = process_runtime.client().base_url().clone();
         Ok(Client {
-            inner: Arc::new(Compartilhado {
+            inner: Arc::new(Shared {
                 builder,
                 base,
                 process_runtime: Mutex::new(Arc::new(process_runtime)),
             }),
-            timeout: None,
+            call: CallOptions::default(),
         })
     }
 
@@ -145,10 +161,28 @@ impl Client {
     /// [`crate::Client::with_timeout`].
     #[must_use]
     pub fn with_timeout(&self, timeout: Duration) -> Client {
-        Client {
-            inner: self.inner.clone(),
-            timeout: Some(timeout),
-        }
+        let mut c = self.clone();
+        c.call.timeout = Some(timeout);
+        c
+    }
+
+    /// A handle whose calls give up when `token` is cancelled before they were sent, as
+    /// [`crate::Client::with_cancel`].
+    #[must_use]
+    pub fn with_cancel(&self, token: crate::CancellationToken) -> Client {
+        let mut c = self.clone();
+        c.call.cancel = Some(token);
+        c
+    }
+
+    /// Waits until every purchase of this client in this process has ended (at most the
+    /// request time-out; the purchases still running then), as [`crate::Client::close`]. The
+    /// client's drop does it too.
+    ///
+    /// # Errors
+    /// [`Error::Config`] inside a tokio runtime.
+    pub fn close(&self) -> Result<usize> {
+        self.run(|c| async move { Ok(c.close().await) })
     }
 
     /// What this client (and its clones) spent in this process, as [`crate::Client::gasto`]; in a
@@ -177,18 +211,18 @@ impl Client {
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         if process_runtime.pid != pid() {
-            if self.inner.builder.tem_http_client() {
+            if self.inner.builder.has_http_client() {
                 return Err(Error::Config(
                     "cliente blocking com http_client próprio usado após fork(): construa o cliente no processo filho".into(),
                 ));
             }
-            *process_runtime = Arc::new(ProcessRuntime::novo(&self.inner.builder)?);
+            *process_runtime = Arc::new(ProcessRuntime::new(&self.inner.builder)?);
         }
         Ok(process_runtime.clone())
     }
 
-    /// Runs `chamada` on this process's runtime, blocking the calling thread.
-    fn run<T, F>(&self, chamada: impl FnOnce(crate::Client) -> F) -> Result<T>
+    /// Runs `call` on this process's runtime, blocking the calling thread.
+    fn run<T, F>(&self, call: impl FnOnce(crate::Client) -> F) -> Result<T>
     where
         F: Future<Output = Result<T>>,
     {
@@ -198,12 +232,9 @@ impl Client {
             ));
         }
         let process_runtime = self.process_runtime()?;
-        let client = match self.timeout {
-            Some(t) => process_runtime.client().with_timeout(t),
-            None => process_runtime.client().clone(),
-        };
+        let client = process_runtime.client().with_call(self.call.clone());
         let rt = process_runtime.runtime.as_ref().expect("set until dropped");
-        rt.block_on(chamada(client))
+        rt.block_on(call(client))
     }
 }
 
@@ -211,7 +242,7 @@ impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("blocking::Client")
             .field("base_url", &self.inner.base.as_str())
-            .field("timeout", &self.timeout)
+            .field("timeout", &self.call.timeout)
             .field("builder", &self.inner.builder)
             .finish_non_exhaustive()
     }
@@ -231,9 +262,9 @@ impl ClientBuilder {
 fn pid() -> u32 {
     #[cfg(test)]
     {
-        let falso = tests::PID_FALSO.load(std::sync::atomic::Ordering::SeqCst);
-        if falso != 0 {
-            return falso;
+        let fake = tests::FAKE_PID.load(std::sync::atomic::Ordering::SeqCst);
+        if fake != 0 {
+            return fake;
         }
     }
     std::process::id()

@@ -13,18 +13,60 @@ use uuid::Uuid;
 
 use super::{Client, ProcessRuntime, pid};
 use crate::{
-    CarDadosBasicos, CarDadosCompletos, CarResponse, Error, FaixasResponse, Falta, HistoricoParams,
-    HistoricoResponse, LimitesResponse, LimitesUpdate, NovaRecarga, Precos, ProprietarioResponse,
-    RecargaCriadaResponse, RecargaStatusResponse, RecargasParams, RecargasResponse, Recibo,
-    ReciboInfo, ReciboProgress, Result, SaldoResponse, Settlement, UsoResponse,
+    Answer, CarDadosBasicos, CarDadosCompletos, CarResponse, Error, FaixasResponse, Falta,
+    HistoricoParams, HistoricoResponse, LimitesResponse, LimitesUpdate, NovaRecarga, Precos,
+    ProprietarioResponse, RecargaCriadaResponse, RecargaStatusResponse, RecargasParams,
+    RecargasResponse, Recibo, ReciboInfo, ReciboProgress, Result, SaldoResponse, Settlement,
+    UsoResponse,
 };
 
 impl Client {
+    /// The archive this client keeps its paid answers in, if any (feature `archive`), as
+    /// [`crate::Client::archive`]: in a child after `fork()`, the file opened again there.
+    #[cfg(feature = "archive")]
+    #[must_use]
+    pub fn archive(&self) -> Option<crate::archive::Archive> {
+        self.process_runtime()
+            .ok()
+            .and_then(|r| r.client().archive().cloned())
+    }
+
+    /// A handle whose lookups use `freshness` instead of the archive policy's, as
+    /// [`crate::Client::with_freshness`] (feature `archive`).
+    #[cfg(feature = "archive")]
+    #[must_use]
+    pub fn with_freshness(&self, freshness: crate::archive::Freshness) -> Client {
+        let mut c = self.clone();
+        c.call.freshness = Some(freshness);
+        c
+    }
+
+    /// A handle whose lookups return before or after the commit, as
+    /// [`crate::Client::with_commit`] (feature `archive`). The default, [`Commit::Wait`](crate::archive::Commit::Wait),
+    /// is what a program that may return from `main` right after a lookup wants.
+    #[cfg(feature = "archive")]
+    #[must_use]
+    pub fn with_commit(&self, commit: crate::archive::Commit) -> Client {
+        let mut c = self.clone();
+        c.call.commit = commit;
+        c
+    }
+
+    /// A handle whose owner lookups go out even for a document purged from the archive, as
+    /// [`crate::Client::with_purged_allowed`] (feature `archive`).
+    #[cfg(feature = "archive")]
+    #[must_use]
+    pub fn with_purged_allowed(&self) -> Client {
+        let mut c = self.clone();
+        c.call.purged_allowed = true;
+        c
+    }
+
     /// `GET /v1/car/{codigoCar}`, blocking: [`crate::Client::car`] (charged on 200).
     ///
     /// # Errors
     /// As [`crate::Client::car`].
-    pub fn car(&self, codigo: impl AsRef<str>) -> Result<CarResponse<CarDadosBasicos>> {
+    pub fn car(&self, codigo: impl AsRef<str>) -> Result<Answer<CarResponse<CarDadosBasicos>>> {
         self.run(|c| async move { c.car(codigo).await })
     }
 
@@ -32,7 +74,10 @@ impl Client {
     ///
     /// # Errors
     /// As [`crate::Client::car_completo`].
-    pub fn car_completo(&self, codigo: impl AsRef<str>) -> Result<CarResponse<CarDadosCompletos>> {
+    pub fn car_completo(
+        &self,
+        codigo: impl AsRef<str>,
+    ) -> Result<Answer<CarResponse<CarDadosCompletos>>> {
         self.run(|c| async move { c.car_completo(codigo).await })
     }
 
@@ -40,7 +85,7 @@ impl Client {
     ///
     /// # Errors
     /// As [`crate::Client::proprietario`].
-    pub fn proprietario(&self, documento: impl AsRef<str>) -> Result<ProprietarioResponse> {
+    pub fn proprietario(&self, documento: impl AsRef<str>) -> Result<Answer<ProprietarioResponse>> {
         self.run(|c| async move { c.proprietario(documento).await })
     }
 
@@ -48,7 +93,7 @@ impl Client {
     ///
     /// # Errors
     /// As [`crate::Client::recibo`].
-    pub fn recibo(&self, codigo: impl AsRef<str>) -> Result<Recibo> {
+    pub fn recibo(&self, codigo: impl AsRef<str>) -> Result<Answer<Recibo>> {
         self.run(|c| async move { c.recibo(codigo).await })
     }
 
@@ -152,8 +197,8 @@ impl Client {
     ///
     /// # Errors
     /// As [`crate::Client::criar_recarga`].
-    pub fn criar_recarga(&self, nova: &NovaRecarga) -> Result<RecargaCriadaResponse> {
-        self.run(|c| async move { c.criar_recarga(nova).await })
+    pub fn criar_recarga(&self, recarga: &NovaRecarga) -> Result<RecargaCriadaResponse> {
+        self.run(|c| async move { c.criar_recarga(recarga).await })
     }
 
     /// `GET /v1/recarga/{recargaId}` (free), blocking: [`crate::Client::recarga`].
@@ -185,20 +230,20 @@ impl Client {
     }
 
     /// Settles the uncertain lookups against the history, blocking:
-    /// [`crate::Client::settle_uncertain`].
+    /// [`crate::Client::settle_incertos`].
     ///
     /// # Errors
-    /// As [`crate::Client::settle_uncertain`].
-    pub fn settle_uncertain(&self) -> Result<Settlement> {
-        self.run(|c| async move { c.settle_uncertain().await })
+    /// As [`crate::Client::settle_incertos`].
+    pub fn settle_incertos(&self) -> Result<Settlement> {
+        self.run(|c| async move { c.settle_incertos().await })
     }
 
     /// The shortfall of a 402, blocking: [`crate::Client::falta`].
     ///
     /// # Errors
     /// As [`crate::Client::falta`].
-    pub fn falta(&self, erro: &Error) -> Result<Option<Falta>> {
-        self.run(|c| async move { c.falta(erro).await })
+    pub fn falta(&self, error: &Error) -> Result<Option<Falta>> {
+        self.run(|c| async move { c.falta(error).await })
     }
 }
 

@@ -8,7 +8,7 @@ use super::Client;
 use crate::page::FetchedPage;
 use crate::{ConsumoItem, HistoricoParams, RecargaItem, RecargasParams, Result};
 
-type Busca<T> = Box<dyn FnMut(&Client, u32) -> Result<FetchedPage<T>> + Send>;
+type Fetch<T> = Box<dyn FnMut(&Client, u32) -> Result<FetchedPage<T>> + Send>;
 
 /// The items of a paginated list, page after page (each page one free request, made when the
 /// items before are used up), as an [`Iterator`] of `Result<T>`: the blocking
@@ -17,9 +17,9 @@ type Busca<T> = Box<dyn FnMut(&Client, u32) -> Result<FetchedPage<T>> + Send>;
 /// `fork()` too.
 pub struct Pages<T> {
     client: Client,
-    busca: Busca<T>,
-    proxima: Option<u32>,
-    itens: VecDeque<T>,
+    fetch: Fetch<T>,
+    next_page: Option<u32>,
+    buffered: VecDeque<T>,
 }
 
 impl<T> Iterator for Pages<T> {
@@ -27,16 +27,16 @@ impl<T> Iterator for Pages<T> {
 
     fn next(&mut self) -> Option<Result<T>> {
         loop {
-            if let Some(item) = self.itens.pop_front() {
+            if let Some(item) = self.buffered.pop_front() {
                 return Some(Ok(item));
             }
-            let page = self.proxima.take()?;
-            match (self.busca)(&self.client, page) {
+            let page = self.next_page.take()?;
+            match (self.fetch)(&self.client, page) {
                 Err(e) => return Some(Err(e)),
                 Ok(p) => {
-                    let ultima = p.itens.is_empty() || p.page.max(page) >= p.total_paginas;
-                    self.proxima = (!ultima).then_some(page + 1);
-                    self.itens = p.itens.into();
+                    let last = p.itens.is_empty() || p.page.max(page) >= p.total_paginas;
+                    self.next_page = (!last).then_some(page + 1);
+                    self.buffered = p.itens.into();
                 }
             }
         }
@@ -46,8 +46,8 @@ impl<T> Iterator for Pages<T> {
 impl<T> fmt::Debug for Pages<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("blocking::Pages")
-            .field("next_page", &self.proxima)
-            .field("buffered", &self.itens.len())
+            .field("next_page", &self.next_page)
+            .field("buffered", &self.buffered.len())
             .finish_non_exhaustive()
     }
 }
@@ -65,9 +65,9 @@ impl Client {
     /// # Ok(()) }
     /// ```
     pub fn historico_stream(&self, params: HistoricoParams) -> Pages<ConsumoItem> {
-        let inicio = params.page.unwrap_or(1).max(1);
+        let first = params.page.unwrap_or(1).max(1);
         let size = Some(params.size.unwrap_or(100));
-        let busca = move |c: &Client, page: u32| {
+        let fetch = move |c: &Client, page: u32| {
             let p = HistoricoParams {
                 page: Some(page),
                 size,
@@ -79,15 +79,15 @@ impl Client {
                 itens: r.itens,
             })
         };
-        self.pages(inicio, Box::new(busca))
+        self.pages(first, Box::new(fetch))
     }
 
     /// Every top-up matching `params`, page after page, as an iterator: the blocking
     /// [`crate::Client::recargas_stream`].
     pub fn recargas_stream(&self, params: RecargasParams) -> Pages<RecargaItem> {
-        let inicio = params.page.unwrap_or(1).max(1);
+        let first = params.page.unwrap_or(1).max(1);
         let size = Some(params.size.unwrap_or(100));
-        let busca = move |c: &Client, page: u32| {
+        let fetch = move |c: &Client, page: u32| {
             let p = RecargasParams {
                 page: Some(page),
                 size,
@@ -99,15 +99,15 @@ impl Client {
                 itens: r.itens,
             })
         };
-        self.pages(inicio, Box::new(busca))
+        self.pages(first, Box::new(fetch))
     }
 
-    fn pages<T>(&self, inicio: u32, busca: Busca<T>) -> Pages<T> {
+    fn pages<T>(&self, first: u32, fetch: Fetch<T>) -> Pages<T> {
         Pages {
             client: self.clone(),
-            busca,
-            proxima: Some(inicio),
-            itens: VecDeque::new(),
+            fetch,
+            next_page: Some(first),
+            buffered: VecDeque::new(),
         }
     }
 }

@@ -9,7 +9,7 @@ use super::*;
 use crate::{Precos, sandbox};
 
 /// The process id [`pid`] reports when not 0: a test pretends to be a child after `fork()`.
-pub(super) static PID_FALSO: AtomicU32 = AtomicU32::new(0);
+pub(super) static FAKE_PID: AtomicU32 = AtomicU32::new(0);
 
 const CODIGO: &str = "DF-5300108-CCD63AE5A8A04271941A8A4CD8829672";
 
@@ -25,7 +25,7 @@ fn car(codigo: &str) -> serde_json::Value {
 
 /// A mock server on a runtime of its own thread (the test thread has none, as a plain
 /// `fn main`).
-fn servidor() -> (tokio::runtime::Runtime, MockServer) {
+fn server_on_own_runtime() -> (tokio::runtime::Runtime, MockServer) {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let server = rt.block_on(async {
         let server = MockServer::start().await;
@@ -44,7 +44,7 @@ fn servidor() -> (tokio::runtime::Runtime, MockServer) {
 /// One test for every blocking behaviour: the fake process id is global.
 #[test]
 fn every_operation_from_plain_threads_refused_inside_a_runtime_and_fresh_after_fork() {
-    let (rt, server) = servidor();
+    let (rt, server) = server_on_own_runtime();
     let client = Client::builder()
         .base_url(server.uri())
         .api_key("k")
@@ -52,8 +52,8 @@ fn every_operation_from_plain_threads_refused_inside_a_runtime_and_fresh_after_f
         .build_blocking()
         .unwrap();
     assert_eq!(client.car(CODIGO).unwrap().dados.codigo_car, CODIGO);
-    let outro = client.clone();
-    std::thread::spawn(move || outro.car(CODIGO).unwrap())
+    let other = client.clone();
+    std::thread::spawn(move || other.car(CODIGO).unwrap())
         .join()
         .unwrap();
     assert_eq!(
@@ -70,12 +70,12 @@ fn every_operation_from_plain_threads_refused_inside_a_runtime_and_fresh_after_f
 
     // A child after fork(): the parent's runtime is left alone, a fresh one serves the child,
     // which counts its own spending from the fork on.
-    PID_FALSO.store(std::process::id() + 1, Ordering::SeqCst);
+    FAKE_PID.store(std::process::id() + 1, Ordering::SeqCst);
     assert_eq!(client.gasto().confirmado, Decimal::ZERO);
     assert_eq!(client.car(CODIGO).unwrap().dados.codigo_car, CODIGO);
     assert_eq!(client.gasto().confirmado, Decimal::ONE);
     assert!(client.car(sandbox::CAR_BASICO).is_ok());
-    PID_FALSO.store(0, Ordering::SeqCst);
+    FAKE_PID.store(0, Ordering::SeqCst);
     drop(client);
     rt.block_on(async move { drop(server) });
 }

@@ -1,31 +1,26 @@
-//! Lookups through the archive of paid answers (cargo feature `archive`): reuse while fresh,
-//! one request per key at a time in this process, every bought 200 appended.
-
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+//! Lookups through the archive of paid answers (cargo feature `archive`): reuse while fresh
+//! (each served answer checked against its hashes), one purchase per key in this process and
+//! across processes, every bought 200 appended by the purchase's task before the key is let go.
 
 use bytes::Bytes;
-use chrono::Utc;
-use serde::de::DeserializeOwned;
+use chrono::{SubsecRound, Utc};
+use tracing::Instrument;
 
-use super::http::{Req, decode};
+use super::http::{Attempts, Req, Slot, call_span};
+use super::purchase::ReplyTo;
 use super::{Client, Op};
-use crate::archive::{Archive, ArchivePolicy, Archived, Entry, Freshness, NewEntry, Origin};
-use crate::{
-    CarDadosBasicos, CarDadosCompletos, CarResponse, CodigoCar, CpfCnpj, Error,
-    ProprietarioResponse, Recibo, Result,
+use crate::archive::{
+    Archive, ArchiveError, ArchivePolicy, Claim, Commit, Flight, Freshness, Kept, NewEntry,
 };
+use crate::spend::Reservation;
+use crate::{Answer, EndpointConsulta, Error, Origin, Result};
 
-/// One in-flight lookup of a key: held by its buyer, waited on by the others.
-type Flight = Arc<tokio::sync::Mutex<()>>;
-
-/// The archive of a client, its policy, and the in-flight lookups.
+/// The archive of a client, its policy and its account.
 pub(crate) struct ArchiveSetup {
     pub(crate) archive: Archive,
     pub(crate) policy: ArchivePolicy,
     /// Fingerprint of the client's API key.
-    pub(crate) account: String,
-    flights: Mutex<HashMap<(&'static str, String), Flight>>,
+    pub(crate) conta: String,
 }
 
 impl ArchiveSetup {
@@ -37,26 +32,10 @@ impl ArchiveSetup {
             ));
         }
         Ok(Self {
-            archive,
+            archive: archive.for_this_process()?,
             policy,
-            account: crate::archive::fingerprint(api_key),
-            flights: Mutex::new(HashMap::new()),
+            conta: crate::archive::fingerprint(api_key),
         })
-    }
-
-    fn flight(&self, op: Op, chave: &str) -> Flight {
-        let mut map = self.flights.lock().unwrap_or_else(PoisonError::into_inner);
-        map.entry((op.name(), chave.to_owned()))
-            .or_default()
-            .clone()
-    }
-
-    fn land(&self, op: Op, chave: &str) {
-        let mut map = self.flights.lock().unwrap_or_else(PoisonError::into_inner);
-        let key = (op.name(), chave.to_owned());
-        if map.get(&key).is_some_and(|m| Arc::strong_count(m) == 1) {
-            map.remove(&key);
-        }
     }
 }
 
@@ -69,6 +48,26 @@ impl std::fmt::Debug for ArchiveSetup {
     }
 }
 
+/// A purchase ready to go: everything its task will own.
+struct Purchase {
+    req: Req,
+    reservation: Reservation,
+    read_prices: bool,
+    slot: Slot,
+    /// This process's flight of the key (none with [`Freshness::Never`]).
+    flight: Option<Flight>,
+    /// The key held across processes (none with [`Freshness::Never`]).
+    claim: Option<Box<dyn Claim>>,
+}
+
+/// Where a lookup through the archive stands once the caller's part is done.
+enum Step {
+    /// Answered from the archive.
+    Served(Answer<Bytes>),
+    /// To buy.
+    Buy(Box<Purchase>),
+}
+
 impl Client {
     /// The archive this client keeps its paid answers in, if any
     /// ([`ClientBuilder::archive`](crate::ClientBuilder::archive)).
@@ -77,55 +76,37 @@ impl Client {
         self.inner.archive.as_ref().map(|s| &s.archive)
     }
 
-    /// [`Client::car`] through the archive, saying where the answer came from.
-    ///
-    /// # Errors
-    /// As [`Client::car`]; [`Error::Archive`] when the archive cannot be read (nothing sent);
-    /// [`Error::Config`] when the client has no archive.
-    pub async fn car_archived(
-        &self,
-        codigo: impl AsRef<str>,
-    ) -> Result<Archived<CarResponse<CarDadosBasicos>>> {
-        let req = self.car_req(&CodigoCar::parse(codigo)?)?;
-        self.archived_json(req).await
+    /// A handle on the same client whose lookups use `freshness` instead of the archive
+    /// policy's: [`Freshness::Never`] buys again what the archive holds (and keeps the new
+    /// answer: the explicit new purchase of an answer the archive refused as altered), a
+    /// longer [`Freshness::MaxAge`] accepts older answers.
+    #[must_use]
+    pub fn with_freshness(&self, freshness: Freshness) -> Client {
+        let mut c = self.clone();
+        c.call.freshness = Some(freshness);
+        c
     }
 
-    /// [`Client::car_completo`] through the archive, saying where the answer came from.
-    ///
-    /// # Errors
-    /// As [`Client::car_archived`].
-    pub async fn car_completo_archived(
-        &self,
-        codigo: impl AsRef<str>,
-    ) -> Result<Archived<CarResponse<CarDadosCompletos>>> {
-        let req = self.car_completo_req(&CodigoCar::parse(codigo)?)?;
-        self.archived_json(req).await
+    /// A handle on the same client whose lookups return when `commit` says: once the bought
+    /// answer is committed ([`Commit::Wait`], the default: its [`Answer::seq`]), or as soon as
+    /// it arrives ([`Commit::Behind`]: no `seq`; the commit goes on in the purchase's task, a
+    /// failure is a WARN event, and the key stays held until it commits).
+    #[must_use]
+    pub fn with_commit(&self, commit: Commit) -> Client {
+        let mut c = self.clone();
+        c.call.commit = commit;
+        c
     }
 
-    /// [`Client::proprietario`] through the archive, saying where the answer came from.
-    ///
-    /// # Errors
-    /// As [`Client::car_archived`], with the errors of [`Client::proprietario`].
-    pub async fn proprietario_archived(
-        &self,
-        documento: impl AsRef<str>,
-    ) -> Result<Archived<ProprietarioResponse>> {
-        let req = self.proprietario_req(&CpfCnpj::parse(documento)?)?;
-        self.archived_json(req).await
-    }
-
-    /// [`Client::recibo`] through the archive, saying where the PDF came from.
-    ///
-    /// # Errors
-    /// As [`Client::car_archived`], with the errors of [`Client::recibo`].
-    pub async fn recibo_archived(&self, codigo: impl AsRef<str>) -> Result<Archived<Recibo>> {
-        let codigo = CodigoCar::parse(codigo)?;
-        let req = self.recibo_req(&codigo)?;
-        let filename = format!("{}.pdf", codigo.as_str());
-        Ok(self
-            .archived_bytes(req, Commit::Wait)
-            .await?
-            .map(|bytes| Recibo { filename, bytes }))
+    /// A handle on the same client whose owner lookups go out even for a document purged from
+    /// the archive at its owner's request (by default refused before anything is sent:
+    /// [`ArchiveErrorKind::Purged`](crate::archive::ArchiveErrorKind::Purged)): for a new
+    /// processing with its own legal basis. The answer is kept as any other.
+    #[must_use]
+    pub fn with_purged_allowed(&self) -> Client {
+        let mut c = self.clone();
+        c.call.purged_allowed = true;
+        c
     }
 
     /// The archive's setup when `req` is a charged lookup to keep (not a sandbox value).
@@ -133,206 +114,221 @@ impl Client {
         self.inner.archive.as_ref().filter(|_| req.chargeable())
     }
 
-    /// A JSON lookup through the archive.
-    async fn archived_json<T: DeserializeOwned>(&self, req: Req) -> Result<Archived<T>> {
-        let op = req.op;
-        let a = self.archived_bytes(req, Commit::Wait).await?;
-        let value = decode(op, 200, &a.value)?;
-        Ok(a.map(|_| value))
-    }
-
-    /// The body of a plain lookup through the archive: its append left behind
-    /// ([`Commit::Behind`]).
-    pub(crate) async fn lookup_bytes_archived(&self, req: Req) -> Result<Bytes> {
-        Ok(self.archived_bytes(req, Commit::Behind).await?.value)
-    }
-
-    /// The body of a lookup: from the archive when fresh, else bought and appended (the
-    /// lookup waiting for the append's commit or not, as `commit` says). A sandbox value is
-    /// sent and not archived.
-    async fn archived_bytes(&self, req: Req, commit: Commit) -> Result<Archived<Bytes>> {
-        let Some(setup) = self.archive_for(&req) else {
-            if self.inner.archive.is_none() {
-                return Err(Error::Config(
-                    "cliente sem acervo: configure ClientBuilder::archive".into(),
-                ));
-            }
-            let op = req.op;
-            let (_, _, bytes) = self
-                .execute_charged(req, true)
-                .await?
-                .into_parts(op, false)
-                .await?;
-            return Ok(from_api(bytes, Utc::now()));
-        };
-        let Freshness::MaxAge(max_age) = setup.policy.freshness else {
-            let bought = self.buy(setup, req).await?;
-            return Ok(self.keep(setup, bought, Sink::Archive(commit)).await);
-        };
-        let (op, chave) = (req.op, req.chave.clone());
-        let flight = setup.flight(op, &chave);
-        let guard = flight.lock().await;
-        let result = self.fresh_or_buy(setup, req, max_age, commit).await;
-        drop(guard);
-        drop(flight);
-        setup.land(op, &chave);
-        result
-    }
-
-    /// The archived answer when fresh, else bought and kept. On a PostgreSQL archive the
-    /// purchase is claimed across processes: a process that finds the key claimed waits for
-    /// the buyer, then reads the archive again; a buyer that fails or is cancelled releases
-    /// the claim unappended, and the waiter buys (or reports its own error).
-    async fn fresh_or_buy(
+    /// The body of a lookup: from the archive when fresh, else bought in a task that appends
+    /// it before letting the key go (see `purchase.rs`). The caller's part (reads, the key's
+    /// flight and claim, the spend reservation, the limiter's permit) sends nothing when
+    /// dropped or cancelled.
+    pub(crate) async fn through_archive(
         &self,
         setup: &ArchiveSetup,
         req: Req,
-        max_age: std::time::Duration,
-        commit: Commit,
-    ) -> Result<Archived<Bytes>> {
-        let (op, chave) = (req.op, req.chave.clone());
-        // A SQLite archive's read is an index lookup of a few microseconds on its own
-        // connection, which no writer blocks: it runs here, as a round trip through the
-        // blocking pool cost more than the read, unless the key's append is still queued (the
-        // read commits it first). A PostgreSQL read goes over the network.
-        let found = if setup.archive.is_shared() || setup.archive.has_pending(op.name(), &chave) {
-            let (archive, chave) = (setup.archive.clone(), chave.clone());
-            blocking(move || archive.latest(op.name(), &chave)).await??
-        } else {
-            setup.archive.latest(op.name(), &chave)?
-        };
-        if let Some(a) = fresh(found, max_age) {
-            return Ok(a);
-        }
-        #[cfg(feature = "archive-postgres")]
-        if let Some(pg) = setup.archive.postgres() {
-            let claim = pg.claim(op.name(), &chave).await?;
-            if let Some(a) = fresh(claim.latest(op.name(), &chave).await?, max_age) {
-                return Ok(a);
-            }
-            let bought = self.buy(setup, req).await?;
-            return Ok(self.keep(setup, bought, Sink::Claim(claim)).await);
-        }
-        let bought = self.buy(setup, req).await?;
-        Ok(self.keep(setup, bought, Sink::Archive(commit)).await)
-    }
-
-    /// Buys `req`: the body and the entry to append.
-    async fn buy(&self, setup: &ArchiveSetup, req: Req) -> Result<(Bytes, NewEntry)> {
+    ) -> Result<Answer<Bytes>> {
         let op = req.op;
-        let chave = req.chave.clone();
-        let (_, _, bytes) = self
-            .execute_charged(req, true)
-            .await?
-            .into_parts(op, true)
-            .await?;
-        let data_consulta = (op != Op::Recibo)
-            .then(|| serde_json::from_slice::<DataConsulta>(&bytes).ok())
-            .flatten()
-            .and_then(|d| d.data_consulta);
-        let new = NewEntry {
-            operation: op.name(),
-            chave,
-            body: bytes.to_vec(),
-            preco: self.precos_conhecidos().map(|p| op.preco(&p)),
-            data_consulta,
-            bought_at: Utc::now(),
-            account: setup.account.clone(),
+        let step = self.cancellable(op, self.prepare(setup, req)).await?;
+        let purchase = match step {
+            Step::Served(a) => return Ok(a),
+            Step::Buy(p) => *p,
+        };
+        let span = call_span(&purchase.req);
+        let keep = Keep {
+            archive: setup.archive.clone(),
             purpose: setup.policy.purpose.clone(),
             legal_basis: setup.policy.legal_basis,
-            documentos: Vec::new(),
+            conta: setup.conta.clone(),
+            commit: self.call.commit,
         };
-        Ok((bytes, new))
+        let this = self.clone();
+        self.spawn_purchase(op, move |left, reply| {
+            this.buy_and_keep(purchase, keep, left, reply)
+                .instrument(span)
+        })
+        .await
     }
 
-    /// Appends a bought answer; one that cannot be archived is still returned, with a warning
-    /// (also a WARN event). An answer left behind ([`Commit::Behind`]) is returned at once,
-    /// with no sequence number; its failure is the WARN event.
-    async fn keep(
-        &self,
-        setup: &ArchiveSetup,
-        (bytes, new): (Bytes, NewEntry),
-        sink: Sink,
-    ) -> Archived<Bytes> {
-        let (op, bought_at) = (new.operation, new.bought_at);
-        let new = match sink {
-            Sink::Archive(Commit::Behind) => match setup.archive.append_behind(new) {
-                None => return from_api(bytes, bought_at),
-                Some(new) => new,
-            },
-            _ => new,
+    /// The caller's part of a lookup through the archive.
+    async fn prepare(&self, setup: &ArchiveSetup, req: Req) -> Result<Step> {
+        let archive = &setup.archive;
+        let consulta = consulta_of(req.op);
+        let chave = req.chave.clone();
+        if consulta == EndpointConsulta::Proprietario
+            && !self.call.purged_allowed
+            && let Some(at) = archive.purged_at(&chave).await?
+        {
+            return Err(ArchiveError::purged(at).into());
+        }
+        let max_age = match self.call.freshness.unwrap_or(setup.policy.freshness) {
+            Freshness::MaxAge(max_age) => Some(max_age),
+            Freshness::Never => None,
         };
-        let appended = match sink {
-            Sink::Archive(_) => {
-                let archive = setup.archive.clone();
-                blocking(move || archive.append(new.with_documents()))
-                    .await
-                    .map_err(|e| e.to_string())
+        let mut flight = None;
+        if let Some(max_age) = max_age {
+            if let Some(a) = served(archive.latest(consulta, &chave).await?, max_age)? {
+                return Ok(Step::Served(a));
             }
-            #[cfg(feature = "archive-postgres")]
-            Sink::Claim(claim) => match blocking(move || new.with_documents()).await {
-                Ok(new) => Ok(claim.append(new).await),
-                Err(e) => Err(e.to_string()),
-            },
-        };
-        let (seq, bought_at, warning) = match appended {
-            Ok(Ok(e)) => (Some(e.seq), e.bought_at, None),
-            Ok(Err(e)) => (None, bought_at, Some(super::http::cadeia(&e))),
-            Err(e) => (None, bought_at, Some(e)),
-        };
-        if let Some(w) = &warning {
-            tracing::warn!(target: "carapi_sdk::archive", operation = op, error = %w, "resposta paga não arquivada");
+            flight = Some(archive.flight(consulta, &chave).await);
+            if let Some(a) = served(archive.latest(consulta, &chave).await?, max_age)? {
+                return Ok(Step::Served(a));
+            }
         }
-        Archived {
-            seq,
-            warning,
-            ..from_api(bytes, bought_at)
+        let (reservation, read_prices) = self.reserve_consulta(req.op, false, &chave).await?;
+        // The limiter's place before the claim: no pooled connection waits for the limiter.
+        let slot = self.slot(&req).await?;
+        let mut claim = None;
+        if let Some(max_age) = max_age {
+            let mut held = archive.claim(consulta, &chave).await?;
+            if let Some(a) = served(held.latest(consulta, &chave).await?, max_age)? {
+                return Ok(Step::Served(a));
+            }
+            claim = Some(held);
+        }
+        Ok(Step::Buy(Box::new(Purchase {
+            req,
+            reservation,
+            read_prices,
+            slot,
+            flight,
+            claim,
+        })))
+    }
+
+    /// The purchase's task: buys, answers its caller (before or after the commit, as
+    /// `keep.commit` says), appends, and only then lets the key go.
+    async fn buy_and_keep(
+        self,
+        purchase: Purchase,
+        keep: Keep,
+        left: tokio_util::sync::CancellationToken,
+        reply: ReplyTo<Answer<Bytes>>,
+    ) {
+        let Purchase {
+            req,
+            reservation,
+            read_prices,
+            slot,
+            flight,
+            claim,
+        } = purchase;
+        let (op, chave) = (req.op, req.chave.clone());
+        let call = Attempts {
+            req,
+            buffer: true,
+            reservation,
+            slot: Some(slot),
+            left: Some(left),
+        };
+        let bytes = match self.buy(call, read_prices).await {
+            Ok(reply) => reply.into_parts(op, true).await.map(|(_, _, b)| b),
+            Err(e) => Err(e),
+        };
+        let bytes = match bytes {
+            Ok(b) => b,
+            Err(e) => {
+                let _ = reply.send(Err(e));
+                return;
+            }
+        };
+        let new = self.new_entry(&keep, op, chave, &bytes);
+        let mut answer = Answer::bought(bytes, new.bought_at);
+        // Queued first (a read of this process waits for what is queued), then answered.
+        let appended = match claim {
+            Some(claim) => claim.append(new),
+            None => keep.archive.append(new),
+        };
+        let mut reply = Some(reply);
+        if keep.commit == Commit::Behind
+            && let Some(r) = reply.take()
+        {
+            let _ = r.send(Ok(answer.clone()));
+        }
+        let appended = appended.await;
+        drop(flight);
+        match appended {
+            Ok(e) => {
+                answer.seq = Some(e.seq);
+                answer.bought_at = e.bought_at;
+            }
+            Err(e) => {
+                let w = crate::error_chain(&e);
+                tracing::warn!(target: "carapi_sdk::archive", operation = op.name(), error = %w, "resposta paga não arquivada");
+                answer.warning = Some(w);
+            }
+        }
+        // After the append: the claim (and, on PostgreSQL, its pooled connection) is released
+        // first, so this read never waits for a connection a purchase holds.
+        let purge = keep
+            .archive
+            .purge_warning(consulta_of(op), &answer.value)
+            .await
+            .unwrap_or_else(|e| {
+                Some(format!(
+                    "não foi possível conferir os expurgos do acervo: {e}"
+                ))
+            });
+        if let Some(w) = purge {
+            if reply.is_none() {
+                tracing::warn!(target: "carapi_sdk::archive", operation = op.name(), "{w}");
+            }
+            answer.warning = Some(answer.warning.map_or(w.clone(), |a| format!("{a}; {w}")));
+        }
+        if let Some(r) = reply {
+            let _ = r.send(Ok(answer));
+        }
+    }
+
+    /// The entry to append for a bought `body`.
+    fn new_entry(&self, keep: &Keep, op: Op, chave: String, body: &Bytes) -> NewEntry {
+        let consulta = consulta_of(op);
+        let data_consulta = (consulta != EndpointConsulta::Recibo)
+            .then(|| serde_json::from_slice::<DataConsulta>(body).ok())
+            .flatten()
+            .and_then(|d| d.data_consulta);
+        NewEntry {
+            consulta,
+            chave,
+            body: body.to_vec(),
+            preco: self.known_precos().map(|p| op.preco(&p)),
+            data_consulta,
+            // The archive keeps microseconds: the answer says the instant the entry says.
+            bought_at: Utc::now().trunc_subsecs(6),
+            conta: keep.conta.clone(),
+            purpose: keep.purpose.clone(),
+            legal_basis: keep.legal_basis,
+            documentos: Vec::new(),
         }
     }
 }
 
-/// An answer the API gave, bought at `bought_at`, with no entry number and no warning.
-fn from_api(value: Bytes, bought_at: chrono::DateTime<Utc>) -> Archived<Bytes> {
-    Archived {
-        value,
-        origin: Origin::Api,
-        bought_at,
-        seq: None,
-        warning: None,
+/// What a purchase's task needs to keep its answer.
+struct Keep {
+    archive: Archive,
+    purpose: String,
+    legal_basis: crate::archive::LegalBasis,
+    conta: String,
+    commit: Commit,
+}
+
+/// The lookup of a charged operation.
+fn consulta_of(op: Op) -> EndpointConsulta {
+    op.consulta().unwrap_or(EndpointConsulta::CarBasico)
+}
+
+/// The archived answer of `found` when younger than `max_age`, once checked against its
+/// hashes (an altered entry is an error naming it, never served nor silently re-bought).
+fn served(found: Kept, max_age: std::time::Duration) -> Result<Option<Answer<Bytes>>> {
+    let Some((entry, body)) = found else {
+        return Ok(None);
+    };
+    if !Archive::is_fresh(&entry, Freshness::MaxAge(max_age)) {
+        return Ok(None);
     }
-}
-
-/// Whether a lookup returns once its bought answer is committed to a SQLite archive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Commit {
-    /// It waits: the `*_archived` lookups, which give the entry's number or the reason it was
-    /// not archived.
-    Wait,
-    /// It returns at once, the answer left to the archive's committer (the plain lookups,
-    /// which give neither): a batch does not wait for each commit. The answer is committed
-    /// within the next group; a read of the archive in this process commits it first.
-    Behind,
-}
-
-/// Where a bought answer is appended.
-enum Sink {
-    /// The archive (its own transaction, or a group's).
-    Archive(Commit),
-    /// The claim's transaction, whose commit releases the claim.
-    #[cfg(feature = "archive-postgres")]
-    Claim(crate::archive::Claim),
-}
-
-/// The archived answer of `found` when younger than `max_age`.
-fn fresh(found: Option<(Entry, Vec<u8>)>, max_age: std::time::Duration) -> Option<Archived<Bytes>> {
-    let (entry, body) = found?;
-    Archive::is_fresh(&entry, Freshness::MaxAge(max_age)).then(|| Archived {
+    Archive::check_entry(&entry, &body)?;
+    Ok(Some(Answer {
         value: Bytes::from(body),
         origin: Origin::Archive,
         bought_at: entry.bought_at,
         seq: Some(entry.seq),
         warning: None,
-    })
+    }))
 }
 
 /// `dataConsulta` of a JSON answer, as received.
@@ -341,13 +337,4 @@ fn fresh(found: Option<(Entry, Vec<u8>)>, max_age: std::time::Duration) -> Optio
 struct DataConsulta {
     #[serde(default)]
     data_consulta: Option<String>,
-}
-
-/// Runs `f` on tokio's blocking pool (SQLite calls block).
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> T + Send + 'static,
-) -> std::result::Result<T, Error> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| Error::Config(format!("tarefa do acervo interrompida: {e}")))
 }

@@ -1,7 +1,7 @@
 //! [`ClientBuilder`]: every setting of the client, with defaults.
 
 use std::fmt;
-use std::num::NonZeroU32;
+use std::num::{NonZeroU32, NonZeroUsize};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,6 +11,9 @@ use url::Url;
 
 use super::{Client, Inner};
 use crate::limiter::{DEFAULT_RATE_LIMIT, Limiter};
+
+/// Requests in flight at once by default ([`ClientBuilder::max_in_flight`]).
+pub const DEFAULT_MAX_IN_FLIGHT: NonZeroUsize = NonZeroUsize::new(32).expect("32 is not zero");
 use crate::retry::RetryPolicy;
 use crate::spend::{DEFAULT_SETTLE_GRACE, SpendGuard};
 use crate::{Error, Precos, Result};
@@ -40,8 +43,9 @@ pub const MIN_POLL_INTERVAL: Duration = Duration::from_secs(5);
 /// | [`connect_timeout`](Self::connect_timeout) | 10 s |
 /// | [`receipt_timeout`](Self::receipt_timeout) | 120 s (receipt PDF, whole body) |
 /// | [`retry`](Self::retry) | [`RetryPolicy::default`] |
-/// | [`retry_charged_lookups`](Self::retry_charged_lookups) | false |
+/// | [`retry_charged_consultas`](Self::retry_charged_consultas) | false |
 /// | [`rate_limit`](Self::rate_limit) | 10 requests in any second (contract, "Limits"), a burst of 10 |
+/// | [`max_in_flight`](Self::max_in_flight) | 32 requests (and connections) at once |
 /// | [`max_spend`](Self::max_spend) | none |
 /// | [`settle_grace`](Self::settle_grace) | 30 s |
 /// | [`precos`](Self::precos) | learned from `GET /v1/saldo` (free), read once before the first charged lookup |
@@ -58,8 +62,9 @@ pub struct ClientBuilder {
     connect_timeout: Duration,
     receipt_timeout: Duration,
     retry: RetryPolicy,
-    retry_charged_lookups: bool,
+    retry_charged_consultas: bool,
     rate_limit: Option<NonZeroU32>,
+    max_in_flight: NonZeroUsize,
     max_spend: Option<Decimal>,
     settle_grace: Duration,
     precos: Option<Precos>,
@@ -79,8 +84,9 @@ impl Default for ClientBuilder {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             receipt_timeout: DEFAULT_RECEIPT_TIMEOUT,
             retry: RetryPolicy::default(),
-            retry_charged_lookups: false,
+            retry_charged_consultas: false,
             rate_limit: Some(DEFAULT_RATE_LIMIT),
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             max_spend: None,
             settle_grace: DEFAULT_SETTLE_GRACE,
             precos: None,
@@ -147,8 +153,8 @@ impl ClientBuilder {
     /// request may have been charged, so this can charge twice (and [`Client::gasto`] counts the
     /// lookup once); default false. A 200 whose body broke off is never re-sent: it was charged.
     #[must_use]
-    pub fn retry_charged_lookups(mut self, yes: bool) -> Self {
-        self.retry_charged_lookups = yes;
+    pub fn retry_charged_consultas(mut self, yes: bool) -> Self {
+        self.retry_charged_consultas = yes;
         self
     }
 
@@ -163,8 +169,20 @@ impl ClientBuilder {
         self
     }
 
+    /// The most requests this client and its clones have in flight at once, each on a
+    /// connection of its own (default 32; the idle connections kept are bounded alike). More
+    /// wait for a free one, before they are sent. A server bounds the connections of one
+    /// address (the reference server resets those past 100): a burst of hundreds of lookups
+    /// without a rate limit then waits here instead of meeting resets, whose lookups could not
+    /// tell whether they were charged.
+    #[must_use]
+    pub fn max_in_flight(mut self, n: NonZeroUsize) -> Self {
+        self.max_in_flight = n;
+        self
+    }
+
     /// Spend cap of this client and its clones, BRL. It counts [`Client::gasto`]'s
-    /// `confirmado + uncertain` (an answer lost after sending may have been charged) plus the
+    /// `confirmado + incerto` (an answer lost after sending may have been charged) plus the
     /// prices reserved by lookups in flight. A lookup that fits once those in flight settle
     /// (a 404 releases its reservation) waits for them; one that would pass the cap even then
     /// is refused before it is sent with [`Error::SpendLimit`]. Sandbox values are free and
@@ -178,7 +196,7 @@ impl ClientBuilder {
 
     /// How long after a lost answer (or a call dropped after sending) its request may still be
     /// in process at the server (default 30 s). Until then
-    /// [`Client::settle_uncertain`] leaves a lookup the history does not show uncertain
+    /// [`Client::settle_incertos`] leaves a lookup the history does not show uncertain
     /// ([`Settlement::pendentes`](crate::Settlement::pendentes)); after it, such a lookup is
     /// settled as not charged. Measured on this client's monotonic clock. A short grace suits a
     /// local test server whose requests end in milliseconds.
@@ -242,17 +260,17 @@ impl ClientBuilder {
 
     /// True when the HTTP client was given ([`ClientBuilder::http_client`]).
     #[cfg(feature = "blocking")]
-    pub(crate) fn tem_http_client(&self) -> bool {
+    pub(crate) fn has_http_client(&self) -> bool {
         self.http_client.is_some()
     }
 
     /// Keeps every charged 200 in `archive` under `policy` (cargo feature `archive`): the
     /// lookups ([`Client::car`], [`Client::car_completo`], [`Client::proprietario`],
-    /// [`Client::recibo`], [`Client::recibo_to_file`]) answer from it while fresh and append
-    /// what they buy; their `*_archived` forms say where each answer came from. On a SQLite
-    /// archive the plain lookups return as soon as the answer is bought, its append left to
-    /// the archive's committer (a failure is a WARN event), and the `*_archived` forms return
-    /// once it is committed (with its number, or a warning). See [`crate::archive`].
+    /// [`Client::recibo`], [`Client::recibo_download`], [`Client::recibo_to_file`]) answer from
+    /// it while fresh and append what they buy; each [`Answer`](crate::Answer) says where it
+    /// came from, and a bought one returns once it is committed (with its number, or a
+    /// warning), unless [`Client::with_commit`] says otherwise. One purchase per key across the
+    /// clients and processes on the archive. See [`crate::archive`].
     ///
     /// [`ClientBuilder::build`] fails with [`Error::Config`] when the policy's purpose is
     /// blank (before any request).
@@ -313,15 +331,16 @@ impl ClientBuilder {
             Some(http) => http,
             None => reqwest::Client::builder()
                 .connect_timeout(self.connect_timeout)
+                .pool_max_idle_per_host(self.max_in_flight.get())
                 .build()
                 .map_err(|e| Error::Config(format!("cliente HTTP: {e}")))?,
         };
         let spend = SpendGuard::new(self.max_spend, self.settle_grace);
         if let Some(p) = self.precos {
-            spend.precificar(p);
+            spend.learn_prices(p);
         }
         Ok(Client {
-            timeout: None,
+            call: super::CallOptions::default(),
             inner: Arc::new(Inner {
                 http,
                 auth,
@@ -332,16 +351,18 @@ impl ClientBuilder {
                 budget: self.retry.new_budget(),
                 retry: self.retry,
                 limiter: self.rate_limit.map(Limiter::new),
+                in_flight: Arc::new(tokio::sync::Semaphore::new(self.max_in_flight.get())),
                 spend,
-                retry_charged_lookups: self.retry_charged_lookups,
+                retry_charged_consultas: self.retry_charged_consultas,
                 poll_interval: self.poll_interval,
-                precos_fixos: self.precos,
-                leitura_precos: tokio::sync::Mutex::new(()),
+                fixed_precos: self.precos,
+                precos_read: tokio::sync::Mutex::new(()),
                 #[cfg(feature = "archive")]
                 archive: self
                     .archive
                     .map(|(a, p)| super::archived::ArchiveSetup::new(a, p, &key))
                     .transpose()?,
+                tasks: tokio_util::task::TaskTracker::new(),
             }),
         })
     }
@@ -356,8 +377,9 @@ impl fmt::Debug for ClientBuilder {
             .field("connect_timeout", &self.connect_timeout)
             .field("receipt_timeout", &self.receipt_timeout)
             .field("retry", &self.retry)
-            .field("retry_charged_lookups", &self.retry_charged_lookups)
+            .field("retry_charged_consultas", &self.retry_charged_consultas)
             .field("rate_limit", &self.rate_limit)
+            .field("max_in_flight", &self.max_in_flight)
             .field("max_spend", &self.max_spend)
             .field("settle_grace", &self.settle_grace)
             .field("precos", &self.precos)

@@ -2,7 +2,7 @@
 
 use super::http::Req;
 use super::{Client, Op};
-use crate::{CarDadosBasicos, CarDadosCompletos, CarResponse, CodigoCar, Result};
+use crate::{Answer, CarDadosBasicos, CarDadosCompletos, CarResponse, CodigoCar, Result};
 
 impl Client {
     /// Basic data of a rural property: `GET /v1/car/{codigoCar}` (contract, "Lookups").
@@ -11,6 +11,12 @@ impl Client {
     /// case are fixed; `UF-IIIIIII-<32 hex>` or a sandbox code). Charged on 200 (1.00 BRL,
     /// legacy 0.50); a response from the internal cache (`cache: true`) is charged too.
     ///
+    /// The [`Answer`] dereferences to the response and says where it came from: with an
+    /// archive ([`ClientBuilder::archive`](crate::ClientBuilder::archive)) a fresh answer is
+    /// read from it at no charge, else the answer is bought and archived before it is returned
+    /// (see [`crate::archive`]). A call dropped after its request was sent does not lose what
+    /// it paid for: the purchase ends in a task of the client ([`Client::close`]).
+    ///
     /// # Errors
     /// - [`Error::Validation`](crate::Error::Validation) for a malformed code: nothing is sent.
     /// - [`Error::SpendLimit`](crate::Error::SpendLimit) when [`ClientBuilder::max_spend`](crate::ClientBuilder::max_spend) would be passed.
@@ -18,9 +24,16 @@ impl Client {
     ///   402 `SALDO_INSUFICIENTE`, 404 `CAR_NAO_ENCONTRADO`, 429 `LIMITE_EXCEDIDO`,
     ///   500 `ERRO_INTERNO`.
     /// - [`Error::Transport`](crate::Error::Transport), [`Error::Decode`](crate::Error::Decode).
-    pub async fn car(&self, codigo: impl AsRef<str>) -> Result<CarResponse<CarDadosBasicos>> {
+    /// - [`Error::Archive`](crate::Error::Archive) (with an archive): it cannot be read, or the
+    ///   answer it holds was altered; nothing is sent.
+    /// - [`Error::Cancelled`](crate::Error::Cancelled): the handle's token
+    ///   ([`Client::with_cancel`]) was cancelled before the request was sent.
+    pub async fn car(
+        &self,
+        codigo: impl AsRef<str>,
+    ) -> Result<Answer<CarResponse<CarDadosBasicos>>> {
         let req = self.car_req(&CodigoCar::parse(codigo)?)?;
-        self.lookup_json(req).await
+        self.consulta_json(req).await
     }
 
     /// Complete data (with owner names and documents): `GET /v1/car/{codigoCar}/completo`.
@@ -32,27 +45,27 @@ impl Client {
     pub async fn car_completo(
         &self,
         codigo: impl AsRef<str>,
-    ) -> Result<CarResponse<CarDadosCompletos>> {
+    ) -> Result<Answer<CarResponse<CarDadosCompletos>>> {
         let req = self.car_completo_req(&CodigoCar::parse(codigo)?)?;
-        self.lookup_json(req).await
+        self.consulta_json(req).await
     }
 
-    /// The request of [`Client::car`] for a parsed code (also used through the archive).
+    /// The request of [`Client::car`] for a parsed code.
     pub(super) fn car_req(&self, codigo: &CodigoCar) -> Result<Req> {
         let url = self.url(&["car", codigo.as_str()])?;
-        Ok(Req::lookup(
-            Op::Car,
+        Ok(Req::consulta(
+            Op::CAR,
             url,
             codigo.as_str(),
             codigo.is_sandbox(),
         ))
     }
 
-    /// The request of [`Client::car_completo`] for a parsed code (also used through the archive).
+    /// The request of [`Client::car_completo`] for a parsed code.
     pub(super) fn car_completo_req(&self, codigo: &CodigoCar) -> Result<Req> {
         let url = self.url(&["car", codigo.as_str(), "completo"])?;
-        Ok(Req::lookup(
-            Op::CarCompleto,
+        Ok(Req::consulta(
+            Op::CAR_COMPLETO,
             url,
             codigo.as_str(),
             codigo.is_sandbox(),

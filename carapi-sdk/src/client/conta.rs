@@ -20,7 +20,7 @@ impl Client {
         let saldo: SaldoResponse = self
             .call_json(Req::get(Op::Saldo, self.url(&["saldo"])?))
             .await?;
-        self.aprender_precos(saldo.precos);
+        self.learn_precos(saldo.precos);
         Ok(saldo)
     }
 

@@ -41,8 +41,8 @@ impl Client {
     ///
     /// # Errors
     /// Those of [`Client::saldo`].
-    pub async fn falta(&self, erro: &Error) -> Result<Option<Falta>> {
-        let Some(api) = erro.api() else {
+    pub async fn falta(&self, error: &Error) -> Result<Option<Falta>> {
+        let Some(api) = error.api() else {
             return Ok(None);
         };
         if api.code != ErrorCode::SaldoInsuficiente || api.sandbox {

@@ -1,18 +1,22 @@
 //! The request pipeline shared by every operation: limiter, time-out, retries, error decoding,
 //! spend commit and tracing (route templates only: never a CAR code or a document).
 
+use std::future::Future;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, RETRY_AFTER, USER_AGENT};
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 use tracing::field::Empty;
 use url::Url;
 
 use super::{Client, Op};
 use crate::error::HEADER_LIMITE;
+use crate::limiter::Permit;
 use crate::retry::Outcome;
 use crate::spend::{DatedAnswer, Reservation, date_of_header};
 use crate::{ApiError, Error, EscopoLimite, Result};
@@ -46,7 +50,7 @@ impl Req {
     }
 
     /// A `GET` of a lookup of `chave` (normalised).
-    pub(crate) fn lookup(op: Op, url: Url, chave: &str, sandbox: bool) -> Self {
+    pub(crate) fn consulta(op: Op, url: Url, chave: &str, sandbox: bool) -> Self {
         Self {
             sandbox,
             chave: chave.to_owned(),
@@ -70,8 +74,8 @@ impl Req {
     }
 }
 
-/// A successful answer: buffered, or with the body still to be read (receipt streaming).
-pub(crate) enum Answer {
+/// A successful reply: buffered, or with the body still to be read (receipt streaming).
+pub(crate) enum Reply {
     Buffered {
         status: u16,
         headers: HeaderMap,
@@ -80,20 +84,20 @@ pub(crate) enum Answer {
     Streaming(reqwest::Response),
 }
 
-impl Answer {
-    /// Status, headers and the whole body (read now for a streaming answer).
+impl Reply {
+    /// Status, headers and the whole body (read now for a streaming reply).
     pub(crate) async fn into_parts(
         self,
         op: Op,
         chargeable: bool,
     ) -> Result<(u16, HeaderMap, Bytes)> {
         match self {
-            Answer::Buffered {
+            Reply::Buffered {
                 status,
                 headers,
                 bytes,
             } => Ok((status, headers, bytes)),
-            Answer::Streaming(resp) => {
+            Reply::Streaming(resp) => {
                 let status = resp.status().as_u16();
                 let headers = resp.headers().clone();
                 let bytes = resp
@@ -108,7 +112,7 @@ impl Answer {
 
 /// How one attempt ended.
 enum Attempt {
-    Done(Answer),
+    Done(Reply),
     /// Failed; `Some(outcome)` when the retry policy may consider it.
     Failed(Option<Outcome>, Error),
 }
@@ -118,109 +122,83 @@ impl Client {
     pub(crate) async fn fetch_saldo(&self) -> Result<crate::SaldoResponse> {
         let req = Req::get(Op::Saldo, self.url(&["saldo"])?);
         let (status, _, bytes) = self
-            .execute(req, true, Reservation::nenhuma())
+            .execute(req, true)
             .await?
             .into_parts(Op::Saldo, false)
             .await?;
         decode(Op::Saldo, status, &bytes)
     }
 
-    /// Sends `req` (reserving its price if it is a charged lookup) and decodes the JSON body
-    /// of the 2xx answer into `T`.
+    /// Sends `req`, a free operation, and decodes the JSON body of the 2xx answer into `T`.
     pub(crate) async fn call_json<T: DeserializeOwned>(&self, req: Req) -> Result<T> {
         let op = req.op;
-        let chargeable = req.chargeable();
-        let (status, _, bytes) = self
-            .execute_charged(req, true)
-            .await?
-            .into_parts(op, chargeable)
-            .await?;
+        let (status, _, bytes) = self.execute(req, true).await?.into_parts(op, false).await?;
         decode(op, status, &bytes)
     }
 
-    /// A charged lookup's JSON: through the archive when the client has one (feature
-    /// `archive`), else [`Client::call_json`].
-    pub(crate) async fn lookup_json<T: DeserializeOwned>(&self, req: Req) -> Result<T> {
-        #[cfg(feature = "archive")]
-        if self.archive_for(&req).is_some() {
-            let op = req.op;
-            let bytes = self.lookup_bytes_archived(req).await?;
-            return decode(op, 200, &bytes);
-        }
-        self.call_json(req).await
-    }
-
-    /// [`Client::execute`] with the spend guard: a charged lookup reserves its price first
-    /// ([`Client::reserve_lookup`]); when the account's prices are still unknown and there is no
-    /// cap, they are read alongside the lookup (one free `GET /v1/saldo`, off the lookup's
-    /// path), and the call returns once both ended, so [`Client::gasto`] is exact then.
-    pub(crate) async fn execute_charged(&self, req: Req, buffer: bool) -> Result<Answer> {
-        let (reservation, ler_precos) =
-            self.reserve_lookup(req.op, req.sandbox, &req.chave).await?;
-        if !ler_precos {
-            return self.execute(req, buffer, reservation).await;
-        }
-        let op = req.op;
-        let (resposta, precos) =
-            crate::join::ambos(self.execute(req, buffer, reservation), self.precos()).await;
-        if let Err(e) = precos {
-            tracing::debug!(target: "carapi_sdk::spend", operation = op.name(), error = %e, "preços desconhecidos: consulta contada sem preço");
-            if resposta.as_ref().err().is_some_and(Error::may_have_charged) {
-                crate::spend::warn_money(
-                    op,
-                    None,
-                    "resposta perdida de consulta cobrável, preço desconhecido: pode ter sido cobrada",
-                );
-            }
-        }
-        resposta
-    }
-
-    /// The pipeline. Error statuses become [`Error::Api`]; with `buffer` the body of the 2xx
-    /// answer is read inside the retry loop (a body cut off counts as a lost answer).
-    /// `reservation` is the spend-guard reservation of a charged lookup, committed on 200.
+    /// The pipeline of a free operation or a sandbox value, on the caller's task (dropping the
+    /// call stops it: nothing it does can charge). Error statuses become [`Error::Api`]; with
+    /// `buffer` the body of the 2xx answer is read inside the retry loop.
     ///
     /// Spans and events carry the route template ([`Op::route`]), never the path: the path
     /// holds the CAR code or the owner's document (contract, "What the service does": the client
     /// is the data controller of what it looks up).
-    pub(crate) async fn execute(
-        &self,
-        req: Req,
-        buffer: bool,
-        reservation: Reservation,
-    ) -> Result<Answer> {
+    pub(crate) async fn execute(&self, req: Req, buffer: bool) -> Result<Reply> {
         crate::runtime::check()?;
-        let span = tracing::debug_span!(
-            "carapi_sdk.request",
-            operation = req.op.name(),
-            method = %req.method,
-            route = req.op.route(),
-            attempt = Empty,
-            status = Empty,
-        );
-        self.attempts(req, buffer, reservation)
-            .instrument(span)
+        let call = Attempts {
+            req,
+            buffer,
+            reservation: Reservation::free(),
+            slot: None,
+            left: None,
+        };
+        let span = call_span(&call.req);
+        self.cancellable(call.req.op, self.attempts(call).instrument(span))
             .await
     }
 
-    async fn attempts(&self, req: Req, buffer: bool, reservation: Reservation) -> Result<Answer> {
-        let inner = &self.inner;
+    /// The retry loop of one call: a permit of the limiter before each attempt (the first one
+    /// may come with the call), the attempt, the retry policy. A call whose caller `left` (a
+    /// purchase task whose caller is gone) sends nothing more: no retry, and no first attempt
+    /// either when the caller left before it.
+    pub(crate) async fn attempts(&self, call: Attempts) -> Result<Reply> {
+        let Attempts {
+            req,
+            buffer,
+            reservation,
+            mut slot,
+            left,
+        } = call;
         let op = req.op;
-        let resend_safe = !req.chargeable() || inner.retry_charged_lookups;
+        let mut retries = Retries {
+            op,
+            resend_safe: !req.chargeable() || self.inner.retry_charged_consultas,
+            tokens_spent: 0,
+            rate_limited: 0,
+        };
         let span = tracing::Span::current();
         let mut reservation = Some(reservation);
-        let mut tokens_spent = 0u32;
         let mut attempt = 0u32;
         loop {
             attempt += 1;
             span.record("attempt", attempt);
-            if let Some(limiter) = &inner.limiter {
-                limiter.until_ready().await;
+            let slot = match slot.take() {
+                Some(s) => s,
+                None => until_left(op, left.as_ref(), self.slot(&req)).await?,
+            };
+            if left.as_ref().is_some_and(CancellationToken::is_cancelled) {
+                return Err(Error::Cancelled {
+                    operation: op.name(),
+                });
             }
-            let (outcome, error) = match self.attempt(&req, buffer, attempt, &mut reservation).await
-            {
+            let sent = Sent {
+                slot,
+                attempt,
+                buffer,
+            };
+            let (outcome, error) = match self.attempt(&req, sent, &mut reservation).await {
                 Attempt::Done(answer) => {
-                    inner.budget.refund(tokens_spent.max(1));
+                    self.inner.budget.refund(retries.tokens_spent.max(1));
                     return Ok(answer);
                 }
                 Attempt::Failed(outcome, error) => (outcome, error),
@@ -228,30 +206,15 @@ impl Client {
             let Some(outcome) = outcome else {
                 return Err(error);
             };
-            let Some(wait) = inner.retry.decide(attempt, &outcome, resend_safe) else {
-                if inner.retry.decide(0, &outcome, resend_safe).is_some() {
-                    esgotadas(
-                        op,
-                        attempt,
-                        reservation.as_ref(),
-                        &error,
-                        "tentativas esgotadas",
-                    );
-                }
+            let failed = Failed {
+                attempt,
+                outcome: &outcome,
+                reservation: reservation.as_ref(),
+                error: &error,
+            };
+            let Some(wait) = self.retry_wait(&mut retries, &failed) else {
                 return Err(error);
             };
-            let cost = inner.retry.cost(&outcome);
-            if !inner.budget.try_acquire(cost) {
-                esgotadas(
-                    op,
-                    attempt,
-                    reservation.as_ref(),
-                    &error,
-                    "orçamento de novas tentativas esgotado",
-                );
-                return Err(error);
-            }
-            tokens_spent += cost;
             tracing::debug!(
                 target: "carapi_sdk::http",
                 operation = op.name(),
@@ -262,33 +225,121 @@ impl Client {
                 code = error.code().map(tracing::field::display),
                 "nova tentativa"
             );
-            tokio::time::sleep(wait).await;
+            until_left(op, left.as_ref(), async {
+                tokio::time::sleep(wait).await;
+                Ok(())
+            })
+            .await?;
         }
+    }
+
+    /// The wait before the next attempt, when the policy and the budget allow one (a WARN event
+    /// when the retries ran out).
+    fn retry_wait(&self, retries: &mut Retries, failed: &Failed<'_>) -> Option<Duration> {
+        let policy = &self.inner.retry;
+        let Failed {
+            attempt,
+            outcome,
+            reservation,
+            error,
+        } = *failed;
+        let rate_limited = matches!(
+            outcome,
+            Outcome::Status {
+                status: 429,
+                retry_after: Some(w),
+            } if *w <= policy.max_retry_after()
+        );
+        let decided = if rate_limited && retries.rate_limited < policy.rate_retries() {
+            retries.rate_limited += 1;
+            policy.decide(0, outcome, retries.resend_safe)
+        } else {
+            policy.decide(attempt - retries.rate_limited, outcome, retries.resend_safe)
+        };
+        let Some(wait) = decided else {
+            if policy.decide(0, outcome, retries.resend_safe).is_some() {
+                log_exhausted(
+                    retries.op,
+                    attempt,
+                    reservation,
+                    error,
+                    "tentativas esgotadas",
+                );
+            }
+            return None;
+        };
+        let cost = policy.cost(outcome);
+        if !self.inner.budget.try_acquire(cost) {
+            log_exhausted(
+                retries.op,
+                attempt,
+                reservation,
+                error,
+                "orçamento de novas tentativas esgotado",
+            );
+            return None;
+        }
+        retries.tokens_spent += cost;
+        Some(wait)
+    }
+
+    /// What `req` needs before it goes: one of the client's connections
+    /// ([`ClientBuilder::max_in_flight`](crate::ClientBuilder::max_in_flight)), then a place in
+    /// the limiter's window (none without a limiter, and none for a sandbox value: the contract
+    /// exempts reserved values from every limit, contract "Sandbox"). Cancel-safe.
+    ///
+    /// `GET /v1/saldo` takes no connection of the bound: the account's prices are read (once,
+    /// shared) alongside purchases that hold theirs until the prices are known, so the read
+    /// must never wait for one of them.
+    pub(crate) async fn slot(&self, req: &Req) -> Result<Slot> {
+        let connection = if req.op == Op::Saldo {
+            None
+        } else {
+            let permit = Arc::clone(&self.inner.in_flight)
+                .acquire_owned()
+                .await
+                .map_err(|_| Error::Config("cliente encerrado".into()))?;
+            Some(permit)
+        };
+        let rate = match &self.inner.limiter {
+            Some(limiter) if !req.sandbox => Some(limiter.acquire().await),
+            _ => None,
+        };
+        Ok(Slot {
+            rate,
+            _connection: connection,
+        })
     }
 
     /// One attempt: send, then classify the answer.
     async fn attempt(
         &self,
         req: &Req,
-        buffer: bool,
-        attempt: u32,
+        sent: Sent,
         reservation: &mut Option<Reservation>,
     ) -> Attempt {
+        let Sent {
+            slot,
+            attempt,
+            buffer,
+        } = sent;
         let started = Instant::now();
         if let Some(r) = reservation.as_mut() {
             // From here until an answer, dropping the call leaves the lookup uncertain.
-            r.enviando();
+            r.about_to_send();
         }
+        // The connection stays held until this attempt ends (its body read, if buffered).
+        let _connection = slot.sent();
         let mut resp = match self.request(req).send().await {
             Ok(resp) => resp,
             Err(e) => return send_failed(req, e, attempt, started, reservation.as_mut()),
         };
         let data = date_of_header(resp.headers());
         if let Some(data) = data {
-            self.inner.spend.observar(DatedAnswer {
+            self.inner.spend.observe(DatedAnswer {
                 data,
-                enviado: Some(started),
-                recebido: Instant::now(),
+                sent: Some(started),
+                received: Instant::now(),
             });
         }
         let status = resp.status();
@@ -300,17 +351,17 @@ impl Client {
                 r.commit(data);
             }
         } else if let Some(r) = reservation.as_mut() {
-            r.sem_cobranca();
+            r.uncharged();
         }
         if !status.is_success() {
             return self.failed_status(req, resp, reservation.as_ref()).await;
         }
         if !buffer {
-            return Attempt::Done(Answer::Streaming(resp));
+            return Attempt::Done(Reply::Streaming(resp));
         }
         let headers = std::mem::take(resp.headers_mut());
         match resp.bytes().await {
-            Ok(bytes) => Attempt::Done(Answer::Buffered {
+            Ok(bytes) => Attempt::Done(Reply::Buffered {
                 status: status.as_u16(),
                 headers,
                 bytes,
@@ -332,7 +383,7 @@ impl Client {
     /// own unless overridden), and the JSON body.
     fn request(&self, req: &Req) -> reqwest::RequestBuilder {
         let inner = &self.inner;
-        let timeout = self.timeout.unwrap_or(if req.recibo {
+        let timeout = self.call.timeout.unwrap_or(if req.recibo {
             inner.receipt_timeout
         } else {
             inner.timeout
@@ -360,7 +411,7 @@ impl Client {
     ) -> Attempt {
         let status = resp.status().as_u16();
         let retry_after = retry_after(resp.headers());
-        let escopo = resp
+        let scope = resp
             .headers()
             .get(HEADER_LIMITE)
             .and_then(|v| v.to_str().ok())
@@ -370,7 +421,7 @@ impl Client {
         api.operation = Some(req.op.name());
         api.preco = match reservation.and_then(Reservation::preco) {
             Some(p) => Some(p),
-            None if req.chargeable() => self.precos_conhecidos().map(|p| req.op.preco(&p)),
+            None if req.chargeable() => self.known_precos().map(|p| req.op.preco(&p)),
             None => None,
         };
         let mut outcome = Some(Outcome::Status {
@@ -378,14 +429,103 @@ impl Client {
             retry_after,
         });
         if status == 429 {
-            let e = EscopoLimite::of_429(escopo.as_deref(), retry_after, req.chargeable());
+            let e = EscopoLimite::of_429(scope.as_deref(), retry_after, req.chargeable());
             api.limite = Some(e);
-            if e != EscopoLimite::Taxa {
+            if e == EscopoLimite::Taxa {
+                if let Some(limiter) = self.inner.limiter.as_ref().filter(|_| !req.sandbox) {
+                    limiter.rate_exceeded(retry_after);
+                }
+            } else {
                 // The daily or monthly limit: not worth waiting for.
                 outcome = None;
             }
         }
         Attempt::Failed(outcome, Error::Api(api))
+    }
+}
+
+/// One call's retry loop, as [`Client::attempts`] runs it.
+pub(crate) struct Attempts {
+    pub(crate) req: Req,
+    /// Read the body of the 2xx answer inside the retry loop.
+    pub(crate) buffer: bool,
+    /// The spend guard's reservation of a charged lookup (none for the others).
+    pub(crate) reservation: Reservation,
+    /// The first attempt's connection and place in the limiter, when the caller took them.
+    pub(crate) slot: Option<Slot>,
+    /// Cancelled when the caller left (a purchase task's).
+    pub(crate) left: Option<CancellationToken>,
+}
+
+/// What a request needs before it goes ([`Client::slot`]).
+#[derive(Debug)]
+pub(crate) struct Slot {
+    rate: Option<Permit>,
+    _connection: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+impl Slot {
+    /// The request leaves now: its place in the limiter is kept; the connection is held
+    /// until the returned guard goes.
+    fn sent(self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        if let Some(r) = self.rate {
+            r.sent();
+        }
+        self._connection
+    }
+}
+
+/// What one attempt needs besides the request.
+struct Sent {
+    slot: Slot,
+    attempt: u32,
+    buffer: bool,
+}
+
+/// The retry state of one call.
+struct Retries {
+    op: Op,
+    resend_safe: bool,
+    tokens_spent: u32,
+    /// Rate 429s absorbed besides the attempts ([`crate::RetryPolicy::with_rate_retries`]).
+    rate_limited: u32,
+}
+
+/// An attempt that failed, as the retry decision reads it.
+#[derive(Clone, Copy)]
+struct Failed<'a> {
+    attempt: u32,
+    outcome: &'a Outcome,
+    reservation: Option<&'a Reservation>,
+    error: &'a Error,
+}
+
+/// The span of one call: operation, method and route template (never the path).
+pub(crate) fn call_span(req: &Req) -> tracing::Span {
+    tracing::debug_span!(
+        "carapi_sdk.request",
+        operation = req.op.name(),
+        method = %req.method,
+        route = req.op.route(),
+        attempt = Empty,
+        status = Empty,
+    )
+}
+
+/// `fut`, unless the caller `left` first ([`Error::Cancelled`]).
+async fn until_left<T>(
+    op: Op,
+    left: Option<&CancellationToken>,
+    fut: impl Future<Output = Result<T>>,
+) -> Result<T> {
+    match left {
+        None => fut.await,
+        Some(left) => left
+            .run_until_cancelled(fut)
+            .await
+            .unwrap_or(Err(Error::Cancelled {
+                operation: op.name(),
+            })),
     }
 }
 
@@ -405,7 +545,7 @@ fn send_failed(
         operation = req.op.name(),
         method = %req.method,
         route = req.op.route(),
-        error = %cadeia(&e),
+        error = %crate::error_chain(&e),
         sent,
         elapsed_ms = elapsed_ms(started),
         attempt,
@@ -413,7 +553,7 @@ fn send_failed(
     );
     if !sent {
         if let Some(r) = reservation {
-            r.sem_cobranca();
+            r.uncharged();
         }
         return Attempt::Failed(
             Some(Outcome::NotSent),
@@ -443,30 +583,14 @@ fn transport(op: Op, chargeable: bool, sent: bool, attempts: u32, source: reqwes
     }
 }
 
-/// An error and its causes, `: `-separated (`error sending request: client error (Connect):
-/// tcp connect error: Connection refused`): the URL is never in it (`without_url`).
-pub(crate) fn cadeia(e: &dyn std::error::Error) -> String {
-    let mut texto = e.to_string();
-    let mut causa = e.source();
-    while let Some(c) = causa {
-        let t = c.to_string();
-        if !texto.ends_with(&t) {
-            texto.push_str(": ");
-            texto.push_str(&t);
-        }
-        causa = c.source();
-    }
-    texto
-}
-
 /// The retries of a call ran out (attempts or budget): a WARN event, with the price when the
 /// operation is a charged lookup.
-fn esgotadas(
+fn log_exhausted(
     op: Op,
     attempts: u32,
     reservation: Option<&Reservation>,
     error: &Error,
-    motivo: &str,
+    reason: &str,
 ) {
     tracing::warn!(
         target: "carapi_sdk::http",
@@ -476,8 +600,8 @@ fn esgotadas(
         preco = reservation
             .and_then(Reservation::preco)
             .map(|p| tracing::field::display(crate::spend::brl(p))),
-        error = %cadeia(error),
-        "{motivo}"
+        error = %crate::error_chain(error),
+        "{reason}"
     );
 }
 

@@ -11,10 +11,12 @@ mod car;
 mod conta;
 mod falta;
 mod http;
+mod incertos;
+mod options;
 mod proprietario;
+mod purchase;
 mod recarga;
 mod recibo;
-mod uncertain;
 
 use std::fmt;
 use std::sync::Arc;
@@ -24,18 +26,19 @@ use rust_decimal::Decimal;
 use url::Url;
 
 pub use builder::{
-    ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_RECEIPT_TIMEOUT, DEFAULT_TIMEOUT, ENV_API_KEY,
-    ENV_BASE_URL, MIN_POLL_INTERVAL,
+    ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_IN_FLIGHT, DEFAULT_RECEIPT_TIMEOUT,
+    DEFAULT_TIMEOUT, ENV_API_KEY, ENV_BASE_URL, MIN_POLL_INTERVAL,
 };
 pub use falta::Falta;
+pub use incertos::Settlement;
 pub use recibo::{ReciboDownload, ReciboInfo, ReciboProgress};
-pub use uncertain::Settlement;
 
 use crate::limiter::Limiter;
 pub(crate) use crate::op::Op;
 use crate::retry::{RetryBudget, RetryPolicy};
 use crate::spend::{Reservation, SpendGuard};
 use crate::{Error, Gasto, Precos, Result};
+pub(crate) use options::CallOptions;
 
 /// Async client of the carapi `/v1` API: one method per operation of the contract.
 ///
@@ -60,8 +63,8 @@ use crate::{Error, Gasto, Precos, Result};
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
-    /// Per-call time-out override ([`Client::with_timeout`]).
-    timeout: Option<Duration>,
+    /// This handle's settings of its calls ([`Client::with_timeout`] and the other `with_*`).
+    call: CallOptions,
 }
 
 struct Inner {
@@ -74,17 +77,22 @@ struct Inner {
     receipt_timeout: Duration,
     retry: RetryPolicy,
     budget: RetryBudget,
-    limiter: Option<Limiter>,
+    limiter: Option<Arc<Limiter>>,
+    /// One permit per request in flight ([`ClientBuilder::max_in_flight`]).
+    in_flight: Arc<tokio::sync::Semaphore>,
     spend: SpendGuard,
-    retry_charged_lookups: bool,
+    retry_charged_consultas: bool,
     poll_interval: Duration,
-    precos_fixos: Option<Precos>,
+    fixed_precos: Option<Precos>,
     /// Held while the prices are read, so that concurrent lookups share one read (the prices
     /// themselves live in the spend guard).
-    leitura_precos: tokio::sync::Mutex<()>,
+    precos_read: tokio::sync::Mutex<()>,
     /// The archive of paid answers and its policy (cargo feature `archive`).
     #[cfg(feature = "archive")]
     archive: Option<archived::ArchiveSetup>,
+    /// The purchases sent and not yet ended (their answer, its append): [`Client::close`]
+    /// waits for them.
+    tasks: tokio_util::task::TaskTracker,
 }
 
 impl Client {
@@ -111,10 +119,10 @@ impl Client {
 
     /// What this client (and its clones) spent on lookups, BRL: `confirmado` (priced HTTP 200s
     /// of `car`, `car_completo`, `proprietario` and the receipt, at the account's prices,
-    /// contract "Prices"), `uncertain` (lookups whose request may have reached the server and whose
+    /// contract "Prices"), `incerto` (lookups whose request may have reached the server and whose
     /// answer never came back, lost or because the call's future was dropped: possibly charged)
     /// and `nao_precificadas` (lookups not yet priced). Sandbox values and errors cost nothing.
-    /// [`ClientBuilder::max_spend`] compares `confirmado + uncertain` against the cap.
+    /// [`ClientBuilder::max_spend`] compares `confirmado + incerto` against the cap.
     ///
     /// Prices are those given with [`ClientBuilder::precos`], or `precos` of `GET /v1/saldo`
     /// (free), which the client reads once, alongside its first charged lookup (before it when
@@ -124,7 +132,7 @@ impl Client {
     /// made while the prices could not be read (the saldo request itself failed), priced as
     /// soon as the client learns them.
     ///
-    /// [`Client::settle_uncertain`] settles the uncertain lookups against the free history.
+    /// [`Client::settle_incertos`] settles the uncertain lookups against the free history.
     #[must_use]
     pub fn gasto(&self) -> Gasto {
         self.inner.spend.gasto()
@@ -141,9 +149,17 @@ impl Client {
     /// ```
     #[must_use]
     pub fn with_timeout(&self, timeout: Duration) -> Client {
+        let mut c = self.clone();
+        c.call.timeout = Some(timeout);
+        c
+    }
+
+    /// A handle on the same client with `call`'s settings (the blocking client's handles).
+    #[cfg(feature = "blocking")]
+    pub(crate) fn with_call(&self, call: CallOptions) -> Client {
         Client {
             inner: self.inner.clone(),
-            timeout: Some(timeout),
+            call,
         }
     }
 
@@ -162,22 +178,22 @@ impl Client {
     /// # Errors
     /// Those of [`Client::saldo`].
     pub async fn precos(&self) -> Result<Precos> {
-        if let Some(p) = self.precos_conhecidos() {
+        if let Some(p) = self.known_precos() {
             return Ok(p);
         }
-        let _uma_leitura = self.inner.leitura_precos.lock().await;
-        if let Some(p) = self.precos_conhecidos() {
+        let _one_read = self.inner.precos_read.lock().await;
+        if let Some(p) = self.known_precos() {
             return Ok(p);
         }
         let p = self.fetch_saldo().await?.precos;
-        self.inner.spend.precificar(p);
+        self.inner.spend.learn_prices(p);
         Ok(p)
     }
 
     /// Forgets the learned prices (after a confirmed top-up); the builder's stay.
-    pub(crate) fn esquecer_precos(&self) {
-        if self.inner.precos_fixos.is_none() {
-            self.inner.spend.esquecer_precos();
+    pub(crate) fn forget_prices(&self) {
+        if self.inner.fixed_precos.is_none() {
+            self.inner.spend.forget_prices();
         }
     }
 
@@ -190,19 +206,19 @@ impl Client {
     /// lookup fails with that error. Without a cap the lookup does not wait for them: it goes
     /// out at once, counted without a price, and priced as soon as the read alongside it
     /// answers ([`Gasto::nao_precificadas`] only while they cannot be read).
-    pub(crate) async fn reserve_lookup(
+    pub(crate) async fn reserve_consulta(
         &self,
         op: Op,
         sandbox: bool,
         chave: &str,
     ) -> Result<(Reservation, bool)> {
         if sandbox || !op.is_charged() {
-            return Ok((Reservation::nenhuma(), false));
+            return Ok((Reservation::free(), false));
         }
-        let precos = match self.precos_conhecidos() {
+        let precos = match self.known_precos() {
             Some(p) => p,
             None if self.inner.spend.limite().is_some() => self.precos().await?,
-            None => return Ok((self.inner.spend.pendente(op, chave), true)),
+            None => return Ok((self.inner.spend.unpriced(op, chave), true)),
         };
         Ok((
             self.inner
@@ -214,18 +230,18 @@ impl Client {
     }
 
     /// The prices given to the builder or already learned, without any request.
-    pub(crate) fn precos_conhecidos(&self) -> Option<Precos> {
+    pub(crate) fn known_precos(&self) -> Option<Precos> {
         self.inner
-            .precos_fixos
+            .fixed_precos
             .or_else(|| self.inner.spend.precos())
     }
 
     /// Keeps the account's prices from an answer that carries them (`saldo`), unless fixed by
     /// the builder, and prices the lookups answered before they were known.
-    pub(crate) fn aprender_precos(&self, precos: Precos) {
+    pub(crate) fn learn_precos(&self, precos: Precos) {
         self.inner
             .spend
-            .precificar(self.inner.precos_fixos.unwrap_or(precos));
+            .learn_prices(self.inner.fixed_precos.unwrap_or(precos));
     }
 
     /// `{base}/v1/{segments…}`, each segment percent-encoded.
@@ -246,13 +262,13 @@ impl fmt::Debug for Client {
         f.debug_struct("Client")
             .field("base_url", &i.base.as_str())
             .field("api_key", &"<redacted>")
-            .field("timeout", &self.timeout.unwrap_or(i.timeout))
+            .field("timeout", &self.call.timeout.unwrap_or(i.timeout))
             .field("receipt_timeout", &i.receipt_timeout)
             .field("retry", &i.retry)
             .field("rate_limit", &i.limiter)
             .field("max_spend", &i.spend.limite())
             .field("gasto", &i.spend.gasto())
-            .field("retry_charged_lookups", &i.retry_charged_lookups)
+            .field("retry_charged_consultas", &i.retry_charged_consultas)
             .field("poll_interval", &i.poll_interval)
             .finish_non_exhaustive()
     }

@@ -2,7 +2,7 @@
 
 use super::http::Req;
 use super::{Client, Op};
-use crate::{CpfCnpj, ProprietarioResponse, Result};
+use crate::{Answer, CpfCnpj, ProprietarioResponse, Result};
 
 impl Client {
     /// The CARs tied to an owner document: `GET /v1/proprietario/{cpfCnpj}` (contract,
@@ -20,17 +20,24 @@ impl Client {
     /// - [`Error::Api`](crate::Error::Api): 400 `CPF_CNPJ_INVALIDO`, 401, 402
     ///   `SALDO_INSUFICIENTE`, 404 `CPF_CNPJ_NAO_ENCONTRADO`, 429, 500.
     /// - [`Error::Transport`](crate::Error::Transport), [`Error::Decode`](crate::Error::Decode).
-    pub async fn proprietario(&self, documento: impl AsRef<str>) -> Result<ProprietarioResponse> {
+    /// - [`Error::Archive`](crate::Error::Archive) (with an archive), as [`Client::car`]; also
+    ///   when the document was purged from the archive at its owner's request
+    ///   ([`ArchiveErrorKind::Purged`](crate::archive::ArchiveErrorKind::Purged): nothing sent
+    ///   unless [`Client::with_purged_allowed`]).
+    /// - [`Error::Cancelled`](crate::Error::Cancelled), as [`Client::car`].
+    pub async fn proprietario(
+        &self,
+        documento: impl AsRef<str>,
+    ) -> Result<Answer<ProprietarioResponse>> {
         let req = self.proprietario_req(&CpfCnpj::parse(documento)?)?;
-        self.lookup_json(req).await
+        self.consulta_json(req).await
     }
 
-    /// The request of [`Client::proprietario`] for a parsed document (also used through the
-    /// archive).
+    /// The request of [`Client::proprietario`] for a parsed document.
     pub(super) fn proprietario_req(&self, documento: &CpfCnpj) -> Result<Req> {
         let url = self.url(&["proprietario", documento.as_str()])?;
-        Ok(Req::lookup(
-            Op::Proprietario,
+        Ok(Req::consulta(
+            Op::PROPRIETARIO,
             url,
             documento.as_str(),
             documento.is_sandbox(),

@@ -41,12 +41,12 @@ impl Client {
     /// [`Error::Api`](crate::Error::Api) 400 `VALOR_INVALIDO` / `VALOR_MINIMO` (below 500 BRL) /
     /// `CONFIRMACAO_PRECOS_OBRIGATORIA` (legacy account without `confirmar_novos_precos`) /
     /// `DOCUMENTO_AUSENTE`, 401, 429, 500, 502 `ERRO_PIX`; transport and decode errors.
-    pub async fn criar_recarga(&self, nova: &NovaRecarga) -> Result<RecargaCriadaResponse> {
+    pub async fn criar_recarga(&self, recarga: &NovaRecarga) -> Result<RecargaCriadaResponse> {
         let req = Req::json(
             Op::CriarRecarga,
             Method::POST,
             self.url(&["recarga"])?,
-            nova,
+            recarga,
         )?;
         self.call_json(req).await
     }
@@ -65,7 +65,7 @@ impl Client {
             .await?;
         if st.status == RecargaStatus::Confirmado {
             // A confirmed top-up moves a legacy account to the current prices.
-            self.esquecer_precos();
+            self.forget_prices();
         }
         Ok(st)
     }

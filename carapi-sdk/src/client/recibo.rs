@@ -7,9 +7,9 @@ use bytes::Bytes;
 use reqwest::header::{CONTENT_DISPOSITION, HeaderMap};
 use tokio::io::AsyncWriteExt;
 
-use super::http::{Answer, Req};
+use super::http::{Reply, Req};
 use super::{Client, Op};
-use crate::{CodigoCar, Error, Recibo, Result};
+use crate::{Answer, CodigoCar, Error, Origin, Recibo, Result};
 
 impl Client {
     /// The receipt ("Recibo de Inscrição do Imóvel Rural no CAR") as a PDF in memory:
@@ -25,41 +25,54 @@ impl Client {
     ///   `CAR_NAO_ENCONTRADO` / `RECIBO_NAO_ENCONTRADO`, 429, 502 `RECIBO_INDISPONIVEL`, 503
     ///   `SERVICO_INDISPONIVEL` (502/503 are retried by the policy: errors are not charged).
     /// - [`Error::Transport`]: the answer was lost; not re-sent (it may have been charged)
-    ///   unless [`retry_charged_lookups`](crate::ClientBuilder::retry_charged_lookups).
-    pub async fn recibo(&self, codigo: impl AsRef<str>) -> Result<Recibo> {
+    ///   unless [`retry_charged_consultas`](crate::ClientBuilder::retry_charged_consultas).
+    /// - [`Error::Archive`], [`Error::Cancelled`]: as [`Client::car`].
+    ///
+    /// With an archive, the receipt is read from it when fresh, else bought and archived before
+    /// it is returned, as [`Client::car`]; so are those of [`Client::recibo_download`] and
+    /// [`Client::recibo_to_file`].
+    pub async fn recibo(&self, codigo: impl AsRef<str>) -> Result<Answer<Recibo>> {
         let codigo = CodigoCar::parse(codigo)?;
         let req = self.recibo_req(&codigo)?;
         #[cfg(feature = "archive")]
-        if self.archive_for(&req).is_some() {
+        if let Some(setup) = self.archive_for(&req) {
             let filename = format!("{}.pdf", codigo.as_str());
-            let bytes = self.lookup_bytes_archived(req).await?;
-            return Ok(Recibo { filename, bytes });
+            return Ok(self
+                .through_archive(setup, req)
+                .await?
+                .map(|bytes| Recibo { filename, bytes }));
         }
-        let chargeable = req.chargeable();
         let (_, headers, bytes) = self
             .execute_charged(req, true)
             .await?
-            .into_parts(Op::Recibo, chargeable)
+            .into_parts(Op::RECIBO, true)
             .await?;
-        Ok(Recibo {
+        Ok(Answer::from_api(Recibo {
             filename: filename(&headers, &codigo),
             bytes,
-        })
+        }))
     }
 
     /// Starts the receipt download and returns once the 200 headers arrived (the lookup is
     /// charged from then on); read the PDF with [`ReciboDownload::chunk`]. Errors before the
-    /// body are those of [`Client::recibo`].
+    /// body are those of [`Client::recibo`]. With an archive, the receipt comes whole from
+    /// [`Client::recibo`] (read from the archive, or bought and archived) and is read from
+    /// memory ([`ReciboDownload::origin`] says which).
     ///
     /// # Errors
     /// As [`Client::recibo`].
     pub async fn recibo_download(&self, codigo: impl AsRef<str>) -> Result<ReciboDownload> {
         let codigo = CodigoCar::parse(codigo)?;
         let req = self.recibo_req(&codigo)?;
+        #[cfg(feature = "archive")]
+        if self.archive_for(&req).is_some() {
+            let recibo = self.recibo(codigo.as_str()).await?;
+            return Ok(ReciboDownload::from_memory(recibo));
+        }
         let chargeable = req.chargeable();
         let resp = match self.execute_charged(req, false).await? {
-            Answer::Streaming(resp) => resp,
-            Answer::Buffered { .. } => {
+            Reply::Streaming(resp) => resp,
+            Reply::Buffered { .. } => {
                 return Err(Error::Config("download não pôde ser iniciado".into()));
             }
         };
@@ -67,8 +80,11 @@ impl Client {
             filename: filename(resp.headers(), &codigo),
             content_length: resp.content_length(),
             received: 0,
-            response: resp,
-            chargeable,
+            body: Body::Streaming {
+                response: resp,
+                chargeable,
+            },
+            origin: Origin::Api,
         })
     }
 
@@ -113,11 +129,11 @@ impl Client {
         mut progress: impl FnMut(ReciboProgress) + Send,
     ) -> Result<ReciboInfo> {
         let path = path.as_ref();
-        let eh_dir = tokio::fs::metadata(path)
+        let is_dir = tokio::fs::metadata(path)
             .await
             .map(|m| m.is_dir())
             .unwrap_or(false);
-        let dir = if eh_dir {
+        let dir = if is_dir {
             path.to_path_buf()
         } else {
             match path.parent() {
@@ -125,29 +141,34 @@ impl Client {
                 _ => PathBuf::from("."),
             }
         };
-        let nome = if eh_dir {
+        let name = if is_dir {
             "recibo".to_owned()
         } else {
             path.file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "recibo".into())
         };
-        let temp = dir.join(format!(".{nome}.{:016x}.part", fastrand::u64(..)));
+        let temp = dir.join(format!(".{name}.{:016x}.part", fastrand::u64(..)));
         // Checked before paying: the directory exists and a file can be created in it.
         let file = tokio::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&temp)
             .await?;
-        let mut parcial = Parcial(Some(temp.clone()));
+        let mut partial = Partial(Some(temp.clone()));
         #[cfg(feature = "archive")]
         if self.inner.archive.is_some() {
             let recibo = self.recibo(codigo).await?;
-            return archived_to_file(file, &temp, path, eh_dir, recibo, progress, parcial).await;
+            let target = Target {
+                temp: &temp,
+                path,
+                is_dir,
+            };
+            return archived_to_file(file, target, recibo, progress, partial).await;
         }
         async {
             let mut download = self.recibo_download(codigo).await?;
-            let destino = if eh_dir {
+            let destination = if is_dir {
                 path.join(&download.filename)
             } else {
                 path.to_path_buf()
@@ -170,12 +191,13 @@ impl Client {
             file.flush().await?;
             file.sync_all().await?;
             drop(file);
-            tokio::fs::rename(&temp, &destino).await?;
-            parcial.0 = None;
+            tokio::fs::rename(&temp, &destination).await?;
+            partial.0 = None;
             Ok::<_, Error>(ReciboInfo {
-                path: destino,
+                path: destination,
                 filename: download.filename,
                 bytes,
+                origin: download.origin,
             })
         }
         .await
@@ -183,10 +205,18 @@ impl Client {
 
     pub(super) fn recibo_req(&self, codigo: &CodigoCar) -> Result<Req> {
         let url = self.url(&["car", codigo.as_str(), "recibo"])?;
-        let mut req = Req::lookup(Op::Recibo, url, codigo.as_str(), codigo.is_sandbox());
+        let mut req = Req::consulta(Op::RECIBO, url, codigo.as_str(), codigo.is_sandbox());
         req.recibo = true;
         Ok(req)
     }
+}
+
+/// Where [`archived_to_file`] writes.
+#[cfg(feature = "archive")]
+struct Target<'a> {
+    temp: &'a Path,
+    path: &'a Path,
+    is_dir: bool,
 }
 
 /// Writes a receipt read through the archive into `path` as [`Client::recibo_to_file`] does
@@ -194,14 +224,15 @@ impl Client {
 #[cfg(feature = "archive")]
 async fn archived_to_file(
     mut file: tokio::fs::File,
-    temp: &Path,
-    path: &Path,
-    eh_dir: bool,
-    recibo: Recibo,
+    target: Target<'_>,
+    recibo: Answer<Recibo>,
     mut progress: impl FnMut(ReciboProgress) + Send,
-    mut parcial: Parcial,
+    mut partial: Partial,
 ) -> Result<ReciboInfo> {
-    let destino = if eh_dir {
+    let Target { temp, path, is_dir } = target;
+    let origin = recibo.origin;
+    let recibo = recibo.into_value();
+    let destination = if is_dir {
         path.join(&recibo.filename)
     } else {
         path.to_path_buf()
@@ -219,27 +250,59 @@ async fn archived_to_file(
         received: len,
         content_length: Some(len),
     });
-    tokio::fs::rename(temp, &destino).await?;
-    parcial.0 = None;
+    tokio::fs::rename(temp, &destination).await?;
+    partial.0 = None;
     Ok(ReciboInfo {
-        path: destino,
+        path: destination,
         filename: recibo.filename,
         bytes: len,
+        origin,
     })
 }
 
 /// A receipt being downloaded ([`Client::recibo_download`]): the 200 headers arrived, the PDF
 /// body is read chunk by chunk (e.g. to draw a progress bar).
 pub struct ReciboDownload {
-    /// Not a sandbox code: the 200 was charged.
-    chargeable: bool,
     filename: String,
     content_length: Option<u64>,
     received: u64,
-    response: reqwest::Response,
+    body: Body,
+    origin: Origin,
+}
+
+/// Where a download's bytes come from.
+enum Body {
+    /// The server's answer, still being read; `chargeable` unless a sandbox code.
+    Streaming {
+        response: reqwest::Response,
+        chargeable: bool,
+    },
+    /// A whole receipt (read through the archive), given once.
+    #[cfg(feature = "archive")]
+    Memory(Option<Bytes>),
 }
 
 impl ReciboDownload {
+    /// A download of a receipt already in memory.
+    #[cfg(feature = "archive")]
+    fn from_memory(recibo: Answer<Recibo>) -> Self {
+        let origin = recibo.origin;
+        let recibo = recibo.into_value();
+        Self {
+            filename: recibo.filename,
+            content_length: Some(recibo.bytes.len() as u64),
+            received: 0,
+            body: Body::Memory(Some(recibo.bytes)),
+            origin,
+        }
+    }
+
+    /// Where the receipt comes from: bought now, or read from the archive.
+    #[must_use]
+    pub fn origin(&self) -> Origin {
+        self.origin
+    }
+
     /// The file name of `Content-Disposition` (`<codigoCar>.pdf`), reduced to a bare name (no
     /// directories); `<codigoCar>.pdf` when absent.
     #[must_use]
@@ -265,11 +328,17 @@ impl ReciboDownload {
     /// [`Error::Transport`] (`sent: true`) when the body breaks off or the receipt time-out
     /// passes.
     pub async fn chunk(&mut self) -> Result<Option<Bytes>, Error> {
-        let c = self
-            .response
-            .chunk()
-            .await
-            .map_err(|e| lost(self.chargeable, 1, e))?;
+        let c = match &mut self.body {
+            Body::Streaming {
+                response,
+                chargeable,
+            } => response
+                .chunk()
+                .await
+                .map_err(|e| lost(*chargeable, 1, e))?,
+            #[cfg(feature = "archive")]
+            Body::Memory(bytes) => bytes.take(),
+        };
         if let Some(c) = &c {
             self.received += c.len() as u64;
         }
@@ -289,9 +358,9 @@ impl fmt::Debug for ReciboDownload {
 
 /// The temporary file of a download, removed unless renamed into place: on an error and also
 /// when the caller drops the download (a Ctrl-C), so no `.part` file is left behind.
-struct Parcial(Option<PathBuf>);
+struct Partial(Option<PathBuf>);
 
-impl Drop for Parcial {
+impl Drop for Partial {
     fn drop(&mut self) {
         if let Some(p) = self.0.take() {
             let _ = std::fs::remove_file(p);
@@ -320,11 +389,13 @@ pub struct ReciboInfo {
     pub filename: String,
     /// Size in bytes.
     pub bytes: u64,
+    /// Bought now, or read from the archive.
+    pub origin: Origin,
 }
 
 fn lost(chargeable: bool, attempts: u32, e: reqwest::Error) -> Error {
     Error::Transport {
-        operation: Op::Recibo.name(),
+        operation: Op::RECIBO.name(),
         sent: true,
         chargeable,
         attempts,

@@ -9,13 +9,13 @@ use rust_decimal::Decimal;
 use super::ValidationError;
 
 /// The `dd/MM/yyyy HH:mm:ss` pattern of CAR dates, as a chrono format string.
-pub const FORMATO_DATA: &str = "%d/%m/%Y %H:%M:%S";
+pub const DATA_FORMAT: &str = "%d/%m/%Y %H:%M:%S";
 
 /// Parses a decimal-comma number (`"2,0131"` -> `2.0131`). A dot is not accepted as the decimal
 /// separator; dots as thousands separators (`"1.234,5000"`) are.
 ///
 /// # Errors
-/// [`ValidationError::Formato`] when `s` is not of that shape.
+/// [`ValidationError::Format`] when `s` is not of that shape.
 pub fn parse_decimal(s: &str) -> Result<Decimal, ValidationError> {
     let t = s.trim();
     let (int, frac) = t.split_once(',').unwrap_or((t, ""));
@@ -33,7 +33,7 @@ pub fn parse_decimal(s: &str) -> Result<Decimal, ValidationError> {
     };
     ok.then(|| joined.parse::<Decimal>().ok())
         .flatten()
-        .ok_or_else(|| ValidationError::Formato(s.to_owned()))
+        .ok_or_else(|| ValidationError::Format(s.to_owned()))
 }
 
 /// Formats `value` with a decimal comma and exactly `decimals` places, no thousands separator
@@ -61,18 +61,18 @@ pub fn format_decimal(value: Decimal, decimals: u32) -> String {
 ///
 /// ```
 /// use carapi_sdk::domain::br;
-/// assert_eq!(br::format_inteiro(7_500_000), "7.500.000");
+/// assert_eq!(br::format_integer(7_500_000), "7.500.000");
 /// ```
 #[must_use]
-pub fn format_inteiro(n: u64) -> String {
-    agrupar_milhares(&n.to_string())
+pub fn format_integer(n: u64) -> String {
+    group_thousands(&n.to_string())
 }
 
-/// `digitos` (ASCII digits only) with a dot between groups of three: `"1234"` -> `"1.234"`.
-pub(crate) fn agrupar_milhares(digitos: &str) -> String {
-    let mut s = String::with_capacity(digitos.len() + digitos.len() / 3);
-    for (i, c) in digitos.chars().enumerate() {
-        if i > 0 && (digitos.len() - i).is_multiple_of(3) {
+/// `digits` (ASCII digits only) with a dot between groups of three: `"1234"` -> `"1.234"`.
+pub(crate) fn group_thousands(digits: &str) -> String {
+    let mut s = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             s.push('.');
         }
         s.push(c);
@@ -84,7 +84,7 @@ pub(crate) fn agrupar_milhares(digitos: &str) -> String {
 /// other character is returned as is. Used where only ASCII fits: PIX BR Code names (BCB manual)
 /// and text measured with a PDF base font.
 #[must_use]
-pub fn sem_acento(c: char) -> char {
+pub fn strip_accent(c: char) -> char {
     match c {
         'á' | 'à' | 'â' | 'ã' | 'ä' => 'a',
         'Á' | 'À' | 'Â' | 'Ã' | 'Ä' => 'A',
@@ -105,16 +105,16 @@ pub fn sem_acento(c: char) -> char {
 /// Parses a registry date `dd/MM/yyyy HH:mm:ss` (local Brasília time, no offset).
 ///
 /// # Errors
-/// [`ValidationError::Formato`] when `s` is not of that shape.
+/// [`ValidationError::Format`] when `s` is not of that shape.
 pub fn parse_data(s: &str) -> Result<NaiveDateTime, ValidationError> {
-    NaiveDateTime::parse_from_str(s.trim(), FORMATO_DATA)
-        .map_err(|_| ValidationError::Formato(s.to_owned()))
+    NaiveDateTime::parse_from_str(s.trim(), DATA_FORMAT)
+        .map_err(|_| ValidationError::Format(s.to_owned()))
 }
 
 /// Formats a date-time as the registry does: `dd/MM/yyyy HH:mm:ss`.
 #[must_use]
 pub fn format_data(dt: NaiveDateTime) -> String {
-    dt.format(FORMATO_DATA).to_string()
+    dt.format(DATA_FORMAT).to_string()
 }
 
 #[cfg(test)]
@@ -124,7 +124,7 @@ mod tests {
 
     #[test]
     fn counts_in_groups_of_three_with_dots() {
-        for (n, esperado) in [
+        for (n, expected) in [
             (0, "0"),
             (999, "999"),
             (1_000, "1.000"),
@@ -132,7 +132,7 @@ mod tests {
             (7_500_000, "7.500.000"),
             (u64::MAX, "18.446.744.073.709.551.615"),
         ] {
-            assert_eq!(format_inteiro(n), esperado);
+            assert_eq!(format_integer(n), expected);
         }
     }
 

@@ -1,6 +1,3 @@
-use std::fmt;
-use std::str::FromStr;
-
 use super::{ValidationError, uf};
 use crate::sandbox;
 
@@ -43,6 +40,59 @@ impl CodigoCar {
         }
     }
 
+    /// [`parse`](Self::parse), also reading the forms a CAR code takes when a person pastes it
+    /// from a PDF, a spreadsheet or a word processor: spaces, or en/em dashes (`–`, `—`), in the
+    /// two dash positions (`DF 5300108 B69B…`, `DF–5300108–B69B…`), and a code without dashes
+    /// when the whole string is exactly the UF, the 7 digits and the 32 hexadecimal characters
+    /// (`DF5300108B69B…`). A dash in another position is never moved: moving it could make a
+    /// different valid code, so such input is refused. For the input layers of the CLI and the
+    /// Python package only; the API's own rule (400 `CODIGO_CAR_INVALIDO`, docs/contrato.md)
+    /// is [`parse`](Self::parse).
+    ///
+    /// ```
+    /// use carapi_sdk::CodigoCar;
+    /// let c = CodigoCar::parse_pasted("DF – 5300108 – B69B317DD02C43DAA77A0784AEEF7D47")?;
+    /// assert_eq!(c.as_str(), "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47");
+    /// assert_eq!(CodigoCar::parse_pasted("DF5300108B69B317DD02C43DAA77A0784AEEF7D47")?, c);
+    /// assert!(CodigoCar::parse_pasted("DF-530010-8B69B317DD02C43DAA77A0784AEEF7D47").is_err());
+    /// # Ok::<(), carapi_sdk::domain::ValidationError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ValidationError::CodigoCar`] (with `input` as typed) when no reading above gives a code
+    /// [`parse`](Self::parse) accepts.
+    pub fn parse_pasted(input: impl AsRef<str>) -> Result<Self, ValidationError> {
+        let raw = input.as_ref();
+        if let Ok(c) = Self::parse(raw) {
+            return Ok(c);
+        }
+        let refused = || ValidationError::CodigoCar(raw.to_owned());
+        let dash = |c: char| matches!(c, '-' | '\u{2013}' | '\u{2014}');
+        let text: String = raw.chars().filter(|c| *c != '.').collect();
+        let joined = if text.chars().any(dash) {
+            // Dashes (or spaces) split it into exactly UF, municipality and hash.
+            let parts: Vec<&str> = text
+                .split(|c: char| c.is_whitespace() || dash(c))
+                .filter(|p| !p.is_empty())
+                .collect();
+            match parts.as_slice() {
+                [uf, ibge, hash] if uf.len() == 2 && ibge.len() == 7 && hash.len() == 32 => {
+                    format!("{uf}-{ibge}-{hash}")
+                }
+                _ => return Err(refused()),
+            }
+        } else {
+            // No dash at all: exactly UF + 7 digits + 32 hexadecimal characters, once the
+            // spaces are gone (their positions cannot change what the characters say).
+            let bare: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+            if bare.len() != 41 || !bare.is_ascii() {
+                return Err(refused());
+            }
+            format!("{}-{}-{}", &bare[..2], &bare[2..9], &bare[9..])
+        };
+        Self::parse(joined).map_err(|_| refused())
+    }
+
     /// The normalised code, as the API and the registry write it.
     #[must_use]
     pub fn as_str(&self) -> &str {
@@ -73,7 +123,7 @@ impl CodigoCar {
 
     /// The 32-character hash in the dotted form of the official receipt (8 groups of 4).
     #[must_use]
-    pub fn hash_pontuado(&self) -> String {
+    pub fn hash_dotted(&self) -> String {
         let hash = &self.0[11..];
         hash.as_bytes()
             .chunks(4)
@@ -108,50 +158,7 @@ fn is_valid_shape(code: &str) -> bool {
     }
 }
 
-impl FromStr for CodigoCar {
-    type Err = ValidationError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::parse(s)
-    }
-}
-
-impl TryFrom<&str> for CodigoCar {
-    type Error = ValidationError;
-    fn try_from(s: &str) -> Result<Self, Self::Error> {
-        Self::parse(s)
-    }
-}
-
-impl AsRef<str> for CodigoCar {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for CodigoCar {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl fmt::Debug for CodigoCar {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "CodigoCar({})", self.0)
-    }
-}
-
-impl serde::Serialize for CodigoCar {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for CodigoCar {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        Self::parse(s).map_err(serde::de::Error::custom)
-    }
-}
+super::validated_string!(CodigoCar, str::to_owned);
 
 #[cfg(test)]
 mod tests {
@@ -173,7 +180,7 @@ mod tests {
     fn normalises_dots_spaces_and_case() {
         let c = CodigoCar::parse(" pi-2200053-1bab.c06a.e224.43bc.a804.ffec.51c2.5eb9 ").unwrap();
         assert_eq!(c.as_str(), "PI-2200053-1BABC06AE22443BCA804FFEC51C25EB9");
-        assert_eq!(c.hash_pontuado(), "1BAB.C06A.E224.43BC.A804.FFEC.51C2.5EB9");
+        assert_eq!(c.hash_dotted(), "1BAB.C06A.E224.43BC.A804.FFEC.51C2.5EB9");
         assert_eq!(c.municipio_ibge(), Some(2200053));
     }
 
@@ -200,5 +207,45 @@ mod tests {
         ] {
             assert!(CodigoCar::parse(c).is_err(), "{c} should be rejected");
         }
+    }
+
+    #[test]
+    fn pasted_forms_are_read_and_a_misplaced_dash_is_never_moved() {
+        let code = "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47";
+        for pasted in [
+            "DF 5300108 B69B317DD02C43DAA77A0784AEEF7D47",
+            "DF5300108B69B317DD02C43DAA77A0784AEEF7D47",
+            "df5300108b69b317dd02c43daa77a0784aeef7d47",
+            "DF\u{2013}5300108\u{2013}B69B317DD02C43DAA77A0784AEEF7D47",
+            "DF \u{2014} 5300108 \u{2014} B69B.317D.D02C.43DA.A77A.0784.AEEF.7D47",
+            "DF-5300108 B69B317DD02C43DAA77A0784AEEF7D47",
+            " DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47\n",
+        ] {
+            let c = CodigoCar::parse_pasted(pasted).unwrap_or_else(|e| panic!("{pasted}: {e}"));
+            assert_eq!(c.as_str(), code, "{pasted}");
+        }
+        for refused in [
+            "DF-530010-8B69B317DD02C43DAA77A0784AEEF7D47",
+            "DF-53001088-B69B317DD02C43DAA77A0784AEEF7D4",
+            "DF5-300108-B69B317DD02C43DAA77A0784AEEF7D47",
+            "DF\u{2013}5300108B69B317DD02C43DAA77A0784AEEF7D47",
+            "DF5300108B69B317DD02C43DAA77A0784AEEF7D4",
+            "DF5300108B69B317DD02C43DAA77A0784AEEF7D477",
+            "MT5300108B69B317DD02C43DAA77A0784AEEF7D47",
+        ] {
+            let e = CodigoCar::parse_pasted(refused).unwrap_err();
+            assert_eq!(e, ValidationError::CodigoCar(refused.to_owned()));
+        }
+        // The API's rule stays the contract's.
+        assert!(CodigoCar::parse("DF 5300108 B69B317DD02C43DAA77A0784AEEF7D47").is_err());
+        assert!(CodigoCar::parse("DF5300108B69B317DD02C43DAA77A0784AEEF7D47").is_err());
+    }
+
+    #[test]
+    fn a_refused_car_code_is_echoed_as_typed() {
+        let typed = "DF\u{2013}5300108 B69B317DD02C43DAA77A0784AEEF7D4";
+        let e = CodigoCar::parse_pasted(typed).unwrap_err();
+        assert!(e.to_string().contains(typed), "{e}");
+        assert!(format!("{e:?}").contains(typed), "{e:?}");
     }
 }

@@ -1,12 +1,9 @@
-use std::fmt;
-use std::str::FromStr;
-
 use super::ValidationError;
 use crate::sandbox;
 
 /// Which document a [`CpfCnpj`] holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TipoDocumento {
+pub enum DocumentoKind {
     /// Cadastro de Pessoas Físicas: 11 digits, two mod-11 check digits.
     Cpf,
     /// Cadastro Nacional da Pessoa Jurídica: 12 characters in `[0-9A-Z]` (alphanumeric since
@@ -23,12 +20,16 @@ pub enum TipoDocumento {
 /// are refused by rule, except the contract's [`sandbox`] documents, which always pass, masked
 /// (`000.000.000-00`) or bare.
 ///
+/// `Display` writes the whole bare document (what is sent); `Debug` masks it
+/// (`CpfCnpj(***.982.247-**)`), as the SDK's error texts do, so a document never reaches a log
+/// through `{:?}`.
+///
 /// ```
-/// use carapi_sdk::{CpfCnpj, domain::TipoDocumento};
+/// use carapi_sdk::{CpfCnpj, domain::DocumentoKind};
 /// let d: CpfCnpj = "12.abc.345/01de-35".parse()?;
 /// assert_eq!(d.as_str(), "12ABC34501DE35");
-/// assert_eq!(d.tipo(), TipoDocumento::Cnpj);
-/// assert_eq!(d.formatado(), "12.ABC.345/01DE-35");
+/// assert_eq!(d.kind(), DocumentoKind::Cnpj);
+/// assert_eq!(d.formatted(), "12.ABC.345/01DE-35");
 /// # Ok::<(), carapi_sdk::domain::ValidationError>(())
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -65,21 +66,21 @@ impl CpfCnpj {
 
     /// CPF or CNPJ, by length.
     #[must_use]
-    pub fn tipo(&self) -> TipoDocumento {
+    pub fn kind(&self) -> DocumentoKind {
         if self.0.len() == 11 {
-            TipoDocumento::Cpf
+            DocumentoKind::Cpf
         } else {
-            TipoDocumento::Cnpj
+            DocumentoKind::Cnpj
         }
     }
 
     /// The document with its usual mask: `529.982.247-25` or `12.ABC.345/01DE-35`.
     #[must_use]
-    pub fn formatado(&self) -> String {
+    pub fn formatted(&self) -> String {
         let s = &self.0;
-        match self.tipo() {
-            TipoDocumento::Cpf => format!("{}.{}.{}-{}", &s[..3], &s[3..6], &s[6..9], &s[9..]),
-            TipoDocumento::Cnpj => {
+        match self.kind() {
+            DocumentoKind::Cpf => format!("{}.{}.{}-{}", &s[..3], &s[3..6], &s[6..9], &s[9..]),
+            DocumentoKind::Cnpj => {
                 format!(
                     "{}.{}.{}/{}-{}",
                     &s[..2],
@@ -175,48 +176,49 @@ impl CpfCnpj {
     }
 }
 
-impl FromStr for CpfCnpj {
-    type Err = ValidationError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::parse(s)
+// `Debug` masked as error texts are (`CpfCnpj(***.982.247-**)`): a document in a `{:?}` of a
+// struct that holds it must not reach a log.
+super::validated_string!(CpfCnpj, masked);
+
+/// A bare document as error texts show it: `***.982.247-**`, `**.345.678/****-**` (the letters
+/// of an alphanumeric CNPJ masked too).
+fn masked(bare: &str) -> String {
+    let middle = |r: std::ops::Range<usize>| -> String {
+        bare.get(r)
+            .unwrap_or_default()
+            .chars()
+            .map(|c| if c.is_ascii_digit() { c } else { '*' })
+            .collect()
+    };
+    if bare.len() == 11 {
+        format!("***.{}.{}-**", middle(3..6), middle(6..9))
+    } else {
+        format!("**.{}.{}/****-**", middle(2..5), middle(5..8))
     }
 }
 
-impl TryFrom<&str> for CpfCnpj {
-    type Error = ValidationError;
-    fn try_from(s: &str) -> Result<Self, Self::Error> {
-        Self::parse(s)
-    }
-}
-
-impl AsRef<str> for CpfCnpj {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for CpfCnpj {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl fmt::Debug for CpfCnpj {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "CpfCnpj({})", self.0)
-    }
-}
-
-impl serde::Serialize for CpfCnpj {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for CpfCnpj {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        Self::parse(s).map_err(serde::de::Error::custom)
+/// Why `raw` is not a valid document, in the words of [`ValidationError::CpfCnpj`]'s text: the
+/// check digit does not match (the shape of a CPF or CNPJ, mod-11 fails), every character is
+/// the same, or the length is neither.
+pub(super) fn reason(raw: &str) -> &'static str {
+    let bare: String = raw
+        .chars()
+        .filter(|c| !c.is_whitespace() && !matches!(c, '.' | '/' | '-'))
+        .map(|c| c.to_ascii_uppercase())
+        .collect();
+    let b = bare.as_bytes();
+    let cpf_shape = b.len() == 11 && b.iter().all(u8::is_ascii_digit);
+    let cnpj_shape = b.len() == 14
+        && b[..12]
+            .iter()
+            .all(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+        && b[12..].iter().all(u8::is_ascii_digit);
+    if !(cpf_shape || cnpj_shape) {
+        "um CPF tem 11 dígitos e um CNPJ 14 caracteres"
+    } else if b.iter().all(|&c| c == b[0]) {
+        "todos os caracteres são iguais"
+    } else {
+        "dígito verificador não confere"
     }
 }
 
@@ -287,7 +289,7 @@ mod tests {
             assert!(sandbox::is_documento(masked), "{masked}");
         }
         assert_eq!(
-            CpfCnpj::parse(sandbox::CPF_DOIS_CARS).unwrap().formatado(),
+            CpfCnpj::parse(sandbox::CPF_DOIS_CARS).unwrap().formatted(),
             "000.000.000-00"
         );
         assert!(!sandbox::is_documento("222.222.222-22"));
@@ -298,10 +300,49 @@ mod tests {
     fn masks_and_lowercase() {
         let d = CpfCnpj::parse("sy.99m.4wl/1g7a-66").unwrap();
         assert_eq!(d.as_str(), "SY99M4WL1G7A66");
-        assert_eq!(d.formatado(), "SY.99M.4WL/1G7A-66");
+        assert_eq!(d.formatted(), "SY.99M.4WL/1G7A-66");
         assert_eq!(
-            CpfCnpj::parse("52998224725").unwrap().formatado(),
+            CpfCnpj::parse("52998224725").unwrap().formatted(),
             "529.982.247-25"
+        );
+    }
+
+    #[test]
+    fn debug_is_masked_and_display_is_the_document() {
+        let d = CpfCnpj::parse("529.982.247-25").unwrap();
+        assert_eq!(format!("{d:?}"), "CpfCnpj(***.982.247-**)");
+        assert_eq!(d.to_string(), "52998224725");
+        let j = CpfCnpj::parse("12.ABC.345/01DE-35").unwrap();
+        assert_eq!(format!("{j:?}"), "CpfCnpj(**.***.345/****-**)");
+        assert_eq!(
+            format!("{:?}", Some(d)),
+            "Some(CpfCnpj(***.982.247-**))",
+            "inside another Debug"
+        );
+    }
+
+    #[test]
+    fn the_error_says_why_a_document_is_refused() {
+        let dv = CpfCnpj::parse("529.982.247-24").unwrap_err().to_string();
+        assert_eq!(
+            dv,
+            "CPF/CNPJ inválido: \"***.982.247-**\": dígito verificador não confere"
+        );
+        let cnpj = CpfCnpj::parse("12.ABC.345/01DE-36")
+            .unwrap_err()
+            .to_string();
+        assert!(cnpj.ends_with("dígito verificador não confere"), "{cnpj}");
+        assert!(
+            CpfCnpj::parse("1234567890")
+                .unwrap_err()
+                .to_string()
+                .ends_with("um CPF tem 11 dígitos e um CNPJ 14 caracteres")
+        );
+        assert!(
+            CpfCnpj::parse("222.222.222-22")
+                .unwrap_err()
+                .to_string()
+                .ends_with("todos os caracteres são iguais")
         );
     }
 

@@ -11,7 +11,7 @@ use super::ValidationError;
 
 /// Which axis a coordinate is on, for choosing the hemisphere letter when formatting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Eixo {
+pub enum Axis {
     /// Latitude: `N` or `S`.
     Latitude,
     /// Longitude: `L` (east) or `O` (west).
@@ -21,7 +21,7 @@ pub enum Eixo {
 /// Parses a DMS string into decimal degrees (negative for `S` and `O`), rounded to 8 places.
 ///
 /// # Errors
-/// [`ValidationError::Formato`] when `s` is not of the registry's shape, minutes or seconds
+/// [`ValidationError::Format`] when `s` is not of the registry's shape, minutes or seconds
 /// are 60 or more, or the value is past 90° for a latitude (`N`, `S`) or 180° for a longitude
 /// (`L`, `O`).
 ///
@@ -32,7 +32,7 @@ pub enum Eixo {
 /// # Ok::<(), carapi_sdk::domain::ValidationError>(())
 /// ```
 pub fn parse(s: &str) -> Result<Decimal, ValidationError> {
-    let bad = || ValidationError::Formato(s.to_owned());
+    let bad = || ValidationError::Format(s.to_owned());
     let t = s.trim();
     let (deg, rest) = t.split_once('°').ok_or_else(bad)?;
     let (min, rest) = rest.split_once('\'').ok_or_else(bad)?;
@@ -72,22 +72,22 @@ pub fn parse(s: &str) -> Result<Decimal, ValidationError> {
 }
 
 /// Formats decimal degrees as DMS with hundredths of a second and no `"`:
-/// `-15.793889` on [`Eixo::Latitude`] -> `15°47'38,00 S`.
+/// `-15.793889` on [`Axis::Latitude`] -> `15°47'38,00 S`.
 ///
 /// ```
-/// use carapi_sdk::domain::dms::{self, Eixo};
+/// use carapi_sdk::domain::dms::{self, Axis};
 /// use rust_decimal::Decimal;
 /// use std::str::FromStr;
 /// let lon = Decimal::from_str("-47.882778").unwrap();
-/// assert_eq!(dms::format(lon, Eixo::Longitude), "47°52'58,00 O");
+/// assert_eq!(dms::format(lon, Axis::Longitude), "47°52'58,00 O");
 /// ```
 #[must_use]
-pub fn format(degrees: Decimal, eixo: Eixo) -> String {
-    let hemi = match (eixo, degrees.is_sign_negative() && !degrees.is_zero()) {
-        (Eixo::Latitude, false) => 'N',
-        (Eixo::Latitude, true) => 'S',
-        (Eixo::Longitude, false) => 'L',
-        (Eixo::Longitude, true) => 'O',
+pub fn format(degrees: Decimal, axis: Axis) -> String {
+    let hemi = match (axis, degrees.is_sign_negative() && !degrees.is_zero()) {
+        (Axis::Latitude, false) => 'N',
+        (Axis::Latitude, true) => 'S',
+        (Axis::Longitude, false) => 'L',
+        (Axis::Longitude, true) => 'O',
     };
     // Work in hundredths of a second so that rounding carries into minutes and degrees.
     let total = (degrees.abs() * Decimal::from(360_000))
@@ -110,17 +110,17 @@ mod tests {
 
     #[test]
     fn domain_vectors_format() {
-        assert_eq!(format(d("-15.793889"), Eixo::Latitude), "15°47'38,00 S");
-        assert_eq!(format(d("-47.882778"), Eixo::Longitude), "47°52'58,00 O");
+        assert_eq!(format(d("-15.793889"), Axis::Latitude), "15°47'38,00 S");
+        assert_eq!(format(d("-47.882778"), Axis::Longitude), "47°52'58,00 O");
         assert_eq!(
-            format(d("-4.48399759305822"), Eixo::Latitude),
+            format(d("-4.48399759305822"), Axis::Latitude),
             "4°29'02,39 S"
         );
         assert_eq!(
-            format(d("0.282749156200535"), Eixo::Latitude),
+            format(d("0.282749156200535"), Axis::Latitude),
             "0°16'57,90 N"
         );
-        assert_eq!(format(d("10.5"), Eixo::Longitude), "10°30'00,00 L");
+        assert_eq!(format(d("10.5"), Axis::Longitude), "10°30'00,00 L");
     }
 
     #[test]

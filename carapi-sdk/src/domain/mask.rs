@@ -7,111 +7,125 @@ use std::borrow::Cow;
 
 use super::CpfCnpj;
 
-/// `texto` with every CPF (11 digits) and CNPJ (14 digits, or an alphanumeric CNPJ with valid
+/// `text` with every CPF (11 digits) and CNPJ (14 digits, or an alphanumeric CNPJ with valid
 /// check digits) masked, punctuated or bare. A run of digits glued to letters (inside a CAR
 /// code's hash) is left alone.
 #[must_use]
-pub(crate) fn documentos(texto: &str) -> Cow<'_, str> {
-    let chars: Vec<char> = texto.chars().collect();
-    let mut saida = String::with_capacity(texto.len());
-    let mut mudou = false;
+pub(crate) fn documentos(text: &str) -> Cow<'_, str> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut changed = false;
     let mut k = 0;
     while k < chars.len() {
-        if let Some((fim, mask)) = documento_em(&chars, k) {
-            saida.push_str(&mask);
-            mudou = true;
-            k = fim;
+        if let Some((end, mask)) = document_at(&chars, k) {
+            out.push_str(&mask);
+            changed = true;
+            k = end;
         } else {
-            saida.push(chars[k]);
+            out.push(chars[k]);
             k += 1;
         }
     }
-    if mudou {
-        Cow::Owned(saida)
+    if changed {
+        Cow::Owned(out)
     } else {
-        Cow::Borrowed(texto)
+        Cow::Borrowed(text)
     }
 }
 
-fn separador(c: char) -> bool {
+fn is_separator(c: char) -> bool {
     matches!(c, '.' | '-' | '/')
 }
 
 /// A document starting at `k` (not glued to a letter or digit before it): where it ends and
 /// its mask.
-fn documento_em(chars: &[char], k: usize) -> Option<(usize, String)> {
+fn document_at(chars: &[char], k: usize) -> Option<(usize, String)> {
     if !chars[k].is_ascii_alphanumeric() || (k > 0 && chars[k - 1].is_ascii_alphanumeric()) {
         return None;
     }
-    let mut fim = k;
-    while fim < chars.len() && (chars[fim].is_ascii_alphanumeric() || separador(chars[fim])) {
-        fim += 1;
+    let mut end = k;
+    while end < chars.len() && (chars[end].is_ascii_alphanumeric() || is_separator(chars[end])) {
+        end += 1;
     }
-    while fim > k && separador(chars[fim - 1]) {
-        fim -= 1;
+    while end > k && is_separator(chars[end - 1]) {
+        end -= 1;
     }
-    let token: String = chars[k..fim].iter().collect();
-    let bare: String = token.chars().filter(|c| !separador(*c)).collect();
-    let so_digitos = bare.chars().all(|c| c.is_ascii_digit());
+    let token: String = chars[k..end].iter().collect();
+    let bare: String = token.chars().filter(|c| !is_separator(*c)).collect();
+    let digits_only = bare.chars().all(|c| c.is_ascii_digit());
     let mask = match bare.len() {
-        11 if so_digitos => format!("***.{}.{}-**", &bare[3..6], &bare[6..9]),
-        14 if so_digitos || CpfCnpj::parse(&bare).is_ok() => {
+        11 if digits_only => format!("***.{}.{}-**", &bare[3..6], &bare[6..9]),
+        14 if digits_only || CpfCnpj::parse(&bare).is_ok() => {
             format!("**.{}.{}/****-**", &bare[2..5], &bare[5..8])
         }
         _ => return None,
     };
-    Some((fim, mask))
+    Some((end, mask))
 }
 
-/// A value given by the user, for an error text: a CAR-code-like value (`UF-...`, letters,
-/// digits, `.` and `-` only) as given, documents masked; anything else with its letters masked
-/// too (`Fulano de Tal` becomes `****** ** ***`).
+/// A value given by the user, for an error text: a CAR-code-like value as given (two letters,
+/// then the digits of a municipality after a dash, an en/em dash or a space, or right away;
+/// letters, digits, `.`, dashes and spaces only: `DF-123`, `DF 5300108 B69B…`), documents
+/// masked; anything else with its letters masked too (`Fulano de Tal` becomes
+/// `****** ** ***`).
 #[must_use]
-pub(crate) fn input(valor: &str) -> String {
-    let v = valor.trim();
-    let b = v.as_bytes();
-    let parece_car = b.len() >= 3
-        && b[0].is_ascii_alphabetic()
-        && b[1].is_ascii_alphabetic()
-        && b[2] == b'-'
-        && v.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
-    let sem_documentos = documentos(valor);
-    if parece_car {
-        return sem_documentos.into_owned();
+pub(crate) fn input(value: &str) -> String {
+    let without_documents = documentos(value);
+    if looks_like_car(value) {
+        return without_documents.into_owned();
     }
-    sem_documentos
+    without_documents
         .chars()
         .map(|c| if c.is_alphabetic() { '*' } else { c })
         .collect()
 }
 
+/// True when `value` reads as a CAR code a person typed or pasted (see [`input`]): never a
+/// name, which has no digit right after its first two letters.
+fn looks_like_car(value: &str) -> bool {
+    let separator = |c: char| c.is_whitespace() || matches!(c, '-' | '\u{2013}' | '\u{2014}');
+    let v = value.trim();
+    let mut chars = v.chars();
+    let uf = chars
+        .by_ref()
+        .take(2)
+        .filter(char::is_ascii_alphabetic)
+        .count()
+        == 2;
+    let digit_next = chars
+        .find(|c| !separator(*c))
+        .is_some_and(|c| c.is_ascii_digit());
+    uf && digit_next
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || separator(c))
+}
+
 /// A message of serde_json, for an error text: the values it quotes from the body (`"..."`,
 /// and the variant of `unknown variant `...``) masked, documents too.
 #[must_use]
-pub(crate) fn serde(mensagem: &str) -> String {
-    let mut saida = String::with_capacity(mensagem.len());
-    let mut aspas = false;
-    for c in mensagem.chars() {
+pub(crate) fn serde(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut quoted = false;
+    for c in message.chars() {
         match c {
             '"' => {
-                if aspas {
-                    saida.push_str("***");
+                if quoted {
+                    out.push_str("***");
                 }
-                aspas = !aspas;
-                saida.push(c);
+                quoted = !quoted;
+                out.push(c);
             }
-            _ if aspas => {}
-            _ => saida.push(c),
+            _ if quoted => {}
+            _ => out.push(c),
         }
     }
-    if let Some(ini) = saida.find("unknown variant `") {
-        let ini = ini + "unknown variant `".len();
-        if let Some(fim) = saida[ini..].find('`') {
-            saida.replace_range(ini..ini + fim, "***");
+    if let Some(start) = out.find("unknown variant `") {
+        let start = start + "unknown variant `".len();
+        if let Some(end) = out[start..].find('`') {
+            out.replace_range(start..start + end, "***");
         }
     }
-    documentos(&saida).into_owned()
+    documentos(&out).into_owned()
 }
 
 #[cfg(test)]
@@ -146,6 +160,11 @@ mod tests {
     fn a_value_that_is_not_a_car_code_loses_its_letters() {
         assert_eq!(input("Fulano de Tal"), "****** ** ***");
         assert_eq!(input("DF-123"), "DF-123");
+        assert_eq!(
+            input("DF\u{2013}5300108 B69B317DD02C"),
+            "DF\u{2013}5300108 B69B317DD02C"
+        );
+        assert_eq!(input("Ana 12"), "*** 12");
         assert_eq!(input("529.982.247-25"), "***.982.247-**");
         assert_eq!(input("João 529.982.247-25"), "**** ***.982.247-**");
     }

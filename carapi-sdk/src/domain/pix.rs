@@ -41,7 +41,7 @@ fn tlv(out: &mut String, id: &str, value: &str) {
 
 fn ascii_cut(s: &str, max: usize) -> String {
     s.chars()
-        .map(super::br::sem_acento)
+        .map(super::br::strip_accent)
         .map(|c| if c.is_ascii() { c } else { ' ' })
         .take(max)
         .collect()

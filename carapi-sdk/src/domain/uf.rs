@@ -48,7 +48,7 @@ pub fn nome(sigla: &str) -> Option<&'static str> {
 
 /// The two-letter code of a UF given by its IBGE code (`51` -> `Some("MT")`).
 #[must_use]
-pub fn sigla_por_codigo(codigo: u8) -> Option<&'static str> {
+pub fn sigla_of_codigo(codigo: u8) -> Option<&'static str> {
     UFS.iter()
         .find(|(_, c, _)| *c == codigo)
         .map(|(s, _, _)| *s)
@@ -62,7 +62,7 @@ mod tests {
     fn lookups_agree() {
         assert_eq!(codigo_ibge("DF"), Some(53));
         assert_eq!(nome("MT"), Some("Mato Grosso"));
-        assert_eq!(sigla_por_codigo(42), Some("SC"));
+        assert_eq!(sigla_of_codigo(42), Some("SC"));
         assert_eq!(codigo_ibge("ZZ"), None);
     }
 }

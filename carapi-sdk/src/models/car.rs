@@ -69,19 +69,19 @@ impl CarDadosBasicos {
 
     /// `dataCadastro` as a local Brasília date-time; `None` when null or malformed.
     #[must_use]
-    pub fn data_cadastro_em(&self) -> Option<NaiveDateTime> {
+    pub fn data_cadastro_datetime(&self) -> Option<NaiveDateTime> {
         br::parse_data(self.data_cadastro.as_deref()?).ok()
     }
 
     /// `latitude` in decimal degrees (negative south); `None` when null or malformed.
     #[must_use]
-    pub fn latitude_graus(&self) -> Option<Decimal> {
+    pub fn latitude_degrees(&self) -> Option<Decimal> {
         dms::parse(self.latitude.as_deref()?).ok()
     }
 
     /// `longitude` in decimal degrees (negative west); `None` when null or malformed.
     #[must_use]
-    pub fn longitude_graus(&self) -> Option<Decimal> {
+    pub fn longitude_degrees(&self) -> Option<Decimal> {
         dms::parse(self.longitude.as_deref()?).ok()
     }
 }
@@ -189,10 +189,10 @@ mod tests {
         let r: CarResponse<CarDadosCompletos> = serde_json::from_str(json).unwrap();
         assert_eq!(r.dados.area_total(), Some(Decimal::new(20131, 4)));
         assert_eq!(r.dados.modulos(), Some(Decimal::new(4026, 4)));
-        assert!(r.dados.latitude_graus().unwrap().is_sign_negative());
-        assert!(r.dados.longitude_graus().unwrap() < Decimal::from(-47));
+        assert!(r.dados.latitude_degrees().unwrap().is_sign_negative());
+        assert!(r.dados.longitude_degrees().unwrap() < Decimal::from(-47));
         assert_eq!(
-            r.dados.data_cadastro_em().unwrap().to_string(),
+            r.dados.data_cadastro_datetime().unwrap().to_string(),
             "2014-05-09 17:16:10"
         );
         assert_eq!(r.dados.proprietarios()[1].1, "111.444.777-35");

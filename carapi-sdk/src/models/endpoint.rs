@@ -73,6 +73,13 @@ impl EndpointConsulta {
         self != Self::Proprietario
     }
 
+    /// The short name people type and read in tables (`car`, `completo`, `recibo`,
+    /// `proprietario`): the CLI's `--endpoint` and its history column.
+    #[must_use]
+    pub fn short_name(self) -> &'static str {
+        self.row().short
+    }
+
     fn row(self) -> &'static Row {
         &TABLE[self as usize]
     }
@@ -81,6 +88,7 @@ impl EndpointConsulta {
 /// One charged lookup of the contract: every name of it, in one place.
 struct Row {
     name: &'static str,
+    short: &'static str,
     route: &'static str,
     registered: &'static str,
     sandbox: &'static [&'static str],
@@ -92,24 +100,28 @@ struct Row {
 const TABLE: [Row; 4] = [
     Row {
         name: "car",
+        short: "car",
         route: "/v1/car/{codigoCar}",
         registered: "/v1/car/{codigo}",
         sandbox: &crate::sandbox::CODIGOS_CAR,
     },
     Row {
         name: "car_completo",
+        short: "completo",
         route: "/v1/car/{codigoCar}/completo",
         registered: "/v1/car/{codigo}/completo",
         sandbox: &crate::sandbox::CODIGOS_CAR,
     },
     Row {
         name: "recibo",
+        short: "recibo",
         route: "/v1/car/{codigoCar}/recibo",
         registered: "/v1/car/{codigo}/recibo",
         sandbox: &crate::sandbox::CODIGOS_CAR,
     },
     Row {
         name: "proprietario",
+        short: "proprietario",
         route: "/v1/proprietario/{cpfCnpj}",
         registered: "/v1/proprietario/{cpf_cnpj}",
         sandbox: &crate::sandbox::DOCUMENTOS,
@@ -118,18 +130,15 @@ const TABLE: [Row; 4] = [
 
 impl std::str::FromStr for EndpointConsulta {
     type Err = String;
-    /// Accepts the registered form or a short name (`car`, `completo`, `recibo`, `proprietario`).
+    /// Accepts the registered form or a short name ([`EndpointConsulta::short_name`]; `basico`
+    /// is also the basic lookup).
     fn from_str(s: &str) -> Result<Self, String> {
+        if s == "basico" {
+            return Ok(Self::CarBasico);
+        }
         Self::ALL
             .into_iter()
-            .find(|e| e.as_str() == s)
-            .or(match s {
-                "car" | "basico" => Some(Self::CarBasico),
-                "completo" => Some(Self::CarCompleto),
-                "recibo" => Some(Self::Recibo),
-                "proprietario" => Some(Self::Proprietario),
-                _ => None,
-            })
+            .find(|e| e.as_str() == s || e.short_name() == s)
             .ok_or_else(|| format!("endpoint inválido: {s:?}"))
     }
 }
@@ -144,7 +153,7 @@ impl std::str::FromStr for EndpointConsulta {
 /// let e = EndpointRegistrado::from("/v1/car/{codigo}/completo");
 /// assert_eq!(e, EndpointConsulta::CarCompleto);
 /// assert_eq!(e, "/v1/car/{codigo}/completo");
-/// assert_eq!(EndpointRegistrado::from("/v2/novo").as_str(), "/v2/novo");
+/// assert_eq!(EndpointRegistrado::from("/v2/unknown").as_str(), "/v2/unknown");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum EndpointRegistrado {
@@ -253,13 +262,31 @@ mod tests {
         for e in EndpointConsulta::ALL {
             assert_eq!(EndpointConsulta::from_name(e.name()), Some(e));
             assert_eq!(
-                e.route().replace("{codigoCar}", "{codigo}").replace("{cpfCnpj}", "{cpf_cnpj}"),
+                e.route()
+                    .replace("{codigoCar}", "{codigo}")
+                    .replace("{cpfCnpj}", "{cpf_cnpj}"),
                 e.as_str(),
                 "the route template and the registered form name the same path"
             );
         }
-        let novo: EndpointRegistrado = serde_json::from_str("\"/v1/novo\"").unwrap();
-        assert_eq!(novo, EndpointRegistrado::Other("/v1/novo".into()));
-        assert_eq!(novo.consulta(), None);
+        let unknown: EndpointRegistrado = serde_json::from_str("\"/v1/novo\"").unwrap();
+        assert_eq!(unknown, EndpointRegistrado::Other("/v1/novo".into()));
+        assert_eq!(unknown.consulta(), None);
+    }
+
+    #[test]
+    fn the_serde_names_and_the_short_names_are_the_tables() {
+        for e in EndpointConsulta::ALL {
+            assert_eq!(
+                serde_json::to_string(&e).unwrap(),
+                format!("\"{}\"", e.as_str()),
+                "the serde rename of {e:?} is its registered form"
+            );
+            assert_eq!(e.short_name().parse::<EndpointConsulta>(), Ok(e));
+            assert_eq!(e.as_str().parse::<EndpointConsulta>(), Ok(e));
+        }
+        assert_eq!(EndpointConsulta::CarCompleto.short_name(), "completo");
+        assert_eq!("basico".parse(), Ok(EndpointConsulta::CarBasico));
+        assert!("geometria".parse::<EndpointConsulta>().is_err());
     }
 }

@@ -17,6 +17,7 @@ mod conta;
 mod endpoint;
 mod error;
 mod params;
+mod precos;
 mod proprietario;
 mod recarga;
 mod tarifa;
@@ -24,12 +25,13 @@ pub mod timestamp;
 
 pub use car::{CarDadosBasicos, CarDadosCompletos, CarResponse, Recibo};
 pub use conta::{
-    ConsumoItem, HistoricoResponse, LimitesResponse, LimitesUpdate, Precos, SaldoResponse, UsoHoje,
+    ConsumoItem, HistoricoResponse, LimitesResponse, LimitesUpdate, SaldoResponse, UsoHoje,
     UsoItem, UsoMes, UsoResponse,
 };
 pub use endpoint::{EndpointConsulta, EndpointRegistrado};
 pub use error::ApiErrorBody;
 pub use params::{HistoricoParams, RecargasParams, StatusConsulta};
+pub use precos::Precos;
 pub use proprietario::{ProprietarioItem, ProprietarioResponse};
 pub use recarga::{
     FaixaBonus, FaixasResponse, NovaRecarga, PreviewBonus, PreviewRecarga, RecargaCriadaResponse,

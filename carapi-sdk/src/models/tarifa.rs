@@ -1,9 +1,8 @@
-//! The money tables of the contract in one place: the price of each charged endpoint under
-//! both price tables ([`Precos::preco`]) and the reference server's top-up bonus tiers
-//! ([`FAIXAS_BONUS`]). The SDK's spend guard, the CLI and the reference server all read them
-//! from here.
+//! The reference server's top-up bonus tiers ([`FAIXAS_BONUS`]), read by the SDK's spend
+//! guard, the CLI and the reference server. The prices of the lookups are
+//! [`Precos`](super::Precos), beside them in `models/precos.rs`.
 //!
-//! Prices: docs/contrato.md, "Prices" (current and legacy tables). Bonus tiers: the contract
+//! Bonus tiers: the contract
 //! lists tiers without fixing them (`GET /v1/recarga/faixas` returns the active ones); these
 //! are the reference server's:
 //!
@@ -14,22 +13,8 @@
 //! | 2,500.00 to 4,999.99   | 8 %   |
 //! | 5,000.00 and above     | 10 %  |
 
+use super::FaixaBonus;
 use rust_decimal::Decimal;
-
-use super::{EndpointConsulta, FaixaBonus, Precos};
-
-impl Precos {
-    /// The price, in BRL, of one HTTP 200 of `endpoint` under this table (contract, "Prices":
-    /// only a 200 is charged).
-    pub fn preco(&self, endpoint: EndpointConsulta) -> Decimal {
-        match endpoint {
-            EndpointConsulta::CarBasico => self.car_basico,
-            EndpointConsulta::CarCompleto => self.car_completo,
-            EndpointConsulta::Proprietario => self.proprietario,
-            EndpointConsulta::Recibo => self.recibo,
-        }
-    }
-}
 
 /// One bonus tier of a top-up: from `valor_minimo` BRL (inclusive) up to the next tier's
 /// minimum, the bonus is `percentual` percent of the amount paid.
@@ -73,15 +58,15 @@ pub fn percentual_bonus(valor: Decimal) -> u32 {
 }
 
 /// [`FAIXAS_BONUS`] as the contract's `faixas` list of `GET /v1/recarga/faixas`: each tier's
-/// upper bound is one centavo below the next tier's minimum; the last has none.
+/// upper bound is one cent below the next tier's minimum; the last has none.
 pub fn faixas_bonus() -> Vec<FaixaBonus> {
-    let centavo = Decimal::new(1, 2);
+    let cent = Decimal::new(1, 2);
     FAIXAS_BONUS
         .iter()
         .enumerate()
         .map(|(i, d)| FaixaBonus {
             valor_minimo: d.valor_minimo,
-            valor_maximo: FAIXAS_BONUS.get(i + 1).map(|p| p.valor_minimo - centavo),
+            valor_maximo: FAIXAS_BONUS.get(i + 1).map(|p| p.valor_minimo - cent),
             percentual_bonus: Decimal::from(d.percentual),
         })
         .collect()
@@ -92,15 +77,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn prices_per_endpoint_and_tiers() {
-        assert_eq!(
-            Precos::ATUAIS.preco(EndpointConsulta::CarCompleto),
-            Decimal::new(230, 2)
-        );
-        assert_eq!(
-            Precos::LEGADOS.preco(EndpointConsulta::Recibo),
-            Decimal::new(1000, 2)
-        );
+    fn bonus_tiers() {
         assert_eq!(percentual_bonus(Decimal::new(49_999, 2)), 0);
         assert_eq!(percentual_bonus(Decimal::new(99_999, 2)), 0);
         assert_eq!(percentual_bonus(Decimal::from(1000)), 5);

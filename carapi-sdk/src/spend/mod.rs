@@ -5,8 +5,8 @@
 //! answer is any other status. A lookup whose request may have reached the server and whose
 //! answer never came back, because it was lost (time-out, connection reset) or because the
 //! caller dropped the future (a `tokio::time::timeout`, a `select!`, an aborted task), is
-//! recorded as uncertain ([`Uncertain`]): it counts as spent until
-//! [`Client::settle_uncertain`](crate::Client::settle_uncertain) settles it against the
+//! recorded as uncertain ([`Incerto`]): it counts as spent until
+//! [`Client::settle_incertos`](crate::Client::settle_incertos) settles it against the
 //! history. The reservation's drop guard does that, so no caller needs to wrap a call in a
 //! task of its own.
 //!
@@ -15,7 +15,7 @@
 //! is refused with [`Error::SpendLimit`].
 //!
 //! Prices: given to the builder, or learned from `GET /v1/saldo`. A lookup sent while they are
-//! unknown (no cap) is priced as soon as the client learns them ([`SpendGuard::precificar`]).
+//! unknown (no cap) is priced as soon as the client learns them ([`SpendGuard::learn_prices`]).
 
 mod reservation;
 mod window;
@@ -44,19 +44,19 @@ const MEMORY_200: Duration = Duration::from_secs(60);
 
 /// The WARN of a lookup that may have been charged (a money event): operation, route template
 /// and price, never the key.
-pub(crate) fn warn_money(op: Op, preco: Option<Decimal>, mensagem: &str) {
+pub(crate) fn warn_money(op: Op, preco: Option<Decimal>, message: &str) {
     tracing::warn!(
         target: "carapi_sdk::spend",
         operation = op.name(),
         route = op.route(),
         preco = preco.map(|p| tracing::field::display(brl(p))),
-        "{mensagem}"
+        "{message}"
     );
 }
 
 /// An amount for a log event: BRL with two decimals (`2.30`, also when it came as `2.3`).
-pub(crate) fn brl(valor: Decimal) -> String {
-    format!("{valor:.2}")
+pub(crate) fn brl(amount: Decimal) -> String {
+    format!("{amount:.2}")
 }
 
 /// What this client (and its clones) spent on lookups, BRL (contract, "Prices").
@@ -67,21 +67,23 @@ pub(crate) fn brl(valor: Decimal) -> String {
 pub struct Gasto {
     /// Priced HTTP 200s: certainly charged, BRL.
     pub confirmado: Decimal,
-    /// Lookups whose request may have reached the server and whose answer never came back
-    /// (time-out, connection reset, or the call's future dropped after sending), at their
-    /// price: possibly charged, BRL. [`ClientBuilder::max_spend`](crate::ClientBuilder::max_spend)
-    /// counts them as spent; [`Client::settle_uncertain`](crate::Client::settle_uncertain)
-    /// moves each one to `confirmado` or drops it.
+    /// Lookups whose request may have reached the server and whose answer has not come back,
+    /// at their price: possibly charged, BRL. Those still in flight (sent, not yet answered,
+    /// whether their caller still waits or left: their purchase ends in the client's task)
+    /// leave it when their answer arrives; those whose answer was lost (a time-out, a reset)
+    /// stay until [`Client::settle_incertos`](crate::Client::settle_incertos) moves each one to
+    /// `confirmado` or drops it. [`ClientBuilder::max_spend`](crate::ClientBuilder::max_spend)
+    /// counts them all.
     pub incerto: Decimal,
-    /// Lookups answered (200) or lost while the client could not read the account's prices
-    /// (its `GET /v1/saldo` failed), not yet in the amounts above; they are priced as soon as
-    /// the client learns the prices ([`Client::precos`](crate::Client::precos),
-    /// [`Client::saldo`](crate::Client::saldo)). Zero whenever the prices were read.
+    /// Lookups answered (200), lost or in flight while the client could not read the
+    /// account's prices (its `GET /v1/saldo` failed, or has not answered yet), not yet in the
+    /// amounts above; they are priced as soon as the client learns the prices
+    /// ([`Client::precos`](crate::Client::precos), [`Client::saldo`](crate::Client::saldo)).
     pub nao_precificadas: u64,
 }
 
 impl Gasto {
-    /// `confirmado + uncertain`: the most this client may have been charged for its priced
+    /// `confirmado + incerto`: the most this client may have been charged for its priced
     /// lookups, BRL.
     #[must_use]
     pub fn total(&self) -> Decimal {
@@ -91,7 +93,7 @@ impl Gasto {
 
 /// A lookup that may have reached the server and whose answer never came back.
 #[derive(Debug, Clone)]
-pub(crate) struct Uncertain {
+pub(crate) struct Incerto {
     pub(crate) id: u64,
     pub(crate) op: Op,
     /// The normalised key (CAR code or bare document), as the history records it.
@@ -99,12 +101,12 @@ pub(crate) struct Uncertain {
     pub(crate) preco: Option<Decimal>,
     pub(crate) window: Window,
     /// The WARN of an uncertain lookup without a price yet, given once it is priced.
-    pub(crate) aviso: Option<&'static str>,
+    pub(crate) warning: Option<&'static str>,
 }
 
 /// A 200 this client got: its history item is not a lost lookup's.
 #[derive(Debug, Clone)]
-pub(crate) struct Conhecida {
+pub(crate) struct Answered200 {
     pub(crate) op: Op,
     pub(crate) chave: String,
     pub(crate) window: Window,
@@ -115,26 +117,40 @@ struct State {
     confirmado: Decimal,
     reservado: Decimal,
     /// 200s answered before the prices were known, by charged operation.
-    sem_preco: Vec<Op>,
-    uncertain: Vec<Uncertain>,
-    conhecidas: VecDeque<Conhecida>,
-    proximo_id: u64,
+    unpriced: Vec<Op>,
+    incertos: Vec<Incerto>,
+    /// The reserved prices of the requests in flight (sent, not answered), BRL.
+    sending: Decimal,
+    /// Requests in flight whose price was unknown when they were reserved.
+    sending_unpriced: u64,
+    answered: VecDeque<Answered200>,
+    next_id: u64,
     /// The account's prices, once known.
     precos: Option<Precos>,
-    relogio: ServerClock,
+    server_clock: ServerClock,
 }
 
 impl State {
-    fn uncertain(&self) -> Decimal {
-        self.uncertain.iter().filter_map(|i| i.preco).sum()
+    fn incerto(&self) -> Decimal {
+        self.incertos.iter().filter_map(|i| i.preco).sum()
     }
 
     fn gasto(&self) -> Gasto {
-        let sem_preco = self.uncertain.iter().filter(|i| i.preco.is_none()).count();
+        let unpriced = self.incertos.iter().filter(|i| i.preco.is_none()).count() as u64;
         Gasto {
             confirmado: self.confirmado,
-            incerto: self.uncertain(),
-            nao_precificadas: (self.sem_preco.len() + sem_preco) as u64,
+            incerto: self.incerto() + self.sending,
+            nao_precificadas: self.unpriced.len() as u64 + unpriced + self.sending_unpriced,
+        }
+    }
+
+    /// `delta` (1 or -1) requests in flight reserved at `preco` (`None`: unknown then).
+    fn in_flight(&mut self, preco: Option<Decimal>, delta: i8) {
+        match preco {
+            Some(p) if delta > 0 => self.sending += p,
+            Some(p) => self.sending -= p,
+            None if delta > 0 => self.sending_unpriced += 1,
+            None => self.sending_unpriced = self.sending_unpriced.saturating_sub(1),
         }
     }
 
@@ -143,37 +159,37 @@ impl State {
     }
 
     /// Records an uncertain lookup; its price when known (then the caller gives the WARN
-    /// `aviso`; otherwise [`SpendGuard::precificar`] gives it with the price).
-    fn mark_uncertain(
+    /// `warning`; otherwise [`SpendGuard::learn_prices`] gives it with the price).
+    fn mark_incerto(
         &mut self,
         op: Op,
         chave: &str,
         preco: Option<Decimal>,
         window: Window,
-        aviso: &'static str,
+        warning: &'static str,
     ) -> Option<Decimal> {
-        self.proximo_id += 1;
+        self.next_id += 1;
         let preco = preco.or_else(|| self.preco(op));
-        self.uncertain.push(Uncertain {
-            id: self.proximo_id,
+        self.incertos.push(Incerto {
+            id: self.next_id,
             op,
             chave: chave.to_owned(),
             preco,
             window,
-            aviso: preco.is_none().then_some(aviso),
+            warning: preco.is_none().then_some(warning),
         });
         preco
     }
 
     /// Remembers a 200, forgetting old ones no uncertain lookup of their key needs.
-    fn conhecida(&mut self, c: Conhecida, memory: Duration) {
-        self.conhecidas.push_back(c);
-        if self.conhecidas.len() > 256 {
+    fn remember_200(&mut self, c: Answered200, memory: Duration) {
+        self.answered.push_back(c);
+        if self.answered.len() > 256 {
             let now = Instant::now();
-            let uncertain = &self.uncertain;
-            self.conhecidas.retain(|c| {
-                now.duration_since(c.window.fim) < memory
-                    || uncertain.iter().any(|i| i.op == c.op && i.chave == c.chave)
+            let incertos = &self.incertos;
+            self.answered.retain(|c| {
+                now.duration_since(c.window.ended) < memory
+                    || incertos.iter().any(|i| i.op == c.op && i.chave == c.chave)
             });
         }
     }
@@ -261,7 +277,7 @@ impl SpendGuard {
     fn try_reserve(&self, op: Op, preco: Decimal) -> Result<bool, Error> {
         let mut s = self.shared.lock();
         if let Some(limite) = self.limite {
-            let gasto = s.confirmado + s.uncertain();
+            let gasto = s.confirmado + s.incerto();
             if gasto + preco > limite {
                 let reservado = s.reservado;
                 drop(s);
@@ -292,29 +308,29 @@ impl SpendGuard {
 
     /// A lookup of `op` sent while the prices are unknown (only without a cap): when answered
     /// with 200 or lost it is counted, priced with the prices known by then or by the next
-    /// [`SpendGuard::precificar`].
-    pub(crate) fn pendente(&self, op: Op, chave: &str) -> Reservation {
+    /// [`SpendGuard::learn_prices`].
+    pub(crate) fn unpriced(&self, op: Op, chave: &str) -> Reservation {
         Reservation::new(self.shared.clone(), op, chave, None)
     }
 
     /// The client learned the account's prices: kept for the lookups to come, and the lookups
     /// answered or lost before are priced now.
-    pub(crate) fn precificar(&self, precos: Precos) {
+    pub(crate) fn learn_prices(&self, precos: Precos) {
         let mut s = self.shared.lock();
         s.precos = Some(precos);
-        let devido: Decimal = s.sem_preco.drain(..).map(|op| op.preco(&precos)).sum();
-        s.confirmado += devido;
-        let mut avisos = Vec::new();
-        for i in s.uncertain.iter_mut().filter(|i| i.preco.is_none()) {
+        let owed: Decimal = s.unpriced.drain(..).map(|op| op.preco(&precos)).sum();
+        s.confirmado += owed;
+        let mut warnings = Vec::new();
+        for i in s.incertos.iter_mut().filter(|i| i.preco.is_none()) {
             let preco = i.op.preco(&precos);
             i.preco = Some(preco);
-            if let Some(aviso) = i.aviso.take() {
-                avisos.push((i.op, preco, aviso));
+            if let Some(warning) = i.warning.take() {
+                warnings.push((i.op, preco, warning));
             }
         }
         drop(s);
-        for (op, preco, aviso) in avisos {
-            warn_money(op, Some(preco), aviso);
+        for (op, preco, warning) in warnings {
+            warn_money(op, Some(preco), warning);
         }
     }
 
@@ -324,48 +340,48 @@ impl SpendGuard {
     }
 
     /// Forgets the prices (a confirmed top-up moves a legacy account to the current table).
-    pub(crate) fn esquecer_precos(&self) {
+    pub(crate) fn forget_prices(&self) {
         self.shared.lock().precos = None;
     }
 
     /// An answer arrived with the server's `Date`: the server's time moves on, and the bounds
     /// of the uncertain lookups narrow.
-    pub(crate) fn observar(&self, resposta: DatedAnswer) {
+    pub(crate) fn observe(&self, answer: DatedAnswer) {
         let grace = self.shared.grace;
         let mut s = self.shared.lock();
-        s.relogio.observar(resposta);
-        for i in &mut s.uncertain {
-            i.window.observar(&resposta, grace);
+        s.server_clock.observe(answer);
+        for i in &mut s.incertos {
+            i.window.observe(&answer, grace);
         }
     }
 
     /// The uncertain lookups and the remembered 200s now (a snapshot).
-    pub(crate) fn to_settle(&self) -> (Vec<Uncertain>, Vec<Conhecida>) {
+    pub(crate) fn to_settle(&self) -> (Vec<Incerto>, Vec<Answered200>) {
         let s = self.shared.lock();
-        (s.uncertain.clone(), s.conhecidas.iter().cloned().collect())
+        (s.incertos.clone(), s.answered.iter().cloned().collect())
     }
 
     /// The uncertain lookups with these ids now (their bounds may have narrowed).
-    pub(crate) fn uncertain(&self, ids: &[u64]) -> Vec<Uncertain> {
+    pub(crate) fn incertos(&self, ids: &[u64]) -> Vec<Incerto> {
         let s = self.shared.lock();
-        s.uncertain
+        s.incertos
             .iter()
             .filter(|i| ids.contains(&i.id))
             .cloned()
             .collect()
     }
 
-    /// Settles uncertain lookups: `cobrados` (id and the amount the history shows) move to
-    /// `confirmado`; `nao_cobrados` are dropped.
-    pub(crate) fn settle(&self, cobrados: &[(u64, Decimal)], nao_cobrados: &[u64]) {
+    /// Settles uncertain lookups: `charged` (id and the amount the history shows) move to
+    /// `confirmado`; `not_charged` are dropped.
+    pub(crate) fn settle(&self, charged: &[(u64, Decimal)], not_charged: &[u64]) {
         let mut s = self.shared.lock();
-        for (id, valor) in cobrados {
-            if let Some(pos) = s.uncertain.iter().position(|i| i.id == *id) {
-                s.uncertain.remove(pos);
-                s.confirmado += *valor;
+        for (id, amount) in charged {
+            if let Some(pos) = s.incertos.iter().position(|i| i.id == *id) {
+                s.incertos.remove(pos);
+                s.confirmado += *amount;
             }
         }
-        s.uncertain.retain(|i| !nao_cobrados.contains(&i.id));
+        s.incertos.retain(|i| !not_charged.contains(&i.id));
         drop(s);
         self.shared.settled.notify_waiters();
     }

@@ -8,7 +8,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use rust_decimal::Decimal;
 
 use super::window::{Sending, Window};
-use super::{Conhecida, Shared};
+use super::{Answered200, Shared};
 use crate::op::Op;
 
 /// A reserved price. Committed on a 200; released on any other answer. Dropped while its
@@ -22,7 +22,7 @@ pub(crate) struct Reservation {
     /// `None` when the prices were unknown when it was made.
     preco: Option<Decimal>,
     /// The attempt sent and not answered yet.
-    em_voo: Option<Sending>,
+    in_flight: Option<Sending>,
 }
 
 impl Reservation {
@@ -32,18 +32,18 @@ impl Reservation {
             op,
             chave: chave.to_owned(),
             preco,
-            em_voo: None,
+            in_flight: None,
         }
     }
 
     /// A reservation of nothing (sandbox values, free operations).
-    pub(crate) fn nenhuma() -> Self {
+    pub(crate) fn free() -> Self {
         Self {
             shared: None,
             op: Op::Saldo,
             chave: String::new(),
             preco: None,
-            em_voo: None,
+            in_flight: None,
         }
     }
 
@@ -54,17 +54,31 @@ impl Reservation {
         self.preco.or_else(|| shared.lock().preco(self.op))
     }
 
-    /// The request is about to leave: from now until an answer, it may reach the server.
-    pub(crate) fn enviando(&mut self) {
+    /// The request is about to leave: from now until an answer, it may reach the server (and
+    /// [`Gasto::incerto`](crate::Gasto::incerto) counts it).
+    pub(crate) fn about_to_send(&mut self) {
         if let Some(shared) = &self.shared {
-            self.em_voo = Some(shared.lock().relogio.sending());
+            let mut s = shared.lock();
+            if self.in_flight.is_none() {
+                s.in_flight(self.preco, 1);
+            }
+            self.in_flight = Some(s.server_clock.sending());
         }
+    }
+
+    /// The attempt ended (an answer, or it never left): it is no longer in flight.
+    fn landed(&mut self) -> Option<Sending> {
+        let sending = self.in_flight.take()?;
+        if let Some(shared) = &self.shared {
+            shared.lock().in_flight(self.preco, -1);
+        }
+        Some(sending)
     }
 
     /// The attempt ended without a charge: an answer other than 200, or it never left (the
     /// connection was refused). It is no longer in flight.
-    pub(crate) fn sem_cobranca(&mut self) {
-        self.em_voo = None;
+    pub(crate) fn uncharged(&mut self) {
+        self.landed();
     }
 
     /// The lookup was answered with 200 (stamped `data` by the server): the price becomes
@@ -74,8 +88,11 @@ impl Reservation {
             return;
         };
         let now = Instant::now();
-        let sending = self.em_voo.take();
+        let sending = self.in_flight.take();
         let memory = shared.memory();
+        if sending.is_some() {
+            shared.lock().in_flight(self.preco, -1);
+        }
         let mut s = shared.lock();
         match self.preco.or_else(|| s.preco(self.op)) {
             Some(p) => {
@@ -84,16 +101,16 @@ impl Reservation {
                 }
                 s.confirmado += p;
             }
-            None => s.sem_preco.push(self.op),
+            None => s.unpriced.push(self.op),
         }
         if let Some(sending) = sending {
             let window = window_of_200(sending, now, data);
-            let c = Conhecida {
+            let c = Answered200 {
                 op: self.op,
                 chave: std::mem::take(&mut self.chave),
                 window,
             };
-            s.conhecida(c, memory);
+            s.remember_200(c, memory);
         }
         drop(s);
         shared.settled.notify_waiters();
@@ -104,37 +121,40 @@ impl Reservation {
     /// reservation itself stays
     /// until dropped (a retry may use it).
     pub(crate) fn lost(&mut self) {
-        self.mark_uncertain("resposta perdida de consulta cobrável: pode ter sido cobrada");
+        self.mark_incerto("resposta perdida de consulta cobrável: pode ter sido cobrada");
     }
 
-    fn mark_uncertain(&mut self, mensagem: &'static str) {
-        let (Some(shared), Some(sending)) = (&self.shared, self.em_voo.take()) else {
+    fn mark_incerto(&mut self, message: &'static str) {
+        let Some(sending) = self.landed() else {
+            return;
+        };
+        let Some(shared) = &self.shared else {
             return;
         };
         let grace = shared.grace;
         let mut s = shared.lock();
-        let window = s.relogio.window(sending, Instant::now(), grace);
-        let preco = s.mark_uncertain(self.op, &self.chave, self.preco, window, mensagem);
+        let window = s.server_clock.window(sending, Instant::now(), grace);
+        let preco = s.mark_incerto(self.op, &self.chave, self.preco, window, message);
         drop(s);
         if preco.is_some() {
-            super::warn_money(self.op, preco, mensagem);
+            super::warn_money(self.op, preco, message);
         }
     }
 }
 
 /// The server's time of a 200: from the send's bound (or its own `Date` less its round trip)
 /// to its own `Date` plus the second it rounds down.
-fn window_of_200(sending: Sending, recebido: Instant, data: Option<DateTime<Utc>>) -> Window {
-    let ida_e_volta = TimeDelta::from_std(recebido.saturating_duration_since(sending.enviado))
+fn window_of_200(sending: Sending, received: Instant, data: Option<DateTime<Utc>>) -> Window {
+    let round_trip = TimeDelta::from_std(received.saturating_duration_since(sending.sent))
         .unwrap_or(TimeDelta::MAX / 2);
-    let desde = sending
-        .desde
-        .or_else(|| data.map(|d| d - ida_e_volta - TimeDelta::seconds(2)));
+    let not_before = sending
+        .not_before
+        .or_else(|| data.map(|d| d - round_trip - TimeDelta::seconds(2)));
     Window {
-        enviado: sending.enviado,
-        fim: recebido,
-        desde,
-        ate: data.map(|d| d + TimeDelta::seconds(1)),
+        sent: sending.sent,
+        ended: received,
+        not_before,
+        not_after: data.map(|d| d + TimeDelta::seconds(1)),
     }
 }
 
@@ -143,8 +163,8 @@ impl Drop for Reservation {
         if self.shared.is_none() {
             return;
         }
-        if self.em_voo.is_some() {
-            self.mark_uncertain("consulta cobrável cancelada após o envio: pode ter sido cobrada");
+        if self.in_flight.is_some() {
+            self.mark_incerto("consulta cobrável cancelada após o envio: pode ter sido cobrada");
         }
         if let Some(shared) = self.shared.take() {
             if let Some(p) = self.preco {

@@ -8,33 +8,33 @@ fn guard(limite: Option<i64>) -> SpendGuard {
 
 /// A reservation whose request left and whose answer was lost.
 fn lost(mut r: Reservation) {
-    r.enviando();
+    r.about_to_send();
     r.lost();
 }
 
 /// A reservation whose request left and was answered 200.
 fn answered_200(mut r: Reservation) {
-    r.enviando();
+    r.about_to_send();
     r.commit(None);
 }
 
 #[test]
 fn lookups_answered_before_prices_are_priced_when_learned() {
     let g = guard(None);
-    answered_200(g.pendente(Op::Car, "a"));
-    answered_200(g.pendente(Op::Recibo, "b"));
-    lost(g.pendente(Op::Proprietario, "c"));
-    drop(g.pendente(Op::CarCompleto, "d")); // never sent: never counted
+    answered_200(g.unpriced(Op::CAR, "a"));
+    answered_200(g.unpriced(Op::RECIBO, "b"));
+    lost(g.unpriced(Op::PROPRIETARIO, "c"));
+    drop(g.unpriced(Op::CAR_COMPLETO, "d")); // never sent: never counted
     assert_eq!(g.gasto().total(), Decimal::ZERO, "unknown prices");
     assert_eq!(g.gasto().nao_precificadas, 3);
-    g.precificar(Precos::ATUAIS);
+    g.learn_prices(Precos::ATUAIS);
     let gasto = g.gasto();
     assert_eq!(gasto.confirmado, Decimal::new(1200, 2), "1.00 + 11.00");
     assert_eq!(gasto.incerto, Decimal::new(260, 2));
     assert_eq!(gasto.nao_precificadas, 0);
-    g.precificar(Precos::LEGADOS);
+    g.learn_prices(Precos::LEGADOS);
     assert_eq!(g.gasto().confirmado, Decimal::new(1200, 2), "priced once");
-    answered_200(g.pendente(Op::Car, "e"));
+    answered_200(g.unpriced(Op::CAR, "e"));
     assert_eq!(
         g.gasto().confirmado,
         Decimal::new(1250, 2),
@@ -45,11 +45,11 @@ fn lookups_answered_before_prices_are_priced_when_learned() {
 #[tokio::test]
 async fn reserve_commit_release_and_refusal_reports_spent_and_reserved_apart() {
     let g = guard(Some(300));
-    let a = g.reserve(Op::Car, "a", Decimal::ONE).await.unwrap();
-    let b = g.reserve(Op::Car, "b", Decimal::ONE).await.unwrap();
+    let a = g.reserve(Op::CAR, "a", Decimal::ONE).await.unwrap();
+    let b = g.reserve(Op::CAR, "b", Decimal::ONE).await.unwrap();
     answered_200(a);
     let e = g
-        .reserve(Op::Car, "c", Decimal::new(25, 1))
+        .reserve(Op::CAR, "c", Decimal::new(25, 1))
         .await
         .unwrap_err();
     match e {
@@ -62,18 +62,18 @@ async fn reserve_commit_release_and_refusal_reports_spent_and_reserved_apart() {
         other => panic!("{other:?}"),
     }
     drop(b);
-    lost(g.reserve(Op::Car, "c", Decimal::ONE).await.unwrap());
+    lost(g.reserve(Op::CAR, "c", Decimal::ONE).await.unwrap());
     let gasto = g.gasto();
     assert_eq!(
         (gasto.confirmado, gasto.incerto),
         (Decimal::ONE, Decimal::ONE)
     );
     assert!(
-        g.reserve(Op::Car, "d", Decimal::new(101, 2)).await.is_err(),
+        g.reserve(Op::CAR, "d", Decimal::new(101, 2)).await.is_err(),
         "incerto counts"
     );
     assert!(
-        g.reserve(Op::Car, "d", Decimal::ZERO).await.is_ok(),
+        g.reserve(Op::CAR, "d", Decimal::ZERO).await.is_ok(),
         "a free lookup fits"
     );
 }
@@ -81,34 +81,34 @@ async fn reserve_commit_release_and_refusal_reports_spent_and_reserved_apart() {
 #[test]
 fn a_reservation_dropped_in_flight_is_uncertain_and_one_dropped_before_sending_is_released() {
     let g = guard(None);
-    g.precificar(Precos::ATUAIS);
-    let mut em_voo = g.pendente(Op::CarCompleto, "a");
-    em_voo.enviando();
-    drop(em_voo); // the caller's future was dropped: a timeout, a select!
-    let mut respondida = g.pendente(Op::Car, "b");
-    respondida.enviando();
-    respondida.sem_cobranca(); // a 404: known, not charged
-    drop(respondida);
-    drop(g.pendente(Op::Car, "c")); // waiting for the limiter
+    g.learn_prices(Precos::ATUAIS);
+    let mut in_flight = g.unpriced(Op::CAR_COMPLETO, "a");
+    in_flight.about_to_send();
+    drop(in_flight); // the caller's future was dropped: a timeout, a select!
+    let mut answered = g.unpriced(Op::CAR, "b");
+    answered.about_to_send();
+    answered.uncharged(); // a 404: known, not charged
+    drop(answered);
+    drop(g.unpriced(Op::CAR, "c")); // waiting for the limiter
     let gasto = g.gasto();
     assert_eq!(
         (gasto.confirmado, gasto.incerto),
         (Decimal::ZERO, Decimal::new(230, 2))
     );
-    let (uncertain, _) = g.to_settle();
-    assert_eq!(uncertain.len(), 1);
-    assert_eq!(uncertain[0].chave, "a");
+    let (incertos, _) = g.to_settle();
+    assert_eq!(incertos.len(), 1);
+    assert_eq!(incertos[0].chave, "a");
 }
 
 #[tokio::test]
 async fn a_capped_reservation_dropped_in_flight_keeps_counting_against_the_cap() {
     let g = guard(Some(150));
-    let mut r = g.reserve(Op::Car, "a", Decimal::ONE).await.unwrap();
-    r.enviando();
+    let mut r = g.reserve(Op::CAR, "a", Decimal::ONE).await.unwrap();
+    r.about_to_send();
     drop(r);
     assert!(
         matches!(
-            g.reserve(Op::Car, "b", Decimal::ONE).await,
+            g.reserve(Op::CAR, "b", Decimal::ONE).await,
             Err(Error::SpendLimit { .. })
         ),
         "1.00 possibly charged + 1.00 > 1.50"
@@ -118,13 +118,13 @@ async fn a_capped_reservation_dropped_in_flight_keeps_counting_against_the_cap()
 #[tokio::test(start_paused = true)]
 async fn a_lookup_that_fits_once_reservations_settle_waits_for_them() {
     let g = Arc::new(guard(Some(300)));
-    let em_voo = g.reserve(Op::Car, "404", Decimal::new(3, 0)).await.unwrap();
+    let in_flight = g.reserve(Op::CAR, "404", Decimal::new(3, 0)).await.unwrap();
     let g2 = g.clone();
-    let espera = tokio::spawn(async move { g2.reserve(Op::Car, "a", Decimal::ONE).await });
+    let waiter = tokio::spawn(async move { g2.reserve(Op::CAR, "a", Decimal::ONE).await });
     tokio::time::sleep(Duration::from_millis(10)).await;
-    assert!(!espera.is_finished(), "waits while the 3.00 is in flight");
-    drop(em_voo); // answered 404: released
-    let r = espera.await.unwrap().expect("fits after the release");
+    assert!(!waiter.is_finished(), "waits while the 3.00 is in flight");
+    drop(in_flight); // answered 404: released
+    let r = waiter.await.unwrap().expect("fits after the release");
     answered_200(r);
     assert_eq!(g.gasto().confirmado, Decimal::ONE);
 }
@@ -132,15 +132,15 @@ async fn a_lookup_that_fits_once_reservations_settle_waits_for_them() {
 #[test]
 fn settling_moves_or_drops() {
     let g = guard(None);
-    lost(g.pendente(Op::Car, "a"));
-    lost(g.pendente(Op::Car, "a"));
+    lost(g.unpriced(Op::CAR, "a"));
+    lost(g.unpriced(Op::CAR, "a"));
     let ids: Vec<u64> = g.to_settle().0.iter().map(|i| i.id).collect();
     assert_eq!(
         g.gasto().nao_precificadas,
         2,
         "lost before the prices were known"
     );
-    g.precificar(Precos::ATUAIS);
+    g.learn_prices(Precos::ATUAIS);
     g.settle(&[(ids[0], Decimal::ONE)], &[ids[1]]);
     let gasto = g.gasto();
     assert_eq!(
@@ -153,17 +153,17 @@ fn settling_moves_or_drops() {
 fn a_200_is_remembered_with_its_server_time() {
     let g = guard(None);
     let now = chrono::Utc::now();
-    g.observar(DatedAnswer {
+    g.observe(DatedAnswer {
         data: now,
-        enviado: None,
-        recebido: Instant::now(),
+        sent: None,
+        received: Instant::now(),
     });
-    let mut r = g.pendente(Op::Car, "a");
-    r.enviando();
+    let mut r = g.unpriced(Op::CAR, "a");
+    r.about_to_send();
     r.commit(Some(now + chrono::TimeDelta::seconds(3)));
-    let (_, conhecidas) = g.to_settle();
-    assert_eq!(conhecidas.len(), 1);
-    let j = conhecidas[0].window;
-    assert_eq!(j.desde, Some(now));
-    assert_eq!(j.ate, Some(now + chrono::TimeDelta::seconds(4)));
+    let (_, answered) = g.to_settle();
+    assert_eq!(answered.len(), 1);
+    let j = answered[0].window;
+    assert_eq!(j.not_before, Some(now));
+    assert_eq!(j.not_after, Some(now + chrono::TimeDelta::seconds(4)));
 }

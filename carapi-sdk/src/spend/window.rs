@@ -2,12 +2,12 @@
 //! server's: the `Date` of the answers (RFC 9110 §6.6.1, whole seconds) and this client's
 //! monotonic clock, never its wall clock.
 //!
-//! - **From** (`desde`): the latest `Date` received before the request was sent. The server
+//! - **From** (`not_before`): the latest `Date` received before the request was sent. The server
 //!   stamped it before the request left, so the lookup is recorded at or after it, however the
 //!   server's clock was moved before (a test double's clock moves forward only). When the client
 //!   had no answer yet, an answer received after the send gives `Date - (received - sent) - 2 s`,
 //!   valid when the server's clock did not jump forward within that round trip.
-//! - **Until** (`ate`): once a lost request may no longer be in process at the server (the
+//! - **Until** (`not_after`): once a lost request may no longer be in process at the server (the
 //!   client's settle grace after the loss, 30 s by default), the `Date` of an answer to a request
 //!   sent after that, plus one second.
 
@@ -20,49 +20,50 @@ use chrono::{DateTime, TimeDelta, Utc};
 const SLACK: TimeDelta = TimeDelta::seconds(2);
 
 /// How far after a send an answer may come and still bound it from below.
-const IDA_E_VOLTA_MAXIMA: Duration = Duration::from_secs(30);
+const MAX_ROUND_TRIP: Duration = Duration::from_secs(30);
 
 /// A request in flight: when it left (monotonic) and the server's time before it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Sending {
-    pub(crate) enviado: Instant,
-    pub(crate) desde: Option<DateTime<Utc>>,
+    pub(crate) sent: Instant,
+    pub(crate) not_before: Option<DateTime<Utc>>,
 }
 
-/// The server's time of one lookup: at or after `desde`, at or before `ate` (`None`: unbounded).
+/// The server's time of one lookup: at or after `not_before`, at or before `not_after` (`None`:
+/// unbounded).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Window {
-    pub(crate) enviado: Instant,
+    pub(crate) sent: Instant,
     /// When the answer arrived (a known 200) or was lost.
-    pub(crate) fim: Instant,
-    pub(crate) desde: Option<DateTime<Utc>>,
-    pub(crate) ate: Option<DateTime<Utc>>,
+    pub(crate) ended: Instant,
+    pub(crate) not_before: Option<DateTime<Utc>>,
+    pub(crate) not_after: Option<DateTime<Utc>>,
 }
 
 impl Window {
     /// True when a history item recorded at `data` (server time) may be this lookup's.
-    pub(crate) fn contem(&self, data: DateTime<Utc>) -> bool {
-        self.desde.is_none_or(|d| data >= d) && self.ate.is_none_or(|a| data <= a)
+    pub(crate) fn contains(&self, data: DateTime<Utc>) -> bool {
+        self.not_before.is_none_or(|d| data >= d) && self.not_after.is_none_or(|a| data <= a)
     }
 
     /// Narrows the bounds with an answer stamped `data` by the server, to a request of this
-    /// client sent at `enviado_resposta` and received at `recebido`; `grace` is how long a
+    /// client sent at `answer.sent` and received at `answer.received`; `grace` is how long a
     /// lost request may still be in process at the server.
-    pub(crate) fn observar(&mut self, resposta: &DatedAnswer, grace: Duration) {
-        if self.desde.is_none()
-            && resposta.recebido >= self.enviado
-            && resposta.recebido - self.enviado <= IDA_E_VOLTA_MAXIMA
+    pub(crate) fn observe(&mut self, answer: &DatedAnswer, grace: Duration) {
+        if self.not_before.is_none()
+            && answer.received >= self.sent
+            && answer.received - self.sent <= MAX_ROUND_TRIP
         {
-            let ida_e_volta =
-                TimeDelta::from_std(resposta.recebido - self.enviado).unwrap_or(TimeDelta::MAX / 2);
-            self.desde = Some(resposta.data - ida_e_volta - SLACK);
+            let round_trip =
+                TimeDelta::from_std(answer.received - self.sent).unwrap_or(TimeDelta::MAX / 2);
+            self.not_before = Some(answer.data - round_trip - SLACK);
         }
-        let depois_da_carencia = self.fim.checked_add(grace);
-        if self.ate.is_none()
-            && let (Some(e), Some(limite)) = (resposta.enviado, depois_da_carencia)
+        let after_grace = self.ended.checked_add(grace);
+        if self.not_after.is_none()
+            && let (Some(e), Some(limite)) = (answer.sent, after_grace)
             && e >= limite
         {
-            self.ate = Some(resposta.data + TimeDelta::seconds(1));
+            self.not_after = Some(answer.data + TimeDelta::seconds(1));
         }
     }
 }
@@ -72,42 +73,42 @@ impl Window {
 pub(crate) struct DatedAnswer {
     pub(crate) data: DateTime<Utc>,
     /// `None` when unknown (then it only bounds from below).
-    pub(crate) enviado: Option<Instant>,
-    pub(crate) recebido: Instant,
+    pub(crate) sent: Option<Instant>,
+    pub(crate) received: Instant,
 }
 
 /// The latest server time this client has seen (the largest `Date`).
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct ServerClock {
-    maior: Option<DatedAnswer>,
+    latest: Option<DatedAnswer>,
 }
 
 impl ServerClock {
     /// Keeps `r` when its `Date` is the latest (the earliest arrival of that second).
-    pub(crate) fn observar(&mut self, r: DatedAnswer) {
-        if self.maior.is_none_or(|m| r.data > m.data) {
-            self.maior = Some(r);
+    pub(crate) fn observe(&mut self, r: DatedAnswer) {
+        if self.latest.is_none_or(|m| r.data > m.data) {
+            self.latest = Some(r);
         }
     }
 
     /// A request leaves now.
     pub(crate) fn sending(&self) -> Sending {
         Sending {
-            enviado: Instant::now(),
-            desde: self.maior.map(|m| m.data),
+            sent: Instant::now(),
+            not_before: self.latest.map(|m| m.data),
         }
     }
 
-    /// The bounds of a request sent as `sending` that ended at `fim` (answered or lost).
-    pub(crate) fn window(&self, sending: Sending, fim: Instant, grace: Duration) -> Window {
+    /// The bounds of a request sent as `sending` that ended at `ended` (answered or lost).
+    pub(crate) fn window(&self, sending: Sending, ended: Instant, grace: Duration) -> Window {
         let mut j = Window {
-            enviado: sending.enviado,
-            fim,
-            desde: sending.desde,
-            ate: None,
+            sent: sending.sent,
+            ended,
+            not_before: sending.not_before,
+            not_after: None,
         };
-        if let Some(m) = self.maior {
-            j.observar(&m, grace);
+        if let Some(m) = self.latest {
+            j.observe(&m, grace);
         }
         j
     }
@@ -132,40 +133,44 @@ mod tests {
     #[test]
     fn the_date_before_the_send_bounds_from_below_whatever_the_wall_clocks() {
         let mut r = ServerClock::default();
-        let antes = Instant::now();
-        r.observar(DatedAnswer {
+        let before = Instant::now();
+        r.observe(DatedAnswer {
             data: t(0),
-            enviado: Some(antes),
-            recebido: antes,
+            sent: Some(before),
+            received: before,
         });
         let sending = r.sending();
-        assert_eq!(sending.desde, Some(t(0)));
+        assert_eq!(sending.not_before, Some(t(0)));
         let j = r.window(sending, Instant::now(), Duration::from_secs(30));
         assert!(
-            j.contem(t(0)) && j.contem(t(3 * 3600)),
+            j.contains(t(0)) && j.contains(t(3 * 3600)),
             "moved by hours: still in"
         );
-        assert!(!j.contem(t(-1)));
+        assert!(!j.contains(t(-1)));
     }
 
     #[test]
     fn without_a_date_before_an_answer_after_the_send_gives_the_bound() {
         let r = ServerClock::default();
         let sending = r.sending();
-        assert_eq!(sending.desde, None);
+        assert_eq!(sending.not_before, None);
         let mut j = r.window(sending, Instant::now(), Duration::ZERO);
-        assert!(j.contem(t(-100_000)), "unbounded until an answer arrives");
-        let depois = Instant::now();
-        j.observar(
+        assert!(j.contains(t(-100_000)), "unbounded until an answer arrives");
+        let later = Instant::now();
+        j.observe(
             &DatedAnswer {
                 data: t(10),
-                enviado: Some(depois),
-                recebido: depois,
+                sent: Some(later),
+                received: later,
             },
             Duration::ZERO,
         );
-        assert!(j.contem(t(8)) && !j.contem(t(7)), "{j:?}");
-        assert_eq!(j.ate, Some(t(11)), "sent after the grace: an upper bound");
+        assert!(j.contains(t(8)) && !j.contains(t(7)), "{j:?}");
+        assert_eq!(
+            j.not_after,
+            Some(t(11)),
+            "sent after the grace: an upper bound"
+        );
     }
 
     #[test]

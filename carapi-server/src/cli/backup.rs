@@ -11,7 +11,8 @@ use carapi_service::store::{OpenMode, SqliteStore, is_postgres_url};
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// A cópia a gravar (não pode existir): um arquivo SQLite, modo 0600.
-    destino: PathBuf,
+    #[arg(id = "destino")]
+    destination: PathBuf,
     #[command(flatten)]
     database: super::DatabaseArgs,
 }
@@ -25,25 +26,25 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(2));
     }
-    if a.destino.exists() {
+    if a.destination.exists() {
         eprintln!(
             "erro: {} já existe; escolha outro destino",
-            a.destino.display()
+            a.destination.display()
         );
         return Ok(ExitCode::from(2));
     }
     let store = SqliteStore::open(&a.database.database, OpenMode::Existing)
         .await
         .map_err(|e| anyhow::anyhow!("abrindo o banco: {e}"))?;
-    let inicio = std::time::Instant::now();
-    let r = store.backup_into(&a.destino).await;
+    let start = std::time::Instant::now();
+    let r = store.backup_into(&a.destination).await;
     store.close().await;
     r.map_err(|e| anyhow::anyhow!("copiando o banco: {e}"))?;
     eprintln!(
         "cópia em {} ({} bytes, {:.2} s; modo 0600)",
-        a.destino.display(),
-        std::fs::metadata(&a.destino).map_or(0, |m| m.len()),
-        inicio.elapsed().as_secs_f64()
+        a.destination.display(),
+        std::fs::metadata(&a.destination).map_or(0, |m| m.len()),
+        start.elapsed().as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)
 }

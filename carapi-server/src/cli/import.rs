@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use carapi_sdk::domain::br;
 
 use carapi_loader::progress::seconds_br;
-use carapi_loader::{self as carga, Origin};
+use carapi_loader::{self as load, Origin};
 
 /// Opções de `import`.
 #[derive(Debug, clap::Args)]
@@ -20,31 +20,32 @@ pub(crate) struct Args {
     #[arg(value_name = "ARQUIVO")]
     file: PathBuf,
     /// Sem barra de progresso (de todo modo ela só aparece num terminal).
+    #[arg(id = "sem_progresso")]
     #[arg(long = "sem-progresso")]
-    sem_progresso: bool,
+    without_progress: bool,
     #[command(flatten)]
     database: super::DatabaseArgs,
 }
 
 pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     super::warn_interrupted_load(&a.database.database).await;
-    let origem = Origin::Arquivo(a.file.clone());
-    let r = carga::load(&a.database.database, origem, !a.sem_progresso)
+    let origin = Origin::File(a.file.clone());
+    let r = load::load(&a.database.database, origin, !a.without_progress)
         .await
         .map_err(|e| match e {
-            carga::LoadError::Io { .. } => anyhow::anyhow!("{e}"),
-            outro => anyhow::anyhow!("{}: {outro}", a.file.display()),
+            load::LoadError::Io { .. } => anyhow::anyhow!("{e}"),
+            other => anyhow::anyhow!("{}: {other}", a.file.display()),
         })?;
     let mut msg = format!(
         "{} registros CAR importados de {} em {} s",
-        br::format_inteiro(r.gravados),
+        br::format_integer(r.written),
         a.file.display(),
-        seconds_br(r.segundos)
+        seconds_br(r.seconds)
     );
-    if r.ignorados > 0 {
+    if r.ignored > 0 {
         msg.push_str(&format!(
             " ({} versões mais antigas ignoradas)",
-            br::format_inteiro(r.ignorados)
+            br::format_integer(r.ignored)
         ));
     }
     println!("{msg}");

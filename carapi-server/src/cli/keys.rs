@@ -35,15 +35,15 @@ impl KeyArgs {
 }
 
 /// Rotates (`nova` true: a new key, printed once) or revokes the key of `a`'s account.
-pub(super) async fn rotate(a: KeyArgs, nova: bool) -> anyhow::Result<ExitCode> {
+pub(super) async fn rotate(a: KeyArgs, fresh: bool) -> anyhow::Result<ExitCode> {
     let (id, url, json) = a.parts();
-    let chave = nova.then(auth::generate_key);
+    let chave = fresh.then(auth::generate_key);
     let hash = match &chave {
         Some(k) => auth::key_hash(k),
         None => format!("revogada:{}", uuid::Uuid::new_v4()),
     };
-    let trocada = write(url, id, &hash).await.context("gravando a chave")?;
-    if !trocada {
+    let swapped = write(url, id, &hash).await.context("gravando a chave")?;
+    if !swapped {
         eprintln!("erro: conta {id} não existe");
         return Ok(ExitCode::FAILURE);
     }

@@ -54,8 +54,8 @@ pub(super) async fn run(c: Command) -> anyhow::Result<ExitCode> {
                 "conta {}: saldo {} = créditos {} - débitos {} ; cobrado no histórico {} ; recargas {} ; estornos {} ; {}",
                 r.conta_id,
                 r.saldo,
-                r.creditos,
-                r.debitos,
+                r.credits,
+                r.debits,
                 r.cobrado_historico,
                 r.creditado_recargas,
                 r.estornos,
@@ -74,19 +74,19 @@ pub(super) async fn run(c: Command) -> anyhow::Result<ExitCode> {
 /// Lists the journaled charges (`servir`'s journal of lost commit outcomes) whose outcome the
 /// database now tells: charged (a debit no 200 answered) or not.
 async fn report_journal(store: &dyn Store, a: &CheckArgs) -> anyhow::Result<()> {
-    let caminho = journal_path(&a.database.url.database, a.diario.as_deref());
-    let entradas = Journal::at(&caminho).entries()?;
-    if entradas.is_empty() {
+    let path = journal_path(&a.database.url.database, a.diario.as_deref());
+    let inputs = Journal::at(&path).entries()?;
+    if inputs.is_empty() {
         return Ok(());
     }
     eprintln!(
         "diário {}: {} pedido(s) com resultado de cobrança desconhecido ao responder",
-        caminho.display(),
-        entradas.len()
+        path.display(),
+        inputs.len()
     );
-    for e in entradas {
-        let linha = store.cobranca_outcome(e.conta, e.request_id, e.em).await?;
-        let cobrado = linha.is_some_and(|l| l.status == 200);
+    for e in inputs {
+        let line = store.cobranca_outcome(e.conta, e.request_id, e.at).await?;
+        let cobrado = line.is_some_and(|l| l.status == 200);
         eprintln!(
             "  em aberto: pedido {} conta {}: {}",
             e.request_id,

@@ -1,8 +1,8 @@
 //! The `carapi-server` command line: `serve`, `account create | rotate | revoke`,
 //! `import`, `seed --synthetic`, `pix pay`, `ledger check`, `webhook-secret`.
 
-mod account;
 mod backup;
+mod conta;
 mod import;
 mod keys;
 mod ledger;
@@ -31,7 +31,7 @@ pub(crate) struct Cli {
         long = "log-formato",
         env = "CARAPI_LOG_FORMAT",
         value_enum,
-        default_value_t = LogFormat::Texto,
+        default_value_t = LogFormat::Text,
         global = true
     )]
     pub(crate) log_format: LogFormat,
@@ -45,7 +45,7 @@ pub(crate) struct Cli {
 pub(crate) enum LogFormat {
     /// Uma linha legível por evento.
     #[value(name = "texto", alias = "text")]
-    Texto,
+    Text,
     /// Um objeto JSON por linha, os campos do evento no primeiro nível.
     #[value(name = "json")]
     Json,
@@ -100,10 +100,10 @@ impl AdminDatabaseArgs {
 /// Says on stderr when a load on the base of `url` started and did not finish
 /// ([`carapi_loader::mark`]): `serve` at start, `import` and `seed` before they load.
 async fn warn_interrupted_load(url: &str) {
-    if let Some(carga) = carapi_loader::mark::interrupted(url).await {
-        tracing::warn!(%carga, "carga interrompida nesta base");
+    if let Some(load) = carapi_loader::mark::interrupted(url).await {
+        tracing::warn!(carga = %load, "carga interrompida nesta base");
         eprintln!(
-            "atenção: a carga \"{carga}\" começou nesta base e não terminou; a base pode estar \
+            "atenção: a carga \"{load}\" começou nesta base e não terminou; a base pode estar \
              incompleta (repetir a carga a completa)"
         );
     }
@@ -117,10 +117,10 @@ pub(crate) enum Command {
     Serve(serve::Args),
     /// Gerencia as contas da API.
     #[command(name = "conta", alias = "account")]
-    Account {
+    Conta {
         /// Subcomando de conta.
         #[command(subcommand)]
-        command: account::Command,
+        command: conta::Command,
     },
     /// Importa registros CAR de um CSV público do SICAR ou de um GeoJSON do WFS do SICAR
     /// (idempotente; lido em fluxo).
@@ -159,7 +159,7 @@ pub(crate) enum Command {
 pub(crate) async fn run(cli: Cli) -> ExitCode {
     let r = match cli.command {
         Command::Serve(a) => serve::run(a).await,
-        Command::Account { command } => account::run(command).await,
+        Command::Conta { command } => conta::run(command).await,
         Command::Import(a) => import::run(a).await,
         Command::Seed(a) => seed::run(a).await,
         Command::Pix { command } => pix::run(command).await,

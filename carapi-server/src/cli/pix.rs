@@ -36,9 +36,9 @@ pub(crate) struct PayArgs {
 /// ([`pay_via_webhook`]).
 pub(super) async fn run(c: Command) -> anyhow::Result<ExitCode> {
     let Command::Pay(a) = c;
-    let configurado = a.webhook_secret.resolve().map_err(anyhow::Error::msg)?;
+    let configured = a.webhook_secret.resolve().map_err(anyhow::Error::msg)?;
     let store = a.database.open().await?;
-    let secret = match configurado {
+    let secret = match configured {
         Some(s) => s,
         None => carapi_service::pix::webhook::stored_secret(store.as_ref())
             .await?

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use carapi_sdk::domain::br;
 
 use carapi_loader::progress::seconds_br;
-use carapi_loader::{self as carga, Origin};
+use carapi_loader::{self as load, Origin};
 
 /// Opções de `seed`.
 #[derive(Debug, clap::Args)]
@@ -19,17 +19,19 @@ pub(crate) struct Args {
     seed: u64,
     /// Dá ao grande proprietário 98.765.432/0001-98 esta quantidade de CARs (padrão 210 quando
     /// N >= 1000).
+    #[arg(id = "dono_grande")]
     #[arg(long = "dono-grande", value_name = "CARS")]
-    dono_grande: Option<usize>,
+    large_owner: Option<usize>,
     /// Sem barra de progresso (de todo modo ela só aparece num terminal).
+    #[arg(id = "sem_progresso")]
     #[arg(long = "sem-progresso")]
-    sem_progresso: bool,
+    without_progress: bool,
     #[command(flatten)]
     database: super::DatabaseArgs,
 }
 
 pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
-    if let Some(cars) = a.dono_grande
+    if let Some(cars) = a.large_owner
         && cars > a.synthetic
     {
         anyhow::bail!(
@@ -38,17 +40,17 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         );
     }
     super::warn_interrupted_load(&a.database.database).await;
-    let origem = Origin::Synthetic {
+    let origin = Origin::Synthetic {
         n: a.synthetic,
         seed: a.seed,
-        dono_grande: a.dono_grande,
+        large_owner: a.large_owner,
     };
-    let r = carga::load(&a.database.database, origem, !a.sem_progresso).await?;
+    let r = load::load(&a.database.database, origin, !a.without_progress).await?;
     println!(
         "{} registros sintéticos gravados em {} s ({}/s, seed {})",
-        br::format_inteiro(r.gravados),
-        seconds_br(r.segundos),
-        br::format_inteiro(r.per_second() as u64),
+        br::format_integer(r.written),
+        seconds_br(r.seconds),
+        br::format_integer(r.per_second() as u64),
         a.seed
     );
     Ok(ExitCode::SUCCESS)

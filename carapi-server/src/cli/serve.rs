@@ -46,12 +46,13 @@ pub(crate) struct Args {
     #[arg(long = "pix-falha", env = "CARAPI_PIX_FALHA")]
     pix_failure: bool,
     /// Não carrega os registros CAR embutidos num banco vazio.
+    #[arg(id = "sem_dados_embutidos")]
     #[arg(
         long = "sem-dados-embutidos",
         env = "CARAPI_NO_BUNDLED_DATA",
         value_parser = clap::builder::FalseyValueParser::new()
     )]
-    sem_dados_embutidos: bool,
+    without_bundled_data: bool,
     /// Segundos que um cliente tem para enviar os cabeçalhos de uma requisição; também quanto
     /// tempo uma conexão keep-alive ociosa fica aberta.
     #[arg(
@@ -133,12 +134,13 @@ pub(crate) struct Args {
     )]
     client_header: String,
     /// Autenticações falhas por segundo por endereço de cliente antes de 429 (0 desativa).
+    #[arg(id = "limite_nao_autenticado")]
     #[arg(
         long = "limite-nao-autenticado",
         env = "CARAPI_LIMITE_NAO_AUTENTICADO",
         default_value_t = 20
     )]
-    limite_nao_autenticado: u32,
+    unauthenticated_limit: u32,
     /// Endereço próprio onde servir GET /metrics (ex.: 127.0.0.1:9090), para que as métricas
     /// não fiquem expostas aos clientes; o endereço principal responde 404 em /metrics.
     #[arg(long = "endereco-metricas", env = "CARAPI_ENDERECO_METRICAS")]
@@ -148,13 +150,14 @@ pub(crate) struct Args {
     #[arg(long = "modo-teste", id = "modo_teste")]
     test_mode: bool,
     /// Token Bearer das rotas /_teste (padrão: um aleatório, mostrado no início).
+    #[arg(id = "token_teste")]
     #[arg(
         long = "token-teste",
         env = "CARAPI_TOKEN_TESTE",
         hide_env_values = true,
         requires = "modo_teste"
     )]
-    token_teste: Option<String>,
+    test_token: Option<String>,
 }
 
 impl Args {
@@ -170,7 +173,7 @@ impl Args {
                 .then_some(self.unfinished_per_address),
             connections_per_address: (self.connections_per_address > 0)
                 .then_some(self.connections_per_address),
-            unauthenticated_per_second: NonZeroU32::new(self.limite_nao_autenticado),
+            unauthenticated_per_second: NonZeroU32::new(self.unauthenticated_limit),
             send_timeout: Duration::from_secs(self.send_timeout.max(1)),
             requests_per_connection: self.requests_per_connection.max(1),
             trusted_proxies: self.trusted_proxies.clone(),
@@ -194,7 +197,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(2));
     }
-    let Ok(token_teste) = test_token(&a) else {
+    let Ok(test_token) = test_token(&a) else {
         return Ok(ExitCode::from(2));
     };
     let said = |msg| eprintln!("erro: {msg}");
@@ -210,7 +213,7 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         reconcile_interval: Duration::from_secs(a.reconcile_interval.max(1)),
         recibo: a.recibo,
         pix_failure: a.pix_failure,
-        load_bundled_data: !a.sem_dados_embutidos,
+        load_bundled_data: !a.without_bundled_data,
         rate_limit: NonZeroU32::new(a.rate_limit),
         edge,
         journal: a.diario.clone(),
@@ -219,13 +222,13 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         ..Config::default()
     };
     // The composition root of the binary: a normal server, or the test double around it.
-    let server = match &token_teste {
+    let server = match &test_token {
         None => carapi_service::spawn(config).await?,
         Some(token) => {
-            let teste = TestModeConfig {
+            let test = TestModeConfig {
                 token: Some(token.clone()),
             };
-            assembly::start(config, &teste).await?.0
+            assembly::start(config, &test).await?.0
         }
     };
     tracing::info!(address = %server.addr(), "carapi-server pronto em {}", server.base_url());
@@ -236,11 +239,11 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     eprintln!("carapi-server ouvindo em {}", server.base_url());
     if server.state().config.webhook_secret.is_none() {
         eprintln!(
-            "segredo do webhook PIX: o do banco (veja com `carapi-server webhook-secret --database ...`)"
+            "segredo do webhook PIX: o do banco (veja com `carapi-server segredo-webhook --banco ...`)"
         );
     }
-    if let Some(token) = token_teste {
-        say_test_token(&token, a.token_teste.is_some());
+    if let Some(token) = test_token {
+        say_test_token(&token, a.test_token.is_some());
     }
     signal().await;
     tracing::info!("sinal recebido; encerrando");
@@ -250,8 +253,8 @@ pub(super) async fn run(a: Args) -> anyhow::Result<ExitCode> {
 
 /// Says on stderr how to reach the /_teste routes: a token the operator gave (`dado`) is never
 /// echoed, only a random one, which nobody knows yet.
-fn say_test_token(token: &str, dado: bool) {
-    if dado {
+fn say_test_token(token: &str, given: bool) {
+    if given {
         eprintln!("modo de teste: rotas /_teste com o token dado (--token-teste)");
     } else {
         eprintln!("modo de teste: rotas /_teste com Authorization: Bearer {token}");
@@ -261,17 +264,14 @@ fn say_test_token(token: &str, dado: bool) {
 /// The test mode's token of `a` (`None` outside test mode): the one given, or a random one;
 /// `Err` (said on stderr) for one made only of spaces, never silently replaced.
 fn test_token(a: &Args) -> Result<Option<String>, ()> {
-    if a.token_teste
-        .as_deref()
-        .is_some_and(|t| t.trim().is_empty())
-    {
+    if a.test_token.as_deref().is_some_and(|t| t.trim().is_empty()) {
         eprintln!(
             "erro: --token-teste (CARAPI_TOKEN_TESTE) só tem espaços; dê um token de 32 caracteres ou mais, ou omita-o para um aleatório"
         );
         return Err(());
     }
     Ok(a.test_mode.then(|| {
-        a.token_teste
+        a.test_token
             .clone()
             .unwrap_or_else(|| format!("teste_{}", hex::encode(rand::random::<[u8; 24]>())))
     }))

@@ -41,13 +41,13 @@ impl WebhookSecretArgs {
     /// `carapi_service::pix::webhook::MIN_SECRET_LEN` bytes.
     pub(crate) fn resolve(&self) -> Result<Option<String>, String> {
         let secret = if let Some(file) = &self.webhook_secret_file {
-            let texto = std::fs::read_to_string(file)
+            let text = std::fs::read_to_string(file)
                 .map_err(|e| format!("--arquivo-segredo-webhook {}: {e}", file.display()))?;
-            let texto = texto.strip_suffix('\n').unwrap_or(&texto);
-            Some(texto.strip_suffix('\r').unwrap_or(texto).to_owned())
+            let text = text.strip_suffix('\n').unwrap_or(&text);
+            Some(text.strip_suffix('\r').unwrap_or(text).to_owned())
         } else {
-            let do_ambiente = std::env::var("CARAPI_WEBHOOK_SECRET").ok();
-            if self.webhook_secret.is_some() && self.webhook_secret != do_ambiente {
+            let from_env = std::env::var("CARAPI_WEBHOOK_SECRET").ok();
+            if self.webhook_secret.is_some() && self.webhook_secret != from_env {
                 eprintln!(
                     "aviso: --segredo-webhook fica visível a todo usuário local em \
                      /proc/*/cmdline; use CARAPI_WEBHOOK_SECRET ou --arquivo-segredo-webhook"

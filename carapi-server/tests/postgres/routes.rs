@@ -11,19 +11,19 @@ use carapi_service::{AppState, Centavos, Config, ContaCriada, NovaConta};
 use serde_json::Value;
 use tower::ServiceExt;
 
-use super::BancoTeste;
+use super::TestDatabase;
 use crate::helpers::{CODIGO, Resp};
 
 /// A router over a fresh PostgreSQL database with the bundled data (rate limiter off).
 struct PgApp {
     router: Router,
     state: AppState,
-    _banco: BancoTeste,
+    _database: TestDatabase,
 }
 
 impl PgApp {
-    async fn new(teste: &str) -> Option<PgApp> {
-        let database = BancoTeste::create(teste).await?;
+    async fn new(test: &str) -> Option<PgApp> {
+        let database = TestDatabase::create(test).await?;
         let store = database.store().await;
         carapi_service::startup::load_bundled_data(store.as_ref())
             .await
@@ -34,16 +34,16 @@ impl PgApp {
         Some(PgApp {
             router: carapi_service::http::router(state.clone()),
             state,
-            _banco: database,
+            _database: database,
         })
     }
 
     async fn conta_com(&self, saldo: i64) -> ContaCriada {
-        let nova = NovaConta {
+        let fresh = NovaConta {
             saldo: saldo.into(),
             ..NovaConta::default()
         };
-        carapi_service::create_conta(self.state.store.as_ref(), nova)
+        carapi_service::create_conta(self.state.store.as_ref(), fresh)
             .await
             .unwrap()
     }
@@ -79,12 +79,12 @@ impl PgApp {
     }
 
     async fn webhook(&self, payment_id: &str) -> Request<Body> {
-        let corpo = serde_json::to_vec(&PixEvent::pago(payment_id, chrono::Utc::now())).unwrap();
+        let body = serde_json::to_vec(&PixEvent::pago(payment_id, chrono::Utc::now())).unwrap();
         let secret = self.state.webhook_secret().await.unwrap();
         Request::post("/webhooks/pix")
             .header("content-type", "application/json")
-            .header(SIGNATURE_HEADER, sign(&secret, &corpo, chrono::Utc::now()))
-            .body(Body::from(corpo))
+            .header(SIGNATURE_HEADER, sign(&secret, &body, chrono::Utc::now()))
+            .body(Body::from(body))
             .unwrap()
     }
 }
@@ -117,7 +117,7 @@ async fn postgres_two_hundred_concurrent_lookups_on_fifty_lookups_of_balance() {
         match r.status.as_u16() {
             200 => ok += 1,
             402 => {
-                r.erro(402, "SALDO_INSUFICIENTE");
+                r.error(402, "SALDO_INSUFICIENTE");
                 without_saldo += 1;
             }
             s => panic!("unexpected {s}: {}", String::from_utf8_lossy(&r.body)),
@@ -175,7 +175,7 @@ async fn postgres_two_hundred_concurrent_lookups_on_fifty_lookups_of_balance() {
     let ledger = app.state.store.ledger(c.conta_id).await.unwrap().unwrap();
     assert!(ledger.is_consistent(), "{ledger:?}");
     assert_eq!(
-        (ledger.saldo, ledger.debitos),
+        (ledger.saldo, ledger.debits),
         (Centavos::new(0), Centavos::new(5_000))
     );
 }
@@ -195,13 +195,13 @@ async fn postgres_same_webhook_20_times_concurrently_while_reconciliation_runs_c
     };
     let app = Arc::new(app);
     let c = app.conta_com(1).await;
-    for rodada in 0..3 {
+    for round in 0..3 {
         let v = app
             .req(
                 Method::POST,
                 &c.api_key,
                 "/v1/recarga",
-                Some(&format!(r#"{{"valor": {}}}"#, 1000 + rodada)),
+                Some(&format!(r#"{{"valor": {}}}"#, 1000 + round)),
             )
             .await
             .ok();
@@ -228,17 +228,17 @@ async fn postgres_same_webhook_20_times_concurrently_while_reconciliation_runs_c
                 })
             })
             .collect();
-        let mut creditos = 0;
+        let mut credits = 0;
         for t in tasks {
-            creditos += t.await.unwrap();
+            credits += t.await.unwrap();
         }
-        assert_eq!(creditos, 1, "round {rodada}: credited {creditos} times");
+        assert_eq!(credits, 1, "round {round}: credited {credits} times");
     }
     let saldo = app.get(&c.api_key, "/v1/saldo").await["saldoReais"]
         .as_f64()
         .unwrap();
-    let esperado = 1.0 + (1000.0 + 50.0) + (1001.0 + 50.05) + (1002.0 + 50.10);
-    assert!((saldo - esperado).abs() < 1e-9, "{saldo} != {esperado}");
+    let expected = 1.0 + (1000.0 + 50.0) + (1001.0 + 50.05) + (1002.0 + 50.10);
+    assert!((saldo - expected).abs() < 1e-9, "{saldo} != {expected}");
     let ledger = app.state.store.ledger(c.conta_id).await.unwrap().unwrap();
     assert!(ledger.is_consistent(), "{ledger:?}");
     assert_eq!(ledger.creditado_recargas, Centavos::new(315_315));
@@ -288,7 +288,7 @@ async fn postgres_limits_top_up_reuse_and_price_switch_through_the_router() {
     let r = app
         .req(Method::GET, &c.api_key, &format!("/v1/car/{CODIGO}"), None)
         .await;
-    r.erro(429, "LIMITE_EXCEDIDO");
+    r.error(429, "LIMITE_EXCEDIDO");
     let s = app.get(&c.api_key, "/v1/saldo").await;
     assert_eq!(
         (
@@ -298,13 +298,13 @@ async fn postgres_limits_top_up_reuse_and_price_switch_through_the_router() {
         (Some(2), Some(1))
     );
     // a legacy account confirms the new prices, is reused within 10 minutes, then credited once
-    let corpo = r#"{"valor": 500, "confirmarNovosPrecos": true}"#;
+    let body = r#"{"valor": 500, "confirmarNovosPrecos": true}"#;
     let a = app
-        .req(Method::POST, &c.api_key, "/v1/recarga", Some(corpo))
+        .req(Method::POST, &c.api_key, "/v1/recarga", Some(body))
         .await
         .ok();
     let b = app
-        .req(Method::POST, &c.api_key, "/v1/recarga", Some(corpo))
+        .req(Method::POST, &c.api_key, "/v1/recarga", Some(body))
         .await
         .ok();
     assert_eq!(
@@ -348,7 +348,7 @@ async fn postgres_limits_top_up_reuse_and_price_switch_through_the_router() {
     ignore = "needs PostgreSQL: DATABASE_URL unset when this test was built"
 )]
 async fn postgres_url_spawns_a_server_that_creates_its_database_and_answers_over_a_socket() {
-    let Some(database) = BancoTeste::reserve(
+    let Some(database) = TestDatabase::reserve(
         "postgres_url_spawns_a_server_that_creates_its_database_and_answers_over_a_socket",
     ) else {
         return;

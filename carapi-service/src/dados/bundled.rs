@@ -17,8 +17,8 @@ static IMOVEIS: LazyLock<Vec<Imovel>> = LazyLock::new(|| {
     IMOVEIS_JSONL
         .lines()
         .enumerate()
-        .map(|(i, linha)| {
-            serde_json::from_str(linha)
+        .map(|(i, line)| {
+            serde_json::from_str(line)
                 .unwrap_or_else(|e| panic!("data/imoveis.jsonl, line {}: {e}", i + 1))
         })
         .collect()

@@ -14,10 +14,10 @@ pub struct Uf(&'static str);
 
 impl Uf {
     /// The state of the two-letter code `sigla` (upper case), if it is one.
-    pub fn parse(sigla: &str) -> Option<Uf> {
+    pub fn parse(code: &str) -> Option<Uf> {
         uf::UFS
             .iter()
-            .find(|(s, _, _)| *s == sigla)
+            .find(|(s, _, _)| *s == code)
             .map(|(s, _, _)| Uf(s))
     }
 
@@ -85,7 +85,7 @@ impl StatusImovel {
 
     /// True when a receipt exists for a record in this status: not for a pending record
     /// (not issued yet) nor a cancelled one.
-    pub fn tem_recibo(self) -> bool {
+    pub fn has_recibo(self) -> bool {
         !matches!(self, StatusImovel::Pendente | StatusImovel::Cancelado)
     }
 }
@@ -130,9 +130,9 @@ pub(crate) trait Code: Sized {
 
 /// The code stored in a column (`None` read as the empty string): `Err` names the column and
 /// the value when it is none of the codes, for `StoreError::Corrupt`.
-pub(crate) fn stored<T: Code>(coluna: &str, valor: Option<&str>) -> Result<T, String> {
+pub(crate) fn stored<T: Code>(column: &str, valor: Option<&str>) -> Result<T, String> {
     let valor = valor.unwrap_or_default();
-    T::from_code(valor).ok_or_else(|| format!("{coluna} {valor:?}"))
+    T::from_code(valor).ok_or_else(|| format!("{column} {valor:?}"))
 }
 
 impl TipoImovel {
@@ -147,7 +147,7 @@ impl TipoImovel {
 }
 
 macro_rules! code_serde {
-    ($t:ty, $o_que:literal) => {
+    ($t:ty, $what:literal) => {
         impl Code for $t {
             fn from_code(codigo: &str) -> Option<Self> {
                 <$t>::parse(codigo)
@@ -170,7 +170,7 @@ macro_rules! code_serde {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let s = String::deserialize(d)?;
                 <$t>::parse(&s)
-                    .ok_or_else(|| serde::de::Error::custom(format!(concat!($o_que, " {:?}"), s)))
+                    .ok_or_else(|| serde::de::Error::custom(format!(concat!($what, " {:?}"), s)))
             }
         }
     };
@@ -196,7 +196,7 @@ mod tests {
         for c in ["AT", "PE", "SU", "CA"] {
             assert_eq!(StatusImovel::parse(c).unwrap().as_str(), c);
         }
-        assert!(!StatusImovel::Pendente.tem_recibo() && StatusImovel::Ativo.tem_recibo());
+        assert!(!StatusImovel::Pendente.has_recibo() && StatusImovel::Ativo.has_recibo());
         for c in ["IRU", "AST", "PCT"] {
             assert_eq!(TipoImovel::parse(c).unwrap().as_str(), c);
         }

@@ -79,7 +79,8 @@ pub struct Imovel {
     /// Owners, in order.
     pub proprietarios: Vec<Proprietario>,
     /// Whether a receipt PDF exists for the record (404 `RECIBO_NAO_ENCONTRADO` when false).
-    pub tem_recibo: bool,
+    #[serde(rename = "tem_recibo")]
+    pub has_recibo: bool,
 }
 
 impl Imovel {
@@ -98,8 +99,8 @@ impl Imovel {
             municipio: Some(self.municipio.clone()),
             uf: Some(self.uf.nome().to_owned()),
             codigo_protocolo: self.codigo_protocolo.clone(),
-            latitude: self.latitude.map(|v| dms::format(v, dms::Eixo::Latitude)),
-            longitude: self.longitude.map(|v| dms::format(v, dms::Eixo::Longitude)),
+            latitude: self.latitude.map(|v| dms::format(v, dms::Axis::Latitude)),
+            longitude: self.longitude.map(|v| dms::format(v, dms::Axis::Longitude)),
             modulos_fiscais: self.modulos_fiscais.map(|m| br::format_decimal(m, 4)),
         }
     }
@@ -119,7 +120,7 @@ impl Imovel {
         CarDadosCompletos {
             basicos: self.dados_basicos(),
             proprietarios_nomes: join(&|p| p.nome.clone()),
-            proprietarios_cpfs: join(&|p| p.documento.formatado()),
+            proprietarios_cpfs: join(&|p| p.documento.formatted()),
         }
     }
 }

@@ -18,7 +18,7 @@ pub(crate) const ITEMS_LIMIT: u32 = 200;
 pub(crate) fn imovel() -> Imovel {
     let data = |y, m, d, h, min, s| {
         NaiveDate::from_ymd_opt(y, m, d)
-            .and_then(|dia| dia.and_hms_opt(h, min, s))
+            .and_then(|day| day.and_hms_opt(h, min, s))
             .expect("data fixa do sandbox")
     };
     Imovel {
@@ -47,7 +47,7 @@ pub(crate) fn imovel() -> Imovel {
             documento: CpfCnpj::from_base("000000001").expect("CPF fixo do sandbox"),
             nome: "Fulano de Tal Sandbox".to_owned(),
         }],
-        tem_recibo: true,
+        has_recibo: true,
     }
 }
 
@@ -62,14 +62,14 @@ pub(crate) fn imovel() -> Imovel {
 /// [`sandbox::CAR_BASICO`] (so a client can follow it up in the sandbox); the others are fixed,
 /// obviously fake codes `DF-5300108-000…0NNN` that exist in no base.
 pub(crate) fn proprietario(documento: &str) -> Option<ProprietarioResponse> {
-    let (quantos, truncado) = match documento.trim() {
+    let (how_many, truncado) = match documento.trim() {
         sandbox::CPF_DOIS_CARS => (2, false),
         sandbox::CNPJ_TRUNCADO => (ITEMS_LIMIT, true),
         _ => return None,
     };
-    let consultado = CpfCnpj::parse(documento.trim()).ok().map(|d| d.formatado());
-    let exemplo = imovel();
-    let mut itens: Vec<ProprietarioItem> = (1..quantos)
+    let consultado = CpfCnpj::parse(documento.trim()).ok().map(|d| d.formatted());
+    let example = imovel();
+    let mut itens: Vec<ProprietarioItem> = (1..how_many)
         .map(|i| ProprietarioItem {
             registro_car: format!("DF-5300108-{i:032X}"),
             codigo_protocolo: Some(format!(
@@ -83,7 +83,7 @@ pub(crate) fn proprietario(documento: &str) -> Option<ProprietarioResponse> {
             proprietario_consultado: consultado.clone(),
         })
         .collect();
-    let basicos = exemplo.dados_basicos();
+    let basicos = example.dados_basicos();
     itens.push(ProprietarioItem {
         registro_car: basicos.codigo_car,
         codigo_protocolo: basicos.codigo_protocolo,
@@ -98,7 +98,7 @@ pub(crate) fn proprietario(documento: &str) -> Option<ProprietarioResponse> {
     Some(ProprietarioResponse {
         success: true,
         sandbox: true,
-        total: quantos,
+        total: how_many,
         limite: ITEMS_LIMIT,
         truncado,
         itens,
@@ -123,7 +123,7 @@ mod tests {
         assert_eq!(d.basicos.latitude.as_deref(), Some("15°46'46,20 S"));
         assert_eq!(d.basicos.longitude.as_deref(), Some("47°55'46,92 O"));
         assert_eq!(d.proprietarios_cpfs.as_deref(), Some("000.000.001-91"));
-        assert!(imovel().tem_recibo);
+        assert!(imovel().has_recibo);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use carapi_sdk::{
 use chrono::Duration;
 
 use crate::api_error::ApiError;
-use crate::flow::lookup::MAX_HISTORY_KEY;
+use crate::flow::consulta::MAX_HISTORY_CHAVE;
 use crate::money::{Centavos, calendar, limites, tarifa};
 use crate::state::AppState;
 use crate::store::{Conta, HistoricoFilter, StoreError};
@@ -47,9 +47,9 @@ pub(crate) async fn saldo(st: &AppState, conta: &Conta) -> Result<SaldoResponse,
 }
 
 /// Whether `busca` can match no history row: it holds a NUL, or it is longer than any stored
-/// key ([`MAX_HISTORY_KEY`] characters) and so than any endpoint.
+/// key ([`MAX_HISTORY_CHAVE`] characters) and so than any endpoint.
 fn busca_matches_nothing(busca: &str) -> bool {
-    busca.contains('\0') || busca.chars().nth(MAX_HISTORY_KEY).is_some()
+    busca.contains('\0') || busca.chars().nth(MAX_HISTORY_CHAVE).is_some()
 }
 
 /// `GET /v1/historico` of `conta`: the page `filtro` asks for, newest first.
@@ -59,27 +59,27 @@ fn busca_matches_nothing(busca: &str) -> bool {
 pub(crate) async fn historico(
     st: &AppState,
     conta: &Conta,
-    filtro: HistoricoFilter,
+    filter: HistoricoFilter,
 ) -> Result<HistoricoResponse, StoreError> {
     // No stored key holds a NUL (the history keeps a lookup's key with NUL replaced), and none
-    // is longer than `MAX_HISTORY_KEY` characters while every endpoint is shorter: such a
+    // is longer than `MAX_HISTORY_CHAVE` characters while every endpoint is shorter: such a
     // `busca` matches nothing, an empty page (never a pattern the database refuses as too
     // complex).
-    let (itens, total) = if filtro.busca.as_deref().is_some_and(busca_matches_nothing) {
+    let (itens, total) = if filter.busca.as_deref().is_some_and(busca_matches_nothing) {
         (Vec::new(), 0)
     } else {
-        st.store.historico(conta.id, &filtro).await?
+        st.store.historico(conta.id, &filter).await?
     };
     Ok(HistoricoResponse {
         success: true,
-        page: filtro.page,
-        size: filtro.size,
+        page: filter.page,
+        size: filter.size,
         total,
-        total_paginas: super::pagination::total_paginas(total, filtro.size),
+        total_paginas: super::pagination::total_paginas(total, filter.size),
         itens: itens
             .into_iter()
             .map(|c| ConsumoItem {
-                data: c.em.with_timezone(&brasilia()),
+                data: c.at.with_timezone(&brasilia()),
                 endpoint: c.endpoint.into(),
                 chave_consulta: c.chave,
                 status_http: c.status,
@@ -139,8 +139,8 @@ fn limite_invalid(msg: impl Into<String>) -> ApiError {
 /// # Errors
 /// [`StoreError`] when the usage cannot be read.
 pub(crate) async fn uso(st: &AppState, conta: &Conta) -> Result<UsoResponse, StoreError> {
-    let desde = st.clock.now() - Duration::days(i64::from(PERIODO_USO_DIAS));
-    let itens = st.store.uso_by_endpoint(conta.id, desde).await?;
+    let since = st.clock.now() - Duration::days(i64::from(PERIODO_USO_DIAS));
+    let itens = st.store.uso_by_endpoint(conta.id, since).await?;
     Ok(UsoResponse {
         success: true,
         periodo_dias: PERIODO_USO_DIAS,

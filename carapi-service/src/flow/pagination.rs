@@ -9,7 +9,7 @@ pub(crate) const DEFAULT_SIZE: u32 = 20;
 /// Largest page size.
 pub(crate) const MAX_SIZE: u32 = 100;
 
-/// `(page, size)` after the rules; `page` or `size` below 1 is 400 `PARAMETRO_INVALIDO`.
+/// `(page, size)` after the rules; `page` or `size` below 1 is 400 `PARAMETER_INVALID`.
 pub(crate) fn page_params(page: Option<u32>, size: Option<u32>) -> Result<(u32, u32), ApiError> {
     let page = page.unwrap_or(1);
     let size = size.unwrap_or(DEFAULT_SIZE);

@@ -56,34 +56,34 @@ fn valor_invalid(valor: impl std::fmt::Display) -> ApiError {
 /// [`VALOR_MAXIMO`] gets exact centavo arithmetic ([`recarga::preview`]); above it, the
 /// 400 `VALOR_INVALIDO` that `POST /v1/recarga` answers. Not a JSON number: 400
 /// `VALOR_INVALIDO`.
-fn preview_of(texto: &str) -> Result<PreviewRecarga, ApiError> {
+fn preview_of(text: &str) -> Result<PreviewRecarga, ApiError> {
     // Only to tell a number from text (and `NaN`/`inf`); the amount itself is a Decimal.
-    if !texto.parse::<f64>().is_ok_and(f64::is_finite) {
+    if !text.parse::<f64>().is_ok_and(f64::is_finite) {
         return Err(ApiError::new(
             ErrorCode::ValorInvalido,
-            format!("valor não é um número: {texto:?}"),
+            format!("valor não é um número: {text:?}"),
         ));
     }
     // A finite number that Decimal cannot hold: far above the maximum, or a tiny fraction.
-    let exato = texto
+    let as_written = text
         .parse::<Decimal>()
-        .or_else(|_| Decimal::from_scientific(texto))
+        .or_else(|_| Decimal::from_scientific(text))
         .or_else(|_| {
-            let t = texto.to_ascii_lowercase();
-            let negativo_expoente = t.split_once('e').is_some_and(|(_, e)| e.starts_with('-'));
-            if negativo_expoente {
+            let t = text.to_ascii_lowercase();
+            let negative_exponent = t.split_once('e').is_some_and(|(_, e)| e.starts_with('-'));
+            if negative_exponent {
                 Ok(Decimal::ZERO)
             } else {
                 Err(())
             }
         })
-        .map_err(|()| valor_invalid(texto))?;
-    let p = recarga::preview(exato).map_err(|_| valor_invalid(texto))?;
+        .map_err(|()| valor_invalid(text))?;
+    let p = recarga::preview(as_written).map_err(|_| valor_invalid(text))?;
     Ok(PreviewRecarga {
         valor_pago: p.valor.reais(),
         percentual_bonus: Decimal::from(p.percentual),
         valor_bonus: p.bonus.reais(),
-        total_creditado: p.total().map_err(|_| valor_invalid(texto))?.reais(),
+        total_creditado: p.total().map_err(|_| valor_invalid(text))?.reais(),
     })
 }
 
@@ -96,14 +96,14 @@ fn preview_of(texto: &str) -> Result<PreviewRecarga, ApiError> {
 pub(crate) async fn create(
     st: &AppState,
     conta: &Conta,
-    pedido: NovaRecarga,
-    exato: Option<Decimal>,
+    requested: NovaRecarga,
+    as_written: Option<Decimal>,
 ) -> Result<RecargaCriadaResponse, ApiError> {
-    let exato = exato.ok_or_else(|| valor_invalid(pedido.valor))?;
-    let valor = match recarga::recarga_valor(exato) {
+    let as_written = as_written.ok_or_else(|| valor_invalid(requested.valor))?;
+    let valor = match recarga::recarga_valor(as_written) {
         Ok(v) => v,
-        Err(ValorRefused::Invalido) => return Err(valor_invalid(exato)),
-        Err(ValorRefused::AbaixoDoMinimo) => {
+        Err(ValorRefused::Invalid) => return Err(valor_invalid(as_written)),
+        Err(ValorRefused::BelowMinimum) => {
             return Err(ApiError::new(
                 ErrorCode::ValorMinimo,
                 format!(
@@ -113,7 +113,7 @@ pub(crate) async fn create(
             ));
         }
     };
-    if conta.legado && !pedido.confirmar_novos_precos {
+    if conta.legado && !requested.confirmar_novos_precos {
         return Err(ApiError::new(
             ErrorCode::ConfirmacaoPrecosObrigatoria,
             "Esta conta usa a tabela de preços legada; após a recarga valem os preços atuais. Envie confirmarNovosPrecos: true.",
@@ -256,8 +256,8 @@ pub(crate) async fn list(
             .map(|r| -> Result<RecargaItem, StoreError> {
                 Ok(RecargaItem {
                     recarga_id: r.id,
-                    data: r.criada_em.with_timezone(&brasilia()),
-                    data_confirmacao: r.confirmada_em.map(|d| d.with_timezone(&brasilia())),
+                    data: r.created_at.with_timezone(&brasilia()),
+                    data_confirmacao: r.confirmed_at.map(|d| d.with_timezone(&brasilia())),
                     valor_pago: r.valor.reais(),
                     valor_bonus: r.bonus.reais(),
                     percentual_bonus: Decimal::from(r.percentual_bonus),

@@ -1,4 +1,4 @@
-//! The access log: one line per request at `info`, target [`TARGET`] (`carapi::acesso`), emitted
+//! The access log: one line per request at `info`, target [`TARGET`] (`carapi::access`), emitted
 //! once the answer's body was sent (or dropped), and the request id of every answer.
 //!
 //! A line's fields, each a fact about the request and never one of its values:
@@ -9,7 +9,7 @@
 //! | `rota` | the route template (`/v1/car/{codigoCar}`), [`UNKNOWN_ROUTE`] for a path no route has; never the raw path |
 //! | `metodo` | the HTTP method |
 //! | `status` | the answer's status; [`CANCELLED`] when the client went away before the answer |
-//! | `latencia_ms` | milliseconds from the request to its body's last byte handed to the socket |
+//! | `latency_ms` | milliseconds from the request to its body's last byte handed to the socket |
 //! | `conta` | the account whose key authenticated the request (absent otherwise) |
 //! | `cliente` | the client address the limits see ([`super::client_addr`]) |
 //! | `bytes` | bytes of the answer's body |
@@ -39,7 +39,7 @@ use tracing::Instrument;
 use super::client_addr;
 use super::edge::EdgeState;
 use super::routes;
-use crate::flow::lookup::Cobrado;
+use crate::flow::consulta::Cobrado;
 use crate::store::ContaId;
 
 /// The tracing target of the access lines.
@@ -72,61 +72,61 @@ fn request_id(headers: &HeaderMap) -> HeaderValue {
         .expect("a UUID is valid header text")
 }
 
-/// The route template of `path` ([`routes::ROUTES`] and the routes a test double adds).
+/// The route template of `path` ([`routes::routes`] and the routes a test double adds).
 fn template(e: &EdgeState, path: &str) -> &'static str {
     routes::route(path)
         .or_else(|| e.extra_routes.iter().find(|r| r.matches(path)))
-        .map_or(UNKNOWN_ROUTE, |r| r.padrao)
+        .map_or(UNKNOWN_ROUTE, routes::Route::pattern)
 }
 
 /// The middleware: the request id in and out, and the access line (see the module
 /// documentation).
 pub(crate) async fn access_log(State(e): State<EdgeState>, req: Request, next: Next) -> Response {
     let id = request_id(req.headers());
-    let rota = template(&e, req.uri().path());
+    let route = template(&e, req.uri().path());
     if !tracing::enabled!(target: TARGET, tracing::Level::INFO) {
-        let mut resp = next.run(req).instrument(span(&id, rota)).await;
+        let mut resp = next.run(req).instrument(span(&id, route)).await;
         resp.headers_mut().insert(REQUEST_ID, id);
         return resp;
     }
-    let mut linha = Line {
-        inicio: Instant::now(),
+    let mut line = Line {
+        start: Instant::now(),
         id: id.clone(),
-        rota,
-        metodo: req.method().clone(),
-        cliente: client_addr::client_address(&req, &e.st.config.edge),
+        route,
+        method: req.method().clone(),
+        client: client_addr::client_address(&req, &e.st.config.edge),
         status: None,
         conta: None,
         cobrado: None,
         bytes: 0,
     };
-    let mut resp = next.run(req).instrument(span(&id, rota)).await;
-    linha.status = Some(resp.status().as_u16());
-    linha.conta = resp.extensions().get::<ContaId>().copied();
-    linha.cobrado = resp.extensions().get::<Cobrado>().map(|c| c.0.get());
+    let mut resp = next.run(req).instrument(span(&id, route)).await;
+    line.status = Some(resp.status().as_u16());
+    line.conta = resp.extensions().get::<ContaId>().copied();
+    line.cobrado = resp.extensions().get::<Cobrado>().map(|c| c.0.get());
     resp.headers_mut().insert(REQUEST_ID, id);
-    resp.map(|corpo| Body::new(Counted { corpo, linha }))
+    resp.map(|body| Body::new(Counted { body, line }))
 }
 
 /// The span of a request's own events: `pedido{id, rota}` at `error` level, so that it is on
 /// whenever anything is logged.
-fn span(id: &HeaderValue, rota: &'static str) -> tracing::Span {
+fn span(id: &HeaderValue, route: &'static str) -> tracing::Span {
     tracing::error_span!(
         target: "carapi::pedido",
         "pedido",
         id = id.to_str().unwrap_or_default(),
-        rota
+        route
     )
 }
 
 /// What the access line of one request says; emitted when dropped (the answer's body done,
 /// or the request cancelled before it was answered: `status` [`CANCELLED`]).
 struct Line {
-    inicio: Instant,
+    start: Instant,
     id: HeaderValue,
-    rota: &'static str,
-    metodo: Method,
-    cliente: Option<IpAddr>,
+    route: &'static str,
+    method: Method,
+    client: Option<IpAddr>,
     status: Option<u16>,
     conta: Option<ContaId>,
     cobrado: Option<i64>,
@@ -135,16 +135,16 @@ struct Line {
 
 impl Drop for Line {
     fn drop(&mut self) {
-        let latencia_ms = self.inicio.elapsed().as_secs_f64() * 1000.0;
+        let latency_ms = self.start.elapsed().as_secs_f64() * 1000.0;
         tracing::info!(
             target: TARGET,
             id = self.id.to_str().unwrap_or_default(),
-            rota = self.rota,
-            metodo = self.metodo.as_str(),
+            rota = self.route,
+            metodo = self.method.as_str(),
             status = self.status.unwrap_or(CANCELLED),
-            latencia_ms = (latencia_ms * 1000.0).round() / 1000.0,
+            latencia_ms = (latency_ms * 1000.0).round() / 1000.0,
             conta = self.conta.map(|c| c.0),
-            cliente = self.cliente.map(tracing::field::display),
+            cliente = self.client.map(tracing::field::display),
             bytes = self.bytes,
             cobrado_centavos = self.cobrado,
             "acesso"
@@ -154,8 +154,8 @@ impl Drop for Line {
 
 /// An answer's body that counts its bytes into its [`Line`], logged when the body is dropped.
 struct Counted {
-    corpo: Body,
-    linha: Line,
+    body: Body,
+    line: Line,
 }
 
 impl HttpBody for Counted {
@@ -167,21 +167,21 @@ impl HttpBody for Counted {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
         let this = self.get_mut();
-        let r = Pin::new(&mut this.corpo).poll_frame(cx);
+        let r = Pin::new(&mut this.body).poll_frame(cx);
         if let Poll::Ready(Some(Ok(frame))) = &r
             && let Some(dados) = frame.data_ref()
         {
-            this.linha.bytes += dados.len() as u64;
+            this.line.bytes += dados.len() as u64;
         }
         r
     }
 
     fn is_end_stream(&self) -> bool {
-        self.corpo.is_end_stream()
+        self.body.is_end_stream()
     }
 
     fn size_hint(&self) -> SizeHint {
-        self.corpo.size_hint()
+        self.body.size_hint()
     }
 }
 
@@ -198,19 +198,19 @@ mod tests {
     #[test]
     fn a_sane_request_id_is_kept_any_other_replaced() {
         assert_eq!(request_id(&com(b"abc-123")), "abc-123");
-        let novo = |h: &HeaderMap| {
+        let fresh = |h: &HeaderMap| {
             let id = request_id(h);
             uuid::Uuid::parse_str(id.to_str().unwrap()).unwrap();
             id
         };
-        novo(&HeaderMap::new());
-        novo(&com(b"com espaco"));
-        novo(&com(b"acentua\xc3\xa7\xc3\xa3o"));
-        novo(&com(&[b'a'; MAX_REQUEST_ID + 1]));
+        fresh(&HeaderMap::new());
+        fresh(&com(b"com espaco"));
+        fresh(&com(b"acentua\xc3\xa7\xc3\xa3o"));
+        fresh(&com(&[b'a'; MAX_REQUEST_ID + 1]));
         assert_eq!(
             request_id(&com(&[b'a'; MAX_REQUEST_ID])).len(),
             MAX_REQUEST_ID
         );
-        assert_ne!(novo(&HeaderMap::new()), novo(&HeaderMap::new()));
+        assert_ne!(fresh(&HeaderMap::new()), fresh(&HeaderMap::new()));
     }
 }

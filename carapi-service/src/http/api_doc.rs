@@ -17,13 +17,13 @@ pub const OPENAPI_DOCUMENT: &str = include_str!("../../openapi.json");
 /// Route of the document (public: no key needed to read the API description): `documento`
 /// when given (an assembler's own, e.g. a test double's merged one), else [`OPENAPI_DOCUMENT`].
 pub fn router(documento: Option<String>) -> Router<AppState> {
-    let corpo: Arc<str> = documento.map_or_else(|| Arc::from(OPENAPI_DOCUMENT), Arc::from);
+    let body: Arc<str> = documento.map_or_else(|| Arc::from(OPENAPI_DOCUMENT), Arc::from);
     Router::new().route(
         "/openapi.json",
         get(move || async move {
             (
                 [(header::CONTENT_TYPE, "application/json")],
-                corpo.to_string(),
+                body.to_string(),
             )
                 .into_response()
         }),
@@ -39,21 +39,22 @@ pub fn router(documento: Option<String>) -> Router<AppState> {
 pub fn merge_documents(base: &str, extra: &str) -> Result<String, serde_json::Error> {
     let mut doc: Value = serde_json::from_str(base)?;
     let extra: Value = serde_json::from_str(extra)?;
-    if let Some(caminhos) = extra["paths"].as_object() {
-        object(&mut doc, "paths").extend(caminhos.clone());
+    if let Some(paths) = extra["paths"].as_object() {
+        object(&mut doc, "paths").extend(paths.clone());
     }
-    if let Some(componentes) = extra["components"].as_object() {
-        let destino = object(&mut doc, "components");
-        for (tipo, itens) in componentes {
+    if let Some(components) = extra["components"].as_object() {
+        let destination = object(&mut doc, "components");
+        for (tipo, itens) in components {
             if let Some(itens) = itens.as_object() {
-                object_in(destino, tipo).extend(itens.clone());
+                object_in(destination, tipo).extend(itens.clone());
             }
         }
     }
-    if let (Some(tags), Some(raiz)) = (extra["tags"].as_array(), doc.as_object_mut())
-        && let Value::Array(destino) = raiz.entry("tags").or_insert_with(|| Value::Array(vec![]))
+    if let (Some(tags), Some(root)) = (extra["tags"].as_array(), doc.as_object_mut())
+        && let Value::Array(destination) =
+            root.entry("tags").or_insert_with(|| Value::Array(vec![]))
     {
-        destino.extend(tags.iter().cloned());
+        destination.extend(tags.iter().cloned());
     }
     let mut s = serde_json::to_string_pretty(&doc)?;
     s.push('\n');
@@ -65,10 +66,10 @@ fn object<'a>(doc: &'a mut Value, chave: &str) -> &'a mut Map<String, Value> {
     if !doc.is_object() {
         *doc = Value::Object(Map::new());
     }
-    let Value::Object(raiz) = doc else {
+    let Value::Object(root) = doc else {
         unreachable!("made an object above")
     };
-    object_in(raiz, chave)
+    object_in(root, chave)
 }
 
 /// The object under `chave` of `m` (replaced by an empty one when missing or not an object).

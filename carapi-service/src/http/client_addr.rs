@@ -36,16 +36,16 @@ pub fn client_address(req: &Request, edge: &Edge) -> Option<IpAddr> {
 pub(crate) fn behind_proxies(
     par: IpAddr,
     headers: &HeaderMap,
-    cabecalho: &HeaderName,
+    header: &HeaderName,
     proxies: &[IpNet],
 ) -> IpAddr {
     if !is_trusted(par, proxies) {
         return par;
     }
-    let saltos = hops(headers, cabecalho);
+    let jumps = hops(headers, header);
     let mut client_addr = par;
-    for salto in saltos.iter().rev() {
-        match salto {
+    for jump in jumps.iter().rev() {
+        match jump {
             Some(ip) if is_trusted(*ip, proxies) => client_addr = *ip,
             Some(ip) => return *ip,
             None => return client_addr,
@@ -72,23 +72,23 @@ pub(crate) fn is_trusted(ip: IpAddr, proxies: &[IpNet]) -> bool {
 
 /// The hops the proxies listed in `cabecalho`, oldest first (`None` for a value that is not
 /// an address).
-fn hops(headers: &HeaderMap, cabecalho: &HeaderName) -> Vec<Option<IpAddr>> {
-    let valores = headers
-        .get_all(cabecalho)
+fn hops(headers: &HeaderMap, header: &HeaderName) -> Vec<Option<IpAddr>> {
+    let values = headers
+        .get_all(header)
         .iter()
         .flat_map(|v| v.to_str().unwrap_or("").split(','));
-    if cabecalho.as_str() == "forwarded" {
-        return valores
-            .map(|elemento| {
-                elemento
+    if header.as_str() == "forwarded" {
+        return values
+            .map(|element| {
+                element
                     .split(';')
                     .filter_map(|par| par.trim().split_once('='))
-                    .find(|(nome, _)| nome.trim().eq_ignore_ascii_case("for"))
+                    .find(|(name, _)| name.trim().eq_ignore_ascii_case("for"))
                     .and_then(|(_, valor)| read_address(valor))
             })
             .collect();
     }
-    valores.map(read_address).collect()
+    values.map(read_address).collect()
 }
 
 /// An address as a proxy writes it: `192.0.2.1`, `192.0.2.1:4711`, `2001:db8::1`,
@@ -110,9 +110,9 @@ fn read_address(valor: &str) -> Option<IpAddr> {
 mod tests {
     use super::*;
 
-    fn h(nome: &'static str, valor: &'static str) -> HeaderMap {
+    fn h(name: &'static str, valor: &'static str) -> HeaderMap {
         let mut m = HeaderMap::new();
-        m.insert(nome, valor.parse().unwrap());
+        m.insert(name, valor.parse().unwrap());
         m
     }
 
@@ -138,8 +138,8 @@ mod tests {
             behind_proxies(proxy, &fw, &fw_h, &proxies),
             "2001:db8::1".parse::<IpAddr>().unwrap()
         );
-        let desconhecido = h("forwarded", "for=unknown");
-        assert_eq!(behind_proxies(proxy, &desconhecido, &fw_h, &proxies), proxy);
+        let unknown = h("forwarded", "for=unknown");
+        assert_eq!(behind_proxies(proxy, &unknown, &fw_h, &proxies), proxy);
     }
 
     #[test]

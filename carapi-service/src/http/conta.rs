@@ -58,14 +58,14 @@ pub(crate) async fn historico(
     Params(p): Params<HistoricoParams>,
 ) -> Result<Json<HistoricoResponse>, ApiError> {
     let (page, size) = pagination::page_params(p.page, p.size)?;
-    let filtro = HistoricoFilter {
+    let filter = HistoricoFilter {
         busca: p.busca.filter(|b| !b.is_empty()),
         endpoint: p.endpoint,
         status: p.status,
         page,
         size,
     };
-    Ok(Json(conta::historico(&st, &conta, filtro).await?))
+    Ok(Json(conta::historico(&st, &conta, filter).await?))
 }
 
 /// `GET /v1/limites`.

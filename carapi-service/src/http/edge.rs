@@ -1,6 +1,6 @@
 //! The edge of the server: what runs on every request before routing and authentication.
 //!
-//! 1. The path must be one of the contract's routes (`routes::ROUTES`; else 404 `SPEC_NAO_ENCONTRADA`) and the
+//! 1. The path must be one of the contract's routes ([`routes::routes`]; else 404 `SPEC_NAO_ENCONTRADA`) and the
 //!    method one it lists (else 405 with `Allow`): `HEAD` on a lookup is neither charged nor
 //!    recorded nor counted toward any limit.
 //! 2. A path segment longer than `MAX_SEGMENT` bytes is refused at once, without a
@@ -21,7 +21,7 @@ use carapi_sdk::ErrorCode;
 use http_body_util::{BodyExt, Limited};
 
 use super::routes;
-use crate::api_error::{ApiError, PARAMETRO_INVALIDO, ROUTE_NOT_FOUND};
+use crate::api_error::{ApiError, PARAMETER_INVALID, ROUTE_NOT_FOUND};
 pub use crate::config::Edge;
 use crate::state::AppState;
 
@@ -41,14 +41,14 @@ pub(crate) struct EdgeState {
 /// The edge middleware (see the module documentation); records every answer in the metrics
 /// ([`crate::metrics`]) under its route template, never the raw path.
 pub(crate) async fn edge(State(e): State<EdgeState>, req: Request, next: Next) -> Response {
-    let inicio = std::time::Instant::now();
+    let start = std::time::Instant::now();
     let path = req.uri().path();
-    let padrao = routes::route(path)
+    let pattern = routes::route(path)
         .or_else(|| e.extra_routes.iter().find(|r| r.matches(path)))
-        .map_or("desconhecida", |r| r.padrao);
+        .map_or("desconhecida", routes::Route::pattern);
     let resp = checked(&e, req, next).await;
     let status = resp.status();
-    crate::metrics::request(padrao, status.as_u16(), inicio.elapsed());
+    crate::metrics::request(pattern, status.as_u16(), start.elapsed());
     if status == StatusCode::TOO_MANY_REQUESTS
         && let Some(limite) = resp.headers().get(crate::api_error::LIMIT_HEADER)
     {
@@ -81,10 +81,13 @@ async fn checked(e: &EdgeState, req: Request, next: Next) -> Response {
         )
         .into_response();
     }
-    if let Some(erro) = absurd_segment(route.padrao, path) {
-        return erro.into_response();
+    if let Some(error) = absurd_segment(route, path) {
+        return error.into_response();
     }
-    let req = if has_body(req.method()) && !checked_before_body(path) {
+    let read_now = has_body(req.method()) && !checked_before_body(path);
+    let mut req = req;
+    req.extensions_mut().insert(routes::MatchedRoute(route));
+    let req = if read_now {
         match read_body(st, req).await {
             Ok(r) => r,
             Err(e) => return e.into_response(),
@@ -120,12 +123,13 @@ fn show(path: &str) -> String {
     path.chars().take(MAX_SEGMENT).collect()
 }
 
-fn absurd_segment(padrao: &str, path: &str) -> Option<ApiError> {
+fn absurd_segment(route: &routes::Route, path: &str) -> Option<ApiError> {
     if path.split('/').all(|s| s.len() <= MAX_SEGMENT) {
         return None;
     }
     Some(segment_error(
-        padrao,
+        Some(route),
+        path,
         format!("Parâmetro de caminho com mais de {MAX_SEGMENT} bytes."),
     ))
 }
@@ -133,34 +137,34 @@ fn absurd_segment(padrao: &str, path: &str) -> Option<ApiError> {
 /// The contract's answer to a path parameter that cannot be what the route expects (too
 /// long, not UTF-8 once decoded): 400 `CODIGO_CAR_INVALIDO` / `CPF_CNPJ_INVALIDO` for the
 /// lookups, 404 `RECARGA_NAO_ENCONTRADA` for a top-up, 404 `SPEC_NAO_ENCONTRADA` otherwise.
-pub(crate) fn segment_error(path: &str, msg: String) -> ApiError {
-    if path.starts_with("/v1/car/") {
-        ApiError::new(ErrorCode::CodigoCarInvalido, msg)
-    } else if path.starts_with("/v1/proprietario/") {
-        ApiError::new(ErrorCode::CpfCnpjInvalido, msg)
-    } else if path.starts_with("/v1/recarga/") {
-        ApiError::new(ErrorCode::RecargaNaoEncontrada, msg)
-    } else {
-        ApiError::with_status(StatusCode::NOT_FOUND, ROUTE_NOT_FOUND, msg)
+/// `route` is the route the edge matched (`None` when unknown), `path` the raw path.
+pub(crate) fn segment_error(route: Option<&routes::Route>, path: &str, msg: String) -> ApiError {
+    match route.and_then(routes::Route::consulta) {
+        Some(e) if e.takes_codigo_car() => ApiError::new(ErrorCode::CodigoCarInvalido, msg),
+        Some(_) => ApiError::new(ErrorCode::CpfCnpjInvalido, msg),
+        None if path.starts_with("/v1/recarga/") => {
+            ApiError::new(ErrorCode::RecargaNaoEncontrada, msg)
+        }
+        None => ApiError::with_status(StatusCode::NOT_FOUND, ROUTE_NOT_FOUND, msg),
     }
 }
 
 /// The code of the edge's own refusals (408, 413, a broken body): the contract has none, so
 /// the server's one extension code, listed in `openapi.json` where it can occur.
 fn edge_code() -> ErrorCode {
-    ErrorCode::Other(PARAMETRO_INVALIDO.into())
+    ErrorCode::Other(PARAMETER_INVALID.into())
 }
 
 /// Reads the body whole within the edge's time and size bounds; hands the request back with
 /// the buffered body.
 ///
 /// # Errors
-/// 408, 413 or 400 (`PARAMETRO_INVALIDO`) for a body that came too late, too large or broken.
+/// 408, 413 or 400 (`PARAMETER_INVALID`) for a body that came too late, too large or broken.
 pub(crate) async fn read_body(st: &AppState, req: Request) -> Result<Request, ApiError> {
     let edge = &st.config.edge;
-    let (parts, corpo) = req.into_parts();
-    let limitado = Limited::new(corpo, edge.max_body);
-    let bytes = match tokio::time::timeout(edge.body_timeout, limitado.collect()).await {
+    let (parts, body) = req.into_parts();
+    let limited = Limited::new(body, edge.max_body);
+    let bytes = match tokio::time::timeout(edge.body_timeout, limited.collect()).await {
         Err(_) => {
             return Err(ApiError::with_status(
                 StatusCode::REQUEST_TIMEOUT,

@@ -1,13 +1,14 @@
 //! Extractors whose rejections are contract `ApiError`s, never axum's plain-text ones.
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Path, Request};
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
 use axum::http::request::Parts;
 use carapi_sdk::{ErrorCode, LimitesUpdate, NovaRecarga};
 use serde::de::DeserializeOwned;
 
+use super::routes::MatchedRoute;
 use crate::api_error::ApiError;
-use crate::flow::lookup;
+use crate::flow::consulta;
 use crate::state::AppState;
 use crate::store::{Conta, ContaId};
 
@@ -45,13 +46,13 @@ impl CodeBody for LimitesUpdate {
     /// like `100.001` (at most 2 decimals, contract "PUT /v1/limites").
     fn exact(mut self, bytes: &[u8]) -> Result<Self, ApiError> {
         if let Some(Some(_)) = self.limite_mensal_reais {
-            let exato = exact_number(bytes, "limiteMensalReais").ok_or_else(|| {
+            let as_written = exact_number(bytes, "limiteMensalReais").ok_or_else(|| {
                 ApiError::new(
                     Self::CODE,
                     "limiteMensalReais deve estar entre 0 e 1000000 (em reais, até 2 casas decimais).",
                 )
             })?;
-            self.limite_mensal_reais = Some(Some(exato));
+            self.limite_mensal_reais = Some(Some(as_written));
         }
         Ok(self)
     }
@@ -96,15 +97,15 @@ pub(crate) fn read_body<T: DeserializeOwned + CodeBody>(bytes: &[u8]) -> Result<
         return Err(ApiError::new(T::CODE, "Corpo JSON obrigatório."));
     }
     let valor: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
-        let onde = format!("linha {}, coluna {}", e.line(), e.column());
+        let location = format!("linha {}, coluna {}", e.line(), e.column());
         let msg = if e.is_eof() {
-            format!("JSON incompleto ({onde}).")
+            format!("JSON incompleto ({location}).")
         } else {
-            format!("JSON inválido ({onde}).")
+            format!("JSON inválido ({location}).")
         };
         ApiError::new(T::CODE, msg)
     })?;
-    let Some(objeto) = valor.as_object() else {
+    let Some(object) = valor.as_object() else {
         return Err(ApiError::new(T::CODE, "O corpo deve ser um objeto JSON."));
     };
     if let Ok(UniqueKeys(Some(chave))) = serde_json::from_slice::<UniqueKeys>(bytes) {
@@ -116,14 +117,14 @@ pub(crate) fn read_body<T: DeserializeOwned + CodeBody>(bytes: &[u8]) -> Result<
             ),
         ));
     }
-    for campo in T::NUMBERS {
-        if objeto
-            .get(*campo)
+    for field in T::NUMBERS {
+        if object
+            .get(*field)
             .is_some_and(|v| !v.is_number() && !v.is_null())
         {
             return Err(ApiError::new(
                 T::CODE,
-                format!("Campo '{campo}' deve ser um número JSON."),
+                format!("Campo '{field}' deve ser um número JSON."),
             ));
         }
     }
@@ -152,15 +153,15 @@ impl<'de> serde::Deserialize<'de> for UniqueKeys {
                 self,
                 mut m: A,
             ) -> Result<UniqueKeys, A::Error> {
-                let mut vistas = std::collections::HashSet::new();
-                let mut repetida = None;
+                let mut seen = std::collections::HashSet::new();
+                let mut repeated = None;
                 while let Some(chave) = m.next_key::<String>()? {
                     m.next_value::<serde::de::IgnoredAny>()?;
-                    if repetida.is_none() && !vistas.insert(chave.clone()) {
-                        repetida = Some(chave);
+                    if repeated.is_none() && !seen.insert(chave.clone()) {
+                        repeated = Some(chave);
                     }
                 }
-                Ok(UniqueKeys(repetida))
+                Ok(UniqueKeys(repeated))
             }
         }
         d.deserialize_map(Visitor)
@@ -170,14 +171,14 @@ impl<'de> serde::Deserialize<'de> for UniqueKeys {
 /// Why serde refused a value, in Portuguese (serde's own messages are English: `invalid type:
 /// string, expected u32`), without echoing the value.
 fn reason(e: &impl std::fmt::Display) -> &'static str {
-    let texto = e.to_string();
-    if texto.starts_with("duplicate field") {
+    let text = e.to_string();
+    if text.starts_with("duplicate field") {
         "repetido"
-    } else if texto.starts_with("unknown variant") {
+    } else if text.starts_with("unknown variant") {
         "fora dos valores aceitos"
-    } else if texto.starts_with("missing field") {
+    } else if text.starts_with("missing field") {
         "obrigatório"
-    } else if texto.contains("too large") || texto.contains("out of range") {
+    } else if text.contains("too large") || text.contains("out of range") {
         "fora da faixa aceita"
     } else {
         "tipo ou valor não aceito"
@@ -195,7 +196,7 @@ pub(crate) struct RecargaBody {
     /// The body as the contract's type.
     pub(crate) body: NovaRecarga,
     /// `valor` exactly as sent, BRL.
-    pub(crate) exato: Option<rust_decimal::Decimal>,
+    pub(crate) as_written: Option<rust_decimal::Decimal>,
 }
 
 impl<S: Send + Sync> FromRequest<S> for RecargaBody {
@@ -205,25 +206,25 @@ impl<S: Send + Sync> FromRequest<S> for RecargaBody {
         let bytes = body_bytes::<NovaRecarga, S>(req, state).await?;
         Ok(RecargaBody {
             body: read_body::<NovaRecarga>(&bytes)?,
-            exato: exact_number(&bytes, "valor"),
+            as_written: exact_number(&bytes, "valor"),
         })
     }
 }
 
 /// The number `campo` of a JSON object as written, read without floating point; `None` when
 /// absent, not a number or beyond what a `Decimal` holds (28 significant digits).
-fn exact_number(bytes: &[u8], campo: &str) -> Option<rust_decimal::Decimal> {
+fn exact_number(bytes: &[u8], field: &str) -> Option<rust_decimal::Decimal> {
     let raw: std::collections::HashMap<String, &serde_json::value::RawValue> =
         serde_json::from_slice(bytes).ok()?;
-    let texto = raw.get(campo)?.get();
-    if texto.contains(['e', 'E']) {
-        rust_decimal::Decimal::from_scientific(texto).ok()
+    let text = raw.get(field)?.get();
+    if text.contains(['e', 'E']) {
+        rust_decimal::Decimal::from_scientific(text).ok()
     } else {
-        rust_decimal::Decimal::from_str_exact(texto).ok()
+        rust_decimal::Decimal::from_str_exact(text).ok()
     }
 }
 
-/// Query parameters; a malformed one is 400 `PARAMETRO_INVALIDO` naming it. A `page` or
+/// Query parameters; a malformed one is 400 `PARAMETER_INVALID` naming it. A `page` or
 /// `size` made only of digits is inside the contract's schema however large it is: one that
 /// does not fit 32 bits is read as `u32::MAX` (a page past the end; a size reduced to 100).
 #[derive(Debug)]
@@ -242,14 +243,14 @@ where
         serde_path_to_error::deserialize(d)
             .map(Params)
             .map_err(|e| {
-                let motivo = reason(e.inner());
-                let nome = e.path().to_string();
+                let why = reason(e.inner());
+                let name = e.path().to_string();
                 let msg = match repeated_name(&e.inner().to_string()) {
-                    Some(repetido) => format!("Parâmetro de consulta '{repetido}' repetido."),
-                    None if nome.is_empty() || nome == "." => {
-                        format!("Parâmetro de consulta inválido: {motivo}.")
+                    Some(duplicate) => format!("Parâmetro de consulta '{duplicate}' repetido."),
+                    None if name.is_empty() || name == "." => {
+                        format!("Parâmetro de consulta inválido: {why}.")
                     }
-                    None => format!("Parâmetro de consulta '{nome}' inválido: {motivo}."),
+                    None => format!("Parâmetro de consulta '{name}' inválido: {why}."),
                 };
                 ApiError::param(msg)
             })
@@ -257,8 +258,8 @@ where
 }
 
 /// The field that serde's "duplicate field `x`" names.
-fn repeated_name(texto: &str) -> Option<&str> {
-    texto.strip_prefix("duplicate field `")?.split('`').next()
+fn repeated_name(text: &str) -> Option<&str> {
+    text.strip_prefix("duplicate field `")?.split('`').next()
 }
 
 /// `query` with every all-digit `page`/`size` too large for `u32` replaced by `u32::MAX`.
@@ -266,19 +267,19 @@ fn clamp_pagination(query: &str) -> std::borrow::Cow<'_, str> {
     let Ok(pares) = serde_urlencoded::from_str::<Vec<(String, String)>>(query) else {
         return query.into();
     };
-    let grande = |k: &str, v: &str| {
+    let large = |k: &str, v: &str| {
         matches!(k, "page" | "size")
             && !v.is_empty()
             && v.bytes().all(|b| b.is_ascii_digit())
             && v.parse::<u32>().is_err()
     };
-    if !pares.iter().any(|(k, v)| grande(k, v)) {
+    if !pares.iter().any(|(k, v)| large(k, v)) {
         return query.into();
     }
     let pares: Vec<(String, String)> = pares
         .into_iter()
         .map(|(k, v)| {
-            let v = if grande(&k, &v) {
+            let v = if large(&k, &v) {
                 u32::MAX.to_string()
             } else {
                 v
@@ -342,6 +343,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Segment {
             .map(|Path(s)| Segment(s))
             .map_err(|_| {
                 super::edge::segment_error(
+                    parts.extensions.get::<MatchedRoute>().map(|m| m.0),
                     parts.uri.path(),
                     "Parâmetro de caminho inválido: não é texto UTF-8.".to_owned(),
                 )
@@ -349,36 +351,35 @@ impl<S: Send + Sync> FromRequestParts<S> for Segment {
     }
 }
 
-/// The lookup of a lookup route, its key parsed once per request: taken as authentication
+/// The lookup of a charged route, its key parsed once per request: taken as authentication
 /// parsed it ([`super::authenticate`] puts it in the request), else parsed here from the path
-/// parameter ([`Segment`]).
+/// parameter ([`Segment`]) for the lookup of the route the edge matched ([`MatchedRoute`]).
 #[derive(Debug)]
-pub(crate) struct Lookup(pub lookup::Request);
+pub(crate) struct ConsultaRequest(pub consulta::Request);
 
-impl<S: Send + Sync> FromRequestParts<S> for Lookup {
+impl<S: Send + Sync> FromRequestParts<S> for ConsultaRequest {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        if let Some(req) = parts.extensions.remove::<lookup::Request>() {
-            return Ok(Lookup(req));
+        if let Some(req) = parts.extensions.remove::<consulta::Request>() {
+            return Ok(ConsultaRequest(req));
         }
-        let endpoint = parts
-            .extensions
-            .get::<MatchedPath>()
-            .and_then(|m| lookup::Request::endpoint_of_route(m.as_str()))
-            .ok_or_else(|| ApiError::internal("rota de consulta sem padrão conhecido"))?;
+        let endpoint = endpoint_of(parts)
+            .ok_or_else(|| ApiError::internal("rota de consulta sem endpoint conhecido"))?;
         let Segment(raw) = Segment::from_request_parts(parts, state).await?;
-        Ok(Lookup(lookup::Request::new(endpoint, raw)))
+        Ok(ConsultaRequest(consulta::Request::new(endpoint, raw)))
     }
 }
 
-/// The lookup a request to a lookup route asks for, parsed once (`None` for another route or a
-/// path parameter that does not decode, which the handler then answers).
-pub(super) async fn lookup_of(parts: &mut Parts) -> Option<lookup::Request> {
-    let endpoint = parts
-        .extensions
-        .get::<MatchedPath>()
-        .and_then(|m| lookup::Request::endpoint_of_route(m.as_str()))?;
+/// The charged lookup of the route the edge matched, if it is one.
+fn endpoint_of(parts: &Parts) -> Option<carapi_sdk::EndpointConsulta> {
+    parts.extensions.get::<MatchedRoute>()?.0.consulta()
+}
+
+/// The lookup a request to a charged route asks for, parsed once (`None` for another route or
+/// a path parameter that does not decode, which the handler then answers).
+pub(super) async fn consulta_of(parts: &mut Parts) -> Option<consulta::Request> {
+    let endpoint = endpoint_of(parts)?;
     let Path(raw) = Path::<String>::from_request_parts(parts, &()).await.ok()?;
-    Some(lookup::Request::new(endpoint, raw))
+    Some(consulta::Request::new(endpoint, raw))
 }

@@ -5,14 +5,13 @@
 
 pub mod access_log;
 pub mod api_doc;
-pub(crate) mod car;
 pub mod client_addr;
+pub(crate) mod consulta;
 pub(crate) mod conta;
 pub mod edge;
 pub(crate) mod extract;
 pub use extract::Segment;
 pub(crate) mod probes;
-pub(crate) mod proprietario;
 pub(crate) mod recarga;
 pub mod routes;
 pub(crate) mod send;
@@ -33,7 +32,7 @@ use crate::api_error::{ApiError, Limite};
 use crate::auth;
 use crate::cache::KeyOwner;
 use crate::clock::Clock;
-use crate::flow::lookup;
+use crate::flow;
 use crate::rate_limit::{self, seconds_above};
 use crate::state::AppState;
 
@@ -72,36 +71,35 @@ impl std::fmt::Debug for Extensions {
 }
 
 /// [`router`] with `acrescimos`.
-pub(crate) fn router_with(state: AppState, acrescimos: Extensions) -> Router {
+pub(crate) fn router_with(state: AppState, extensions: Extensions) -> Router {
     let mut v1 = Router::new()
-        .merge(car::router())
-        .merge(proprietario::router())
+        .merge(consulta::router())
         .merge(conta::router())
         .merge(recarga::router());
-    if let Some(camada) = acrescimos.v1 {
-        v1 = camada(v1);
+    if let Some(layer) = extensions.v1 {
+        v1 = layer(v1);
     }
     let v1 = v1.route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
-    let mut todas = Router::new().merge(v1);
-    let mut tabela_extra: &'static [routes::Route] = &[];
-    if let Some((extra, tabela)) = acrescimos.routes {
-        todas = todas.merge(extra);
-        tabela_extra = tabela;
+    let mut all = Router::new().merge(v1);
+    let mut table_extra: &'static [routes::Route] = &[];
+    if let Some((extra, table)) = extensions.routes {
+        all = all.merge(extra);
+        table_extra = table;
     }
-    let todas = todas
+    let all = all
         .merge(webhooks::router())
         .merge(probes::router())
-        .merge(api_doc::router(acrescimos.documento))
+        .merge(api_doc::router(extensions.documento))
         .fallback(unknown_route)
         .with_state(state.clone());
     let clock = state.clock.clone();
     let edge = edge::EdgeState {
         st: state,
-        extra_routes: tabela_extra,
+        extra_routes: table_extra,
     };
     // A router with only a fallback: its layers run before the inner router picks a route.
     Router::new()
-        .fallback_service(todas)
+        .fallback_service(all)
         .layer(middleware::from_fn_with_state(edge.clone(), edge::edge))
         .layer(CatchPanicLayer::custom(panic_answer))
         .layer(middleware::from_fn_with_state(edge, access_log::access_log))
@@ -132,7 +130,7 @@ async fn authenticate(State(st): State<AppState>, req: Request, next: Next) -> R
         .and_then(|v| v.to_str().ok())
         .and_then(auth::bearer);
     let ip = client_addr::client_address(&req, &st.config.edge);
-    let titular = match token {
+    let holder = match token {
         None => Ok(None),
         Some(token) => st
             .caches
@@ -142,13 +140,13 @@ async fn authenticate(State(st): State<AppState>, req: Request, next: Next) -> R
             .await
             .map_err(ApiError::from),
     };
-    let titular = match titular {
+    let holder = match holder {
         Ok(Some(t)) => t,
         Ok(None) => return unauthenticated(&st, ip, ApiError::token_invalido()).into_response(),
         Err(e) => return e.into_response(),
     };
-    let id = titular.id();
-    let mut resp = match authenticated(&st, titular, req, next).await {
+    let id = holder.id();
+    let mut resp = match authenticated(&st, holder, req, next).await {
         Ok(r) => r,
         Err(e) => e.into_response(),
     };
@@ -159,23 +157,25 @@ async fn authenticate(State(st): State<AppState>, req: Request, next: Next) -> R
 /// What [`authenticate`] does once the key named `titular`.
 async fn authenticated(
     st: &AppState,
-    titular: KeyOwner,
+    holder: KeyOwner,
     req: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
-    let id = titular.id();
+    let id = holder.id();
     // A lookup's key is parsed here, once: the sandbox exemption reads it, the handler takes it.
     let (mut parts, body) = req.into_parts();
-    let lookup = extract::lookup_of(&mut parts).await;
+    let consulta = extract::consulta_of(&mut parts).await;
     let mut req = Request::from_parts(parts, body);
-    let sandbox = lookup.as_ref().is_some_and(lookup::Request::is_sandbox);
+    let sandbox = consulta
+        .as_ref()
+        .is_some_and(flow::consulta::Request::is_sandbox);
     if let Some(limiter) = &st.limiter
         && !sandbox
-        && let Err(espera) = limiter.check(id).await
+        && let Err(wait) = limiter.check(id).await
     {
         return Err(ApiError::limit_exceeded(
-            Limite::Taxa,
-            seconds_above(espera),
+            Limite::Rate,
+            seconds_above(wait),
             "Limite de requisições por segundo excedido para esta chave.",
         ));
     }
@@ -184,10 +184,10 @@ async fn authenticated(
         req = edge::read_body(st, req).await?;
     }
     req.extensions_mut().insert(id);
-    if let Some(lookup) = lookup {
-        req.extensions_mut().insert(lookup);
+    if let Some(consulta) = consulta {
+        req.extensions_mut().insert(consulta);
     }
-    if let KeyOwner::Conta(conta) = titular {
+    if let KeyOwner::Conta(conta) = holder {
         req.extensions_mut().insert(conta);
     }
     Ok(next.run(req).await)
@@ -199,22 +199,22 @@ async fn authenticated(
 /// key is looked up first), so one client typing wrong keys behind a shared address locks
 /// out nobody else there.
 /// `recusa` is the 401 to answer (a wrong API key's, or a wrong test-mode token's).
-pub fn unauthenticated(st: &AppState, ip: Option<IpAddr>, recusa: ApiError) -> ApiError {
+pub fn unauthenticated(st: &AppState, ip: Option<IpAddr>, refusal: ApiError) -> ApiError {
     if let (Some(limiter), Some(ip)) = (&st.ip_limiter, ip) {
         if limiter.is_blocked(ip) {
             return too_many_failures(rate_limit::IP_BLOCK);
         }
-        if let Err(espera) = limiter.failed(ip) {
-            return too_many_failures(espera);
+        if let Err(wait) = limiter.failed(ip) {
+            return too_many_failures(wait);
         }
     }
-    recusa
+    refusal
 }
 
-fn too_many_failures(espera: std::time::Duration) -> ApiError {
+fn too_many_failures(wait: std::time::Duration) -> ApiError {
     ApiError::limit_exceeded(
-        Limite::Taxa,
-        seconds_above(espera),
+        Limite::Rate,
+        seconds_above(wait),
         "Muitas requisições sem chave válida deste endereço; aguarde.",
     )
 }
@@ -223,11 +223,11 @@ async fn unknown_route(req: Request) -> ApiError {
     edge::unknown_route(req.method(), req.uri().path())
 }
 
-fn panic_answer(erro: Box<dyn Any + Send + 'static>) -> Response {
-    let detalhe = erro
+fn panic_answer(error: Box<dyn Any + Send + 'static>) -> Response {
+    let detail = error
         .downcast_ref::<String>()
         .cloned()
-        .or_else(|| erro.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .or_else(|| error.downcast_ref::<&str>().map(|s| (*s).to_owned()))
         .unwrap_or_else(|| "pânico sem mensagem".into());
-    ApiError::internal(format!("pânico num handler: {detalhe}")).into_response()
+    ApiError::internal(format!("pânico num handler: {detail}")).into_response()
 }

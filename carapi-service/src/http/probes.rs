@@ -52,13 +52,13 @@ pub(crate) fn metrics_router(st: AppState) -> Router {
 fn metrics_text(st: &AppState, req: &axum::extract::Request) -> Response {
     crate::metrics::observe_pools(&st.store.pools());
     match crate::metrics::render() {
-        Some(corpo) => (
+        Some(body) => (
             StatusCode::OK,
             [(
                 header::CONTENT_TYPE,
                 "text/plain; version=0.0.4; charset=utf-8",
             )],
-            corpo,
+            body,
         )
             .into_response(),
         None => super::edge::unknown_route(req.method(), req.uri().path()).into_response(),
@@ -85,14 +85,14 @@ async fn readyz(State(st): State<AppState>) -> Response {
     }
 }
 
-fn text(status: StatusCode, corpo: &'static str) -> Response {
+fn text(status: StatusCode, body: &'static str) -> Response {
     (
         status,
         [
             (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
             (header::CACHE_CONTROL, "no-store"),
         ],
-        corpo,
+        body,
     )
         .into_response()
 }

@@ -67,9 +67,9 @@ pub(crate) async fn faixas(
 pub(crate) async fn create(
     State(st): State<AppState>,
     Authenticated(conta): Authenticated,
-    RecargaBody { body, exato }: RecargaBody,
+    RecargaBody { body, as_written }: RecargaBody,
 ) -> Result<Json<RecargaCriadaResponse>, ApiError> {
-    Ok(Json(recarga::create(&st, &conta, body, exato).await?))
+    Ok(Json(recarga::create(&st, &conta, body, as_written).await?))
 }
 
 /// `GET /v1/recarga/{recargaId}`: the stored state; never changes anything.

@@ -22,28 +22,28 @@ use tokio::time::Sleep;
 #[derive(Debug)]
 pub(crate) struct SendDeadline<T> {
     io: T,
-    prazo: Duration,
-    espera: Option<Pin<Box<Sleep>>>,
+    deadline: Duration,
+    wait: Option<Pin<Box<Sleep>>>,
 }
 
 impl<T> SendDeadline<T> {
     /// `io` with a send time-out of `prazo`.
-    pub(crate) fn new(io: T, prazo: Duration) -> Self {
+    pub(crate) fn new(io: T, deadline: Duration) -> Self {
         SendDeadline {
             io,
-            prazo,
-            espera: None,
+            deadline,
+            wait: None,
         }
     }
 
     /// What to answer when the inner write is pending: pending, or the time-out's error once
     /// `prazo` has passed since the first pending write without progress.
     fn pending<R>(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<R>> {
-        let prazo = self.prazo;
-        let espera = self
-            .espera
-            .get_or_insert_with(|| Box::pin(tokio::time::sleep(prazo)));
-        match espera.as_mut().poll(cx) {
+        let deadline = self.deadline;
+        let wait = self
+            .wait
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(deadline)));
+        match wait.as_mut().poll(cx) {
             Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
                 io::ErrorKind::TimedOut,
                 "o cliente não aceitou bytes da resposta dentro do prazo de envio",
@@ -59,7 +59,7 @@ impl<T> SendDeadline<T> {
     ) -> Poll<io::Result<R>> {
         match r {
             Poll::Ready(r) => {
-                self.espera = None;
+                self.wait = None;
                 Poll::Ready(r)
             }
             Poll::Pending => self.pending(cx),

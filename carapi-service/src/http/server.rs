@@ -76,14 +76,14 @@ const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
 pub trait Connections: Send + Sync + 'static {
     /// The stream served.
     type Io: AsyncRead + AsyncWrite + Unpin + Send + 'static;
-    /// A handle of the connection, given to each of its requests by `Connections::marcar`.
+    /// A handle of the connection, given to each of its requests by `Connections::tag`.
     type Handle: Clone + Send + Sync + 'static;
     /// Wraps an accepted socket.
     fn open(&self, tcp: TcpStream) -> (Self::Io, Self::Handle);
     /// Marks a request of the connection `alca` (e.g. puts `alca` in its extensions).
-    fn tag(alca: &Self::Handle, req: &mut Request<Incoming>);
+    fn tag(handle: &Self::Handle, req: &mut Request<Incoming>);
     /// Resolves when the connection must be dropped at once, whatever it is doing.
-    fn was_reset(alca: &Self::Handle) -> impl Future<Output = ()> + Send + 'static;
+    fn was_reset(handle: &Self::Handle) -> impl Future<Output = ()> + Send + 'static;
 }
 
 /// Sockets served as accepted (a normal server).
@@ -110,7 +110,7 @@ impl Connections for Plain {
 #[derive(Debug)]
 struct PerAddress {
     limite: Option<usize>,
-    abertas: Mutex<HashMap<IpAddr, usize>>,
+    open: Mutex<HashMap<IpAddr, usize>>,
 }
 
 /// One connection counted in [`PerAddress`]; the count goes down when it is dropped.
@@ -124,8 +124,8 @@ impl PerAddress {
     fn take(counters: &Arc<Self>, ip: IpAddr) -> Option<Slot> {
         let limite = counters.limite?;
         let ip = crate::rate_limit::address_key(ip);
-        let mut abertas = counters.abertas.lock().unwrap_or_else(|e| e.into_inner());
-        let n = abertas.entry(ip).or_insert(0);
+        let mut open = counters.open.lock().unwrap_or_else(|e| e.into_inner());
+        let n = open.entry(ip).or_insert(0);
         if *n >= limite {
             return None;
         }
@@ -139,15 +139,11 @@ impl PerAddress {
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        let mut abertas = self
-            .counters
-            .abertas
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Some(n) = abertas.get_mut(&self.ip) {
+        let mut open = self.counters.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = open.get_mut(&self.ip) {
             *n -= 1;
             if *n == 0 {
-                abertas.remove(&self.ip);
+                open.remove(&self.ip);
             }
         }
     }
@@ -160,15 +156,15 @@ type Counted = (Option<Slot>, crate::metrics::OpenConnection);
 /// True while over half of `maximo` connections are open (`livres` permits left): the
 /// pressure under which a new connection gets the shorter header time-out and counts toward
 /// its address's bound of unfinished requests.
-fn under_pressure(livres: usize, maximo: usize) -> bool {
-    livres < maximo.max(1) / 2
+fn under_pressure(free: usize, maximo: usize) -> bool {
+    free < maximo.max(1) / 2
 }
 
 /// The header time-out of a connection accepted when `pressao` says whether the server is under
 /// pressure ([`under_pressure`]): [`Edge::header_timeout`], or under pressure a quarter of it
 /// but at least 1 s (never more than the normal one).
-pub(crate) fn header_timeout_for(normal: Duration, pressao: bool) -> Duration {
-    if pressao {
+pub(crate) fn header_timeout_for(normal: Duration, pressure: bool) -> Duration {
+    if pressure {
         (normal / 4).max(Duration::from_secs(1)).min(normal)
     } else {
         normal
@@ -180,17 +176,17 @@ pub(crate) fn header_timeout_for(normal: Duration, pressao: bool) -> Duration {
 /// or `None` when the address is past one of its bounds (the connection is closed at once);
 /// `pressao` is [`under_pressure`] as the connection was accepted.
 fn admit(
-    por_endereco: &Arc<PerAddress>,
-    pendentes: &Arc<PerAddress>,
-    pressao: bool,
+    per_address: &Arc<PerAddress>,
+    pending: &Arc<PerAddress>,
+    pressure: bool,
     edge: &Edge,
     address: std::net::SocketAddr,
 ) -> Option<(Counted, Option<Slot>)> {
     // A trusted proxy's socket carries many clients: it counts toward no per-address bound.
     let trusted = super::client_addr::is_trusted(address.ip(), &edge.trusted_proxies);
-    let vaga = match edge.connections_per_address {
+    let slot = match edge.connections_per_address {
         Some(_) if !trusted => {
-            let Some(v) = PerAddress::take(por_endereco, address.ip()) else {
+            let Some(v) = PerAddress::take(per_address, address.ip()) else {
                 tracing::debug!(%address, "conexões demais deste endereço; fechada");
                 crate::metrics::connection_refused("conexoes_por_endereco");
                 return None;
@@ -203,24 +199,24 @@ fn admit(
     // arrives, a connection counts toward its address's bound of unfinished requests (never a
     // trusted proxy's: it carries many clients); a burst of new connections from one address
     // is not refused while connections are plentiful.
-    let vaga = (vaga, crate::metrics::OpenConnection::new());
-    if !pressao || edge.unfinished_per_address.is_none() || trusted {
-        return Some((vaga, None));
+    let slot = (slot, crate::metrics::OpenConnection::new());
+    if !pressure || edge.unfinished_per_address.is_none() || trusted {
+        return Some((slot, None));
     }
-    let Some(p) = PerAddress::take(pendentes, address.ip()) else {
+    let Some(p) = PerAddress::take(pending, address.ip()) else {
         tracing::debug!(%address, "pedidos inacabados demais deste endereço; fechada");
         crate::metrics::connection_refused("pendentes_por_endereco");
         return None;
     };
-    Some((vaga, Some(p)))
+    Some((slot, Some(p)))
 }
 
 /// hyper's HTTP/1 settings of a connection accepted under `pressao` or not: the header
 /// time-out of [`header_timeout_for`], the head bound, keep-alive.
-fn builder(edge: &Edge, pressao: bool) -> http1::Builder {
+fn builder(edge: &Edge, pressure: bool) -> http1::Builder {
     let mut h1 = http1::Builder::new();
     h1.timer(TokioTimer::new())
-        .header_read_timeout(header_timeout_for(edge.header_timeout, pressao))
+        .header_read_timeout(header_timeout_for(edge.header_timeout, pressure))
         .max_buf_size(edge.max_header_bytes.max(MIN_HEADER_BYTES))
         .keep_alive(true);
     h1
@@ -231,25 +227,25 @@ pub(crate) async fn serve_with<C: Connections>(
     listener: TcpListener,
     app: Router,
     edge: Edge,
-    parar: CancellationToken,
-    conexoes: C,
+    stop: CancellationToken,
+    connections: C,
 ) {
-    let permissoes = Arc::new(Semaphore::new(edge.max_connections.max(1)));
-    let por_endereco = Arc::new(PerAddress {
+    let permissions = Arc::new(Semaphore::new(edge.max_connections.max(1)));
+    let per_address = Arc::new(PerAddress {
         limite: edge.connections_per_address,
-        abertas: Mutex::default(),
+        open: Mutex::default(),
     });
-    let pendentes = Arc::new(PerAddress {
+    let pending = Arc::new(PerAddress {
         limite: edge.unfinished_per_address,
-        abertas: Mutex::default(),
+        open: Mutex::default(),
     });
     let h1 = builder(&edge, false);
-    let h1_pressao = builder(&edge, true);
+    let h1_pressure = builder(&edge, true);
     let graceful = GracefulShutdown::new();
     loop {
-        let permissao = tokio::select! {
-            p = permissoes.clone().acquire_owned() => p.expect("the semaphore is never closed"),
-            () = parar.cancelled() => break,
+        let permission = tokio::select! {
+            p = permissions.clone().acquire_owned() => p.expect("the semaphore is never closed"),
+            () = stop.cancelled() => break,
         };
         let (tcp, address) = tokio::select! {
             r = listener.accept() => match r {
@@ -260,22 +256,21 @@ pub(crate) async fn serve_with<C: Connections>(
                     continue;
                 }
             },
-            () = parar.cancelled() => break,
+            () = stop.cancelled() => break,
         };
-        let pressao = under_pressure(permissoes.available_permits(), edge.max_connections);
-        let Some((vaga, pendente)) = admit(&por_endereco, &pendentes, pressao, &edge, address)
-        else {
+        let pressure = under_pressure(permissions.available_permits(), edge.max_connections);
+        let Some((slot, pendente)) = admit(&per_address, &pending, pressure, &edge, address) else {
             let _ = tcp.set_zero_linger();
             continue;
         };
-        let h1 = if pressao { &h1_pressao } else { &h1 };
+        let h1 = if pressure { &h1_pressure } else { &h1 };
         let pendente = Arc::new(Mutex::new(pendente));
         let _ = tcp.set_nodelay(true);
-        let (io, alca) = conexoes.open(tcp);
-        let corte = C::was_reset(&alca);
+        let (io, handle) = connections.open(tcp);
+        let cut = C::was_reset(&handle);
         // The client address goes into each request (the per-address limit of
         // unauthenticated requests reads it).
-        let servidos = Arc::new(AtomicU32::new(0));
+        let served = Arc::new(AtomicU32::new(0));
         let maximo = edge.requests_per_connection.max(1);
         let service = app
             .clone()
@@ -283,11 +278,11 @@ pub(crate) async fn serve_with<C: Connections>(
                 // The head arrived: the connection no longer counts as unfinished.
                 drop(pendente.lock().unwrap_or_else(|e| e.into_inner()).take());
                 req.extensions_mut().insert(ConnectInfo(address));
-                C::tag(&alca, &mut req);
+                C::tag(&handle, &mut req);
                 req
             })
             .map_response(move |mut resp: axum::response::Response| {
-                if servidos.fetch_add(1, Ordering::Relaxed) + 1 >= maximo {
+                if served.fetch_add(1, Ordering::Relaxed) + 1 >= maximo {
                     resp.headers_mut()
                         .insert(header::CONNECTION, HeaderValue::from_static("close"));
                 }
@@ -301,10 +296,10 @@ pub(crate) async fn serve_with<C: Connections>(
                 r = connection => if let Err(e) = r {
                     tracing::debug!(erro = %e, %address, "conexão encerrada com erro");
                 },
-                () = corte => tracing::debug!(%address, "conexão cortada"),
+                () = cut => tracing::debug!(%address, "conexão cortada"),
             }
-            drop(vaga);
-            drop(permissao);
+            drop(slot);
+            drop(permission);
         });
     }
     drop(listener);

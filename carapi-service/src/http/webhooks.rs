@@ -34,29 +34,29 @@ async fn body_after_form(
     req: Request,
     ip: Option<IpAddr>,
 ) -> Result<(String, Bytes), ApiError> {
-    let assinatura = req
+    let signature = req
         .headers()
         .get(SIGNATURE_HEADER)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_owned();
-    if let Err(motivo) = check_form(&assinatura, st.clock.now()) {
-        tracing::warn!(%motivo, "webhook PIX com assinatura recusada");
-        return Err(super::unauthenticated(st, ip, refused(motivo)));
+    if let Err(why) = check_form(&signature, st.clock.now()) {
+        tracing::warn!(motivo = %why, "webhook PIX com assinatura recusada");
+        return Err(super::unauthenticated(st, ip, refused(why)));
     }
     let req = super::edge::read_body(st, req).await?;
-    let corpo = axum::body::to_bytes(req.into_body(), usize::MAX)
+    let body = axum::body::to_bytes(req.into_body(), usize::MAX)
         .await
         .map_err(|_| ApiError::param("Corpo da requisição ilegível."))?;
-    Ok((assinatura, corpo))
+    Ok((signature, body))
 }
 
 /// 401 `TOKEN_INVALIDO` for a refused signature.
-fn refused(motivo: impl std::fmt::Display) -> ApiError {
+fn refused(why: impl std::fmt::Display) -> ApiError {
     ApiError::with_status(
         StatusCode::UNAUTHORIZED,
         ErrorCode::TokenInvalido,
-        format!("Webhook recusado (cabeçalho {SIGNATURE_HEADER}): {motivo}."),
+        format!("Webhook recusado (cabeçalho {SIGNATURE_HEADER}): {why}."),
     )
 }
 
@@ -70,7 +70,8 @@ pub(crate) struct WebhookAck {
     /// The top-up concerned, when known.
     pub(crate) recarga_id: Option<Uuid>,
     /// True when this delivery credited the balance (false for repeats and ignored events).
-    pub(crate) creditada: bool,
+    #[serde(rename = "creditada")]
+    pub(crate) credited: bool,
     /// What happened.
     pub(crate) message: String,
 }
@@ -96,29 +97,29 @@ pub(crate) async fn receive(
     // A failed signature counts toward its client address's limit of failed
     // authentications, as a wrong API key does (429 past it).
     let ip = super::client_addr::client_address(&req, &st.config.edge);
-    let (assinatura, corpo) = body_after_form(&st, req, ip).await?;
+    let (signature, body) = body_after_form(&st, req, ip).await?;
     let now = st.clock.now();
-    if let Err(motivo) = check(&st.webhook_secret().await?, &corpo, &assinatura, now) {
-        tracing::warn!(%motivo, "webhook PIX com assinatura recusada");
-        return Err(super::unauthenticated(&st, ip, refused(motivo)));
+    if let Err(why) = check(&st.webhook_secret().await?, &body, &signature, now) {
+        tracing::warn!(motivo = %why, "webhook PIX com assinatura recusada");
+        return Err(super::unauthenticated(&st, ip, refused(why)));
     }
-    let evento: PixEvent = serde_json::from_slice(&corpo).map_err(|_| {
+    let event: PixEvent = serde_json::from_slice(&body).map_err(|_| {
         ApiError::param(
             "Evento de webhook inválido: esperado um objeto JSON com paymentId e status.",
         )
     })?;
-    if !evento.status.eq_ignore_ascii_case("pago") {
+    if !event.status.eq_ignore_ascii_case("pago") {
         return Ok(Json(WebhookAck {
             success: true,
             recarga_id: None,
-            creditada: false,
-            message: format!("Evento {:?} ignorado.", evento.status),
+            credited: false,
+            message: format!("Evento {:?} ignorado.", event.status),
         }));
     }
     let outcome = confirm_by_psp(
         st.store.as_ref(),
         st.pix.as_ref(),
-        &evento.payment_id,
+        &event.payment_id,
         Some(now),
     )
     .await
@@ -132,26 +133,26 @@ pub(crate) async fn receive(
             )
         }
     })?;
-    let (r, creditada, message) = match outcome {
-        Outcome::Creditada(r) => {
+    let (r, credited, message) = match outcome {
+        Outcome::Credited(r) => {
             tracing::info!(recarga = %r.id, conta = %r.conta, "recarga confirmada por webhook");
             (r, true, "Pagamento confirmado; saldo creditado.".to_owned())
         }
-        Outcome::JaFinal(r) => {
+        Outcome::AlreadyFinal(r) => {
             let m = format!("Recarga já estava {}; nada mudou.", r.status);
             (r, false, m)
         }
-        Outcome::NaoPaga(r) => (
+        Outcome::NotPaid(r) => (
             r,
             false,
             "O provedor não registra o pagamento desta cobrança; nada mudou.".into(),
         ),
-        Outcome::ValorDivergente(r) => (
+        Outcome::ValorMismatch(r) => (
             r,
             false,
             "O provedor registra um pagamento de outro valor; nada mudou.".into(),
         ),
-        Outcome::NaoEncontrada => {
+        Outcome::NotFound => {
             return Err(ApiError::new(
                 ErrorCode::RecargaNaoEncontrada,
                 "Nenhuma recarga com este paymentId.",
@@ -161,7 +162,7 @@ pub(crate) async fn receive(
     Ok(Json(WebhookAck {
         success: true,
         recarga_id: Some(r.id),
-        creditada,
+        credited,
         message,
     }))
 }

@@ -10,36 +10,37 @@ pub(crate) fn brasilia_day(now: DateTime<Utc>) -> NaiveDate {
 }
 
 /// First day of the Brasília month of `dia` and first day of the next month (`[inicio, fim)`).
-pub(crate) fn month(dia: NaiveDate) -> (NaiveDate, NaiveDate) {
-    let inicio = dia.with_day(1).unwrap_or(dia);
-    let fim = if dia.month() == 12 {
-        NaiveDate::from_ymd_opt(dia.year() + 1, 1, 1)
+pub(crate) fn month(day: NaiveDate) -> (NaiveDate, NaiveDate) {
+    let start = day.with_day(1).unwrap_or(day);
+    let end = if day.month() == 12 {
+        NaiveDate::from_ymd_opt(day.year() + 1, 1, 1)
     } else {
-        NaiveDate::from_ymd_opt(dia.year(), dia.month() + 1, 1)
+        NaiveDate::from_ymd_opt(day.year(), day.month() + 1, 1)
     };
-    (inicio, fim.unwrap_or(inicio))
+    (start, end.unwrap_or(start))
 }
 
 /// Whole seconds from `now` to the next Brasília midnight, rounded up (the `Retry-After` of
 /// a daily limit: a client that waits that long is on the next day).
 pub fn seconds_until_tomorrow(now: DateTime<Utc>) -> u64 {
-    let amanha = brasilia_day(now)
+    let tomorrow = brasilia_day(now)
         .succ_opt()
         .and_then(|d| d.and_hms_opt(0, 0, 0));
-    seconds_until(now, amanha)
+    seconds_until(now, tomorrow)
 }
 
 /// Whole seconds from `now` to the first Brasília midnight of next month, rounded up (the
 /// `Retry-After` of a monthly cap).
 pub fn seconds_until_next_month(now: DateTime<Utc>) -> u64 {
-    let (_, fim) = month(brasilia_day(now));
-    seconds_until(now, fim.and_hms_opt(0, 0, 0))
+    let (_, end) = month(brasilia_day(now));
+    seconds_until(now, end.and_hms_opt(0, 0, 0))
 }
 
 /// Seconds from `now` to the local Brasília instant `alvo`, rounded up to a whole second and
 /// at least 1 (an hour when the instant does not exist).
-fn seconds_until(now: DateTime<Utc>, alvo: Option<NaiveDateTime>) -> u64 {
-    alvo.and_then(|a| a.and_local_timezone(Sao_Paulo).earliest())
+fn seconds_until(now: DateTime<Utc>, target: Option<NaiveDateTime>) -> u64 {
+    target
+        .and_then(|a| a.and_local_timezone(Sao_Paulo).earliest())
         .and_then(|a| (a.with_timezone(&Utc) - now).num_microseconds())
         .map_or(3600, |us| {
             let s = us.div_euclid(1_000_000) + i64::from(us.rem_euclid(1_000_000) > 0);
@@ -66,10 +67,10 @@ mod tests {
             ("2026-03-01T03:00:00Z", "2026-03-01", 86_400, 31 * 86_400),
             ("2026-12-31T12:00:00Z", "2026-12-31", 54_000, 54_000),
         ];
-        for (instant, dia, amanha, mes_s) in cases {
+        for (instant, day, tomorrow, mes_s) in cases {
             let a = t(instant);
-            assert_eq!(brasilia_day(a).to_string(), dia, "{instant}");
-            assert_eq!(seconds_until_tomorrow(a), amanha, "{instant}");
+            assert_eq!(brasilia_day(a).to_string(), day, "{instant}");
+            assert_eq!(seconds_until_tomorrow(a), tomorrow, "{instant}");
             assert_eq!(seconds_until_next_month(a), mes_s, "{instant}");
         }
         let d = |s: &str| s.parse::<NaiveDate>().unwrap();

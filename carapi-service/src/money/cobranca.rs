@@ -148,89 +148,89 @@ pub(crate) struct Counters {
 pub(crate) struct CobrancaPlan {
     /// Subtract this from the balance (zero on a refusal or for a free endpoint); the store's
     /// `UPDATE` stays conditional on the balance covering it.
-    pub(crate) debito: Centavos,
+    pub(crate) debit: Centavos,
     /// The history row.
     pub(crate) historico: HistoricoRow,
     /// The ledger's debit row (`lancamentos`), when something is debited.
-    pub(crate) lancamento: Option<Centavos>,
+    pub(crate) ledger_entry: Option<Centavos>,
     /// The day's counters.
     pub(crate) counters: Counters,
     /// Mark the looked-up record consolidated (charged lookups only).
     pub(crate) consolidate: bool,
     /// The outcome the store hands back as it is, once applied: `cache` and `Retry-After`
     /// included.
-    pub(crate) resultado: CobrancaResult,
+    pub(crate) result: CobrancaResult,
 }
 
 /// The instant of a new history row at `em`: never before the account's latest row.
-fn date_of_row(em: DateTime<Utc>, ultima: Option<DateTime<Utc>>) -> DateTime<Utc> {
-    ultima.map_or(em, |u| u.max(em))
+fn date_of_row(at: DateTime<Utc>, last: Option<DateTime<Utc>>) -> DateTime<Utc> {
+    last.map_or(at, |u| u.max(at))
 }
 
 /// The decision on a charged lookup of `endpoint` at `em` for `estado` (see the module docs for
 /// the order of the checks).
 pub(crate) fn plan_cobranca(
-    estado: &CobrancaState,
+    state: &CobrancaState,
     endpoint: EndpointConsulta,
-    em: DateTime<Utc>,
+    at: DateTime<Utc>,
 ) -> CobrancaPlan {
-    let preco = tarifa::preco(estado.legado, endpoint);
-    let data = date_of_row(em, estado.last_date);
+    let preco = tarifa::preco(state.legado, endpoint);
+    let data = date_of_row(at, state.last_date);
     // The balance after the debit, when the balance covers the price.
-    let depois = estado
+    let depois = state
         .saldo
         .checked_sub(preco)
         .ok()
         .filter(|d| *d >= Centavos::ZERO);
-    let recusa = if let Some(limite) = estado.limite_diario
-        && estado.cobradas_hoje >= u64::from(limite)
+    let refusal = if let Some(limite) = state.limite_diario
+        && state.cobradas_hoje >= u64::from(limite)
     {
         Some(CobrancaResult::LimiteDiario {
             limite,
-            retry_after: calendar::seconds_until_tomorrow(em),
+            retry_after: calendar::seconds_until_tomorrow(at),
         })
-    } else if let Some(limite) = estado.limite_mensal
-        && !estado
+    } else if let Some(limite) = state.limite_mensal
+        && !state
             .gasto_mes
             .checked_add(preco)
             .is_ok_and(|total| total <= limite)
     {
-        let gasto = estado.gasto_mes;
+        let gasto = state.gasto_mes;
         Some(CobrancaResult::LimiteMensal {
             limite,
             gasto,
-            retry_after: calendar::seconds_until_next_month(em),
+            retry_after: calendar::seconds_until_next_month(at),
         })
     } else if depois.is_none() {
-        let saldo = estado.saldo;
+        let saldo = state.saldo;
         Some(CobrancaResult::SaldoInsuficiente { saldo, preco })
     } else {
         None
     };
-    let saldo = estado.saldo;
-    let (None, Some(depois)) = (&recusa, depois) else {
-        let resultado = recusa.unwrap_or(CobrancaResult::SaldoInsuficiente { saldo, preco });
+    let saldo = state.saldo;
+    let (None, Some(depois)) = (&refusal, depois) else {
+        let result = refusal.unwrap_or(CobrancaResult::SaldoInsuficiente { saldo, preco });
         return CobrancaPlan {
-            debito: Centavos::ZERO,
+            debit: Centavos::ZERO,
             historico: HistoricoRow {
-                status: resultado.status(),
+                status: result.status(),
                 valor: Centavos::ZERO,
                 saldo_antes: Some(saldo),
                 saldo_depois: Some(saldo),
                 data,
             },
-            lancamento: None,
+            ledger_entry: None,
             counters: Counters {
                 cobrada: false,
                 is_error: true,
                 gasto: Centavos::ZERO,
             },
             consolidate: false,
-            resultado,
+            result,
         };
     };
     CobrancaPlan {
-        debito: preco,
+        debit: preco,
         historico: HistoricoRow {
             status: 200,
             valor: preco,
@@ -238,18 +238,18 @@ pub(crate) fn plan_cobranca(
             saldo_depois: Some(depois),
             data,
         },
-        lancamento: (preco.0 > 0).then_some(preco),
+        ledger_entry: (preco.0 > 0).then_some(preco),
         counters: Counters {
             cobrada: true,
             is_error: false,
             gasto: preco,
         },
         consolidate: true,
-        resultado: CobrancaResult::Cobrada {
+        result: CobrancaResult::Cobrada {
             valor: preco,
             saldo_antes: saldo,
             saldo_depois: depois,
-            cache: estado.consolidated,
+            cache: state.consolidated,
         },
     }
 }
@@ -260,7 +260,7 @@ pub(crate) fn plan_cobranca(
 pub(crate) fn plan_record(
     saldo: Option<Centavos>,
     status: u16,
-    em: DateTime<Utc>,
+    at: DateTime<Utc>,
     last_date: Option<DateTime<Utc>>,
 ) -> (HistoricoRow, Counters) {
     (
@@ -269,7 +269,7 @@ pub(crate) fn plan_record(
             valor: Centavos::ZERO,
             saldo_antes: saldo,
             saldo_depois: saldo,
-            data: date_of_row(em, last_date),
+            data: date_of_row(at, last_date),
         },
         Counters {
             cobrada: false,

@@ -214,56 +214,56 @@ fn table_of_cases() {
             mensal(100, 0),
         ),
     ];
-    for (nome, e, endpoint, esperado) in cases {
+    for (name, e, endpoint, expected) in cases {
         let p = plan_cobranca(&e, endpoint, midday());
-        assert_eq!(p.resultado, esperado, "{nome}");
-        let cobrada = matches!(esperado, CobrancaResult::Cobrada { .. });
-        let debito = match esperado {
+        assert_eq!(p.result, expected, "{name}");
+        let cobrada = matches!(expected, CobrancaResult::Cobrada { .. });
+        let debit = match expected {
             CobrancaResult::Cobrada { valor, .. } => valor,
             _ => Centavos::ZERO,
         };
-        assert_eq!(p.debito, debito, "{nome}");
-        assert_eq!(p.historico.status, esperado.status(), "{nome}");
-        assert_eq!(p.historico.valor, debito, "{nome}");
-        assert_eq!(p.historico.saldo_antes, Some(e.saldo), "{nome}");
+        assert_eq!(p.debit, debit, "{name}");
+        assert_eq!(p.historico.status, expected.status(), "{name}");
+        assert_eq!(p.historico.valor, debit, "{name}");
+        assert_eq!(p.historico.saldo_antes, Some(e.saldo), "{name}");
         assert_eq!(
             p.historico.saldo_depois,
-            Some(e.saldo.checked_sub(debito).unwrap()),
-            "{nome}"
+            Some(e.saldo.checked_sub(debit).unwrap()),
+            "{name}"
         );
-        assert_eq!(p.lancamento, cobrada.then_some(debito), "{nome}");
+        assert_eq!(p.ledger_entry, cobrada.then_some(debit), "{name}");
         assert_eq!(
             p.counters,
             Counters {
                 cobrada,
                 is_error: !cobrada,
-                gasto: debito
+                gasto: debit
             },
-            "{nome}"
+            "{name}"
         );
-        assert_eq!(p.consolidate, cobrada, "{nome}");
+        assert_eq!(p.consolidate, cobrada, "{name}");
         assert_eq!(
-            p.resultado.retry_after_of().is_some(),
-            esperado.status() == 429,
-            "{nome}"
+            p.result.retry_after_of().is_some(),
+            expected.status() == 429,
+            "{name}"
         );
     }
 }
 
 #[test]
 fn the_plan_decides_cache_from_the_consolidation_it_read() {
-    let novo = plan_cobranca(&state_of(1000), COMPLETO, midday());
+    let fresh = plan_cobranca(&state_of(1000), COMPLETO, midday());
     assert!(matches!(
-        novo.resultado,
+        fresh.result,
         CobrancaResult::Cobrada { cache: false, .. }
     ));
-    let ja = CobrancaState {
+    let already = CobrancaState {
         consolidated: true,
         ..state_of(1000)
     };
-    let p = plan_cobranca(&ja, COMPLETO, midday());
+    let p = plan_cobranca(&already, COMPLETO, midday());
     assert!(matches!(
-        p.resultado,
+        p.result,
         CobrancaResult::Cobrada { cache: true, .. }
     ));
     assert!(
@@ -275,14 +275,14 @@ fn the_plan_decides_cache_from_the_consolidation_it_read() {
 #[test]
 fn retry_after_is_rounded_up_to_brasilia_midnight_and_month() {
     // 5.47 s before Brasília midnight (03:00 UTC), on the last day of a month.
-    let em = t("2026-05-01T02:59:54.530Z");
+    let at = t("2026-05-01T02:59:54.530Z");
     let e = CobrancaState {
         limite_diario: Some(1),
         cobradas_hoje: 1,
         ..state_of(1000)
     };
     assert_eq!(
-        plan_cobranca(&e, COMPLETO, em).resultado.retry_after_of(),
+        plan_cobranca(&e, COMPLETO, at).result.retry_after_of(),
         Some(6)
     );
     let e = CobrancaState {
@@ -290,12 +290,12 @@ fn retry_after_is_rounded_up_to_brasilia_midnight_and_month() {
         ..state_of(1000)
     };
     assert_eq!(
-        plan_cobranca(&e, COMPLETO, em).resultado.retry_after_of(),
+        plan_cobranca(&e, COMPLETO, at).result.retry_after_of(),
         Some(6)
     );
     assert_eq!(
-        plan_cobranca(&state_of(0), COMPLETO, em)
-            .resultado
+        plan_cobranca(&state_of(0), COMPLETO, at)
+            .result
             .retry_after_of(),
         None
     );
@@ -313,7 +313,7 @@ fn rows_never_go_back_in_time_and_cache_comes_from_the_state() {
     let p = plan_cobranca(&e, COMPLETO, antes);
     assert_eq!(p.historico.data, depois);
     assert_eq!(
-        p.resultado,
+        p.result,
         CobrancaResult::Cobrada {
             valor: Centavos::new(230),
             saldo_antes: Centavos::new(1000),
@@ -326,14 +326,14 @@ fn rows_never_go_back_in_time_and_cache_comes_from_the_state() {
         ..state_of(1000)
     };
     assert_eq!(plan_cobranca(&e, COMPLETO, depois).historico.data, depois);
-    let (linha, counters) = plan_record(Some(Centavos::new(5)), 404, antes, Some(depois));
+    let (line, counters) = plan_record(Some(Centavos::new(5)), 404, antes, Some(depois));
     assert_eq!(
         (
-            linha.status,
-            linha.valor,
-            linha.saldo_antes,
-            linha.saldo_depois,
-            linha.data
+            line.status,
+            line.valor,
+            line.saldo_antes,
+            line.saldo_depois,
+            line.data
         ),
         (
             404,
@@ -351,9 +351,9 @@ fn rows_never_go_back_in_time_and_cache_comes_from_the_state() {
             gasto: Centavos::ZERO
         }
     );
-    let (linha, counters) = plan_record(None, 200, antes, None);
+    let (line, counters) = plan_record(None, 200, antes, None);
     assert_eq!(
-        (linha.saldo_antes, linha.data, counters.is_error),
+        (line.saldo_antes, line.data, counters.is_error),
         (None, antes, false)
     );
 }

@@ -32,20 +32,20 @@ pub(crate) struct ChargedRow {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct EstornoPlan {
     /// Credited back to the balance and written as the compensating ledger credit.
-    pub(crate) credito: Centavos,
+    pub(crate) credit: Centavos,
     /// The Brasília day whose counters (`cobradas` minus one, spending minus `credito`) change.
-    pub(crate) dia: NaiveDate,
+    pub(crate) day: NaiveDate,
     /// The UTC hour (Unix seconds / 3600) whose usage amount drops by `credito`.
-    pub(crate) hora: i64,
+    pub(crate) hour: i64,
 }
 
 /// What to do for a journaled charge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum EstornoDecision {
     /// The charge was not committed, or was recorded as a refusal: nothing was debited.
-    NaoCobrada,
+    NotCobrada,
     /// The charge was already reversed (or debited nothing): nothing more to do.
-    JaEstornada,
+    AlreadyEstornada,
     /// Reverse it as the plan says.
     Estornar(EstornoPlan),
 }
@@ -53,18 +53,18 @@ pub(crate) enum EstornoDecision {
 /// The reversal of the charge whose history row is `row` (`None`: not committed).
 pub(crate) fn plan_estorno(row: Option<ChargedRow>) -> EstornoDecision {
     let Some(r) = row else {
-        return EstornoDecision::NaoCobrada;
+        return EstornoDecision::NotCobrada;
     };
     if r.status != 200 {
-        return EstornoDecision::NaoCobrada;
+        return EstornoDecision::NotCobrada;
     }
     if !r.cobrado || r.valor <= Centavos::ZERO {
-        return EstornoDecision::JaEstornada;
+        return EstornoDecision::AlreadyEstornada;
     }
     EstornoDecision::Estornar(EstornoPlan {
-        credito: r.valor,
-        dia: calendar::brasilia_day(r.data),
-        hora: r.data.timestamp().div_euclid(3600),
+        credit: r.valor,
+        day: calendar::brasilia_day(r.data),
+        hour: r.data.timestamp().div_euclid(3600),
     })
 }
 

@@ -15,18 +15,18 @@ fn row(status: u16, cobrado: bool, valor: i64, data: &str) -> Option<ChargedRow>
     })
 }
 
-fn estornar(valor: i64, dia: &str, hora_de: &str) -> EstornoDecision {
+fn estornar(valor: i64, day: &str, hour_of: &str) -> EstornoDecision {
     EstornoDecision::Estornar(EstornoPlan {
-        credito: Centavos::new(valor),
-        dia: dia.parse().unwrap(),
-        hora: t(hora_de).timestamp() / 3600,
+        credit: Centavos::new(valor),
+        day: day.parse().unwrap(),
+        hour: t(hour_of).timestamp() / 3600,
     })
 }
 
 #[test]
 fn each_charge_row_gives_its_reversal() {
-    let casos: [(&str, Option<ChargedRow>, EstornoDecision); 7] = [
-        ("not committed", None, EstornoDecision::NaoCobrada),
+    let cases: [(&str, Option<ChargedRow>, EstornoDecision); 7] = [
+        ("not committed", None, EstornoDecision::NotCobrada),
         (
             "committed charge: the price back, the row's day and hour",
             row(200, true, 100, "2026-05-04T15:30:00Z"),
@@ -40,25 +40,25 @@ fn each_charge_row_gives_its_reversal() {
         (
             "already reversed (the replay after a crash)",
             row(200, false, 0, "2026-05-04T15:30:00Z"),
-            EstornoDecision::JaEstornada,
+            EstornoDecision::AlreadyEstornada,
         ),
         (
             "a 200 that debited nothing",
             row(200, true, 0, "2026-05-04T15:30:00Z"),
-            EstornoDecision::JaEstornada,
+            EstornoDecision::AlreadyEstornada,
         ),
         (
             "a refusal recorded (402): nothing was debited",
             row(402, false, 0, "2026-05-04T15:30:00Z"),
-            EstornoDecision::NaoCobrada,
+            EstornoDecision::NotCobrada,
         ),
         (
             "a refusal recorded (429): nothing was debited",
             row(429, false, 0, "2026-05-04T15:30:00Z"),
-            EstornoDecision::NaoCobrada,
+            EstornoDecision::NotCobrada,
         ),
     ];
-    for (nome, r, esperado) in casos {
-        assert_eq!(plan_estorno(r), esperado, "{nome}");
+    for (name, r, expected) in cases {
+        assert_eq!(plan_estorno(r), expected, "{name}");
     }
 }

@@ -30,7 +30,7 @@ pub fn limites_of_patch(
             ));
         }
         Some(Some(0)) => Some(None),
-        outro => outro,
+        other => other,
     };
     let mensal = match mensal {
         None => None,

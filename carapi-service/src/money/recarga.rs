@@ -41,9 +41,9 @@ pub struct Recarga {
     /// BR Code payload.
     pub qr_code: String,
     /// Creation instant.
-    pub criada_em: DateTime<Utc>,
+    pub created_at: DateTime<Utc>,
     /// Confirmation instant.
-    pub confirmada_em: Option<DateTime<Utc>>,
+    pub confirmed_at: Option<DateTime<Utc>>,
 }
 
 impl Recarga {
@@ -67,33 +67,33 @@ impl Recarga {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Confirmation {
     /// This call moved it Pendente -> Confirmado and credited amount plus bonus.
-    Creditada(Recarga),
+    Credited(Recarga),
     /// It was already final; nothing changed.
-    JaFinal(Recarga),
+    AlreadyFinal(Recarga),
     /// No top-up has this payment id.
-    NaoEncontrada,
+    NotFound,
 }
 
 /// Why an amount is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ValorRefused {
     /// `VALOR_INVALIDO`: not positive, fractions of a centavo, or above [`VALOR_MAXIMO`].
-    Invalido,
+    Invalid,
     /// `VALOR_MINIMO`: below [`VALOR_MINIMO`].
-    AbaixoDoMinimo,
+    BelowMinimum,
 }
 
 /// The amount of `POST /v1/recarga`: positive, at most 2 decimal places, at most
 /// [`VALOR_MAXIMO`], at least [`VALOR_MINIMO`].
 ///
 /// # Errors
-/// [`ValorRefused`] as above (`Invalido` is checked first).
+/// [`ValorRefused`] as above (`Invalid` is checked first).
 pub(crate) fn recarga_valor(valor: Decimal) -> Result<Centavos, ValorRefused> {
     let c = Centavos::from_reais(valor)
         .filter(|c| c.0 > 0 && *c <= VALOR_MAXIMO)
-        .ok_or(ValorRefused::Invalido)?;
+        .ok_or(ValorRefused::Invalid)?;
     if c < VALOR_MINIMO {
-        return Err(ValorRefused::AbaixoDoMinimo);
+        return Err(ValorRefused::BelowMinimum);
     }
     Ok(c)
 }
@@ -123,12 +123,12 @@ impl Preview {
 /// (zero below the tiers and for negative amounts), the bonus rounded down to the centavo.
 ///
 /// # Errors
-/// [`ValorRefused::Invalido`] above [`VALOR_MAXIMO`] (the largest amount `POST /v1/recarga`
+/// [`ValorRefused::Invalid`] above [`VALOR_MAXIMO`] (the largest amount `POST /v1/recarga`
 /// accepts) or beyond what centavos can hold: the same refusal `POST /v1/recarga` gives it.
 pub(crate) fn preview(valor: Decimal) -> Result<Preview, ValorRefused> {
     let c = Centavos::from_reais(valor.round_dp(2))
         .filter(|c| *c <= VALOR_MAXIMO)
-        .ok_or(ValorRefused::Invalido)?;
+        .ok_or(ValorRefused::Invalid)?;
     let (percentual, bonus) = tarifa::bonus(c);
     Ok(Preview {
         valor: c,
@@ -154,8 +154,8 @@ pub(crate) fn new_recarga(
         bonus,
         status: RecargaStatus::Pendente,
         qr_code: String::new(),
-        criada_em: now,
-        confirmada_em: None,
+        created_at: now,
+        confirmed_at: None,
     }
 }
 
@@ -167,35 +167,35 @@ pub(crate) fn since_reuse(now: DateTime<Utc>) -> DateTime<Utc> {
 
 /// The top-up a request for `valor` reuses among `candidates` (the account's top-ups a store
 /// read, in insertion order), or `None`: same amount, pending, created at or after `desde`;
-/// a row still being created counts only when `em_criacao_desde` is given and it was created
+/// a row still being created counts only when `creating_since` is given and it was created
 /// at or after that instant (an older one was abandoned). Among several, the latest created,
 /// and of equal instants the last inserted.
 pub(crate) fn reusable(
     candidates: &[Recarga],
     valor: Centavos,
-    desde: DateTime<Utc>,
-    em_criacao_desde: Option<DateTime<Utc>>,
+    since: DateTime<Utc>,
+    creating_since: Option<DateTime<Utc>>,
 ) -> Option<&Recarga> {
     candidates
         .iter()
         .filter(|r| r.valor == valor && r.status == RecargaStatus::Pendente)
-        .filter(|r| r.criada_em >= desde)
+        .filter(|r| r.created_at >= since)
         .filter(|r| {
-            !r.being_created() || em_criacao_desde.is_some_and(|limite| r.criada_em >= limite)
+            !r.being_created() || creating_since.is_some_and(|limite| r.created_at >= limite)
         })
-        .max_by_key(|r| r.criada_em)
+        .max_by_key(|r| r.created_at)
 }
 
 /// The reuse decision of `POST /v1/recarga` creating `nova` with the window starting at
 /// `desde` ([`since_reuse`]; see [`reusable`]): a row being created counts for
-/// [`CREATION_DEADLINE_S`] seconds before `nova.criada_em`.
+/// [`CREATION_DEADLINE_S`] seconds before `fresh.created_at`.
 pub(crate) fn reuse<'a>(
     candidates: &'a [Recarga],
-    nova: &Recarga,
-    desde: DateTime<Utc>,
+    fresh: &Recarga,
+    since: DateTime<Utc>,
 ) -> Option<&'a Recarga> {
-    let abandono = nova.criada_em - Duration::seconds(CREATION_DEADLINE_S);
-    reusable(candidates, nova.valor, desde, Some(abandono))
+    let abandon = fresh.created_at - Duration::seconds(CREATION_DEADLINE_S);
+    reusable(candidates, fresh.valor, since, Some(abandon))
 }
 
 /// What a store writes to confirm a top-up.
@@ -204,9 +204,9 @@ pub(crate) enum ConfirmationPlan {
     /// Move the top-up to `Confirmado` at the given instant, credit `credito` (amount plus
     /// the bonus fixed at creation) with a ledger credit row of the same amount, and put the
     /// account on the current price table.
-    Creditar {
+    Credit {
         /// Amount plus bonus.
-        credito: Centavos,
+        credit: Centavos,
         /// The account's legacy flag after the confirmation (always `false`: contract,
         /// "Prices").
         legado_depois: bool,
@@ -214,18 +214,18 @@ pub(crate) enum ConfirmationPlan {
         recarga: Recarga,
     },
     /// Already final (or still being created): change nothing.
-    JaFinal(Recarga),
+    AlreadyFinal(Recarga),
     /// No such top-up.
-    NaoEncontrada,
+    NotFound,
 }
 
 impl ConfirmationPlan {
     /// The outcome to report once applied.
     pub(crate) fn confirmation(&self) -> Confirmation {
         match self {
-            ConfirmationPlan::Creditar { recarga, .. } => Confirmation::Creditada(recarga.clone()),
-            ConfirmationPlan::JaFinal(r) => Confirmation::JaFinal(r.clone()),
-            ConfirmationPlan::NaoEncontrada => Confirmation::NaoEncontrada,
+            ConfirmationPlan::Credit { recarga, .. } => Confirmation::Credited(recarga.clone()),
+            ConfirmationPlan::AlreadyFinal(r) => Confirmation::AlreadyFinal(r.clone()),
+            ConfirmationPlan::NotFound => Confirmation::NotFound,
         }
     }
 }
@@ -237,20 +237,20 @@ impl ConfirmationPlan {
 /// [`Overflow`] when the stored amount plus bonus cannot be summed: nothing is credited.
 pub(crate) fn plan_confirmation(
     recarga: Option<&Recarga>,
-    em: DateTime<Utc>,
+    at: DateTime<Utc>,
 ) -> Result<ConfirmationPlan, Overflow> {
     let Some(r) = recarga else {
-        return Ok(ConfirmationPlan::NaoEncontrada);
+        return Ok(ConfirmationPlan::NotFound);
     };
     if r.status != RecargaStatus::Pendente || r.being_created() {
-        return Ok(ConfirmationPlan::JaFinal(r.clone()));
+        return Ok(ConfirmationPlan::AlreadyFinal(r.clone()));
     }
-    Ok(ConfirmationPlan::Creditar {
-        credito: r.total()?,
+    Ok(ConfirmationPlan::Credit {
+        credit: r.total()?,
         legado_depois: false,
         recarga: Recarga {
             status: RecargaStatus::Confirmado,
-            confirmada_em: Some(em),
+            confirmed_at: Some(at),
             ..r.clone()
         },
     })

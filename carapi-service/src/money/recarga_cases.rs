@@ -10,12 +10,12 @@ fn now() -> DateTime<Utc> {
     t("2026-05-04T15:00:00Z")
 }
 
-fn recarga(valor: i64, status: RecargaStatus, qr: &str, criada_s_atras: i64) -> Recarga {
+fn recarga(valor: i64, status: RecargaStatus, qr: &str, created_s_ago: i64) -> Recarga {
     let mut r = new_recarga(
         ContaId(1),
         Centavos::new(valor),
-        format!("PIX{valor}-{criada_s_atras}"),
-        now() - Duration::seconds(criada_s_atras),
+        format!("PIX{valor}-{created_s_ago}"),
+        now() - Duration::seconds(created_s_ago),
     );
     r.status = status;
     r.qr_code = qr.into();
@@ -27,17 +27,17 @@ fn amounts_of_post_and_of_the_preview_follow_one_rule() {
     let d = |s: &str| s.parse::<Decimal>().unwrap();
     let post = [
         ("500", Ok(Centavos::new(50_000))),
-        ("499.99", Err(ValorRefused::AbaixoDoMinimo)),
-        ("0.01", Err(ValorRefused::AbaixoDoMinimo)),
+        ("499.99", Err(ValorRefused::BelowMinimum)),
+        ("0.01", Err(ValorRefused::BelowMinimum)),
         ("1000000", Ok(VALOR_MAXIMO)),
-        ("1000000.01", Err(ValorRefused::Invalido)),
-        ("0", Err(ValorRefused::Invalido)),
-        ("-500", Err(ValorRefused::Invalido)),
-        ("500.001", Err(ValorRefused::Invalido)),
-        ("79228162514264337593543950335", Err(ValorRefused::Invalido)),
+        ("1000000.01", Err(ValorRefused::Invalid)),
+        ("0", Err(ValorRefused::Invalid)),
+        ("-500", Err(ValorRefused::Invalid)),
+        ("500.001", Err(ValorRefused::Invalid)),
+        ("79228162514264337593543950335", Err(ValorRefused::Invalid)),
     ];
-    for (v, esperado) in post {
-        assert_eq!(recarga_valor(d(v)), esperado, "POST {v}");
+    for (v, expected) in post {
+        assert_eq!(recarga_valor(d(v)), expected, "POST {v}");
     }
     let prev = |v: &str| {
         preview(d(v)).map(|p| (p.valor.0, p.percentual, p.bonus.0, p.total().unwrap().get()))
@@ -46,15 +46,15 @@ fn amounts_of_post_and_of_the_preview_follow_one_rule() {
         ("2500", Ok((250_000, 8, 20_000, 270_000))),
         ("1000000", Ok((100_000_000, 10, 10_000_000, 110_000_000))),
         ("999999.999", Ok((100_000_000, 10, 10_000_000, 110_000_000))),
-        ("1000000.01", Err(ValorRefused::Invalido)),
-        ("79228162514264337593543950335", Err(ValorRefused::Invalido)),
+        ("1000000.01", Err(ValorRefused::Invalid)),
+        ("79228162514264337593543950335", Err(ValorRefused::Invalid)),
         ("-3", Ok((-300, 0, 0, -300))),
         ("0.001", Ok((0, 0, 0, 0))),
         ("10.005", Ok((1000, 0, 0, 1000))),
         ("1000.33", Ok((100_033, 5, 5_001, 105_034))),
     ];
-    for (v, esperado) in cases {
-        assert_eq!(prev(v), esperado, "preview {v}");
+    for (v, expected) in cases {
+        assert_eq!(prev(v), expected, "preview {v}");
     }
     // Every amount POST accepts previews to what its creation fixes.
     for v in ["500", "1000", "2499.99", "5000", "1000000"] {
@@ -71,7 +71,7 @@ fn amounts_of_post_and_of_the_preview_follow_one_rule() {
 #[test]
 fn reuse_decisions() {
     use RecargaStatus::{Confirmado, Pendente};
-    let nova = new_recarga(ContaId(1), Centavos::new(100_000), "NOVA".into(), now());
+    let fresh = new_recarga(ContaId(1), Centavos::new(100_000), "NOVA".into(), now());
     let cases: Vec<(&str, Vec<Recarga>, Option<usize>)> = vec![
         ("nothing to reuse", vec![], None),
         (
@@ -126,16 +126,16 @@ fn reuse_decisions() {
             Some(1),
         ),
     ];
-    for (nome, candidates, esperado) in cases {
-        let r = reuse(&candidates, &nova, since_reuse(now()))
+    for (name, candidates, expected) in cases {
+        let r = reuse(&candidates, &fresh, since_reuse(now()))
             .map(|r| candidates.iter().position(|c| std::ptr::eq(c, r)).unwrap());
-        assert_eq!(r, esperado, "{nome}");
+        assert_eq!(r, expected, "{name}");
     }
     // The read-only question never returns a row being created.
-    let sendo_criada = [recarga(100_000, Pendente, "", 1)];
+    let being_created = [recarga(100_000, Pendente, "", 1)];
     assert!(
         reusable(
-            &sendo_criada,
+            &being_created,
             Centavos::new(100_000),
             since_reuse(now()),
             None
@@ -147,48 +147,45 @@ fn reuse_decisions() {
 #[test]
 fn confirmation_credits_a_pending_top_up_once() {
     use RecargaStatus::{Confirmado, Pendente, Rejeitado};
-    let em = now();
+    let at = now();
     let pending = recarga(100_000, Pendente, "qr", 60);
-    match plan_confirmation(Some(&pending), em).unwrap() {
-        ConfirmationPlan::Creditar {
-            credito,
+    match plan_confirmation(Some(&pending), at).unwrap() {
+        ConfirmationPlan::Credit {
+            credit,
             legado_depois,
             recarga,
         } => {
-            assert_eq!(credito, Centavos::new(105_000));
+            assert_eq!(credit, Centavos::new(105_000));
             assert!(!legado_depois);
             assert_eq!(
-                (recarga.status, recarga.confirmada_em),
-                (Confirmado, Some(em))
+                (recarga.status, recarga.confirmed_at),
+                (Confirmado, Some(at))
             );
             assert_eq!(recarga.id, pending.id);
         }
-        outro => panic!("{outro:?}"),
+        other => panic!("{other:?}"),
     }
-    for (nome, r) in [
+    for (name, r) in [
         ("confirmed", recarga(100_000, Confirmado, "qr", 60)),
         ("rejected", recarga(100_000, Rejeitado, "qr", 60)),
         ("being created", recarga(100_000, Pendente, "", 1)),
     ] {
         assert_eq!(
-            plan_confirmation(Some(&r), em),
-            Ok(ConfirmationPlan::JaFinal(r.clone())),
-            "{nome}"
+            plan_confirmation(Some(&r), at),
+            Ok(ConfirmationPlan::AlreadyFinal(r.clone())),
+            "{name}"
         );
     }
+    assert_eq!(plan_confirmation(None, at), Ok(ConfirmationPlan::NotFound));
+    let mut corrupt = recarga(100_000, Pendente, "qr", 60);
+    corrupt.bonus = Centavos::new(i64::MAX);
     assert_eq!(
-        plan_confirmation(None, em),
-        Ok(ConfirmationPlan::NaoEncontrada)
-    );
-    let mut corrompida = recarga(100_000, Pendente, "qr", 60);
-    corrompida.bonus = Centavos::new(i64::MAX);
-    assert_eq!(
-        plan_confirmation(Some(&corrompida), em),
+        plan_confirmation(Some(&corrupt), at),
         Err(Overflow),
         "an amount plus bonus out of range credits nothing"
     );
     assert_eq!(
-        ConfirmationPlan::NaoEncontrada.confirmation(),
-        Confirmation::NaoEncontrada
+        ConfirmationPlan::NotFound.confirmation(),
+        Confirmation::NotFound
     );
 }

@@ -35,7 +35,7 @@ pub const DEFAULT_DAYS: u32 = 90;
 /// or one endpoint of it), kept by the store per account and per endpoint.
 ///
 /// The deleted rows are always the group's oldest error rows (a prefix of its error rows in
-/// their order), so, with `erros` error rows deleted and `sucessos_antes` 200s older than the
+/// their order), so, with `erros` error rows deleted and `successes_before` 200s older than the
 /// newest deleted row:
 /// - the group's error row at position `p` (1 = oldest left) has error ordinal `p + erros`;
 /// - in the whole group, positions `1..=sucessos_antes` are those 200s (success ordinals
@@ -45,7 +45,7 @@ pub struct Removidas {
     /// Error rows deleted from the group.
     pub erros: i64,
     /// 200s of the group older than its newest deleted row (none of those were deleted).
-    pub sucessos_antes: i64,
+    pub successes_before: i64,
 }
 
 /// One of an account's error rows as the store reads it for [`plan_retencao`] (in the order of
@@ -65,7 +65,7 @@ pub(crate) struct ErrorRow {
     /// When it was recorded.
     pub(crate) data: DateTime<Utc>,
     /// Its ordinal among the account's rows.
-    pub(crate) account_ordinal: i64,
+    pub(crate) conta_ordinal: i64,
     /// Its ordinal among the account's rows of its endpoint.
     pub(crate) endpoint_ordinal: i64,
     /// Its ordinal among the account's error rows.
@@ -82,7 +82,7 @@ pub(crate) struct RetencaoPlan {
     /// Each endpoint with deleted rows and its [`Removidas`] after the deletion.
     pub(crate) endpoints: BTreeMap<String, Removidas>,
     /// Rows deleted per (UTC hour, endpoint): the hourly usage counters drop by them.
-    pub(crate) horas: BTreeMap<(i64, String), i64>,
+    pub(crate) hours: BTreeMap<(i64, String), i64>,
 }
 
 /// The plan deleting, of one account, the error rows of `linhas` recorded before `antes`, as a
@@ -91,67 +91,66 @@ pub(crate) struct RetencaoPlan {
 /// to be deleted. The prefix stops at the first row recorded at or after `antes`, charged, with
 /// status 200, or whose error ordinal does not follow the previous one's.
 pub(crate) fn plan_retencao(
-    linhas: &[ErrorRow],
+    lines: &[ErrorRow],
     antes: DateTime<Utc>,
     conta: Removidas,
     endpoints: &BTreeMap<String, Removidas>,
 ) -> Option<RetencaoPlan> {
-    let mut plano = RetencaoPlan {
+    let mut plan = RetencaoPlan {
         ids: Vec::new(),
         conta,
         endpoints: BTreeMap::new(),
-        horas: BTreeMap::new(),
+        hours: BTreeMap::new(),
     };
-    let mut ultima_conta = None;
-    let mut ultimas: BTreeMap<&str, i64> = BTreeMap::new();
-    for l in linhas {
-        let seguinte = l.error_ordinal == plano.conta.erros + 1;
-        if l.data >= antes || l.cobrado || l.status == 200 || l.valor != Centavos::ZERO || !seguinte
-        {
+    let mut last_conta = None;
+    let mut latest: BTreeMap<&str, i64> = BTreeMap::new();
+    for l in lines {
+        let next = l.error_ordinal == plan.conta.erros + 1;
+        if l.data >= antes || l.cobrado || l.status == 200 || l.valor != Centavos::ZERO || !next {
             break;
         }
-        plano.ids.push(l.id);
-        plano.conta.erros += 1;
-        ultima_conta = Some(l.account_ordinal);
-        ultimas.insert(&l.endpoint, l.endpoint_ordinal);
-        let e = plano
+        plan.ids.push(l.id);
+        plan.conta.erros += 1;
+        last_conta = Some(l.conta_ordinal);
+        latest.insert(&l.endpoint, l.endpoint_ordinal);
+        let e = plan
             .endpoints
             .entry(l.endpoint.clone())
             .or_insert_with(|| endpoints.get(&l.endpoint).copied().unwrap_or_default());
         e.erros += 1;
-        let hora = l.data.timestamp().div_euclid(3600);
-        *plano.horas.entry((hora, l.endpoint.clone())).or_default() += 1;
+        let hour = l.data.timestamp().div_euclid(3600);
+        *plan.hours.entry((hour, l.endpoint.clone())).or_default() += 1;
     }
-    let ultima = ultima_conta?;
+    let last = last_conta?;
     // The newest deleted row is the group's `erros`-th error: the rows older than it are the
     // `erros - 1` deleted errors and the 200s counted here.
-    plano.conta.sucessos_antes = ultima - plano.conta.erros;
-    for (endpoint, r) in &mut plano.endpoints {
-        r.sucessos_antes = ultimas[endpoint.as_str()] - r.erros;
+    plan.conta.successes_before = last - plan.conta.erros;
+    for (endpoint, r) in &mut plan.endpoints {
+        r.successes_before = latest[endpoint.as_str()] - r.erros;
     }
-    Some(plano)
+    Some(plan)
 }
 
 /// What was removed from an account as its store keeps it, rows of (endpoint, error rows
 /// deleted, 200s before the newest deleted row) with endpoint `""` for the whole account: the
 /// account's [`Removidas`] and each endpoint's.
 pub(crate) fn removidas_of(
-    linhas: Vec<(String, i64, i64)>,
+    lines: Vec<(String, i64, i64)>,
 ) -> (Removidas, BTreeMap<String, Removidas>) {
-    let mut por: BTreeMap<String, Removidas> = linhas
+    let mut per: BTreeMap<String, Removidas> = lines
         .into_iter()
-        .map(|(e, erros, sucessos_antes)| {
+        .map(|(e, erros, successes_before)| {
             (
                 e,
                 Removidas {
                     erros,
-                    sucessos_antes,
+                    successes_before,
                 },
             )
         })
         .collect();
-    let conta = por.remove("").unwrap_or_default();
-    (conta, por)
+    let conta = per.remove("").unwrap_or_default();
+    (conta, per)
 }
 
 /// The instant before which error rows are deleted under a retention of `dias` days at `now`.

@@ -58,7 +58,7 @@ mod tests {
                 Some(Centavos::new(c))
             );
         }
-        let bonus_casos = [
+        let bonus_cases = [
             (-100, 0, 0),
             (0, 0, 0),
             (50_000, 0, 0),
@@ -70,7 +70,7 @@ mod tests {
             (1_000_000, 10, 100_000),
             (100_000_000, 10, 10_000_000),
         ];
-        for (valor, pct, b) in bonus_casos {
+        for (valor, pct, b) in bonus_cases {
             assert_eq!(
                 bonus(Centavos::new(valor)),
                 (pct, Centavos::new(b)),

@@ -35,7 +35,7 @@ pub struct CobrancaRequest {
     /// Payer's e-mail.
     pub(crate) email: Option<String>,
     /// When.
-    pub(crate) em: DateTime<Utc>,
+    pub(crate) at: DateTime<Utc>,
 }
 
 /// A charge created at the PSP.
@@ -55,12 +55,12 @@ pub enum PaymentState {
     /// Paid.
     Pago {
         /// When the payer paid.
-        em: DateTime<Utc>,
+        at: DateTime<Utc>,
         /// The amount the provider received.
         valor: Centavos,
     },
     /// The PSP does not know the charge.
-    Desconhecido,
+    Unknown,
 }
 
 /// A PSP failure (502 `ERRO_PIX` on creation; logged and retried by reconciliation).
@@ -72,7 +72,7 @@ pub struct PixError(pub String);
 #[async_trait]
 pub trait PixProvider: Send + Sync + fmt::Debug + 'static {
     /// Creates a dynamic charge.
-    async fn create_charge(&self, pedido: CobrancaRequest) -> Result<ChargeCreated, PixError>;
+    async fn create_charge(&self, requested: CobrancaRequest) -> Result<ChargeCreated, PixError>;
     /// The provider's own record of a charge: whether and how much was paid. The server
     /// credits a top-up only on this answer (webhook and reconciliation alike).
     async fn query(&self, payment_id: &str) -> Result<PaymentState, PixError>;
@@ -109,9 +109,9 @@ impl SimulatedPsp {
     ///
     /// # Errors
     /// [`PixError`] when the book cannot be written.
-    pub async fn pay(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, PixError> {
+    pub async fn pay(&self, payment_id: &str, at: DateTime<Utc>) -> Result<bool, PixError> {
         self.store
-            .psp_pay(payment_id, em)
+            .psp_pay(payment_id, at)
             .await
             .map_err(|e| PixError(e.to_string()))
     }
@@ -174,22 +174,22 @@ pub fn payload_charge(
 
 #[async_trait]
 impl PixProvider for SimulatedPsp {
-    async fn create_charge(&self, pedido: CobrancaRequest) -> Result<ChargeCreated, PixError> {
-        let payment_id = pedido.payment_id;
+    async fn create_charge(&self, requested: CobrancaRequest) -> Result<ChargeCreated, PixError> {
+        let payment_id = requested.payment_id;
         let qr_code = payload_charge(
             &self.location_base,
             &self.nome,
             &self.cidade,
             &payment_id,
-            pedido.valor,
+            requested.valor,
         );
         self.store
             .psp_register(
                 &payment_id,
-                pedido.valor,
-                &pedido.documento,
-                pedido.email.as_deref(),
-                pedido.em,
+                requested.valor,
+                &requested.documento,
+                requested.email.as_deref(),
+                requested.at,
             )
             .await
             .map_err(|e| PixError(e.to_string()))?;
@@ -207,12 +207,12 @@ impl PixProvider for SimulatedPsp {
                 .await
                 .map_err(|e| PixError(e.to_string()))?
             {
-                None => PaymentState::Desconhecido,
-                Some(PspCharge { paga_em: None, .. }) => PaymentState::Pendente,
+                None => PaymentState::Unknown,
+                Some(PspCharge { paid_at: None, .. }) => PaymentState::Pendente,
                 Some(PspCharge {
-                    paga_em: Some(em),
+                    paid_at: Some(at),
                     valor,
-                }) => PaymentState::Pago { em, valor },
+                }) => PaymentState::Pago { at, valor },
             },
         )
     }
@@ -226,7 +226,7 @@ pub(crate) struct RefusingPsp(pub Arc<dyn PixProvider>);
 
 #[async_trait]
 impl PixProvider for RefusingPsp {
-    async fn create_charge(&self, _pedido: CobrancaRequest) -> Result<ChargeCreated, PixError> {
+    async fn create_charge(&self, _request: CobrancaRequest) -> Result<ChargeCreated, PixError> {
         Err(PixError(
             "PSP simulado configurado para falhar (pix_falha)".into(),
         ))
@@ -268,8 +268,8 @@ mod tests {
     #[test]
     fn br_code_is_valid_and_names_the_charge() {
         let p = default_payload("KQZMBXTRAHWDNFJE", Centavos::new(50_000));
-        let campos = pix::parse(&p).expect("BR Code");
-        let conta = &campos.iter().find(|f| f.id == "26").expect("26").valor;
+        let fields = pix::parse(&p).expect("BR Code");
+        let conta = &fields.iter().find(|f| f.id == "26").expect("26").valor;
         assert_eq!(
             conta,
             "0014br.gov.bcb.pix2535CARAPI.EXAMPLE/PIX/KQZMBXTRAHWDNFJE"

@@ -11,7 +11,7 @@ use crate::store::Store;
 /// webhook: only a status query (reconciliation) will see it.
 ///
 /// # Errors
-/// [`ServerError::NaoEncontrado`] for a payment the PSP does not know; [`ServerError::Store`].
+/// [`ServerError::NotFound`] for a payment the PSP does not know; [`ServerError::Store`].
 pub async fn mark_paid(
     store: &dyn Store,
     payment_id: &str,
@@ -33,7 +33,7 @@ pub async fn mark_paid(
 /// leaves the charge unpaid in the book.
 ///
 /// # Errors
-/// [`ServerError::NaoEncontrado`] for a payment the PSP does not know (nothing done), or that
+/// [`ServerError::NotFound`] for a payment the PSP does not know (nothing done), or that
 /// the server does not know (the book then has it paid: reconciliation of a server on this
 /// database credits it); [`ServerError::Webhook`] when the delivery fails or is refused (its
 /// text says whether the book was written).
@@ -48,17 +48,17 @@ pub async fn pay_via_webhook(
         return Err(unknown_charge(payment_id));
     }
     let url = format!("{}/webhooks/pix", base_url.trim_end_matches('/'));
-    let sondagem = PixEvent {
+    let probe = PixEvent {
         status: PROBE_STATUS.to_owned(),
         ..PixEvent::pago(payment_id, now)
     };
-    deliver(&url, webhook_secret, &sondagem, now)
+    deliver(&url, webhook_secret, &probe, now)
         .await
         .map_err(|e| ServerError::Webhook(format!("{e}; nada foi pago")))?;
     mark_paid(store, payment_id, now).await?;
     match deliver(&url, webhook_secret, &PixEvent::pago(payment_id, now), now).await {
         Ok(()) => Ok(()),
-        Err(Refusal::NotFound) => Err(ServerError::NaoEncontrado(format!(
+        Err(Refusal::NotFound) => Err(ServerError::NotFound(format!(
             "recarga com paymentId {payment_id} no servidor {base_url} (a cobrança ficou paga \
              no PSP simulado deste banco)"
         ))),
@@ -74,7 +74,7 @@ pub async fn pay_via_webhook(
 pub(crate) const PROBE_STATUS: &str = "verificacao";
 
 fn unknown_charge(payment_id: &str) -> ServerError {
-    ServerError::NaoEncontrado(format!("cobrança PIX {payment_id}"))
+    ServerError::NotFound(format!("cobrança PIX {payment_id}"))
 }
 
 /// Why a delivery was not acknowledged.
@@ -99,15 +99,15 @@ impl std::fmt::Display for Refusal {
 async fn deliver(
     url: &str,
     secret: &str,
-    evento: &PixEvent,
+    event: &PixEvent,
     now: DateTime<Utc>,
 ) -> Result<(), Refusal> {
-    let corpo = serde_json::to_vec(evento).map_err(|e| Refusal::Other(e.to_string()))?;
+    let body = serde_json::to_vec(event).map_err(|e| Refusal::Other(e.to_string()))?;
     let resp = reqwest::Client::new()
         .post(url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
-        .header(SIGNATURE_HEADER, webhook::sign(secret, &corpo, now))
-        .body(corpo)
+        .header(SIGNATURE_HEADER, webhook::sign(secret, &body, now))
+        .body(body)
         .send()
         .await
         .map_err(|e| Refusal::Other(format!("POST {url}: {e}")))?;
@@ -117,7 +117,7 @@ async fn deliver(
     } else if status == reqwest::StatusCode::NOT_FOUND {
         Err(Refusal::NotFound)
     } else {
-        let texto = resp.text().await.unwrap_or_default();
-        Err(Refusal::Other(format!("{status}: {texto}")))
+        let text = resp.text().await.unwrap_or_default();
+        Err(Refusal::Other(format!("{status}: {text}")))
     }
 }

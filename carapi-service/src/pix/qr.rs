@@ -20,7 +20,7 @@ const QUIET_ZONE: usize = 4;
 pub(crate) enum QrError {
     /// The payload does not fit in a QR code (more than about 2,300 bytes at level M).
     #[error("conteúdo grande demais para um QR code: {0}")]
-    Codificacao(#[from] qrcode::types::QrError),
+    Encoding(#[from] qrcode::types::QrError),
     /// The PNG encoder failed.
     #[error("falha ao gerar o PNG do QR code: {0}")]
     Png(#[from] png::EncodingError),
@@ -32,34 +32,34 @@ pub(crate) enum QrError {
 /// 150 characters gives 49 modules, 456 px).
 ///
 /// # Errors
-/// [`QrError::Codificacao`] when the payload is too long for a QR code; [`QrError::Png`] if the
+/// [`QrError::Encoding`] when the payload is too long for a QR code; [`QrError::Png`] if the
 /// encoder fails.
 pub(crate) fn png(payload: &str) -> Result<Vec<u8>, QrError> {
     let codigo = QrCode::with_error_correction_level(payload.as_bytes(), EcLevel::M)?;
     let modulos = codigo.width();
     let cores = codigo.to_colors();
-    let lado = (modulos + 2 * QUIET_ZONE) * PIXELS_PER_MODULE;
-    let mut pixels = vec![u8::MAX; lado * lado];
-    for (i, cor) in cores.iter().enumerate() {
-        if *cor != Color::Dark {
+    let side = (modulos + 2 * QUIET_ZONE) * PIXELS_PER_MODULE;
+    let mut pixels = vec![u8::MAX; side * side];
+    for (i, colour) in cores.iter().enumerate() {
+        if *colour != Color::Dark {
             continue;
         }
         let (mx, my) = (i % modulos + QUIET_ZONE, i / modulos + QUIET_ZONE);
         for y in my * PIXELS_PER_MODULE..(my + 1) * PIXELS_PER_MODULE {
-            let linha = y * lado;
-            pixels[linha + mx * PIXELS_PER_MODULE..linha + (mx + 1) * PIXELS_PER_MODULE].fill(0);
+            let line = y * side;
+            pixels[line + mx * PIXELS_PER_MODULE..line + (mx + 1) * PIXELS_PER_MODULE].fill(0);
         }
     }
     // At most (177 + 8) * 8 = 1,480 px: a QR code has at most 177 modules a side.
-    let lado_u32 = lado as u32;
-    let mut saida = Vec::with_capacity(4096);
-    let mut png = png::Encoder::new(&mut saida, lado_u32, lado_u32);
+    let side_u32 = side as u32;
+    let mut output = Vec::with_capacity(4096);
+    let mut png = png::Encoder::new(&mut output, side_u32, side_u32);
     png.set_color(png::ColorType::Grayscale);
     png.set_depth(png::BitDepth::Eight);
     let mut writer = png.write_header()?;
     writer.write_image_data(&pixels)?;
     writer.finish()?;
-    Ok(saida)
+    Ok(output)
 }
 
 /// [`png`] in standard base64 with padding, no `data:` prefix: the contract's `qrCodeBase64`.
@@ -83,11 +83,11 @@ mod tests {
             .expect("PNG válido")
             .to_luma8();
         let (w, h) = img.dimensions();
-        let mut preparada =
+        let mut prepared =
             rqrr::PreparedImage::prepare_from_greyscale(w as usize, h as usize, |x, y| {
                 img.get_pixel(x as u32, y as u32).0[0]
             });
-        let grades = preparada.detect_grids();
+        let grades = prepared.detect_grids();
         assert_eq!(grades.len(), 1, "um QR code na imagem");
         let (_, content) = grades[0].decode().expect("QR legível");
         content
@@ -130,7 +130,7 @@ mod tests {
 
     #[test]
     fn conteudo_grande_demais_e_erro() {
-        let enorme = "9".repeat(8_000);
-        assert!(matches!(png(&enorme), Err(QrError::Codificacao(_))));
+        let huge = "9".repeat(8_000);
+        assert!(matches!(png(&huge), Err(QrError::Encoding(_))));
     }
 }

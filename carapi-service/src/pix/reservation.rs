@@ -68,23 +68,23 @@ pub(crate) enum RecargaError {
 pub(crate) async fn create_or_reuse(
     store: &dyn Store,
     pix: &dyn PixProvider,
-    pedido: RecargaRequest,
+    requested: RecargaRequest,
 ) -> Result<(Recarga, bool), RecargaError> {
-    let now = pedido.now;
-    let nova = recarga::new_recarga(pedido.conta, pedido.valor, new_payment_id(), now);
-    let desde = recarga::since_reuse(now);
-    let (recarga, reaproveitada) = store.insert_recarga(nova, desde).await?;
+    let now = requested.now;
+    let fresh = recarga::new_recarga(requested.conta, requested.valor, new_payment_id(), now);
+    let since = recarga::since_reuse(now);
+    let (recarga, reaproveitada) = store.insert_recarga(fresh, since).await?;
     if reaproveitada {
         return Ok((wait_until_ready(store, recarga).await?, true));
     }
     let cobranca = CobrancaRequest {
         payment_id: recarga.payment_id.clone(),
         valor: recarga.valor,
-        documento: pedido.documento,
-        email: pedido.email,
-        em: now,
+        documento: requested.documento,
+        email: requested.email,
+        at: now,
     };
-    let criada = match tokio::time::timeout(PSP_DEADLINE, pix.create_charge(cobranca)).await {
+    let created = match tokio::time::timeout(PSP_DEADLINE, pix.create_charge(cobranca)).await {
         Ok(Ok(c)) => c,
         Ok(Err(e)) => return Err(discard(store, &recarga, e).await),
         Err(_) => {
@@ -92,10 +92,10 @@ pub(crate) async fn create_or_reuse(
             return Err(discard(store, &recarga, e).await);
         }
     };
-    store.complete_recarga(recarga.id, &criada.qr_code).await?;
+    store.complete_recarga(recarga.id, &created.qr_code).await?;
     Ok((
         Recarga {
-            qr_code: criada.qr_code,
+            qr_code: created.qr_code,
             ..recarga
         },
         false,

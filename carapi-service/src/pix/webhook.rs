@@ -36,17 +36,18 @@ pub struct PixEvent {
     /// `"pago"` confirms the payment; other values are acknowledged and ignored.
     pub status: String,
     /// When the payer paid.
+    #[serde(rename = "pagoEm")]
     #[serde(default)]
-    pub pago_em: Option<DateTime<Utc>>,
+    pub paid_at: Option<DateTime<Utc>>,
 }
 
 impl PixEvent {
     /// A payment confirmation of `payment_id`.
-    pub fn pago(payment_id: impl Into<String>, em: DateTime<Utc>) -> Self {
+    pub fn pago(payment_id: impl Into<String>, at: DateTime<Utc>) -> Self {
         PixEvent {
             payment_id: payment_id.into(),
             status: "pago".into(),
-            pago_em: Some(em),
+            paid_at: Some(at),
         }
     }
 }
@@ -63,11 +64,11 @@ pub(crate) const MIN_SECRET_LEN: usize = 32;
 /// means none: the database's own secret is used).
 ///
 /// # Errors
-/// [`crate::ServerError::Invalido`] with the reason.
+/// [`crate::ServerError::Invalid`] with the reason.
 pub fn validate_secret(secret: Option<&str>) -> Result<(), crate::ServerError> {
     match secret {
         Some(s) if !s.trim().is_empty() && s.len() < MIN_SECRET_LEN => {
-            Err(crate::ServerError::Invalido(format!(
+            Err(crate::ServerError::Invalid(format!(
                 "o segredo do webhook precisa de ao menos {MIN_SECRET_LEN} bytes (tem {})",
                 s.len()
             )))
@@ -108,15 +109,15 @@ pub async fn stored_secret(store: &dyn Store) -> Result<Option<String>, StoreErr
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
     /// This call moved the top-up to `Confirmado` and credited amount plus bonus.
-    Creditada(Recarga),
+    Credited(Recarga),
     /// The top-up was already final; nothing changed.
-    JaFinal(Recarga),
+    AlreadyFinal(Recarga),
     /// The provider does not have the charge paid (pending or unknown to it); nothing changed.
-    NaoPaga(Recarga),
+    NotPaid(Recarga),
     /// The provider has the charge paid for another amount; nothing changed (logged).
-    ValorDivergente(Recarga),
+    ValorMismatch(Recarga),
     /// No top-up has this payment id.
-    NaoEncontrada,
+    NotFound,
 }
 
 /// A failure while confirming: the store or the provider (retried by reconciliation).
@@ -141,33 +142,33 @@ pub async fn confirm_by_psp(
     store: &dyn Store,
     pix: &dyn PixProvider,
     payment_id: &str,
-    em: Option<DateTime<Utc>>,
+    at: Option<DateTime<Utc>>,
 ) -> Result<Outcome, ConfirmationError> {
     let Some(recarga) = store.recarga_by_payment_id(payment_id).await? else {
-        return Ok(Outcome::NaoEncontrada);
+        return Ok(Outcome::NotFound);
     };
     if recarga.status != carapi_sdk::RecargaStatus::Pendente {
-        return Ok(Outcome::JaFinal(recarga));
+        return Ok(Outcome::AlreadyFinal(recarga));
     }
-    let pago_em = match pix.query(payment_id).await? {
+    let paid_at = match pix.query(payment_id).await? {
         PaymentState::Pago { valor, .. } if valor != recarga.valor => {
             tracing::warn!(%payment_id, pago = %valor, esperado = %recarga.valor,
                 "PSP registra pagamento de outro valor; nada creditado");
-            return Ok(Outcome::ValorDivergente(recarga));
+            return Ok(Outcome::ValorMismatch(recarga));
         }
-        PaymentState::Pago { em, .. } => em,
-        PaymentState::Pendente | PaymentState::Desconhecido => {
-            return Ok(Outcome::NaoPaga(recarga));
+        PaymentState::Pago { at, .. } => at,
+        PaymentState::Pendente | PaymentState::Unknown => {
+            return Ok(Outcome::NotPaid(recarga));
         }
     };
     Ok(
         match store
-            .confirm_recarga(payment_id, em.unwrap_or(pago_em))
+            .confirm_recarga(payment_id, at.unwrap_or(paid_at))
             .await?
         {
-            Confirmation::Creditada(r) => Outcome::Creditada(r),
-            Confirmation::JaFinal(r) => Outcome::JaFinal(r),
-            Confirmation::NaoEncontrada => Outcome::NaoEncontrada,
+            Confirmation::Credited(r) => Outcome::Credited(r),
+            Confirmation::AlreadyFinal(r) => Outcome::AlreadyFinal(r),
+            Confirmation::NotFound => Outcome::NotFound,
         },
     )
 }
@@ -185,29 +186,29 @@ pub(crate) const SIGNATURE_TOLERANCE_S: i64 = 300;
 pub(crate) enum SignatureRefused {
     /// No header, or not `t=<unix seconds>,v1=<hex>`.
     #[error("cabeçalho de assinatura ausente ou malformado (esperado t=<segundos>,v1=<hex>)")]
-    Malformada,
+    Malformed,
     /// The MAC does not match the timestamp and body.
     #[error("assinatura inválida")]
-    Invalida,
+    Invalid,
     /// The timestamp is more than [`SIGNATURE_TOLERANCE_S`] away from the server's clock.
     #[error("assinatura fora da janela de {SIGNATURE_TOLERANCE_S} s (reenvio antigo?)")]
-    ForaDaJanela,
+    OutsideWindow,
 }
 
 /// The header value signing `corpo` at `em`: `t=<unix seconds>,v1=<hex HMAC-SHA256 of
 /// "<t>." followed by the raw body>` (the signed payload carries the timestamp, so a captured
 /// delivery cannot be replayed after `SIGNATURE_TOLERANCE_S`).
-pub fn sign(secret: &str, corpo: &[u8], em: DateTime<Utc>) -> String {
-    let t = em.timestamp();
-    let mac = mac_of(secret, t, corpo).finalize().into_bytes();
+pub fn sign(secret: &str, body: &[u8], at: DateTime<Utc>) -> String {
+    let t = at.timestamp();
+    let mac = mac_of(secret, t, body).finalize().into_bytes();
     format!("t={t},v1={}", hex::encode(mac))
 }
 
 /// The MAC state over the signed payload: `"<t>."` then the raw body.
-fn mac_of(secret: &str, t: i64, corpo: &[u8]) -> Hmac<Sha256> {
+fn mac_of(secret: &str, t: i64, body: &[u8]) -> Hmac<Sha256> {
     let mut m = mac(secret);
     m.update(format!("{t}.").as_bytes());
-    m.update(corpo);
+    m.update(body);
     m
 }
 
@@ -216,8 +217,8 @@ fn mac_of(secret: &str, t: i64, corpo: &[u8]) -> Hmac<Sha256> {
 fn parts_of(header: &str) -> Option<(i64, Vec<u8>)> {
     let mut t = None;
     let mut v1 = None;
-    for parte in header.trim().split(',') {
-        match parte.trim().split_once('=') {
+    for part in header.trim().split(',') {
+        match part.trim().split_once('=') {
             Some(("t", valor)) => t = valor.parse::<i64>().ok(),
             Some(("v1", valor)) => v1 = hex::decode(valor).ok().filter(|m| m.len() == 32),
             _ => {}
@@ -230,11 +231,11 @@ fn parts_of(header: &str) -> Option<(i64, Vec<u8>)> {
 /// within [`SIGNATURE_TOLERANCE_S`] of `now` (the MAC covers the body: [`check`]).
 ///
 /// # Errors
-/// [`SignatureRefused::Malformada`] or [`SignatureRefused::ForaDaJanela`].
+/// [`SignatureRefused::Malformed`] or [`SignatureRefused::OutsideWindow`].
 pub(crate) fn check_form(header: &str, now: DateTime<Utc>) -> Result<(), SignatureRefused> {
-    let (t, _) = parts_of(header).ok_or(SignatureRefused::Malformada)?;
+    let (t, _) = parts_of(header).ok_or(SignatureRefused::Malformed)?;
     if (now.timestamp() - t).abs() > SIGNATURE_TOLERANCE_S {
-        return Err(SignatureRefused::ForaDaJanela);
+        return Err(SignatureRefused::OutsideWindow);
     }
     Ok(())
 }
@@ -246,16 +247,16 @@ pub(crate) fn check_form(header: &str, now: DateTime<Utc>) -> Result<(), Signatu
 /// [`SignatureRefused`] saying why the signature is refused.
 pub(crate) fn check(
     secret: &str,
-    corpo: &[u8],
+    body: &[u8],
     header: &str,
     now: DateTime<Utc>,
 ) -> Result<(), SignatureRefused> {
-    let (t, v1) = parts_of(header).ok_or(SignatureRefused::Malformada)?;
-    mac_of(secret, t, corpo)
+    let (t, v1) = parts_of(header).ok_or(SignatureRefused::Malformed)?;
+    mac_of(secret, t, body)
         .verify_slice(&v1)
-        .map_err(|_| SignatureRefused::Invalida)?;
+        .map_err(|_| SignatureRefused::Invalid)?;
     if (now.timestamp() - t).abs() > SIGNATURE_TOLERANCE_S {
-        return Err(SignatureRefused::ForaDaJanela);
+        return Err(SignatureRefused::OutsideWindow);
     }
     Ok(())
 }
@@ -274,61 +275,61 @@ mod tests {
 
     #[test]
     fn signs_and_verifies_within_the_window() {
-        let corpo = br#"{"paymentId":"PIX1","status":"pago"}"#;
+        let body = br#"{"paymentId":"PIX1","status":"pago"}"#;
         let now = Utc::now();
-        let s = sign("segredo", corpo, now);
+        let s = sign("segredo", body, now);
         assert!(s.starts_with(&format!("t={},v1=", now.timestamp())), "{s}");
-        assert_eq!(check("segredo", corpo, &s, now), Ok(()));
-        let dentro = now + chrono::Duration::seconds(SIGNATURE_TOLERANCE_S);
-        assert_eq!(check("segredo", corpo, &s, dentro), Ok(()));
+        assert_eq!(check("segredo", body, &s, now), Ok(()));
+        let inside = now + chrono::Duration::seconds(SIGNATURE_TOLERANCE_S);
+        assert_eq!(check("segredo", body, &s, inside), Ok(()));
         assert_eq!(
-            check("outro", corpo, &s, now),
-            Err(SignatureRefused::Invalida)
+            check("outro", body, &s, now),
+            Err(SignatureRefused::Invalid)
         );
         assert_eq!(
             check("segredo", b"{}", &s, now),
-            Err(SignatureRefused::Invalida)
+            Err(SignatureRefused::Invalid)
         );
         assert_eq!(
-            check("segredo", corpo, "t=1,v1=zz", now),
-            Err(SignatureRefused::Malformada)
+            check("segredo", body, "t=1,v1=zz", now),
+            Err(SignatureRefused::Malformed)
         );
     }
 
     #[test]
     fn an_old_or_future_signature_is_a_replay_even_with_a_valid_mac() {
-        let corpo = br#"{"paymentId":"PIX1","status":"pago"}"#;
-        let em = Utc::now();
-        let s = sign("segredo", corpo, em);
-        let fora = chrono::Duration::seconds(SIGNATURE_TOLERANCE_S + 1);
+        let body = br#"{"paymentId":"PIX1","status":"pago"}"#;
+        let at = Utc::now();
+        let s = sign("segredo", body, at);
+        let outside = chrono::Duration::seconds(SIGNATURE_TOLERANCE_S + 1);
         assert_eq!(
-            check("segredo", corpo, &s, em + fora),
-            Err(SignatureRefused::ForaDaJanela)
+            check("segredo", body, &s, at + outside),
+            Err(SignatureRefused::OutsideWindow)
         );
         assert_eq!(
-            check("segredo", corpo, &s, em - fora),
-            Err(SignatureRefused::ForaDaJanela)
+            check("segredo", body, &s, at - outside),
+            Err(SignatureRefused::OutsideWindow)
         );
     }
 
     #[test]
     fn the_timestamp_is_part_of_the_signed_payload() {
-        let corpo = br#"{"paymentId":"PIX1","status":"pago"}"#;
-        let em = Utc::now();
-        let s = sign("segredo", corpo, em);
+        let body = br#"{"paymentId":"PIX1","status":"pago"}"#;
+        let at = Utc::now();
+        let s = sign("segredo", body, at);
         // An old capture with its timestamp rewritten to now does not verify.
-        let reescrita = s.replace(
-            &format!("t={}", em.timestamp()),
-            &format!("t={}", em.timestamp() + 1),
+        let rewrite = s.replace(
+            &format!("t={}", at.timestamp()),
+            &format!("t={}", at.timestamp() + 1),
         );
         assert_eq!(
-            check("segredo", corpo, &reescrita, em),
-            Err(SignatureRefused::Invalida)
+            check("segredo", body, &rewrite, at),
+            Err(SignatureRefused::Invalid)
         );
         // The previous scheme (a MAC of the body alone) is refused.
         assert_eq!(
-            check("segredo", corpo, "sha256=00", em),
-            Err(SignatureRefused::Malformada)
+            check("segredo", body, "sha256=00", at),
+            Err(SignatureRefused::Malformed)
         );
     }
 }

@@ -16,13 +16,13 @@ pub const IP_BLOCK: Duration = Duration::from_secs(1);
 /// requests are answered 429 before any key lookup.
 pub struct AddressLimiter {
     faults: RateLimiter<IpAddr>,
-    bloqueados: moka::sync::Cache<IpAddr, ()>,
+    blocked: moka::sync::Cache<IpAddr, ()>,
 }
 
 impl std::fmt::Debug for AddressLimiter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LimitadorIp")
-            .field("bloqueados", &self.bloqueados.entry_count())
+            .field("bloqueados", &self.blocked.entry_count())
             .finish()
     }
 }
@@ -32,7 +32,7 @@ impl AddressLimiter {
     pub(crate) fn new(per_second: NonZeroU32) -> Self {
         AddressLimiter {
             faults: RateLimiter::new(per_second),
-            bloqueados: moka::sync::Cache::builder()
+            blocked: moka::sync::Cache::builder()
                 .max_capacity(100_000)
                 .time_to_live(IP_BLOCK)
                 .build(),
@@ -41,7 +41,7 @@ impl AddressLimiter {
 
     /// True while `ip` (counted per [`address_key`]) is blocked.
     pub(crate) fn is_blocked(&self, ip: IpAddr) -> bool {
-        self.bloqueados.contains_key(&address_key(ip))
+        self.blocked.contains_key(&address_key(ip))
     }
 
     /// Counts a failed authentication of `ip` (per [`address_key`]); `Err` (and a block)
@@ -49,7 +49,7 @@ impl AddressLimiter {
     pub(crate) fn failed(&self, ip: IpAddr) -> Result<(), Duration> {
         let ip = address_key(ip);
         self.faults.check(ip).inspect_err(|_| {
-            self.bloqueados.insert(ip, ());
+            self.blocked.insert(ip, ());
         })
     }
 
@@ -57,7 +57,7 @@ impl AddressLimiter {
     /// idle address holds no memory); the reconciliation loop calls it every interval.
     pub fn clear(&self) {
         self.faults.clear();
-        self.bloqueados.run_pending_tasks();
+        self.blocked.run_pending_tasks();
     }
 
     /// Addresses with failures remembered now (for the bound on memory).
@@ -89,7 +89,7 @@ mod tests {
         assert_eq!(address_key(a), address_key(b));
         assert_ne!(address_key(a), address_key(c));
         let v4: IpAddr = "192.0.2.1".parse().unwrap();
-        let mapeado: IpAddr = "::ffff:192.0.2.1".parse().unwrap();
-        assert_eq!(address_key(mapeado), v4);
+        let mapped: IpAddr = "::ffff:192.0.2.1".parse().unwrap();
+        assert_eq!(address_key(mapped), v4);
     }
 }

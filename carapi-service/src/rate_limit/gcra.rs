@@ -22,11 +22,11 @@ use crate::money::ContaId;
 #[derive(Debug)]
 pub struct RateLimiter<K: Hash + Eq + Clone = ContaId> {
     /// Emission interval: `1 / n` s.
-    intervalo: Duration,
+    interval: Duration,
     /// Burst tolerance: `(n - 1) / n` s.
-    tolerancia: Duration,
+    tolerance: Duration,
     /// The TAT of each key, in shards so that concurrent requests rarely wait on one lock.
-    fatias: Box<[Mutex<HashMap<K, Instant>>]>,
+    slices: Box<[Mutex<HashMap<K, Instant>>]>,
     hasher: RandomState,
 }
 
@@ -36,11 +36,11 @@ const SHARDS: usize = 16;
 impl<K: Hash + Eq + Clone> RateLimiter<K> {
     /// `per_second` requests per second per key.
     pub(crate) fn new(per_second: NonZeroU32) -> Self {
-        let intervalo = Duration::from_secs(1) / per_second.get();
+        let interval = Duration::from_secs(1) / per_second.get();
         RateLimiter {
-            intervalo,
-            tolerancia: intervalo * (per_second.get() - 1),
-            fatias: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            interval,
+            tolerance: interval * (per_second.get() - 1),
+            slices: (0..SHARDS).map(|_| Mutex::default()).collect(),
             hasher: RandomState::new(),
         }
     }
@@ -53,34 +53,34 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
 
     /// [`RateLimiter::check`] at the instant `now`.
     fn check_at(&self, chave: K, now: Instant) -> Result<(), Duration> {
-        let mut fatia = self.shard(&chave);
-        let tat = fatia.get(&chave).map_or(now, |t| (*t).max(now));
-        let adiante = tat - now;
-        if adiante > self.tolerancia {
-            return Err(adiante - self.tolerancia);
+        let mut slice = self.shard(&chave);
+        let tat = slice.get(&chave).map_or(now, |t| (*t).max(now));
+        let ahead = tat - now;
+        if ahead > self.tolerance {
+            return Err(ahead - self.tolerance);
         }
-        fatia.insert(chave, tat + self.intervalo);
+        slice.insert(chave, tat + self.interval);
         Ok(())
     }
 
     /// Forgets the keys that have been idle long enough to be back at full burst.
     pub fn clear(&self) {
         let now = Instant::now();
-        for f in &self.fatias {
+        for f in &self.slices {
             lock(f).retain(|_, tat| *tat > now);
         }
     }
 
     /// Keys remembered now.
     pub(crate) fn len(&self) -> usize {
-        self.fatias.iter().map(|f| lock(f).len()).sum()
+        self.slices.iter().map(|f| lock(f).len()).sum()
     }
 
     fn shard(&self, chave: &K) -> std::sync::MutexGuard<'_, HashMap<K, Instant>> {
         // The remainder is below FATIAS: the cast cannot truncate.
         #[allow(clippy::cast_possible_truncation)]
         let i = (self.hasher.hash_one(chave) % SHARDS as u64) as usize;
-        lock(&self.fatias[i])
+        lock(&self.slices[i])
     }
 }
 
@@ -100,8 +100,8 @@ mod tests {
         for _ in 0..10 {
             assert!(l.check(ContaId(1)).is_ok());
         }
-        let espera = l.check(ContaId(1)).unwrap_err();
-        assert!(espera <= Duration::from_millis(100));
+        let wait = l.check(ContaId(1)).unwrap_err();
+        assert!(wait <= Duration::from_millis(100));
         assert!(l.check(ContaId(2)).is_ok(), "other keys are independent");
     }
 

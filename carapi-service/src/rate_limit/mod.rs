@@ -53,6 +53,6 @@ impl KeyRateLimit for RateLimiter {
 }
 
 /// Whole seconds of `espera`, rounded up: the `Retry-After` of a refusal.
-pub(crate) fn seconds_above(espera: Duration) -> u64 {
-    espera.as_secs() + u64::from(espera.subsec_nanos() > 0)
+pub(crate) fn seconds_above(wait: Duration) -> u64 {
+    wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
 }

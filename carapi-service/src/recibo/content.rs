@@ -50,40 +50,40 @@ pub(crate) const FOOTER_NOTE: &str = "Documento de referência gerado pelo carap
 /// Lays out the pages (footers not yet drawn: they need the page count).
 pub(crate) fn pages(
     imovel: &Imovel,
-    emitido_em: DateTime<FixedOffset>,
+    issued_at: DateTime<FixedOffset>,
 ) -> Result<Vec<PdfPage>, ReciboError> {
     let mut e = Writer::new_for(imovel);
     imovel_page(&mut e, imovel);
     e.new_page();
-    proprietarios_page(&mut e, imovel, emitido_em)?;
+    proprietarios_page(&mut e, imovel, issued_at)?;
     let total = e.pages.len();
-    for (i, pagina) in e.pages.iter_mut().enumerate() {
-        footer(pagina, i + 1, total);
+    for (i, page) in e.pages.iter_mut().enumerate() {
+        footer(page, i + 1, total);
     }
     Ok(e.pages)
 }
 
 fn imovel_page(e: &mut Writer, i: &Imovel) {
-    let nao_informado = || "Não informado".to_owned();
+    let not_given = || "Não informado".to_owned();
     e.section("DADOS DO IMÓVEL RURAL");
     e.field(
         "Nome do Imóvel Rural:",
-        &i.nome_imovel.clone().unwrap_or_else(nao_informado),
+        &i.nome_imovel.clone().unwrap_or_else(not_given),
     );
     e.field("Município:", &i.municipio);
     let uf = format!("{} ({})", i.uf.nome(), i.uf);
     e.field("UF:", &uf);
-    let coordenadas = match (i.latitude, i.longitude) {
+    let coordinates = match (i.latitude, i.longitude) {
         (Some(lat), Some(lon)) => format!(
             "Latitude: {}   Longitude: {}",
-            official_dms(&dms::format(lat, dms::Eixo::Latitude)),
-            official_dms(&dms::format(lon, dms::Eixo::Longitude)),
+            official_dms(&dms::format(lat, dms::Axis::Latitude)),
+            official_dms(&dms::format(lon, dms::Axis::Longitude)),
         ),
-        _ => nao_informado(),
+        _ => not_given(),
     };
     e.field(
         "Coordenadas Geográficas do Centroide do Imóvel:",
-        &coordenadas,
+        &coordinates,
     );
     e.field(
         "Área Total (ha) do Imóvel Rural:",
@@ -93,11 +93,11 @@ fn imovel_page(e: &mut Writer, i: &Imovel) {
         "Módulos Fiscais:",
         &i.modulos_fiscais
             .map(|m| br::format_decimal(m, 4))
-            .unwrap_or_else(nao_informado),
+            .unwrap_or_else(not_given),
     );
     e.field(
         "Código do Protocolo:",
-        &i.codigo_protocolo.clone().unwrap_or_else(nao_informado),
+        &i.codigo_protocolo.clone().unwrap_or_else(not_given),
     );
     e.field(
         "Tipo do Imóvel:",
@@ -113,8 +113,8 @@ fn imovel_page(e: &mut Writer, i: &Imovel) {
     }
     e.space(8.0);
     e.section("INFORMAÇÕES GERAIS");
-    for (n, aviso) in NOTICES.iter().enumerate() {
-        e.paragraph(&format!("{}. {aviso}", n + 1), 8.5);
+    for (n, warning) in NOTICES.iter().enumerate() {
+        e.paragraph(&format!("{}. {warning}", n + 1), 8.5);
         e.space(3.0);
     }
 }
@@ -122,7 +122,7 @@ fn imovel_page(e: &mut Writer, i: &Imovel) {
 fn proprietarios_page(
     e: &mut Writer,
     i: &Imovel,
-    emitido_em: DateTime<FixedOffset>,
+    issued_at: DateTime<FixedOffset>,
 ) -> Result<(), ReciboError> {
     e.section("IDENTIFICAÇÃO DO PROPRIETÁRIO/POSSUIDOR");
     e.table_header(&[(MARGIN + 8.0, "CPF/CNPJ"), (180.0, "Nome")]);
@@ -130,7 +130,7 @@ fn proprietarios_page(
         e.table_row(&[(MARGIN + 8.0, "Não informado")]);
     }
     for p in &i.proprietarios {
-        e.table_row(&[(MARGIN + 8.0, &p.documento.formatado()), (180.0, &p.nome)]);
+        e.table_row(&[(MARGIN + 8.0, &p.documento.formatted()), (180.0, &p.nome)]);
     }
     e.space(8.0);
     e.section("ÁREAS DECLARADAS (ha)");
@@ -144,19 +144,19 @@ fn proprietarios_page(
     e.space(8.0);
     matricula_section(e, i);
     e.space(14.0);
-    verification_section(e, i, emitido_em)
+    verification_section(e, i, issued_at)
 }
 
 /// The matrícula: número, data, livro, folha and cartório (wrapped in its column).
 fn matricula_section(e: &mut Writer, i: &Imovel) {
     e.section("MATRÍCULA DO IMÓVEL");
-    let colunas = [48.0, 110.0, 180.0, 230.0, 270.0];
+    let columns = [48.0, 110.0, 180.0, 230.0, 270.0];
     e.table_header(&[
-        (colunas[0], "Número"),
-        (colunas[1], "Data"),
-        (colunas[2], "Livro"),
-        (colunas[3], "Folha"),
-        (colunas[4], "Cartório"),
+        (columns[0], "Número"),
+        (columns[1], "Data"),
+        (columns[2], "Livro"),
+        (columns[3], "Folha"),
+        (columns[4], "Cartório"),
     ]);
     match &i.matricula_numero {
         Some(numero) => {
@@ -164,29 +164,29 @@ fn matricula_section(e: &mut Writer, i: &Imovel) {
             let cartorio = i.matricula_cartorio.as_deref().unwrap_or("Não informado");
             // Matrículas are kept in Livro 2 (Registro Geral) under Lei 6.015/1973 art. 176; the
             // folha is not part of the record.
-            let linhas = wrap(cartorio, Font::Normal, BODY, WIDTH - MARGIN - colunas[4]);
-            e.ensure_room(LINE_SPACING * linhas.len() as f32);
+            let lines = wrap(cartorio, Font::Normal, BODY, WIDTH - MARGIN - columns[4]);
+            e.ensure_room(LINE_SPACING * lines.len() as f32);
             let y = e.y;
             for (x, t) in [
-                (colunas[0], numero.as_str()),
-                (colunas[1], data),
-                (colunas[2], "2"),
-                (colunas[3], "-"),
+                (columns[0], numero.as_str()),
+                (columns[1], data),
+                (columns[2], "2"),
+                (columns[3], "-"),
             ] {
                 e.page().text(x, y, Font::Normal, BODY, t);
             }
-            for (n, l) in linhas.iter().enumerate() {
+            for (n, l) in lines.iter().enumerate() {
                 e.page().text(
-                    colunas[4],
+                    columns[4],
                     y - n as f32 * LINE_SPACING,
                     Font::Normal,
                     BODY,
                     l,
                 );
             }
-            e.y -= LINE_SPACING * linhas.len() as f32;
+            e.y -= LINE_SPACING * lines.len() as f32;
         }
-        None => e.table_row(&[(colunas[0], "Não informada")]),
+        None => e.table_row(&[(columns[0], "Não informada")]),
     }
 }
 
@@ -194,28 +194,28 @@ fn matricula_section(e: &mut Writer, i: &Imovel) {
 fn verification_section(
     e: &mut Writer,
     i: &Imovel,
-    emitido_em: DateTime<FixedOffset>,
+    issued_at: DateTime<FixedOffset>,
 ) -> Result<(), ReciboError> {
-    let lado = 110.0;
-    e.ensure_room(lado + 20.0);
+    let side = 110.0;
+    e.ensure_room(side + 20.0);
     e.section("VERIFICAÇÃO");
-    let topo = e.y + LINE_SPACING - 2.0;
+    let top = e.y + LINE_SPACING - 2.0;
     let codigo = i.codigo_car.as_str();
-    let rects = qr_rects(codigo, WIDTH - MARGIN - lado, topo - lado, lado)?;
+    let rects = qr_rects(codigo, WIDTH - MARGIN - side, top - side, side)?;
     e.page().rects(0.0, &rects);
-    let largura_texto = WIDTH - 2.0 * MARGIN - lado - 20.0;
-    e.narrow_field("Código do imóvel no CAR:", codigo, largura_texto);
+    let text_width = WIDTH - 2.0 * MARGIN - side - 20.0;
+    e.narrow_field("Código do imóvel no CAR:", codigo, text_width);
     e.narrow_field(
         "Recibo emitido em:",
-        &emitido_em.format("%d/%m/%Y %H:%M:%S (UTC%:z)").to_string(),
-        largura_texto,
+        &issued_at.format("%d/%m/%Y %H:%M:%S (UTC%:z)").to_string(),
+        text_width,
     );
     e.narrow_paragraph(
         "O QR code ao lado contém o código do imóvel no CAR, para conferência na consulta pública.",
         8.0,
-        largura_texto,
+        text_width,
     );
-    e.y = e.y.min(topo - lado - 10.0);
+    e.y = e.y.min(top - side - 10.0);
     Ok(())
 }
 
@@ -228,32 +228,32 @@ fn official_dms(s: &str) -> String {
 /// square of side `lado` points at `(x, y)` (bottom-left), quiet zone included; runs of dark
 /// modules on a row are merged into one rectangle.
 pub(crate) fn qr_rects(
-    texto: &str,
+    text: &str,
     x: f32,
     y: f32,
-    lado: f32,
+    side: f32,
 ) -> Result<Vec<(f32, f32, f32, f32)>, ReciboError> {
-    let codigo = QrCode::with_error_correction_level(texto.as_bytes(), EcLevel::M)?;
+    let codigo = QrCode::with_error_correction_level(text.as_bytes(), EcLevel::M)?;
     let n = codigo.width();
-    let modulo = lado / (n + 8) as f32;
+    let modulo = side / (n + 8) as f32;
     let cores = codigo.to_colors();
     let mut rets = Vec::new();
-    for (linha, cores_linha) in cores.chunks(n).enumerate() {
-        let mut coluna = 0;
-        while coluna < n {
-            if cores_linha[coluna] == Color::Dark {
-                let inicio = coluna;
-                while coluna < n && cores_linha[coluna] == Color::Dark {
-                    coluna += 1;
+    for (line, line_cores) in cores.chunks(n).enumerate() {
+        let mut column = 0;
+        while column < n {
+            if line_cores[column] == Color::Dark {
+                let start = column;
+                while column < n && line_cores[column] == Color::Dark {
+                    column += 1;
                 }
                 rets.push((
-                    x + (inicio + 4) as f32 * modulo,
-                    y + lado - (linha + 5) as f32 * modulo,
-                    (coluna - inicio) as f32 * modulo,
+                    x + (start + 4) as f32 * modulo,
+                    y + side - (line + 5) as f32 * modulo,
+                    (column - start) as f32 * modulo,
                     modulo,
                 ));
             } else {
-                coluna += 1;
+                column += 1;
             }
         }
     }
@@ -266,7 +266,7 @@ fn footer(p: &mut PdfPage, n: usize, total: usize) {
     p.right_aligned_text(
         WIDTH - MARGIN,
         40.0,
-        Font::Negrito,
+        Font::Bold,
         8.0,
         &format!("Página {n}/{total}"),
     );
@@ -276,7 +276,7 @@ fn footer(p: &mut PdfPage, n: usize, total: usize) {
 struct Writer {
     pages: Vec<PdfPage>,
     y: f32,
-    registro: String,
+    record: String,
     data_cadastro: String,
 }
 
@@ -284,19 +284,19 @@ impl Writer {
     fn new_for(i: &Imovel) -> Self {
         // The official receipt prints the hash in 8 dotted groups of 4
         // (`DF-5300108-B69B.317D.D02C.43DA.A77A.0784.AEEF.7D47`); sandbox codes stay as they are.
-        let registro = if i.codigo_car.is_sandbox() {
+        let record = if i.codigo_car.is_sandbox() {
             i.codigo_car.to_string()
         } else {
             format!(
                 "{}{}",
                 &i.codigo_car.as_str()[..11],
-                i.codigo_car.hash_pontuado()
+                i.codigo_car.hash_dotted()
             )
         };
         let mut e = Writer {
             pages: Vec::new(),
             y: CONTENT_TOP,
-            registro,
+            record,
             data_cadastro: br::format_data(i.data_cadastro),
         };
         e.new_page();
@@ -307,8 +307,8 @@ impl Writer {
         if self.pages.is_empty() {
             self.pages.push(PdfPage::default());
         }
-        let ultima = self.pages.len() - 1;
-        &mut self.pages[ultima]
+        let last = self.pages.len() - 1;
+        &mut self.pages[last]
     }
 
     /// A new page with the header of every page: title, `Record no CAR`, `Data de Cadastro`.
@@ -316,7 +316,7 @@ impl Writer {
         let mut p = PdfPage::default();
         p.centered_text(
             805.0,
-            Font::Negrito,
+            Font::Bold,
             13.0,
             "Recibo de Inscrição do Imóvel Rural no CAR",
         );
@@ -327,9 +327,9 @@ impl Writer {
             "Cadastro Ambiental Rural - CAR (Lei nº 12.651, de 25 de maio de 2012)",
         );
         p.rects(0.92, &[(MARGIN, 746.0, WIDTH - 2.0 * MARGIN, 36.0)]);
-        p.text(MARGIN + 8.0, 768.0, Font::Negrito, 9.5, "Registro no CAR:");
-        p.text(MARGIN + 100.0, 768.0, Font::Normal, 9.5, &self.registro);
-        p.text(MARGIN + 8.0, 753.0, Font::Negrito, 9.5, "Data de Cadastro:");
+        p.text(MARGIN + 8.0, 768.0, Font::Bold, 9.5, "Registro no CAR:");
+        p.text(MARGIN + 100.0, 768.0, Font::Normal, 9.5, &self.record);
+        p.text(MARGIN + 8.0, 753.0, Font::Bold, 9.5, "Data de Cadastro:");
         p.text(
             MARGIN + 100.0,
             753.0,
@@ -341,92 +341,90 @@ impl Writer {
         self.y = CONTENT_TOP;
     }
 
-    fn ensure_room(&mut self, altura: f32) {
-        if self.y - altura < CONTENT_BASE {
+    fn ensure_room(&mut self, height: f32) {
+        if self.y - height < CONTENT_BASE {
             self.new_page();
         }
     }
 
-    fn space(&mut self, pontos: f32) {
-        self.y -= pontos;
+    fn space(&mut self, points: f32) {
+        self.y -= points;
     }
 
-    fn section(&mut self, titulo: &str) {
+    fn section(&mut self, title: &str) {
         self.ensure_room(3.0 * LINE_SPACING);
         let y = self.y;
         let p = self.page();
         p.rects(0.85, &[(MARGIN, y - 4.0, WIDTH - 2.0 * MARGIN, 15.0)]);
-        p.text(MARGIN + 6.0, y, Font::Negrito, 9.5, titulo);
+        p.text(MARGIN + 6.0, y, Font::Bold, 9.5, title);
         self.y -= LINE_SPACING + 6.0;
     }
 
-    fn field(&mut self, rotulo: &str, valor: &str) {
-        self.field_at(rotulo, valor, X_VALOR, WIDTH - MARGIN - X_VALOR);
+    fn field(&mut self, label: &str, valor: &str) {
+        self.field_at(label, valor, X_VALOR, WIDTH - MARGIN - X_VALOR);
     }
 
     /// A label on its own line and the value below it, in a column `width` wide.
-    fn narrow_field(&mut self, rotulo: &str, valor: &str, width: f32) {
+    fn narrow_field(&mut self, label: &str, valor: &str, width: f32) {
         self.ensure_room(2.0 * LINE_SPACING);
         let y = self.y;
-        self.page()
-            .text(MARGIN + 8.0, y, Font::Negrito, BODY, rotulo);
+        self.page().text(MARGIN + 8.0, y, Font::Bold, BODY, label);
         self.y -= LINE_SPACING;
         self.field_at("", valor, MARGIN + 8.0, width);
     }
 
-    fn field_at(&mut self, rotulo: &str, valor: &str, x_valor: f32, width: f32) {
-        let rotulos = wrap(rotulo, Font::Negrito, BODY, x_valor - MARGIN - 14.0);
-        let valores = wrap(valor, Font::Normal, BODY, width);
-        let linhas = rotulos.len().max(valores.len()).max(1);
-        self.ensure_room(linhas as f32 * LINE_SPACING);
+    fn field_at(&mut self, label: &str, valor: &str, x_valor: f32, width: f32) {
+        let labels = wrap(label, Font::Bold, BODY, x_valor - MARGIN - 14.0);
+        let values = wrap(valor, Font::Normal, BODY, width);
+        let lines = labels.len().max(values.len()).max(1);
+        self.ensure_room(lines as f32 * LINE_SPACING);
         let y = self.y;
         let p = self.page();
-        for (n, r) in rotulos.iter().enumerate() {
+        for (n, r) in labels.iter().enumerate() {
             p.text(
                 MARGIN + 8.0,
                 y - n as f32 * LINE_SPACING,
-                Font::Negrito,
+                Font::Bold,
                 BODY,
                 r,
             );
         }
-        for (n, v) in valores.iter().enumerate() {
+        for (n, v) in values.iter().enumerate() {
             p.text(x_valor, y - n as f32 * LINE_SPACING, Font::Normal, BODY, v);
         }
-        self.y -= linhas as f32 * LINE_SPACING;
+        self.y -= lines as f32 * LINE_SPACING;
     }
 
-    fn paragraph(&mut self, texto: &str, tamanho: f32) {
-        self.narrow_paragraph(texto, tamanho, WIDTH - 2.0 * MARGIN - 16.0);
+    fn paragraph(&mut self, text: &str, size: f32) {
+        self.narrow_paragraph(text, size, WIDTH - 2.0 * MARGIN - 16.0);
     }
 
-    fn narrow_paragraph(&mut self, texto: &str, tamanho: f32, width: f32) {
-        let entrelinha = tamanho * 1.3;
-        for linha in wrap(texto, Font::Normal, tamanho, width) {
-            self.ensure_room(entrelinha);
+    fn narrow_paragraph(&mut self, text: &str, size: f32, width: f32) {
+        let leading = size * 1.3;
+        for line in wrap(text, Font::Normal, size, width) {
+            self.ensure_room(leading);
             let y = self.y;
-            self.page()
-                .text(MARGIN + 8.0, y, Font::Normal, tamanho, &linha);
-            self.y -= entrelinha;
+            self.page().text(MARGIN + 8.0, y, Font::Normal, size, &line);
+            self.y -= leading;
         }
     }
 
-    fn table_header(&mut self, colunas: &[(f32, &str)]) {
+    fn table_header(&mut self, columns: &[(f32, &str)]) {
         self.ensure_room(2.0 * LINE_SPACING);
         let y = self.y;
         let p = self.page();
-        for &(x, t) in colunas {
-            p.text(x, y, Font::Negrito, BODY, t);
+        for &(x, t) in columns {
+            p.text(x, y, Font::Bold, BODY, t);
         }
         p.line(MARGIN, WIDTH - MARGIN, y - 4.0);
         self.y -= LINE_SPACING + 2.0;
     }
 
-    fn table_row(&mut self, colunas: &[(f32, &str)]) {
+    fn table_row(&mut self, columns: &[(f32, &str)]) {
         self.ensure_room(LINE_SPACING);
         let y = self.y;
         let p = self.page();
-        for &(x, t) in colunas {
+        for &(x, t) in columns {
             p.text(x, y, Font::Normal, BODY, t);
         }
         self.y -= LINE_SPACING;

@@ -35,44 +35,44 @@ pub(crate) enum ReciboError {
     Qr(#[from] qrcode::types::QrError),
     /// The receipt service refused ([`service::ReciboService`]).
     #[error("{0}")]
-    Servico(String),
+    Service(String),
 }
 
 /// Renders the receipt of `imovel` as PDF bytes (`%PDF-1.5`, at least 2 pages).
 ///
-/// `emitido_em` is printed as the issue time (`dd/MM/yyyy HH:mm:ss (UTC-03:00)`, in the offset
+/// `issued_at` is printed as the issue time (`dd/MM/yyyy HH:mm:ss (UTC-03:00)`, in the offset
 /// given; the server passes the lookup time in Brasília) and stored as the PDF's creation date.
 /// The output depends only on the two arguments: the same record and time give the same bytes.
-/// Whether a receipt exists at all ([`Imovel::tem_recibo`]) is the caller's check.
+/// Whether a receipt exists at all ([`Imovel::has_recibo`]) is the caller's check.
 ///
 /// # Errors
 /// [`ReciboError`] if the PDF cannot be assembled.
 pub(crate) fn render(
     imovel: &Imovel,
-    emitido_em: DateTime<FixedOffset>,
+    issued_at: DateTime<FixedOffset>,
 ) -> Result<Vec<u8>, ReciboError> {
-    let pages = content::pages(imovel, emitido_em)?;
+    let pages = content::pages(imovel, issued_at)?;
     let meta = pdf::Metadata {
-        titulo: format!(
+        title: format!(
             "Recibo de Inscrição do Imóvel Rural no CAR - {}",
             imovel.codigo_car
         ),
-        assunto: "Cadastro Ambiental Rural (documento de referência)".to_owned(),
-        criado_em: pdf_date(emitido_em),
+        subject: "Cadastro Ambiental Rural (documento de referência)".to_owned(),
+        created_at: pdf_date(issued_at),
     };
     pdf::assemble(pages, &meta)
 }
 
 /// PDF date string (ISO 32000-1 §7.9.4): `D:YYYYMMDDHHmmSS-03'00'`.
 fn pdf_date(t: DateTime<FixedOffset>) -> String {
-    let segundos = t.offset().local_minus_utc();
-    let sinal = if segundos < 0 { '-' } else { '+' };
-    let minutos = segundos.unsigned_abs() / 60;
+    let seconds = t.offset().local_minus_utc();
+    let signal = if seconds < 0 { '-' } else { '+' };
+    let minutes = seconds.unsigned_abs() / 60;
     format!(
-        "D:{}{sinal}{:02}'{:02}'",
+        "D:{}{signal}{:02}'{:02}'",
         t.format("%Y%m%d%H%M%S"),
-        minutos / 60,
-        minutos % 60
+        minutes / 60,
+        minutes % 60
     )
 }
 
@@ -86,7 +86,7 @@ mod tests {
 
     const CODIGO: &str = "DF-5300108-B69B317DD02C43DAA77A0784AEEF7D47";
 
-    fn emitido() -> DateTime<FixedOffset> {
+    fn issued() -> DateTime<FixedOffset> {
         FixedOffset::west_opt(3 * 3600)
             .and_then(|o| o.with_ymd_and_hms(2026, 3, 14, 9, 26, 53).single())
             .expect("data fixa")
@@ -114,23 +114,23 @@ mod tests {
         let mut imovel = imovel_df();
         // The bundled CSV record has no position; the receipt prints one when there is.
         assert_eq!(imovel.latitude, None);
-        let sem_posicao = texts(&render(&imovel, emitido()).expect("recibo"))[0].clone();
+        let without_position = texts(&render(&imovel, issued()).expect("recibo"))[0].clone();
         assert!(
-            sem_posicao.contains("do Imóvel:\nNão informado"),
-            "{sem_posicao}"
+            without_position.contains("do Imóvel:\nNão informado"),
+            "{without_position}"
         );
         imovel.latitude = Some(rust_decimal::Decimal::new(-157_795, 4));
         imovel.longitude = Some(rust_decimal::Decimal::new(-479_297, 4));
-        let bytes = render(&imovel, emitido()).expect("recibo");
+        let bytes = render(&imovel, issued()).expect("recibo");
         assert!(bytes.starts_with(b"%PDF-1.5"));
         assert!(bytes.trim_ascii_end().ends_with(b"%%EOF"));
         let pages = texts(&bytes);
         assert_eq!(pages.len(), 2);
-        let tudo = pages.concat();
-        assert!(tudo.contains(CODIGO), "{tudo}");
+        let everything = pages.concat();
+        assert!(everything.contains(CODIGO), "{everything}");
 
         let p1 = &pages[0];
-        for esperado in [
+        for expected in [
             "Recibo de Inscrição do Imóvel Rural no CAR",
             "DF-5300108-B69B.317D.D02C.43DA.A77A.0784.AEEF.7D47",
             "09/05/2014 17:16:10",
@@ -150,21 +150,21 @@ mod tests {
             "Lei nº 12.651",
             "Página 1/2",
         ] {
-            assert!(p1.contains(esperado), "página 1 sem {esperado:?}:\n{p1}");
+            assert!(p1.contains(expected), "página 1 sem {expected:?}:\n{p1}");
         }
         let p2 = &pages[1];
         for p in &imovel.proprietarios {
-            assert!(p2.contains(&p.documento.formatado()), "{p2}");
+            assert!(p2.contains(&p.documento.formatted()), "{p2}");
             assert!(p2.contains(&p.nome), "{p2}");
         }
-        for esperado in [
+        for expected in [
             imovel.matricula_numero.as_deref().unwrap_or("?"),
             imovel.matricula_data.as_deref().unwrap_or("?"),
             "Cartório de Registro de Imóveis de Brasília (fictício)",
             "14/03/2026 09:26:53 (UTC-03:00)",
             "Página 2/2",
         ] {
-            assert!(p2.contains(esperado), "página 2 sem {esperado:?}:\n{p2}");
+            assert!(p2.contains(expected), "página 2 sem {expected:?}:\n{p2}");
         }
     }
 
@@ -178,68 +178,68 @@ mod tests {
                 nome: format!("Herdeiro Número {n} de Tal"),
             })
             .collect();
-        let pages = texts(&render(&imovel, emitido()).expect("recibo"));
+        let pages = texts(&render(&imovel, issued()).expect("recibo"));
         assert!(pages.len() >= 4, "{} páginas", pages.len());
         let total = pages.len();
-        for (n, texto) in pages.iter().enumerate() {
-            assert!(texto.contains("Registro no CAR:"), "página {}", n + 1);
-            assert!(texto.contains("Data de Cadastro:"), "página {}", n + 1);
+        for (n, text) in pages.iter().enumerate() {
+            assert!(text.contains("Registro no CAR:"), "página {}", n + 1);
+            assert!(text.contains("Data de Cadastro:"), "página {}", n + 1);
             assert!(
-                texto.contains(&format!("Página {}/{total}", n + 1)),
+                text.contains(&format!("Página {}/{total}", n + 1)),
                 "página {}",
                 n + 1
             );
         }
-        let tudo = pages.concat();
-        assert!(tudo.contains("Herdeiro Número 119 de Tal") && tudo.contains(CODIGO));
+        let everything = pages.concat();
+        assert!(everything.contains("Herdeiro Número 119 de Tal") && everything.contains(CODIGO));
     }
 
     #[test]
     fn registro_sem_campos_opcionais_e_sandbox_tambem_renderizam() {
-        let mut vazio = imovel_df();
-        vazio.nome_imovel = None;
-        vazio.modulos_fiscais = None;
-        vazio.latitude = None;
-        vazio.codigo_protocolo = None;
-        vazio.matricula_numero = None;
-        vazio.proprietarios.clear();
-        let texto = texts(&render(&vazio, emitido()).expect("recibo")).concat();
-        assert!(texto.contains("Não informado") && texto.contains(CODIGO));
+        let mut empty = imovel_df();
+        empty.nome_imovel = None;
+        empty.modulos_fiscais = None;
+        empty.latitude = None;
+        empty.codigo_protocolo = None;
+        empty.matricula_numero = None;
+        empty.proprietarios.clear();
+        let text = texts(&render(&empty, issued()).expect("recibo")).concat();
+        assert!(text.contains("Não informado") && text.contains(CODIGO));
 
         let sandbox = dados::sandbox::imovel();
-        let texto = texts(&render(&sandbox, emitido()).expect("recibo")).concat();
-        assert!(texto.contains(carapi_sdk::sandbox::CAR_BASICO), "{texto}");
-        assert!(texto.contains("Chácara Sandbox Exemplo"));
+        let text = texts(&render(&sandbox, issued()).expect("recibo")).concat();
+        assert!(text.contains(carapi_sdk::sandbox::CAR_BASICO), "{text}");
+        assert!(text.contains("Chácara Sandbox Exemplo"));
     }
 
     #[test]
     fn mesma_entrada_mesmos_bytes() {
         let imovel = imovel_df();
         assert_eq!(
-            render(&imovel, emitido()).ok(),
-            render(&imovel, emitido()).ok()
+            render(&imovel, issued()).ok(),
+            render(&imovel, issued()).ok()
         );
-        let bytes = render(&imovel, emitido()).expect("recibo");
+        let bytes = render(&imovel, issued()).expect("recibo");
         let doc = lopdf::Document::load_mem(&bytes).expect("PDF");
         let info = doc
             .trailer
             .get(b"Info")
             .and_then(lopdf::Object::as_reference)
             .expect("Info");
-        let criado = doc
+        let created = doc
             .get_dictionary(info)
             .and_then(|d| d.get(b"CreationDate"))
             .and_then(lopdf::Object::as_str)
             .expect("CreationDate");
-        assert_eq!(criado, b"D:20260314092653-03'00'");
+        assert_eq!(created, b"D:20260314092653-03'00'");
     }
 
     #[test]
     fn qr_do_recibo_decodifica_para_o_codigo() {
         // Rasterise the QR rectangles at 4 px per point and read them back with rqrr.
-        let lado = 110.0_f32;
-        let rets = content::qr_rects(CODIGO, 0.0, 0.0, lado).expect("QR");
-        let px = (lado * 4.0) as usize;
+        let side = 110.0_f32;
+        let rets = content::qr_rects(CODIGO, 0.0, 0.0, side).expect("QR");
+        let px = (side * 4.0) as usize;
         let mut img = vec![255u8; px * px];
         for (x, y, w, h) in rets {
             let (x0, x1) = ((x * 4.0).round() as usize, ((x + w) * 4.0).round() as usize);
@@ -252,9 +252,9 @@ mod tests {
                 img[row * px + x0..row * px + x1.min(px)].fill(0);
             }
         }
-        let mut preparada =
+        let mut prepared =
             rqrr::PreparedImage::prepare_from_greyscale(px, px, |x, y| img[y * px + x]);
-        let grades = preparada.detect_grids();
+        let grades = prepared.detect_grids();
         assert_eq!(grades.len(), 1);
         assert_eq!(grades[0].decode().expect("QR legível").1, CODIGO);
     }

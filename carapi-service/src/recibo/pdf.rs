@@ -18,14 +18,14 @@ pub(crate) enum Font {
     /// Helvetica.
     Normal,
     /// Helvetica-Bold.
-    Negrito,
+    Bold,
 }
 
 impl Font {
     fn resource(self) -> &'static str {
         match self {
             Font::Normal => "F1",
-            Font::Negrito => "F2",
+            Font::Bold => "F2",
         }
     }
 }
@@ -49,17 +49,17 @@ const BOLD_WIDTHS: [u16; 95] = [
 
 /// Width of `texto` in points at `tamanho` points. Accented letters take their base letter's
 /// width (true for Helvetica's Latin-1 glyphs); other characters count as a digit.
-pub(crate) fn width(texto: &str, fonte: Font, tamanho: f32) -> f32 {
-    let tabela = match fonte {
+pub(crate) fn width(text: &str, source: Font, size: f32) -> f32 {
+    let table = match source {
         Font::Normal => &NORMAL_WIDTHS,
-        Font::Negrito => &BOLD_WIDTHS,
+        Font::Bold => &BOLD_WIDTHS,
     };
-    let milesimos: u32 = texto
+    let thousandths: u32 = text
         .chars()
         .map(|c| {
-            let base = carapi_sdk::domain::br::sem_acento(c);
+            let base = carapi_sdk::domain::br::strip_accent(c);
             match base {
-                ' '..='~' => u32::from(tabela[base as usize - 32]),
+                ' '..='~' => u32::from(table[base as usize - 32]),
                 '°' => 400,
                 'º' | 'ª' => 365,
                 '§' => 556,
@@ -69,30 +69,30 @@ pub(crate) fn width(texto: &str, fonte: Font, tamanho: f32) -> f32 {
             }
         })
         .sum();
-    milesimos as f32 * tamanho / 1000.0
+    thousandths as f32 * size / 1000.0
 }
 
 /// Splits `texto` into lines no wider than `maximo` points (breaking at spaces; a single word
 /// wider than the line stays whole).
-pub(crate) fn wrap(texto: &str, fonte: Font, tamanho: f32, maximo: f32) -> Vec<String> {
-    let mut linhas = Vec::new();
+pub(crate) fn wrap(text: &str, source: Font, size: f32, maximo: f32) -> Vec<String> {
+    let mut lines = Vec::new();
     let mut atual = String::new();
-    for palavra in texto.split_whitespace() {
-        let candidata = if atual.is_empty() {
-            palavra.to_owned()
+    for word in text.split_whitespace() {
+        let candidate = if atual.is_empty() {
+            word.to_owned()
         } else {
-            format!("{atual} {palavra}")
+            format!("{atual} {word}")
         };
-        if !atual.is_empty() && width(&candidata, fonte, tamanho) > maximo {
-            linhas.push(std::mem::replace(&mut atual, palavra.to_owned()));
+        if !atual.is_empty() && width(&candidate, source, size) > maximo {
+            lines.push(std::mem::replace(&mut atual, word.to_owned()));
         } else {
-            atual = candidata;
+            atual = candidate;
         }
     }
     if !atual.is_empty() {
-        linhas.push(atual);
+        lines.push(atual);
     }
-    linhas
+    lines
 }
 
 /// The drawing operations of one page, in PDF user space (origin bottom-left, points).
@@ -103,14 +103,14 @@ pub(crate) struct PdfPage {
 
 impl PdfPage {
     /// Draws `texto` with its baseline starting at `(x, y)`.
-    pub(crate) fn text(&mut self, x: f32, y: f32, fonte: Font, tamanho: f32, texto: &str) {
+    pub(crate) fn text(&mut self, x: f32, y: f32, source: Font, size: f32, text: &str) {
         let bytes =
-            Document::encode_text(&lopdf::Encoding::SimpleEncoding(b"WinAnsiEncoding"), texto);
+            Document::encode_text(&lopdf::Encoding::SimpleEncoding(b"WinAnsiEncoding"), text);
         self.ops.extend([
             Operation::new("BT", vec![]),
             Operation::new(
                 "Tf",
-                vec![Object::Name(fonte.resource().into()), tamanho.into()],
+                vec![Object::Name(source.resource().into()), size.into()],
             ),
             Operation::new("Td", vec![x.into(), y.into()]),
             Operation::new("Tj", vec![Object::String(bytes, StringFormat::Literal)]),
@@ -123,21 +123,21 @@ impl PdfPage {
         &mut self,
         x: f32,
         y: f32,
-        fonte: Font,
-        tamanho: f32,
-        texto: &str,
+        source: Font,
+        size: f32,
+        text: &str,
     ) {
-        self.text(x - width(texto, fonte, tamanho), y, fonte, tamanho, texto);
+        self.text(x - width(text, source, size), y, source, size, text);
     }
 
     /// Draws `texto` centred on the page.
-    pub(crate) fn centered_text(&mut self, y: f32, fonte: Font, tamanho: f32, texto: &str) {
+    pub(crate) fn centered_text(&mut self, y: f32, source: Font, size: f32, text: &str) {
         self.text(
-            (WIDTH - width(texto, fonte, tamanho)) / 2.0,
+            (WIDTH - width(text, source, size)) / 2.0,
             y,
-            fonte,
-            tamanho,
-            texto,
+            source,
+            size,
+            text,
         );
     }
 
@@ -155,9 +155,9 @@ impl PdfPage {
     }
 
     /// Rectangles `(x, y, width, height)` filled with the grey level `cinza` (0 black, 1 white).
-    pub(crate) fn rects(&mut self, cinza: f32, rects: &[(f32, f32, f32, f32)]) {
+    pub(crate) fn rects(&mut self, grey: f32, rects: &[(f32, f32, f32, f32)]) {
         self.ops.push(Operation::new("q", vec![]));
-        self.ops.push(Operation::new("g", vec![cinza.into()]));
+        self.ops.push(Operation::new("g", vec![grey.into()]));
         for &(x, y, w, h) in rects {
             self.ops.push(Operation::new(
                 "re",
@@ -172,57 +172,58 @@ impl PdfPage {
 /// Document metadata written to the PDF's Info dictionary.
 #[derive(Debug)]
 pub(crate) struct Metadata {
-    pub(crate) titulo: String,
-    pub(crate) assunto: String,
+    pub(crate) title: String,
+    pub(crate) subject: String,
     /// PDF date string, `D:YYYYMMDDHHmmSS+HH'mm'`.
-    pub(crate) criado_em: String,
+    pub(crate) created_at: String,
 }
 
 /// Assembles the pages into a PDF 1.5 file with compressed content streams.
 pub(crate) fn assemble(pages: Vec<PdfPage>, meta: &Metadata) -> Result<Vec<u8>, ReciboError> {
     let mut doc = Document::with_version("1.5");
-    let id_paginas = doc.new_object_id();
-    let fonte = |nome: &str| -> Dictionary {
+    let id_pages = doc.new_object_id();
+    let source = |name: &str| -> Dictionary {
         dictionary! {
             "Type" => "Font",
             "Subtype" => "Type1",
-            "BaseFont" => Object::Name(nome.as_bytes().to_vec()),
+            "BaseFont" => Object::Name(name.as_bytes().to_vec()),
             "Encoding" => "WinAnsiEncoding",
         }
     };
-    let f1 = doc.add_object(fonte("Helvetica"));
-    let f2 = doc.add_object(fonte("Helvetica-Bold"));
-    let recursos = doc.add_object(dictionary! { "Font" => dictionary! { "F1" => f1, "F2" => f2 } });
+    let f1 = doc.add_object(source("Helvetica"));
+    let f2 = doc.add_object(source("Helvetica-Bold"));
+    let resources =
+        doc.add_object(dictionary! { "Font" => dictionary! { "F1" => f1, "F2" => f2 } });
 
-    let mut filhos = Vec::with_capacity(pages.len());
-    for pagina in pages {
+    let mut children = Vec::with_capacity(pages.len());
+    for page in pages {
         let content = Content {
-            operations: pagina.ops,
+            operations: page.ops,
         }
         .encode()?;
         let mut stream = Stream::new(dictionary! {}, content);
         // Compression failing only leaves the stream uncompressed, which is still valid.
         let _ = stream.compress();
-        let id_conteudo = doc.add_object(stream);
+        let id_content = doc.add_object(stream);
         let id = doc.add_object(dictionary! {
             "Type" => "Page",
-            "Parent" => id_paginas,
-            "Contents" => id_conteudo,
+            "Parent" => id_pages,
+            "Contents" => id_content,
         });
-        filhos.push(Object::Reference(id));
+        children.push(Object::Reference(id));
     }
-    let how_many = i64::try_from(filhos.len()).unwrap_or(i64::MAX);
+    let how_many = i64::try_from(children.len()).unwrap_or(i64::MAX);
     doc.objects.insert(
-        id_paginas,
+        id_pages,
         Object::Dictionary(dictionary! {
             "Type" => "Pages",
-            "Kids" => filhos,
+            "Kids" => children,
             "Count" => how_many,
-            "Resources" => recursos,
+            "Resources" => resources,
             "MediaBox" => vec![0.into(), 0.into(), WIDTH.into(), HEIGHT.into()],
         }),
     );
-    let catalogo = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => id_paginas });
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => id_pages });
     let text = |s: &str| {
         Object::String(
             Document::encode_text(&lopdf::Encoding::SimpleEncoding(b"WinAnsiEncoding"), s),
@@ -230,17 +231,17 @@ pub(crate) fn assemble(pages: Vec<PdfPage>, meta: &Metadata) -> Result<Vec<u8>, 
         )
     };
     let info = doc.add_object(dictionary! {
-        "Title" => text(&meta.titulo),
-        "Subject" => text(&meta.assunto),
+        "Title" => text(&meta.title),
+        "Subject" => text(&meta.subject),
         "Producer" => text("carapi-server (servidor de referência)"),
-        "CreationDate" => text(&meta.criado_em),
+        "CreationDate" => text(&meta.created_at),
     });
-    doc.trailer.set("Root", catalogo);
+    doc.trailer.set("Root", catalog);
     doc.trailer.set("Info", info);
 
-    let mut saida = Vec::with_capacity(16 * 1024);
-    doc.save_to(&mut saida).map_err(lopdf::Error::from)?;
-    Ok(saida)
+    let mut output = Vec::with_capacity(16 * 1024);
+    doc.save_to(&mut output).map_err(lopdf::Error::from)?;
+    Ok(output)
 }
 
 #[cfg(test)]
@@ -254,15 +255,15 @@ mod tests {
             width("Município", Font::Normal, 10.0),
             width("Municipio", Font::Normal, 10.0)
         );
-        assert!(width("W", Font::Negrito, 10.0) > width("i", Font::Negrito, 10.0));
+        assert!(width("W", Font::Bold, 10.0) > width("i", Font::Bold, 10.0));
     }
 
     #[test]
     fn quebra_respeita_a_largura() {
-        let texto = "As informações prestadas no CAR são de caráter declaratório ".repeat(5);
-        let linhas = wrap(&texto, Font::Normal, 9.0, 200.0);
-        assert!(linhas.len() > 3);
-        assert!(linhas.iter().all(|l| width(l, Font::Normal, 9.0) <= 200.0));
-        assert_eq!(linhas.join(" "), texto.trim());
+        let text = "As informações prestadas no CAR são de caráter declaratório ".repeat(5);
+        let lines = wrap(&text, Font::Normal, 9.0, 200.0);
+        assert!(lines.len() > 3);
+        assert!(lines.iter().all(|l| width(l, Font::Normal, 9.0) <= 200.0));
+        assert_eq!(lines.join(" "), text.trim());
     }
 }

@@ -20,7 +20,7 @@ pub trait ReciboService: Send + Sync + fmt::Debug + 'static {
         true
     }
 
-    /// The receipt PDF of `imovel`, issued at `emitido_em`.
+    /// The receipt PDF of `imovel`, issued at `issued_at`.
     ///
     /// # Errors
     /// [`ReciboError`] when it cannot be produced (the handler answers 502
@@ -28,16 +28,16 @@ pub trait ReciboService: Send + Sync + fmt::Debug + 'static {
     fn generate(
         &self,
         imovel: &Imovel,
-        emitido_em: DateTime<FixedOffset>,
+        issued_at: DateTime<FixedOffset>,
     ) -> Result<Vec<u8>, ReciboError>;
 }
 
 /// The service [`ReciboMode`] names: [`ReciboPdf`] for `Normal`.
-pub(crate) fn service(modo: ReciboMode) -> Arc<dyn ReciboService> {
-    match modo {
+pub(crate) fn service(mode: ReciboMode) -> Arc<dyn ReciboService> {
+    match mode {
         ReciboMode::Normal => Arc::new(ReciboPdf),
-        ReciboMode::Indisponivel => Arc::new(ReciboDown),
-        ReciboMode::FalhaStream => Arc::new(FailingRecibo),
+        ReciboMode::Unavailable => Arc::new(ReciboDown),
+        ReciboMode::FailureStream => Arc::new(FailingRecibo),
     }
 }
 
@@ -49,13 +49,13 @@ impl ReciboService for ReciboPdf {
     fn generate(
         &self,
         imovel: &Imovel,
-        emitido_em: DateTime<FixedOffset>,
+        issued_at: DateTime<FixedOffset>,
     ) -> Result<Vec<u8>, ReciboError> {
-        super::render(imovel, emitido_em)
+        super::render(imovel, issued_at)
     }
 }
 
-/// A service that is down ([`ReciboMode::Indisponivel`]).
+/// A service that is down ([`ReciboMode::Unavailable`]).
 #[derive(Debug, Clone, Copy)]
 struct ReciboDown;
 
@@ -65,17 +65,17 @@ impl ReciboService for ReciboDown {
     }
 
     fn generate(&self, _: &Imovel, _: DateTime<FixedOffset>) -> Result<Vec<u8>, ReciboError> {
-        Err(ReciboError::Servico("serviço de recibos fora do ar".into()))
+        Err(ReciboError::Service("serviço de recibos fora do ar".into()))
     }
 }
 
-/// A service that fails after the request was validated ([`ReciboMode::FalhaStream`]).
+/// A service that fails after the request was validated ([`ReciboMode::FailureStream`]).
 #[derive(Debug, Clone, Copy)]
 struct FailingRecibo;
 
 impl ReciboService for FailingRecibo {
     fn generate(&self, _: &Imovel, _: DateTime<FixedOffset>) -> Result<Vec<u8>, ReciboError> {
-        Err(ReciboError::Servico(
+        Err(ReciboError::Service(
             "serviço de recibos configurado para falhar (falha-stream)".into(),
         ))
     }

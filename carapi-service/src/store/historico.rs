@@ -66,22 +66,22 @@ pub(crate) fn order_column(f: &HistoricoFilter) -> &'static str {
 /// or when `size` is 0.
 pub(crate) fn page_range(total: u64, page: u32, size: u32) -> Option<(i64, i64)> {
     let total = i64::try_from(total).ok()?;
-    let pulados = i64::from(page.max(1) - 1) * i64::from(size);
-    let ate = total - pulados;
-    if size == 0 || ate < 1 {
+    let skipped = i64::from(page.max(1) - 1) * i64::from(size);
+    let until = total - skipped;
+    if size == 0 || until < 1 {
         return None;
     }
-    Some(((ate - i64::from(size) + 1).max(1), ate))
+    Some(((until - i64::from(size) + 1).max(1), until))
 }
 
 /// Which ordinals a part of a page reads ([`page_parts`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Parte {
+pub(crate) enum Part {
     /// The filter combination's own ordinal column.
-    Propria,
+    Own,
     /// The success ordinals of the same endpoint filter (`status = 200`): the 200s older than
     /// the newest row the retention deleted.
-    Sucessos,
+    Successes,
 }
 
 /// The ordinal ranges of page `page` of `size` rows, newest first, of a filter combination
@@ -94,23 +94,23 @@ pub(crate) fn page_parts(
     size: u32,
     status: Option<StatusConsulta>,
     r: Removidas,
-) -> Vec<(Parte, i64, i64)> {
-    let Some((de, ate)) = page_range(total, page, size) else {
+) -> Vec<(Part, i64, i64)> {
+    let Some((de, until)) = page_range(total, page, size) else {
         return Vec::new();
     };
     match status {
-        Some(StatusConsulta::Sucesso) => vec![(Parte::Propria, de, ate)],
-        Some(StatusConsulta::Erro) => vec![(Parte::Propria, de + r.erros, ate + r.erros)],
+        Some(StatusConsulta::Sucesso) => vec![(Part::Own, de, until)],
+        Some(StatusConsulta::Erro) => vec![(Part::Own, de + r.erros, until + r.erros)],
         None => {
-            let s = r.sucessos_antes;
-            let mut partes = Vec::with_capacity(2);
-            if ate > s {
-                partes.push((Parte::Propria, de.max(s + 1) + r.erros, ate + r.erros));
+            let s = r.successes_before;
+            let mut parts = Vec::with_capacity(2);
+            if until > s {
+                parts.push((Part::Own, de.max(s + 1) + r.erros, until + r.erros));
             }
             if de <= s {
-                partes.push((Parte::Sucessos, de, ate.min(s)));
+                parts.push((Part::Successes, de, until.min(s)));
             }
-            partes
+            parts
         }
     }
 }
@@ -136,14 +136,14 @@ pub(crate) fn without_nul_opt(s: Option<&str>) -> Option<Cow<'_, str>> {
 }
 
 /// Per-endpoint sums of (endpoint, lookups, centavos) rows, ordered by endpoint.
-pub(crate) fn add_uso(linhas: impl IntoIterator<Item = (String, i64, i64)>) -> Vec<UsoEndpoint> {
-    let mut por: BTreeMap<String, (i64, i64)> = BTreeMap::new();
-    for (e, n, v) in linhas {
-        let s = por.entry(e).or_default();
+pub(crate) fn add_uso(lines: impl IntoIterator<Item = (String, i64, i64)>) -> Vec<UsoEndpoint> {
+    let mut per: BTreeMap<String, (i64, i64)> = BTreeMap::new();
+    for (e, n, v) in lines {
+        let s = per.entry(e).or_default();
         s.0 += n;
         s.1 += v;
     }
-    por.into_iter()
+    per.into_iter()
         .filter(|(_, (n, _))| *n > 0)
         .map(|(endpoint, (n, v))| UsoEndpoint {
             endpoint,
@@ -174,32 +174,32 @@ mod tests {
     fn pages_after_the_retention_skip_the_deleted_errors() {
         let r = Removidas {
             erros: 3,
-            sucessos_antes: 4,
+            successes_before: 4,
         };
         // 10 rows recorded, 3 old errors deleted: positions 1..=4 are the old 200s, 5..=7 the
         // account ordinals 8..=10.
         assert_eq!(
             page_parts(7, 1, 2, None, r),
-            [(Parte::Propria, 9, 10)],
+            [(Part::Own, 9, 10)],
             "the newest"
         );
         assert_eq!(
             page_parts(7, 2, 2, None, r),
-            [(Parte::Propria, 8, 8), (Parte::Sucessos, 4, 4)]
+            [(Part::Own, 8, 8), (Part::Successes, 4, 4)]
         );
-        assert_eq!(page_parts(7, 4, 2, None, r), [(Parte::Sucessos, 1, 1)]);
+        assert_eq!(page_parts(7, 4, 2, None, r), [(Part::Successes, 1, 1)]);
         assert_eq!(page_parts(7, 5, 2, None, r), []);
         assert_eq!(
             page_parts(2, 1, 5, Some(StatusConsulta::Erro), r),
-            [(Parte::Propria, 4, 5)]
+            [(Part::Own, 4, 5)]
         );
         assert_eq!(
             page_parts(4, 1, 5, Some(StatusConsulta::Sucesso), r),
-            [(Parte::Propria, 1, 4)]
+            [(Part::Own, 1, 4)]
         );
         assert_eq!(
             page_parts(45, 2, 20, None, Removidas::default()),
-            [(Parte::Propria, 6, 25)]
+            [(Part::Own, 6, 25)]
         );
     }
 

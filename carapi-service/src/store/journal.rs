@@ -5,8 +5,8 @@
 //! database tells; `razao conferir` lists the ids still open.
 //!
 //! When the database is reachable again (at start-up and on each turn of the server's jobs),
-//! [`reverse_journaled`] looks each open id up: a charge that did commit is reversed once
-//! ([`super::ConsultasStore::reverse_cobranca`]: a compensating ledger credit, the history row kept
+//! [`estornar_journaled`] looks each open id up: a charge that did commit is reversed once
+//! ([`super::ConsultasStore::estornar_cobranca`]: a compensating ledger credit, the history row kept
 //! and marked not charged), one that did not is left as it is; only after the database's
 //! transaction committed is a `fechado` line appended (fsynced). A crash in between leaves the
 //! id open, and the next pass finds the charge already reversed: nothing more is done.
@@ -28,7 +28,7 @@ pub struct JournalEntry {
     /// The account charged.
     pub conta: ContaId,
     /// When the lookup was made (the history row's `data` when it committed).
-    pub em: DateTime<Utc>,
+    pub at: DateTime<Utc>,
 }
 
 /// The journal file (see the module documentation).
@@ -36,7 +36,7 @@ pub struct JournalEntry {
 pub struct Journal {
     path: PathBuf,
     /// One writer at a time: lines never interleave.
-    escrita: Mutex<()>,
+    write: Mutex<()>,
 }
 
 /// The journal beside a SQLite database file (`FILE.diario`), in the temporary folder for an
@@ -46,12 +46,12 @@ pub fn journal_path(database_url: &str, configured: Option<&Path>) -> PathBuf {
     if let Some(p) = configured {
         return p.to_owned();
     }
-    let arquivo = database_url
+    let file = database_url
         .strip_prefix("sqlite://")
         .or_else(|| database_url.strip_prefix("sqlite:"))
         .map(|r| r.split('?').next().unwrap_or(r))
         .filter(|r| !r.is_empty() && !r.contains(":memory:"));
-    match arquivo {
+    match file {
         Some(f) => PathBuf::from(format!("{f}.diario")),
         None if database_url.contains(":memory:") => {
             std::env::temp_dir().join(format!("carapi-memoria-{}.diario", std::process::id()))
@@ -65,7 +65,7 @@ impl Journal {
     pub fn at(path: impl Into<PathBuf>) -> Journal {
         Journal {
             path: path.into(),
-            escrita: Mutex::new(()),
+            write: Mutex::new(()),
         }
     }
 
@@ -83,7 +83,7 @@ impl Journal {
             "aberto {} {} {}",
             e.request_id,
             e.conta.0,
-            e.em.timestamp_millis()
+            e.at.timestamp_millis()
         ))
     }
 
@@ -102,7 +102,7 @@ impl Journal {
     /// # Errors
     /// The [`io::Error`] of reading or removing the file.
     fn remove_if_settled(&self) -> io::Result<()> {
-        let _vez = self.escrita.lock().unwrap_or_else(|p| p.into_inner());
+        let _time = self.write.lock().unwrap_or_else(|p| p.into_inner());
         if self.entries()?.is_empty() {
             match std::fs::remove_file(&self.path) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
@@ -113,18 +113,18 @@ impl Journal {
     }
 
     /// Appends `linha` and fsyncs the file (and its folder when the file is new), mode `0600`.
-    fn write_line(&self, linha: &str) -> io::Result<()> {
-        let _vez = self.escrita.lock().unwrap_or_else(|p| p.into_inner());
-        let novo = !self.path.exists();
-        let mut opcoes = std::fs::OpenOptions::new();
-        opcoes.create(true).append(true);
+    fn write_line(&self, line: &str) -> io::Result<()> {
+        let _time = self.write.lock().unwrap_or_else(|p| p.into_inner());
+        let fresh = !self.path.exists();
+        let mut options = std::fs::OpenOptions::new();
+        options.create(true).append(true);
         #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut opcoes, 0o600);
-        let mut f = opcoes.open(&self.path)?;
-        writeln!(f, "{linha}")?;
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut f = options.open(&self.path)?;
+        writeln!(f, "{line}")?;
         f.sync_all()?;
-        if novo && let Some(pasta) = self.path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::File::open(pasta)?.sync_all()?;
+        if fresh && let Some(folder) = self.path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::File::open(folder)?.sync_all()?;
         }
         Ok(())
     }
@@ -141,8 +141,8 @@ impl Journal {
             Err(e) => return Err(e),
         };
         let mut v: Vec<JournalEntry> = Vec::new();
-        for linha in io::BufReader::new(f).lines() {
-            match parse(&linha?) {
+        for line in io::BufReader::new(f).lines() {
+            match parse(&line?) {
                 Some(Line::Open(e)) => v.push(e),
                 Some(Line::Closed(id)) => v.retain(|e| e.request_id != id),
                 None => {}
@@ -158,20 +158,20 @@ enum Line {
     Closed(Uuid),
 }
 
-fn parse(linha: &str) -> Option<Line> {
-    let mut p = linha.split_whitespace();
+fn parse(line: &str) -> Option<Line> {
+    let mut p = line.split_whitespace();
     match p.next()? {
         "aberto" => Some(Line::Open(JournalEntry {
             request_id: p.next()?.parse().ok()?,
             conta: ContaId(p.next()?.parse().ok()?),
-            em: DateTime::from_timestamp_millis(p.next()?.parse().ok()?)?,
+            at: DateTime::from_timestamp_millis(p.next()?.parse().ok()?)?,
         })),
         "fechado" => Some(Line::Closed(p.next()?.parse().ok()?)),
         _ => None,
     }
 }
 
-/// What one pass of [`reverse_journaled`] did.
+/// What one pass of [`estornar_journaled`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct JournalPass {
     /// Charges reversed now.
@@ -188,28 +188,28 @@ pub struct JournalPass {
 /// # Errors
 /// The [`StoreError`] of the first reversal that failed; a journal that cannot be read or
 /// closed is [`StoreError::Database`] (its ids stay open and are settled again, idempotently).
-pub async fn reverse_journaled(
+pub async fn estornar_journaled(
     store: &dyn Store,
     journal: &Journal,
 ) -> Result<JournalPass, StoreError> {
-    let erro_io = |e: io::Error| {
+    let error_io = |e: io::Error| {
         StoreError::Database(format!("diário {}: {e}", journal.path().display()).into())
     };
-    let mut feito = JournalPass::default();
-    for e in journal.entries().map_err(erro_io)? {
-        let r = store.reverse_cobranca(e.conta, e.request_id, e.em).await?;
+    let mut done = JournalPass::default();
+    for e in journal.entries().map_err(error_io)? {
+        let r = store.estornar_cobranca(e.conta, e.request_id, e.at).await?;
         if let Estorno::Estornada { valor } = r {
-            feito.estornadas += 1;
+            done.estornadas += 1;
             tracing::warn!(conta = %e.conta, request_id = %e.request_id, valor = %valor,
                 "cobrança respondida com erro estornada");
         }
-        journal.close(e.request_id).map_err(erro_io)?;
-        feito.closed += 1;
+        journal.close(e.request_id).map_err(error_io)?;
+        done.closed += 1;
     }
-    if feito.closed > 0 {
-        journal.remove_if_settled().map_err(erro_io)?;
+    if done.closed > 0 {
+        journal.remove_if_settled().map_err(error_io)?;
     }
-    Ok(feito)
+    Ok(done)
 }
 
 #[cfg(test)]
@@ -221,16 +221,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let j = Journal::at(dir.path().join("x.diario"));
         assert_eq!(j.entries().unwrap(), Vec::new());
-        let em = DateTime::from_timestamp_millis(1_780_000_000_123).unwrap();
+        let at = DateTime::from_timestamp_millis(1_780_000_000_123).unwrap();
         let a = JournalEntry {
             request_id: Uuid::new_v4(),
             conta: ContaId(7),
-            em,
+            at,
         };
         let b = JournalEntry {
             request_id: Uuid::new_v4(),
             conta: ContaId(8),
-            em,
+            at,
         };
         j.append(&a).unwrap();
         j.append(&b).unwrap();
@@ -238,8 +238,8 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let modo = std::fs::metadata(j.path()).unwrap().permissions().mode();
-            assert_eq!(modo & 0o777, 0o600);
+            let mode = std::fs::metadata(j.path()).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
         }
     }
 
@@ -247,11 +247,11 @@ mod tests {
     fn a_closed_entry_is_no_longer_open_and_a_settled_journal_is_removed() {
         let dir = tempfile::tempdir().unwrap();
         let j = Journal::at(dir.path().join("x.diario"));
-        let em = DateTime::from_timestamp_millis(1_780_000_000_123).unwrap();
+        let at = DateTime::from_timestamp_millis(1_780_000_000_123).unwrap();
         let [a, b] = [7, 8].map(|c| JournalEntry {
             request_id: Uuid::new_v4(),
             conta: ContaId(c),
-            em,
+            at,
         });
         j.append(&a).unwrap();
         j.append(&b).unwrap();

@@ -45,40 +45,40 @@ pub(crate) fn pending(
     migrate: bool,
 ) -> Result<Vec<i64>, StoreError> {
     let known = known(migrator);
-    let mais_nova = known.iter().next_back().copied().unwrap_or(0);
+    let newest = known.iter().next_back().copied().unwrap_or(0);
     if let Some(v) = applied.iter().filter(|v| !known.contains(v)).max() {
         return Err(StoreError::Schema(format!(
             "o banco está no esquema {v}, mais novo que o deste carapi-server {} (conhece até o \
-             esquema {mais_nova}): use um carapi-server que conheça o esquema {v} (o que migrou \
+             esquema {newest}): use um carapi-server que conheça o esquema {v} (o que migrou \
              o banco ou um mais novo), ou restaure um backup anterior à atualização",
             env!("CARGO_PKG_VERSION")
         )));
     }
-    let faltam: Vec<i64> = known.difference(applied).copied().collect();
-    if !migrate && !faltam.is_empty() {
+    let missing: Vec<i64> = known.difference(applied).copied().collect();
+    if !migrate && !missing.is_empty() {
         let atual = applied.iter().next_back().copied().unwrap_or(0);
         return Err(StoreError::Schema(format!(
             "o banco está no esquema {atual} e este carapi-server {} precisa do esquema \
-             {mais_nova}: rode `carapi-server servir` com este binário (ele migra o banco) antes \
+             {newest}: rode `carapi-server servir` com este binário (ele migra o banco) antes \
              deste comando",
             env!("CARGO_PKG_VERSION")
         )));
     }
-    Ok(faltam)
+    Ok(missing)
 }
 
 /// Logs what a store is about to apply (or that its schema is current) with the versions.
-pub(crate) fn log_pending(banco: &str, faltam: &[i64], applied: &BTreeSet<i64>) {
+pub(crate) fn log_pending(database: &str, missing: &[i64], applied: &BTreeSet<i64>) {
     let atual = applied.iter().next_back().copied().unwrap_or(0);
-    if faltam.is_empty() {
-        tracing::info!(banco, esquema = atual, "esquema do banco em dia");
+    if missing.is_empty() {
+        tracing::info!(banco = database, esquema = atual, "esquema do banco em dia");
     } else {
         tracing::info!(
-            banco,
+            banco = database,
             de = atual,
-            versoes = ?faltam,
-            "aplicando migrações {faltam:?} (esquema {atual} → {})",
-            faltam.last().copied().unwrap_or(atual)
+            versoes = ?missing,
+            "aplicando migrações {missing:?} (esquema {atual} → {})",
+            missing.last().copied().unwrap_or(atual)
         );
     }
 }
@@ -91,26 +91,23 @@ mod tests {
 
     #[test]
     fn newer_older_and_equal_schemas() {
-        let todas = known(&MIGRATOR);
-        let ultima = *todas.iter().next_back().unwrap();
-        assert_eq!(
-            pending(&todas, &MIGRATOR, false).unwrap(),
-            Vec::<i64>::new()
-        );
-        let mut antiga = todas.clone();
-        antiga.remove(&ultima);
-        assert_eq!(pending(&antiga, &MIGRATOR, true).unwrap(), vec![ultima]);
-        let e = pending(&antiga, &MIGRATOR, false).unwrap_err().to_string();
+        let all = known(&MIGRATOR);
+        let last = *all.iter().next_back().unwrap();
+        assert_eq!(pending(&all, &MIGRATOR, false).unwrap(), Vec::<i64>::new());
+        let mut old = all.clone();
+        old.remove(&last);
+        assert_eq!(pending(&old, &MIGRATOR, true).unwrap(), vec![last]);
+        let e = pending(&old, &MIGRATOR, false).unwrap_err().to_string();
         assert!(e.contains("servir"), "{e}");
-        let mut nova = todas.clone();
-        nova.insert(ultima + 1);
+        let mut fresh = all.clone();
+        fresh.insert(last + 1);
         for migrate in [true, false] {
-            let e = pending(&nova, &MIGRATOR, migrate).unwrap_err().to_string();
-            assert!(e.contains(&format!("esquema {}", ultima + 1)), "{e}");
+            let e = pending(&fresh, &MIGRATOR, migrate).unwrap_err().to_string();
+            assert!(e.contains(&format!("esquema {}", last + 1)), "{e}");
         }
         assert_eq!(
             pending(&BTreeSet::new(), &MIGRATOR, true).unwrap().len(),
-            todas.len()
+            all.len()
         );
     }
 }

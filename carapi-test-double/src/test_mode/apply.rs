@@ -23,37 +23,33 @@ use carapi_service::store::ContaId;
 const WAIT_BEFORE_RESET: Duration = Duration::from_millis(50);
 
 /// Applies the first matching fault rule, if any, to `req` (see [`Fault`] for what each does).
-pub(crate) async fn apply(
-    State(teste): State<Arc<TestMode>>,
-    req: Request,
-    next: Next,
-) -> Response {
+pub(crate) async fn apply(State(test): State<Arc<TestMode>>, req: Request, next: Next) -> Response {
     let Some(conta) = req.extensions().get::<ContaId>().copied() else {
         return next.run(req).await;
     };
-    let padrao = routes::route(req.uri().path()).map_or("", |r| r.padrao);
-    let Some(falha) = teste.faults.take(padrao, req.method(), conta) else {
+    let pattern = routes::route(req.uri().path()).map_or("", routes::Route::pattern);
+    let Some(failure) = test.faults.take(pattern, req.method(), conta) else {
         return next.run(req).await;
     };
-    tracing::info!(?falha, route = padrao, %conta, "falha injetada pelo modo de teste");
+    tracing::info!(falha = ?failure, route = pattern, %conta, "falha injetada pelo modo de teste");
     let connection = req.extensions().get::<ConnectionHandle>().cloned();
-    match falha {
-        Fault::Erro {
+    match failure {
+        Fault::Error {
             codigo,
             retry_after,
             limite,
         } => error_response(codigo, retry_after, limite).into_response(),
-        Fault::Atraso { ms } => {
+        Fault::Delay { ms } => {
             tokio::time::sleep(Duration::from_millis(ms)).await;
             next.run(req).await
         }
-        Fault::ResetarConexao => reset_db(connection).await,
-        Fault::PerderRespostaAposCobrar => {
-            let resposta = next.run(req).await;
-            drop(resposta);
+        Fault::ResetConnection => reset_db(connection).await,
+        Fault::LoseReplyAfterCharge => {
+            let response = next.run(req).await;
+            drop(response);
             reset_db(connection).await
         }
-        Fault::CortarCorpo { bytes } => reset(next.run(req).await, bytes, connection).await,
+        Fault::CutBody { bytes } => reset(next.run(req).await, bytes, connection).await,
     }
 }
 
@@ -63,16 +59,16 @@ fn error_response(
     retry_after: Option<u64>,
     limite: Option<FaultLimit>,
 ) -> ApiError {
-    let mensagem = format!("Falha injetada pelo modo de teste: {}.", codigo.as_str());
+    let message = format!("Falha injetada pelo modo de teste: {}.", codigo.as_str());
     if codigo == carapi_sdk::ErrorCode::LimiteExcedido {
-        let limite = match limite.unwrap_or(FaultLimit::Taxa) {
-            FaultLimit::Taxa => Limite::Taxa,
+        let limite = match limite.unwrap_or(FaultLimit::Rate) {
+            FaultLimit::Rate => Limite::Rate,
             FaultLimit::Diario => Limite::Diario,
             FaultLimit::Mensal => Limite::Mensal,
         };
-        return ApiError::limit_exceeded(limite, retry_after.unwrap_or(1), mensagem);
+        return ApiError::limit_exceeded(limite, retry_after.unwrap_or(1), message);
     }
-    let e = ApiError::new(codigo, mensagem);
+    let e = ApiError::new(codigo, message);
     match retry_after {
         Some(s) => e.retry_after(s),
         None => e,
@@ -94,18 +90,18 @@ async fn reset_db(connection: Option<ConnectionHandle>) -> Response {
 
 /// `resposta` with its status and headers and only the first `bytes` bytes of its body, after
 /// which the connection is reset.
-async fn reset(resposta: Response, bytes: u64, connection: Option<ConnectionHandle>) -> Response {
-    let (mut parts, corpo) = resposta.into_parts();
-    let completo = match axum::body::to_bytes(corpo, usize::MAX).await {
+async fn reset(response: Response, bytes: u64, connection: Option<ConnectionHandle>) -> Response {
+    let (mut parts, body) = response.into_parts();
+    let completo = match axum::body::to_bytes(body, usize::MAX).await {
         Ok(b) => b,
         Err(_) => return reset_db(connection).await,
     };
     let n = usize::try_from(bytes)
         .unwrap_or(usize::MAX)
         .min(completo.len());
-    let inicio: Bytes = completo.slice(..n);
-    let corte = stream::once(async move { Ok::<Bytes, std::io::Error>(inicio) }).chain(
-        stream::once(async move {
+    let start: Bytes = completo.slice(..n);
+    let cut = stream::once(async move { Ok::<Bytes, std::io::Error>(start) }).chain(stream::once(
+        async move {
             // Pending for a moment first, so hyper writes the headers and the first bytes out
             // before the connection goes.
             tokio::time::sleep(WAIT_BEFORE_RESET).await;
@@ -116,12 +112,12 @@ async fn reset(resposta: Response, bytes: u64, connection: Option<ConnectionHand
                 std::io::ErrorKind::ConnectionReset,
                 "corpo cortado pelo modo de teste",
             ))
-        }),
-    );
+        },
+    ));
     // The whole length is announced, as for the real body: the client sees a short body.
     parts.headers.insert(
         axum::http::header::CONTENT_LENGTH,
         axum::http::HeaderValue::from(completo.len()),
     );
-    Response::from_parts(parts, Body::from_stream(corte))
+    Response::from_parts(parts, Body::from_stream(cut))
 }

@@ -21,7 +21,7 @@ pub(crate) const MAX_OFFSET_MS: i64 = 100 * 366 * 24 * 3600 * 1000;
 #[derive(Debug, Clone, Default)]
 pub struct TestClock {
     /// Offset from the system clock, in milliseconds.
-    deslocamento_ms: Arc<AtomicI64>,
+    offset_ms: Arc<AtomicI64>,
 }
 
 impl TestClock {
@@ -32,14 +32,14 @@ impl TestClock {
 
     /// The current instant: the system clock plus the offset.
     pub fn now(&self) -> DateTime<Utc> {
-        Utc::now() + chrono::Duration::milliseconds(self.deslocamento_ms.load(Ordering::SeqCst))
+        Utc::now() + chrono::Duration::milliseconds(self.offset_ms.load(Ordering::SeqCst))
     }
 
     /// Moves the clock `d` forward and returns the new instant; the offset saturates at
     /// 100 years (`MAX_OFFSET_MS`).
     pub(crate) fn advance(&self, d: Duration) -> DateTime<Utc> {
         let ms = i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
-        self.deslocamento_ms
+        self.offset_ms
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |atual| {
                 Some(atual.saturating_add(ms).min(MAX_OFFSET_MS))
             })
@@ -51,7 +51,7 @@ impl TestClock {
     /// within 100 years (`MAX_OFFSET_MS`) of the system clock either way.
     pub fn set(&self, instant: DateTime<Utc>) {
         let delta = instant.signed_duration_since(Utc::now()).num_milliseconds();
-        self.deslocamento_ms
+        self.offset_ms
             .store(delta.clamp(-MAX_OFFSET_MS, MAX_OFFSET_MS), Ordering::SeqCst);
     }
 
@@ -69,10 +69,10 @@ mod tests {
     #[test]
     fn advancing_moves_every_clone_forward() {
         let r = TestClock::new();
-        let outro = r.clock();
-        let antes = outro.now();
+        let other = r.clock();
+        let antes = other.now();
         r.advance(Duration::from_secs(11 * 60));
-        let depois = outro.now();
+        let depois = other.now();
         assert!(depois - antes >= chrono::Duration::minutes(11));
         assert!(depois - antes < chrono::Duration::minutes(12));
     }
@@ -80,9 +80,9 @@ mod tests {
     #[test]
     fn fixing_sets_the_instant_even_in_the_past() {
         let r = TestClock::new();
-        let ontem = Utc::now() - chrono::Duration::days(1);
-        r.set(ontem);
-        assert!((r.now() - ontem).num_seconds().abs() < 2);
+        let yesterday = Utc::now() - chrono::Duration::days(1);
+        r.set(yesterday);
+        assert!((r.now() - yesterday).num_seconds().abs() < 2);
     }
 
     #[test]
@@ -90,9 +90,9 @@ mod tests {
         let r = TestClock::new();
         r.advance(Duration::from_secs(1));
         r.advance(Duration::from_secs(u64::MAX));
-        assert_eq!(r.deslocamento_ms.load(Ordering::SeqCst), MAX_OFFSET_MS);
+        assert_eq!(r.offset_ms.load(Ordering::SeqCst), MAX_OFFSET_MS);
         r.set(DateTime::<Utc>::MIN_UTC);
-        assert_eq!(r.deslocamento_ms.load(Ordering::SeqCst), -MAX_OFFSET_MS);
+        assert_eq!(r.offset_ms.load(Ordering::SeqCst), -MAX_OFFSET_MS);
         let _ = r.now();
     }
 }

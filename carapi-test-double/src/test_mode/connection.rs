@@ -1,6 +1,6 @@
 //! The test mode's sockets: each request carries its connection's [`ConnectionHandle`], with which a
-//! fault ([`super::Fault::ResetarConexao`], [`super::Fault::PerderRespostaAposCobrar`],
-//! [`super::Fault::CortarCorpo`]) resets the connection instead of answering. Only a
+//! fault ([`super::Fault::ResetConnection`], [`super::Fault::LoseReplyAfterCharge`],
+//! [`super::Fault::CutBody`]) resets the connection instead of answering. Only a
 //! test-mode server wraps its sockets so ([`Resettable`]); a normal one serves them as
 //! accepted.
 
@@ -26,22 +26,22 @@ impl Connections for Resettable {
     type Handle = ConnectionHandle;
 
     fn open(&self, tcp: TcpStream) -> (ResettableSocket, ConnectionHandle) {
-        let corte = CancellationToken::new();
+        let cut = CancellationToken::new();
         (
             ResettableSocket {
                 tcp,
-                corte: corte.clone(),
+                cut: cut.clone(),
             },
-            ConnectionHandle(corte),
+            ConnectionHandle(cut),
         )
     }
 
-    fn tag(alca: &ConnectionHandle, req: &mut Request<Incoming>) {
-        req.extensions_mut().insert(alca.clone());
+    fn tag(handle: &ConnectionHandle, req: &mut Request<Incoming>) {
+        req.extensions_mut().insert(handle.clone());
     }
 
-    fn was_reset(alca: &ConnectionHandle) -> impl Future<Output = ()> + Send + 'static {
-        alca.0.clone().cancelled_owned()
+    fn was_reset(handle: &ConnectionHandle) -> impl Future<Output = ()> + Send + 'static {
+        handle.0.clone().cancelled_owned()
     }
 }
 
@@ -63,12 +63,12 @@ impl ConnectionHandle {
 #[derive(Debug)]
 pub(crate) struct ResettableSocket {
     tcp: TcpStream,
-    corte: CancellationToken,
+    cut: CancellationToken,
 }
 
 impl Drop for ResettableSocket {
     fn drop(&mut self) {
-        if self.corte.is_cancelled() {
+        if self.cut.is_cancelled() {
             let _ = self.tcp.set_zero_linger();
         }
     }

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use axum::http::Method;
-use carapi_sdk::ErrorCode;
+use carapi_sdk::{EndpointConsulta, ErrorCode};
 use serde::{Deserialize, Serialize};
 
 use carapi_service::http::routes;
@@ -33,7 +33,8 @@ pub enum Fault {
     /// before the handler runs: nothing is charged or recorded. `retry_after` (seconds) adds
     /// `Retry-After`; for `LIMITE_EXCEDIDO`, `limite` says which limit (`Carapi-Limite`),
     /// `taxa` when absent.
-    Erro {
+    #[serde(rename = "erro")]
+    Error {
         /// The error code; its status comes from the contract's table.
         #[cfg_attr(feature = "openapi", schema(value_type = String, example = "ERRO_INTERNO"))]
         codigo: ErrorCode,
@@ -45,33 +46,38 @@ pub enum Fault {
         limite: Option<FaultLimit>,
     },
     /// Waits this many milliseconds, then handles the request normally (client time-outs).
-    Atraso {
+    #[serde(rename = "atraso")]
+    Delay {
         /// Milliseconds.
         ms: u64,
     },
     /// Resets the connection (TCP RST) before the handler runs: no answer, nothing charged.
-    ResetarConexao,
+    #[serde(rename = "resetar_conexao")]
+    ResetConnection,
     /// Handles the request (a charged lookup commits its charge), then resets the connection
     /// instead of answering: the lost charged answer that the SDK refuses to re-send.
-    PerderRespostaAposCobrar,
+    #[serde(rename = "perder_resposta_apos_cobrar")]
+    LoseReplyAfterCharge,
     /// Handles the request, sends the status, the headers and the first `bytes` bytes of the
     /// body, then resets the connection: a receipt PDF cut mid-stream after its 200 (charged:
     /// the contract's 502 `RECIBO_INDISPONIVEL` can only be sent before the headers, which
-    /// [`Fault::Erro`] does).
-    CortarCorpo {
+    /// [`Fault::Error`] does).
+    #[serde(rename = "cortar_corpo")]
+    CutBody {
         /// Body bytes sent before the cut.
         bytes: u64,
     },
 }
 
-/// Which limit a [`Fault::Erro`] of `LIMITE_EXCEDIDO` reports (`Carapi-Limite`).
+/// Which limit a [`Fault::Error`] of `LIMITE_EXCEDIDO` reports (`Carapi-Limite`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "openapi", schema(as = LimiteFalha))]
 #[serde(rename_all = "snake_case")]
 pub enum FaultLimit {
     /// Requests per second.
-    Taxa,
+    #[serde(rename = "taxa")]
+    Rate,
     /// Charged lookups per Brasília day.
     Diario,
     /// Spending per Brasília month.
@@ -79,9 +85,9 @@ pub enum FaultLimit {
 }
 
 impl Fault {
-    /// [`Fault::Erro`] with `codigo`'s status, no `Retry-After`.
+    /// [`Fault::Error`] with `codigo`'s status, no `Retry-After`.
     pub fn error(codigo: ErrorCode) -> Self {
-        Fault::Erro {
+        Fault::Error {
             codigo,
             retry_after: None,
             limite: None,
@@ -90,21 +96,21 @@ impl Fault {
 
     /// 429 `LIMITE_EXCEDIDO` for `limite` with `Retry-After: retry_after_s` (seconds).
     pub fn limite(limite: FaultLimit, retry_after_s: u64) -> Self {
-        Fault::Erro {
+        Fault::Error {
             codigo: ErrorCode::LimiteExcedido,
             retry_after: Some(retry_after_s),
             limite: Some(limite),
         }
     }
 
-    /// [`Fault::Atraso`] of `d` (whole milliseconds).
+    /// [`Fault::Delay`] of `d` (whole milliseconds).
     pub fn delay(d: Duration) -> Self {
-        Fault::Atraso {
+        Fault::Delay {
             ms: u64::try_from(d.as_millis()).unwrap_or(u64::MAX),
         }
     }
 
-    /// A rule with this fault on the route template `route` (see `FaultRule::em`).
+    /// A rule with this fault on the route template `route` (see `FaultRule::at`).
     pub fn on(self, route: impl Into<String>) -> FaultRule {
         FaultRule::from(self).on(route)
     }
@@ -147,8 +153,9 @@ pub struct FaultRule {
     #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>))]
     pub(crate) conta: Option<ContaId>,
     /// How many matching requests it applies to; `None` = every one. Default 1.
+    #[serde(rename = "vezes")]
     #[serde(default = "once")]
-    pub(crate) vezes: Option<u32>,
+    pub(crate) times: Option<u32>,
 }
 
 fn once() -> Option<u32> {
@@ -156,13 +163,13 @@ fn once() -> Option<u32> {
 }
 
 impl From<Fault> for FaultRule {
-    fn from(falha: Fault) -> Self {
+    fn from(failure: Fault) -> Self {
         FaultRule {
-            fault: falha,
+            fault: failure,
             route: None,
             method: None,
             conta: None,
-            vezes: once(),
+            times: once(),
         }
     }
 }
@@ -189,13 +196,13 @@ impl FaultRule {
 
     /// For the next `n` matching requests (0 registers nothing that ever applies).
     pub fn next_ones(mut self, n: u32) -> Self {
-        self.vezes = Some(n);
+        self.times = Some(n);
         self
     }
 
     /// For every matching request until the rules are cleared.
     pub fn always(mut self) -> Self {
-        self.vezes = None;
+        self.times = None;
         self
     }
 }
@@ -211,16 +218,16 @@ pub type FaultId = u64;
 #[derive(Debug)]
 struct Recorded {
     id: FaultId,
-    regra: FaultRule,
+    rule: FaultRule,
     /// The server's pattern the rule's template resolved to.
-    padrao: Option<&'static str>,
+    pattern: Option<&'static str>,
     method: Option<Method>,
 }
 
 /// The registered rules of a test-mode server.
 #[derive(Debug, Default)]
 pub(crate) struct Faults {
-    regras: Mutex<Vec<Recorded>>,
+    rules: Mutex<Vec<Recorded>>,
     next_item: AtomicU64,
 }
 
@@ -230,9 +237,9 @@ impl Faults {
     /// # Errors
     /// [`InvalidRule`] when the route template is not one of the server's `/v1` routes or the
     /// method is not an HTTP method.
-    pub(crate) fn registrar(&self, regra: FaultRule) -> Result<FaultId, InvalidRule> {
-        let padrao = regra.route.as_deref().map(pattern_of).transpose()?;
-        let method = regra
+    pub(crate) fn register(&self, rule: FaultRule) -> Result<FaultId, InvalidRule> {
+        let pattern = rule.route.as_deref().map(pattern_of).transpose()?;
+        let method = rule
             .method
             .as_deref()
             .map(|m| {
@@ -241,11 +248,11 @@ impl Faults {
             })
             .transpose()?;
         let id = self.next_item.fetch_add(1, Ordering::Relaxed) + 1;
-        let mut regras = self.regras.lock().unwrap_or_else(|e| e.into_inner());
-        regras.push(Recorded {
+        let mut rules = self.rules.lock().unwrap_or_else(|e| e.into_inner());
+        rules.push(Recorded {
             id,
-            regra,
-            padrao,
+            rule,
+            pattern,
             method,
         });
         Ok(id)
@@ -253,60 +260,59 @@ impl Faults {
 
     /// Removes rule `id`; false when it is gone already (exhausted or cleared).
     pub(crate) fn remove(&self, id: FaultId) -> bool {
-        let mut regras = self.regras.lock().unwrap_or_else(|e| e.into_inner());
-        let antes = regras.len();
-        regras.retain(|r| r.id != id);
-        regras.len() < antes
+        let mut rules = self.rules.lock().unwrap_or_else(|e| e.into_inner());
+        let antes = rules.len();
+        rules.retain(|r| r.id != id);
+        rules.len() < antes
     }
 
     /// Removes every rule.
     pub(crate) fn clear(&self) {
-        self.regras
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+        self.rules.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
 
     /// How many rules are registered (exhausted ones are removed).
     #[cfg(test)]
     fn how_many(&self) -> usize {
-        self.regras.lock().unwrap_or_else(|e| e.into_inner()).len()
+        self.rules.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     /// The fault for a request of `conta` with `method` on the route `padrao`, if a rule
     /// matches; the rule's count goes down and an exhausted rule is removed.
-    pub(crate) fn take(&self, padrao: &str, method: &Method, conta: ContaId) -> Option<Fault> {
-        let mut regras = self.regras.lock().unwrap_or_else(|e| e.into_inner());
-        let i = regras.iter().position(|r| {
-            r.regra.vezes != Some(0)
-                && r.padrao.is_none_or(|p| p == padrao)
+    pub(crate) fn take(&self, pattern: &str, method: &Method, conta: ContaId) -> Option<Fault> {
+        let mut rules = self.rules.lock().unwrap_or_else(|e| e.into_inner());
+        let i = rules.iter().position(|r| {
+            r.rule.times != Some(0)
+                && r.pattern.is_none_or(|p| p == pattern)
                 && r.method.as_ref().is_none_or(|m| m == method)
-                && r.regra.conta.is_none_or(|c| c == conta)
+                && r.rule.conta.is_none_or(|c| c == conta)
         })?;
-        let falha = regras[i].regra.fault.clone();
-        if let Some(n) = regras[i].regra.vezes.as_mut() {
+        let failure = rules[i].rule.fault.clone();
+        if let Some(n) = rules[i].rule.times.as_mut() {
             *n -= 1;
             if *n == 0 {
-                regras.remove(i);
+                rules.remove(i);
             }
         }
-        Some(falha)
+        Some(failure)
     }
 }
 
 /// The server pattern of the `/v1` route whose template is `route` (placeholder names ignored:
 /// `/v1/car/{codigo}` is `/v1/car/{codigoCar}`).
 fn pattern_of(route: &str) -> Result<&'static str, InvalidRule> {
-    let alvo = shape(route);
-    routes::ROUTES
+    let target = shape(route);
+    routes::routes()
         .iter()
-        .map(|r| r.padrao)
+        .map(routes::Route::pattern)
         .filter(|p| p.starts_with("/v1/"))
-        .find(|p| shape(p) == alvo)
+        .find(|p| shape(p) == target)
         .ok_or_else(|| {
             InvalidRule(format!(
-                "rota desconhecida: {route:?}; use o modelo de uma rota /v1 (ex.: \
-                 /v1/car/{{codigoCar}}, /v1/proprietario/{{cpfCnpj}}, /v1/recarga)"
+                "rota desconhecida: {route:?}; use o modelo de uma rota /v1 (ex.: {}, {}, \
+                 /v1/recarga)",
+                EndpointConsulta::CarBasico.route(),
+                EndpointConsulta::Proprietario.route(),
             ))
         })
 }
@@ -331,7 +337,7 @@ mod tests {
     #[test]
     fn a_rule_applies_n_times_then_disappears() {
         let f = Faults::default();
-        f.registrar(
+        f.register(
             Fault::error(ErrorCode::ErroInterno)
                 .on("/v1/car/{x}")
                 .next_ones(2),
@@ -343,7 +349,7 @@ mod tests {
         assert!(f.take(car, &Method::GET, conta()).is_some());
         assert!(f.take(car, &Method::GET, conta()).is_none());
         assert_eq!(f.how_many(), 0);
-        let id = f.registrar(Fault::ResetarConexao.always()).unwrap();
+        let id = f.register(Fault::ResetConnection.always()).unwrap();
         assert!(f.remove(id));
         assert!(!f.remove(id));
         assert!(f.take(car, &Method::GET, conta()).is_none());
@@ -352,15 +358,15 @@ mod tests {
     #[test]
     fn account_and_method_filters_hold() {
         let f = Faults::default();
-        let outra = ContaId(8);
-        f.registrar(
-            Fault::ResetarConexao
+        let another = ContaId(8);
+        f.register(
+            Fault::ResetConnection
                 .of_conta(conta())
                 .method(&Method::PUT)
                 .always(),
         )
         .unwrap();
-        assert!(f.take("/v1/limites", &Method::PUT, outra).is_none());
+        assert!(f.take("/v1/limites", &Method::PUT, another).is_none());
         assert!(f.take("/v1/limites", &Method::GET, conta()).is_none());
         for _ in 0..3 {
             assert!(f.take("/v1/limites", &Method::PUT, conta()).is_some());
@@ -370,16 +376,16 @@ mod tests {
     #[test]
     fn unknown_templates_and_methods_are_refused() {
         let f = Faults::default();
-        assert!(f.registrar(Fault::ResetarConexao.on("/v1/carro")).is_err());
+        assert!(f.register(Fault::ResetConnection.on("/v1/carro")).is_err());
         assert!(
-            f.registrar(Fault::ResetarConexao.on("/webhooks/pix"))
+            f.register(Fault::ResetConnection.on("/webhooks/pix"))
                 .is_err()
         );
-        let mut r = FaultRule::from(Fault::ResetarConexao);
+        let mut r = FaultRule::from(Fault::ResetConnection);
         r.method = Some("G T".into());
-        assert!(f.registrar(r).is_err());
+        assert!(f.register(r).is_err());
         assert!(
-            f.registrar(Fault::ResetarConexao.on("/v1/proprietario/{doc}"))
+            f.register(Fault::ResetConnection.on("/v1/proprietario/{doc}"))
                 .is_ok()
         );
     }
@@ -391,11 +397,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.fault, Fault::limite(FaultLimit::Diario, 3));
-        assert_eq!(r.vezes, Some(1));
+        assert_eq!(r.times, Some(1));
         let r: FaultRule =
             serde_json::from_str(r#"{"falha":{"tipo":"cortar_corpo","bytes":100},"vezes":null}"#)
                 .unwrap();
-        assert_eq!(r.fault, Fault::CortarCorpo { bytes: 100 });
-        assert_eq!(r.vezes, None);
+        assert_eq!(r.fault, Fault::CutBody { bytes: 100 });
+        assert_eq!(r.times, None);
     }
 }

@@ -65,7 +65,7 @@ pub struct TestMode {
     token: Option<String>,
     /// The test clock's instant of the last reconciliation pass; the lock also serialises
     /// passes.
-    ultima_reconciliacao: tokio::sync::Mutex<DateTime<Utc>>,
+    last_reconciliation: tokio::sync::Mutex<DateTime<Utc>>,
     /// The server's own address (the webhook is delivered to it), set when it starts serving.
     pub(crate) address: OnceLock<SocketAddr>,
     /// The retention job of uncharged error rows, on the test clock.
@@ -83,7 +83,8 @@ pub struct Advance {
     #[serde(rename = "agora")]
     pub now: DateTime<Utc>,
     /// Top-ups the reconciliation pass it triggered confirmed (0 when none ran).
-    pub reconciliadas: u32,
+    #[serde(rename = "reconciliadas")]
+    pub reconciled: u32,
 }
 
 impl TestMode {
@@ -91,7 +92,7 @@ impl TestMode {
     pub(crate) fn new(config: &TestModeConfig) -> Self {
         let clock = TestClock::new();
         TestMode {
-            ultima_reconciliacao: tokio::sync::Mutex::new(clock.now()),
+            last_reconciliation: tokio::sync::Mutex::new(clock.now()),
             clock,
             faults: Faults::default(),
             token: config.token.clone().filter(|t| !t.is_empty()),
@@ -115,9 +116,9 @@ impl TestMode {
     /// [`StoreError`] when the reconciliation pass fails.
     pub(crate) async fn advance(&self, st: &AppState, d: Duration) -> Result<Advance, StoreError> {
         let now = self.clock.advance(d);
-        let reconciliadas = self.run_tasks(st).await?;
+        let reconciled = self.run_tasks(st).await?;
         self.retencao.turn(st).await;
-        Ok(Advance { now, reconciliadas })
+        Ok(Advance { now, reconciled })
     }
 
     /// Runs a reconciliation pass when the test clock is at least
@@ -129,15 +130,15 @@ impl TestMode {
     /// # Errors
     /// [`StoreError`] when the pass fails (the last-pass instant is then kept).
     pub(crate) async fn run_tasks(&self, st: &AppState) -> Result<u32, StoreError> {
-        let mut ultima = self.ultima_reconciliacao.lock().await;
+        let mut last = self.last_reconciliation.lock().await;
         let now = self.clock.now();
-        let intervalo = chrono::Duration::from_std(st.config.reconcile_interval)
+        let interval = chrono::Duration::from_std(st.config.reconcile_interval)
             .unwrap_or(chrono::Duration::MAX);
-        if now.signed_duration_since(*ultima) < intervalo {
+        if now.signed_duration_since(*last) < interval {
             return Ok(0);
         }
         let n = carapi_service::reconcile::run_once(&st.store, &st.pix).await?;
-        *ultima = now;
+        *last = now;
         Ok(n)
     }
 }

@@ -69,52 +69,54 @@ pub struct ContaState {
     #[serde(with = "rust_decimal::serde::float_option")]
     pub(crate) limite_mensal: Option<Decimal>,
     /// Total charged so far in BRL (the ledger's debits).
+    #[serde(rename = "debitado")]
     #[serde(with = "rust_decimal::serde::float")]
-    pub debitado: Decimal,
+    pub debited: Decimal,
     /// The ledger check ([`carapi_service::store::Ledger::is_consistent`]): balance = credits - debits,
     /// debits = what the history charged, credits = initial balance + confirmed top-ups.
-    pub razao_consistente: bool,
+    #[serde(rename = "razaoConsistente")]
+    pub ledger_consistent: bool,
 }
 
 /// Creates the account `nova` with the test clock's time and sets its limits.
 ///
 /// # Errors
-/// [`ServerError::Invalido`] for a negative balance, fractions of a centavo, an invalid
+/// [`ServerError::Invalid`] for a negative balance, fractions of a centavo, an invalid
 /// document or limits outside the contract's ranges ([`carapi_service::money::limites::limites_of_patch`]);
 /// [`ServerError::Store`].
 pub(crate) async fn create_conta(
     st: &AppState,
-    nova: TestNovaConta,
+    fresh: TestNovaConta,
 ) -> Result<ContaCriada, ServerError> {
-    let documento = nova
+    let documento = fresh
         .documento
         .as_deref()
         .map(|d| {
-            CpfCnpj::parse(d).map_err(|e| ServerError::Invalido(format!("documento {d:?}: {e}")))
+            CpfCnpj::parse(d).map_err(|e| ServerError::Invalid(format!("documento {d:?}: {e}")))
         })
         .transpose()?;
     let (diario, mensal) = carapi_service::money::limites::limites_of_patch(
-        Some(nova.limite_diario),
-        Some(nova.limite_mensal),
+        Some(fresh.limite_diario),
+        Some(fresh.limite_mensal),
     )
-    .map_err(ServerError::Invalido)?;
-    let criada = contas::create_conta_at(
+    .map_err(ServerError::Invalid)?;
+    let created = contas::create_conta_at(
         st.store.as_ref(),
         NovaConta {
-            saldo: nova.saldo,
-            legado: nova.legado,
+            saldo: fresh.saldo,
+            legado: fresh.legado,
             documento,
             email: Some("cliente@example.com".into()),
         },
         st.clock.now(),
     )
     .await?;
-    if nova.limite_diario.is_some() || nova.limite_mensal.is_some() {
+    if fresh.limite_diario.is_some() || fresh.limite_mensal.is_some() {
         st.store
-            .atualizar_limites(criada.conta_id, diario, mensal)
+            .atualizar_limites(created.conta_id, diario, mensal)
             .await?;
     }
-    Ok(criada)
+    Ok(created)
 }
 
 /// Plays the payer and the PSP for the top-up `recarga_id`: marks its charge paid in the
@@ -123,11 +125,11 @@ pub(crate) async fn create_conta(
 /// will see the payment.
 ///
 /// # Errors
-/// [`ServerError::NaoEncontrado`] for an unknown top-up or charge; [`ServerError::Webhook`]
+/// [`ServerError::NotFound`] for an unknown top-up or charge; [`ServerError::Webhook`]
 /// when the delivery fails; [`ServerError::Store`].
 pub(crate) async fn pay(
     st: &AppState,
-    modo: &TestMode,
+    mode: &TestMode,
     recarga_id: Uuid,
     webhook: bool,
 ) -> Result<(), ServerError> {
@@ -135,12 +137,12 @@ pub(crate) async fn pay(
         .store
         .recarga_by_id(recarga_id)
         .await?
-        .ok_or_else(|| ServerError::NaoEncontrado(format!("recarga {recarga_id}")))?;
+        .ok_or_else(|| ServerError::NotFound(format!("recarga {recarga_id}")))?;
     let now = st.clock.now();
     if !webhook {
         return payment::mark_paid(st.store.as_ref(), &recarga.payment_id, now).await;
     }
-    let address = modo
+    let address = mode
         .address
         .get()
         .copied()
@@ -159,19 +161,19 @@ pub(crate) async fn pay(
 /// The state of account `id`.
 ///
 /// # Errors
-/// [`ServerError::NaoEncontrado`] for an unknown account; [`ServerError::Store`].
+/// [`ServerError::NotFound`] for an unknown account; [`ServerError::Store`].
 pub(crate) async fn conta_state_of(st: &AppState, id: ContaId) -> Result<ContaState, ServerError> {
-    let nao_ha = || ServerError::NaoEncontrado(format!("conta {id}"));
-    let conta = st.store.conta(id).await?.ok_or_else(nao_ha)?;
-    let ledger = st.store.ledger(id).await?.ok_or_else(nao_ha)?;
+    let none_left = || ServerError::NotFound(format!("conta {id}"));
+    let conta = st.store.conta(id).await?.ok_or_else(none_left)?;
+    let ledger = st.store.ledger(id).await?.ok_or_else(none_left)?;
     Ok(ContaState {
         conta_id: id,
         saldo: conta.saldo.reais(),
         legado: conta.legado,
         limite_diario: conta.limite_diario,
         limite_mensal: conta.limite_mensal.map(Centavos::reais),
-        debitado: ledger.debitos.reais(),
-        razao_consistente: ledger.is_consistent(),
+        debited: ledger.debits.reais(),
+        ledger_consistent: ledger.is_consistent(),
     })
 }
 
@@ -230,26 +232,26 @@ pub struct ImovelChange {
 /// forgets it); returns the record as now stored.
 ///
 /// # Errors
-/// [`ServerError::Invalido`] for a malformed code, an invalid owner document or a negative
-/// area; [`ServerError::NaoEncontrado`] when no record has the code; [`ServerError::Store`].
+/// [`ServerError::Invalid`] for a malformed code, an invalid owner document or a negative
+/// area; [`ServerError::NotFound`] when no record has the code; [`ServerError::Store`].
 pub(crate) async fn change_imovel(
     st: &AppState,
     codigo: &str,
     change: ImovelChange,
 ) -> Result<carapi_service::dados::Imovel, ServerError> {
     let codigo = carapi_sdk::CodigoCar::parse(codigo)
-        .map_err(|e| ServerError::Invalido(format!("codigoCar: {e}")))?;
+        .map_err(|e| ServerError::Invalid(format!("codigoCar: {e}")))?;
     let mut imovel = st
         .store
         .imovel(&codigo)
         .await?
-        .ok_or_else(|| ServerError::NaoEncontrado(format!("imóvel {codigo}")))?;
+        .ok_or_else(|| ServerError::NotFound(format!("imóvel {codigo}")))?;
     if let Some(owners) = change.proprietarios {
         imovel.proprietarios = owners
             .into_iter()
             .map(|o| {
                 let documento = CpfCnpj::parse(&o.documento).map_err(|e| {
-                    ServerError::Invalido(format!("documento {:?}: {e}", o.documento))
+                    ServerError::Invalid(format!("documento {:?}: {e}", o.documento))
                 })?;
                 Ok(carapi_service::dados::Proprietario {
                     documento,
@@ -260,7 +262,7 @@ pub(crate) async fn change_imovel(
     }
     if let Some(a) = change.area_total_ha {
         if a.is_sign_negative() {
-            return Err(ServerError::Invalido("areaTotalHa negativa".into()));
+            return Err(ServerError::Invalid("areaTotalHa negativa".into()));
         }
         imovel.area_total_ha = a;
     }

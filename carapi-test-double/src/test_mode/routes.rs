@@ -31,7 +31,7 @@ use super::TestMode;
 use super::faults::FaultRule;
 use super::operations::{self, ImovelChange, TestNovaConta};
 use carapi_service::ServerError;
-use carapi_service::api_error::{ApiError, PARAMETRO_INVALIDO};
+use carapi_service::api_error::{ApiError, PARAMETER_INVALID};
 use carapi_service::auth;
 use carapi_service::http::Segment;
 use carapi_service::http::client_addr::client_address;
@@ -44,36 +44,15 @@ const POST: &[Method] = &[Method::POST];
 const GET: &[Method] = &[Method::GET];
 
 /// The `/_teste` routes and their methods (the edge middleware checks requests against them
-/// on a test-mode server, as it does [`carapi_service::http::routes::ROUTES`]).
+/// on a test-mode server, as it does [`carapi_service::http::routes::routes`]).
 pub(crate) const ROUTES: &[Route] = &[
-    Route {
-        padrao: "/_teste/falhas",
-        methods: &[Method::POST, Method::DELETE],
-    },
-    Route {
-        padrao: "/_teste/relogio",
-        methods: GET,
-    },
-    Route {
-        padrao: "/_teste/relogio/avancar",
-        methods: POST,
-    },
-    Route {
-        padrao: "/_teste/contas",
-        methods: POST,
-    },
-    Route {
-        padrao: "/_teste/contas/{contaId}",
-        methods: GET,
-    },
-    Route {
-        padrao: "/_teste/recargas/{recargaId}/pagar",
-        methods: POST,
-    },
-    Route {
-        padrao: "/_teste/imoveis/{codigoCar}",
-        methods: POST,
-    },
+    Route::new("/_teste/falhas", &[Method::POST, Method::DELETE]),
+    Route::new("/_teste/relogio", GET),
+    Route::new("/_teste/relogio/avancar", POST),
+    Route::new("/_teste/contas", POST),
+    Route::new("/_teste/contas/{contaId}", GET),
+    Route::new("/_teste/recargas/{recargaId}/pagar", POST),
+    Route::new("/_teste/imoveis/{codigoCar}", POST),
 ];
 
 /// What the `/_teste` handlers reach: the server's state and the test mode's.
@@ -82,7 +61,7 @@ pub(crate) struct TestState {
     /// The server's state (its clock is the test clock).
     pub(crate) st: AppState,
     /// The test mode.
-    pub(crate) modo: Arc<TestMode>,
+    pub(crate) mode: Arc<TestMode>,
 }
 
 impl FromRef<TestState> for AppState {
@@ -93,12 +72,12 @@ impl FromRef<TestState> for AppState {
 
 impl FromRef<TestState> for Arc<TestMode> {
     fn from_ref(e: &TestState) -> Arc<TestMode> {
-        e.modo.clone()
+        e.mode.clone()
     }
 }
 
 /// The `/_teste` router, behind the token check.
-pub fn router(st: AppState, modo: Arc<TestMode>) -> Router<AppState> {
+pub fn router(st: AppState, mode: Arc<TestMode>) -> Router<AppState> {
     Router::new()
         .route("/_teste/falhas", post(inject).delete(clear_faults))
         .route("/_teste/relogio", get(clock))
@@ -110,11 +89,11 @@ pub fn router(st: AppState, modo: Arc<TestMode>) -> Router<AppState> {
         .route_layer(middleware::from_fn_with_state(
             TestState {
                 st: st.clone(),
-                modo: modo.clone(),
+                mode: mode.clone(),
             },
             require_token,
         ))
-        .with_state(TestState { st, modo })
+        .with_state(TestState { st, mode })
 }
 
 /// 401 `TOKEN_INVALIDO` unless the request carries the test mode's token. A wrong or missing
@@ -126,14 +105,14 @@ async fn require_token(State(e): State<TestState>, req: Request, next: Next) -> 
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(auth::bearer);
-    let ok = token.is_some_and(|t| e.modo.token_matches(t));
+    let ok = token.is_some_and(|t| e.mode.token_matches(t));
     if !ok {
         let ip = client_address(&req, &e.st.config.edge);
-        let invalido = ApiError::new(
+        let invalid = ApiError::new(
             ErrorCode::TokenInvalido,
             "Token do modo de teste ausente ou inválido (Authorization: Bearer <token-teste>).",
         );
-        return unauthenticated(&e.st, ip, invalido).into_response();
+        return unauthenticated(&e.st, ip, invalid).into_response();
     }
     next.run(req).await
 }
@@ -141,33 +120,33 @@ async fn require_token(State(e): State<TestState>, req: Request, next: Next) -> 
 fn invalid(msg: impl Into<String>) -> ApiError {
     ApiError::with_status(
         StatusCode::BAD_REQUEST,
-        ErrorCode::Other(PARAMETRO_INVALIDO.into()),
+        ErrorCode::Other(PARAMETER_INVALID.into()),
         msg,
     )
 }
 
 /// A JSON body; an empty one reads as `{}`.
 fn json<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, ApiError> {
-    let texto: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
+    let text: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
         b"{}"
     } else {
         bytes
     };
-    let mut de = serde_json::Deserializer::from_slice(texto);
+    let mut de = serde_json::Deserializer::from_slice(text);
     serde_path_to_error::deserialize(&mut de)
         .map_err(|e| invalid(format!("Campo '{}' inválido: {}", e.path(), e.inner())))
 }
 
 fn server_error(e: ServerError) -> ApiError {
     match e {
-        ServerError::Invalido(m) => invalid(m),
-        ServerError::NaoEncontrado(m) => ApiError::with_status(
+        ServerError::Invalid(m) => invalid(m),
+        ServerError::NotFound(m) => ApiError::with_status(
             StatusCode::NOT_FOUND,
             ErrorCode::Other("NAO_ENCONTRADO".into()),
             format!("Não encontrado: {m}."),
         ),
         ServerError::Store(e) => e.into(),
-        outro => ApiError::internal(outro),
+        other => ApiError::internal(other),
     }
 }
 
@@ -180,11 +159,11 @@ fn server_error(e: ServerError) -> ApiError {
         (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
     )))]
 pub(crate) async fn inject(
-    State(modo): State<Arc<TestMode>>,
-    corpo: Bytes,
+    State(mode): State<Arc<TestMode>>,
+    body: Bytes,
 ) -> Result<Response, ApiError> {
-    let regra: FaultRule = json(&corpo)?;
-    let id = modo.faults.registrar(regra).map_err(|e| invalid(e.0))?;
+    let rule: FaultRule = json(&body)?;
+    let id = mode.faults.register(rule).map_err(|e| invalid(e.0))?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "id": id }))).into_response())
 }
 
@@ -194,8 +173,8 @@ pub(crate) async fn inject(
         (status = 204, description = "Every rule removed"),
         (status = 401, description = "`TOKEN_INVALIDO`: test token missing or wrong", body = carapi_sdk::ApiErrorBody),
     )))]
-pub(crate) async fn clear_faults(State(modo): State<Arc<TestMode>>) -> StatusCode {
-    modo.faults.clear();
+pub(crate) async fn clear_faults(State(mode): State<Arc<TestMode>>) -> StatusCode {
+    mode.faults.clear();
     StatusCode::NO_CONTENT
 }
 
@@ -216,7 +195,8 @@ pub(crate) async fn clock(State(st): State<AppState>) -> Json<serde_json::Value>
 #[serde(deny_unknown_fields)]
 pub(crate) struct AdvanceBody {
     /// Seconds to move the clock forward.
-    pub(crate) segundos: u64,
+    #[serde(rename = "segundos")]
+    pub(crate) seconds: u64,
 }
 
 /// `POST /_teste/relogio/avancar`: moves the clock and runs what became due.
@@ -229,14 +209,14 @@ pub(crate) struct AdvanceBody {
     )))]
 pub(crate) async fn advance(
     State(st): State<AppState>,
-    State(modo): State<Arc<TestMode>>,
-    corpo: Bytes,
+    State(mode): State<Arc<TestMode>>,
+    body: Bytes,
 ) -> Result<Response, ApiError> {
-    let AdvanceBody { segundos } = json(&corpo)?;
-    let avanco = modo
-        .advance(&st, std::time::Duration::from_secs(segundos))
+    let AdvanceBody { seconds } = json(&body)?;
+    let advance = mode
+        .advance(&st, std::time::Duration::from_secs(seconds))
         .await?;
-    Ok(Json(avanco).into_response())
+    Ok(Json(advance).into_response())
 }
 
 /// `POST /_teste/contas`: creates an account ([`TestNovaConta`]); the key is in the answer.
@@ -249,13 +229,13 @@ pub(crate) async fn advance(
     )))]
 pub(crate) async fn create_conta(
     State(st): State<AppState>,
-    corpo: Bytes,
+    body: Bytes,
 ) -> Result<Response, ApiError> {
-    let nova: TestNovaConta = json(&corpo)?;
-    let criada = operations::create_conta(&st, nova)
+    let fresh: TestNovaConta = json(&body)?;
+    let created = operations::create_conta(&st, fresh)
         .await
         .map_err(server_error)?;
-    Ok((StatusCode::CREATED, Json(criada)).into_response())
+    Ok((StatusCode::CREATED, Json(created)).into_response())
 }
 
 /// `GET /_teste/contas/{contaId}`: the account as stored, with the ledger check.
@@ -273,10 +253,10 @@ pub(crate) async fn conta(
     let id: ContaId = id
         .parse()
         .map_err(|_| invalid(format!("contaId inválido: {id:?}")))?;
-    let estado = operations::conta_state_of(&st, id)
+    let state = operations::conta_state_of(&st, id)
         .await
         .map_err(server_error)?;
-    Ok(Json(estado).into_response())
+    Ok(Json(state).into_response())
 }
 
 /// Body of `POST /_teste/recargas/{recargaId}/pagar`.
@@ -306,15 +286,15 @@ fn yes() -> bool {
     )))]
 pub(crate) async fn pay(
     State(st): State<AppState>,
-    State(modo): State<Arc<TestMode>>,
+    State(mode): State<Arc<TestMode>>,
     Segment(id): Segment,
-    corpo: Bytes,
+    body: Bytes,
 ) -> Result<StatusCode, ApiError> {
     let id: Uuid = id
         .parse()
         .map_err(|_| invalid(format!("recargaId inválido: {id:?}")))?;
-    let Payment { webhook } = json(&corpo)?;
-    operations::pay(&st, &modo, id, webhook)
+    let Payment { webhook } = json(&body)?;
+    operations::pay(&st, &mode, id, webhook)
         .await
         .map_err(server_error)?;
     Ok(StatusCode::NO_CONTENT)
@@ -334,9 +314,9 @@ pub(crate) async fn pay(
 pub(crate) async fn change_imovel(
     State(st): State<AppState>,
     Segment(codigo): Segment,
-    corpo: Bytes,
+    body: Bytes,
 ) -> Result<Response, ApiError> {
-    let change: ImovelChange = json(&corpo)?;
+    let change: ImovelChange = json(&body)?;
     let imovel = operations::change_imovel(&st, &codigo, change)
         .await
         .map_err(server_error)?;

@@ -10,12 +10,12 @@ use carapi_test_double::TestServer;
 use super::on_each_database;
 use crate::{CODIGO_REAL, assert_api_error};
 
-fn quinhentos() -> NovaRecarga {
+fn five_hundred() -> NovaRecarga {
     NovaRecarga::new(dec!(500))
 }
 
 /// Seconds from the server clock to one minute past the next Brasília midnight.
-fn ate_amanha(srv: &TestServer) -> Duration {
+fn until_tomorrow(srv: &TestServer) -> Duration {
     Duration::from_secs(calendar::seconds_until_tomorrow(srv.clock().now()) + 60)
 }
 
@@ -24,15 +24,15 @@ async fn the_reuse_window_ends_after_ten_minutes() {
     on_each_database(|srv| async move {
         let conta = srv.conta().create().await.unwrap();
         let c = srv.client(&conta).unwrap();
-        let primeira = c.criar_recarga(&quinhentos()).await.unwrap();
+        let first = c.criar_recarga(&five_hundred()).await.unwrap();
         srv.advance(Duration::from_secs(9 * 60)).await.unwrap();
-        let de_novo = c.criar_recarga(&quinhentos()).await.unwrap();
-        assert!(de_novo.reaproveitada, "within 10 minutes");
-        assert_eq!(de_novo.recarga_id, primeira.recarga_id);
+        let again = c.criar_recarga(&five_hundred()).await.unwrap();
+        assert!(again.reaproveitada, "within 10 minutes");
+        assert_eq!(again.recarga_id, first.recarga_id);
         srv.advance(Duration::from_secs(2 * 60)).await.unwrap();
-        let nova = c.criar_recarga(&quinhentos()).await.unwrap();
-        assert!(!nova.reaproveitada, "11 minutes later");
-        assert_ne!(nova.recarga_id, primeira.recarga_id);
+        let fresh = c.criar_recarga(&five_hundred()).await.unwrap();
+        assert!(!fresh.reaproveitada, "11 minutes later");
+        assert_ne!(fresh.recarga_id, first.recarga_id);
     })
     .await;
 }
@@ -45,9 +45,9 @@ async fn the_daily_limit_starts_over_after_midnight_in_brasilia() {
         c.car(CODIGO_REAL).await.unwrap();
         let e = assert_api_error(c.car(CODIGO_REAL).await, ErrorCode::LimiteExcedido);
         assert_eq!(e.limite, Some(EscopoLimite::Diario));
-        srv.advance(ate_amanha(&srv)).await.unwrap();
+        srv.advance(until_tomorrow(&srv)).await.unwrap();
         c.car(CODIGO_REAL).await.unwrap();
-        assert_eq!(srv.conta_state(&conta).await.unwrap().debitado, dec!(2.00));
+        assert_eq!(srv.conta_state(&conta).await.unwrap().debited, dec!(2.00));
     })
     .await;
 }
@@ -66,13 +66,13 @@ async fn the_monthly_limit_starts_over_next_month() {
         let e = assert_api_error(c.car(CODIGO_REAL).await, ErrorCode::LimiteExcedido);
         assert_eq!(e.limite, Some(EscopoLimite::Mensal));
         // Tomorrow is still this month (unless today is the last day): a day is not enough.
-        let ate_o_mes = calendar::seconds_until_next_month(srv.clock().now());
-        if ate_o_mes > 2 * 86_400 {
-            srv.advance(ate_amanha(&srv)).await.unwrap();
+        let until_month_end = calendar::seconds_until_next_month(srv.clock().now());
+        if until_month_end > 2 * 86_400 {
+            srv.advance(until_tomorrow(&srv)).await.unwrap();
             assert_api_error(c.car(CODIGO_REAL).await, ErrorCode::LimiteExcedido);
         }
-        let ate_o_mes = calendar::seconds_until_next_month(srv.clock().now());
-        srv.advance(Duration::from_secs(ate_o_mes + 60))
+        let until_month_end = calendar::seconds_until_next_month(srv.clock().now());
+        srv.advance(Duration::from_secs(until_month_end + 60))
             .await
             .unwrap();
         c.car(CODIGO_REAL).await.unwrap();
@@ -85,22 +85,22 @@ async fn reconciliation_confirms_a_payment_without_webhook_when_two_minutes_pass
     on_each_database(|srv| async move {
         let conta = srv.conta().saldo(dec!(0)).create().await.unwrap();
         let c = srv.client(&conta).unwrap();
-        let r = c.criar_recarga(&quinhentos()).await.unwrap();
+        let r = c.criar_recarga(&five_hundred()).await.unwrap();
         srv.pay(r.recarga_id).without_webhook().await.unwrap();
         assert_eq!(
             c.recarga(r.recarga_id).await.unwrap().status,
             RecargaStatus::Pendente,
             "no webhook: pending until reconciliation"
         );
-        let meio = srv.advance(Duration::from_secs(60)).await.unwrap();
-        assert_eq!(meio.reconciliadas, 0, "one minute is not an interval");
-        let passo = srv.advance(Duration::from_secs(60)).await.unwrap();
-        assert!(passo.reconciliadas >= 1, "{passo:?}");
+        let middle = srv.advance(Duration::from_secs(60)).await.unwrap();
+        assert_eq!(middle.reconciled, 0, "one minute is not an interval");
+        let step = srv.advance(Duration::from_secs(60)).await.unwrap();
+        assert!(step.reconciled >= 1, "{step:?}");
         let st = c.recarga(r.recarga_id).await.unwrap();
         assert_eq!(st.status, RecargaStatus::Confirmado);
-        let estado = srv.conta_state(&conta).await.unwrap();
-        assert_eq!(estado.saldo, dec!(500));
-        assert!(estado.razao_consistente);
+        let state = srv.conta_state(&conta).await.unwrap();
+        assert_eq!(state.saldo, dec!(500));
+        assert!(state.ledger_consistent);
     })
     .await;
 }
@@ -110,7 +110,7 @@ async fn the_webhook_confirms_at_once() {
     on_each_database(|srv| async move {
         let conta = srv.conta().saldo(dec!(0)).create().await.unwrap();
         let c = srv.client(&conta).unwrap();
-        let r = c.criar_recarga(&quinhentos()).await.unwrap();
+        let r = c.criar_recarga(&five_hundred()).await.unwrap();
         srv.pay(r.recarga_id).await.unwrap();
         let st = c.recarga(r.recarga_id).await.unwrap();
         assert_eq!(st.status, RecargaStatus::Confirmado);
@@ -140,22 +140,22 @@ async fn history_and_top_ups_carry_the_server_clock() {
     on_each_database(|srv| async move {
         let conta = srv.conta().create().await.unwrap();
         let c = srv.client(&conta).unwrap();
-        let uma_semana = Duration::from_secs(7 * 86_400);
-        srv.advance(uma_semana).await.unwrap();
-        let esperado = srv.clock().now();
+        let one_week = Duration::from_secs(7 * 86_400);
+        srv.advance(one_week).await.unwrap();
+        let expected = srv.clock().now();
         c.car(CODIGO_REAL).await.unwrap();
-        c.criar_recarga(&quinhentos()).await.unwrap();
+        c.criar_recarga(&five_hundred()).await.unwrap();
         let h = c.historico(&Default::default()).await.unwrap();
         let data = h.itens[0].data.with_timezone(&chrono::Utc);
         assert!(
-            (data - esperado).num_seconds().abs() < 60,
-            "{data} vs {esperado}"
+            (data - expected).num_seconds().abs() < 60,
+            "{data} vs {expected}"
         );
         let recargas = c.recargas(&Default::default()).await.unwrap();
-        let criada = recargas.itens[0].data.with_timezone(&chrono::Utc);
+        let created = recargas.itens[0].data.with_timezone(&chrono::Utc);
         assert!(
-            (criada - esperado).num_seconds().abs() < 60,
-            "{criada} vs {esperado}"
+            (created - expected).num_seconds().abs() < 60,
+            "{created} vs {expected}"
         );
     })
     .await;

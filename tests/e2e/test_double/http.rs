@@ -14,27 +14,22 @@ struct Http {
 }
 
 impl Http {
-    async fn send(
-        &self,
-        method: reqwest::Method,
-        path: &str,
-        corpo: Option<Value>,
-    ) -> (u16, Value) {
+    async fn send(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (u16, Value) {
         let mut req = self
             .http
             .request(method, format!("{}{path}", self.base))
             .bearer_auth(TOKEN);
-        if let Some(c) = corpo {
+        if let Some(c) = body {
             req = req.json(&c);
         }
         let resp = req.send().await.unwrap();
         let status = resp.status().as_u16();
-        let texto = resp.text().await.unwrap();
-        (status, serde_json::from_str(&texto).unwrap_or(Value::Null))
+        let text = resp.text().await.unwrap();
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
     }
 
-    async fn post(&self, path: &str, corpo: Value) -> (u16, Value) {
-        self.send(reqwest::Method::POST, path, Some(corpo)).await
+    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        self.send(reqwest::Method::POST, path, Some(body)).await
     }
 
     async fn get(&self, path: &str) -> (u16, Value) {
@@ -67,8 +62,8 @@ async fn the_test_routes_need_their_own_token() {
         }
         let resp = req.send().await.unwrap();
         assert_eq!(resp.status(), 401, "{token:?}");
-        let corpo: Value = resp.json().await.unwrap();
-        assert_eq!(corpo["error"], "TOKEN_INVALIDO");
+        let body: Value = resp.json().await.unwrap();
+        assert_eq!(body["error"], "TOKEN_INVALIDO");
     }
     let resp = http.get(&url).bearer_auth(TOKEN).send().await.unwrap();
     assert_eq!(resp.status(), 200);
@@ -89,8 +84,8 @@ async fn a_normal_server_has_no_test_routes() {
         .await
         .unwrap();
     assert_eq!(resp.status(), 404);
-    let corpo: Value = resp.json().await.unwrap();
-    assert_eq!(corpo["success"], false);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["success"], false);
     server.shutdown().await;
 }
 
@@ -109,16 +104,16 @@ async fn accounts_faults_clock_and_payments_over_http() {
         .build()
         .unwrap();
 
-    let regra =
+    let rule =
         json!({"falha": {"tipo": "perder_resposta_apos_cobrar"}, "rota": "/v1/car/{codigoCar}"});
-    let (st, r) = h.post("/_teste/falhas", regra).await;
+    let (st, r) = h.post("/_teste/falhas", rule).await;
     assert_eq!(st, 201, "{r}");
     assert!(c.car(CODIGO_REAL).await.unwrap_err().may_have_charged());
-    let (st, estado) = h.get(&format!("/_teste/contas/{id}")).await;
+    let (st, state) = h.get(&format!("/_teste/contas/{id}")).await;
     assert_eq!(st, 200);
-    assert_eq!(estado["debitado"], json!(1.0));
-    assert_eq!(estado["razaoConsistente"], true);
-    assert_eq!(estado["limiteDiario"], 5);
+    assert_eq!(state["debitado"], json!(1.0));
+    assert_eq!(state["razaoConsistente"], true);
+    assert_eq!(state["limiteDiario"], 5);
 
     let (st, _) = h
         .post(
@@ -137,20 +132,20 @@ async fn accounts_faults_clock_and_payments_over_http() {
     let (st, _) = h.post(&pay, json!({"webhook": false})).await;
     assert_eq!(st, 204);
     let (_, antes) = h.get("/_teste/relogio").await;
-    let (st, avanco) = h
+    let (st, advance) = h
         .post("/_teste/relogio/avancar", json!({"segundos": 120}))
         .await;
-    assert_eq!(st, 200, "{avanco}");
-    assert_eq!(avanco["reconciliadas"], 1);
-    assert!(avanco["agora"].as_str().unwrap() > antes["agora"].as_str().unwrap());
-    let (_, estado) = h.get(&format!("/_teste/contas/{id}")).await;
-    assert_eq!(estado["saldo"], json!(509.0));
+    assert_eq!(st, 200, "{advance}");
+    assert_eq!(advance["reconciliadas"], 1);
+    assert!(advance["agora"].as_str().unwrap() > antes["agora"].as_str().unwrap());
+    let (_, state) = h.get(&format!("/_teste/contas/{id}")).await;
+    assert_eq!(state["saldo"], json!(509.0));
 }
 
 #[tokio::test]
 async fn bad_test_requests_get_api_errors() {
     let (_srv, h) = server().await;
-    for (path, corpo) in [
+    for (path, body) in [
         ("/_teste/relogio/avancar", json!({"segundos": -1})),
         ("/_teste/relogio/avancar", json!({"segundos": "1"})),
         ("/_teste/contas", json!({"saldo": -5})),
@@ -158,8 +153,8 @@ async fn bad_test_requests_get_api_errors() {
         ("/_teste/falhas", json!({"falha": {"tipo": "explodir"}})),
         ("/_teste/recargas/nao-uuid/pagar", json!({})),
     ] {
-        let (st, e) = h.post(path, corpo.clone()).await;
-        assert_eq!(st, 400, "{path} {corpo}: {e}");
+        let (st, e) = h.post(path, body.clone()).await;
+        assert_eq!(st, 400, "{path} {body}: {e}");
         assert_eq!(e["success"], false, "{e}");
     }
     let (st, e) = h

@@ -16,7 +16,7 @@ use carapi_tests::pg;
 /// Runs `cenario` against a fresh test server over in-memory SQLite, then, when
 /// `DATABASE_URL` is set, over a PostgreSQL database of its own (created, then dropped; a
 /// message says when it is skipped).
-pub(crate) async fn on_each_database<F, Fut>(cenario: F)
+pub(crate) async fn on_each_database<F, Fut>(scenario: F)
 where
     F: Fn(TestServer) -> Fut,
     Fut: Future<Output = ()>,
@@ -24,17 +24,17 @@ where
     let srv = TestServer::start()
         .await
         .expect("servidor de teste em SQLite");
-    cenario(srv).await;
+    scenario(srv).await;
     let Some(admin) = std::env::var("DATABASE_URL").ok().filter(|u| !u.is_empty()) else {
         eprintln!("DATABASE_URL não definida: cenário só em SQLite");
         return;
     };
-    let nome = pg::unique_name("carapi_duble");
+    let name = pg::unique_name("carapi_duble");
     let srv = TestServer::builder()
-        .database(pg::with_database(&admin, &nome))
+        .database(pg::with_database(&admin, &name))
         .start()
         .await
         .unwrap_or_else(|e| panic!("servidor de teste em PostgreSQL: {e}"));
-    cenario(srv).await;
-    pg::drop_database(&admin, &nome).await;
+    scenario(srv).await;
+    pg::drop_database(&admin, &name).await;
 }

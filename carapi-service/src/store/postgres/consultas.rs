@@ -25,7 +25,7 @@ use crate::store::{
 type Tx = Transaction<'static, Postgres>;
 
 /// Adds one lookup to the day's counters (same transaction as its history row).
-async fn count(tx: &mut Tx, conta: ContaId, dia: NaiveDate, c: Counters) -> Result<(), StoreError> {
+async fn count(tx: &mut Tx, conta: ContaId, day: NaiveDate, c: Counters) -> Result<(), StoreError> {
     sqlx::query(
         "INSERT INTO uso_diario AS u (conta_id, dia, requisicoes, cobradas, erros, gasto_centavos)
          VALUES ($1, $2, 1, $3, $4, $5)
@@ -34,7 +34,7 @@ async fn count(tx: &mut Tx, conta: ContaId, dia: NaiveDate, c: Counters) -> Resu
            gasto_centavos = u.gasto_centavos + excluded.gasto_centavos",
     )
     .bind(conta.0)
-    .bind(dia)
+    .bind(day)
     .bind(i64::from(c.cobrada))
     .bind(i64::from(c.is_error))
     .bind(c.gasto.get())
@@ -103,16 +103,16 @@ async fn state_of(tx: &mut Tx, c: &Cobranca) -> Result<CobrancaState, StoreError
     let conta = conta_state(&row)?;
     let readings = cobranca::readings(conta.limite_diario, conta.limite_mensal);
     let (cobradas_hoje, gasto_mes) = if readings.cobradas_hoje || readings.gasto_mes {
-        let (inicio, fim) = month_of(c.dia);
+        let (start, end) = month_of(c.day);
         sqlx::query_as(
             "SELECT COALESCE(SUM(cobradas) FILTER (WHERE dia = $2), 0)::BIGINT,
                     COALESCE(SUM(gasto_centavos), 0)::BIGINT
              FROM uso_diario WHERE conta_id = $1 AND dia >= $3 AND dia < $4",
         )
         .bind(c.conta.0)
-        .bind(c.dia)
-        .bind(inicio)
-        .bind(fim)
+        .bind(c.day)
+        .bind(start)
+        .bind(end)
         .fetch_one(&mut **tx)
         .await?
     } else {
@@ -146,18 +146,18 @@ async fn consolidated(tx: &mut Tx, codigo: &CodigoCar) -> Result<bool, StoreErro
 }
 
 /// Writes `plano` for the charge `c`.
-async fn apply(tx: &mut Tx, c: &Cobranca, plano: &CobrancaPlan) -> Result<(), StoreError> {
-    if plano.debito.get() > 0 {
-        let debitou = sqlx::query(
+async fn apply(tx: &mut Tx, c: &Cobranca, plan: &CobrancaPlan) -> Result<(), StoreError> {
+    if plan.debit.get() > 0 {
+        let debited = sqlx::query(
             "UPDATE contas SET saldo_centavos = saldo_centavos - $1
              WHERE id = $2 AND saldo_centavos >= $1",
         )
-        .bind(plano.debito.get())
+        .bind(plan.debit.get())
         .bind(c.conta.0)
         .execute(&mut **tx)
         .await?
         .rows_affected();
-        if debitou != 1 {
+        if debited != 1 {
             // Cannot happen while the row is locked; refuse rather than go negative.
             return Err(corrupt("saldo mudou durante a transação"));
         }
@@ -168,8 +168,8 @@ async fn apply(tx: &mut Tx, c: &Cobranca, plano: &CobrancaPlan) -> Result<(), St
         chave: Some(&c.chave),
         request_id: Some(c.request_id),
     };
-    let id = insert_consulta(tx, &chave, &plano.historico).await?;
-    if let Some(valor) = plano.lancamento {
+    let id = insert_consulta(tx, &chave, &plan.historico).await?;
+    if let Some(valor) = plan.ledger_entry {
         sqlx::query(
             "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, referencia, criado_em)
              VALUES ($1, 'debito', $2, 'consulta', $3, $4)",
@@ -177,26 +177,26 @@ async fn apply(tx: &mut Tx, c: &Cobranca, plano: &CobrancaPlan) -> Result<(), St
         .bind(c.conta.0)
         .bind(valor.get())
         .bind(id.to_string())
-        .bind(plano.historico.data)
+        .bind(plan.historico.data)
         .execute(&mut **tx)
         .await?;
     }
-    count(tx, c.conta, c.dia, plano.counters).await?;
-    match (&c.consolidate, plano.consolidate) {
-        (Some(codigo), true) => consolidate(tx, codigo, c.em).await,
+    count(tx, c.conta, c.day, plan.counters).await?;
+    match (&c.consolidate, plan.consolidate) {
+        (Some(codigo), true) => consolidate(tx, codigo, c.at).await,
         _ => Ok(()),
     }
 }
 
 /// Marks `codigo` consolidated at `em` unless it already was.
-async fn consolidate(tx: &mut Tx, codigo: &CodigoCar, em: DateTime<Utc>) -> Result<(), StoreError> {
+async fn consolidate(tx: &mut Tx, codigo: &CodigoCar, at: DateTime<Utc>) -> Result<(), StoreError> {
     // One insert into the small side table (migration 0002), never a write into `imoveis`.
     sqlx::query(
         "INSERT INTO imoveis_consolidados (codigo_car, consolidado_em) VALUES ($1, $2)
          ON CONFLICT (codigo_car) DO NOTHING",
     )
     .bind(codigo.as_str())
-    .bind(em)
+    .bind(at)
     .execute(&mut **tx)
     .await?;
     Ok(())
@@ -213,32 +213,32 @@ impl ConsultasStore for PgStore {
                 .bind(r.conta.0)
                 .fetch_optional(&mut *tx)
                 .await?;
-        let ultima = last_date(&mut tx, r.conta).await?;
-        let (linha, counters) =
-            cobranca::plan_record(saldo.map(Centavos::new), r.status, r.em, ultima);
+        let last = last_date(&mut tx, r.conta).await?;
+        let (line, counters) =
+            cobranca::plan_record(saldo.map(Centavos::new), r.status, r.at, last);
         let chave = Chave {
             conta: r.conta,
             endpoint: r.endpoint,
             chave: r.chave.as_deref(),
             request_id: None,
         };
-        insert_consulta(&mut tx, &chave, &linha).await?;
-        count(&mut tx, r.conta, r.dia, counters).await?;
+        insert_consulta(&mut tx, &chave, &line).await?;
+        count(&mut tx, r.conta, r.day, counters).await?;
         tx.commit().await?;
         Ok(())
     }
 
     async fn charge_consulta(&self, c: Cobranca) -> Result<CobrancaResult, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let estado = state_of(&mut tx, &c).await?;
-        let plano = cobranca::plan_cobranca(&estado, c.endpoint, c.em);
-        apply(&mut tx, &c, &plano).await?;
+        let state = state_of(&mut tx, &c).await?;
+        let plan = cobranca::plan_cobranca(&state, c.endpoint, c.at);
+        apply(&mut tx, &c, &plan).await?;
         match tx.commit().await {
-            Ok(()) => Ok(plano.resultado),
+            Ok(()) => Ok(plan.result),
             Err(e) => {
                 // The reply was lost or the commit refused: learn which on another connection.
-                match self.cobranca_outcome(c.conta, c.request_id, c.em).await {
-                    Ok(Some(_)) => Ok(plano.resultado),
+                match self.cobranca_outcome(c.conta, c.request_id, c.at).await {
+                    Ok(Some(_)) => Ok(plan.result),
                     Ok(None) => Err(e.into()),
                     Err(d) => Err(StoreError::unknown_outcome(&e, &d)),
                 }
@@ -250,18 +250,18 @@ impl ConsultasStore for PgStore {
         &self,
         conta: ContaId,
         request_id: Uuid,
-        em: DateTime<Utc>,
+        at: DateTime<Utc>,
     ) -> Result<Option<RecordedConsulta>, StoreError> {
-        super::outcome::cobranca(&self.pool, conta, request_id, em).await
+        super::outcome::cobranca(&self.pool, conta, request_id, at).await
     }
 
-    async fn reverse_cobranca(
+    async fn estornar_cobranca(
         &self,
         conta: ContaId,
         request_id: Uuid,
-        em: DateTime<Utc>,
+        at: DateTime<Utc>,
     ) -> Result<Estorno, StoreError> {
-        super::estorno::reverse(&self.pool, conta, request_id, em).await
+        super::estorno::estornar(&self.pool, conta, request_id, at).await
     }
 
     async fn remove_uncharged(
@@ -273,8 +273,8 @@ impl ConsultasStore for PgStore {
         super::retencao::remove(&self.pool, conta, antes, limite).await
     }
 
-    async fn uso_period(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriod, StoreError> {
-        let (inicio, fim) = month_of(dia);
+    async fn uso_period(&self, conta: ContaId, day: NaiveDate) -> Result<UsoPeriod, StoreError> {
+        let (start, end) = month_of(day);
         let (r, c, e, g, mes_req, mes_gasto): (i64, i64, i64, i64, i64, i64) = sqlx::query_as(
             "SELECT COALESCE(SUM(requisicoes) FILTER (WHERE dia = $2), 0)::BIGINT,
                 COALESCE(SUM(cobradas) FILTER (WHERE dia = $2), 0)::BIGINT,
@@ -285,9 +285,9 @@ impl ConsultasStore for PgStore {
          FROM uso_diario WHERE conta_id = $1 AND dia >= $3 AND dia < $4",
         )
         .bind(conta.0)
-        .bind(dia)
-        .bind(inicio)
-        .bind(fim)
+        .bind(day)
+        .bind(start)
+        .bind(end)
         .fetch_one(&self.pool)
         .await?;
         Ok(UsoPeriod {
@@ -303,16 +303,16 @@ impl ConsultasStore for PgStore {
     async fn historico(
         &self,
         conta: ContaId,
-        filtro: &HistoricoFilter,
+        filter: &HistoricoFilter,
     ) -> Result<(Vec<RecordedConsulta>, u64), StoreError> {
-        super::historico::historico(&self.historico, conta, filtro).await
+        super::historico::historico(&self.historico, conta, filter).await
     }
 
     async fn uso_by_endpoint(
         &self,
         conta: ContaId,
-        desde: DateTime<Utc>,
+        since: DateTime<Utc>,
     ) -> Result<Vec<UsoEndpoint>, StoreError> {
-        super::historico::uso_by_endpoint(&self.historico, conta, desde).await
+        super::historico::uso_by_endpoint(&self.historico, conta, since).await
     }
 }

@@ -9,28 +9,28 @@ use crate::store::{Conta, ContaId, ContasStore, Ledger, NovaContaRecord, Patch, 
 
 #[async_trait]
 impl ContasStore for PgStore {
-    async fn create_conta(&self, nova: NovaContaRecord) -> Result<ContaId, StoreError> {
+    async fn create_conta(&self, fresh: NovaContaRecord) -> Result<ContaId, StoreError> {
         let mut tx = self.pool.begin().await?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO contas (chave_hash, saldo_centavos, legado, documento, email, criada_em)
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
         )
-        .bind(&nova.chave_hash)
-        .bind(nova.saldo.get())
-        .bind(nova.legado)
-        .bind(nova.documento.as_ref().map(|d| d.as_str().to_owned()))
-        .bind(&nova.email)
-        .bind(nova.em)
+        .bind(&fresh.chave_hash)
+        .bind(fresh.saldo.get())
+        .bind(fresh.legado)
+        .bind(fresh.documento.as_ref().map(|d| d.as_str().to_owned()))
+        .bind(&fresh.email)
+        .bind(fresh.at)
         .fetch_one(&mut *tx)
         .await?;
-        if nova.saldo.get() > 0 {
+        if fresh.saldo.get() > 0 {
             sqlx::query(
                 "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, criado_em)
              VALUES ($1, 'credito', $2, 'saldo_inicial', $3)",
             )
             .bind(id)
-            .bind(nova.saldo.get())
-            .bind(nova.em)
+            .bind(fresh.saldo.get())
+            .bind(fresh.at)
             .execute(&mut *tx)
             .await?;
         }
@@ -118,15 +118,15 @@ impl ContasStore for PgStore {
     .fetch_one(&mut *tx)
     .await?;
         tx.commit().await?;
-        let (creditos, debitos, inicial, historico, recargas, estornos) = sums;
+        let (credits, debits, initial, historico, recargas, estornos) = sums;
         Ok(Some(Ledger {
             conta_id: conta,
             saldo: Centavos::new(saldo),
-            creditos: Centavos::new(creditos),
-            debitos: Centavos::new(debitos),
+            credits: Centavos::new(credits),
+            debits: Centavos::new(debits),
             cobrado_historico: Centavos::new(historico),
             creditado_recargas: Centavos::new(recargas),
-            saldo_inicial: Centavos::new(inicial),
+            saldo_inicial: Centavos::new(initial),
             estornos: Centavos::new(estornos),
         }))
     }

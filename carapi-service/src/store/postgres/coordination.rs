@@ -32,19 +32,19 @@ impl CoordinationStore for PgStore {
 
     async fn reserve_task(
         &self,
-        nome: &str,
-        dono: &str,
+        name: &str,
+        owner: &str,
         now: DateTime<Utc>,
-        ate: DateTime<Utc>,
+        until: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let n = sqlx::query(
             "INSERT INTO tarefas AS t (nome, dono, ate) VALUES ($1, $2, $3)
              ON CONFLICT (nome) DO UPDATE SET dono = excluded.dono, ate = excluded.ate
              WHERE t.ate <= $4 OR t.dono = excluded.dono",
         )
-        .bind(nome)
-        .bind(dono)
-        .bind(ate)
+        .bind(name)
+        .bind(owner)
+        .bind(until)
         .bind(now)
         .execute(&self.pool)
         .await?

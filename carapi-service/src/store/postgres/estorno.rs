@@ -1,4 +1,4 @@
-//! The reversal of a journaled charge ([`crate::store::ConsultasStore::reverse_cobranca`]):
+//! The reversal of a journaled charge ([`crate::store::ConsultasStore::estornar_cobranca`]):
 //! one transaction locks the account row (as a charge does, so none runs in between), reads
 //! the charge's history row, plans with [`estorno::plan_estorno`] and applies the plan.
 
@@ -11,27 +11,27 @@ use crate::money::estorno::{self, ChargedRow, EstornoDecision};
 use crate::store::{ContaId, Estorno, StoreError};
 
 /// See the module documentation.
-pub(super) async fn reverse(
+pub(super) async fn estornar(
     pool: &PgPool,
     conta: ContaId,
     request_id: Uuid,
-    em: DateTime<Utc>,
+    at: DateTime<Utc>,
 ) -> Result<Estorno, StoreError> {
     let mut tx = pool.begin().await?;
     sqlx::query("SELECT 1 FROM contas WHERE id = $1 FOR UPDATE")
         .bind(conta.0)
         .execute(&mut *tx)
         .await?;
-    let linha: Option<(i64, DateTime<Utc>, i64, bool, i64, String)> = sqlx::query_as(
+    let line: Option<(i64, DateTime<Utc>, i64, bool, i64, String)> = sqlx::query_as(
         "SELECT id, data, status_http, cobrado, valor_centavos, endpoint
          FROM consultas WHERE conta_id = $1 AND data >= $2 AND pedido = $3",
     )
     .bind(conta.0)
-    .bind(em)
+    .bind(at)
     .bind(request_id)
     .fetch_optional(&mut *tx)
     .await?;
-    let lida = linha
+    let got_one = line
         .as_ref()
         .map(|&(_, data, status, cobrado, valor, _)| ChargedRow {
             status: u16::try_from(status).unwrap_or(0),
@@ -39,14 +39,14 @@ pub(super) async fn reverse(
             valor: Centavos::new(valor),
             data,
         });
-    let (p, id, data, endpoint) = match (estorno::plan_estorno(lida), linha) {
+    let (p, id, data, endpoint) = match (estorno::plan_estorno(got_one), line) {
         (EstornoDecision::Estornar(p), Some((id, data, _, _, _, endpoint))) => {
             (p, id, data, endpoint)
         }
-        (EstornoDecision::JaEstornada, _) => return Ok(Estorno::JaEstornada),
-        _ => return Ok(Estorno::NaoCobrada),
+        (EstornoDecision::AlreadyEstornada, _) => return Ok(Estorno::AlreadyEstornada),
+        _ => return Ok(Estorno::NotCobrada),
     };
-    let valor = p.credito.get();
+    let valor = p.credit.get();
     sqlx::query("UPDATE contas SET saldo_centavos = saldo_centavos + $1 WHERE id = $2")
         .bind(valor)
         .bind(conta.0)
@@ -75,7 +75,7 @@ pub(super) async fn reverse(
     )
     .bind(valor)
     .bind(conta.0)
-    .bind(p.dia)
+    .bind(p.day)
     .execute(&mut *tx)
     .await?;
     sqlx::query(
@@ -84,10 +84,10 @@ pub(super) async fn reverse(
     )
     .bind(valor)
     .bind(conta.0)
-    .bind(p.hora)
+    .bind(p.hour)
     .bind(&endpoint)
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
-    Ok(Estorno::Estornada { valor: p.credito })
+    Ok(Estorno::Estornada { valor: p.credit })
 }

@@ -12,7 +12,7 @@ use sqlx::{PgPool, Row};
 use super::rows::corrupt;
 use crate::money::Centavos;
 use crate::store::historico::{
-    Parte, Removidas, SEARCH_WINDOW, add_uso, order_column, page_parts, utc_hour, without_nul,
+    Part, Removidas, SEARCH_WINDOW, add_uso, order_column, page_parts, utc_hour, without_nul,
 };
 use crate::store::{ContaId, HistoricoFilter, RecordedConsulta, StoreError, UsoEndpoint};
 
@@ -105,7 +105,7 @@ fn total_sql(f: &HistoricoFilter) -> String {
     s
 }
 
-macro_rules! bind_filtro {
+macro_rules! bind_filter {
     ($q:expr, $conta:expr, $f:expr) => {{
         let mut q = $q.bind($conta.0);
         if let Some(e) = $f.endpoint {
@@ -120,7 +120,7 @@ macro_rules! bind_filtro {
 
 pub(super) fn consulta_of(r: &PgRow) -> Result<RecordedConsulta, StoreError> {
     Ok(RecordedConsulta {
-        em: r.try_get("data")?,
+        at: r.try_get("data")?,
         endpoint: r.try_get("endpoint")?,
         chave: r.try_get("chave")?,
         status: u16::try_from(r.try_get::<i64, _>("status_http")?)
@@ -142,13 +142,13 @@ pub(super) async fn historico(
     f: &HistoricoFilter,
 ) -> Result<(Vec<RecordedConsulta>, u64), StoreError> {
     let sql = total_sql(f);
-    let total: i64 = bind_filtro!(sqlx::query_scalar(&sql), conta, f)
+    let total: i64 = bind_filter!(sqlx::query_scalar(&sql), conta, f)
         .fetch_one(pool)
         .await?;
     if f.busca.is_some() {
         let offset = i64::from(f.page.max(1) - 1) * i64::from(f.size);
         let sql = page_sql(f);
-        let rows = bind_filtro!(sqlx::query(&sql), conta, f)
+        let rows = bind_filter!(sqlx::query(&sql), conta, f)
             .bind(i64::from(f.size))
             .bind(offset)
             .fetch_all(pool)
@@ -160,18 +160,18 @@ pub(super) async fn historico(
     let r = removidas(pool, conta, f).await?;
     let total = (total - r.erros).max(0).unsigned_abs();
     let mut itens = Vec::new();
-    for (parte, de, ate) in page_parts(total, f.page, f.size, f.status, r) {
-        let g = match parte {
-            Parte::Propria => f.clone(),
-            Parte::Sucessos => HistoricoFilter {
+    for (part, de, until) in page_parts(total, f.page, f.size, f.status, r) {
+        let g = match part {
+            Part::Own => f.clone(),
+            Part::Successes => HistoricoFilter {
                 status: Some(StatusConsulta::Sucesso),
                 ..f.clone()
             },
         };
         let sql = page_sql(&g);
-        let rows = bind_filtro!(sqlx::query(&sql), conta, g)
+        let rows = bind_filter!(sqlx::query(&sql), conta, g)
             .bind(de)
-            .bind(ate)
+            .bind(until)
             .fetch_all(pool)
             .await?;
         for row in &rows {
@@ -199,41 +199,41 @@ async fn removidas(
     .fetch_optional(pool)
     .await?;
     Ok(
-        r.map_or_else(Removidas::default, |(erros, sucessos_antes)| Removidas {
+        r.map_or_else(Removidas::default, |(erros, successes_before)| Removidas {
             erros,
-            sucessos_antes,
+            successes_before,
         }),
     )
 }
 
-const SQL_USO_HORAS: &str = "SELECT endpoint, quantidade, valor_centavos FROM consultas_uso_hora
+const SQL_USO_HOURS: &str = "SELECT endpoint, quantidade, valor_centavos FROM consultas_uso_hora
      WHERE conta_id = $1 AND hora > $2";
 const SQL_USO_BOUNDARY: &str = "SELECT endpoint, COUNT(*), COALESCE(SUM(valor_centavos), 0)::BIGINT
      FROM consultas WHERE conta_id = $1 AND data >= $2 AND data < $3 GROUP BY endpoint";
 
-fn end_of_hour(hora: i64) -> DateTime<Utc> {
-    DateTime::from_timestamp((hora + 1) * 3600, 0).unwrap_or_default()
+fn end_of_hour(hour: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp((hour + 1) * 3600, 0).unwrap_or_default()
 }
 
 pub(super) async fn uso_by_endpoint(
     pool: &PgPool,
     conta: ContaId,
-    desde: DateTime<Utc>,
+    since: DateTime<Utc>,
 ) -> Result<Vec<UsoEndpoint>, StoreError> {
-    let hora = utc_hour(desde);
-    let mut linhas: Vec<(String, i64, i64)> = sqlx::query_as(SQL_USO_HORAS)
+    let hour = utc_hour(since);
+    let mut lines: Vec<(String, i64, i64)> = sqlx::query_as(SQL_USO_HOURS)
         .bind(conta.0)
-        .bind(hora)
+        .bind(hour)
         .fetch_all(pool)
         .await?;
     let edge: Vec<(String, i64, i64)> = sqlx::query_as(SQL_USO_BOUNDARY)
         .bind(conta.0)
-        .bind(desde)
-        .bind(end_of_hour(hora))
+        .bind(since)
+        .bind(end_of_hour(hour))
         .fetch_all(pool)
         .await?;
-    linhas.extend(edge);
-    Ok(add_uso(linhas))
+    lines.extend(edge);
+    Ok(add_uso(lines))
 }
 
 async fn explain<'q>(
@@ -253,9 +253,9 @@ pub(super) async fn historico_plan(
     f: &HistoricoFilter,
 ) -> Result<Vec<String>, StoreError> {
     let total = format!("EXPLAIN {}", total_sql(f));
-    let mut v = explain(pool, bind_filtro!(sqlx::query(&total), conta, f)).await?;
-    let pagina = format!("EXPLAIN {}", page_sql(f));
-    let q = bind_filtro!(sqlx::query(&pagina), conta, f);
+    let mut v = explain(pool, bind_filter!(sqlx::query(&total), conta, f)).await?;
+    let page = format!("EXPLAIN {}", page_sql(f));
+    let q = bind_filter!(sqlx::query(&page), conta, f);
     let q = if f.busca.is_some() {
         q.bind(i64::from(f.size)).bind(0_i64)
     } else {
@@ -269,16 +269,16 @@ pub(super) async fn historico_plan(
 pub(super) async fn uso_plan(
     pool: &PgPool,
     conta: ContaId,
-    desde: DateTime<Utc>,
+    since: DateTime<Utc>,
 ) -> Result<Vec<String>, StoreError> {
-    let hora = utc_hour(desde);
-    let horas = format!("EXPLAIN {SQL_USO_HORAS}");
-    let mut v = explain(pool, sqlx::query(&horas).bind(conta.0).bind(hora)).await?;
+    let hour = utc_hour(since);
+    let hours = format!("EXPLAIN {SQL_USO_HOURS}");
+    let mut v = explain(pool, sqlx::query(&hours).bind(conta.0).bind(hour)).await?;
     let edge = format!("EXPLAIN {SQL_USO_BOUNDARY}");
     let q = sqlx::query(&edge)
         .bind(conta.0)
-        .bind(desde)
-        .bind(end_of_hour(hora));
+        .bind(since)
+        .bind(end_of_hour(hour));
     v.extend(explain(pool, q).await?);
     Ok(v)
 }

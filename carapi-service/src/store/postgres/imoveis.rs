@@ -26,7 +26,7 @@ pub const ITENS_DO_DOCUMENTO: &str = "SELECT i.codigo_car, i.codigo_protocolo, i
   JOIN imoveis i ON i.codigo_car = d.codigo_car
   ORDER BY d.codigo_car";
 /// The owners of an array of codes, by primary key `(codigo_car, ordem)`, in stored order.
-pub const DONOS_POR_CODIGOS: &str = "SELECT codigo_car, documento, nome FROM imovel_proprietarios WHERE codigo_car = ANY($1) ORDER BY codigo_car, ordem";
+pub const OWNERS_BY_CODIGOS: &str = "SELECT codigo_car, documento, nome FROM imovel_proprietarios WHERE codigo_car = ANY($1) ORDER BY codigo_car, ordem";
 
 /// The records of an array of codes, by primary key, in code order.
 pub fn imoveis_by_codigos() -> String {
@@ -44,9 +44,9 @@ impl ImoveisStore for PgStore {
 
     async fn write_imoveis(&self, imoveis: &[Imovel]) -> Result<u64, StoreError> {
         let mut total = 0;
-        for lote in imoveis.chunks(BATCH) {
+        for batch in imoveis.chunks(BATCH) {
             let mut tx = self.pool.begin().await?;
-            for i in lote {
+            for i in batch {
                 let codigo = i.codigo_car.as_str();
                 sqlx::query(
                 "INSERT INTO imoveis (codigo_car, status_imovel, condicao, nome_imovel, area_total_ha, modulos_fiscais,
@@ -83,7 +83,7 @@ impl ImoveisStore for PgStore {
             .bind(&i.matricula_numero)
             .bind(&i.matricula_data)
             .bind(&i.matricula_cartorio)
-            .bind(i.tem_recibo)
+            .bind(i.has_recibo)
             .execute(&mut *tx)
             .await?;
                 sqlx::query("DELETE FROM imovel_proprietarios WHERE codigo_car = $1")
@@ -91,7 +91,7 @@ impl ImoveisStore for PgStore {
                     .execute(&mut *tx)
                     .await?;
                 if !i.proprietarios.is_empty() {
-                    let ordens: Vec<i64> = (0..i.proprietarios.len() as i64).collect();
+                    let orders: Vec<i64> = (0..i.proprietarios.len() as i64).collect();
                     let documentos: Vec<String> = i
                         .proprietarios
                         .iter()
@@ -104,7 +104,7 @@ impl ImoveisStore for PgStore {
                      SELECT $1, * FROM UNNEST($2::bigint[], $3::text[], $4::text[])",
                     )
                     .bind(codigo)
-                    .bind(&ordens)
+                    .bind(&orders)
                     .bind(&documentos)
                     .bind(&nomes)
                     .execute(&mut *tx)
@@ -150,7 +150,7 @@ impl ImoveisStore for PgStore {
             .fetch_all(&self.pool)
             .await?;
         let mut owners: HashMap<String, Vec<Proprietario>> = HashMap::new();
-        for r in sqlx::query(DONOS_POR_CODIGOS)
+        for r in sqlx::query(OWNERS_BY_CODIGOS)
             .bind(&codigos)
             .fetch_all(&self.pool)
             .await?

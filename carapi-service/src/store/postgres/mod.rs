@@ -36,7 +36,7 @@ mod rows;
 mod settings;
 
 pub use imoveis::{
-    CODIGOS_DO_DOCUMENTO, DONOS_POR_CODIGOS, ITENS_DO_DOCUMENTO, imoveis_by_codigos,
+    CODIGOS_DO_DOCUMENTO, ITENS_DO_DOCUMENTO, OWNERS_BY_CODIGOS, imoveis_by_codigos,
 };
 pub use rate::PostgresRateLimiter;
 
@@ -46,6 +46,8 @@ use std::time::Duration;
 use sqlx::migrate::MigrateDatabase;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{PgPool, Postgres};
+
+use chrono::{DateTime, Utc};
 
 use super::*;
 
@@ -104,29 +106,29 @@ impl PgStore {
     ///
     /// # Errors
     /// As [`PgStore::connect`].
-    pub(crate) async fn connect_with(url: &str, conexoes: u32) -> Result<Self, StoreError> {
-        Self::open_with(url, conexoes, OpenMode::Migrate).await
+    pub(crate) async fn connect_with(url: &str, connections: u32) -> Result<Self, StoreError> {
+        Self::open_with(url, connections, OpenMode::Migrate).await
     }
 
-    async fn open_with(url: &str, conexoes: u32, mode: OpenMode) -> Result<Self, StoreError> {
+    async fn open_with(url: &str, connections: u32, mode: OpenMode) -> Result<Self, StoreError> {
         let opts = PgConnectOptions::from_str(url)?;
-        let existe =
+        let exists =
             mode == OpenMode::Existing || Postgres::database_exists(url).await.unwrap_or(true);
         let migrate = match mode {
             OpenMode::Migrate => true,
-            OpenMode::CreateMissing => !existe,
+            OpenMode::CreateMissing => !exists,
             OpenMode::Existing => false,
         };
         // Best effort, like SQLite's create_if_missing: a user without CREATEDB, or another
         // process creating it at the same time, still gets a meaningful error from connect.
         if migrate
-            && !existe
+            && !exists
             && let Err(e) = Postgres::create_database(url).await
         {
             tracing::debug!(erro = %e, "CREATE DATABASE falhou; tentando conectar assim mesmo");
         }
         let pool = PgPoolOptions::new()
-            .max_connections(conexoes.max(1))
+            .max_connections(connections.max(1))
             .acquire_timeout(CONNECTION_WAIT)
             .connect_with(opts.clone())
             .await?;
@@ -139,17 +141,17 @@ impl PgStore {
                 .collect();
         // A load into a database created empty (no migration applied yet) creates its schema.
         let migrate = migrate || (mode == OpenMode::CreateMissing && applied.is_empty());
-        let faltam = super::schema::pending(&applied, &MIGRATOR, migrate)?;
+        let missing = super::schema::pending(&applied, &MIGRATOR, migrate)?;
         if migrate {
-            super::schema::log_pending("postgres", &faltam, &applied);
+            super::schema::log_pending("postgres", &missing, &applied);
             MIGRATOR.run(&pool).await?;
         }
-        let tempo = format!("{}ms", HISTORY_TIMEOUT.as_millis());
+        let time = format!("{}ms", HISTORY_TIMEOUT.as_millis());
         let historico = PgPoolOptions::new()
             .max_connections(HISTORY_CONNECTIONS)
             .acquire_timeout(CONNECTION_WAIT)
             .connect_lazy_with(opts.options([
-                ("statement_timeout", tempo.as_str()),
+                ("statement_timeout", time.as_str()),
                 // every history and usage statement is served by an index (migrations
                 // 0011-0012): never let small-table statistics pick a scan of the history
                 ("enable_seqscan", "off"),
@@ -177,9 +179,9 @@ impl PgStore {
     pub async fn uso_plan(
         &self,
         conta: ContaId,
-        desde: DateTime<Utc>,
+        since: DateTime<Utc>,
     ) -> Result<Vec<String>, StoreError> {
-        historico::uso_plan(&self.historico, conta, desde).await
+        historico::uso_plan(&self.historico, conta, since).await
     }
 
     /// The connection pool.

@@ -31,14 +31,14 @@ async fn on_fresh_connection<T, F>(pool: &PgPool, f: F) -> Result<T, StoreError>
 where
     F: for<'c> Fn(&'c mut PgConnection) -> futures::future::BoxFuture<'c, Result<T, StoreError>>,
 {
-    let opcoes = pool.connect_options();
-    let mut ultimo = StoreError::ReplyLost("nenhuma tentativa".into());
+    let options = pool.connect_options();
+    let mut last = StoreError::ReplyLost("nenhuma tentativa".into());
     for ms in WAITS_MS {
         tokio::time::sleep(Duration::from_millis(ms)).await;
-        let mut conn = match PgConnection::connect_with(&opcoes).await {
+        let mut conn = match PgConnection::connect_with(&options).await {
             Ok(c) => c,
             Err(e) => {
-                ultimo = e.into();
+                last = e.into();
                 continue;
             }
         };
@@ -46,10 +46,10 @@ where
         let _ = conn.close().await;
         match r {
             Ok(v) => return Ok(v),
-            Err(e) => ultimo = e,
+            Err(e) => last = e,
         }
     }
-    Err(ultimo)
+    Err(last)
 }
 
 /// The history row of the charge `request_id` of `conta` made at `em`, once the transaction that
@@ -58,7 +58,7 @@ pub(super) async fn cobranca(
     pool: &PgPool,
     conta: ContaId,
     request_id: Uuid,
-    em: DateTime<Utc>,
+    at: DateTime<Utc>,
 ) -> Result<Option<RecordedConsulta>, StoreError> {
     on_fresh_connection(pool, |conn| {
         Box::pin(async move {
@@ -77,7 +77,7 @@ pub(super) async fn cobranca(
                  FROM consultas WHERE conta_id = $1 AND data >= $2 AND pedido = $3",
             )
             .bind(conta.0)
-            .bind(em)
+            .bind(at)
             .bind(request_id)
             .fetch_optional(&mut *tx)
             .await?;
@@ -98,10 +98,10 @@ pub(super) async fn cobranca(
 /// not be learned.
 pub(super) async fn confirmation(
     pool: &PgPool,
-    erro: sqlx::Error,
-    confirmada: &Recarga,
+    error: sqlx::Error,
+    confirmed: &Recarga,
 ) -> Result<Confirmation, StoreError> {
-    let id = confirmada.id;
+    let id = confirmed.id;
     let atual = on_fresh_connection(pool, |conn| {
         Box::pin(async move {
             let mut tx = conn.begin().await?;
@@ -119,16 +119,18 @@ pub(super) async fn confirmation(
         })
     })
     .await
-    .map_err(|e| StoreError::unknown_outcome(&erro, &e))?;
+    .map_err(|e| StoreError::unknown_outcome(&error, &e))?;
     match atual {
         Some(r)
-            if r.status == confirmada.status
-                && to_micros(r.confirmada_em) == to_micros(confirmada.confirmada_em) =>
+            if r.status == confirmed.status
+                && to_micros(r.confirmed_at) == to_micros(confirmed.confirmed_at) =>
         {
-            Ok(Confirmation::Creditada(r))
+            Ok(Confirmation::Credited(r))
         }
-        Some(r) if r.status != carapi_sdk::RecargaStatus::Pendente => Ok(Confirmation::JaFinal(r)),
-        _ => Err(erro.into()),
+        Some(r) if r.status != carapi_sdk::RecargaStatus::Pendente => {
+            Ok(Confirmation::AlreadyFinal(r))
+        }
+        _ => Err(error.into()),
     }
 }
 

@@ -18,7 +18,7 @@ impl PspStore for PgStore {
         valor: Centavos,
         documento: &CpfCnpj,
         email: Option<&str>,
-        em: DateTime<Utc>,
+        at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
         sqlx::query(
             "INSERT INTO psp_cobrancas (payment_id, valor_centavos, documento, email, criada_em)
@@ -28,22 +28,22 @@ impl PspStore for PgStore {
         .bind(valor.get())
         .bind(documento.as_str())
         .bind(email)
-        .bind(em)
+        .bind(at)
         .execute(&self.pool)
         .await?;
         Ok(())
     }
 
     /// Idempotent: the first payment instant is kept.
-    async fn psp_pay(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, StoreError> {
-        let existe: Option<bool> = sqlx::query_scalar(
+    async fn psp_pay(&self, payment_id: &str, at: DateTime<Utc>) -> Result<bool, StoreError> {
+        let exists: Option<bool> = sqlx::query_scalar(
         "UPDATE psp_cobrancas SET paga_em = COALESCE(paga_em, $1) WHERE payment_id = $2 RETURNING TRUE",
     )
-    .bind(em)
+    .bind(at)
     .bind(without_nul(payment_id))
     .fetch_optional(&self.pool)
     .await?;
-        Ok(existe.is_some())
+        Ok(exists.is_some())
     }
 
     async fn psp_state(&self, payment_id: &str) -> Result<Option<PspCharge>, StoreError> {
@@ -53,9 +53,9 @@ impl PspStore for PgStore {
         .bind(without_nul(payment_id))
         .fetch_optional(&self.pool)
         .await?;
-        Ok(v.map(|(valor, paga_em)| PspCharge {
+        Ok(v.map(|(valor, paid_at)| PspCharge {
             valor: Centavos::new(valor),
-            paga_em,
+            paid_at,
         }))
     }
 }

@@ -23,10 +23,10 @@ use crate::store::ContaId;
 #[derive(Debug, Clone)]
 pub struct PostgresRateLimiter {
     pool: PgPool,
-    /// Emission interval: one request every `intervalo_us` microseconds.
-    intervalo_us: i64,
-    /// Burst tolerance: `(per_second - 1) * intervalo_us`.
-    tolerancia_us: i64,
+    /// Emission interval: one request every `interval_us` microseconds.
+    interval_us: i64,
+    /// Burst tolerance: `(per_second - 1) * interval_us`.
+    tolerance_us: i64,
 }
 
 /// $1 key, $2 emission interval, $3 burst tolerance (microseconds). Returns whether the request
@@ -44,11 +44,11 @@ SELECT EXISTS (SELECT 1 FROM aceito),
 impl PostgresRateLimiter {
     /// `per_second` requests per second per key over `pool` (already migrated).
     pub(crate) fn new(pool: PgPool, per_second: NonZeroU32) -> Self {
-        let intervalo_us = 1_000_000 / i64::from(per_second.get());
+        let interval_us = 1_000_000 / i64::from(per_second.get());
         PostgresRateLimiter {
             pool,
-            intervalo_us,
-            tolerancia_us: intervalo_us * (i64::from(per_second.get()) - 1),
+            interval_us,
+            tolerance_us: interval_us * (i64::from(per_second.get()) - 1),
         }
     }
 }
@@ -58,13 +58,13 @@ impl KeyRateLimit for PostgresRateLimiter {
     async fn check(&self, conta: ContaId) -> Result<(), Duration> {
         let r: Result<(bool, i64), _> = sqlx::query_as(SQL)
             .bind(conta.0)
-            .bind(self.intervalo_us)
-            .bind(self.tolerancia_us)
+            .bind(self.interval_us)
+            .bind(self.tolerance_us)
             .fetch_one(&self.pool)
             .await;
         match r {
             Ok((true, _)) => Ok(()),
-            Ok((false, espera_us)) => Err(Duration::from_micros(espera_us.max(1).unsigned_abs())),
+            Ok((false, wait_us)) => Err(Duration::from_micros(wait_us.max(1).unsigned_abs())),
             Err(e) => {
                 tracing::warn!(erro = %e, conta = %conta, "limite por chave indisponível; requisição liberada");
                 Ok(())

@@ -25,12 +25,12 @@ async fn candidates<'e, E: sqlx::PgExecutor<'e>>(
     e: E,
     conta: ContaId,
     valor: Centavos,
-    desde: DateTime<Utc>,
+    since: DateTime<Utc>,
 ) -> Result<Vec<Recarga>, StoreError> {
     let rows = sqlx::query(&candidates_sql())
         .bind(conta.0)
         .bind(valor.get())
-        .bind(desde)
+        .bind(since)
         .fetch_all(e)
         .await?;
     rows.iter().map(recarga_of).collect()
@@ -42,46 +42,46 @@ impl RecargasStore for PgStore {
         &self,
         conta: ContaId,
         valor: Centavos,
-        desde: DateTime<Utc>,
+        since: DateTime<Utc>,
     ) -> Result<Option<Recarga>, StoreError> {
-        let c = candidates(&self.pool, conta, valor, desde).await?;
-        Ok(recarga::reusable(&c, valor, desde, None).cloned())
+        let c = candidates(&self.pool, conta, valor, since).await?;
+        Ok(recarga::reusable(&c, valor, since, None).cloned())
     }
 
     /// Locks the account row first, so two concurrent requests for the same amount cannot both
     /// miss the reusable top-up and insert two.
     async fn insert_recarga(
         &self,
-        nova: Recarga,
-        desde: DateTime<Utc>,
+        fresh: Recarga,
+        since: DateTime<Utc>,
     ) -> Result<(Recarga, bool), StoreError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query("SELECT id FROM contas WHERE id = $1 FOR UPDATE")
-            .bind(nova.conta.0)
+            .bind(fresh.conta.0)
             .execute(&mut *tx)
             .await?;
-        let c = candidates(&mut *tx, nova.conta, nova.valor, desde).await?;
-        if let Some(r) = recarga::reuse(&c, &nova, desde) {
+        let c = candidates(&mut *tx, fresh.conta, fresh.valor, since).await?;
+        if let Some(r) = recarga::reuse(&c, &fresh, since) {
             tx.commit().await?;
             return Ok((r.clone(), true));
         }
         sqlx::query(&format!(
             "INSERT INTO recargas ({RECARGA_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
         ))
-        .bind(nova.id)
-        .bind(nova.conta.0)
-        .bind(&nova.payment_id)
-        .bind(nova.valor.get())
-        .bind(i64::from(nova.percentual_bonus))
-        .bind(nova.bonus.get())
-        .bind(nova.status.as_str())
-        .bind(&nova.qr_code)
-        .bind(nova.criada_em)
-        .bind(nova.confirmada_em)
+        .bind(fresh.id)
+        .bind(fresh.conta.0)
+        .bind(&fresh.payment_id)
+        .bind(fresh.valor.get())
+        .bind(i64::from(fresh.percentual_bonus))
+        .bind(fresh.bonus.get())
+        .bind(fresh.status.as_str())
+        .bind(&fresh.qr_code)
+        .bind(fresh.created_at)
+        .bind(fresh.confirmed_at)
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        Ok((nova, false))
+        Ok((fresh, false))
     }
 
     async fn complete_recarga(&self, id: Uuid, qr_code: &str) -> Result<(), StoreError> {
@@ -139,15 +139,15 @@ impl RecargasStore for PgStore {
         page: u32,
         size: u32,
     ) -> Result<(Vec<Recarga>, u64), StoreError> {
-        let filtro = "FROM recargas WHERE conta_id = $1 AND qr_code <> '' AND ($2::text IS NULL OR status = $2)";
+        let filter = "FROM recargas WHERE conta_id = $1 AND qr_code <> '' AND ($2::text IS NULL OR status = $2)";
         let status = status.map(|s| s.as_str());
-        let total: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) {filtro}"))
+        let total: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) {filter}"))
             .bind(conta.0)
             .bind(status)
             .fetch_one(&self.pool)
             .await?;
         let rows = sqlx::query(&format!(
-            "SELECT {RECARGA_COLUMNS} {filtro} ORDER BY criada_em DESC, seq DESC LIMIT $3 OFFSET $4"
+            "SELECT {RECARGA_COLUMNS} {filter} ORDER BY criada_em DESC, seq DESC LIMIT $3 OFFSET $4"
         ))
         .bind(conta.0)
         .bind(status)
@@ -176,7 +176,7 @@ impl RecargasStore for PgStore {
     async fn confirm_recarga(
         &self,
         payment_id: &str,
-        em: DateTime<Utc>,
+        at: DateTime<Utc>,
     ) -> Result<Confirmation, StoreError> {
         let mut tx = self.pool.begin().await?;
         let row = sqlx::query(&format!(
@@ -186,32 +186,32 @@ impl RecargasStore for PgStore {
         .fetch_optional(&mut *tx)
         .await?;
         let atual = row.as_ref().map(recarga_of).transpose()?;
-        let plano = recarga::plan_confirmation(atual.as_ref(), em)?;
-        let ConfirmationPlan::Creditar {
-            credito,
+        let plan = recarga::plan_confirmation(atual.as_ref(), at)?;
+        let ConfirmationPlan::Credit {
+            credit,
             legado_depois,
             recarga: r,
-        } = &plano
+        } = &plan
         else {
             tx.commit().await?;
-            return Ok(plano.confirmation());
+            return Ok(plan.confirmation());
         };
-        let movida = sqlx::query(
+        let moved = sqlx::query(
             "UPDATE recargas SET status = $1, confirmada_em = $2 WHERE id = $3 AND status = 'Pendente'",
         )
         .bind(r.status.as_str())
-        .bind(r.confirmada_em)
+        .bind(r.confirmed_at)
         .bind(r.id)
         .execute(&mut *tx)
         .await?
         .rows_affected();
-        if movida != 1 {
+        if moved != 1 {
             return Err(corrupt("recarga mudou durante a transação"));
         }
         sqlx::query(
             "UPDATE contas SET saldo_centavos = saldo_centavos + $1, legado = $2 WHERE id = $3",
         )
-        .bind(credito.get())
+        .bind(credit.get())
         .bind(legado_depois)
         .bind(r.conta.0)
         .execute(&mut *tx)
@@ -221,13 +221,13 @@ impl RecargasStore for PgStore {
              VALUES ($1, 'credito', $2, 'recarga', $3, $4)",
         )
         .bind(r.conta.0)
-        .bind(credito.get())
+        .bind(credit.get())
         .bind(r.id.to_string())
-        .bind(em)
+        .bind(at)
         .execute(&mut *tx)
         .await?;
         match tx.commit().await {
-            Ok(()) => Ok(plano.confirmation()),
+            Ok(()) => Ok(plan.confirmation()),
             Err(e) => super::outcome::confirmation(&self.pool, e, r).await,
         }
     }

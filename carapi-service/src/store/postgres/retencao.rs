@@ -21,7 +21,7 @@ pub(super) async fn remove(
     limite: u32,
 ) -> Result<u64, StoreError> {
     // Most passes find nothing to delete: they lock no account.
-    let primeira: Option<DateTime<Utc>> = sqlx::query_scalar(
+    let first: Option<DateTime<Utc>> = sqlx::query_scalar(
         "SELECT data FROM consultas
          WHERE conta_id = $1 AND status_http <> 200 AND ordem_status > COALESCE(
              (SELECT removidas FROM consultas_removidas WHERE conta_id = $1 AND endpoint = ''), 0)
@@ -30,7 +30,7 @@ pub(super) async fn remove(
     .bind(conta.0)
     .fetch_optional(pool)
     .await?;
-    if primeira.is_none_or(|d| d >= antes) {
+    if first.is_none_or(|d| d >= antes) {
         return Ok(0);
     }
     let mut tx = pool.begin().await?;
@@ -44,8 +44,8 @@ pub(super) async fn remove(
     .bind(conta.0)
     .fetch_all(&mut *tx)
     .await?;
-    let (atual, por) = retencao::removidas_of(removidas);
-    let linhas: Vec<RowRead> = sqlx::query_as(
+    let (atual, per) = retencao::removidas_of(removidas);
+    let lines: Vec<RowRead> = sqlx::query_as(
         "SELECT id, endpoint, status_http, cobrado, valor_centavos, data, ordem_conta,
                 ordem_endpoint, ordem_status
          FROM consultas
@@ -57,16 +57,16 @@ pub(super) async fn remove(
     .bind(i64::from(limite))
     .fetch_all(&mut *tx)
     .await?;
-    let linhas: Vec<ErrorRow> = linhas.into_iter().map(error_row).collect();
-    let Some(plano) = retencao::plan_retencao(&linhas, antes, atual, &por) else {
+    let lines: Vec<ErrorRow> = lines.into_iter().map(error_row).collect();
+    let Some(plan) = retencao::plan_retencao(&lines, antes, atual, &per) else {
         return Ok(0);
     };
     let n = sqlx::query("DELETE FROM consultas WHERE id = ANY($1)")
-        .bind(&plano.ids)
+        .bind(&plan.ids)
         .execute(&mut *tx)
         .await?
         .rows_affected();
-    apply(&mut tx, conta, plano).await?;
+    apply(&mut tx, conta, plan).await?;
     tx.commit().await?;
     Ok(n)
 }
@@ -79,7 +79,7 @@ fn error_row(l: RowRead) -> ErrorRow {
         cobrado,
         valor,
         data,
-        account_ordinal,
+        conta_ordinal,
         endpoint_ordinal,
         error_ordinal,
     ) = l;
@@ -91,7 +91,7 @@ fn error_row(l: RowRead) -> ErrorRow {
         cobrado,
         valor: Centavos::new(valor),
         data,
-        account_ordinal,
+        conta_ordinal,
         endpoint_ordinal,
         error_ordinal,
     }
@@ -102,10 +102,10 @@ fn error_row(l: RowRead) -> ErrorRow {
 async fn apply(
     tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
     conta: ContaId,
-    plano: RetencaoPlan,
+    plan: RetencaoPlan,
 ) -> Result<(), StoreError> {
-    let grupos = std::iter::once((String::new(), plano.conta)).chain(plano.endpoints);
-    for (endpoint, r) in grupos {
+    let groups = std::iter::once((String::new(), plan.conta)).chain(plan.endpoints);
+    for (endpoint, r) in groups {
         sqlx::query(
             "INSERT INTO consultas_removidas (conta_id, endpoint, removidas, sucessos_antes)
              VALUES ($1, $2, $3, $4)
@@ -115,18 +115,18 @@ async fn apply(
         .bind(conta.0)
         .bind(endpoint)
         .bind(r.erros)
-        .bind(r.sucessos_antes)
+        .bind(r.successes_before)
         .execute(&mut **tx)
         .await?;
     }
-    for ((hora, endpoint), quantas) in plano.horas {
+    for ((hour, endpoint), how_many) in plan.hours {
         sqlx::query(
             "UPDATE consultas_uso_hora SET quantidade = quantidade - $1
              WHERE conta_id = $2 AND hora = $3 AND endpoint = $4",
         )
-        .bind(quantas)
+        .bind(how_many)
         .bind(conta.0)
-        .bind(hora)
+        .bind(hour)
         .bind(endpoint)
         .execute(&mut **tx)
         .await?;

@@ -27,19 +27,19 @@ pub(super) fn corrupt(what: impl Into<String>) -> StoreError {
 /// First day of `dia`'s month and first day of the next month (a half-open range).
 /// A registry code column (`uf`, `status_imovel`, `tipo_imovel`) read back typed; a value that
 /// is none of the codes is [`StoreError::Corrupt`].
-fn code<T: Code>(row: &PgRow, coluna: &str) -> Result<T, StoreError> {
-    let valor: Option<String> = row.try_get(coluna)?;
-    stored(coluna, valor.as_deref()).map_err(corrupt)
+fn code<T: Code>(row: &PgRow, column: &str) -> Result<T, StoreError> {
+    let valor: Option<String> = row.try_get(column)?;
+    stored(column, valor.as_deref()).map_err(corrupt)
 }
 
-pub(super) fn month_of(dia: NaiveDate) -> (NaiveDate, NaiveDate) {
-    let inicio = dia.with_day(1).unwrap_or(dia);
-    let (y, m) = if dia.month() == 12 {
-        (dia.year() + 1, 1)
+pub(super) fn month_of(day: NaiveDate) -> (NaiveDate, NaiveDate) {
+    let start = day.with_day(1).unwrap_or(day);
+    let (y, m) = if day.month() == 12 {
+        (day.year() + 1, 1)
     } else {
-        (dia.year(), dia.month() + 1)
+        (day.year(), day.month() + 1)
     };
-    (inicio, NaiveDate::from_ymd_opt(y, m, 1).unwrap_or(dia))
+    (start, NaiveDate::from_ymd_opt(y, m, 1).unwrap_or(day))
 }
 
 pub(super) fn conta_state(row: &PgRow) -> Result<Conta, StoreError> {
@@ -63,9 +63,9 @@ pub(super) fn conta_state(row: &PgRow) -> Result<Conta, StoreError> {
     })
 }
 
-fn decimal(row: &PgRow, campo: &str) -> Result<Option<Decimal>, StoreError> {
-    row.try_get::<Option<String>, _>(campo)?
-        .map(|s| s.parse().map_err(|_| corrupt(format!("imóvel: {campo}"))))
+fn decimal(row: &PgRow, field: &str) -> Result<Option<Decimal>, StoreError> {
+    row.try_get::<Option<String>, _>(field)?
+        .map(|s| s.parse().map_err(|_| corrupt(format!("imóvel: {field}"))))
         .transpose()
 }
 
@@ -107,7 +107,7 @@ pub(super) fn imovel_of(row: &PgRow) -> Result<Imovel, StoreError> {
         matricula_data: row.try_get("matricula_data")?,
         matricula_cartorio: row.try_get("matricula_cartorio")?,
         proprietarios: Vec::new(),
-        tem_recibo: row.try_get("tem_recibo")?,
+        has_recibo: row.try_get("tem_recibo")?,
     })
 }
 
@@ -123,8 +123,8 @@ pub(super) fn recarga_of(row: &PgRow) -> Result<Recarga, StoreError> {
         bonus: Centavos::new(row.try_get("bonus_centavos")?),
         status: status.parse().map_err(|_| corrupt("status da recarga"))?,
         qr_code: row.try_get("qr_code")?,
-        criada_em: row.try_get("criada_em")?,
-        confirmada_em: row.try_get("confirmada_em")?,
+        created_at: row.try_get("criada_em")?,
+        confirmed_at: row.try_get("confirmada_em")?,
     })
 }
 

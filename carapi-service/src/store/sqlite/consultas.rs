@@ -31,7 +31,7 @@ impl ConsultasStore for SqliteStore {
         &self,
         conta: ContaId,
         request_id: Uuid,
-        em: DateTime<Utc>,
+        at: DateTime<Utc>,
     ) -> Result<Option<RecordedConsulta>, StoreError> {
         let row = sqlx::query(
             "SELECT id, data_ms, endpoint, chave, status_http, cobrado, valor_centavos,
@@ -39,7 +39,7 @@ impl ConsultasStore for SqliteStore {
              FROM consultas WHERE conta_id = ? AND data_ms >= ? AND pedido = ?",
         )
         .bind(conta.0)
-        .bind(ms(em))
+        .bind(ms(at))
         .bind(request_id.to_string())
         .fetch_optional(&self.reading)
         .await?;
@@ -50,13 +50,13 @@ impl ConsultasStore for SqliteStore {
             .map(|(_, c)| c))
     }
 
-    async fn reverse_cobranca(
+    async fn estornar_cobranca(
         &self,
         conta: ContaId,
         request_id: Uuid,
-        em: DateTime<Utc>,
+        at: DateTime<Utc>,
     ) -> Result<Estorno, StoreError> {
-        super::estorno::reverse(self, conta, request_id, em).await
+        super::estorno::estornar(self, conta, request_id, at).await
     }
 
     async fn remove_uncharged(
@@ -68,22 +68,22 @@ impl ConsultasStore for SqliteStore {
         super::retencao::remove(self, conta, antes, limite).await
     }
 
-    async fn uso_period(&self, conta: ContaId, dia: NaiveDate) -> Result<UsoPeriod, StoreError> {
+    async fn uso_period(&self, conta: ContaId, day: NaiveDate) -> Result<UsoPeriod, StoreError> {
         let hoje: Option<(i64, i64, i64, i64)> = sqlx::query_as(
         "SELECT requisicoes, cobradas, erros, gasto_centavos FROM uso_diario WHERE conta_id = ? AND dia = ?",
     )
     .bind(conta.0)
-    .bind(dia.to_string())
+    .bind(day.to_string())
     .fetch_optional(&self.reading)
     .await?;
-        let (inicio, fim) = first_day_of_month(dia);
+        let (start, end) = first_day_of_month(day);
         let (mes_req, mes_gasto): (i64, i64) = sqlx::query_as(
             "SELECT COALESCE(SUM(requisicoes), 0), COALESCE(SUM(gasto_centavos), 0) FROM uso_diario
          WHERE conta_id = ? AND dia >= ? AND dia < ?",
         )
         .bind(conta.0)
-        .bind(&inicio)
-        .bind(&fim)
+        .bind(&start)
+        .bind(&end)
         .fetch_one(&self.reading)
         .await?;
         let (r, c, e, g) = hoje.unwrap_or_default();
@@ -108,8 +108,8 @@ impl ConsultasStore for SqliteStore {
     async fn uso_by_endpoint(
         &self,
         conta: ContaId,
-        desde: DateTime<Utc>,
+        since: DateTime<Utc>,
     ) -> Result<Vec<UsoEndpoint>, StoreError> {
-        super::historico::uso_by_endpoint(self, conta, desde).await
+        super::historico::uso_by_endpoint(self, conta, since).await
     }
 }

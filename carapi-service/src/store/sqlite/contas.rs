@@ -8,27 +8,27 @@ use async_trait::async_trait;
 
 #[async_trait]
 impl ContasStore for SqliteStore {
-    async fn create_conta(&self, nova: NovaContaRecord) -> Result<ContaId, StoreError> {
+    async fn create_conta(&self, fresh: NovaContaRecord) -> Result<ContaId, StoreError> {
         let mut tx = self.begin_immediate().await?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO contas (chave_hash, saldo_centavos, legado, documento, email, criada_em)
          VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
         )
-        .bind(&nova.chave_hash)
-        .bind(nova.saldo.get())
-        .bind(i64::from(nova.legado))
-        .bind(nova.documento.as_ref().map(|d| d.as_str().to_owned()))
-        .bind(&nova.email)
-        .bind(ms(nova.em))
+        .bind(&fresh.chave_hash)
+        .bind(fresh.saldo.get())
+        .bind(i64::from(fresh.legado))
+        .bind(fresh.documento.as_ref().map(|d| d.as_str().to_owned()))
+        .bind(&fresh.email)
+        .bind(ms(fresh.at))
         .fetch_one(&mut *tx)
         .await?;
-        if nova.saldo.get() > 0 {
+        if fresh.saldo.get() > 0 {
             sqlx::query(
             "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, criado_em) VALUES (?, 'credito', ?, 'saldo_inicial', ?)",
         )
         .bind(id)
-        .bind(nova.saldo.get())
-        .bind(ms(nova.em))
+        .bind(fresh.saldo.get())
+        .bind(ms(fresh.at))
         .execute(&mut *tx)
         .await?;
         }
@@ -99,29 +99,29 @@ impl ContasStore for SqliteStore {
         else {
             return Ok(None);
         };
-        let soma = |sql: &'static str| sqlx::query_scalar::<_, i64>(sql).bind(conta.0);
-        let creditos = soma("SELECT COALESCE(SUM(valor_centavos), 0) FROM lancamentos WHERE conta_id = ? AND tipo = 'credito'")
+        let sum = |sql: &'static str| sqlx::query_scalar::<_, i64>(sql).bind(conta.0);
+        let credits = sum("SELECT COALESCE(SUM(valor_centavos), 0) FROM lancamentos WHERE conta_id = ? AND tipo = 'credito'")
         .fetch_one(&mut *tx)
         .await?;
-        let debitos = soma("SELECT COALESCE(SUM(valor_centavos), 0) FROM lancamentos WHERE conta_id = ? AND tipo = 'debito'")
+        let debits = sum("SELECT COALESCE(SUM(valor_centavos), 0) FROM lancamentos WHERE conta_id = ? AND tipo = 'debito'")
         .fetch_one(&mut *tx)
         .await?;
-        let inicial = soma(
+        let initial = sum(
         "SELECT COALESCE(SUM(valor_centavos), 0) FROM lancamentos WHERE conta_id = ? AND origem = 'saldo_inicial'",
     )
     .fetch_one(&mut *tx)
     .await?;
-        let estornos = soma(
+        let estornos = sum(
             "SELECT COALESCE(SUM(valor_centavos), 0) FROM lancamentos WHERE conta_id = ? AND origem = 'estorno'",
         )
         .fetch_one(&mut *tx)
         .await?;
-        let historico = soma(
+        let historico = sum(
         "SELECT COALESCE(SUM(valor_centavos), 0) FROM consultas WHERE conta_id = ? AND cobrado = 1",
     )
     .fetch_one(&mut *tx)
     .await?;
-        let recargas = soma(
+        let recargas = sum(
         "SELECT COALESCE(SUM(valor_centavos + bonus_centavos), 0) FROM recargas WHERE conta_id = ? AND status = 'Confirmado'",
     )
     .fetch_one(&mut *tx)
@@ -130,11 +130,11 @@ impl ContasStore for SqliteStore {
         Ok(Some(Ledger {
             conta_id: conta,
             saldo: Centavos::new(saldo),
-            creditos: Centavos::new(creditos),
-            debitos: Centavos::new(debitos),
+            credits: Centavos::new(credits),
+            debits: Centavos::new(debits),
             cobrado_historico: Centavos::new(historico),
             creditado_recargas: Centavos::new(recargas),
-            saldo_inicial: Centavos::new(inicial),
+            saldo_inicial: Centavos::new(initial),
             estornos: Centavos::new(estornos),
         }))
     }

@@ -12,7 +12,7 @@ use crate::store::{CoordinationStore, PoolUse, StoreError};
 impl CoordinationStore for SqliteStore {
     fn pools(&self) -> Vec<PoolUse> {
         vec![
-            PoolUse::of("escrita", &self.escrita),
+            PoolUse::of("escrita", &self.write),
             PoolUse::of("leitura", &self.reading),
             PoolUse::of("historico", &self.historico),
         ]
@@ -25,10 +25,10 @@ impl CoordinationStore for SqliteStore {
 
     async fn reserve_task(
         &self,
-        nome: &str,
-        dono: &str,
+        name: &str,
+        owner: &str,
         now: DateTime<Utc>,
-        ate: DateTime<Utc>,
+        until: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let mut tx = self.begin_immediate().await?;
         let n = sqlx::query(
@@ -36,9 +36,9 @@ impl CoordinationStore for SqliteStore {
              ON CONFLICT (nome) DO UPDATE SET dono = excluded.dono, ate_ms = excluded.ate_ms
              WHERE tarefas.ate_ms <= ? OR tarefas.dono = excluded.dono",
         )
-        .bind(nome)
-        .bind(dono)
-        .bind(ms(ate))
+        .bind(name)
+        .bind(owner)
+        .bind(ms(until))
         .bind(ms(now))
         .execute(&mut *tx)
         .await?

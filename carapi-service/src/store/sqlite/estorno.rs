@@ -1,4 +1,4 @@
-//! The reversal of a journaled charge ([`crate::store::ConsultasStore::reverse_cobranca`]):
+//! The reversal of a journaled charge ([`crate::store::ConsultasStore::estornar_cobranca`]):
 //! one `BEGIN IMMEDIATE` transaction (no charge of the writer thread in between) reads the
 //! charge's history row, plans with [`estorno::plan_estorno`] and applies the plan.
 
@@ -12,23 +12,23 @@ use crate::money::estorno::{self, ChargedRow, EstornoDecision};
 use crate::store::{ContaId, Estorno, StoreError};
 
 /// See the module documentation.
-pub(super) async fn reverse(
+pub(super) async fn estornar(
     s: &SqliteStore,
     conta: ContaId,
     request_id: Uuid,
-    em: DateTime<Utc>,
+    at: DateTime<Utc>,
 ) -> Result<Estorno, StoreError> {
     let mut tx = s.begin_immediate().await?;
-    let linha: Option<(i64, i64, i64, i64, i64, String)> = sqlx::query_as(
+    let line: Option<(i64, i64, i64, i64, i64, String)> = sqlx::query_as(
         "SELECT id, data_ms, status_http, cobrado, valor_centavos, endpoint
          FROM consultas WHERE conta_id = ? AND data_ms >= ? AND pedido = ?",
     )
     .bind(conta.0)
-    .bind(ms(em))
+    .bind(ms(at))
     .bind(request_id.to_string())
     .fetch_optional(&mut *tx)
     .await?;
-    let lida = linha
+    let got_one = line
         .as_ref()
         .map(|&(_, data, status, cobrado, valor, _)| ChargedRow {
             status: u16::try_from(status).unwrap_or(0),
@@ -36,15 +36,15 @@ pub(super) async fn reverse(
             valor: Centavos::new(valor),
             data: instant(data),
         });
-    let plano = match (estorno::plan_estorno(lida), linha) {
+    let plan = match (estorno::plan_estorno(got_one), line) {
         (EstornoDecision::Estornar(p), Some((id, data, _, _, _, endpoint))) => {
             (p, id, data, endpoint)
         }
-        (EstornoDecision::JaEstornada, _) => return Ok(Estorno::JaEstornada),
-        _ => return Ok(Estorno::NaoCobrada),
+        (EstornoDecision::AlreadyEstornada, _) => return Ok(Estorno::AlreadyEstornada),
+        _ => return Ok(Estorno::NotCobrada),
     };
-    let (p, id, data, endpoint) = plano;
-    let valor = p.credito.get();
+    let (p, id, data, endpoint) = plan;
+    let valor = p.credit.get();
     sqlx::query("UPDATE contas SET saldo_centavos = saldo_centavos + ? WHERE id = ?")
         .bind(valor)
         .bind(conta.0)
@@ -73,7 +73,7 @@ pub(super) async fn reverse(
     )
     .bind(valor)
     .bind(conta.0)
-    .bind(p.dia.to_string())
+    .bind(p.day.to_string())
     .execute(&mut *tx)
     .await?;
     sqlx::query(
@@ -82,10 +82,10 @@ pub(super) async fn reverse(
     )
     .bind(valor)
     .bind(conta.0)
-    .bind(p.hora)
+    .bind(p.hour)
     .bind(&endpoint)
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
-    Ok(Estorno::Estornada { valor: p.credito })
+    Ok(Estorno::Estornada { valor: p.credit })
 }

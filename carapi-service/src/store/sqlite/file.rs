@@ -15,7 +15,7 @@ const SUFFIXES: [&str; 4] = ["", "-wal", "-shm", "-journal"];
 ///
 /// # Errors
 /// The [`io::Error`] of creating the file or changing a mode (a file owned by another user).
-pub(crate) fn make_private(caminho: &Path) -> io::Result<()> {
+pub(crate) fn make_private(path: &Path) -> io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
@@ -23,8 +23,8 @@ pub(crate) fn make_private(caminho: &Path) -> io::Result<()> {
             .create(true)
             .append(true)
             .mode(0o600)
-            .open(caminho)?;
-        for file in SUFFIXES.map(|s| with_suffix(caminho, s)) {
+            .open(path)?;
+        for file in SUFFIXES.map(|s| with_suffix(path, s)) {
             match std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)) {
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {}
                 r => r?,
@@ -32,12 +32,12 @@ pub(crate) fn make_private(caminho: &Path) -> io::Result<()> {
         }
     }
     #[cfg(not(unix))]
-    let _ = (caminho, SUFFIXES);
+    let _ = (path, SUFFIXES);
     Ok(())
 }
 
-fn with_suffix(caminho: &Path, sufixo: &str) -> PathBuf {
-    let mut nome = caminho.as_os_str().to_owned();
-    nome.push(sufixo);
-    PathBuf::from(nome)
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
 }

@@ -15,7 +15,7 @@ use super::SqliteStore;
 use super::rows::{instant, ms};
 use crate::money::Centavos;
 use crate::store::historico::{
-    Parte, Removidas, SEARCH_WINDOW, index_of, order_column, page_parts, page_range, utc_hour,
+    Part, Removidas, SEARCH_WINDOW, index_of, order_column, page_parts, page_range, utc_hour,
     without_nul,
 };
 use crate::store::{ContaId, HistoricoFilter, RecordedConsulta, StoreError, UsoEndpoint};
@@ -58,16 +58,16 @@ fn page_sql(f: &HistoricoFilter) -> String {
 /// among the matches, account, endpoint?, the window's first and last ordinals, the key's
 /// `LIKE` pattern, each matching endpoint ([`busca`]).
 fn busca_sql(f: &HistoricoFilter, endpoints: usize) -> String {
-    let ordem = order_column(f);
+    let order = order_column(f);
     let mut condicao = String::from("chave LIKE ? ESCAPE '\\'");
     if endpoints > 0 {
-        let lista = vec!["?"; endpoints].join(", ");
-        condicao.push_str(&format!(" OR endpoint IN ({lista})"));
+        let list = vec!["?"; endpoints].join(", ");
+        condicao.push_str(&format!(" OR endpoint IN ({list})"));
     }
     format!(
         "SELECT COUNT(*), COALESCE(json_group_array(id) FILTER (WHERE n BETWEEN ? AND ?), '[]')
-         FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY {ordem} DESC) AS n{}
-               AND {ordem} BETWEEN ? AND ? AND ({condicao}))",
+         FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY {order} DESC) AS n{}
+               AND {order} BETWEEN ? AND ? AND ({condicao}))",
         where_sql(f)
     )
 }
@@ -93,7 +93,7 @@ fn total_sql(f: &HistoricoFilter) -> String {
     s
 }
 
-macro_rules! bind_filtro {
+macro_rules! bind_filter {
     ($q:expr, $conta:expr, $f:expr) => {{
         let mut q = $q.bind($conta.0);
         if let Some(e) = $f.endpoint {
@@ -107,7 +107,7 @@ pub(super) fn consulta_of(r: &SqliteRow) -> Result<(i64, RecordedConsulta), Stor
     Ok((
         r.try_get("id")?,
         RecordedConsulta {
-            em: instant(r.try_get("data_ms")?),
+            at: instant(r.try_get("data_ms")?),
             endpoint: r.try_get("endpoint")?,
             chave: r.try_get("chave")?,
             status: r.try_get::<i64, _>("status_http")? as u16,
@@ -129,30 +129,30 @@ pub(super) async fn historico(
     f: &HistoricoFilter,
 ) -> Result<(Vec<RecordedConsulta>, u64), StoreError> {
     let sql = total_sql(f);
-    let gravados: i64 = bind_filtro!(sqlx::query_scalar(&sql), conta, f)
+    let written: i64 = bind_filter!(sqlx::query_scalar(&sql), conta, f)
         .fetch_one(&store.historico)
         .await?;
     if let Some(b) = &f.busca {
-        return historico_busca(store, conta, f, b, gravados.unsigned_abs()).await;
+        return historico_busca(store, conta, f, b, written.unsigned_abs()).await;
     }
     let r = removidas(store, conta, f).await?;
-    let total = (gravados - r.erros).max(0).unsigned_abs();
+    let total = (written - r.erros).max(0).unsigned_abs();
     let mut rows = Vec::new();
-    for (parte, de, ate) in page_parts(total, f.page, f.size, f.status, r) {
-        let g = match parte {
-            Parte::Propria => f.clone(),
-            Parte::Sucessos => HistoricoFilter {
+    for (part, de, until) in page_parts(total, f.page, f.size, f.status, r) {
+        let g = match part {
+            Part::Own => f.clone(),
+            Part::Successes => HistoricoFilter {
                 status: Some(StatusConsulta::Sucesso),
                 ..f.clone()
             },
         };
         let sql = page_sql(&g);
-        let parte = bind_filtro!(sqlx::query(&sql), conta, g)
+        let part = bind_filter!(sqlx::query(&sql), conta, g)
             .bind(de)
-            .bind(ate)
+            .bind(until)
             .fetch_all(&store.historico)
             .await?;
-        rows.extend(parte);
+        rows.extend(part);
     }
     Ok((sorted(&rows)?, total))
 }
@@ -175,9 +175,9 @@ async fn removidas(
     .fetch_optional(&store.historico)
     .await?;
     Ok(
-        r.map_or_else(Removidas::default, |(erros, sucessos_antes)| Removidas {
+        r.map_or_else(Removidas::default, |(erros, successes_before)| Removidas {
             erros,
-            sucessos_antes,
+            successes_before,
         }),
     )
 }
@@ -188,27 +188,27 @@ async fn historico_busca(
     store: &SqliteStore,
     conta: ContaId,
     f: &HistoricoFilter,
-    texto: &str,
+    text: &str,
     total: u64,
 ) -> Result<(Vec<RecordedConsulta>, u64), StoreError> {
-    let Some((de, ate)) = page_range(total, 1, SEARCH_WINDOW) else {
+    let Some((de, until)) = page_range(total, 1, SEARCH_WINDOW) else {
         return Ok((Vec::new(), 0));
     };
-    let b = busca(texto);
+    let b = busca(text);
     let sql = busca_sql(f, b.endpoints.len());
-    let inicio = i64::from(f.page.max(1) - 1) * i64::from(f.size);
+    let start = i64::from(f.page.max(1) - 1) * i64::from(f.size);
     let mut q = sqlx::query_as::<_, (i64, String)>(&sql)
-        .bind(inicio + 1)
-        .bind(inicio + i64::from(f.size))
+        .bind(start + 1)
+        .bind(start + i64::from(f.size))
         .bind(conta.0);
     if let Some(e) = f.endpoint {
         q = q.bind(e.as_str());
     }
-    q = q.bind(de).bind(ate).bind(b.padrao);
+    q = q.bind(de).bind(until).bind(b.pattern);
     for e in b.endpoints {
         q = q.bind(e);
     }
-    let (achados, ids) = q.fetch_one(&store.historico).await?;
+    let (findings, ids) = q.fetch_one(&store.historico).await?;
     let rows = if ids == "[]" {
         Vec::new()
     } else {
@@ -217,35 +217,35 @@ async fn historico_busca(
             .fetch_all(&store.historico)
             .await?
     };
-    Ok((sorted(&rows)?, achados.unsigned_abs()))
+    Ok((sorted(&rows)?, findings.unsigned_abs()))
 }
 
 /// What a `busca` matches (a substring of the key or of the endpoint, ASCII letters in any
 /// case, as SQLite's `LIKE`): the key's `LIKE` pattern (`%`, `_` and `\` escaped) and the
 /// registered endpoints that contain the text, found here rather than by a `LIKE` per row.
 struct Busca {
-    padrao: String,
+    pattern: String,
     endpoints: Vec<&'static str>,
 }
 
-fn busca(texto: &str) -> Busca {
-    let texto = without_nul(texto);
-    let mut padrao = String::with_capacity(texto.len() + 2);
-    padrao.push('%');
-    for ch in texto.chars() {
+fn busca(text: &str) -> Busca {
+    let text = without_nul(text);
+    let mut pattern = String::with_capacity(text.len() + 2);
+    pattern.push('%');
+    for ch in text.chars() {
         if matches!(ch, '%' | '_' | '\\') {
-            padrao.push('\\');
+            pattern.push('\\');
         }
-        padrao.push(ch);
+        pattern.push(ch);
     }
-    padrao.push('%');
-    let alvo = texto.to_ascii_uppercase();
+    pattern.push('%');
+    let target = text.to_ascii_uppercase();
     let endpoints = EndpointConsulta::ALL
         .iter()
         .map(|e| e.as_str())
-        .filter(|e| e.to_ascii_uppercase().contains(&alvo))
+        .filter(|e| e.to_ascii_uppercase().contains(&target))
         .collect();
-    Busca { padrao, endpoints }
+    Busca { pattern, endpoints }
 }
 
 /// The rows, newest first.
@@ -259,7 +259,7 @@ fn sorted(rows: &[SqliteRow]) -> Result<Vec<RecordedConsulta>, StoreError> {
 }
 
 /// `?`: account, hour, account, from, to.
-const SQL_USO_HORAS: &str = "SELECT endpoint, quantidade, valor_centavos FROM consultas_uso_hora
+const SQL_USO_HOURS: &str = "SELECT endpoint, quantidade, valor_centavos FROM consultas_uso_hora
      WHERE conta_id = ? AND hora > ?";
 const SQL_USO_BOUNDARY: &str = "SELECT endpoint, COUNT(*), COALESCE(SUM(valor_centavos), 0)
      FROM consultas INDEXED BY consultas_conta_data
@@ -268,22 +268,22 @@ const SQL_USO_BOUNDARY: &str = "SELECT endpoint, COUNT(*), COALESCE(SUM(valor_ce
 pub(super) async fn uso_by_endpoint(
     store: &SqliteStore,
     conta: ContaId,
-    desde: DateTime<Utc>,
+    since: DateTime<Utc>,
 ) -> Result<Vec<UsoEndpoint>, StoreError> {
-    let hora = utc_hour(desde);
-    let mut linhas: Vec<(String, i64, i64)> = sqlx::query_as(SQL_USO_HORAS)
+    let hour = utc_hour(since);
+    let mut lines: Vec<(String, i64, i64)> = sqlx::query_as(SQL_USO_HOURS)
         .bind(conta.0)
-        .bind(hora)
+        .bind(hour)
         .fetch_all(&store.historico)
         .await?;
     let edge: Vec<(String, i64, i64)> = sqlx::query_as(SQL_USO_BOUNDARY)
         .bind(conta.0)
-        .bind(ms(desde))
-        .bind((hora + 1) * 3_600_000)
+        .bind(ms(since))
+        .bind((hour + 1) * 3_600_000)
         .fetch_all(&store.historico)
         .await?;
-    linhas.extend(edge);
-    Ok(crate::store::historico::add_uso(linhas))
+    lines.extend(edge);
+    Ok(crate::store::historico::add_uso(lines))
 }
 
 /// `EXPLAIN QUERY PLAN` of the total and page statements of `f` for `conta`, one line per
@@ -297,11 +297,11 @@ pub(crate) async fn historico_plan(
     f: &HistoricoFilter,
 ) -> Result<Vec<String>, StoreError> {
     let (sql, binds): (String, Vec<String>) = match &f.busca {
-        Some(texto) => {
-            let b = busca(texto);
+        Some(text) => {
+            let b = busca(text);
             let mut binds = vec!["1".into(), f.size.to_string(), conta.0.to_string()];
             binds.extend(f.endpoint.map(|e| e.as_str().to_owned()));
-            binds.extend(["1".into(), SEARCH_WINDOW.to_string(), b.padrao]);
+            binds.extend(["1".into(), SEARCH_WINDOW.to_string(), b.pattern]);
             binds.extend(b.endpoints.iter().map(|e| (*e).to_owned()));
             (busca_sql(f, b.endpoints.len()), binds)
         }
@@ -317,7 +317,7 @@ pub(crate) async fn historico_plan(
         let sql = format!("EXPLAIN QUERY PLAN {sql}");
         let mut q = sqlx::query(&sql);
         if binds.is_empty() {
-            q = bind_filtro!(q, conta, f);
+            q = bind_filter!(q, conta, f);
         }
         for b in binds {
             q = q.bind(b);
@@ -336,19 +336,19 @@ pub(crate) async fn historico_plan(
 pub(crate) async fn uso_plan(
     store: &SqliteStore,
     conta: ContaId,
-    desde: DateTime<Utc>,
+    since: DateTime<Utc>,
 ) -> Result<Vec<String>, StoreError> {
     let mut v = Vec::new();
-    let h = utc_hour(desde);
-    let horas = format!("EXPLAIN QUERY PLAN {SQL_USO_HORAS}");
-    let q = sqlx::query(&horas).bind(conta.0).bind(h);
+    let h = utc_hour(since);
+    let hours = format!("EXPLAIN QUERY PLAN {SQL_USO_HOURS}");
+    let q = sqlx::query(&hours).bind(conta.0).bind(h);
     for r in q.fetch_all(&store.historico).await? {
         v.push(r.try_get::<String, _>("detail")?);
     }
     let edge = format!("EXPLAIN QUERY PLAN {SQL_USO_BOUNDARY}");
     let q = sqlx::query(&edge)
         .bind(conta.0)
-        .bind(ms(desde))
+        .bind(ms(since))
         .bind((h + 1) * 3_600_000);
     for r in q.fetch_all(&store.historico).await? {
         v.push(r.try_get::<String, _>("detail")?);
@@ -363,7 +363,7 @@ mod tests {
     #[test]
     fn a_search_is_a_literal_substring_of_the_key_or_the_endpoint() {
         let b = busca("50%_a\\b");
-        assert_eq!(b.padrao, "%50\\%\\_a\\\\b%");
+        assert_eq!(b.pattern, "%50\\%\\_a\\\\b%");
         assert!(b.endpoints.is_empty());
         assert_eq!(busca("completo").endpoints, ["/v1/car/{codigo}/completo"]);
         assert_eq!(
@@ -375,6 +375,6 @@ mod tests {
             ]
         );
         assert_eq!(busca("_").endpoints, ["/v1/proprietario/{cpf_cnpj}"]);
-        assert_eq!(busca("a\0").padrao, "%a\u{FFFD}%");
+        assert_eq!(busca("a\0").pattern, "%a\u{FFFD}%");
     }
 }

@@ -19,9 +19,9 @@ impl ImoveisStore for SqliteStore {
 
     async fn write_imoveis(&self, imoveis: &[Imovel]) -> Result<u64, StoreError> {
         let mut total = 0;
-        for lote in imoveis.chunks(2000) {
+        for batch in imoveis.chunks(2000) {
             let mut tx = self.begin_immediate().await?;
-            for i in lote {
+            for i in batch {
                 let codigo = i.codigo_car.as_str();
                 sqlx::query(
                 "INSERT INTO imoveis (codigo_car, status_imovel, condicao, nome_imovel, area_total_ha, modulos_fiscais,
@@ -57,17 +57,17 @@ impl ImoveisStore for SqliteStore {
             .bind(&i.matricula_numero)
             .bind(&i.matricula_data)
             .bind(&i.matricula_cartorio)
-            .bind(i64::from(i.tem_recibo))
+            .bind(i64::from(i.has_recibo))
             .execute(&mut *tx)
             .await?;
                 sqlx::query("DELETE FROM imovel_proprietarios WHERE codigo_car = ?")
                     .bind(codigo)
                     .execute(&mut *tx)
                     .await?;
-                for (ordem, p) in i.proprietarios.iter().enumerate() {
+                for (order, p) in i.proprietarios.iter().enumerate() {
                     sqlx::query("INSERT INTO imovel_proprietarios (codigo_car, ordem, documento, nome) VALUES (?, ?, ?, ?)")
                     .bind(codigo)
-                    .bind(ordem as i64)
+                    .bind(order as i64)
                     .bind(p.documento.as_str())
                     .bind(&p.nome)
                     .execute(&mut *tx)
@@ -81,7 +81,7 @@ impl ImoveisStore for SqliteStore {
     }
 
     async fn imovel(&self, codigo: &CodigoCar) -> Result<Option<Imovel>, StoreError> {
-        self.leitores.imovel(codigo).await
+        self.readers.imovel(codigo).await
     }
 
     async fn imoveis_of_documento(
@@ -89,7 +89,7 @@ impl ImoveisStore for SqliteStore {
         documento: &CpfCnpj,
         limite: u32,
     ) -> Result<(Vec<Imovel>, bool), StoreError> {
-        self.leitores.imoveis_of_documento(documento, limite).await
+        self.readers.imoveis_of_documento(documento, limite).await
     }
 
     async fn itens_of_documento(
@@ -97,6 +97,6 @@ impl ImoveisStore for SqliteStore {
         documento: &CpfCnpj,
         limite: u32,
     ) -> Result<(Vec<OwnerImovel>, bool), StoreError> {
-        self.leitores.itens_of_documento(documento, limite).await
+        self.readers.itens_of_documento(documento, limite).await
     }
 }

@@ -27,7 +27,7 @@ mod settings;
 mod wal;
 mod writer;
 
-pub use reader::{CODIGOS_DO_DOCUMENTO, DONOS_POR_CODIGO, IMOVEL_POR_CODIGO, ITENS_DO_DOCUMENTO};
+pub use reader::{CODIGOS_DO_DOCUMENTO, IMOVEL_BY_CODIGO, ITENS_DO_DOCUMENTO, OWNERS_BY_CODIGO};
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -40,6 +40,8 @@ use sqlx::{Sqlite, SqlitePool, Transaction};
 use rows::{first_day_of_month, ms};
 
 use super::schema;
+use chrono::{DateTime, Utc};
+
 use super::*;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
@@ -47,7 +49,7 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 /// SQLite implementation of [`Store`].
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
-    escrita: SqlitePool,
+    write: SqlitePool,
     reading: SqlitePool,
     /// History and usage reads: their own small pool, so that they never hold the
     /// connections balance reads and lookups need.
@@ -55,10 +57,10 @@ pub struct SqliteStore {
     /// The lookup writer thread.
     writer: writer::Writer,
     /// The record reads' threads.
-    leitores: reader::Readers,
+    readers: reader::Readers,
     /// The folder of an in-memory URL's database file; declared last, so it is removed after
     /// the connections above are dropped.
-    _temporario: Option<Arc<tempfile::TempDir>>,
+    _temporary: Option<Arc<tempfile::TempDir>>,
 }
 
 impl SqliteStore {
@@ -82,7 +84,7 @@ impl SqliteStore {
     /// is not this binary's where it may not be migrated.
     pub async fn open(url: &str, mode: OpenMode) -> Result<Self, StoreError> {
         let memory = url.contains(":memory:") || url.contains("mode=memory");
-        let (url, temporario) = if memory {
+        let (url, temporary) = if memory {
             let dir = tempfile::Builder::new()
                 .prefix("carapi-memoria-")
                 .tempdir()
@@ -95,15 +97,15 @@ impl SqliteStore {
             (url.to_owned(), None)
         };
         let opts = SqliteConnectOptions::from_str(&url)?;
-        let existe = memory || opts.get_filename().exists();
+        let exists = memory || opts.get_filename().exists();
         let migrate = match mode {
             OpenMode::Migrate => true,
-            OpenMode::CreateMissing => !existe,
+            OpenMode::CreateMissing => !exists,
             OpenMode::Existing => false,
         };
-        if !existe && !migrate {
+        if !exists && !migrate {
             return Err(StoreError::Schema(format!(
-                "o banco {} não existe (só `carapi-server servir`, `importar`, `semear` ou                  --criar-banco criam um banco)",
+                "o banco {} não existe (só `carapi-server servir`, `importar`, `semear` ou `--criar-banco` criam um banco)",
                 opts.get_filename().display()
             )));
         }
@@ -114,27 +116,27 @@ impl SqliteStore {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal);
         file::make_private(opts.get_filename()).map_err(sqlx::Error::Io)?;
-        let escrita = SqlitePoolOptions::new()
+        let write = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(Duration::from_secs(60))
             .connect_with(opts.clone())
             .await?;
         let applied: std::collections::BTreeSet<i64> =
             sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success")
-                .fetch_all(&escrita)
+                .fetch_all(&write)
                 .await
                 .unwrap_or_default()
                 .into_iter()
                 .collect();
         // A load into a database created empty (no migration applied yet) creates its schema.
         let migrate = migrate || (mode == OpenMode::CreateMissing && applied.is_empty());
-        let faltam = schema::pending(&applied, &MIGRATOR, migrate)?;
+        let missing = schema::pending(&applied, &MIGRATOR, migrate)?;
         if migrate {
-            schema::log_pending("sqlite", &faltam, &applied);
-            MIGRATOR.run(&escrita).await?;
+            schema::log_pending("sqlite", &missing, &applied);
+            MIGRATOR.run(&write).await?;
         }
         let writer = writer::Writer::open(opts.get_filename())?;
-        let leitores = reader::Readers::open(opts.get_filename())?;
+        let readers = reader::Readers::open(opts.get_filename())?;
         let reading = SqlitePoolOptions::new()
             .max_connections(4)
             .acquire_timeout(Duration::from_secs(60))
@@ -146,17 +148,17 @@ impl SqliteStore {
             .connect_with(opts)
             .await?;
         Ok(SqliteStore {
-            escrita,
+            write,
             reading,
             historico,
             writer,
-            leitores,
-            _temporario: temporario,
+            readers,
+            _temporary: temporary,
         })
     }
 
     async fn begin_immediate(&self) -> Result<Transaction<'static, Sqlite>, StoreError> {
-        Ok(self.escrita.begin_with("BEGIN IMMEDIATE").await?)
+        Ok(self.write.begin_with("BEGIN IMMEDIATE").await?)
     }
 
     /// Writes a consistent copy of the database into `destino` with `VACUUM INTO` (one read
@@ -167,19 +169,19 @@ impl SqliteStore {
     /// # Errors
     /// [`StoreError::Database`] when the file cannot be created (it exists and is not empty) or
     /// the copy fails.
-    pub async fn backup_into(&self, destino: &std::path::Path) -> Result<(), StoreError> {
-        let mut opcoes = std::fs::OpenOptions::new();
-        opcoes.write(true).create_new(true);
+    pub async fn backup_into(&self, destination: &std::path::Path) -> Result<(), StoreError> {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
         #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut opcoes, 0o600);
-        opcoes.open(destino).map_err(sqlx::Error::Io)?;
-        let alvo = destino.to_string_lossy().into_owned();
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        options.open(destination).map_err(sqlx::Error::Io)?;
+        let target = destination.to_string_lossy().into_owned();
         let r = sqlx::query("VACUUM INTO ?")
-            .bind(&alvo)
+            .bind(&target)
             .execute(&self.reading)
             .await;
         if r.is_err() {
-            let _ = std::fs::remove_file(destino);
+            let _ = std::fs::remove_file(destination);
         }
         r?;
         Ok(())
@@ -187,7 +189,7 @@ impl SqliteStore {
 
     /// Closes the pools.
     pub async fn close(&self) {
-        self.escrita.close().await;
+        self.write.close().await;
         self.reading.close().await;
         self.historico.close().await;
     }
@@ -212,8 +214,8 @@ impl SqliteStore {
     pub async fn uso_plan(
         &self,
         conta: ContaId,
-        desde: DateTime<Utc>,
+        since: DateTime<Utc>,
     ) -> Result<Vec<String>, StoreError> {
-        historico::uso_plan(self, conta, desde).await
+        historico::uso_plan(self, conta, since).await
     }
 }

@@ -18,7 +18,7 @@ impl PspStore for SqliteStore {
         valor: Centavos,
         documento: &CpfCnpj,
         email: Option<&str>,
-        em: DateTime<Utc>,
+        at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
         let mut tx = self.begin_immediate().await?;
         sqlx::query("INSERT INTO psp_cobrancas (payment_id, valor_centavos, documento, email, criada_em) VALUES (?, ?, ?, ?, ?)")
@@ -26,31 +26,31 @@ impl PspStore for SqliteStore {
         .bind(valor.get())
         .bind(documento.as_str())
         .bind(email)
-        .bind(ms(em))
+        .bind(ms(at))
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
         Ok(())
     }
 
-    async fn psp_pay(&self, payment_id: &str, em: DateTime<Utc>) -> Result<bool, StoreError> {
+    async fn psp_pay(&self, payment_id: &str, at: DateTime<Utc>) -> Result<bool, StoreError> {
         let mut tx = self.begin_immediate().await?;
-        let existe: Option<i64> =
+        let exists: Option<i64> =
             sqlx::query_scalar("SELECT 1 FROM psp_cobrancas WHERE payment_id = ?")
                 .bind(without_nul(payment_id))
                 .fetch_optional(&mut *tx)
                 .await?;
-        if existe.is_some() {
+        if exists.is_some() {
             sqlx::query(
                 "UPDATE psp_cobrancas SET paga_em = ? WHERE payment_id = ? AND paga_em IS NULL",
             )
-            .bind(ms(em))
+            .bind(ms(at))
             .bind(payment_id)
             .execute(&mut *tx)
             .await?;
         }
         tx.commit().await?;
-        Ok(existe.is_some())
+        Ok(exists.is_some())
     }
 
     async fn psp_state(&self, payment_id: &str) -> Result<Option<PspCharge>, StoreError> {
@@ -60,9 +60,9 @@ impl PspStore for SqliteStore {
         .bind(without_nul(payment_id))
         .fetch_optional(&self.reading)
         .await?;
-        Ok(v.map(|(valor, paga_em)| PspCharge {
+        Ok(v.map(|(valor, paid_at)| PspCharge {
             valor: Centavos::new(valor),
-            paga_em: paga_em.map(instant),
+            paid_at: paid_at.map(instant),
         }))
     }
 }

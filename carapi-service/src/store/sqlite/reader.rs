@@ -6,7 +6,7 @@
 //! to those thread switches (1M-record base, 8 connections: 4.9k lookups/s through sqlx, 8k
 //! through these threads).
 //!
-//! Rows are decoded from the store's encoding (`linhas.rs`): decimals as text with a dot,
+//! Rows are decoded from the store's encoding (`lines.rs`): decimals as text with a dot,
 //! date-times as `YYYY-MM-DD HH:MM:SS`.
 
 use std::path::Path;
@@ -24,7 +24,7 @@ use crate::dados::{Imovel, Proprietario, stored};
 use crate::store::{OwnerImovel, StoreError};
 
 /// The record of a code, by primary key (the columns its private `RawRow` row reads).
-pub const IMOVEL_POR_CODIGO: &str =
+pub const IMOVEL_BY_CODIGO: &str =
     "SELECT codigo_car, status_imovel, condicao, nome_imovel, area_total_ha,
     modulos_fiscais, data_cadastro, data_atualizacao, tipo_imovel, municipio,
     codigo_municipio_ibge, uf, codigo_protocolo, latitude, longitude, matricula_numero,
@@ -32,7 +32,7 @@ pub const IMOVEL_POR_CODIGO: &str =
   FROM imoveis WHERE codigo_car = ?1";
 
 /// The owners of a code, by primary key `(codigo_car, ordem)`.
-pub const DONOS_POR_CODIGO: &str =
+pub const OWNERS_BY_CODIGO: &str =
     "SELECT documento, nome FROM imovel_proprietarios WHERE codigo_car = ?1 ORDER BY ordem";
 
 /// The first codes of an owner, by the index `(documento, codigo_car)`: binds the document and
@@ -61,7 +61,7 @@ enum Task {
 /// dropped.
 #[derive(Clone)]
 pub(super) struct Readers {
-    fila: Sender<Task>,
+    queue: Sender<Task>,
 }
 
 impl std::fmt::Debug for Readers {
@@ -79,7 +79,7 @@ impl Readers {
     /// when a thread cannot be started.
     pub(super) fn open(file: &Path) -> Result<Self, StoreError> {
         let n = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 8));
-        let (fila, tasks) = unbounded();
+        let (queue, tasks) = unbounded();
         for i in 0..n {
             let conn = Connection::open_with_flags(
                 file,
@@ -92,13 +92,13 @@ impl Readers {
                 .spawn(move || run_loop(&conn, &tasks))
                 .map_err(|_| StoreError::WriterStopped)?;
         }
-        Ok(Readers { fila })
+        Ok(Readers { queue })
     }
 
-    async fn ask<T>(&self, tarefa: impl FnOnce(ReplyTx<T>) -> Task) -> Result<T, StoreError> {
+    async fn ask<T>(&self, task: impl FnOnce(ReplyTx<T>) -> Task) -> Result<T, StoreError> {
         let (tx, rx) = oneshot::channel();
-        self.fila
-            .send(tarefa(tx))
+        self.queue
+            .send(task(tx))
             .map_err(|_| StoreError::WriterStopped)?;
         rx.await.map_err(|_| StoreError::WriterStopped)?
     }
@@ -144,16 +144,16 @@ fn run_loop(conn: &Connection, tasks: &Receiver<Task>) {
 
 fn imovel(conn: &Connection, codigo: &str) -> Result<Option<Imovel>, StoreError> {
     let Some(raw) = conn
-        .prepare_cached(IMOVEL_POR_CODIGO)?
+        .prepare_cached(IMOVEL_BY_CODIGO)?
         .query_row([codigo], RawRow::from_row)
         .optional()?
     else {
         return Ok(None);
     };
     let mut imovel = raw.imovel()?;
-    let mut st = conn.prepare_cached(DONOS_POR_CODIGO)?;
-    let mut linhas = st.query([codigo])?;
-    while let Some(l) = linhas.next()? {
+    let mut st = conn.prepare_cached(OWNERS_BY_CODIGO)?;
+    let mut lines = st.query([codigo])?;
+    while let Some(l) = lines.next()? {
         let d: String = l.get(0)?;
         imovel.proprietarios.push(Proprietario {
             documento: CpfCnpj::parse(&d).map_err(|_| corrupt("documento ilegível"))?,
@@ -191,9 +191,9 @@ fn itens(
     limite: u32,
 ) -> Result<(Vec<OwnerImovel>, bool), StoreError> {
     let mut st = conn.prepare_cached(ITENS_DO_DOCUMENTO)?;
-    let mut linhas = st.query(params![documento.as_str(), i64::from(limite) + 1])?;
+    let mut lines = st.query(params![documento.as_str(), i64::from(limite) + 1])?;
     let mut itens = Vec::new();
-    while let Some(l) = linhas.next()? {
+    while let Some(l) = lines.next()? {
         if itens.len() == limite as usize {
             return Ok((itens, true));
         }
@@ -214,37 +214,37 @@ fn codigo_car(s: String) -> Result<CodigoCar, StoreError> {
     CodigoCar::parse(&s).map_err(|_| corrupt("código CAR ilegível"))
 }
 
-fn decimal(s: Option<String>, campo: &str) -> Result<Option<Decimal>, StoreError> {
-    s.map(|s| Decimal::from_str(&s).map_err(|_| corrupt(format!("imóvel: {campo}"))))
+fn decimal(s: Option<String>, field: &str) -> Result<Option<Decimal>, StoreError> {
+    s.map(|s| Decimal::from_str(&s).map_err(|_| corrupt(format!("imóvel: {field}"))))
         .transpose()
 }
 
-fn date_time(s: Option<String>, campo: &str) -> Result<Option<NaiveDateTime>, StoreError> {
+fn date_time(s: Option<String>, field: &str) -> Result<Option<NaiveDateTime>, StoreError> {
     s.map(|s| {
         NaiveDateTime::parse_from_str(&s, DATE_TIME)
-            .map_err(|_| corrupt(format!("imóvel: {campo}")))
+            .map_err(|_| corrupt(format!("imóvel: {field}")))
     })
     .transpose()
 }
 
-/// A row of [`IMOVEL_POR_CODIGO`] as stored, before its values are decoded.
+/// A row of [`IMOVEL_BY_CODIGO`] as stored, before its values are decoded.
 struct RawRow {
-    textos: [Option<String>; 17],
+    texts: [Option<String>; 17],
     codigo_municipio_ibge: i64,
-    tem_recibo: i64,
+    has_recibo: i64,
 }
 
 impl RawRow {
     /// Columns 0-9 and 11-17 are text, 10 and 18 integers.
     fn from_row(l: &Row<'_>) -> rusqlite::Result<Self> {
-        let mut textos: [Option<String>; 17] = Default::default();
-        for (t, coluna) in textos.iter_mut().zip((0..10).chain(11..18)) {
-            *t = l.get(coluna)?;
+        let mut texts: [Option<String>; 17] = Default::default();
+        for (t, column) in texts.iter_mut().zip((0..10).chain(11..18)) {
+            *t = l.get(column)?;
         }
         Ok(RawRow {
-            textos,
+            texts,
             codigo_municipio_ibge: l.get(10)?,
-            tem_recibo: l.get(18)?,
+            has_recibo: l.get(18)?,
         })
     }
 
@@ -254,11 +254,11 @@ impl RawRow {
             codigo,
             status,
             condicao,
-            nome,
+            name,
             area,
             modulos,
             cadastro,
-            atualizacao,
+            update,
             tipo,
             municipio,
             uf,
@@ -268,16 +268,16 @@ impl RawRow {
             matricula_numero,
             matricula_data,
             matricula_cartorio,
-        ] = self.textos;
+        ] = self.texts;
         Ok(Imovel {
             codigo_car: codigo_car(codigo.unwrap_or_default())?,
             status_imovel: stored("status_imovel", status.as_deref()).map_err(corrupt)?,
             condicao,
-            nome_imovel: nome,
+            nome_imovel: name,
             area_total_ha: decimal(area, "area")?.unwrap_or_default(),
             modulos_fiscais: decimal(modulos, "modulos")?,
             data_cadastro: date_time(cadastro, "data_cadastro")?.unwrap_or_default(),
-            data_atualizacao: date_time(atualizacao, "data_atualizacao")?,
+            data_atualizacao: date_time(update, "data_atualizacao")?,
             tipo_imovel: stored("tipo_imovel", tipo.as_deref()).map_err(corrupt)?,
             municipio: municipio.unwrap_or_default(),
             codigo_municipio_ibge: self.codigo_municipio_ibge as u32,
@@ -289,7 +289,7 @@ impl RawRow {
             matricula_data,
             matricula_cartorio,
             proprietarios: Vec::new(),
-            tem_recibo: self.tem_recibo != 0,
+            has_recibo: self.has_recibo != 0,
         })
     }
 }

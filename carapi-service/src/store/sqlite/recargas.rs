@@ -18,7 +18,7 @@ async fn candidates<'e, E: sqlx::SqliteExecutor<'e>>(
     e: E,
     conta: ContaId,
     valor: Centavos,
-    desde: DateTime<Utc>,
+    since: DateTime<Utc>,
 ) -> Result<Vec<Recarga>, StoreError> {
     let rows = sqlx::query(&format!(
         "SELECT {RECARGA_COLUMNS} FROM recargas WHERE conta_id = ? AND valor_centavos = ?
@@ -26,7 +26,7 @@ async fn candidates<'e, E: sqlx::SqliteExecutor<'e>>(
     ))
     .bind(conta.0)
     .bind(valor.get())
-    .bind(ms(desde))
+    .bind(ms(since))
     .fetch_all(e)
     .await?;
     rows.iter().map(recarga_of).collect()
@@ -38,40 +38,40 @@ impl RecargasStore for SqliteStore {
         &self,
         conta: ContaId,
         valor: Centavos,
-        desde: DateTime<Utc>,
+        since: DateTime<Utc>,
     ) -> Result<Option<Recarga>, StoreError> {
-        let c = candidates(&self.reading, conta, valor, desde).await?;
-        Ok(recarga::reusable(&c, valor, desde, None).cloned())
+        let c = candidates(&self.reading, conta, valor, since).await?;
+        Ok(recarga::reusable(&c, valor, since, None).cloned())
     }
 
     async fn insert_recarga(
         &self,
-        nova: Recarga,
-        desde: DateTime<Utc>,
+        fresh: Recarga,
+        since: DateTime<Utc>,
     ) -> Result<(Recarga, bool), StoreError> {
         let mut tx = self.begin_immediate().await?;
-        let c = candidates(&mut *tx, nova.conta, nova.valor, desde).await?;
-        if let Some(r) = recarga::reuse(&c, &nova, desde) {
+        let c = candidates(&mut *tx, fresh.conta, fresh.valor, since).await?;
+        if let Some(r) = recarga::reuse(&c, &fresh, since) {
             tx.commit().await?;
             return Ok((r.clone(), true));
         }
         sqlx::query(&format!(
             "INSERT INTO recargas ({RECARGA_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         ))
-        .bind(nova.id.to_string())
-        .bind(nova.conta.0)
-        .bind(&nova.payment_id)
-        .bind(nova.valor.get())
-        .bind(i64::from(nova.percentual_bonus))
-        .bind(nova.bonus.get())
-        .bind(nova.status.as_str())
-        .bind(&nova.qr_code)
-        .bind(ms(nova.criada_em))
-        .bind(nova.confirmada_em.map(ms))
+        .bind(fresh.id.to_string())
+        .bind(fresh.conta.0)
+        .bind(&fresh.payment_id)
+        .bind(fresh.valor.get())
+        .bind(i64::from(fresh.percentual_bonus))
+        .bind(fresh.bonus.get())
+        .bind(fresh.status.as_str())
+        .bind(&fresh.qr_code)
+        .bind(ms(fresh.created_at))
+        .bind(fresh.confirmed_at.map(ms))
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        Ok((nova, false))
+        Ok((fresh, false))
     }
 
     async fn complete_recarga(&self, id: Uuid, qr_code: &str) -> Result<(), StoreError> {
@@ -133,20 +133,20 @@ impl RecargasStore for SqliteStore {
         page: u32,
         size: u32,
     ) -> Result<(Vec<Recarga>, u64), StoreError> {
-        let filtro = if status.is_some() {
+        let filter = if status.is_some() {
             " AND status = ?"
         } else {
             ""
         };
         let total_sql =
-            format!("SELECT COUNT(*) FROM recargas WHERE conta_id = ? AND qr_code <> ''{filtro}");
+            format!("SELECT COUNT(*) FROM recargas WHERE conta_id = ? AND qr_code <> ''{filter}");
         let mut q = sqlx::query_scalar(&total_sql).bind(conta.0);
         if let Some(s) = status {
             q = q.bind(s.as_str());
         }
         let total: i64 = q.fetch_one(&self.reading).await?;
         let sql = format!(
-            "SELECT {RECARGA_COLUMNS} FROM recargas WHERE conta_id = ? AND qr_code <> ''{filtro} ORDER BY criada_em DESC, rowid DESC LIMIT ? OFFSET ?"
+            "SELECT {RECARGA_COLUMNS} FROM recargas WHERE conta_id = ? AND qr_code <> ''{filter} ORDER BY criada_em DESC, rowid DESC LIMIT ? OFFSET ?"
         );
         let mut q = sqlx::query(&sql).bind(conta.0);
         if let Some(s) = status {
@@ -176,7 +176,7 @@ impl RecargasStore for SqliteStore {
     async fn confirm_recarga(
         &self,
         payment_id: &str,
-        em: DateTime<Utc>,
+        at: DateTime<Utc>,
     ) -> Result<Confirmation, StoreError> {
         let mut tx = self.begin_immediate().await?;
         let row = sqlx::query(&format!(
@@ -186,32 +186,32 @@ impl RecargasStore for SqliteStore {
         .fetch_optional(&mut *tx)
         .await?;
         let atual = row.as_ref().map(recarga_of).transpose()?;
-        let plano = recarga::plan_confirmation(atual.as_ref(), em)?;
-        let ConfirmationPlan::Creditar {
-            credito,
+        let plan = recarga::plan_confirmation(atual.as_ref(), at)?;
+        let ConfirmationPlan::Credit {
+            credit,
             legado_depois,
             recarga: r,
-        } = &plano
+        } = &plan
         else {
             tx.commit().await?;
-            return Ok(plano.confirmation());
+            return Ok(plan.confirmation());
         };
-        let movida = sqlx::query(
+        let moved = sqlx::query(
             "UPDATE recargas SET status = ?, confirmada_em = ? WHERE id = ? AND status = 'Pendente'",
         )
         .bind(r.status.as_str())
-        .bind(r.confirmada_em.map(ms))
+        .bind(r.confirmed_at.map(ms))
         .bind(r.id.to_string())
         .execute(&mut *tx)
         .await?
         .rows_affected();
-        if movida != 1 {
+        if moved != 1 {
             return Err(corrupt("recarga mudou durante a transação"));
         }
         sqlx::query(
             "UPDATE contas SET saldo_centavos = saldo_centavos + ?, legado = ? WHERE id = ?",
         )
-        .bind(credito.get())
+        .bind(credit.get())
         .bind(legado_depois)
         .bind(r.conta.0)
         .execute(&mut *tx)
@@ -220,12 +220,12 @@ impl RecargasStore for SqliteStore {
             "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, referencia, criado_em) VALUES (?, 'credito', ?, 'recarga', ?, ?)",
         )
         .bind(r.conta.0)
-        .bind(credito.get())
+        .bind(credit.get())
         .bind(r.id.to_string())
-        .bind(ms(em))
+        .bind(ms(at))
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        Ok(plano.confirmation())
+        Ok(plan.confirmation())
     }
 }

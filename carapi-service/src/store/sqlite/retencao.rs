@@ -22,7 +22,7 @@ pub(super) async fn remove(
     limite: u32,
 ) -> Result<u64, StoreError> {
     // Most passes find nothing to delete: they take no write lock.
-    let primeira: Option<i64> = sqlx::query_scalar(
+    let first: Option<i64> = sqlx::query_scalar(
         "SELECT data_ms FROM consultas INDEXED BY consultas_conta_erro
          WHERE conta_id = ?1 AND status_http <> 200 AND ordem_status > COALESCE(
              (SELECT removidas FROM consultas_removidas WHERE conta_id = ?1 AND endpoint = ''), 0)
@@ -31,7 +31,7 @@ pub(super) async fn remove(
     .bind(conta.0)
     .fetch_optional(&s.reading)
     .await?;
-    if primeira.is_none_or(|d| d >= ms(antes)) {
+    if first.is_none_or(|d| d >= ms(antes)) {
         return Ok(0);
     }
     let mut tx = s.begin_immediate().await?;
@@ -41,8 +41,8 @@ pub(super) async fn remove(
     .bind(conta.0)
     .fetch_all(&mut *tx)
     .await?;
-    let (atual, por) = retencao::removidas_of(removidas);
-    let linhas: Vec<RowRead> = sqlx::query_as(
+    let (atual, per) = retencao::removidas_of(removidas);
+    let lines: Vec<RowRead> = sqlx::query_as(
         "SELECT id, endpoint, status_http, cobrado, valor_centavos, data_ms, ordem_conta,
                 ordem_endpoint, ordem_status
          FROM consultas INDEXED BY consultas_conta_erro
@@ -54,17 +54,17 @@ pub(super) async fn remove(
     .bind(i64::from(limite))
     .fetch_all(&mut *tx)
     .await?;
-    let linhas: Vec<ErrorRow> = linhas.into_iter().map(error_row).collect();
-    let Some(plano) = retencao::plan_retencao(&linhas, antes, atual, &por) else {
+    let lines: Vec<ErrorRow> = lines.into_iter().map(error_row).collect();
+    let Some(plan) = retencao::plan_retencao(&lines, antes, atual, &per) else {
         return Ok(0);
     };
-    let ids = serde_json::to_string(&plano.ids).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let ids = serde_json::to_string(&plan.ids).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let n = sqlx::query("DELETE FROM consultas WHERE id IN (SELECT value FROM json_each(?))")
         .bind(ids)
         .execute(&mut *tx)
         .await?
         .rows_affected();
-    apply(&mut tx, conta, plano).await?;
+    apply(&mut tx, conta, plan).await?;
     tx.commit().await?;
     Ok(n)
 }
@@ -77,7 +77,7 @@ fn error_row(l: RowRead) -> ErrorRow {
         cobrado,
         valor,
         data,
-        account_ordinal,
+        conta_ordinal,
         endpoint_ordinal,
         error_ordinal,
     ) = l;
@@ -89,7 +89,7 @@ fn error_row(l: RowRead) -> ErrorRow {
         cobrado: cobrado != 0,
         valor: Centavos::new(valor),
         data: instant(data),
-        account_ordinal,
+        conta_ordinal,
         endpoint_ordinal,
         error_ordinal,
     }
@@ -100,10 +100,10 @@ fn error_row(l: RowRead) -> ErrorRow {
 async fn apply(
     tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
     conta: ContaId,
-    plano: RetencaoPlan,
+    plan: RetencaoPlan,
 ) -> Result<(), StoreError> {
-    let grupos = std::iter::once((String::new(), plano.conta)).chain(plano.endpoints);
-    for (endpoint, r) in grupos {
+    let groups = std::iter::once((String::new(), plan.conta)).chain(plan.endpoints);
+    for (endpoint, r) in groups {
         sqlx::query(
             "INSERT INTO consultas_removidas (conta_id, endpoint, removidas, sucessos_antes)
              VALUES (?, ?, ?, ?)
@@ -113,18 +113,18 @@ async fn apply(
         .bind(conta.0)
         .bind(endpoint)
         .bind(r.erros)
-        .bind(r.sucessos_antes)
+        .bind(r.successes_before)
         .execute(&mut **tx)
         .await?;
     }
-    for ((hora, endpoint), quantas) in plano.horas {
+    for ((hour, endpoint), how_many) in plan.hours {
         sqlx::query(
             "UPDATE consultas_uso_hora SET quantidade = quantidade - ?
              WHERE conta_id = ? AND hora = ? AND endpoint = ?",
         )
-        .bind(quantas)
+        .bind(how_many)
         .bind(conta.0)
-        .bind(hora)
+        .bind(hour)
         .bind(endpoint)
         .execute(&mut **tx)
         .await?;

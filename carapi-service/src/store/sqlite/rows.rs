@@ -26,15 +26,15 @@ pub(super) fn corrupt(what: impl Into<String>) -> StoreError {
     StoreError::Corrupt(what.into())
 }
 
-pub(super) fn first_day_of_month(dia: NaiveDate) -> (String, String) {
-    let inicio = dia.with_day(1).unwrap_or(dia);
-    let (y, m) = if dia.month() == 12 {
-        (dia.year() + 1, 1)
+pub(super) fn first_day_of_month(day: NaiveDate) -> (String, String) {
+    let start = day.with_day(1).unwrap_or(day);
+    let (y, m) = if day.month() == 12 {
+        (day.year() + 1, 1)
     } else {
-        (dia.year(), dia.month() + 1)
+        (day.year(), day.month() + 1)
     };
-    let fim = NaiveDate::from_ymd_opt(y, m, 1).unwrap_or(dia);
-    (inicio.to_string(), fim.to_string())
+    let end = NaiveDate::from_ymd_opt(y, m, 1).unwrap_or(day);
+    (start.to_string(), end.to_string())
 }
 
 pub(super) fn conta_state(row: &SqliteRow) -> Result<Conta, StoreError> {
@@ -69,7 +69,7 @@ pub(super) fn recarga_of(row: &SqliteRow) -> Result<Recarga, StoreError> {
         bonus: Centavos::new(row.try_get("bonus_centavos")?),
         status: status.parse().map_err(|_| corrupt("status da recarga"))?,
         qr_code: row.try_get("qr_code")?,
-        criada_em: instant(row.try_get("criada_em")?),
-        confirmada_em: row.try_get::<Option<i64>, _>("confirmada_em")?.map(instant),
+        created_at: instant(row.try_get("criada_em")?),
+        confirmed_at: row.try_get::<Option<i64>, _>("confirmada_em")?.map(instant),
     })
 }

@@ -53,8 +53,8 @@ const READERS_WAIT_MS: u64 = 20;
 
 /// A busy handler for a connection that must get its lock (about 30 s in all): sleeps 50 µs
 /// more at each try, up to 2 ms.
-pub(super) fn wait_for_lock(tentativa: i32) -> bool {
-    let t = u64::try_from(tentativa).unwrap_or(0);
+pub(super) fn wait_for_lock(attempt: i32) -> bool {
+    let t = u64::try_from(attempt).unwrap_or(0);
     std::thread::sleep(Duration::from_micros((50 * (t + 1)).min(2_000)));
     // 40 tries of growing sleeps (41 ms), then 2 ms each: about 30 s.
     t < 15_040
@@ -62,8 +62,8 @@ pub(super) fn wait_for_lock(tentativa: i32) -> bool {
 
 /// The busy handler of the checkpoint connection: the same steps, for about
 /// [`READERS_WAIT_MS`] ms.
-fn wait_for_readers(tentativa: i32) -> bool {
-    let t = u64::try_from(tentativa).unwrap_or(0);
+fn wait_for_readers(attempt: i32) -> bool {
+    let t = u64::try_from(attempt).unwrap_or(0);
     std::thread::sleep(Duration::from_micros((50 * (t + 1)).min(2_000)));
     // Sleeps of 50, 100, ... 1,400 µs: about 20 ms over 28 tries.
     (50 * (t + 1) * (t + 2) / 2) < READERS_WAIT_MS * 1_000
@@ -74,7 +74,7 @@ fn wait_for_readers(tentativa: i32) -> bool {
 /// # Errors
 /// [`StoreError::Database`] when the file cannot be opened; [`StoreError::WriterStopped`] when
 /// the thread cannot be started.
-pub(super) fn start(file: &Path, parado: mpsc::Receiver<()>) -> Result<(), StoreError> {
+pub(super) fn start(file: &Path, stopped: mpsc::Receiver<()>) -> Result<(), StoreError> {
     let conn = Connection::open_with_flags(
         file,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -83,7 +83,7 @@ pub(super) fn start(file: &Path, parado: mpsc::Receiver<()>) -> Result<(), Store
     std::thread::Builder::new()
         .name("carapi-sqlite-checkpoint".into())
         .spawn(move || {
-            while let Err(mpsc::RecvTimeoutError::Timeout) = parado.recv_timeout(INTERVAL) {
+            while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(INTERVAL) {
                 if let Err(e) = step(&conn) {
                     tracing::warn!(erro = %e, "checkpoint do WAL falhou; tentado de novo a seguir");
                 }
@@ -94,23 +94,23 @@ pub(super) fn start(file: &Path, parado: mpsc::Receiver<()>) -> Result<(), Store
 }
 
 /// `PRAGMA wal_checkpoint(modo)`: (frames in the WAL, frames copied).
-fn checkpoint(conn: &Connection, modo: &str) -> rusqlite::Result<(i64, i64)> {
-    conn.query_row(&format!("PRAGMA wal_checkpoint({modo})"), [], |r| {
+fn checkpoint(conn: &Connection, mode: &str) -> rusqlite::Result<(i64, i64)> {
+    conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |r| {
         Ok((r.get(1)?, r.get(2)?))
     })
 }
 
 /// One pass: a `PASSIVE` checkpoint, and a restart once the WAL is long.
 fn step(conn: &Connection) -> rusqlite::Result<()> {
-    let (mut quadros, mut copiados) = checkpoint(conn, "PASSIVE")?;
-    if quadros < RESTART_FRAMES {
+    let (mut frames, mut copied) = checkpoint(conn, "PASSIVE")?;
+    if frames < RESTART_FRAMES {
         return Ok(());
     }
     for _ in 0..ROUNDS {
-        if quadros - copiados < REMAINING_FRAMES {
+        if frames - copied < REMAINING_FRAMES {
             break;
         }
-        (quadros, copiados) = checkpoint(conn, "PASSIVE")?;
+        (frames, copied) = checkpoint(conn, "PASSIVE")?;
     }
     // Busy (readers still on the log after the wait) is no error: the next pass tries again.
     checkpoint(conn, "RESTART").map(drop)
@@ -134,10 +134,10 @@ mod tests {
                 t += 1;
             }
         };
-        let (_, leitores) = total(wait_for_readers);
-        assert!((15_000..=25_000).contains(&leitores), "{leitores} µs");
+        let (_, readers) = total(wait_for_readers);
+        assert!((15_000..=25_000).contains(&readers), "{readers} µs");
         let t = 15_040u64;
-        let trava: u64 = (0..=t).map(|t| (50 * (t + 1)).min(2_000)).sum();
-        assert!((29_000_000..=31_000_000).contains(&trava), "{trava} µs");
+        let lock: u64 = (0..=t).map(|t| (50 * (t + 1)).min(2_000)).sum();
+        assert!((29_000_000..=31_000_000).contains(&lock), "{lock} µs");
     }
 }

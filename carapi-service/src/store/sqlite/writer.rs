@@ -52,14 +52,14 @@ enum WriterRequest {
         Cobranca,
         oneshot::Sender<Result<CobrancaResult, StoreError>>,
     ),
-    Registrar(ConsultaRecord, oneshot::Sender<Result<(), StoreError>>),
+    Register(ConsultaRecord, oneshot::Sender<Result<(), StoreError>>),
 }
 
 /// Handle to the writer thread; cloning it shares the thread. The thread stops when the last
 /// handle is dropped.
 #[derive(Clone)]
 pub(super) struct Writer {
-    fila: mpsc::Sender<WriterRequest>,
+    queue: mpsc::Sender<WriterRequest>,
 }
 
 impl fmt::Debug for Writer {
@@ -90,19 +90,19 @@ impl Writer {
             super::wal::EMERGENCY_FRAMES
         ))?;
         conn.set_prepared_statement_cache_capacity(32);
-        let (fila, entrada) = mpsc::channel();
+        let (queue, entry) = mpsc::channel();
         // The writer holds `vivo`; when it stops, the checkpoint thread sees the channel
         // disconnected and stops too.
-        let (vivo, parado) = mpsc::channel::<()>();
-        super::wal::start(file, parado)?;
+        let (alive, stopped) = mpsc::channel::<()>();
+        super::wal::start(file, stopped)?;
         std::thread::Builder::new()
             .name("carapi-sqlite-escritor".into())
             .spawn(move || {
-                let _vivo = vivo;
-                run_loop(conn, entrada)
+                let _alive = alive;
+                run_loop(conn, entry)
             })
             .map_err(|_| StoreError::WriterStopped)?;
-        Ok(Writer { fila })
+        Ok(Writer { queue })
     }
 
     /// Runs `c` as [`crate::store::ConsultasStore::charge_consulta`] documents, once committed.
@@ -112,7 +112,7 @@ impl Writer {
     /// came (the thread stopped): it may have been committed.
     pub(super) async fn charge(&self, c: Cobranca) -> Result<CobrancaResult, StoreError> {
         let (tx, rx) = oneshot::channel();
-        self.fila
+        self.queue
             .send(WriterRequest::Cobrar(c, tx))
             .map_err(|_| StoreError::WriterStopped)?;
         rx.await
@@ -122,8 +122,8 @@ impl Writer {
     /// Runs `r` as [`crate::store::ConsultasStore::record_consulta`] documents, once committed.
     pub(super) async fn record(&self, r: ConsultaRecord) -> Result<(), StoreError> {
         let (tx, rx) = oneshot::channel();
-        self.fila
-            .send(WriterRequest::Registrar(r, tx))
+        self.queue
+            .send(WriterRequest::Register(r, tx))
             .map_err(|_| StoreError::WriterStopped)?;
         rx.await.map_err(|_| StoreError::WriterStopped)?
     }
@@ -135,42 +135,37 @@ enum Done {
         Result<CobrancaResult, StoreError>,
         oneshot::Sender<Result<CobrancaResult, StoreError>>,
     ),
-    Registrar(
+    Register(
         Result<(), StoreError>,
         oneshot::Sender<Result<(), StoreError>>,
     ),
 }
 
-fn run_loop(conn: Connection, entrada: mpsc::Receiver<WriterRequest>) {
-    let mut lote = Vec::with_capacity(BATCH);
-    let mut anterior = 1;
+fn run_loop(conn: Connection, entry: mpsc::Receiver<WriterRequest>) {
+    let mut batch = Vec::with_capacity(BATCH);
+    let mut previous = 1;
     // Blocks until a request arrives; ends when every handle is dropped.
-    while let Ok(primeiro) = entrada.recv() {
-        lote.push(primeiro);
-        gather(
-            &entrada,
-            &mut lote,
-            anterior.min(EXPECTED_GROUP),
-            GROUP_WAIT,
-        );
-        anterior = lote.len();
-        run_batch(&conn, &mut lote);
+    while let Ok(first) = entry.recv() {
+        batch.push(first);
+        gather(&entry, &mut batch, previous.min(EXPECTED_GROUP), GROUP_WAIT);
+        previous = batch.len();
+        run_batch(&conn, &mut batch);
     }
 }
 
 /// Adds to `lote` what is queued; while it holds fewer than `esperado` requests, waits up to
 /// `espera` for more. `esperado` is the last group's size (at most [`EXPECTED_GROUP`]): a lone
 /// client never waits, concurrent ones share commits.
-fn gather<T>(entrada: &mpsc::Receiver<T>, lote: &mut Vec<T>, esperado: usize, espera: Duration) {
-    let limite = Instant::now() + espera;
-    while lote.len() < BATCH {
-        match entrada.try_recv() {
-            Ok(p) => lote.push(p),
-            Err(_) if lote.len() >= esperado => return,
+fn gather<T>(entry: &mpsc::Receiver<T>, batch: &mut Vec<T>, expected: usize, wait: Duration) {
+    let limite = Instant::now() + wait;
+    while batch.len() < BATCH {
+        match entry.try_recv() {
+            Ok(p) => batch.push(p),
+            Err(_) if batch.len() >= expected => return,
             Err(_) => {
-                let falta = limite.saturating_duration_since(Instant::now());
-                match entrada.recv_timeout(falta) {
-                    Ok(p) => lote.push(p),
+                let missing = limite.saturating_duration_since(Instant::now());
+                match entry.recv_timeout(missing) {
+                    Ok(p) => batch.push(p),
                     Err(_) => return,
                 }
             }
@@ -178,47 +173,47 @@ fn gather<T>(entrada: &mpsc::Receiver<T>, lote: &mut Vec<T>, esperado: usize, es
     }
 }
 
-fn run_batch(conn: &Connection, lote: &mut Vec<WriterRequest>) {
+fn run_batch(conn: &Connection, batch: &mut Vec<WriterRequest>) {
     if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
         let msg = e.to_string();
-        for p in lote.drain(..) {
+        for p in batch.drain(..) {
             answer_error(p, &msg);
         }
         return;
     }
-    let mut feitos = Vec::with_capacity(lote.len());
+    let mut completed = Vec::with_capacity(batch.len());
     let mut fatal: Option<String> = None;
-    for p in lote.drain(..) {
+    for p in batch.drain(..) {
         if let Some(msg) = &fatal {
             answer_error(p, msg);
             continue;
         }
-        let feito = match p {
+        let done = match p {
             WriterRequest::Cobrar(c, tx) => {
                 in_savepoint(conn, |conn| charge(conn, &c)).map(|r| Done::Cobrar(r, tx))
             }
-            WriterRequest::Registrar(r, tx) => {
-                in_savepoint(conn, |conn| record(conn, &r)).map(|r| Done::Registrar(r, tx))
+            WriterRequest::Register(r, tx) => {
+                in_savepoint(conn, |conn| record(conn, &r)).map(|r| Done::Register(r, tx))
             }
         };
-        match feito {
-            Ok(f) => feitos.push(f),
+        match done {
+            Ok(f) => completed.push(f),
             // The savepoint could not be undone: the transaction is unusable; drop it all.
             Err(e) => fatal = Some(e.to_string()),
         }
     }
-    let fim = match fatal {
+    let end = match fatal {
         Some(msg) => Err(msg),
         None => conn.execute_batch("COMMIT").map_err(|e| e.to_string()),
     };
-    match fim {
+    match end {
         Ok(()) => {
-            for f in feitos {
+            for f in completed {
                 // A caller that went away (request cancelled) cannot be told; what was
                 // committed stays committed, as with the sqlx path.
                 match f {
                     Done::Cobrar(r, tx) => drop(tx.send(r)),
-                    Done::Registrar(r, tx) => drop(tx.send(r)),
+                    Done::Register(r, tx) => drop(tx.send(r)),
                 }
             }
         }
@@ -226,10 +221,10 @@ fn run_batch(conn: &Connection, lote: &mut Vec<WriterRequest>) {
             // Nothing of the group was written: make sure the transaction is gone, then tell
             // everyone.
             let _ = conn.execute_batch("ROLLBACK");
-            for f in feitos {
+            for f in completed {
                 match f {
                     Done::Cobrar(_, tx) => drop(tx.send(Err(commit_failure(&msg)))),
-                    Done::Registrar(_, tx) => drop(tx.send(Err(commit_failure(&msg)))),
+                    Done::Register(_, tx) => drop(tx.send(Err(commit_failure(&msg)))),
                 }
             }
         }
@@ -243,7 +238,7 @@ fn commit_failure(msg: &str) -> StoreError {
 fn answer_error(p: WriterRequest, msg: &str) {
     match p {
         WriterRequest::Cobrar(_, tx) => drop(tx.send(Err(commit_failure(msg)))),
-        WriterRequest::Registrar(_, tx) => drop(tx.send(Err(commit_failure(msg)))),
+        WriterRequest::Register(_, tx) => drop(tx.send(Err(commit_failure(msg)))),
     }
 }
 
@@ -263,7 +258,7 @@ fn in_savepoint<T>(
 }
 
 /// Adds one lookup to the day's counters.
-fn count(conn: &Connection, conta: ContaId, dia: NaiveDate, c: Counters) -> Result<(), StoreError> {
+fn count(conn: &Connection, conta: ContaId, day: NaiveDate, c: Counters) -> Result<(), StoreError> {
     conn.prepare_cached(
         "INSERT INTO uso_diario (conta_id, dia, requisicoes, cobradas, erros, gasto_centavos) VALUES (?, ?, 1, ?, ?, ?)
          ON CONFLICT (conta_id, dia) DO UPDATE SET requisicoes = requisicoes + 1,
@@ -272,7 +267,7 @@ fn count(conn: &Connection, conta: ContaId, dia: NaiveDate, c: Counters) -> Resu
     )?
     .execute(params![
         conta.0,
-        dia.to_string(),
+        day.to_string(),
         i64::from(c.cobrada),
         i64::from(c.is_error),
         c.gasto.get()
@@ -334,16 +329,16 @@ fn record(conn: &Connection, r: &ConsultaRecord) -> Result<(), StoreError> {
         .prepare_cached("SELECT saldo_centavos FROM contas WHERE id = ?")?
         .query_row([r.conta.0], |row| row.get(0))
         .optional()?;
-    let ultima = last_date(conn, r.conta)?;
-    let (linha, counters) = cobranca::plan_record(saldo.map(Centavos::new), r.status, r.em, ultima);
+    let last = last_date(conn, r.conta)?;
+    let (line, counters) = cobranca::plan_record(saldo.map(Centavos::new), r.status, r.at, last);
     let chave = Chave {
         conta: r.conta,
         endpoint: r.endpoint.as_str(),
         chave: r.chave.as_deref(),
         request_id: None,
     };
-    insert_consulta(conn, &chave, &linha)?;
-    count(conn, r.conta, r.dia, counters)
+    insert_consulta(conn, &chave, &line)?;
+    count(conn, r.conta, r.day, counters)
 }
 
 /// What the charge plan needs: the account, the counters its limits need
@@ -359,7 +354,7 @@ fn state_of(conn: &Connection, c: &Cobranca) -> Result<CobrancaState, StoreError
     let readings = cobranca::readings(limite_diario, limite_mensal);
     let cobradas_hoje = if readings.cobradas_hoje {
         conn.prepare_cached("SELECT cobradas FROM uso_diario WHERE conta_id = ? AND dia = ?")?
-            .query_row(params![c.conta.0, c.dia.to_string()], |r| {
+            .query_row(params![c.conta.0, c.day.to_string()], |r| {
                 r.get::<_, i64>(0)
             })
             .optional()?
@@ -368,11 +363,11 @@ fn state_of(conn: &Connection, c: &Cobranca) -> Result<CobrancaState, StoreError
         0
     };
     let gasto_mes = if readings.gasto_mes {
-        let (inicio, fim) = first_day_of_month(c.dia);
+        let (start, end) = first_day_of_month(c.day);
         conn.prepare_cached(
             "SELECT COALESCE(SUM(gasto_centavos), 0) FROM uso_diario WHERE conta_id = ? AND dia >= ? AND dia < ?",
         )?
-        .query_row(params![c.conta.0, inicio, fim], |r| r.get::<_, i64>(0))?
+        .query_row(params![c.conta.0, start, end], |r| r.get::<_, i64>(0))?
     } else {
         0
     };
@@ -402,14 +397,14 @@ fn consolidated(conn: &Connection, codigo: &str) -> Result<bool, StoreError> {
 
 /// Reads the state, plans the charge and applies the plan.
 fn charge(conn: &Connection, c: &Cobranca) -> Result<CobrancaResult, StoreError> {
-    let plano = cobranca::plan_cobranca(&state_of(conn, c)?, c.endpoint, c.em);
-    if plano.debito.get() > 0 {
-        let debitou = conn
+    let plan = cobranca::plan_cobranca(&state_of(conn, c)?, c.endpoint, c.at);
+    if plan.debit.get() > 0 {
+        let debited = conn
             .prepare_cached(
                 "UPDATE contas SET saldo_centavos = saldo_centavos - ? WHERE id = ? AND saldo_centavos >= ?",
             )?
-            .execute(params![plano.debito.get(), c.conta.0, plano.debito.get()])?;
-        if debitou != 1 {
+            .execute(params![plan.debit.get(), c.conta.0, plan.debit.get()])?;
+        if debited != 1 {
             // Cannot happen under BEGIN IMMEDIATE; refuse (the savepoint is rolled back)
             // rather than go negative.
             return Err(StoreError::Corrupt(
@@ -423,28 +418,28 @@ fn charge(conn: &Connection, c: &Cobranca) -> Result<CobrancaResult, StoreError>
         chave: Some(&c.chave),
         request_id: Some(c.request_id.to_string()),
     };
-    let id = insert_consulta(conn, &chave, &plano.historico)?;
-    if let Some(valor) = plano.lancamento {
+    let id = insert_consulta(conn, &chave, &plan.historico)?;
+    if let Some(valor) = plan.ledger_entry {
         conn.prepare_cached(
             "INSERT INTO lancamentos (conta_id, tipo, valor_centavos, origem, referencia, criado_em) VALUES (?, 'debito', ?, 'consulta', ?, ?)",
         )?
-        .execute(params![c.conta.0, valor.get(), id.to_string(), ms(c.em)])?;
+        .execute(params![c.conta.0, valor.get(), id.to_string(), ms(c.at)])?;
     }
-    count(conn, c.conta, c.dia, plano.counters)?;
-    if let (Some(codigo), true) = (&c.consolidate, plano.consolidate) {
-        consolidate(conn, codigo.as_str(), ms(c.em))?;
+    count(conn, c.conta, c.day, plan.counters)?;
+    if let (Some(codigo), true) = (&c.consolidate, plan.consolidate) {
+        consolidate(conn, codigo.as_str(), ms(c.at))?;
     }
-    Ok(plano.resultado)
+    Ok(plan.result)
 }
 
-/// Marks `codigo` consolidated at `em_ms` unless it already was. One insert into the small
+/// Marks `codigo` consolidated at `at_ms` unless it already was. One insert into the small
 /// side table `imoveis_consolidados`, never a write into `imoveis` (migration 0002).
-fn consolidate(conn: &Connection, codigo: &str, em_ms: i64) -> Result<(), StoreError> {
+fn consolidate(conn: &Connection, codigo: &str, at_ms: i64) -> Result<(), StoreError> {
     conn
         .prepare_cached(
             "INSERT INTO imoveis_consolidados (codigo_car, consolidado_em) VALUES (?, ?) ON CONFLICT (codigo_car) DO NOTHING",
         )?
-        .execute(params![codigo, em_ms])?;
+        .execute(params![codigo, at_ms])?;
     Ok(())
 }
 
@@ -456,29 +451,29 @@ mod tests {
     fn a_group_waits_for_company_only_after_a_group_had_it() {
         let (tx, rx) = mpsc::channel();
         // A lone client: nothing queued, nothing waited for.
-        let mut lote = vec![0];
+        let mut batch = vec![0];
         let t = Instant::now();
-        gather(&rx, &mut lote, 1, Duration::from_secs(5));
-        assert_eq!(lote, [0]);
+        gather(&rx, &mut batch, 1, Duration::from_secs(5));
+        assert_eq!(batch, [0]);
         assert!(t.elapsed() < Duration::from_secs(1));
         // Concurrent ones: what is queued, then what arrives within the wait.
         tx.send(1).unwrap();
-        let tarde = tx.clone();
+        let late = tx.clone();
         let t = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(20));
-            tarde.send(2).unwrap();
-            tarde.send(3).unwrap();
-            tarde.send(4).unwrap();
+            late.send(2).unwrap();
+            late.send(3).unwrap();
+            late.send(4).unwrap();
         });
-        let mut lote = vec![0];
-        gather(&rx, &mut lote, 4, Duration::from_secs(5));
+        let mut batch = vec![0];
+        gather(&rx, &mut batch, 4, Duration::from_secs(5));
         t.join().unwrap();
-        assert!(lote.len() >= 4, "{lote:?}");
-        assert_eq!(&lote[..4], [0, 1, 2, 3]);
+        assert!(batch.len() >= 4, "{batch:?}");
+        assert_eq!(&batch[..4], [0, 1, 2, 3]);
         // Nobody else comes: the group goes as it is after the wait.
         while rx.try_recv().is_ok() {}
-        let mut lote = vec![9];
-        gather(&rx, &mut lote, 4, Duration::from_millis(10));
-        assert_eq!(lote, [9]);
+        let mut batch = vec![9];
+        gather(&rx, &mut batch, 4, Duration::from_millis(10));
+        assert_eq!(batch, [9]);
     }
 }

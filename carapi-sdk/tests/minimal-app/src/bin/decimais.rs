@@ -4,8 +4,8 @@
 use rust_decimal::Decimal;
 
 fn main() {
-    let proprios: [Decimal; 2] = [carapi_sdk::dec!(1.30), carapi_sdk::dec!(12345678901234567.89)];
-    for d in proprios {
+    let own: [Decimal; 2] = [carapi_sdk::dec!(1.30), carapi_sdk::dec!(12345678901234567.89)];
+    for d in own {
         println!("{}", serde_json::to_string(&d).expect("a Decimal serialises"));
     }
 }
