@@ -121,8 +121,9 @@ struct State {
     incertos: Vec<Incerto>,
     /// The reserved prices of the requests in flight (sent, not answered), BRL.
     sending: Decimal,
-    /// Requests in flight whose price was unknown when they were reserved.
-    sending_unpriced: u64,
+    /// The operations of the requests in flight whose price was unknown when they were
+    /// reserved: counted at the account's prices once those are known.
+    sending_unpriced: Vec<Op>,
     answered: VecDeque<Answered200>,
     next_id: u64,
     /// The account's prices, once known.
@@ -137,20 +138,28 @@ impl State {
 
     fn gasto(&self) -> Gasto {
         let unpriced = self.incertos.iter().filter(|i| i.preco.is_none()).count() as u64;
+        let (sending_priced, sending_unpriced) = match &self.precos {
+            Some(p) => (self.sending_unpriced.iter().map(|op| op.preco(p)).sum(), 0),
+            None => (Decimal::ZERO, self.sending_unpriced.len() as u64),
+        };
         Gasto {
             confirmado: self.confirmado,
-            incerto: self.incerto() + self.sending,
-            nao_precificadas: self.unpriced.len() as u64 + unpriced + self.sending_unpriced,
+            incerto: self.incerto() + self.sending + sending_priced,
+            nao_precificadas: self.unpriced.len() as u64 + unpriced + sending_unpriced,
         }
     }
 
-    /// `delta` (1 or -1) requests in flight reserved at `preco` (`None`: unknown then).
-    fn in_flight(&mut self, preco: Option<Decimal>, delta: i8) {
+    /// `delta` (1 or -1) requests of `op` in flight reserved at `preco` (`None`: unknown then).
+    fn in_flight(&mut self, op: Op, preco: Option<Decimal>, delta: i8) {
         match preco {
             Some(p) if delta > 0 => self.sending += p,
             Some(p) => self.sending -= p,
-            None if delta > 0 => self.sending_unpriced += 1,
-            None => self.sending_unpriced = self.sending_unpriced.saturating_sub(1),
+            None if delta > 0 => self.sending_unpriced.push(op),
+            None => {
+                if let Some(i) = self.sending_unpriced.iter().position(|o| *o == op) {
+                    self.sending_unpriced.swap_remove(i);
+                }
+            }
         }
     }
 
@@ -314,7 +323,8 @@ impl SpendGuard {
     }
 
     /// The client learned the account's prices: kept for the lookups to come, and the lookups
-    /// answered or lost before are priced now.
+    /// answered or lost before are priced now (those still in flight count at these prices in
+    /// [`Gasto::incerto`] until they end).
     pub(crate) fn learn_prices(&self, precos: Precos) {
         let mut s = self.shared.lock();
         s.precos = Some(precos);

@@ -60,7 +60,7 @@ impl Reservation {
         if let Some(shared) = &self.shared {
             let mut s = shared.lock();
             if self.in_flight.is_none() {
-                s.in_flight(self.preco, 1);
+                s.in_flight(self.op, self.preco, 1);
             }
             self.in_flight = Some(s.server_clock.sending());
         }
@@ -70,7 +70,7 @@ impl Reservation {
     fn landed(&mut self) -> Option<Sending> {
         let sending = self.in_flight.take()?;
         if let Some(shared) = &self.shared {
-            shared.lock().in_flight(self.preco, -1);
+            shared.lock().in_flight(self.op, self.preco, -1);
         }
         Some(sending)
     }
@@ -91,7 +91,7 @@ impl Reservation {
         let sending = self.in_flight.take();
         let memory = shared.memory();
         if sending.is_some() {
-            shared.lock().in_flight(self.preco, -1);
+            shared.lock().in_flight(self.op, self.preco, -1);
         }
         let mut s = shared.lock();
         match self.preco.or_else(|| s.preco(self.op)) {

@@ -167,3 +167,27 @@ fn a_200_is_remembered_with_its_server_time() {
     assert_eq!(j.not_before, Some(now));
     assert_eq!(j.not_after, Some(now + chrono::TimeDelta::seconds(4)));
 }
+
+/// A lookup sent before the prices were known and still in flight when they arrive (a caller
+/// that left while its purchase goes on) counts at its price as uncertain, not as unpriced, and
+/// leaves the sum when it ends.
+#[test]
+fn an_unpriced_lookup_in_flight_is_priced_when_the_prices_arrive() {
+    let g = guard(None);
+    let mut in_flight = g.unpriced(Op::CAR_COMPLETO, "a");
+    in_flight.about_to_send();
+    assert_eq!(g.gasto().nao_precificadas, 1);
+    g.learn_prices(Precos::ATUAIS);
+    let gasto = g.gasto();
+    assert_eq!(
+        (gasto.incerto, gasto.nao_precificadas),
+        (Decimal::new(230, 2), 0)
+    );
+    in_flight.uncharged();
+    drop(in_flight);
+    let gasto = g.gasto();
+    assert_eq!(
+        (gasto.confirmado, gasto.incerto, gasto.nao_precificadas),
+        (Decimal::ZERO, Decimal::ZERO, 0)
+    );
+}
