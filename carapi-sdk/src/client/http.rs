@@ -512,8 +512,8 @@ pub(crate) fn call_span(req: &Req) -> tracing::Span {
     )
 }
 
-/// `fut`, unless the caller `left` first ([`Error::Cancelled`]).
-async fn until_left<T>(
+/// `fut`, unless the caller `left` (or cancelled its token) first ([`Error::Cancelled`]).
+pub(super) async fn until_left<T>(
     op: Op,
     left: Option<&CancellationToken>,
     fut: impl Future<Output = Result<T>>,

@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::{Client, Op};
-use crate::{Error, Result};
+use crate::Result;
 
 /// What a handle ([`Client::with_timeout`], [`Client::with_cancel`], …) sets for its calls;
 /// the default handle sets nothing.
@@ -32,7 +32,7 @@ pub(crate) struct CallOptions {
 impl Client {
     /// A handle on the same client whose calls give up when `token` is cancelled, as long as
     /// they were not sent: a call waiting for the spend guard, the rate limiter, the archive or
-    /// another process's purchase of the same key returns [`Error::Cancelled`] and sends
+    /// another process's purchase of the same key returns [`Error::Cancelled`](crate::Error::Cancelled) and sends
     /// nothing (its place in the limiter goes to the next call). A charged lookup already sent
     /// runs to its end in a task the client owns, and its answer is counted (and archived);
     /// its caller gets its result. For callers that cannot drop the future, e.g. a thread
@@ -75,20 +75,12 @@ impl Client {
     }
 
     /// `fut`, unless this handle's cancellation token is cancelled first
-    /// ([`Error::Cancelled`]).
+    /// ([`Error::Cancelled`](crate::Error::Cancelled)).
     pub(crate) async fn cancellable<T>(
         &self,
         op: Op,
         fut: impl Future<Output = Result<T>>,
     ) -> Result<T> {
-        match &self.call.cancel {
-            None => fut.await,
-            Some(token) => token
-                .run_until_cancelled(fut)
-                .await
-                .unwrap_or(Err(Error::Cancelled {
-                    operation: op.name(),
-                })),
-        }
+        super::http::until_left(op, self.call.cancel.as_ref(), fut).await
     }
 }
