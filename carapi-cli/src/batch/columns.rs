@@ -26,7 +26,7 @@ use rust_decimal::Decimal;
 
 use super::input::{InputLine, LineKind};
 use super::kind::BatchKind;
-use super::record::Record;
+use super::record::{BatchStatus, Record};
 use crate::format::{from_brasilia, in_brasilia};
 
 /// One typed cell.
@@ -257,13 +257,13 @@ impl Layout {
                     false,
                     self.origin,
                 ));
-                self.rows(head, &Record::empty(&line.raw))
+                self.rows(head, &Record::new(line.raw.as_str(), BatchStatus::Error))
             }
             (_, None) => {
                 let message = "ainda não consultada: rode o mesmo comando para continuar";
                 let chave = line.chave().unwrap_or_default();
                 head.extend(without_record(chave, PENDING, message, repeat, self.origin));
-                self.rows(head, &Record::empty(chave))
+                self.rows(head, &Record::new(chave, BatchStatus::Error))
             }
             (_, Some(r)) => {
                 head.extend(own(r, Some(repeat), self.origin));
@@ -295,25 +295,6 @@ impl Layout {
         match (row.get(pos("longitude")?), row.get(pos("latitude")?)) {
             (Some(ColumnValue::Number(lon)), Some(ColumnValue::Number(lat))) => Some((*lon, *lat)),
             _ => None,
-        }
-    }
-}
-
-impl Record {
-    /// A record with only a key (the answer columns of a line without one stay empty).
-    fn empty(chave: &str) -> Record {
-        Record {
-            chave: chave.to_owned(),
-            status: super::record::BatchStatus::Error,
-            http_status: None,
-            error_code: None,
-            message: None,
-            cobrado: false,
-            preco: None,
-            file: None,
-            response: None,
-            origin: None,
-            bought_at: None,
         }
     }
 }

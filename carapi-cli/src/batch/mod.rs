@@ -226,17 +226,9 @@ fn record_without_consulta(
     summary: &mut Summary,
 ) -> Result<()> {
     let record = |chave: &str, cobrado: bool| Record {
-        chave: chave.to_owned(),
-        status: BatchStatus::Found,
-        http_status: None,
-        error_code: None,
-        message: None,
         cobrado,
         preco: preco.filter(|_| cobrado),
-        file: None,
-        response: None,
-        origin: None,
-        bought_at: None,
+        ..Record::new(chave, BatchStatus::Found)
     };
     for k in &plan.existing_pdfs {
         let file = plan.pdf_dir.join(format!("{k}.pdf")).display().to_string();

@@ -93,6 +93,26 @@ pub(crate) struct Record {
     pub(crate) bought_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
+impl Record {
+    /// A record of `chave` with `status` and nothing else: no HTTP status, no answer, not
+    /// charged.
+    pub(crate) fn new(chave: impl Into<String>, status: BatchStatus) -> Record {
+        Record {
+            chave: chave.into(),
+            status,
+            http_status: None,
+            error_code: None,
+            message: None,
+            cobrado: false,
+            preco: None,
+            file: None,
+            response: None,
+            origin: None,
+            bought_at: None,
+        }
+    }
+}
+
 /// The format of a batch's output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FileFormat {

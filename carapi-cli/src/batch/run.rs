@@ -290,16 +290,9 @@ fn error_record(chave: String, status: BatchStatus, e: &SdkError) -> Record {
         None => (None, crate::error::message(e)),
     };
     Record {
-        chave,
-        status,
         http_status: e.status(),
         error_code: code,
         message: Some(message),
-        cobrado: false,
-        preco: None,
-        file: None,
-        response: None,
-        origin: None,
-        bought_at: None,
+        ..Record::new(chave, status)
     }
 }
