@@ -5,7 +5,7 @@ titles come from the SDK's one title map (`carapi_sdk::labels`, `carapi._carapi.
 from __future__ import annotations
 
 import importlib
-import os
+import io
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, cast
 from zoneinfo import ZoneInfo
 
 from ._carapi import TITULOS, municipio_ibge, parse_data, parse_decimal, parse_dms, sigla_uf
+from ._output import replace_file
 from .lote import FUSO_REGISTRO, Lote, ResultadoLote
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -188,14 +189,7 @@ def to_excel(lote: Lote, path: Path) -> Path:
     ws.freeze_panes = "A2"
     if rows:
         ws.auto_filter.ref = ws.dimensions
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        wb.save(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    data = io.BytesIO()
+    wb.save(data)
+    replace_file(path, data.getvalue())
     return path

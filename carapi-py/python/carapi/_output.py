@@ -153,7 +153,9 @@ def _open_for_append(path: Path) -> BinaryIO:
     return f
 
 
-def _replace(path: Path, data: bytes) -> None:
+def replace_file(path: Path, data: bytes) -> None:
+    """Replaces `path` with `data` atomically: a temporary file beside it, flushed to disk, then
+    renamed over it; the temporary file is removed when anything fails."""
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     try:
         with open(tmp, "wb") as f:
@@ -209,6 +211,6 @@ class Output:
                 newest[r["chave"]] = r
             position = {k: i for i, k in enumerate(order)}
             keys = sorted(newest, key=lambda k: (k not in position, position.get(k, first_seen[k])))
-            _replace(self.path, b"".join(encode(newest[k]) for k in keys))
+            replace_file(self.path, b"".join(encode(newest[k]) for k in keys))
         finally:
             os.close(self._lock)
